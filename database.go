@@ -1,0 +1,449 @@
+package engram
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	_ "modernc.org/sqlite" // registers the "sqlite" driver
+
+	"github.com/engram-go/engram/internal/schema"
+)
+
+// store owns the SQLite database.
+//
+// Writes go through one pinned writer connection, serialised by wmu and run
+// as BEGIN IMMEDIATE transactions, so concurrent writers in this process
+// queue in Go instead of meeting SQLITE_BUSY. Reads go through a pool of
+// query-only connections, which WAL lets run beside the writer. An in-memory
+// database lives on its single connection, so there reads take wmu too.
+//
+// Statements are prepared once per connection and kept: on the writer in
+// wstmts (a statement may be prepared in the middle of a transaction, which
+// database/sql's Tx cannot reuse across transactions), on the readers by
+// database/sql itself.
+type store struct {
+	memory bool
+	closed atomic.Bool
+
+	wmu    sync.Mutex // guards wconn and wstmts; held for a whole transaction
+	wdb    *sql.DB
+	wconn  *sql.Conn
+	wstmts map[string]*sql.Stmt
+
+	rdb    *sql.DB  // nil in memory mode
+	rstmts sync.Map // query string → *sql.Stmt prepared on rdb
+}
+
+// dbtx runs statements on one handle: the writer inside a transaction, or
+// the reader pool. Its methods take the context of the operation.
+type dbtx struct {
+	ctx  context.Context
+	prep func(ctx context.Context, query string) (*sql.Stmt, error)
+}
+
+func (q *dbtx) exec(query string, args ...any) (sql.Result, error) {
+	st, err := q.prep(q.ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	return st.ExecContext(q.ctx, args...)
+}
+
+func (q *dbtx) query(query string, args ...any) (*sql.Rows, error) {
+	st, err := q.prep(q.ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	return st.QueryContext(q.ctx, args...)
+}
+
+// queryRow scans the single row of query into dest; it returns
+// sql.ErrNoRows when there is none.
+func (q *dbtx) queryRow(query string, args []any, dest ...any) error {
+	st, err := q.prep(q.ctx, query)
+	if err != nil {
+		return err
+	}
+	return st.QueryRowContext(q.ctx, args...).Scan(dest...)
+}
+
+// openStore opens (creating if needed) the database at path, or an
+// in-memory one when path is empty, and brings its schema up to date.
+func openStore(ctx context.Context, path string, cfg StorageConfig) (s *store, err error) {
+	s = &store{memory: path == "", wstmts: make(map[string]*sql.Stmt)}
+	defer func() {
+		if err != nil {
+			s.close()
+		}
+	}()
+
+	pragmas := []string{
+		fmt.Sprintf("busy_timeout(%d)", cfg.BusyTimeout.Milliseconds()),
+		"foreign_keys(1)",
+		fmt.Sprintf("cache_size(%d)", -cfg.CacheMiB*1024),
+		"temp_store(memory)",
+	}
+	syncPragma := "synchronous(" + strings.ToUpper(string(cfg.Synchronous)) + ")"
+	if s.memory {
+		s.wdb, err = sql.Open("sqlite", dsn(":memory:", append(pragmas, syncPragma)))
+	} else {
+		s.wdb, err = sql.Open("sqlite", dsn(path, append(pragmas, "journal_mode(WAL)", syncPragma)))
+	}
+	if err != nil {
+		return nil, &DatabaseError{Op: "open", Err: err}
+	}
+	s.wdb.SetMaxOpenConns(1)
+	s.wdb.SetConnMaxIdleTime(0)
+	s.wdb.SetConnMaxLifetime(0)
+	if s.wconn, err = s.wdb.Conn(ctx); err != nil {
+		return nil, &DatabaseError{Op: "open", Err: err}
+	}
+
+	if !s.memory {
+		var mode string
+		if err := s.wconn.QueryRowContext(ctx, "PRAGMA journal_mode").Scan(&mode); err != nil {
+			return nil, &DatabaseError{Op: "open", Err: err}
+		}
+		if !strings.EqualFold(mode, "wal") {
+			return nil, &DatabaseError{Op: "open", Err: fmt.Errorf("journal_mode is %q, want wal (does the file system support shared memory?)", mode)}
+		}
+	}
+	if err := s.migrate(ctx); err != nil {
+		return nil, err
+	}
+
+	if !s.memory {
+		s.rdb, err = sql.Open("sqlite", dsn(path, append(pragmas, "query_only(1)")))
+		if err != nil {
+			return nil, &DatabaseError{Op: "open", Err: err}
+		}
+		s.rdb.SetMaxOpenConns(cfg.ReadConns)
+		s.rdb.SetMaxIdleConns(cfg.ReadConns)
+		s.rdb.SetConnMaxIdleTime(0)
+		s.rdb.SetConnMaxLifetime(0)
+	}
+	return s, nil
+}
+
+func dsn(path string, pragmas []string) string {
+	v := url.Values{}
+	for _, p := range pragmas {
+		v.Add("_pragma", p)
+	}
+	return path + "?" + v.Encode()
+}
+
+// migrate applies the embedded migrations the database lacks, each in its
+// own BEGIN IMMEDIATE transaction that re-reads user_version first, so two
+// processes opening one new file at once cannot both apply a step.
+func (s *store) migrate(ctx context.Context) error {
+	migrations := schema.Migrations()
+	latest := len(migrations)
+	for {
+		version, err := s.userVersion(ctx)
+		if err != nil {
+			return err
+		}
+		if version > latest {
+			return fmt.Errorf("engram: open: schema version %d, this engram knows %d: %w", version, latest, ErrSchemaTooNew)
+		}
+		if version == latest {
+			return nil
+		}
+		m := migrations[version]
+		err = s.write(ctx, "migrate", func(q *dbtx) error {
+			var v int
+			if err := q.queryRow("PRAGMA user_version", nil, &v); err != nil {
+				return err
+			}
+			if v != version {
+				return nil // another process got here first; look again
+			}
+			if _, err := s.wconn.ExecContext(ctx, m.SQL); err != nil {
+				return fmt.Errorf("%s: %w", m.Name, err)
+			}
+			_, err := s.wconn.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", m.Version))
+			return err
+		})
+		if err != nil {
+			return err
+		}
+	}
+}
+
+func (s *store) userVersion(ctx context.Context) (int, error) {
+	var v int
+	err := s.read(ctx, "migrate", func(q *dbtx) error {
+		return q.queryRow("PRAGMA user_version", nil, &v)
+	})
+	return v, err
+}
+
+// write runs fn in one BEGIN IMMEDIATE transaction on the writer
+// connection: it commits when fn returns nil and rolls back when fn returns
+// an error or panics. Errors are wrapped as *DatabaseError with op unless
+// they are engram's own.
+func (s *store) write(ctx context.Context, op string, fn func(q *dbtx) error) (err error) {
+	if s.closed.Load() {
+		return ErrClosed
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	if s.closed.Load() {
+		return ErrClosed
+	}
+	if _, err := s.wconn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
+		return s.wrap(ctx, op, err)
+	}
+	done := false
+	defer func() {
+		if !done {
+			// The transaction may already be gone (a failed COMMIT rolls
+			// back by itself); that error is harmless and not worth a log.
+			_, _ = s.wconn.ExecContext(context.Background(), "ROLLBACK")
+		}
+	}()
+	if err := fn(&dbtx{ctx: ctx, prep: s.prepWriter}); err != nil {
+		return s.wrap(ctx, op, err)
+	}
+	// COMMIT ignores ctx: once fn has succeeded the work is kept.
+	if _, err := s.wconn.ExecContext(context.Background(), "COMMIT"); err != nil {
+		return s.wrap(ctx, op, err)
+	}
+	done = true
+	return nil
+}
+
+// read runs fn on the reader pool (on the writer connection, between
+// transactions, in memory mode).
+func (s *store) read(ctx context.Context, op string, fn func(q *dbtx) error) error {
+	if s.closed.Load() {
+		return ErrClosed
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if s.memory || s.rdb == nil {
+		s.wmu.Lock()
+		defer s.wmu.Unlock()
+		if s.closed.Load() {
+			return ErrClosed
+		}
+		return s.wrap(ctx, op, fn(&dbtx{ctx: ctx, prep: s.prepWriter}))
+	}
+	return s.wrap(ctx, op, fn(&dbtx{ctx: ctx, prep: s.prepReader}))
+}
+
+// wrap turns a failure into engram's error vocabulary.
+func (s *store) wrap(ctx context.Context, op string, err error) error {
+	if err == nil {
+		return nil
+	}
+	if s.closed.Load() {
+		return ErrClosed
+	}
+	if ctxErr := ctx.Err(); ctxErr != nil {
+		// SQLite reports an interrupted statement as SQLITE_INTERRUPT;
+		// the caller wants to know it was their context.
+		return fmt.Errorf("engram: %s: %w", op, ctxErr)
+	}
+	return dbErr(op, err)
+}
+
+// prepWriter returns the writer's prepared statement for query. The
+// caller holds wmu.
+func (s *store) prepWriter(ctx context.Context, query string) (*sql.Stmt, error) {
+	if st, ok := s.wstmts[query]; ok {
+		return st, nil
+	}
+	st, err := s.wconn.PrepareContext(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	s.wstmts[query] = st
+	return st, nil
+}
+
+func (s *store) prepReader(ctx context.Context, query string) (*sql.Stmt, error) {
+	if st, ok := s.rstmts.Load(query); ok {
+		return st.(*sql.Stmt), nil
+	}
+	st, err := s.rdb.PrepareContext(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	if prev, loaded := s.rstmts.LoadOrStore(query, st); loaded {
+		_ = st.Close()
+		return prev.(*sql.Stmt), nil
+	}
+	return st, nil
+}
+
+// close releases everything; it waits for a running transaction to end.
+func (s *store) close() error {
+	s.closed.Store(true)
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	var errs []error
+	for _, st := range s.wstmts {
+		errs = append(errs, st.Close())
+	}
+	clear(s.wstmts)
+	s.rstmts.Range(func(k, v any) bool {
+		errs = append(errs, v.(*sql.Stmt).Close())
+		s.rstmts.Delete(k)
+		return true
+	})
+	if s.rdb != nil {
+		errs = append(errs, s.rdb.Close())
+	}
+	if s.wconn != nil {
+		errs = append(errs, s.wconn.Close())
+	}
+	if s.wdb != nil {
+		errs = append(errs, s.wdb.Close())
+	}
+	if err := errors.Join(errs...); err != nil {
+		return &DatabaseError{Op: "close", Err: err}
+	}
+	return nil
+}
+
+// integrityCheck runs PRAGMA integrity_check and the FTS5 integrity check
+// of every full-text index; it returns nil when all are clean.
+func (s *store) integrityCheck(ctx context.Context) error {
+	return s.write(ctx, "integrity", func(q *dbtx) error {
+		rows, err := q.query("PRAGMA integrity_check")
+		if err != nil {
+			return err
+		}
+		var problems []string
+		for rows.Next() {
+			var line string
+			if err := rows.Scan(&line); err != nil {
+				rows.Close()
+				return err
+			}
+			if line != "ok" {
+				problems = append(problems, line)
+			}
+		}
+		if err := rows.Close(); err != nil {
+			return err
+		}
+		if len(problems) > 0 {
+			return fmt.Errorf("integrity_check: %s", strings.Join(problems, "; "))
+		}
+		for _, t := range []string{"semantic_fts", "episodic_fts", "procedural_fts"} {
+			if _, err := q.exec(fmt.Sprintf("INSERT INTO %s(%s, rank) VALUES ('integrity-check', 1)", t, t)); err != nil {
+				return fmt.Errorf("%s integrity-check: %w", t, err)
+			}
+		}
+		return nil
+	})
+}
+
+// Encoding shared by the stores.
+
+// scanner is a *sql.Rows or *sql.Row.
+type scanner interface{ Scan(dest ...any) error }
+
+// scanAll scans every row with scan and closes rows.
+func scanAll[T any](rows *sql.Rows, scan func(scanner) (T, error)) ([]T, error) {
+	defer rows.Close()
+	var out []T
+	for rows.Next() {
+		v, err := scan(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return out, rows.Close()
+}
+
+// ms encodes a time as Unix milliseconds; the zero time is 0.
+func ms(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.UnixMilli()
+}
+
+// fromMS decodes Unix milliseconds as a UTC time; 0 is the zero time.
+func fromMS(v int64) time.Time {
+	if v == 0 {
+		return time.Time{}
+	}
+	return time.UnixMilli(v).UTC()
+}
+
+func encodeTags(tags []string) string {
+	if len(tags) == 0 {
+		return "[]"
+	}
+	b, _ := json.Marshal(tags) // a []string always marshals
+	return string(b)
+}
+
+func decodeTags(s string) ([]string, error) {
+	if s == "" || s == "[]" {
+		return nil, nil
+	}
+	var tags []string
+	if err := json.Unmarshal([]byte(s), &tags); err != nil {
+		return nil, fmt.Errorf("decoding tags: %w", err)
+	}
+	return tags, nil
+}
+
+// deleteByID deletes the agent's row with the given ID from table, or
+// returns ErrNotFound. The table's triggers remove its full-text entry and
+// links.
+func deleteByID(q *dbtx, table, kind, agent, id string) error {
+	res, err := q.exec(`DELETE FROM `+table+` WHERE agent_id = ? AND id = ?`, agent, id)
+	if err != nil {
+		return err
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return err
+	}
+	if n == 0 {
+		return notFound(kind, id)
+	}
+	return nil
+}
+
+const (
+	defaultListLimit = 100
+	maxListLimit     = 10_000
+)
+
+// resolve returns the limit and offset to use, or an error matching
+// ErrInvalid.
+func (o ListOptions) resolve() (limit, offset int, err error) {
+	switch {
+	case o.Limit < 0 || o.Limit > maxListLimit:
+		return 0, 0, invalid("Limit", "%d is outside [0, %d]", o.Limit, maxListLimit)
+	case o.Offset < 0:
+		return 0, 0, invalid("Offset", "%d is negative", o.Offset)
+	case o.Limit == 0:
+		return defaultListLimit, o.Offset, nil
+	}
+	return o.Limit, o.Offset, nil
+}

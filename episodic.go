@@ -1,0 +1,506 @@
+package engram
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"time"
+)
+
+// Episodic is the agent's log of events and its session snapshots. Get it
+// from [Memory.Episodic]; it is safe for concurrent use.
+type Episodic struct{ m *Memory }
+
+const episodeCols = `id, content, event_type, task_id, session_id, cost, duration_ns, metadata, created_at`
+
+const (
+	maxMetadataKeys = 64
+	day             = 24 * time.Hour
+)
+
+// Log appends one episode and returns its ID. An empty ID gets a new
+// time-ordered ID, a zero CreatedAt the clock's now and an empty Type
+// [EventObservation].
+//
+// It returns an error matching [ErrInvalid] for bad input, [ErrExists] if
+// the agent already has an episode with that ID, [ErrClosed] after Close and
+// a [*DatabaseError] when SQLite fails. On error nothing was written.
+func (e *Episodic) Log(ctx context.Context, ep Episode) (string, error) {
+	now := e.m.now()
+	row, err := e.prepare("episode", ep, now)
+	if err != nil {
+		return "", err
+	}
+	err = e.m.db.write(ctx, "episodic.log", func(q *dbtx) error { return e.insert(q, row) })
+	if err != nil {
+		return "", err
+	}
+	return row.ID, nil
+}
+
+// LogBatch appends many episodes in one transaction and returns their IDs
+// in order: all of them or, on error, none. Errors are as for
+// [Episodic.Log]; an invalid episode is named by its index.
+func (e *Episodic) LogBatch(ctx context.Context, eps []Episode) ([]string, error) {
+	now := e.m.now()
+	rows := make([]episodeRow, len(eps))
+	ids := make([]string, len(eps))
+	for i, ep := range eps {
+		r, err := e.prepare(fmt.Sprintf("episodes[%d]", i), ep, now)
+		if err != nil {
+			return nil, err
+		}
+		rows[i], ids[i] = r, r.ID
+	}
+	err := e.m.db.write(ctx, "episodic.log_batch", func(q *dbtx) error {
+		for _, r := range rows {
+			if err := e.insert(q, r); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return ids, nil
+}
+
+type episodeRow struct {
+	Episode
+	metadata string
+}
+
+func (e *Episodic) prepare(field string, ep Episode, now time.Time) (episodeRow, error) {
+	lim := e.m.cfg.Limits
+	if ep.ID != "" {
+		if err := validateID(field+".ID", ep.ID); err != nil {
+			return episodeRow{}, err
+		}
+	}
+	if err := validateText(field+".Content", ep.Content, true, lim.MaxContentBytes); err != nil {
+		return episodeRow{}, err
+	}
+	if ep.Type == "" {
+		ep.Type = EventObservation
+	}
+	if err := ep.Type.Validate(); err != nil {
+		return episodeRow{}, invalid(field+".Type", "unknown event type %q", string(ep.Type))
+	}
+	for f, v := range map[string]string{".TaskID": ep.TaskID, ".SessionID": ep.SessionID} {
+		if v != "" {
+			if err := validateID(field+f, v); err != nil {
+				return episodeRow{}, err
+			}
+		}
+	}
+	if math.IsNaN(ep.Cost) || math.IsInf(ep.Cost, 0) || ep.Cost < 0 {
+		return episodeRow{}, invalid(field+".Cost", "%v is not a finite, non-negative number", ep.Cost)
+	}
+	if ep.Duration < 0 {
+		return episodeRow{}, invalid(field+".Duration", "%v is negative", ep.Duration)
+	}
+	meta, err := encodeMetadata(field+".Metadata", ep.Metadata, lim)
+	if err != nil {
+		return episodeRow{}, err
+	}
+	if ep.ID == "" {
+		ep.ID = e.m.newID(now)
+	}
+	if ep.CreatedAt.IsZero() {
+		ep.CreatedAt = now
+	}
+	ep.Metadata = cloneMap(ep.Metadata)
+	return episodeRow{Episode: ep, metadata: meta}, nil
+}
+
+func (e *Episodic) insert(q *dbtx, r episodeRow) error {
+	_, err := q.exec(`INSERT INTO episodic_log (id, agent_id, content, event_type, task_id, session_id,
+		cost, duration_ns, metadata, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		r.ID, e.m.agent, r.Content, string(r.Type), r.TaskID, r.SessionID, r.Cost,
+		int64(r.Duration), r.metadata, ms(r.CreatedAt))
+	if isUniqueViolation(err) {
+		return fmt.Errorf("engram: episode %q: %w", r.ID, ErrExists)
+	}
+	return err
+}
+
+// Get returns the episode with the given ID. It returns [ErrNotFound] if the
+// agent has none, an error matching [ErrInvalid] for a malformed ID,
+// [ErrClosed] after Close and a [*DatabaseError] when SQLite fails.
+func (e *Episodic) Get(ctx context.Context, id string) (Episode, error) {
+	if err := validateID("id", id); err != nil {
+		return Episode{}, err
+	}
+	list, err := e.list(ctx, "episodic.get", `SELECT `+episodeCols+` FROM episodic_log
+		WHERE agent_id = ? AND id = ?`, e.m.agent, id)
+	if err != nil {
+		return Episode{}, err
+	}
+	if len(list) == 0 {
+		return Episode{}, notFound("episode", id)
+	}
+	return list[0], nil
+}
+
+// Today returns the episodes of the clock's current UTC day, newest first.
+// Errors are as for [Episodic.Get].
+func (e *Episodic) Today(ctx context.Context) ([]Episode, error) {
+	start := e.m.now().UTC().Truncate(day)
+	return e.list(ctx, "episodic.today", `SELECT `+episodeCols+` FROM episodic_log
+		WHERE agent_id = ? AND created_at >= ? AND created_at < ?
+		ORDER BY created_at DESC, pk DESC`, e.m.agent, ms(start), ms(start.Add(day)))
+}
+
+// Recent returns the limit most recent episodes, newest first; a limit of 0
+// means 20. It returns an error matching [ErrInvalid] for a limit outside
+// [0, 10000]; other errors are as for [Episodic.Get].
+func (e *Episodic) Recent(ctx context.Context, limit int) ([]Episode, error) {
+	if limit == 0 {
+		limit = 20
+	}
+	limit, _, err := ListOptions{Limit: limit}.resolve()
+	if err != nil {
+		return nil, err
+	}
+	var out []Episode
+	err = e.m.db.read(ctx, "episodic.recent", func(q *dbtx) error {
+		out, err = recentEpisodes(q, e.m.agent, limit)
+		return err
+	})
+	return out, err
+}
+
+func recentEpisodes(q *dbtx, agent string, limit int) ([]Episode, error) {
+	if limit == 0 {
+		return nil, nil
+	}
+	rows, err := q.query(`SELECT `+episodeCols+` FROM episodic_log WHERE agent_id = ?
+		ORDER BY created_at DESC, pk DESC LIMIT ?`, agent, limit)
+	if err != nil {
+		return nil, err
+	}
+	return scanAll(rows, scanEpisode)
+}
+
+// ByTask returns the episodes of a task, oldest first. Errors are as for
+// [Episodic.Get].
+func (e *Episodic) ByTask(ctx context.Context, taskID string) ([]Episode, error) {
+	if err := validateID("taskID", taskID); err != nil {
+		return nil, err
+	}
+	return e.list(ctx, "episodic.by_task", `SELECT `+episodeCols+` FROM episodic_log
+		WHERE agent_id = ? AND task_id = ? ORDER BY created_at, pk`, e.m.agent, taskID)
+}
+
+// Range returns the episodes created in [from, to), oldest first. A zero to
+// means no upper bound. It returns an error matching [ErrInvalid] if to is
+// not after from; other errors are as for [Episodic.Get].
+func (e *Episodic) Range(ctx context.Context, from, to time.Time) ([]Episode, error) {
+	upper := int64(math.MaxInt64)
+	if !to.IsZero() {
+		if !to.After(from) {
+			return nil, invalid("to", "%v is not after from (%v)", to, from)
+		}
+		upper = ms(to)
+	}
+	return e.list(ctx, "episodic.range", `SELECT `+episodeCols+` FROM episodic_log
+		WHERE agent_id = ? AND created_at >= ? AND created_at < ?
+		ORDER BY created_at, pk`, e.m.agent, ms(from), upper)
+}
+
+// Delete removes the episode with the given ID, its full-text entry and its
+// links. It returns [ErrNotFound] if the agent has none; other errors are as
+// for [Episodic.Get].
+func (e *Episodic) Delete(ctx context.Context, id string) error {
+	if err := validateID("id", id); err != nil {
+		return err
+	}
+	return e.m.db.write(ctx, "episodic.delete", func(q *dbtx) error {
+		return deleteByID(q, "episodic_log", "episode", e.m.agent, id)
+	})
+}
+
+// Prune deletes the episodes created more than retainDays days before the
+// clock's now, with their full-text entries and links, and returns how many
+// it deleted. [Config] holds the usual value, [EpisodicConfig.RetainDays].
+// It returns an error matching [ErrInvalid] for a negative retainDays;
+// other errors are as for [Episodic.Get].
+func (e *Episodic) Prune(ctx context.Context, retainDays int) (int, error) {
+	if retainDays < 0 {
+		return 0, invalid("retainDays", "%d is negative", retainDays)
+	}
+	cutoff := e.m.now().Add(-time.Duration(retainDays) * day)
+	var n int64
+	err := e.m.db.write(ctx, "episodic.prune", func(q *dbtx) error {
+		res, err := q.exec(`DELETE FROM episodic_log WHERE agent_id = ? AND created_at < ?`, e.m.agent, ms(cutoff))
+		if err != nil {
+			return err
+		}
+		n, err = res.RowsAffected()
+		return err
+	})
+	return int(n), err
+}
+
+func (e *Episodic) list(ctx context.Context, op, query string, args ...any) ([]Episode, error) {
+	var out []Episode
+	err := e.m.db.read(ctx, op, func(q *dbtx) error {
+		rows, err := q.query(query, args...)
+		if err != nil {
+			return err
+		}
+		out, err = scanAll(rows, scanEpisode)
+		return err
+	})
+	return out, err
+}
+
+func scanEpisode(r scanner) (Episode, error) {
+	var ep Episode
+	var typ, meta string
+	var dur, created int64
+	err := r.Scan(&ep.ID, &ep.Content, &typ, &ep.TaskID, &ep.SessionID, &ep.Cost, &dur, &meta, &created)
+	if err != nil {
+		return ep, err
+	}
+	ep.Type, ep.Duration, ep.CreatedAt = EventType(typ), time.Duration(dur), fromMS(created)
+	if meta != "" && meta != "{}" {
+		if err := json.Unmarshal([]byte(meta), &ep.Metadata); err != nil {
+			return ep, fmt.Errorf("decoding metadata of episode %q: %w", ep.ID, err)
+		}
+	}
+	return ep, nil
+}
+
+func encodeMetadata(field string, md map[string]string, lim Limits) (string, error) {
+	if len(md) == 0 {
+		return "{}", nil
+	}
+	if len(md) > maxMetadataKeys {
+		return "", invalid(field, "has %d keys, over the limit of %d", len(md), maxMetadataKeys)
+	}
+	size := 0
+	for k, v := range md {
+		if err := validateText(field+" key", k, true, lim.MaxTagBytes); err != nil {
+			return "", err
+		}
+		if err := validateText(field+"["+k+"]", v, false, lim.MaxContentBytes); err != nil {
+			return "", err
+		}
+		size += len(k) + len(v)
+	}
+	if size > lim.MaxContentBytes {
+		return "", invalid(field, "is %d bytes, over the limit of %d", size, lim.MaxContentBytes)
+	}
+	b, err := json.Marshal(md)
+	return string(b), err
+}
+
+func cloneMap(m map[string]string) map[string]string {
+	if m == nil {
+		return nil
+	}
+	out := make(map[string]string, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
+
+// Snapshots.
+
+const snapshotCols = `id, session_id, messages, summary, key_decisions, task_ids, started_at,
+	ended_at, total_cost, total_tokens, created_at`
+
+// maxSnapshotBytes bounds the encoded messages of one snapshot.
+const maxSnapshotBytes = 16 << 20
+
+// SaveSnapshot stores a snapshot of a session and returns its ID, keeping
+// only the newest [EpisodicConfig.MaxSnapshotsPerSession] snapshots of that
+// session (by EndedAt) in the same transaction. An empty ID gets a new
+// time-ordered ID; a zero EndedAt or CreatedAt the clock's now; a zero
+// StartedAt the EndedAt.
+//
+// It returns an error matching [ErrInvalid] for bad input (an empty
+// SessionID, a message with an empty role, EndedAt before StartedAt, …),
+// [ErrExists] for a duplicate ID, [ErrClosed] after Close and a
+// [*DatabaseError] when SQLite fails. On error nothing was written.
+func (e *Episodic) SaveSnapshot(ctx context.Context, snap SessionSnapshot) (string, error) {
+	lim := e.m.cfg.Limits
+	if err := validateID("SessionID", snap.SessionID); err != nil {
+		return "", err
+	}
+	if snap.ID != "" {
+		if err := validateID("ID", snap.ID); err != nil {
+			return "", err
+		}
+	}
+	if err := validateText("Summary", snap.Summary, false, lim.MaxContentBytes); err != nil {
+		return "", err
+	}
+	for i, msg := range snap.Messages {
+		if err := validateText(fmt.Sprintf("Messages[%d].Role", i), msg.Role, true, lim.MaxTagBytes); err != nil {
+			return "", err
+		}
+		if err := validateText(fmt.Sprintf("Messages[%d].Content", i), msg.Content, false, lim.MaxContentBytes); err != nil {
+			return "", err
+		}
+	}
+	for i, d := range snap.KeyDecisions {
+		if err := validateText(fmt.Sprintf("KeyDecisions[%d]", i), d, true, lim.MaxContentBytes); err != nil {
+			return "", err
+		}
+	}
+	for i, t := range snap.TaskIDs {
+		if err := validateID(fmt.Sprintf("TaskIDs[%d]", i), t); err != nil {
+			return "", err
+		}
+	}
+	if math.IsNaN(snap.TotalCost) || math.IsInf(snap.TotalCost, 0) || snap.TotalCost < 0 {
+		return "", invalid("TotalCost", "%v is not a finite, non-negative number", snap.TotalCost)
+	}
+	if snap.TotalTokens < 0 {
+		return "", invalid("TotalTokens", "%d is negative", snap.TotalTokens)
+	}
+	now := e.m.now()
+	if snap.ID == "" {
+		snap.ID = e.m.newID(now)
+	}
+	if snap.EndedAt.IsZero() {
+		snap.EndedAt = now
+	}
+	if snap.StartedAt.IsZero() {
+		snap.StartedAt = snap.EndedAt
+	}
+	if snap.CreatedAt.IsZero() {
+		snap.CreatedAt = now
+	}
+	if snap.EndedAt.Before(snap.StartedAt) {
+		return "", invalid("EndedAt", "%v is before StartedAt (%v)", snap.EndedAt, snap.StartedAt)
+	}
+	msgs, err := json.Marshal(nonNil(snap.Messages))
+	if err != nil {
+		return "", invalid("Messages", "%v", err)
+	}
+	if len(msgs) > maxSnapshotBytes {
+		return "", invalid("Messages", "encode to %d bytes, over the limit of %d", len(msgs), maxSnapshotBytes)
+	}
+	decisions, _ := json.Marshal(nonNil(snap.KeyDecisions))
+	tasks, _ := json.Marshal(nonNil(snap.TaskIDs))
+
+	err = e.m.db.write(ctx, "episodic.save_snapshot", func(q *dbtx) error {
+		_, err := q.exec(`INSERT INTO session_snapshots (id, agent_id, session_id, messages, summary,
+			key_decisions, task_ids, started_at, ended_at, total_cost, total_tokens, created_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			snap.ID, e.m.agent, snap.SessionID, string(msgs), snap.Summary, string(decisions),
+			string(tasks), ms(snap.StartedAt), ms(snap.EndedAt), snap.TotalCost, snap.TotalTokens,
+			ms(snap.CreatedAt))
+		if isUniqueViolation(err) {
+			return fmt.Errorf("engram: snapshot %q: %w", snap.ID, ErrExists)
+		}
+		if err != nil {
+			return err
+		}
+		_, err = q.exec(`DELETE FROM session_snapshots WHERE agent_id = ?1 AND session_id = ?2 AND pk NOT IN (
+			SELECT pk FROM session_snapshots WHERE agent_id = ?1 AND session_id = ?2
+			ORDER BY ended_at DESC, pk DESC LIMIT ?3)`,
+			e.m.agent, snap.SessionID, e.m.cfg.Episodic.MaxSnapshotsPerSession)
+		return err
+	})
+	if err != nil {
+		return "", err
+	}
+	return snap.ID, nil
+}
+
+// LatestSnapshot returns the newest snapshot (by EndedAt) of the session, or
+// of any session when sessionID is empty. It returns [ErrNotFound] when there
+// is none; other errors are as for [Episodic.Get].
+func (e *Episodic) LatestSnapshot(ctx context.Context, sessionID string) (SessionSnapshot, error) {
+	query := `SELECT ` + snapshotCols + ` FROM session_snapshots WHERE agent_id = ?
+		ORDER BY ended_at DESC, pk DESC LIMIT 1`
+	args := []any{e.m.agent}
+	if sessionID != "" {
+		if err := validateID("sessionID", sessionID); err != nil {
+			return SessionSnapshot{}, err
+		}
+		query = `SELECT ` + snapshotCols + ` FROM session_snapshots WHERE agent_id = ? AND session_id = ?
+			ORDER BY ended_at DESC, pk DESC LIMIT 1`
+		args = append(args, sessionID)
+	}
+	var out []SessionSnapshot
+	err := e.m.db.read(ctx, "episodic.latest_snapshot", func(q *dbtx) error {
+		rows, err := q.query(query, args...)
+		if err != nil {
+			return err
+		}
+		out, err = scanAll(rows, scanSnapshot)
+		return err
+	})
+	if err != nil {
+		return SessionSnapshot{}, err
+	}
+	if len(out) == 0 {
+		return SessionSnapshot{}, notFound("snapshot of session", sessionID)
+	}
+	return out[0], nil
+}
+
+// Snapshots returns the kept snapshots of a session, newest first. Errors
+// are as for [Episodic.Get].
+func (e *Episodic) Snapshots(ctx context.Context, sessionID string) ([]SessionSnapshot, error) {
+	if err := validateID("sessionID", sessionID); err != nil {
+		return nil, err
+	}
+	var out []SessionSnapshot
+	err := e.m.db.read(ctx, "episodic.snapshots", func(q *dbtx) error {
+		rows, err := q.query(`SELECT `+snapshotCols+` FROM session_snapshots
+			WHERE agent_id = ? AND session_id = ? ORDER BY ended_at DESC, pk DESC`, e.m.agent, sessionID)
+		if err != nil {
+			return err
+		}
+		out, err = scanAll(rows, scanSnapshot)
+		return err
+	})
+	return out, err
+}
+
+func scanSnapshot(r scanner) (SessionSnapshot, error) {
+	var s SessionSnapshot
+	var msgs, decisions, tasks string
+	var started, ended, created int64
+	err := r.Scan(&s.ID, &s.SessionID, &msgs, &s.Summary, &decisions, &tasks, &started, &ended,
+		&s.TotalCost, &s.TotalTokens, &created)
+	if err != nil {
+		return s, err
+	}
+	s.StartedAt, s.EndedAt, s.CreatedAt = fromMS(started), fromMS(ended), fromMS(created)
+	for _, f := range []struct {
+		src string
+		dst any
+	}{{msgs, &s.Messages}, {decisions, &s.KeyDecisions}, {tasks, &s.TaskIDs}} {
+		if err := json.Unmarshal([]byte(f.src), f.dst); err != nil {
+			return s, fmt.Errorf("decoding snapshot %q: %w", s.ID, err)
+		}
+	}
+	if len(s.Messages) == 0 {
+		s.Messages = nil
+	}
+	if len(s.KeyDecisions) == 0 {
+		s.KeyDecisions = nil
+	}
+	if len(s.TaskIDs) == 0 {
+		s.TaskIDs = nil
+	}
+	return s, nil
+}
+
+// nonNil returns s, or an empty slice for nil, so JSON says [] not null.
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}

@@ -1,0 +1,127 @@
+package engram
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+)
+
+// Sentinel errors. Callers classify failures with [errors.Is]; the message
+// text is for people and may change.
+var (
+	// ErrNotFound reports that no memory with the given ID exists for the
+	// Memory's agent. A memory that belongs to another agent is not found.
+	ErrNotFound = errors.New("engram: not found")
+
+	// ErrInvalid reports bad input: an empty or oversized content, an
+	// importance outside [0, 1], an unknown enum value, an invalid agent ID,
+	// invalid UTF-8 and so on. The concrete error is an [*InvalidError]
+	// naming the field. Nothing was written.
+	ErrInvalid = errors.New("engram: invalid input")
+
+	// ErrExists reports that a memory with the same ID (or a procedure with
+	// the same name) already exists for the agent. Nothing was written.
+	ErrExists = errors.New("engram: already exists")
+
+	// ErrClosed is returned by every call made after [Memory.Close].
+	ErrClosed = errors.New("engram: memory is closed")
+
+	// ErrSchemaTooNew reports a database written by a newer version of
+	// engram. engram refuses to open it rather than risk damaging it.
+	ErrSchemaTooNew = errors.New("engram: database schema is newer than this version of engram")
+
+	// ErrTierUnsupported reports a call that needs a capability the Memory's
+	// tier does not have, or a tier this build cannot open.
+	ErrTierUnsupported = errors.New("engram: not supported by this tier")
+
+	// ErrInvalidQuery reports a search expression that cannot be compiled.
+	ErrInvalidQuery = errors.New("engram: invalid query")
+)
+
+// InvalidError describes bad input. It matches [ErrInvalid] with
+// [errors.Is], and its Field names what was wrong ("content",
+// "importance", "tags[3]", …).
+type InvalidError struct {
+	Field  string // the offending field or argument
+	Reason string // what is wrong with it
+}
+
+// Error implements error.
+func (e *InvalidError) Error() string {
+	return fmt.Sprintf("engram: invalid %s: %s", e.Field, e.Reason)
+}
+
+// Is reports whether target is [ErrInvalid].
+func (e *InvalidError) Is(target error) bool { return target == ErrInvalid }
+
+func invalid(field, format string, args ...any) error {
+	return &InvalidError{Field: field, Reason: fmt.Sprintf(format, args...)}
+}
+
+// DatabaseError wraps a failure of the underlying SQLite database. Op names
+// the engram operation that failed ("semantic.store", "open", …). Use
+// [errors.As] to reach the driver's error, and [DatabaseError.Busy] rather
+// than the message text to classify it.
+type DatabaseError struct {
+	Op  string
+	Err error
+}
+
+// Error implements error.
+func (e *DatabaseError) Error() string { return "engram: " + e.Op + ": " + e.Err.Error() }
+
+// Unwrap returns the underlying error.
+func (e *DatabaseError) Unwrap() error { return e.Err }
+
+// Busy reports whether the database was locked by another process for
+// longer than the busy timeout (SQLITE_BUSY or SQLITE_LOCKED).
+func (e *DatabaseError) Busy() bool {
+	code := sqliteCode(e.Err) & 0xff
+	return code == sqlite3.SQLITE_BUSY || code == sqlite3.SQLITE_LOCKED
+}
+
+// sqliteCode returns the extended SQLite result code in err, or 0.
+func sqliteCode(err error) int {
+	var se *sqlite.Error
+	if errors.As(err, &se) {
+		return se.Code()
+	}
+	return 0
+}
+
+// isUniqueViolation reports whether err is a UNIQUE or PRIMARY KEY
+// constraint failure.
+func isUniqueViolation(err error) bool {
+	switch sqliteCode(err) {
+	case sqlite3.SQLITE_CONSTRAINT_UNIQUE, sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY:
+		return true
+	}
+	return false
+}
+
+// dbErr wraps err as a *DatabaseError unless it is already one of engram's
+// own errors or a context error, which pass through unchanged.
+func dbErr(op string, err error) error {
+	if err == nil {
+		return nil
+	}
+	var de *DatabaseError
+	var ie *InvalidError
+	switch {
+	case errors.As(err, &de), errors.As(err, &ie),
+		errors.Is(err, ErrNotFound), errors.Is(err, ErrExists), errors.Is(err, ErrClosed),
+		errors.Is(err, ErrSchemaTooNew), errors.Is(err, ErrInvalidQuery),
+		errors.Is(err, ErrTierUnsupported):
+		return err
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return err
+	}
+	return &DatabaseError{Op: op, Err: err}
+}
+
+func notFound(kind, id string) error {
+	return fmt.Errorf("engram: %s %q: %w", kind, id, ErrNotFound)
+}

@@ -1,0 +1,149 @@
+package engram
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// memory.md is a projection of semantic memory, never its source: deleting
+// it loses nothing, and Flush or Bootstrap write it again. Its layout:
+//
+//	# Memory of agent "default"
+//
+//	<!-- engram memory.md v1: generated from the database … -->
+//
+//	- (0.90, verified) The deploy runs from CI only [ops, deploy] <!-- id:01J… -->
+//	- (0.70) …
+//
+// One entry per line, highest importance first, then most recently updated,
+// then by ID, so the same data always gives the same bytes. Each line ends
+// with the entry's ID in an HTML comment, which Markdown viewers hide and a
+// later import can read back. The file has at most MaxMarkdownLines lines.
+
+const markdownHeaderLines = 4
+
+// renderMarkdown builds memory.md from the database.
+func (m *Memory) renderMarkdown(ctx context.Context) ([]byte, error) {
+	limit := m.cfg.Semantic.MaxMarkdownLines - markdownHeaderLines
+	var total int
+	var entries []SemanticEntry
+	err := m.db.read(ctx, "markdown", func(q *dbtx) error {
+		if err := q.queryRow(`SELECT count(*) FROM semantic_memory WHERE agent_id = ?`, []any{m.agent}, &total); err != nil {
+			return err
+		}
+		rows, err := q.query(`SELECT `+semanticCols+` FROM semantic_memory WHERE agent_id = ?
+			ORDER BY importance DESC, updated_at DESC, id LIMIT ?`, m.agent, limit)
+		if err != nil {
+			return err
+		}
+		entries, err = scanAll(rows, scanSemantic)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+
+	var b bytes.Buffer
+	b.Grow(64 * (len(entries) + markdownHeaderLines))
+	fmt.Fprintf(&b, "# Memory of agent %q\n\n", m.agent)
+	switch {
+	case total == 0:
+		b.WriteString("<!-- engram memory.md v1: generated from the database; edits here are overwritten. Nothing is known yet. -->\n")
+	case len(entries) < total:
+		fmt.Fprintf(&b, "<!-- engram memory.md v1: generated from the database; edits here are overwritten. The %d most important of %d entries. -->\n", len(entries), total)
+	default:
+		fmt.Fprintf(&b, "<!-- engram memory.md v1: generated from the database; edits here are overwritten. All %d entries. -->\n", total)
+	}
+	b.WriteString("\n")
+	for _, e := range entries {
+		b.WriteString("- (")
+		b.WriteString(strconv.FormatFloat(e.Importance, 'f', 2, 64))
+		if e.Verified {
+			b.WriteString(", verified")
+		}
+		b.WriteString(") ")
+		b.WriteString(markdownText(e.Summary))
+		if len(e.Tags) > 0 {
+			b.WriteString(" [")
+			for i, t := range e.Tags {
+				if i > 0 {
+					b.WriteString(", ")
+				}
+				b.WriteString(markdownText(t))
+			}
+			b.WriteString("]")
+		}
+		b.WriteString(" <!-- id:")
+		b.WriteString(e.ID)
+		b.WriteString(" -->\n")
+	}
+	return b.Bytes(), nil
+}
+
+// markdownText keeps text on one line and unable to close the ID comment.
+func markdownText(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if strings.Contains(s, "-->") || strings.Contains(s, "<!--") {
+		s = strings.NewReplacer("-->", "--&gt;", "<!--", "&lt;!--").Replace(s)
+	}
+	return s
+}
+
+// writeMarkdown renders memory.md and, when the Memory has a markdown path,
+// writes it atomically if its content changed. It returns the text.
+func (m *Memory) writeMarkdown(ctx context.Context) (string, error) {
+	m.mdMu.Lock()
+	defer m.mdMu.Unlock()
+	text, err := m.renderMarkdown(ctx)
+	if err != nil {
+		return "", err
+	}
+	if m.mdPath == "" {
+		return string(text), nil
+	}
+	written, err := writeFileAtomic(m.mdPath, text)
+	if err != nil {
+		return "", fmt.Errorf("engram: writing memory.md: %w", err)
+	}
+	if written {
+		m.log.Debug("engram: wrote memory.md", "agent", m.agent, "path", m.mdPath, "bytes", len(text))
+	}
+	return string(text), nil
+}
+
+// writeFileAtomic replaces path with data unless it already holds exactly
+// data. It writes a temporary file in the same directory and renames it, so
+// a reader sees the old file or the new one, never a torn one. It reports
+// whether it wrote.
+func writeFileAtomic(path string, data []byte) (bool, error) {
+	if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, data) {
+		return false, nil
+	}
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return false, err
+	}
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return false, err
+	}
+	tmp := f.Name()
+	defer os.Remove(tmp) // a no-op once renamed
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return false, err
+	}
+	if err := f.Chmod(0o644); err != nil {
+		f.Close()
+		return false, err
+	}
+	if err := f.Close(); err != nil {
+		return false, err
+	}
+	return true, os.Rename(tmp, path)
+}

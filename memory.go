@@ -1,0 +1,300 @@
+package engram
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/engram-go/engram/internal/ulid"
+)
+
+// Memory is an agent's memory: a working set in process and semantic,
+// episodic and procedural memory in one SQLite file, with links between
+// memories and a memory.md projection of what the agent knows.
+//
+// A Memory is bound to one agent; nothing it does can read or change
+// another agent's memories, even by ID. Memory is safe for concurrent use by
+// many goroutines. Writes are serialised inside the process and each is one
+// transaction: it happens completely or not at all.
+type Memory struct {
+	tier   Tier
+	agent  string
+	cfg    Config
+	now    func() time.Time
+	log    *slog.Logger
+	ids    *ulid.Generator
+	db     *store
+	dbPath string // "" in memory
+	mdPath string // "" when no memory.md is written
+
+	mdMu sync.Mutex // serialises rendering and writing memory.md
+
+	closeOnce sync.Once
+	closeErr  error
+
+	working    *Working
+	semantic   *Semantic
+	episodic   *Episodic
+	procedural *Procedural
+	links      *Links
+}
+
+// New opens the memory of one agent, creating its database when needed.
+//
+// Without options, New opens agent [DefaultAgent] under [DefaultDir] with
+// [DefaultConfig]. It returns an error matching [ErrInvalid] for a bad
+// option, configuration or agent ID (before any file or directory is
+// created), [ErrTierUnsupported] for a tier this build cannot open,
+// [ErrSchemaTooNew] for a database written by a newer engram, and a
+// [*DatabaseError] when SQLite fails.
+func New(tier Tier, opts ...Option) (*Memory, error) {
+	s := settings{agent: DefaultAgent, cfg: DefaultConfig(), clock: time.Now}
+	for _, o := range opts {
+		if o != nil {
+			o(&s)
+		}
+	}
+	if s.bad != nil {
+		return nil, s.bad
+	}
+	if err := tier.Validate(); err != nil {
+		return nil, err
+	}
+	if err := ValidateAgentID(s.agent); err != nil {
+		return nil, err
+	}
+	if err := s.cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if s.inMemory && (s.path != "" || s.dir != "") {
+		return nil, invalid("options", "InMemory cannot be combined with WithPath or WithDir")
+	}
+	if s.path != "" && s.dir != "" {
+		return nil, invalid("options", "WithPath and WithDir are exclusive")
+	}
+
+	m := &Memory{
+		tier:   tier,
+		agent:  s.agent,
+		cfg:    s.cfg,
+		now:    s.clock,
+		log:    s.logger,
+		ids:    ulid.NewGenerator(),
+		mdPath: s.mdPath,
+	}
+	if m.log == nil {
+		m.log = slog.New(slog.DiscardHandler)
+	}
+	switch {
+	case s.inMemory:
+	case s.path != "":
+		m.dbPath = s.path
+	default:
+		base := s.dir
+		if base == "" {
+			base = DefaultDir
+		}
+		agentDir := filepath.Join(base, s.agent)
+		m.dbPath = filepath.Join(agentDir, "memory.db")
+		if m.mdPath == "" {
+			m.mdPath = filepath.Join(agentDir, "memory.md")
+		}
+	}
+	if m.dbPath != "" {
+		if err := os.MkdirAll(filepath.Dir(m.dbPath), 0o755); err != nil {
+			return nil, fmt.Errorf("engram: open: %w", err)
+		}
+	}
+
+	db, err := openStore(context.Background(), m.dbPath, s.cfg.Storage)
+	if err != nil {
+		return nil, err
+	}
+	m.db = db
+	m.working = newWorking(m)
+	m.semantic = &Semantic{m: m}
+	m.episodic = &Episodic{m: m}
+	m.procedural = &Procedural{m: m}
+	m.links = &Links{m: m}
+	m.log.Debug("engram: opened", "agent", m.agent, "tier", tier, "db", m.dbPath, "markdown", m.mdPath)
+	return m, nil
+}
+
+// Close releases the database. It waits for a running write to finish.
+// Close is idempotent: later calls return the first call's result, and
+// every other method returns [ErrClosed] afterwards. The working set is
+// discarded; call [Memory.Flush] first to keep what matters.
+func (m *Memory) Close() error {
+	m.closeOnce.Do(func() {
+		m.closeErr = m.db.close()
+		m.working.clearOnClose()
+	})
+	return m.closeErr
+}
+
+// AgentID returns the agent the Memory is bound to.
+func (m *Memory) AgentID() string { return m.agent }
+
+// Tier returns the Memory's tier.
+func (m *Memory) Tier() Tier { return m.tier }
+
+// Config returns a copy of the Memory's configuration.
+func (m *Memory) Config() Config { return m.cfg }
+
+// Path returns the database file, or "" for an in-memory database.
+func (m *Memory) Path() string { return m.dbPath }
+
+// MarkdownPath returns where memory.md is written, or "" when it is not.
+func (m *Memory) MarkdownPath() string { return m.mdPath }
+
+// Working returns the in-process working set.
+func (m *Memory) Working() *Working { return m.working }
+
+// Semantic returns semantic memory: long-term knowledge.
+func (m *Memory) Semantic() *Semantic { return m.semantic }
+
+// Episodic returns episodic memory: events and session snapshots.
+func (m *Memory) Episodic() *Episodic { return m.episodic }
+
+// Procedural returns procedural memory: learned workflows.
+func (m *Memory) Procedural() *Procedural { return m.procedural }
+
+// Links returns the links between memories.
+func (m *Memory) Links() *Links { return m.links }
+
+// Bootstrap loads what an agent needs at the start of a session: the text of
+// memory.md (regenerated from the database when the file is missing), the
+// most recent episodes, the active procedures and the working set.
+//
+// It returns [ErrClosed] after Close and a [*DatabaseError] when SQLite
+// fails.
+func (m *Memory) Bootstrap(ctx context.Context) (*BootstrapResult, error) {
+	now := m.now()
+	text, err := m.loadContext(ctx)
+	if err != nil {
+		return nil, err
+	}
+	res := &BootstrapResult{
+		AgentID:         m.agent,
+		Tier:            m.tier,
+		SemanticContext: text,
+		BootstrappedAt:  now,
+	}
+	err = m.db.read(ctx, "bootstrap", func(q *dbtx) error {
+		var err error
+		if res.RecentEpisodes, err = recentEpisodes(q, m.agent, m.cfg.Bootstrap.RecentEpisodes); err != nil {
+			return err
+		}
+		res.ActiveProcedures, err = activeProcedures(q, m.agent, m.cfg.Bootstrap.ActiveProcedures)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	if res.Working, err = m.working.Items(); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// loadContext returns memory.md, regenerating it when it is missing.
+func (m *Memory) loadContext(ctx context.Context) (string, error) {
+	if m.mdPath != "" {
+		b, err := os.ReadFile(m.mdPath)
+		if err == nil {
+			return string(b), nil
+		}
+		if !errors.Is(err, fs.ErrNotExist) {
+			return "", fmt.Errorf("engram: bootstrap: %w", err)
+		}
+	}
+	return m.writeMarkdown(ctx)
+}
+
+// Flush ends a stretch of work: it keeps every working item whose
+// importance reaches [SemanticConfig.ImportanceThreshold] in semantic memory
+// (once: an item already kept, or whose content semantic memory already
+// holds, is not stored again; an item kept earlier and changed since is
+// updated), then rewrites memory.md if its content changed.
+//
+// The semantic writes are one transaction. It returns [ErrClosed] after
+// Close, a [*DatabaseError] when SQLite fails and an [*fs.PathError] when
+// memory.md cannot be written.
+func (m *Memory) Flush(ctx context.Context) error {
+	items, err := m.working.Items()
+	if err != nil {
+		return err
+	}
+	now := m.now()
+	var keep []SemanticEntry
+	for _, it := range items {
+		if it.Importance >= m.cfg.Semantic.ImportanceThreshold {
+			keep = append(keep, SemanticEntry{
+				ID:         it.ID,
+				Content:    it.Content,
+				Importance: it.Importance,
+				Tags:       it.Tags,
+				Source:     it.Source,
+				CreatedAt:  it.AddedAt,
+			})
+		}
+	}
+	if len(keep) > 0 {
+		err := m.db.write(ctx, "flush", func(q *dbtx) error {
+			for i := range keep {
+				if err := m.semantic.promote(q, &keep[i], now); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	_, err = m.writeMarkdown(ctx)
+	return err
+}
+
+// Snapshot stores a snapshot of the session that is ending; see
+// [Episodic.SaveSnapshot].
+func (m *Memory) Snapshot(ctx context.Context, snap SessionSnapshot) error {
+	_, err := m.episodic.SaveSnapshot(ctx, snap)
+	return err
+}
+
+// Stats counts the memories of the Memory's agent. It returns [ErrClosed]
+// after Close and a [*DatabaseError] when SQLite fails.
+func (m *Memory) Stats(ctx context.Context) (Stats, error) {
+	var st Stats
+	err := m.db.read(ctx, "stats", func(q *dbtx) error {
+		return q.queryRow(`SELECT
+			(SELECT count(*) FROM semantic_memory WHERE agent_id = ?1),
+			(SELECT count(*) FROM episodic_log WHERE agent_id = ?1),
+			(SELECT count(*) FROM session_snapshots WHERE agent_id = ?1),
+			(SELECT count(*) FROM procedural_memory WHERE agent_id = ?1),
+			(SELECT count(*) FROM zettel_links WHERE agent_id = ?1)`,
+			[]any{m.agent}, &st.Semantic, &st.Episodes, &st.Snapshots, &st.Procedures, &st.Links)
+	})
+	if err != nil {
+		return Stats{}, err
+	}
+	st.Working = m.working.Len()
+	return st, nil
+}
+
+// CheckIntegrity runs SQLite's integrity check and the FTS5 integrity check
+// of every full-text index, and returns an error describing any problem.
+// It is meant for tests and for tools, not for the hot path.
+func (m *Memory) CheckIntegrity(ctx context.Context) error {
+	return m.db.integrityCheck(ctx)
+}
+
+// newID returns a new time-ordered ID.
+func (m *Memory) newID(now time.Time) string { return m.ids.New(now) }

@@ -1,0 +1,125 @@
+package engram
+
+import (
+	"log/slog"
+	"regexp"
+	"time"
+)
+
+// DefaultDir is the base directory [New] uses when neither [WithDir] nor
+// [WithPath] nor [InMemory] is given: each agent's files live in
+// DefaultDir/{agentID}/.
+const DefaultDir = ".engram/memory"
+
+// DefaultAgent is the agent a Memory is bound to without [WithAgent].
+const DefaultAgent = "default"
+
+// agentIDPattern is what an agent ID may look like; agent IDs become
+// directory names, so nothing else gets near a path.
+var agentIDPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,63}$`)
+
+// ValidateAgentID returns an error matching [ErrInvalid] unless id is a
+// valid agent ID: 1 to 64 characters of lowercase ASCII letters, digits,
+// '_' and '-', starting with a letter or digit.
+func ValidateAgentID(id string) error {
+	if !agentIDPattern.MatchString(id) {
+		return invalid("agent ID", "%q must match %s", id, agentIDPattern)
+	}
+	return nil
+}
+
+// Option configures [New]. Later options override earlier ones.
+type Option func(*settings)
+
+type settings struct {
+	agent    string
+	dir      string
+	path     string
+	inMemory bool
+	mdPath   string
+	cfg      Config
+	clock    func() time.Time
+	logger   *slog.Logger
+	bad      error // the first invalid option, reported by New
+}
+
+func (s *settings) fail(err error) {
+	if s.bad == nil {
+		s.bad = err
+	}
+}
+
+// WithAgent binds the Memory to an agent. Every read and write is scoped to
+// it. The ID must satisfy [ValidateAgentID]; the default is [DefaultAgent].
+func WithAgent(id string) Option { return func(s *settings) { s.agent = id } }
+
+// WithDir sets the base directory: the database is {base}/{agent}/memory.db
+// and the projection {base}/{agent}/memory.md. The default is [DefaultDir].
+func WithDir(base string) Option {
+	return func(s *settings) {
+		if base == "" {
+			s.fail(invalid("WithDir", "directory must not be empty"))
+		}
+		s.dir = base
+	}
+}
+
+// WithPath stores the database in the file at path instead of under a base
+// directory. Several agents may share one file. No memory.md is written
+// unless [WithMarkdownPath] is also given.
+func WithPath(path string) Option {
+	return func(s *settings) {
+		if path == "" {
+			s.fail(invalid("WithPath", "path must not be empty"))
+		}
+		s.path = path
+	}
+}
+
+// InMemory keeps the database in memory; it is gone after [Memory.Close].
+// No memory.md is written unless [WithMarkdownPath] is also given.
+func InMemory() Option { return func(s *settings) { s.inMemory = true } }
+
+// WithMarkdownPath writes the memory.md projection to path.
+func WithMarkdownPath(path string) Option {
+	return func(s *settings) {
+		if path == "" {
+			s.fail(invalid("WithMarkdownPath", "path must not be empty"))
+		}
+		s.mdPath = path
+	}
+}
+
+// WithWorkingCapacity sets how many items the working set holds (default 7).
+func WithWorkingCapacity(n int) Option { return func(s *settings) { s.cfg.Working.Capacity = n } }
+
+// WithEviction sets the working set's eviction policy (default [EvictLRU]).
+func WithEviction(p EvictionPolicy) Option { return func(s *settings) { s.cfg.Working.Eviction = p } }
+
+// WithClock sets the clock engram reads, once per operation, for every
+// timestamp it makes. Tests use it to make time deterministic.
+func WithClock(now func() time.Time) Option {
+	return func(s *settings) {
+		if now == nil {
+			s.fail(invalid("WithClock", "clock must not be nil"))
+			return
+		}
+		s.clock = now
+	}
+}
+
+// WithLogger sets where engram logs what it does (at debug level) and what
+// it could not do but recovered from (at warn level). The default discards.
+func WithLogger(l *slog.Logger) Option {
+	return func(s *settings) {
+		if l == nil {
+			s.fail(invalid("WithLogger", "logger must not be nil"))
+			return
+		}
+		s.logger = l
+	}
+}
+
+// WithConfig replaces the whole configuration; start from [DefaultConfig].
+// Options after it, such as [WithWorkingCapacity], still apply.
+func WithConfig(c Config) Option { return func(s *settings) { s.cfg = c } }

@@ -1,0 +1,307 @@
+package engram
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// Procedural is the agent's learned workflows and how well they work. Get it
+// from [Memory.Procedural]; it is safe for concurrent use.
+type Procedural struct{ m *Memory }
+
+const procedureCols = `id, name, description, pattern, success_rate, use_count, tags, disabled,
+	created_at, updated_at`
+
+// outcomeAlpha is the weight of the newest outcome in the success rate's
+// exponential moving average.
+const outcomeAlpha = 0.1
+
+// ProcedurePatch changes some fields of a [Procedure]; nil fields are left
+// alone.
+type ProcedurePatch struct {
+	Description *string
+	Pattern     *string
+	Tags        *[]string
+	Disabled    *bool
+}
+
+// Store saves a new procedure and returns its ID. An empty ID gets a new
+// time-ordered ID and a zero CreatedAt the clock's now.
+//
+// It returns an error matching [ErrInvalid] for bad input (an empty name, a
+// success rate outside [0, 1], …), [ErrExists] if the agent already has a
+// procedure with that ID or name, [ErrClosed] after Close and a
+// [*DatabaseError] when SQLite fails. On error nothing was written.
+func (p *Procedural) Store(ctx context.Context, pr Procedure) (string, error) {
+	lim := p.m.cfg.Limits
+	if pr.ID != "" {
+		if err := validateID("ID", pr.ID); err != nil {
+			return "", err
+		}
+	}
+	if err := validateText("Name", pr.Name, true, lim.MaxTagBytes*4); err != nil {
+		return "", err
+	}
+	if strings.ContainsAny(pr.Name, "\r\n") {
+		return "", invalid("Name", "must be one line")
+	}
+	if err := validateText("Description", pr.Description, false, lim.MaxContentBytes); err != nil {
+		return "", err
+	}
+	if err := validateText("Pattern", pr.Pattern, false, lim.MaxContentBytes); err != nil {
+		return "", err
+	}
+	if err := validateImportance("SuccessRate", pr.SuccessRate); err != nil {
+		return "", err
+	}
+	if pr.UseCount < 0 {
+		return "", invalid("UseCount", "%d is negative", pr.UseCount)
+	}
+	if err := validateTags("Tags", pr.Tags, lim); err != nil {
+		return "", err
+	}
+	now := p.m.now()
+	if pr.ID == "" {
+		pr.ID = p.m.newID(now)
+	}
+	if pr.CreatedAt.IsZero() {
+		pr.CreatedAt = now
+	}
+	err := p.m.db.write(ctx, "procedural.store", func(q *dbtx) error {
+		_, err := q.exec(`INSERT INTO procedural_memory (id, agent_id, name, description, pattern,
+			success_rate, use_count, tags, disabled, created_at, updated_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			pr.ID, p.m.agent, pr.Name, pr.Description, pr.Pattern, pr.SuccessRate, pr.UseCount,
+			encodeTags(pr.Tags), pr.Disabled, ms(pr.CreatedAt), ms(now))
+		if isUniqueViolation(err) {
+			return fmt.Errorf("engram: procedure %q (%s): %w", pr.Name, pr.ID, ErrExists)
+		}
+		return err
+	})
+	if err != nil {
+		return "", err
+	}
+	return pr.ID, nil
+}
+
+// Get returns the procedure with the given ID. It returns [ErrNotFound] if
+// the agent has none, an error matching [ErrInvalid] for a malformed ID,
+// [ErrClosed] after Close and a [*DatabaseError] when SQLite fails.
+func (p *Procedural) Get(ctx context.Context, id string) (Procedure, error) {
+	if err := validateID("id", id); err != nil {
+		return Procedure{}, err
+	}
+	return p.one(ctx, "procedural.get", `SELECT `+procedureCols+` FROM procedural_memory
+		WHERE agent_id = ? AND id = ?`, "procedure", id)
+}
+
+// GetByName returns the procedure with the given name. Errors are as for
+// [Procedural.Get].
+func (p *Procedural) GetByName(ctx context.Context, name string) (Procedure, error) {
+	if err := validateText("name", name, true, p.m.cfg.Limits.MaxTagBytes*4); err != nil {
+		return Procedure{}, err
+	}
+	return p.one(ctx, "procedural.get_by_name", `SELECT `+procedureCols+` FROM procedural_memory
+		WHERE agent_id = ? AND name = ?`, "procedure named", name)
+}
+
+func (p *Procedural) one(ctx context.Context, op, query, kind, key string) (Procedure, error) {
+	list, err := p.list(ctx, op, query, p.m.agent, key)
+	if err != nil {
+		return Procedure{}, err
+	}
+	if len(list) == 0 {
+		return Procedure{}, notFound(kind, key)
+	}
+	return list[0], nil
+}
+
+// Update applies patch to the procedure with the given ID and returns the
+// result. Errors are as for [Procedural.Get] and [Procedural.Store].
+func (p *Procedural) Update(ctx context.Context, id string, patch ProcedurePatch) (Procedure, error) {
+	lim := p.m.cfg.Limits
+	if err := validateID("id", id); err != nil {
+		return Procedure{}, err
+	}
+	if patch.Description != nil {
+		if err := validateText("patch.Description", *patch.Description, false, lim.MaxContentBytes); err != nil {
+			return Procedure{}, err
+		}
+	}
+	if patch.Pattern != nil {
+		if err := validateText("patch.Pattern", *patch.Pattern, false, lim.MaxContentBytes); err != nil {
+			return Procedure{}, err
+		}
+	}
+	if patch.Tags != nil {
+		if err := validateTags("patch.Tags", *patch.Tags, lim); err != nil {
+			return Procedure{}, err
+		}
+	}
+	now := p.m.now()
+	var out Procedure
+	err := p.m.db.write(ctx, "procedural.update", func(q *dbtx) error {
+		rows, err := q.query(`SELECT `+procedureCols+` FROM procedural_memory WHERE agent_id = ? AND id = ?`, p.m.agent, id)
+		if err != nil {
+			return err
+		}
+		list, err := scanAll(rows, scanProcedure)
+		if err != nil {
+			return err
+		}
+		if len(list) == 0 {
+			return notFound("procedure", id)
+		}
+		pr := list[0]
+		if patch.Description != nil {
+			pr.Description = *patch.Description
+		}
+		if patch.Pattern != nil {
+			pr.Pattern = *patch.Pattern
+		}
+		if patch.Tags != nil {
+			pr.Tags = cloneStrings(*patch.Tags)
+		}
+		if patch.Disabled != nil {
+			pr.Disabled = *patch.Disabled
+		}
+		pr.UpdatedAt = now
+		_, err = q.exec(`UPDATE procedural_memory SET description = ?, pattern = ?, tags = ?, disabled = ?,
+			updated_at = ? WHERE agent_id = ? AND id = ?`,
+			pr.Description, pr.Pattern, encodeTags(pr.Tags), pr.Disabled, ms(now), p.m.agent, id)
+		out = pr
+		return err
+	})
+	if err != nil {
+		return Procedure{}, err
+	}
+	return out, nil
+}
+
+// RecordOutcome records one use of a procedure and whether it succeeded: the
+// use count goes up by one and the success rate moves toward the outcome as
+// an exponential moving average, rate = 0.9·rate + 0.1·outcome. It returns
+// the updated procedure; errors are as for [Procedural.Get].
+func (p *Procedural) RecordOutcome(ctx context.Context, id string, success bool) (Procedure, error) {
+	if err := validateID("id", id); err != nil {
+		return Procedure{}, err
+	}
+	outcome := 0.0
+	if success {
+		outcome = 1
+	}
+	now := p.m.now()
+	var out []Procedure
+	err := p.m.db.write(ctx, "procedural.record_outcome", func(q *dbtx) error {
+		// min/max keep float rounding from stepping outside the CHECK range.
+		rows, err := q.query(`UPDATE procedural_memory
+			SET success_rate = min(1.0, max(0.0, success_rate * ? + ?)), use_count = use_count + 1, updated_at = ?
+			WHERE agent_id = ? AND id = ? RETURNING `+procedureCols,
+			1-outcomeAlpha, outcomeAlpha*outcome, ms(now), p.m.agent, id)
+		if err != nil {
+			return err
+		}
+		out, err = scanAll(rows, scanProcedure)
+		if err == nil && len(out) == 0 {
+			return notFound("procedure", id)
+		}
+		return err
+	})
+	if err != nil {
+		return Procedure{}, err
+	}
+	return out[0], nil
+}
+
+// ListActive returns up to limit procedures that are not disabled, best
+// success rate first and, among equals, most used first; a limit of 0 means
+// 100. Errors are as for [Procedural.Get].
+func (p *Procedural) ListActive(ctx context.Context, limit int) ([]Procedure, error) {
+	limit, _, err := ListOptions{Limit: limit}.resolve()
+	if err != nil {
+		return nil, err
+	}
+	var out []Procedure
+	err = p.m.db.read(ctx, "procedural.list_active", func(q *dbtx) error {
+		out, err = activeProcedures(q, p.m.agent, limit)
+		return err
+	})
+	return out, err
+}
+
+func activeProcedures(q *dbtx, agent string, limit int) ([]Procedure, error) {
+	if limit == 0 {
+		return nil, nil
+	}
+	rows, err := q.query(`SELECT `+procedureCols+` FROM procedural_memory WHERE agent_id = ? AND disabled = 0
+		ORDER BY success_rate DESC, use_count DESC, id LIMIT ?`, agent, limit)
+	if err != nil {
+		return nil, err
+	}
+	return scanAll(rows, scanProcedure)
+}
+
+// FindByTags returns up to limit procedures carrying at least one of the
+// tags, those matching the most tags first, then by success rate; a limit of
+// 0 means 100. Disabled procedures are included: the caller asked by tag.
+// The matching runs in SQL. Errors are as for [Procedural.Get].
+func (p *Procedural) FindByTags(ctx context.Context, tags []string, limit int) ([]Procedure, error) {
+	if len(tags) == 0 {
+		return nil, invalid("tags", "must not be empty")
+	}
+	if err := validateTags("tags", tags, p.m.cfg.Limits); err != nil {
+		return nil, err
+	}
+	limit, _, err := ListOptions{Limit: limit}.resolve()
+	if err != nil {
+		return nil, err
+	}
+	want, _ := json.Marshal(tags)
+	return p.list(ctx, "procedural.find_by_tags", `SELECT `+procedureCols+` FROM (
+			SELECT p.*, (SELECT count(DISTINCT t.value) FROM json_each(p.tags) t
+			             WHERE t.value IN (SELECT value FROM json_each(?2))) AS hits
+			FROM procedural_memory p WHERE p.agent_id = ?1)
+		WHERE hits > 0 ORDER BY hits DESC, success_rate DESC, use_count DESC, id LIMIT ?3`,
+		p.m.agent, string(want), limit)
+}
+
+// Delete removes the procedure with the given ID, its full-text entry and
+// its links. It returns [ErrNotFound] if the agent has none; other errors are
+// as for [Procedural.Get].
+func (p *Procedural) Delete(ctx context.Context, id string) error {
+	if err := validateID("id", id); err != nil {
+		return err
+	}
+	return p.m.db.write(ctx, "procedural.delete", func(q *dbtx) error {
+		return deleteByID(q, "procedural_memory", "procedure", p.m.agent, id)
+	})
+}
+
+func (p *Procedural) list(ctx context.Context, op, query string, args ...any) ([]Procedure, error) {
+	var out []Procedure
+	err := p.m.db.read(ctx, op, func(q *dbtx) error {
+		rows, err := q.query(query, args...)
+		if err != nil {
+			return err
+		}
+		out, err = scanAll(rows, scanProcedure)
+		return err
+	})
+	return out, err
+}
+
+func scanProcedure(r scanner) (Procedure, error) {
+	var pr Procedure
+	var tags string
+	var created, updated int64
+	err := r.Scan(&pr.ID, &pr.Name, &pr.Description, &pr.Pattern, &pr.SuccessRate, &pr.UseCount,
+		&tags, &pr.Disabled, &created, &updated)
+	if err != nil {
+		return pr, err
+	}
+	pr.CreatedAt, pr.UpdatedAt = fromMS(created), fromMS(updated)
+	pr.Tags, err = decodeTags(tags)
+	return pr, err
+}

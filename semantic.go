@@ -1,0 +1,370 @@
+package engram
+
+import (
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// Semantic is the agent's long-term knowledge. Get it from
+// [Memory.Semantic]; it is safe for concurrent use.
+type Semantic struct{ m *Memory }
+
+const semanticCols = `id, content, summary, importance, verified, tags, source,
+	created_at, updated_at, access_count, last_accessed_at`
+
+// maxSummaryRunes bounds a summary derived from content.
+const maxSummaryRunes = 200
+
+// Store saves one entry and returns its ID. An empty ID gets a new
+// time-ordered ID, a zero CreatedAt the clock's now, and an empty Summary a
+// one-line summary of Content.
+//
+// It returns an error matching [ErrInvalid] for bad input, [ErrExists] if
+// the agent already has an entry with that ID, [ErrClosed] after Close and a
+// [*DatabaseError] when SQLite fails. On error nothing was written.
+func (s *Semantic) Store(ctx context.Context, e SemanticEntry) (string, error) {
+	now := s.m.now()
+	row, err := s.prepare("entry", e, now)
+	if err != nil {
+		return "", err
+	}
+	err = s.m.db.write(ctx, "semantic.store", func(q *dbtx) error {
+		return s.insert(q, row)
+	})
+	if err != nil {
+		return "", err
+	}
+	return row.ID, nil
+}
+
+// StoreBatch saves many entries in one transaction and returns their IDs in
+// order. Either every entry is stored or, on error, none is. Errors are as
+// for [Semantic.Store]; an invalid entry is named by its index.
+func (s *Semantic) StoreBatch(ctx context.Context, entries []SemanticEntry) ([]string, error) {
+	now := s.m.now()
+	rows := make([]semanticRow, len(entries))
+	ids := make([]string, len(entries))
+	for i, e := range entries {
+		r, err := s.prepare(fmt.Sprintf("entries[%d]", i), e, now)
+		if err != nil {
+			return nil, err
+		}
+		rows[i], ids[i] = r, r.ID
+	}
+	err := s.m.db.write(ctx, "semantic.store_batch", func(q *dbtx) error {
+		for _, r := range rows {
+			if err := s.insert(q, r); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return ids, nil
+}
+
+// semanticRow is a validated entry ready to insert.
+type semanticRow struct {
+	SemanticEntry
+	tags string
+	hash []byte
+}
+
+// prepare validates e, fills in what the caller left empty and encodes it.
+func (s *Semantic) prepare(field string, e SemanticEntry, now time.Time) (semanticRow, error) {
+	lim := s.m.cfg.Limits
+	if e.ID != "" {
+		if err := validateID(field+".ID", e.ID); err != nil {
+			return semanticRow{}, err
+		}
+	}
+	if err := validateText(field+".Content", e.Content, true, lim.MaxContentBytes); err != nil {
+		return semanticRow{}, err
+	}
+	if err := validateText(field+".Summary", e.Summary, false, lim.MaxContentBytes); err != nil {
+		return semanticRow{}, err
+	}
+	if err := validateImportance(field+".Importance", e.Importance); err != nil {
+		return semanticRow{}, err
+	}
+	if err := validateTags(field+".Tags", e.Tags, lim); err != nil {
+		return semanticRow{}, err
+	}
+	if err := validateText(field+".Source", e.Source, false, lim.MaxTagBytes); err != nil {
+		return semanticRow{}, err
+	}
+	if e.ID == "" {
+		e.ID = s.m.newID(now)
+	}
+	if e.CreatedAt.IsZero() {
+		e.CreatedAt = now
+	}
+	if strings.TrimSpace(e.Summary) == "" {
+		e.Summary = summarize(e.Content)
+	}
+	e.UpdatedAt = now
+	e.LastAccessedAt = e.CreatedAt
+	e.AccessCount = 0
+	e.Tags = cloneStrings(e.Tags)
+	return semanticRow{SemanticEntry: e, tags: encodeTags(e.Tags), hash: contentHash(e.Content)}, nil
+}
+
+func (s *Semantic) insert(q *dbtx, r semanticRow) error {
+	_, err := q.exec(`INSERT INTO semantic_memory (id, agent_id, content, summary, importance,
+		verified, tags, source, content_hash, created_at, updated_at, access_count, last_accessed_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?)`,
+		r.ID, s.m.agent, r.Content, r.Summary, r.Importance, r.Verified, r.tags, r.Source,
+		r.hash, ms(r.CreatedAt), ms(r.UpdatedAt), ms(r.LastAccessedAt))
+	if isUniqueViolation(err) {
+		return fmt.Errorf("engram: semantic entry %q: %w", r.ID, ErrExists)
+	}
+	return err
+}
+
+// promote keeps a flushed working item: an entry with the item's ID is
+// updated if its content changed, an item whose content is already known
+// is skipped, anything else is inserted.
+func (s *Semantic) promote(q *dbtx, e *SemanticEntry, now time.Time) error {
+	row, err := s.prepare("working item", *e, now)
+	if err != nil {
+		return err
+	}
+	var pk int64
+	var hash []byte
+	err = q.queryRow(`SELECT pk, content_hash FROM semantic_memory WHERE agent_id = ? AND id = ?`,
+		[]any{s.m.agent, row.ID}, &pk, &hash)
+	switch {
+	case err == nil:
+		if string(hash) == string(row.hash) {
+			return nil
+		}
+		_, err = q.exec(`UPDATE semantic_memory SET content = ?, summary = ?, importance = ?, tags = ?,
+			content_hash = ?, updated_at = ? WHERE pk = ?`,
+			row.Content, row.Summary, row.Importance, row.tags, row.hash, ms(now), pk)
+		return err
+	case !errors.Is(err, sql.ErrNoRows):
+		return err
+	}
+	var dup int
+	err = q.queryRow(`SELECT count(*) FROM semantic_memory WHERE agent_id = ? AND content_hash = ? AND content = ?`,
+		[]any{s.m.agent, row.hash, row.Content}, &dup)
+	if err != nil || dup > 0 {
+		return err
+	}
+	return s.insert(q, row)
+}
+
+// Get returns the entry with the given ID. It returns [ErrNotFound] if the
+// agent has none, an error matching [ErrInvalid] for a malformed ID,
+// [ErrClosed] after Close and a [*DatabaseError] when SQLite fails.
+func (s *Semantic) Get(ctx context.Context, id string) (SemanticEntry, error) {
+	if err := validateID("id", id); err != nil {
+		return SemanticEntry{}, err
+	}
+	var e SemanticEntry
+	err := s.m.db.read(ctx, "semantic.get", func(q *dbtx) error {
+		rows, err := q.query(`SELECT `+semanticCols+` FROM semantic_memory WHERE agent_id = ? AND id = ?`, s.m.agent, id)
+		if err != nil {
+			return err
+		}
+		list, err := scanAll(rows, scanSemantic)
+		if err != nil {
+			return err
+		}
+		if len(list) == 0 {
+			return notFound("semantic entry", id)
+		}
+		e = list[0]
+		return nil
+	})
+	return e, err
+}
+
+// Update applies patch to the entry with the given ID and returns the
+// result. Fields the patch leaves nil keep their value; UpdatedAt becomes
+// the clock's now. Errors are as for [Semantic.Get] and [Semantic.Store].
+func (s *Semantic) Update(ctx context.Context, id string, patch SemanticPatch) (SemanticEntry, error) {
+	if err := validateID("id", id); err != nil {
+		return SemanticEntry{}, err
+	}
+	lim := s.m.cfg.Limits
+	if patch.Content != nil {
+		if err := validateText("patch.Content", *patch.Content, true, lim.MaxContentBytes); err != nil {
+			return SemanticEntry{}, err
+		}
+	}
+	if patch.Summary != nil {
+		if err := validateText("patch.Summary", *patch.Summary, false, lim.MaxContentBytes); err != nil {
+			return SemanticEntry{}, err
+		}
+	}
+	if patch.Importance != nil {
+		if err := validateImportance("patch.Importance", *patch.Importance); err != nil {
+			return SemanticEntry{}, err
+		}
+	}
+	if patch.Tags != nil {
+		if err := validateTags("patch.Tags", *patch.Tags, lim); err != nil {
+			return SemanticEntry{}, err
+		}
+	}
+	now := s.m.now()
+	var out SemanticEntry
+	err := s.m.db.write(ctx, "semantic.update", func(q *dbtx) error {
+		rows, err := q.query(`SELECT `+semanticCols+` FROM semantic_memory WHERE agent_id = ? AND id = ?`, s.m.agent, id)
+		if err != nil {
+			return err
+		}
+		list, err := scanAll(rows, scanSemantic)
+		if err != nil {
+			return err
+		}
+		if len(list) == 0 {
+			return notFound("semantic entry", id)
+		}
+		e := list[0]
+		contentChanged := patch.Content != nil && *patch.Content != e.Content
+		if patch.Content != nil {
+			e.Content = *patch.Content
+		}
+		switch {
+		case patch.Summary != nil && strings.TrimSpace(*patch.Summary) != "":
+			e.Summary = *patch.Summary
+		case patch.Summary != nil || contentChanged:
+			// A cleared summary, or new content without a new summary:
+			// derive it again so memory.md does not show stale text.
+			e.Summary = summarize(e.Content)
+		}
+		if patch.Importance != nil {
+			e.Importance = *patch.Importance
+		}
+		if patch.Verified != nil {
+			e.Verified = *patch.Verified
+		}
+		if patch.Tags != nil {
+			e.Tags = cloneStrings(*patch.Tags)
+		}
+		e.UpdatedAt = now
+		_, err = q.exec(`UPDATE semantic_memory SET content = ?, summary = ?, importance = ?, verified = ?,
+			tags = ?, content_hash = ?, updated_at = ? WHERE agent_id = ? AND id = ?`,
+			e.Content, e.Summary, e.Importance, e.Verified, encodeTags(e.Tags), contentHash(e.Content),
+			ms(now), s.m.agent, id)
+		out = e
+		return err
+	})
+	if err != nil {
+		return SemanticEntry{}, err
+	}
+	return out, nil
+}
+
+// Delete removes the entry with the given ID, its full-text entry and its
+// links. It returns [ErrNotFound] if the agent has no such entry; other
+// errors are as for [Semantic.Get].
+func (s *Semantic) Delete(ctx context.Context, id string) error {
+	if err := validateID("id", id); err != nil {
+		return err
+	}
+	return s.m.db.write(ctx, "semantic.delete", func(q *dbtx) error {
+		return deleteByID(q, "semantic_memory", "semantic entry", s.m.agent, id)
+	})
+}
+
+// List returns entries, most important first and, among equals, most
+// recently updated first. Errors are as for [Semantic.Get].
+func (s *Semantic) List(ctx context.Context, opts ListOptions) ([]SemanticEntry, error) {
+	limit, offset, err := opts.resolve()
+	if err != nil {
+		return nil, err
+	}
+	var out []SemanticEntry
+	err = s.m.db.read(ctx, "semantic.list", func(q *dbtx) error {
+		rows, err := q.query(`SELECT `+semanticCols+` FROM semantic_memory WHERE agent_id = ?
+			ORDER BY importance DESC, updated_at DESC, id LIMIT ? OFFSET ?`, s.m.agent, limit, offset)
+		if err != nil {
+			return err
+		}
+		out, err = scanAll(rows, scanSemantic)
+		return err
+	})
+	return out, err
+}
+
+// RecordAccess notes that the entries with the given IDs were used: each
+// access count goes up by one and the last access time becomes the clock's
+// now, in one statement. If any ID is unknown it returns [ErrNotFound] and
+// changes nothing.
+func (s *Semantic) RecordAccess(ctx context.Context, ids ...string) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	set := make(map[string]bool, len(ids))
+	for i, id := range ids {
+		if err := validateID(fmt.Sprintf("ids[%d]", i), id); err != nil {
+			return err
+		}
+		set[id] = true
+	}
+	list, _ := json.Marshal(ids)
+	now := s.m.now()
+	return s.m.db.write(ctx, "semantic.record_access", func(q *dbtx) error {
+		res, err := q.exec(`UPDATE semantic_memory SET access_count = access_count + 1, last_accessed_at = ?
+			WHERE agent_id = ? AND id IN (SELECT value FROM json_each(?))`, ms(now), s.m.agent, string(list))
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil || n != int64(len(set)) {
+			if err != nil {
+				return err
+			}
+			return fmt.Errorf("engram: record access: %d of %d entries: %w", len(set)-int(n), len(set), ErrNotFound)
+		}
+		return nil
+	})
+}
+
+func scanSemantic(r scanner) (SemanticEntry, error) {
+	var e SemanticEntry
+	var tags string
+	var created, updated, accessed int64
+	err := r.Scan(&e.ID, &e.Content, &e.Summary, &e.Importance, &e.Verified, &tags, &e.Source,
+		&created, &updated, &e.AccessCount, &accessed)
+	if err != nil {
+		return e, err
+	}
+	e.CreatedAt, e.UpdatedAt, e.LastAccessedAt = fromMS(created), fromMS(updated), fromMS(accessed)
+	e.Tags, err = decodeTags(tags)
+	return e, err
+}
+
+// summarize derives a one-line summary from content: its first non-empty
+// line, whitespace collapsed, cut at maxSummaryRunes.
+func summarize(content string) string {
+	line := content
+	for l := range strings.Lines(content) {
+		if strings.TrimSpace(l) != "" {
+			line = l
+			break
+		}
+	}
+	line = strings.Join(strings.Fields(line), " ")
+	if utf8.RuneCountInString(line) <= maxSummaryRunes {
+		return line
+	}
+	r := []rune(line)
+	return strings.TrimSpace(string(r[:maxSummaryRunes-1])) + "…"
+}
+
+func contentHash(content string) []byte {
+	sum := sha256.Sum256([]byte(content))
+	return sum[:16]
+}

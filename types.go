@@ -1,0 +1,492 @@
+package engram
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+)
+
+// MemoryType names one of the four kinds of memory.
+type MemoryType string
+
+// The four kinds of memory.
+const (
+	TypeSemantic   MemoryType = "semantic"   // long-term knowledge, projected to memory.md
+	TypeEpisodic   MemoryType = "episodic"   // events of the agent's days
+	TypeProcedural MemoryType = "procedural" // learned workflows
+	TypeWorking    MemoryType = "working"    // the small in-process working set
+)
+
+// Validate returns an error matching [ErrInvalid] unless t is a known type.
+func (t MemoryType) Validate() error {
+	switch t {
+	case TypeSemantic, TypeEpisodic, TypeProcedural, TypeWorking:
+		return nil
+	}
+	return invalid("memory type", "unknown memory type %q", string(t))
+}
+
+// EvictionPolicy decides which working item leaves when the working set is
+// full.
+type EvictionPolicy string
+
+// Eviction policies.
+const (
+	// EvictFIFO evicts the item added longest ago.
+	EvictFIFO EvictionPolicy = "fifo"
+	// EvictLRU evicts the item used longest ago. Adding an item, looking it
+	// up with [Working.Get] and matching it with [Working.Find] count as use.
+	EvictLRU EvictionPolicy = "lru"
+	// EvictImportance evicts the least important item, the oldest among
+	// equals.
+	EvictImportance EvictionPolicy = "importance"
+)
+
+// Validate returns an error matching [ErrInvalid] unless p is a known policy.
+func (p EvictionPolicy) Validate() error {
+	switch p {
+	case EvictFIFO, EvictLRU, EvictImportance:
+		return nil
+	}
+	return invalid("eviction policy", "unknown eviction policy %q", string(p))
+}
+
+// EventType classifies an episode.
+type EventType string
+
+// Event types, as in the seed's daily log.
+const (
+	EventTaskStarted      EventType = "task-started"
+	EventTaskCompleted    EventType = "task-completed"
+	EventTaskFailed       EventType = "task-failed"
+	EventDecisionMade     EventType = "decision-made"
+	EventErrorEncountered EventType = "error-encountered"
+	EventUserFeedback     EventType = "user-feedback"
+	EventToolCall         EventType = "tool-call"
+	EventObservation      EventType = "observation"
+)
+
+// Validate returns an error matching [ErrInvalid] unless e is a known event
+// type.
+func (e EventType) Validate() error {
+	switch e {
+	case EventTaskStarted, EventTaskCompleted, EventTaskFailed, EventDecisionMade,
+		EventErrorEncountered, EventUserFeedback, EventToolCall, EventObservation:
+		return nil
+	}
+	return invalid("event type", "unknown event type %q", string(e))
+}
+
+// LinkType is the relation a [Link] expresses.
+type LinkType string
+
+// Link types, as in the seed's Zettelkasten.
+const (
+	LinkSimilar     LinkType = "similar"
+	LinkSequential  LinkType = "sequential"
+	LinkCausal      LinkType = "causal"
+	LinkContradicts LinkType = "contradicts"
+	LinkSupports    LinkType = "supports"
+	LinkElaborates  LinkType = "elaborates"
+)
+
+// Validate returns an error matching [ErrInvalid] unless l is a known link
+// type.
+func (l LinkType) Validate() error {
+	switch l {
+	case LinkSimilar, LinkSequential, LinkCausal, LinkContradicts, LinkSupports, LinkElaborates:
+		return nil
+	}
+	return invalid("link type", "unknown link type %q", string(l))
+}
+
+// CompactionStrategy selects how compaction keeps memory within bounds.
+type CompactionStrategy string
+
+// Compaction strategies, as in the seed.
+const (
+	CompactCount       CompactionStrategy = "count"       // keep each type under MaxEntries
+	CompactTime        CompactionStrategy = "time"        // retire old episodes on a schedule
+	CompactSemantic    CompactionStrategy = "semantic"    // merge near-duplicates
+	CompactProgressive CompactionStrategy = "progressive" // count, then time, then semantic, then decay
+)
+
+// Validate returns an error matching [ErrInvalid] unless s is a known
+// strategy.
+func (s CompactionStrategy) Validate() error {
+	switch s {
+	case CompactCount, CompactTime, CompactSemantic, CompactProgressive:
+		return nil
+	}
+	return invalid("compaction strategy", "unknown compaction strategy %q", string(s))
+}
+
+// SemanticEntry is a piece of long-term knowledge.
+//
+// When storing, an empty ID gets a new time-ordered ID, a zero CreatedAt
+// gets the clock's now, and an empty Summary is derived from Content.
+// UpdatedAt, AccessCount and LastAccessedAt are maintained by engram.
+type SemanticEntry struct {
+	ID             string
+	Content        string
+	Summary        string  // one line for memory.md; derived from Content when empty
+	Importance     float64 // in [0, 1]
+	Verified       bool
+	Tags           []string
+	Source         string // who or what produced it: "agent", "user", "tool", …
+	CreatedAt      time.Time
+	UpdatedAt      time.Time
+	AccessCount    int
+	LastAccessedAt time.Time
+}
+
+// SemanticPatch changes some fields of a [SemanticEntry]; nil fields are
+// left alone. With Go 1.26, new(expr) makes the pointers:
+//
+//	m.Semantic().Update(ctx, id, engram.SemanticPatch{Importance: new(0.9)})
+type SemanticPatch struct {
+	Content    *string
+	Summary    *string
+	Importance *float64
+	Verified   *bool
+	Tags       *[]string
+}
+
+// ListOptions pages through a listing. The zero value lists the first 100.
+type ListOptions struct {
+	Limit  int // at most this many; 0 means 100
+	Offset int // skip this many first
+}
+
+// Episode is one event in the agent's episodic log (the seed's
+// DailyLogEntry). Its day is the UTC date of CreatedAt.
+type Episode struct {
+	ID        string
+	Content   string
+	Type      EventType // the zero value is EventObservation
+	TaskID    string
+	SessionID string
+	Cost      float64       // what the event cost, in the caller's unit
+	Duration  time.Duration // how long it took
+	Metadata  map[string]string
+	CreatedAt time.Time
+}
+
+// Day returns the UTC date of the episode, as YYYY-MM-DD.
+func (e Episode) Day() string { return e.CreatedAt.UTC().Format(time.DateOnly) }
+
+// Message is one message of a conversation.
+type Message struct {
+	Role    string    `json:"role"` // "user", "assistant", "system", "tool", …
+	Content string    `json:"content"`
+	Time    time.Time `json:"time,omitzero"`
+}
+
+// SessionSnapshot records how a session went: its messages, a summary and
+// the decisions taken. A session may have several snapshots; engram keeps
+// the newest [EpisodicConfig.MaxSnapshotsPerSession] of them.
+type SessionSnapshot struct {
+	ID           string // the snapshot's own ID; generated when empty
+	SessionID    string // required
+	Messages     []Message
+	Summary      string
+	KeyDecisions []string
+	TaskIDs      []string
+	StartedAt    time.Time
+	EndedAt      time.Time // the zero value means the clock's now
+	TotalCost    float64
+	TotalTokens  int
+	CreatedAt    time.Time
+}
+
+// Procedure is a learned workflow with its track record.
+type Procedure struct {
+	ID          string
+	Name        string // unique per agent
+	Description string
+	Pattern     string  // the steps or template, in whatever form the agent uses
+	SuccessRate float64 // in [0, 1]; the prior before any outcome is recorded
+	UseCount    int
+	Tags        []string
+	Disabled    bool // disabled procedures are not listed as active
+	CreatedAt   time.Time
+	UpdatedAt   time.Time
+}
+
+// WorkingItem is an entry of the in-process working set.
+type WorkingItem struct {
+	ID         string // generated when empty
+	Content    string
+	Importance float64 // in [0, 1]
+	Source     string
+	Tags       []string
+	AddedAt    time.Time // the clock's now when zero
+}
+
+// Link is a directed, typed edge between two memories of the same agent.
+type Link struct {
+	SourceID   string
+	TargetID   string
+	Type       LinkType
+	Strength   float64    // in [0, 1]; the zero value means 1
+	SourceType MemoryType // filled in by engram
+	TargetType MemoryType // filled in by engram
+	CreatedAt  time.Time
+}
+
+// LinkedMemory is a memory reached by [Links.Traverse].
+type LinkedMemory struct {
+	ID    string
+	Type  MemoryType
+	Depth int // the number of links on the shortest path from the start
+}
+
+// BootstrapResult is what an agent needs at the start of a session.
+type BootstrapResult struct {
+	AgentID string
+	Tier    Tier
+	// SemanticContext is the text of memory.md: the most important things
+	// the agent knows.
+	SemanticContext  string
+	RecentEpisodes   []Episode   // newest first
+	ActiveProcedures []Procedure // best success rate first
+	Working          []WorkingItem
+	BootstrappedAt   time.Time
+}
+
+// Stats counts what a Memory holds.
+type Stats struct {
+	Semantic   int
+	Episodes   int
+	Snapshots  int
+	Procedures int
+	Links      int
+	Working    int
+}
+
+// Synchronous is SQLite's durability setting for commits.
+type Synchronous string
+
+// Durability settings. In WAL mode, SyncNormal never corrupts the database
+// but may lose the last transactions on power loss; SyncFull does not.
+const (
+	SyncNormal Synchronous = "normal"
+	SyncFull   Synchronous = "full"
+)
+
+// Config holds every setting of a Memory. Start from [DefaultConfig] and
+// change what you need; [New] validates it.
+type Config struct {
+	Working      WorkingConfig
+	Semantic     SemanticConfig
+	Episodic     EpisodicConfig
+	Compaction   CompactionConfig
+	Zettelkasten ZettelkastenConfig
+	Bootstrap    BootstrapConfig
+	Limits       Limits
+	Storage      StorageConfig
+}
+
+// WorkingConfig configures the working set.
+type WorkingConfig struct {
+	Capacity int            // default 7
+	Eviction EvictionPolicy // default EvictLRU
+}
+
+// SemanticConfig configures semantic memory and its memory.md projection.
+type SemanticConfig struct {
+	// MaxMarkdownLines caps memory.md, header included. Default 200.
+	MaxMarkdownLines int
+	// ImportanceThreshold is the importance a working item needs for
+	// [Memory.Flush] to keep it in semantic memory. Default 0.7.
+	ImportanceThreshold float64
+}
+
+// EpisodicConfig configures episodic memory.
+type EpisodicConfig struct {
+	RetainDays             int // how long episodes are worth keeping; default 30
+	MaxSnapshotsPerSession int // default 3
+}
+
+// CompactionConfig configures compaction, as in the seed.
+type CompactionConfig struct {
+	Strategy            CompactionStrategy // default CompactProgressive
+	MaxEntries          int                // per memory type; default 1000
+	Interval            time.Duration      // between time-based runs; default 24h
+	SimilarityThreshold float64            // near-duplicate similarity; default 0.92
+	DecayFactor         float64            // per-day decay; default 0.05
+}
+
+// ZettelkastenConfig configures links between memories.
+type ZettelkastenConfig struct {
+	Enabled          bool    // default true
+	LinkingThreshold float64 // minimum similarity to link; default 0.85
+	MaxLinksPerEntry int     // default 10
+}
+
+// BootstrapConfig sizes what [Memory.Bootstrap] loads.
+type BootstrapConfig struct {
+	RecentEpisodes   int // default 20
+	ActiveProcedures int // default 20
+}
+
+// Limits bound the size of what callers store.
+type Limits struct {
+	MaxContentBytes int // default 64 KiB
+	MaxTags         int // default 32
+	MaxTagBytes     int // default 64
+}
+
+// StorageConfig configures the SQLite file.
+type StorageConfig struct {
+	Synchronous Synchronous   // default SyncNormal
+	BusyTimeout time.Duration // wait for other processes' locks; default 5s
+	CacheMiB    int           // page cache per connection; default 16
+	ReadConns   int           // reader connections; default 4
+}
+
+// DefaultConfig returns the default configuration, with the seed's values.
+// Each call returns a new value.
+func DefaultConfig() Config {
+	return Config{
+		Working:  WorkingConfig{Capacity: 7, Eviction: EvictLRU},
+		Semantic: SemanticConfig{MaxMarkdownLines: 200, ImportanceThreshold: 0.7},
+		Episodic: EpisodicConfig{RetainDays: 30, MaxSnapshotsPerSession: 3},
+		Compaction: CompactionConfig{
+			Strategy:            CompactProgressive,
+			MaxEntries:          1000,
+			Interval:            24 * time.Hour,
+			SimilarityThreshold: 0.92,
+			DecayFactor:         0.05,
+		},
+		Zettelkasten: ZettelkastenConfig{Enabled: true, LinkingThreshold: 0.85, MaxLinksPerEntry: 10},
+		Bootstrap:    BootstrapConfig{RecentEpisodes: 20, ActiveProcedures: 20},
+		Limits:       Limits{MaxContentBytes: 64 << 10, MaxTags: 32, MaxTagBytes: 64},
+		Storage:      StorageConfig{Synchronous: SyncNormal, BusyTimeout: 5 * time.Second, CacheMiB: 16, ReadConns: 4},
+	}
+}
+
+// Validate returns an error matching [ErrInvalid] that names the first bad
+// setting, or nil.
+func (c Config) Validate() error {
+	type check struct {
+		ok    bool
+		field string
+		why   string
+	}
+	checks := []check{
+		{c.Working.Capacity >= 1 && c.Working.Capacity <= 1000, "Working.Capacity", "must be in [1, 1000]"},
+		{c.Semantic.MaxMarkdownLines >= 10 && c.Semantic.MaxMarkdownLines <= 100_000, "Semantic.MaxMarkdownLines", "must be in [10, 100000]"},
+		{unit(c.Semantic.ImportanceThreshold), "Semantic.ImportanceThreshold", "must be in [0, 1]"},
+		{c.Episodic.RetainDays >= 1, "Episodic.RetainDays", "must be at least 1"},
+		{c.Episodic.MaxSnapshotsPerSession >= 1, "Episodic.MaxSnapshotsPerSession", "must be at least 1"},
+		{c.Compaction.MaxEntries >= 1, "Compaction.MaxEntries", "must be at least 1"},
+		{c.Compaction.Interval > 0, "Compaction.Interval", "must be positive"},
+		{unit(c.Compaction.SimilarityThreshold), "Compaction.SimilarityThreshold", "must be in [0, 1]"},
+		{unit(c.Compaction.DecayFactor), "Compaction.DecayFactor", "must be in [0, 1]"},
+		{unit(c.Zettelkasten.LinkingThreshold), "Zettelkasten.LinkingThreshold", "must be in [0, 1]"},
+		{c.Zettelkasten.MaxLinksPerEntry >= 0, "Zettelkasten.MaxLinksPerEntry", "must not be negative"},
+		{c.Bootstrap.RecentEpisodes >= 0 && c.Bootstrap.RecentEpisodes <= 10_000, "Bootstrap.RecentEpisodes", "must be in [0, 10000]"},
+		{c.Bootstrap.ActiveProcedures >= 0 && c.Bootstrap.ActiveProcedures <= 10_000, "Bootstrap.ActiveProcedures", "must be in [0, 10000]"},
+		{c.Limits.MaxContentBytes >= 1 && c.Limits.MaxContentBytes <= 16<<20, "Limits.MaxContentBytes", "must be in [1, 16 MiB]"},
+		{c.Limits.MaxTags >= 0 && c.Limits.MaxTags <= 1000, "Limits.MaxTags", "must be in [0, 1000]"},
+		{c.Limits.MaxTagBytes >= 1 && c.Limits.MaxTagBytes <= 1024, "Limits.MaxTagBytes", "must be in [1, 1024]"},
+		{c.Storage.Synchronous == SyncNormal || c.Storage.Synchronous == SyncFull, "Storage.Synchronous", "must be \"normal\" or \"full\""},
+		{c.Storage.BusyTimeout >= 0, "Storage.BusyTimeout", "must not be negative"},
+		{c.Storage.CacheMiB >= 1 && c.Storage.CacheMiB <= 4096, "Storage.CacheMiB", "must be in [1, 4096]"},
+		{c.Storage.ReadConns >= 1 && c.Storage.ReadConns <= 64, "Storage.ReadConns", "must be in [1, 64]"},
+	}
+	for _, ch := range checks {
+		if !ch.ok {
+			return invalid("config "+ch.field, "%s", ch.why)
+		}
+	}
+	if err := c.Working.Eviction.Validate(); err != nil {
+		return invalid("config Working.Eviction", "unknown eviction policy %q", string(c.Working.Eviction))
+	}
+	if err := c.Compaction.Strategy.Validate(); err != nil {
+		return invalid("config Compaction.Strategy", "unknown strategy %q", string(c.Compaction.Strategy))
+	}
+	return nil
+}
+
+// unit reports whether f is in [0, 1] (NaN is not).
+func unit(f float64) bool { return f >= 0 && f <= 1 }
+
+// Input validation shared by the stores.
+
+const maxIDBytes = 128
+
+// validateText checks a required or optional piece of text.
+func validateText(field, s string, required bool, maxBytes int) error {
+	if required && strings.TrimSpace(s) == "" {
+		return invalid(field, "must not be empty")
+	}
+	if !utf8.ValidString(s) {
+		return invalid(field, "is not valid UTF-8")
+	}
+	if len(s) > maxBytes {
+		return invalid(field, "is %d bytes, over the limit of %d", len(s), maxBytes)
+	}
+	if strings.IndexByte(s, 0) >= 0 {
+		return invalid(field, "contains a NUL byte")
+	}
+	return nil
+}
+
+// validateID checks an ID given by the caller. Empty IDs are allowed where
+// engram generates one; the caller decides.
+func validateID(field, id string) error {
+	if id == "" {
+		return invalid(field, "must not be empty")
+	}
+	if len(id) > maxIDBytes {
+		return invalid(field, "is %d bytes, over the limit of %d", len(id), maxIDBytes)
+	}
+	if !utf8.ValidString(id) {
+		return invalid(field, "is not valid UTF-8")
+	}
+	for _, r := range id {
+		if unicode.IsSpace(r) || unicode.IsControl(r) {
+			return invalid(field, "contains whitespace or a control character")
+		}
+	}
+	return nil
+}
+
+func validateImportance(field string, f float64) error {
+	if math.IsNaN(f) || f < 0 || f > 1 {
+		return invalid(field, "%v is outside [0, 1]", f)
+	}
+	return nil
+}
+
+func validateTags(field string, tags []string, lim Limits) error {
+	if len(tags) > lim.MaxTags {
+		return invalid(field, "has %d tags, over the limit of %d", len(tags), lim.MaxTags)
+	}
+	for i, t := range tags {
+		f := fmt.Sprintf("%s[%d]", field, i)
+		if strings.TrimSpace(t) == "" {
+			return invalid(f, "must not be empty")
+		}
+		if err := validateText(f, t, true, lim.MaxTagBytes); err != nil {
+			return err
+		}
+		if strings.ContainsAny(t, "\r\n") {
+			return invalid(f, "must be one line")
+		}
+	}
+	return nil
+}
+
+// cloneStrings copies s; nil stays nil.
+func cloneStrings(s []string) []string {
+	if s == nil {
+		return nil
+	}
+	return append([]string(nil), s...)
+}

@@ -1,0 +1,243 @@
+package engram
+
+import (
+	"strings"
+	"sync"
+)
+
+// Working is the agent's working set: a few items (7 by default) kept in
+// process, never written to the database by themselves. When it is full,
+// [Working.Add] evicts one item according to the [EvictionPolicy];
+// [Memory.Flush] keeps the important items in semantic memory.
+//
+// Working is safe for concurrent use. Items are copied in and out: changing
+// a returned item does not change the set.
+type Working struct {
+	m        *Memory
+	capacity int
+	policy   EvictionPolicy
+
+	mu    sync.Mutex    // guards items and clock
+	items []workingSlot // in the order they were added
+	clock uint64        // logical time of the last add or use
+}
+
+type workingSlot struct {
+	item  WorkingItem
+	lower string // lowercased content, for Find
+	added uint64 // logical time the item was added
+	used  uint64 // logical time the item was last added or used
+}
+
+func newWorking(m *Memory) *Working {
+	return &Working{
+		m:        m,
+		capacity: m.cfg.Working.Capacity,
+		policy:   m.cfg.Working.Eviction,
+		items:    make([]workingSlot, 0, m.cfg.Working.Capacity),
+	}
+}
+
+// Capacity returns how many items the working set holds at most.
+func (w *Working) Capacity() int { return w.capacity }
+
+// Add puts an item in the working set and returns the items it evicted to
+// make room (none or one). An empty ID gets a new time-ordered ID and a
+// zero AddedAt the clock's now. Adding an item whose ID is already present
+// replaces it, counts as a use and evicts nothing.
+//
+// It returns an error matching [ErrInvalid] for bad input and [ErrClosed]
+// after Close; on error the set is unchanged.
+func (w *Working) Add(item WorkingItem) ([]WorkingItem, error) {
+	lim := w.m.cfg.Limits
+	if item.ID != "" {
+		if err := validateID("ID", item.ID); err != nil {
+			return nil, err
+		}
+	}
+	if err := validateText("Content", item.Content, true, lim.MaxContentBytes); err != nil {
+		return nil, err
+	}
+	if err := validateImportance("Importance", item.Importance); err != nil {
+		return nil, err
+	}
+	if err := validateTags("Tags", item.Tags, lim); err != nil {
+		return nil, err
+	}
+	if err := validateText("Source", item.Source, false, lim.MaxTagBytes); err != nil {
+		return nil, err
+	}
+	if item.ID == "" || item.AddedAt.IsZero() {
+		now := w.m.now()
+		if item.ID == "" {
+			item.ID = w.m.newID(now)
+		}
+		if item.AddedAt.IsZero() {
+			item.AddedAt = now
+		}
+	}
+	item.Tags = cloneStrings(item.Tags)
+	lower := strings.ToLower(item.Content)
+
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.m.db.closed.Load() {
+		return nil, ErrClosed
+	}
+	w.clock++
+	for i := range w.items {
+		if w.items[i].item.ID == item.ID {
+			w.items[i].item, w.items[i].lower, w.items[i].used = item, lower, w.clock
+			return nil, nil
+		}
+	}
+	var evicted []WorkingItem
+	if len(w.items) >= w.capacity {
+		evicted = append(evicted, w.evictLocked())
+	}
+	w.items = append(w.items, workingSlot{item: item, lower: lower, added: w.clock, used: w.clock})
+	return evicted, nil
+}
+
+// Get returns the item with the given ID and counts it as used. It returns
+// [ErrNotFound] if it is not in the set and [ErrClosed] after Close.
+func (w *Working) Get(id string) (WorkingItem, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.m.db.closed.Load() {
+		return WorkingItem{}, ErrClosed
+	}
+	for i := range w.items {
+		if w.items[i].item.ID == id {
+			w.clock++
+			w.items[i].used = w.clock
+			return copyItem(w.items[i].item), nil
+		}
+	}
+	return WorkingItem{}, notFound("working item", id)
+}
+
+// Find returns the items whose content contains query, ignoring case,
+// newest first, and counts each as used. It returns an error matching
+// [ErrInvalid] for an empty query and [ErrClosed] after Close.
+func (w *Working) Find(query string) ([]WorkingItem, error) {
+	if strings.TrimSpace(query) == "" {
+		return nil, invalid("query", "must not be empty")
+	}
+	q := strings.ToLower(query)
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.m.db.closed.Load() {
+		return nil, ErrClosed
+	}
+	var out []WorkingItem
+	for i := len(w.items) - 1; i >= 0; i-- {
+		if strings.Contains(w.items[i].lower, q) {
+			w.clock++
+			w.items[i].used = w.clock
+			out = append(out, copyItem(w.items[i].item))
+		}
+	}
+	return out, nil
+}
+
+// Items returns every item, newest first, without counting them as used.
+// It returns [ErrClosed] after Close.
+func (w *Working) Items() ([]WorkingItem, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.m.db.closed.Load() {
+		return nil, ErrClosed
+	}
+	out := make([]WorkingItem, 0, len(w.items))
+	for i := len(w.items) - 1; i >= 0; i-- {
+		out = append(out, copyItem(w.items[i].item))
+	}
+	return out, nil
+}
+
+// Len returns the number of items (0 after Close).
+func (w *Working) Len() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return len(w.items)
+}
+
+// Remove takes the item with the given ID out of the set. It returns
+// [ErrNotFound] if it is not there and [ErrClosed] after Close.
+func (w *Working) Remove(id string) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.m.db.closed.Load() {
+		return ErrClosed
+	}
+	for i := range w.items {
+		if w.items[i].item.ID == id {
+			w.items = append(w.items[:i], w.items[i+1:]...)
+			return nil
+		}
+	}
+	return notFound("working item", id)
+}
+
+// Evict removes the item the eviction policy would remove next and returns
+// it. It returns [ErrNotFound] if the set is empty and [ErrClosed] after
+// Close.
+func (w *Working) Evict() (WorkingItem, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.m.db.closed.Load() {
+		return WorkingItem{}, ErrClosed
+	}
+	if len(w.items) == 0 {
+		return WorkingItem{}, notFound("working item", "(the working set is empty)")
+	}
+	return w.evictLocked(), nil
+}
+
+// Clear empties the set. It returns [ErrClosed] after Close.
+func (w *Working) Clear() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.m.db.closed.Load() {
+		return ErrClosed
+	}
+	w.items = w.items[:0]
+	return nil
+}
+
+func (w *Working) clearOnClose() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.items = nil
+}
+
+// evictLocked removes and returns the policy's victim; the set is not
+// empty and w.mu is held.
+func (w *Working) evictLocked() WorkingItem {
+	victim := 0
+	for i := 1; i < len(w.items); i++ {
+		c, v := &w.items[i], &w.items[victim]
+		switch w.policy {
+		case EvictFIFO:
+			// The slice is in insertion order: the first slot is the victim.
+		case EvictLRU:
+			if c.used < v.used {
+				victim = i
+			}
+		case EvictImportance:
+			if c.item.Importance < v.item.Importance ||
+				(c.item.Importance == v.item.Importance && c.added < v.added) {
+				victim = i
+			}
+		}
+	}
+	out := w.items[victim].item
+	w.items = append(w.items[:victim], w.items[victim+1:]...)
+	return out
+}
+
+func copyItem(it WorkingItem) WorkingItem {
+	it.Tags = cloneStrings(it.Tags)
+	return it
+}
