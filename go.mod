@@ -1,6 +1,6 @@
 module github.com/engram-go/engram
 
-go 1.26
+go 1.26.0
 
 require (
 	github.com/stretchr/testify v1.12.1
