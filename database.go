@@ -77,11 +77,11 @@ func (q *dbtx) queryRow(query string, args []any, dest ...any) error {
 
 // openStore opens (creating if needed) the database at path, or an
 // in-memory one when path is empty, and brings its schema up to date.
-func openStore(ctx context.Context, path string, cfg StorageConfig) (s *store, err error) {
-	s = &store{memory: path == "", wstmts: make(map[string]*sql.Stmt)}
+func openStore(ctx context.Context, path string, cfg StorageConfig) (_ *store, err error) {
+	s := &store{memory: path == "", wstmts: make(map[string]*sql.Stmt)}
 	defer func() {
 		if err != nil {
-			s.close()
+			_ = s.close() // the open error is the one worth reporting
 		}
 	}()
 
