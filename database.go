@@ -21,9 +21,13 @@ import (
 //
 // Writes go through one pinned writer connection, serialised by wmu and run
 // as BEGIN IMMEDIATE transactions, so concurrent writers in this process
-// queue in Go instead of meeting SQLITE_BUSY. Reads go through a pool of
-// query-only connections, which WAL lets run beside the writer. An in-memory
-// database lives on its single connection, so there reads take wmu too.
+// queue in Go instead of meeting SQLITE_BUSY. A read runs on the writer
+// connection when it is idle and otherwise on a pool of query-only
+// connections, which WAL lets run beside the writer. Opening a connection
+// costs about as much as a hundred small queries (SQLite parses the whole
+// schema), so a process that reads without contention never opens a second
+// one, while concurrent readers still get their own. An in-memory database
+// lives on its single connection, so there every read waits for wmu.
 //
 // Statements are prepared once per connection and kept: on the writer in
 // wstmts (a statement may be prepared in the middle of a transaction, which
@@ -203,7 +207,7 @@ func (s *store) write(ctx context.Context, op string, fn func(q *dbtx) error) (e
 	if s.closed.Load() {
 		return ErrClosed
 	}
-	if _, err := s.wconn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
+	if err := s.execWriter(ctx, "BEGIN IMMEDIATE"); err != nil {
 		return s.wrap(ctx, op, err)
 	}
 	done := false
@@ -211,22 +215,23 @@ func (s *store) write(ctx context.Context, op string, fn func(q *dbtx) error) (e
 		if !done {
 			// The transaction may already be gone (a failed COMMIT rolls
 			// back by itself); that error is harmless and not worth a log.
-			_, _ = s.wconn.ExecContext(context.Background(), "ROLLBACK")
+			_ = s.execWriter(context.Background(), "ROLLBACK")
 		}
 	}()
 	if err := fn(&dbtx{ctx: ctx, prep: s.prepWriter}); err != nil {
 		return s.wrap(ctx, op, err)
 	}
 	// COMMIT ignores ctx: once fn has succeeded the work is kept.
-	if _, err := s.wconn.ExecContext(context.Background(), "COMMIT"); err != nil {
+	if err := s.execWriter(context.Background(), "COMMIT"); err != nil {
 		return s.wrap(ctx, op, err)
 	}
 	done = true
 	return nil
 }
 
-// read runs fn on the reader pool (on the writer connection, between
-// transactions, in memory mode).
+// read runs fn outside any transaction: on the writer connection if it is
+// idle (always, in memory mode), else on the reader pool. fn must not call
+// read or write itself.
 func (s *store) read(ctx context.Context, op string, fn func(q *dbtx) error) error {
 	if s.closed.Load() {
 		return ErrClosed
@@ -236,13 +241,14 @@ func (s *store) read(ctx context.Context, op string, fn func(q *dbtx) error) err
 	}
 	if s.memory || s.rdb == nil {
 		s.wmu.Lock()
-		defer s.wmu.Unlock()
-		if s.closed.Load() {
-			return ErrClosed
-		}
-		return s.wrap(ctx, op, fn(&dbtx{ctx: ctx, prep: s.prepWriter}))
+	} else if !s.wmu.TryLock() {
+		return s.wrap(ctx, op, fn(&dbtx{ctx: ctx, prep: s.prepReader}))
 	}
-	return s.wrap(ctx, op, fn(&dbtx{ctx: ctx, prep: s.prepReader}))
+	defer s.wmu.Unlock()
+	if s.closed.Load() {
+		return ErrClosed
+	}
+	return s.wrap(ctx, op, fn(&dbtx{ctx: ctx, prep: s.prepWriter}))
 }
 
 // wrap turns a failure into engram's error vocabulary.
@@ -259,6 +265,17 @@ func (s *store) wrap(ctx context.Context, op string, err error) error {
 		return fmt.Errorf("engram: %s: %w", op, ctxErr)
 	}
 	return dbErr(op, err)
+}
+
+// execWriter runs a prepared statement without arguments on the writer.
+// The caller holds wmu.
+func (s *store) execWriter(ctx context.Context, query string) error {
+	st, err := s.prepWriter(ctx, query)
+	if err != nil {
+		return err
+	}
+	_, err = st.ExecContext(ctx)
+	return err
 }
 
 // prepWriter returns the writer's prepared statement for query. The

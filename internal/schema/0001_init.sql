@@ -98,8 +98,11 @@ CREATE TABLE zettel_links (
 CREATE INDEX links_by_target ON zettel_links (agent_id, target_type, target_id);
 
 -- Full-text indexes: external content, joined back on pk.
+-- The summary is not indexed: it is a one-line digest of the content
+-- (often its first line), so indexing it would double the work per write
+-- for no recall.
 CREATE VIRTUAL TABLE semantic_fts USING fts5(
-    content, summary, tags,
+    content, tags,
     content = 'semantic_memory', content_rowid = 'pk',
     tokenize = 'porter unicode61'
 );
@@ -115,21 +118,17 @@ CREATE VIRTUAL TABLE procedural_fts USING fts5(
 );
 
 CREATE TRIGGER semantic_ai AFTER INSERT ON semantic_memory BEGIN
-    INSERT INTO semantic_fts (rowid, content, summary, tags)
-    VALUES (new.pk, new.content, new.summary, new.tags);
+    INSERT INTO semantic_fts (rowid, content, tags) VALUES (new.pk, new.content, new.tags);
 END;
 CREATE TRIGGER semantic_ad AFTER DELETE ON semantic_memory BEGIN
-    INSERT INTO semantic_fts (semantic_fts, rowid, content, summary, tags)
-    VALUES ('delete', old.pk, old.content, old.summary, old.tags);
+    INSERT INTO semantic_fts (semantic_fts, rowid, content, tags) VALUES ('delete', old.pk, old.content, old.tags);
     DELETE FROM zettel_links WHERE agent_id = old.agent_id
         AND ((source_type = 'semantic' AND source_id = old.id)
           OR (target_type = 'semantic' AND target_id = old.id));
 END;
-CREATE TRIGGER semantic_au AFTER UPDATE OF content, summary, tags ON semantic_memory BEGIN
-    INSERT INTO semantic_fts (semantic_fts, rowid, content, summary, tags)
-    VALUES ('delete', old.pk, old.content, old.summary, old.tags);
-    INSERT INTO semantic_fts (rowid, content, summary, tags)
-    VALUES (new.pk, new.content, new.summary, new.tags);
+CREATE TRIGGER semantic_au AFTER UPDATE OF content, tags ON semantic_memory BEGIN
+    INSERT INTO semantic_fts (semantic_fts, rowid, content, tags) VALUES ('delete', old.pk, old.content, old.tags);
+    INSERT INTO semantic_fts (rowid, content, tags) VALUES (new.pk, new.content, new.tags);
 END;
 
 CREATE TRIGGER episodic_ai AFTER INSERT ON episodic_log BEGIN

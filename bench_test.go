@@ -1,0 +1,341 @@
+package engram_test
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"math/rand/v2"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/engram-go/engram"
+)
+
+// Benchmarks use a fixed seed, so every run stores the same text.
+
+var benchWords = strings.Fields(`agent deploy database memory search index vector
+	kubernetes cluster postgres latency error budget release rollback pipeline build test
+	cache query user session token cost model prompt context window summary decision
+	incident alert metric trace log span queue worker retry timeout network storage disk
+	backup restore schema migration feature flag review merge branch commit tag version`)
+
+func sentence(rng *rand.Rand, n int) string {
+	w := make([]string, n)
+	for i := range w {
+		w[i] = benchWords[rng.IntN(len(benchWords))]
+	}
+	return strings.Join(w, " ")
+}
+
+func benchEntries(seed uint64, n int) []engram.SemanticEntry {
+	rng := rand.New(rand.NewPCG(seed, 1))
+	out := make([]engram.SemanticEntry, n)
+	for i := range out {
+		out[i] = engram.SemanticEntry{
+			Content:    sentence(rng, 12+rng.IntN(12)),
+			Importance: float64(rng.IntN(101)) / 100,
+			Tags:       []string{benchWords[rng.IntN(len(benchWords))]},
+		}
+	}
+	return out
+}
+
+func benchEpisodes(seed uint64, n int, start time.Time) []engram.Episode {
+	rng := rand.New(rand.NewPCG(seed, 2))
+	out := make([]engram.Episode, n)
+	for i := range out {
+		out[i] = engram.Episode{
+			Content:   sentence(rng, 8+rng.IntN(12)),
+			Type:      engram.EventObservation,
+			TaskID:    fmt.Sprintf("task-%d", rng.IntN(200)),
+			CreatedAt: start.Add(time.Duration(i) * time.Minute),
+		}
+	}
+	return out
+}
+
+// openBench opens a memory in a temporary directory holding nSem semantic
+// entries and nEp episodes, flushed once so memory.md exists.
+func openBench(b *testing.B, dir string, nSem, nEp int) *engram.Memory {
+	b.Helper()
+	m, err := engram.New(engram.Tier1, engram.WithDir(dir))
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	entries := benchEntries(1, nSem)
+	for len(entries) > 0 {
+		n := min(len(entries), 1000)
+		if _, err := m.Semantic().StoreBatch(ctx, entries[:n]); err != nil {
+			b.Fatal(err)
+		}
+		entries = entries[n:]
+	}
+	eps := benchEpisodes(2, nEp, time.Now().Add(-time.Duration(nEp)*time.Minute))
+	for len(eps) > 0 {
+		n := min(len(eps), 1000)
+		if _, err := m.Episodic().LogBatch(ctx, eps[:n]); err != nil {
+			b.Fatal(err)
+		}
+		eps = eps[n:]
+	}
+	for i := range 20 {
+		if _, err := m.Procedural().Store(ctx, engram.Procedure{Name: fmt.Sprintf("proc-%d", i), SuccessRate: float64(i) / 20}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if err := m.Flush(ctx); err != nil {
+		b.Fatal(err)
+	}
+	return m
+}
+
+func BenchmarkBootstrap(b *testing.B) {
+	m := openBench(b, b.TempDir(), 10_000, 10_000)
+	defer m.Close()
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		res, err := m.Bootstrap(ctx)
+		if err != nil || len(res.RecentEpisodes) != 20 {
+			b.Fatal(err, len(res.RecentEpisodes))
+		}
+	}
+}
+
+func BenchmarkColdStart(b *testing.B) {
+	dir := b.TempDir()
+	openBench(b, dir, 10_000, 10_000).Close()
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		m, err := engram.New(engram.Tier1, engram.WithDir(dir))
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := m.Bootstrap(ctx); err != nil {
+			b.Fatal(err)
+		}
+		if err := m.Close(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkStoreSemantic(b *testing.B) {
+	m := openBench(b, b.TempDir(), 10_000, 0)
+	defer m.Close()
+	ctx := context.Background()
+	entries := benchEntries(3, 1<<16)
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		if _, err := m.Semantic().Store(ctx, entries[i%len(entries)]); err != nil {
+			b.Fatal(err)
+		}
+		i++
+	}
+}
+
+func BenchmarkStoreSemanticBatch(b *testing.B) {
+	m := openBench(b, b.TempDir(), 0, 0)
+	defer m.Close()
+	ctx := context.Background()
+	entries := benchEntries(4, 1000)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := m.Semantic().StoreBatch(ctx, entries); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.N*len(entries))/b.Elapsed().Seconds(), "entries/s")
+}
+
+func BenchmarkSnapshot(b *testing.B) {
+	m := openBench(b, b.TempDir(), 0, 0)
+	defer m.Close()
+	ctx := context.Background()
+	rng := rand.New(rand.NewPCG(5, 5))
+	msgs := make([]engram.Message, 20)
+	for i := range msgs {
+		msgs[i] = engram.Message{Role: []string{"user", "assistant"}[i%2], Content: sentence(rng, 30)}
+	}
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		err := m.Snapshot(ctx, engram.SessionSnapshot{
+			SessionID:    fmt.Sprintf("s%d", i%100),
+			Messages:     msgs,
+			Summary:      "worked on the deploy pipeline",
+			KeyDecisions: []string{"roll back on red", "page on-call"},
+			TaskIDs:      []string{"t1"},
+			TotalTokens:  1200,
+		})
+		if err != nil {
+			b.Fatal(err)
+		}
+		i++
+	}
+}
+
+// BenchmarkFlush changes one entry and flushes, so every op rebuilds
+// memory.md and writes it.
+func BenchmarkFlush(b *testing.B) {
+	m := openBench(b, b.TempDir(), 10_000, 0)
+	defer m.Close()
+	ctx := context.Background()
+	top, err := m.Semantic().List(ctx, engram.ListOptions{Limit: 1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	id := top[0].ID
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		if _, err := m.Semantic().Update(ctx, id, engram.SemanticPatch{Summary: new(fmt.Sprintf("top fact, version %d", i))}); err != nil {
+			b.Fatal(err)
+		}
+		if err := m.Flush(ctx); err != nil {
+			b.Fatal(err)
+		}
+		i++
+	}
+}
+
+func BenchmarkWorkingAdd(b *testing.B) {
+	m, err := engram.New(engram.Tier1, engram.InMemory())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer m.Close()
+	w := m.Working()
+	items := make([]engram.WorkingItem, 64)
+	for i := range items {
+		items[i] = engram.WorkingItem{ID: fmt.Sprintf("item-%d", i), Content: fmt.Sprintf("thought number %d", i), Importance: float64(i%10) / 10, AddedAt: time.Unix(int64(i), 0)}
+	}
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		if _, err := w.Add(items[i%len(items)]); err != nil {
+			b.Fatal(err)
+		}
+		i++
+	}
+}
+
+func BenchmarkWorkingGet(b *testing.B) {
+	m, err := engram.New(engram.Tier1, engram.InMemory())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer m.Close()
+	w := m.Working()
+	var ids []string
+	for i := range w.Capacity() {
+		id := fmt.Sprintf("item-%d", i)
+		ids = append(ids, id)
+		if _, err := w.Add(engram.WorkingItem{ID: id, Content: "thought", Importance: 0.5, Tags: []string{"t"}}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		if _, err := w.Get(ids[i%len(ids)]); err != nil {
+			b.Fatal(err)
+		}
+		i++
+	}
+}
+
+// BenchmarkBaselineInsertFTS measures the bare driver: a prepared INSERT
+// into a table with the same FTS5 triggers as engram's semantic table,
+// through database/sql and modernc.org/sqlite with the same pragmas, one
+// row per transaction and 1,000 per transaction. It is the yardstick for
+// BenchmarkStoreSemantic and BenchmarkStoreSemanticBatch.
+func BenchmarkBaselineInsertFTS(b *testing.B) {
+	open := func(b *testing.B) (*sql.DB, *sql.Stmt) {
+		path := filepath.Join(b.TempDir(), "baseline.db")
+		db, err := sql.Open("sqlite", path+"?_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)&_pragma=cache_size(-16384)")
+		if err != nil {
+			b.Fatal(err)
+		}
+		db.SetMaxOpenConns(1)
+		for _, q := range []string{
+			`CREATE TABLE t (pk INTEGER PRIMARY KEY, id TEXT NOT NULL, agent_id TEXT NOT NULL, content TEXT NOT NULL,
+				summary TEXT NOT NULL, importance REAL NOT NULL, tags TEXT NOT NULL, created_at INTEGER NOT NULL,
+				UNIQUE (agent_id, id))`,
+			`CREATE INDEX t_rank ON t (agent_id, importance DESC, created_at DESC, id)`,
+			`CREATE VIRTUAL TABLE t_fts USING fts5(content, tags, content='t', content_rowid='pk', tokenize='porter unicode61')`,
+			`CREATE TRIGGER t_ai AFTER INSERT ON t BEGIN
+				INSERT INTO t_fts (rowid, content, tags) VALUES (new.pk, new.content, new.tags); END`,
+		} {
+			if _, err := db.Exec(q); err != nil {
+				b.Fatal(err)
+			}
+		}
+		st, err := db.Prepare(`INSERT INTO t (id, agent_id, content, summary, importance, tags, created_at) VALUES (?, 'default', ?, ?, ?, ?, ?)`)
+		if err != nil {
+			b.Fatal(err)
+		}
+		// 10K rows present, as for BenchmarkStoreSemantic.
+		tx, _ := db.Begin()
+		for i, e := range benchEntries(1, 10_000) {
+			if _, err := tx.Stmt(st).Exec(fmt.Sprintf("pre-%d", i), e.Content, e.Content, e.Importance, `["x"]`, i); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if err := tx.Commit(); err != nil {
+			b.Fatal(err)
+		}
+		return db, st
+	}
+	b.Run("rows=1", func(b *testing.B) {
+		db, st := open(b)
+		defer db.Close()
+		entries := benchEntries(3, 1<<16)
+		b.ReportAllocs()
+		i := 0
+		for b.Loop() {
+			e := entries[i%len(entries)]
+			tx, err := db.Begin()
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, err := tx.Stmt(st).Exec(fmt.Sprintf("id-%d", i), e.Content, e.Content, e.Importance, `["x"]`, i); err != nil {
+				b.Fatal(err)
+			}
+			if err := tx.Commit(); err != nil {
+				b.Fatal(err)
+			}
+			i++
+		}
+	})
+	b.Run("rows=1000", func(b *testing.B) {
+		db, st := open(b)
+		defer db.Close()
+		entries := benchEntries(4, 1000)
+		b.ReportAllocs()
+		n := 0
+		for b.Loop() {
+			tx, err := db.Begin()
+			if err != nil {
+				b.Fatal(err)
+			}
+			s := tx.Stmt(st)
+			for _, e := range entries {
+				if _, err := s.Exec(fmt.Sprintf("id-%d", n), e.Content, e.Content, e.Importance, `["x"]`, n); err != nil {
+					b.Fatal(err)
+				}
+				n++
+			}
+			if err := tx.Commit(); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "rows/s")
+	})
+}
+

@@ -1,0 +1,196 @@
+package engram_test
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/engram-go/engram"
+	"github.com/engram-go/engram/internal/testutil"
+)
+
+var stressFor = flag.Duration("stress", 3*time.Second, "how long TestConcurrentReadersAndWriters runs")
+
+// TestConcurrentReadersAndWriters runs 8 writing and 8 reading goroutines
+// against one database file for -stress (3s by default), through two
+// Memory handles (two agents) so that writers also meet each other across
+// connections. Run it under -race. Every call must succeed ("database is
+// locked" included), and afterwards the counts must be exact and the
+// integrity checks (run by testutil at cleanup) clean.
+func TestConcurrentReadersAndWriters(t *testing.T) {
+	if testing.Short() {
+		t.Skip("stress test")
+	}
+	path := testutil.TempDB(t)
+	agents := []*engram.Memory{testutil.OpenPath(t, path, "alpha"), testutil.OpenPath(t, path, "beta")}
+	ctx := context.Background()
+
+	type tally struct {
+		semantic, episodes, snapshots, links, outcomes atomic.Int64
+	}
+	tallies := make([]*tally, len(agents))
+	procs := make([]string, len(agents))
+	var known [2]sync.Map // agent index → set of semantic IDs stored so far
+	for i, m := range agents {
+		tallies[i] = &tally{}
+		id, err := m.Procedural().Store(ctx, engram.Procedure{Name: "work", SuccessRate: 0.5, Tags: []string{"w"}})
+		require.NoError(t, err)
+		procs[i] = id
+	}
+
+	deadline := time.Now().Add(*stressFor)
+	var wg sync.WaitGroup
+	var failures atomic.Int64
+	var firstErr sync.Once
+	fail := func(who string, err error) {
+		failures.Add(1)
+		firstErr.Do(func() { t.Errorf("%s: %v", who, err) })
+	}
+
+	for w := range 8 {
+		wg.Go(func() {
+			a := w % 2
+			m, tl := agents[a], tallies[a]
+			rng := rand.New(rand.NewPCG(uint64(w), 42))
+			var prev string
+			for i := 0; time.Now().Before(deadline); i++ {
+				id, err := m.Semantic().Store(ctx, engram.SemanticEntry{
+					Content:    fmt.Sprintf("writer %d fact %d about deploys and databases", w, i),
+					Importance: rng.Float64(),
+					Tags:       []string{"w", fmt.Sprint(w)},
+				})
+				if err != nil {
+					fail("Store", err)
+					return
+				}
+				tl.semantic.Add(1)
+				known[a].Store(id, true)
+				if _, err := m.Episodic().Log(ctx, engram.Episode{Content: fmt.Sprintf("writer %d did %d", w, i), TaskID: fmt.Sprintf("t%d", w)}); err != nil {
+					fail("Log", err)
+					return
+				}
+				tl.episodes.Add(1)
+				if prev != "" {
+					if err := m.Links().Add(ctx, engram.Link{SourceID: prev, TargetID: id, Type: engram.LinkSequential}); err != nil {
+						fail("Links.Add", err)
+						return
+					}
+					tl.links.Add(1)
+				}
+				prev = id
+				switch i % 10 {
+				case 3:
+					if _, err := m.Procedural().RecordOutcome(ctx, procs[a], rng.IntN(2) == 0); err != nil {
+						fail("RecordOutcome", err)
+						return
+					}
+					tl.outcomes.Add(1)
+				case 6:
+					batch := []engram.SemanticEntry{{Content: "batch a", Importance: 0.2}, {Content: "batch b", Importance: 0.3}}
+					got, err := m.Semantic().StoreBatch(ctx, batch)
+					if err != nil {
+						fail("StoreBatch", err)
+						return
+					}
+					tl.semantic.Add(int64(len(got)))
+					for _, id := range got {
+						known[a].Store(id, true)
+					}
+				case 8:
+					if err := m.Snapshot(ctx, engram.SessionSnapshot{SessionID: fmt.Sprintf("w%d-%d", w, i), Summary: "s"}); err != nil {
+						fail("Snapshot", err)
+						return
+					}
+					tl.snapshots.Add(1)
+				case 9:
+					if _, err := m.Working().Add(engram.WorkingItem{Content: fmt.Sprintf("thought %d/%d", w, i), Importance: rng.Float64()}); err != nil {
+						fail("Working.Add", err)
+						return
+					}
+					if err := m.Flush(ctx); err != nil {
+						fail("Flush", err)
+						return
+					}
+				}
+			}
+		})
+	}
+
+	var reads atomic.Int64
+	for r := range 8 {
+		wg.Go(func() {
+			a := r % 2
+			m := agents[a]
+			for i := 0; time.Now().Before(deadline); i++ {
+				var err error
+				switch i % 8 {
+				case 0:
+					_, err = m.Bootstrap(ctx)
+				case 1:
+					_, err = m.Semantic().List(ctx, engram.ListOptions{Limit: 20})
+				case 2:
+					_, err = m.Episodic().Recent(ctx, 20)
+				case 3:
+					_, err = m.Procedural().FindByTags(ctx, []string{"w"}, 5)
+				case 4:
+					known[a].Range(func(k, _ any) bool {
+						_, err = m.Semantic().Get(ctx, k.(string))
+						return false
+					})
+				case 5:
+					known[a].Range(func(k, _ any) bool {
+						_, err = m.Links().Traverse(ctx, k.(string), 3)
+						return false
+					})
+				case 6:
+					_, err = m.Stats(ctx)
+				case 7:
+					_, err = m.Working().Find("thought")
+				}
+				if err != nil {
+					fail(fmt.Sprintf("reader %d op %d", r, i%8), err)
+					return
+				}
+				reads.Add(1)
+			}
+		})
+	}
+	wg.Wait()
+	require.Zero(t, failures.Load(), "calls failed")
+
+	flushed := 0
+	for i, m := range agents {
+		st, err := m.Stats(ctx)
+		require.NoError(t, err)
+		tl := tallies[i]
+		// Flush may keep working items above the importance threshold in
+		// semantic memory; count those separately.
+		list, err := m.Semantic().List(ctx, engram.ListOptions{Limit: 10000})
+		require.NoError(t, err)
+		kept := 0
+		for _, e := range list {
+			if _, ok := known[i].Load(e.ID); !ok {
+				kept++
+			}
+		}
+		flushed += kept
+		assert.Equal(t, int(tl.semantic.Load())+kept, st.Semantic, "semantic count of %s", m.AgentID())
+		assert.Equal(t, int(tl.episodes.Load()), st.Episodes, "episodes of %s", m.AgentID())
+		assert.Equal(t, int(tl.snapshots.Load()), st.Snapshots, "snapshots of %s", m.AgentID())
+		assert.Equal(t, int(tl.links.Load()), st.Links, "links of %s", m.AgentID())
+		p, err := m.Procedural().Get(ctx, procs[i])
+		require.NoError(t, err)
+		assert.Equal(t, int(tl.outcomes.Load()), p.UseCount, "outcomes of %s", m.AgentID())
+	}
+	t.Logf("%v: %d semantic, %d episodes, %d reads, %d flushed working items",
+		*stressFor, tallies[0].semantic.Load()+tallies[1].semantic.Load(),
+		tallies[0].episodes.Load()+tallies[1].episodes.Load(), reads.Load(), flushed)
+}
