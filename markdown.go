@@ -57,7 +57,7 @@ func (m *Memory) renderMarkdown(ctx context.Context) ([]byte, error) {
 	case len(entries) < total:
 		fmt.Fprintf(&b, "<!-- engram memory.md v1: generated from the database; edits here are overwritten. The %d most important of %d entries. -->\n", len(entries), total)
 	default:
-		fmt.Fprintf(&b, "<!-- engram memory.md v1: generated from the database; edits here are overwritten. All %d entries. -->\n", total)
+		fmt.Fprintf(&b, "<!-- engram memory.md v1: generated from the database; edits here are overwritten. All %s. -->\n", plural(total, "entry", "entries"))
 	}
 	b.WriteString("\n")
 	for _, e := range entries {
@@ -146,4 +146,11 @@ func writeFileAtomic(path string, data []byte) (bool, error) {
 		return false, err
 	}
 	return true, os.Rename(tmp, path)
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + many
 }

@@ -1,0 +1,59 @@
+// Package engram gives an AI agent a memory that lasts: a small working set
+// in process, and semantic, episodic and procedural memory in one SQLite
+// file, with full-text search, links between memories and a human-readable
+// memory.md of what the agent knows. It is pure Go (no cgo), runs in
+// process and needs no server and no API key.
+//
+// # Getting started
+//
+// An agent runtime opens one [Memory] per agent, calls [Memory.Bootstrap]
+// when a session starts, stores what it learns while it works and calls
+// [Memory.Flush] and [Memory.Snapshot] when the session ends:
+//
+//	m, err := engram.New(engram.Tier1, engram.WithAgent("support-bot"))
+//	if err != nil { … }
+//	defer m.Close()
+//
+//	boot, err := m.Bootstrap(ctx)           // memory.md, recent episodes, procedures
+//	m.Semantic().Store(ctx, engram.SemanticEntry{Content: "…", Importance: 0.8})
+//	m.Episodic().Log(ctx, engram.Episode{Content: "…", Type: engram.EventDecisionMade})
+//	m.Working().Add(engram.WorkingItem{Content: "…", Importance: 0.9})
+//	m.Flush(ctx)                            // keep important working items, rewrite memory.md
+//	m.Snapshot(ctx, engram.SessionSnapshot{SessionID: "…", Summary: "…"})
+//
+// # The four kinds of memory
+//
+//   - [Working]: the handful of items (7 by default) the agent is thinking
+//     about, in process, with FIFO, LRU or importance eviction.
+//   - [Semantic]: long-term knowledge with importance, tags and access
+//     counts, projected to memory.md.
+//   - [Episodic]: the log of what happened, and snapshots of sessions.
+//   - [Procedural]: learned workflows and how often they succeed.
+//
+// [Links] connect memories of any kind into a graph that
+// [Links.Traverse] walks in one query.
+//
+// # Storage
+//
+// Everything lives in one SQLite file in WAL mode, by default
+// .engram/memory/{agent}/memory.db, beside the memory.md projection. Every
+// write is one transaction: a memory, its full-text entry and its links are
+// written together or not at all. Several agents may share a file
+// ([WithPath]); a Memory only ever sees its own agent's rows. The schema is
+// versioned, and a file written by a newer engram is refused
+// ([ErrSchemaTooNew]).
+//
+// # Errors
+//
+// Errors are values to test with [errors.Is] and [errors.As]: bad input
+// matches [ErrInvalid] (the concrete [*InvalidError] names the field), a
+// missing memory [ErrNotFound], a duplicate ID [ErrExists], a call after
+// Close [ErrClosed], and a SQLite failure is a [*DatabaseError]. A call that
+// fails changes nothing.
+//
+// # Concurrency
+//
+// A Memory is safe for concurrent use by many goroutines. Writes queue
+// inside the process, so concurrent writers never see "database is
+// locked"; reads run beside writes.
+package engram

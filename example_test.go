@@ -1,0 +1,148 @@
+package engram_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/engram-go/engram"
+)
+
+// A fixed clock makes the examples' output stable.
+func exampleClock() func() time.Time {
+	t := time.Date(2026, 5, 1, 9, 0, 0, 0, time.UTC)
+	return func() time.Time { return t }
+}
+
+func Example() {
+	dir, _ := os.MkdirTemp("", "engram-example")
+	defer os.RemoveAll(dir)
+	ctx := context.Background()
+
+	m, err := engram.New(engram.Tier1, engram.WithDir(dir), engram.WithAgent("helper"), engram.WithClock(exampleClock()))
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer m.Close()
+
+	if _, err := m.Semantic().Store(ctx, engram.SemanticEntry{ID: "fact-1", Content: "The user's name is Ada", Importance: 0.9}); err != nil {
+		log.Fatal(err)
+	}
+	if _, err := m.Episodic().Log(ctx, engram.Episode{Content: "Greeted Ada", Type: engram.EventUserFeedback}); err != nil {
+		log.Fatal(err)
+	}
+	if err := m.Flush(ctx); err != nil {
+		log.Fatal(err)
+	}
+
+	boot, err := m.Bootstrap(ctx)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Print(boot.SemanticContext)
+	fmt.Println(len(boot.RecentEpisodes), "recent episode:", boot.RecentEpisodes[0].Content)
+	// Output:
+	// # Memory of agent "helper"
+	//
+	// <!-- engram memory.md v1: generated from the database; edits here are overwritten. All 1 entry. -->
+	//
+	// - (0.90) The user's name is Ada <!-- id:fact-1 -->
+	// 1 recent episode: Greeted Ada
+}
+
+func ExampleWorking_Add() {
+	m, err := engram.New(engram.Tier1, engram.InMemory(), engram.WithWorkingCapacity(2), engram.WithEviction(engram.EvictImportance))
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer m.Close()
+	w := m.Working()
+	w.Add(engram.WorkingItem{ID: "goal", Content: "ship the release", Importance: 0.9})
+	w.Add(engram.WorkingItem{ID: "aside", Content: "the coffee is cold", Importance: 0.1})
+	evicted, _ := w.Add(engram.WorkingItem{ID: "blocker", Content: "CI is red", Importance: 0.8})
+	fmt.Println("evicted:", evicted[0].ID)
+	items, _ := w.Items()
+	for _, it := range items {
+		fmt.Println(it.ID)
+	}
+	// Output:
+	// evicted: aside
+	// blocker
+	// goal
+}
+
+func ExampleProcedural_RecordOutcome() {
+	m, err := engram.New(engram.Tier1, engram.InMemory())
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer m.Close()
+	ctx := context.Background()
+	id, _ := m.Procedural().Store(ctx, engram.Procedure{Name: "deploy", Pattern: "test; build; push", SuccessRate: 0.5})
+	for _, ok := range []bool{true, true, false} {
+		p, _ := m.Procedural().RecordOutcome(ctx, id, ok)
+		fmt.Printf("uses=%d rate=%.3f\n", p.UseCount, p.SuccessRate)
+	}
+	// Output:
+	// uses=1 rate=0.550
+	// uses=2 rate=0.595
+	// uses=3 rate=0.536
+}
+
+func ExampleLinks_Traverse() {
+	m, err := engram.New(engram.Tier1, engram.InMemory())
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer m.Close()
+	ctx := context.Background()
+	m.Semantic().Store(ctx, engram.SemanticEntry{ID: "cause", Content: "the disk filled up", Importance: 0.6})
+	m.Episodic().Log(ctx, engram.Episode{ID: "outage", Content: "the API went down", Type: engram.EventErrorEncountered})
+	m.Procedural().Store(ctx, engram.Procedure{ID: "cleanup", Name: "rotate logs"})
+	m.Links().Add(ctx, engram.Link{SourceID: "cause", TargetID: "outage", Type: engram.LinkCausal})
+	m.Links().Add(ctx, engram.Link{SourceID: "cleanup", TargetID: "cause", Type: engram.LinkSupports, Strength: 0.8})
+
+	near, _ := m.Links().Traverse(ctx, "outage", 2)
+	for _, n := range near {
+		fmt.Println(n.Depth, n.Type, n.ID)
+	}
+	// Output:
+	// 1 semantic cause
+	// 2 procedural cleanup
+}
+
+func ExampleInvalidError() {
+	m, err := engram.New(engram.Tier1, engram.InMemory())
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer m.Close()
+	_, err = m.Semantic().Store(context.Background(), engram.SemanticEntry{Content: "too sure", Importance: 1.5})
+	var ie *engram.InvalidError
+	if errors.As(err, &ie) {
+		fmt.Println(errors.Is(err, engram.ErrInvalid), ie.Field)
+	}
+	// Output:
+	// true entry.Importance
+}
+
+func ExampleNew_sharedFile() {
+	dir, _ := os.MkdirTemp("", "engram-example")
+	defer os.RemoveAll(dir)
+	path := filepath.Join(dir, "team.db")
+	alice, _ := engram.New(engram.Tier1, engram.WithPath(path), engram.WithAgent("alice"))
+	defer alice.Close()
+	bob, _ := engram.New(engram.Tier1, engram.WithPath(path), engram.WithAgent("bob"))
+	defer bob.Close()
+
+	ctx := context.Background()
+	id, _ := alice.Semantic().Store(ctx, engram.SemanticEntry{Content: "alice's secret", Importance: 0.5})
+	_, err := bob.Semantic().Get(ctx, id)
+	fmt.Println(errors.Is(err, engram.ErrNotFound))
+	// Output:
+	// true
+}
