@@ -338,4 +338,3 @@ func BenchmarkBaselineInsertFTS(b *testing.B) {
 		b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "rows/s")
 	})
 }
-

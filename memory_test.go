@@ -152,16 +152,19 @@ func TestEveryCallAfterCloseReturnsErrClosed(t *testing.T) {
 		"Semantic.RecordAccess": func() error {
 			return m.Semantic().RecordAccess(ctx, id)
 		},
-		"Episodic.Log":            func() error { _, err := m.Episodic().Log(ctx, engram.Episode{Content: "x"}); return err },
-		"Episodic.LogBatch":       func() error { _, err := m.Episodic().LogBatch(ctx, []engram.Episode{{Content: "x"}}); return err },
-		"Episodic.Get":            func() error { _, err := m.Episodic().Get(ctx, id); return err },
-		"Episodic.Today":          func() error { _, err := m.Episodic().Today(ctx); return err },
-		"Episodic.Recent":         func() error { _, err := m.Episodic().Recent(ctx, 5); return err },
-		"Episodic.ByTask":         func() error { _, err := m.Episodic().ByTask(ctx, "t"); return err },
-		"Episodic.Range":          func() error { _, err := m.Episodic().Range(ctx, time.Time{}, time.Time{}); return err },
-		"Episodic.Delete":         func() error { return m.Episodic().Delete(ctx, id) },
-		"Episodic.Prune":          func() error { _, err := m.Episodic().Prune(ctx, 1); return err },
-		"Episodic.SaveSnapshot":   func() error { _, err := m.Episodic().SaveSnapshot(ctx, engram.SessionSnapshot{SessionID: "s"}); return err },
+		"Episodic.Log":      func() error { _, err := m.Episodic().Log(ctx, engram.Episode{Content: "x"}); return err },
+		"Episodic.LogBatch": func() error { _, err := m.Episodic().LogBatch(ctx, []engram.Episode{{Content: "x"}}); return err },
+		"Episodic.Get":      func() error { _, err := m.Episodic().Get(ctx, id); return err },
+		"Episodic.Today":    func() error { _, err := m.Episodic().Today(ctx); return err },
+		"Episodic.Recent":   func() error { _, err := m.Episodic().Recent(ctx, 5); return err },
+		"Episodic.ByTask":   func() error { _, err := m.Episodic().ByTask(ctx, "t"); return err },
+		"Episodic.Range":    func() error { _, err := m.Episodic().Range(ctx, time.Time{}, time.Time{}); return err },
+		"Episodic.Delete":   func() error { return m.Episodic().Delete(ctx, id) },
+		"Episodic.Prune":    func() error { _, err := m.Episodic().Prune(ctx, 1); return err },
+		"Episodic.SaveSnapshot": func() error {
+			_, err := m.Episodic().SaveSnapshot(ctx, engram.SessionSnapshot{SessionID: "s"})
+			return err
+		},
 		"Episodic.LatestSnapshot": func() error { _, err := m.Episodic().LatestSnapshot(ctx, ""); return err },
 		"Episodic.Snapshots":      func() error { _, err := m.Episodic().Snapshots(ctx, "s"); return err },
 		"Procedural.Store":        func() error { _, err := m.Procedural().Store(ctx, engram.Procedure{Name: "p"}); return err },
