@@ -88,11 +88,14 @@ func (e *Episodic) prepare(field string, ep Episode, now time.Time) (episodeRow,
 	if err := ep.Type.Validate(); err != nil {
 		return episodeRow{}, invalid(field+".Type", "unknown event type %q", string(ep.Type))
 	}
-	for f, v := range map[string]string{".TaskID": ep.TaskID, ".SessionID": ep.SessionID} {
-		if v != "" {
-			if err := validateID(field+f, v); err != nil {
-				return episodeRow{}, err
-			}
+	if ep.TaskID != "" {
+		if err := validateID(field+".TaskID", ep.TaskID); err != nil {
+			return episodeRow{}, err
+		}
+	}
+	if ep.SessionID != "" {
+		if err := validateID(field+".SessionID", ep.SessionID); err != nil {
+			return episodeRow{}, err
 		}
 	}
 	if math.IsNaN(ep.Cost) || math.IsInf(ep.Cost, 0) || ep.Cost < 0 {

@@ -36,6 +36,7 @@ func TestNewRejectsBadOptionsBeforeTouchingDisk(t *testing.T) {
 		"nil logger":       {engram.WithDir(base), engram.WithLogger(nil)},
 		"memory and dir":   {engram.WithDir(base), engram.InMemory()},
 		"path and dir":     {engram.WithDir(base), engram.WithPath(filepath.Join(base, "x.db"))},
+		"question mark":    {engram.WithPath(filepath.Join(base, "a?b.db"))},
 		"empty dir":        {engram.WithDir("")},
 		"bad config":       {engram.WithDir(base), engram.WithConfig(engram.Config{})},
 		"threshold is NaN": {engram.WithDir(base), engram.WithConfig(func() engram.Config { c := engram.DefaultConfig(); c.Semantic.ImportanceThreshold = nan(); return c }())},

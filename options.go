@@ -3,6 +3,7 @@ package engram
 import (
 	"log/slog"
 	"regexp"
+	"strings"
 	"time"
 )
 
@@ -57,8 +58,11 @@ func WithAgent(id string) Option { return func(s *settings) { s.agent = id } }
 // and the projection {base}/{agent}/memory.md. The default is [DefaultDir].
 func WithDir(base string) Option {
 	return func(s *settings) {
-		if base == "" {
+		switch {
+		case base == "":
 			s.fail(invalid("WithDir", "directory must not be empty"))
+		case strings.Contains(base, "?"):
+			s.fail(invalid("WithDir", "directory %q must not contain '?'", base))
 		}
 		s.dir = base
 	}
@@ -69,8 +73,12 @@ func WithDir(base string) Option {
 // unless [WithMarkdownPath] is also given.
 func WithPath(path string) Option {
 	return func(s *settings) {
-		if path == "" {
+		switch {
+		case path == "":
 			s.fail(invalid("WithPath", "path must not be empty"))
+		case strings.Contains(path, "?"):
+			// The path becomes a SQLite DSN, where '?' starts the options.
+			s.fail(invalid("WithPath", "path %q must not contain '?'", path))
 		}
 		s.path = path
 	}

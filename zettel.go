@@ -41,10 +41,11 @@ func (l *Links) Add(ctx context.Context, link Link) error {
 	if math.IsNaN(link.Strength) || link.Strength < 0 || link.Strength > 1 {
 		return invalid("Strength", "%v is outside [0, 1]", link.Strength)
 	}
-	for f, t := range map[string]MemoryType{"SourceType": link.SourceType, "TargetType": link.TargetType} {
-		if t != "" && t != TypeSemantic && t != TypeEpisodic && t != TypeProcedural {
-			return invalid(f, "%q is not a stored memory type", string(t))
-		}
+	if err := validateEndType("SourceType", link.SourceType); err != nil {
+		return err
+	}
+	if err := validateEndType("TargetType", link.TargetType); err != nil {
+		return err
 	}
 	if link.Strength == 0 {
 		link.Strength = 1
@@ -70,6 +71,15 @@ func (l *Links) Add(ctx context.Context, link Link) error {
 			string(link.Type), link.Strength, ms(link.CreatedAt))
 		return err
 	})
+}
+
+// validateEndType accepts an unset type or a type stored in the database.
+func validateEndType(field string, t MemoryType) error {
+	switch t {
+	case "", TypeSemantic, TypeEpisodic, TypeProcedural:
+		return nil
+	}
+	return invalid(field, "%q is not a stored memory type", string(t))
 }
 
 // resolveType finds which of the agent's stores holds id. When want is set
