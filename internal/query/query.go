@@ -1,0 +1,96 @@
+// Package query turns text into safe FTS5 match expressions.
+//
+// User text is never handed to FTS5 as syntax: Compile tokenizes it the way
+// the index's unicode61 tokenizer does (letters, digits and private-use
+// characters make tokens; everything else separates them; case folded),
+// drops stopwords and quotes every term, so operators, quotes, colons,
+// stars and carets in the input are inert. Terms are ORed, letting BM25
+// rank documents by how many of the terms they contain and how rare those
+// are, instead of requiring every word.
+package query
+
+import (
+	"strings"
+	"unicode"
+)
+
+// MaxTerms bounds the terms of a compiled expression: a longer text keeps
+// its first MaxTerms distinct terms.
+const MaxTerms = 32
+
+// Tokens splits text into lowercase tokens as SQLite's unicode61 tokenizer
+// does: runs of letters (L*), digits (N*) and private-use characters (Co).
+func Tokens(text string) []string {
+	var out []string
+	start := -1
+	for i, r := range text {
+		if isTokenRune(r) {
+			if start < 0 {
+				start = i
+			}
+			continue
+		}
+		if start >= 0 {
+			out = append(out, strings.ToLower(text[start:i]))
+			start = -1
+		}
+	}
+	if start >= 0 {
+		out = append(out, strings.ToLower(text[start:]))
+	}
+	return out
+}
+
+func isTokenRune(r rune) bool {
+	return unicode.IsLetter(r) || unicode.IsNumber(r) || unicode.Is(unicode.Co, r)
+}
+
+// Terms returns the distinct tokens of text that are not stopwords, in
+// order of first appearance, at most MaxTerms. When every token is a
+// stopword it returns the distinct tokens instead, so that a question such
+// as "who is it?" still searches for something.
+func Terms(text string) []string {
+	toks := Tokens(text)
+	seen := make(map[string]bool, len(toks))
+	var terms, all []string
+	for _, t := range toks {
+		if seen[t] {
+			continue
+		}
+		seen[t] = true
+		all = append(all, t)
+		if !IsStopword(t) {
+			terms = append(terms, t)
+		}
+	}
+	if len(terms) == 0 {
+		terms = all
+	}
+	if len(terms) > MaxTerms {
+		terms = terms[:MaxTerms]
+	}
+	return terms
+}
+
+// Compile returns an FTS5 expression that ORs the quoted terms of text,
+// and the terms. It returns "" when text has no tokens at all; the caller
+// should then return no results rather than run a query.
+func Compile(text string) (expr string, terms []string) {
+	terms = Terms(text)
+	return Or(terms), terms
+}
+
+// Or quotes each term and joins them with OR. A double quote inside a term
+// is doubled, as FTS5 strings require, so any term is safe.
+func Or(terms []string) string {
+	var b strings.Builder
+	for i, t := range terms {
+		if i > 0 {
+			b.WriteString(" OR ")
+		}
+		b.WriteByte('"')
+		b.WriteString(strings.ReplaceAll(t, `"`, `""`))
+		b.WriteByte('"')
+	}
+	return b.String()
+}
