@@ -314,22 +314,31 @@ func (s *Semantic) RecordAccess(ctx context.Context, ids ...string) error {
 		}
 		set[id] = true
 	}
-	list, _ := json.Marshal(ids)
 	now := s.m.now()
 	return s.m.db.write(ctx, "semantic.record_access", func(q *dbtx) error {
-		res, err := q.exec(`UPDATE semantic_memory SET access_count = access_count + 1, last_accessed_at = ?
-			WHERE agent_id = ? AND id IN (SELECT value FROM json_each(?))`, ms(now), s.m.agent, string(list))
+		n, err := s.bumpAccess(q, ids, now)
 		if err != nil {
 			return err
 		}
-		if n, err := res.RowsAffected(); err != nil || n != int64(len(set)) {
-			if err != nil {
-				return err
-			}
-			return fmt.Errorf("engram: record access: %d of %d entries: %w", len(set)-int(n), len(set), ErrNotFound)
+		if n != len(set) {
+			return fmt.Errorf("engram: record access: %d of %d entries: %w", len(set)-n, len(set), ErrNotFound)
 		}
 		return nil
 	})
+}
+
+// bumpAccess raises the access count of the agent's entries with the given
+// IDs by one and sets their last access to now, in one statement, and
+// returns how many entries it changed. Unknown IDs are skipped.
+func (s *Semantic) bumpAccess(q *dbtx, ids []string, now time.Time) (int, error) {
+	list, _ := json.Marshal(ids) // a []string always marshals
+	res, err := q.exec(`UPDATE semantic_memory SET access_count = access_count + 1, last_accessed_at = ?
+		WHERE agent_id = ? AND id IN (SELECT value FROM json_each(?))`, ms(now), s.m.agent, string(list))
+	if err != nil {
+		return 0, err
+	}
+	n, err := res.RowsAffected()
+	return int(n), err
 }
 
 func scanSemantic(r scanner) (SemanticEntry, error) {

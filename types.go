@@ -286,6 +286,7 @@ type Config struct {
 	Compaction   CompactionConfig
 	Zettelkasten ZettelkastenConfig
 	Bootstrap    BootstrapConfig
+	Search       SearchConfig
 	Limits       Limits
 	Storage      StorageConfig
 }
@@ -364,8 +365,16 @@ func DefaultConfig() Config {
 		},
 		Zettelkasten: ZettelkastenConfig{Enabled: true, LinkingThreshold: 0.85, MaxLinksPerEntry: 10},
 		Bootstrap:    BootstrapConfig{RecentEpisodes: 20, ActiveProcedures: 20},
-		Limits:       Limits{MaxContentBytes: 64 << 10, MaxTags: 32, MaxTagBytes: 64},
-		Storage:      StorageConfig{Synchronous: SyncNormal, BusyTimeout: 5 * time.Second, CacheMiB: 16, ReadConns: 4},
+		Search: SearchConfig{
+			TextWeight:       0.8,
+			ImportanceWeight: 0.1,
+			RecencyWeight:    0.1,
+			RecencyHalfLife:  30 * 24 * time.Hour,
+			ContextWeight:    0.7,
+			Candidates:       100,
+		},
+		Limits:  Limits{MaxContentBytes: 64 << 10, MaxTags: 32, MaxTagBytes: 64},
+		Storage: StorageConfig{Synchronous: SyncNormal, BusyTimeout: 5 * time.Second, CacheMiB: 16, ReadConns: 4},
 	}
 }
 
@@ -391,6 +400,11 @@ func (c Config) Validate() error {
 		{c.Zettelkasten.MaxLinksPerEntry >= 0, "Zettelkasten.MaxLinksPerEntry", "must not be negative"},
 		{c.Bootstrap.RecentEpisodes >= 0 && c.Bootstrap.RecentEpisodes <= 10_000, "Bootstrap.RecentEpisodes", "must be in [0, 10000]"},
 		{c.Bootstrap.ActiveProcedures >= 0 && c.Bootstrap.ActiveProcedures <= 10_000, "Bootstrap.ActiveProcedures", "must be in [0, 10000]"},
+		{c.Search.TextWeight >= 0 && c.Search.ImportanceWeight >= 0 && c.Search.RecencyWeight >= 0, "Search weights", "must not be negative"},
+		{c.Search.TextWeight+c.Search.ImportanceWeight+c.Search.RecencyWeight > 0, "Search weights", "must not all be zero"},
+		{c.Search.RecencyHalfLife > 0, "Search.RecencyHalfLife", "must be positive"},
+		{unit(c.Search.ContextWeight), "Search.ContextWeight", "must be in [0, 1]"},
+		{c.Search.Candidates >= 1 && c.Search.Candidates <= 10_000, "Search.Candidates", "must be in [1, 10000]"},
 		{c.Limits.MaxContentBytes >= 1 && c.Limits.MaxContentBytes <= 16<<20, "Limits.MaxContentBytes", "must be in [1, 16 MiB]"},
 		{c.Limits.MaxTags >= 0 && c.Limits.MaxTags <= 1000, "Limits.MaxTags", "must be in [0, 1000]"},
 		{c.Limits.MaxTagBytes >= 1 && c.Limits.MaxTagBytes <= 1024, "Limits.MaxTagBytes", "must be in [1, 1024]"},

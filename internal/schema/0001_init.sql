@@ -45,6 +45,7 @@ CREATE TABLE episodic_log (
 );
 CREATE INDEX episodic_by_time ON episodic_log (agent_id, created_at DESC, pk DESC);
 CREATE INDEX episodic_by_task ON episodic_log (agent_id, task_id, created_at) WHERE task_id <> '';
+CREATE INDEX episodic_by_session ON episodic_log (agent_id, session_id, created_at, pk) WHERE session_id <> '';
 
 CREATE TABLE session_snapshots (
     pk            INTEGER PRIMARY KEY,

@@ -1,0 +1,71 @@
+package main
+
+import (
+	"context"
+	"os"
+	"testing"
+
+	"github.com/engram-go/engram"
+)
+
+// dataPath is where CI finds the shared data: ../shared beside the
+// repository.
+const dataPath = "../../../../shared/data/locomo/locomo10.json"
+
+// Recall the harness reached with the default configuration, minus one
+// point: a change that loses more than that fails CI.
+const (
+	floorR5  = 0.602 - 0.01
+	floorR10 = 0.696 - 0.01
+)
+
+func TestLoCoMoRecall(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the whole LoCoMo benchmark")
+	}
+	d, err := load(dataPath)
+	if err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("CI must have the LoCoMo data: %v", err)
+		}
+		t.Skipf("LoCoMo data not found: %v", err)
+	}
+	rep, err := run(context.Background(), d, engram.DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Log("\n" + rep.String())
+	n, r := rep.overall()
+	if n != 1536 {
+		t.Errorf("questions = %d, want 1536", n)
+	}
+	if r[1] < floorR5 || r[2] < floorR10 {
+		t.Errorf("R@5 = %.3f, R@10 = %.3f; want at least %.3f and %.3f", r[1], r[2], floorR5, floorR10)
+	}
+}
+
+func TestNormalizeEvidence(t *testing.T) {
+	turns := map[string]bool{"D8:6": true, "D9:17": true, "D11:26": true, "D4:4": true, "D1:5": true}
+	got := normalizeEvidence([]string{"D8:6; D9:17", "D", "D:11:26", "D4:4 D4:4,D01:05", "D99:1"}, turns)
+	want := []string{"D8:6", "D9:17", "D11:26", "D4:4", "D1:5"}
+	if len(got) != len(want) {
+		t.Fatalf("got %q, want %q", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("got %q, want %q", got, want)
+		}
+	}
+}
+
+func TestRecallArithmetic(t *testing.T) {
+	r := newReport(1)
+	r.add(4, []string{"a", "b"}, []string{"x", "a", "y", "z", "w", "b"})
+	_, rec := r.overall()
+	want := []float64{0, 0.5, 1, 1} // a at rank 2, b at rank 6
+	for i := range want {
+		if rec[i] != want[i] {
+			t.Fatalf("recall = %v, want %v", rec, want)
+		}
+	}
+}

@@ -1,0 +1,480 @@
+package engram
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"time"
+
+	sqlite3 "modernc.org/sqlite/lib"
+
+	"github.com/engram-go/engram/internal/query"
+)
+
+// SearchOptions says what to search for. The zero value of every field but
+// Query is sensible.
+type SearchOptions struct {
+	// Query is what to look for, in the words a person would use: "What did
+	// we decide about the deploy?". Any text is accepted; see [Memory.Search].
+	Query string
+	// Advanced makes Query an FTS5 expression (AND, OR, NOT, NEAR, "phrases",
+	// prefix*), for callers who want that syntax on purpose. A malformed
+	// expression returns an error matching [ErrInvalidQuery].
+	Advanced bool
+	// Types limits the search to these kinds of memory; empty means all four.
+	Types []MemoryType
+	// Tags keeps only memories carrying at least one of these tags. Episodes
+	// have no tags, so a tag filter leaves them out.
+	Tags []string
+	// Since and Until keep memories created in [Since, Until); a zero value
+	// leaves that side open.
+	Since, Until time.Time
+	// Limit caps the results; 0 means 10, at most 1000.
+	Limit int
+	// Threshold drops results whose Score is below it, in [0, 1].
+	Threshold float64
+}
+
+// Result is one memory found by a search, with the reasons for its rank.
+type Result struct {
+	Type      MemoryType
+	ID        string
+	Content   string
+	Snippet   string // a short excerpt with the matched terms in **bold**
+	Tags      []string
+	CreatedAt time.Time
+	// Score is the weighted blend of Parts, in [0, 1]; results come
+	// highest first.
+	Score float64
+	Parts ScoreParts
+	// ContextOf is set on an episode found as context: it was logged just
+	// before or after the episode ContextOf names, in the same session, and
+	// its Text part is a share of that match's (see
+	// [SearchConfig.ContextWeight]).
+	ContextOf string
+}
+
+// ScoreParts are the components of a [Result]'s Score, each in [0, 1].
+// Score = (wT·Text + wI·Importance + wR·Recency) / (wT + wI + wR), with the
+// weights of [SearchConfig].
+type ScoreParts struct {
+	// Text is the BM25 relevance relative to the best match of the query
+	// across all types: 1 for the best, less for weaker matches.
+	Text float64
+	// Importance is the memory's importance (semantic and working), its
+	// success rate (procedural), or 0.5 (episodic, which has none).
+	Importance float64
+	// Recency halves every [SearchConfig.RecencyHalfLife] since the memory
+	// was created, updated or last used.
+	Recency float64
+	// Vector is the vector similarity; it stays 0 in Tier 1.
+	Vector float64
+}
+
+// SearchConfig weighs the parts of a search score.
+type SearchConfig struct {
+	TextWeight       float64       // default 0.8
+	ImportanceWeight float64       // default 0.1
+	RecencyWeight    float64       // default 0.1
+	RecencyHalfLife  time.Duration // default 30 days
+	// ContextWeight brings in the context of matching episodes: the
+	// episodes logged just before and just after a match, in the same
+	// session, join the results with this share of the match's text
+	// relevance (unless their own is higher). In a conversation the answer
+	// is often the turn after the one that shares the question's words. 0
+	// turns it off; default 0.7, chosen on LoCoMo (see BENCHMARKS.md).
+	ContextWeight float64
+	// Candidates is how many full-text matches per memory type are ranked
+	// before the blend picks the results; default 100.
+	Candidates int
+}
+
+const (
+	defaultSearchLimit = 10
+	maxSearchLimit     = 1000
+	episodeImportance  = 0.5
+	snippetTokens      = 16
+)
+
+// Search finds the agent's memories that match a query, across semantic,
+// episodic and procedural memory and the working set, best first.
+//
+// The query is compiled, never passed raw to SQLite: it is tokenized like
+// the index, lowercased, stopwords are dropped, every term is quoted so FTS5
+// syntax in it is inert, and the terms are ORed, so a question finds the
+// memories that share its most telling words. A query with no words (only
+// punctuation or emoji) finds nothing. Each [Result] carries its Score and
+// the parts it is made of. Semantic hits count as accesses (one statement
+// for all of them).
+//
+// It returns an error matching [ErrInvalid] for bad options,
+// [ErrInvalidQuery] for a malformed Advanced expression, [ErrClosed] after
+// Close and a [*DatabaseError] when SQLite fails.
+func (m *Memory) Search(ctx context.Context, opts SearchOptions) ([]Result, error) {
+	if err := m.validateSearch(&opts); err != nil {
+		return nil, err
+	}
+	var expr string
+	var terms []string
+	if opts.Advanced {
+		expr = opts.Query
+		terms = query.Terms(opts.Query)
+	} else {
+		expr, terms = query.Compile(opts.Query)
+	}
+	if expr == "" {
+		return nil, nil
+	}
+	now := m.now()
+	want := func(t MemoryType) bool { return len(opts.Types) == 0 || slices.Contains(opts.Types, t) }
+	tagJSON := ""
+	if len(opts.Tags) > 0 {
+		b, _ := json.Marshal(opts.Tags)
+		tagJSON = string(b)
+	}
+	since, until := ms(opts.Since), int64(math.MaxInt64)
+	if !opts.Until.IsZero() {
+		until = ms(opts.Until)
+	}
+	k := m.cfg.Search.Candidates
+
+	var cands []candidate
+	err := m.db.read(ctx, "search", func(q *dbtx) error {
+		for _, src := range ftsSources {
+			if !want(src.typ) || (src.typ == TypeEpisodic && tagJSON != "") {
+				continue
+			}
+			rows, err := q.query(src.sql, expr, m.agent, since, until, tagJSON, k)
+			if err != nil {
+				return err
+			}
+			got, err := scanAll(rows, scanCandidate(src.typ))
+			if err != nil {
+				return err
+			}
+			cands = append(cands, got...)
+		}
+		return nil
+	})
+	if err != nil {
+		if opts.Advanced && sqliteCode(err)&0xff == sqlite3.SQLITE_ERROR {
+			return nil, fmt.Errorf("engram: search %q: %w: %v", opts.Query, ErrInvalidQuery, err)
+		}
+		return nil, err
+	}
+	if want(TypeWorking) {
+		cands = append(cands, m.working.candidates(terms, opts)...)
+	}
+	if w := m.cfg.Search.ContextWeight; w > 0 && want(TypeEpisodic) {
+		if cands, err = m.withContext(ctx, cands, w, since, until); err != nil {
+			return nil, err
+		}
+	}
+
+	results := m.rank(cands, now, opts)
+	var touched []string
+	for _, r := range results {
+		if r.Type == TypeSemantic {
+			touched = append(touched, r.ID)
+		}
+	}
+	if len(touched) > 0 {
+		// A memory deleted since the search is not worth failing the
+		// search for: the update skips it.
+		if err := m.semantic.touch(ctx, touched, now); err != nil {
+			return nil, err
+		}
+	}
+	return results, nil
+}
+
+func (m *Memory) validateSearch(opts *SearchOptions) error {
+	if err := validateText("Query", opts.Query, true, m.cfg.Limits.MaxContentBytes); err != nil {
+		return err
+	}
+	for i, t := range opts.Types {
+		if err := t.Validate(); err != nil {
+			return invalid(fmt.Sprintf("Types[%d]", i), "unknown memory type %q", string(t))
+		}
+	}
+	if err := validateTags("Tags", opts.Tags, m.cfg.Limits); err != nil {
+		return err
+	}
+	if !opts.Until.IsZero() && !opts.Until.After(opts.Since) {
+		return invalid("Until", "%v is not after Since (%v)", opts.Until, opts.Since)
+	}
+	if opts.Limit < 0 || opts.Limit > maxSearchLimit {
+		return invalid("Limit", "%d is outside [0, %d]", opts.Limit, maxSearchLimit)
+	}
+	if opts.Limit == 0 {
+		opts.Limit = defaultSearchLimit
+	}
+	if !unit(opts.Threshold) {
+		return invalid("Threshold", "%v is outside [0, 1]", opts.Threshold)
+	}
+	return nil
+}
+
+// candidate is a match before ranking. bm25 is FTS5's rank (negative;
+// lower is better), or for working items minus the fraction of terms found.
+type candidate struct {
+	Result
+	bm25       float64
+	importance float64
+	touched    time.Time // when it was created, updated or last used
+}
+
+// ftsSources are the full-text queries, one per stored memory type. CROSS
+// JOIN keeps the FTS table as the outer loop: FTS5 finds and ranks the
+// matches and the join looks up only those rows. (Left to itself, the
+// planner may scan the agent's rows and probe the index once per row,
+// hundreds of times slower.) Each
+// takes (expr, agent, since, until, tags JSON or ”, candidate limit) and
+// returns id, content, tags, created_at, importance, last touched, rank,
+// snippet.
+var ftsSources = []struct {
+	typ MemoryType
+	sql string
+}{
+	{TypeSemantic, `SELECT s.id, s.content, s.tags, s.created_at, s.importance,
+			max(s.updated_at, s.last_accessed_at), semantic_fts.rank,
+			snippet(semantic_fts, 0, '**', '**', '…', ` + fmt.Sprint(snippetTokens) + `)
+		FROM semantic_fts CROSS JOIN semantic_memory s ON s.pk = semantic_fts.rowid
+		WHERE semantic_fts MATCH ?1 AND s.agent_id = ?2 AND s.created_at >= ?3 AND s.created_at < ?4
+			AND (?5 = '' OR EXISTS (SELECT 1 FROM json_each(s.tags) t WHERE t.value IN (SELECT value FROM json_each(?5))))
+		ORDER BY semantic_fts.rank LIMIT ?6`},
+	{TypeEpisodic, `SELECT e.id, e.content, '[]', e.created_at, ` + fmt.Sprint(episodeImportance) + `,
+			e.created_at, episodic_fts.rank,
+			snippet(episodic_fts, 0, '**', '**', '…', ` + fmt.Sprint(snippetTokens) + `)
+		FROM episodic_fts CROSS JOIN episodic_log e ON e.pk = episodic_fts.rowid
+		WHERE episodic_fts MATCH ?1 AND e.agent_id = ?2 AND e.created_at >= ?3 AND e.created_at < ?4 AND ?5 = ''
+		ORDER BY episodic_fts.rank LIMIT ?6`},
+	{TypeProcedural, `SELECT p.id, p.name || ': ' || p.description, p.tags, p.created_at, p.success_rate,
+			p.updated_at, procedural_fts.rank,
+			snippet(procedural_fts, -1, '**', '**', '…', ` + fmt.Sprint(snippetTokens) + `)
+		FROM procedural_fts CROSS JOIN procedural_memory p ON p.pk = procedural_fts.rowid
+		WHERE procedural_fts MATCH ?1 AND p.agent_id = ?2 AND p.created_at >= ?3 AND p.created_at < ?4
+			AND (?5 = '' OR EXISTS (SELECT 1 FROM json_each(p.tags) t WHERE t.value IN (SELECT value FROM json_each(?5))))
+		ORDER BY procedural_fts.rank LIMIT ?6`},
+}
+
+func scanCandidate(typ MemoryType) func(scanner) (candidate, error) {
+	return func(r scanner) (candidate, error) {
+		c := candidate{Result: Result{Type: typ}}
+		var tags string
+		var created, touched int64
+		err := r.Scan(&c.ID, &c.Content, &tags, &created, &c.importance, &touched, &c.bm25, &c.Snippet)
+		if err != nil {
+			return c, err
+		}
+		c.CreatedAt, c.touched = fromMS(created), fromMS(touched)
+		c.Tags, err = decodeTags(tags)
+		return c, err
+	}
+}
+
+// contextSQL finds, for each matched episode named in ?2, the episodes
+// logged just before and just after it in its session, within [?3, ?4).
+const contextSQL = `
+	WITH hit AS (
+		SELECT e.id, e.session_id, e.created_at, e.pk FROM episodic_log e
+		WHERE e.agent_id = ?1 AND e.session_id <> '' AND e.id IN (SELECT value FROM json_each(?2))),
+	near(hit, pk) AS (
+		SELECT h.id, (SELECT x.pk FROM episodic_log x
+			WHERE x.agent_id = ?1 AND x.session_id = h.session_id AND (x.created_at, x.pk) < (h.created_at, h.pk)
+			ORDER BY x.created_at DESC, x.pk DESC LIMIT 1) FROM hit h
+		UNION ALL
+		SELECT h.id, (SELECT x.pk FROM episodic_log x
+			WHERE x.agent_id = ?1 AND x.session_id = h.session_id AND (x.created_at, x.pk) > (h.created_at, h.pk)
+			ORDER BY x.created_at, x.pk LIMIT 1) FROM hit h)
+	SELECT n.hit, e.id, e.content, e.created_at FROM near n JOIN episodic_log e ON e.pk = n.pk
+	WHERE e.created_at >= ?3 AND e.created_at < ?4`
+
+// withContext adds the session neighbours of the episodic candidates. A
+// neighbour's bm25 is weight times its match's, so after normalisation
+// its Text part is weight times the match's Text part.
+func (m *Memory) withContext(ctx context.Context, cands []candidate, weight float64, since, until int64) ([]candidate, error) {
+	byID := map[string]int{} // episodic candidate ID → index in cands
+	var hits []string
+	for i, c := range cands {
+		if c.Type == TypeEpisodic {
+			byID[c.ID] = i
+			hits = append(hits, c.ID)
+		}
+	}
+	if len(hits) == 0 {
+		return cands, nil
+	}
+	list, _ := json.Marshal(hits)
+	type neighbour struct {
+		hit, id, content string
+		created          int64
+	}
+	var found []neighbour
+	err := m.db.read(ctx, "search.context", func(q *dbtx) error {
+		rows, err := q.query(contextSQL, m.agent, string(list), since, until)
+		if err != nil {
+			return err
+		}
+		found, err = scanAll(rows, func(r scanner) (neighbour, error) {
+			var n neighbour
+			err := r.Scan(&n.hit, &n.id, &n.content, &n.created)
+			return n, err
+		})
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	for _, n := range found {
+		via := cands[byID[n.hit]]
+		bm25 := weight * via.bm25
+		if i, ok := byID[n.id]; ok {
+			if bm25 < cands[i].bm25 { // lower is better
+				cands[i].bm25, cands[i].ContextOf = bm25, n.hit
+			}
+			continue
+		}
+		byID[n.id] = len(cands)
+		cands = append(cands, candidate{
+			Result: Result{Type: TypeEpisodic, ID: n.id, Content: n.content, Snippet: excerpt(n.content),
+				CreatedAt: fromMS(n.created), ContextOf: n.hit},
+			bm25:       bm25,
+			importance: episodeImportance,
+			touched:    fromMS(n.created),
+		})
+	}
+	return cands, nil
+}
+
+// excerpt is the first snippetTokens words of text, for results that are
+// context rather than matches.
+func excerpt(text string) string {
+	words := strings.Fields(text)
+	if len(words) <= snippetTokens {
+		return strings.Join(words, " ")
+	}
+	return strings.Join(words[:snippetTokens], " ") + "…"
+}
+
+// rank blends each candidate's parts into its score and returns the best.
+func (m *Memory) rank(cands []candidate, now time.Time, opts SearchOptions) []Result {
+	if len(cands) == 0 {
+		return nil
+	}
+	best := 0.0 // the most negative bm25: the best text match
+	for _, c := range cands {
+		best = min(best, c.bm25)
+	}
+	sc := m.cfg.Search
+	total := sc.TextWeight + sc.ImportanceWeight + sc.RecencyWeight
+	out := make([]Result, 0, len(cands))
+	for _, c := range cands {
+		p := ScoreParts{Importance: c.importance, Recency: recency(now, c.touched, sc.RecencyHalfLife)}
+		if best < 0 {
+			p.Text = c.bm25 / best
+		}
+		c.Parts = p
+		c.Score = (sc.TextWeight*p.Text + sc.ImportanceWeight*p.Importance + sc.RecencyWeight*p.Recency) / total
+		if c.Score >= opts.Threshold {
+			out = append(out, c.Result)
+		}
+	}
+	slices.SortFunc(out, func(a, b Result) int {
+		if c := cmp.Compare(b.Score, a.Score); c != 0 {
+			return c
+		}
+		return cmp.Or(cmp.Compare(a.Type, b.Type), cmp.Compare(a.ID, b.ID))
+	})
+	if len(out) > opts.Limit {
+		out = out[:opts.Limit]
+	}
+	return out
+}
+
+// recency is 1 for a memory touched now, halving every halfLife.
+func recency(now, t time.Time, halfLife time.Duration) float64 {
+	if t.IsZero() {
+		return 0
+	}
+	age := now.Sub(t)
+	if age <= 0 {
+		return 1
+	}
+	return math.Exp2(-float64(age) / float64(halfLife))
+}
+
+// candidates matches the working set against the query's terms: an item's
+// text relevance is the fraction of terms its content contains, scaled like
+// BM25 so that rank can blend it with the stored memories.
+func (w *Working) candidates(terms []string, opts SearchOptions) []candidate {
+	if len(terms) == 0 {
+		return nil
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	var out []candidate
+	for _, s := range w.items {
+		it := s.item
+		if !opts.Since.IsZero() && it.AddedAt.Before(opts.Since) || !opts.Until.IsZero() && !it.AddedAt.Before(opts.Until) {
+			continue
+		}
+		if len(opts.Tags) > 0 && !slices.ContainsFunc(it.Tags, func(t string) bool { return slices.Contains(opts.Tags, t) }) {
+			continue
+		}
+		toks := query.Tokens(s.lower)
+		hits := 0
+		for _, t := range terms {
+			if slices.ContainsFunc(toks, func(tok string) bool { return strings.HasPrefix(tok, t) || strings.HasPrefix(t, tok) && len(tok) > 3 }) {
+				hits++
+			}
+		}
+		if hits == 0 {
+			continue
+		}
+		out = append(out, candidate{
+			Result: Result{Type: TypeWorking, ID: it.ID, Content: it.Content, Snippet: it.Content,
+				Tags: cloneStrings(it.Tags), CreatedAt: it.AddedAt},
+			bm25:       -float64(hits) / float64(len(terms)),
+			importance: it.Importance,
+			touched:    it.AddedAt,
+		})
+	}
+	return out
+}
+
+// Search searches semantic memory only; see [Memory.Search].
+func (s *Semantic) Search(ctx context.Context, opts SearchOptions) ([]Result, error) {
+	opts.Types = []MemoryType{TypeSemantic}
+	return s.m.Search(ctx, opts)
+}
+
+// Search searches episodic memory only; see [Memory.Search].
+func (e *Episodic) Search(ctx context.Context, opts SearchOptions) ([]Result, error) {
+	opts.Types = []MemoryType{TypeEpisodic}
+	return e.m.Search(ctx, opts)
+}
+
+// Search searches procedural memory only; see [Memory.Search].
+func (p *Procedural) Search(ctx context.Context, opts SearchOptions) ([]Result, error) {
+	opts.Types = []MemoryType{TypeProcedural}
+	return p.m.Search(ctx, opts)
+}
+
+// Search searches the working set only; see [Memory.Search].
+func (w *Working) Search(ctx context.Context, opts SearchOptions) ([]Result, error) {
+	opts.Types = []MemoryType{TypeWorking}
+	return w.m.Search(ctx, opts)
+}
+
+// touch records that a search returned these semantic entries.
+func (s *Semantic) touch(ctx context.Context, ids []string, now time.Time) error {
+	return s.m.db.write(ctx, "search.record_access", func(q *dbtx) error {
+		_, err := s.bumpAccess(q, ids, now)
+		return err
+	})
+}
