@@ -1,0 +1,251 @@
+package engram_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/engram-go/engram"
+	"github.com/engram-go/engram/internal/testutil"
+)
+
+func searchIDs(rs []engram.Result) []string {
+	out := make([]string, len(rs))
+	for i, r := range rs {
+		out[i] = r.ID
+	}
+	return out
+}
+
+// searchFixture stores a few memories of every kind.
+func searchFixture(t *testing.T, opts ...engram.Option) (*engram.Memory, *testutil.Clock) {
+	t.Helper()
+	clock := testutil.NewClock(t0)
+	m := testutil.Open(t, append([]engram.Option{engram.WithClock(clock.Now)}, opts...)...)
+	ctx := context.Background()
+	for _, e := range []engram.SemanticEntry{
+		{ID: "deploy-rule", Content: "Deploys go through CI only; never deploy from a laptop.", Importance: 0.9, Tags: []string{"ops"}},
+		{ID: "db-port", Content: "Postgres listens on port 6432 behind pgbouncer.", Importance: 0.6, Tags: []string{"db"}},
+		{ID: "lunch", Content: "Lunch is at noon on Fridays.", Importance: 0.1},
+		{ID: "quote", Content: `The user said "it's fine" about the AND/OR NOT NEAR operators: col:value -x ^y z*`, Importance: 0.5},
+	} {
+		_, err := m.Semantic().Store(ctx, e)
+		require.NoError(t, err)
+		clock.Advance(time.Hour)
+	}
+	eps := []engram.Episode{
+		{ID: "e1", Content: "Ada asked whether we should deploy on Friday", SessionID: "s1"},
+		{ID: "e2", Content: "I said we decided to wait until Monday", SessionID: "s1"},
+		{ID: "e3", Content: "The deploy on Monday went fine", SessionID: "s2", Type: engram.EventTaskCompleted},
+	}
+	for _, e := range eps {
+		_, err := m.Episodic().Log(ctx, e)
+		require.NoError(t, err)
+		clock.Advance(time.Minute)
+	}
+	_, err := m.Procedural().Store(ctx, engram.Procedure{ID: "p1", Name: "flagged deploy", Description: "deploy behind a feature flag", Tags: []string{"ops"}, SuccessRate: 0.8})
+	require.NoError(t, err)
+	_, err = m.Working().Add(engram.WorkingItem{ID: "w1", Content: "Deploy freeze starts Thursday", Importance: 0.7})
+	require.NoError(t, err)
+	return m, clock
+}
+
+func TestSearchNeverFailsOnUserText(t *testing.T) {
+	m, _ := searchFixture(t)
+	ctx := context.Background()
+	for _, q := range []string{
+		"What did we decide about the deploy?",
+		`"it's fine"`, "it's", `unbalanced "quote`, `"""`,
+		"AND", "OR", "NOT", "NEAR", "a AND OR NOT b", "NEAR(deploy laptop, 2)",
+		"deploy*", "^deploy", "col:value", "-deploy", "deploy - laptop", "(deploy", "deploy)",
+		"🚀 deploy 🔥", "🚀", "?!.,;", "日本語のテキスト", "naïve café",
+		"postgres:6432", "C++ / C#", "x\ty\nz",
+	} {
+		res, err := m.Search(ctx, engram.SearchOptions{Query: q})
+		require.NoError(t, err, "query %q", q)
+		for _, r := range res {
+			assert.GreaterOrEqual(t, r.Score, 0.0, q)
+			assert.LessOrEqual(t, r.Score, 1.0, q)
+		}
+	}
+	res, err := m.Search(ctx, engram.SearchOptions{Query: "🚀?!"})
+	require.NoError(t, err)
+	assert.Empty(t, res, "a query without words finds nothing")
+}
+
+func TestSearchFindsAcrossTypesAndExplains(t *testing.T) {
+	m, _ := searchFixture(t)
+	ctx := context.Background()
+	res, err := m.Search(ctx, engram.SearchOptions{Query: "What did we decide about the deploy?", Limit: 20})
+	require.NoError(t, err)
+	types := map[engram.MemoryType]bool{}
+	for i, r := range res {
+		types[r.Type] = true
+		if i > 0 {
+			assert.GreaterOrEqual(t, res[i-1].Score, r.Score, "sorted by score")
+		}
+		assert.NotEmpty(t, r.Snippet)
+		assert.InDelta(t, (0.8*r.Parts.Text+0.1*r.Parts.Importance+0.1*r.Parts.Recency)/1.0, r.Score, 1e-9, "score is the blend of its parts")
+		assert.Zero(t, r.Parts.Vector, "no vector part in Tier 1")
+	}
+	assert.True(t, types[engram.TypeSemantic] && types[engram.TypeEpisodic] && types[engram.TypeProcedural] && types[engram.TypeWorking],
+		"all four kinds found: %v", types)
+	maxText := 0.0
+	for _, r := range res {
+		maxText = max(maxText, r.Parts.Text)
+	}
+	assert.Equal(t, 1.0, maxText, "the best text match has Text 1")
+
+	res, err = m.Search(ctx, engram.SearchOptions{Query: "postgres port"})
+	require.NoError(t, err)
+	require.NotEmpty(t, res)
+	assert.Equal(t, "db-port", res[0].ID)
+	assert.Contains(t, res[0].Snippet, "**Postgres**")
+}
+
+func TestSearchFilters(t *testing.T) {
+	m, _ := searchFixture(t)
+	ctx := context.Background()
+	q := "deploy"
+
+	res, err := m.Search(ctx, engram.SearchOptions{Query: q, Types: []engram.MemoryType{engram.TypeEpisodic}})
+	require.NoError(t, err)
+	for _, r := range res {
+		assert.Equal(t, engram.TypeEpisodic, r.Type)
+	}
+	assert.NotEmpty(t, res)
+
+	res, err = m.Search(ctx, engram.SearchOptions{Query: q, Tags: []string{"ops"}})
+	require.NoError(t, err)
+	assert.ElementsMatch(t, []string{"deploy-rule", "p1"}, searchIDs(res), "only memories tagged ops")
+
+	res, err = m.Search(ctx, engram.SearchOptions{Query: q, Since: t0.Add(4 * time.Hour), Types: []engram.MemoryType{engram.TypeEpisodic, engram.TypeSemantic}})
+	require.NoError(t, err)
+	for _, r := range res {
+		assert.False(t, r.CreatedAt.Before(t0.Add(4*time.Hour)), r.ID)
+	}
+	res, err = m.Search(ctx, engram.SearchOptions{Query: q, Until: t0.Add(time.Hour), Types: []engram.MemoryType{engram.TypeSemantic}})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"deploy-rule"}, searchIDs(res))
+
+	res, err = m.Search(ctx, engram.SearchOptions{Query: q, Limit: 2})
+	require.NoError(t, err)
+	assert.Len(t, res, 2)
+
+	all, err := m.Search(ctx, engram.SearchOptions{Query: q, Limit: 50})
+	require.NoError(t, err)
+	high, err := m.Search(ctx, engram.SearchOptions{Query: q, Limit: 50, Threshold: 0.6})
+	require.NoError(t, err)
+	assert.Less(t, len(high), len(all))
+	for _, r := range high {
+		assert.GreaterOrEqual(t, r.Score, 0.6)
+	}
+
+	for name, opts := range map[string]engram.SearchOptions{
+		"empty query":     {Query: " "},
+		"bad type":        {Query: q, Types: []engram.MemoryType{"dreams"}},
+		"limit":           {Query: q, Limit: -1},
+		"threshold":       {Query: q, Threshold: 1.5},
+		"until not after": {Query: q, Since: t0, Until: t0},
+		"bad tag":         {Query: q, Tags: []string{""}},
+	} {
+		_, err := m.Search(ctx, opts)
+		assert.ErrorIs(t, err, engram.ErrInvalid, name)
+	}
+}
+
+func TestSearchAdvancedMode(t *testing.T) {
+	m, _ := searchFixture(t)
+	ctx := context.Background()
+	res, err := m.Search(ctx, engram.SearchOptions{Query: `deploy NOT laptop`, Advanced: true, Types: []engram.MemoryType{engram.TypeSemantic, engram.TypeEpisodic}})
+	require.NoError(t, err)
+	assert.NotContains(t, searchIDs(res), "deploy-rule")
+	assert.NotEmpty(t, res)
+	for _, bad := range []string{`"unbalanced`, `deploy AND`, `NEAR(`, `(((`} {
+		_, err := m.Search(ctx, engram.SearchOptions{Query: bad, Advanced: true})
+		assert.ErrorIs(t, err, engram.ErrInvalidQuery, bad)
+	}
+}
+
+func TestSearchCountsSemanticAccess(t *testing.T) {
+	m, clock := searchFixture(t)
+	ctx := context.Background()
+	clock.Advance(time.Hour)
+	res, err := m.Semantic().Search(ctx, engram.SearchOptions{Query: "postgres"})
+	require.NoError(t, err)
+	require.Equal(t, []string{"db-port"}, searchIDs(res))
+	e, err := m.Semantic().Get(ctx, "db-port")
+	require.NoError(t, err)
+	assert.Equal(t, 1, e.AccessCount)
+	assert.True(t, e.LastAccessedAt.Equal(clock.Now()))
+}
+
+func TestSearchTypedStoresAndWorking(t *testing.T) {
+	m, _ := searchFixture(t)
+	ctx := context.Background()
+	res, err := m.Working().Search(ctx, engram.SearchOptions{Query: "when does the deploy freeze start?"})
+	require.NoError(t, err)
+	require.Equal(t, []string{"w1"}, searchIDs(res))
+	assert.Equal(t, engram.TypeWorking, res[0].Type)
+
+	res, err = m.Procedural().Search(ctx, engram.SearchOptions{Query: "feature flag"})
+	require.NoError(t, err)
+	require.Equal(t, []string{"p1"}, searchIDs(res))
+	assert.Equal(t, 0.8, res[0].Parts.Importance, "a procedure's importance part is its success rate")
+
+	res, err = m.Episodic().Search(ctx, engram.SearchOptions{Query: "Friday"})
+	require.NoError(t, err)
+	for _, r := range res {
+		assert.Equal(t, engram.TypeEpisodic, r.Type)
+	}
+}
+
+func TestSearchBringsSessionContext(t *testing.T) {
+	m, _ := searchFixture(t)
+	ctx := context.Background()
+	// e2 ("we decided to wait until Monday") answers e1, which holds the
+	// question's words.
+	res, err := m.Episodic().Search(ctx, engram.SearchOptions{Query: "Should Ada deploy on Friday?"})
+	require.NoError(t, err)
+	byID := map[string]engram.Result{}
+	for _, r := range res {
+		byID[r.ID] = r
+	}
+	require.Contains(t, byID, "e1")
+	require.Contains(t, byID, "e2", "the next turn of the session comes as context")
+	assert.Equal(t, "e1", byID["e2"].ContextOf)
+	assert.InDelta(t, 0.7*byID["e1"].Parts.Text, byID["e2"].Parts.Text, 1e-9)
+	assert.Empty(t, byID["e3"].ContextOf, "e3 matches by itself; another session is never context")
+
+	cfg := engram.DefaultConfig()
+	cfg.Search.ContextWeight = 0
+	m2, _ := searchFixture(t, engram.WithConfig(cfg))
+	res, err = m2.Episodic().Search(ctx, engram.SearchOptions{Query: "Should Ada deploy on Friday?"})
+	require.NoError(t, err)
+	for _, r := range res {
+		assert.Empty(t, r.ContextOf)
+	}
+}
+
+func TestSearchIsolation(t *testing.T) {
+	path := testutil.TempDB(t)
+	alice := testutil.OpenPath(t, path, "alice")
+	bob := testutil.OpenPath(t, path, "bob")
+	ctx := context.Background()
+	seed(t, alice, "alice")
+	seed(t, bob, "bob")
+	_, err := bob.Working().Add(engram.WorkingItem{Content: "bob fact in working memory", Importance: 0.5})
+	require.NoError(t, err)
+	for _, m := range []*engram.Memory{alice, bob} {
+		res, err := m.Search(ctx, engram.SearchOptions{Query: "alice bob fact event session shared", Limit: 100})
+		require.NoError(t, err)
+		require.NotEmpty(t, res)
+		for _, r := range res {
+			other := map[string]string{"alice": "bob", "bob": "alice"}[m.AgentID()]
+			assert.NotContains(t, r.Content, other, "%s found %s's memory %s", m.AgentID(), other, r.ID)
+		}
+	}
+}
