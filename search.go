@@ -176,6 +176,9 @@ func (m *Memory) Search(ctx context.Context, opts SearchOptions) ([]Result, erro
 	}
 
 	results := m.rank(cands, now, opts)
+	for i := range results {
+		results[i].Snippet = snippet(results[i].Content, terms)
+	}
 	var touched []string
 	for _, r := range results {
 		if r.Type == TypeSemantic {
@@ -234,28 +237,24 @@ type candidate struct {
 // planner may scan the agent's rows and probe the index once per row,
 // hundreds of times slower.) Each
 // takes (expr, agent, since, until, tags JSON or ”, candidate limit) and
-// returns id, content, tags, created_at, importance, last touched, rank,
-// snippet.
+// returns id, content, tags, created_at, importance, last touched, rank.
 var ftsSources = []struct {
 	typ MemoryType
 	sql string
 }{
 	{TypeSemantic, `SELECT s.id, s.content, s.tags, s.created_at, s.importance,
-			max(s.updated_at, s.last_accessed_at), semantic_fts.rank,
-			snippet(semantic_fts, 0, '**', '**', '…', ` + fmt.Sprint(snippetTokens) + `)
+			max(s.updated_at, s.last_accessed_at), semantic_fts.rank
 		FROM semantic_fts CROSS JOIN semantic_memory s ON s.pk = semantic_fts.rowid
 		WHERE semantic_fts MATCH ?1 AND s.agent_id = ?2 AND s.created_at >= ?3 AND s.created_at < ?4
 			AND (?5 = '' OR EXISTS (SELECT 1 FROM json_each(s.tags) t WHERE t.value IN (SELECT value FROM json_each(?5))))
 		ORDER BY semantic_fts.rank LIMIT ?6`},
 	{TypeEpisodic, `SELECT e.id, e.content, '[]', e.created_at, ` + fmt.Sprint(episodeImportance) + `,
-			e.created_at, episodic_fts.rank,
-			snippet(episodic_fts, 0, '**', '**', '…', ` + fmt.Sprint(snippetTokens) + `)
+			e.created_at, episodic_fts.rank
 		FROM episodic_fts CROSS JOIN episodic_log e ON e.pk = episodic_fts.rowid
 		WHERE episodic_fts MATCH ?1 AND e.agent_id = ?2 AND e.created_at >= ?3 AND e.created_at < ?4 AND ?5 = ''
 		ORDER BY episodic_fts.rank LIMIT ?6`},
 	{TypeProcedural, `SELECT p.id, p.name || ': ' || p.description, p.tags, p.created_at, p.success_rate,
-			p.updated_at, procedural_fts.rank,
-			snippet(procedural_fts, -1, '**', '**', '…', ` + fmt.Sprint(snippetTokens) + `)
+			p.updated_at, procedural_fts.rank
 		FROM procedural_fts CROSS JOIN procedural_memory p ON p.pk = procedural_fts.rowid
 		WHERE procedural_fts MATCH ?1 AND p.agent_id = ?2 AND p.created_at >= ?3 AND p.created_at < ?4
 			AND (?5 = '' OR EXISTS (SELECT 1 FROM json_each(p.tags) t WHERE t.value IN (SELECT value FROM json_each(?5))))
@@ -267,7 +266,7 @@ func scanCandidate(typ MemoryType) func(scanner) (candidate, error) {
 		c := candidate{Result: Result{Type: typ}}
 		var tags string
 		var created, touched int64
-		err := r.Scan(&c.ID, &c.Content, &tags, &created, &c.importance, &touched, &c.bm25, &c.Snippet)
+		err := r.Scan(&c.ID, &c.Content, &tags, &created, &c.importance, &touched, &c.bm25)
 		if err != nil {
 			return c, err
 		}
@@ -341,7 +340,7 @@ func (m *Memory) withContext(ctx context.Context, cands []candidate, weight floa
 		}
 		byID[n.id] = len(cands)
 		cands = append(cands, candidate{
-			Result: Result{Type: TypeEpisodic, ID: n.id, Content: n.content, Snippet: excerpt(n.content),
+			Result: Result{Type: TypeEpisodic, ID: n.id, Content: n.content,
 				CreatedAt: fromMS(n.created), ContextOf: n.hit},
 			bm25:       bm25,
 			importance: episodeImportance,
@@ -351,14 +350,70 @@ func (m *Memory) withContext(ctx context.Context, cands []candidate, weight floa
 	return cands, nil
 }
 
-// excerpt is the first snippetTokens words of text, for results that are
-// context rather than matches.
-func excerpt(text string) string {
+// snippet returns the window of about snippetTokens words of text that
+// holds the most query terms, with each matching word in **bold**. Words
+// match a term when they share its stem (see stemKey), as the index's
+// porter stemmer would have them match. Only the results pay for it, not
+// every candidate.
+func snippet(text string, terms []string) string {
 	words := strings.Fields(text)
-	if len(words) <= snippetTokens {
-		return strings.Join(words, " ")
+	keys := make(map[string]bool, len(terms))
+	for _, t := range terms {
+		keys[stemKey(t)] = true
 	}
-	return strings.Join(words[:snippetTokens], " ") + "…"
+	hit := make([]bool, len(words))
+	for i, w := range words {
+		for _, tok := range query.Tokens(w) {
+			if keys[stemKey(tok)] {
+				hit[i] = true
+				break
+			}
+		}
+	}
+	start, best, n := 0, -1, 0
+	for i := range words {
+		if hit[i] {
+			n++
+		}
+		if i >= snippetTokens && hit[i-snippetTokens] {
+			n--
+		}
+		if n > best {
+			best, start = n, max(0, i-snippetTokens+1)
+		}
+	}
+	end := min(len(words), start+snippetTokens)
+	var b strings.Builder
+	if start > 0 {
+		b.WriteString("…")
+	}
+	for i := start; i < end; i++ {
+		if i > start {
+			b.WriteByte(' ')
+		}
+		if hit[i] {
+			b.WriteString("**" + words[i] + "**")
+		} else {
+			b.WriteString(words[i])
+		}
+	}
+	if end < len(words) {
+		b.WriteString("…")
+	}
+	return b.String()
+}
+
+// stemKey folds common English suffixes so that "deploys", "deployed" and
+// "deploying" share a key with "deploy". It is for highlighting only; the
+// index does the real stemming.
+func stemKey(w string) string {
+	w = strings.ToLower(w)
+	for _, suf := range []string{"ing", "edly", "ed", "ies", "es", "s", "ly"} {
+		if len(w) > len(suf)+2 && strings.HasSuffix(w, suf) {
+			return w[:len(w)-len(suf)]
+		}
+	}
+	return w
 }
 
 // rank blends each candidate's parts into its score and returns the best.
@@ -437,7 +492,7 @@ func (w *Working) candidates(terms []string, opts SearchOptions) []candidate {
 			continue
 		}
 		out = append(out, candidate{
-			Result: Result{Type: TypeWorking, ID: it.ID, Content: it.Content, Snippet: it.Content,
+			Result: Result{Type: TypeWorking, ID: it.ID, Content: it.Content,
 				Tags: cloneStrings(it.Tags), CreatedAt: it.AddedAt},
 			bm25:       -float64(hits) / float64(len(terms)),
 			importance: it.Importance,

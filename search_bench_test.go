@@ -1,0 +1,231 @@
+package engram_test
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/engram-go/engram"
+	"github.com/engram-go/engram/internal/query"
+)
+
+// Search benchmarks store text shaped like natural text: about half the
+// tokens are common English stopwords, the rest come from a vocabulary of
+// 5,000 made-up words with a Zipf distribution (the most frequent is about
+// 0.5% of all tokens, more than "time" or "people" are in English). The
+// questions are 2–4 words drawn from stored entries, frequent words more
+// often, wrapped in question phrasing.
+
+var benchStopwords = strings.Fields("the of and to a in is it that was for on with as at by from this have not are but be or")
+
+var syllables = strings.Fields("ka lo mi ne ru sa to vi den par sol tra bel cor fin gal mar pen quo zet")
+
+func zipfVocabulary(n int) []string {
+	rng := rand.New(rand.NewPCG(9, 9))
+	seen := map[string]bool{}
+	var out []string
+	for len(out) < n {
+		var b strings.Builder
+		for range 2 + rng.IntN(3) {
+			b.WriteString(syllables[rng.IntN(len(syllables))])
+		}
+		if w := b.String(); !seen[w] && !query.IsStopword(w) {
+			seen[w] = true
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+type corpus struct {
+	vocab []string
+	docs  []string
+}
+
+func newCorpus(n int) corpus {
+	vocab := zipfVocabulary(5000)
+	rng := rand.New(rand.NewPCG(7, uint64(n)))
+	z := rand.NewZipf(rng, 1.05, 20, uint64(len(vocab)-1))
+	docs := make([]string, n)
+	for i := range docs {
+		w := make([]string, 10+rng.IntN(20))
+		for j := range w {
+			if rng.IntN(2) == 0 {
+				w[j] = benchStopwords[rng.IntN(len(benchStopwords))]
+			} else {
+				w[j] = vocab[z.Uint64()]
+			}
+		}
+		docs[i] = strings.Join(w, " ")
+	}
+	return corpus{vocab: vocab, docs: docs}
+}
+
+// questions builds natural-language queries from words of stored entries.
+func (c corpus) questions(n int) []string {
+	rng := rand.New(rand.NewPCG(11, 11))
+	frames := []string{"What do we know about %s?", "%s", "Tell me about %s.", "when did we discuss %s"}
+	out := make([]string, n)
+	for i := range out {
+		var words []string
+		for _, w := range strings.Fields(c.docs[rng.IntN(len(c.docs))]) {
+			if !query.IsStopword(w) {
+				words = append(words, w)
+			}
+		}
+		k := 2 + rng.IntN(3)
+		pick := make([]string, k)
+		for j := range pick {
+			pick[j] = words[rng.IntN(len(words))]
+		}
+		out[i] = fmt.Sprintf(frames[rng.IntN(len(frames))], strings.Join(pick, " and "))
+	}
+	return out
+}
+
+var (
+	searchDBMu sync.Mutex
+	searchDBs  = map[int]string{} // N → directory holding a built store
+	searchRoot string
+)
+
+// searchDir returns a directory holding a memory with n semantic entries,
+// built once per process and shared by the benchmarks.
+func searchDir(b *testing.B, n int) string {
+	b.Helper()
+	searchDBMu.Lock()
+	defer searchDBMu.Unlock()
+	if dir, ok := searchDBs[n]; ok {
+		return dir
+	}
+	if searchRoot == "" {
+		var err error
+		if searchRoot, err = os.MkdirTemp("", "engram-search-bench"); err != nil {
+			b.Fatal(err)
+		}
+	}
+	dir := filepath.Join(searchRoot, fmt.Sprint(n))
+	m, err := engram.New(engram.Tier1, engram.WithDir(dir))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer m.Close()
+	c := newCorpus(n)
+	rng := rand.New(rand.NewPCG(3, 3))
+	for start := 0; start < n; start += 1000 {
+		batch := make([]engram.SemanticEntry, 0, 1000)
+		for _, d := range c.docs[start:min(n, start+1000)] {
+			batch = append(batch, engram.SemanticEntry{Content: d, Importance: float64(rng.IntN(101)) / 100})
+		}
+		if _, err := m.Semantic().StoreBatch(context.Background(), batch); err != nil {
+			b.Fatal(err)
+		}
+	}
+	searchDBs[n] = dir
+	return dir
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if searchRoot != "" {
+		os.RemoveAll(searchRoot)
+	}
+	os.Exit(code)
+}
+
+// latencies records each op's duration and reports p50 and p99.
+type latencies []time.Duration
+
+func (l latencies) report(b *testing.B) {
+	if len(l) == 0 {
+		return
+	}
+	slices.Sort(l)
+	b.ReportMetric(float64(l[len(l)/2].Microseconds()), "p50-µs")
+	b.ReportMetric(float64(l[len(l)*99/100].Microseconds()), "p99-µs")
+}
+
+func BenchmarkSearchText(b *testing.B) {
+	for _, n := range []int{1_000, 10_000, 100_000} {
+		b.Run(fmt.Sprintf("N=%d", n), func(b *testing.B) {
+			dir := searchDir(b, n)
+			m, err := engram.New(engram.Tier1, engram.WithDir(dir))
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer m.Close()
+			qs := newCorpus(n).questions(512)
+			ctx := context.Background()
+			lat := make(latencies, 0, 4096)
+			i := 0
+			for b.Loop() {
+				start := time.Now()
+				res, err := m.Search(ctx, engram.SearchOptions{Query: qs[i%len(qs)]})
+				if err != nil || len(res) == 0 {
+					b.Fatalf("%q: %v, %d results", qs[i%len(qs)], err, len(res))
+				}
+				lat = append(lat, time.Since(start))
+				i++
+			}
+			lat.report(b)
+		})
+	}
+}
+
+// BenchmarkBaselineFTSOr runs the raw query engram's search improves on:
+// the same compiled, ORed terms passed to FTS5 MATCH, joined to the table,
+// ordered by rank, on the same file, with the same queries.
+func BenchmarkBaselineFTSOr(b *testing.B) {
+	for _, n := range []int{10_000, 100_000} {
+		b.Run(fmt.Sprintf("N=%d", n), func(b *testing.B) {
+			dir := searchDir(b, n)
+			db, err := sql.Open("sqlite", filepath.Join(dir, "default", "memory.db")+"?_pragma=query_only(1)")
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer db.Close()
+			st, err := db.Prepare(`SELECT s.id, s.content FROM semantic_fts JOIN semantic_memory s ON s.pk = semantic_fts.rowid
+				WHERE semantic_fts MATCH ? ORDER BY rank LIMIT 10`)
+			if err != nil {
+				b.Fatal(err)
+			}
+			qs := newCorpus(n).questions(512)
+			exprs := make([]string, len(qs))
+			for i, q := range qs {
+				exprs[i], _ = query.Compile(q)
+			}
+			lat := make(latencies, 0, 4096)
+			i := 0
+			for b.Loop() {
+				start := time.Now()
+				rows, err := st.Query(exprs[i%len(exprs)])
+				if err != nil {
+					b.Fatal(err)
+				}
+				k := 0
+				for rows.Next() {
+					var id, content string
+					if err := rows.Scan(&id, &content); err != nil {
+						b.Fatal(err)
+					}
+					k++
+				}
+				rows.Close()
+				if k == 0 {
+					b.Fatalf("no results for %s", exprs[i%len(exprs)])
+				}
+				lat = append(lat, time.Since(start))
+				i++
+			}
+			lat.report(b)
+		})
+	}
+}
