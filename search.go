@@ -89,8 +89,16 @@ type SearchConfig struct {
 	// turns it off; default 0.7, chosen on LoCoMo (see BENCHMARKS.md).
 	ContextWeight float64
 	// Candidates is how many full-text matches per memory type are ranked
-	// before the blend picks the results; default 100.
+	// before the blend picks the results; default 50.
 	Candidates int
+	// PostingBudget bounds how many documents a query makes FTS5 score.
+	// BM25 has to score every document holding any term of an ORed query,
+	// so a query with a very common word would score a large part of a big
+	// index. Terms are taken rarest first while the documents holding them
+	// add up to at most the budget; the rarest is always taken, and the
+	// common terms left out are the ones that weigh least in BM25. Below
+	// the budget nothing changes. Default 2000.
+	PostingBudget int
 }
 
 const (
@@ -148,7 +156,17 @@ func (m *Memory) Search(ctx context.Context, opts SearchOptions) ([]Result, erro
 			if !want(src.typ) || (src.typ == TypeEpisodic && tagJSON != "") {
 				continue
 			}
-			rows, err := q.query(src.sql, expr, m.agent, since, until, tagJSON, k)
+			e := expr
+			if !opts.Advanced {
+				var err error
+				if e, err = pruneTerms(q, src.vocab, terms, m.cfg.Search.PostingBudget); err != nil {
+					return err
+				}
+				if e == "" {
+					continue // no term occurs in this index
+				}
+			}
+			rows, err := q.query(src.sql, e, m.agent, since, until, tagJSON, k)
 			if err != nil {
 				return err
 			}
@@ -239,21 +257,22 @@ type candidate struct {
 // takes (expr, agent, since, until, tags JSON or ”, candidate limit) and
 // returns id, content, tags, created_at, importance, last touched, rank.
 var ftsSources = []struct {
-	typ MemoryType
-	sql string
+	typ   MemoryType
+	vocab string // the fts5vocab table of the index
+	sql   string
 }{
-	{TypeSemantic, `SELECT s.id, s.content, s.tags, s.created_at, s.importance,
+	{TypeSemantic, "semantic_vocab", `SELECT s.id, s.content, s.tags, s.created_at, s.importance,
 			max(s.updated_at, s.last_accessed_at), semantic_fts.rank
 		FROM semantic_fts CROSS JOIN semantic_memory s ON s.pk = semantic_fts.rowid
 		WHERE semantic_fts MATCH ?1 AND s.agent_id = ?2 AND s.created_at >= ?3 AND s.created_at < ?4
 			AND (?5 = '' OR EXISTS (SELECT 1 FROM json_each(s.tags) t WHERE t.value IN (SELECT value FROM json_each(?5))))
 		ORDER BY semantic_fts.rank LIMIT ?6`},
-	{TypeEpisodic, `SELECT e.id, e.content, '[]', e.created_at, ` + fmt.Sprint(episodeImportance) + `,
+	{TypeEpisodic, "episodic_vocab", `SELECT e.id, e.content, '[]', e.created_at, ` + fmt.Sprint(episodeImportance) + `,
 			e.created_at, episodic_fts.rank
 		FROM episodic_fts CROSS JOIN episodic_log e ON e.pk = episodic_fts.rowid
 		WHERE episodic_fts MATCH ?1 AND e.agent_id = ?2 AND e.created_at >= ?3 AND e.created_at < ?4 AND ?5 = ''
 		ORDER BY episodic_fts.rank LIMIT ?6`},
-	{TypeProcedural, `SELECT p.id, p.name || ': ' || p.description, p.tags, p.created_at, p.success_rate,
+	{TypeProcedural, "procedural_vocab", `SELECT p.id, p.name || ': ' || p.description, p.tags, p.created_at, p.success_rate,
 			p.updated_at, procedural_fts.rank
 		FROM procedural_fts CROSS JOIN procedural_memory p ON p.pk = procedural_fts.rowid
 		WHERE procedural_fts MATCH ?1 AND p.agent_id = ?2 AND p.created_at >= ?3 AND p.created_at < ?4
@@ -274,6 +293,84 @@ func scanCandidate(typ MemoryType) func(scanner) (candidate, error) {
 		c.Tags, err = decodeTags(tags)
 		return c, err
 	}
+}
+
+// pruneTerms returns the ORed expression of the terms worth scoring in the
+// index whose fts5vocab table is vocab: all of them when the documents
+// holding them add up to at most budget, else the rarest ones within it
+// (always the rarest one). It returns "" when none of the terms occurs in
+// the index. Terms are looked up by their Porter stem, as the index holds
+// them; a term not found (say, one whose stem this code computes
+// differently) is kept, never dropped.
+func pruneTerms(q *dbtx, vocab string, terms []string, budget int) (string, error) {
+	stems := make([]string, len(terms))
+	for i, t := range terms {
+		stems[i] = query.Stem(t)
+	}
+	list, _ := json.Marshal(stems)
+	rows, err := q.query(`SELECT term, doc FROM `+vocab+` WHERE term IN (SELECT value FROM json_each(?))`, string(list))
+	if err != nil {
+		return "", err
+	}
+	type stat struct {
+		term string
+		df   int
+	}
+	found, err := scanAll(rows, func(r scanner) (stat, error) {
+		var s stat
+		err := r.Scan(&s.term, &s.df)
+		return s, err
+	})
+	if err != nil {
+		return "", err
+	}
+	df := make(map[string]int, len(found))
+	total := 0
+	for _, f := range found {
+		df[f.term] = f.df
+		total += f.df
+	}
+	if total <= budget {
+		if len(found) == 0 && allASCIILetters(terms) {
+			return "", nil // every stem is exact and none is indexed
+		}
+		return query.Or(terms), nil
+	}
+	idx := make([]int, len(terms))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(df[stems[a]], df[stems[b]]) })
+	var keep []string
+	seen := map[string]bool{}
+	spent, counted := 0, 0
+	for _, i := range idx {
+		d := df[stems[i]]
+		if seen[stems[i]] {
+			continue
+		}
+		if d > 0 { // a term not found costs nothing and is kept
+			if counted > 0 && spent+d > budget {
+				break
+			}
+			counted++
+			spent += d
+		}
+		seen[stems[i]] = true
+		keep = append(keep, terms[i])
+	}
+	return query.Or(keep), nil
+}
+
+func allASCIILetters(terms []string) bool {
+	for _, t := range terms {
+		for i := 0; i < len(t); i++ {
+			if t[i] < 'a' || t[i] > 'z' {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // contextSQL finds, for each matched episode named in ?2, the episodes

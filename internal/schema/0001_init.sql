@@ -118,6 +118,13 @@ CREATE VIRTUAL TABLE procedural_fts USING fts5(
     tokenize = 'porter unicode61'
 );
 
+-- Document frequencies of the indexed (stemmed) terms, which search uses to
+-- leave out the most common terms of a query when they would make it score
+-- a large part of the index.
+CREATE VIRTUAL TABLE semantic_vocab USING fts5vocab(semantic_fts, 'row');
+CREATE VIRTUAL TABLE episodic_vocab USING fts5vocab(episodic_fts, 'row');
+CREATE VIRTUAL TABLE procedural_vocab USING fts5vocab(procedural_fts, 'row');
+
 CREATE TRIGGER semantic_ai AFTER INSERT ON semantic_memory BEGIN
     INSERT INTO semantic_fts (rowid, content, tags) VALUES (new.pk, new.content, new.tags);
 END;
