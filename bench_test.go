@@ -29,12 +29,15 @@ func sentence(rng *rand.Rand, n int) string {
 	return strings.Join(w, " ")
 }
 
+// benchEntries returns n entries of text shaped like natural text (see
+// newCorpus); seed picks which.
 func benchEntries(seed uint64, n int) []engram.SemanticEntry {
 	rng := rand.New(rand.NewPCG(seed, 1))
+	docs := newCorpus(n + int(seed)).docs
 	out := make([]engram.SemanticEntry, n)
 	for i := range out {
 		out[i] = engram.SemanticEntry{
-			Content:    sentence(rng, 12+rng.IntN(12)),
+			Content:    docs[i],
 			Importance: float64(rng.IntN(101)) / 100,
 			Tags:       []string{benchWords[rng.IntN(len(benchWords))]},
 		}
@@ -60,7 +63,9 @@ func benchEpisodes(seed uint64, n int, start time.Time) []engram.Episode {
 // entries and nEp episodes, flushed once so memory.md exists.
 func openBench(b *testing.B, dir string, nSem, nEp int) *engram.Memory {
 	b.Helper()
-	m, err := engram.New(engram.Tier1, engram.WithDir(dir))
+	cfg := engram.DefaultConfig()
+	cfg.Zettelkasten.Enabled = false // setup only; the timed loops choose
+	m, err := engram.New(engram.Tier1, engram.WithDir(dir), engram.WithConfig(cfg))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -124,18 +129,31 @@ func BenchmarkColdStart(b *testing.B) {
 	}
 }
 
+// BenchmarkStoreSemantic stores one entry per transaction with 10K
+// present, with auto-linking off and on (the default).
 func BenchmarkStoreSemantic(b *testing.B) {
-	m := openBench(b, b.TempDir(), 10_000, 0)
-	defer m.Close()
-	ctx := context.Background()
-	entries := benchEntries(3, 1<<16)
-	b.ReportAllocs()
-	i := 0
-	for b.Loop() {
-		if _, err := m.Semantic().Store(ctx, entries[i%len(entries)]); err != nil {
-			b.Fatal(err)
-		}
-		i++
+	for _, autolink := range []bool{false, true} {
+		b.Run(fmt.Sprintf("autolink=%v", autolink), func(b *testing.B) {
+			dir := b.TempDir()
+			openBench(b, dir, 10_000, 0).Close()
+			cfg := engram.DefaultConfig()
+			cfg.Zettelkasten.Enabled = autolink
+			m, err := engram.New(engram.Tier1, engram.WithDir(dir), engram.WithConfig(cfg))
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer m.Close()
+			ctx := context.Background()
+			entries := benchEntries(3, 1<<16)
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				if _, err := m.Semantic().Store(ctx, entries[i%len(entries)]); err != nil {
+					b.Fatal(err)
+				}
+				i++
+			}
+		})
 	}
 }
 

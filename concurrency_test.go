@@ -30,7 +30,9 @@ func TestConcurrentReadersAndWriters(t *testing.T) {
 		t.Skip("stress test")
 	}
 	path := testutil.TempDB(t)
-	agents := []*engram.Memory{testutil.OpenPath(t, path, "alpha"), testutil.OpenPath(t, path, "beta")}
+	// alpha links only explicitly, so its link count is exact; beta also
+	// auto-links every semantic entry it stores.
+	agents := []*engram.Memory{testutil.OpenPath(t, path, "alpha", noAutoLink()), testutil.OpenPath(t, path, "beta")}
 	ctx := context.Background()
 
 	type tally struct {
@@ -185,7 +187,26 @@ func TestConcurrentReadersAndWriters(t *testing.T) {
 		assert.Equal(t, int(tl.semantic.Load())+kept, st.Semantic, "semantic count of %s", m.AgentID())
 		assert.Equal(t, int(tl.episodes.Load()), st.Episodes, "episodes of %s", m.AgentID())
 		assert.Equal(t, int(tl.snapshots.Load()), st.Snapshots, "snapshots of %s", m.AgentID())
-		assert.Equal(t, int(tl.links.Load()), st.Links, "links of %s", m.AgentID())
+		if i == 0 {
+			assert.Equal(t, int(tl.links.Load()), st.Links, "links of %s", m.AgentID())
+		} else {
+			sequential, similar := 0, 0
+			for _, e := range list {
+				links, err := m.Links().For(ctx, e.ID)
+				require.NoError(t, err)
+				for _, l := range links {
+					switch {
+					case l.SourceID != e.ID:
+					case l.Type == engram.LinkSequential:
+						sequential++
+					case l.Type == engram.LinkSimilar:
+						similar++
+					}
+				}
+			}
+			assert.Equal(t, int(tl.links.Load()), sequential, "explicit links of %s", m.AgentID())
+			assert.Equal(t, st.Links, sequential+similar, "every other link of %s is an auto-link", m.AgentID())
+		}
 		p, err := m.Procedural().Get(ctx, procs[i])
 		require.NoError(t, err)
 		assert.Equal(t, int(tl.outcomes.Load()), p.UseCount, "outcomes of %s", m.AgentID())

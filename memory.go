@@ -34,6 +34,7 @@ type Memory struct {
 	mdPath string // "" when no memory.md is written
 
 	mdMu sync.Mutex // serialises rendering and writing memory.md
+	dfs  dfCache    // document frequencies for search and auto-linking
 
 	closeOnce sync.Once
 	closeErr  error

@@ -3,11 +3,14 @@ package engram
 import (
 	"cmp"
 	"context"
+	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	sqlite3 "modernc.org/sqlite/lib"
@@ -159,7 +162,7 @@ func (m *Memory) Search(ctx context.Context, opts SearchOptions) ([]Result, erro
 			e := expr
 			if !opts.Advanced {
 				var err error
-				if e, err = pruneTerms(q, src.vocab, terms, m.cfg.Search.PostingBudget); err != nil {
+				if e, err = m.pruneTerms(q, src.vocab, terms, m.cfg.Search.PostingBudget); err != nil {
 					return err
 				}
 				if e == "" {
@@ -295,6 +298,116 @@ func scanCandidate(typ MemoryType) func(scanner) (candidate, error) {
 	}
 }
 
+// dfCache remembers how many documents hold a stem, per index. fts5vocab
+// counts them by walking the stem's whole posting list (a quarter of a
+// millisecond for a common word at 10K documents, ten times that at 100K),
+// while pruning and auto-linking only need the order of magnitude, so a
+// count is reused for dfCacheTTL. A stale count can only make pruning a
+// little off: a term counted as absent is kept, never dropped.
+type dfCache struct {
+	mu      sync.Mutex // guards entries
+	entries map[string]dfEntry
+}
+
+type dfEntry struct {
+	df int
+	at time.Time
+}
+
+const (
+	dfCacheTTL = time.Minute
+	dfCacheMax = 1 << 16
+)
+
+// added counts a new document holding stems in the index named by vocab,
+// so that counts cached before it stay right without a lookup.
+func (c *dfCache) added(vocab string, stems []string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, st := range stems {
+		if e, ok := c.entries[vocab+"\x00"+st]; ok {
+			e.df++
+			c.entries[vocab+"\x00"+st] = e
+		}
+	}
+}
+
+// docFreqs returns the Porter stems of the terms and the number of
+// documents of the index (named by its fts5vocab table) holding each stem;
+// a stem no document holds is absent from the map.
+func (m *Memory) docFreqs(q *dbtx, vocab string, terms []string) ([]string, map[string]int, error) {
+	now := time.Now() // the cache ages in real time, whatever the clock says
+	stems := make([]string, len(terms))
+	df := make(map[string]int, len(terms))
+	var missing []string
+	c := &m.dfs
+	c.mu.Lock()
+	for i, t := range terms {
+		stems[i] = query.Stem(t)
+		e, ok := c.entries[vocab+"\x00"+stems[i]]
+		if ok && now.Sub(e.at) < dfCacheTTL {
+			if e.df > 0 {
+				df[stems[i]] = e.df
+			}
+		} else {
+			missing = append(missing, stems[i])
+		}
+	}
+	c.mu.Unlock()
+	if len(missing) == 0 {
+		return stems, df, nil
+	}
+	found := make(map[string]int, len(missing))
+	for _, st := range missing {
+		var n int
+		err := q.queryRow(`SELECT doc FROM `+vocab+` WHERE term = ?`, []any{st}, &n)
+		if err != nil && !errors.Is(err, sql.ErrNoRows) {
+			return nil, nil, err
+		}
+		found[st] = n
+		if n > 0 {
+			df[st] = n
+		}
+	}
+	c.mu.Lock()
+	if c.entries == nil || len(c.entries) > dfCacheMax {
+		c.entries = make(map[string]dfEntry)
+	}
+	for st, n := range found {
+		c.entries[vocab+"\x00"+st] = dfEntry{df: n, at: now}
+	}
+	c.mu.Unlock()
+	return stems, df, nil
+}
+
+// rarestTerms returns up to n of the terms held by at least minDF
+// documents of the index, rarest first, one per stem.
+func (m *Memory) rarestTerms(q *dbtx, vocab string, terms []string, n, minDF int) ([]string, error) {
+	stems, df, err := m.docFreqs(q, vocab, terms)
+	if err != nil {
+		return nil, err
+	}
+	idx := make([]int, 0, len(terms))
+	for i := range terms {
+		if df[stems[i]] >= minDF {
+			idx = append(idx, i)
+		}
+	}
+	slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(df[stems[a]], df[stems[b]]) })
+	var out []string
+	seen := map[string]bool{}
+	for _, i := range idx {
+		if len(out) == n {
+			break
+		}
+		if !seen[stems[i]] {
+			seen[stems[i]] = true
+			out = append(out, terms[i])
+		}
+	}
+	return out, nil
+}
+
 // pruneTerms returns the ORed expression of the terms worth scoring in the
 // index whose fts5vocab table is vocab: all of them when the documents
 // holding them add up to at most budget, else the rarest ones within it
@@ -302,36 +415,17 @@ func scanCandidate(typ MemoryType) func(scanner) (candidate, error) {
 // the index. Terms are looked up by their Porter stem, as the index holds
 // them; a term not found (say, one whose stem this code computes
 // differently) is kept, never dropped.
-func pruneTerms(q *dbtx, vocab string, terms []string, budget int) (string, error) {
-	stems := make([]string, len(terms))
-	for i, t := range terms {
-		stems[i] = query.Stem(t)
-	}
-	list, _ := json.Marshal(stems)
-	rows, err := q.query(`SELECT term, doc FROM `+vocab+` WHERE term IN (SELECT value FROM json_each(?))`, string(list))
+func (m *Memory) pruneTerms(q *dbtx, vocab string, terms []string, budget int) (string, error) {
+	stems, df, err := m.docFreqs(q, vocab, terms)
 	if err != nil {
 		return "", err
 	}
-	type stat struct {
-		term string
-		df   int
-	}
-	found, err := scanAll(rows, func(r scanner) (stat, error) {
-		var s stat
-		err := r.Scan(&s.term, &s.df)
-		return s, err
-	})
-	if err != nil {
-		return "", err
-	}
-	df := make(map[string]int, len(found))
 	total := 0
-	for _, f := range found {
-		df[f.term] = f.df
-		total += f.df
+	for _, n := range df {
+		total += n
 	}
 	if total <= budget {
-		if len(found) == 0 && allASCIILetters(terms) {
+		if len(df) == 0 && allASCIILetters(terms) {
 			return "", nil // every stem is exact and none is indexed
 		}
 		return query.Or(terms), nil

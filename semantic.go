@@ -24,7 +24,9 @@ const maxSummaryRunes = 200
 
 // Store saves one entry and returns its ID. An empty ID gets a new
 // time-ordered ID, a zero CreatedAt the clock's now, and an empty Summary a
-// one-line summary of Content.
+// one-line summary of Content. When [ZettelkastenConfig.Enabled] is set,
+// the entry is linked to its most similar entries in the same transaction
+// (see [Links.AutoLink]).
 //
 // It returns an error matching [ErrInvalid] for bad input, [ErrExists] if
 // the agent already has an entry with that ID, [ErrClosed] after Close and a
@@ -36,7 +38,10 @@ func (s *Semantic) Store(ctx context.Context, e SemanticEntry) (string, error) {
 		return "", err
 	}
 	err = s.m.db.write(ctx, "semantic.store", func(q *dbtx) error {
-		return s.insert(q, row)
+		if err := s.insert(q, row); err != nil {
+			return err
+		}
+		return s.link(q, row, now)
 	})
 	if err != nil {
 		return "", err
@@ -63,6 +68,9 @@ func (s *Semantic) StoreBatch(ctx context.Context, entries []SemanticEntry) ([]s
 			if err := s.insert(q, r); err != nil {
 				return err
 			}
+			if err := s.link(q, r, now); err != nil {
+				return err
+			}
 		}
 		return nil
 	})
@@ -70,6 +78,15 @@ func (s *Semantic) StoreBatch(ctx context.Context, entries []SemanticEntry) ([]s
 		return nil, err
 	}
 	return ids, nil
+}
+
+// link auto-links a newly stored entry when the Zettelkasten is enabled.
+func (s *Semantic) link(q *dbtx, r semanticRow, now time.Time) error {
+	if !s.m.cfg.Zettelkasten.Enabled {
+		return nil
+	}
+	_, err := s.m.links.autoLink(q, r.ID, r.Content, now, true)
+	return err
 }
 
 // semanticRow is a validated entry ready to insert.

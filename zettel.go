@@ -1,9 +1,17 @@
 package engram
 
 import (
+	"cmp"
 	"context"
+	"database/sql"
+	"errors"
 	"fmt"
 	"math"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/engram-go/engram/internal/query"
 )
 
 // Links is the Zettelkasten graph: typed, weighted links between the
@@ -245,4 +253,147 @@ func scanLink(r scanner) (Link, error) {
 	err := r.Scan(&st, &lk.SourceID, &tt, &lk.TargetID, &typ, &lk.Strength, &created)
 	lk.SourceType, lk.TargetType, lk.Type, lk.CreatedAt = MemoryType(st), MemoryType(tt), LinkType(typ), fromMS(created)
 	return lk, err
+}
+
+// Auto-linking.
+
+// AutoLink links the semantic entry with the given ID to the agent's most
+// similar other semantic entries, as [Semantic.Store] does when
+// [ZettelkastenConfig.Enabled] is set: every entry whose similarity reaches
+// LinkingThreshold gets a "similar" link, at most MaxLinksPerEntry of them,
+// with the similarity as strength. Earlier links are kept; a link found
+// again gets the new strength. It returns the links it made.
+//
+// Similarity is the cosine of the two texts' term vectors (Porter stems,
+// stopwords left out, sublinear term frequency), in [0, 1]: 1 for the same
+// words in the same proportions, 0 for no word in common. Candidates are
+// the newest entries holding both of the two rarest terms the entry shares
+// with any other entry (the rarest, if it shares only one): an entry
+// similar enough to link shares most of its words, and asking for the
+// rarest two, unranked, keeps the query small however large memory grows.
+//
+// It returns [ErrNotFound] if the agent has no such semantic entry;
+// other errors are as for [Links.Add].
+func (l *Links) AutoLink(ctx context.Context, id string) ([]Link, error) {
+	if err := validateID("id", id); err != nil {
+		return nil, err
+	}
+	now := l.m.now()
+	var out []Link
+	err := l.m.db.write(ctx, "links.auto_link", func(q *dbtx) error {
+		var content string
+		if err := q.queryRow(`SELECT content FROM semantic_memory WHERE agent_id = ? AND id = ?`,
+			[]any{l.m.agent, id}, &content); err != nil {
+			if errors.Is(err, sql.ErrNoRows) {
+				return notFound("semantic entry", id)
+			}
+			return err
+		}
+		var err error
+		out, err = l.autoLink(q, id, content, now, false)
+		return err
+	})
+	return out, err
+}
+
+// autoLink links a stored semantic entry to its most similar neighbours,
+// inside the caller's transaction.
+// isNew says the entry was just inserted, so the cached document counts of
+// its stems go up by one.
+func (l *Links) autoLink(q *dbtx, id, content string, now time.Time, isNew bool) ([]Link, error) {
+	zc := l.m.cfg.Zettelkasten
+	vec := termVector(content)
+	if isNew {
+		stems := make([]string, 0, len(vec))
+		for st := range vec {
+			stems = append(stems, st)
+		}
+		l.m.dfs.added("semantic_vocab", stems)
+	}
+	if zc.MaxLinksPerEntry == 0 {
+		return nil, nil
+	}
+	terms := query.Terms(content)
+	if len(terms) == 0 {
+		return nil, nil
+	}
+	// The entry is in the index already: a term only it holds (df 1)
+	// cannot lead to another entry.
+	rare, err := l.m.rarestTerms(q, "semantic_vocab", terms, 2, 2)
+	if err != nil || len(rare) == 0 {
+		return nil, err
+	}
+	expr := strings.ReplaceAll(query.Or(rare), " OR ", " AND ")
+	rows, err := q.query(`SELECT s.id, s.content FROM semantic_fts CROSS JOIN semantic_memory s ON s.pk = semantic_fts.rowid
+		WHERE semantic_fts MATCH ? AND s.agent_id = ? AND s.id <> ? ORDER BY semantic_fts.rowid DESC LIMIT ?`,
+		expr, l.m.agent, id, 2*zc.MaxLinksPerEntry+5)
+	if err != nil {
+		return nil, err
+	}
+	type cand struct {
+		id, content string
+		sim         float64
+	}
+	cands, err := scanAll(rows, func(r scanner) (cand, error) {
+		var c cand
+		err := r.Scan(&c.id, &c.content)
+		return c, err
+	})
+	if err != nil {
+		return nil, err
+	}
+	var keep []cand
+	for _, c := range cands {
+		if c.sim = cosine(vec, termVector(c.content)); c.sim >= zc.LinkingThreshold && c.sim > 0 {
+			keep = append(keep, c)
+		}
+	}
+	slices.SortStableFunc(keep, func(a, b cand) int { return cmp.Compare(b.sim, a.sim) })
+	keep = keep[:min(len(keep), zc.MaxLinksPerEntry)]
+	links := make([]Link, 0, len(keep))
+	for _, c := range keep {
+		lk := Link{SourceID: id, TargetID: c.id, Type: LinkSimilar, Strength: c.sim,
+			SourceType: TypeSemantic, TargetType: TypeSemantic, CreatedAt: now}
+		if _, err := q.exec(`INSERT INTO zettel_links (agent_id, `+linkCols+`) VALUES (?, 'semantic', ?, 'semantic', ?, ?, ?, ?)
+			ON CONFLICT DO UPDATE SET strength = excluded.strength`,
+			l.m.agent, id, c.id, string(LinkSimilar), c.sim, ms(now)); err != nil {
+			return nil, err
+		}
+		links = append(links, lk)
+	}
+	return links, nil
+}
+
+// termVector maps each stem of text (stopwords left out) to its sublinear
+// term frequency, 1 + ln(tf).
+func termVector(text string) map[string]float64 {
+	v := map[string]float64{}
+	for _, tok := range query.Tokens(text) {
+		if !query.IsStopword(tok) {
+			v[query.Stem(tok)]++
+		}
+	}
+	for k, tf := range v {
+		v[k] = 1 + math.Log(tf)
+	}
+	return v
+}
+
+// cosine is the cosine similarity of two non-negative vectors, in [0, 1].
+func cosine(a, b map[string]float64) float64 {
+	if len(a) > len(b) {
+		a, b = b, a
+	}
+	var dot, na, nb float64
+	for k, x := range a {
+		dot += x * b[k]
+		na += x * x
+	}
+	for _, y := range b {
+		nb += y * y
+	}
+	if na == 0 || nb == 0 {
+		return 0
+	}
+	return min(1, dot/math.Sqrt(na*nb))
 }

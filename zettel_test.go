@@ -83,8 +83,15 @@ func chain(t *testing.T, m *engram.Memory, n int) []string {
 	return out
 }
 
+// noAutoLink turns auto-linking off, for tests that count explicit links.
+func noAutoLink() engram.Option {
+	c := engram.DefaultConfig()
+	c.Zettelkasten.Enabled = false
+	return engram.WithConfig(c)
+}
+
 func TestTraverseBothDirectionsAndCycles(t *testing.T) {
-	m := testutil.Open(t)
+	m := testutil.Open(t, noAutoLink())
 	ctx := context.Background()
 	n := chain(t, m, 5) // a -> b -> c -> d -> e
 	// Close a cycle e -> a, and a back-edge c -> a.
@@ -123,7 +130,7 @@ func TestTraverseBothDirectionsAndCycles(t *testing.T) {
 }
 
 func TestLinksDisappearWithEitherEnd(t *testing.T) {
-	m := testutil.Open(t)
+	m := testutil.Open(t, noAutoLink())
 	ctx := context.Background()
 	chain(t, m, 3) // a -> b -> c
 	ev, err := m.Episodic().Log(ctx, engram.Episode{Content: "event"})
