@@ -100,7 +100,7 @@ type SearchConfig struct {
 	// index. Terms are taken rarest first while the documents holding them
 	// add up to at most the budget; the rarest is always taken, and the
 	// common terms left out are the ones that weigh least in BM25. Below
-	// the budget nothing changes. Default 2000.
+	// the budget nothing changes. Default 1000.
 	PostingBudget int
 }
 
