@@ -151,7 +151,7 @@ func (m *Memory) Search(ctx context.Context, opts SearchOptions) ([]Result, erro
 	if !opts.Until.IsZero() {
 		until = ms(opts.Until)
 	}
-	k := m.cfg.Search.Candidates
+	k := max(m.cfg.Search.Candidates, opts.Limit)
 
 	var cands []candidate
 	err := m.db.read(ctx, "search", func(q *dbtx) error {
@@ -164,9 +164,6 @@ func (m *Memory) Search(ctx context.Context, opts SearchOptions) ([]Result, erro
 				var err error
 				if e, err = m.pruneTerms(q, src.vocab, terms, m.cfg.Search.PostingBudget); err != nil {
 					return err
-				}
-				if e == "" {
-					continue // no term occurs in this index
 				}
 			}
 			rows, err := q.query(src.sql, e, m.agent, since, until, tagJSON, k)
@@ -411,10 +408,9 @@ func (m *Memory) rarestTerms(q *dbtx, vocab string, terms []string, n, minDF int
 // pruneTerms returns the ORed expression of the terms worth scoring in the
 // index whose fts5vocab table is vocab: all of them when the documents
 // holding them add up to at most budget, else the rarest ones within it
-// (always the rarest one). It returns "" when none of the terms occurs in
-// the index. Terms are looked up by their Porter stem, as the index holds
-// them; a term not found (say, one whose stem this code computes
-// differently) is kept, never dropped.
+// (always the rarest one). Terms are looked up by their Porter stem, as the
+// index holds them; a term not found (absent, newer than the cached count,
+// or stemmed differently by this code) is kept, never dropped.
 func (m *Memory) pruneTerms(q *dbtx, vocab string, terms []string, budget int) (string, error) {
 	stems, df, err := m.docFreqs(q, vocab, terms)
 	if err != nil {
@@ -425,9 +421,6 @@ func (m *Memory) pruneTerms(q *dbtx, vocab string, terms []string, budget int) (
 		total += n
 	}
 	if total <= budget {
-		if len(df) == 0 && allASCIILetters(terms) {
-			return "", nil // every stem is exact and none is indexed
-		}
 		return query.Or(terms), nil
 	}
 	idx := make([]int, len(terms))
@@ -454,17 +447,6 @@ func (m *Memory) pruneTerms(q *dbtx, vocab string, terms []string, budget int) (
 		keep = append(keep, terms[i])
 	}
 	return query.Or(keep), nil
-}
-
-func allASCIILetters(terms []string) bool {
-	for _, t := range terms {
-		for i := 0; i < len(t); i++ {
-			if t[i] < 'a' || t[i] > 'z' {
-				return false
-			}
-		}
-	}
-	return true
 }
 
 // contextSQL finds, for each matched episode named in ?2, the episodes

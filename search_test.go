@@ -170,6 +170,23 @@ func TestSearchAdvancedMode(t *testing.T) {
 	}
 }
 
+// TestSearchSeesNewMemoriesAtOnce guards against cached document counts
+// hiding a memory stored after an earlier search.
+func TestSearchSeesNewMemoriesAtOnce(t *testing.T) {
+	m, _ := searchFixture(t)
+	ctx := context.Background()
+	res, err := m.Search(ctx, engram.SearchOptions{Query: "kubernetes"})
+	require.NoError(t, err)
+	require.Empty(t, res)
+	_, err = m.Episodic().Log(ctx, engram.Episode{ID: "k8s", Content: "Migrated the cluster to kubernetes"})
+	require.NoError(t, err)
+	_, err = m.Semantic().Store(ctx, engram.SemanticEntry{ID: "k8s-fact", Content: "Production runs on kubernetes", Importance: 0.5})
+	require.NoError(t, err)
+	res, err = m.Search(ctx, engram.SearchOptions{Query: "kubernetes"})
+	require.NoError(t, err)
+	assert.ElementsMatch(t, []string{"k8s", "k8s-fact"}, searchIDs(res))
+}
+
 func TestSearchCountsSemanticAccess(t *testing.T) {
 	m, clock := searchFixture(t)
 	ctx := context.Background()
