@@ -157,18 +157,29 @@ func BenchmarkStoreSemantic(b *testing.B) {
 	}
 }
 
+// BenchmarkStoreSemanticBatch stores 1,000 entries per transaction, with
+// auto-linking off and on (the default).
 func BenchmarkStoreSemanticBatch(b *testing.B) {
-	m := openBench(b, b.TempDir(), 0, 0)
-	defer m.Close()
-	ctx := context.Background()
-	entries := benchEntries(4, 1000)
-	b.ReportAllocs()
-	for b.Loop() {
-		if _, err := m.Semantic().StoreBatch(ctx, entries); err != nil {
-			b.Fatal(err)
-		}
+	for _, autolink := range []bool{false, true} {
+		b.Run(fmt.Sprintf("autolink=%v", autolink), func(b *testing.B) {
+			cfg := engram.DefaultConfig()
+			cfg.Zettelkasten.Enabled = autolink
+			m, err := engram.New(engram.Tier1, engram.WithDir(b.TempDir()), engram.WithConfig(cfg))
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer m.Close()
+			ctx := context.Background()
+			entries := benchEntries(4, 1000)
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := m.Semantic().StoreBatch(ctx, entries); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.N*len(entries))/b.Elapsed().Seconds(), "entries/s")
+		})
 	}
-	b.ReportMetric(float64(b.N*len(entries))/b.Elapsed().Seconds(), "entries/s")
 }
 
 func BenchmarkSnapshot(b *testing.B) {
