@@ -33,6 +33,16 @@
 // [Links] connect memories of any kind into a graph that
 // [Links.Traverse] walks in one query.
 //
+// # Search
+//
+// [Memory.Search] finds memories of every kind from the words a person
+// would use ("What did we decide about the deploy?"): any text is a valid
+// query, compiled into a safe full-text expression, never passed raw to
+// SQLite. Each [Result] carries its Score and the [ScoreParts] it is made
+// of (text relevance, importance, recency), so a caller can see why a
+// memory ranked where it did. Storing a semantic entry links it to its
+// near-duplicates ([Links.AutoLink]).
+//
 // # Storage
 //
 // Everything lives in one SQLite file in WAL mode, by default

@@ -146,3 +146,28 @@ func ExampleNew_sharedFile() {
 	// Output:
 	// true
 }
+
+func ExampleMemory_Search() {
+	m, err := engram.New(engram.Tier1, engram.InMemory(), engram.WithClock(exampleClock()))
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer m.Close()
+	ctx := context.Background()
+	m.Semantic().Store(ctx, engram.SemanticEntry{ID: "rule", Content: "Deploys go through CI only", Importance: 0.9})
+	m.Semantic().Store(ctx, engram.SemanticEntry{ID: "lunch", Content: "Lunch is at noon", Importance: 0.2})
+	m.Episodic().Log(ctx, engram.Episode{ID: "ask", Content: "Ada asked when we deploy the fix", SessionID: "s1"})
+	m.Episodic().Log(ctx, engram.Episode{ID: "answer", Content: "We agreed on Monday morning", SessionID: "s1"})
+
+	res, err := m.Search(ctx, engram.SearchOptions{Query: "When do we deploy?"})
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, r := range res {
+		fmt.Printf("%s %s %q context-of=%q\n", r.Type, r.ID, r.Snippet, r.ContextOf)
+	}
+	// Output:
+	// semantic rule "**Deploys** go through CI only" context-of=""
+	// episodic ask "Ada asked when we **deploy** the fix" context-of=""
+	// episodic answer "We agreed on Monday morning" context-of="ask"
+}
