@@ -82,3 +82,17 @@ func TestAutoLinksNeverCrossAgents(t *testing.T) {
 	require.NoError(t, err)
 	assert.Zero(t, st.Links)
 }
+
+func TestFlushAutoLinksKeptItems(t *testing.T) {
+	m := testutil.Open(t)
+	ctx := context.Background()
+	fact, err := m.Semantic().Store(ctx, engram.SemanticEntry{Content: "The billing service retries failed card payments three times", Importance: 0.5})
+	require.NoError(t, err)
+	_, err = m.Working().Add(engram.WorkingItem{ID: "w", Content: "The billing service retries failed card payments three times daily", Importance: 0.9})
+	require.NoError(t, err)
+	require.NoError(t, m.Flush(ctx))
+	links, err := m.Links().For(ctx, "w")
+	require.NoError(t, err)
+	require.Len(t, links, 1, "a kept working item is linked like a stored entry")
+	assert.Equal(t, fact, links[0].TargetID)
+}

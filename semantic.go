@@ -177,7 +177,10 @@ func (s *Semantic) promote(q *dbtx, e *SemanticEntry, now time.Time) error {
 	if err != nil || dup > 0 {
 		return err
 	}
-	return s.insert(q, row)
+	if err := s.insert(q, row); err != nil {
+		return err
+	}
+	return s.link(q, row, now)
 }
 
 // Get returns the entry with the given ID. It returns [ErrNotFound] if the
