@@ -523,21 +523,26 @@ func (m *Memory) withContext(ctx context.Context, cands []candidate, weight floa
 	return cands, nil
 }
 
+// stemSet returns the Porter stems of the lowercase tokens toks.
+func stemSet(toks []string) map[string]bool {
+	set := make(map[string]bool, len(toks))
+	for _, t := range toks {
+		set[query.Stem(t)] = true
+	}
+	return set
+}
+
 // snippet returns the window of about snippetTokens words of text that
-// holds the most query terms, with each matching word in **bold**. Words
-// match a term when they share its stem (see stemKey), as the index's
-// porter stemmer would have them match. Only the results pay for it, not
-// every candidate.
+// holds the most query terms, with each matching word in **bold**. A word
+// matches a term when their Porter stems are equal, as they match in the
+// index. Only the results pay for it, not every candidate.
 func snippet(text string, terms []string) string {
 	words := strings.Fields(text)
-	keys := make(map[string]bool, len(terms))
-	for _, t := range terms {
-		keys[stemKey(t)] = true
-	}
+	keys := stemSet(terms)
 	hit := make([]bool, len(words))
 	for i, w := range words {
 		for _, tok := range query.Tokens(w) {
-			if keys[stemKey(tok)] {
+			if keys[query.Stem(tok)] {
 				hit[i] = true
 				break
 			}
@@ -574,19 +579,6 @@ func snippet(text string, terms []string) string {
 		b.WriteString("…")
 	}
 	return b.String()
-}
-
-// stemKey folds common English suffixes so that "deploys", "deployed" and
-// "deploying" share a key with "deploy". It is for highlighting only; the
-// index does the real stemming.
-func stemKey(w string) string {
-	w = strings.ToLower(w)
-	for _, suf := range []string{"ing", "edly", "ed", "ies", "es", "s", "ly"} {
-		if len(w) > len(suf)+2 && strings.HasSuffix(w, suf) {
-			return w[:len(w)-len(suf)]
-		}
-	}
-	return w
 }
 
 // rank blends each candidate's parts into its score and returns the best.
@@ -636,8 +628,9 @@ func recency(now, t time.Time, halfLife time.Duration) float64 {
 	return math.Exp2(-float64(age) / float64(halfLife))
 }
 
-// candidates matches the working set against the query's terms: an item's
-// text relevance is the fraction of terms its content contains, scaled like
+// candidates matches the working set against the query's terms, by Porter
+// stem as the index matches: an item's text relevance is the fraction of
+// terms its content contains, scaled like
 // BM25 so that rank can blend it with the stored memories.
 func (w *Working) candidates(terms []string, opts SearchOptions) []candidate {
 	if len(terms) == 0 {
@@ -654,10 +647,10 @@ func (w *Working) candidates(terms []string, opts SearchOptions) []candidate {
 		if len(opts.Tags) > 0 && !slices.ContainsFunc(it.Tags, func(t string) bool { return slices.Contains(opts.Tags, t) }) {
 			continue
 		}
-		toks := query.Tokens(s.lower)
+		have := stemSet(query.Tokens(s.lower))
 		hits := 0
 		for _, t := range terms {
-			if slices.ContainsFunc(toks, func(tok string) bool { return strings.HasPrefix(tok, t) || strings.HasPrefix(t, tok) && len(tok) > 3 }) {
+			if have[query.Stem(t)] {
 				hits++
 			}
 		}
