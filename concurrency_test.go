@@ -133,7 +133,7 @@ func TestConcurrentReadersAndWriters(t *testing.T) {
 			m := agents[a]
 			for i := 0; time.Now().Before(deadline); i++ {
 				var err error
-				switch i % 8 {
+				switch i % 10 {
 				case 0:
 					_, err = m.Bootstrap(ctx)
 				case 1:
@@ -156,9 +156,15 @@ func TestConcurrentReadersAndWriters(t *testing.T) {
 					_, err = m.Stats(ctx)
 				case 7:
 					_, err = m.Working().Find("thought")
+				case 8:
+					// Full-text reads while the other handle writes the
+					// same index.
+					_, err = m.Search(ctx, engram.SearchOptions{Query: "what about deploys and databases?", Limit: 5})
+				case 9:
+					_, err = m.Search(ctx, engram.SearchOptions{Query: fmt.Sprintf("writer %d fact", r), Types: []engram.MemoryType{engram.TypeEpisodic, engram.TypeSemantic}})
 				}
 				if err != nil {
-					fail(fmt.Sprintf("reader %d op %d", r, i%8), err)
+					fail(fmt.Sprintf("reader %d op %d", r, i%10), err)
 					return
 				}
 				reads.Add(1)
