@@ -96,3 +96,76 @@ func TestFlushAutoLinksKeptItems(t *testing.T) {
 	require.Len(t, links, 1, "a kept working item is linked like a stored entry")
 	assert.Equal(t, fact, links[0].TargetID)
 }
+
+// linkedTo returns the IDs the entry id links to.
+func linkedTo(t *testing.T, m *engram.Memory, id string) []string {
+	t.Helper()
+	links, err := m.Links().For(context.Background(), id)
+	require.NoError(t, err)
+	var out []string
+	for _, l := range links {
+		if l.SourceID == id {
+			out = append(out, l.TargetID)
+		} else {
+			out = append(out, l.SourceID)
+		}
+	}
+	return out
+}
+
+// Auto-linking keeps an index of stems in memory; these tests change the
+// entries behind its back in each way it has to notice.
+func TestAutoLinkFollowsUpdatesAndDeletes(t *testing.T) {
+	m := testutil.Open(t)
+	ctx := context.Background()
+	store := func(text string) string {
+		id, err := m.Semantic().Store(ctx, engram.SemanticEntry{Content: text, Importance: 0.5})
+		require.NoError(t, err)
+		return id
+	}
+	old := "The nightly backup job copies the orders database to cold storage"
+	newText := "Grafana dashboards for checkout latency live in the observability folder"
+	e := store(old) // builds the index
+	_, err := m.Semantic().Update(ctx, e, engram.SemanticPatch{Content: new(newText)})
+	require.NoError(t, err)
+	assert.Empty(t, linkedTo(t, m, store(old)), "the entry no longer says this")
+	assert.Equal(t, []string{e}, linkedTo(t, m, store(newText+".")), "found under its new words")
+
+	gone := store("Rotate the signing keys for the payments gateway every quarter")
+	require.NoError(t, m.Semantic().Delete(ctx, gone))
+	assert.Empty(t, linkedTo(t, m, store("Rotate the signing keys for the payments gateway every quarter!")))
+}
+
+func TestAutoLinkSeesOtherHandlesWrites(t *testing.T) {
+	path := testutil.TempDB(t)
+	a := testutil.OpenPath(t, path, "default")
+	b := testutil.OpenPath(t, path, "default")
+	ctx := context.Background()
+	_, err := b.Semantic().Store(ctx, engram.SemanticEntry{Content: "Feature flags are managed in LaunchDarkly", Importance: 0.5})
+	require.NoError(t, err) // b's index is built now
+	text := "Customer invoices are generated on the first business day of each month"
+	fromA, err := a.Semantic().Store(ctx, engram.SemanticEntry{Content: text, Importance: 0.5})
+	require.NoError(t, err)
+	fromB, err := b.Semantic().Store(ctx, engram.SemanticEntry{Content: text + ".", Importance: 0.5})
+	require.NoError(t, err)
+	assert.Equal(t, []string{fromA}, linkedTo(t, b, fromB), "b sees the entry a stored after b built its index")
+}
+
+func TestAutoLinkIgnoresRolledBackEntries(t *testing.T) {
+	m := testutil.Open(t)
+	ctx := context.Background()
+	_, err := m.Semantic().Store(ctx, engram.SemanticEntry{ID: "taken", Content: "Standup is at nine thirty", Importance: 0.5})
+	require.NoError(t, err)
+	lost := "The VPN certificate for contractors expires in March"
+	_, err = m.Semantic().StoreBatch(ctx, []engram.SemanticEntry{
+		{Content: "Office plants are watered on Fridays", Importance: 0.5},
+		{ID: "lost", Content: lost, Importance: 0.5},
+		{ID: "taken", Content: "a second entry with a taken ID fails the batch", Importance: 0.5},
+	})
+	require.ErrorIs(t, err, engram.ErrExists)
+	_, err = m.Semantic().Store(ctx, engram.SemanticEntry{Content: "Lunch orders close at eleven", Importance: 0.5})
+	require.NoError(t, err)
+	id, err := m.Semantic().Store(ctx, engram.SemanticEntry{Content: lost + ".", Importance: 0.5})
+	require.NoError(t, err)
+	assert.Empty(t, linkedTo(t, m, id), "the entry it resembles was never stored")
+}

@@ -41,6 +41,9 @@ type store struct {
 	wdb    *sql.DB
 	wconn  *sql.Conn
 	wstmts map[string]*sql.Stmt
+	// rolledBack, if set, runs after a write transaction is rolled back,
+	// with wmu held, so that state kept beside the database can be dropped.
+	rolledBack func()
 
 	rdb    *sql.DB  // nil in memory mode
 	rstmts sync.Map // query string → *sql.Stmt prepared on rdb
@@ -216,6 +219,9 @@ func (s *store) write(ctx context.Context, op string, fn func(q *dbtx) error) (e
 			// The transaction may already be gone (a failed COMMIT rolls
 			// back by itself); that error is harmless and not worth a log.
 			_ = s.execWriter(context.Background(), "ROLLBACK")
+			if s.rolledBack != nil {
+				s.rolledBack()
+			}
 		}
 	}()
 	if err := fn(&dbtx{ctx: ctx, prep: s.prepWriter}); err != nil {

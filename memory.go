@@ -33,8 +33,9 @@ type Memory struct {
 	dbPath string // "" in memory
 	mdPath string // "" when no memory.md is written
 
-	mdMu sync.Mutex // serialises rendering and writing memory.md
-	dfs  dfCache    // document frequencies for search and auto-linking
+	mdMu  sync.Mutex // serialises rendering and writing memory.md
+	dfs   dfCache    // document frequencies for search and auto-linking
+	stems stemIndex  // auto-linking's candidates; the writer lock guards it
 
 	closeOnce sync.Once
 	closeErr  error
@@ -123,6 +124,7 @@ func New(tier Tier, opts ...Option) (*Memory, error) {
 	m.episodic = &Episodic{m: m}
 	m.procedural = &Procedural{m: m}
 	m.links = &Links{m: m}
+	m.db.rolledBack = m.stems.reset
 	m.log.Debug("engram: opened", "agent", m.agent, "tier", tier, "db", m.dbPath, "markdown", m.mdPath)
 	return m, nil
 }

@@ -94,13 +94,17 @@ type SearchConfig struct {
 	// Candidates is how many full-text matches per memory type are ranked
 	// before the blend picks the results; default 50.
 	Candidates int
-	// PostingBudget bounds how many documents a query makes FTS5 score.
-	// BM25 has to score every document holding any term of an ORed query,
-	// so a query with a very common word would score a large part of a big
-	// index. Terms are taken rarest first while the documents holding them
-	// add up to at most the budget; the rarest is always taken, and the
-	// common terms left out are the ones that weigh least in BM25. Below
-	// the budget nothing changes. Default 1000.
+	// PostingBudget bounds how many documents a query makes FTS5 score
+	// in each index. BM25 has to score every document holding any term of
+	// an ORed query, so a query with a very common word would score a
+	// large part of a big index. Terms are taken rarest first while the
+	// documents holding them add up to at most the budget; the common
+	// terms left out are the ones that weigh least in BM25. When even the
+	// rarest term is held by more documents than the budget, the documents
+	// holding both of the two rarest terms are scored first, then those
+	// holding the rarest, each limited to its newest budget matches. Below
+	// the budget nothing changes. Default 300, chosen on LoCoMo and the
+	// search benchmarks (see BENCHMARKS.md).
 	PostingBudget int
 }
 
@@ -159,22 +163,44 @@ func (m *Memory) Search(ctx context.Context, opts SearchOptions) ([]Result, erro
 			if !want(src.typ) || (src.typ == TypeEpisodic && tagJSON != "") {
 				continue
 			}
-			e := expr
+			// Planning and full-text queries cost a few hundred
+			// microseconds even on an empty index; an index lookup
+			// tells whether the agent has any such memory.
+			var held bool
+			if err := q.queryRow(`SELECT EXISTS (SELECT 1 FROM `+src.table+` WHERE agent_id = ?)`,
+				[]any{m.agent}, &held); err != nil {
+				return err
+			}
+			if !held {
+				continue
+			}
+			plans := []ftsPlan{{expr: expr}}
 			if !opts.Advanced {
 				var err error
-				if e, err = m.pruneTerms(q, src.vocab, terms, m.cfg.Search.PostingBudget); err != nil {
+				if plans, err = m.plan(q, src, terms, m.cfg.Search.PostingBudget); err != nil {
 					return err
 				}
 			}
-			rows, err := q.query(src.sql, e, m.agent, since, until, tagJSON, k)
-			if err != nil {
-				return err
+			var found []candidate
+			for _, p := range plans {
+				rows, err := q.query(src.sql, p.expr, m.agent, since, until, tagJSON, k, p.from)
+				if err != nil {
+					return err
+				}
+				got, err := scanAll(rows, scanCandidate(src.typ))
+				if err != nil {
+					return err
+				}
+				for _, c := range got {
+					if !slices.ContainsFunc(found, func(f candidate) bool { return f.ID == c.ID }) {
+						found = append(found, c)
+					}
+				}
+				if len(found) >= k {
+					break
+				}
 			}
-			got, err := scanAll(rows, scanCandidate(src.typ))
-			if err != nil {
-				return err
-			}
-			cands = append(cands, got...)
+			cands = append(cands, found...)
 		}
 		return nil
 	})
@@ -249,35 +275,50 @@ type candidate struct {
 	touched    time.Time // when it was created, updated or last used
 }
 
-// ftsSources are the full-text queries, one per stored memory type. CROSS
-// JOIN keeps the FTS table as the outer loop: FTS5 finds and ranks the
-// matches and the join looks up only those rows. (Left to itself, the
-// planner may scan the agent's rows and probe the index once per row,
-// hundreds of times slower.) Each
-// takes (expr, agent, since, until, tags JSON or ”, candidate limit) and
-// returns id, content, tags, created_at, importance, last touched, rank.
-var ftsSources = []struct {
+type ftsSource struct {
 	typ   MemoryType
-	vocab string // the fts5vocab table of the index
+	fts   string // the FTS5 table
+	vocab string // its fts5vocab table
+	table string // the table it indexes
 	sql   string
-}{
-	{TypeSemantic, "semantic_vocab", `SELECT s.id, s.content, s.tags, s.created_at, s.importance,
-			max(s.updated_at, s.last_accessed_at), semantic_fts.rank
-		FROM semantic_fts CROSS JOIN semantic_memory s ON s.pk = semantic_fts.rowid
-		WHERE semantic_fts MATCH ?1 AND s.agent_id = ?2 AND s.created_at >= ?3 AND s.created_at < ?4
-			AND (?5 = '' OR EXISTS (SELECT 1 FROM json_each(s.tags) t WHERE t.value IN (SELECT value FROM json_each(?5))))
-		ORDER BY semantic_fts.rank LIMIT ?6`},
-	{TypeEpisodic, "episodic_vocab", `SELECT e.id, e.content, '[]', e.created_at, ` + fmt.Sprint(episodeImportance) + `,
-			e.created_at, episodic_fts.rank
-		FROM episodic_fts CROSS JOIN episodic_log e ON e.pk = episodic_fts.rowid
-		WHERE episodic_fts MATCH ?1 AND e.agent_id = ?2 AND e.created_at >= ?3 AND e.created_at < ?4 AND ?5 = ''
-		ORDER BY episodic_fts.rank LIMIT ?6`},
-	{TypeProcedural, "procedural_vocab", `SELECT p.id, p.name || ': ' || p.description, p.tags, p.created_at, p.success_rate,
-			p.updated_at, procedural_fts.rank
-		FROM procedural_fts CROSS JOIN procedural_memory p ON p.pk = procedural_fts.rowid
-		WHERE procedural_fts MATCH ?1 AND p.agent_id = ?2 AND p.created_at >= ?3 AND p.created_at < ?4
-			AND (?5 = '' OR EXISTS (SELECT 1 FROM json_each(p.tags) t WHERE t.value IN (SELECT value FROM json_each(?5))))
-		ORDER BY procedural_fts.rank LIMIT ?6`},
+}
+
+// ftsSources are the full-text queries, one per stored memory type.
+//
+// CROSS JOIN keeps the FTS table as the outer loop: FTS5 finds and ranks
+// the matches and the join looks up only those rows. (Left to itself, the
+// planner may scan the agent's rows and probe the index once per row,
+// hundreds of times slower.) The best matches are found on row IDs alone
+// and only they are read in full. bm25() rather than rank: ORDER BY rank
+// makes FTS5 prepare a statement of its own for every query.
+//
+// Each takes (expr, agent, since, until, the tags as JSON or an empty
+// string, candidate limit, lowest rowid to score) and returns id, content,
+// tags, created_at, importance, last touched, bm25.
+var ftsSources = []ftsSource{
+	{TypeSemantic, "semantic_fts", "semantic_vocab", "semantic_memory", `WITH top(pk, b) AS MATERIALIZED (
+			SELECT s.pk, bm25(semantic_fts) AS b
+			FROM semantic_fts CROSS JOIN semantic_memory s ON s.pk = semantic_fts.rowid
+			WHERE semantic_fts MATCH ?1 AND semantic_fts.rowid >= ?7 AND s.agent_id = ?2 AND s.created_at >= ?3 AND s.created_at < ?4
+				AND (?5 = '' OR EXISTS (SELECT 1 FROM json_each(s.tags) t WHERE t.value IN (SELECT value FROM json_each(?5))))
+			ORDER BY b LIMIT ?6)
+		SELECT s.id, s.content, s.tags, s.created_at, s.importance, max(s.updated_at, s.last_accessed_at), top.b
+		FROM top CROSS JOIN semantic_memory s ON s.pk = top.pk`},
+	{TypeEpisodic, "episodic_fts", "episodic_vocab", "episodic_log", `WITH top(pk, b) AS MATERIALIZED (
+			SELECT e.pk, bm25(episodic_fts) AS b
+			FROM episodic_fts CROSS JOIN episodic_log e ON e.pk = episodic_fts.rowid
+			WHERE episodic_fts MATCH ?1 AND episodic_fts.rowid >= ?7 AND e.agent_id = ?2 AND e.created_at >= ?3 AND e.created_at < ?4 AND ?5 = ''
+			ORDER BY b LIMIT ?6)
+		SELECT e.id, e.content, '[]', e.created_at, ` + fmt.Sprint(episodeImportance) + `, e.created_at, top.b
+		FROM top CROSS JOIN episodic_log e ON e.pk = top.pk`},
+	{TypeProcedural, "procedural_fts", "procedural_vocab", "procedural_memory", `WITH top(pk, b) AS MATERIALIZED (
+			SELECT p.pk, bm25(procedural_fts) AS b
+			FROM procedural_fts CROSS JOIN procedural_memory p ON p.pk = procedural_fts.rowid
+			WHERE procedural_fts MATCH ?1 AND procedural_fts.rowid >= ?7 AND p.agent_id = ?2 AND p.created_at >= ?3 AND p.created_at < ?4
+				AND (?5 = '' OR EXISTS (SELECT 1 FROM json_each(p.tags) t WHERE t.value IN (SELECT value FROM json_each(?5))))
+			ORDER BY b LIMIT ?6)
+		SELECT p.id, p.name || ': ' || p.description, p.tags, p.created_at, p.success_rate, p.updated_at, top.b
+		FROM top CROSS JOIN procedural_memory p ON p.pk = top.pk`},
 }
 
 func scanCandidate(typ MemoryType) func(scanner) (candidate, error) {
@@ -377,76 +418,82 @@ func (m *Memory) docFreqs(q *dbtx, vocab string, terms []string) ([]string, map[
 	return stems, df, nil
 }
 
-// rarestTerms returns up to n of the terms held by at least minDF
-// documents of the index, rarest first, one per stem.
-func (m *Memory) rarestTerms(q *dbtx, vocab string, terms []string, n, minDF int) ([]string, error) {
-	stems, df, err := m.docFreqs(q, vocab, terms)
+// ftsPlan is one full-text query to score: an FTS5 expression and the
+// lowest rowid worth scoring.
+type ftsPlan struct {
+	expr string
+	from int64
+}
+
+// plan decides what a natural-language query makes FTS5 score in the index
+// src, so that it scores about budget documents at most, however common
+// the query's words are. BM25 has to score every document matching an ORed
+// query, and a common word can be held by a large part of a big index.
+//
+// Terms are taken rarest first while the documents holding them add up to
+// at most budget: the common words left out are the ones that weigh least
+// in BM25. Below the budget nothing changes. When even the rarest term is
+// held by more documents than the budget, two plans are returned: first
+// the documents holding both of the two rarest terms, then the rarest
+// term alone; each is limited to its newest budget matches when it has
+// more. Terms are looked up by their Porter stem, as the index holds them;
+// a term not found (absent, or newer than the cached count) costs nothing
+// and is kept.
+func (m *Memory) plan(q *dbtx, src ftsSource, terms []string, budget int) ([]ftsPlan, error) {
+	stems, df, err := m.docFreqs(q, src.vocab, terms)
 	if err != nil {
 		return nil, err
 	}
 	idx := make([]int, 0, len(terms))
+	seen := make(map[string]bool, len(terms))
 	for i := range terms {
-		if df[stems[i]] >= minDF {
+		if !seen[stems[i]] {
+			seen[stems[i]] = true
 			idx = append(idx, i)
 		}
 	}
 	slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(df[stems[a]], df[stems[b]]) })
-	var out []string
-	seen := map[string]bool{}
-	for _, i := range idx {
-		if len(out) == n {
-			break
-		}
-		if !seen[stems[i]] {
-			seen[stems[i]] = true
-			out = append(out, terms[i])
-		}
-	}
-	return out, nil
-}
-
-// pruneTerms returns the ORed expression of the terms worth scoring in the
-// index whose fts5vocab table is vocab: all of them when the documents
-// holding them add up to at most budget, else the rarest ones within it
-// (always the rarest one). Terms are looked up by their Porter stem, as the
-// index holds them; a term not found (absent, newer than the cached count,
-// or stemmed differently by this code) is kept, never dropped.
-func (m *Memory) pruneTerms(q *dbtx, vocab string, terms []string, budget int) (string, error) {
-	stems, df, err := m.docFreqs(q, vocab, terms)
-	if err != nil {
-		return "", err
-	}
-	total := 0
-	for _, n := range df {
-		total += n
-	}
-	if total <= budget {
-		return query.Or(terms), nil
-	}
-	idx := make([]int, len(terms))
-	for i := range idx {
-		idx[i] = i
-	}
-	slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(df[stems[a]], df[stems[b]]) })
 	var keep []string
-	seen := map[string]bool{}
-	spent, counted := 0, 0
+	spent := 0
 	for _, i := range idx {
 		d := df[stems[i]]
-		if seen[stems[i]] {
-			continue
+		if d > 0 && spent > 0 && spent+d > budget {
+			break
 		}
-		if d > 0 { // a term not found costs nothing and is kept
-			if counted > 0 && spent+d > budget {
-				break
-			}
-			counted++
-			spent += d
-		}
-		seen[stems[i]] = true
+		spent += d
 		keep = append(keep, terms[i])
 	}
-	return query.Or(keep), nil
+	if spent <= budget {
+		return []ftsPlan{{expr: query.Or(keep)}}, nil
+	}
+	// Every term is common: keep[0] alone is over the budget.
+	var plans []ftsPlan
+	if len(idx) > 1 {
+		p, err := m.window(q, src, query.And([]string{terms[idx[0]], terms[idx[1]]}), budget)
+		if err != nil {
+			return nil, err
+		}
+		plans = append(plans, p)
+	}
+	p, err := m.window(q, src, query.Or(keep[:1]), budget)
+	if err != nil {
+		return nil, err
+	}
+	return append(plans, p), nil
+}
+
+// window limits expr to its newest budget matches in src's index. Finding
+// them walks row IDs only, which costs far less than scoring. (Other
+// agents' documents count toward the budget, so an agent sharing a file
+// may get fewer.)
+func (m *Memory) window(q *dbtx, src ftsSource, expr string, budget int) (ftsPlan, error) {
+	var from int64
+	err := q.queryRow(`SELECT rowid FROM `+src.fts+` WHERE `+src.fts+` MATCH ?1 ORDER BY rowid DESC LIMIT 1 OFFSET ?2`,
+		[]any{expr, budget - 1}, &from)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return ftsPlan{}, err
+	}
+	return ftsPlan{expr: expr, from: from}, nil
 }
 
 // contextSQL finds, for each matched episode named in ?2, the episodes
@@ -539,10 +586,18 @@ func stemSet(toks []string) map[string]bool {
 func snippet(text string, terms []string) string {
 	words := strings.Fields(text)
 	keys := stemSet(terms)
+	// Porter stemming rewrites suffixes only, so a token can share a
+	// term's stem only if it starts like it: most tokens need no stemming.
+	var first [256]bool
+	for k := range keys {
+		if k != "" {
+			first[k[0]] = true
+		}
+	}
 	hit := make([]bool, len(words))
 	for i, w := range words {
 		for _, tok := range query.Tokens(w) {
-			if keys[query.Stem(tok)] {
+			if first[tok[0]] && keys[query.Stem(tok)] {
 				hit[i] = true
 				break
 			}

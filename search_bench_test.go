@@ -99,7 +99,7 @@ var (
 
 // searchDir returns a directory holding a memory with n semantic entries,
 // built once per process and shared by the benchmarks.
-func searchDir(b *testing.B, n int) string {
+func searchDir(b testing.TB, n int) string {
 	b.Helper()
 	searchDBMu.Lock()
 	defer searchDBMu.Unlock()

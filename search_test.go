@@ -266,3 +266,40 @@ func TestSearchIsolation(t *testing.T) {
 		}
 	}
 }
+
+// TestSearchPostingBudget covers a query whose every term is common: with
+// a budget of 2, the documents holding both terms are scored, then only
+// the newest 2 holding the rarer one.
+func TestSearchPostingBudget(t *testing.T) {
+	cfg := engram.DefaultConfig()
+	cfg.Search.PostingBudget = 2
+	cfg.Zettelkasten.Enabled = false
+	clock := testutil.NewClock(time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC))
+	path := testutil.TempDB(t)
+	m := testutil.OpenPath(t, path, "default", engram.WithConfig(cfg), engram.WithClock(clock.Now))
+	ctx := context.Background()
+	store := func(id, text string) {
+		clock.Advance(time.Minute)
+		_, err := m.Semantic().Store(ctx, engram.SemanticEntry{ID: id, Content: text, Importance: 0.5})
+		require.NoError(t, err)
+	}
+	store("both", "kiwi mango smoothie")
+	for _, id := range []string{"k1", "k2", "k3", "k4"} {
+		store(id, "kiwi salad "+id)
+	}
+	for _, id := range []string{"m1", "m2", "m3"} {
+		store(id, "mango chutney "+id)
+	}
+	res, err := m.Search(ctx, engram.SearchOptions{Query: "kiwi and mango?"})
+	require.NoError(t, err)
+	ids := searchIDs(res)
+	require.NotEmpty(t, ids)
+	assert.Equal(t, "both", ids[0], "holding both terms ranks first")
+	assert.ElementsMatch(t, []string{"both", "m2", "m3"}, ids, "m1 is outside the newest two; kiwi alone is commoner")
+
+	cfg.Search.PostingBudget = 100
+	wide := testutil.OpenPath(t, path, "default", engram.WithConfig(cfg))
+	res, err = wide.Search(ctx, engram.SearchOptions{Query: "kiwi and mango?"})
+	require.NoError(t, err)
+	assert.Len(t, res, 8, "within the budget every match is scored")
+}

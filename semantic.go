@@ -38,10 +38,11 @@ func (s *Semantic) Store(ctx context.Context, e SemanticEntry) (string, error) {
 		return "", err
 	}
 	err = s.m.db.write(ctx, "semantic.store", func(q *dbtx) error {
-		if err := s.insert(q, row); err != nil {
+		pk, err := s.insert(q, row)
+		if err != nil {
 			return err
 		}
-		return s.link(q, row, now)
+		return s.link(q, pk, row, now)
 	})
 	if err != nil {
 		return "", err
@@ -65,10 +66,11 @@ func (s *Semantic) StoreBatch(ctx context.Context, entries []SemanticEntry) ([]s
 	}
 	err := s.m.db.write(ctx, "semantic.store_batch", func(q *dbtx) error {
 		for _, r := range rows {
-			if err := s.insert(q, r); err != nil {
+			pk, err := s.insert(q, r)
+			if err != nil {
 				return err
 			}
-			if err := s.link(q, r, now); err != nil {
+			if err := s.link(q, pk, r, now); err != nil {
 				return err
 			}
 		}
@@ -81,11 +83,12 @@ func (s *Semantic) StoreBatch(ctx context.Context, entries []SemanticEntry) ([]s
 }
 
 // link auto-links a newly stored entry when the Zettelkasten is enabled.
-func (s *Semantic) link(q *dbtx, r semanticRow, now time.Time) error {
+func (s *Semantic) link(q *dbtx, pk int64, r semanticRow, now time.Time) error {
 	if !s.m.cfg.Zettelkasten.Enabled {
+		s.m.stems.update(pk, r.ID, r.Content) // AutoLink may have built the index
 		return nil
 	}
-	_, err := s.m.links.autoLink(q, r.ID, r.Content, now, true)
+	_, err := s.m.links.autoLink(q, pk, r.ID, r.Content, now, true)
 	return err
 }
 
@@ -135,16 +138,20 @@ func (s *Semantic) prepare(field string, e SemanticEntry, now time.Time) (semant
 	return semanticRow{SemanticEntry: e, tags: encodeTags(e.Tags), hash: contentHash(e.Content)}, nil
 }
 
-func (s *Semantic) insert(q *dbtx, r semanticRow) error {
-	_, err := q.exec(`INSERT INTO semantic_memory (id, agent_id, content, summary, importance,
+// insert adds the row and returns its rowid.
+func (s *Semantic) insert(q *dbtx, r semanticRow) (int64, error) {
+	res, err := q.exec(`INSERT INTO semantic_memory (id, agent_id, content, summary, importance,
 		verified, tags, source, content_hash, created_at, updated_at, access_count, last_accessed_at)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?)`,
 		r.ID, s.m.agent, r.Content, r.Summary, r.Importance, r.Verified, r.tags, r.Source,
 		r.hash, ms(r.CreatedAt), ms(r.UpdatedAt), ms(r.LastAccessedAt))
 	if isUniqueViolation(err) {
-		return fmt.Errorf("engram: semantic entry %q: %w", r.ID, ErrExists)
+		return 0, fmt.Errorf("engram: semantic entry %q: %w", r.ID, ErrExists)
 	}
-	return err
+	if err != nil {
+		return 0, err
+	}
+	return res.LastInsertId()
 }
 
 // promote keeps a flushed working item: an entry with the item's ID is
@@ -167,6 +174,7 @@ func (s *Semantic) promote(q *dbtx, e *SemanticEntry, now time.Time) error {
 		_, err = q.exec(`UPDATE semantic_memory SET content = ?, summary = ?, importance = ?, tags = ?,
 			content_hash = ?, updated_at = ? WHERE pk = ?`,
 			row.Content, row.Summary, row.Importance, row.tags, row.hash, ms(now), pk)
+		s.m.stems.update(pk, row.ID, row.Content)
 		return err
 	case !errors.Is(err, sql.ErrNoRows):
 		return err
@@ -177,10 +185,11 @@ func (s *Semantic) promote(q *dbtx, e *SemanticEntry, now time.Time) error {
 	if err != nil || dup > 0 {
 		return err
 	}
-	if err := s.insert(q, row); err != nil {
+	pk, err = s.insert(q, row)
+	if err != nil {
 		return err
 	}
-	return s.link(q, row, now)
+	return s.link(q, pk, row, now)
 }
 
 // Get returns the entry with the given ID. It returns [ErrNotFound] if the
@@ -274,12 +283,19 @@ func (s *Semantic) Update(ctx context.Context, id string, patch SemanticPatch) (
 			e.Tags = cloneStrings(*patch.Tags)
 		}
 		e.UpdatedAt = now
-		_, err = q.exec(`UPDATE semantic_memory SET content = ?, summary = ?, importance = ?, verified = ?,
-			tags = ?, content_hash = ?, updated_at = ? WHERE agent_id = ? AND id = ?`,
-			e.Content, e.Summary, e.Importance, e.Verified, encodeTags(e.Tags), contentHash(e.Content),
-			ms(now), s.m.agent, id)
+		var pk int64
+		err = q.queryRow(`UPDATE semantic_memory SET content = ?, summary = ?, importance = ?, verified = ?,
+			tags = ?, content_hash = ?, updated_at = ? WHERE agent_id = ? AND id = ? RETURNING pk`,
+			[]any{e.Content, e.Summary, e.Importance, e.Verified, encodeTags(e.Tags), contentHash(e.Content),
+				ms(now), s.m.agent, id}, &pk)
+		if err != nil {
+			return err
+		}
+		if contentChanged {
+			s.m.stems.update(pk, e.ID, e.Content)
+		}
 		out = e
-		return err
+		return nil
 	})
 	if err != nil {
 		return SemanticEntry{}, err
@@ -295,7 +311,16 @@ func (s *Semantic) Delete(ctx context.Context, id string) error {
 		return err
 	}
 	return s.m.db.write(ctx, "semantic.delete", func(q *dbtx) error {
-		return deleteByID(q, "semantic_memory", "semantic entry", s.m.agent, id)
+		var pk int64
+		err := q.queryRow(`DELETE FROM semantic_memory WHERE agent_id = ? AND id = ? RETURNING pk`,
+			[]any{s.m.agent, id}, &pk)
+		if errors.Is(err, sql.ErrNoRows) {
+			return notFound("semantic entry", id)
+		}
+		if err == nil {
+			s.m.stems.drop(pk)
+		}
+		return err
 	})
 }
 

@@ -372,7 +372,7 @@ func DefaultConfig() Config {
 			RecencyHalfLife:  30 * 24 * time.Hour,
 			ContextWeight:    0.7,
 			Candidates:       50,
-			PostingBudget:    1000,
+			PostingBudget:    300,
 		},
 		Limits:  Limits{MaxContentBytes: 64 << 10, MaxTags: 32, MaxTagBytes: 64},
 		Storage: StorageConfig{Synchronous: SyncNormal, BusyTimeout: 5 * time.Second, CacheMiB: 16, ReadConns: 4},

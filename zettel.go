@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/engram-go/engram/internal/query"
@@ -269,8 +268,9 @@ func scanLink(r scanner) (Link, error) {
 // words in the same proportions, 0 for no word in common. Candidates are
 // the newest entries holding both of the two rarest terms the entry shares
 // with any other entry (the rarest, if it shares only one): an entry
-// similar enough to link shares most of its words, and asking for the
-// rarest two, unranked, keeps the query small however large memory grows.
+// similar enough to link shares most of its words. They are found in an
+// in-memory index of the agent's stems, built on first use, so storing an
+// entry with no near-duplicate costs no query for linking.
 //
 // It returns [ErrNotFound] if the agent has no such semantic entry;
 // other errors are as for [Links.Add].
@@ -281,26 +281,26 @@ func (l *Links) AutoLink(ctx context.Context, id string) ([]Link, error) {
 	now := l.m.now()
 	var out []Link
 	err := l.m.db.write(ctx, "links.auto_link", func(q *dbtx) error {
+		var pk int64
 		var content string
-		if err := q.queryRow(`SELECT content FROM semantic_memory WHERE agent_id = ? AND id = ?`,
-			[]any{l.m.agent, id}, &content); err != nil {
+		if err := q.queryRow(`SELECT pk, content FROM semantic_memory WHERE agent_id = ? AND id = ?`,
+			[]any{l.m.agent, id}, &pk, &content); err != nil {
 			if errors.Is(err, sql.ErrNoRows) {
 				return notFound("semantic entry", id)
 			}
 			return err
 		}
 		var err error
-		out, err = l.autoLink(q, id, content, now, false)
+		out, err = l.autoLink(q, pk, id, content, now, false)
 		return err
 	})
 	return out, err
 }
 
-// autoLink links a stored semantic entry to its most similar neighbours,
-// inside the caller's transaction.
-// isNew says the entry was just inserted, so the cached document counts of
-// its stems go up by one.
-func (l *Links) autoLink(q *dbtx, id, content string, now time.Time, isNew bool) ([]Link, error) {
+// autoLink links the semantic entry with rowid pk to its most similar
+// neighbours, inside the caller's transaction. isNew says the entry was
+// just inserted, so the cached document counts of its stems go up by one.
+func (l *Links) autoLink(q *dbtx, pk int64, id, content string, now time.Time, isNew bool) ([]Link, error) {
 	zc := l.m.cfg.Zettelkasten
 	vec := termVector(content)
 	if isNew {
@@ -310,58 +310,225 @@ func (l *Links) autoLink(q *dbtx, id, content string, now time.Time, isNew bool)
 		}
 		l.m.dfs.added("semantic_vocab", stems)
 	}
-	if zc.MaxLinksPerEntry == 0 {
+	if zc.MaxLinksPerEntry == 0 || len(vec) == 0 {
 		return nil, nil
 	}
-	terms := query.Terms(content)
-	if len(terms) == 0 {
-		return nil, nil
-	}
-	// The entry is in the index already: a term only it holds (df 1)
-	// cannot lead to another entry.
-	rare, err := l.m.rarestTerms(q, "semantic_vocab", terms, 2, 2)
-	if err != nil || len(rare) == 0 {
+	x := &l.m.stems
+	if err := x.sync(q, l.m.agent); err != nil {
 		return nil, err
 	}
-	expr := strings.ReplaceAll(query.Or(rare), " OR ", " AND ")
-	rows, err := q.query(`SELECT s.id, s.content FROM semantic_fts CROSS JOIN semantic_memory s ON s.pk = semantic_fts.rowid
-		WHERE semantic_fts MATCH ? AND s.agent_id = ? AND s.id <> ? ORDER BY semantic_fts.rowid DESC LIMIT ?`,
-		expr, l.m.agent, id, 2*zc.MaxLinksPerEntry+5)
-	if err != nil {
-		return nil, err
-	}
-	type cand struct {
-		id, content string
-		sim         float64
-	}
-	cands, err := scanAll(rows, func(r scanner) (cand, error) {
-		var c cand
-		err := r.Scan(&c.id, &c.content)
-		return c, err
-	})
-	if err != nil {
-		return nil, err
-	}
-	var keep []cand
-	for _, c := range cands {
-		if c.sim = cosine(vec, termVector(c.content)); c.sim >= zc.LinkingThreshold && c.sim > 0 {
-			keep = append(keep, c)
-		}
-	}
-	slices.SortStableFunc(keep, func(a, b cand) int { return cmp.Compare(b.sim, a.sim) })
-	keep = keep[:min(len(keep), zc.MaxLinksPerEntry)]
-	links := make([]Link, 0, len(keep))
-	for _, c := range keep {
-		lk := Link{SourceID: id, TargetID: c.id, Type: LinkSimilar, Strength: c.sim,
-			SourceType: TypeSemantic, TargetType: TypeSemantic, CreatedAt: now}
-		if _, err := q.exec(`INSERT INTO zettel_links (agent_id, `+linkCols+`) VALUES (?, 'semantic', ?, 'semantic', ?, ?, ?, ?)
+	x.put(pk, id, vec)
+	found := x.similar(pk, zc.LinkingThreshold, zc.MaxLinksPerEntry)
+	links := make([]Link, 0, len(found))
+	for _, f := range found {
+		// The target is checked in SQL too: the index is not the truth.
+		res, err := q.exec(`INSERT INTO zettel_links (agent_id, `+linkCols+`)
+			SELECT ?1, 'semantic', ?2, 'semantic', ?3, ?4, ?5, ?6
+			WHERE EXISTS (SELECT 1 FROM semantic_memory WHERE agent_id = ?1 AND id = ?3)
 			ON CONFLICT DO UPDATE SET strength = excluded.strength`,
-			l.m.agent, id, c.id, string(LinkSimilar), c.sim, ms(now)); err != nil {
+			l.m.agent, id, f.id, string(LinkSimilar), f.sim, ms(now))
+		if err != nil {
 			return nil, err
 		}
-		links = append(links, lk)
+		if n, err := res.RowsAffected(); err != nil || n == 0 {
+			continue
+		}
+		links = append(links, Link{SourceID: id, TargetID: f.id, Type: LinkSimilar, Strength: f.sim,
+			SourceType: TypeSemantic, TargetType: TypeSemantic, CreatedAt: now})
 	}
 	return links, nil
+}
+
+// stemIndex holds the term vectors of the agent's semantic entries in
+// memory, with an inverted index from each Porter stem to the entries
+// holding it, so that auto-linking finds an entry's near-duplicates and
+// their similarity without a query: with FTS5, the term lookups and the
+// intersection cost several hundred microseconds per stored entry, and
+// most new entries have no near-duplicate at all.
+//
+// It is built on first use from the table (at about 150 bytes per entry),
+// kept in step by this Memory's writes, thrown away when a write
+// transaction rolls back, and rebuilt when another connection has changed
+// the file (PRAGMA data_version). A link is written only if its target
+// still exists. It is used inside write transactions only, so the writer
+// lock guards it.
+type stemIndex struct {
+	built    bool
+	version  int64             // the writer's data_version when built
+	terms    map[string]uint32 // stem → term number
+	postings [][]int64         // term number → rowids holding it, ascending
+	docs     map[int64]stemDoc // rowid → its entry
+}
+
+// stemDoc is one entry's ID and term vector, sorted by term number.
+type stemDoc struct {
+	id   string
+	vec  []termWeight
+	norm float64
+}
+
+type termWeight struct {
+	term   uint32
+	weight float32
+}
+
+// reset throws the index away; the next sync rebuilds it.
+func (x *stemIndex) reset() { *x = stemIndex{} }
+
+// sync makes the index current, building it if it is not built or another
+// connection wrote to the file since it was.
+func (x *stemIndex) sync(q *dbtx, agent string) error {
+	var v int64
+	if err := q.queryRow(`PRAGMA data_version`, nil, &v); err != nil {
+		return err
+	}
+	if x.built && v == x.version {
+		return nil
+	}
+	x.reset()
+	rows, err := q.query(`SELECT pk, id, content FROM semantic_memory WHERE agent_id = ? ORDER BY pk`, agent)
+	if err != nil {
+		return err
+	}
+	x.terms, x.docs = make(map[string]uint32), make(map[int64]stemDoc)
+	_, err = scanAll(rows, func(r scanner) (struct{}, error) {
+		var pk int64
+		var id, content string
+		if err := r.Scan(&pk, &id, &content); err != nil {
+			return struct{}{}, err
+		}
+		x.put(pk, id, termVector(content))
+		return struct{}{}, nil
+	})
+	if err != nil {
+		x.reset()
+		return err
+	}
+	x.built, x.version = true, v
+	return nil
+}
+
+// update reindexes the entry with rowid pk under the new content, if the
+// index is built.
+func (x *stemIndex) update(pk int64, id, content string) {
+	if x.built {
+		x.put(pk, id, termVector(content))
+	}
+}
+
+// put indexes the entry with rowid pk, replacing what was indexed there.
+func (x *stemIndex) put(pk int64, id string, vec map[string]float64) {
+	x.drop(pk)
+	d := stemDoc{id: id, vec: make([]termWeight, 0, len(vec))}
+	for st, w := range vec {
+		t, ok := x.terms[st]
+		if !ok {
+			t = uint32(len(x.postings))
+			x.terms[st] = t
+			x.postings = append(x.postings, nil)
+		}
+		d.vec = append(d.vec, termWeight{t, float32(w)})
+		d.norm += float64(float32(w)) * float64(float32(w))
+		p := x.postings[t]
+		if n := len(p); n == 0 || p[n-1] < pk {
+			x.postings[t] = append(p, pk)
+		} else if i, found := slices.BinarySearch(p, pk); !found {
+			x.postings[t] = slices.Insert(p, i, pk)
+		}
+	}
+	slices.SortFunc(d.vec, func(a, b termWeight) int { return cmp.Compare(a.term, b.term) })
+	d.norm = math.Sqrt(d.norm)
+	x.docs[pk] = d
+}
+
+// drop removes the entry with rowid pk. Term numbers stay allocated.
+func (x *stemIndex) drop(pk int64) {
+	d, ok := x.docs[pk]
+	if !ok {
+		return
+	}
+	for _, tw := range d.vec {
+		p := x.postings[tw.term]
+		if i, found := slices.BinarySearch(p, pk); found {
+			x.postings[tw.term] = slices.Delete(p, i, i+1)
+		}
+	}
+	delete(x.docs, pk)
+}
+
+type similarDoc struct {
+	id  string
+	sim float64
+}
+
+// similar returns up to n other entries whose cosine similarity to the
+// entry with rowid pk reaches threshold, most similar first. Candidates
+// are the newest 4n entries holding both of the two rarest terms that any
+// other entry holds (the rarest alone, if only one is shared): an entry
+// similar enough to link shares most of its words, the rarest ones
+// included.
+func (x *stemIndex) similar(pk int64, threshold float64, n int) []similarDoc {
+	d := x.docs[pk]
+	var rare []uint32
+	for _, tw := range d.vec {
+		if len(x.postings[tw.term]) >= 2 { // someone besides the entry
+			rare = append(rare, tw.term)
+		}
+	}
+	if len(rare) == 0 {
+		return nil
+	}
+	slices.SortFunc(rare, func(a, b uint32) int {
+		return cmp.Or(cmp.Compare(len(x.postings[a]), len(x.postings[b])), cmp.Compare(a, b))
+	})
+	first := x.postings[rare[0]]
+	var second []int64
+	if len(rare) > 1 {
+		second = x.postings[rare[1]]
+	}
+	var out []similarDoc
+	seen := 0
+	for i := len(first) - 1; i >= 0 && seen < 4*n; i-- {
+		c := first[i]
+		if c == pk {
+			continue
+		}
+		if second != nil {
+			if _, ok := slices.BinarySearch(second, c); !ok {
+				continue
+			}
+		}
+		seen++
+		cd := x.docs[c]
+		if sim := cosineSorted(d, cd); sim >= threshold && sim > 0 {
+			out = append(out, similarDoc{cd.id, sim})
+		}
+	}
+	slices.SortStableFunc(out, func(a, b similarDoc) int {
+		return cmp.Or(cmp.Compare(b.sim, a.sim), cmp.Compare(a.id, b.id))
+	})
+	return out[:min(len(out), n)]
+}
+
+// cosineSorted is the cosine similarity of two entries' term vectors, in
+// [0, 1].
+func cosineSorted(a, b stemDoc) float64 {
+	if a.norm == 0 || b.norm == 0 {
+		return 0
+	}
+	var dot float64
+	for i, j := 0, 0; i < len(a.vec) && j < len(b.vec); {
+		switch {
+		case a.vec[i].term < b.vec[j].term:
+			i++
+		case a.vec[i].term > b.vec[j].term:
+			j++
+		default:
+			dot += float64(a.vec[i].weight) * float64(b.vec[j].weight)
+			i, j = i+1, j+1
+		}
+	}
+	return min(1, dot/(a.norm*b.norm))
 }
 
 // termVector maps each stem of text (stopwords left out) to its sublinear

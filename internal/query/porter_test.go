@@ -78,6 +78,17 @@ func TestStemAgreesWithSQLite(t *testing.T) {
 	}
 }
 
+// TestStemKeepsFirstByte checks what snippets rely on: stemming rewrites
+// suffixes only, so a stem starts with the same byte as its word.
+func TestStemKeepsFirstByte(t *testing.T) {
+	words := append(strings.Fields(stemCorpus), "ies", "ays", "yes", "eyes", "ied", "ing", "ed", "s", "é")
+	for _, w := range words {
+		if st := Stem(w); st == "" || st[0] != w[0] {
+			t.Errorf("Stem(%q) = %q", w, st)
+		}
+	}
+}
+
 const stemCorpus = `the quick brown foxes jumped over lazy dogs while running swiftly through
 fields deployments deployed deploying deploys database databases indexing indexed indexes
 relational conditional rational happiness happily happier happiest generalization generalizations

@@ -82,11 +82,16 @@ func Compile(text string) (expr string, terms []string) {
 
 // Or quotes each term and joins them with OR. A double quote inside a term
 // is doubled, as FTS5 strings require, so any term is safe.
-func Or(terms []string) string {
+func Or(terms []string) string { return join(terms, " OR ") }
+
+// And quotes each term, as Or does, and joins them with AND.
+func And(terms []string) string { return join(terms, " AND ") }
+
+func join(terms []string, op string) string {
 	var b strings.Builder
 	for i, t := range terms {
 		if i > 0 {
-			b.WriteString(" OR ")
+			b.WriteString(op)
 		}
 		b.WriteByte('"')
 		b.WriteString(strings.ReplaceAll(t, `"`, `""`))
