@@ -444,38 +444,44 @@ func (m *Memory) plan(q *dbtx, src ftsSource, terms []string, budget int) ([]fts
 	if err != nil {
 		return nil, err
 	}
-	idx := make([]int, 0, len(terms))
+	// Terms not found cost nothing and are always kept; the others are
+	// taken rarest first.
+	var keep, known []string
 	seen := make(map[string]bool, len(terms))
-	for i := range terms {
-		if !seen[stems[i]] {
-			seen[stems[i]] = true
-			idx = append(idx, i)
+	for i, t := range terms {
+		if seen[stems[i]] {
+			continue
+		}
+		seen[stems[i]] = true
+		if df[stems[i]] == 0 {
+			keep = append(keep, t)
+		} else {
+			known = append(known, t)
 		}
 	}
-	slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(df[stems[a]], df[stems[b]]) })
-	var keep []string
+	dfOf := func(t string) int { return df[query.Stem(t)] }
+	slices.SortStableFunc(known, func(a, b string) int { return cmp.Compare(dfOf(a), dfOf(b)) })
 	spent := 0
-	for _, i := range idx {
-		d := df[stems[i]]
-		if d > 0 && spent > 0 && spent+d > budget {
+	for i, t := range known {
+		if i > 0 && spent+dfOf(t) > budget {
 			break
 		}
-		spent += d
-		keep = append(keep, terms[i])
+		spent += dfOf(t)
+		keep = append(keep, t)
 	}
 	if spent <= budget {
 		return []ftsPlan{{expr: query.Or(keep)}}, nil
 	}
-	// Every term is common: keep[0] alone is over the budget.
+	// Every known term is common: known[0] alone is over the budget.
 	var plans []ftsPlan
-	if len(idx) > 1 {
-		p, err := m.window(q, src, query.And([]string{terms[idx[0]], terms[idx[1]]}), budget)
+	if len(known) > 1 {
+		p, err := m.window(q, src, query.And(known[:2]), budget)
 		if err != nil {
 			return nil, err
 		}
 		plans = append(plans, p)
 	}
-	p, err := m.window(q, src, query.Or(keep[:1]), budget)
+	p, err := m.window(q, src, query.Or(keep), budget)
 	if err != nil {
 		return nil, err
 	}

@@ -296,6 +296,9 @@ func TestSearchPostingBudget(t *testing.T) {
 	require.NotEmpty(t, ids)
 	assert.Equal(t, "both", ids[0], "holding both terms ranks first")
 	assert.ElementsMatch(t, []string{"both", "m2", "m3"}, ids, "m1 is outside the newest two; kiwi alone is commoner")
+	res, err = m.Search(ctx, engram.SearchOptions{Query: "kiwi, mango or papaya"})
+	require.NoError(t, err)
+	assert.ElementsMatch(t, ids, searchIDs(res), "a word no memory holds changes nothing")
 
 	cfg.Search.PostingBudget = 100
 	wide := testutil.OpenPath(t, path, "default", engram.WithConfig(cfg))
