@@ -224,7 +224,9 @@ func (m *Memory) loadContext(ctx context.Context) (string, error) {
 // importance reaches [SemanticConfig.ImportanceThreshold] in semantic memory
 // (once: an item already kept, or whose content semantic memory already
 // holds, is not stored again; an item kept earlier and changed since is
-// updated), then rewrites memory.md if its content changed.
+// updated), runs [Memory.Compact] when [CompactionConfig.Interval] has
+// passed since compaction last ran, then rewrites memory.md if its content
+// changed.
 //
 // The semantic writes are one transaction. It returns [ErrClosed] after
 // Close, a [*DatabaseError] when SQLite fails and an [*fs.PathError] when
@@ -261,6 +263,15 @@ func (m *Memory) Flush(ctx context.Context) error {
 			return err
 		}
 	}
+	due, err := m.compactDue(ctx)
+	if err != nil {
+		return err
+	}
+	if due {
+		if _, err := m.Compact(ctx); err != nil {
+			return err
+		}
+	}
 	_, err = m.writeMarkdown(ctx)
 	return err
 }
@@ -282,8 +293,9 @@ func (m *Memory) Stats(ctx context.Context) (Stats, error) {
 			(SELECT count(*) FROM episodic_log WHERE agent_id = ?1),
 			(SELECT count(*) FROM session_snapshots WHERE agent_id = ?1),
 			(SELECT count(*) FROM procedural_memory WHERE agent_id = ?1),
-			(SELECT count(*) FROM zettel_links WHERE agent_id = ?1)`,
-			[]any{m.agent}, &st.Semantic, &st.Episodes, &st.Snapshots, &st.Procedures, &st.Links)
+			(SELECT count(*) FROM zettel_links WHERE agent_id = ?1),
+			(SELECT count(*) FROM archive WHERE agent_id = ?1)`,
+			[]any{m.agent}, &st.Semantic, &st.Episodes, &st.Snapshots, &st.Procedures, &st.Links, &st.Archived)
 	})
 	if err != nil {
 		return Stats{}, err

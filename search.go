@@ -69,7 +69,8 @@ type ScoreParts struct {
 	// across all types: 1 for the best, less for weaker matches.
 	Text float64
 	// Importance is the memory's importance (semantic and working), its
-	// success rate (procedural), or 0.5 (episodic, which has none).
+	// success rate (procedural), or 0.5 (episodic, which has none), times
+	// its resonance (see [Memory.Decay]): a memory fading from use sinks.
 	Importance float64
 	// Recency halves every [SearchConfig.RecencyHalfLife] since the memory
 	// was created, updated or last used.
@@ -302,14 +303,14 @@ var ftsSources = []ftsSource{
 			WHERE semantic_fts MATCH ?1 AND semantic_fts.rowid >= ?7 AND s.agent_id = ?2 AND s.created_at >= ?3 AND s.created_at < ?4
 				AND (?5 = '' OR EXISTS (SELECT 1 FROM json_each(s.tags) t WHERE t.value IN (SELECT value FROM json_each(?5))))
 			ORDER BY b LIMIT ?6)
-		SELECT s.id, s.content, s.tags, s.created_at, s.importance, max(s.updated_at, s.last_accessed_at), top.b
+		SELECT s.id, s.content, s.tags, s.created_at, s.importance * s.resonance, max(s.updated_at, s.last_accessed_at), top.b
 		FROM top CROSS JOIN semantic_memory s ON s.pk = top.pk`},
 	{TypeEpisodic, "episodic_fts", "episodic_vocab", "episodic_log", `WITH top(pk, b) AS MATERIALIZED (
 			SELECT e.pk, bm25(episodic_fts) AS b
 			FROM episodic_fts CROSS JOIN episodic_log e ON e.pk = episodic_fts.rowid
 			WHERE episodic_fts MATCH ?1 AND episodic_fts.rowid >= ?7 AND e.agent_id = ?2 AND e.created_at >= ?3 AND e.created_at < ?4 AND ?5 = ''
 			ORDER BY b LIMIT ?6)
-		SELECT e.id, e.content, '[]', e.created_at, ` + fmt.Sprint(episodeImportance) + `, e.created_at, top.b
+		SELECT e.id, e.content, '[]', e.created_at, ` + fmt.Sprint(episodeImportance) + ` * e.resonance, e.created_at, top.b
 		FROM top CROSS JOIN episodic_log e ON e.pk = top.pk`},
 	{TypeProcedural, "procedural_fts", "procedural_vocab", "procedural_memory", `WITH top(pk, b) AS MATERIALIZED (
 			SELECT p.pk, bm25(procedural_fts) AS b
@@ -317,7 +318,7 @@ var ftsSources = []ftsSource{
 			WHERE procedural_fts MATCH ?1 AND procedural_fts.rowid >= ?7 AND p.agent_id = ?2 AND p.created_at >= ?3 AND p.created_at < ?4
 				AND (?5 = '' OR EXISTS (SELECT 1 FROM json_each(p.tags) t WHERE t.value IN (SELECT value FROM json_each(?5))))
 			ORDER BY b LIMIT ?6)
-		SELECT p.id, p.name || ': ' || p.description, p.tags, p.created_at, p.success_rate, p.updated_at, top.b
+		SELECT p.id, p.name || ': ' || p.description, p.tags, p.created_at, p.success_rate * p.resonance, p.updated_at, top.b
 		FROM top CROSS JOIN procedural_memory p ON p.pk = top.pk`},
 }
 
@@ -516,7 +517,7 @@ const contextSQL = `
 		SELECT h.id, (SELECT x.pk FROM episodic_log x
 			WHERE x.agent_id = ?1 AND x.session_id = h.session_id AND (x.created_at, x.pk) > (h.created_at, h.pk)
 			ORDER BY x.created_at, x.pk LIMIT 1) FROM hit h)
-	SELECT n.hit, e.id, e.content, e.created_at FROM near n JOIN episodic_log e ON e.pk = n.pk
+	SELECT n.hit, e.id, e.content, e.created_at, e.resonance FROM near n JOIN episodic_log e ON e.pk = n.pk
 	WHERE e.created_at >= ?3 AND e.created_at < ?4`
 
 // withContext adds the session neighbours of the episodic candidates. A
@@ -538,6 +539,7 @@ func (m *Memory) withContext(ctx context.Context, cands []candidate, weight floa
 	type neighbour struct {
 		hit, id, content string
 		created          int64
+		resonance        float64
 	}
 	var found []neighbour
 	err := m.db.read(ctx, "search.context", func(q *dbtx) error {
@@ -547,7 +549,7 @@ func (m *Memory) withContext(ctx context.Context, cands []candidate, weight floa
 		}
 		found, err = scanAll(rows, func(r scanner) (neighbour, error) {
 			var n neighbour
-			err := r.Scan(&n.hit, &n.id, &n.content, &n.created)
+			err := r.Scan(&n.hit, &n.id, &n.content, &n.created, &n.resonance)
 			return n, err
 		})
 		return err
@@ -569,7 +571,7 @@ func (m *Memory) withContext(ctx context.Context, cands []candidate, weight floa
 			Result: Result{Type: TypeEpisodic, ID: n.id, Content: n.content,
 				CreatedAt: fromMS(n.created), ContextOf: n.hit},
 			bm25:       bm25,
-			importance: episodeImportance,
+			importance: episodeImportance * n.resonance,
 			touched:    fromMS(n.created),
 		})
 	}

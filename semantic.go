@@ -17,7 +17,7 @@ import (
 type Semantic struct{ m *Memory }
 
 const semanticCols = `id, content, summary, importance, verified, tags, source,
-	created_at, updated_at, access_count, last_accessed_at`
+	created_at, updated_at, access_count, last_accessed_at, resonance, merged_from`
 
 // maxSummaryRunes bounds a summary derived from content.
 const maxSummaryRunes = 200
@@ -134,6 +134,7 @@ func (s *Semantic) prepare(field string, e SemanticEntry, now time.Time) (semant
 	e.UpdatedAt = now
 	e.LastAccessedAt = e.CreatedAt
 	e.AccessCount = 0
+	e.Resonance, e.MergedFrom = 1, nil
 	e.Tags = cloneStrings(e.Tags)
 	return semanticRow{SemanticEntry: e, tags: encodeTags(e.Tags), hash: contentHash(e.Content)}, nil
 }
@@ -388,15 +389,20 @@ func (s *Semantic) bumpAccess(q *dbtx, ids []string, now time.Time) (int, error)
 
 func scanSemantic(r scanner) (SemanticEntry, error) {
 	var e SemanticEntry
-	var tags string
+	var tags, from string
 	var created, updated, accessed int64
 	err := r.Scan(&e.ID, &e.Content, &e.Summary, &e.Importance, &e.Verified, &tags, &e.Source,
-		&created, &updated, &e.AccessCount, &accessed)
+		&created, &updated, &e.AccessCount, &accessed, &e.Resonance, &from)
 	if err != nil {
 		return e, err
 	}
 	e.CreatedAt, e.UpdatedAt, e.LastAccessedAt = fromMS(created), fromMS(updated), fromMS(accessed)
-	e.Tags, err = decodeTags(tags)
+	if e.Tags, err = decodeTags(tags); err != nil {
+		return e, err
+	}
+	if from != "[]" {
+		e.MergedFrom, err = decodeTags(from)
+	}
 	return e, err
 }
 

@@ -67,6 +67,9 @@ const (
 	EventUserFeedback     EventType = "user-feedback"
 	EventToolCall         EventType = "tool-call"
 	EventObservation      EventType = "observation"
+	// EventDigest is a day of older episodes rolled into one by time-based
+	// compaction (see [Memory.Compact]).
+	EventDigest EventType = "digest"
 )
 
 // Validate returns an error matching [ErrInvalid] unless e is a known event
@@ -74,7 +77,7 @@ const (
 func (e EventType) Validate() error {
 	switch e {
 	case EventTaskStarted, EventTaskCompleted, EventTaskFailed, EventDecisionMade,
-		EventErrorEncountered, EventUserFeedback, EventToolCall, EventObservation:
+		EventErrorEncountered, EventUserFeedback, EventToolCall, EventObservation, EventDigest:
 		return nil
 	}
 	return invalid("event type", "unknown event type %q", string(e))
@@ -141,6 +144,12 @@ type SemanticEntry struct {
 	UpdatedAt      time.Time
 	AccessCount    int
 	LastAccessedAt time.Time
+	// Resonance is the entry's relevance after decay, in [0, 1]: 1 when
+	// stored, recomputed by [Memory.Decay]. Store ignores it.
+	Resonance float64
+	// MergedFrom names the near-duplicates compaction merged into this
+	// entry (see [Memory.Compact]). Store ignores it.
+	MergedFrom []string
 }
 
 // SemanticPatch changes some fields of a [SemanticEntry]; nil fields are
@@ -265,6 +274,7 @@ type Stats struct {
 	Procedures int
 	Links      int
 	Working    int
+	Archived   int // memories compaction archived (see [Memory.Restore])
 }
 
 // Synchronous is SQLite's durability setting for commits.
@@ -284,7 +294,13 @@ type Config struct {
 	Semantic     SemanticConfig
 	Episodic     EpisodicConfig
 	Compaction   CompactionConfig
-	Zettelkasten ZettelkastenConfig
+	Decay        DecayConfig
+	// NeverDecayTags protects memories carrying any of these tags: no
+	// compaction, merge or decay ever archives them. Empty by default.
+	NeverDecayTags []string
+	Consolidation  ConsolidationConfig
+	Extraction     ExtractionConfig
+	Zettelkasten   ZettelkastenConfig
 	Bootstrap    BootstrapConfig
 	Search       SearchConfig
 	Limits       Limits
@@ -312,13 +328,48 @@ type EpisodicConfig struct {
 	MaxSnapshotsPerSession int // default 3
 }
 
-// CompactionConfig configures compaction, as in the seed.
+// CompactionConfig configures compaction, as in the seed; see
+// [Memory.Compact] for what each strategy does.
 type CompactionConfig struct {
 	Strategy            CompactionStrategy // default CompactProgressive
 	MaxEntries          int                // per memory type; default 1000
-	Interval            time.Duration      // between time-based runs; default 24h
+	Interval            time.Duration      // between time-based runs and Flush's runs; default 24h
 	SimilarityThreshold float64            // near-duplicate similarity; default 0.92
-	DecayFactor         float64            // per-day decay; default 0.05
+}
+
+// DecayConfig configures decay (seed 003). A memory's resonance is
+// e^(−rate × days since last access) × (0.3 + 0.4 × min(1, accesses/10) +
+// 0.3 × importance), with the rate of its type; see [Memory.Decay].
+type DecayConfig struct {
+	SemanticRate   float64 // per day; default 0.02 (facts fade slowly)
+	EpisodicRate   float64 // per day; default 0.05
+	ProceduralRate float64 // per day; default 0.01
+	// MinResonance is the resonance below which a memory of importance
+	// under 0.5 is archived. Default 0.1.
+	MinResonance float64
+}
+
+// ConsolidationConfig configures promotion by [Memory.Consolidate].
+type ConsolidationConfig struct {
+	// A semantic entry retrieved PromoteEvery more times since it was last
+	// promoted gains PromoteStep importance, up to PromoteMax. Defaults
+	// 5, 0.05 and 0.9.
+	PromoteEvery int
+	PromoteStep  float64
+	PromoteMax   float64
+	// RecurDays is on how many different days the same event must occur
+	// to become a semantic fact. Default 3.
+	RecurDays int
+}
+
+// ExtractionConfig bounds LLM-based extraction (see [Memory.Extract]).
+type ExtractionConfig struct {
+	// MaxPromptBytes bounds the conversation text of one LLM call; a
+	// longer conversation is sent in several calls. Default 16 KiB.
+	MaxPromptBytes int
+	// MaxResponseBytes bounds an LLM's answer; a longer one is an error.
+	// Default 64 KiB.
+	MaxResponseBytes int
 }
 
 // ZettelkastenConfig configures links between memories.
@@ -361,8 +412,10 @@ func DefaultConfig() Config {
 			MaxEntries:          1000,
 			Interval:            24 * time.Hour,
 			SimilarityThreshold: 0.92,
-			DecayFactor:         0.05,
 		},
+		Decay:         DecayConfig{SemanticRate: 0.02, EpisodicRate: 0.05, ProceduralRate: 0.01, MinResonance: 0.1},
+		Consolidation: ConsolidationConfig{PromoteEvery: 5, PromoteStep: 0.05, PromoteMax: 0.9, RecurDays: 3},
+		Extraction:    ExtractionConfig{MaxPromptBytes: 16 << 10, MaxResponseBytes: 64 << 10},
 		Zettelkasten: ZettelkastenConfig{Enabled: true, LinkingThreshold: 0.85, MaxLinksPerEntry: 10},
 		Bootstrap:    BootstrapConfig{RecentEpisodes: 20, ActiveProcedures: 20},
 		Search: SearchConfig{
@@ -396,7 +449,14 @@ func (c Config) Validate() error {
 		{c.Compaction.MaxEntries >= 1, "Compaction.MaxEntries", "must be at least 1"},
 		{c.Compaction.Interval > 0, "Compaction.Interval", "must be positive"},
 		{unit(c.Compaction.SimilarityThreshold), "Compaction.SimilarityThreshold", "must be in [0, 1]"},
-		{unit(c.Compaction.DecayFactor), "Compaction.DecayFactor", "must be in [0, 1]"},
+		{unit(c.Decay.SemanticRate) && unit(c.Decay.EpisodicRate) && unit(c.Decay.ProceduralRate), "Decay rates", "must be in [0, 1]"},
+		{unit(c.Decay.MinResonance), "Decay.MinResonance", "must be in [0, 1]"},
+		{c.Consolidation.PromoteEvery >= 1, "Consolidation.PromoteEvery", "must be at least 1"},
+		{unit(c.Consolidation.PromoteStep), "Consolidation.PromoteStep", "must be in [0, 1]"},
+		{unit(c.Consolidation.PromoteMax), "Consolidation.PromoteMax", "must be in [0, 1]"},
+		{c.Consolidation.RecurDays >= 2, "Consolidation.RecurDays", "must be at least 2"},
+		{c.Extraction.MaxPromptBytes >= 256, "Extraction.MaxPromptBytes", "must be at least 256"},
+		{c.Extraction.MaxResponseBytes >= 256, "Extraction.MaxResponseBytes", "must be at least 256"},
 		{unit(c.Zettelkasten.LinkingThreshold), "Zettelkasten.LinkingThreshold", "must be in [0, 1]"},
 		{c.Zettelkasten.MaxLinksPerEntry >= 0, "Zettelkasten.MaxLinksPerEntry", "must not be negative"},
 		{c.Bootstrap.RecentEpisodes >= 0 && c.Bootstrap.RecentEpisodes <= 10_000, "Bootstrap.RecentEpisodes", "must be in [0, 10000]"},
@@ -425,6 +485,11 @@ func (c Config) Validate() error {
 	}
 	if err := c.Compaction.Strategy.Validate(); err != nil {
 		return invalid("config Compaction.Strategy", "unknown strategy %q", string(c.Compaction.Strategy))
+	}
+	for i, t := range c.NeverDecayTags {
+		if strings.TrimSpace(t) == "" {
+			return invalid(fmt.Sprintf("config NeverDecayTags[%d]", i), "is empty")
+		}
 	}
 	return nil
 }

@@ -457,6 +457,7 @@ func (x *stemIndex) drop(pk int64) {
 }
 
 type similarDoc struct {
+	pk  int64
 	id  string
 	sim float64
 }
@@ -501,7 +502,7 @@ func (x *stemIndex) similar(pk int64, threshold float64, n int) []similarDoc {
 		seen++
 		cd := x.docs[c]
 		if sim := cosineSorted(d, cd); sim >= threshold && sim > 0 {
-			out = append(out, similarDoc{cd.id, sim})
+			out = append(out, similarDoc{c, cd.id, sim})
 		}
 	}
 	slices.SortStableFunc(out, func(a, b similarDoc) int {

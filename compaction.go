@@ -1,0 +1,819 @@
+package engram
+
+import (
+	"cmp"
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// CompactionReport says what a run of [Memory.Compact], [Memory.Decay] or
+// [Memory.Consolidate] did, one action per memory.
+type CompactionReport struct {
+	// Strategy is the strategy run, or "decay" or "consolidate".
+	Strategy CompactionStrategy
+	At       time.Time
+	Actions  []CompactionAction
+	// Decayed counts the memories whose resonance was recomputed.
+	Decayed int
+}
+
+// Count returns how many actions of the kind the report holds.
+func (r CompactionReport) Count(kind ActionKind) int {
+	n := 0
+	for _, a := range r.Actions {
+		if a.Kind == kind {
+			n++
+		}
+	}
+	return n
+}
+
+// ActionKind says what happened to a memory.
+type ActionKind string
+
+// Actions of a [CompactionReport].
+const (
+	// ActionArchive: the memory left its table for the archive.
+	ActionArchive ActionKind = "archive"
+	// ActionMerge: a near-duplicate was merged into Into and archived.
+	ActionMerge ActionKind = "merge"
+	// ActionDigest: a digest episode was written for the day in Detail.
+	ActionDigest ActionKind = "digest"
+	// ActionPromote: a semantic entry gained importance (Detail: old → new).
+	ActionPromote ActionKind = "promote"
+	// ActionRecur: an event seen on several days became the semantic
+	// fact ID, linked to its episodes.
+	ActionRecur ActionKind = "recur"
+)
+
+// CompactionAction is one thing a run did to one memory.
+type CompactionAction struct {
+	Kind ActionKind
+	// Step is what caused it: "count", "time", "semantic", "decay" or
+	// "promote".
+	Step string
+	Type MemoryType
+	ID   string
+	// Into names the memory that took this one's place: the survivor of a
+	// merge, or the digest of an archived episode's day.
+	Into   string
+	Detail string
+}
+
+// Compaction steps, as named in [CompactionAction.Step].
+const (
+	stepCount    = "count"
+	stepTime     = "time"
+	stepSemantic = "semantic"
+	stepDecay    = "decay"
+	stepPromote  = "promote"
+)
+
+// meta keys of the last runs, per agent.
+const (
+	metaTimeRun    = "compaction.time.last:"
+	metaCompactRun = "compaction.last:"
+)
+
+// digestMaxBytes bounds the content of a digest episode.
+const digestMaxBytes = 2048
+
+// Compact keeps memory within its limits and returns what it did. It runs
+// the strategies given, in order, or the one in [CompactionConfig.Strategy]
+// if none is:
+//
+//   - [CompactCount]: each memory type holding more than MaxEntries loses
+//     its lowest-value entries until it is at the limit. An entry's value
+//     is its decayed importance (importance × resonance; an episode's
+//     importance is 0.5, a procedure's its success rate); ties go to the
+//     older entry.
+//   - [CompactTime]: at most once per Interval (the last run is recorded in
+//     the database), episodes of every UTC day that ended more than
+//     RetainDays ago leave, after the day is rolled into one digest
+//     episode ([EventDigest], at the day's last millisecond) that lists its
+//     decisions, task outcomes, errors and first events, at most 2 KiB, so
+//     the day stays findable. Digests themselves are not rolled up again.
+//   - [CompactSemantic]: near-duplicate semantic entries (cosine
+//     similarity of their term vectors at least SimilarityThreshold) merge
+//     into one survivor, the entry with the highest importance (then the
+//     most accessed, then the oldest). It keeps the highest importance,
+//     the union of the tags, the summed access count, and the merged IDs in
+//     MergedFrom.
+//   - [CompactProgressive]: count, then time, then semantic, then
+//     [Memory.Decay].
+//
+// Compaction never removes a verified memory or one carrying a tag in
+// [Config.NeverDecayTags], and it never deletes: what leaves goes to the
+// archive with its links, from where [Memory.Restore] brings it back, and
+// only [Memory.PurgeArchive] deletes for good. Each strategy runs in one
+// transaction. [Memory.Flush] runs Compact when Interval has passed since
+// its last run.
+//
+// It returns an error matching [ErrInvalid] for an unknown strategy,
+// [ErrClosed] after Close and a [*DatabaseError] when SQLite fails; a
+// failed strategy changes nothing, though earlier ones are kept.
+func (m *Memory) Compact(ctx context.Context, strategies ...CompactionStrategy) (CompactionReport, error) {
+	for i, s := range strategies {
+		if err := s.Validate(); err != nil {
+			return CompactionReport{}, invalid(fmt.Sprintf("strategies[%d]", i), "unknown strategy %q", string(s))
+		}
+	}
+	if len(strategies) == 0 {
+		strategies = []CompactionStrategy{m.cfg.Compaction.Strategy}
+	}
+	now := m.now()
+	rep := CompactionReport{Strategy: strategies[0], At: now}
+	if len(strategies) > 1 {
+		rep.Strategy = CompactProgressive
+	}
+	var steps []string
+	for _, s := range strategies {
+		switch s {
+		case CompactCount:
+			steps = append(steps, stepCount)
+		case CompactTime:
+			steps = append(steps, stepTime)
+		case CompactSemantic:
+			steps = append(steps, stepSemantic)
+		case CompactProgressive:
+			steps = append(steps, stepCount, stepTime, stepSemantic, stepDecay)
+		}
+	}
+	for _, step := range steps {
+		err := m.db.write(ctx, "compact."+step, func(q *dbtx) error {
+			var err error
+			switch step {
+			case stepCount:
+				err = m.compactCount(q, &rep, now)
+			case stepTime:
+				err = m.compactTime(q, &rep, now)
+			case stepSemantic:
+				err = m.mergeDuplicates(q, &rep, now)
+			case stepDecay:
+				err = m.decay(q, &rep, now)
+			}
+			if err != nil {
+				return err
+			}
+			return setMeta(q, metaCompactRun+m.agent, strconv.FormatInt(ms(now), 10))
+		})
+		if err != nil {
+			return rep, err
+		}
+	}
+	m.afterArchive()
+	return rep, nil
+}
+
+// Decay recomputes every memory's resonance (see [DecayConfig]) and
+// archives the semantic entries and procedures whose resonance fell below
+// MinResonance and whose importance (a procedure's success rate) is under
+// 0.5, except verified ones and those carrying a never-decay tag. Episodes
+// count as importance 0.5, so decay never archives them; time-based
+// compaction retires them instead. Search ranks by resonance, so decayed
+// memories sink before they leave. Errors are as for [Memory.Compact].
+func (m *Memory) Decay(ctx context.Context) (CompactionReport, error) {
+	now := m.now()
+	rep := CompactionReport{Strategy: stepDecay, At: now}
+	err := m.db.write(ctx, "decay", func(q *dbtx) error { return m.decay(q, &rep, now) })
+	m.afterArchive()
+	return rep, err
+}
+
+// afterArchive drops in-process state that rows leaving may have made
+// stale: auto-linking's index and the cached document frequencies.
+func (m *Memory) afterArchive() {
+	m.db.wmu.Lock()
+	m.stems.reset()
+	m.db.wmu.Unlock()
+	m.dfs.mu.Lock()
+	m.dfs.entries = nil
+	m.dfs.mu.Unlock()
+}
+
+// compactDue reports whether Interval has passed since the last
+// compaction. The first time it is asked for an agent it starts the clock
+// instead: a new memory has nothing worth compacting yet.
+func (m *Memory) compactDue(ctx context.Context) (bool, error) {
+	var last string
+	err := m.db.read(ctx, "compact.due", func(q *dbtx) error {
+		return q.queryRow(`SELECT value FROM meta WHERE key = ?`, []any{metaCompactRun + m.agent}, &last)
+	})
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, m.db.write(ctx, "compact.due", func(q *dbtx) error {
+			_, err := q.exec(`INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT DO NOTHING`,
+				metaCompactRun+m.agent, strconv.FormatInt(ms(m.now()), 10))
+			return err
+		})
+	}
+	if err != nil {
+		return false, err
+	}
+	at, err := strconv.ParseInt(last, 10, 64)
+	if err != nil {
+		return true, nil // a value engram did not write: run, and write it again
+	}
+	return m.now().Sub(fromMS(at)) >= m.cfg.Compaction.Interval, nil
+}
+
+func setMeta(q *dbtx, key, value string) error {
+	_, err := q.exec(`INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`, key, value)
+	return err
+}
+
+// memTable describes how a memory type is stored, for the code that works
+// on all three alike.
+type memTable struct {
+	typ   MemoryType
+	table string
+	// cols are the columns besides pk and agent_id, in the archive's JSON.
+	cols []string
+	// value is an entry's decayed importance; protected is true for
+	// entries compaction must keep (?2 is the never-decay tags as JSON).
+	value, protected string
+}
+
+// neverDecay is the SQL condition that a row's tags hold none of the
+// never-decay tags, given as JSON in ?2.
+const neverDecay = `EXISTS (SELECT 1 FROM json_each(tags) t WHERE t.value IN (SELECT value FROM json_each(?2)))`
+
+var memTables = []memTable{
+	{TypeSemantic, "semantic_memory",
+		strings.Fields("id content summary importance verified tags source content_hash created_at updated_at access_count last_accessed_at resonance merged_from promoted_at_count"),
+		"importance * resonance", "(verified OR " + neverDecay + ")"},
+	{TypeEpisodic, "episodic_log",
+		strings.Fields("id content event_type task_id session_id cost duration_ns metadata created_at resonance"),
+		"0.5 * resonance", "0"},
+	{TypeProcedural, "procedural_memory",
+		strings.Fields("id name description pattern success_rate use_count tags disabled created_at updated_at resonance"),
+		"success_rate * resonance", neverDecay},
+}
+
+func tableOf(t MemoryType) memTable {
+	for _, mt := range memTables {
+		if mt.typ == t {
+			return mt
+		}
+	}
+	panic("engram: no table for memory type " + string(t))
+}
+
+// rowJSON is the SQL expression of a row of mt as a JSON object; blobs are
+// stored as hex.
+func (mt memTable) rowJSON(alias string) string {
+	parts := make([]string, 0, 2*len(mt.cols))
+	for _, c := range mt.cols {
+		v := alias + "." + c
+		if c == "content_hash" {
+			v = "hex(" + v + ")"
+		}
+		parts = append(parts, "'"+c+"'", v)
+	}
+	return "json_object(" + strings.Join(parts, ", ") + ")"
+}
+
+// fromJSON is the SQL list of a row's columns read back from the JSON in
+// expression j.
+func (mt memTable) fromJSON(j string) string {
+	parts := make([]string, len(mt.cols))
+	for i, c := range mt.cols {
+		parts[i] = "json_extract(" + j + ", '$." + c + "')"
+		if c == "content_hash" {
+			parts[i] = "unhex(" + parts[i] + ")"
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// leaving is a row on its way to the archive.
+type leaving struct {
+	PK   int64  `json:"pk"`
+	Into string `json:"into"`
+}
+
+// archive moves the rows of mt to the archive table with the links that
+// touch them, then deletes them (their FTS entries and links go with
+// them, by trigger).
+func (m *Memory) archive(q *dbtx, mt memTable, rows []leaving, reason string, now time.Time) error {
+	if len(rows) == 0 {
+		return nil
+	}
+	list, err := json.Marshal(rows)
+	if err != nil {
+		return err
+	}
+	_, err = q.exec(`INSERT INTO archive (agent_id, memory_type, id, row, links, reason, merged_into, archived_at)
+		SELECT r.agent_id, ?3, r.id, `+mt.rowJSON("r")+`,
+			(SELECT json_group_array(json_object('source_type', l.source_type, 'source_id', l.source_id,
+				'target_type', l.target_type, 'target_id', l.target_id, 'link_type', l.link_type,
+				'strength', l.strength, 'created_at', l.created_at))
+			FROM zettel_links l WHERE l.agent_id = r.agent_id
+				AND ((l.source_type = ?3 AND l.source_id = r.id) OR (l.target_type = ?3 AND l.target_id = r.id))),
+			?4, j.value ->> '$.into', ?5
+		FROM json_each(?1) j CROSS JOIN `+mt.table+` r ON r.pk = j.value ->> '$.pk'
+		WHERE r.agent_id = ?2
+		ON CONFLICT (agent_id, memory_type, id) DO UPDATE SET row = excluded.row, links = excluded.links,
+			reason = excluded.reason, merged_into = excluded.merged_into, archived_at = excluded.archived_at`,
+		string(list), m.agent, string(mt.typ), reason, ms(now))
+	if err != nil {
+		return err
+	}
+	_, err = q.exec(`DELETE FROM `+mt.table+` WHERE agent_id = ?2 AND pk IN (SELECT value ->> '$.pk' FROM json_each(?1))`,
+		string(list), m.agent)
+	return err
+}
+
+func (m *Memory) neverDecayJSON() string {
+	b, _ := json.Marshal(m.cfg.NeverDecayTags)
+	if len(m.cfg.NeverDecayTags) == 0 {
+		return "[]"
+	}
+	return string(b)
+}
+
+// compactCount archives the lowest-value entries of each type over
+// MaxEntries.
+func (m *Memory) compactCount(q *dbtx, rep *CompactionReport, now time.Time) error {
+	limit := m.cfg.Compaction.MaxEntries
+	for _, mt := range memTables {
+		var n int
+		if err := q.queryRow(`SELECT count(*) FROM `+mt.table+` WHERE agent_id = ?`, []any{m.agent}, &n); err != nil {
+			return err
+		}
+		if n <= limit {
+			continue
+		}
+		rows, err := q.query(`SELECT pk, id FROM `+mt.table+` WHERE agent_id = ?1 AND NOT `+mt.protected+`
+			ORDER BY `+mt.value+`, created_at, pk LIMIT ?3`, m.agent, m.neverDecayJSON(), n-limit)
+		if err != nil {
+			return err
+		}
+		out, err := m.scanLeaving(rows, rep, ActionArchive, stepCount, mt.typ, "")
+		if err != nil {
+			return err
+		}
+		if err := m.archive(q, mt, out, stepCount, now); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// scanLeaving reads (pk, id) rows and records an action for each.
+func (m *Memory) scanLeaving(rows *sql.Rows, rep *CompactionReport, kind ActionKind, step string, typ MemoryType, into string) ([]leaving, error) {
+	type pkID struct {
+		pk int64
+		id string
+	}
+	got, err := scanAll(rows, func(r scanner) (pkID, error) {
+		var p pkID
+		err := r.Scan(&p.pk, &p.id)
+		return p, err
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]leaving, len(got))
+	for i, p := range got {
+		out[i] = leaving{PK: p.pk, Into: into}
+		rep.Actions = append(rep.Actions, CompactionAction{Kind: kind, Step: step, Type: typ, ID: p.id, Into: into})
+	}
+	return out, nil
+}
+
+// compactTime rolls each expired day of episodes into a digest and
+// archives the day's episodes, at most once per Interval.
+func (m *Memory) compactTime(q *dbtx, rep *CompactionReport, now time.Time) error {
+	var last string
+	err := q.queryRow(`SELECT value FROM meta WHERE key = ?`, []any{metaTimeRun + m.agent}, &last)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return err
+	}
+	if at, perr := strconv.ParseInt(last, 10, 64); err == nil && perr == nil && now.Sub(fromMS(at)) < m.cfg.Compaction.Interval {
+		return nil
+	}
+	if err := setMeta(q, metaTimeRun+m.agent, strconv.FormatInt(ms(now), 10)); err != nil {
+		return err
+	}
+	today := now.UTC().Truncate(24 * time.Hour)
+	cutoff := today.AddDate(0, 0, -m.cfg.Episodic.RetainDays)
+	rows, err := q.query(`SELECT pk, `+episodeCols+` FROM episodic_log
+		WHERE agent_id = ? AND created_at < ? AND event_type <> ? ORDER BY created_at, pk`,
+		m.agent, ms(cutoff), string(EventDigest))
+	if err != nil {
+		return err
+	}
+	type old struct {
+		pk int64
+		ep Episode
+	}
+	eps, err := scanAll(rows, func(r scanner) (old, error) {
+		var o old
+		ep, err := scanEpisode(pkScanner{r, &o.pk})
+		o.ep = ep
+		return o, err
+	})
+	if err != nil {
+		return err
+	}
+	mt := tableOf(TypeEpisodic)
+	for start := 0; start < len(eps); {
+		day := eps[start].ep.Day()
+		end := start
+		for end < len(eps) && eps[end].ep.Day() == day {
+			end++
+		}
+		dayEps := make([]Episode, end-start)
+		out := make([]leaving, end-start)
+		for i, o := range eps[start:end] {
+			dayEps[i] = o.ep
+		}
+		dayStart := eps[start].ep.CreatedAt.UTC().Truncate(24 * time.Hour)
+		digest := Episode{
+			ID:        m.newID(now),
+			Content:   digestOf(day, dayEps),
+			Type:      EventDigest,
+			Metadata:  map[string]string{"day": day, "events": strconv.Itoa(len(dayEps))},
+			CreatedAt: dayStart.Add(24*time.Hour - time.Millisecond),
+		}
+		row, err := m.episodic.prepare("digest", digest, now)
+		if err != nil {
+			return err
+		}
+		if err := m.episodic.insert(q, row); err != nil {
+			return err
+		}
+		rep.Actions = append(rep.Actions, CompactionAction{Kind: ActionDigest, Step: stepTime, Type: TypeEpisodic, ID: digest.ID, Detail: day})
+		for i, o := range eps[start:end] {
+			out[i] = leaving{PK: o.pk, Into: digest.ID}
+			rep.Actions = append(rep.Actions, CompactionAction{Kind: ActionArchive, Step: stepTime, Type: TypeEpisodic, ID: o.ep.ID, Into: digest.ID})
+		}
+		if err := m.archive(q, mt, out, stepTime, now); err != nil {
+			return err
+		}
+		start = end
+	}
+	return nil
+}
+
+// pkScanner reads a leading pk column before the ones a scan function
+// expects.
+type pkScanner struct {
+	r  scanner
+	pk *int64
+}
+
+func (s pkScanner) Scan(dest ...any) error { return s.r.Scan(append([]any{s.pk}, dest...)...) }
+
+// digestOf summarises a day of episodes in at most digestMaxBytes: how
+// many of each type, then the decisions, task outcomes and errors, then
+// the other events, in order, as far as they fit.
+func digestOf(day string, eps []Episode) string {
+	counts := map[EventType]int{}
+	for _, e := range eps {
+		counts[e.Type]++
+	}
+	types := make([]EventType, 0, len(counts))
+	for t := range counts {
+		types = append(types, t)
+	}
+	slices.Sort(types)
+	var b strings.Builder
+	fmt.Fprintf(&b, "Digest of %s: %d events (", day, len(eps))
+	for i, t := range types {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "%d %s", counts[t], t)
+	}
+	b.WriteString(").")
+	section := func(title string, keep func(Episode) bool) {
+		first := true
+		for _, e := range eps {
+			if !keep(e) {
+				continue
+			}
+			if first {
+				b.WriteString(" " + title + ":")
+				first = false
+			}
+			line := strings.Join(strings.Fields(e.Content), " ")
+			if e.TaskID != "" {
+				line = e.TaskID + ": " + line
+			}
+			b.WriteString(" " + line + ";")
+		}
+	}
+	important := func(e Episode) bool {
+		switch e.Type {
+		case EventDecisionMade, EventTaskCompleted, EventTaskFailed, EventErrorEncountered:
+			return true
+		}
+		return false
+	}
+	section("Decisions", func(e Episode) bool { return e.Type == EventDecisionMade })
+	section("Completed", func(e Episode) bool { return e.Type == EventTaskCompleted })
+	section("Failed", func(e Episode) bool { return e.Type == EventTaskFailed })
+	section("Errors", func(e Episode) bool { return e.Type == EventErrorEncountered })
+	section("Events", func(e Episode) bool { return !important(e) })
+	return truncateUTF8(b.String(), digestMaxBytes)
+}
+
+// truncateUTF8 cuts s to at most n bytes on a rune boundary, ending in
+// "…" when it cut.
+func truncateUTF8(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := n - len("…")
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
+}
+
+// mergeCandidate is a semantic entry's state that merging needs.
+type mergeCandidate struct {
+	pk         int64
+	id         string
+	importance float64
+	access     int
+	created    int64
+	tags       []string
+	mergedFrom []string
+	protected  bool
+}
+
+// mergeDuplicates merges near-duplicate semantic entries.
+func (m *Memory) mergeDuplicates(q *dbtx, rep *CompactionReport, now time.Time) error {
+	x := &m.stems
+	if err := x.sync(q, m.agent); err != nil {
+		return err
+	}
+	pks := make([]int64, 0, len(x.docs))
+	for pk := range x.docs {
+		pks = append(pks, pk)
+	}
+	slices.Sort(pks)
+	// Groups of near-duplicates, found in memory: each entry joins the
+	// group of the first (oldest) entry it is similar enough to.
+	group := map[int64]int64{} // pk → the pk anchoring its group
+	var anchors []int64
+	members := map[int64][]int64{}
+	for _, pk := range pks {
+		if _, done := group[pk]; done {
+			continue
+		}
+		for _, s := range x.similar(pk, m.cfg.Compaction.SimilarityThreshold, m.cfg.Zettelkasten.MaxLinksPerEntry+10) {
+			if _, done := group[s.pk]; done {
+				continue
+			}
+			if len(members[pk]) == 0 {
+				group[pk] = pk
+				anchors = append(anchors, pk)
+				members[pk] = []int64{pk}
+			}
+			group[s.pk] = pk
+			members[pk] = append(members[pk], s.pk)
+		}
+	}
+	if len(anchors) == 0 {
+		return nil
+	}
+	var all []int64
+	for _, a := range anchors {
+		all = append(all, members[a]...)
+	}
+	list, _ := json.Marshal(all)
+	rows, err := q.query(`SELECT s.pk, s.id, s.importance, s.access_count, s.created_at, s.tags, s.merged_from,
+			(s.verified OR EXISTS (SELECT 1 FROM json_each(s.tags) t WHERE t.value IN (SELECT value FROM json_each(?3))))
+		FROM json_each(?1) j CROSS JOIN semantic_memory s ON s.pk = j.value WHERE s.agent_id = ?2`,
+		string(list), m.agent, m.neverDecayJSON())
+	if err != nil {
+		return err
+	}
+	cands, err := scanAll(rows, func(r scanner) (mergeCandidate, error) {
+		var c mergeCandidate
+		var tags, from string
+		if err := r.Scan(&c.pk, &c.id, &c.importance, &c.access, &c.created, &tags, &from, &c.protected); err != nil {
+			return c, err
+		}
+		var err error
+		if c.tags, err = decodeTags(tags); err != nil {
+			return c, err
+		}
+		c.mergedFrom, err = decodeTags(from)
+		return c, err
+	})
+	if err != nil {
+		return err
+	}
+	byPK := make(map[int64]mergeCandidate, len(cands))
+	for _, c := range cands {
+		byPK[c.pk] = c
+	}
+	mt := tableOf(TypeSemantic)
+	for _, a := range anchors {
+		var g []mergeCandidate
+		for _, pk := range members[a] {
+			if c, ok := byPK[pk]; ok {
+				g = append(g, c)
+			}
+		}
+		if len(g) < 2 {
+			continue
+		}
+		slices.SortStableFunc(g, func(a, b mergeCandidate) int {
+			if a.protected != b.protected {
+				if a.protected {
+					return -1
+				}
+				return 1
+			}
+			return cmp.Or(cmp.Compare(b.importance, a.importance), cmp.Compare(b.access, a.access),
+				cmp.Compare(a.created, b.created), cmp.Compare(a.id, b.id))
+		})
+		surv := g[0]
+		var out []leaving
+		for _, c := range g[1:] {
+			if c.protected {
+				continue // kept as it is: compaction never removes it
+			}
+			surv.importance = max(surv.importance, c.importance)
+			surv.access += c.access
+			for _, t := range c.tags {
+				if !slices.Contains(surv.tags, t) {
+					surv.tags = append(surv.tags, t)
+				}
+			}
+			surv.mergedFrom = append(append(surv.mergedFrom, c.id), c.mergedFrom...)
+			out = append(out, leaving{PK: c.pk, Into: surv.id})
+			rep.Actions = append(rep.Actions, CompactionAction{Kind: ActionMerge, Step: stepSemantic, Type: TypeSemantic, ID: c.id, Into: surv.id})
+		}
+		if len(out) == 0 {
+			continue
+		}
+		// The merged entries leave first, so that a tag the survivor takes
+		// over is never counted twice.
+		if err := m.archive(q, mt, out, stepSemantic, now); err != nil {
+			return err
+		}
+		from, _ := json.Marshal(surv.mergedFrom)
+		if _, err := q.exec(`UPDATE semantic_memory SET importance = ?, access_count = ?, tags = ?, merged_from = ?,
+			updated_at = ? WHERE pk = ?`, surv.importance, surv.access, encodeTags(surv.tags), string(from), ms(now), surv.pk); err != nil {
+			return err
+		}
+		for _, l := range out {
+			x.drop(l.PK)
+		}
+	}
+	return nil
+}
+
+// decay recomputes resonance and archives what decayed away.
+func (m *Memory) decay(q *dbtx, rep *CompactionReport, now time.Time) error {
+	d := m.cfg.Decay
+	const day = float64(24 * time.Hour / time.Millisecond)
+	// resonance = e^(−rate × days) × (0.3 + 0.4 × min(1, accesses/10) + 0.3 × importance)
+	updates := []struct {
+		table, since, accesses, importance string
+		rate                               float64
+	}{
+		{"semantic_memory", "last_accessed_at", "access_count", "importance", d.SemanticRate},
+		{"episodic_log", "created_at", "0", "0.5", d.EpisodicRate},
+		{"procedural_memory", "updated_at", "use_count", "success_rate", d.ProceduralRate},
+	}
+	for _, u := range updates {
+		res, err := q.exec(`UPDATE `+u.table+` SET resonance = min(1, max(0,
+			exp(-?3 * max(0, ?2 - `+u.since+`) / ?4) * (0.3 + 0.4 * min(1.0, `+u.accesses+` / 10.0) + 0.3 * `+u.importance+`)))
+			WHERE agent_id = ?1`, m.agent, ms(now), u.rate, day)
+		if err != nil {
+			return err
+		}
+		n, err := res.RowsAffected()
+		if err != nil {
+			return err
+		}
+		rep.Decayed += int(n)
+	}
+	for _, mt := range []memTable{tableOf(TypeSemantic), tableOf(TypeProcedural)} {
+		imp := "importance"
+		if mt.typ == TypeProcedural {
+			imp = "success_rate"
+		}
+		rows, err := q.query(`SELECT pk, id FROM `+mt.table+` WHERE agent_id = ?1 AND resonance < ?3 AND `+imp+` < 0.5
+			AND NOT `+mt.protected+` ORDER BY pk`, m.agent, m.neverDecayJSON(), d.MinResonance)
+		if err != nil {
+			return err
+		}
+		out, err := m.scanLeaving(rows, rep, ActionArchive, stepDecay, mt.typ, "")
+		if err != nil {
+			return err
+		}
+		if err := m.archive(q, mt, out, stepDecay, now); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Restore brings the archived memory with the given ID back where it was,
+// with its full-text entry and the links it had whose other end still
+// exists. The archive entry is removed. It returns [ErrNotFound] if the
+// agent has no archived memory with that ID, [ErrExists] if a memory with
+// that ID has been stored since, an error matching [ErrInvalid] for a
+// malformed ID, [ErrClosed] after Close and a [*DatabaseError] when SQLite
+// fails.
+func (m *Memory) Restore(ctx context.Context, id string) error {
+	if err := validateID("id", id); err != nil {
+		return err
+	}
+	err := m.db.write(ctx, "restore", func(q *dbtx) error {
+		rows, err := q.query(`SELECT memory_type FROM archive WHERE agent_id = ? AND id = ? ORDER BY pk`, m.agent, id)
+		if err != nil {
+			return err
+		}
+		types, err := scanAll(rows, func(r scanner) (MemoryType, error) {
+			var t MemoryType
+			err := r.Scan(&t)
+			return t, err
+		})
+		if err != nil {
+			return err
+		}
+		if len(types) == 0 {
+			return notFound("archived memory", id)
+		}
+		for _, t := range types {
+			mt := tableOf(t)
+			_, err := q.exec(`INSERT INTO `+mt.table+` (agent_id, `+strings.Join(mt.cols, ", ")+`)
+				SELECT agent_id, `+mt.fromJSON("row")+` FROM archive WHERE agent_id = ? AND memory_type = ? AND id = ?`,
+				m.agent, string(t), id)
+			if isUniqueViolation(err) {
+				return fmt.Errorf("engram: restore %s %q: %w", t, id, ErrExists)
+			}
+			if err != nil {
+				return err
+			}
+			if _, err := q.exec(`INSERT INTO zettel_links (agent_id, `+linkCols+`)
+				SELECT a.agent_id, l.value ->> 'source_type', l.value ->> 'source_id', l.value ->> 'target_type',
+					l.value ->> 'target_id', l.value ->> 'link_type', l.value ->> 'strength', l.value ->> 'created_at'
+				FROM archive a, json_each(a.links) l
+				WHERE a.agent_id = ?1 AND a.memory_type = ?2 AND a.id = ?3
+					AND `+memoryExists("a.agent_id", "l.value ->> 'source_type'", "l.value ->> 'source_id'")+`
+					AND `+memoryExists("a.agent_id", "l.value ->> 'target_type'", "l.value ->> 'target_id'")+`
+				ON CONFLICT DO NOTHING`, m.agent, string(t), id); err != nil {
+				return err
+			}
+			if _, err := q.exec(`DELETE FROM archive WHERE agent_id = ? AND memory_type = ? AND id = ?`, m.agent, string(t), id); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	m.afterArchive()
+	return err
+}
+
+// memoryExists is the SQL condition that the agent has a memory of the
+// given type and ID (all three SQL expressions).
+func memoryExists(agent, typ, id string) string {
+	return `CASE ` + typ + `
+		WHEN 'semantic' THEN EXISTS (SELECT 1 FROM semantic_memory WHERE agent_id = ` + agent + ` AND id = ` + id + `)
+		WHEN 'episodic' THEN EXISTS (SELECT 1 FROM episodic_log WHERE agent_id = ` + agent + ` AND id = ` + id + `)
+		WHEN 'procedural' THEN EXISTS (SELECT 1 FROM procedural_memory WHERE agent_id = ` + agent + ` AND id = ` + id + `)
+		ELSE 0 END`
+}
+
+// PurgeArchive deletes for good the archived memories that were archived
+// more than olderThan ago (0: all of them) and returns how many it
+// deleted. It returns an error matching [ErrInvalid] for a negative
+// olderThan, [ErrClosed] after Close and a [*DatabaseError] when SQLite
+// fails.
+func (m *Memory) PurgeArchive(ctx context.Context, olderThan time.Duration) (int, error) {
+	if olderThan < 0 {
+		return 0, invalid("olderThan", "%v is negative", olderThan)
+	}
+	cutoff := ms(m.now().Add(-olderThan))
+	if olderThan == 0 {
+		cutoff = int64(^uint64(0) >> 1)
+	}
+	var n int64
+	err := m.db.write(ctx, "purge_archive", func(q *dbtx) error {
+		res, err := q.exec(`DELETE FROM archive WHERE agent_id = ? AND archived_at < ?`, m.agent, cutoff)
+		if err != nil {
+			return err
+		}
+		n, err = res.RowsAffected()
+		return err
+	})
+	return int(n), err
+}

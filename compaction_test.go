@@ -1,0 +1,342 @@
+package engram_test
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/engram-go/engram"
+	"github.com/engram-go/engram/internal/testutil"
+)
+
+var day0 = time.Date(2026, 1, 5, 9, 0, 0, 0, time.UTC)
+
+func compactionMemory(t *testing.T, edit func(*engram.Config)) (*engram.Memory, *testutil.Clock) {
+	t.Helper()
+	cfg := engram.DefaultConfig()
+	cfg.NeverDecayTags = []string{"keep"}
+	if edit != nil {
+		edit(&cfg)
+	}
+	clock := testutil.NewClock(day0)
+	return testutil.Open(t, engram.WithConfig(cfg), engram.WithClock(clock.Now)), clock
+}
+
+func storeSemantic(t *testing.T, m *engram.Memory, e engram.SemanticEntry) string {
+	t.Helper()
+	id, err := m.Semantic().Store(context.Background(), e)
+	require.NoError(t, err)
+	return id
+}
+
+func TestCompactCountArchivesLowestValue(t *testing.T) {
+	m, clock := compactionMemory(t, func(c *engram.Config) { c.Compaction.MaxEntries = 3 })
+	ctx := context.Background()
+	var ids []string
+	for i, imp := range []float64{0.1, 0.2, 0.3, 0.4, 0.5} {
+		clock.Advance(time.Minute)
+		ids = append(ids, storeSemantic(t, m, engram.SemanticEntry{
+			Content: fmt.Sprintf("fact number %d about topic %c", i, 'a'+i), Importance: imp, Verified: i == 0,
+		}))
+	}
+	rep, err := m.Compact(ctx, engram.CompactCount)
+	require.NoError(t, err)
+	assert.Equal(t, []engram.CompactionAction{
+		{Kind: engram.ActionArchive, Step: "count", Type: engram.TypeSemantic, ID: ids[1]},
+		{Kind: engram.ActionArchive, Step: "count", Type: engram.TypeSemantic, ID: ids[2]},
+	}, rep.Actions, "the lowest-value entries leave; the verified 0.1 stays")
+	st, err := m.Stats(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, 3, st.Semantic)
+	assert.Equal(t, 2, st.Archived)
+	_, err = m.Semantic().Get(ctx, ids[1])
+	assert.ErrorIs(t, err, engram.ErrNotFound)
+
+	rep, err = m.Compact(ctx, engram.CompactCount)
+	require.NoError(t, err)
+	assert.Empty(t, rep.Actions, "at the limit: nothing to do")
+}
+
+func TestCompactSemanticMergesNearDuplicates(t *testing.T) {
+	m, clock := compactionMemory(t, func(c *engram.Config) { c.Zettelkasten.Enabled = false })
+	ctx := context.Background()
+	a := storeSemantic(t, m, engram.SemanticEntry{Content: "The payments service retries declined cards three times", Importance: 0.5, Tags: []string{"payments"}})
+	require.NoError(t, m.Semantic().RecordAccess(ctx, a))
+	require.NoError(t, m.Semantic().RecordAccess(ctx, a))
+	clock.Advance(time.Hour)
+	b := storeSemantic(t, m, engram.SemanticEntry{Content: "The payments service retries declined cards three times.", Importance: 0.8, Tags: []string{"billing"}})
+	require.NoError(t, m.Semantic().RecordAccess(ctx, b))
+	other := storeSemantic(t, m, engram.SemanticEntry{Content: "Office hours are nine to five", Importance: 0.3})
+	keep := storeSemantic(t, m, engram.SemanticEntry{Content: "Office hours are nine to five!", Importance: 0.2, Tags: []string{"keep"}})
+
+	rep, err := m.Compact(ctx, engram.CompactSemantic)
+	require.NoError(t, err)
+	assert.Equal(t, []engram.CompactionAction{
+		{Kind: engram.ActionMerge, Step: "semantic", Type: engram.TypeSemantic, ID: a, Into: b},
+		{Kind: engram.ActionMerge, Step: "semantic", Type: engram.TypeSemantic, ID: other, Into: keep},
+	}, rep.Actions, "the higher importance survives, unless the other is protected")
+
+	got, err := m.Semantic().Get(ctx, b)
+	require.NoError(t, err)
+	assert.Equal(t, 0.8, got.Importance)
+	assert.Equal(t, []string{"billing", "payments"}, got.Tags)
+	assert.Equal(t, 3, got.AccessCount, "summed")
+	assert.Equal(t, []string{a}, got.MergedFrom)
+	got, err = m.Semantic().Get(ctx, keep)
+	require.NoError(t, err)
+	assert.Equal(t, 0.3, got.Importance, "the survivor keeps the higher importance")
+
+	require.NoError(t, m.Restore(ctx, a))
+	restored, err := m.Semantic().Get(ctx, a)
+	require.NoError(t, err)
+	assert.Equal(t, "The payments service retries declined cards three times", restored.Content)
+	assert.Equal(t, 2, restored.AccessCount, "restored as it was")
+	assert.ErrorIs(t, m.Restore(ctx, a), engram.ErrNotFound, "the archive entry is gone")
+}
+
+func TestCompactTimeRollsDaysIntoDigests(t *testing.T) {
+	m, clock := compactionMemory(t, func(c *engram.Config) { c.Episodic.RetainDays = 2 })
+	ctx := context.Background()
+	log := func(typ engram.EventType, task, text string) string {
+		clock.Advance(time.Minute)
+		id, err := m.Episodic().Log(ctx, engram.Episode{Type: typ, TaskID: task, Content: text})
+		require.NoError(t, err)
+		return id
+	}
+	d1 := []string{
+		log(engram.EventTaskStarted, "t1", "started the migration"),
+		log(engram.EventDecisionMade, "", "use blue-green deploys"),
+		log(engram.EventTaskCompleted, "t1", "migration finished"),
+	}
+	clock.Advance(24 * time.Hour)
+	d2 := []string{log(engram.EventErrorEncountered, "", "disk full on db-2")}
+	clock.Set(day0.Add(4 * 24 * time.Hour))
+	recent := log(engram.EventObservation, "", "today's news")
+
+	rep, err := m.Compact(ctx, engram.CompactTime)
+	require.NoError(t, err)
+	require.Len(t, rep.Actions, 6)
+	digest1, digest2 := rep.Actions[0], rep.Actions[4]
+	assert.Equal(t, engram.CompactionAction{Kind: engram.ActionDigest, Step: "time", Type: engram.TypeEpisodic, ID: digest1.ID, Detail: "2026-01-05"}, digest1)
+	assert.Equal(t, engram.CompactionAction{Kind: engram.ActionDigest, Step: "time", Type: engram.TypeEpisodic, ID: digest2.ID, Detail: "2026-01-06"}, digest2)
+	for i, id := range d1 {
+		assert.Equal(t, engram.CompactionAction{Kind: engram.ActionArchive, Step: "time", Type: engram.TypeEpisodic, ID: id, Into: digest1.ID}, rep.Actions[1+i])
+	}
+	assert.Equal(t, engram.CompactionAction{Kind: engram.ActionArchive, Step: "time", Type: engram.TypeEpisodic, ID: d2[0], Into: digest2.ID}, rep.Actions[5])
+
+	dg, err := m.Episodic().Get(ctx, digest1.ID)
+	require.NoError(t, err)
+	assert.Equal(t, engram.EventDigest, dg.Type)
+	assert.Equal(t, "Digest of 2026-01-05: 3 events (1 decision-made, 1 task-completed, 1 task-started). "+
+		"Decisions: use blue-green deploys; Completed: t1: migration finished; Events: t1: started the migration;", dg.Content)
+	assert.Equal(t, time.Date(2026, 1, 5, 23, 59, 59, 999e6, time.UTC), dg.CreatedAt)
+	_, err = m.Episodic().Get(ctx, recent)
+	require.NoError(t, err, "within RetainDays")
+	res, err := m.Search(ctx, engram.SearchOptions{Query: "blue-green deploys"})
+	require.NoError(t, err)
+	require.NotEmpty(t, res)
+	assert.Equal(t, digest1.ID, res[0].ID, "the day stays findable")
+
+	clock.Advance(time.Hour)
+	log(engram.EventObservation, "", "backdated", /* created now, not old */)
+	rep, err = m.Compact(ctx, engram.CompactTime)
+	require.NoError(t, err)
+	assert.Empty(t, rep.Actions, "at most once per Interval")
+}
+
+func TestDecayComputesResonanceAndArchives(t *testing.T) {
+	m, clock := compactionMemory(t, nil)
+	ctx := context.Background()
+	fading := storeSemantic(t, m, engram.SemanticEntry{Content: "an old rumour", Importance: 0.2})
+	verified := storeSemantic(t, m, engram.SemanticEntry{Content: "an old verified fact", Importance: 0.2, Verified: true})
+	kept := storeSemantic(t, m, engram.SemanticEntry{Content: "an old thing to keep", Importance: 0.2, Tags: []string{"keep"}})
+	important := storeSemantic(t, m, engram.SemanticEntry{Content: "an old important fact", Importance: 0.6})
+	clock.Advance(100 * 24 * time.Hour)
+	fresh := storeSemantic(t, m, engram.SemanticEntry{Content: "a new note", Importance: 0.2})
+
+	rep, err := m.Decay(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, []engram.CompactionAction{{Kind: engram.ActionArchive, Step: "decay", Type: engram.TypeSemantic, ID: fading}}, rep.Actions)
+	assert.Equal(t, 5, rep.Decayed)
+	for _, id := range []string{verified, kept, important, fresh} {
+		_, err := m.Semantic().Get(ctx, id)
+		assert.NoError(t, err, id)
+	}
+	got, err := m.Semantic().Get(ctx, important)
+	require.NoError(t, err)
+	assert.InDelta(t, math.Exp(-0.02*100)*(0.3+0.3*0.6), got.Resonance, 1e-9)
+	got, err = m.Semantic().Get(ctx, fresh)
+	require.NoError(t, err)
+	assert.InDelta(t, 0.3+0.3*0.2, got.Resonance, 1e-9)
+}
+
+func TestRestoreBringsBackLinksAndSearch(t *testing.T) {
+	m, _ := compactionMemory(t, func(c *engram.Config) { c.Compaction.MaxEntries = 1 })
+	ctx := context.Background()
+	a := storeSemantic(t, m, engram.SemanticEntry{Content: "the zeppelin hangar is in Friedrichshafen", Importance: 0.1})
+	b := storeSemantic(t, m, engram.SemanticEntry{Content: "airships need helium", Importance: 0.9})
+	require.NoError(t, m.Links().Add(ctx, engram.Link{SourceID: a, TargetID: b, SourceType: engram.TypeSemantic,
+		TargetType: engram.TypeSemantic, Type: engram.LinkElaborates, Strength: 0.7}))
+	rep, err := m.Compact(ctx, engram.CompactCount)
+	require.NoError(t, err)
+	require.Equal(t, 1, rep.Count(engram.ActionArchive))
+	res, err := m.Search(ctx, engram.SearchOptions{Query: "zeppelin"})
+	require.NoError(t, err)
+	assert.Empty(t, res)
+	links, err := m.Links().For(ctx, b)
+	require.NoError(t, err)
+	assert.Empty(t, links)
+
+	require.NoError(t, m.Restore(ctx, a))
+	res, err = m.Search(ctx, engram.SearchOptions{Query: "zeppelin"})
+	require.NoError(t, err)
+	require.Len(t, res, 1)
+	assert.Equal(t, a, res[0].ID)
+	links, err = m.Links().For(ctx, b)
+	require.NoError(t, err)
+	require.Len(t, links, 1)
+	assert.Equal(t, engram.LinkElaborates, links[0].Type)
+
+	_, err = m.Semantic().Store(ctx, engram.SemanticEntry{ID: "taken", Content: "x", Importance: 0.5})
+	require.NoError(t, err)
+	assert.ErrorIs(t, m.Restore(ctx, "no-such"), engram.ErrNotFound)
+	assert.ErrorIs(t, m.Restore(ctx, "bad id!"), engram.ErrInvalid)
+	_, err = m.Compact(ctx, "sideways")
+	assert.ErrorIs(t, err, engram.ErrInvalid)
+	_, err = m.PurgeArchive(ctx, -time.Second)
+	assert.ErrorIs(t, err, engram.ErrInvalid)
+}
+
+// TestSixtyDaysOfAnAgentsLife runs compaction every evening over sixty
+// simulated days and checks every report against the database.
+func TestSixtyDaysOfAnAgentsLife(t *testing.T) {
+	const limit = 80
+	m, clock := compactionMemory(t, func(c *engram.Config) {
+		c.Compaction.MaxEntries = limit
+		c.Episodic.RetainDays = 7
+	})
+	ctx := context.Background()
+	rng := rand.New(rand.NewPCG(60, 60))
+	words := []string{"deploy", "billing", "latency", "invoice", "cluster", "backup", "schema", "retry", "token", "queue", "cache", "alert"}
+	sentence := func() string {
+		s := ""
+		for i := range 6 {
+			if i > 0 {
+				s += " "
+			}
+			s += words[rng.IntN(len(words))]
+		}
+		return s
+	}
+	var protected []string
+	present := map[string]bool{} // semantic IDs believed present
+	var everArchived []string
+	steps := map[string]int{}
+	for d := range 60 {
+		clock.Set(day0.Add(time.Duration(d) * 24 * time.Hour))
+		for i := range 8 {
+			clock.Advance(10 * time.Minute)
+			typ := []engram.EventType{engram.EventObservation, engram.EventDecisionMade, engram.EventTaskCompleted, engram.EventToolCall}[i%4]
+			_, err := m.Episodic().Log(ctx, engram.Episode{Type: typ, Content: sentence()})
+			require.NoError(t, err)
+		}
+		for i := range 3 {
+			e := engram.SemanticEntry{Content: sentence(), Importance: float64(rng.IntN(10)) / 10}
+			if i == 0 && d%10 == 0 {
+				e.Verified, e.Importance = true, 0
+			}
+			if i == 1 && d%7 == 0 {
+				e.Tags, e.Importance = []string{"keep"}, 0
+			}
+			id := storeSemantic(t, m, e)
+			present[id] = true
+			if e.Verified || len(e.Tags) > 0 {
+				protected = append(protected, id)
+			}
+		}
+		clock.Set(day0.Add(time.Duration(d)*24*time.Hour + 14*time.Hour))
+		before, err := m.Stats(ctx)
+		require.NoError(t, err)
+		rep, err := m.Compact(ctx)
+		require.NoError(t, err)
+		after, err := m.Stats(ctx)
+		require.NoError(t, err)
+
+		leaving := rep.Count(engram.ActionArchive) + rep.Count(engram.ActionMerge)
+		assert.Equal(t, before.Archived+leaving, after.Archived, "day %d: every archived memory is in the report", d)
+		var semLeft, epLeft int
+		for _, a := range rep.Actions {
+			steps[a.Step+"/"+string(a.Kind)]++
+			switch a.Kind {
+			case engram.ActionArchive, engram.ActionMerge:
+				if a.Type == engram.TypeSemantic {
+					semLeft++
+					_, err := m.Semantic().Get(ctx, a.ID)
+					assert.ErrorIs(t, err, engram.ErrNotFound, "day %d: %s left", d, a.ID)
+					delete(present, a.ID)
+					everArchived = append(everArchived, a.ID)
+				} else {
+					epLeft++
+					_, err := m.Episodic().Get(ctx, a.ID)
+					assert.ErrorIs(t, err, engram.ErrNotFound)
+				}
+				if a.Kind == engram.ActionMerge {
+					s, err := m.Semantic().Get(ctx, a.Into)
+					require.NoError(t, err)
+					assert.Contains(t, s.MergedFrom, a.ID)
+				}
+			case engram.ActionDigest:
+				ep, err := m.Episodic().Get(ctx, a.ID)
+				require.NoError(t, err)
+				assert.Equal(t, engram.EventDigest, ep.Type)
+			}
+		}
+		digests := rep.Count(engram.ActionDigest)
+		assert.Equal(t, before.Semantic-semLeft, after.Semantic, "day %d", d)
+		assert.Equal(t, before.Episodes-epLeft+digests, after.Episodes, "day %d", d)
+		assert.LessOrEqual(t, after.Semantic, limit, "day %d", d)
+		assert.LessOrEqual(t, after.Episodes, limit+digests, "day %d", d)
+	}
+	for _, step := range []string{"count/archive", "time/digest", "time/archive", "semantic/merge"} {
+		assert.Positive(t, steps[step], "the simulation exercises %s: %v", step, steps)
+	}
+	for _, id := range protected {
+		_, err := m.Semantic().Get(ctx, id)
+		assert.NoError(t, err, "verified and never-decay memories survive")
+	}
+	old, err := m.Episodic().Range(ctx, time.Time{}, day0.Add(50*24*time.Hour))
+	require.NoError(t, err)
+	for _, ep := range old {
+		assert.Equal(t, engram.EventDigest, ep.Type, "only digests are older than RetainDays")
+	}
+
+	// Restore one archived entry, then purge the rest for good.
+	require.NotEmpty(t, everArchived)
+	back := everArchived[len(everArchived)-1]
+	require.NoError(t, m.Restore(ctx, back))
+	got, err := m.Semantic().Get(ctx, back)
+	require.NoError(t, err)
+	res, err := m.Semantic().Search(ctx, engram.SearchOptions{Query: got.Content, Limit: 1000})
+	require.NoError(t, err)
+	assert.True(t, slices.ContainsFunc(res, func(r engram.Result) bool { return r.ID == back }), "search finds it again")
+
+	st, err := m.Stats(ctx)
+	require.NoError(t, err)
+	n, err := m.PurgeArchive(ctx, 0)
+	require.NoError(t, err)
+	assert.Equal(t, st.Archived, n)
+	st, err = m.Stats(ctx)
+	require.NoError(t, err)
+	assert.Zero(t, st.Archived)
+	gone := everArchived[0]
+	assert.ErrorIs(t, m.Restore(ctx, gone), engram.ErrNotFound, "purged for good")
+	_, err = m.Semantic().Get(ctx, gone)
+	assert.ErrorIs(t, err, engram.ErrNotFound)
+}
