@@ -145,7 +145,7 @@ func TestCompactTimeRollsDaysIntoDigests(t *testing.T) {
 	assert.Equal(t, digest1.ID, res[0].ID, "the day stays findable")
 
 	clock.Advance(time.Hour)
-	log(engram.EventObservation, "", "backdated", /* created now, not old */)
+	log(engram.EventObservation, "", "backdated" /* created now, not old */)
 	rep, err = m.Compact(ctx, engram.CompactTime)
 	require.NoError(t, err)
 	assert.Empty(t, rep.Actions, "at most once per Interval")

@@ -290,21 +290,21 @@ const (
 // Config holds every setting of a Memory. Start from [DefaultConfig] and
 // change what you need; [New] validates it.
 type Config struct {
-	Working      WorkingConfig
-	Semantic     SemanticConfig
-	Episodic     EpisodicConfig
-	Compaction   CompactionConfig
-	Decay        DecayConfig
+	Working    WorkingConfig
+	Semantic   SemanticConfig
+	Episodic   EpisodicConfig
+	Compaction CompactionConfig
+	Decay      DecayConfig
 	// NeverDecayTags protects memories carrying any of these tags: no
 	// compaction, merge or decay ever archives them. Empty by default.
 	NeverDecayTags []string
 	Consolidation  ConsolidationConfig
 	Extraction     ExtractionConfig
 	Zettelkasten   ZettelkastenConfig
-	Bootstrap    BootstrapConfig
-	Search       SearchConfig
-	Limits       Limits
-	Storage      StorageConfig
+	Bootstrap      BootstrapConfig
+	Search         SearchConfig
+	Limits         Limits
+	Storage        StorageConfig
 }
 
 // WorkingConfig configures the working set.
@@ -416,8 +416,8 @@ func DefaultConfig() Config {
 		Decay:         DecayConfig{SemanticRate: 0.02, EpisodicRate: 0.05, ProceduralRate: 0.01, MinResonance: 0.1},
 		Consolidation: ConsolidationConfig{PromoteEvery: 5, PromoteStep: 0.05, PromoteMax: 0.9, RecurDays: 3},
 		Extraction:    ExtractionConfig{MaxPromptBytes: 16 << 10, MaxResponseBytes: 64 << 10},
-		Zettelkasten: ZettelkastenConfig{Enabled: true, LinkingThreshold: 0.85, MaxLinksPerEntry: 10},
-		Bootstrap:    BootstrapConfig{RecentEpisodes: 20, ActiveProcedures: 20},
+		Zettelkasten:  ZettelkastenConfig{Enabled: true, LinkingThreshold: 0.85, MaxLinksPerEntry: 10},
+		Bootstrap:     BootstrapConfig{RecentEpisodes: 20, ActiveProcedures: 20},
 		Search: SearchConfig{
 			TextWeight:       0.8,
 			ImportanceWeight: 0.1,
