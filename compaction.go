@@ -57,8 +57,8 @@ const (
 // CompactionAction is one thing a run did to one memory.
 type CompactionAction struct {
 	Kind ActionKind
-	// Step is what caused it: "count", "time", "semantic", "decay" or
-	// "promote".
+	// Step is what caused it: "count", "time", "semantic", "decay",
+	// "promote" or "recur".
 	Step string
 	Type MemoryType
 	ID   string
@@ -816,4 +816,137 @@ func (m *Memory) PurgeArchive(ctx context.Context, olderThan time.Duration) (int
 		return err
 	})
 	return int(n), err
+}
+
+// Consolidate runs the seed's consolidation cycle without any model call:
+//
+//   - merge: near-duplicate semantic entries merge, as [CompactSemantic];
+//   - decay: resonance is recomputed and faded memories leave, as
+//     [Memory.Decay];
+//   - promote: a semantic entry retrieved PromoteEvery more times since
+//     it was last promoted gains PromoteStep importance per PromoteEvery
+//     retrievals, up to PromoteMax (see [ConsolidationConfig]);
+//   - recur: an event logged with the same text (compared without case
+//     or surrounding space) on RecurDays or more different UTC days
+//     becomes a semantic fact (source "consolidation", tag "recurring",
+//     importance 0.6), and each of its episodes gets a "supports" link to
+//     it. A fact already stored with that text is not stored again.
+//
+// Each step is one transaction. Errors are as for [Memory.Compact].
+func (m *Memory) Consolidate(ctx context.Context) (CompactionReport, error) {
+	now := m.now()
+	rep := CompactionReport{Strategy: "consolidate", At: now}
+	steps := []func(q *dbtx) error{
+		func(q *dbtx) error { return m.mergeDuplicates(q, &rep, now) },
+		func(q *dbtx) error { return m.decay(q, &rep, now) },
+		func(q *dbtx) error { return m.promote(q, &rep, now) },
+		func(q *dbtx) error { return m.recur(q, &rep, now) },
+	}
+	for _, step := range steps {
+		if err := m.db.write(ctx, "consolidate", step); err != nil {
+			m.afterArchive()
+			return rep, err
+		}
+	}
+	m.afterArchive()
+	return rep, nil
+}
+
+// promote raises the importance of semantic entries that keep being
+// retrieved.
+func (m *Memory) promote(q *dbtx, rep *CompactionReport, now time.Time) error {
+	c := m.cfg.Consolidation
+	rows, err := q.query(`SELECT pk, id, importance, (access_count - promoted_at_count) / ?2 FROM semantic_memory
+		WHERE agent_id = ?1 AND access_count - promoted_at_count >= ?2 AND importance < ?3 ORDER BY pk`,
+		m.agent, c.PromoteEvery, c.PromoteMax)
+	if err != nil {
+		return err
+	}
+	type hot struct {
+		pk         int64
+		id         string
+		importance float64
+		times      int
+	}
+	list, err := scanAll(rows, func(r scanner) (hot, error) {
+		var h hot
+		err := r.Scan(&h.pk, &h.id, &h.importance, &h.times)
+		return h, err
+	})
+	if err != nil {
+		return err
+	}
+	for _, h := range list {
+		to := min(c.PromoteMax, h.importance+float64(h.times)*c.PromoteStep)
+		if _, err := q.exec(`UPDATE semantic_memory SET importance = ?, promoted_at_count = access_count, updated_at = ?
+			WHERE pk = ?`, to, ms(now), h.pk); err != nil {
+			return err
+		}
+		rep.Actions = append(rep.Actions, CompactionAction{Kind: ActionPromote, Step: stepPromote, Type: TypeSemantic,
+			ID: h.id, Detail: fmt.Sprintf("importance %.2f → %.2f", h.importance, to)})
+	}
+	return nil
+}
+
+// recurringImportance is the importance of a fact made from a recurring
+// event.
+const recurringImportance = 0.6
+
+// recur turns events that recur on several days into semantic facts.
+func (m *Memory) recur(q *dbtx, rep *CompactionReport, now time.Time) error {
+	const dayMS = int64(24 * time.Hour / time.Millisecond)
+	rows, err := q.query(`SELECT min(content), count(DISTINCT created_at / ?3), json_group_array(id)
+		FROM episodic_log WHERE agent_id = ?1 AND event_type <> ?2
+		GROUP BY lower(trim(content)) HAVING count(DISTINCT created_at / ?3) >= ?4
+		ORDER BY min(pk)`, m.agent, string(EventDigest), dayMS, m.cfg.Consolidation.RecurDays)
+	if err != nil {
+		return err
+	}
+	type event struct {
+		content string
+		days    int
+		ids     []string
+	}
+	events, err := scanAll(rows, func(r scanner) (event, error) {
+		var e event
+		var ids string
+		if err := r.Scan(&e.content, &e.days, &ids); err != nil {
+			return e, err
+		}
+		return e, json.Unmarshal([]byte(ids), &e.ids)
+	})
+	if err != nil {
+		return err
+	}
+	for _, e := range events {
+		row, err := m.semantic.prepare("recurring event", SemanticEntry{Content: strings.TrimSpace(e.content),
+			Importance: recurringImportance, Tags: []string{"recurring"}, Source: "consolidation"}, now)
+		if err != nil {
+			return err
+		}
+		var known int
+		if err := q.queryRow(`SELECT count(*) FROM semantic_memory WHERE agent_id = ? AND content_hash = ? AND content = ?`,
+			[]any{m.agent, row.hash, row.Content}, &known); err != nil {
+			return err
+		}
+		if known > 0 {
+			continue
+		}
+		pk, err := m.semantic.insert(q, row)
+		if err != nil {
+			return err
+		}
+		if err := m.semantic.link(q, pk, row, now); err != nil {
+			return err
+		}
+		for _, id := range e.ids {
+			if _, err := q.exec(`INSERT INTO zettel_links (agent_id, `+linkCols+`) VALUES (?, 'episodic', ?, 'semantic', ?, ?, 1, ?)
+				ON CONFLICT DO NOTHING`, m.agent, id, row.ID, string(LinkSupports), ms(now)); err != nil {
+				return err
+			}
+		}
+		rep.Actions = append(rep.Actions, CompactionAction{Kind: ActionRecur, Step: "recur", Type: TypeSemantic,
+			ID: row.ID, Detail: fmt.Sprintf("%d episodes on %d days", len(e.ids), e.days)})
+	}
+	return nil
 }

@@ -340,3 +340,60 @@ func TestSixtyDaysOfAnAgentsLife(t *testing.T) {
 	_, err = m.Semantic().Get(ctx, gone)
 	assert.ErrorIs(t, err, engram.ErrNotFound)
 }
+
+func TestConsolidatePromotesAndLearnsRecurringEvents(t *testing.T) {
+	m, clock := compactionMemory(t, nil)
+	ctx := context.Background()
+	hot := storeSemantic(t, m, engram.SemanticEntry{Content: "the on-call rota lives in PagerDuty", Importance: 0.5})
+	capped := storeSemantic(t, m, engram.SemanticEntry{Content: "prod is in eu-west-1", Importance: 0.88})
+	for range 11 {
+		require.NoError(t, m.Semantic().RecordAccess(ctx, hot, capped))
+	}
+	var eps []string
+	for d := range 3 {
+		clock.Set(day0.Add(time.Duration(d) * 24 * time.Hour))
+		id, err := m.Episodic().Log(ctx, engram.Episode{Content: "  Nightly backup failed on db-2 "})
+		require.NoError(t, err)
+		eps = append(eps, id)
+		_, err = m.Episodic().Log(ctx, engram.Episode{Content: fmt.Sprintf("one-off event %d", d)})
+		require.NoError(t, err)
+	}
+	id, err := m.Episodic().Log(ctx, engram.Episode{Content: "nightly backup failed on DB-2"})
+	require.NoError(t, err)
+	eps = append(eps, id)
+
+	rep, err := m.Consolidate(ctx)
+	require.NoError(t, err)
+	var promoted []string
+	var fact engram.CompactionAction
+	for _, a := range rep.Actions {
+		switch a.Kind {
+		case engram.ActionPromote:
+			promoted = append(promoted, a.ID+": "+a.Detail)
+		case engram.ActionRecur:
+			fact = a
+		}
+	}
+	assert.Equal(t, []string{hot + ": importance 0.50 → 0.60", capped + ": importance 0.88 → 0.90"}, promoted,
+		"two steps for 11 retrievals, capped at PromoteMax")
+	require.NotEmpty(t, fact.ID, "the event recurred on 3 days")
+	assert.Equal(t, "4 episodes on 3 days", fact.Detail)
+	got, err := m.Semantic().Get(ctx, fact.ID)
+	require.NoError(t, err)
+	assert.Equal(t, "Nightly backup failed on db-2", got.Content)
+	assert.Equal(t, []string{"recurring"}, got.Tags)
+	assert.Equal(t, "consolidation", got.Source)
+	links, err := m.Links().For(ctx, fact.ID)
+	require.NoError(t, err)
+	var from []string
+	for _, l := range links {
+		if l.Type == engram.LinkSupports {
+			from = append(from, l.SourceID)
+		}
+	}
+	assert.ElementsMatch(t, eps, from)
+
+	rep, err = m.Consolidate(ctx)
+	require.NoError(t, err)
+	assert.Zero(t, rep.Count(engram.ActionPromote)+rep.Count(engram.ActionRecur), "nothing new to promote or learn")
+}
