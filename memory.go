@@ -45,6 +45,8 @@ type Memory struct {
 	episodic   *Episodic
 	procedural *Procedural
 	links      *Links
+	rules      *Rules
+	llm        LLM // nil without WithLLM
 }
 
 // New opens the memory of one agent, creating its database when needed.
@@ -124,6 +126,8 @@ func New(tier Tier, opts ...Option) (*Memory, error) {
 	m.episodic = &Episodic{m: m}
 	m.procedural = &Procedural{m: m}
 	m.links = &Links{m: m}
+	m.rules = &Rules{m: m}
+	m.llm = s.llm
 	m.db.rolledBack = m.stems.reset
 	m.log.Debug("engram: opened", "agent", m.agent, "tier", tier, "db", m.dbPath, "markdown", m.mdPath)
 	return m, nil

@@ -41,6 +41,7 @@ type settings struct {
 	cfg      Config
 	clock    func() time.Time
 	logger   *slog.Logger
+	llm      LLM
 	bad      error // the first invalid option, reported by New
 }
 
@@ -131,3 +132,15 @@ func WithLogger(l *slog.Logger) Option {
 // WithConfig replaces the whole configuration; start from [DefaultConfig].
 // Options after it, such as [WithWorkingCapacity], still apply.
 func WithConfig(c Config) Option { return func(s *settings) { s.cfg = c } }
+
+// WithLLM gives the Memory a language model, which [Memory.Extract] then
+// uses beside the extraction rules. engram never calls a model unless this
+// option is given; see [OpenAIChat] for an OpenAI-compatible client.
+func WithLLM(llm LLM) Option {
+	return func(s *settings) {
+		if llm == nil {
+			s.fail(invalid("WithLLM", "the LLM is nil"))
+		}
+		s.llm = llm
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"time"
 )
 
 // Procedural is the agent's learned workflows and how well they work. Get it
@@ -35,55 +36,71 @@ type ProcedurePatch struct {
 // procedure with that ID or name, [ErrClosed] after Close and a
 // [*DatabaseError] when SQLite fails. On error nothing was written.
 func (p *Procedural) Store(ctx context.Context, pr Procedure) (string, error) {
+	now := p.m.now()
+	pr, err := p.prepare("", pr, now)
+	if err != nil {
+		return "", err
+	}
+	err = p.m.db.write(ctx, "procedural.store", func(q *dbtx) error { return p.insert(q, pr) })
+	if err != nil {
+		return "", err
+	}
+	return pr.ID, nil
+}
+
+// prepare validates pr and fills in what the caller left empty; field
+// prefixes the names of bad fields.
+func (p *Procedural) prepare(field string, pr Procedure, now time.Time) (Procedure, error) {
 	lim := p.m.cfg.Limits
+	if field != "" {
+		field += "."
+	}
 	if pr.ID != "" {
-		if err := validateID("ID", pr.ID); err != nil {
-			return "", err
+		if err := validateID(field+"ID", pr.ID); err != nil {
+			return pr, err
 		}
 	}
-	if err := validateText("Name", pr.Name, true, lim.MaxTagBytes*4); err != nil {
-		return "", err
+	if err := validateText(field+"Name", pr.Name, true, lim.MaxTagBytes*4); err != nil {
+		return pr, err
 	}
 	if strings.ContainsAny(pr.Name, "\r\n") {
-		return "", invalid("Name", "must be one line")
+		return pr, invalid(field+"Name", "must be one line")
 	}
-	if err := validateText("Description", pr.Description, false, lim.MaxContentBytes); err != nil {
-		return "", err
+	if err := validateText(field+"Description", pr.Description, false, lim.MaxContentBytes); err != nil {
+		return pr, err
 	}
-	if err := validateText("Pattern", pr.Pattern, false, lim.MaxContentBytes); err != nil {
-		return "", err
+	if err := validateText(field+"Pattern", pr.Pattern, false, lim.MaxContentBytes); err != nil {
+		return pr, err
 	}
-	if err := validateImportance("SuccessRate", pr.SuccessRate); err != nil {
-		return "", err
+	if err := validateImportance(field+"SuccessRate", pr.SuccessRate); err != nil {
+		return pr, err
 	}
 	if pr.UseCount < 0 {
-		return "", invalid("UseCount", "%d is negative", pr.UseCount)
+		return pr, invalid(field+"UseCount", "%d is negative", pr.UseCount)
 	}
-	if err := validateTags("Tags", pr.Tags, lim); err != nil {
-		return "", err
+	if err := validateTags(field+"Tags", pr.Tags, lim); err != nil {
+		return pr, err
 	}
-	now := p.m.now()
 	if pr.ID == "" {
 		pr.ID = p.m.newID(now)
 	}
 	if pr.CreatedAt.IsZero() {
 		pr.CreatedAt = now
 	}
-	err := p.m.db.write(ctx, "procedural.store", func(q *dbtx) error {
-		_, err := q.exec(`INSERT INTO procedural_memory (id, agent_id, name, description, pattern,
-			success_rate, use_count, tags, disabled, created_at, updated_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			pr.ID, p.m.agent, pr.Name, pr.Description, pr.Pattern, pr.SuccessRate, pr.UseCount,
-			encodeTags(pr.Tags), pr.Disabled, ms(pr.CreatedAt), ms(now))
-		if isUniqueViolation(err) {
-			return fmt.Errorf("engram: procedure %q (%s): %w", pr.Name, pr.ID, ErrExists)
-		}
-		return err
-	})
-	if err != nil {
-		return "", err
+	pr.UpdatedAt = now
+	return pr, nil
+}
+
+func (p *Procedural) insert(q *dbtx, pr Procedure) error {
+	_, err := q.exec(`INSERT INTO procedural_memory (id, agent_id, name, description, pattern,
+		success_rate, use_count, tags, disabled, created_at, updated_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		pr.ID, p.m.agent, pr.Name, pr.Description, pr.Pattern, pr.SuccessRate, pr.UseCount,
+		encodeTags(pr.Tags), pr.Disabled, ms(pr.CreatedAt), ms(pr.UpdatedAt))
+	if isUniqueViolation(err) {
+		return fmt.Errorf("engram: procedure %q (%s): %w", pr.Name, pr.ID, ErrExists)
 	}
-	return pr.ID, nil
+	return err
 }
 
 // Get returns the procedure with the given ID. It returns [ErrNotFound] if

@@ -1,0 +1,557 @@
+package engram
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+)
+
+// ExtractionRule turns what users say into memories with no model at all
+// (seed 003): every match of Pattern in a user message becomes a memory of
+// Type with the rule's Importance and Tags.
+type ExtractionRule struct {
+	Name string // unique per agent
+	// Pattern is a regular expression in Go's RE2 syntax, matched without
+	// regard to case against each sentence of each user message. The
+	// whole match, trimmed, becomes the memory's content.
+	Pattern    string
+	Type       MemoryType // semantic, episodic or procedural
+	Importance float64    // in [0, 1]; a procedure's success-rate prior
+	Tags       []string
+	Active     bool // inactive rules are kept but not applied
+	CreatedAt  time.Time
+}
+
+// ExtractionResult says what [Memory.Extract] stored.
+type ExtractionResult struct {
+	Items []ExtractedItem
+	// Duplicates counts what was found but already known: in memory, or
+	// earlier in the same messages.
+	Duplicates int
+}
+
+// ExtractedItem is one memory [Memory.Extract] stored.
+type ExtractedItem struct {
+	Type    MemoryType
+	ID      string
+	Content string
+	// Source is "rule:<name>" or "llm-extraction". Semantic entries
+	// carry it in their Source, episodes in Metadata["source"].
+	Source string
+}
+
+// Rules are the agent's extraction rules, stored in SQLite. Get them from
+// [Memory.Rules]; they are safe for concurrent use.
+type Rules struct {
+	m *Memory
+
+	mu       sync.Mutex // guards compiled
+	compiled map[string]*regexp.Regexp
+}
+
+// Rules returns the agent's extraction rules.
+func (m *Memory) Rules() *Rules { return m.rules }
+
+// minExtractedRunes is the shortest match worth keeping, as in the seed.
+const minExtractedRunes = 6
+
+// compile compiles a rule's pattern as rules match: case-insensitively.
+func compilePattern(pattern string) (*regexp.Regexp, error) {
+	return regexp.Compile("(?i)" + pattern)
+}
+
+func (r *Rules) validate(rule *ExtractionRule) error {
+	if err := validateID("Name", rule.Name); err != nil {
+		return err
+	}
+	if strings.TrimSpace(rule.Pattern) == "" {
+		return invalid("Pattern", "is empty")
+	}
+	if len(rule.Pattern) > 4096 {
+		return invalid("Pattern", "is %d bytes, more than 4096", len(rule.Pattern))
+	}
+	if _, err := compilePattern(rule.Pattern); err != nil {
+		return invalid("Pattern", "%v", err)
+	}
+	if err := rule.Type.Validate(); err != nil || rule.Type == TypeWorking {
+		return invalid("Type", "must be semantic, episodic or procedural, not %q", string(rule.Type))
+	}
+	if err := validateImportance("Importance", rule.Importance); err != nil {
+		return err
+	}
+	return validateTags("Tags", rule.Tags, r.m.cfg.Limits)
+}
+
+// Add stores a new rule. A zero CreatedAt gets the clock's now. It returns
+// an error matching [ErrInvalid] for a bad rule (a pattern that does not
+// compile included), [ErrExists] if the agent has a rule with that name,
+// [ErrClosed] after Close and a [*DatabaseError] when SQLite fails.
+func (r *Rules) Add(ctx context.Context, rule ExtractionRule) error {
+	if err := r.validate(&rule); err != nil {
+		return err
+	}
+	if rule.CreatedAt.IsZero() {
+		rule.CreatedAt = r.m.now()
+	}
+	return r.m.db.write(ctx, "rules.add", func(q *dbtx) error {
+		_, err := q.exec(`INSERT INTO extraction_rules (agent_id, name, pattern, memory_type, importance, tags, active, created_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, r.m.agent, rule.Name, rule.Pattern, string(rule.Type), rule.Importance,
+			encodeTags(rule.Tags), rule.Active, ms(rule.CreatedAt))
+		if isUniqueViolation(err) {
+			return fmt.Errorf("engram: rule %q: %w", rule.Name, ErrExists)
+		}
+		return err
+	})
+}
+
+// SetActive turns the named rule on or off. It returns [ErrNotFound] if
+// the agent has no such rule; other errors are as for [Rules.Add].
+func (r *Rules) SetActive(ctx context.Context, name string, active bool) error {
+	if err := validateID("name", name); err != nil {
+		return err
+	}
+	return r.m.db.write(ctx, "rules.set_active", func(q *dbtx) error {
+		res, err := q.exec(`UPDATE extraction_rules SET active = ? WHERE agent_id = ? AND name = ?`, active, r.m.agent, name)
+		return notFoundUnless(res, err, "rule", name)
+	})
+}
+
+// Remove deletes the named rule. It returns [ErrNotFound] if the agent has
+// no such rule; other errors are as for [Rules.Add].
+func (r *Rules) Remove(ctx context.Context, name string) error {
+	if err := validateID("name", name); err != nil {
+		return err
+	}
+	return r.m.db.write(ctx, "rules.remove", func(q *dbtx) error {
+		res, err := q.exec(`DELETE FROM extraction_rules WHERE agent_id = ? AND name = ?`, r.m.agent, name)
+		return notFoundUnless(res, err, "rule", name)
+	})
+}
+
+func notFoundUnless(res interface{ RowsAffected() (int64, error) }, err error, kind, id string) error {
+	if err != nil {
+		return err
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return err
+	}
+	if n == 0 {
+		return notFound(kind, id)
+	}
+	return nil
+}
+
+// List returns the agent's rules by name. It returns [ErrClosed] after
+// Close and a [*DatabaseError] when SQLite fails.
+func (r *Rules) List(ctx context.Context) ([]ExtractionRule, error) {
+	var out []ExtractionRule
+	err := r.m.db.read(ctx, "rules.list", func(q *dbtx) error {
+		var err error
+		out, err = listRules(q, r.m.agent, false)
+		return err
+	})
+	return out, err
+}
+
+func listRules(q *dbtx, agent string, activeOnly bool) ([]ExtractionRule, error) {
+	rows, err := q.query(`SELECT name, pattern, memory_type, importance, tags, active, created_at
+		FROM extraction_rules WHERE agent_id = ? AND (active OR NOT ?) ORDER BY name`, agent, activeOnly)
+	if err != nil {
+		return nil, err
+	}
+	return scanAll(rows, func(s scanner) (ExtractionRule, error) {
+		var r ExtractionRule
+		var typ, tags string
+		var created int64
+		if err := s.Scan(&r.Name, &r.Pattern, &typ, &r.Importance, &tags, &r.Active, &created); err != nil {
+			return r, err
+		}
+		r.Type, r.CreatedAt = MemoryType(typ), fromMS(created)
+		var err error
+		r.Tags, err = decodeTags(tags)
+		return r, err
+	})
+}
+
+// regexp returns the compiled pattern of a rule, compiling it once.
+func (r *Rules) regexp(rule ExtractionRule) (*regexp.Regexp, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if re, ok := r.compiled[rule.Pattern]; ok {
+		return re, nil
+	}
+	re, err := compilePattern(rule.Pattern)
+	if err != nil {
+		return nil, err
+	}
+	if r.compiled == nil || len(r.compiled) > 1024 {
+		r.compiled = make(map[string]*regexp.Regexp)
+	}
+	r.compiled[rule.Pattern] = re
+	return re, nil
+}
+
+// found is a memory extraction wants to store.
+type found struct {
+	typ        MemoryType
+	content    string
+	importance float64
+	tags       []string
+	source     string
+	// for episodes and procedures
+	event       EventType
+	name, steps string
+}
+
+// sentences splits text where a sentence ends: at '.', '!' or '?' followed
+// by a space or the end, and at line breaks.
+func sentences(text string) []string {
+	var out []string
+	start := 0
+	for i := 0; i < len(text); i++ {
+		c := text[i]
+		end := c == '\n'
+		if c == '.' || c == '!' || c == '?' {
+			end = i+1 == len(text) || text[i+1] == ' ' || text[i+1] == '\n' || text[i+1] == '\t'
+		}
+		if end {
+			if s := strings.TrimSpace(text[start:i]); s != "" {
+				out = append(out, s)
+			}
+			start = i + 1
+		}
+	}
+	if s := strings.TrimSpace(text[start:]); s != "" {
+		out = append(out, s)
+	}
+	return out
+}
+
+// applyRules returns every match of the active rules in the user messages.
+func (r *Rules) apply(rules []ExtractionRule, messages []Message) ([]found, error) {
+	var out []found
+	for _, msg := range messages {
+		if msg.Role != "user" {
+			continue
+		}
+		for _, s := range sentences(msg.Content) {
+			for _, rule := range rules {
+				re, err := r.regexp(rule)
+				if err != nil {
+					return nil, err
+				}
+				for _, match := range re.FindAllString(s, -1) {
+					content := strings.TrimSpace(strings.TrimRight(match, " ,;:"))
+					if utf8.RuneCountInString(content) < minExtractedRunes {
+						continue
+					}
+					out = append(out, found{typ: rule.Type, content: content, importance: rule.Importance,
+						tags: rule.Tags, source: "rule:" + rule.Name, event: EventObservation,
+						name: content, steps: s})
+				}
+			}
+		}
+	}
+	return out, nil
+}
+
+// Extract turns conversation into memories. The agent's active
+// [ExtractionRule]s are applied to the user messages, with no model call;
+// when the Memory has an [LLM] ([WithLLM]), the conversation is also sent
+// to it, in calls of at most [ExtractionConfig.MaxPromptBytes], asking for
+// facts, episodes and procedures as JSON.
+//
+// What is found is deduplicated against the agent's memories (a semantic
+// entry with the same content, an episode with the same content, a
+// procedure with the same name) and within the messages, then stored in one
+// transaction, each item recording its source ("rule:<name>" or
+// "llm-extraction"). Semantic entries are auto-linked as by Store.
+//
+// It returns an error matching [ErrInvalid] for bad messages,
+// [ErrBadAnswer] when the model's answer is malformed, incomplete, too
+// large or holds an invalid item (and then nothing is stored), the LLM's
+// own error when a call fails, the context's error when it is cancelled,
+// [ErrClosed] after Close and a [*DatabaseError] when SQLite fails.
+func (m *Memory) Extract(ctx context.Context, messages []Message) (ExtractionResult, error) {
+	for i, msg := range messages {
+		if err := validateText(fmt.Sprintf("messages[%d].Role", i), msg.Role, true, m.cfg.Limits.MaxTagBytes); err != nil {
+			return ExtractionResult{}, err
+		}
+		if err := validateText(fmt.Sprintf("messages[%d].Content", i), msg.Content, false, m.cfg.Limits.MaxContentBytes); err != nil {
+			return ExtractionResult{}, err
+		}
+	}
+	var rules []ExtractionRule
+	err := m.db.read(ctx, "extract.rules", func(q *dbtx) error {
+		var err error
+		rules, err = listRules(q, m.agent, true)
+		return err
+	})
+	if err != nil {
+		return ExtractionResult{}, err
+	}
+	items, err := m.rules.apply(rules, messages)
+	if err != nil {
+		return ExtractionResult{}, err
+	}
+	if m.llm != nil {
+		more, err := m.extractLLM(ctx, messages)
+		if err != nil {
+			return ExtractionResult{}, err
+		}
+		items = append(items, more...)
+	}
+	if len(items) == 0 {
+		return ExtractionResult{}, nil
+	}
+	return m.storeFound(ctx, items)
+}
+
+// storeFound stores what extraction found that memory does not hold yet.
+func (m *Memory) storeFound(ctx context.Context, items []found) (ExtractionResult, error) {
+	now := m.now()
+	var res ExtractionResult
+	err := m.db.write(ctx, "extract.store", func(q *dbtx) error {
+		res = ExtractionResult{}
+		seen := map[string]bool{}
+		for _, it := range items {
+			key := string(it.typ) + "\x00" + strings.ToLower(it.content)
+			if it.typ == TypeProcedural {
+				key = string(it.typ) + "\x00" + strings.ToLower(it.name)
+			}
+			if seen[key] {
+				res.Duplicates++
+				continue
+			}
+			seen[key] = true
+			id, err := m.storeOne(q, it, now)
+			if err != nil {
+				return err
+			}
+			if id == "" {
+				res.Duplicates++
+				continue
+			}
+			res.Items = append(res.Items, ExtractedItem{Type: it.typ, ID: id, Content: it.content, Source: it.source})
+		}
+		return nil
+	})
+	if err != nil {
+		return ExtractionResult{}, err
+	}
+	return res, nil
+}
+
+// storeOne stores one found item unless memory holds it already, and
+// returns its ID ("" for a duplicate).
+func (m *Memory) storeOne(q *dbtx, it found, now time.Time) (string, error) {
+	field := "extracted " + string(it.typ)
+	switch it.typ {
+	case TypeSemantic:
+		row, err := m.semantic.prepare(field, SemanticEntry{Content: it.content, Importance: it.importance,
+			Tags: it.tags, Source: it.source}, now)
+		if err != nil {
+			return "", err
+		}
+		var n int
+		if err := q.queryRow(`SELECT count(*) FROM semantic_memory WHERE agent_id = ? AND content_hash = ? AND content = ?`,
+			[]any{m.agent, row.hash, row.Content}, &n); err != nil || n > 0 {
+			return "", err
+		}
+		pk, err := m.semantic.insert(q, row)
+		if err != nil {
+			return "", err
+		}
+		return row.ID, m.semantic.link(q, pk, row, now)
+	case TypeEpisodic:
+		row, err := m.episodic.prepare(field, Episode{Content: it.content, Type: it.event,
+			Metadata: map[string]string{"source": it.source}}, now)
+		if err != nil {
+			return "", err
+		}
+		var n int
+		if err := q.queryRow(`SELECT count(*) FROM episodic_log WHERE agent_id = ? AND content = ?`,
+			[]any{m.agent, row.Content}, &n); err != nil || n > 0 {
+			return "", err
+		}
+		return row.ID, m.episodic.insert(q, row)
+	default:
+		p := Procedure{Name: truncateUTF8(it.name, 200), Description: it.content, Pattern: it.steps,
+			SuccessRate: it.importance, Tags: it.tags}
+		row, err := m.procedural.prepare(field, p, now)
+		if err != nil {
+			return "", err
+		}
+		var n int
+		if err := q.queryRow(`SELECT count(*) FROM procedural_memory WHERE agent_id = ? AND name = ?`,
+			[]any{m.agent, row.Name}, &n); err != nil || n > 0 {
+			return "", err
+		}
+		return row.ID, m.procedural.insert(q, row)
+	}
+}
+
+// ErrBadAnswer reports an LLM answer that extraction cannot use: not
+// JSON, cut short, too large, or holding an invalid item. Nothing is
+// stored from it.
+var ErrBadAnswer = errors.New("engram: unusable LLM answer")
+
+// extractionPrompt is the system prompt of LLM extraction.
+const extractionPrompt = `You extract long-term memories for an AI agent from a conversation.
+Answer with one JSON object and nothing else, with exactly these keys:
+{"facts": [{"content": "...", "importance": 0.0, "tags": ["..."]}],
+ "episodes": [{"content": "...", "type": "observation", "importance": 0.0}],
+ "procedures": [{"name": "...", "description": "...", "steps": "...", "tags": ["..."]}]}
+facts: lasting knowledge about the user, the project or the world, one per item, self-contained.
+episodes: notable events of this conversation; type is one of task-started, task-completed,
+task-failed, decision-made, error-encountered, user-feedback, tool-call, observation.
+procedures: reusable ways of doing something that worked, with their steps.
+importance is between 0 and 1. Use empty lists when there is nothing worth keeping.`
+
+// llmAnswer is the JSON extraction asks for.
+type llmAnswer struct {
+	Facts *[]struct {
+		Content    string   `json:"content"`
+		Importance *float64 `json:"importance"`
+		Tags       []string `json:"tags"`
+	} `json:"facts"`
+	Episodes *[]struct {
+		Content    string   `json:"content"`
+		Type       string   `json:"type"`
+		Importance *float64 `json:"importance"`
+	} `json:"episodes"`
+	Procedures *[]struct {
+		Name        string   `json:"name"`
+		Description string   `json:"description"`
+		Steps       string   `json:"steps"`
+		Tags        []string `json:"tags"`
+	} `json:"procedures"`
+}
+
+// extractLLM asks the LLM for memories, one call per chunk of messages
+// that fits the prompt budget, and validates every answer before anything
+// is stored.
+func (m *Memory) extractLLM(ctx context.Context, messages []Message) ([]found, error) {
+	budget := m.cfg.Extraction.MaxPromptBytes
+	var chunks []string
+	var b strings.Builder
+	for i, msg := range messages {
+		line := msg.Role + ": " + msg.Content + "\n"
+		if len(line) > budget {
+			return nil, invalid(fmt.Sprintf("messages[%d]", i), "is %d bytes, more than the prompt budget of %d", len(line), budget)
+		}
+		if b.Len()+len(line) > budget {
+			chunks = append(chunks, b.String())
+			b.Reset()
+		}
+		b.WriteString(line)
+	}
+	if b.Len() > 0 {
+		chunks = append(chunks, b.String())
+	}
+	var out []found
+	for _, chunk := range chunks {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		answer, err := m.llm.Complete(ctx, Prompt{System: extractionPrompt, User: "Conversation:\n" + chunk, JSON: true})
+		if err != nil {
+			return nil, fmt.Errorf("engram: extract: %w", err)
+		}
+		items, err := m.parseAnswer(answer)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, items...)
+	}
+	return out, nil
+}
+
+// parseAnswer validates an LLM answer strictly: one JSON object with the
+// three lists, no unknown fields, every item valid.
+func (m *Memory) parseAnswer(answer string) ([]found, error) {
+	bad := func(format string, args ...any) error {
+		return fmt.Errorf("%w: %s", ErrBadAnswer, fmt.Sprintf(format, args...))
+	}
+	if max := m.cfg.Extraction.MaxResponseBytes; len(answer) > max {
+		return nil, bad("%d bytes, more than the limit of %d", len(answer), max)
+	}
+	dec := json.NewDecoder(bytes.NewReader([]byte(answer)))
+	dec.DisallowUnknownFields()
+	var a llmAnswer
+	if err := dec.Decode(&a); err != nil {
+		return nil, bad("not the JSON object asked for: %v", err)
+	}
+	if dec.More() {
+		return nil, bad("text after the JSON object")
+	}
+	if a.Facts == nil || a.Episodes == nil || a.Procedures == nil {
+		return nil, bad(`incomplete: "facts", "episodes" and "procedures" are all required`)
+	}
+	lim := m.cfg.Limits
+	imp := func(p *float64, what string, i int) (float64, error) {
+		if p == nil {
+			return 0, bad("%s[%d]: importance is missing", what, i)
+		}
+		if err := validateImportance("importance", *p); err != nil {
+			return 0, bad("%s[%d]: %v", what, i, err)
+		}
+		return *p, nil
+	}
+	const src = "llm-extraction"
+	var out []found
+	for i, f := range *a.Facts {
+		if err := validateText("content", f.Content, true, lim.MaxContentBytes); err != nil {
+			return nil, bad("facts[%d]: %v", i, err)
+		}
+		v, err := imp(f.Importance, "facts", i)
+		if err != nil {
+			return nil, err
+		}
+		if err := validateTags("tags", f.Tags, lim); err != nil {
+			return nil, bad("facts[%d]: %v", i, err)
+		}
+		out = append(out, found{typ: TypeSemantic, content: strings.TrimSpace(f.Content), importance: v, tags: f.Tags, source: src})
+	}
+	for i, e := range *a.Episodes {
+		if err := validateText("content", e.Content, true, lim.MaxContentBytes); err != nil {
+			return nil, bad("episodes[%d]: %v", i, err)
+		}
+		if _, err := imp(e.Importance, "episodes", i); err != nil {
+			return nil, err
+		}
+		typ := EventType(e.Type)
+		if typ == "" {
+			typ = EventObservation
+		}
+		if err := typ.Validate(); err != nil || typ == EventDigest {
+			return nil, bad("episodes[%d]: unknown event type %q", i, e.Type)
+		}
+		out = append(out, found{typ: TypeEpisodic, content: strings.TrimSpace(e.Content), event: typ, source: src})
+	}
+	for i, p := range *a.Procedures {
+		if err := validateText("name", p.Name, true, 200); err != nil {
+			return nil, bad("procedures[%d]: %v", i, err)
+		}
+		if err := validateText("description", p.Description, false, lim.MaxContentBytes); err != nil {
+			return nil, bad("procedures[%d]: %v", i, err)
+		}
+		if err := validateText("steps", p.Steps, false, lim.MaxContentBytes); err != nil {
+			return nil, bad("procedures[%d]: %v", i, err)
+		}
+		if err := validateTags("tags", p.Tags, lim); err != nil {
+			return nil, bad("procedures[%d]: %v", i, err)
+		}
+		out = append(out, found{typ: TypeProcedural, content: strings.TrimSpace(p.Description), name: strings.TrimSpace(p.Name),
+			steps: p.Steps, importance: 0.5, tags: p.Tags, source: src})
+	}
+	return out, nil
+}
