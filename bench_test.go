@@ -372,3 +372,75 @@ func BenchmarkBaselineInsertFTS(b *testing.B) {
 		b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "rows/s")
 	})
 }
+
+// BenchmarkCompact runs progressive compaction (count, time, semantic
+// merge, decay) over 10K semantic entries and 10K episodes, within the
+// limits: the steady-state cost of keeping a memory of that size healthy,
+// which every run pays. The first run, outside the loop, builds the
+// in-memory index the merge step uses and merges the near-duplicates
+// already there.
+func BenchmarkCompact(b *testing.B) {
+	dir := b.TempDir()
+	openBench(b, dir, 10_000, 10_000).Close()
+	cfg := engram.DefaultConfig()
+	cfg.Compaction.MaxEntries = 20_000
+	cfg.Compaction.Interval = time.Nanosecond // the time step runs every time
+	m, err := engram.New(engram.Tier1, engram.WithDir(dir), engram.WithConfig(cfg))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer m.Close()
+	ctx := context.Background()
+	if _, err := m.Compact(ctx, engram.CompactProgressive); err != nil {
+		b.Fatal(err)
+	}
+	lat := make(latencies, 0, 64)
+	for b.Loop() {
+		start := time.Now()
+		if _, err := m.Compact(ctx, engram.CompactProgressive); err != nil {
+			b.Fatal(err)
+		}
+		lat = append(lat, time.Since(start))
+	}
+	lat.report(b)
+}
+
+// BenchmarkExtractRules applies 20 rules to one 200-word user message
+// whose matches memory already holds, so that the figure is the rules'
+// cost (loading, matching, deduplicating), not the cost of a write.
+func BenchmarkExtractRules(b *testing.B) {
+	m, err := engram.New(engram.Tier1, engram.WithDir(b.TempDir()))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer m.Close()
+	ctx := context.Background()
+	verbs := []string{"prefer", "like", "want", "need", "remember", "use", "avoid", "hate", "love", "call",
+		"email", "visit", "deploy", "book", "order", "watch", "read", "buy", "sell", "keep"}
+	for i, v := range verbs {
+		if err := m.Rules().Add(ctx, engram.ExtractionRule{Name: fmt.Sprintf("rule-%02d", i),
+			Pattern: `\b` + v + `s? ([a-z]+ ){1,4}[a-z]+`, Type: engram.TypeSemantic, Importance: 0.7,
+			Tags: []string{"rule"}, Active: true}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	rng := rand.New(rand.NewPCG(8, 8))
+	var words []string
+	for len(words) < 200 {
+		words = append(words, strings.Fields(sentence(rng, 12))...)
+		words = append(words, verbs[rng.IntN(len(verbs))]+" the blue "+benchWords[rng.IntN(len(benchWords))]+".")
+	}
+	msgs := []engram.Message{{Role: "user", Content: strings.Join(words[:200], " ")}}
+	first, err := m.Extract(ctx, msgs)
+	if err != nil || len(first.Items) == 0 {
+		b.Fatalf("%v, %d items", err, len(first.Items))
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		res, err := m.Extract(ctx, msgs)
+		if err != nil || len(res.Items) != 0 {
+			b.Fatal(err, len(res.Items))
+		}
+	}
+	b.ReportMetric(float64(len(first.Items)), "matches")
+}

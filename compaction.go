@@ -188,12 +188,10 @@ func (m *Memory) Decay(ctx context.Context) (CompactionReport, error) {
 	return rep, err
 }
 
-// afterArchive drops in-process state that rows leaving may have made
-// stale: auto-linking's index and the cached document frequencies.
+// afterArchive drops the cached document frequencies, which rows leaving
+// or coming back may have made stale. (Auto-linking's index is kept in
+// step by archive and Restore themselves.)
 func (m *Memory) afterArchive() {
-	m.db.wmu.Lock()
-	m.stems.reset()
-	m.db.wmu.Unlock()
 	m.dfs.mu.Lock()
 	m.dfs.entries = nil
 	m.dfs.mu.Unlock()
@@ -328,6 +326,11 @@ func (m *Memory) archive(q *dbtx, mt memTable, rows []leaving, reason string, no
 	}
 	_, err = q.exec(`DELETE FROM `+mt.table+` WHERE agent_id = ?2 AND pk IN (SELECT value ->> '$.pk' FROM json_each(?1))`,
 		string(list), m.agent)
+	if err == nil && mt.typ == TypeSemantic {
+		for _, r := range rows {
+			m.stems.drop(r.PK)
+		}
+	}
 	return err
 }
 
@@ -775,6 +778,15 @@ func (m *Memory) Restore(ctx context.Context, id string) error {
 			}
 			if _, err := q.exec(`DELETE FROM archive WHERE agent_id = ? AND memory_type = ? AND id = ?`, m.agent, string(t), id); err != nil {
 				return err
+			}
+			if t == TypeSemantic && m.stems.built {
+				var pk int64
+				var content string
+				if err := q.queryRow(`SELECT pk, content FROM semantic_memory WHERE agent_id = ? AND id = ?`,
+					[]any{m.agent, id}, &pk, &content); err != nil {
+					return err
+				}
+				m.stems.update(pk, id, content)
 			}
 		}
 		return nil

@@ -3,10 +3,12 @@ package engram
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"regexp"
+	"regexp/syntax"
 	"strings"
 	"sync"
 	"time"
@@ -52,8 +54,62 @@ type ExtractedItem struct {
 type Rules struct {
 	m *Memory
 
-	mu       sync.Mutex // guards compiled
-	compiled map[string]*regexp.Regexp
+	mu       sync.Mutex // guards the fields below
+	compiled map[string]compiledRule
+	// active caches the active rules as of version, the counter every
+	// change to the agent's rules bumps in meta (whichever process makes
+	// it), so that Extract reads one value instead of every rule.
+	active  []ExtractionRule
+	version string
+}
+
+// metaRulesVersion is the meta key of an agent's rules version.
+const metaRulesVersion = "rules.version:"
+
+// bumpVersion marks the agent's rules changed, in q's transaction.
+func (r *Rules) bumpVersion(q *dbtx) error {
+	_, err := q.exec(`INSERT INTO meta (key, value) VALUES (?, '1')
+		ON CONFLICT (key) DO UPDATE SET value = CAST(CAST(value AS INTEGER) + 1 AS TEXT)`, metaRulesVersion+r.m.agent)
+	return err
+}
+
+// activeRules returns the agent's active rules, from the cache when no
+// rule changed since it was filled.
+func (r *Rules) activeRules(ctx context.Context) ([]ExtractionRule, error) {
+	var rules []ExtractionRule
+	err := r.m.db.read(ctx, "extract.rules", func(q *dbtx) error {
+		var v string
+		err := q.queryRow(`SELECT value FROM meta WHERE key = ?`, []any{metaRulesVersion + r.m.agent}, &v)
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil // no rule was ever added
+		}
+		if err != nil {
+			return err
+		}
+		r.mu.Lock()
+		if v == r.version {
+			rules = r.active
+			r.mu.Unlock()
+			return nil
+		}
+		r.mu.Unlock()
+		if rules, err = listRules(q, r.m.agent, true); err != nil {
+			return err
+		}
+		r.mu.Lock()
+		r.active, r.version = rules, v
+		r.mu.Unlock()
+		return nil
+	})
+	return rules, err
+}
+
+// compiledRule is a rule's regular expression and, when it can tell, the
+// lowercase ASCII strings one of which every match contains: a sentence
+// holding none of them is skipped without running the expression.
+type compiledRule struct {
+	re       *regexp.Regexp
+	required []string
 }
 
 // Rules returns the agent's extraction rules.
@@ -107,7 +163,10 @@ func (r *Rules) Add(ctx context.Context, rule ExtractionRule) error {
 		if isUniqueViolation(err) {
 			return fmt.Errorf("engram: rule %q: %w", rule.Name, ErrExists)
 		}
-		return err
+		if err != nil {
+			return err
+		}
+		return r.bumpVersion(q)
 	})
 }
 
@@ -119,7 +178,10 @@ func (r *Rules) SetActive(ctx context.Context, name string, active bool) error {
 	}
 	return r.m.db.write(ctx, "rules.set_active", func(q *dbtx) error {
 		res, err := q.exec(`UPDATE extraction_rules SET active = ? WHERE agent_id = ? AND name = ?`, active, r.m.agent, name)
-		return notFoundUnless(res, err, "rule", name)
+		if err := notFoundUnless(res, err, "rule", name); err != nil {
+			return err
+		}
+		return r.bumpVersion(q)
 	})
 }
 
@@ -131,7 +193,10 @@ func (r *Rules) Remove(ctx context.Context, name string) error {
 	}
 	return r.m.db.write(ctx, "rules.remove", func(q *dbtx) error {
 		res, err := q.exec(`DELETE FROM extraction_rules WHERE agent_id = ? AND name = ?`, r.m.agent, name)
-		return notFoundUnless(res, err, "rule", name)
+		if err := notFoundUnless(res, err, "rule", name); err != nil {
+			return err
+		}
+		return r.bumpVersion(q)
 	})
 }
 
@@ -181,22 +246,93 @@ func listRules(q *dbtx, agent string, activeOnly bool) ([]ExtractionRule, error)
 	})
 }
 
-// regexp returns the compiled pattern of a rule, compiling it once.
-func (r *Rules) regexp(rule ExtractionRule) (*regexp.Regexp, error) {
+// compile returns the compiled rule, compiling it once.
+func (r *Rules) compile(rule ExtractionRule) (compiledRule, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if re, ok := r.compiled[rule.Pattern]; ok {
-		return re, nil
+	if c, ok := r.compiled[rule.Pattern]; ok {
+		return c, nil
 	}
 	re, err := compilePattern(rule.Pattern)
 	if err != nil {
-		return nil, err
+		return compiledRule{}, err
+	}
+	c := compiledRule{re: re}
+	if sre, err := syntax.Parse("(?i)"+rule.Pattern, syntax.Perl); err == nil {
+		c.required = requiredLiterals(sre.Simplify())
 	}
 	if r.compiled == nil || len(r.compiled) > 1024 {
-		r.compiled = make(map[string]*regexp.Regexp)
+		r.compiled = make(map[string]compiledRule)
 	}
-	r.compiled[rule.Pattern] = re
-	return re, nil
+	r.compiled[rule.Pattern] = c
+	return c, nil
+}
+
+// requiredLiterals returns lowercase ASCII strings one of which every
+// match of re contains, or nil when it cannot tell.
+func requiredLiterals(re *syntax.Regexp) []string {
+	switch re.Op {
+	case syntax.OpLiteral:
+		s := string(re.Rune)
+		for _, c := range s {
+			if c >= utf8.RuneSelf {
+				return nil
+			}
+		}
+		return []string{strings.ToLower(s)}
+	case syntax.OpCapture, syntax.OpPlus:
+		return requiredLiterals(re.Sub[0])
+	case syntax.OpRepeat:
+		if re.Min >= 1 {
+			return requiredLiterals(re.Sub[0])
+		}
+	case syntax.OpConcat:
+		// Any part's strings are required; the set whose shortest string
+		// is longest filters best.
+		var best []string
+		for _, sub := range re.Sub {
+			if l := requiredLiterals(sub); l != nil && (best == nil || shortest(l) > shortest(best)) {
+				best = l
+			}
+		}
+		return best
+	case syntax.OpAlternate:
+		var all []string
+		for _, sub := range re.Sub {
+			l := requiredLiterals(sub)
+			if l == nil {
+				return nil
+			}
+			all = append(all, l...)
+		}
+		return all
+	}
+	return nil
+}
+
+func shortest(ss []string) int {
+	n := -1
+	for _, s := range ss {
+		if n < 0 || len(s) < n {
+			n = len(s)
+		}
+	}
+	return n
+}
+
+// mayMatch reports whether the sentence (lowered: in lowercase; ascii:
+// all ASCII) can match the rule. Outside ASCII, case folding can make a
+// literal match other bytes, so only the expression can tell.
+func (c compiledRule) mayMatch(lowered string, ascii bool) bool {
+	if c.required == nil || !ascii {
+		return true
+	}
+	for _, lit := range c.required {
+		if strings.Contains(lowered, lit) {
+			return true
+		}
+	}
+	return false
 }
 
 // found is a memory extraction wants to store.
@@ -209,6 +345,15 @@ type found struct {
 	// for episodes and procedures
 	event       EventType
 	name, steps string
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }
 
 // sentences splits text where a sentence ends: at '.', '!' or '?' followed
@@ -243,12 +388,16 @@ func (r *Rules) apply(rules []ExtractionRule, messages []Message) ([]found, erro
 			continue
 		}
 		for _, s := range sentences(msg.Content) {
+			lowered, ascii := strings.ToLower(s), isASCII(s)
 			for _, rule := range rules {
-				re, err := r.regexp(rule)
+				c, err := r.compile(rule)
 				if err != nil {
 					return nil, err
 				}
-				for _, match := range re.FindAllString(s, -1) {
+				if !c.mayMatch(lowered, ascii) {
+					continue
+				}
+				for _, match := range c.re.FindAllString(s, -1) {
 					content := strings.TrimSpace(strings.TrimRight(match, " ,;:"))
 					if utf8.RuneCountInString(content) < minExtractedRunes {
 						continue
@@ -289,12 +438,7 @@ func (m *Memory) Extract(ctx context.Context, messages []Message) (ExtractionRes
 			return ExtractionResult{}, err
 		}
 	}
-	var rules []ExtractionRule
-	err := m.db.read(ctx, "extract.rules", func(q *dbtx) error {
-		var err error
-		rules, err = listRules(q, m.agent, true)
-		return err
-	})
+	rules, err := m.rules.activeRules(ctx)
 	if err != nil {
 		return ExtractionResult{}, err
 	}
@@ -316,22 +460,44 @@ func (m *Memory) Extract(ctx context.Context, messages []Message) (ExtractionRes
 }
 
 // storeFound stores what extraction found that memory does not hold yet.
+// One read weeds out what memory holds already, so that extraction that
+// finds nothing new writes nothing; the write checks again.
 func (m *Memory) storeFound(ctx context.Context, items []found) (ExtractionResult, error) {
-	now := m.now()
 	var res ExtractionResult
-	err := m.db.write(ctx, "extract.store", func(q *dbtx) error {
-		res = ExtractionResult{}
-		seen := map[string]bool{}
+	seen := map[string]bool{}
+	fresh := items[:0:0]
+	for _, it := range items {
+		key := string(it.typ) + "\x00" + strings.ToLower(it.content)
+		if it.typ == TypeProcedural {
+			key = string(it.typ) + "\x00" + strings.ToLower(it.name)
+		}
+		if seen[key] {
+			res.Duplicates++
+			continue
+		}
+		seen[key] = true
+		fresh = append(fresh, it)
+	}
+	known, err := m.known(ctx, fresh)
+	if err != nil {
+		return ExtractionResult{}, err
+	}
+	items = fresh[:0]
+	for _, it := range fresh {
+		if known[it.typ][it.key()] {
+			res.Duplicates++
+		} else {
+			items = append(items, it)
+		}
+	}
+	if len(items) == 0 {
+		return res, nil
+	}
+	now := m.now()
+	dups := res.Duplicates
+	err = m.db.write(ctx, "extract.store", func(q *dbtx) error {
+		res = ExtractionResult{Duplicates: dups}
 		for _, it := range items {
-			key := string(it.typ) + "\x00" + strings.ToLower(it.content)
-			if it.typ == TypeProcedural {
-				key = string(it.typ) + "\x00" + strings.ToLower(it.name)
-			}
-			if seen[key] {
-				res.Duplicates++
-				continue
-			}
-			seen[key] = true
 			id, err := m.storeOne(q, it, now)
 			if err != nil {
 				return err
@@ -348,6 +514,64 @@ func (m *Memory) storeFound(ctx context.Context, items []found) (ExtractionResul
 		return ExtractionResult{}, err
 	}
 	return res, nil
+}
+
+// key is what identifies the item's memory: a procedure's name, another
+// memory's content.
+func (it found) key() string {
+	if it.typ == TypeProcedural {
+		return truncateUTF8(it.name, 200)
+	}
+	return it.content
+}
+
+// known returns, per type, the keys of the items that memory holds.
+func (m *Memory) known(ctx context.Context, items []found) (map[MemoryType]map[string]bool, error) {
+	keys := map[MemoryType][]string{}
+	for _, it := range items {
+		keys[it.typ] = append(keys[it.typ], it.key())
+	}
+	queries := map[MemoryType]string{
+		// By hash alone: 16 bytes of SHA-256 do not collide by chance.
+		TypeSemantic: `SELECT json_group_array(j.value ->> '$.k') FROM json_each(?2) j
+			WHERE EXISTS (SELECT 1 FROM semantic_memory WHERE agent_id = ?1 AND content_hash = unhex(j.value ->> '$.h'))`,
+		TypeEpisodic: `SELECT json_group_array(content) FROM episodic_log
+			WHERE agent_id = ?1 AND content IN (SELECT value ->> '$.k' FROM json_each(?2))`,
+		TypeProcedural: `SELECT json_group_array(name) FROM procedural_memory
+			WHERE agent_id = ?1 AND name IN (SELECT value ->> '$.k' FROM json_each(?2))`,
+	}
+	out := map[MemoryType]map[string]bool{}
+	err := m.db.read(ctx, "extract.known", func(q *dbtx) error {
+		for typ, ks := range keys {
+			type keyHash struct {
+				K string `json:"k"`
+				H string `json:"h"`
+			}
+			keyed := make([]keyHash, len(ks))
+			for i, k := range ks {
+				keyed[i] = keyHash{K: k, H: fmt.Sprintf("%X", contentHash(k))}
+			}
+			b, err := json.Marshal(keyed)
+			if err != nil {
+				return err
+			}
+			// One row holding a JSON list costs less than a row each.
+			var list string
+			if err := q.queryRow(queries[typ], []any{m.agent, string(b)}, &list); err != nil {
+				return err
+			}
+			var got []string
+			if err := json.Unmarshal([]byte(list), &got); err != nil {
+				return err
+			}
+			out[typ] = map[string]bool{}
+			for _, s := range got {
+				out[typ][s] = true
+			}
+		}
+		return nil
+	})
+	return out, err
 }
 
 // storeOne stores one found item unless memory holds it already, and
