@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -396,4 +397,66 @@ func TestConsolidatePromotesAndLearnsRecurringEvents(t *testing.T) {
 	rep, err = m.Consolidate(ctx)
 	require.NoError(t, err)
 	assert.Zero(t, rep.Count(engram.ActionPromote)+rep.Count(engram.ActionRecur), "nothing new to promote or learn")
+}
+
+// TestConcurrentCompaction compacts, decays and consolidates while other
+// goroutines store, search and extract; run it with -race.
+func TestConcurrentCompaction(t *testing.T) {
+	m, _ := compactionMemory(t, func(c *engram.Config) { c.Compaction.MaxEntries = 30 })
+	ctx := context.Background()
+	addRules(t, m, seedRules...)
+	errs := make(chan error, 64)
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	for w := range 4 {
+		wg.Go(func() {
+			for i := 0; ; i++ {
+				select {
+				case <-done:
+					return
+				default:
+				}
+				text := fmt.Sprintf("writer %d note %d about deploys and billing", w, i%7)
+				if _, err := m.Semantic().Store(ctx, engram.SemanticEntry{Content: text, Importance: 0.3}); err != nil {
+					errs <- err
+					return
+				}
+				if _, err := m.Episodic().Log(ctx, engram.Episode{Content: text}); err != nil {
+					errs <- err
+					return
+				}
+				if _, err := m.Search(ctx, engram.SearchOptions{Query: "deploys billing"}); err != nil {
+					errs <- err
+					return
+				}
+				if _, err := m.Extract(ctx, []engram.Message{{Role: "user", Content: fmt.Sprintf("I prefer option %d today", i%5)}}); err != nil {
+					errs <- err
+					return
+				}
+			}
+		})
+	}
+	archived := 0
+	for i := 0; i < 20 || archived == 0 && i < 5000; i++ {
+		var err error
+		switch i % 3 {
+		case 0:
+			_, err = m.Compact(ctx, engram.CompactProgressive)
+		case 1:
+			_, err = m.Decay(ctx)
+		default:
+			_, err = m.Consolidate(ctx)
+		}
+		require.NoError(t, err)
+		st, err := m.Stats(ctx)
+		require.NoError(t, err)
+		archived = st.Archived
+	}
+	close(done)
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	assert.Positive(t, archived, "compaction ran while memory grew past its limit")
 }

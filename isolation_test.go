@@ -2,6 +2,7 @@ package engram_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -157,4 +158,57 @@ func TestTwoAgentsInOneFileAreIsolated(t *testing.T) {
 	ra, err := alice.Bootstrap(ctx)
 	require.NoError(t, err)
 	assert.NotContains(t, ra.SemanticContext, "bob")
+}
+
+// TestLifecycleIsIsolated: compaction, decay, consolidation, the archive
+// and extraction rules of one agent never touch another's.
+func TestLifecycleIsIsolated(t *testing.T) {
+	path := testutil.TempDB(t)
+	cfg := engram.DefaultConfig()
+	cfg.Compaction.MaxEntries = 1
+	alice := testutil.OpenPath(t, path, "alice", engram.WithConfig(cfg))
+	bob := testutil.OpenPath(t, path, "bob", engram.WithConfig(cfg))
+	ctx := context.Background()
+	var bobs []string
+	for i := range 3 {
+		for _, m := range []*engram.Memory{alice, bob} {
+			id, err := m.Semantic().Store(ctx, engram.SemanticEntry{Content: fmt.Sprintf("shared words number %d", i), Importance: 0.1})
+			require.NoError(t, err)
+			if m == bob {
+				bobs = append(bobs, id)
+			}
+		}
+	}
+	require.NoError(t, bob.Rules().Add(ctx, engram.ExtractionRule{Name: "likes", Pattern: `like .+`, Type: engram.TypeSemantic, Importance: 0.5, Active: true}))
+
+	rep, err := alice.Compact(ctx, engram.CompactProgressive)
+	require.NoError(t, err)
+	for _, a := range rep.Actions {
+		assert.NotContains(t, bobs, a.ID)
+	}
+	_, err = alice.Consolidate(ctx)
+	require.NoError(t, err)
+	st, err := bob.Stats(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, 3, st.Semantic, "alice's compaction left bob's memories alone")
+	assert.Zero(t, st.Archived)
+
+	_, err = bob.Compact(ctx, engram.CompactCount)
+	require.NoError(t, err)
+	for _, id := range bobs[:2] {
+		assert.ErrorIs(t, alice.Restore(ctx, id), engram.ErrNotFound, "bob's archive is not alice's")
+	}
+	n, err := alice.PurgeArchive(ctx, 0)
+	require.NoError(t, err)
+	st, err = bob.Stats(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, 2, st.Archived, "alice purged %d of her own, none of bob's", n)
+
+	rules, err := alice.Rules().List(ctx)
+	require.NoError(t, err)
+	assert.Empty(t, rules)
+	res, err := alice.Extract(ctx, []engram.Message{{Role: "user", Content: "I like green tea a lot"}})
+	require.NoError(t, err)
+	assert.Empty(t, res.Items, "bob's rule does not run for alice")
+	assert.ErrorIs(t, alice.Rules().Remove(ctx, "likes"), engram.ErrNotFound)
 }
