@@ -43,6 +43,17 @@
 // memory ranked where it did. Storing a semantic entry links it to its
 // near-duplicates ([Links.AutoLink]).
 //
+// # Staying healthy
+//
+// [Memory.Compact] keeps each kind of memory within its limits (count),
+// rolls old days of episodes into digests (time) and merges near-duplicate
+// facts (semantic); [Memory.Decay] lets unused memories fade and
+// [Memory.Consolidate] promotes facts that keep being used and learns facts
+// from events that recur. Nothing is deleted: what leaves goes to an
+// archive, from where [Memory.Restore] brings it back. [Memory.Extract]
+// turns conversation into memories, by the agent's [ExtractionRule]s and,
+// optionally, by an [LLM].
+//
 // # Storage
 //
 // Everything lives in one SQLite file in WAL mode, by default

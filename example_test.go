@@ -171,3 +171,60 @@ func ExampleMemory_Search() {
 	// episodic ask "Ada asked when we **deploy** the fix" context-of=""
 	// episodic answer "We agreed on Monday morning" context-of="ask"
 }
+
+// Compaction merges near-duplicates into one survivor and archives the
+// rest; Restore brings an archived memory back.
+func ExampleMemory_Compact() {
+	m, err := engram.New(engram.Tier1, engram.InMemory())
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer m.Close()
+	ctx := context.Background()
+	old, _ := m.Semantic().Store(ctx, engram.SemanticEntry{Content: "Deploys run from CI only", Importance: 0.6})
+	_, _ = m.Semantic().Store(ctx, engram.SemanticEntry{Content: "Deploys run from CI only.", Importance: 0.9, Verified: true})
+
+	rep, err := m.Compact(ctx, engram.CompactSemantic)
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, a := range rep.Actions {
+		fmt.Println(a.Kind, a.ID == old)
+	}
+	if err := m.Restore(ctx, old); err != nil {
+		log.Fatal(err)
+	}
+	st, _ := m.Stats(ctx)
+	fmt.Println(st.Semantic, "entries,", st.Archived, "archived")
+	// Output:
+	// merge true
+	// 2 entries, 0 archived
+}
+
+// Rules extract memories from what the user says, with no model call.
+func ExampleMemory_Extract() {
+	m, err := engram.New(engram.Tier1, engram.InMemory())
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer m.Close()
+	ctx := context.Background()
+	err = m.Rules().Add(ctx, engram.ExtractionRule{
+		Name: "preferences", Pattern: `(prefer|like|want|need) (.+)`,
+		Type: engram.TypeSemantic, Importance: 0.8, Tags: []string{"preference"}, Active: true,
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	res, err := m.Extract(ctx, []engram.Message{
+		{Role: "user", Content: "Hi, I'm John and I prefer email notifications over SMS. My account number is ACC-12345."},
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, it := range res.Items {
+		fmt.Printf("%s %q from %s\n", it.Type, it.Content, it.Source)
+	}
+	// Output:
+	// semantic "prefer email notifications over SMS" from rule:preferences
+}
