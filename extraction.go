@@ -110,6 +110,10 @@ func (r *Rules) activeRules(ctx context.Context) ([]ExtractionRule, error) {
 type compiledRule struct {
 	re       *regexp.Regexp
 	required []string
+	// leading says every match starts with one of required (after \b
+	// assertions), so the search may start one byte before the first of
+	// them.
+	leading bool
 }
 
 // Rules returns the agent's extraction rules.
@@ -259,7 +263,11 @@ func (r *Rules) compile(rule ExtractionRule) (compiledRule, error) {
 	}
 	c := compiledRule{re: re}
 	if sre, err := syntax.Parse("(?i)"+rule.Pattern, syntax.Perl); err == nil {
-		c.required = requiredLiterals(sre.Simplify())
+		sre = sre.Simplify()
+		c.required = requiredLiterals(sre)
+		if lead := leadingLiterals(sre); lead != nil {
+			c.required, c.leading = lead, true
+		}
 	}
 	if r.compiled == nil || len(r.compiled) > 1024 {
 		r.compiled = make(map[string]compiledRule)
@@ -310,6 +318,37 @@ func requiredLiterals(re *syntax.Regexp) []string {
 	return nil
 }
 
+// leadingLiterals returns lowercase ASCII strings one of which every match
+// of re starts with, after any word-boundary assertions, or nil when it
+// cannot tell.
+func leadingLiterals(re *syntax.Regexp) []string {
+	for re.Op == syntax.OpCapture {
+		re = re.Sub[0]
+	}
+	switch re.Op {
+	case syntax.OpLiteral:
+		return requiredLiterals(re)
+	case syntax.OpAlternate:
+		var all []string
+		for _, sub := range re.Sub {
+			l := leadingLiterals(sub)
+			if l == nil {
+				return nil
+			}
+			all = append(all, l...)
+		}
+		return all
+	case syntax.OpConcat:
+		for _, sub := range re.Sub {
+			if sub.Op == syntax.OpWordBoundary || sub.Op == syntax.OpNoWordBoundary {
+				continue
+			}
+			return leadingLiterals(sub)
+		}
+	}
+	return nil
+}
+
 func shortest(ss []string) int {
 	n := -1
 	for _, s := range ss {
@@ -320,19 +359,29 @@ func shortest(ss []string) int {
 	return n
 }
 
-// mayMatch reports whether the sentence (lowered: in lowercase; ascii:
-// all ASCII) can match the rule. Outside ASCII, case folding can make a
-// literal match other bytes, so only the expression can tell.
-func (c compiledRule) mayMatch(lowered string, ascii bool) bool {
+// from returns where in the sentence (lowered: in lowercase; ascii: all
+// ASCII) a match of the rule can start, or -1 if none can. Outside ASCII,
+// case folding can make a literal match other bytes, so only the
+// expression can tell. When matches start with a required string, the
+// search starts one byte before its first occurrence, so that a word
+// boundary there is judged as in the whole sentence.
+func (c compiledRule) from(lowered string, ascii bool) int {
 	if c.required == nil || !ascii {
-		return true
+		return 0
 	}
+	first := -1
 	for _, lit := range c.required {
-		if strings.Contains(lowered, lit) {
-			return true
+		if i := strings.Index(lowered, lit); i >= 0 && (first < 0 || i < first) {
+			first = i
 		}
 	}
-	return false
+	switch {
+	case first < 0:
+		return -1
+	case c.leading:
+		return max(0, first-1)
+	}
+	return 0
 }
 
 // found is a memory extraction wants to store.
@@ -394,10 +443,11 @@ func (r *Rules) apply(rules []ExtractionRule, messages []Message) ([]found, erro
 				if err != nil {
 					return nil, err
 				}
-				if !c.mayMatch(lowered, ascii) {
+				from := c.from(lowered, ascii)
+				if from < 0 {
 					continue
 				}
-				for _, match := range c.re.FindAllString(s, -1) {
+				for _, match := range c.re.FindAllString(s[from:], -1) {
 					content := strings.TrimSpace(strings.TrimRight(match, " ,;:"))
 					if utf8.RuneCountInString(content) < minExtractedRunes {
 						continue
