@@ -2,6 +2,7 @@ package engram
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -9,6 +10,7 @@ import (
 	"fmt"
 	"regexp"
 	"regexp/syntax"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -359,31 +361,6 @@ func shortest(ss []string) int {
 	return n
 }
 
-// from returns where in the sentence (lowered: in lowercase; ascii: all
-// ASCII) a match of the rule can start, or -1 if none can. Outside ASCII,
-// case folding can make a literal match other bytes, so only the
-// expression can tell. When matches start with a required string, the
-// search starts one byte before its first occurrence, so that a word
-// boundary there is judged as in the whole sentence.
-func (c compiledRule) from(lowered string, ascii bool) int {
-	if c.required == nil || !ascii {
-		return 0
-	}
-	first := -1
-	for _, lit := range c.required {
-		if i := strings.Index(lowered, lit); i >= 0 && (first < 0 || i < first) {
-			first = i
-		}
-	}
-	switch {
-	case first < 0:
-		return -1
-	case c.leading:
-		return max(0, first-1)
-	}
-	return 0
-}
-
 // found is a memory extraction wants to store.
 type found struct {
 	typ        MemoryType
@@ -394,6 +371,7 @@ type found struct {
 	// for episodes and procedures
 	event       EventType
 	name, steps string
+	message     int // the index of the message it came from
 }
 
 func isASCII(s string) bool {
@@ -405,10 +383,22 @@ func isASCII(s string) bool {
 	return true
 }
 
-// sentences splits text where a sentence ends: at '.', '!' or '?' followed
-// by a space or the end, and at line breaks.
-func sentences(text string) []string {
-	var out []string
+// sentenceSpans returns the byte ranges of the sentences of text, trimmed
+// of surrounding space: a sentence ends at '.', '!' or '?' followed by a
+// space or the end, and at a line break.
+func sentenceSpans(text string) [][2]int {
+	var out [][2]int
+	add := func(start, end int) {
+		for start < end && isSpace(text[start]) {
+			start++
+		}
+		for end > start && isSpace(text[end-1]) {
+			end--
+		}
+		if start < end {
+			out = append(out, [2]int{start, end})
+		}
+	}
 	start := 0
 	for i := 0; i < len(text); i++ {
 		c := text[i]
@@ -417,49 +407,160 @@ func sentences(text string) []string {
 			end = i+1 == len(text) || text[i+1] == ' ' || text[i+1] == '\n' || text[i+1] == '\t'
 		}
 		if end {
-			if s := strings.TrimSpace(text[start:i]); s != "" {
-				out = append(out, s)
-			}
+			add(start, i)
 			start = i + 1
 		}
 	}
-	if s := strings.TrimSpace(text[start:]); s != "" {
-		out = append(out, s)
-	}
+	add(start, len(text))
 	return out
 }
 
-// applyRules returns every match of the active rules in the user messages.
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f' }
+
+// ruleHit is a match before it becomes a found item, with where it was,
+// so that matches come out in message, sentence, rule order.
+type ruleHit struct {
+	message, sentence, rule, order int
+	found
+}
+
+// apply returns every match of the rules in the user messages, sentence
+// by sentence, in message, sentence and rule order.
+//
+// A rule whose matches must contain one of some literal strings only runs
+// on the sentences holding one, found with one scan of the whole message
+// per string; when its matches start with one, it runs from just before
+// the first. In a message outside ASCII, where case folding can match
+// other bytes, the expressions run on every sentence.
 func (r *Rules) apply(rules []ExtractionRule, messages []Message) ([]found, error) {
-	var out []found
-	for _, msg := range messages {
+	compiled := make([]compiledRule, len(rules))
+	for i, rule := range rules {
+		c, err := r.compile(rule)
+		if err != nil {
+			return nil, err
+		}
+		compiled[i] = c
+	}
+	var hits []ruleHit
+	for mi, msg := range messages {
 		if msg.Role != "user" {
 			continue
 		}
-		for _, s := range sentences(msg.Content) {
-			lowered, ascii := strings.ToLower(s), isASCII(s)
-			for _, rule := range rules {
-				c, err := r.compile(rule)
-				if err != nil {
-					return nil, err
+		text := msg.Content
+		spans := sentenceSpans(text)
+		ascii := isASCII(text)
+		var lowered string
+		if ascii {
+			lowered = strings.ToLower(text)
+		}
+		for ri, c := range compiled {
+			// from[k] is where to start in sentence k, or -1 to skip it.
+			from := make([]int, len(spans))
+			if ascii && c.required != nil {
+				for k := range from {
+					from[k] = -1
 				}
-				from := c.from(lowered, ascii)
-				if from < 0 {
+				for _, lit := range c.required {
+					for off := 0; ; {
+						i := strings.Index(lowered[off:], lit)
+						if i < 0 {
+							break
+						}
+						pos := off + i
+						off = pos + 1
+						k, _ := slices.BinarySearchFunc(spans, pos, func(sp [2]int, p int) int {
+							if sp[1] <= p {
+								return -1
+							}
+							if sp[0] > p {
+								return 1
+							}
+							return 0
+						})
+						if k == len(spans) || pos < spans[k][0] || pos+len(lit) > spans[k][1] {
+							continue // across a sentence end: not in one sentence
+						}
+						at := 0
+						if c.leading {
+							at = max(0, pos-1-spans[k][0])
+						}
+						if from[k] < 0 || at < from[k] {
+							from[k] = at
+						}
+					}
+				}
+			}
+			for k, sp := range spans {
+				if from[k] < 0 {
 					continue
 				}
-				for _, match := range c.re.FindAllString(s[from:], -1) {
+				sentence := text[sp[0]:sp[1]]
+				for n, match := range c.re.FindAllString(sentence[from[k]:], -1) {
 					content := strings.TrimSpace(strings.TrimRight(match, " ,;:"))
 					if utf8.RuneCountInString(content) < minExtractedRunes {
 						continue
 					}
-					out = append(out, found{typ: rule.Type, content: content, importance: rule.Importance,
-						tags: rule.Tags, source: "rule:" + rule.Name, event: EventObservation,
-						name: content, steps: s})
+					rule := rules[ri]
+					hits = append(hits, ruleHit{mi, k, ri, n, found{typ: rule.Type, content: content,
+						importance: rule.Importance, tags: rule.Tags, source: "rule:" + rule.Name,
+						event: EventObservation, name: content, steps: sentence, message: mi}})
 				}
 			}
 		}
 	}
+	slices.SortFunc(hits, func(a, b ruleHit) int {
+		return cmp.Or(cmp.Compare(a.message, b.message), cmp.Compare(a.sentence, b.sentence),
+			cmp.Compare(a.rule, b.rule), cmp.Compare(a.order, b.order))
+	})
+	out := make([]found, len(hits))
+	for i, h := range hits {
+		out[i] = h.found
+	}
 	return out, nil
+}
+
+// RuleMatch is what an extraction rule found in a message.
+type RuleMatch struct {
+	Rule    string // the rule's name
+	Type    MemoryType
+	Content string // what would be stored
+	Message int    // the index of the message it was found in
+}
+
+// Match applies the agent's active rules to the user messages, as
+// [Memory.Extract] does, and returns what they find without storing
+// anything: a way to try rules out. It returns an error matching
+// [ErrInvalid] for bad messages, [ErrClosed] after Close and a
+// [*DatabaseError] when SQLite fails.
+func (r *Rules) Match(ctx context.Context, messages []Message) ([]RuleMatch, error) {
+	if err := r.m.validateMessages(messages); err != nil {
+		return nil, err
+	}
+	rules, err := r.activeRules(ctx)
+	if err != nil {
+		return nil, err
+	}
+	items, err := r.apply(rules, messages)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]RuleMatch, len(items))
+	for i, it := range items {
+		out[i] = RuleMatch{Rule: strings.TrimPrefix(it.source, "rule:"), Type: it.typ, Content: it.content, Message: it.message}
+	}
+	return out, nil
+}
+
+func (m *Memory) validateMessages(messages []Message) error {
+	for i, msg := range messages {
+		if err := validateText(fmt.Sprintf("messages[%d].Role", i), msg.Role, true, m.cfg.Limits.MaxTagBytes); err != nil {
+			return err
+		}
+		if err := validateText(fmt.Sprintf("messages[%d].Content", i), msg.Content, false, m.cfg.Limits.MaxContentBytes); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Extract turns conversation into memories. The agent's active
@@ -480,13 +581,8 @@ func (r *Rules) apply(rules []ExtractionRule, messages []Message) ([]found, erro
 // own error when a call fails, the context's error when it is cancelled,
 // [ErrClosed] after Close and a [*DatabaseError] when SQLite fails.
 func (m *Memory) Extract(ctx context.Context, messages []Message) (ExtractionResult, error) {
-	for i, msg := range messages {
-		if err := validateText(fmt.Sprintf("messages[%d].Role", i), msg.Role, true, m.cfg.Limits.MaxTagBytes); err != nil {
-			return ExtractionResult{}, err
-		}
-		if err := validateText(fmt.Sprintf("messages[%d].Content", i), msg.Content, false, m.cfg.Limits.MaxContentBytes); err != nil {
-			return ExtractionResult{}, err
-		}
+	if err := m.validateMessages(messages); err != nil {
+		return ExtractionResult{}, err
 	}
 	rules, err := m.rules.activeRules(ctx)
 	if err != nil {

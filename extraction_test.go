@@ -65,6 +65,13 @@ func TestExtractRulesOnTheSeedExamples(t *testing.T) {
 		assert.Equal(t, "rule:"+w.rule, e.Source)
 	}
 
+	found, err := m.Rules().Match(ctx, msgs)
+	require.NoError(t, err)
+	assert.ElementsMatch(t, []engram.RuleMatch{
+		{Rule: "user-preferences", Type: engram.TypeSemantic, Content: "prefer email notifications over SMS"},
+		{Rule: "explicit-memory", Type: engram.TypeSemantic, Content: "remember that my account number is ACC-12345"},
+	}, found, "Match finds what Extract stored, and stores nothing")
+
 	again, err := m.Extract(ctx, msgs)
 	require.NoError(t, err)
 	assert.Empty(t, again.Items, "already known")

@@ -221,6 +221,9 @@ func (m *Memory) Search(ctx context.Context, opts SearchOptions) ([]Result, erro
 	}
 
 	results := m.rank(cands, now, opts)
+	if err := m.fillContent(ctx, results, cands); err != nil {
+		return nil, err
+	}
 	for i := range results {
 		results[i].Snippet = snippet(results[i].Content, terms)
 	}
@@ -238,6 +241,56 @@ func (m *Memory) Search(ctx context.Context, opts SearchOptions) ([]Result, erro
 		}
 	}
 	return results, nil
+}
+
+// fillContent reads the content of the results that do not have it yet,
+// one query per memory type: ranking needs none, so only the results pay
+// for it. A row deleted since it was ranked keeps an empty content.
+func (m *Memory) fillContent(ctx context.Context, results []Result, cands []candidate) error {
+	pks := map[string]int64{}
+	for _, c := range cands {
+		if c.pk != 0 {
+			pks[string(c.Type)+"\x00"+c.ID] = c.pk
+		}
+	}
+	want := map[MemoryType][]int64{}
+	at := map[MemoryType]map[int64]int{}
+	for i, r := range results {
+		pk, ok := pks[string(r.Type)+"\x00"+r.ID]
+		if !ok || r.Content != "" {
+			continue
+		}
+		want[r.Type] = append(want[r.Type], pk)
+		if at[r.Type] == nil {
+			at[r.Type] = map[int64]int{}
+		}
+		at[r.Type][pk] = i
+	}
+	if len(want) == 0 {
+		return nil
+	}
+	return m.db.read(ctx, "search.content", func(q *dbtx) error {
+		for typ, list := range want {
+			b, _ := json.Marshal(list)
+			rows, err := q.query(contentSQL[typ], string(b))
+			if err != nil {
+				return err
+			}
+			for rows.Next() {
+				var pk int64
+				var content string
+				if err := rows.Scan(&pk, &content); err != nil {
+					rows.Close()
+					return err
+				}
+				results[at[typ][pk]].Content = content
+			}
+			if err := rows.Close(); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 }
 
 func (m *Memory) validateSearch(opts *SearchOptions) error {
@@ -271,6 +324,7 @@ func (m *Memory) validateSearch(opts *SearchOptions) error {
 // lower is better), or for working items minus the fraction of terms found.
 type candidate struct {
 	Result
+	pk         int64 // the row, when its Content is still to be read
 	bm25       float64
 	importance float64
 	touched    time.Time // when it was created, updated or last used
@@ -284,6 +338,14 @@ type ftsSource struct {
 	sql   string
 }
 
+// contentSQL reads the content of the rows of each type whose pks are
+// listed in ?1, as a search result shows it.
+var contentSQL = map[MemoryType]string{
+	TypeSemantic:   `SELECT j.value, s.content FROM json_each(?1) j CROSS JOIN semantic_memory s ON s.pk = j.value`,
+	TypeEpisodic:   `SELECT j.value, e.content FROM json_each(?1) j CROSS JOIN episodic_log e ON e.pk = j.value`,
+	TypeProcedural: `SELECT j.value, p.name || ': ' || p.description FROM json_each(?1) j CROSS JOIN procedural_memory p ON p.pk = j.value`,
+}
+
 // ftsSources are the full-text queries, one per stored memory type.
 //
 // CROSS JOIN keeps the FTS table as the outer loop: FTS5 finds and ranks
@@ -294,8 +356,9 @@ type ftsSource struct {
 // makes FTS5 prepare a statement of its own for every query.
 //
 // Each takes (expr, agent, since, until, the tags as JSON or an empty
-// string, candidate limit, lowest rowid to score) and returns id, content,
-// tags, created_at, importance, last touched, bm25.
+// string, candidate limit, lowest rowid to score) and returns pk, id, tags,
+// created_at, importance, last touched, bm25. The content is read later,
+// for the results only (see contentSQL).
 var ftsSources = []ftsSource{
 	{TypeSemantic, "semantic_fts", "semantic_vocab", "semantic_memory", `WITH top(pk, b) AS MATERIALIZED (
 			SELECT s.pk, bm25(semantic_fts) AS b
@@ -303,14 +366,14 @@ var ftsSources = []ftsSource{
 			WHERE semantic_fts MATCH ?1 AND semantic_fts.rowid >= ?7 AND s.agent_id = ?2 AND s.created_at >= ?3 AND s.created_at < ?4
 				AND (?5 = '' OR EXISTS (SELECT 1 FROM json_each(s.tags) t WHERE t.value IN (SELECT value FROM json_each(?5))))
 			ORDER BY b LIMIT ?6)
-		SELECT s.id, s.content, s.tags, s.created_at, s.importance * s.resonance, max(s.updated_at, s.last_accessed_at), top.b
+		SELECT s.pk, s.id, s.tags, s.created_at, s.importance * s.resonance, max(s.updated_at, s.last_accessed_at), top.b
 		FROM top CROSS JOIN semantic_memory s ON s.pk = top.pk`},
 	{TypeEpisodic, "episodic_fts", "episodic_vocab", "episodic_log", `WITH top(pk, b) AS MATERIALIZED (
 			SELECT e.pk, bm25(episodic_fts) AS b
 			FROM episodic_fts CROSS JOIN episodic_log e ON e.pk = episodic_fts.rowid
 			WHERE episodic_fts MATCH ?1 AND episodic_fts.rowid >= ?7 AND e.agent_id = ?2 AND e.created_at >= ?3 AND e.created_at < ?4 AND ?5 = ''
 			ORDER BY b LIMIT ?6)
-		SELECT e.id, e.content, '[]', e.created_at, ` + fmt.Sprint(episodeImportance) + ` * e.resonance, e.created_at, top.b
+		SELECT e.pk, e.id, '[]', e.created_at, ` + fmt.Sprint(episodeImportance) + ` * e.resonance, e.created_at, top.b
 		FROM top CROSS JOIN episodic_log e ON e.pk = top.pk`},
 	{TypeProcedural, "procedural_fts", "procedural_vocab", "procedural_memory", `WITH top(pk, b) AS MATERIALIZED (
 			SELECT p.pk, bm25(procedural_fts) AS b
@@ -318,7 +381,7 @@ var ftsSources = []ftsSource{
 			WHERE procedural_fts MATCH ?1 AND procedural_fts.rowid >= ?7 AND p.agent_id = ?2 AND p.created_at >= ?3 AND p.created_at < ?4
 				AND (?5 = '' OR EXISTS (SELECT 1 FROM json_each(p.tags) t WHERE t.value IN (SELECT value FROM json_each(?5))))
 			ORDER BY b LIMIT ?6)
-		SELECT p.id, p.name || ': ' || p.description, p.tags, p.created_at, p.success_rate * p.resonance, p.updated_at, top.b
+		SELECT p.pk, p.id, p.tags, p.created_at, p.success_rate * p.resonance, p.updated_at, top.b
 		FROM top CROSS JOIN procedural_memory p ON p.pk = top.pk`},
 }
 
@@ -327,7 +390,7 @@ func scanCandidate(typ MemoryType) func(scanner) (candidate, error) {
 		c := candidate{Result: Result{Type: typ}}
 		var tags string
 		var created, touched int64
-		err := r.Scan(&c.ID, &c.Content, &tags, &created, &c.importance, &touched, &c.bm25)
+		err := r.Scan(&c.pk, &c.ID, &tags, &created, &c.importance, &touched, &c.bm25)
 		if err != nil {
 			return c, err
 		}
