@@ -415,7 +415,9 @@ func sentenceSpans(text string) [][2]int {
 	return out
 }
 
-func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f' }
+func isSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'
+}
 
 // ruleHit is a match before it becomes a found item, with where it was,
 // so that matches come out in message, sentence, rule order.
