@@ -444,6 +444,7 @@ func (r *Rules) apply(rules []ExtractionRule, messages []Message) ([]found, erro
 		compiled[i] = c
 	}
 	var hits []ruleHit
+	var from []int // per sentence: where to start, or -1 to skip it
 	for mi, msg := range messages {
 		if msg.Role != "user" {
 			continue
@@ -456,12 +457,15 @@ func (r *Rules) apply(rules []ExtractionRule, messages []Message) ([]found, erro
 			lowered = strings.ToLower(text)
 		}
 		for ri, c := range compiled {
-			// from[k] is where to start in sentence k, or -1 to skip it.
-			from := make([]int, len(spans))
+			from = slices.Grow(from[:0], len(spans))[:len(spans)]
+			fill := 0
 			if ascii && c.required != nil {
-				for k := range from {
-					from[k] = -1
-				}
+				fill = -1
+			}
+			for k := range from {
+				from[k] = fill
+			}
+			if fill < 0 {
 				for _, lit := range c.required {
 					for off := 0; ; {
 						i := strings.Index(lowered[off:], lit)
