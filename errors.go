@@ -12,6 +12,12 @@ import (
 // Sentinel errors. Callers classify failures with [errors.Is]; the message
 // text is for people and may change.
 var (
+	// ErrBadAnswer reports an answer from a model's API (an [LLM] or an
+	// [Embedder]) that engram cannot use: not the JSON asked for, cut
+	// short, too large, holding an invalid item or a vector of the wrong
+	// dimension. Nothing is stored from it.
+	ErrBadAnswer = errors.New("engram: unusable answer from a model")
+
 	// ErrNotFound reports that no memory with the given ID exists for the
 	// Memory's agent. A memory that belongs to another agent is not found.
 	ErrNotFound = errors.New("engram: not found")

@@ -584,7 +584,7 @@ func (m *Memory) validateMessages(messages []Message) error {
 // It returns an error matching [ErrInvalid] for bad messages,
 // [ErrBadAnswer] when the model's answer is malformed, incomplete, too
 // large or holds an invalid item (and then nothing is stored), the LLM's
-// own error when a call fails, the context's error when it is cancelled,
+// own error when a call fails (an [*APIError] from [OpenAIChat]), the context's error when it is cancelled,
 // [ErrClosed] after Close and a [*DatabaseError] when SQLite fails.
 func (m *Memory) Extract(ctx context.Context, messages []Message) (ExtractionResult, error) {
 	if err := m.validateMessages(messages); err != nil {
@@ -774,11 +774,6 @@ func (m *Memory) storeOne(q *dbtx, it found, now time.Time) (string, error) {
 		return row.ID, m.procedural.insert(q, row)
 	}
 }
-
-// ErrBadAnswer reports an LLM answer that extraction cannot use: not
-// JSON, cut short, too large, or holding an invalid item. Nothing is
-// stored from it.
-var ErrBadAnswer = errors.New("engram: unusable LLM answer")
 
 // extractionPrompt is the system prompt of LLM extraction.
 const extractionPrompt = `You extract long-term memories for an AI agent from a conversation.

@@ -154,7 +154,9 @@ func llmMemory(t *testing.T, srv *httptest.Server, edit func(*engram.Config)) *e
 	if edit != nil {
 		edit(&cfg)
 	}
-	return testutil.Open(t, engram.WithConfig(cfg), engram.WithLLM(engram.NewOpenAIChat(srv.URL, "k", "test-model")))
+	llm := engram.NewOpenAIChat(srv.URL, "k", "test-model")
+	llm.Backoff = time.Millisecond
+	return testutil.Open(t, engram.WithConfig(cfg), engram.WithLLM(llm))
 }
 
 var conversation = []engram.Message{
@@ -220,13 +222,16 @@ func TestExtractRejectsBadAnswers(t *testing.T) {
 
 func TestExtractLLMFailures(t *testing.T) {
 	ctx := context.Background()
+	calls := 0
 	m := llmMemory(t, chatServer(t, func(w http.ResponseWriter, r *http.Request) {
+		calls++
 		http.Error(w, "rate limited", http.StatusTooManyRequests)
 	}), nil)
 	_, err := m.Extract(ctx, conversation)
-	var le *engram.LLMError
+	var le *engram.APIError
 	require.ErrorAs(t, err, &le)
 	assert.Equal(t, http.StatusTooManyRequests, le.Status)
+	assert.Equal(t, 3, calls, "a rate limit is tried twice more")
 
 	started := make(chan struct{})
 	slow := llmMemory(t, chatServer(t, func(w http.ResponseWriter, r *http.Request) {

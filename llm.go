@@ -1,11 +1,8 @@
 package engram
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"strings"
 	"time"
@@ -29,7 +26,8 @@ type Prompt struct {
 // OpenAIChat is an [LLM] served by an OpenAI-compatible chat completions
 // API (OpenAI, Azure OpenAI, vLLM, llama.cpp, Ollama's /v1, …): it posts to
 // {BaseURL}/v1/chat/completions with temperature 0, asking for a JSON
-// object when the prompt says so.
+// object when the prompt says so. Rate limits (429), server errors and
+// transport failures are retried, with backoff.
 type OpenAIChat struct {
 	BaseURL string // for example "https://api.openai.com"
 	APIKey  string // sent as a bearer token when not empty
@@ -38,6 +36,11 @@ type OpenAIChat struct {
 	Client *http.Client
 	// MaxAnswerBytes bounds the HTTP response read; 0 means 1 MiB.
 	MaxAnswerBytes int64
+	// Retries is how many times a failed call is tried again; 0 means 2,
+	// a negative value none. Backoff is the first wait, doubling up to 8
+	// times it; 0 means 500 ms.
+	Retries int
+	Backoff time.Duration
 }
 
 // NewOpenAIChat returns a client for model at baseURL.
@@ -47,20 +50,35 @@ func NewOpenAIChat(baseURL, apiKey, model string) *OpenAIChat {
 
 var defaultLLMClient = &http.Client{Timeout: 60 * time.Second}
 
-// LLMError is an unsuccessful HTTP response from a model's API.
-type LLMError struct {
-	Status int
-	Body   string // the start of the response body
-}
-
-func (e *LLMError) Error() string {
-	return fmt.Sprintf("engram: LLM API answered %d: %s", e.Status, e.Body)
+// apiClient returns the HTTP settings of c, defaults filled in.
+func newAPIClient(client *http.Client, defaultClient *http.Client, apiKey string, retries int, backoff time.Duration, maxBytes int64) apiClient {
+	c := apiClient{client: client, header: http.Header{}, retries: retries, backoff: backoff, maxBytes: maxBytes}
+	if c.client == nil {
+		c.client = defaultClient
+	}
+	if apiKey != "" {
+		c.header.Set("Authorization", "Bearer "+apiKey)
+	}
+	switch {
+	case c.retries == 0:
+		c.retries = 2
+	case c.retries < 0:
+		c.retries = 0
+	}
+	if c.backoff <= 0 {
+		c.backoff = 500 * time.Millisecond
+	}
+	c.maxBackoff = 8 * c.backoff
+	if c.maxBytes <= 0 {
+		c.maxBytes = 1 << 20
+	}
+	return c
 }
 
 // Complete sends the prompt and returns the first choice's message. It
-// returns an [*LLMError] for an HTTP error status, the context's error
-// when it ends first, and an error matching [ErrBadAnswer] for a response
-// it cannot read.
+// returns an [*APIError] for an HTTP error status (after retries), the
+// context's error when it ends first, and an error matching
+// [ErrBadAnswer] for a response it cannot use.
 func (c *OpenAIChat) Complete(ctx context.Context, p Prompt) (string, error) {
 	type message struct {
 		Role    string `json:"role"`
@@ -75,47 +93,6 @@ func (c *OpenAIChat) Complete(ctx context.Context, p Prompt) (string, error) {
 	if p.JSON {
 		req.ResponseFormat = map[string]string{"type": "json_object"}
 	}
-	body, err := json.Marshal(req)
-	if err != nil {
-		return "", err
-	}
-	hr, err := http.NewRequestWithContext(ctx, http.MethodPost, strings.TrimRight(c.BaseURL, "/")+"/v1/chat/completions", bytes.NewReader(body))
-	if err != nil {
-		return "", err
-	}
-	hr.Header.Set("Content-Type", "application/json")
-	if c.APIKey != "" {
-		hr.Header.Set("Authorization", "Bearer "+c.APIKey)
-	}
-	client := c.Client
-	if client == nil {
-		client = defaultLLMClient
-	}
-	resp, err := client.Do(hr)
-	if err != nil {
-		if ctxErr := ctx.Err(); ctxErr != nil {
-			return "", ctxErr
-		}
-		return "", err
-	}
-	defer resp.Body.Close()
-	limit := c.MaxAnswerBytes
-	if limit <= 0 {
-		limit = 1 << 20
-	}
-	raw, err := io.ReadAll(io.LimitReader(resp.Body, limit+1))
-	if err != nil {
-		if ctxErr := ctx.Err(); ctxErr != nil {
-			return "", ctxErr
-		}
-		return "", err
-	}
-	if resp.StatusCode/100 != 2 {
-		return "", &LLMError{Status: resp.StatusCode, Body: truncateUTF8(string(raw), 512)}
-	}
-	if int64(len(raw)) > limit {
-		return "", fmt.Errorf("%w: the response is larger than %d bytes", ErrBadAnswer, limit)
-	}
 	var out struct {
 		Choices []struct {
 			Message struct {
@@ -124,8 +101,9 @@ func (c *OpenAIChat) Complete(ctx context.Context, p Prompt) (string, error) {
 			FinishReason string `json:"finish_reason"`
 		} `json:"choices"`
 	}
-	if err := json.Unmarshal(raw, &out); err != nil {
-		return "", fmt.Errorf("%w: the response is not chat-completion JSON: %v", ErrBadAnswer, err)
+	api := newAPIClient(c.Client, defaultLLMClient, c.APIKey, c.Retries, c.Backoff, c.MaxAnswerBytes)
+	if err := api.post(ctx, strings.TrimRight(c.BaseURL, "/")+"/v1/chat/completions", req, &out); err != nil {
+		return "", err
 	}
 	if len(out.Choices) == 0 {
 		return "", fmt.Errorf("%w: the response has no choices", ErrBadAnswer)

@@ -1,0 +1,296 @@
+package engram
+
+import (
+	"context"
+	"fmt"
+	"hash/fnv"
+	"math"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/engram-go/engram/internal/query"
+)
+
+// Embedder turns texts into vectors, for Tier 2's vector search. Embed
+// returns one vector of Dimensions() numbers per text, in order. Model
+// names the model, so that a database embedded with one model is not
+// searched with another's vectors. Implementations must be safe for
+// concurrent use and honour the context.
+type Embedder interface {
+	Embed(ctx context.Context, texts []string) ([][]float32, error)
+	Dimensions() int
+	Model() string
+}
+
+// HashingEmbedder is a deterministic, offline [Embedder] that needs no
+// model: each text's word stems, word pairs and character trigrams are
+// hashed into a fixed number of dimensions (with a hashed sign, so that
+// collisions cancel out rather than add up) and the vector is scaled to
+// length 1.
+//
+// It is lexical, not semantic: texts are close when they share words and
+// word parts, as with full-text search, and "car" is no closer to
+// "automobile" than to "banana". It makes Tier 2 work with zero
+// configuration, for tests and demos, and is no substitute for a real
+// embedding model.
+type HashingEmbedder struct{ dims int }
+
+// Hashing embedder dimensions.
+const (
+	minHashingDims = 16
+	maxHashingDims = 8192
+)
+
+// NewHashingEmbedder returns a hashing embedder of dims dimensions (384 is
+// a good default). It returns an error matching [ErrInvalid] unless dims is
+// in [16, 8192].
+func NewHashingEmbedder(dims int) (*HashingEmbedder, error) {
+	if dims < minHashingDims || dims > maxHashingDims {
+		return nil, invalid("dims", "%d is outside [%d, %d]", dims, minHashingDims, maxHashingDims)
+	}
+	return &HashingEmbedder{dims: dims}, nil
+}
+
+// Dimensions returns the length of the vectors.
+func (h *HashingEmbedder) Dimensions() int { return h.dims }
+
+// Model names the embedding: "engram-hashing-v1".
+func (h *HashingEmbedder) Model() string { return "engram-hashing-v1" }
+
+// Feature weights of the hashing embedder: a shared word counts most, a
+// shared pair of words adds order, a shared trigram catches word forms
+// the stemmer does not join.
+const (
+	hashWordWeight    = 1.0
+	hashPairWeight    = 0.5
+	hashTrigramWeight = 0.25
+)
+
+// Embed returns the vectors of texts. It returns an error matching
+// [ErrInvalid] for a text that is empty or only white space, and the
+// context's error if it ends first.
+func (h *HashingEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	out := make([][]float32, len(texts))
+	for i, text := range texts {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if strings.TrimSpace(text) == "" {
+			return nil, invalid(fmt.Sprintf("texts[%d]", i), "is empty")
+		}
+		out[i] = h.embed(text)
+	}
+	return out, nil
+}
+
+func (h *HashingEmbedder) embed(text string) []float32 {
+	acc := make([]float64, h.dims)
+	add := func(feature string, w float64) {
+		f := fnv.New64a()
+		f.Write([]byte(feature))
+		x := f.Sum64()
+		if x>>63 == 1 {
+			w = -w
+		}
+		acc[x%uint64(h.dims)] += w
+	}
+	toks := query.Tokens(text)
+	prev := ""
+	for _, tok := range toks {
+		stem := tok
+		if !query.IsStopword(tok) {
+			stem = query.Stem(tok)
+			add("w:"+stem, hashWordWeight)
+		}
+		if prev != "" {
+			add("p:"+prev+" "+stem, hashPairWeight)
+		}
+		prev = stem
+		padded := []rune("#" + tok + "#")
+		for j := 0; j+3 <= len(padded); j++ {
+			add("t:"+string(padded[j:j+3]), hashTrigramWeight)
+		}
+	}
+	if len(toks) == 0 { // only punctuation or symbols: their trigrams
+		r := []rune(strings.TrimSpace(text))
+		for j := 0; j < len(r); j++ {
+			add("t:"+string(r[j:min(len(r), j+3)]), hashTrigramWeight)
+		}
+	}
+	var norm float64
+	for _, x := range acc {
+		norm += x * x
+	}
+	v := make([]float32, h.dims)
+	if norm == 0 { // every feature cancelled out: rare, but never return a zero vector
+		v[0] = 1
+		return v
+	}
+	norm = math.Sqrt(norm)
+	for i, x := range acc {
+		v[i] = float32(x / norm)
+	}
+	return v
+}
+
+var defaultEmbedClient = &http.Client{Timeout: 30 * time.Second}
+
+// embedBatches embeds texts batchSize at a time (0 means 64) and checks
+// every answer: one vector per text, each of dims finite numbers.
+func embedBatches(texts []string, batchSize, dims int, model string, embed func(batch []string) ([][]float32, error)) ([][]float32, error) {
+	if batchSize <= 0 {
+		batchSize = 64
+	}
+	out := make([][]float32, 0, len(texts))
+	for start := 0; start < len(texts); start += batchSize {
+		batch := texts[start:min(len(texts), start+batchSize)]
+		got, err := embed(batch)
+		if err != nil {
+			return nil, err
+		}
+		if len(got) != len(batch) {
+			return nil, fmt.Errorf("%w: %d vectors for %d texts", ErrBadAnswer, len(got), len(batch))
+		}
+		for i, v := range got {
+			if len(v) != dims {
+				return nil, fmt.Errorf("%w: a vector of %d dimensions from %s, which should give %d",
+					ErrBadAnswer, len(v), model, dims)
+			}
+			for _, x := range v {
+				if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
+					return nil, fmt.Errorf("%w: vector %d holds %v", ErrBadAnswer, start+i, x)
+				}
+			}
+		}
+		out = append(out, got...)
+	}
+	return out, nil
+}
+
+// embedAPI returns the HTTP settings of an embedder; retries 0 means 3.
+func embedAPI(client *http.Client, apiKey string, retries int, backoff time.Duration) apiClient {
+	if retries == 0 {
+		retries = 3
+	}
+	return newAPIClient(client, defaultEmbedClient, apiKey, retries, backoff, 64<<20)
+}
+
+// OpenAIEmbedder is an [Embedder] served by an OpenAI-compatible
+// embeddings API: it posts batches of texts to {BaseURL}/v1/embeddings.
+type OpenAIEmbedder struct {
+	BaseURL   string // for example "https://api.openai.com"
+	APIKey    string // sent as a bearer token when not empty
+	ModelName string
+	Dims      int // the length of the model's vectors
+	// SendDimensions asks the API for Dims dimensions (models such as
+	// text-embedding-3-small can shorten their vectors).
+	SendDimensions bool
+	// BatchSize is how many texts one request carries; 0 means 64.
+	BatchSize int
+	// Client sends the requests; nil means one with a 30 s timeout.
+	Client *http.Client
+	// Retries is how many times a failed request is tried again (rate
+	// limits, server errors, transport failures); 0 means 3, a negative
+	// value none. Backoff is the first wait, doubling up to 8 times it; 0
+	// means 500 ms. A Retry-After header is honoured up to that cap.
+	Retries int
+	Backoff time.Duration
+}
+
+// NewOpenAIEmbedder returns an embedder for model at baseURL, whose vectors
+// have dims dimensions.
+func NewOpenAIEmbedder(baseURL, apiKey, model string, dims int) *OpenAIEmbedder {
+	return &OpenAIEmbedder{BaseURL: strings.TrimRight(baseURL, "/"), APIKey: apiKey, ModelName: model, Dims: dims}
+}
+
+// Dimensions returns Dims.
+func (e *OpenAIEmbedder) Dimensions() int { return e.Dims }
+
+// Model returns ModelName.
+func (e *OpenAIEmbedder) Model() string { return e.ModelName }
+
+// Embed returns the vectors of texts, BatchSize per request. It returns an
+// [*APIError] for an HTTP error (after retries), an error matching
+// [ErrBadAnswer] for a response it cannot use (not JSON, a vector missing
+// or of the wrong dimension), and the context's error if it ends first.
+func (e *OpenAIEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	api := embedAPI(e.Client, e.APIKey, e.Retries, e.Backoff)
+	return embedBatches(texts, e.BatchSize, e.Dims, e.ModelName, func(batch []string) ([][]float32, error) {
+		req := struct {
+			Model          string   `json:"model"`
+			Input          []string `json:"input"`
+			EncodingFormat string   `json:"encoding_format"`
+			Dimensions     int      `json:"dimensions,omitempty"`
+		}{Model: e.ModelName, Input: batch, EncodingFormat: "float"}
+		if e.SendDimensions {
+			req.Dimensions = e.Dims
+		}
+		var resp struct {
+			Data []struct {
+				Index     int       `json:"index"`
+				Embedding []float32 `json:"embedding"`
+			} `json:"data"`
+		}
+		if err := api.post(ctx, strings.TrimRight(e.BaseURL, "/")+"/v1/embeddings", req, &resp); err != nil {
+			return nil, err
+		}
+		out := make([][]float32, len(batch))
+		for _, d := range resp.Data {
+			if d.Index < 0 || d.Index >= len(batch) || out[d.Index] != nil {
+				return nil, fmt.Errorf("%w: embedding index %d for a batch of %d", ErrBadAnswer, d.Index, len(batch))
+			}
+			out[d.Index] = d.Embedding
+		}
+		for i, v := range out {
+			if v == nil {
+				return nil, fmt.Errorf("%w: no embedding for input %d", ErrBadAnswer, i)
+			}
+		}
+		return out, nil
+	})
+}
+
+// OllamaEmbedder is an [Embedder] served by Ollama: it posts batches of
+// texts to {BaseURL}/api/embed.
+type OllamaEmbedder struct {
+	BaseURL   string // usually "http://localhost:11434"
+	ModelName string
+	Dims      int // the length of the model's vectors
+	// BatchSize, Client, Retries and Backoff are as for [OpenAIEmbedder].
+	BatchSize int
+	Client    *http.Client
+	Retries   int
+	Backoff   time.Duration
+}
+
+// NewOllamaEmbedder returns an embedder for model at baseURL (usually
+// "http://localhost:11434"), whose vectors have dims dimensions.
+func NewOllamaEmbedder(baseURL, model string, dims int) *OllamaEmbedder {
+	return &OllamaEmbedder{BaseURL: strings.TrimRight(baseURL, "/"), ModelName: model, Dims: dims}
+}
+
+// Dimensions returns Dims.
+func (e *OllamaEmbedder) Dimensions() int { return e.Dims }
+
+// Model returns ModelName.
+func (e *OllamaEmbedder) Model() string { return e.ModelName }
+
+// Embed returns the vectors of texts, BatchSize per request. Errors are as
+// for [OpenAIEmbedder.Embed].
+func (e *OllamaEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	api := embedAPI(e.Client, "", e.Retries, e.Backoff)
+	return embedBatches(texts, e.BatchSize, e.Dims, e.ModelName, func(batch []string) ([][]float32, error) {
+		req := struct {
+			Model string   `json:"model"`
+			Input []string `json:"input"`
+		}{Model: e.ModelName, Input: batch}
+		var resp struct {
+			Embeddings [][]float32 `json:"embeddings"`
+		}
+		if err := api.post(ctx, strings.TrimRight(e.BaseURL, "/")+"/api/embed", req, &resp); err != nil {
+			return nil, err
+		}
+		return resp.Embeddings, nil
+	})
+}
