@@ -460,3 +460,20 @@ func TestConcurrentCompaction(t *testing.T) {
 	}
 	assert.Positive(t, archived, "compaction ran while memory grew past its limit")
 }
+
+func TestOptimizeKeepsWhatSearchFinds(t *testing.T) {
+	m, _ := compactionMemory(t, nil)
+	ctx := context.Background()
+	for i := range 12 { // one transaction, one FTS5 segment each
+		storeSemantic(t, m, engram.SemanticEntry{Content: fmt.Sprintf("release train %d leaves on tuesday", i), Importance: 0.5})
+		_, err := m.Episodic().Log(ctx, engram.Episode{Content: fmt.Sprintf("shipped release %d", i)})
+		require.NoError(t, err)
+	}
+	before, err := m.Search(ctx, engram.SearchOptions{Query: "release tuesday", Limit: 30})
+	require.NoError(t, err)
+	require.NoError(t, m.Optimize(ctx))
+	after, err := m.Search(ctx, engram.SearchOptions{Query: "release tuesday", Limit: 30})
+	require.NoError(t, err)
+	assert.Equal(t, searchIDs(before), searchIDs(after))
+	require.NoError(t, m.CheckIntegrity(ctx))
+}
