@@ -365,12 +365,14 @@ func (m *Memory) archive(q *dbtx, mt memTable, rows []leaving, reason string, no
 	}
 	_, err = q.exec(`DELETE FROM `+mt.table+` WHERE agent_id = ?2 AND pk IN (SELECT value ->> '$.pk' FROM json_each(?1))`,
 		string(list), m.agent)
-	if err == nil && mt.typ == TypeSemantic {
+	if err != nil || mt.typ != TypeSemantic {
+		return err
+	}
+	return m.stems.follow(q, m.agent, len(rows), func() {
 		for _, r := range rows {
 			m.stems.drop(r.PK)
 		}
-	}
-	return err
+	})
 }
 
 func (m *Memory) neverDecayJSON() string {
@@ -713,9 +715,6 @@ func (m *Memory) mergeDuplicates(q *dbtx, rep *CompactionReport, now time.Time) 
 			updated_at = ? WHERE pk = ?`, surv.importance, surv.access, encodeTags(surv.tags), string(from), ms(now), surv.pk); err != nil {
 			return err
 		}
-		for _, l := range out {
-			x.drop(l.PK)
-		}
 	}
 	return nil
 }
@@ -825,7 +824,9 @@ func (m *Memory) Restore(ctx context.Context, id string) error {
 					[]any{m.agent, id}, &pk, &content); err != nil {
 					return err
 				}
-				m.stems.update(pk, id, content)
+				if err := m.stems.follow(q, m.agent, 1, func() { m.stems.put(pk, id, termVector(content)) }); err != nil {
+					return err
+				}
 			}
 		}
 		return nil

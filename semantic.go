@@ -85,8 +85,8 @@ func (s *Semantic) StoreBatch(ctx context.Context, entries []SemanticEntry) ([]s
 // link auto-links a newly stored entry when the Zettelkasten is enabled.
 func (s *Semantic) link(q *dbtx, pk int64, r semanticRow, now time.Time) error {
 	if !s.m.cfg.Zettelkasten.Enabled {
-		s.m.stems.update(pk, r.ID, r.Content) // AutoLink may have built the index
-		return nil
+		// AutoLink or compaction may have built the index.
+		return s.m.stems.follow(q, s.m.agent, 1, func() { s.m.stems.put(pk, r.ID, termVector(r.Content)) })
 	}
 	_, err := s.m.links.autoLink(q, pk, r.ID, r.Content, now, true)
 	return err
@@ -175,8 +175,10 @@ func (s *Semantic) promote(q *dbtx, e *SemanticEntry, now time.Time) error {
 		_, err = q.exec(`UPDATE semantic_memory SET content = ?, summary = ?, importance = ?, tags = ?,
 			content_hash = ?, updated_at = ? WHERE pk = ?`,
 			row.Content, row.Summary, row.Importance, row.tags, row.hash, ms(now), pk)
-		s.m.stems.update(pk, row.ID, row.Content)
-		return err
+		if err != nil {
+			return err
+		}
+		return s.m.stems.follow(q, s.m.agent, 1, func() { s.m.stems.put(pk, row.ID, termVector(row.Content)) })
 	case !errors.Is(err, sql.ErrNoRows):
 		return err
 	}
@@ -293,7 +295,9 @@ func (s *Semantic) Update(ctx context.Context, id string, patch SemanticPatch) (
 			return err
 		}
 		if contentChanged {
-			s.m.stems.update(pk, e.ID, e.Content)
+			if err := s.m.stems.follow(q, s.m.agent, 1, func() { s.m.stems.put(pk, e.ID, termVector(e.Content)) }); err != nil {
+				return err
+			}
 		}
 		out = e
 		return nil
@@ -318,10 +322,10 @@ func (s *Semantic) Delete(ctx context.Context, id string) error {
 		if errors.Is(err, sql.ErrNoRows) {
 			return notFound("semantic entry", id)
 		}
-		if err == nil {
-			s.m.stems.drop(pk)
+		if err != nil {
+			return err
 		}
-		return err
+		return s.m.stems.follow(q, s.m.agent, 1, func() { s.m.stems.drop(pk) })
 	})
 }
 

@@ -314,7 +314,11 @@ func (l *Links) autoLink(q *dbtx, pk int64, id, content string, now time.Time, i
 		return nil, nil
 	}
 	x := &l.m.stems
-	if err := x.sync(q, l.m.agent); err != nil {
+	own := 0
+	if isNew {
+		own = 1 // the insert moved the counter on
+	}
+	if err := x.expect(q, l.m.agent, own); err != nil {
 		return nil, err
 	}
 	x.put(pk, id, vec)
@@ -346,15 +350,17 @@ func (l *Links) autoLink(q *dbtx, pk int64, id, content string, now time.Time, i
 // intersection cost several hundred microseconds per stored entry, and
 // most new entries have no near-duplicate at all.
 //
-// It is built on first use from the table (at about 150 bytes per entry),
-// kept in step by this Memory's writes, thrown away when a write
-// transaction rolls back, and rebuilt when another connection has changed
-// the file (PRAGMA data_version). A link is written only if its target
+// It is built on first use from the table (at about 150 bytes per entry)
+// and kept in step by this Memory's writes. A counter in meta, moved on by
+// triggers whenever one of the agent's entries is inserted, deleted or
+// given new content, whichever connection does it, tells whether anything
+// else changed them: then the index is built again. It is thrown away when
+// a write transaction rolls back. A link is written only if its target
 // still exists. It is used inside write transactions only, so the writer
 // lock guards it.
 type stemIndex struct {
 	built    bool
-	version  int64             // the writer's data_version when built
+	version  int64             // the agent's semantic.version when in step
 	terms    map[string]uint32 // stem → term number
 	postings [][]int64         // term number → rowids holding it, ascending
 	docs     map[int64]stemDoc // rowid → its entry
@@ -375,14 +381,36 @@ type termWeight struct {
 // reset throws the index away; the next sync rebuilds it.
 func (x *stemIndex) reset() { *x = stemIndex{} }
 
-// sync makes the index current, building it if it is not built or another
-// connection wrote to the file since it was.
-func (x *stemIndex) sync(q *dbtx, agent string) error {
+// semanticVersion reads the agent's counter of changes to semantic
+// entries (0 before the first).
+func semanticVersion(q *dbtx, agent string) (int64, error) {
 	var v int64
-	if err := q.queryRow(`PRAGMA data_version`, nil, &v); err != nil {
+	err := q.queryRow(`SELECT CAST(value AS INTEGER) FROM meta WHERE key = ?`, []any{"semantic.version:" + agent}, &v)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, nil
+	}
+	return v, err
+}
+
+// sync makes the index current, building it if it is not built or the
+// agent's entries changed in ways it did not follow.
+func (x *stemIndex) sync(q *dbtx, agent string) error {
+	return x.expect(q, agent, 0)
+}
+
+// expect is sync for a caller that has just made own changes (inserts,
+// deletes, new contents) to the agent's entries in this transaction and
+// will apply them to the index next: the index is current if the counter
+// moved on by exactly own since the index was last in step. Otherwise it
+// is built again, from a table that holds the caller's changes already
+// (applying them again does no harm).
+func (x *stemIndex) expect(q *dbtx, agent string, own int) error {
+	v, err := semanticVersion(q, agent)
+	if err != nil {
 		return err
 	}
-	if x.built && v == x.version {
+	if x.built && v == x.version+int64(own) {
+		x.version = v
 		return nil
 	}
 	x.reset()
@@ -408,12 +436,17 @@ func (x *stemIndex) sync(q *dbtx, agent string) error {
 	return nil
 }
 
-// update reindexes the entry with rowid pk under the new content, if the
-// index is built.
-func (x *stemIndex) update(pk int64, id, content string) {
-	if x.built {
-		x.put(pk, id, termVector(content))
+// follow applies own changes of the caller to the index, if it is built
+// (see expect).
+func (x *stemIndex) follow(q *dbtx, agent string, own int, apply func()) error {
+	if !x.built {
+		return nil
 	}
+	if err := x.expect(q, agent, own); err != nil {
+		return err
+	}
+	apply()
+	return nil
 }
 
 // put indexes the entry with rowid pk, replacing what was indexed there.

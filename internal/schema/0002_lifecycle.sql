@@ -43,3 +43,21 @@ CREATE TABLE extraction_rules (
     created_at  INTEGER NOT NULL,
     UNIQUE (agent_id, name)
 );
+
+-- A counter per agent that every change to a semantic entry's existence or
+-- content moves on, whichever connection makes it: an in-process index of
+-- the agent's entries (auto-linking, near-duplicate merging) is current
+-- exactly when the counter is where it left it.
+CREATE TRIGGER semantic_version_ai AFTER INSERT ON semantic_memory BEGIN
+    INSERT INTO meta (key, value) VALUES ('semantic.version:' || new.agent_id, '1')
+    ON CONFLICT (key) DO UPDATE SET value = CAST(value AS INTEGER) + 1;
+END;
+CREATE TRIGGER semantic_version_ad AFTER DELETE ON semantic_memory BEGIN
+    INSERT INTO meta (key, value) VALUES ('semantic.version:' || old.agent_id, '1')
+    ON CONFLICT (key) DO UPDATE SET value = CAST(value AS INTEGER) + 1;
+END;
+CREATE TRIGGER semantic_version_au AFTER UPDATE OF content ON semantic_memory
+WHEN old.content IS NOT new.content BEGIN
+    INSERT INTO meta (key, value) VALUES ('semantic.version:' || new.agent_id, '1')
+    ON CONFLICT (key) DO UPDATE SET value = CAST(value AS INTEGER) + 1;
+END;
