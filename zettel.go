@@ -310,13 +310,14 @@ func (l *Links) autoLink(q *dbtx, pk int64, id, content string, now time.Time, i
 		}
 		l.m.dfs.added("semantic_vocab", stems)
 	}
-	if zc.MaxLinksPerEntry == 0 || len(vec) == 0 {
-		return nil, nil
-	}
 	x := &l.m.stems
 	own := 0
 	if isNew {
 		own = 1 // the insert moved the counter on
+	}
+	if zc.MaxLinksPerEntry == 0 || len(vec) == 0 {
+		// Nothing to link, but the index must follow the insert.
+		return nil, x.follow(q, l.m.agent, own, func() { x.put(pk, id, vec) })
 	}
 	if err := x.expect(q, l.m.agent, own); err != nil {
 		return nil, err
