@@ -129,6 +129,9 @@ func (m *Memory) Compact(ctx context.Context, strategies ...CompactionStrategy) 
 	if len(strategies) == 0 {
 		strategies = []CompactionStrategy{m.cfg.Compaction.Strategy}
 	}
+	if err := m.flushAccess(ctx); err != nil {
+		return CompactionReport{}, err
+	}
 	now := m.now()
 	rep := CompactionReport{Strategy: strategies[0], At: now}
 	if len(strategies) > 1 {
@@ -220,6 +223,9 @@ func (m *Memory) optimize(ctx context.Context, always bool) error {
 // compaction retires them instead. Search ranks by resonance, so decayed
 // memories sink before they leave. Errors are as for [Memory.Compact].
 func (m *Memory) Decay(ctx context.Context) (CompactionReport, error) {
+	if err := m.flushAccess(ctx); err != nil {
+		return CompactionReport{}, err
+	}
 	now := m.now()
 	rep := CompactionReport{Strategy: stepDecay, At: now}
 	err := m.db.write(ctx, "decay", func(q *dbtx) error { return m.decay(q, &rep, now) })
@@ -886,6 +892,9 @@ func (m *Memory) PurgeArchive(ctx context.Context, olderThan time.Duration) (int
 //
 // Each step is one transaction. Errors are as for [Memory.Compact].
 func (m *Memory) Consolidate(ctx context.Context) (CompactionReport, error) {
+	if err := m.flushAccess(ctx); err != nil {
+		return CompactionReport{}, err
+	}
 	now := m.now()
 	rep := CompactionReport{Strategy: "consolidate", At: now}
 	steps := []func(q *dbtx) error{

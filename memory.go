@@ -33,9 +33,10 @@ type Memory struct {
 	dbPath string // "" in memory
 	mdPath string // "" when no memory.md is written
 
-	mdMu  sync.Mutex // serialises rendering and writing memory.md
-	dfs   dfCache    // document frequencies for search and auto-linking
-	stems stemIndex  // auto-linking's candidates; the writer lock guards it
+	mdMu   sync.Mutex // serialises rendering and writing memory.md
+	dfs    dfCache    // document frequencies for search and auto-linking
+	stems  stemIndex  // auto-linking's candidates; the writer lock guards it
+	access accessLog  // searches' accesses not yet written
 
 	closeOnce sync.Once
 	closeErr  error
@@ -139,7 +140,8 @@ func New(tier Tier, opts ...Option) (*Memory, error) {
 // discarded; call [Memory.Flush] first to keep what matters.
 func (m *Memory) Close() error {
 	m.closeOnce.Do(func() {
-		m.closeErr = m.db.close()
+		flushErr := m.flushAccess(context.Background())
+		m.closeErr = errors.Join(flushErr, m.db.close())
 		m.working.clearOnClose()
 	})
 	return m.closeErr
@@ -238,6 +240,9 @@ func (m *Memory) loadContext(ctx context.Context) (string, error) {
 func (m *Memory) Flush(ctx context.Context) error {
 	items, err := m.working.Items()
 	if err != nil {
+		return err
+	}
+	if err := m.flushAccess(ctx); err != nil {
 		return err
 	}
 	now := m.now()

@@ -124,8 +124,10 @@ const (
 // syntax in it is inert, and the terms are ORed, so a question finds the
 // memories that share its most telling words. A query with no words (only
 // punctuation or emoji) finds nothing. Each [Result] carries its Score and
-// the parts it is made of. Semantic hits count as accesses (one statement
-// for all of them).
+// the parts it is made of. Semantic hits count as accesses: they are
+// written in one statement for the hits of up to a second of searches, and
+// always before anything reads access counts ([Semantic.Get],
+// [Semantic.List], compaction, [Memory.Flush], [Memory.Close]).
 //
 // It returns an error matching [ErrInvalid] for bad options,
 // [ErrInvalidQuery] for a malformed Advanced expression, [ErrClosed] after
@@ -233,14 +235,110 @@ func (m *Memory) Search(ctx context.Context, opts SearchOptions) ([]Result, erro
 			touched = append(touched, r.ID)
 		}
 	}
-	if len(touched) > 0 {
-		// A memory deleted since the search is not worth failing the
-		// search for: the update skips it.
-		if err := m.semantic.touch(ctx, touched, now); err != nil {
+	if len(touched) > 0 && m.access.note(touched, now) {
+		if err := m.flushAccess(ctx); err != nil {
 			return nil, err
 		}
 	}
 	return results, nil
+}
+
+// accessLog holds the accesses searches noted and not yet written: writing
+// them costs a write transaction, a tenth of a search, so the hits of up
+// to a second of searches (or of accessBatch entries) are written
+// together, in one statement, and before anything reads access counts.
+type accessLog struct {
+	mu      sync.Mutex // guards the fields below
+	pending map[string]accessNote
+	oldest  time.Time // when the oldest pending access was noted, in real time
+}
+
+// accessNote is what to add to one entry.
+type accessNote struct {
+	N  int   `json:"n"`
+	At int64 `json:"at"` // the latest access, Unix ms
+}
+
+const (
+	accessDelay = time.Second
+	accessBatch = 256
+)
+
+// note adds one access of each entry at now and reports whether the
+// pending accesses are due to be written.
+func (a *accessLog) note(ids []string, now time.Time) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.pending == nil {
+		a.pending = make(map[string]accessNote)
+	}
+	if len(a.pending) == 0 {
+		a.oldest = time.Now()
+	}
+	for _, id := range ids {
+		n := a.pending[id]
+		n.N++
+		n.At = max(n.At, ms(now))
+		a.pending[id] = n
+	}
+	return len(a.pending) >= accessBatch || time.Since(a.oldest) >= accessDelay
+}
+
+// take empties the log and returns what it held.
+func (a *accessLog) take() map[string]accessNote {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	p := a.pending
+	a.pending = nil
+	return p
+}
+
+// putBack returns accesses whose write failed to the log.
+func (a *accessLog) putBack(p map[string]accessNote) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.pending == nil {
+		a.pending = make(map[string]accessNote, len(p))
+		a.oldest = time.Now()
+	}
+	for id, n := range p {
+		cur := a.pending[id]
+		cur.N += n.N
+		cur.At = max(cur.At, n.At)
+		a.pending[id] = cur
+	}
+}
+
+// flushAccess writes the pending accesses, in one statement. An entry
+// deleted since it was found is skipped. On failure they stay pending.
+func (m *Memory) flushAccess(ctx context.Context) error {
+	p := m.access.take()
+	if len(p) == 0 {
+		return nil
+	}
+	type row struct {
+		ID string `json:"id"`
+		accessNote
+	}
+	list := make([]row, 0, len(p))
+	for id, n := range p {
+		list = append(list, row{id, n})
+	}
+	b, err := json.Marshal(list)
+	if err != nil {
+		return err
+	}
+	err = m.db.write(ctx, "search.record_access", func(q *dbtx) error {
+		_, err := q.exec(`UPDATE semantic_memory SET access_count = access_count + (j.value ->> '$.n'),
+				last_accessed_at = max(last_accessed_at, j.value ->> '$.at')
+			FROM json_each(?2) j WHERE semantic_memory.agent_id = ?1 AND semantic_memory.id = j.value ->> '$.id'`,
+			m.agent, string(b))
+		return err
+	})
+	if err != nil {
+		m.access.putBack(p)
+	}
+	return err
 }
 
 // fillContent reads the content of the results that do not have it yet,
@@ -816,12 +914,4 @@ func (p *Procedural) Search(ctx context.Context, opts SearchOptions) ([]Result, 
 func (w *Working) Search(ctx context.Context, opts SearchOptions) ([]Result, error) {
 	opts.Types = []MemoryType{TypeWorking}
 	return w.m.Search(ctx, opts)
-}
-
-// touch records that a search returned these semantic entries.
-func (s *Semantic) touch(ctx context.Context, ids []string, now time.Time) error {
-	return s.m.db.write(ctx, "search.record_access", func(q *dbtx) error {
-		_, err := s.bumpAccess(q, ids, now)
-		return err
-	})
 }

@@ -200,6 +200,26 @@ func TestSearchCountsSemanticAccess(t *testing.T) {
 	assert.True(t, e.LastAccessedAt.Equal(clock.Now()))
 }
 
+// Searches' accesses are written in batches; Close writes what is left.
+func TestSearchAccessesSurviveClose(t *testing.T) {
+	path := testutil.TempDB(t)
+	m, err := engram.New(engram.Tier1, engram.WithPath(path))
+	require.NoError(t, err)
+	ctx := context.Background()
+	_, err = m.Semantic().Store(ctx, engram.SemanticEntry{ID: "kiwi", Content: "kiwis are green inside", Importance: 0.5})
+	require.NoError(t, err)
+	for range 3 {
+		res, err := m.Search(ctx, engram.SearchOptions{Query: "green kiwis"})
+		require.NoError(t, err)
+		require.Len(t, res, 1)
+	}
+	require.NoError(t, m.Close())
+	again := testutil.OpenPath(t, path, "default")
+	e, err := again.Semantic().Get(ctx, "kiwi")
+	require.NoError(t, err)
+	assert.Equal(t, 3, e.AccessCount)
+}
+
 func TestSearchTypedStoresAndWorking(t *testing.T) {
 	m, _ := searchFixture(t)
 	ctx := context.Background()

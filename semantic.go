@@ -202,6 +202,9 @@ func (s *Semantic) Get(ctx context.Context, id string) (SemanticEntry, error) {
 	if err := validateID("id", id); err != nil {
 		return SemanticEntry{}, err
 	}
+	if err := s.m.flushAccess(ctx); err != nil {
+		return SemanticEntry{}, err
+	}
 	var e SemanticEntry
 	err := s.m.db.read(ctx, "semantic.get", func(q *dbtx) error {
 		rows, err := q.query(`SELECT `+semanticCols+` FROM semantic_memory WHERE agent_id = ? AND id = ?`, s.m.agent, id)
@@ -248,6 +251,9 @@ func (s *Semantic) Update(ctx context.Context, id string, patch SemanticPatch) (
 		if err := validateTags("patch.Tags", *patch.Tags, lim); err != nil {
 			return SemanticEntry{}, err
 		}
+	}
+	if err := s.m.flushAccess(ctx); err != nil {
+		return SemanticEntry{}, err
 	}
 	now := s.m.now()
 	var out SemanticEntry
@@ -336,6 +342,9 @@ func (s *Semantic) List(ctx context.Context, opts ListOptions) ([]SemanticEntry,
 	if err != nil {
 		return nil, err
 	}
+	if err := s.m.flushAccess(ctx); err != nil {
+		return nil, err
+	}
 	var out []SemanticEntry
 	err = s.m.db.read(ctx, "semantic.list", func(q *dbtx) error {
 		rows, err := q.query(`SELECT `+semanticCols+` FROM semantic_memory WHERE agent_id = ?
@@ -363,6 +372,9 @@ func (s *Semantic) RecordAccess(ctx context.Context, ids ...string) error {
 			return err
 		}
 		set[id] = true
+	}
+	if err := s.m.flushAccess(ctx); err != nil {
+		return err
 	}
 	now := s.m.now()
 	return s.m.db.write(ctx, "semantic.record_access", func(q *dbtx) error {
