@@ -329,9 +329,13 @@ func (m *Memory) flushAccess(ctx context.Context) error {
 		return err
 	}
 	err = m.db.write(ctx, "search.record_access", func(q *dbtx) error {
-		_, err := q.exec(`UPDATE semantic_memory SET access_count = access_count + (j.value ->> '$.n'),
-				last_accessed_at = max(last_accessed_at, j.value ->> '$.at')
-			FROM json_each(?2) j WHERE semantic_memory.agent_id = ?1 AND semantic_memory.id = j.value ->> '$.id'`,
+		// The list is materialized first so that it drives the update;
+		// joined to json_each directly, the planner scans the agent's
+		// entries and parses the list once for each.
+		_, err := q.exec(`WITH j(id, n, at) AS MATERIALIZED (
+				SELECT value ->> '$.id', value ->> '$.n', value ->> '$.at' FROM json_each(?2))
+			UPDATE semantic_memory SET access_count = access_count + j.n, last_accessed_at = max(last_accessed_at, j.at)
+			FROM j WHERE semantic_memory.agent_id = ?1 AND semantic_memory.id = j.id`,
 			m.agent, string(b))
 		return err
 	})
