@@ -168,13 +168,15 @@ func (m *Memory) Search(ctx context.Context, opts SearchOptions) ([]Result, erro
 			}
 			// Planning and full-text queries cost a few hundred
 			// microseconds even on an empty index; an index lookup
-			// tells whether the agent has any such memory.
+			// tells whether the agent has any such memory. (An
+			// Advanced expression always runs, so that a malformed one
+			// is reported however empty memory is.)
 			var held bool
 			if err := q.queryRow(`SELECT EXISTS (SELECT 1 FROM `+src.table+` WHERE agent_id = ?)`,
 				[]any{m.agent}, &held); err != nil {
 				return err
 			}
-			if !held {
+			if !held && !opts.Advanced {
 				continue
 			}
 			plans := []ftsPlan{{expr: expr}}

@@ -200,6 +200,12 @@ func TestSearchCountsSemanticAccess(t *testing.T) {
 	assert.True(t, e.LastAccessedAt.Equal(clock.Now()))
 }
 
+func TestSearchAdvancedErrorOnEmptyMemory(t *testing.T) {
+	m := testutil.Open(t)
+	_, err := m.Search(context.Background(), engram.SearchOptions{Query: `"unbalanced AND`, Advanced: true})
+	assert.ErrorIs(t, err, engram.ErrInvalidQuery)
+}
+
 // Searches' accesses are written in batches; Close writes what is left.
 func TestSearchAccessesSurviveClose(t *testing.T) {
 	path := testutil.TempDB(t)
