@@ -124,7 +124,7 @@ func (m *Memory) Rules() *Rules { return m.rules }
 // minExtractedRunes is the shortest match worth keeping, as in the seed.
 const minExtractedRunes = 6
 
-// compile compiles a rule's pattern as rules match: case-insensitively.
+// compilePattern compiles a rule's pattern as rules match: case-insensitively.
 func compilePattern(pattern string) (*regexp.Regexp, error) {
 	return regexp.Compile("(?i)" + pattern)
 }
