@@ -103,10 +103,10 @@ const digestMaxBytes = 2048
 //     the day stays findable. Digests themselves are not rolled up again.
 //   - [CompactSemantic]: near-duplicate semantic entries (cosine
 //     similarity of their term vectors at least SimilarityThreshold) merge
-//     into one survivor, the entry with the highest importance (then the
-//     most accessed, then the oldest). It keeps the highest importance,
-//     the union of the tags, the summed access count, and the merged IDs in
-//     MergedFrom.
+//     into one survivor: a verified or never-decay entry if there is one,
+//     else the entry with the highest importance (then the most accessed,
+//     then the oldest). It keeps the highest importance, the union of the
+//     tags, the summed access count, and the merged IDs in MergedFrom.
 //   - [CompactProgressive]: count, then time, then semantic, then
 //     [Memory.Decay].
 //
@@ -114,8 +114,9 @@ const digestMaxBytes = 2048
 // [Config.NeverDecayTags], and it never deletes: what leaves goes to the
 // archive with its links, from where [Memory.Restore] brings it back, and
 // only [Memory.PurgeArchive] deletes for good. Each strategy runs in one
-// transaction. [Memory.Flush] runs Compact when Interval has passed since
-// its last run.
+// transaction; then the full-text indexes are merged if they need it (see
+// [Memory.Optimize]). [Memory.Flush] runs Compact when Interval has passed
+// since its last run.
 //
 // It returns an error matching [ErrInvalid] for an unknown strategy,
 // [ErrClosed] after Close and a [*DatabaseError] when SQLite fails; a
