@@ -113,9 +113,13 @@ type compiledRule struct {
 	re       *regexp.Regexp
 	required []string
 	// leading says every match starts with one of required (after \b
-	// assertions), so the search may start one byte before the first of
-	// them.
-	leading bool
+	// assertions). Then matches are only tried where one occurs, with
+	// at0 (the expression anchored at the start) at the start of a
+	// sentence and with after1 (anchored one rune further, its first
+	// group the match) elsewhere, so that a word boundary is judged with
+	// the rune before in view.
+	leading     bool
+	at0, after1 *regexp.Regexp
 }
 
 // Rules returns the agent's extraction rules.
@@ -268,7 +272,11 @@ func (r *Rules) compile(rule ExtractionRule) (compiledRule, error) {
 		sre = sre.Simplify()
 		c.required = requiredLiterals(sre)
 		if lead := leadingLiterals(sre); lead != nil {
-			c.required, c.leading = lead, true
+			at0, err0 := regexp.Compile(`^(?:(?i)` + rule.Pattern + `)`)
+			after1, err1 := regexp.Compile(`^(?s:.)((?i)` + rule.Pattern + `)`)
+			if err0 == nil && err1 == nil {
+				c.required, c.leading, c.at0, c.after1 = lead, true, at0, after1
+			}
 		}
 	}
 	if r.compiled == nil || len(r.compiled) > 1024 {
@@ -444,7 +452,8 @@ func (r *Rules) apply(rules []ExtractionRule, messages []Message) ([]found, erro
 		compiled[i] = c
 	}
 	var hits []ruleHit
-	var from []int // per sentence: where to start, or -1 to skip it
+	var from []int     // per sentence: where to start, or -1 to skip it
+	var starts [][]int // per sentence, for a leading rule: where matches may start
 	for mi, msg := range messages {
 		if msg.Role != "user" {
 			continue
@@ -464,6 +473,13 @@ func (r *Rules) apply(rules []ExtractionRule, messages []Message) ([]found, erro
 			}
 			for k := range from {
 				from[k] = fill
+			}
+			leading := fill < 0 && c.leading
+			if leading {
+				starts = slices.Grow(starts[:0], len(spans))[:len(spans)]
+				for k := range starts {
+					starts[k] = starts[k][:0]
+				}
 			}
 			if fill < 0 {
 				for _, lit := range c.required {
@@ -486,12 +502,9 @@ func (r *Rules) apply(rules []ExtractionRule, messages []Message) ([]found, erro
 						if k == len(spans) || pos < spans[k][0] || pos+len(lit) > spans[k][1] {
 							continue // across a sentence end: not in one sentence
 						}
-						at := 0
-						if c.leading {
-							at = max(0, pos-1-spans[k][0])
-						}
-						if from[k] < 0 || at < from[k] {
-							from[k] = at
+						from[k] = 0
+						if leading {
+							starts[k] = append(starts[k], pos-spans[k][0])
 						}
 					}
 				}
@@ -501,7 +514,13 @@ func (r *Rules) apply(rules []ExtractionRule, messages []Message) ([]found, erro
 					continue
 				}
 				sentence := text[sp[0]:sp[1]]
-				for n, match := range c.re.FindAllString(sentence[from[k]:], -1) {
+				var matches []string
+				if leading {
+					matches = c.matchAt(sentence, starts[k])
+				} else {
+					matches = c.re.FindAllString(sentence, -1)
+				}
+				for n, match := range matches {
 					content := strings.TrimSpace(strings.TrimRight(match, " ,;:"))
 					if utf8.RuneCountInString(content) < minExtractedRunes {
 						continue
@@ -523,6 +542,36 @@ func (r *Rules) apply(rules []ExtractionRule, messages []Message) ([]found, erro
 		out[i] = h.found
 	}
 	return out, nil
+}
+
+// matchAt returns what re.FindAllString(sentence, -1) returns, for a
+// leading rule whose matches can only start at the given offsets.
+func (c compiledRule) matchAt(sentence string, starts []int) []string {
+	slices.Sort(starts)
+	var out []string
+	end := 0
+	for i, p := range starts {
+		if p < end || i > 0 && p == starts[i-1] {
+			continue
+		}
+		var lo, hi int
+		if p == 0 {
+			loc := c.at0.FindStringIndex(sentence)
+			if loc == nil {
+				continue
+			}
+			lo, hi = loc[0], loc[1]
+		} else {
+			loc := c.after1.FindStringSubmatchIndex(sentence[p-1:])
+			if loc == nil {
+				continue
+			}
+			lo, hi = p-1+loc[2], p-1+loc[3]
+		}
+		out = append(out, sentence[lo:hi])
+		end = max(hi, lo+1)
+	}
+	return out
 }
 
 // RuleMatch is what an extraction rule found in a message.

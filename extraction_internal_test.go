@@ -57,6 +57,10 @@ func TestRulePrefilterIsSound(t *testing.T) {
 		`\Bfer\w*`,
 		`(a|b)?c+d\w+`,
 		`in mind\. keep`,
+		`(note|notes) \w+?`,
+		`(?:keep|kee)p? \w+`,
+		`\b(?:me|my)\b.*?\d`,
+		`(?s)remember.`,
 	}
 	var rules []ExtractionRule
 	for i, p := range patterns {
