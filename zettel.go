@@ -580,22 +580,3 @@ func termVector(text string) map[string]float64 {
 	}
 	return v
 }
-
-// cosine is the cosine similarity of two non-negative vectors, in [0, 1].
-func cosine(a, b map[string]float64) float64 {
-	if len(a) > len(b) {
-		a, b = b, a
-	}
-	var dot, na, nb float64
-	for k, x := range a {
-		dot += x * b[k]
-		na += x * x
-	}
-	for _, y := range b {
-		nb += y * y
-	}
-	if na == 0 || nb == 0 {
-		return 0
-	}
-	return min(1, dot/math.Sqrt(na*nb))
-}
