@@ -446,6 +446,12 @@ func decodeTags(s string) ([]string, error) {
 // links.
 func deleteByID(q *dbtx, table, kind, agent, id string) error {
 	res, err := q.exec(`DELETE FROM `+table+` WHERE agent_id = ? AND id = ?`, agent, id)
+	return notFoundUnless(res, err, kind, id)
+}
+
+// notFoundUnless passes on the error of a statement that changes the row
+// named by kind and id, and returns ErrNotFound when it changed none.
+func notFoundUnless(res sql.Result, err error, kind, id string) error {
 	if err != nil {
 		return err
 	}

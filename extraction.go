@@ -210,20 +210,6 @@ func (r *Rules) Remove(ctx context.Context, name string) error {
 	})
 }
 
-func notFoundUnless(res interface{ RowsAffected() (int64, error) }, err error, kind, id string) error {
-	if err != nil {
-		return err
-	}
-	n, err := res.RowsAffected()
-	if err != nil {
-		return err
-	}
-	if n == 0 {
-		return notFound(kind, id)
-	}
-	return nil
-}
-
 // List returns the agent's rules by name. It returns [ErrClosed] after
 // Close and a [*DatabaseError] when SQLite fails.
 func (r *Rules) List(ctx context.Context) ([]ExtractionRule, error) {
