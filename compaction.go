@@ -986,20 +986,12 @@ func (m *Memory) recur(q *dbtx, rep *CompactionReport, now time.Time) error {
 		if err != nil {
 			return err
 		}
-		var known int
-		if err := q.queryRow(`SELECT count(*) FROM semantic_memory WHERE agent_id = ? AND content_hash = ? AND content = ?`,
-			[]any{m.agent, row.hash, row.Content}, &known); err != nil {
-			return err
-		}
-		if known > 0 {
-			continue
-		}
-		pk, err := m.semantic.insert(q, row)
+		added, err := m.semantic.insertNew(q, row, now)
 		if err != nil {
 			return err
 		}
-		if err := m.semantic.link(q, pk, row, now); err != nil {
-			return err
+		if !added {
+			continue
 		}
 		for _, id := range e.ids {
 			if _, err := q.exec(`INSERT INTO zettel_links (agent_id, `+linkCols+`) VALUES (?, 'episodic', ?, 'semantic', ?, ?, 1, ?)

@@ -772,16 +772,11 @@ func (m *Memory) storeOne(q *dbtx, it found, now time.Time) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		var n int
-		if err := q.queryRow(`SELECT count(*) FROM semantic_memory WHERE agent_id = ? AND content_hash = ? AND content = ?`,
-			[]any{m.agent, row.hash, row.Content}, &n); err != nil || n > 0 {
+		added, err := m.semantic.insertNew(q, row, now)
+		if err != nil || !added {
 			return "", err
 		}
-		pk, err := m.semantic.insert(q, row)
-		if err != nil {
-			return "", err
-		}
-		return row.ID, m.semantic.link(q, pk, row, now)
+		return row.ID, nil
 	case TypeEpisodic:
 		row, err := m.episodic.prepare(field, Episode{Content: it.content, Type: it.event,
 			Metadata: map[string]string{"source": it.source}}, now)

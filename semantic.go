@@ -182,17 +182,24 @@ func (s *Semantic) promote(q *dbtx, e *SemanticEntry, now time.Time) error {
 	case !errors.Is(err, sql.ErrNoRows):
 		return err
 	}
-	var dup int
-	err = q.queryRow(`SELECT count(*) FROM semantic_memory WHERE agent_id = ? AND content_hash = ? AND content = ?`,
-		[]any{s.m.agent, row.hash, row.Content}, &dup)
-	if err != nil || dup > 0 {
-		return err
+	_, err = s.insertNew(q, row, now)
+	return err
+}
+
+// insertNew inserts and links the row unless the agent holds an entry with
+// the same content already, and reports whether it did.
+func (s *Semantic) insertNew(q *dbtx, row semanticRow, now time.Time) (bool, error) {
+	var known int
+	err := q.queryRow(`SELECT count(*) FROM semantic_memory WHERE agent_id = ? AND content_hash = ? AND content = ?`,
+		[]any{s.m.agent, row.hash, row.Content}, &known)
+	if err != nil || known > 0 {
+		return false, err
 	}
-	pk, err = s.insert(q, row)
+	pk, err := s.insert(q, row)
 	if err != nil {
-		return err
+		return false, err
 	}
-	return s.link(q, pk, row, now)
+	return true, s.link(q, pk, row, now)
 }
 
 // Get returns the entry with the given ID. It returns [ErrNotFound] if the

@@ -138,16 +138,7 @@ func (l *Links) Remove(ctx context.Context, sourceID, targetID string, typ LinkT
 		res, err := q.exec(`DELETE FROM zettel_links WHERE agent_id = ? AND source_id = ? AND target_id = ?
 			AND link_type = ? AND source_type IN ('semantic', 'episodic', 'procedural')`,
 			l.m.agent, sourceID, targetID, string(typ))
-		if err != nil {
-			return err
-		}
-		if n, err := res.RowsAffected(); err != nil || n == 0 {
-			if err != nil {
-				return err
-			}
-			return notFound("link", fmt.Sprintf("%s -%s-> %s", sourceID, typ, targetID))
-		}
-		return nil
+		return notFoundUnless(res, err, "link", fmt.Sprintf("%s -%s-> %s", sourceID, typ, targetID))
 	})
 }
 
