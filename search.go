@@ -228,8 +228,9 @@ func (m *Memory) Search(ctx context.Context, opts SearchOptions) ([]Result, erro
 	if err := m.fillContent(ctx, results, cands); err != nil {
 		return nil, err
 	}
+	keys := newSnippetKeys(terms)
 	for i := range results {
-		results[i].Snippet = snippet(results[i].Content, terms)
+		results[i].Snippet = keys.snippet(results[i].Content)
 	}
 	var touched []string
 	for _, r := range results {
@@ -614,28 +615,32 @@ func (m *Memory) plan(q *dbtx, src ftsSource, terms []string, budget int) ([]fts
 	}
 	// Terms not found cost nothing and are always kept; the others are
 	// taken rarest first.
-	var keep, known []string
+	type termDF struct {
+		term string
+		df   int
+	}
+	var keep []string
+	var known []termDF
 	seen := make(map[string]bool, len(terms))
 	for i, t := range terms {
 		if seen[stems[i]] {
 			continue
 		}
 		seen[stems[i]] = true
-		if df[stems[i]] == 0 {
+		if d := df[stems[i]]; d == 0 {
 			keep = append(keep, t)
 		} else {
-			known = append(known, t)
+			known = append(known, termDF{t, d})
 		}
 	}
-	dfOf := func(t string) int { return df[query.Stem(t)] }
-	slices.SortStableFunc(known, func(a, b string) int { return cmp.Compare(dfOf(a), dfOf(b)) })
+	slices.SortStableFunc(known, func(a, b termDF) int { return cmp.Compare(a.df, b.df) })
 	spent := 0
 	for i, t := range known {
-		if i > 0 && spent+dfOf(t) > budget {
+		if i > 0 && spent+t.df > budget {
 			break
 		}
-		spent += dfOf(t)
-		keep = append(keep, t)
+		spent += t.df
+		keep = append(keep, t.term)
 	}
 	if spent <= budget {
 		return []ftsPlan{{expr: query.Or(keep)}}, nil
@@ -643,7 +648,7 @@ func (m *Memory) plan(q *dbtx, src ftsSource, terms []string, budget int) ([]fts
 	// Every known term is common: known[0] alone is over the budget.
 	var plans []ftsPlan
 	if len(known) > 1 {
-		p, err := m.window(q, src, query.And(known[:2]), budget)
+		p, err := m.window(q, src, query.And([]string{known[0].term, known[1].term}), budget)
 		if err != nil {
 			return nil, err
 		}
@@ -754,25 +759,34 @@ func stemSet(toks []string) map[string]bool {
 	return set
 }
 
-// snippet returns the window of about snippetTokens words of text that
-// holds the most query terms, with each matching word in **bold**. A word
-// matches a term when their Porter stems are equal, as they match in the
-// index. Only the results pay for it, not every candidate.
-func snippet(text string, terms []string) string {
-	words := strings.Fields(text)
-	keys := stemSet(terms)
-	// Porter stemming rewrites suffixes only, so a token can share a
-	// term's stem only if it starts like it: most tokens need no stemming.
-	var first [256]bool
-	for k := range keys {
-		if k != "" {
-			first[k[0]] = true
+// snippetKeys are a query's terms as snippets match them: by Porter stem,
+// as the index does. Porter stemming rewrites suffixes only, so a token can
+// share a term's stem only if it starts like it: first lets most tokens
+// skip stemming.
+type snippetKeys struct {
+	stems map[string]bool
+	first [256]bool
+}
+
+func newSnippetKeys(terms []string) *snippetKeys {
+	k := &snippetKeys{stems: stemSet(terms)}
+	for st := range k.stems {
+		if st != "" {
+			k.first[st[0]] = true
 		}
 	}
+	return k
+}
+
+// snippet returns the window of about snippetTokens words of text that
+// holds the most query terms, with each matching word in **bold**. Only
+// the results pay for it, not every candidate.
+func (k *snippetKeys) snippet(text string) string {
+	words := strings.Fields(text)
 	hit := make([]bool, len(words))
 	for i, w := range words {
 		for _, tok := range query.Tokens(w) {
-			if first[tok[0]] && keys[query.Stem(tok)] {
+			if k.first[tok[0]] && k.stems[query.Stem(tok)] {
 				hit[i] = true
 				break
 			}
