@@ -654,10 +654,7 @@ func (m *Memory) storeFound(ctx context.Context, items []found) (ExtractionResul
 	seen := map[string]bool{}
 	fresh := items[:0:0]
 	for _, it := range items {
-		key := string(it.typ) + "\x00" + strings.ToLower(it.content)
-		if it.typ == TypeProcedural {
-			key = string(it.typ) + "\x00" + strings.ToLower(it.name)
-		}
+		key := string(it.typ) + "\x00" + strings.ToLower(it.key())
 		if seen[key] {
 			res.Duplicates++
 			continue
