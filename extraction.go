@@ -120,6 +120,12 @@ type compiledRule struct {
 	// the rune before in view.
 	leading     bool
 	at0, after1 *regexp.Regexp
+	// wordStart says, for a leading rule, that a \b comes before each of
+	// required and each begins with a word character, so that matches
+	// start only where a word does. There at0 decides alone, since \b
+	// holds at the start of a string as it does at the start of a word,
+	// and the rule's literals are found by one pass over the words.
+	wordStart bool
 }
 
 // Rules returns the agent's extraction rules.
@@ -257,11 +263,11 @@ func (r *Rules) compile(rule ExtractionRule) (compiledRule, error) {
 	if sre, err := syntax.Parse("(?i)"+rule.Pattern, syntax.Perl); err == nil {
 		sre = sre.Simplify()
 		c.required = requiredLiterals(sre)
-		if lead := leadingLiterals(sre); lead != nil {
+		if lead, wordStart := leadingLiterals(sre); lead != nil {
 			at0, err0 := regexp.Compile(`^(?:(?i)` + rule.Pattern + `)`)
 			after1, err1 := regexp.Compile(`^(?s:.)((?i)` + rule.Pattern + `)`)
 			if err0 == nil && err1 == nil {
-				c.required, c.leading, c.at0, c.after1 = lead, true, at0, after1
+				c.required, c.leading, c.at0, c.after1, c.wordStart = lead, true, at0, after1, wordStart
 			}
 		}
 	}
@@ -316,33 +322,51 @@ func requiredLiterals(re *syntax.Regexp) []string {
 
 // leadingLiterals returns lowercase ASCII strings one of which every match
 // of re starts with, after any word-boundary assertions, or nil when it
-// cannot tell.
-func leadingLiterals(re *syntax.Regexp) []string {
+// cannot tell. wordStart says a \b comes before each string and each
+// begins with a word character.
+func leadingLiterals(re *syntax.Regexp) (lits []string, wordStart bool) {
 	for re.Op == syntax.OpCapture {
 		re = re.Sub[0]
 	}
 	switch re.Op {
 	case syntax.OpLiteral:
-		return requiredLiterals(re)
+		return requiredLiterals(re), false
 	case syntax.OpAlternate:
-		var all []string
+		wordStart = true
 		for _, sub := range re.Sub {
-			l := leadingLiterals(sub)
+			l, ws := leadingLiterals(sub)
 			if l == nil {
-				return nil
+				return nil, false
 			}
-			all = append(all, l...)
+			lits, wordStart = append(lits, l...), wordStart && ws
 		}
-		return all
+		return lits, wordStart
 	case syntax.OpConcat:
+		boundary := false
 		for _, sub := range re.Sub {
-			if sub.Op == syntax.OpWordBoundary || sub.Op == syntax.OpNoWordBoundary {
+			switch sub.Op {
+			case syntax.OpWordBoundary:
+				boundary = true
+				continue
+			case syntax.OpNoWordBoundary:
 				continue
 			}
-			return leadingLiterals(sub)
+			lits, wordStart = leadingLiterals(sub)
+			if boundary && lits != nil {
+				wordStart = true
+				for _, l := range lits {
+					wordStart = wordStart && isWordByte(l[0])
+				}
+			}
+			return lits, wordStart
 		}
 	}
-	return nil
+	return nil, false
+}
+
+// isWordByte reports whether c is an ASCII word character, as \b judges.
+func isWordByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_'
 }
 
 func shortest(ss []string) int {
@@ -424,22 +448,33 @@ type ruleHit struct {
 // by sentence, in message, sentence and rule order.
 //
 // A rule whose matches must contain one of some literal strings only runs
-// on the sentences holding one, found with one scan of the whole message
-// per string; when its matches start with one, it runs from just before
-// the first. In a message outside ASCII, where case folding can match
-// other bytes, the expressions run on every sentence.
+// on the sentences holding one; when its matches start with one, it runs
+// only where one occurs. The literals that must start a word are found by
+// one pass over the words of a message, the others by one scan of the
+// message per literal. In a message outside ASCII, where case folding can
+// match other bytes, the expressions run on every sentence.
 func (r *Rules) apply(rules []ExtractionRule, messages []Message) ([]found, error) {
 	compiled := make([]compiledRule, len(rules))
+	// byFirst lists the word-start literals by their first byte: for each,
+	// its rule's index and the literal.
+	var byFirst [128][]ruleLiteral
 	for i, rule := range rules {
 		c, err := r.compile(rule)
 		if err != nil {
 			return nil, err
 		}
 		compiled[i] = c
+		if c.wordStart {
+			for _, lit := range c.required {
+				byFirst[lit[0]] = append(byFirst[lit[0]], ruleLiteral{i, lit})
+			}
+		}
 	}
 	var hits []ruleHit
-	var from []int     // per sentence: where to start, or -1 to skip it
-	var starts [][]int // per sentence, for a leading rule: where matches may start
+	var from []int                        // per sentence: where to start, or -1 to skip it
+	var starts [][]int                    // per sentence, for a leading rule: where matches may start
+	at := make([][]int, len(rules))       // per rule: wordStarts' finds in a message
+	sources := make([]string, len(rules)) // per rule: "rule:<name>", once it matches
 	for mi, msg := range messages {
 		if msg.Role != "user" {
 			continue
@@ -449,7 +484,10 @@ func (r *Rules) apply(rules []ExtractionRule, messages []Message) ([]found, erro
 		ascii := isASCII(text)
 		var lowered string
 		if ascii {
-			lowered = strings.ToLower(text)
+			for ri := range at {
+				at[ri] = at[ri][:0]
+			}
+			wordStarts(text, &byFirst, at)
 		}
 		for ri, c := range compiled {
 			from = slices.Grow(from[:0], len(spans))[:len(spans)]
@@ -467,31 +505,41 @@ func (r *Rules) apply(rules []ExtractionRule, messages []Message) ([]found, erro
 					starts[k] = starts[k][:0]
 				}
 			}
-			if fill < 0 {
+			mark := func(pos, n int) {
+				k, _ := slices.BinarySearchFunc(spans, pos, func(sp [2]int, p int) int {
+					if sp[1] <= p {
+						return -1
+					}
+					if sp[0] > p {
+						return 1
+					}
+					return 0
+				})
+				if k == len(spans) || pos < spans[k][0] || pos+n > spans[k][1] {
+					return // across a sentence end: not in one sentence
+				}
+				from[k] = 0
+				if leading {
+					starts[k] = append(starts[k], pos-spans[k][0])
+				}
+			}
+			switch {
+			case fill < 0 && c.wordStart:
+				for _, p := range at[ri] {
+					mark(p&(1<<32-1), p>>32)
+				}
+			case fill < 0:
+				if lowered == "" {
+					lowered = strings.ToLower(text)
+				}
 				for _, lit := range c.required {
 					for off := 0; ; {
 						i := strings.Index(lowered[off:], lit)
 						if i < 0 {
 							break
 						}
-						pos := off + i
-						off = pos + 1
-						k, _ := slices.BinarySearchFunc(spans, pos, func(sp [2]int, p int) int {
-							if sp[1] <= p {
-								return -1
-							}
-							if sp[0] > p {
-								return 1
-							}
-							return 0
-						})
-						if k == len(spans) || pos < spans[k][0] || pos+len(lit) > spans[k][1] {
-							continue // across a sentence end: not in one sentence
-						}
-						from[k] = 0
-						if leading {
-							starts[k] = append(starts[k], pos-spans[k][0])
-						}
+						mark(off+i, len(lit))
+						off += i + 1
 					}
 				}
 			}
@@ -512,8 +560,11 @@ func (r *Rules) apply(rules []ExtractionRule, messages []Message) ([]found, erro
 						continue
 					}
 					rule := rules[ri]
+					if sources[ri] == "" {
+						sources[ri] = "rule:" + rule.Name
+					}
 					hits = append(hits, ruleHit{mi, k, ri, n, found{typ: rule.Type, content: content,
-						importance: rule.Importance, tags: rule.Tags, source: "rule:" + rule.Name,
+						importance: rule.Importance, tags: rule.Tags, source: sources[ri],
 						event: EventObservation, name: content, steps: sentence, message: mi}})
 				}
 			}
@@ -530,8 +581,47 @@ func (r *Rules) apply(rules []ExtractionRule, messages []Message) ([]found, erro
 	return out, nil
 }
 
+// ruleLiteral is a word-start literal of the rule at index rule.
+type ruleLiteral struct {
+	rule int
+	lit  string
+}
+
+// wordStarts finds, at the start of every word of the ASCII text, the
+// literals of byFirst the word starts with, regardless of case, and
+// appends each one's offset and length (offset | length<<32) to at[rule].
+func wordStarts(text string, byFirst *[128][]ruleLiteral, at [][]int) {
+	for i := 0; i < len(text); i++ {
+		c := text[i]
+		if !isWordByte(c) || i > 0 && isWordByte(text[i-1]) {
+			continue
+		}
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+	next:
+		for _, rl := range byFirst[c] {
+			if len(text)-i < len(rl.lit) {
+				continue
+			}
+			for j := 1; j < len(rl.lit); j++ {
+				b := text[i+j]
+				if 'A' <= b && b <= 'Z' {
+					b += 'a' - 'A'
+				}
+				if b != rl.lit[j] {
+					continue next
+				}
+			}
+			at[rl.rule] = append(at[rl.rule], i|len(rl.lit)<<32)
+		}
+	}
+}
+
 // matchAt returns what re.FindAllString(sentence, -1) returns, for a
-// leading rule whose matches can only start at the given offsets.
+// leading rule whose matches can only start at the given offsets: at0
+// tries the start of the sentence and, for a word-start rule, every
+// offset; after1 tries the others with the byte before in view.
 func (c compiledRule) matchAt(sentence string, starts []int) []string {
 	slices.Sort(starts)
 	var out []string
@@ -541,12 +631,12 @@ func (c compiledRule) matchAt(sentence string, starts []int) []string {
 			continue
 		}
 		var lo, hi int
-		if p == 0 {
-			loc := c.at0.FindStringIndex(sentence)
+		if p == 0 || c.wordStart {
+			loc := c.at0.FindStringIndex(sentence[p:])
 			if loc == nil {
 				continue
 			}
-			lo, hi = loc[0], loc[1]
+			lo, hi = p+loc[0], p+loc[1]
 		} else {
 			loc := c.after1.FindStringSubmatchIndex(sentence[p-1:])
 			if loc == nil {

@@ -61,6 +61,9 @@ func TestRulePrefilterIsSound(t *testing.T) {
 		`(?:keep|kee)p? \w+`,
 		`\b(?:me|my)\b.*?\d`,
 		`(?s)remember.`,
+		`\b(?:need|-x|my)`,
+		`(\bkeep|\bcall) \w+`,
+		`\b(?:note|\bmind)s?`,
 	}
 	var rules []ExtractionRule
 	for i, p := range patterns {
@@ -68,7 +71,7 @@ func TestRulePrefilterIsSound(t *testing.T) {
 	}
 	words := strings.Fields("I prefer Prefers unprefer need needle note notes remember Remember don't forget keep in mind. " +
 		"my account number is ACC-12345 order call email me at on ccdxx acdy bcdz fer offering deadline xxy , . ! ? " +
-		"mind. keep café ſ K \n")
+		"mind. keep café ſ K \n (prefer _need 1note re-need -x x-x NEED. Keep,call)")
 	rng := rand.New(rand.NewPCG(1, 2))
 	var r Rules
 	for range 5000 {
