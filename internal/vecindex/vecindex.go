@@ -1,0 +1,423 @@
+// Package vecindex is an in-memory approximate nearest-neighbour index for
+// unit vectors under cosine similarity, built to answer k-nearest-neighbour
+// queries over a hundred thousand embeddings in a few milliseconds without
+// cgo or SIMD.
+//
+// Each vector is held twice, compactly: as one sign bit per dimension (a
+// binary code) and as 8-bit integers with a per-vector scale. A search
+// scores every code against the query, keeps the best candidates, and
+// rescores those with the 8-bit copy:
+//
+//   - The code estimate is asymmetric: the query keeps 4 bits per
+//     dimension, as four bit planes, so that the estimate of ⟨q, sign(x)⟩
+//     is four AND-and-popcount passes over the code. Divided by ‖x‖₁ it
+//     estimates ⟨q, x⟩ without bias for vectors spread evenly around the
+//     sphere (as in RaBitQ).
+//   - The 8-bit rescoring is within about 10⁻³ of the exact cosine, so the
+//     caller reads exact vectors for the final few only.
+//
+// An Index is not safe for concurrent use; its owner locks around it.
+package vecindex
+
+import (
+	"cmp"
+	"math"
+	"math/bits"
+	"runtime"
+	"slices"
+	"sync"
+)
+
+// Index holds vectors of one dimension by int64 ID.
+type Index struct {
+	dims  int
+	words int // uint64 words per binary code
+
+	ids   []int64
+	slot  map[int64]int32
+	codes []uint64  // words per slot: bit i set when dimension i is positive
+	ones  []uint16  // per slot: the code's set bits
+	inv1  []float32 // per slot: 1/‖x‖₁, the code estimate's scale
+	q8    []int8    // dims per slot
+	scale []float32 // per slot: what one unit of q8 is worth
+
+	pool sync.Pool // *[]float32, a search's estimates
+}
+
+// New returns an empty index of vectors with dims dimensions.
+func New(dims int) *Index {
+	x := &Index{dims: dims, words: (dims + 63) / 64, slot: make(map[int64]int32)}
+	x.pool.New = func() any { return new([]float32) }
+	return x
+}
+
+// Dims returns the vectors' dimension.
+func (x *Index) Dims() int { return x.dims }
+
+// Len returns how many vectors the index holds.
+func (x *Index) Len() int { return len(x.ids) }
+
+// Has reports whether the index holds a vector for id.
+func (x *Index) Has(id int64) bool {
+	_, ok := x.slot[id]
+	return ok
+}
+
+// Put adds or replaces the vector of id. v must have Dims elements; it
+// need not have unit length (its direction is what counts).
+func (x *Index) Put(id int64, v []float32) {
+	if len(v) != x.dims {
+		panic("vecindex: wrong dimension")
+	}
+	s, ok := x.slot[id]
+	if !ok {
+		s = int32(len(x.ids))
+		x.slot[id] = s
+		x.ids = append(x.ids, id)
+		x.codes = append(x.codes, make([]uint64, x.words)...)
+		x.inv1 = append(x.inv1, 0)
+		x.ones = append(x.ones, 0)
+		x.q8 = append(x.q8, make([]int8, x.dims)...)
+		x.scale = append(x.scale, 0)
+	}
+	var norm2, l1, maxAbs float64
+	for _, f := range v {
+		norm2 += float64(f) * float64(f)
+		maxAbs = max(maxAbs, math.Abs(float64(f)))
+	}
+	norm := math.Sqrt(norm2)
+	code := x.codes[int(s)*x.words : int(s+1)*x.words]
+	clear(code)
+	q8 := x.q8[int(s)*x.dims : int(s+1)*x.dims]
+	if norm == 0 {
+		clear(q8)
+		x.inv1[s], x.scale[s], x.ones[s] = 0, 0, 0
+		return
+	}
+	step := maxAbs / norm / 127
+	for i, f := range v {
+		u := float64(f) / norm
+		l1 += math.Abs(u)
+		if u > 0 {
+			code[i>>6] |= 1 << (i & 63)
+		}
+		q8[i] = int8(math.Round(u / step))
+	}
+	ones := 0
+	for _, c := range code {
+		ones += bits.OnesCount64(c)
+	}
+	x.inv1[s], x.scale[s], x.ones[s] = float32(1/l1), float32(step), uint16(ones)
+}
+
+// Remove drops the vector of id, if the index holds one.
+func (x *Index) Remove(id int64) {
+	s, ok := x.slot[id]
+	if !ok {
+		return
+	}
+	last := int32(len(x.ids) - 1)
+	if s != last {
+		moved := x.ids[last]
+		x.ids[s] = moved
+		x.slot[moved] = s
+		copy(x.codes[int(s)*x.words:int(s+1)*x.words], x.codes[int(last)*x.words:])
+		copy(x.q8[int(s)*x.dims:int(s+1)*x.dims], x.q8[int(last)*x.dims:])
+		x.inv1[s], x.scale[s], x.ones[s] = x.inv1[last], x.scale[last], x.ones[last]
+	}
+	delete(x.slot, id)
+	x.ids = x.ids[:last]
+	x.codes = x.codes[:int(last)*x.words]
+	x.q8 = x.q8[:int(last)*x.dims]
+	x.inv1, x.scale, x.ones = x.inv1[:last], x.scale[:last], x.ones[:last]
+}
+
+// Candidates is how many code candidates a search for the n best of size
+// vectors rescores: max(80·n, 12·√size). Measured at 384 dimensions, with
+// the best 4·n rescored exactly afterwards, it keeps recall@10 against an
+// exact scan at 0.97 or more on uniform random unit vectors (where
+// quantisation does worst) at 10K and 100K vectors, and at 0.99 or more on
+// clustered ones.
+func Candidates(n, size int) int {
+	return max(80*n, int(12*math.Sqrt(float64(size))))
+}
+
+// Hit is a search result: an ID and its estimated cosine similarity.
+type Hit struct {
+	ID     int64
+	Cosine float32
+}
+
+// Search returns up to n IDs whose vectors are most similar to q, best
+// first, with their cosine similarity as the 8-bit copies estimate it. It
+// rescores the best candidates of the binary codes, at least n of them
+// (see [Candidates]). keep, when not nil, says which IDs may be returned.
+// q must have Dims elements; a zero q finds nothing.
+func (x *Index) Search(q []float32, n, candidates int, keep func(id int64) bool) []Hit {
+	if len(q) != x.dims {
+		panic("vecindex: wrong dimension")
+	}
+	if n <= 0 || len(x.ids) == 0 {
+		return nil
+	}
+	qs, ok := x.prepare(q)
+	if !ok {
+		return nil
+	}
+	buf := x.pool.Get().(*[]float32)
+	defer x.pool.Put(buf)
+	est := slices.Grow((*buf)[:0], len(x.ids))[:len(x.ids)]
+	*buf = est
+	x.parallel(len(x.ids), 4096, func(lo, hi int) { x.estimate(qs, est, lo, hi) })
+	if keep != nil {
+		for s, id := range x.ids {
+			if !keep(id) {
+				est[s] = float32(math.Inf(-1))
+			}
+		}
+	}
+	cand := top(est, max(candidates, n))
+	x.parallel(len(cand), 512, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			cand[i].score = x.dot8(qs, int(cand[i].slot))
+		}
+	})
+	if n < len(cand) {
+		selectTop(cand, n)
+		cand = cand[:n]
+	}
+	slices.SortFunc(cand, func(a, b scored) int {
+		if c := cmp.Compare(b.score, a.score); c != 0 {
+			return c
+		}
+		return cmp.Compare(x.ids[a.slot], x.ids[b.slot])
+	})
+	out := make([]Hit, len(cand))
+	for i, c := range cand {
+		out[i] = Hit{ID: x.ids[c.slot], Cosine: c.score}
+	}
+	return out
+}
+
+type scored struct {
+	score float32
+	slot  int32
+}
+
+// query is a search's query, as the two scans read it.
+type query struct {
+	// planes is the query quantised to 4 bits per dimension, as four bit
+	// planes interleaved word by word: q[i] ≈ lo + delta·Σ_b 2^b·bit_b(i).
+	planes    []uint64
+	lo, delta float32
+	sum       float32 // Σ q[i]
+	// q8 is the query in 8-bit integers, each worth scale.
+	q8    []int8
+	scale float32
+}
+
+// prepare quantises q, scaled to unit length; it reports false for a zero q.
+func (x *Index) prepare(q []float32) (*query, bool) {
+	var norm2, maxAbs float64
+	for _, f := range q {
+		norm2 += float64(f) * float64(f)
+		maxAbs = max(maxAbs, math.Abs(float64(f)))
+	}
+	if norm2 == 0 || math.IsNaN(norm2) || math.IsInf(norm2, 0) {
+		return nil, false
+	}
+	norm := math.Sqrt(norm2)
+	qs := &query{planes: make([]uint64, 4*x.words), q8: make([]int8, x.dims)}
+	step := maxAbs / 127
+	qs.scale = float32(step / norm)
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for i, f := range q {
+		u := float64(f) / norm
+		lo, hi = min(lo, u), max(hi, u)
+		qs.sum += float32(u)
+		qs.q8[i] = int8(math.Round(float64(f) / step))
+	}
+	qs.lo, qs.delta = float32(lo), float32((hi-lo)/15)
+	if hi == lo {
+		return qs, true
+	}
+	for i, f := range q {
+		v := uint(math.Round((float64(f)/norm - lo) / (hi - lo) * 15))
+		for b := range 4 {
+			if v>>b&1 == 1 {
+				qs.planes[4*(i>>6)+b] |= 1 << (i & 63)
+			}
+		}
+	}
+	return qs, true
+}
+
+// parallel runs fn over [0, n) in chunks, on up to GOMAXPROCS goroutines
+// when there are at least minChunk items for each.
+func (x *Index) parallel(n, minChunk int, fn func(lo, hi int)) {
+	workers := min(runtime.GOMAXPROCS(0), n/minChunk)
+	if workers <= 1 {
+		fn(0, n)
+		return
+	}
+	var wg sync.WaitGroup
+	chunk := (n + workers - 1) / workers
+	for lo := 0; lo < n; lo += chunk {
+		wg.Go(func() { fn(lo, min(n, lo+chunk)) })
+	}
+	wg.Wait()
+}
+
+// estimate fills est[lo:hi] with the code estimates of slots lo to hi.
+func (x *Index) estimate(qs *query, est []float32, lo, hi int) {
+	w := x.words
+	codes, ones, inv1 := x.codes[lo*w:hi*w], x.ones[lo:hi], x.inv1[lo:hi]
+	est = est[lo:hi]
+	pq := qs.planes
+	if w == 6 { // 384 dimensions, the commonest size of small embedding models
+		estimate6(qs, (*[24]uint64)(pq), codes, ones, inv1, est)
+		return
+	}
+	for s := range est {
+		code := codes[s*w : s*w+w]
+		var c0, c1, c2, c3 int
+		for j, c := range code {
+			p := pq[4*j : 4*j+4 : 4*j+4]
+			c0 += bits.OnesCount64(c & p[0])
+			c1 += bits.OnesCount64(c & p[1])
+			c2 += bits.OnesCount64(c & p[2])
+			c3 += bits.OnesCount64(c & p[3])
+		}
+		// Σ over set bits of q[i], then ⟨q, sign(x)⟩ = 2·that − Σ q[i].
+		pos := qs.lo*float32(ones[s]) + qs.delta*float32(c0+2*c1+4*c2+8*c3)
+		est[s] = (2*pos - qs.sum) * inv1[s]
+	}
+}
+
+// estimate6 is estimate for codes of 6 words, unrolled.
+func estimate6(qs *query, p *[24]uint64, codes []uint64, ones []uint16, inv1, est []float32) {
+	for s := range est {
+		c := (*[6]uint64)(codes[s*6 : s*6+6])
+		c0 := bits.OnesCount64(c[0]&p[0]) + bits.OnesCount64(c[1]&p[4]) + bits.OnesCount64(c[2]&p[8]) +
+			bits.OnesCount64(c[3]&p[12]) + bits.OnesCount64(c[4]&p[16]) + bits.OnesCount64(c[5]&p[20])
+		c1 := bits.OnesCount64(c[0]&p[1]) + bits.OnesCount64(c[1]&p[5]) + bits.OnesCount64(c[2]&p[9]) +
+			bits.OnesCount64(c[3]&p[13]) + bits.OnesCount64(c[4]&p[17]) + bits.OnesCount64(c[5]&p[21])
+		c2 := bits.OnesCount64(c[0]&p[2]) + bits.OnesCount64(c[1]&p[6]) + bits.OnesCount64(c[2]&p[10]) +
+			bits.OnesCount64(c[3]&p[14]) + bits.OnesCount64(c[4]&p[18]) + bits.OnesCount64(c[5]&p[22])
+		c3 := bits.OnesCount64(c[0]&p[3]) + bits.OnesCount64(c[1]&p[7]) + bits.OnesCount64(c[2]&p[11]) +
+			bits.OnesCount64(c[3]&p[15]) + bits.OnesCount64(c[4]&p[19]) + bits.OnesCount64(c[5]&p[23])
+		pos := qs.lo*float32(ones[s]) + qs.delta*float32(c0+2*c1+4*c2+8*c3)
+		est[s] = (2*pos - qs.sum) * inv1[s]
+	}
+}
+
+// top returns the slots of about the n highest estimates (n or a few
+// more; all when there are no more than n), unscored. It finds the
+// threshold with a histogram of the estimates instead of moving them.
+// Slots whose estimate is −Inf are filtered out.
+func top(est []float32, n int) []scored {
+	ninf := float32(math.Inf(-1))
+	if n >= len(est) {
+		out := make([]scored, 0, len(est))
+		for s, e := range est {
+			if e > ninf {
+				out = append(out, scored{slot: int32(s)})
+			}
+		}
+		return out
+	}
+	lo, hi := float32(math.Inf(1)), ninf
+	for _, e := range est {
+		if e > ninf {
+			lo, hi = min(lo, e), max(hi, e)
+		}
+	}
+	if lo > hi {
+		return nil // every slot was filtered out
+	}
+	const bins = 2048
+	var hist [bins]int32
+	scale := float32(0)
+	if hi > lo {
+		scale = bins / (hi - lo)
+	}
+	for _, e := range est {
+		if e > ninf {
+			hist[min(bins-1, int((e-lo)*scale))]++
+		}
+	}
+	cut, count := bins-1, 0
+	for ; cut > 0; cut-- {
+		if count += int(hist[cut]); count >= n {
+			break
+		}
+	}
+	floor := lo + float32(cut)/scale // the lowest estimate of bin cut
+	if scale == 0 {
+		floor = lo
+	}
+	out := make([]scored, 0, n+n/4)
+	for s, e := range est {
+		if e >= floor && e > ninf {
+			out = append(out, scored{score: e, slot: int32(s)})
+		}
+	}
+	if len(out) > n {
+		selectTop(out, n)
+		out = out[:n]
+	}
+	return out
+}
+
+// dot8 returns ⟨q, x⟩ for slot s by the 8-bit copies of both.
+func (x *Index) dot8(qs *query, s int) float32 {
+	v := x.q8[s*x.dims : s*x.dims+x.dims]
+	q := qs.q8[:len(v)]
+	var a0, a1, a2, a3 int32
+	for len(v) >= 8 {
+		vv, qq := (*[8]int8)(v), (*[8]int8)(q)
+		a0 += int32(qq[0])*int32(vv[0]) + int32(qq[4])*int32(vv[4])
+		a1 += int32(qq[1])*int32(vv[1]) + int32(qq[5])*int32(vv[5])
+		a2 += int32(qq[2])*int32(vv[2]) + int32(qq[6])*int32(vv[6])
+		a3 += int32(qq[3])*int32(vv[3]) + int32(qq[7])*int32(vv[7])
+		v, q = v[8:], q[8:]
+	}
+	for i := range v {
+		a0 += int32(q[i]) * int32(v[i])
+	}
+	return float32(a0+a1+a2+a3) * qs.scale * x.scale[s]
+}
+
+// selectTop reorders s so that its first n elements are the n highest
+// scores, in no particular order (quickselect, with Hoare's partition so
+// that equal scores cost no more than others).
+func selectTop(s []scored, n int) {
+	k := n - 1 // the index the n-th highest score must end at
+	lo, hi := 0, len(s)-1
+	for lo < hi {
+		a, b, c := s[lo].score, s[lo+(hi-lo)/2].score, s[hi].score
+		pivot := max(min(a, b), min(max(a, b), c)) // median of three
+		i, j := lo, hi
+		for i <= j {
+			for s[i].score > pivot {
+				i++
+			}
+			for s[j].score < pivot {
+				j--
+			}
+			if i <= j {
+				s[i], s[j] = s[j], s[i]
+				i++
+				j--
+			}
+		}
+		switch {
+		case k <= j:
+			hi = j
+		case k >= i:
+			lo = i
+		default:
+			return
+		}
+	}
+}

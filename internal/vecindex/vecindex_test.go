@@ -1,0 +1,181 @@
+package vecindex
+
+import (
+	"cmp"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/engram-go/engram/internal/vecdata"
+)
+
+// exactTop returns the IDs (indexes) of the k vectors of data most similar
+// to q, by an exact scan.
+func exactTop(data [][]float32, q []float32, k int) []int64 {
+	ids := make([]int64, len(data))
+	sims := make([]float32, len(data))
+	for i, v := range data {
+		ids[i], sims[i] = int64(i), vecdata.Dot(q, v)
+	}
+	slices.SortFunc(ids, func(a, b int64) int { return cmp.Compare(sims[b], sims[a]) })
+	return ids[:k]
+}
+
+// search is what engram does with the index: the best 4·k by the 8-bit
+// rescoring, rescored exactly.
+func search(x *Index, data [][]float32, q []float32, k int) []int64 {
+	hits := x.Search(q, 4*k, Candidates(k, x.Len()), nil)
+	for i := range hits {
+		hits[i].Cosine = vecdata.Dot(q, data[hits[i].ID])
+	}
+	slices.SortFunc(hits, func(a, b Hit) int { return cmp.Compare(b.Cosine, a.Cosine) })
+	out := make([]int64, 0, k)
+	for _, h := range hits[:min(k, len(hits))] {
+		out = append(out, h.ID)
+	}
+	return out
+}
+
+func recall(x *Index, data, queries [][]float32, k int) float64 {
+	hit := 0
+	for _, q := range queries {
+		truth := exactTop(data, q, k)
+		for _, id := range search(x, data, q, k) {
+			if slices.Contains(truth, id) {
+				hit++
+			}
+		}
+	}
+	return float64(hit) / float64(k*len(queries))
+}
+
+func build(data [][]float32) *Index {
+	x := New(len(data[0]))
+	for i, v := range data {
+		x.Put(int64(i), v)
+	}
+	return x
+}
+
+func TestRecallAt10(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds 20K vectors")
+	}
+	c := vecdata.NewClustered(1, 1000, 384)
+	clustered, cq := c.Vectors(10000), c.Vectors(100)
+	uniform, uq := vecdata.Uniform(1, 10000, 384), vecdata.Uniform(2, 100, 384)
+	if r := recall(build(clustered), clustered, cq, 10); r < 0.97 {
+		t.Errorf("clustered recall@10 = %.3f, want ≥ 0.97", r)
+	}
+	if r := recall(build(uniform), uniform, uq, 10); r < 0.95 {
+		t.Errorf("uniform recall@10 = %.3f, want ≥ 0.95", r)
+	}
+}
+
+// TestEightBitCosine checks the 8-bit rescoring against the exact cosine
+// when every vector is a candidate.
+func TestEightBitCosine(t *testing.T) {
+	data := vecdata.Uniform(3, 500, 384)
+	x := build(data)
+	q := vecdata.Uniform(4, 1, 384)[0]
+	hits := x.Search(q, len(data), len(data), nil)
+	if len(hits) != len(data) {
+		t.Fatalf("%d hits, want %d", len(hits), len(data))
+	}
+	for i, h := range hits {
+		if d := math.Abs(float64(h.Cosine - vecdata.Dot(q, data[h.ID]))); d > 2e-3 {
+			t.Fatalf("hit %d (ID %d): cosine %.5f, exact %.5f", i, h.ID, h.Cosine, vecdata.Dot(q, data[h.ID]))
+		}
+		if i > 0 && hits[i-1].Cosine < h.Cosine {
+			t.Fatalf("hits out of order at %d", i)
+		}
+	}
+}
+
+// TestPutRemove checks that the index follows puts, replacements and
+// removals: a search over everything finds exactly the live IDs, each
+// with its latest vector.
+func TestPutRemove(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 5))
+	vecs := vecdata.Uniform(6, 400, 96)
+	x := New(96)
+	live := map[int64][]float32{}
+	for i := range 3000 {
+		id := int64(rng.IntN(150))
+		switch rng.IntN(3) {
+		case 0:
+			x.Remove(id)
+			delete(live, id)
+		default:
+			v := vecs[i%len(vecs)]
+			x.Put(id, v)
+			live[id] = v
+		}
+		if x.Len() != len(live) {
+			t.Fatalf("step %d: Len %d, want %d", i, x.Len(), len(live))
+		}
+	}
+	q := vecs[7]
+	hits := x.Search(q, 1000, 1000, nil)
+	if len(hits) != len(live) {
+		t.Fatalf("%d hits, want %d", len(hits), len(live))
+	}
+	for _, h := range hits {
+		v, ok := live[h.ID]
+		if !ok || !x.Has(h.ID) {
+			t.Fatalf("hit %d is not live", h.ID)
+		}
+		if d := math.Abs(float64(h.Cosine - vecdata.Dot(q, v))); d > 1e-2 { // 96 dimensions: coarser
+			t.Fatalf("ID %d: cosine %.4f, want %.4f", h.ID, h.Cosine, vecdata.Dot(q, v))
+		}
+	}
+	// keep filters before the limit.
+	even := x.Search(q, 5, 20, func(id int64) bool { return id%2 == 0 })
+	for _, h := range even {
+		if h.ID%2 != 0 {
+			t.Fatalf("keep let %d through", h.ID)
+		}
+	}
+}
+
+func TestZeroVectors(t *testing.T) {
+	x := New(8)
+	x.Put(1, make([]float32, 8))
+	x.Put(2, []float32{1, 0, 0, 0, 0, 0, 0, 0})
+	if hits := x.Search(make([]float32, 8), 5, 5, nil); hits != nil {
+		t.Fatalf("a zero query found %v", hits)
+	}
+	hits := x.Search([]float32{2, 0, 0, 0, 0, 0, 0, 0}, 5, 5, nil)
+	if len(hits) != 2 || hits[0].ID != 2 || math.Abs(float64(hits[0].Cosine)-1) > 1e-2 || hits[1].Cosine != 0 {
+		t.Fatalf("hits %v", hits)
+	}
+}
+
+// TestSelectTop checks quickselect against sorting, with many ties.
+func TestSelectTop(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 7))
+	for range 2000 {
+		s := make([]scored, 1+rng.IntN(60))
+		for i := range s {
+			s[i] = scored{score: float32(rng.IntN(8)), slot: int32(i)}
+		}
+		n := 1 + rng.IntN(len(s))
+		want := make([]float32, len(s))
+		for i, e := range s {
+			want[i] = e.score
+		}
+		slices.Sort(want)
+		slices.Reverse(want)
+		selectTop(s, n)
+		got := make([]float32, n)
+		for i := range got {
+			got[i] = s[i].score
+		}
+		slices.Sort(got)
+		slices.Reverse(got)
+		if !slices.Equal(got, want[:n]) {
+			t.Fatalf("n=%d: got %v, want %v", n, got, want[:n])
+		}
+	}
+}
