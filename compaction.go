@@ -174,6 +174,7 @@ func (m *Memory) Compact(ctx context.Context, strategies ...CompactionStrategy) 
 			return rep, err
 		}
 	}
+	m.embedSoon(ctx) // the day digests
 	return rep, m.optimize(ctx, false)
 }
 
@@ -499,7 +500,7 @@ func (m *Memory) compactTime(q *dbtx, rep *CompactionReport, now time.Time) erro
 		if err != nil {
 			return err
 		}
-		if err := m.episodic.insert(q, row); err != nil {
+		if _, err := m.episodic.insert(q, row); err != nil {
 			return err
 		}
 		rep.Actions = append(rep.Actions, CompactionAction{Kind: ActionDigest, Step: stepTime, Type: TypeEpisodic, ID: digest.ID, Detail: day})
@@ -839,6 +840,9 @@ func (m *Memory) Restore(ctx context.Context, id string) error {
 		return nil
 	})
 	m.afterArchive()
+	if err == nil {
+		m.embedSoon(ctx)
+	}
 	return err
 }
 
@@ -911,6 +915,7 @@ func (m *Memory) Consolidate(ctx context.Context) (CompactionReport, error) {
 		}
 	}
 	m.afterArchive()
+	m.embedSoon(ctx) // recurring events made facts
 	return rep, nil
 }
 

@@ -44,6 +44,9 @@ type store struct {
 	// rolledBack, if set, runs after a write transaction is rolled back,
 	// with wmu held, so that state kept beside the database can be dropped.
 	rolledBack func()
+	// beforeCommit, if set, runs in every write transaction after its
+	// work and before COMMIT; an error rolls the transaction back.
+	beforeCommit func(q *dbtx) error
 
 	rdb    *sql.DB  // nil in memory mode
 	rstmts sync.Map // query string → *sql.Stmt prepared on rdb
@@ -224,8 +227,14 @@ func (s *store) write(ctx context.Context, op string, fn func(q *dbtx) error) (e
 			}
 		}
 	}()
-	if err := fn(&dbtx{ctx: ctx, prep: s.prepWriter}); err != nil {
+	q := &dbtx{ctx: ctx, prep: s.prepWriter}
+	if err := fn(q); err != nil {
 		return s.wrap(ctx, op, err)
+	}
+	if s.beforeCommit != nil {
+		if err := s.beforeCommit(q); err != nil {
+			return s.wrap(ctx, op, err)
+		}
 	}
 	// COMMIT ignores ctx: once fn has succeeded the work is kept.
 	if err := s.execWriter(context.Background(), "COMMIT"); err != nil {
@@ -380,7 +389,7 @@ func (s *store) integrityCheck(ctx context.Context) error {
 		if len(problems) > 0 {
 			return fmt.Errorf("integrity_check: %s", strings.Join(problems, "; "))
 		}
-		return nil
+		return checkVectors(q)
 	})
 }
 

@@ -32,7 +32,17 @@ func (e *Episodic) Log(ctx context.Context, ep Episode) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	err = e.m.db.write(ctx, "episodic.log", func(q *dbtx) error { return e.insert(q, row) })
+	es, err := e.m.embedNew(ctx, []string{row.Content})
+	if err != nil {
+		return "", err
+	}
+	err = e.m.db.write(ctx, "episodic.log", func(q *dbtx) error {
+		pk, err := e.insert(q, row)
+		if err != nil {
+			return err
+		}
+		return e.m.putNew(q, TypeEpisodic, pk, es, 0)
+	})
 	if err != nil {
 		return "", err
 	}
@@ -53,9 +63,21 @@ func (e *Episodic) LogBatch(ctx context.Context, eps []Episode) ([]string, error
 		}
 		rows[i], ids[i] = r, r.ID
 	}
-	err := e.m.db.write(ctx, "episodic.log_batch", func(q *dbtx) error {
-		for _, r := range rows {
-			if err := e.insert(q, r); err != nil {
+	texts := make([]string, len(rows))
+	for i, r := range rows {
+		texts[i] = r.Content
+	}
+	es, err := e.m.embedNew(ctx, texts)
+	if err != nil {
+		return nil, err
+	}
+	err = e.m.db.write(ctx, "episodic.log_batch", func(q *dbtx) error {
+		for i, r := range rows {
+			pk, err := e.insert(q, r)
+			if err != nil {
+				return err
+			}
+			if err := e.m.putNew(q, TypeEpisodic, pk, es, i); err != nil {
 				return err
 			}
 		}
@@ -118,15 +140,19 @@ func (e *Episodic) prepare(field string, ep Episode, now time.Time) (episodeRow,
 	return episodeRow{Episode: ep, metadata: meta}, nil
 }
 
-func (e *Episodic) insert(q *dbtx, r episodeRow) error {
-	_, err := q.exec(`INSERT INTO episodic_log (id, agent_id, content, event_type, task_id, session_id,
+// insert adds the row and returns its rowid.
+func (e *Episodic) insert(q *dbtx, r episodeRow) (int64, error) {
+	res, err := q.exec(`INSERT INTO episodic_log (id, agent_id, content, event_type, task_id, session_id,
 		cost, duration_ns, metadata, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		r.ID, e.m.agent, r.Content, string(r.Type), r.TaskID, r.SessionID, r.Cost,
 		int64(r.Duration), r.metadata, ms(r.CreatedAt))
 	if isUniqueViolation(err) {
-		return fmt.Errorf("engram: episode %q: %w", r.ID, ErrExists)
+		return 0, fmt.Errorf("engram: episode %q: %w", r.ID, ErrExists)
 	}
-	return err
+	if err != nil {
+		return 0, err
+	}
+	return res.LastInsertId()
 }
 
 // Get returns the episode with the given ID. It returns [ErrNotFound] if the

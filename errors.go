@@ -43,6 +43,12 @@ var (
 	// tier does not have, or a tier this build cannot open.
 	ErrTierUnsupported = errors.New("engram: not supported by this tier")
 
+	// ErrEmbedding reports that an [Embedder] failed or answered with
+	// something that is not a usable vector. A memory stored meanwhile is
+	// kept, without its vector until [Memory.Flush] or [Memory.Reindex]
+	// embeds it.
+	ErrEmbedding = errors.New("engram: embedding failed")
+
 	// ErrInvalidQuery reports a search expression that cannot be compiled.
 	ErrInvalidQuery = errors.New("engram: invalid query")
 )
@@ -120,7 +126,7 @@ func dbErr(op string, err error) error {
 	case errors.As(err, &de), errors.As(err, &ie),
 		errors.Is(err, ErrNotFound), errors.Is(err, ErrExists), errors.Is(err, ErrClosed),
 		errors.Is(err, ErrSchemaTooNew), errors.Is(err, ErrInvalidQuery),
-		errors.Is(err, ErrTierUnsupported):
+		errors.Is(err, ErrTierUnsupported), errors.Is(err, ErrEmbedding):
 		return err
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return err

@@ -787,6 +787,7 @@ func (m *Memory) storeFound(ctx context.Context, items []found) (ExtractionResul
 	if err != nil {
 		return ExtractionResult{}, err
 	}
+	m.embedSoon(ctx)
 	return res, nil
 }
 
@@ -875,7 +876,8 @@ func (m *Memory) storeOne(q *dbtx, it found, now time.Time) (string, error) {
 			[]any{m.agent, row.Content}, &n); err != nil || n > 0 {
 			return "", err
 		}
-		return row.ID, m.episodic.insert(q, row)
+		_, err = m.episodic.insert(q, row)
+		return row.ID, err
 	default:
 		p := Procedure{Name: truncateUTF8(it.name, 200), Description: it.content, Pattern: it.steps,
 			SuccessRate: it.importance, Tags: it.tags}
@@ -888,7 +890,8 @@ func (m *Memory) storeOne(q *dbtx, it found, now time.Time) (string, error) {
 			[]any{m.agent, row.Name}, &n); err != nil || n > 0 {
 			return "", err
 		}
-		return row.ID, m.procedural.insert(q, row)
+		_, err = m.procedural.insert(q, row)
+		return row.ID, err
 	}
 }
 

@@ -47,7 +47,8 @@ type Memory struct {
 	procedural *Procedural
 	links      *Links
 	rules      *Rules
-	llm        LLM // nil without WithLLM
+	llm        LLM      // nil without WithLLM
+	vectors    *vectors // nil in Tier 1
 }
 
 // New opens the memory of one agent, creating its database when needed.
@@ -55,9 +56,10 @@ type Memory struct {
 // Without options, New opens agent [DefaultAgent] under [DefaultDir] with
 // [DefaultConfig]. It returns an error matching [ErrInvalid] for a bad
 // option, configuration or agent ID (before any file or directory is
-// created), [ErrTierUnsupported] for a tier this build cannot open,
-// [ErrSchemaTooNew] for a database written by a newer engram, and a
-// [*DatabaseError] when SQLite fails.
+// created), including Tier2 without [WithEmbedder] and a database whose
+// vectors have another dimension than the embedder's, [ErrSchemaTooNew]
+// for a database written by a newer engram, and a [*DatabaseError] when
+// SQLite fails.
 func New(tier Tier, opts ...Option) (*Memory, error) {
 	s := settings{agent: DefaultAgent, cfg: DefaultConfig(), clock: time.Now}
 	for _, o := range opts {
@@ -70,6 +72,12 @@ func New(tier Tier, opts ...Option) (*Memory, error) {
 	}
 	if err := tier.Validate(); err != nil {
 		return nil, err
+	}
+	if tier == Tier2 && s.embedder == nil {
+		return nil, invalid("WithEmbedder", "Tier2 needs an embedder (NewHashingEmbedder works offline)")
+	}
+	if tier == Tier1 && s.embedder != nil {
+		return nil, invalid("WithEmbedder", "an embedder is for Tier2; Tier1 searches by full text only")
 	}
 	if err := ValidateAgentID(s.agent); err != nil {
 		return nil, err
@@ -130,6 +138,16 @@ func New(tier Tier, opts ...Option) (*Memory, error) {
 	m.rules = &Rules{m: m}
 	m.llm = s.llm
 	m.db.rolledBack = m.stems.reset
+	if tier == Tier2 {
+		if err := m.openVectors(context.Background(), s.embedder); err != nil {
+			_ = db.close()
+			return nil, err
+		}
+		m.db.rolledBack = func() {
+			m.stems.reset()
+			m.vectors.rolledBack()
+		}
+	}
 	m.log.Debug("engram: opened", "agent", m.agent, "tier", tier, "db", m.dbPath, "markdown", m.mdPath)
 	return m, nil
 }
@@ -231,12 +249,15 @@ func (m *Memory) loadContext(ctx context.Context) (string, error) {
 // (once: an item already kept, or whose content semantic memory already
 // holds, is not stored again; an item kept earlier and changed since is
 // updated), runs [Memory.Compact] when [CompactionConfig.Interval] has
-// passed since compaction last ran, then rewrites memory.md if its content
-// changed.
+// passed since compaction last ran, in Tier 2 embeds the memories still
+// waiting for their vectors (see [Stats].PendingEmbeddings), then rewrites
+// memory.md if its content changed.
 //
 // The semantic writes are one transaction. It returns [ErrClosed] after
-// Close, a [*DatabaseError] when SQLite fails and an [*fs.PathError] when
-// memory.md cannot be written.
+// Close, a [*DatabaseError] when SQLite fails, an [*fs.PathError] when
+// memory.md cannot be written, and an error matching [ErrEmbedding] when
+// the embedder fails, after doing everything else: the memories it could
+// not embed stay pending, found by text meanwhile.
 func (m *Memory) Flush(ctx context.Context) error {
 	items, err := m.working.Items()
 	if err != nil {
@@ -281,8 +302,14 @@ func (m *Memory) Flush(ctx context.Context) error {
 			return err
 		}
 	}
+	var embedErr error
+	if m.vectors != nil {
+		if _, embedErr = m.vectors.embedPending(ctx, -1, nil); embedErr != nil && !errors.Is(embedErr, ErrEmbedding) {
+			return embedErr
+		}
+	}
 	_, err = m.writeMarkdown(ctx)
-	return err
+	return errors.Join(err, embedErr)
 }
 
 // Snapshot stores a snapshot of the session that is ending; see
@@ -303,8 +330,10 @@ func (m *Memory) Stats(ctx context.Context) (Stats, error) {
 			(SELECT count(*) FROM session_snapshots WHERE agent_id = ?1),
 			(SELECT count(*) FROM procedural_memory WHERE agent_id = ?1),
 			(SELECT count(*) FROM zettel_links WHERE agent_id = ?1),
-			(SELECT count(*) FROM archive WHERE agent_id = ?1)`,
-			[]any{m.agent}, &st.Semantic, &st.Episodes, &st.Snapshots, &st.Procedures, &st.Links, &st.Archived)
+			(SELECT count(*) FROM archive WHERE agent_id = ?1),
+			(SELECT count(*) FROM vector_pending WHERE agent_id = ?1)`,
+			[]any{m.agent}, &st.Semantic, &st.Episodes, &st.Snapshots, &st.Procedures, &st.Links, &st.Archived,
+			&st.PendingEmbeddings)
 	})
 	if err != nil {
 		return Stats{}, err

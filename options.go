@@ -42,6 +42,7 @@ type settings struct {
 	clock    func() time.Time
 	logger   *slog.Logger
 	llm      LLM
+	embedder Embedder
 	bad      error // the first invalid option, reported by New
 }
 
@@ -142,5 +143,21 @@ func WithLLM(llm LLM) Option {
 			s.fail(invalid("WithLLM", "the LLM is nil"))
 		}
 		s.llm = llm
+	}
+}
+
+// WithEmbedder gives a Tier 2 Memory the embedder that turns its memories
+// and queries into vectors; Tier 2 needs one and Tier 1 takes none.
+// [NewHashingEmbedder] works offline with no model; [OpenAIEmbedder] and
+// [OllamaEmbedder] call a model's API. A database remembers the dimension
+// and model of its vectors: opening it with an embedder of another
+// dimension is an error, and with another model of the same dimension
+// every memory is embedded again (see [Memory.Reindex]).
+func WithEmbedder(e Embedder) Option {
+	return func(s *settings) {
+		if e == nil {
+			s.fail(invalid("WithEmbedder", "the embedder is nil"))
+		}
+		s.embedder = e
 	}
 }

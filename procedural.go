@@ -41,7 +41,17 @@ func (p *Procedural) Store(ctx context.Context, pr Procedure) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	err = p.m.db.write(ctx, "procedural.store", func(q *dbtx) error { return p.insert(q, pr) })
+	es, err := p.m.embedNew(ctx, []string{pr.Name + ": " + pr.Description})
+	if err != nil {
+		return "", err
+	}
+	err = p.m.db.write(ctx, "procedural.store", func(q *dbtx) error {
+		pk, err := p.insert(q, pr)
+		if err != nil {
+			return err
+		}
+		return p.m.putNew(q, TypeProcedural, pk, es, 0)
+	})
 	if err != nil {
 		return "", err
 	}
@@ -91,16 +101,20 @@ func (p *Procedural) prepare(field string, pr Procedure, now time.Time) (Procedu
 	return pr, nil
 }
 
-func (p *Procedural) insert(q *dbtx, pr Procedure) error {
-	_, err := q.exec(`INSERT INTO procedural_memory (id, agent_id, name, description, pattern,
+// insert adds the row and returns its rowid.
+func (p *Procedural) insert(q *dbtx, pr Procedure) (int64, error) {
+	res, err := q.exec(`INSERT INTO procedural_memory (id, agent_id, name, description, pattern,
 		success_rate, use_count, tags, disabled, created_at, updated_at)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		pr.ID, p.m.agent, pr.Name, pr.Description, pr.Pattern, pr.SuccessRate, pr.UseCount,
 		encodeTags(pr.Tags), pr.Disabled, ms(pr.CreatedAt), ms(pr.UpdatedAt))
 	if isUniqueViolation(err) {
-		return fmt.Errorf("engram: procedure %q (%s): %w", pr.Name, pr.ID, ErrExists)
+		return 0, fmt.Errorf("engram: procedure %q (%s): %w", pr.Name, pr.ID, ErrExists)
 	}
-	return err
+	if err != nil {
+		return 0, err
+	}
+	return res.LastInsertId()
 }
 
 // Get returns the procedure with the given ID. It returns [ErrNotFound] if
@@ -194,6 +208,7 @@ func (p *Procedural) Update(ctx context.Context, id string, patch ProcedurePatch
 	if err != nil {
 		return Procedure{}, err
 	}
+	p.m.embedSoon(ctx) // a new name or description
 	return out, nil
 }
 

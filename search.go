@@ -40,7 +40,24 @@ type SearchOptions struct {
 	Limit int
 	// Threshold drops results whose Score is below it, in [0, 1].
 	Threshold float64
+	// Mode says how to search: by text, by vector or by both. The zero
+	// value is hybrid in Tier 2 and text in Tier 1, where the other two
+	// return [ErrTierUnsupported].
+	Mode SearchMode
 }
+
+// SearchMode says how [Memory.Search] finds memories.
+type SearchMode string
+
+// Search modes.
+const (
+	SearchDefault SearchMode = ""       // SearchHybrid in Tier 2, SearchText in Tier 1
+	SearchText    SearchMode = "text"   // full text (FTS5, BM25)
+	SearchVector  SearchMode = "vector" // nearest neighbours of the query's embedding
+	// SearchHybrid runs both and fuses their rankings by reciprocal rank
+	// (see [SearchConfig.RRFConstant]).
+	SearchHybrid SearchMode = "hybrid"
+)
 
 // Result is one memory found by a search, with the reasons for its rank.
 type Result struct {
@@ -63,7 +80,8 @@ type Result struct {
 
 // ScoreParts are the components of a [Result]'s Score, each in [0, 1].
 // Score = (wT·Text + wI·Importance + wR·Recency) / (wT + wI + wR), with the
-// weights of [SearchConfig].
+// weights of [SearchConfig], where a hybrid search uses Fused and a vector
+// search Vector in place of Text.
 type ScoreParts struct {
 	// Text is the BM25 relevance relative to the best match of the query
 	// across all types: 1 for the best, less for weaker matches.
@@ -75,8 +93,15 @@ type ScoreParts struct {
 	// Recency halves every [SearchConfig.RecencyHalfLife] since the memory
 	// was created, updated or last used.
 	Recency float64
-	// Vector is the vector similarity; it stays 0 in Tier 1.
+	// Vector is the cosine similarity of the memory's embedding with the
+	// query's (0 when negative), when the vector search found it; it stays
+	// 0 in Tier 1 and in text searches.
 	Vector float64
+	// Fused is, in a hybrid search, the reciprocal-rank fusion of the
+	// memory's places in the text and vector rankings, scaled so that 1 is
+	// first in both; it takes Text's place in Score. A vector search puts
+	// Vector in Text's place instead.
+	Fused float64
 }
 
 // SearchConfig weighs the parts of a search score.
@@ -107,6 +132,16 @@ type SearchConfig struct {
 	// the budget nothing changes. Default 300, chosen on LoCoMo and the
 	// search benchmarks (see BENCHMARKS.md).
 	PostingBudget int
+	// RRFConstant is k in reciprocal-rank fusion: a memory's fused
+	// relevance is HybridTextWeight/(k + its text rank) +
+	// HybridVectorWeight/(k + its vector rank), ranks counted from 1, a
+	// list it is missing from adding nothing. Default 60, as in the RRF
+	// paper: large enough that the first few places of one list do not
+	// drown the other.
+	RRFConstant float64
+	// HybridTextWeight and HybridVectorWeight weigh the two rankings in
+	// the fusion; default 1 each.
+	HybridTextWeight, HybridVectorWeight float64
 }
 
 const (
@@ -144,8 +179,12 @@ func (m *Memory) Search(ctx context.Context, opts SearchOptions) ([]Result, erro
 	} else {
 		expr, terms = query.Compile(opts.Query)
 	}
+	byText, byVector := opts.Mode != SearchVector, opts.Mode != SearchText
 	if expr == "" {
-		return nil, nil
+		if !byVector {
+			return nil, nil
+		}
+		byText = false
 	}
 	now := m.now()
 	want := func(t MemoryType) bool { return len(opts.Types) == 0 || slices.Contains(opts.Types, t) }
@@ -162,6 +201,9 @@ func (m *Memory) Search(ctx context.Context, opts SearchOptions) ([]Result, erro
 
 	var cands []candidate
 	err := m.db.read(ctx, "search", func(q *dbtx) error {
+		if !byText {
+			return nil
+		}
 		for _, src := range ftsSources {
 			if !want(src.typ) || (src.typ == TypeEpisodic && tagJSON != "") {
 				continue
@@ -215,11 +257,24 @@ func (m *Memory) Search(ctx context.Context, opts SearchOptions) ([]Result, erro
 		}
 		return nil, err
 	}
-	if want(TypeWorking) {
+	if want(TypeWorking) && byText {
 		cands = append(cands, m.working.candidates(terms, opts)...)
 	}
-	if w := m.cfg.Search.ContextWeight; w > 0 && want(TypeEpisodic) {
+	if w := m.cfg.Search.ContextWeight; w > 0 && want(TypeEpisodic) && byText {
 		if cands, err = m.withContext(ctx, cands, w, since, until); err != nil {
+			return nil, err
+		}
+	}
+	if byVector {
+		found, err := m.vectorCandidates(ctx, opts, k, since, until, tagJSON)
+		switch {
+		case err == nil:
+			cands = merge(cands, found)
+		case opts.Mode == SearchHybrid && errors.Is(err, ErrEmbedding):
+			// The text half still answers.
+			m.log.Warn("engram: hybrid search by text only: the query could not be embedded", "err", err)
+			opts.Mode = SearchText
+		default:
 			return nil, err
 		}
 	}
@@ -422,17 +477,136 @@ func (m *Memory) validateSearch(opts *SearchOptions) error {
 	if !unit(opts.Threshold) {
 		return invalid("Threshold", "%v is outside [0, 1]", opts.Threshold)
 	}
+	switch opts.Mode {
+	case SearchDefault:
+		opts.Mode = SearchText
+		if m.vectors != nil {
+			opts.Mode = SearchHybrid
+		}
+	case SearchText:
+	case SearchVector, SearchHybrid:
+		if m.vectors == nil {
+			return fmt.Errorf("engram: search: %s search needs Tier2 and an embedder: %w", opts.Mode, ErrTierUnsupported)
+		}
+		if opts.Advanced && opts.Mode == SearchVector {
+			return invalid("Advanced", "an FTS5 expression needs a text or hybrid search")
+		}
+	default:
+		return invalid("Mode", "unknown search mode %q", string(opts.Mode))
+	}
 	return nil
 }
 
 // candidate is a match before ranking. bm25 is FTS5's rank (negative;
-// lower is better), or for working items minus the fraction of terms found.
+// lower is better), or for working items minus the fraction of terms found;
+// 0 when only the vector search found it. cosine is the vector
+// similarity, when the vector search found it (byVector).
 type candidate struct {
 	Result
 	pk         int64 // the row, when its Content is still to be read
 	bm25       float64
+	cosine     float64
+	byVector   bool
 	importance float64
 	touched    time.Time // when it was created, updated or last used
+}
+
+// vectorSQL reads, for the rows of each type whose pks are listed in ?1,
+// what ranking needs, under the search's filters: (agent, since, until,
+// the tags as JSON or an empty string) as ?2 to ?5, as ftsSources.
+var vectorSQL = map[MemoryType]string{
+	TypeSemantic: `SELECT s.pk, s.id, s.tags, s.created_at, s.importance * s.resonance, max(s.updated_at, s.last_accessed_at)
+		FROM json_each(?1) j CROSS JOIN semantic_memory s ON s.pk = j.value
+		WHERE s.agent_id = ?2 AND s.created_at >= ?3 AND s.created_at < ?4
+			AND (?5 = '' OR EXISTS (SELECT 1 FROM json_each(s.tags) t WHERE t.value IN (SELECT value FROM json_each(?5))))`,
+	TypeEpisodic: `SELECT e.pk, e.id, '[]', e.created_at, ` + fmt.Sprint(episodeImportance) + ` * e.resonance, e.created_at
+		FROM json_each(?1) j CROSS JOIN episodic_log e ON e.pk = j.value
+		WHERE e.agent_id = ?2 AND e.created_at >= ?3 AND e.created_at < ?4 AND ?5 = ''`,
+	TypeProcedural: `SELECT p.pk, p.id, p.tags, p.created_at, p.success_rate * p.resonance, p.updated_at
+		FROM json_each(?1) j CROSS JOIN procedural_memory p ON p.pk = j.value
+		WHERE p.agent_id = ?2 AND p.created_at >= ?3 AND p.created_at < ?4
+			AND (?5 = '' OR EXISTS (SELECT 1 FROM json_each(p.tags) t WHERE t.value IN (SELECT value FROM json_each(?5))))`,
+}
+
+// vectorCandidates finds, per stored memory type, the k memories whose
+// embeddings are nearest the query's and that pass the filters. With
+// filters it asks the index for more, since some neighbours may not pass.
+// Its error matches [ErrEmbedding] when the query cannot be embedded.
+func (m *Memory) vectorCandidates(ctx context.Context, opts SearchOptions, k int, since, until int64, tagJSON string) ([]candidate, error) {
+	es, err := m.vectors.embed(ctx, []string{opts.Query})
+	if err != nil {
+		return nil, err
+	}
+	qv := es[0].vec
+	n := k
+	if tagJSON != "" || since > 0 || until < math.MaxInt64 {
+		n = 4 * k
+	}
+	var out []candidate
+	for _, vt := range vectorTables {
+		if len(opts.Types) > 0 && !slices.Contains(opts.Types, vt.typ) || vt.typ == TypeEpisodic && tagJSON != "" {
+			continue
+		}
+		hits, err := m.vectors.search(ctx, vt.typ, qv, n)
+		if err != nil || len(hits) == 0 {
+			if err != nil {
+				return nil, err
+			}
+			continue
+		}
+		pks := make([]int64, len(hits))
+		cos := make(map[int64]float64, len(hits))
+		for i, h := range hits {
+			pks[i], cos[h.ID] = h.ID, float64(h.Cosine)
+		}
+		list, _ := json.Marshal(pks)
+		var got []candidate
+		err = m.db.read(ctx, "search.vector", func(q *dbtx) error {
+			rows, err := q.query(vectorSQL[vt.typ], string(list), m.agent, since, until, tagJSON)
+			if err != nil {
+				return err
+			}
+			got, err = scanAll(rows, func(r scanner) (candidate, error) {
+				c := candidate{Result: Result{Type: vt.typ}, byVector: true}
+				var tags string
+				var created, touched int64
+				if err := r.Scan(&c.pk, &c.ID, &tags, &created, &c.importance, &touched); err != nil {
+					return c, err
+				}
+				c.cosine = cos[c.pk]
+				c.CreatedAt, c.touched = fromMS(created), fromMS(touched)
+				c.Tags, err = decodeTags(tags)
+				return c, err
+			})
+			return err
+		})
+		if err != nil {
+			return nil, err
+		}
+		slices.SortFunc(got, func(a, b candidate) int { return cmp.Or(cmp.Compare(b.cosine, a.cosine), cmp.Compare(a.ID, b.ID)) })
+		out = append(out, got[:min(k, len(got))]...)
+	}
+	return out, nil
+}
+
+// merge adds the vector search's candidates to the text search's: a
+// memory both found is one candidate with both parts.
+func merge(text, vector []candidate) []candidate {
+	at := make(map[string]int, len(text))
+	for i, c := range text {
+		at[string(c.Type)+"\x00"+c.ID] = i
+	}
+	for _, v := range vector {
+		if i, ok := at[string(v.Type)+"\x00"+v.ID]; ok {
+			text[i].cosine, text[i].byVector = v.cosine, true
+			if text[i].pk == 0 && text[i].Content == "" {
+				text[i].pk = v.pk
+			}
+			continue
+		}
+		text = append(text, v)
+	}
+	return text
 }
 
 type ftsSource struct {
@@ -836,14 +1010,29 @@ func (m *Memory) rank(cands []candidate, now time.Time, opts SearchOptions) []Re
 	}
 	sc := m.cfg.Search
 	total := sc.TextWeight + sc.ImportanceWeight + sc.RecencyWeight
+	var fused []float64
+	if opts.Mode == SearchHybrid {
+		fused = fuse(cands, sc)
+	}
 	out := make([]Result, 0, len(cands))
-	for _, c := range cands {
+	for i, c := range cands {
 		p := ScoreParts{Importance: c.importance, Recency: recency(now, c.touched, sc.RecencyHalfLife)}
 		if best < 0 {
 			p.Text = c.bm25 / best
 		}
+		if c.byVector {
+			p.Vector = max(0, min(1, c.cosine))
+		}
+		relevance := p.Text
+		switch opts.Mode {
+		case SearchHybrid:
+			p.Fused = fused[i]
+			relevance = p.Fused
+		case SearchVector:
+			relevance = p.Vector
+		}
 		c.Parts = p
-		c.Score = (sc.TextWeight*p.Text + sc.ImportanceWeight*p.Importance + sc.RecencyWeight*p.Recency) / total
+		c.Score = (sc.TextWeight*relevance + sc.ImportanceWeight*p.Importance + sc.RecencyWeight*p.Recency) / total
 		if c.Score >= opts.Threshold {
 			out = append(out, c.Result)
 		}
@@ -856,6 +1045,37 @@ func (m *Memory) rank(cands []candidate, now time.Time, opts SearchOptions) []Re
 	})
 	if len(out) > opts.Limit {
 		out = out[:opts.Limit]
+	}
+	return out
+}
+
+// fuse returns the reciprocal-rank fusion of each candidate's places in
+// the text ranking (by bm25) and the vector ranking (by cosine), scaled
+// so that first in both is 1.
+func fuse(cands []candidate, sc SearchConfig) []float64 {
+	k := sc.RRFConstant
+	out := make([]float64, len(cands))
+	rank := func(in func(c candidate) bool, better func(a, b candidate) int, w float64) {
+		var idx []int
+		for i, c := range cands {
+			if in(c) {
+				idx = append(idx, i)
+			}
+		}
+		slices.SortStableFunc(idx, func(a, b int) int {
+			return cmp.Or(better(cands[a], cands[b]), cmp.Compare(cands[a].ID, cands[b].ID))
+		})
+		for r, i := range idx {
+			out[i] += w / (k + float64(r+1))
+		}
+	}
+	rank(func(c candidate) bool { return c.bm25 < 0 },
+		func(a, b candidate) int { return cmp.Compare(a.bm25, b.bm25) }, sc.HybridTextWeight)
+	rank(func(c candidate) bool { return c.byVector },
+		func(a, b candidate) int { return cmp.Compare(b.cosine, a.cosine) }, sc.HybridVectorWeight)
+	top := (sc.HybridTextWeight + sc.HybridVectorWeight) / (k + 1)
+	for i := range out {
+		out[i] = min(1, out[i]/top)
 	}
 	return out
 }

@@ -37,12 +37,19 @@ func (s *Semantic) Store(ctx context.Context, e SemanticEntry) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	es, err := s.m.embedNew(ctx, []string{row.Content})
+	if err != nil {
+		return "", err
+	}
 	err = s.m.db.write(ctx, "semantic.store", func(q *dbtx) error {
 		pk, err := s.insert(q, row)
 		if err != nil {
 			return err
 		}
-		return s.link(q, pk, row, now)
+		if err := s.m.putNew(q, TypeSemantic, pk, es, 0); err != nil {
+			return err
+		}
+		return s.link(q, pk, row, vectorOf(es, 0), now)
 	})
 	if err != nil {
 		return "", err
@@ -64,13 +71,24 @@ func (s *Semantic) StoreBatch(ctx context.Context, entries []SemanticEntry) ([]s
 		}
 		rows[i], ids[i] = r, r.ID
 	}
-	err := s.m.db.write(ctx, "semantic.store_batch", func(q *dbtx) error {
-		for _, r := range rows {
+	texts := make([]string, len(rows))
+	for i, r := range rows {
+		texts[i] = r.Content
+	}
+	es, err := s.m.embedNew(ctx, texts)
+	if err != nil {
+		return nil, err
+	}
+	err = s.m.db.write(ctx, "semantic.store_batch", func(q *dbtx) error {
+		for i, r := range rows {
 			pk, err := s.insert(q, r)
 			if err != nil {
 				return err
 			}
-			if err := s.link(q, pk, r, now); err != nil {
+			if err := s.m.putNew(q, TypeSemantic, pk, es, i); err != nil {
+				return err
+			}
+			if err := s.link(q, pk, r, vectorOf(es, i), now); err != nil {
 				return err
 			}
 		}
@@ -82,13 +100,14 @@ func (s *Semantic) StoreBatch(ctx context.Context, entries []SemanticEntry) ([]s
 	return ids, nil
 }
 
-// link auto-links a newly stored entry when the Zettelkasten is enabled.
-func (s *Semantic) link(q *dbtx, pk int64, r semanticRow, now time.Time) error {
+// link auto-links a newly stored entry when the Zettelkasten is enabled,
+// by its vector when it has one (Tier 2).
+func (s *Semantic) link(q *dbtx, pk int64, r semanticRow, vec []float32, now time.Time) error {
 	if !s.m.cfg.Zettelkasten.Enabled {
 		// AutoLink or compaction may have built the index.
 		return s.m.stems.follow(q, s.m.agent, 1, func() { s.m.stems.put(pk, r.ID, termVector(r.Content)) })
 	}
-	_, err := s.m.links.autoLink(q, pk, r.ID, r.Content, now, true)
+	_, err := s.m.links.autoLink(q, pk, r.ID, r.Content, vec, now, true)
 	return err
 }
 
@@ -199,7 +218,7 @@ func (s *Semantic) insertNew(q *dbtx, row semanticRow, now time.Time) (bool, err
 	if err != nil {
 		return false, err
 	}
-	return true, s.link(q, pk, row, now)
+	return true, s.link(q, pk, row, nil, now) // embedded when its pending mark is settled
 }
 
 // Get returns the entry with the given ID. It returns [ErrNotFound] if the
@@ -318,6 +337,7 @@ func (s *Semantic) Update(ctx context.Context, id string, patch SemanticPatch) (
 	if err != nil {
 		return SemanticEntry{}, err
 	}
+	s.m.embedSoon(ctx) // new content
 	return out, nil
 }
 

@@ -6,14 +6,15 @@ import "fmt"
 //
 // Tier 1 stores everything in one SQLite file and searches it by full
 // text (FTS5): no services, no API keys. Tier 2 adds vector search over
-// embeddings in the same file; this version of engram does not provide it
-// yet, and [New] returns [ErrTierUnsupported] for it.
+// embeddings in the same file (sqlite-vec's vec0 tables, written in the
+// same transactions as the rows), with an [Embedder] given by
+// [WithEmbedder], and searches by both at once (see [SearchMode]).
 type Tier int
 
 // Tiers.
 const (
 	Tier1 Tier = 1 // full-text search, zero dependencies
-	Tier2 Tier = 2 // adds vector search (not yet available)
+	Tier2 Tier = 2 // adds vector search; needs an Embedder
 )
 
 // String returns "tier1" or "tier2".
@@ -25,14 +26,11 @@ func (t Tier) String() string {
 	return fmt.Sprintf("Tier(%d)", int(t))
 }
 
-// Validate returns an error matching [ErrInvalid] for an unknown tier, and
-// one matching [ErrTierUnsupported] for a tier this build cannot open.
+// Validate returns an error matching [ErrInvalid] for an unknown tier.
 func (t Tier) Validate() error {
 	switch t {
-	case Tier1:
+	case Tier1, Tier2:
 		return nil
-	case Tier2:
-		return fmt.Errorf("engram: %s (vector search) is not available in this version: %w", t, ErrTierUnsupported)
 	}
 	return invalid("tier", "unknown tier %d", int(t))
 }

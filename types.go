@@ -275,6 +275,10 @@ type Stats struct {
 	Links      int
 	Working    int
 	Archived   int // memories compaction archived (see [Memory.Restore])
+	// PendingEmbeddings counts memories waiting for their vectors (Tier 2):
+	// stored while the embedder failed, changed since they were embedded,
+	// or not yet reached by a [Memory.Reindex]. [Memory.Flush] embeds them.
+	PendingEmbeddings int
 }
 
 // Synchronous is SQLite's durability setting for commits.
@@ -396,7 +400,7 @@ type Limits struct {
 type StorageConfig struct {
 	Synchronous Synchronous   // default SyncNormal
 	BusyTimeout time.Duration // wait for other processes' locks; default 5s
-	CacheMiB    int           // page cache per connection; default 16
+	CacheMiB    int           // page cache per connection, filled as needed; default 64 (vec0 inserts thrash a smaller one)
 	ReadConns   int           // reader connections; default 4
 }
 
@@ -426,9 +430,11 @@ func DefaultConfig() Config {
 			ContextWeight:    0.7,
 			Candidates:       50,
 			PostingBudget:    300,
+			RRFConstant:      60,
+			HybridTextWeight: 1, HybridVectorWeight: 1,
 		},
 		Limits:  Limits{MaxContentBytes: 64 << 10, MaxTags: 32, MaxTagBytes: 64},
-		Storage: StorageConfig{Synchronous: SyncNormal, BusyTimeout: 5 * time.Second, CacheMiB: 16, ReadConns: 4},
+		Storage: StorageConfig{Synchronous: SyncNormal, BusyTimeout: 5 * time.Second, CacheMiB: 64, ReadConns: 4},
 	}
 }
 
@@ -467,6 +473,10 @@ func (c Config) Validate() error {
 		{unit(c.Search.ContextWeight), "Search.ContextWeight", "must be in [0, 1]"},
 		{c.Search.Candidates >= 1 && c.Search.Candidates <= 10_000, "Search.Candidates", "must be in [1, 10000]"},
 		{c.Search.PostingBudget >= 1, "Search.PostingBudget", "must be at least 1"},
+		{c.Search.RRFConstant >= 0 && !math.IsInf(c.Search.RRFConstant, 0), "Search.RRFConstant", "must be finite and not negative"},
+		{c.Search.HybridTextWeight >= 0 && c.Search.HybridVectorWeight >= 0 &&
+			c.Search.HybridTextWeight+c.Search.HybridVectorWeight > 0 && !math.IsInf(c.Search.HybridTextWeight+c.Search.HybridVectorWeight, 0),
+			"Search hybrid weights", "must be finite, not negative and not both zero"},
 		{c.Limits.MaxContentBytes >= 1 && c.Limits.MaxContentBytes <= 16<<20, "Limits.MaxContentBytes", "must be in [1, 16 MiB]"},
 		{c.Limits.MaxTags >= 0 && c.Limits.MaxTags <= 1000, "Limits.MaxTags", "must be in [0, 1000]"},
 		{c.Limits.MaxTagBytes >= 1 && c.Limits.MaxTagBytes <= 1024, "Limits.MaxTagBytes", "must be in [1, 1024]"},

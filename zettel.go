@@ -281,17 +281,26 @@ func (l *Links) AutoLink(ctx context.Context, id string) ([]Link, error) {
 			}
 			return err
 		}
+		var vec []float32
+		if l.m.vectors != nil {
+			var err error
+			if vec, err = l.m.vectors.stored(q, TypeSemantic, pk); err != nil {
+				return err
+			}
+		}
 		var err error
-		out, err = l.autoLink(q, pk, id, content, now, false)
+		out, err = l.autoLink(q, pk, id, content, vec, now, false)
 		return err
 	})
 	return out, err
 }
 
 // autoLink links the semantic entry with rowid pk to its most similar
-// neighbours, inside the caller's transaction. isNew says the entry was
-// just inserted, so the cached document counts of its stems go up by one.
-func (l *Links) autoLink(q *dbtx, pk int64, id, content string, now time.Time, isNew bool) ([]Link, error) {
+// neighbours, inside the caller's transaction: by the cosine of its
+// vector, when it has one (Tier 2), and else of its term vector. isNew
+// says the entry was just inserted, so the cached document counts of its
+// stems go up by one.
+func (l *Links) autoLink(q *dbtx, pk int64, id, content string, emb []float32, now time.Time, isNew bool) ([]Link, error) {
 	zc := l.m.cfg.Zettelkasten
 	vec := termVector(content)
 	if isNew {
@@ -306,15 +315,26 @@ func (l *Links) autoLink(q *dbtx, pk int64, id, content string, now time.Time, i
 	if isNew {
 		own = 1 // the insert moved the counter on
 	}
-	if zc.MaxLinksPerEntry == 0 || len(vec) == 0 {
+	var found []similarDoc
+	switch {
+	case zc.MaxLinksPerEntry > 0 && emb != nil:
+		if err := x.follow(q, l.m.agent, own, func() { x.put(pk, id, vec) }); err != nil {
+			return nil, err
+		}
+		var err error
+		if found, err = l.m.vectors.similar(q, pk, emb, zc.LinkingThreshold, zc.MaxLinksPerEntry); err != nil {
+			return nil, err
+		}
+	case zc.MaxLinksPerEntry == 0 || len(vec) == 0:
 		// Nothing to link, but the index must follow the insert.
 		return nil, x.follow(q, l.m.agent, own, func() { x.put(pk, id, vec) })
+	default:
+		if err := x.expect(q, l.m.agent, own); err != nil {
+			return nil, err
+		}
+		x.put(pk, id, vec)
+		found = x.similar(pk, zc.LinkingThreshold, zc.MaxLinksPerEntry)
 	}
-	if err := x.expect(q, l.m.agent, own); err != nil {
-		return nil, err
-	}
-	x.put(pk, id, vec)
-	found := x.similar(pk, zc.LinkingThreshold, zc.MaxLinksPerEntry)
 	links := make([]Link, 0, len(found))
 	for _, f := range found {
 		// The target is checked in SQL too: the index is not the truth.

@@ -1,0 +1,1051 @@
+package engram
+
+import (
+	"cmp"
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+
+	_ "modernc.org/sqlite/vec" // registers sqlite-vec's vec0 on every connection
+
+	"github.com/engram-go/engram/internal/vecindex"
+)
+
+// vectorTable is where one memory type's vectors live.
+type vectorTable struct {
+	typ  MemoryType
+	vec  string // the vec0 table, keyed by the row's pk
+	base string // the rows' table
+	// text is the embedded text, as an SQL expression over the row (the
+	// text a search result shows), and changed says when it changed in
+	// an UPDATE.
+	text, changed string
+}
+
+var vectorTables = []vectorTable{
+	{TypeSemantic, "vec_semantic", "semantic_memory", "content", "old.content IS NOT new.content"},
+	{TypeEpisodic, "vec_episodic", "episodic_log", "content", "old.content IS NOT new.content"},
+	{TypeProcedural, "vec_procedural", "procedural_memory", "name || ': ' || description",
+		"old.name IS NOT new.name OR old.description IS NOT new.description"},
+}
+
+func vectorTableOf(t MemoryType) (vectorTable, bool) {
+	for _, vt := range vectorTables {
+		if vt.typ == t {
+			return vt, true
+		}
+	}
+	return vectorTable{}, false
+}
+
+// Meta keys of Tier 2.
+const (
+	metaVectorDims    = "vector.dims"
+	metaVectorModel   = "vector.model"
+	metaVectorVersion = "vector.version:"    // + agent: moves on with every change to the agent's vectors
+	metaReindex       = "vector.reindexing:" // + agent: a Reindex has marked everything pending
+)
+
+// vectors is a Tier 2 Memory's vector state: its embedder, and an
+// in-memory index of the agent's vectors per memory type (see
+// internal/vecindex), which answers k-nearest-neighbour queries in a few
+// milliseconds where a scan of vec0 takes tens.
+//
+// The vec0 tables are the source of truth and the index a copy, kept in
+// step as the stem index is (see stemIndex.expect): a per-agent counter in
+// meta moves on with every change to the agent's vectors, in whichever
+// connection it happens. This process's own changes are applied to the
+// index just before its transactions commit: vectors it writes itself,
+// and rows whose vector a trigger dropped, which temporary triggers on the
+// writer connection log to temp.vector_log. When the counter is anywhere
+// else, another connection changed the vectors and the index is loaded
+// again.
+type vectors struct {
+	m     *Memory
+	emb   Embedder
+	dims  int
+	model string
+
+	mu      sync.RWMutex // guards the fields below
+	idx     map[MemoryType]*vecindex.Index
+	built   bool
+	version int64
+
+	// puts are the vectors this transaction wrote, by type and pk, until
+	// beforeCommit applies them; the writer lock guards them.
+	puts map[vectorKey][]float32
+}
+
+type vectorKey struct {
+	typ MemoryType
+	pk  int64
+}
+
+// openVectors prepares a database for Tier 2: it checks the embedder
+// against the dimension and model recorded in meta, creates the vec0
+// tables and their triggers the first time, and marks every row pending
+// when there were no vectors before or the model changed.
+func (m *Memory) openVectors(ctx context.Context, e Embedder) error {
+	v := &vectors{m: m, emb: e, dims: e.Dimensions(), model: e.Model(), puts: map[vectorKey][]float32{}}
+	if v.dims < 1 || v.dims > maxVectorDims {
+		return invalid("WithEmbedder", "the embedder's dimension %d is outside [1, %d]", v.dims, maxVectorDims)
+	}
+	if v.model == "" {
+		return invalid("WithEmbedder", "the embedder has no model name")
+	}
+	err := m.db.write(ctx, "open.vectors", func(q *dbtx) error {
+		var dims, model string
+		err := q.queryRow(`SELECT (SELECT value FROM meta WHERE key = ?), (SELECT value FROM meta WHERE key = ?)`,
+			[]any{metaVectorDims, metaVectorModel}, &sqlNullString{&dims}, &sqlNullString{&model})
+		if err != nil {
+			return err
+		}
+		if dims != "" && dims != strconv.Itoa(v.dims) {
+			return invalid("WithEmbedder", "the database holds %s-dimension vectors (model %q) and the embedder makes %d-dimension ones (model %q); use an embedder of %s dimensions or a new database",
+				dims, model, v.dims, v.model, dims)
+		}
+		for _, vt := range vectorTables {
+			for _, stmt := range vectorDDL(vt, v.dims) {
+				if _, err := q.exec(stmt); err != nil {
+					return fmt.Errorf("%s: %w", vt.vec, err)
+				}
+			}
+		}
+		switch {
+		case dims == "":
+			// A database that had no vectors: everything is pending.
+		case model != v.model:
+			// Vectors of another model are not comparable with this
+			// one's: they go, and everything is embedded again.
+			m.log.Warn("engram: the embedding model changed; every memory will be embedded again",
+				"was", model, "now", v.model)
+			for _, vt := range vectorTables {
+				if _, err := q.exec(`DELETE FROM ` + vt.vec); err != nil {
+					return err
+				}
+			}
+			if _, err := q.exec(`UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key LIKE 'vector.version:%'`); err != nil {
+				return err
+			}
+		default:
+			return nil
+		}
+		for _, vt := range vectorTables {
+			if _, err := q.exec(`INSERT OR IGNORE INTO vector_pending (memory_type, pk, agent_id)
+				SELECT '` + string(vt.typ) + `', pk, agent_id FROM ` + vt.base); err != nil {
+				return err
+			}
+		}
+		if err := setMeta(q, metaVectorDims, strconv.Itoa(v.dims)); err != nil {
+			return err
+		}
+		return setMeta(q, metaVectorModel, v.model)
+	})
+	if err != nil {
+		return err
+	}
+	// The writer connection logs the vectors its own statements drop.
+	err = m.db.write(ctx, "open.vectors", func(q *dbtx) error {
+		if _, err := q.exec(`CREATE TEMP TABLE IF NOT EXISTS vector_log (
+			seq INTEGER PRIMARY KEY, memory_type TEXT NOT NULL, pk INTEGER NOT NULL, agent_id TEXT NOT NULL,
+			written INTEGER NOT NULL DEFAULT 0)`); err != nil {
+			return err
+		}
+		for _, vt := range vectorTables {
+			log := `INSERT INTO temp.vector_log (memory_type, pk, agent_id) VALUES ('` + string(vt.typ) + `', old.pk, old.agent_id);`
+			for _, stmt := range []string{
+				`CREATE TEMP TRIGGER IF NOT EXISTS ` + vt.vec + `_log_ad AFTER DELETE ON main.` + vt.base + ` BEGIN ` + log + ` END`,
+				`CREATE TEMP TRIGGER IF NOT EXISTS ` + vt.vec + `_log_au AFTER UPDATE ON main.` + vt.base +
+					` WHEN ` + vt.changed + ` BEGIN ` + log + ` END`,
+			} {
+				if _, err := q.exec(stmt); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	m.vectors = v
+	m.db.beforeCommit = v.beforeCommit
+	return nil
+}
+
+// maxVectorDims is the largest dimension engram stores (vec0's own limit
+// is 8192).
+const maxVectorDims = 8192
+
+// vectorDDL returns what Tier 2 adds to a database for one memory type:
+// its vec0 table and the triggers that drop a row's vector with the row
+// or when its text changes, mark new and changed rows pending, and move
+// the agent's vector counter on.
+func vectorDDL(vt vectorTable, dims int) []string {
+	typ := "'" + string(vt.typ) + "'"
+	bump := func(agent string) string {
+		return `INSERT INTO meta (key, value) VALUES ('` + metaVectorVersion + `' || ` + agent + `, '1')
+			ON CONFLICT (key) DO UPDATE SET value = CAST(value AS INTEGER) + 1;`
+	}
+	pending := `INSERT OR IGNORE INTO vector_pending (memory_type, pk, agent_id) VALUES (` + typ + `, new.pk, new.agent_id);`
+	return []string{
+		fmt.Sprintf(`CREATE VIRTUAL TABLE IF NOT EXISTS %s USING vec0(embedding float[%d] distance_metric=cosine)`, vt.vec, dims),
+		`CREATE TRIGGER IF NOT EXISTS ` + vt.vec + `_ai AFTER INSERT ON ` + vt.base + ` BEGIN ` + pending + ` END`,
+		`CREATE TRIGGER IF NOT EXISTS ` + vt.vec + `_au AFTER UPDATE ON ` + vt.base + ` WHEN ` + vt.changed + ` BEGIN
+			DELETE FROM ` + vt.vec + ` WHERE rowid = old.pk; ` + pending + bump("new.agent_id") + ` END`,
+		`CREATE TRIGGER IF NOT EXISTS ` + vt.vec + `_ad AFTER DELETE ON ` + vt.base + ` BEGIN
+			DELETE FROM ` + vt.vec + ` WHERE rowid = old.pk;
+			DELETE FROM vector_pending WHERE memory_type = ` + typ + ` AND pk = old.pk; ` + bump("old.agent_id") + ` END`,
+	}
+}
+
+// sqlNullString scans a possibly NULL text into *s ("" for NULL).
+type sqlNullString struct{ s *string }
+
+func (n *sqlNullString) Scan(v any) error {
+	var ns sql.NullString
+	if err := ns.Scan(v); err != nil {
+		return err
+	}
+	*n.s = ns.String
+	return nil
+}
+
+// textHash is the embedding cache's key for a text.
+func textHash(text string) []byte {
+	sum := sha256.Sum256([]byte(text))
+	return sum[:16]
+}
+
+// encodeVector is a vector as vec0 and the embedding cache store it:
+// little-endian float32s.
+func encodeVector(v []float32) []byte {
+	b := make([]byte, 4*len(v))
+	for i, f := range v {
+		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(f))
+	}
+	return b
+}
+
+func decodeVector(b []byte, dims int) ([]float32, error) {
+	if len(b) != 4*dims {
+		return nil, fmt.Errorf("a stored vector has %d bytes, want %d", len(b), 4*dims)
+	}
+	v := make([]float32, dims)
+	for i := range v {
+		v[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+	}
+	return v, nil
+}
+
+// embedded is a text's embedding and whether the cache had it.
+type embedded struct {
+	vec    []float32
+	hash   []byte
+	cached bool
+}
+
+// embed returns the embeddings of texts: from the cache where it has
+// them, from the embedder for the rest, in one call. Its error matches
+// [ErrEmbedding] (or is the context's) when the embedder fails or answers
+// with something that is not a usable vector.
+func (v *vectors) embed(ctx context.Context, texts []string) ([]embedded, error) {
+	out := make([]embedded, len(texts))
+	hashes := make([]string, len(texts))
+	for i, t := range texts {
+		out[i].hash = textHash(t)
+		hashes[i] = string(out[i].hash)
+	}
+	list, _ := json.Marshal(hexAll(out))
+	err := v.m.db.read(ctx, "embed.cache", func(q *dbtx) error {
+		rows, err := q.query(`SELECT c.hash, c.vector FROM json_each(?2) j
+			CROSS JOIN embedding_cache c ON c.model = ?1 AND c.hash = unhex(j.value)`, v.model, string(list))
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var h, b []byte
+			if err := rows.Scan(&h, &b); err != nil {
+				return err
+			}
+			vec, err := decodeVector(b, v.dims)
+			if err != nil {
+				return err
+			}
+			for i := range out {
+				if hashes[i] == string(h) {
+					out[i].vec, out[i].cached = vec, true
+				}
+			}
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		return nil, err
+	}
+	var missing []string
+	var at []int
+	seen := map[string]int{}
+	for i, t := range texts {
+		if out[i].vec != nil {
+			continue
+		}
+		if j, ok := seen[hashes[i]]; ok {
+			at = append(at, -1-j) // the same text as an earlier one
+			continue
+		}
+		seen[hashes[i]] = i
+		missing = append(missing, t)
+		at = append(at, i)
+	}
+	if len(missing) == 0 {
+		return out, nil
+	}
+	vecs, err := v.emb.Embed(ctx, missing)
+	if err == nil {
+		err = v.check(vecs, len(missing))
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, fmt.Errorf("engram: embed (%s): %w: %w", v.model, ErrEmbedding, err)
+	}
+	k := 0
+	for _, i := range at {
+		if i >= 0 {
+			out[i].vec = vecs[k]
+			k++
+		}
+	}
+	for i := range out {
+		if out[i].vec == nil {
+			out[i].vec = out[seen[hashes[i]]].vec
+		}
+	}
+	return out, nil
+}
+
+func hexAll(es []embedded) []string {
+	out := make([]string, len(es))
+	for i, e := range es {
+		out[i] = fmt.Sprintf("%x", e.hash)
+	}
+	return out
+}
+
+// check validates an embedder's answer for n texts: n vectors of the
+// embedder's dimension, finite and not all zero.
+func (v *vectors) check(vecs [][]float32, n int) error {
+	if len(vecs) != n {
+		return fmt.Errorf("%d vectors for %d texts", len(vecs), n)
+	}
+	for i, vec := range vecs {
+		if len(vec) != v.dims {
+			return fmt.Errorf("vector %d has %d dimensions, want %d", i, len(vec), v.dims)
+		}
+		zero := true
+		for _, f := range vec {
+			if math.IsNaN(float64(f)) || math.IsInf(float64(f), 0) {
+				return fmt.Errorf("vector %d holds %v", i, f)
+			}
+			zero = zero && f == 0
+		}
+		if zero {
+			return fmt.Errorf("vector %d is all zeros", i)
+		}
+	}
+	return nil
+}
+
+// put writes the vector of a row in q's transaction (replacing any it
+// had), clears its pending mark and caches the embedding. The index
+// follows when the transaction commits.
+func (v *vectors) put(q *dbtx, typ MemoryType, pk int64, e embedded, replace bool) error {
+	vt, _ := vectorTableOf(typ)
+	if replace {
+		if _, err := q.exec(`DELETE FROM `+vt.vec+` WHERE rowid = ?`, pk); err != nil {
+			return err
+		}
+	}
+	blob := encodeVector(e.vec)
+	if _, err := q.exec(`INSERT INTO `+vt.vec+` (rowid, embedding) VALUES (?, ?)`, pk, blob); err != nil {
+		return err
+	}
+	if _, err := q.exec(`DELETE FROM vector_pending WHERE memory_type = ? AND pk = ?`, string(typ), pk); err != nil {
+		return err
+	}
+	if !e.cached {
+		if _, err := q.exec(`INSERT INTO embedding_cache (model, hash, vector, used_at) VALUES (?, ?, ?, ?)
+			ON CONFLICT (model, hash) DO NOTHING`, v.model, e.hash, blob, ms(v.m.now())); err != nil {
+			return err
+		}
+	}
+	v.puts[vectorKey{typ, pk}] = e.vec
+	if _, err := q.exec(`INSERT INTO temp.vector_log (memory_type, pk, agent_id, written) VALUES (?, ?, ?, 1)`,
+		string(typ), pk, v.m.agent); err != nil {
+		return err
+	}
+	return nil
+}
+
+// beforeCommit applies the transaction's changes to the agent's vectors
+// (logged in temp.vector_log, in order: vectors written and dropped) to
+// the index, and moves the agent's counter on for the
+// vectors written. The writer lock is held.
+func (v *vectors) beforeCommit(q *dbtx) error {
+	rows, err := q.query(`SELECT memory_type, pk, agent_id, written FROM temp.vector_log ORDER BY seq`)
+	if err != nil {
+		return err
+	}
+	type op struct {
+		typ   MemoryType
+		pk    int64
+		put   bool
+		agent string
+	}
+	ops, err := scanAll(rows, func(r scanner) (op, error) {
+		var o op
+		var typ string
+		err := r.Scan(&typ, &o.pk, &o.agent, &o.put)
+		o.typ = MemoryType(typ)
+		return o, err
+	})
+	if err != nil || len(ops) == 0 {
+		return err
+	}
+	if _, err := q.exec(`DELETE FROM temp.vector_log`); err != nil {
+		return err
+	}
+	puts := 0
+	own := 0
+	for _, o := range ops {
+		if o.agent == v.m.agent {
+			own++
+			if o.put {
+				puts++
+			}
+		}
+	}
+	if puts > 0 {
+		if _, err := q.exec(`INSERT INTO meta (key, value) VALUES (?1, ?2)
+			ON CONFLICT (key) DO UPDATE SET value = CAST(value AS INTEGER) + ?2`, metaVectorVersion+v.m.agent, puts); err != nil {
+			return err
+		}
+	}
+	defer clear(v.puts)
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if !v.built {
+		return nil
+	}
+	ver, err := vectorVersion(q, v.m.agent)
+	if err != nil {
+		return err
+	}
+	if ver != v.version+int64(own) {
+		v.built = false // another connection changed them too: load again
+		return nil
+	}
+	for _, o := range ops {
+		if o.agent != v.m.agent {
+			continue
+		}
+		x := v.idx[o.typ]
+		if o.put {
+			if vec, ok := v.puts[vectorKey{o.typ, o.pk}]; ok {
+				x.Put(o.pk, vec)
+			}
+		} else {
+			x.Remove(o.pk)
+		}
+	}
+	v.version = ver
+	return nil
+}
+
+// rolledBack forgets what a transaction that did not commit did.
+func (v *vectors) rolledBack() {
+	clear(v.puts)
+	v.mu.Lock()
+	v.built = false
+	v.mu.Unlock()
+}
+
+func vectorVersion(q *dbtx, agent string) (int64, error) {
+	var ver int64
+	err := q.queryRow(`SELECT coalesce((SELECT CAST(value AS INTEGER) FROM meta WHERE key = ?), 0)`,
+		[]any{metaVectorVersion + agent}, &ver)
+	return ver, err
+}
+
+// search returns the n rows of type typ whose vectors are most similar to
+// qv, best first, with their cosine similarity, loading the index first if
+// it is not in step with the database.
+func (v *vectors) search(ctx context.Context, typ MemoryType, qv []float32, n int) ([]vecindex.Hit, error) {
+	var hits []vecindex.Hit
+	err := v.m.db.read(ctx, "search.vector", func(q *dbtx) error {
+		if err := v.sync(q); err != nil {
+			return err
+		}
+		v.mu.RLock()
+		defer v.mu.RUnlock()
+		x := v.idx[typ]
+		hits = x.Search(qv, n, vecindex.Candidates(n, x.Len()), nil)
+		return nil
+	})
+	return hits, err
+}
+
+// sync loads the index again unless it is in step with q's view of the
+// agent's vectors, or ahead of it (q's snapshot may predate this
+// process's latest commit).
+func (v *vectors) sync(q *dbtx) error {
+	ver, err := vectorVersion(q, v.m.agent)
+	if err != nil {
+		return err
+	}
+	v.mu.RLock()
+	ok := v.built && ver <= v.version
+	v.mu.RUnlock()
+	if ok {
+		return nil
+	}
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.built && ver <= v.version {
+		return nil
+	}
+	idx := map[MemoryType]*vecindex.Index{}
+	for _, vt := range vectorTables {
+		x, err := v.load(q, vt)
+		if err != nil {
+			return err
+		}
+		idx[vt.typ] = x
+	}
+	v.idx, v.built, v.version = idx, true, ver
+	return nil
+}
+
+// load reads the agent's vectors of one type into a new index.
+func (v *vectors) load(q *dbtx, vt vectorTable) (*vecindex.Index, error) {
+	rows, err := q.query(`SELECT pk FROM `+vt.base+` WHERE agent_id = ?`, v.m.agent)
+	if err != nil {
+		return nil, err
+	}
+	pks, err := scanAll(rows, func(r scanner) (int64, error) {
+		var pk int64
+		return pk, r.Scan(&pk)
+	})
+	if err != nil {
+		return nil, err
+	}
+	own := make(map[int64]bool, len(pks))
+	for _, pk := range pks {
+		own[pk] = true
+	}
+	x := vecindex.New(v.dims)
+	if len(own) == 0 {
+		return x, nil
+	}
+	err = v.loadChunks(q, vt, func(pk int64, vec []float32) {
+		if own[pk] {
+			x.Put(pk, vec)
+		}
+	})
+	if err == nil {
+		return x, nil
+	}
+	if !errors.Is(err, errChunkLayout) {
+		return nil, err
+	}
+	// vec0's own scan: correct whatever its storage looks like, but it
+	// reads every vector separately, twenty times slower.
+	v.m.log.Warn("engram: reading vectors through vec0's scan", "table", vt.vec, "reason", err)
+	x = vecindex.New(v.dims)
+	rows, err = q.query(`SELECT rowid, embedding FROM ` + vt.vec)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var pk int64
+		var b []byte
+		if err := rows.Scan(&pk, &b); err != nil {
+			return nil, err
+		}
+		if !own[pk] {
+			continue
+		}
+		vec, err := decodeVector(b, v.dims)
+		if err != nil {
+			return nil, err
+		}
+		x.Put(pk, vec)
+	}
+	return x, rows.Err()
+}
+
+// errChunkLayout says vec0's storage is not laid out as loadChunks expects.
+var errChunkLayout = errors.New("unexpected vec0 chunk layout")
+
+// loadChunks calls fn with every vector of a vec0 table, read straight
+// from the table's chunks: per chunk, a validity bitmap, the rowids
+// (little-endian int64) and the vectors (little-endian float32), slot by
+// slot. That is how sqlite-vec v0.1.9 stores a float column; anything else
+// returns errChunkLayout, and a test checks the result against vec0's own
+// scan.
+func (v *vectors) loadChunks(q *dbtx, vt vectorTable, fn func(pk int64, vec []float32)) error {
+	rows, err := q.query(`SELECT c.size, c.validity, c.rowids, v.vectors
+		FROM ` + vt.vec + `_chunks c JOIN ` + vt.vec + `_vector_chunks00 v ON v.rowid = c.chunk_id
+		ORDER BY c.chunk_id`)
+	if err != nil {
+		return fmt.Errorf("%w: %v", errChunkLayout, err)
+	}
+	defer rows.Close()
+	width := 4 * v.dims
+	total := 0
+	for rows.Next() {
+		var size int
+		var validity, rowids, vecs []byte
+		if err := rows.Scan(&size, &validity, &rowids, &vecs); err != nil {
+			return err
+		}
+		if size <= 0 || len(validity) != (size+7)/8 || len(rowids) != 8*size || len(vecs) != width*size {
+			return fmt.Errorf("%w: chunk of %d slots with %d, %d and %d bytes", errChunkLayout,
+				size, len(validity), len(rowids), len(vecs))
+		}
+		for s := range size {
+			if validity[s/8]>>(s%8)&1 == 0 {
+				continue
+			}
+			pk := int64(binary.LittleEndian.Uint64(rowids[8*s:]))
+			vec, _ := decodeVector(vecs[s*width:(s+1)*width], v.dims)
+			fn(pk, vec)
+			total++
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	var want int
+	if err := q.queryRow(`SELECT count(*) FROM `+vt.vec+`_rowids`, nil, &want); err != nil {
+		return fmt.Errorf("%w: %v", errChunkLayout, err)
+	}
+	if total != want {
+		return fmt.Errorf("%w: %d valid slots for %d rows", errChunkLayout, total, want)
+	}
+	return nil
+}
+
+// embedNew embeds the texts of rows about to be inserted, before the
+// write transaction, so that a slow embedder never holds the writer. It
+// returns nil in Tier 1, and also when the embedder fails: the rows are
+// then stored without vectors, marked pending until [Memory.Flush] or
+// [Memory.Reindex] embeds them, and the failure is logged. Only the
+// context's error is returned.
+func (m *Memory) embedNew(ctx context.Context, texts []string) ([]embedded, error) {
+	if m.vectors == nil || len(texts) == 0 {
+		return nil, nil
+	}
+	es, err := m.vectors.embed(ctx, texts)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		m.log.Warn("engram: stored without vectors until the embedder answers", "count", len(texts), "err", err)
+		return nil, nil
+	}
+	return es, nil
+}
+
+// embedSoon embeds, in Tier 2, up to embedBatch of the memories waiting
+// for their vectors, after a write that may have added some (an update of
+// a memory's text, extraction, consolidation, a restore, day digests). It
+// is best effort: a failure is logged and the memories stay pending for
+// [Memory.Flush].
+func (m *Memory) embedSoon(ctx context.Context) {
+	if m.vectors == nil {
+		return
+	}
+	if _, err := m.vectors.embedPending(ctx, embedBatch, nil); err != nil {
+		m.log.Warn("engram: memories left pending until the embedder answers", "err", err)
+	}
+}
+
+// putNew writes the vector of row pk, just inserted, from embedNew's
+// answer es (its i-th), if there is one.
+func (m *Memory) putNew(q *dbtx, typ MemoryType, pk int64, es []embedded, i int) error {
+	if es == nil {
+		return nil
+	}
+	return m.vectors.put(q, typ, pk, es[i], false)
+}
+
+// similar returns up to n of the agent's semantic entries other than pk
+// whose vectors' cosine similarity with vec is at least threshold, most
+// similar first, in q's transaction.
+func (v *vectors) similar(q *dbtx, pk int64, vec []float32, threshold float64, n int) ([]similarDoc, error) {
+	if err := v.sync(q); err != nil {
+		return nil, err
+	}
+	v.mu.RLock()
+	x := v.idx[TypeSemantic]
+	hits := x.Search(vec, n+1, vecindex.Candidates(n+1, x.Len()), nil)
+	v.mu.RUnlock()
+	var pks []int64
+	sims := map[int64]float64{}
+	for _, h := range hits {
+		if h.ID != pk && float64(h.Cosine) >= threshold && len(pks) < n {
+			pks = append(pks, h.ID)
+			sims[h.ID] = min(1, float64(h.Cosine))
+		}
+	}
+	if len(pks) == 0 {
+		return nil, nil
+	}
+	list, _ := json.Marshal(pks)
+	rows, err := q.query(`SELECT s.pk, s.id FROM json_each(?1) j CROSS JOIN semantic_memory s ON s.pk = j.value
+		WHERE s.agent_id = ?2`, string(list), v.m.agent)
+	if err != nil {
+		return nil, err
+	}
+	docs, err := scanAll(rows, func(r scanner) (similarDoc, error) {
+		var d similarDoc
+		err := r.Scan(&d.pk, &d.id)
+		d.sim = sims[d.pk]
+		return d, err
+	})
+	if err != nil {
+		return nil, err
+	}
+	slices.SortFunc(docs, func(a, b similarDoc) int { return cmp.Or(cmp.Compare(b.sim, a.sim), cmp.Compare(a.id, b.id)) })
+	return docs, nil
+}
+
+// stored returns the vector of row pk, or nil when it has none (it is
+// pending).
+func (v *vectors) stored(q *dbtx, typ MemoryType, pk int64) ([]float32, error) {
+	vt, _ := vectorTableOf(typ)
+	var b []byte
+	err := q.queryRow(`SELECT embedding FROM `+vt.vec+` WHERE rowid = ?`, []any{pk}, &b)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return decodeVector(b, v.dims)
+}
+
+// vectorOf returns the i-th vector of embedNew's answer, or nil.
+func vectorOf(es []embedded, i int) []float32 {
+	if es == nil {
+		return nil
+	}
+	return es[i].vec
+}
+
+// embedBatch is how many pending rows are embedded per call and written
+// per transaction.
+const embedBatch = 64
+
+// pendingRow is a row waiting for its vector.
+type pendingRow struct {
+	typ  MemoryType
+	pk   int64
+	text string
+}
+
+// pendingSQL lists up to ?2 of agent ?1's pending rows with their text,
+// fewest failed attempts first.
+var pendingSQL = func() string {
+	var parts []string
+	for _, vt := range vectorTables {
+		parts = append(parts, `SELECT p.memory_type, p.pk, `+prefixed("b", vt.text)+`, p.attempts
+			FROM vector_pending p CROSS JOIN `+vt.base+` b ON b.pk = p.pk
+			WHERE p.agent_id = ?1 AND p.memory_type = '`+string(vt.typ)+`'`)
+	}
+	return `SELECT * FROM (` + strings.Join(parts, " UNION ALL ") + `) ORDER BY 4, 2 LIMIT ?2`
+}()
+
+// prefixed qualifies the column names of a vectorTable.text expression.
+func prefixed(alias, expr string) string {
+	switch expr {
+	case "content":
+		return alias + ".content"
+	default:
+		return alias + ".name || ': ' || " + alias + ".description"
+	}
+}
+
+// embedPending embeds the agent's pending rows, embedBatch at a time,
+// each batch written in its own transaction, until none is left, limit
+// rows are done (limit < 0: no limit) or the embedder fails. progress,
+// if not nil, is called after each batch with the number done so far.
+//
+// When a batch fails, its first row is tried alone: if that fails too the
+// embedder is taken to be down, the failure is recorded on the batch's
+// rows (attempts, last_error) and returned, matching [ErrEmbedding];
+// otherwise the rows are embedded one by one, so that one text the
+// embedder rejects holds up no other.
+func (v *vectors) embedPending(ctx context.Context, limit int, progress func(done int)) (int, error) {
+	done := 0
+	for limit < 0 || done < limit {
+		var batch []pendingRow
+		err := v.m.db.read(ctx, "embed.pending", func(q *dbtx) error {
+			n := embedBatch
+			if limit >= 0 {
+				n = min(n, limit-done)
+			}
+			rows, err := q.query(pendingSQL, v.m.agent, n)
+			if err != nil {
+				return err
+			}
+			batch, err = scanAll(rows, func(r scanner) (pendingRow, error) {
+				var p pendingRow
+				var typ string
+				var attempts int
+				err := r.Scan(&typ, &p.pk, &p.text, &attempts)
+				p.typ = MemoryType(typ)
+				return p, err
+			})
+			return err
+		})
+		if err != nil || len(batch) == 0 {
+			return done, err
+		}
+		n, err := v.embedRows(ctx, batch)
+		done += n
+		if progress != nil && n > 0 {
+			progress(done)
+		}
+		if err != nil {
+			return done, err
+		}
+		if n == 0 {
+			return done, nil // every row failed alone and was recorded
+		}
+	}
+	return done, nil
+}
+
+// embedRows embeds and writes one batch of pending rows; see
+// embedPending. It returns how many it wrote.
+func (v *vectors) embedRows(ctx context.Context, batch []pendingRow) (int, error) {
+	texts := make([]string, len(batch))
+	for i, p := range batch {
+		texts[i] = p.text
+	}
+	es, err := v.embed(ctx, texts)
+	if err == nil {
+		return len(batch), v.write(ctx, batch, es)
+	}
+	if ctx.Err() != nil || len(batch) == 1 {
+		return 0, v.failed(ctx, batch, err)
+	}
+	if _, alone := v.embed(ctx, texts[:1]); alone != nil {
+		return 0, v.failed(ctx, batch, err)
+	}
+	written := 0
+	var errs []error
+	for i := range batch {
+		n, err := v.embedRows(ctx, batch[i:i+1])
+		written += n
+		if err != nil {
+			if ctx.Err() != nil {
+				return written, ctx.Err()
+			}
+			errs = append(errs, err)
+		}
+	}
+	if written == 0 {
+		return 0, errors.Join(errs...)
+	}
+	return written, nil
+}
+
+// write puts the vectors of a batch of pending rows, in one transaction:
+// those still pending with the text they were embedded from (a row may
+// have changed or gone meanwhile).
+func (v *vectors) write(ctx context.Context, batch []pendingRow, es []embedded) error {
+	return v.m.db.write(ctx, "embed.pending", func(q *dbtx) error {
+		for i, p := range batch {
+			vt, _ := vectorTableOf(p.typ)
+			var text string
+			err := q.queryRow(`SELECT `+vt.text+` FROM `+vt.base+` WHERE pk = ?1 AND agent_id = ?2
+				AND EXISTS (SELECT 1 FROM vector_pending WHERE memory_type = ?3 AND pk = ?1)`,
+				[]any{p.pk, v.m.agent, string(p.typ)}, &text)
+			if errors.Is(err, sql.ErrNoRows) || err == nil && text != p.text {
+				continue
+			}
+			if err != nil {
+				return err
+			}
+			if err := v.put(q, p.typ, p.pk, es[i], true); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// failed records an embedding failure on the rows and returns it.
+func (v *vectors) failed(ctx context.Context, batch []pendingRow, cause error) error {
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	msg := cause.Error()
+	if len(msg) > 500 {
+		msg = truncateUTF8(msg, 500)
+	}
+	err := v.m.db.write(ctx, "embed.pending", func(q *dbtx) error {
+		for _, p := range batch {
+			if _, err := q.exec(`UPDATE vector_pending SET attempts = attempts + 1, last_error = ?
+				WHERE memory_type = ? AND pk = ?`, msg, string(p.typ), p.pk); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	return errors.Join(cause, err)
+}
+
+// Reindex embeds every memory of the agent again with the current
+// embedder and writes the vectors, embedBatch memories per transaction;
+// progress, if not nil, is called after each batch with how many this call
+// has embedded and how many were left to embed when it began. Texts the embedding cache holds for the
+// embedder's model are not sent to it again.
+//
+// It can be interrupted and resumed: the first call marks every memory
+// pending (recording that in meta) and each batch clears its marks, so a
+// call after a crash, a cancelled context or an embedder failure carries
+// on where the last one stopped instead of starting over.
+//
+// It returns [ErrTierUnsupported] in Tier 1, an error matching
+// [ErrEmbedding] when the embedder fails (the memories left stay
+// pending), the context's error when it is done, [ErrClosed] after Close
+// and a [*DatabaseError] when SQLite fails.
+func (m *Memory) Reindex(ctx context.Context, progress func(done, total int)) error {
+	v := m.vectors
+	if v == nil {
+		return fmt.Errorf("engram: reindex: %w", ErrTierUnsupported)
+	}
+	var total int
+	err := m.db.write(ctx, "reindex", func(q *dbtx) error {
+		var started int
+		if err := q.queryRow(`SELECT count(*) FROM meta WHERE key = ?`, []any{metaReindex + m.agent}, &started); err != nil {
+			return err
+		}
+		for _, vt := range vectorTables { // marks whose row is gone (none should be)
+			if _, err := q.exec(`DELETE FROM vector_pending WHERE agent_id = ? AND memory_type = '`+string(vt.typ)+`'
+				AND pk NOT IN (SELECT pk FROM `+vt.base+`)`, m.agent); err != nil {
+				return err
+			}
+		}
+		if started == 0 {
+			for _, vt := range vectorTables {
+				if _, err := q.exec(`INSERT OR IGNORE INTO vector_pending (memory_type, pk, agent_id)
+					SELECT '`+string(vt.typ)+`', pk, agent_id FROM `+vt.base+` WHERE agent_id = ?`, m.agent); err != nil {
+					return err
+				}
+			}
+			if err := setMeta(q, metaReindex+m.agent, strconv.FormatInt(ms(m.now()), 10)); err != nil {
+				return err
+			}
+		}
+		return q.queryRow(`SELECT count(*) FROM vector_pending WHERE agent_id = ?`, []any{m.agent}, &total)
+	})
+	if err != nil {
+		return err
+	}
+	var report func(int)
+	if progress != nil {
+		report = func(done int) { progress(done, total) }
+	}
+	for {
+		n, err := v.embedPending(ctx, -1, report)
+		if err != nil {
+			return err
+		}
+		var left int
+		err = m.db.write(ctx, "reindex", func(q *dbtx) error {
+			if err := q.queryRow(`SELECT count(*) FROM vector_pending WHERE agent_id = ?`, []any{m.agent}, &left); err != nil {
+				return err
+			}
+			if left > 0 {
+				return nil
+			}
+			_, err := q.exec(`DELETE FROM meta WHERE key = ?`, metaReindex+m.agent)
+			return err
+		})
+		if err != nil || left == 0 {
+			return err
+		}
+		if n > 0 {
+			continue // memories stored meanwhile
+		}
+		// Rows failed alone (recorded): report them rather than loop.
+		var why string
+		err = m.db.read(ctx, "reindex", func(q *dbtx) error {
+			return q.queryRow(`SELECT coalesce(max(last_error), '') FROM vector_pending WHERE agent_id = ? AND attempts > 0`,
+				[]any{m.agent}, &why)
+		})
+		if err != nil {
+			return err
+		}
+		return fmt.Errorf("engram: reindex: %d memories could not be embedded (%s): %w", left, why, ErrEmbedding)
+	}
+}
+
+// checkVectors checks, in a database with vector tables, that the vectors
+// agree with the rows: no vector outlives its row, and every row has a
+// vector or is pending (during a Reindex it may have both).
+func checkVectors(q *dbtx) error {
+	var n int
+	if err := q.queryRow(`SELECT count(*) FROM sqlite_master WHERE name = 'vec_semantic'`, nil, &n); err != nil || n == 0 {
+		return err
+	}
+	var problems []string
+	for _, vt := range vectorTables {
+		var orphans, missing int
+		err := q.queryRow(`SELECT
+			(SELECT count(*) FROM `+vt.vec+` v WHERE NOT EXISTS (SELECT 1 FROM `+vt.base+` b WHERE b.pk = v.rowid)),
+			(SELECT count(*) FROM `+vt.base+` b WHERE NOT EXISTS
+				(SELECT 1 FROM vector_pending p WHERE p.memory_type = ? AND p.pk = b.pk)
+				AND b.pk NOT IN (SELECT rowid FROM `+vt.vec+`))`, []any{string(vt.typ)}, &orphans, &missing)
+		if err != nil {
+			return err
+		}
+		if orphans > 0 {
+			problems = append(problems, fmt.Sprintf("%s: %d vectors without a row", vt.vec, orphans))
+		}
+		if missing > 0 {
+			problems = append(problems, fmt.Sprintf("%s: %d rows neither embedded nor pending", vt.base, missing))
+		}
+	}
+	var stale int
+	if err := q.queryRow(`SELECT count(*) FROM vector_pending p WHERE NOT EXISTS (SELECT 1 FROM semantic_memory b WHERE p.memory_type = 'semantic' AND b.pk = p.pk)
+		AND NOT EXISTS (SELECT 1 FROM episodic_log b WHERE p.memory_type = 'episodic' AND b.pk = p.pk)
+		AND NOT EXISTS (SELECT 1 FROM procedural_memory b WHERE p.memory_type = 'procedural' AND b.pk = p.pk)`, nil, &stale); err != nil {
+		return err
+	}
+	if stale > 0 {
+		problems = append(problems, fmt.Sprintf("vector_pending: %d marks without a row", stale))
+	}
+	if len(problems) > 0 {
+		return fmt.Errorf("vectors: %s", strings.Join(problems, "; "))
+	}
+	return nil
+}

@@ -1,0 +1,291 @@
+package engram_test
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/engram-go/engram"
+	"github.com/engram-go/engram/internal/testutil"
+)
+
+// testEmbedder wraps the hashing embedder: it can be told to fail, to fail
+// after some calls, or to call itself another model, and it counts what it
+// embeds.
+type testEmbedder struct {
+	*engram.HashingEmbedder
+	model string // "" keeps the hashing embedder's
+
+	mu        sync.Mutex
+	failing   bool
+	failAfter int // > 0: calls that succeed before it fails
+	calls     int
+	texts     int
+}
+
+func newTestEmbedder(t testing.TB, dims int) *testEmbedder {
+	h, err := engram.NewHashingEmbedder(dims)
+	require.NoError(t, err)
+	return &testEmbedder{HashingEmbedder: h}
+}
+
+var errProvider = errors.New("provider is down")
+
+func (e *testEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	e.mu.Lock()
+	if e.failing || e.failAfter > 0 && e.calls >= e.failAfter {
+		e.mu.Unlock()
+		return nil, errProvider
+	}
+	e.calls++
+	e.texts += len(texts)
+	e.mu.Unlock()
+	return e.HashingEmbedder.Embed(ctx, texts)
+}
+
+func (e *testEmbedder) Model() string {
+	if e.model != "" {
+		return e.model
+	}
+	return e.HashingEmbedder.Model()
+}
+
+func (e *testEmbedder) set(failing bool, failAfter int) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.failing, e.failAfter, e.calls, e.texts = failing, failAfter, 0, 0
+}
+
+func (e *testEmbedder) embedded() int {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.texts
+}
+
+// vectorRows counts the rows of a vec0 table, through a connection of its
+// own.
+func vectorRows(t *testing.T, path, table string) int {
+	t.Helper()
+	db, err := sql.Open("sqlite", path)
+	require.NoError(t, err)
+	defer db.Close()
+	var n int
+	require.NoError(t, db.QueryRow(`SELECT count(*) FROM `+table).Scan(&n))
+	return n
+}
+
+func pending(t *testing.T, m *engram.Memory) int {
+	t.Helper()
+	st, err := m.Stats(context.Background())
+	require.NoError(t, err)
+	return st.PendingEmbeddings
+}
+
+func TestTier2StoresSearchesAndDeletesVectors(t *testing.T) {
+	ctx := context.Background()
+	m := testutil.OpenTier2(t, newTestEmbedder(t, 128))
+	facts := []string{
+		"The deploy pipeline runs on GitHub Actions and takes twelve minutes",
+		"Alice prefers dark roast coffee in the morning",
+		"The staging database is PostgreSQL 16 on a small instance",
+		"Bob is allergic to peanuts and shellfish",
+	}
+	var ids []string
+	for _, f := range facts {
+		id, err := m.Semantic().Store(ctx, engram.SemanticEntry{Content: f, Importance: 0.5})
+		require.NoError(t, err)
+		ids = append(ids, id)
+	}
+	epID, err := m.Episodic().Log(ctx, engram.Episode{Content: "Deployed release 4.2 to staging"})
+	require.NoError(t, err)
+	_, err = m.Procedural().Store(ctx, engram.Procedure{Name: "roll back a deploy", Description: "revert the release tag and redeploy"})
+	require.NoError(t, err)
+	assert.Equal(t, 4, vectorRows(t, m.Path(), "vec_semantic"))
+	assert.Equal(t, 1, vectorRows(t, m.Path(), "vec_episodic"))
+	assert.Equal(t, 1, vectorRows(t, m.Path(), "vec_procedural"))
+	assert.Zero(t, pending(t, m))
+
+	res, err := m.Search(ctx, engram.SearchOptions{Query: "Alice prefers dark roast coffee", Mode: engram.SearchVector})
+	require.NoError(t, err)
+	require.NotEmpty(t, res)
+	assert.Equal(t, ids[1], res[0].ID)
+	assert.InDelta(t, 1, res[0].Parts.Vector, 0.35, "the nearest is the same words")
+	assert.Zero(t, res[0].Parts.Text, "a vector search reports no text part")
+	for i := 1; i < len(res); i++ {
+		assert.GreaterOrEqual(t, res[i-1].Parts.Vector+0.2, res[i].Parts.Vector)
+	}
+
+	res, err = m.Search(ctx, engram.SearchOptions{Query: "which database does staging use?"})
+	require.NoError(t, err, "hybrid is the Tier 2 default")
+	require.NotEmpty(t, res)
+	assert.Equal(t, ids[2], res[0].ID)
+	assert.Positive(t, res[0].Parts.Text)
+	assert.Positive(t, res[0].Parts.Vector)
+	assert.Positive(t, res[0].Parts.Fused)
+	assert.LessOrEqual(t, res[0].Parts.Fused, 1.0)
+
+	res, err = m.Search(ctx, engram.SearchOptions{Query: "deploy", Mode: engram.SearchText})
+	require.NoError(t, err)
+	for _, r := range res {
+		assert.Zero(t, r.Parts.Vector, "a text search reports no vector part")
+	}
+
+	require.NoError(t, m.Semantic().Delete(ctx, ids[1]))
+	require.NoError(t, m.Episodic().Delete(ctx, epID))
+	assert.Equal(t, 3, vectorRows(t, m.Path(), "vec_semantic"), "a deleted entry's vector goes with it")
+	assert.Equal(t, 0, vectorRows(t, m.Path(), "vec_episodic"))
+	res, err = m.Search(ctx, engram.SearchOptions{Query: "Alice prefers dark roast coffee", Mode: engram.SearchVector})
+	require.NoError(t, err)
+	for _, r := range res {
+		assert.NotEqual(t, ids[1], r.ID, "a deleted entry is not found")
+	}
+
+	// New content is embedded again.
+	_, err = m.Semantic().Update(ctx, ids[3], engram.SemanticPatch{Content: ptr("Bob now drinks green tea every afternoon")})
+	require.NoError(t, err)
+	assert.Zero(t, pending(t, m))
+	res, err = m.Search(ctx, engram.SearchOptions{Query: "Bob drinks green tea every afternoon", Mode: engram.SearchVector, Limit: 1})
+	require.NoError(t, err)
+	require.Len(t, res, 1)
+	assert.Equal(t, ids[3], res[0].ID)
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// TestFlakyEmbedderNeverLosesAMemory: a memory stored while the embedder
+// fails is kept and found by text; Flush embeds it once the embedder is
+// back.
+func TestFlakyEmbedderNeverLosesAMemory(t *testing.T) {
+	ctx := context.Background()
+	e := newTestEmbedder(t, 64)
+	m := testutil.OpenTier2(t, e)
+	e.set(true, 0)
+	id, err := m.Semantic().Store(ctx, engram.SemanticEntry{Content: "The API key rotates every ninety days", Importance: 0.8})
+	require.NoError(t, err, "the row is kept when embedding fails")
+	_, err = m.Episodic().LogBatch(ctx, []engram.Episode{{Content: "rotated the key"}, {Content: "rotated it again"}})
+	require.NoError(t, err)
+	assert.Equal(t, 3, pending(t, m))
+	assert.Zero(t, vectorRows(t, m.Path(), "vec_semantic"))
+
+	res, err := m.Search(ctx, engram.SearchOptions{Query: "how often does the API key rotate?"})
+	require.NoError(t, err, "hybrid falls back to text when the query cannot be embedded")
+	require.NotEmpty(t, res)
+	assert.Equal(t, id, res[0].ID)
+	_, err = m.Search(ctx, engram.SearchOptions{Query: "API key", Mode: engram.SearchVector})
+	assert.ErrorIs(t, err, engram.ErrEmbedding)
+
+	err = m.Flush(ctx)
+	assert.ErrorIs(t, err, engram.ErrEmbedding, "Flush says the embedder failed")
+	assert.Equal(t, 3, pending(t, m), "and keeps the memories pending")
+
+	e.set(false, 0)
+	require.NoError(t, m.Flush(ctx))
+	assert.Zero(t, pending(t, m))
+	assert.Equal(t, 1, vectorRows(t, m.Path(), "vec_semantic"))
+	assert.Equal(t, 2, vectorRows(t, m.Path(), "vec_episodic"))
+	res, err = m.Search(ctx, engram.SearchOptions{Query: "The API key rotates every ninety days", Mode: engram.SearchVector, Limit: 1})
+	require.NoError(t, err)
+	require.Len(t, res, 1)
+	assert.Equal(t, id, res[0].ID)
+}
+
+func TestEmbeddingCacheEmbedsATextOnce(t *testing.T) {
+	ctx := context.Background()
+	e := newTestEmbedder(t, 64)
+	m := testutil.OpenTier2(t, e)
+	e.set(false, 0)
+	_, err := m.Semantic().Store(ctx, engram.SemanticEntry{Content: "same words", Importance: 0.5})
+	require.NoError(t, err)
+	_, err = m.Episodic().LogBatch(ctx, []engram.Episode{{Content: "same words"}, {Content: "other words"}, {Content: "other words"}})
+	require.NoError(t, err)
+	assert.Equal(t, 2, e.embedded(), "each distinct text once")
+	require.NoError(t, m.Reindex(ctx, nil))
+	assert.Equal(t, 2, e.embedded(), "reindexing with the same model pays nothing")
+	assert.Zero(t, pending(t, m))
+}
+
+// TestReindexResumes: a Reindex the embedder breaks off carries on where it
+// stopped, and embeds no text twice.
+func TestReindexResumes(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "memory.db")
+	first := newTestEmbedder(t, 64)
+	m, err := engram.New(engram.Tier2, engram.WithPath(path), engram.WithEmbedder(first))
+	require.NoError(t, err)
+	const n = 300
+	entries := make([]engram.SemanticEntry, n)
+	for i := range entries {
+		entries[i] = engram.SemanticEntry{Content: fmt.Sprintf("fact number %d about topic %d", i, i%17), Importance: 0.5}
+	}
+	_, err = m.Semantic().StoreBatch(ctx, entries)
+	require.NoError(t, err)
+	require.NoError(t, m.Close())
+
+	// Another model of the same dimension: the old vectors go and
+	// everything is pending.
+	second := newTestEmbedder(t, 64)
+	second.model = "another-model"
+	second.set(false, 2) // two batches, then down
+	m = testutil.OpenTier2Path(t, path, engram.DefaultAgent, second)
+	assert.Equal(t, n, pending(t, m))
+	assert.Zero(t, vectorRows(t, path, "vec_semantic"))
+
+	var seen []int
+	err = m.Reindex(ctx, func(done, total int) {
+		assert.Equal(t, n, total)
+		seen = append(seen, done)
+	})
+	require.ErrorIs(t, err, engram.ErrEmbedding)
+	assert.Equal(t, []int{64, 128}, seen)
+	assert.Equal(t, n-128, pending(t, m))
+	assert.Equal(t, 128, vectorRows(t, path, "vec_semantic"))
+	embeddedBefore := second.embedded()
+
+	second.mu.Lock()
+	second.failAfter = 0
+	second.mu.Unlock()
+	seen = nil
+	require.NoError(t, m.Reindex(ctx, func(done, total int) { seen = append(seen, done) }))
+	assert.Equal(t, n-128, second.embedded()-embeddedBefore, "the second run embeds only what the first did not")
+	require.NotEmpty(t, seen)
+	assert.Equal(t, n-128, seen[len(seen)-1], "progress counts what was left")
+	assert.Zero(t, pending(t, m))
+	assert.Equal(t, n, vectorRows(t, path, "vec_semantic"))
+
+	// A finished Reindex starts over the next time (all cached now).
+	second.set(false, 0)
+	require.NoError(t, m.Reindex(ctx, nil))
+	assert.Zero(t, second.embedded())
+}
+
+func TestDimensionMismatchIsAClearError(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "memory.db")
+	m, err := engram.New(engram.Tier2, engram.WithPath(path), engram.WithEmbedder(newTestEmbedder(t, 64)))
+	require.NoError(t, err)
+	require.NoError(t, m.Close())
+	_, err = engram.New(engram.Tier2, engram.WithPath(path), engram.WithEmbedder(newTestEmbedder(t, 128)))
+	require.ErrorIs(t, err, engram.ErrInvalid)
+	assert.Contains(t, err.Error(), "64-dimension")
+	var ie *engram.InvalidError
+	require.ErrorAs(t, err, &ie)
+	assert.Equal(t, "WithEmbedder", ie.Field)
+}
+
+func TestVectorCallsOnTier1(t *testing.T) {
+	ctx := context.Background()
+	m := testutil.Open(t)
+	_, err := m.Search(ctx, engram.SearchOptions{Query: "x", Mode: engram.SearchVector})
+	assert.ErrorIs(t, err, engram.ErrTierUnsupported)
+	_, err = m.Search(ctx, engram.SearchOptions{Query: "x", Mode: engram.SearchHybrid})
+	assert.ErrorIs(t, err, engram.ErrTierUnsupported)
+	assert.ErrorIs(t, m.Reindex(ctx, nil), engram.ErrTierUnsupported)
+	_, err = m.Search(ctx, engram.SearchOptions{Query: "x", Mode: "sideways"})
+	assert.ErrorIs(t, err, engram.ErrInvalid)
+}
