@@ -265,6 +265,14 @@ func (v *vectors) embed(ctx context.Context, texts []string) ([]embedded, error)
 		out[i].hash = textHash(t)
 		hashes[i] = string(out[i].hash)
 	}
+	if _, local := v.emb.(*HashingEmbedder); local {
+		// It computes a vector faster than the cache could be read, so
+		// its vectors are neither looked up nor cached.
+		for i := range out {
+			out[i].cached = true
+		}
+		return v.embedMissing(ctx, texts, out, hashes)
+	}
 	list, _ := json.Marshal(hexAll(out))
 	err := v.m.db.read(ctx, "embed.cache", func(q *dbtx) error {
 		rows, err := q.query(`SELECT c.hash, c.vector FROM json_each(?2) j
@@ -293,20 +301,24 @@ func (v *vectors) embed(ctx context.Context, texts []string) ([]embedded, error)
 	if err != nil {
 		return nil, err
 	}
+	return v.embedMissing(ctx, texts, out, hashes)
+}
+
+// embedMissing asks the embedder, in one call, for the vectors out lacks,
+// each distinct text once.
+func (v *vectors) embedMissing(ctx context.Context, texts []string, out []embedded, hashes []string) ([]embedded, error) {
 	var missing []string
-	var at []int
-	seen := map[string]int{}
+	var first []int          // per missing text, where it first occurs in texts
+	seen := map[string]int{} // hash → where it first occurs
 	for i, t := range texts {
 		if out[i].vec != nil {
 			continue
 		}
-		if j, ok := seen[hashes[i]]; ok {
-			at = append(at, -1-j) // the same text as an earlier one
-			continue
+		if _, ok := seen[hashes[i]]; !ok {
+			seen[hashes[i]] = i
+			missing = append(missing, t)
+			first = append(first, i)
 		}
-		seen[hashes[i]] = i
-		missing = append(missing, t)
-		at = append(at, i)
 	}
 	if len(missing) == 0 {
 		return out, nil
@@ -321,14 +333,10 @@ func (v *vectors) embed(ctx context.Context, texts []string) ([]embedded, error)
 		}
 		return nil, fmt.Errorf("engram: embed (%s): %w: %w", v.model, ErrEmbedding, err)
 	}
-	k := 0
-	for _, i := range at {
-		if i >= 0 {
-			out[i].vec = vecs[k]
-			k++
-		}
+	for k, i := range first {
+		out[i].vec = vecs[k]
 	}
-	for i := range out {
+	for i := range out { // repeats of a text
 		if out[i].vec == nil {
 			out[i].vec = out[seen[hashes[i]]].vec
 		}

@@ -19,11 +19,13 @@ CREATE TABLE vector_pending (
 CREATE INDEX vector_pending_by_agent ON vector_pending (agent_id, memory_type, pk);
 
 -- Embeddings by model and text (a SHA-256 prefix), so that identical text
--- is embedded once, however often it is stored or reindexed.
+-- is embedded once, however often it is stored or reindexed. (A rowid
+-- table: its rows, a vector each, are too large for a WITHOUT ROWID one.)
 CREATE TABLE embedding_cache (
+    pk      INTEGER PRIMARY KEY,
     model   TEXT    NOT NULL,
     hash    BLOB    NOT NULL,
     vector  BLOB    NOT NULL,
     used_at INTEGER NOT NULL,
-    PRIMARY KEY (model, hash)
-) WITHOUT ROWID;
+    UNIQUE (model, hash)
+);
