@@ -266,7 +266,7 @@ func (m *Memory) Search(ctx context.Context, opts SearchOptions) ([]Result, erro
 		}
 	}
 	if byVector {
-		found, err := m.vectorCandidates(ctx, opts, k, since, until, tagJSON)
+		found, err := m.vectorCandidates(ctx, opts, since, until, tagJSON)
 		switch {
 		case err == nil:
 			cands = merge(cands, found)
@@ -528,16 +528,20 @@ var vectorSQL = map[MemoryType]string{
 			AND (?5 = '' OR EXISTS (SELECT 1 FROM json_each(p.tags) t WHERE t.value IN (SELECT value FROM json_each(?5))))`,
 }
 
-// vectorCandidates finds, per stored memory type, the k memories whose
-// embeddings are nearest the query's and that pass the filters. With
-// filters it asks the index for more, since some neighbours may not pass.
-// Its error matches [ErrEmbedding] when the query cannot be embedded.
-func (m *Memory) vectorCandidates(ctx context.Context, opts SearchOptions, k int, since, until int64, tagJSON string) ([]candidate, error) {
-	es, err := m.vectors.embed(ctx, []string{opts.Query})
+// vectorCandidates finds, per stored memory type, the memories whose
+// embeddings are nearest the query's and that pass the filters: twice the
+// limit, so that importance and recency have some to choose from, and
+// four times that with filters, since some neighbours may not pass. Its
+// error matches [ErrEmbedding] when the query cannot be embedded.
+func (m *Memory) vectorCandidates(ctx context.Context, opts SearchOptions, since, until int64, tagJSON string) ([]candidate, error) {
+	v := m.vectors
+	// Queries skip the embedding cache, which holds stored texts.
+	es, err := v.embedMissing(ctx, []string{opts.Query}, make([]embedded, 1), []string{""})
 	if err != nil {
 		return nil, err
 	}
 	qv := es[0].vec
+	k := 2 * opts.Limit
 	n := k
 	if tagJSON != "" || since > 0 || until < math.MaxInt64 {
 		n = 4 * k
@@ -547,7 +551,7 @@ func (m *Memory) vectorCandidates(ctx context.Context, opts SearchOptions, k int
 		if len(opts.Types) > 0 && !slices.Contains(opts.Types, vt.typ) || vt.typ == TypeEpisodic && tagJSON != "" {
 			continue
 		}
-		hits, err := m.vectors.search(ctx, vt.typ, qv, n)
+		hits, err := v.search(ctx, vt.typ, qv, n, opts.Limit)
 		if err != nil || len(hits) == 0 {
 			if err != nil {
 				return nil, err

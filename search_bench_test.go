@@ -141,8 +141,10 @@ func searchDir(b testing.TB, n int) string {
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if searchRoot != "" {
-		os.RemoveAll(searchRoot)
+	for _, dir := range []string{searchRoot, vectorRoot} {
+		if dir != "" {
+			os.RemoveAll(dir)
+		}
 	}
 	os.Exit(code)
 }

@@ -1,0 +1,347 @@
+package engram_test
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"sort"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/engram-go/engram"
+	"github.com/engram-go/engram/internal/vecdata"
+)
+
+// Vector benchmarks run on the two data sets of 384-dimension unit
+// vectors, from fixed seeds: clustered (1,000 random centres, each vector
+// the normalised sum of a centre and a Gaussian offset of norm 0.6) and
+// uniform over the sphere. Each stored entry's text is a corpus sentence;
+// a tableEmbedder maps it (and each query) to its vector.
+
+const benchDims = 384
+
+// vectorSet is a data set: the stored vectors, the texts they belong to,
+// and queries with their vectors.
+type vectorSet struct {
+	name    string
+	docs    []string
+	vecs    [][]float32
+	queries []string
+	qvecs   [][]float32
+}
+
+func newVectorSet(name string, n int) *vectorSet {
+	s := &vectorSet{name: name, docs: newCorpus(n).docs}
+	c := newCorpus(n)
+	s.queries = c.questions(200)
+	switch name {
+	case "clustered":
+		d := vecdata.NewClustered(21, 1000, benchDims)
+		s.vecs, s.qvecs = d.Vectors(n), d.Vectors(len(s.queries))
+	default:
+		s.vecs, s.qvecs = vecdata.Uniform(22, n, benchDims), vecdata.Uniform(23, len(s.queries), benchDims)
+	}
+	return s
+}
+
+// embedder maps the set's texts to their vectors.
+func (s *vectorSet) embedder() *tableEmbedder {
+	e := &tableEmbedder{model: "table-" + s.name, vecs: make(map[string][]float32, len(s.docs)+len(s.queries))}
+	for i, d := range s.docs {
+		if _, dup := e.vecs[d]; !dup {
+			e.vecs[d] = s.vecs[i]
+		}
+	}
+	for i, q := range s.queries {
+		e.vecs[q] = s.qvecs[i]
+	}
+	return e
+}
+
+// tableEmbedder is an Embedder that looks texts up in a table.
+type tableEmbedder struct {
+	model string
+	vecs  map[string][]float32
+}
+
+func (e *tableEmbedder) Embed(_ context.Context, texts []string) ([][]float32, error) {
+	out := make([][]float32, len(texts))
+	for i, t := range texts {
+		v, ok := e.vecs[t]
+		if !ok {
+			return nil, fmt.Errorf("no vector for %q", t)
+		}
+		out[i] = v
+	}
+	return out, nil
+}
+func (e *tableEmbedder) Dimensions() int { return benchDims }
+func (e *tableEmbedder) Model() string   { return e.model }
+
+var (
+	vectorDBMu sync.Mutex
+	vectorDBs  = map[string]string{} // set/N → database file
+	vectorSets = map[string]*vectorSet{}
+	vectorRoot string
+)
+
+var benchEpoch = time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+
+// vectorDB returns the set and a database file holding its n entries
+// (semantic, equal importance, stored at one instant so that the blend
+// ranks by similarity alone), built once per process.
+func vectorDB(b *testing.B, name string, n int) (*vectorSet, string) {
+	b.Helper()
+	vectorDBMu.Lock()
+	defer vectorDBMu.Unlock()
+	key := fmt.Sprintf("%s/%d", name, n)
+	if path, ok := vectorDBs[key]; ok {
+		return vectorSets[key], path
+	}
+	if vectorRoot == "" {
+		var err error
+		if vectorRoot, err = os.MkdirTemp("", "engram-vector-bench"); err != nil {
+			b.Fatal(err)
+		}
+	}
+	set := newVectorSet(name, n)
+	path := filepath.Join(vectorRoot, name+fmt.Sprint(n)+".db")
+	cfg := engram.DefaultConfig()
+	cfg.Zettelkasten.Enabled = false
+	m, err := engram.New(engram.Tier2, engram.WithPath(path), engram.WithEmbedder(set.embedder()),
+		engram.WithConfig(cfg), engram.WithClock(func() time.Time { return benchEpoch }))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer m.Close()
+	ctx := context.Background()
+	for lo := 0; lo < n; lo += 2000 {
+		batch := make([]engram.SemanticEntry, 0, 2000)
+		for _, d := range set.docs[lo:min(n, lo+2000)] {
+			batch = append(batch, engram.SemanticEntry{Content: d, Importance: 0.5})
+		}
+		if _, err := m.Semantic().StoreBatch(ctx, batch); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if err := m.Optimize(ctx); err != nil {
+		b.Fatal(err)
+	}
+	vectorDBs[key], vectorSets[key] = path, set
+	return set, path
+}
+
+// exactTop returns the indexes of the k vectors most similar to q.
+func exactTop(vecs [][]float32, q []float32, k int) []int {
+	idx := make([]int, len(vecs))
+	sims := make([]float32, len(vecs))
+	for i, v := range vecs {
+		idx[i], sims[i] = i, vecdata.Dot(q, v)
+	}
+	sort.Slice(idx, func(a, b int) bool { return sims[idx[a]] > sims[idx[b]] })
+	return idx[:k]
+}
+
+// BenchmarkSearchVector measures vector search (Mode SearchVector, limit
+// 10) and reports its recall@10 against an exact cosine scan, with p50 and
+// p99 latencies.
+func BenchmarkSearchVector(b *testing.B) {
+	for _, n := range []int{10_000, 100_000} {
+		for _, name := range []string{"clustered", "uniform"} {
+			b.Run(fmt.Sprintf("N=%d/%s", n, name), func(b *testing.B) {
+				set, path := vectorDB(b, name, n)
+				m, err := engram.New(engram.Tier2, engram.WithPath(path), engram.WithEmbedder(set.embedder()),
+					engram.WithClock(func() time.Time { return benchEpoch }))
+				if err != nil {
+					b.Fatal(err)
+				}
+				defer m.Close()
+				ctx := context.Background()
+				at := make(map[string]int, len(set.docs))
+				for i, d := range set.docs {
+					if _, dup := at[d]; !dup {
+						at[d] = i
+					}
+				}
+				search := func(i int) []engram.Result {
+					res, err := m.Search(ctx, engram.SearchOptions{Query: set.queries[i%len(set.queries)],
+						Mode: engram.SearchVector, Types: []engram.MemoryType{engram.TypeSemantic}, Limit: 10})
+					if err != nil || len(res) != 10 {
+						b.Fatal(err, len(res))
+					}
+					return res
+				}
+				search(0) // loads the index, as the first search of a session does
+				// Recall, over all queries, outside the timing.
+				hit := 0
+				for i, q := range set.qvecs {
+					truth := exactTop(set.vecs, q, 10)
+					for _, r := range search(i) {
+						if slices.Contains(truth, at[r.Content]) {
+							hit++
+						}
+					}
+				}
+				recall := float64(hit) / float64(10*len(set.queries))
+				lat := make(latencies, 0, 4096)
+				i := 0
+				for b.Loop() {
+					start := time.Now()
+					search(i)
+					lat = append(lat, time.Since(start))
+					i++
+				}
+				b.ReportMetric(recall, "recall@10")
+				lat.report(b)
+			})
+		}
+	}
+}
+
+// BenchmarkSearchHybrid measures the Tier 2 default: text and vector
+// search fused by reciprocal rank, on the corpus questions.
+func BenchmarkSearchHybrid(b *testing.B) {
+	for _, n := range []int{10_000, 100_000} {
+		b.Run(fmt.Sprintf("N=%d", n), func(b *testing.B) {
+			set, path := vectorDB(b, "clustered", n)
+			m, err := engram.New(engram.Tier2, engram.WithPath(path), engram.WithEmbedder(set.embedder()),
+				engram.WithClock(func() time.Time { return benchEpoch }))
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer m.Close()
+			ctx := context.Background()
+			if _, err := m.Search(ctx, engram.SearchOptions{Query: set.queries[0]}); err != nil {
+				b.Fatal(err)
+			}
+			lat := make(latencies, 0, 4096)
+			i := 0
+			for b.Loop() {
+				start := time.Now()
+				res, err := m.Search(ctx, engram.SearchOptions{Query: set.queries[i%len(set.queries)]})
+				if err != nil || len(res) == 0 {
+					b.Fatal(err, len(res))
+				}
+				lat = append(lat, time.Since(start))
+				i++
+			}
+			lat.report(b)
+		})
+	}
+}
+
+// BenchmarkBaselineExactScan is the exact search engram's index is
+// measured against: a pure-Go scan of the float32 vectors in memory, on
+// two goroutines, keeping the 10 best.
+func BenchmarkBaselineExactScan(b *testing.B) {
+	for _, n := range []int{10_000, 100_000} {
+		for _, name := range []string{"clustered", "uniform"} {
+			b.Run(fmt.Sprintf("N=%d/%s", n, name), func(b *testing.B) {
+				set := newVectorSet(name, n)
+				flat := make([]float32, 0, n*benchDims)
+				for _, v := range set.vecs {
+					flat = append(flat, v...)
+				}
+				workers := runtime.GOMAXPROCS(0)
+				i := 0
+				for b.Loop() {
+					q := set.qvecs[i%len(set.qvecs)]
+					tops := make([][]scoredIndex, workers)
+					var wg sync.WaitGroup
+					chunk := (n + workers - 1) / workers
+					for w := range workers {
+						wg.Go(func() {
+							lo, hi := w*chunk, min(n, (w+1)*chunk)
+							tops[w] = scanTop(flat, q, lo, hi, 10)
+						})
+					}
+					wg.Wait()
+					var all []scoredIndex
+					for _, t := range tops {
+						all = append(all, t...)
+					}
+					slices.SortFunc(all, func(a, b scoredIndex) int { return cmp.Compare(b.sim, a.sim) })
+					if len(all) < 10 {
+						b.Fatal(len(all))
+					}
+					i++
+				}
+			})
+		}
+	}
+}
+
+type scoredIndex struct {
+	sim float32
+	i   int
+}
+
+// scanTop returns the k best of vectors lo to hi of flat for q.
+func scanTop(flat, q []float32, lo, hi, k int) []scoredIndex {
+	top := make([]scoredIndex, 0, k+1)
+	for i := lo; i < hi; i++ {
+		v := flat[i*benchDims : (i+1)*benchDims]
+		var s0, s1, s2, s3 float32
+		for j := 0; j < benchDims; j += 4 {
+			s0 += q[j] * v[j]
+			s1 += q[j+1] * v[j+1]
+			s2 += q[j+2] * v[j+2]
+			s3 += q[j+3] * v[j+3]
+		}
+		s := s0 + s1 + s2 + s3
+		if len(top) == k && s <= top[k-1].sim {
+			continue
+		}
+		at, _ := slices.BinarySearchFunc(top, s, func(e scoredIndex, t float32) int { return cmp.Compare(t, e.sim) })
+		top = slices.Insert(top, at, scoredIndex{s, i})
+		if len(top) > k {
+			top = top[:k]
+		}
+	}
+	return top
+}
+
+// BenchmarkStoreSemanticTier2 stores one entry per transaction with the
+// hashing embedder (384 dimensions) into a memory of 10K entries:
+// embedding, row, full-text and vec0 rows, and auto-linking by cosine,
+// as a Tier 2 agent stores by default.
+func BenchmarkStoreSemanticTier2(b *testing.B) {
+	for _, autolink := range []bool{false, true} {
+		b.Run(fmt.Sprintf("autolink=%v", autolink), func(b *testing.B) {
+			dir := b.TempDir()
+			openBench(b, dir, 10_000, 0).Close()
+			h, err := engram.NewHashingEmbedder(benchDims)
+			if err != nil {
+				b.Fatal(err)
+			}
+			cfg := engram.DefaultConfig()
+			cfg.Zettelkasten.Enabled = autolink
+			m, err := engram.New(engram.Tier2, engram.WithDir(dir), engram.WithConfig(cfg), engram.WithEmbedder(h))
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer m.Close()
+			ctx := context.Background()
+			if err := m.Reindex(ctx, nil); err != nil { // the 10K stored at Tier 1
+				b.Fatal(err)
+			}
+			entries := benchEntries(3, 1<<16)
+			if _, err := m.Semantic().Store(ctx, entries[len(entries)-1]); err != nil {
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				if _, err := m.Semantic().Store(ctx, entries[i%len(entries)]); err != nil {
+					b.Fatal(err)
+				}
+				i++
+			}
+		})
+	}
+}
