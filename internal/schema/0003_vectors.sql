@@ -16,7 +16,7 @@ CREATE TABLE vector_pending (
     last_error  TEXT    NOT NULL DEFAULT '',
     PRIMARY KEY (memory_type, pk)
 ) WITHOUT ROWID;
-CREATE INDEX vector_pending_by_agent ON vector_pending (agent_id, memory_type, pk);
+CREATE INDEX vector_pending_by_agent ON vector_pending (agent_id, attempts, memory_type, pk);
 
 -- Embeddings by model and text (a SHA-256 prefix), so that identical text
 -- is embedded once, however often it is stored or reindexed. (A rowid
