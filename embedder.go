@@ -24,7 +24,8 @@ type Embedder interface {
 }
 
 // HashingEmbedder is a deterministic, offline [Embedder] that needs no
-// model: each text's word stems, word pairs and character trigrams are
+// model: the word stems, adjacent word pairs and character trigrams of
+// each text's words (stopwords left out, as search leaves them out) are
 // hashed into a fixed number of dimensions (with a hashed sign, so that
 // collisions cancel out rather than add up) and the vector is scaled to
 // length 1.
@@ -55,8 +56,8 @@ func NewHashingEmbedder(dims int) (*HashingEmbedder, error) {
 // Dimensions returns the length of the vectors.
 func (h *HashingEmbedder) Dimensions() int { return h.dims }
 
-// Model names the embedding: "engram-hashing-v1".
-func (h *HashingEmbedder) Model() string { return "engram-hashing-v1" }
+// Model names the embedding: "engram-hashing-v2".
+func (h *HashingEmbedder) Model() string { return "engram-hashing-v2" }
 
 // Feature weights of the hashing embedder: a shared word counts most, a
 // shared pair of words adds order, a shared trigram catches word forms
@@ -98,11 +99,11 @@ func (h *HashingEmbedder) embed(text string) []float32 {
 	toks := query.Tokens(text)
 	prev := ""
 	for _, tok := range toks {
-		stem := tok
-		if !query.IsStopword(tok) {
-			stem = query.Stem(tok)
-			add("w:"+stem, hashWordWeight)
+		if query.IsStopword(tok) {
+			continue
 		}
+		stem := query.Stem(tok)
+		add("w:"+stem, hashWordWeight)
 		if prev != "" {
 			add("p:"+prev+" "+stem, hashPairWeight)
 		}

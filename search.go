@@ -260,11 +260,6 @@ func (m *Memory) Search(ctx context.Context, opts SearchOptions) ([]Result, erro
 	if want(TypeWorking) && byText {
 		cands = append(cands, m.working.candidates(terms, opts)...)
 	}
-	if w := m.cfg.Search.ContextWeight; w > 0 && want(TypeEpisodic) && byText {
-		if cands, err = m.withContext(ctx, cands, w, since, until); err != nil {
-			return nil, err
-		}
-	}
 	if byVector {
 		found, err := m.vectorCandidates(ctx, opts, since, until, tagJSON)
 		switch {
@@ -275,6 +270,11 @@ func (m *Memory) Search(ctx context.Context, opts SearchOptions) ([]Result, erro
 			m.log.Warn("engram: hybrid search by text only: the query could not be embedded", "err", err)
 			opts.Mode = SearchText
 		default:
+			return nil, err
+		}
+	}
+	if w := m.cfg.Search.ContextWeight; w > 0 && want(TypeEpisodic) {
+		if cands, err = m.withContext(ctx, cands, w, since, until); err != nil {
 			return nil, err
 		}
 	}
@@ -1054,8 +1054,9 @@ func (m *Memory) rank(cands []candidate, now time.Time, opts SearchOptions) []Re
 }
 
 // fuse returns the reciprocal-rank fusion of each candidate's places in
-// the text ranking (by bm25) and the vector ranking (by cosine), scaled
-// so that first in both is 1.
+// the text ranking (by bm25, where the context of a match ranks by its
+// share of the match's) and the vector ranking (by cosine), scaled so
+// that first in both is 1.
 func fuse(cands []candidate, sc SearchConfig) []float64 {
 	k := sc.RRFConstant
 	out := make([]float64, len(cands))

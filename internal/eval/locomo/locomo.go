@@ -220,9 +220,22 @@ func (r *report) String() string {
 	return b.String()
 }
 
-// run loads each conversation into a fresh memory and asks its questions.
-func run(ctx context.Context, d dataset, cfg engram.Config) (*report, error) {
-	rep := newReport(1)
+// searchMode is the mode questions are asked in; "" is the tier's default.
+var searchMode engram.SearchMode
+
+// run loads each conversation into a fresh memory of the tier and asks
+// its questions. Tier 2 embeds with the hashing embedder (384 dimensions)
+// and searches in hybrid mode, its default.
+func run(ctx context.Context, d dataset, cfg engram.Config, tier engram.Tier) (*report, error) {
+	rep := newReport(int(tier))
+	opts := []engram.Option{engram.InMemory(), engram.WithConfig(cfg), engram.WithAgent("locomo")}
+	if tier == engram.Tier2 {
+		h, err := engram.NewHashingEmbedder(384)
+		if err != nil {
+			return nil, err
+		}
+		opts = append(opts, engram.WithEmbedder(h))
+	}
 	maxK := ks[len(ks)-1]
 	for _, c := range d {
 		sessions, err := c.sessions()
@@ -237,8 +250,7 @@ func run(ctx context.Context, d dataset, cfg engram.Config) (*report, error) {
 		// The clock stands a day after the last session, as if the agent
 		// were asked the next day.
 		end := sessions[len(sessions)-1].date.Add(24 * time.Hour)
-		m, err := engram.New(engram.Tier1, engram.InMemory(), engram.WithConfig(cfg),
-			engram.WithAgent("locomo"), engram.WithClock(func() time.Time { return end }))
+		m, err := engram.New(tier, append(opts, engram.WithClock(func() time.Time { return end }))...)
 		if err != nil {
 			return nil, err
 		}
@@ -254,7 +266,7 @@ func run(ctx context.Context, d dataset, cfg engram.Config) (*report, error) {
 			if len(ev) == 0 {
 				continue
 			}
-			res, err := m.Episodic().Search(ctx, engram.SearchOptions{Query: q.Question, Limit: maxK})
+			res, err := m.Episodic().Search(ctx, engram.SearchOptions{Query: q.Question, Limit: maxK, Mode: searchMode})
 			if err != nil {
 				m.Close()
 				return nil, fmt.Errorf("%s %q: %w", c.SampleID, q.Question, err)

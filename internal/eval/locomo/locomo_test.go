@@ -30,7 +30,7 @@ func TestLoCoMoRecall(t *testing.T) {
 		}
 		t.Skipf("LoCoMo data not found: %v", err)
 	}
-	rep, err := run(context.Background(), d, engram.DefaultConfig())
+	rep, err := run(context.Background(), d, engram.DefaultConfig(), engram.Tier1)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,12 +1,14 @@
 // Command locomo measures engram's recall on the LoCoMo long-conversation
-// benchmark: it loads each conversation into a fresh Tier 1 memory, one
-// dialog turn per episode, asks every question of categories 1 to 4 and
-// reports turn-level Recall@k: the share of a question's evidence turns
-// found in the top k results, averaged over questions.
+// benchmark: it loads each conversation into a fresh memory, one dialog
+// turn per episode, asks every question of categories 1 to 4 and reports
+// turn-level Recall@k: the share of a question's evidence turns found in
+// the top k results, averaged over questions.
 //
-//	go run ./internal/eval/locomo -data ../shared/data/locomo/locomo10.json
+//	go run ./internal/eval/locomo -data ../shared/data/locomo/locomo10.json [-tier 2]
 //
-// The last line it prints is the summary:
+// Tier 1 searches by full text; Tier 2 embeds with the offline hashing
+// embedder and searches in hybrid mode. The last line it prints is the
+// summary:
 //
 //	locomo tier1 questions=1536 R@1=… R@5=… R@10=… R@25=…
 package main
@@ -22,12 +24,22 @@ import (
 
 func main() {
 	data := flag.String("data", "../shared/data/locomo/locomo10.json", "path to locomo10.json")
+	tier := flag.Int("tier", 1, "1 (full text) or 2 (hybrid, hashing embedder)")
+	mode := flag.String("mode", "", "search mode: text, vector or hybrid (default: the tier's)")
+	vw := flag.Float64("vector-weight", engram.DefaultConfig().Search.HybridVectorWeight, "hybrid: the vector ranking's weight")
+	rrfK := flag.Float64("rrf-k", engram.DefaultConfig().Search.RRFConstant, "hybrid: the RRF constant")
 	flag.Parse()
+	cfg := engram.DefaultConfig()
+	cfg.Search.HybridVectorWeight, cfg.Search.RRFConstant = *vw, *rrfK
+	searchMode = engram.SearchMode(*mode)
+	if err := engram.Tier(*tier).Validate(); err != nil {
+		log.Fatal(err)
+	}
 	d, err := load(*data)
 	if err != nil {
 		log.Fatal(err)
 	}
-	rep, err := run(context.Background(), d, engram.DefaultConfig())
+	rep, err := run(context.Background(), d, cfg, engram.Tier(*tier))
 	if err != nil {
 		log.Fatal(err)
 	}
