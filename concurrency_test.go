@@ -221,3 +221,77 @@ func TestConcurrentReadersAndWriters(t *testing.T) {
 		*stressFor, tallies[0].semantic.Load()+tallies[1].semantic.Load(),
 		tallies[0].episodes.Load()+tallies[1].episodes.Load(), reads.Load(), flushed)
 }
+
+// TestConcurrentTier2 runs writers (stores, deletes, updates) and
+// searchers (hybrid and vector) against two Tier 2 handles of one agent on
+// one file, so that each handle's index must follow the other's writes,
+// for a second; under -race in CI. Every call must succeed, and every
+// vector search result must be a memory that exists.
+func TestConcurrentTier2(t *testing.T) {
+	if testing.Short() {
+		t.Skip("stress test")
+	}
+	ctx := context.Background()
+	path := testutil.TempDB(t)
+	handles := []*engram.Memory{
+		testutil.OpenTier2Path(t, path, "agent", newTestEmbedder(t, 64)),
+		testutil.OpenTier2Path(t, path, "agent", newTestEmbedder(t, 64)),
+	}
+	words := []string{"deploy", "coffee", "printer", "budget", "release", "garden", "invoice", "kafka"}
+	stop := time.Now().Add(time.Second)
+	var stored atomic.Int64
+	var wg sync.WaitGroup
+	for w := range 4 {
+		wg.Go(func() {
+			m := handles[w%2]
+			rng := rand.New(rand.NewPCG(uint64(w), 1))
+			var mine []string
+			for i := 0; time.Now().Before(stop); i++ {
+				text := fmt.Sprintf("%s note %d from writer %d", words[rng.IntN(len(words))], i, w)
+				switch {
+				case len(mine) > 5 && rng.IntN(4) == 0:
+					j := rng.IntN(len(mine))
+					assert.NoError(t, m.Semantic().Delete(ctx, mine[j]))
+					mine = append(mine[:j], mine[j+1:]...)
+				case len(mine) > 0 && rng.IntN(4) == 0:
+					_, err := m.Semantic().Update(ctx, mine[rng.IntN(len(mine))], engram.SemanticPatch{Content: &text})
+					assert.NoError(t, err)
+				case rng.IntN(3) == 0:
+					_, err := m.Episodic().Log(ctx, engram.Episode{Content: text})
+					assert.NoError(t, err)
+				default:
+					id, err := m.Semantic().Store(ctx, engram.SemanticEntry{Content: text, Importance: 0.5})
+					if assert.NoError(t, err) {
+						mine = append(mine, id)
+						stored.Add(1)
+					}
+				}
+			}
+		})
+	}
+	for r := range 4 {
+		wg.Go(func() {
+			m := handles[r%2]
+			rng := rand.New(rand.NewPCG(uint64(r), 2))
+			for time.Now().Before(stop) {
+				mode := engram.SearchHybrid
+				if rng.IntN(2) == 0 {
+					mode = engram.SearchVector
+				}
+				res, err := m.Search(ctx, engram.SearchOptions{Query: words[rng.IntN(len(words))] + " note", Mode: mode})
+				if !assert.NoError(t, err) {
+					return
+				}
+				for _, x := range res {
+					assert.NotEmpty(t, x.Content, "a result is a memory that exists")
+				}
+			}
+		})
+	}
+	wg.Wait()
+	assert.Positive(t, stored.Load())
+	for _, m := range handles {
+		require.NoError(t, m.Flush(ctx))
+		assert.Zero(t, pending(t, m))
+	}
+}

@@ -283,6 +283,8 @@ func (m *Memory) Search(ctx context.Context, opts SearchOptions) ([]Result, erro
 	if err := m.fillContent(ctx, results, cands); err != nil {
 		return nil, err
 	}
+	// A memory deleted since it was ranked has no content left to show.
+	results = slices.DeleteFunc(results, func(r Result) bool { return r.Content == "" })
 	keys := newSnippetKeys(terms)
 	for i := range results {
 		results[i].Snippet = keys.snippet(results[i].Content)
@@ -405,7 +407,8 @@ func (m *Memory) flushAccess(ctx context.Context) error {
 
 // fillContent reads the content of the results that do not have it yet,
 // one query per memory type: ranking needs none, so only the results pay
-// for it. A row deleted since it was ranked keeps an empty content.
+// for it. A row deleted since it was ranked keeps an empty content (and
+// Search drops it).
 func (m *Memory) fillContent(ctx context.Context, results []Result, cands []candidate) error {
 	pks := map[string]int64{}
 	for _, c := range cands {

@@ -289,3 +289,96 @@ func TestVectorCallsOnTier1(t *testing.T) {
 	_, err = m.Search(ctx, engram.SearchOptions{Query: "x", Mode: "sideways"})
 	assert.ErrorIs(t, err, engram.ErrInvalid)
 }
+
+// TestVectorsFollowOtherHandles: changes made through another Memory on
+// the same file (another process, say) reach this one's vector search.
+func TestVectorsFollowOtherHandles(t *testing.T) {
+	ctx := context.Background()
+	path := testutil.TempDB(t)
+	a := testutil.OpenTier2Path(t, path, "agent", newTestEmbedder(t, 64))
+	b := testutil.OpenTier2Path(t, path, "agent", newTestEmbedder(t, 64))
+	text1 := testutil.OpenPath(t, path, "agent")
+	search := func(q string) []string {
+		res, err := a.Search(ctx, engram.SearchOptions{Query: q, Mode: engram.SearchVector, Limit: 3})
+		require.NoError(t, err)
+		var ids []string
+		for _, r := range res {
+			ids = append(ids, r.ID)
+		}
+		return ids
+	}
+	first, err := a.Semantic().Store(ctx, engram.SemanticEntry{Content: "the office wifi password is on the fridge", Importance: 0.5})
+	require.NoError(t, err)
+	assert.Equal(t, []string{first}, search("wifi password fridge"), "loads the index")
+
+	second, err := b.Semantic().Store(ctx, engram.SemanticEntry{Content: "the printer is on the third floor", Importance: 0.5})
+	require.NoError(t, err)
+	assert.Contains(t, search("printer third floor"), second, "another handle's store")
+
+	require.NoError(t, b.Semantic().Delete(ctx, second))
+	assert.NotContains(t, search("printer third floor"), second, "another handle's delete")
+
+	third, err := text1.Semantic().Store(ctx, engram.SemanticEntry{Content: "parking is free after six", Importance: 0.5})
+	require.NoError(t, err, "a Tier 1 handle on a Tier 2 file stores without a vector")
+	assert.Equal(t, 1, pending(t, a))
+	require.NoError(t, a.Flush(ctx))
+	assert.Contains(t, search("parking free after six"), third)
+	require.NoError(t, text1.Semantic().Delete(ctx, first))
+	assert.NotContains(t, search("wifi password fridge"), first, "a Tier 1 handle's delete")
+}
+
+// TestFailedWriteLeavesVectorsAsTheyWere: a batch that fails part way
+// stores nothing, vectors included, and the index forgets what it saw.
+func TestFailedWriteLeavesVectorsAsTheyWere(t *testing.T) {
+	ctx := context.Background()
+	m := testutil.OpenTier2(t, newTestEmbedder(t, 64))
+	_, err := m.Semantic().Store(ctx, engram.SemanticEntry{ID: "01JTAKEN0000000000000000AA", Content: "first", Importance: 0.5})
+	require.NoError(t, err)
+	_, err = m.Semantic().StoreBatch(ctx, []engram.SemanticEntry{
+		{Content: "a new entry about lighthouses", Importance: 0.5},
+		{ID: "01JTAKEN0000000000000000AA", Content: "a clash", Importance: 0.5},
+	})
+	require.ErrorIs(t, err, engram.ErrExists)
+	assert.Equal(t, 1, vectorRows(t, m.Path(), "vec_semantic"))
+	assert.Zero(t, pending(t, m))
+	res, err := m.Search(ctx, engram.SearchOptions{Query: "a new entry about lighthouses", Mode: engram.SearchVector})
+	require.NoError(t, err)
+	for _, r := range res {
+		assert.NotEqual(t, "a new entry about lighthouses", r.Content)
+	}
+}
+
+func TestTier2AutoLinksByCosine(t *testing.T) {
+	ctx := context.Background()
+	m := testutil.OpenTier2(t, newTestEmbedder(t, 256))
+	a, err := m.Semantic().Store(ctx, engram.SemanticEntry{Content: "The deploy pipeline runs on GitHub Actions every night", Importance: 0.5})
+	require.NoError(t, err)
+	_, err = m.Semantic().Store(ctx, engram.SemanticEntry{Content: "Bob keeps bees on the roof", Importance: 0.5})
+	require.NoError(t, err)
+	b, err := m.Semantic().Store(ctx, engram.SemanticEntry{Content: "The deploy pipeline runs on GitHub Actions every night at two", Importance: 0.5})
+	require.NoError(t, err)
+	links, err := m.Links().For(ctx, b)
+	require.NoError(t, err)
+	require.Len(t, links, 1, "linked to its near-duplicate only")
+	assert.Equal(t, a, links[0].TargetID)
+	assert.Equal(t, engram.LinkSimilar, links[0].Type)
+	assert.GreaterOrEqual(t, links[0].Strength, 0.85)
+	assert.LessOrEqual(t, links[0].Strength, 1.0)
+}
+
+func TestTier2IsIsolated(t *testing.T) {
+	ctx := context.Background()
+	path := testutil.TempDB(t)
+	alice := testutil.OpenTier2Path(t, path, "alice", newTestEmbedder(t, 64))
+	bob := testutil.OpenTier2Path(t, path, "bob", newTestEmbedder(t, 64))
+	_, err := alice.Semantic().Store(ctx, engram.SemanticEntry{Content: "alice's secret recipe uses saffron", Importance: 0.5})
+	require.NoError(t, err)
+	res, err := bob.Search(ctx, engram.SearchOptions{Query: "alice's secret recipe uses saffron", Mode: engram.SearchVector})
+	require.NoError(t, err)
+	assert.Empty(t, res, "bob's vector search never sees alice's memories")
+	res, err = bob.Search(ctx, engram.SearchOptions{Query: "secret recipe saffron"})
+	require.NoError(t, err)
+	assert.Empty(t, res)
+	require.NoError(t, bob.Reindex(ctx, nil))
+	assert.Equal(t, 0, pending(t, alice))
+}
