@@ -43,6 +43,17 @@
 // memory ranked where it did. Storing a semantic entry links it to its
 // near-duplicates ([Links.AutoLink]).
 //
+// # Tier 2: vectors
+//
+// [Tier2] adds vector search in the same file, with an [Embedder] given by
+// [WithEmbedder]: [NewHashingEmbedder] works offline with no model,
+// [NewOpenAIEmbedder] and [NewOllamaEmbedder] call a model's API. Each
+// memory's vector is written in the memory's own transaction (sqlite-vec's
+// vec0 tables); a memory the embedder could not embed is kept and embedded
+// later ([Memory.Flush], [Memory.Reindex]). Searches are hybrid by
+// default: full-text and vector rankings fused by reciprocal rank
+// ([SearchMode]).
+//
 // # Staying healthy
 //
 // [Memory.Compact] keeps each kind of memory within its limits (count),

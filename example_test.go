@@ -228,3 +228,46 @@ func ExampleMemory_Extract() {
 	// Output:
 	// semantic "prefer email notifications over SMS" from rule:preferences
 }
+
+// Tier 2 adds vector search in the same file. The hashing embedder works
+// offline with no model; swap in NewOpenAIEmbedder or NewOllamaEmbedder
+// for semantic embeddings.
+func ExampleMemory_Search_tier2() {
+	embedder, err := engram.NewHashingEmbedder(384)
+	if err != nil {
+		log.Fatal(err)
+	}
+	m, err := engram.New(engram.Tier2, engram.InMemory(), engram.WithEmbedder(embedder))
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer m.Close()
+	ctx := context.Background()
+	for _, fact := range []string{
+		"The staging database runs PostgreSQL 16",
+		"Deploys go out every Tuesday after the standup",
+		"Ada prefers short answers",
+	} {
+		if _, err := m.Semantic().Store(ctx, engram.SemanticEntry{Content: fact, Importance: 0.5}); err != nil {
+			log.Fatal(err)
+		}
+	}
+	// Hybrid is Tier 2's default: full text and vectors, fused by rank.
+	res, err := m.Search(ctx, engram.SearchOptions{Query: "which database does staging run?", Limit: 1})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(res[0].Content, res[0].Parts.Vector > 0)
+	// A vector search finds word forms full text does not join.
+	res, err = m.Search(ctx, engram.SearchOptions{Query: "deployment on tuesdays", Mode: engram.SearchVector, Limit: 1})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(res[0].Content)
+	st, _ := m.Stats(ctx)
+	fmt.Println(st.PendingEmbeddings, "pending")
+	// Output:
+	// The staging database runs PostgreSQL 16 true
+	// Deploys go out every Tuesday after the standup
+	// 0 pending
+}
