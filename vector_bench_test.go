@@ -36,9 +36,8 @@ type vectorSet struct {
 }
 
 func newVectorSet(name string, n int) *vectorSet {
-	s := &vectorSet{name: name, docs: newCorpus(n).docs}
 	c := newCorpus(n)
-	s.queries = c.questions(200)
+	s := &vectorSet{name: name, docs: c.docs, queries: c.questions(200)}
 	switch name {
 	case "clustered":
 		d := vecdata.NewClustered(21, 1000, benchDims)
@@ -103,13 +102,17 @@ func vectorDB(b *testing.B, name string, n int) (*vectorSet, string) {
 	if path, ok := vectorDBs[key]; ok {
 		return vectorSets[key], path
 	}
+	set := vectorSets[key]
+	if set == nil {
+		set = newVectorSet(name, n)
+		vectorSets[key] = set
+	}
 	if vectorRoot == "" {
 		var err error
 		if vectorRoot, err = os.MkdirTemp("", "engram-vector-bench"); err != nil {
 			b.Fatal(err)
 		}
 	}
-	set := newVectorSet(name, n)
 	path := filepath.Join(vectorRoot, name+fmt.Sprint(n)+".db")
 	cfg := engram.DefaultConfig()
 	cfg.Zettelkasten.Enabled = false
@@ -132,8 +135,23 @@ func vectorDB(b *testing.B, name string, n int) (*vectorSet, string) {
 	if err := m.Optimize(ctx); err != nil {
 		b.Fatal(err)
 	}
-	vectorDBs[key], vectorSets[key] = path, set
+	vectorDBs[key] = path
 	return set, path
+}
+
+var truthCache sync.Map // *vectorSet → [][]int
+
+// exactAnswers returns the exact 10 nearest of each of the set's queries.
+func exactAnswers(set *vectorSet) [][]int {
+	if t, ok := truthCache.Load(set); ok {
+		return t.([][]int)
+	}
+	out := make([][]int, len(set.qvecs))
+	for i, q := range set.qvecs {
+		out[i] = exactTop(set.vecs, q, 10)
+	}
+	truthCache.Store(set, out)
+	return out
 }
 
 // exactTop returns the indexes of the k vectors most similar to q.
@@ -177,12 +195,13 @@ func BenchmarkSearchVector(b *testing.B) {
 					return res
 				}
 				search(0) // loads the index, as the first search of a session does
-				// Recall, over all queries, outside the timing.
+				// Recall, over all queries, outside the timing (the exact
+				// answers are computed once per data set).
+				truths := exactAnswers(set)
 				hit := 0
-				for i, q := range set.qvecs {
-					truth := exactTop(set.vecs, q, 10)
+				for i := range set.qvecs {
 					for _, r := range search(i) {
-						if slices.Contains(truth, at[r.Content]) {
+						if slices.Contains(truths[i], at[r.Content]) {
 							hit++
 						}
 					}
@@ -242,7 +261,14 @@ func BenchmarkBaselineExactScan(b *testing.B) {
 	for _, n := range []int{10_000, 100_000} {
 		for _, name := range []string{"clustered", "uniform"} {
 			b.Run(fmt.Sprintf("N=%d/%s", n, name), func(b *testing.B) {
-				set := newVectorSet(name, n)
+				vectorDBMu.Lock()
+				key := fmt.Sprintf("%s/%d", name, n)
+				set := vectorSets[key]
+				if set == nil {
+					set = newVectorSet(name, n)
+					vectorSets[key] = set
+				}
+				vectorDBMu.Unlock()
 				flat := make([]float32, 0, n*benchDims)
 				for _, v := range set.vecs {
 					flat = append(flat, v...)
