@@ -539,7 +539,7 @@ var vectorSQL = map[MemoryType]string{
 func (m *Memory) vectorCandidates(ctx context.Context, opts SearchOptions, since, until int64, tagJSON string) ([]candidate, error) {
 	v := m.vectors
 	// Queries skip the embedding cache, which holds stored texts.
-	es, err := v.embedMissing(ctx, []string{opts.Query}, make([]embedded, 1), []string{""})
+	es, err := v.embedMissing(ctx, []string{opts.Query}, make([]embedded, 1), []string{""}, false)
 	if err != nil {
 		return nil, err
 	}

@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"database/sql"
 	"encoding/binary"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -257,17 +258,19 @@ func decodeVector(b []byte, dims int) ([]float32, error) {
 	return v, nil
 }
 
-// embedded is a text's embedding and whether the cache had it.
+// embedded is a text's embedding, its cache key, and whether put should
+// add it to the embedding cache (a new embedding from a model's API).
 type embedded struct {
-	vec    []float32
-	hash   []byte
-	cached bool
+	vec     []float32
+	hash    []byte
+	toCache bool
 }
 
 // embed returns the embeddings of texts: from the cache where it has
-// them, from the embedder for the rest, in one call. Its error matches
-// [ErrEmbedding] (or is the context's) when the embedder fails or answers
-// with something that is not a usable vector.
+// them, from the embedder for the rest, in one call. The hashing
+// embedder's are computed, never cached: that is cheaper than a lookup.
+// Its error matches [ErrEmbedding] (or is the context's) when the embedder
+// fails or answers with something that is not a usable vector.
 func (v *vectors) embed(ctx context.Context, texts []string) ([]embedded, error) {
 	out := make([]embedded, len(texts))
 	hashes := make([]string, len(texts))
@@ -276,14 +279,13 @@ func (v *vectors) embed(ctx context.Context, texts []string) ([]embedded, error)
 		hashes[i] = string(out[i].hash)
 	}
 	if _, local := v.emb.(*HashingEmbedder); local {
-		// It computes a vector faster than the cache could be read, so
-		// its vectors are neither looked up nor cached.
-		for i := range out {
-			out[i].cached = true
-		}
-		return v.embedMissing(ctx, texts, out, hashes)
+		return v.embedMissing(ctx, texts, out, hashes, false)
 	}
-	list, _ := json.Marshal(hexAll(out))
+	hexes := make([]string, len(out))
+	for i, e := range out {
+		hexes[i] = hex.EncodeToString(e.hash)
+	}
+	list, _ := json.Marshal(hexes)
 	err := v.m.db.read(ctx, "embed.cache", func(q *dbtx) error {
 		rows, err := q.query(`SELECT c.hash, c.vector FROM json_each(?2) j
 			CROSS JOIN embedding_cache c ON c.model = ?1 AND c.hash = unhex(j.value)`, v.model, string(list))
@@ -302,7 +304,7 @@ func (v *vectors) embed(ctx context.Context, texts []string) ([]embedded, error)
 			}
 			for i := range out {
 				if hashes[i] == string(h) {
-					out[i].vec, out[i].cached = vec, true
+					out[i].vec = vec
 				}
 			}
 		}
@@ -311,12 +313,12 @@ func (v *vectors) embed(ctx context.Context, texts []string) ([]embedded, error)
 	if err != nil {
 		return nil, err
 	}
-	return v.embedMissing(ctx, texts, out, hashes)
+	return v.embedMissing(ctx, texts, out, hashes, true)
 }
 
 // embedMissing asks the embedder, in one call, for the vectors out lacks,
-// each distinct text once.
-func (v *vectors) embedMissing(ctx context.Context, texts []string, out []embedded, hashes []string) ([]embedded, error) {
+// each distinct text once; toCache says to cache them.
+func (v *vectors) embedMissing(ctx context.Context, texts []string, out []embedded, hashes []string, toCache bool) ([]embedded, error) {
 	var missing []string
 	var first []int          // per missing text, where it first occurs in texts
 	seen := map[string]int{} // hash → where it first occurs
@@ -344,7 +346,7 @@ func (v *vectors) embedMissing(ctx context.Context, texts []string, out []embedd
 		return nil, fmt.Errorf("engram: embed (%s): %w: %w", v.model, ErrEmbedding, err)
 	}
 	for k, i := range first {
-		out[i].vec = vecs[k]
+		out[i].vec, out[i].toCache = vecs[k], toCache
 	}
 	for i := range out { // repeats of a text
 		if out[i].vec == nil {
@@ -352,14 +354,6 @@ func (v *vectors) embedMissing(ctx context.Context, texts []string, out []embedd
 		}
 	}
 	return out, nil
-}
-
-func hexAll(es []embedded) []string {
-	out := make([]string, len(es))
-	for i, e := range es {
-		out[i] = fmt.Sprintf("%x", e.hash)
-	}
-	return out
 }
 
 // check validates an embedder's answer for n texts: n vectors of the
@@ -403,7 +397,7 @@ func (v *vectors) put(q *dbtx, typ MemoryType, pk int64, e embedded, replace boo
 	if _, err := q.exec(`DELETE FROM vector_pending WHERE memory_type = ? AND pk = ?`, string(typ), pk); err != nil {
 		return err
 	}
-	if !e.cached {
+	if e.toCache {
 		if _, err := q.exec(`INSERT INTO embedding_cache (model, hash, vector, used_at) VALUES (?, ?, ?, ?)
 			ON CONFLICT (model, hash) DO NOTHING`, v.model, e.hash, blob, ms(v.m.now())); err != nil {
 			return err
