@@ -164,8 +164,16 @@ const (
 // always before anything reads access counts ([Semantic.Get],
 // [Semantic.List], compaction, [Memory.Flush], [Memory.Close]).
 //
+// In Tier 2 the query is also embedded and the memories with the nearest
+// embeddings found (see [SearchMode]): a hybrid search, the default, fuses
+// both rankings; a query with no words for full-text search is still
+// searched by vector.
+//
 // It returns an error matching [ErrInvalid] for bad options,
-// [ErrInvalidQuery] for a malformed Advanced expression, [ErrClosed] after
+// [ErrInvalidQuery] for a malformed Advanced expression,
+// [ErrTierUnsupported] for a vector or hybrid search on a Tier 1 memory,
+// one matching [ErrEmbedding] when a vector search's query cannot be
+// embedded (a hybrid search then answers by text alone), [ErrClosed] after
 // Close and a [*DatabaseError] when SQLite fails.
 func (m *Memory) Search(ctx context.Context, opts SearchOptions) ([]Result, error) {
 	if err := m.validateSearch(&opts); err != nil {
