@@ -119,6 +119,7 @@ func (h *HashingEmbedder) embed(text string) []float32 {
 			add("t:"+string(r[j:min(len(r), j+3)]), hashTrigramWeight)
 		}
 	}
+	spread(acc)
 	var norm float64
 	for _, x := range acc {
 		norm += x * x
@@ -133,6 +134,57 @@ func (h *HashingEmbedder) embed(text string) []float32 {
 		v[i] = float32(x / norm)
 	}
 	return v
+}
+
+// spread turns a sparse vector (a text touches a hundred or so of the
+// dimensions) into a dense one with the same length and the same angles
+// to every other: it applies the same orthogonal transform to every
+// vector, a fixed random sign per dimension and a normalised Walsh–
+// Hadamard transform over the first B dimensions, the last B, and the
+// first B again, where B is the largest power of two up to the length (so
+// the blocks overlap and together mix every dimension into every other).
+// Cosine similarities are unchanged; what changes is that a vector has no
+// zeros, which the vector index's sign codes need (a zero has no sign:
+// with three quarters of them zero, its recall@10 was 0.72 at 20K).
+func spread(v []float64) {
+	for i := range v {
+		if spreadSign(i) {
+			v[i] = -v[i]
+		}
+	}
+	b := 1
+	for b*2 <= len(v) {
+		b *= 2
+	}
+	hadamard(v[:b])
+	hadamard(v[len(v)-b:])
+	hadamard(v[:b])
+}
+
+// spreadSign is a fixed pseudo-random sign per dimension.
+func spreadSign(i int) bool {
+	x := uint64(i)*0x9E3779B97F4A7C15 + 0x632BE59BD9B4E019
+	x ^= x >> 31
+	x *= 0xBF58476D1CE4E5B9
+	x ^= x >> 29
+	return x&1 == 1
+}
+
+// hadamard applies the normalised fast Walsh–Hadamard transform to v, whose
+// length is a power of two; it is orthogonal and its own inverse.
+func hadamard(v []float64) {
+	for h := 1; h < len(v); h *= 2 {
+		for i := 0; i < len(v); i += 2 * h {
+			for j := i; j < i+h; j++ {
+				a, b := v[j], v[j+h]
+				v[j], v[j+h] = a+b, a-b
+			}
+		}
+	}
+	scale := 1 / math.Sqrt(float64(len(v)))
+	for i := range v {
+		v[i] *= scale
+	}
 }
 
 var defaultEmbedClient = &http.Client{Timeout: 30 * time.Second}
