@@ -707,9 +707,6 @@ func (m *Memory) putNew(q *dbtx, typ MemoryType, pk int64, es []embedded, i int)
 	return m.vectors.put(q, typ, pk, es[i], false)
 }
 
-// similarCandidates is how many candidates similar rescores.
-const similarCandidates = 256
-
 // similar returns up to n of the agent's semantic entries other than pk
 // whose vectors' cosine similarity with vec is at least threshold, most
 // similar first, in q's transaction.
@@ -718,16 +715,12 @@ func (v *vectors) similar(q *dbtx, pk int64, vec []float32, threshold float64, n
 		return nil, err
 	}
 	v.mu.RLock()
-	// Near-duplicates stand far above everything else in the binary
-	// codes' estimate, so a few hundred candidates find them in any
-	// memory, where a search for the nearest neighbours of an ordinary
-	// query needs thousands at 100K (see vecindex.Candidates).
-	hits := v.idx[TypeSemantic].Search(vec, n+1, similarCandidates, nil)
+	hits := v.idx[TypeSemantic].Near(vec, float32(threshold), n+1)
 	v.mu.RUnlock()
 	var pks []int64
 	sims := map[int64]float64{}
 	for _, h := range hits {
-		if h.ID != pk && float64(h.Cosine) >= threshold && len(pks) < n {
+		if h.ID != pk && len(pks) < n {
 			pks = append(pks, h.ID)
 			sims[h.ID] = min(1, float64(h.Cosine))
 		}

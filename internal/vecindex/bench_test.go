@@ -31,3 +31,18 @@ func BenchmarkEstimate(b *testing.B) {
 		x.estimate(qs, est, 0, x.Len())
 	}
 }
+
+// BenchmarkNear is auto-linking's near-duplicate search (cosine ≥ 0.85).
+func BenchmarkNear(b *testing.B) {
+	for _, n := range []int{10000, 100000} {
+		data, queries := vecdata.Uniform(1, n, 384), vecdata.Uniform(2, 64, 384)
+		x := build(data)
+		b.Run(fmt.Sprintf("N=%d", n), func(b *testing.B) {
+			i := 0
+			for b.Loop() {
+				x.Near(queries[i%len(queries)], 0.85, 10)
+				i++
+			}
+		})
+	}
+}

@@ -200,6 +200,99 @@ func (x *Index) Search(q []float32, n, candidates int, keep func(id int64) bool)
 	return out
 }
 
+// maxNear is how many codes may pass Near's filter before it gives up
+// on it and searches as Search does.
+const maxNear = 4096
+
+// Near returns up to n IDs whose vectors' cosine similarity with q is at
+// least minCos, as the 16-bit copies estimate it, most similar first: a
+// search for near-duplicates, cheaper than Search. It rescores only the
+// vectors whose binary codes agree with q's signs on enough dimensions:
+// two vectors spread around the sphere at cosine c agree on a share
+// 1 − arccos(c)/π of them, and Near lets through six standard deviations
+// less than that, for one XOR and popcount per code word. When more than
+// maxNear pass (a low minCos, or vectors crowded into a few orthants), it
+// rescores Search's candidates instead. q must have Dims elements.
+func (x *Index) Near(q []float32, minCos float32, n int) []Hit {
+	if len(q) != x.dims {
+		panic("vecindex: wrong dimension")
+	}
+	if n <= 0 || len(x.ids) == 0 {
+		return nil
+	}
+	qs, ok := x.prepare(q)
+	if !ok {
+		return nil
+	}
+	p := 1 - math.Acos(max(-1, min(1, float64(minCos))))/math.Pi
+	share := p - 6*math.Sqrt(p*(1-p)/float64(x.dims))
+	maxDiff := int(float64(x.dims) * (1 - share))
+	sign := make([]uint64, x.words)
+	for i, f := range q {
+		if f > 0 {
+			sign[i>>6] |= 1 << (i & 63)
+		}
+	}
+	cand, ok := x.agreeing(sign, maxDiff)
+	if !ok {
+		return filterCos(x.Search(q, maxNear, Candidates(n, len(x.ids)), nil), minCos, n)
+	}
+	var out []Hit
+	for _, s := range cand {
+		if cos := x.dot16(qs, int(s)); cos >= minCos {
+			out = append(out, Hit{ID: x.ids[s], Cosine: cos})
+		}
+	}
+	slices.SortFunc(out, func(a, b Hit) int {
+		return cmp.Or(cmp.Compare(b.Cosine, a.Cosine), cmp.Compare(a.ID, b.ID))
+	})
+	return out[:min(n, len(out))]
+}
+
+// agreeing returns the slots whose codes differ from sign in at most
+// maxDiff bits, or false when there are more than maxNear.
+func (x *Index) agreeing(sign []uint64, maxDiff int) ([]int32, bool) {
+	var cand []int32
+	w := x.words
+	if w == 6 { // 384 dimensions, unrolled
+		s0, s1, s2, s3, s4, s5 := sign[0], sign[1], sign[2], sign[3], sign[4], sign[5]
+		for s := range x.ids {
+			c := (*[6]uint64)(x.codes[s*6 : s*6+6])
+			diff := bits.OnesCount64(c[0]^s0) + bits.OnesCount64(c[1]^s1) + bits.OnesCount64(c[2]^s2) +
+				bits.OnesCount64(c[3]^s3) + bits.OnesCount64(c[4]^s4) + bits.OnesCount64(c[5]^s5)
+			if diff <= maxDiff {
+				if cand = append(cand, int32(s)); len(cand) > maxNear {
+					return nil, false
+				}
+			}
+		}
+		return cand, true
+	}
+	for s := range x.ids {
+		diff := 0
+		for j, c := range x.codes[s*w : s*w+w] {
+			diff += bits.OnesCount64(c ^ sign[j])
+		}
+		if diff <= maxDiff {
+			if cand = append(cand, int32(s)); len(cand) > maxNear {
+				return nil, false
+			}
+		}
+	}
+	return cand, true
+}
+
+// filterCos keeps the first n hits whose cosine reaches minCos.
+func filterCos(hits []Hit, minCos float32, n int) []Hit {
+	out := hits[:0]
+	for _, h := range hits {
+		if h.Cosine >= minCos && len(out) < n {
+			out = append(out, h)
+		}
+	}
+	return out
+}
+
 type scored struct {
 	score float32
 	slot  int32

@@ -173,3 +173,38 @@ func TestSelectTop(t *testing.T) {
 		}
 	}
 }
+
+// TestNearFindsEveryNearDuplicate checks Near against an exhaustive scan
+// of the 16-bit cosines, on both data sets, with queries that have
+// near-duplicates (stored vectors moved a little) and queries that have
+// none; a low threshold, which lets too many codes through, takes the
+// fallback.
+func TestNearFindsEveryNearDuplicate(t *testing.T) {
+	c := vecdata.NewClustered(5, 100, 384)
+	for name, data := range map[string][][]float32{
+		"clustered": c.Vectors(5000),
+		"uniform":   vecdata.Uniform(6, 5000, 384),
+	} {
+		x := build(data)
+		rng := rand.New(rand.NewPCG(8, 8))
+		noise := vecdata.Uniform(9, 200, 384)
+		for i := range 200 {
+			q := slices.Clone(data[rng.IntN(len(data))])
+			for j := range q {
+				q[j] += 0.3 * noise[i][j] * float32(i%4) // from the same vector to well away
+			}
+			for _, minCos := range []float32{0.85, 0.95, 0.2} {
+				want := filterCos(x.Search(q, len(data), len(data), nil), minCos, 10)
+				got := x.Near(q, minCos, 10)
+				if len(got) != len(want) {
+					t.Fatalf("%s query %d, cos ≥ %v: Near found %d, the scan %d", name, i, minCos, len(got), len(want))
+				}
+				for k := range got {
+					if got[k].ID != want[k].ID {
+						t.Fatalf("%s query %d: hit %d is %d, want %d", name, i, k, got[k].ID, want[k].ID)
+					}
+				}
+			}
+		}
+	}
+}
