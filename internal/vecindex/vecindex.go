@@ -16,6 +16,9 @@
 //   - The 16-bit rescoring is within about 10⁻⁵ of the exact cosine: it
 //     ranks as the exact cosine does but for near-exact ties.
 //
+// [Index.Near] looks for near-duplicates only (a high cosine), for which
+// the sign codes alone are a sharp enough filter.
+//
 // An Index is not safe for concurrent use; its owner locks around it.
 package vecindex
 
