@@ -515,7 +515,7 @@ func (v *vectors) search(ctx context.Context, typ MemoryType, qv []float32, n, l
 		v.mu.RLock()
 		defer v.mu.RUnlock()
 		x := v.idx[typ]
-		hits = x.Search(qv, n, vecindex.Candidates(limit, x.Len()), nil)
+		hits = x.Search(qv, n, vecindex.Candidates(limit, x.Len()))
 		return nil
 	})
 	return hits, err

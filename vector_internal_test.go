@@ -165,7 +165,7 @@ func TestHashingEmbeddingsSuitTheIndex(t *testing.T) {
 			}
 		}
 		slices.SortStableFunc(ids, func(a, b int64) int { return cmp.Compare(sims[b], sims[a]) })
-		for _, r := range x.Search(q[0], 10, vecindex.Candidates(10, n), nil) {
+		for _, r := range x.Search(q[0], 10, vecindex.Candidates(10, n)) {
 			if slices.Contains(ids[:10], r.ID) {
 				hit++
 			}

@@ -16,7 +16,7 @@ func BenchmarkSearch(b *testing.B) {
 		b.Run(fmt.Sprintf("N=%d", n), func(b *testing.B) {
 			i := 0
 			for b.Loop() {
-				x.Search(queries[i%len(queries)], 10, Candidates(10, n), nil)
+				x.Search(queries[i%len(queries)], 10, Candidates(10, n))
 				i++
 			}
 		})

@@ -155,9 +155,8 @@ type Hit struct {
 // Search returns up to n IDs whose vectors are most similar to q, best
 // first, with their cosine similarity as the 16-bit copies estimate it. It
 // rescores the best candidates of the binary codes, at least n of them
-// (see [Candidates]). keep, when not nil, says which IDs may be returned.
-// q must have Dims elements; a zero q finds nothing.
-func (x *Index) Search(q []float32, n, candidates int, keep func(id int64) bool) []Hit {
+// (see [Candidates]). q must have Dims elements; a zero q finds nothing.
+func (x *Index) Search(q []float32, n, candidates int) []Hit {
 	if len(q) != x.dims {
 		panic("vecindex: wrong dimension")
 	}
@@ -172,15 +171,15 @@ func (x *Index) Search(q []float32, n, candidates int, keep func(id int64) bool)
 	defer x.pool.Put(buf)
 	est := slices.Grow((*buf)[:0], len(x.ids))[:len(x.ids)]
 	*buf = est
-	x.parallel(len(x.ids), 4096, func(lo, hi int) { x.estimate(qs, est, lo, hi) })
-	if keep != nil {
-		for s, id := range x.ids {
-			if !keep(id) {
-				est[s] = float32(math.Inf(-1))
-			}
-		}
-	}
-	cand := top(est, max(candidates, n))
+	var mu sync.Mutex
+	lo, hi := float32(math.Inf(1)), float32(math.Inf(-1))
+	x.parallel(len(x.ids), 4096, func(a, b int) {
+		l, h := x.estimate(qs, est, a, b)
+		mu.Lock()
+		lo, hi = min(lo, l), max(hi, h)
+		mu.Unlock()
+	})
+	cand := x.top(est, max(candidates, n), lo, hi)
 	x.parallel(len(cand), 512, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			cand[i].score = x.dot16(qs, int(cand[i].slot))
@@ -238,7 +237,7 @@ func (x *Index) Near(q []float32, minCos float32, n int) []Hit {
 	}
 	cand, ok := x.agreeing(sign, maxDiff)
 	if !ok {
-		return filterCos(x.Search(q, maxNear, Candidates(n, len(x.ids)), nil), minCos, n)
+		return filterCos(x.Search(q, maxNear, Candidates(n, len(x.ids))), minCos, n)
 	}
 	var out []Hit
 	for _, s := range cand {
@@ -365,30 +364,36 @@ func (x *Index) parallel(n, minChunk int, fn func(lo, hi int)) {
 	wg.Wait()
 }
 
-// estimate fills est[lo:hi] with the code estimates of slots lo to hi.
-func (x *Index) estimate(qs *query, est []float32, lo, hi int) {
+// estimate fills est[lo:hi] with the code estimates of slots lo to hi
+// and returns their least and greatest.
+func (x *Index) estimate(qs *query, est []float32, lo, hi int) (float32, float32) {
 	w := x.words
 	codes, ones, inv1 := x.codes[lo*w:hi*w], x.ones[lo:hi], x.inv1[lo:hi]
 	est = est[lo:hi]
 	pq := qs.planes
 	if w == 6 { // 384 dimensions, the commonest size of small embedding models
 		estimate6(qs, (*[24]uint64)(pq), codes, ones, inv1, est)
-		return
-	}
-	for s := range est {
-		code := codes[s*w : s*w+w]
-		var c0, c1, c2, c3 int
-		for j, c := range code {
-			p := pq[4*j : 4*j+4 : 4*j+4]
-			c0 += bits.OnesCount64(c & p[0])
-			c1 += bits.OnesCount64(c & p[1])
-			c2 += bits.OnesCount64(c & p[2])
-			c3 += bits.OnesCount64(c & p[3])
+	} else {
+		for s := range est {
+			code := codes[s*w : s*w+w]
+			var c0, c1, c2, c3 int
+			for j, c := range code {
+				p := pq[4*j : 4*j+4 : 4*j+4]
+				c0 += bits.OnesCount64(c & p[0])
+				c1 += bits.OnesCount64(c & p[1])
+				c2 += bits.OnesCount64(c & p[2])
+				c3 += bits.OnesCount64(c & p[3])
+			}
+			// Σ over set bits of q[i], then ⟨q, sign(x)⟩ = 2·that − Σ q[i].
+			pos := qs.lo*float32(ones[s]) + qs.delta*float32(c0+2*c1+4*c2+8*c3)
+			est[s] = (2*pos - qs.sum) * inv1[s]
 		}
-		// Σ over set bits of q[i], then ⟨q, sign(x)⟩ = 2·that − Σ q[i].
-		pos := qs.lo*float32(ones[s]) + qs.delta*float32(c0+2*c1+4*c2+8*c3)
-		est[s] = (2*pos - qs.sum) * inv1[s]
 	}
+	least, most := est[0], est[0]
+	for _, e := range est {
+		least, most = min(least, e), max(most, e)
+	}
+	return least, most
 }
 
 // estimate6 is estimate for codes of 6 words, unrolled.
@@ -409,56 +414,55 @@ func estimate6(qs *query, p *[24]uint64, codes []uint64, ones []uint16, inv1, es
 }
 
 // top returns the slots of about the n highest estimates (n or a few
-// more; all when there are no more than n), unscored. It finds the
-// threshold with a histogram of the estimates instead of moving them.
-// Slots whose estimate is −Inf are filtered out.
-func top(est []float32, n int) []scored {
-	ninf := float32(math.Inf(-1))
+// more; all when there are no more than n), unscored, given the least and
+// greatest. It finds the threshold with a histogram of the estimates
+// instead of moving them; the histogram and the slots above the
+// threshold are gathered in parallel.
+func (x *Index) top(est []float32, n int, lo, hi float32) []scored {
 	if n >= len(est) {
-		out := make([]scored, 0, len(est))
-		for s, e := range est {
-			if e > ninf {
-				out = append(out, scored{slot: int32(s)})
-			}
+		out := make([]scored, len(est))
+		for s := range out {
+			out[s].slot = int32(s)
 		}
 		return out
 	}
-	lo, hi := float32(math.Inf(1)), ninf
-	for _, e := range est {
-		if e > ninf {
-			lo, hi = min(lo, e), max(hi, e)
-		}
-	}
-	if lo > hi {
-		return nil // every slot was filtered out
-	}
 	const bins = 2048
-	var hist [bins]int32
 	scale := float32(0)
 	if hi > lo {
 		scale = bins / (hi - lo)
 	}
-	for _, e := range est {
-		if e > ninf {
-			hist[min(bins-1, int((e-lo)*scale))]++
+	bin := func(e float32) int { return min(bins-1, int((e-lo)*scale)) }
+	var mu sync.Mutex
+	var hist [bins]int32
+	x.parallel(len(est), 16384, func(a, b int) {
+		var local [bins]int32
+		for _, e := range est[a:b] {
+			local[bin(e)]++
 		}
-	}
+		mu.Lock()
+		for i, c := range local {
+			hist[i] += c
+		}
+		mu.Unlock()
+	})
 	cut, count := bins-1, 0
 	for ; cut > 0; cut-- {
 		if count += int(hist[cut]); count >= n {
 			break
 		}
 	}
-	floor := lo + float32(cut)/scale // the lowest estimate of bin cut
-	if scale == 0 {
-		floor = lo
-	}
-	out := make([]scored, 0, n+n/4)
-	for s, e := range est {
-		if e >= floor && e > ninf {
-			out = append(out, scored{score: e, slot: int32(s)})
+	out := make([]scored, 0, count)
+	x.parallel(len(est), 16384, func(a, b int) {
+		var local []scored
+		for s, e := range est[a:b] {
+			if bin(e) >= cut {
+				local = append(local, scored{score: e, slot: int32(a + s)})
+			}
 		}
-	}
+		mu.Lock()
+		out = append(out, local...)
+		mu.Unlock()
+	})
 	if len(out) > n {
 		selectTop(out, n)
 		out = out[:n]

@@ -25,7 +25,7 @@ func exactTop(data [][]float32, q []float32, k int) []int64 {
 // search returns the IDs of the index's k best for q.
 func search(x *Index, q []float32, k int) []int64 {
 	out := make([]int64, 0, k)
-	for _, h := range x.Search(q, k, Candidates(k, x.Len()), nil) {
+	for _, h := range x.Search(q, k, Candidates(k, x.Len())) {
 		out = append(out, h.ID)
 	}
 	return out
@@ -73,7 +73,7 @@ func TestRescoredCosine(t *testing.T) {
 	data := vecdata.Uniform(3, 500, 384)
 	x := build(data)
 	q := vecdata.Uniform(4, 1, 384)[0]
-	hits := x.Search(q, len(data), len(data), nil)
+	hits := x.Search(q, len(data), len(data))
 	if len(hits) != len(data) {
 		t.Fatalf("%d hits, want %d", len(hits), len(data))
 	}
@@ -111,7 +111,7 @@ func TestPutRemove(t *testing.T) {
 		}
 	}
 	q := vecs[7]
-	hits := x.Search(q, 1000, 1000, nil)
+	hits := x.Search(q, 1000, 1000)
 	if len(hits) != len(live) {
 		t.Fatalf("%d hits, want %d", len(hits), len(live))
 	}
@@ -124,23 +124,16 @@ func TestPutRemove(t *testing.T) {
 			t.Fatalf("ID %d: cosine %.4f, want %.4f", h.ID, h.Cosine, vecdata.Dot(q, v))
 		}
 	}
-	// keep filters before the limit.
-	even := x.Search(q, 5, 20, func(id int64) bool { return id%2 == 0 })
-	for _, h := range even {
-		if h.ID%2 != 0 {
-			t.Fatalf("keep let %d through", h.ID)
-		}
-	}
 }
 
 func TestZeroVectors(t *testing.T) {
 	x := New(8)
 	x.Put(1, make([]float32, 8))
 	x.Put(2, []float32{1, 0, 0, 0, 0, 0, 0, 0})
-	if hits := x.Search(make([]float32, 8), 5, 5, nil); hits != nil {
+	if hits := x.Search(make([]float32, 8), 5, 5); hits != nil {
 		t.Fatalf("a zero query found %v", hits)
 	}
-	hits := x.Search([]float32{2, 0, 0, 0, 0, 0, 0, 0}, 5, 5, nil)
+	hits := x.Search([]float32{2, 0, 0, 0, 0, 0, 0, 0}, 5, 5)
 	if len(hits) != 2 || hits[0].ID != 2 || math.Abs(float64(hits[0].Cosine)-1) > 1e-2 || hits[1].Cosine != 0 {
 		t.Fatalf("hits %v", hits)
 	}
@@ -194,7 +187,7 @@ func TestNearFindsEveryNearDuplicate(t *testing.T) {
 				q[j] += 0.3 * noise[i][j] * float32(i%4) // from the same vector to well away
 			}
 			for _, minCos := range []float32{0.85, 0.95, 0.2} {
-				want := filterCos(x.Search(q, len(data), len(data), nil), minCos, 10)
+				want := filterCos(x.Search(q, len(data), len(data)), minCos, 10)
 				got := x.Near(q, minCos, 10)
 				if len(got) != len(want) {
 					t.Fatalf("%s query %d, cos ≥ %v: Near found %d, the scan %d", name, i, minCos, len(got), len(want))
