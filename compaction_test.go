@@ -21,13 +21,24 @@ var day0 = time.Date(2026, 1, 5, 9, 0, 0, 0, time.UTC)
 
 func compactionMemory(t *testing.T, edit func(*engram.Config)) (*engram.Memory, *testutil.Clock) {
 	t.Helper()
+	return compactionMemoryAt(t, engram.Tier1, edit)
+}
+
+// compactionMemoryAt is compactionMemory at a tier; Tier 2 embeds with
+// the hashing embedder.
+func compactionMemoryAt(t *testing.T, tier engram.Tier, edit func(*engram.Config)) (*engram.Memory, *testutil.Clock) {
+	t.Helper()
 	cfg := engram.DefaultConfig()
 	cfg.NeverDecayTags = []string{"keep"}
 	if edit != nil {
 		edit(&cfg)
 	}
 	clock := testutil.NewClock(day0)
-	return testutil.Open(t, engram.WithConfig(cfg), engram.WithClock(clock.Now)), clock
+	opts := []engram.Option{engram.WithConfig(cfg), engram.WithClock(clock.Now)}
+	if tier == engram.Tier2 {
+		return testutil.OpenTier2(t, newTestEmbedder(t, 64), opts...), clock
+	}
+	return testutil.Open(t, opts...), clock
 }
 
 func storeSemantic(t *testing.T, m *engram.Memory, e engram.SemanticEntry) string {
@@ -218,8 +229,14 @@ func TestRestoreBringsBackLinksAndSearch(t *testing.T) {
 // TestSixtyDaysOfAnAgentsLife runs compaction every evening over sixty
 // simulated days and checks every report against the database.
 func TestSixtyDaysOfAnAgentsLife(t *testing.T) {
+	for _, tier := range []engram.Tier{engram.Tier1, engram.Tier2} {
+		t.Run(tier.String(), func(t *testing.T) { sixtyDays(t, tier) })
+	}
+}
+
+func sixtyDays(t *testing.T, tier engram.Tier) {
 	const limit = 80
-	m, clock := compactionMemory(t, func(c *engram.Config) {
+	m, clock := compactionMemoryAt(t, tier, func(c *engram.Config) {
 		c.Compaction.MaxEntries = limit
 		c.Episodic.RetainDays = 7
 	})
@@ -327,6 +344,12 @@ func TestSixtyDaysOfAnAgentsLife(t *testing.T) {
 	res, err := m.Semantic().Search(ctx, engram.SearchOptions{Query: got.Content, Limit: 1000})
 	require.NoError(t, err)
 	assert.True(t, slices.ContainsFunc(res, func(r engram.Result) bool { return r.ID == back }), "search finds it again")
+	if tier == engram.Tier2 {
+		res, err := m.Semantic().Search(ctx, engram.SearchOptions{Query: got.Content, Mode: engram.SearchVector, Limit: 1000})
+		require.NoError(t, err)
+		assert.True(t, slices.ContainsFunc(res, func(r engram.Result) bool { return r.ID == back }), "re-embedded on restore")
+		assert.Zero(t, pending(t, m), "digests and restores are embedded")
+	}
 
 	st, err := m.Stats(ctx)
 	require.NoError(t, err)
