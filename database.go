@@ -46,7 +46,9 @@ type store struct {
 	rolledBack func()
 	// beforeCommit, if set, runs in every write transaction after its
 	// work and before COMMIT; an error rolls the transaction back.
+	// committed, if set, runs after a COMMIT succeeds, with wmu held.
 	beforeCommit func(q *dbtx) error
+	committed    func()
 
 	rdb    *sql.DB  // nil in memory mode
 	rstmts sync.Map // query string → *sql.Stmt prepared on rdb
@@ -241,6 +243,9 @@ func (s *store) write(ctx context.Context, op string, fn func(q *dbtx) error) (e
 		return s.wrap(ctx, op, err)
 	}
 	done = true
+	if s.committed != nil {
+		s.committed()
+	}
 	return nil
 }
 

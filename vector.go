@@ -82,8 +82,11 @@ type vectors struct {
 	version int64
 
 	// puts are the vectors this transaction wrote, by type and pk, until
-	// beforeCommit applies them; the writer lock guards them.
-	puts map[vectorKey][]float32
+	// beforeCommit applies them, and touched says the transaction changed
+	// the index (applied them, or loaded it from the transaction's view),
+	// so that a rollback must drop it; the writer lock guards both.
+	puts    map[vectorKey][]float32
+	touched bool
 }
 
 type vectorKey struct {
@@ -180,6 +183,7 @@ func (m *Memory) openVectors(ctx context.Context, e Embedder) error {
 	}
 	m.vectors = v
 	m.db.beforeCommit = v.beforeCommit
+	m.db.committed = func() { v.touched = false }
 	return nil
 }
 
@@ -461,6 +465,7 @@ func (v *vectors) beforeCommit(q *dbtx) error {
 	if !v.built {
 		return nil
 	}
+	v.touched = true
 	ver, err := vectorVersion(q, v.m.agent)
 	if err != nil {
 		return err
@@ -486,12 +491,17 @@ func (v *vectors) beforeCommit(q *dbtx) error {
 	return nil
 }
 
-// rolledBack forgets what a transaction that did not commit did.
+// rolledBack forgets what a transaction that did not commit did: the
+// index is loaded again if the transaction changed it. (Most rollbacks
+// are of bad input, found before anything reached the index.)
 func (v *vectors) rolledBack() {
 	clear(v.puts)
-	v.mu.Lock()
-	v.built = false
-	v.mu.Unlock()
+	if v.touched {
+		v.mu.Lock()
+		v.built = false
+		v.mu.Unlock()
+	}
+	v.touched = false
 }
 
 func vectorVersion(q *dbtx, agent string) (int64, error) {
@@ -711,6 +721,7 @@ func (m *Memory) putNew(q *dbtx, typ MemoryType, pk int64, es []embedded, i int)
 // whose vectors' cosine similarity with vec is at least threshold, most
 // similar first, in q's transaction.
 func (v *vectors) similar(q *dbtx, pk int64, vec []float32, threshold float64, n int) ([]similarDoc, error) {
+	v.touched = true // a load here would see this transaction's writes
 	if err := v.sync(q); err != nil {
 		return nil, err
 	}
