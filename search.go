@@ -523,17 +523,18 @@ type candidate struct {
 }
 
 // vectorSQL reads, for the rows of each type whose pks are listed in ?1,
-// what ranking needs, under the search's filters: (agent, since, until,
-// the tags as JSON or an empty string) as ?2 to ?5, as ftsSources.
+// what ranking needs and the content (there are few of them), under the
+// search's filters: (agent, since, until, the tags as JSON or an empty
+// string) as ?2 to ?5, as ftsSources.
 var vectorSQL = map[MemoryType]string{
-	TypeSemantic: `SELECT s.pk, s.id, s.tags, s.created_at, s.importance * s.resonance, max(s.updated_at, s.last_accessed_at)
+	TypeSemantic: `SELECT s.pk, s.id, s.tags, s.created_at, s.importance * s.resonance, max(s.updated_at, s.last_accessed_at), s.content
 		FROM json_each(?1) j CROSS JOIN semantic_memory s ON s.pk = j.value
 		WHERE s.agent_id = ?2 AND s.created_at >= ?3 AND s.created_at < ?4
 			AND (?5 = '' OR EXISTS (SELECT 1 FROM json_each(s.tags) t WHERE t.value IN (SELECT value FROM json_each(?5))))`,
-	TypeEpisodic: `SELECT e.pk, e.id, '[]', e.created_at, ` + fmt.Sprint(episodeImportance) + ` * e.resonance, e.created_at
+	TypeEpisodic: `SELECT e.pk, e.id, '[]', e.created_at, ` + fmt.Sprint(episodeImportance) + ` * e.resonance, e.created_at, e.content
 		FROM json_each(?1) j CROSS JOIN episodic_log e ON e.pk = j.value
 		WHERE e.agent_id = ?2 AND e.created_at >= ?3 AND e.created_at < ?4 AND ?5 = ''`,
-	TypeProcedural: `SELECT p.pk, p.id, p.tags, p.created_at, p.success_rate * p.resonance, p.updated_at
+	TypeProcedural: `SELECT p.pk, p.id, p.tags, p.created_at, p.success_rate * p.resonance, p.updated_at, p.name || ': ' || p.description
 		FROM json_each(?1) j CROSS JOIN procedural_memory p ON p.pk = j.value
 		WHERE p.agent_id = ?2 AND p.created_at >= ?3 AND p.created_at < ?4
 			AND (?5 = '' OR EXISTS (SELECT 1 FROM json_each(p.tags) t WHERE t.value IN (SELECT value FROM json_each(?5))))`,
@@ -558,34 +559,33 @@ func (m *Memory) vectorCandidates(ctx context.Context, opts SearchOptions, since
 		n = 4 * k
 	}
 	var out []candidate
-	for _, vt := range vectorTables {
-		if len(opts.Types) > 0 && !slices.Contains(opts.Types, vt.typ) || vt.typ == TypeEpisodic && tagJSON != "" {
-			continue
+	err = m.db.read(ctx, "search.vector", func(q *dbtx) error {
+		if err := v.sync(q); err != nil {
+			return err
 		}
-		hits, err := v.search(ctx, vt.typ, qv, n, opts.Limit)
-		if err != nil || len(hits) == 0 {
-			if err != nil {
-				return nil, err
+		for _, vt := range vectorTables {
+			if len(opts.Types) > 0 && !slices.Contains(opts.Types, vt.typ) || vt.typ == TypeEpisodic && tagJSON != "" {
+				continue
 			}
-			continue
-		}
-		pks := make([]int64, len(hits))
-		cos := make(map[int64]float64, len(hits))
-		for i, h := range hits {
-			pks[i], cos[h.ID] = h.ID, float64(h.Cosine)
-		}
-		list, _ := json.Marshal(pks)
-		var got []candidate
-		err = m.db.read(ctx, "search.vector", func(q *dbtx) error {
+			hits := v.search(vt.typ, qv, n, opts.Limit)
+			if len(hits) == 0 {
+				continue
+			}
+			pks := make([]int64, len(hits))
+			cos := make(map[int64]float64, len(hits))
+			for i, h := range hits {
+				pks[i], cos[h.ID] = h.ID, float64(h.Cosine)
+			}
+			list, _ := json.Marshal(pks)
 			rows, err := q.query(vectorSQL[vt.typ], string(list), m.agent, since, until, tagJSON)
 			if err != nil {
 				return err
 			}
-			got, err = scanAll(rows, func(r scanner) (candidate, error) {
+			got, err := scanAll(rows, func(r scanner) (candidate, error) {
 				c := candidate{Result: Result{Type: vt.typ}, byVector: true}
 				var tags string
 				var created, touched int64
-				if err := r.Scan(&c.pk, &c.ID, &tags, &created, &c.importance, &touched); err != nil {
+				if err := r.Scan(&c.pk, &c.ID, &tags, &created, &c.importance, &touched, &c.Content); err != nil {
 					return c, err
 				}
 				c.cosine = cos[c.pk]
@@ -593,15 +593,15 @@ func (m *Memory) vectorCandidates(ctx context.Context, opts SearchOptions, since
 				c.Tags, err = decodeTags(tags)
 				return c, err
 			})
-			return err
-		})
-		if err != nil {
-			return nil, err
+			if err != nil {
+				return err
+			}
+			slices.SortFunc(got, func(a, b candidate) int { return cmp.Or(cmp.Compare(b.cosine, a.cosine), cmp.Compare(a.ID, b.ID)) })
+			out = append(out, got[:min(k, len(got))]...)
 		}
-		slices.SortFunc(got, func(a, b candidate) int { return cmp.Or(cmp.Compare(b.cosine, a.cosine), cmp.Compare(a.ID, b.ID)) })
-		out = append(out, got[:min(k, len(got))]...)
-	}
-	return out, nil
+		return nil
+	})
+	return out, err
 }
 
 // merge adds the vector search's candidates to the text search's: a

@@ -512,23 +512,14 @@ func vectorVersion(q *dbtx, agent string) (int64, error) {
 }
 
 // search returns the n rows of type typ whose vectors are most similar to
-// qv, best first, with their cosine similarity, loading the index first if
-// it is not in step with the database. The index rescores as many
-// candidates as finding the best limit of them needs (see
-// vecindex.Candidates).
-func (v *vectors) search(ctx context.Context, typ MemoryType, qv []float32, n, limit int) ([]vecindex.Hit, error) {
-	var hits []vecindex.Hit
-	err := v.m.db.read(ctx, "search.vector", func(q *dbtx) error {
-		if err := v.sync(q); err != nil {
-			return err
-		}
-		v.mu.RLock()
-		defer v.mu.RUnlock()
-		x := v.idx[typ]
-		hits = x.Search(qv, n, vecindex.Candidates(limit, x.Len()))
-		return nil
-	})
-	return hits, err
+// qv, best first, with their cosine similarity; the caller has synced the
+// index. The index rescores as many candidates as finding the best limit
+// of them needs (see vecindex.Candidates).
+func (v *vectors) search(typ MemoryType, qv []float32, n, limit int) []vecindex.Hit {
+	v.mu.RLock()
+	defer v.mu.RUnlock()
+	x := v.idx[typ]
+	return x.Search(qv, n, vecindex.Candidates(limit, x.Len()))
 }
 
 // sync loads the index again unless it is in step with q's view of the
