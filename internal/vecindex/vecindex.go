@@ -372,32 +372,36 @@ func (x *Index) estimate(qs *query, est []float32, lo, hi int) (float32, float32
 	est = est[lo:hi]
 	pq := qs.planes
 	if w == 6 { // 384 dimensions, the commonest size of small embedding models
-		estimate6(qs, (*[24]uint64)(pq), codes, ones, inv1, est)
-	} else {
-		for s := range est {
-			code := codes[s*w : s*w+w]
-			var c0, c1, c2, c3 int
-			for j, c := range code {
-				p := pq[4*j : 4*j+4 : 4*j+4]
-				c0 += bits.OnesCount64(c & p[0])
-				c1 += bits.OnesCount64(c & p[1])
-				c2 += bits.OnesCount64(c & p[2])
-				c3 += bits.OnesCount64(c & p[3])
-			}
-			// Σ over set bits of q[i], then ⟨q, sign(x)⟩ = 2·that − Σ q[i].
-			pos := qs.lo*float32(ones[s]) + qs.delta*float32(c0+2*c1+4*c2+8*c3)
-			est[s] = (2*pos - qs.sum) * inv1[s]
-		}
+		return estimate6(qs, (*[24]uint64)(pq), codes, ones, inv1, est)
 	}
-	least, most := est[0], est[0]
-	for _, e := range est {
-		least, most = min(least, e), max(most, e)
+	least, most := float32(math.Inf(1)), float32(math.Inf(-1))
+	for s := range est {
+		code := codes[s*w : s*w+w]
+		var c0, c1, c2, c3 int
+		for j, c := range code {
+			p := pq[4*j : 4*j+4 : 4*j+4]
+			c0 += bits.OnesCount64(c & p[0])
+			c1 += bits.OnesCount64(c & p[1])
+			c2 += bits.OnesCount64(c & p[2])
+			c3 += bits.OnesCount64(c & p[3])
+		}
+		// Σ over set bits of q[i], then ⟨q, sign(x)⟩ = 2·that − Σ q[i].
+		pos := qs.lo*float32(ones[s]) + qs.delta*float32(c0+2*c1+4*c2+8*c3)
+		e := (2*pos - qs.sum) * inv1[s]
+		est[s] = e
+		if e < least {
+			least = e
+		}
+		if e > most {
+			most = e
+		}
 	}
 	return least, most
 }
 
 // estimate6 is estimate for codes of 6 words, unrolled.
-func estimate6(qs *query, p *[24]uint64, codes []uint64, ones []uint16, inv1, est []float32) {
+func estimate6(qs *query, p *[24]uint64, codes []uint64, ones []uint16, inv1, est []float32) (float32, float32) {
+	least, most := float32(math.Inf(1)), float32(math.Inf(-1))
 	for s := range est {
 		c := (*[6]uint64)(codes[s*6 : s*6+6])
 		c0 := bits.OnesCount64(c[0]&p[0]) + bits.OnesCount64(c[1]&p[4]) + bits.OnesCount64(c[2]&p[8]) +
@@ -409,8 +413,16 @@ func estimate6(qs *query, p *[24]uint64, codes []uint64, ones []uint16, inv1, es
 		c3 := bits.OnesCount64(c[0]&p[3]) + bits.OnesCount64(c[1]&p[7]) + bits.OnesCount64(c[2]&p[11]) +
 			bits.OnesCount64(c[3]&p[15]) + bits.OnesCount64(c[4]&p[19]) + bits.OnesCount64(c[5]&p[23])
 		pos := qs.lo*float32(ones[s]) + qs.delta*float32(c0+2*c1+4*c2+8*c3)
-		est[s] = (2*pos - qs.sum) * inv1[s]
+		e := (2*pos - qs.sum) * inv1[s]
+		est[s] = e
+		if e < least {
+			least = e
+		}
+		if e > most {
+			most = e
+		}
 	}
+	return least, most
 }
 
 // top returns the slots of about the n highest estimates (n or a few
