@@ -158,6 +158,7 @@ func New(tier Tier, opts ...Option) (*Memory, error) {
 // discarded; call [Memory.Flush] first to keep what matters.
 func (m *Memory) Close() error {
 	m.closeOnce.Do(func() {
+		m.access.stop()
 		flushErr := m.flushAccess(context.Background())
 		m.closeErr = errors.Join(flushErr, m.db.close())
 		m.working.clearOnClose()

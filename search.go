@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	sqlite3 "modernc.org/sqlite/lib"
@@ -160,9 +161,11 @@ const (
 // memories that share its most telling words. A query with no words (only
 // punctuation or emoji) finds nothing. Each [Result] carries its Score and
 // the parts it is made of. Semantic hits count as accesses: they are
-// written in one statement for the hits of up to a second of searches, and
-// always before anything reads access counts ([Semantic.Get],
-// [Semantic.List], compaction, [Memory.Flush], [Memory.Close]).
+// written in one statement for the hits of up to a second of searches (or
+// 256 entries), by a goroutine of their own so that no search waits for
+// the write, and always before anything reads access counts
+// ([Semantic.Get], [Semantic.List], compaction, [Memory.Flush],
+// [Memory.Close]).
 //
 // In Tier 2 the query is also embedded and the memories with the nearest
 // embeddings found (see [SearchMode]): a hybrid search, the default, fuses
@@ -304,9 +307,7 @@ func (m *Memory) Search(ctx context.Context, opts SearchOptions) ([]Result, erro
 		}
 	}
 	if len(touched) > 0 && m.access.note(touched, now) {
-		if err := m.flushAccess(ctx); err != nil {
-			return nil, err
-		}
+		m.flushAccessSoon()
 	}
 	return results, nil
 }
@@ -315,10 +316,29 @@ func (m *Memory) Search(ctx context.Context, opts SearchOptions) ([]Result, erro
 // them costs a write transaction, a tenth of a search, so the hits of up
 // to a second of searches (or of accessBatch entries) are written
 // together, in one statement, and before anything reads access counts.
+// A search that fills the batch leaves the write to a goroutine of its
+// own (background), so that no search waits for it; anything that reads
+// access counts writes what is pending itself, after that goroutine's
+// write (flushing).
 type accessLog struct {
 	mu      sync.Mutex // guards the fields below
 	pending map[string]accessNote
 	oldest  time.Time // when the oldest pending access was noted, in real time
+
+	flushing   sync.Mutex     // held by every write of accesses, for all of it
+	background sync.WaitGroup // the goroutine writing a full batch, if any
+	busy       atomic.Bool    // a background write is under way
+	startMu    sync.Mutex     // guards stopped and background's Add
+	stopped    bool           // Close has begun: no more background writes
+}
+
+// stop lets no more background write start and waits for the one under
+// way, if any.
+func (a *accessLog) stop() {
+	a.startMu.Lock()
+	a.stopped = true
+	a.startMu.Unlock()
+	a.background.Wait()
 }
 
 // accessNote is what to add to one entry.
@@ -377,9 +397,36 @@ func (a *accessLog) putBack(p map[string]accessNote) {
 	}
 }
 
-// flushAccess writes the pending accesses, in one statement. An entry
-// deleted since it was found is skipped. On failure they stay pending.
+// flushAccessSoon writes the pending accesses in a goroutine of its own,
+// unless one is doing so already. A failure is logged; the accesses stay
+// pending.
+func (m *Memory) flushAccessSoon() {
+	a := &m.access
+	if !a.busy.CompareAndSwap(false, true) {
+		return
+	}
+	a.startMu.Lock()
+	if a.stopped {
+		a.startMu.Unlock()
+		return
+	}
+	a.background.Add(1)
+	a.startMu.Unlock()
+	go func() {
+		defer a.background.Done()
+		defer a.busy.Store(false)
+		if err := m.flushAccess(context.Background()); err != nil && !errors.Is(err, ErrClosed) {
+			m.log.Warn("engram: access counts not written yet", "err", err)
+		}
+	}()
+}
+
+// flushAccess writes the pending accesses, in one statement, after any
+// write of them already under way. An entry deleted since it was found is
+// skipped. On failure they stay pending.
 func (m *Memory) flushAccess(ctx context.Context) error {
+	m.access.flushing.Lock()
+	defer m.access.flushing.Unlock()
 	p := m.access.take()
 	if len(p) == 0 {
 		return nil
