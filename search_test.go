@@ -2,6 +2,8 @@ package engram_test
 
 import (
 	"context"
+	"fmt"
+	"sync"
 	"testing"
 	"time"
 
@@ -224,6 +226,36 @@ func TestSearchAccessesSurviveClose(t *testing.T) {
 	e, err := again.Semantic().Get(ctx, "kiwi")
 	require.NoError(t, err)
 	assert.Equal(t, 3, e.AccessCount)
+}
+
+// A search that fills a batch of accesses writes it in the background;
+// concurrent searches and a Get afterwards see every access counted.
+func TestSearchAccessBatchesInTheBackground(t *testing.T) {
+	m := testutil.Open(t)
+	ctx := context.Background()
+	const n = 300 // more than one batch of 256
+	entries := make([]engram.SemanticEntry, n)
+	for i := range entries {
+		entries[i] = engram.SemanticEntry{ID: fmt.Sprintf("e%03d", i), Content: fmt.Sprintf("orchard note %d", i), Importance: 0.5}
+	}
+	_, err := m.Semantic().StoreBatch(ctx, entries)
+	require.NoError(t, err)
+	var wg sync.WaitGroup
+	for w := range 4 {
+		wg.Go(func() {
+			for range 5 {
+				res, err := m.Search(ctx, engram.SearchOptions{Query: "orchard note", Limit: 1000})
+				assert.NoError(t, err)
+				assert.Len(t, res, n, "worker %d", w)
+			}
+		})
+	}
+	wg.Wait()
+	for _, id := range []string{"e000", "e150", "e299"} {
+		e, err := m.Semantic().Get(ctx, id)
+		require.NoError(t, err)
+		assert.Equal(t, 20, e.AccessCount, id)
+	}
 }
 
 func TestSearchTypedStoresAndWorking(t *testing.T) {
