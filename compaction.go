@@ -269,11 +269,6 @@ func (m *Memory) compactDue(ctx context.Context) (bool, error) {
 	return m.now().Sub(fromMS(at)) >= m.cfg.Compaction.Interval, nil
 }
 
-func setMeta(q *dbtx, key, value string) error {
-	_, err := q.exec(`INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`, key, value)
-	return err
-}
-
 // memTable describes how a memory type is stored, for the code that works
 // on all three alike.
 type memTable struct {

@@ -70,9 +70,7 @@ const metaRulesVersion = "rules.version:"
 
 // bumpVersion marks the agent's rules changed, in q's transaction.
 func (r *Rules) bumpVersion(q *dbtx) error {
-	_, err := q.exec(`INSERT INTO meta (key, value) VALUES (?, '1')
-		ON CONFLICT (key) DO UPDATE SET value = CAST(CAST(value AS INTEGER) + 1 AS TEXT)`, metaRulesVersion+r.m.agent)
-	return err
+	return bumpCounter(q, metaRulesVersion+r.m.agent, 1)
 }
 
 // activeRules returns the agent's active rules, from the cache when no

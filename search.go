@@ -245,7 +245,7 @@ func (m *Memory) Search(ctx context.Context, opts SearchOptions) ([]Result, erro
 				if err != nil {
 					return err
 				}
-				got, err := scanAll(rows, scanCandidate(src.typ))
+				got, err := scanAll(rows, scanCandidate(src.typ, func(c *candidate) any { return &c.bm25 }))
 				if err != nil {
 					return err
 				}
@@ -595,7 +595,7 @@ var vectorSQL = map[MemoryType]string{
 func (m *Memory) vectorCandidates(ctx context.Context, opts SearchOptions, since, until int64, tagJSON string) ([]candidate, error) {
 	v := m.vectors
 	// Queries skip the embedding cache, which holds stored texts.
-	es, err := v.embedMissing(ctx, []string{opts.Query}, make([]embedded, 1), []string{""}, false)
+	es, err := v.embedMissing(ctx, []string{opts.Query}, make([]embedded, 1), false)
 	if err != nil {
 		return nil, err
 	}
@@ -628,20 +628,12 @@ func (m *Memory) vectorCandidates(ctx context.Context, opts SearchOptions, since
 			if err != nil {
 				return err
 			}
-			got, err := scanAll(rows, func(r scanner) (candidate, error) {
-				c := candidate{Result: Result{Type: vt.typ}, byVector: true}
-				var tags string
-				var created, touched int64
-				if err := r.Scan(&c.pk, &c.ID, &tags, &created, &c.importance, &touched, &c.Content); err != nil {
-					return c, err
-				}
-				c.cosine = cos[c.pk]
-				c.CreatedAt, c.touched = fromMS(created), fromMS(touched)
-				c.Tags, err = decodeTags(tags)
-				return c, err
-			})
+			got, err := scanAll(rows, scanCandidate(vt.typ, func(c *candidate) any { return &c.Content }))
 			if err != nil {
 				return err
+			}
+			for i := range got {
+				got[i].cosine, got[i].byVector = cos[got[i].pk], true
 			}
 			slices.SortFunc(got, func(a, b candidate) int { return cmp.Or(cmp.Compare(b.cosine, a.cosine), cmp.Compare(a.ID, b.ID)) })
 			out = append(out, got[:min(k, len(got))]...)
@@ -726,12 +718,15 @@ var ftsSources = []ftsSource{
 		FROM top CROSS JOIN procedural_memory p ON p.pk = top.pk`},
 }
 
-func scanCandidate(typ MemoryType) func(scanner) (candidate, error) {
+// scanCandidate scans what ranking needs of a row of typ (pk, id, tags,
+// created_at, importance, last touched; see ftsSources and vectorSQL),
+// then one more column into where last points.
+func scanCandidate(typ MemoryType, last func(*candidate) any) func(scanner) (candidate, error) {
 	return func(r scanner) (candidate, error) {
 		c := candidate{Result: Result{Type: typ}}
 		var tags string
 		var created, touched int64
-		err := r.Scan(&c.pk, &c.ID, &tags, &created, &c.importance, &touched, &c.bm25)
+		err := r.Scan(&c.pk, &c.ID, &tags, &created, &c.importance, &touched, last(&c))
 		if err != nil {
 			return c, err
 		}

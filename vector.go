@@ -1,6 +1,7 @@
 package engram
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"crypto/sha256"
@@ -39,13 +40,25 @@ var vectorTables = []vectorTable{
 		"old.name IS NOT new.name OR old.description IS NOT new.description"},
 }
 
-func vectorTableOf(t MemoryType) (vectorTable, bool) {
+// vectorTableOf is vectorTables by memory type.
+var vectorTableOf = func() map[MemoryType]vectorTable {
+	m := map[MemoryType]vectorTable{}
 	for _, vt := range vectorTables {
-		if vt.typ == t {
-			return vt, true
+		m[vt.typ] = vt
+	}
+	return m
+}()
+
+// markPending marks every row of agent pending, or of every agent when
+// agent is "", in q's transaction.
+func markPending(q *dbtx, agent string) error {
+	for _, vt := range vectorTables {
+		if _, err := q.exec(`INSERT OR IGNORE INTO vector_pending (memory_type, pk, agent_id)
+			SELECT '`+string(vt.typ)+`', pk, agent_id FROM `+vt.base+` WHERE ?1 = '' OR agent_id = ?1`, agent); err != nil {
+			return err
 		}
 	}
-	return vectorTable{}, false
+	return nil
 }
 
 // Meta keys of Tier 2.
@@ -108,8 +121,8 @@ func (m *Memory) openVectors(ctx context.Context, e Embedder) error {
 	}
 	err := m.db.write(ctx, "open.vectors", func(q *dbtx) error {
 		var dims, model string
-		err := q.queryRow(`SELECT (SELECT value FROM meta WHERE key = ?), (SELECT value FROM meta WHERE key = ?)`,
-			[]any{metaVectorDims, metaVectorModel}, &sqlNullString{&dims}, &sqlNullString{&model})
+		err := q.queryRow(`SELECT coalesce((SELECT value FROM meta WHERE key = ?), ''), coalesce((SELECT value FROM meta WHERE key = ?), '')`,
+			[]any{metaVectorDims, metaVectorModel}, &dims, &model)
 		if err != nil {
 			return err
 		}
@@ -143,11 +156,8 @@ func (m *Memory) openVectors(ctx context.Context, e Embedder) error {
 		default:
 			return nil
 		}
-		for _, vt := range vectorTables {
-			if _, err := q.exec(`INSERT OR IGNORE INTO vector_pending (memory_type, pk, agent_id)
-				SELECT '` + string(vt.typ) + `', pk, agent_id FROM ` + vt.base); err != nil {
-				return err
-			}
+		if err := markPending(q, ""); err != nil {
+			return err
 		}
 		if err := setMeta(q, metaVectorDims, strconv.Itoa(v.dims)); err != nil {
 			return err
@@ -223,18 +233,6 @@ func vectorDDL(vt vectorTable, dims int) []string {
 	}
 }
 
-// sqlNullString scans a possibly NULL text into *s ("" for NULL).
-type sqlNullString struct{ s *string }
-
-func (n *sqlNullString) Scan(v any) error {
-	var ns sql.NullString
-	if err := ns.Scan(v); err != nil {
-		return err
-	}
-	*n.s = ns.String
-	return nil
-}
-
 // textHash is the embedding cache's key for a text.
 func textHash(text string) []byte {
 	sum := sha256.Sum256([]byte(text))
@@ -277,17 +275,13 @@ type embedded struct {
 // fails or answers with something that is not a usable vector.
 func (v *vectors) embed(ctx context.Context, texts []string) ([]embedded, error) {
 	out := make([]embedded, len(texts))
-	hashes := make([]string, len(texts))
-	for i, t := range texts {
-		out[i].hash = textHash(t)
-		hashes[i] = string(out[i].hash)
-	}
 	if _, local := v.emb.(*HashingEmbedder); local {
-		return v.embedMissing(ctx, texts, out, hashes, false)
+		return v.embedMissing(ctx, texts, out, false)
 	}
 	hexes := make([]string, len(out))
-	for i, e := range out {
-		hexes[i] = hex.EncodeToString(e.hash)
+	for i, t := range texts {
+		out[i].hash = textHash(t)
+		hexes[i] = hex.EncodeToString(out[i].hash)
 	}
 	list, _ := json.Marshal(hexes)
 	err := v.m.db.read(ctx, "embed.cache", func(q *dbtx) error {
@@ -307,7 +301,7 @@ func (v *vectors) embed(ctx context.Context, texts []string) ([]embedded, error)
 				return err
 			}
 			for i := range out {
-				if hashes[i] == string(h) {
+				if bytes.Equal(out[i].hash, h) {
 					out[i].vec = vec
 				}
 			}
@@ -317,21 +311,21 @@ func (v *vectors) embed(ctx context.Context, texts []string) ([]embedded, error)
 	if err != nil {
 		return nil, err
 	}
-	return v.embedMissing(ctx, texts, out, hashes, true)
+	return v.embedMissing(ctx, texts, out, true)
 }
 
 // embedMissing asks the embedder, in one call, for the vectors out lacks,
 // each distinct text once; toCache says to cache them.
-func (v *vectors) embedMissing(ctx context.Context, texts []string, out []embedded, hashes []string, toCache bool) ([]embedded, error) {
+func (v *vectors) embedMissing(ctx context.Context, texts []string, out []embedded, toCache bool) ([]embedded, error) {
 	var missing []string
 	var first []int          // per missing text, where it first occurs in texts
-	seen := map[string]int{} // hash → where it first occurs
+	seen := map[string]int{} // text → where it first occurs
 	for i, t := range texts {
 		if out[i].vec != nil {
 			continue
 		}
-		if _, ok := seen[hashes[i]]; !ok {
-			seen[hashes[i]] = i
+		if _, ok := seen[t]; !ok {
+			seen[t] = i
 			missing = append(missing, t)
 			first = append(first, i)
 		}
@@ -354,7 +348,7 @@ func (v *vectors) embedMissing(ctx context.Context, texts []string, out []embedd
 	}
 	for i := range out { // repeats of a text
 		if out[i].vec == nil {
-			out[i].vec = out[seen[hashes[i]]].vec
+			out[i].vec = out[seen[texts[i]]].vec
 		}
 	}
 	return out, nil
@@ -388,7 +382,7 @@ func (v *vectors) check(vecs [][]float32, n int) error {
 // had), clears its pending mark and caches the embedding. The index
 // follows when the transaction commits.
 func (v *vectors) put(q *dbtx, typ MemoryType, pk int64, e embedded, replace bool) error {
-	vt, _ := vectorTableOf(typ)
+	vt := vectorTableOf[typ]
 	if replace {
 		if _, err := q.exec(`DELETE FROM `+vt.vec+` WHERE rowid = ?`, pk); err != nil {
 			return err
@@ -454,8 +448,7 @@ func (v *vectors) beforeCommit(q *dbtx) error {
 		}
 	}
 	if puts > 0 {
-		if _, err := q.exec(`INSERT INTO meta (key, value) VALUES (?1, ?2)
-			ON CONFLICT (key) DO UPDATE SET value = CAST(value AS INTEGER) + ?2`, metaVectorVersion+v.m.agent, puts); err != nil {
+		if err := bumpCounter(q, metaVectorVersion+v.m.agent, puts); err != nil {
 			return err
 		}
 	}
@@ -466,7 +459,7 @@ func (v *vectors) beforeCommit(q *dbtx) error {
 		return nil
 	}
 	v.touched = true
-	ver, err := vectorVersion(q, v.m.agent)
+	ver, err := counter(q, metaVectorVersion+v.m.agent)
 	if err != nil {
 		return err
 	}
@@ -504,13 +497,6 @@ func (v *vectors) rolledBack() {
 	v.touched = false
 }
 
-func vectorVersion(q *dbtx, agent string) (int64, error) {
-	var ver int64
-	err := q.queryRow(`SELECT coalesce((SELECT CAST(value AS INTEGER) FROM meta WHERE key = ?), 0)`,
-		[]any{metaVectorVersion + agent}, &ver)
-	return ver, err
-}
-
 // search returns the n rows of type typ whose vectors are most similar to
 // qv, best first, with their cosine similarity; the caller has synced the
 // index. The index rescores as many candidates as finding the best limit
@@ -526,7 +512,7 @@ func (v *vectors) search(typ MemoryType, qv []float32, n, limit int) []vecindex.
 // agent's vectors, or ahead of it (q's snapshot may predate this
 // process's latest commit).
 func (v *vectors) sync(q *dbtx) error {
-	ver, err := vectorVersion(q, v.m.agent)
+	ver, err := counter(q, metaVectorVersion+v.m.agent)
 	if err != nil {
 		return err
 	}
@@ -752,7 +738,7 @@ func (v *vectors) similar(q *dbtx, pk int64, vec []float32, threshold float64, n
 // stored returns the vector of row pk, or nil when it has none (it is
 // pending).
 func (v *vectors) stored(q *dbtx, typ MemoryType, pk int64) ([]float32, error) {
-	vt, _ := vectorTableOf(typ)
+	vt := vectorTableOf[typ]
 	var b []byte
 	err := q.queryRow(`SELECT embedding FROM `+vt.vec+` WHERE rowid = ?`, []any{pk}, &b)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -886,7 +872,7 @@ func (v *vectors) embedRows(ctx context.Context, batch []pendingRow) (int, error
 func (v *vectors) write(ctx context.Context, batch []pendingRow, es []embedded) error {
 	return v.m.db.write(ctx, "embed.pending", func(q *dbtx) error {
 		for i, p := range batch {
-			vt, _ := vectorTableOf(p.typ)
+			vt := vectorTableOf[p.typ]
 			var text string
 			err := q.queryRow(`SELECT `+vt.text+` FROM `+vt.base+` WHERE pk = ?1 AND agent_id = ?2
 				AND EXISTS (SELECT 1 FROM vector_pending WHERE memory_type = ?3 AND pk = ?1)`,
@@ -959,11 +945,8 @@ func (m *Memory) Reindex(ctx context.Context, progress func(done, total int)) er
 			}
 		}
 		if started == 0 {
-			for _, vt := range vectorTables {
-				if _, err := q.exec(`INSERT OR IGNORE INTO vector_pending (memory_type, pk, agent_id)
-					SELECT '`+string(vt.typ)+`', pk, agent_id FROM `+vt.base+` WHERE agent_id = ?`, m.agent); err != nil {
-					return err
-				}
+			if err := markPending(q, m.agent); err != nil {
+				return err
 			}
 			if err := setMeta(q, metaReindex+m.agent, strconv.FormatInt(ms(m.now()), 10)); err != nil {
 				return err
@@ -1014,8 +997,9 @@ func (m *Memory) Reindex(ctx context.Context, progress func(done, total int)) er
 }
 
 // checkVectors checks, in a database with vector tables, that the vectors
-// agree with the rows: no vector outlives its row, and every row has a
-// vector or is pending (during a Reindex it may have both).
+// agree with the rows: no vector or pending mark outlives its row, and
+// every row has a vector or is pending (during a Reindex it may have
+// both).
 func checkVectors(q *dbtx) error {
 	var n int
 	if err := q.queryRow(`SELECT count(*) FROM sqlite_master WHERE name = 'vec_semantic'`, nil, &n); err != nil || n == 0 {
@@ -1023,14 +1007,20 @@ func checkVectors(q *dbtx) error {
 	}
 	var problems []string
 	for _, vt := range vectorTables {
-		var orphans, missing int
+		var orphans, missing, stale int
 		err := q.queryRow(`SELECT
 			(SELECT count(*) FROM `+vt.vec+` v WHERE NOT EXISTS (SELECT 1 FROM `+vt.base+` b WHERE b.pk = v.rowid)),
 			(SELECT count(*) FROM `+vt.base+` b WHERE NOT EXISTS
-				(SELECT 1 FROM vector_pending p WHERE p.memory_type = ? AND p.pk = b.pk)
-				AND b.pk NOT IN (SELECT rowid FROM `+vt.vec+`))`, []any{string(vt.typ)}, &orphans, &missing)
+				(SELECT 1 FROM vector_pending p WHERE p.memory_type = ?1 AND p.pk = b.pk)
+				AND b.pk NOT IN (SELECT rowid FROM `+vt.vec+`)),
+			(SELECT count(*) FROM vector_pending p WHERE p.memory_type = ?1
+				AND NOT EXISTS (SELECT 1 FROM `+vt.base+` b WHERE b.pk = p.pk))`,
+			[]any{string(vt.typ)}, &orphans, &missing, &stale)
 		if err != nil {
 			return err
+		}
+		if stale > 0 {
+			problems = append(problems, fmt.Sprintf("vector_pending: %d %s marks without a row", stale, vt.typ))
 		}
 		if orphans > 0 {
 			problems = append(problems, fmt.Sprintf("%s: %d vectors without a row", vt.vec, orphans))
@@ -1038,15 +1028,6 @@ func checkVectors(q *dbtx) error {
 		if missing > 0 {
 			problems = append(problems, fmt.Sprintf("%s: %d rows neither embedded nor pending", vt.base, missing))
 		}
-	}
-	var stale int
-	if err := q.queryRow(`SELECT count(*) FROM vector_pending p WHERE NOT EXISTS (SELECT 1 FROM semantic_memory b WHERE p.memory_type = 'semantic' AND b.pk = p.pk)
-		AND NOT EXISTS (SELECT 1 FROM episodic_log b WHERE p.memory_type = 'episodic' AND b.pk = p.pk)
-		AND NOT EXISTS (SELECT 1 FROM procedural_memory b WHERE p.memory_type = 'procedural' AND b.pk = p.pk)`, nil, &stale); err != nil {
-		return err
-	}
-	if stale > 0 {
-		problems = append(problems, fmt.Sprintf("vector_pending: %d marks without a row", stale))
 	}
 	if len(problems) > 0 {
 		return fmt.Errorf("vectors: %s", strings.Join(problems, "; "))

@@ -42,7 +42,7 @@ func TestChunkLayoutMatchesVec0(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	vt, _ := vectorTableOf(TypeSemantic)
+	vt := vectorTableOf[TypeSemantic]
 	err = m.db.read(ctx, "test", func(q *dbtx) error {
 		fast := map[int64][]float32{}
 		if err := m.vectors.loadChunks(q, vt, func(pk int64, v []float32) { fast[pk] = v }); err != nil {

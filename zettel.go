@@ -393,17 +393,6 @@ type termWeight struct {
 // reset throws the index away; the next sync rebuilds it.
 func (x *stemIndex) reset() { *x = stemIndex{} }
 
-// semanticVersion reads the agent's counter of changes to semantic
-// entries (0 before the first).
-func semanticVersion(q *dbtx, agent string) (int64, error) {
-	var v int64
-	err := q.queryRow(`SELECT CAST(value AS INTEGER) FROM meta WHERE key = ?`, []any{"semantic.version:" + agent}, &v)
-	if errors.Is(err, sql.ErrNoRows) {
-		return 0, nil
-	}
-	return v, err
-}
-
 // sync makes the index current, building it if it is not built or the
 // agent's entries changed in ways it did not follow.
 func (x *stemIndex) sync(q *dbtx, agent string) error {
@@ -417,7 +406,7 @@ func (x *stemIndex) sync(q *dbtx, agent string) error {
 // is built again, from a table that holds the caller's changes already
 // (applying them again does no harm).
 func (x *stemIndex) expect(q *dbtx, agent string, own int) error {
-	v, err := semanticVersion(q, agent)
+	v, err := counter(q, "semantic.version:"+agent)
 	if err != nil {
 		return err
 	}
