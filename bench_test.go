@@ -132,16 +132,26 @@ func BenchmarkColdStart(b *testing.B) {
 // BenchmarkStoreSemantic stores one entry per transaction with 10K
 // present, with auto-linking off and on (the default).
 func BenchmarkStoreSemantic(b *testing.B) {
+	benchStoreSemantic(b, func(b *testing.B, dir string, cfg engram.Config) *engram.Memory {
+		m, err := engram.New(engram.Tier1, engram.WithDir(dir), engram.WithConfig(cfg))
+		if err != nil {
+			b.Fatal(err)
+		}
+		return m
+	})
+}
+
+// benchStoreSemantic stores one entry per transaction, with auto-linking
+// off and on, into the memory open opens on a directory holding 10K
+// entries.
+func benchStoreSemantic(b *testing.B, open func(b *testing.B, dir string, cfg engram.Config) *engram.Memory) {
 	for _, autolink := range []bool{false, true} {
 		b.Run(fmt.Sprintf("autolink=%v", autolink), func(b *testing.B) {
 			dir := b.TempDir()
 			openBench(b, dir, 10_000, 0).Close()
 			cfg := engram.DefaultConfig()
 			cfg.Zettelkasten.Enabled = autolink
-			m, err := engram.New(engram.Tier1, engram.WithDir(dir), engram.WithConfig(cfg))
-			if err != nil {
-				b.Fatal(err)
-			}
+			m := open(b, dir, cfg)
 			defer m.Close()
 			ctx := context.Background()
 			entries := benchEntries(3, 1<<16)

@@ -141,6 +141,17 @@ func vectorDB(b *testing.B, name string, n int) (*vectorSet, string) {
 
 var truthCache sync.Map // *vectorSet → [][]int
 
+// openVectorBench opens the memory of vectorDB's data set, on its clock.
+func openVectorBench(b *testing.B, name string, n int) (*vectorSet, *engram.Memory) {
+	set, path := vectorDB(b, name, n)
+	m, err := engram.New(engram.Tier2, engram.WithPath(path), engram.WithEmbedder(set.embedder()),
+		engram.WithClock(func() time.Time { return benchEpoch }))
+	if err != nil {
+		b.Fatal(err)
+	}
+	return set, m
+}
+
 // exactAnswers returns the exact 10 nearest of each of the set's queries.
 func exactAnswers(set *vectorSet) [][]int {
 	if t, ok := truthCache.Load(set); ok {
@@ -172,12 +183,7 @@ func BenchmarkSearchVector(b *testing.B) {
 	for _, n := range []int{10_000, 100_000} {
 		for _, name := range []string{"clustered", "uniform"} {
 			b.Run(fmt.Sprintf("N=%d/%s", n, name), func(b *testing.B) {
-				set, path := vectorDB(b, name, n)
-				m, err := engram.New(engram.Tier2, engram.WithPath(path), engram.WithEmbedder(set.embedder()),
-					engram.WithClock(func() time.Time { return benchEpoch }))
-				if err != nil {
-					b.Fatal(err)
-				}
+				set, m := openVectorBench(b, name, n)
 				defer m.Close()
 				ctx := context.Background()
 				at := make(map[string]int, len(set.docs))
@@ -227,12 +233,7 @@ func BenchmarkSearchVector(b *testing.B) {
 func BenchmarkSearchHybrid(b *testing.B) {
 	for _, n := range []int{10_000, 100_000} {
 		b.Run(fmt.Sprintf("N=%d", n), func(b *testing.B) {
-			set, path := vectorDB(b, "clustered", n)
-			m, err := engram.New(engram.Tier2, engram.WithPath(path), engram.WithEmbedder(set.embedder()),
-				engram.WithClock(func() time.Time { return benchEpoch }))
-			if err != nil {
-				b.Fatal(err)
-			}
+			set, m := openVectorBench(b, "clustered", n)
 			defer m.Close()
 			ctx := context.Background()
 			if _, err := m.Search(ctx, engram.SearchOptions{Query: set.queries[0]}); err != nil {
@@ -337,37 +338,18 @@ func scanTop(flat, q []float32, lo, hi, k int) []scoredIndex {
 // embedding, row, full-text and vec0 rows, and auto-linking by cosine,
 // as a Tier 2 agent stores by default.
 func BenchmarkStoreSemanticTier2(b *testing.B) {
-	for _, autolink := range []bool{false, true} {
-		b.Run(fmt.Sprintf("autolink=%v", autolink), func(b *testing.B) {
-			dir := b.TempDir()
-			openBench(b, dir, 10_000, 0).Close()
-			h, err := engram.NewHashingEmbedder(benchDims)
-			if err != nil {
-				b.Fatal(err)
-			}
-			cfg := engram.DefaultConfig()
-			cfg.Zettelkasten.Enabled = autolink
-			m, err := engram.New(engram.Tier2, engram.WithDir(dir), engram.WithConfig(cfg), engram.WithEmbedder(h))
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer m.Close()
-			ctx := context.Background()
-			if err := m.Reindex(ctx, nil); err != nil { // the 10K stored at Tier 1
-				b.Fatal(err)
-			}
-			entries := benchEntries(3, 1<<16)
-			if _, err := m.Semantic().Store(ctx, entries[len(entries)-1]); err != nil {
-				b.Fatal(err)
-			}
-			b.ReportAllocs()
-			i := 0
-			for b.Loop() {
-				if _, err := m.Semantic().Store(ctx, entries[i%len(entries)]); err != nil {
-					b.Fatal(err)
-				}
-				i++
-			}
-		})
-	}
+	benchStoreSemantic(b, func(b *testing.B, dir string, cfg engram.Config) *engram.Memory {
+		h, err := engram.NewHashingEmbedder(benchDims)
+		if err != nil {
+			b.Fatal(err)
+		}
+		m, err := engram.New(engram.Tier2, engram.WithDir(dir), engram.WithConfig(cfg), engram.WithEmbedder(h))
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := m.Reindex(context.Background(), nil); err != nil { // the 10K stored at Tier 1
+			b.Fatal(err)
+		}
+		return m
+	})
 }

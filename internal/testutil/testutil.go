@@ -20,46 +20,37 @@ import (
 // check.
 func Open(t testing.TB, opts ...engram.Option) *engram.Memory {
 	t.Helper()
-	dir := t.TempDir()
-	m, err := engram.New(engram.Tier1, append([]engram.Option{engram.WithDir(dir)}, opts...)...)
-	if err != nil {
-		t.Fatalf("engram.New: %v", err)
-	}
-	t.Cleanup(func() { CheckAndClose(t, m) })
-	return m
+	return open(t, engram.Tier1, engram.WithDir(t.TempDir()), opts)
 }
 
 // OpenTier2 opens a Tier 2 memory with embedder e in a new directory
 // under t.TempDir(), with the same checks as Open.
 func OpenTier2(t testing.TB, e engram.Embedder, opts ...engram.Option) *engram.Memory {
 	t.Helper()
-	m, err := engram.New(engram.Tier2, append([]engram.Option{engram.WithDir(t.TempDir()), engram.WithEmbedder(e)}, opts...)...)
-	if err != nil {
-		t.Fatalf("engram.New: %v", err)
-	}
-	t.Cleanup(func() { CheckAndClose(t, m) })
-	return m
+	return open(t, engram.Tier2, engram.WithDir(t.TempDir()), append([]engram.Option{engram.WithEmbedder(e)}, opts...))
 }
 
 // OpenPath opens a Tier 1 memory for agent on the database file at path,
 // with the same checks as Open.
 func OpenPath(t testing.TB, path, agent string, opts ...engram.Option) *engram.Memory {
 	t.Helper()
-	m, err := engram.New(engram.Tier1, append([]engram.Option{engram.WithPath(path), engram.WithAgent(agent)}, opts...)...)
-	if err != nil {
-		t.Fatalf("engram.New(%s, %s): %v", path, agent, err)
-	}
-	t.Cleanup(func() { CheckAndClose(t, m) })
-	return m
+	return open(t, engram.Tier1, engram.WithPath(path), append([]engram.Option{engram.WithAgent(agent)}, opts...))
 }
 
 // OpenTier2Path opens a Tier 2 memory for agent on the database file at
 // path with embedder e, with the same checks as Open.
 func OpenTier2Path(t testing.TB, path, agent string, e engram.Embedder, opts ...engram.Option) *engram.Memory {
 	t.Helper()
-	m, err := engram.New(engram.Tier2, append([]engram.Option{engram.WithPath(path), engram.WithAgent(agent), engram.WithEmbedder(e)}, opts...)...)
+	return open(t, engram.Tier2, engram.WithPath(path), append([]engram.Option{engram.WithAgent(agent), engram.WithEmbedder(e)}, opts...))
+}
+
+// open opens a memory of tier at where, with opts after it, and checks
+// and closes it when the test ends.
+func open(t testing.TB, tier engram.Tier, where engram.Option, opts []engram.Option) *engram.Memory {
+	t.Helper()
+	m, err := engram.New(tier, append([]engram.Option{where}, opts...)...)
 	if err != nil {
-		t.Fatalf("engram.New(%s, %s): %v", path, agent, err)
+		t.Fatalf("engram.New(%s): %v", tier, err)
 	}
 	t.Cleanup(func() { CheckAndClose(t, m) })
 	return m

@@ -163,7 +163,7 @@ func (x *Index) Search(q []float32, n, candidates int) []Hit {
 	if n <= 0 || len(x.ids) == 0 {
 		return nil
 	}
-	qs, ok := x.prepare(q)
+	qs, ok := x.prepare(q, true)
 	if !ok {
 		return nil
 	}
@@ -222,7 +222,7 @@ func (x *Index) Near(q []float32, minCos float32, n int) []Hit {
 	if n <= 0 || len(x.ids) == 0 {
 		return nil
 	}
-	qs, ok := x.prepare(q)
+	qs, ok := x.prepare(q, false)
 	if !ok {
 		return nil
 	}
@@ -312,8 +312,9 @@ type query struct {
 	scale float32
 }
 
-// prepare quantises q, scaled to unit length; it reports false for a zero q.
-func (x *Index) prepare(q []float32) (*query, bool) {
+// prepare quantises q, scaled to unit length, to 16 bits and, when the
+// codes are to be estimated, to bit planes; it reports false for a zero q.
+func (x *Index) prepare(q []float32, planes bool) (*query, bool) {
 	var norm2, maxAbs float64
 	for _, f := range q {
 		norm2 += float64(f) * float64(f)
@@ -323,7 +324,7 @@ func (x *Index) prepare(q []float32) (*query, bool) {
 		return nil, false
 	}
 	norm := math.Sqrt(norm2)
-	qs := &query{planes: make([]uint64, 4*x.words), q16: make([]int16, x.dims)}
+	qs := &query{q16: make([]int16, x.dims)}
 	step := maxAbs / math.MaxInt16
 	qs.scale = float32(step / norm)
 	lo, hi := math.Inf(1), math.Inf(-1)
@@ -334,6 +335,10 @@ func (x *Index) prepare(q []float32) (*query, bool) {
 		qs.q16[i] = int16(math.Round(float64(f) / step))
 	}
 	qs.lo, qs.delta = float32(lo), float32((hi-lo)/15)
+	if !planes {
+		return qs, true
+	}
+	qs.planes = make([]uint64, 4*x.words)
 	if hi == lo {
 		return qs, true
 	}
