@@ -3,11 +3,11 @@ package engram
 import (
 	"context"
 	"fmt"
-	"hash/fnv"
 	"math"
 	"net/http"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/engram-go/engram/internal/query"
 )
@@ -24,11 +24,10 @@ type Embedder interface {
 }
 
 // HashingEmbedder is a deterministic, offline [Embedder] that needs no
-// model: the word stems, adjacent word pairs and character trigrams of
-// each text's words (stopwords left out, as search leaves them out) are
-// hashed into a fixed number of dimensions (with a hashed sign, so that
-// collisions cancel out rather than add up) and the vector is scaled to
-// length 1.
+// model: the word stems and the character trigrams of each text's words
+// (stopwords left out, as search leaves them out) are hashed into a fixed
+// number of dimensions (with a hashed sign, so that collisions cancel out
+// rather than add up) and the vector is scaled to length 1.
 //
 // It is lexical, not semantic: texts are close when they share words and
 // word parts, as with full-text search, and "car" is no closer to
@@ -56,15 +55,16 @@ func NewHashingEmbedder(dims int) (*HashingEmbedder, error) {
 // Dimensions returns the length of the vectors.
 func (h *HashingEmbedder) Dimensions() int { return h.dims }
 
-// Model names the embedding: "engram-hashing-v2".
-func (h *HashingEmbedder) Model() string { return "engram-hashing-v2" }
+// Model names the embedding: "engram-hashing-v3".
+func (h *HashingEmbedder) Model() string { return "engram-hashing-v3" }
 
 // Feature weights of the hashing embedder: a shared word counts most, a
-// shared pair of words adds order, a shared trigram catches word forms
-// the stemmer does not join.
+// shared trigram catches word forms the stemmer does not join. (Version 2
+// also hashed adjacent word pairs. On LoCoMo, vector search alone found
+// 0.407 of the answers in its first ten with them and 0.438 without:
+// questions seldom repeat their answer's word order.)
 const (
 	hashWordWeight    = 1.0
-	hashPairWeight    = 0.5
 	hashTrigramWeight = 0.25
 )
 
@@ -87,36 +87,31 @@ func (h *HashingEmbedder) Embed(ctx context.Context, texts []string) ([][]float3
 
 func (h *HashingEmbedder) embed(text string) []float32 {
 	acc := make([]float64, h.dims)
-	add := func(feature string, w float64) {
-		f := fnv.New64a()
-		f.Write([]byte(feature))
-		x := f.Sum64()
+	add := func(x uint64, w float64) {
 		if x>>63 == 1 {
 			w = -w
 		}
 		acc[x%uint64(h.dims)] += w
 	}
+	var buf []byte // '#' + a word + '#'
+	var starts []int
 	toks := query.Tokens(text)
-	prev := ""
 	for _, tok := range toks {
 		if query.IsStopword(tok) {
 			continue
 		}
-		stem := query.Stem(tok)
-		add("w:"+stem, hashWordWeight)
-		if prev != "" {
-			add("p:"+prev+" "+stem, hashPairWeight)
-		}
-		prev = stem
-		padded := []rune("#" + tok + "#")
-		for j := 0; j+3 <= len(padded); j++ {
-			add("t:"+string(padded[j:j+3]), hashTrigramWeight)
+		add(fnv64a(fnv64a(fnvOffset, "w:"), query.Stem(tok)), hashWordWeight)
+		buf = append(append(append(buf[:0], '#'), tok...), '#')
+		starts = runeStarts(starts[:0], buf)
+		for j := 0; j+3 < len(starts); j++ {
+			add(fnv64a(fnv64a(fnvOffset, "t:"), buf[starts[j]:starts[j+3]]), hashTrigramWeight)
 		}
 	}
 	if len(toks) == 0 { // only punctuation or symbols: their trigrams
-		r := []rune(strings.TrimSpace(text))
-		for j := 0; j < len(r); j++ {
-			add("t:"+string(r[j:min(len(r), j+3)]), hashTrigramWeight)
+		t := strings.TrimSpace(text)
+		starts = runeStarts(starts[:0], []byte(t))
+		for j := 0; j+1 < len(starts); j++ {
+			add(fnv64a(fnv64a(fnvOffset, "t:"), t[starts[j]:starts[min(len(starts)-1, j+3)]]), hashTrigramWeight)
 		}
 	}
 	spread(acc)
@@ -134,6 +129,30 @@ func (h *HashingEmbedder) embed(text string) []float32 {
 		v[i] = float32(x / norm)
 	}
 	return v
+}
+
+// fnvOffset starts an FNV-1a hash.
+const fnvOffset uint64 = 14695981039346656037
+
+// fnv64a continues the 64-bit FNV-1a hash h with the bytes of s; it equals
+// hash/fnv's, without its allocations.
+func fnv64a[T string | []byte](h uint64, s T) uint64 {
+	for i := 0; i < len(s); i++ {
+		h ^= uint64(s[i])
+		h *= 1099511628211
+	}
+	return h
+}
+
+// runeStarts appends to dst the byte offset of each rune of b, and then
+// len(b), so that rune i is b[dst[i]:dst[i+1]].
+func runeStarts(dst []int, b []byte) []int {
+	for i := 0; i < len(b); {
+		dst = append(dst, i)
+		_, n := utf8.DecodeRune(b[i:])
+		i += n
+	}
+	return append(dst, len(b))
 }
 
 // spread turns a sparse vector (a text touches a hundred or so of the
@@ -171,19 +190,28 @@ func spreadSign(i int) bool {
 }
 
 // hadamard applies the normalised fast Walsh–Hadamard transform to v, whose
-// length is a power of two; it is orthogonal and its own inverse.
+// length is a power of two of at least 8; it is orthogonal and its own
+// inverse. The first two stages run together, as a 4-point transform, and
+// the last one also scales.
 func hadamard(v []float64) {
-	for h := 1; h < len(v); h *= 2 {
-		for i := 0; i < len(v); i += 2 * h {
-			for j := i; j < i+h; j++ {
-				a, b := v[j], v[j+h]
-				v[j], v[j+h] = a+b, a-b
-			}
-		}
+	for i := 0; i+4 <= len(v); i += 4 {
+		x := v[i : i+4 : i+4]
+		a, b, c, d := x[0]+x[1], x[0]-x[1], x[2]+x[3], x[2]-x[3]
+		x[0], x[1], x[2], x[3] = a+c, b+d, a-c, b-d
 	}
 	scale := 1 / math.Sqrt(float64(len(v)))
-	for i := range v {
-		v[i] *= scale
+	for h := 4; h < len(v); h *= 2 {
+		last := 2*h == len(v)
+		for i := 0; i < len(v); i += 2 * h {
+			lo, hi := v[i:i+h:i+h], v[i+h:i+2*h:i+2*h]
+			for j := range lo {
+				a, b := lo[j], hi[j]
+				if last {
+					a, b = a*scale, b*scale
+				}
+				lo[j], hi[j] = a+b, a-b
+			}
+		}
 	}
 }
 

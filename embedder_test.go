@@ -214,3 +214,20 @@ func TestOllamaEmbedder(t *testing.T) {
 	_, err = engram.NewOllamaEmbedder(srv.URL, "nomic", 768).Embed(context.Background(), []string{"x"})
 	assert.ErrorIs(t, err, engram.ErrBadAnswer, "wrong dimension")
 }
+
+// BenchmarkHashingEmbedder embeds one benchmark entry per call, 384
+// dimensions, as a Tier 2 Store does.
+func BenchmarkHashingEmbedder(b *testing.B) {
+	e, err := engram.NewHashingEmbedder(384)
+	require.NoError(b, err)
+	entries := benchEntries(3, 1000)
+	ctx := context.Background()
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		if _, err := e.Embed(ctx, []string{entries[i%len(entries)].Content}); err != nil {
+			b.Fatal(err)
+		}
+		i++
+	}
+}
