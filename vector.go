@@ -95,10 +95,12 @@ type vectors struct {
 	version int64
 
 	// puts are the vectors this transaction wrote, by type and pk, until
-	// beforeCommit applies them, and touched says the transaction changed
-	// the index (applied them, or loaded it from the transaction's view),
-	// so that a rollback must drop it; the writer lock guards both.
+	// beforeCommit applies them, and written counts the writes; touched
+	// says the transaction changed the index (applied them, or loaded it
+	// from the transaction's view), so that a rollback must drop it. The
+	// writer lock guards all three.
 	puts    map[vectorKey][]float32
+	written int
 	touched bool
 }
 
@@ -170,8 +172,7 @@ func (m *Memory) openVectors(ctx context.Context, e Embedder) error {
 	// The writer connection logs the vectors its own statements drop.
 	err = m.db.write(ctx, "open.vectors", func(q *dbtx) error {
 		if _, err := q.exec(`CREATE TEMP TABLE IF NOT EXISTS vector_log (
-			seq INTEGER PRIMARY KEY, memory_type TEXT NOT NULL, pk INTEGER NOT NULL, agent_id TEXT NOT NULL,
-			written INTEGER NOT NULL DEFAULT 0)`); err != nil {
+			memory_type TEXT NOT NULL, pk INTEGER NOT NULL, agent_id TEXT NOT NULL)`); err != nil {
 			return err
 		}
 		for _, vt := range vectorTables {
@@ -402,57 +403,74 @@ func (v *vectors) put(q *dbtx, typ MemoryType, pk int64, e embedded, replace boo
 		}
 	}
 	v.puts[vectorKey{typ, pk}] = e.vec
-	if _, err := q.exec(`INSERT INTO temp.vector_log (memory_type, pk, agent_id, written) VALUES (?, ?, ?, 1)`,
-		string(typ), pk, v.m.agent); err != nil {
-		return err
-	}
+	v.written++
 	return nil
 }
 
 // beforeCommit applies the transaction's changes to the agent's vectors
-// (logged in temp.vector_log, in order: vectors written and dropped) to
-// the index, and moves the agent's counter on for the
-// vectors written. The writer lock is held.
+// to the index (the vectors it wrote, in puts, and those its statements
+// dropped, which the temporary triggers logged in temp.vector_log), and
+// moves the agent's counter on for the vectors written. The writer lock
+// is held.
 func (v *vectors) beforeCommit(q *dbtx) error {
-	rows, err := q.query(`SELECT memory_type, pk, agent_id, written FROM temp.vector_log ORDER BY seq`)
+	defer func() { clear(v.puts); v.written = 0 }()
+	rows, err := q.query(`SELECT memory_type, pk, agent_id FROM temp.vector_log`)
 	if err != nil {
 		return err
 	}
-	type op struct {
-		typ   MemoryType
-		pk    int64
-		put   bool
+	type drop struct {
+		key   vectorKey
 		agent string
 	}
-	ops, err := scanAll(rows, func(r scanner) (op, error) {
-		var o op
+	drops, err := scanAll(rows, func(r scanner) (drop, error) {
+		var d drop
 		var typ string
-		err := r.Scan(&typ, &o.pk, &o.agent, &o.put)
-		o.typ = MemoryType(typ)
-		return o, err
+		err := r.Scan(&typ, &d.key.pk, &d.agent)
+		d.key.typ = MemoryType(typ)
+		return d, err
 	})
-	if err != nil || len(ops) == 0 {
+	if err != nil {
 		return err
 	}
-	if _, err := q.exec(`DELETE FROM temp.vector_log`); err != nil {
-		return err
-	}
-	puts := 0
-	own := 0
-	for _, o := range ops {
-		if o.agent == v.m.agent {
-			own++
-			if o.put {
-				puts++
-			}
-		}
-	}
-	if puts > 0 {
-		if err := bumpCounter(q, metaVectorVersion+v.m.agent, puts); err != nil {
+	if len(drops) > 0 {
+		if _, err := q.exec(`DELETE FROM temp.vector_log`); err != nil {
 			return err
 		}
 	}
-	defer clear(v.puts)
+	if len(drops) == 0 && v.written == 0 {
+		return nil
+	}
+	if v.written > 0 {
+		if err := bumpCounter(q, metaVectorVersion+v.m.agent, v.written); err != nil {
+			return err
+		}
+	}
+	dropped := make(map[vectorKey]bool, len(drops))
+	for _, d := range drops {
+		if d.agent == v.m.agent {
+			dropped[d.key] = true
+		}
+	}
+	// A row both written and dropped (stored then deleted, or written
+	// again after its text changed): the table knows which came last.
+	for key := range v.puts {
+		if !dropped[key] {
+			continue
+		}
+		var n int
+		if err := q.queryRow(`SELECT count(*) FROM `+vectorTableOf[key.typ].vec+` WHERE rowid = ?`, []any{key.pk}, &n); err != nil {
+			return err
+		}
+		if n == 0 {
+			delete(v.puts, key)
+		}
+	}
+	own := v.written
+	for _, d := range drops {
+		if d.agent == v.m.agent {
+			own++
+		}
+	}
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	if !v.built {
@@ -467,18 +485,11 @@ func (v *vectors) beforeCommit(q *dbtx) error {
 		v.built = false // another connection changed them too: load again
 		return nil
 	}
-	for _, o := range ops {
-		if o.agent != v.m.agent {
-			continue
-		}
-		x := v.idx[o.typ]
-		if o.put {
-			if vec, ok := v.puts[vectorKey{o.typ, o.pk}]; ok {
-				x.Put(o.pk, vec)
-			}
-		} else {
-			x.Remove(o.pk)
-		}
+	for key := range dropped {
+		v.idx[key.typ].Remove(key.pk)
+	}
+	for key, vec := range v.puts {
+		v.idx[key.typ].Put(key.pk, vec)
 	}
 	v.version = ver
 	return nil
@@ -489,6 +500,7 @@ func (v *vectors) beforeCommit(q *dbtx) error {
 // are of bad input, found before anything reached the index.)
 func (v *vectors) rolledBack() {
 	clear(v.puts)
+	v.written = 0
 	if v.touched {
 		v.mu.Lock()
 		v.built = false

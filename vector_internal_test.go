@@ -175,3 +175,99 @@ func TestHashingEmbeddingsSuitTheIndex(t *testing.T) {
 		t.Errorf("recall@10 = %.3f, want ≥ 0.95", r)
 	}
 }
+
+// TestIndexFollowsWritesAndDropsInOneTransaction writes and drops the
+// vector of one row within a transaction, both ways round, and checks
+// that the index ends as the table does: a row stored then deleted is
+// gone; a row deleted and its pk taken again by a new row (SQLite reuses
+// the largest rowid) has the new row's vector.
+func TestIndexFollowsWritesAndDropsInOneTransaction(t *testing.T) {
+	ctx := context.Background()
+	h, err := NewHashingEmbedder(64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := New(Tier2, WithDir(t.TempDir()), WithEmbedder(h))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	s := m.Semantic()
+	if _, err := s.StoreBatch(ctx, []SemanticEntry{{Content: "kept entry about tide tables"}, {Content: "last entry about lighthouse keepers"}}); err != nil {
+		t.Fatal(err)
+	}
+	// A search builds the index, so that the transactions below update it.
+	if _, err := s.Search(ctx, SearchOptions{Query: "tide", Mode: SearchVector}); err != nil {
+		t.Fatal(err)
+	}
+	store := func(q *dbtx, content string) int64 {
+		t.Helper()
+		row, err := s.prepare("entry", SemanticEntry{Content: content}, m.now())
+		if err != nil {
+			t.Fatal(err)
+		}
+		es, err := m.embedNew(ctx, []string{content})
+		if err != nil {
+			t.Fatal(err)
+		}
+		pk, err := s.insert(q, row)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := m.putNew(q, TypeSemantic, pk, es, 0); err != nil {
+			t.Fatal(err)
+		}
+		return pk
+	}
+	var gone, reused int64
+	err = m.db.write(ctx, "test", func(q *dbtx) error {
+		gone = store(q, "stored and deleted at once")
+		_, err := q.exec(`DELETE FROM semantic_memory WHERE pk = ?`, gone)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var last int64
+	if err := m.db.read(ctx, "test", func(q *dbtx) error {
+		return q.queryRow(`SELECT max(pk) FROM semantic_memory`, nil, &last)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	err = m.db.write(ctx, "test", func(q *dbtx) error {
+		if _, err := q.exec(`DELETE FROM semantic_memory WHERE pk = ?`, last); err != nil {
+			return err
+		}
+		reused = store(q, "comet sightings over the harbour")
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if reused != last {
+		t.Fatalf("the new row has pk %d, want the dropped one's %d", reused, last)
+	}
+	if err := m.CheckIntegrity(ctx); err != nil {
+		t.Fatal(err)
+	}
+	m.vectors.mu.RLock()
+	built, x := m.vectors.built, m.vectors.idx[TypeSemantic]
+	m.vectors.mu.RUnlock()
+	if !built {
+		t.Fatal("the index was dropped; want it kept in step")
+	}
+	if x.Has(gone) && gone != reused {
+		t.Errorf("pk %d, stored and deleted in one transaction, is in the index", gone)
+	}
+	want, err := h.Embed(ctx, []string{"comet sightings over the harbour"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hits := x.Search(want[0], 1, 10)
+	if len(hits) != 1 || hits[0].ID != reused || hits[0].Cosine < 0.999 {
+		t.Errorf("nearest to the new row's vector: %+v, want pk %d at cosine 1", hits, reused)
+	}
+	if x.Len() != 2 {
+		t.Errorf("index holds %d vectors, want 2", x.Len())
+	}
+}
