@@ -3,7 +3,9 @@ package engram_test
 import (
 	"context"
 	"database/sql"
+	"encoding/binary"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"path/filepath"
 	"strings"
@@ -299,15 +301,36 @@ func BenchmarkWorkingGet(b *testing.B) {
 // through database/sql and modernc.org/sqlite with the same pragmas, one
 // row per transaction and 1,000 per transaction. It is the yardstick for
 // BenchmarkStoreSemantic and BenchmarkStoreSemanticBatch.
+//
+// rows=1/vec0 also writes each row's vector (384 dimensions, embedded
+// before the loop) to a vec0 table laid out as Tier 2's, in the row's
+// transaction, and rows=1/vec0+embed embeds it with the hashing embedder
+// first: the floor under BenchmarkStoreSemanticTier2 for any design that
+// writes vectors to vec0 with their rows.
 func BenchmarkBaselineInsertFTS(b *testing.B) {
-	open := func(b *testing.B) (*sql.DB, *sql.Stmt) {
+	type baseline struct {
+		db       *sql.DB
+		ins, vec *sql.Stmt
+	}
+	h, err := engram.NewHashingEmbedder(benchDims)
+	if err != nil {
+		b.Fatal(err)
+	}
+	embed := func(text string) []byte {
+		v, err := h.Embed(context.Background(), []string{text})
+		if err != nil {
+			b.Fatal(err)
+		}
+		return float32Blob(v[0])
+	}
+	open := func(b *testing.B, vectors bool) baseline {
 		path := filepath.Join(b.TempDir(), "baseline.db")
-		db, err := sql.Open("sqlite", path+"?_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)&_pragma=cache_size(-16384)")
+		db, err := sql.Open("sqlite", path+"?_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)&_pragma=cache_size(-65536)")
 		if err != nil {
 			b.Fatal(err)
 		}
 		db.SetMaxOpenConns(1)
-		for _, q := range []string{
+		ddl := []string{
 			`CREATE TABLE t (pk INTEGER PRIMARY KEY, id TEXT NOT NULL, agent_id TEXT NOT NULL, content TEXT NOT NULL,
 				summary TEXT NOT NULL, importance REAL NOT NULL, tags TEXT NOT NULL, created_at INTEGER NOT NULL,
 				UNIQUE (agent_id, id))`,
@@ -315,60 +338,102 @@ func BenchmarkBaselineInsertFTS(b *testing.B) {
 			`CREATE VIRTUAL TABLE t_fts USING fts5(content, tags, content='t', content_rowid='pk', tokenize='porter unicode61')`,
 			`CREATE TRIGGER t_ai AFTER INSERT ON t BEGIN
 				INSERT INTO t_fts (rowid, content, tags) VALUES (new.pk, new.content, new.tags); END`,
-		} {
+		}
+		if vectors {
+			ddl = append(ddl, fmt.Sprintf(`CREATE VIRTUAL TABLE t_vec USING vec0(embedding float[%d] distance_metric=cosine, chunk_size=64)`, benchDims))
+		}
+		for _, q := range ddl {
 			if _, err := db.Exec(q); err != nil {
 				b.Fatal(err)
 			}
 		}
-		st, err := db.Prepare(`INSERT INTO t (id, agent_id, content, summary, importance, tags, created_at) VALUES (?, 'default', ?, ?, ?, ?, ?)`)
-		if err != nil {
+		var bl baseline
+		bl.db = db
+		if bl.ins, err = db.Prepare(`INSERT INTO t (id, agent_id, content, summary, importance, tags, created_at) VALUES (?, 'default', ?, ?, ?, ?, ?)`); err != nil {
 			b.Fatal(err)
+		}
+		if vectors {
+			if bl.vec, err = db.Prepare(`INSERT INTO t_vec (rowid, embedding) VALUES (?, ?)`); err != nil {
+				b.Fatal(err)
+			}
 		}
 		// 10K rows present, as for BenchmarkStoreSemantic.
 		tx, _ := db.Begin()
 		for i, e := range benchEntries(1, 10_000) {
-			if _, err := tx.Stmt(st).Exec(fmt.Sprintf("pre-%d", i), e.Content, e.Content, e.Importance, `["x"]`, i); err != nil {
+			res, err := tx.Stmt(bl.ins).Exec(fmt.Sprintf("pre-%d", i), e.Content, e.Content, e.Importance, `["x"]`, i)
+			if err != nil {
 				b.Fatal(err)
+			}
+			if vectors {
+				pk, _ := res.LastInsertId()
+				if _, err := tx.Stmt(bl.vec).Exec(pk, embed(e.Content)); err != nil {
+					b.Fatal(err)
+				}
 			}
 		}
 		if err := tx.Commit(); err != nil {
 			b.Fatal(err)
 		}
-		return db, st
+		return bl
 	}
-	b.Run("rows=1", func(b *testing.B) {
-		db, st := open(b)
-		defer db.Close()
+	// one inserts a row per transaction, with its vector (vec, or embedded
+	// in the loop when vec is nil) when the table has vectors.
+	one := func(b *testing.B, vectors, embedInLoop bool) {
+		bl := open(b, vectors)
+		defer bl.db.Close()
 		entries := benchEntries(3, 1<<16)
+		var vecs [][]byte
+		if vectors && !embedInLoop {
+			for _, e := range entries[:4096] {
+				vecs = append(vecs, embed(e.Content))
+			}
+		}
 		b.ReportAllocs()
 		i := 0
 		for b.Loop() {
 			e := entries[i%len(entries)]
-			tx, err := db.Begin()
+			var blob []byte
+			switch {
+			case embedInLoop:
+				blob = embed(e.Content)
+			case vectors:
+				blob = vecs[i%len(vecs)]
+			}
+			tx, err := bl.db.Begin()
 			if err != nil {
 				b.Fatal(err)
 			}
-			if _, err := tx.Stmt(st).Exec(fmt.Sprintf("id-%d", i), e.Content, e.Content, e.Importance, `["x"]`, i); err != nil {
+			res, err := tx.Stmt(bl.ins).Exec(fmt.Sprintf("id-%d", i), e.Content, e.Content, e.Importance, `["x"]`, i)
+			if err != nil {
 				b.Fatal(err)
+			}
+			if vectors {
+				pk, _ := res.LastInsertId()
+				if _, err := tx.Stmt(bl.vec).Exec(pk, blob); err != nil {
+					b.Fatal(err)
+				}
 			}
 			if err := tx.Commit(); err != nil {
 				b.Fatal(err)
 			}
 			i++
 		}
-	})
+	}
+	b.Run("rows=1", func(b *testing.B) { one(b, false, false) })
+	b.Run("rows=1/vec0", func(b *testing.B) { one(b, true, false) })
+	b.Run("rows=1/vec0+embed", func(b *testing.B) { one(b, true, true) })
 	b.Run("rows=1000", func(b *testing.B) {
-		db, st := open(b)
-		defer db.Close()
+		bl := open(b, false)
+		defer bl.db.Close()
 		entries := benchEntries(4, 1000)
 		b.ReportAllocs()
 		n := 0
 		for b.Loop() {
-			tx, err := db.Begin()
+			tx, err := bl.db.Begin()
 			if err != nil {
 				b.Fatal(err)
 			}
-			s := tx.Stmt(st)
+			s := tx.Stmt(bl.ins)
 			for _, e := range entries {
 				if _, err := s.Exec(fmt.Sprintf("id-%d", n), e.Content, e.Content, e.Importance, `["x"]`, n); err != nil {
 					b.Fatal(err)
@@ -381,6 +446,15 @@ func BenchmarkBaselineInsertFTS(b *testing.B) {
 		}
 		b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "rows/s")
 	})
+}
+
+// float32Blob is v in vec0's float32 blob format (little-endian).
+func float32Blob(v []float32) []byte {
+	out := make([]byte, 4*len(v))
+	for i, x := range v {
+		binary.LittleEndian.PutUint32(out[4*i:], math.Float32bits(x))
+	}
+	return out
 }
 
 // BenchmarkCompact runs progressive compaction (count, time, semantic
