@@ -400,7 +400,7 @@ type Limits struct {
 type StorageConfig struct {
 	Synchronous Synchronous   // default SyncNormal
 	BusyTimeout time.Duration // wait for other processes' locks; default 5s
-	CacheMiB    int           // page cache per connection, filled as needed; default 64 (vec0 inserts thrash a smaller one)
+	CacheMiB    int           // page cache per reader connection, filled as needed; default 64 (the writer's is at most 8: see writerCacheMiB)
 	ReadConns   int           // reader connections; default 4
 }
 
