@@ -95,8 +95,9 @@ type ScoreParts struct {
 	// was created, updated or last used.
 	Recency float64
 	// Vector is the cosine similarity of the memory's embedding with the
-	// query's (0 when negative), when the vector search found it; it stays
-	// 0 in Tier 1 and in text searches.
+	// query's (0 when negative), in vector and hybrid searches, for every
+	// memory with an embedding (a row still pending has none, nor has the
+	// working set); it stays 0 in Tier 1 and in text searches.
 	Vector float64
 	// Fused is, in a hybrid search, the reciprocal-rank fusion of the
 	// memory's places in the text and vector rankings, scaled so that 1 is
@@ -271,8 +272,10 @@ func (m *Memory) Search(ctx context.Context, opts SearchOptions) ([]Result, erro
 	if want(TypeWorking) && byText {
 		cands = append(cands, m.working.candidates(terms, opts)...)
 	}
+	var qv []float32
 	if byVector {
-		found, err := m.vectorCandidates(ctx, opts, since, until, tagJSON)
+		var found []candidate
+		found, qv, err = m.vectorCandidates(ctx, opts, since, until, tagJSON)
 		switch {
 		case err == nil:
 			cands = merge(cands, found)
@@ -290,6 +293,12 @@ func (m *Memory) Search(ctx context.Context, opts SearchOptions) ([]Result, erro
 		}
 	}
 
+	if qv != nil && opts.Mode != SearchText {
+		// Every candidate with a vector takes its place in the vector
+		// ranking, not only those the vector search returned: a text
+		// match just past the vector search's cut is not ranked last.
+		m.vectors.cosines(qv, cands)
+	}
 	results := m.rank(cands, now, opts)
 	if err := m.fillContent(ctx, results, cands); err != nil {
 		return nil, err
@@ -558,13 +567,14 @@ func (m *Memory) validateSearch(opts *SearchOptions) error {
 // candidate is a match before ranking. bm25 is FTS5's rank (negative;
 // lower is better), or for working items minus the fraction of terms found;
 // 0 when only the vector search found it. cosine is the vector
-// similarity, when the vector search found it (byVector).
+// similarity, when known (hasCosine): for the vector search's finds and,
+// in vector and hybrid searches, every other candidate with a vector.
 type candidate struct {
 	Result
 	pk         int64 // the row, when its Content is still to be read
 	bm25       float64
 	cosine     float64
-	byVector   bool
+	hasCosine  bool
 	importance float64
 	touched    time.Time // when it was created, updated or last used
 }
@@ -592,12 +602,12 @@ var vectorSQL = map[MemoryType]string{
 // limit, so that importance and recency have some to choose from, and
 // four times that with filters, since some neighbours may not pass. Its
 // error matches [ErrEmbedding] when the query cannot be embedded.
-func (m *Memory) vectorCandidates(ctx context.Context, opts SearchOptions, since, until int64, tagJSON string) ([]candidate, error) {
+func (m *Memory) vectorCandidates(ctx context.Context, opts SearchOptions, since, until int64, tagJSON string) ([]candidate, []float32, error) {
 	v := m.vectors
 	// Queries skip the embedding cache, which holds stored texts.
 	es, err := v.embedMissing(ctx, []string{opts.Query}, make([]embedded, 1), false)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	qv := es[0].vec
 	k := 2 * opts.Limit
@@ -633,14 +643,14 @@ func (m *Memory) vectorCandidates(ctx context.Context, opts SearchOptions, since
 				return err
 			}
 			for i := range got {
-				got[i].cosine, got[i].byVector = cos[got[i].pk], true
+				got[i].cosine, got[i].hasCosine = cos[got[i].pk], true
 			}
 			slices.SortFunc(got, func(a, b candidate) int { return cmp.Or(cmp.Compare(b.cosine, a.cosine), cmp.Compare(a.ID, b.ID)) })
 			out = append(out, got[:min(k, len(got))]...)
 		}
 		return nil
 	})
-	return out, err
+	return out, qv, err
 }
 
 // merge adds the vector search's candidates to the text search's: a
@@ -652,7 +662,7 @@ func merge(text, vector []candidate) []candidate {
 	}
 	for _, v := range vector {
 		if i, ok := at[string(v.Type)+"\x00"+v.ID]; ok {
-			text[i].cosine, text[i].byVector = v.cosine, true
+			text[i].cosine, text[i].hasCosine = v.cosine, true
 			if text[i].pk == 0 && text[i].Content == "" {
 				text[i].pk = v.pk
 			}
@@ -920,7 +930,7 @@ const contextSQL = `
 		SELECT h.id, (SELECT x.pk FROM episodic_log x
 			WHERE x.agent_id = ?1 AND x.session_id = h.session_id AND (x.created_at, x.pk) > (h.created_at, h.pk)
 			ORDER BY x.created_at, x.pk LIMIT 1) FROM hit h)
-	SELECT n.hit, e.id, e.content, e.created_at, e.resonance FROM near n JOIN episodic_log e ON e.pk = n.pk
+	SELECT n.hit, e.id, e.pk, e.content, e.created_at, e.resonance FROM near n JOIN episodic_log e ON e.pk = n.pk
 	WHERE e.created_at >= ?3 AND e.created_at < ?4`
 
 // withContext adds the session neighbours of the episodic candidates. A
@@ -941,7 +951,7 @@ func (m *Memory) withContext(ctx context.Context, cands []candidate, weight floa
 	list, _ := json.Marshal(hits)
 	type neighbour struct {
 		hit, id, content string
-		created          int64
+		pk, created      int64
 		resonance        float64
 	}
 	var found []neighbour
@@ -952,7 +962,7 @@ func (m *Memory) withContext(ctx context.Context, cands []candidate, weight floa
 		}
 		found, err = scanAll(rows, func(r scanner) (neighbour, error) {
 			var n neighbour
-			err := r.Scan(&n.hit, &n.id, &n.content, &n.created, &n.resonance)
+			err := r.Scan(&n.hit, &n.id, &n.pk, &n.content, &n.created, &n.resonance)
 			return n, err
 		})
 		return err
@@ -973,6 +983,7 @@ func (m *Memory) withContext(ctx context.Context, cands []candidate, weight floa
 		cands = append(cands, candidate{
 			Result: Result{Type: TypeEpisodic, ID: n.id, Content: n.content,
 				CreatedAt: fromMS(n.created), ContextOf: n.hit},
+			pk:         n.pk,
 			bm25:       bm25,
 			importance: episodeImportance * n.resonance,
 			touched:    fromMS(n.created),
@@ -1077,7 +1088,7 @@ func (m *Memory) rank(cands []candidate, now time.Time, opts SearchOptions) []Re
 		if best < 0 {
 			p.Text = c.bm25 / best
 		}
-		if c.byVector {
+		if c.hasCosine {
 			p.Vector = max(0, min(1, c.cosine))
 		}
 		relevance := p.Text
@@ -1108,8 +1119,8 @@ func (m *Memory) rank(cands []candidate, now time.Time, opts SearchOptions) []Re
 
 // fuse returns the reciprocal-rank fusion of each candidate's places in
 // the text ranking (by bm25, where the context of a match ranks by its
-// share of the match's) and the vector ranking (by cosine), scaled so
-// that first in both is 1.
+// share of the match's) and the vector ranking (by cosine, of every
+// candidate whose vector is known), scaled so that first in both is 1.
 func fuse(cands []candidate, sc SearchConfig) []float64 {
 	k := sc.RRFConstant
 	out := make([]float64, len(cands))
@@ -1129,7 +1140,7 @@ func fuse(cands []candidate, sc SearchConfig) []float64 {
 	}
 	rank(func(c candidate) bool { return c.bm25 < 0 },
 		func(a, b candidate) int { return cmp.Compare(a.bm25, b.bm25) }, sc.HybridTextWeight)
-	rank(func(c candidate) bool { return c.byVector },
+	rank(func(c candidate) bool { return c.hasCosine },
 		func(a, b candidate) int { return cmp.Compare(b.cosine, a.cosine) }, sc.HybridVectorWeight)
 	top := (sc.HybridTextWeight + sc.HybridVectorWeight) / (k + 1)
 	for i := range out {

@@ -520,6 +520,33 @@ func (v *vectors) search(typ MemoryType, qv []float32, n, limit int) []vecindex.
 	return x.Search(qv, n, vecindex.Candidates(limit, x.Len()))
 }
 
+// cosines gives every stored candidate without a cosine its vector's
+// cosine with qv, when the index holds its vector.
+func (v *vectors) cosines(qv []float32, cands []candidate) {
+	v.mu.RLock()
+	defer v.mu.RUnlock()
+	if !v.built {
+		return
+	}
+	for typ, x := range v.idx {
+		var ids []int64
+		var at []int
+		for i, c := range cands {
+			if c.Type == typ && !c.hasCosine && c.pk > 0 {
+				ids, at = append(ids, c.pk), append(at, i)
+			}
+		}
+		if len(ids) == 0 {
+			continue
+		}
+		for j, cos := range x.Cosines(qv, ids) {
+			if !math.IsNaN(float64(cos)) {
+				cands[at[j]].cosine, cands[at[j]].hasCosine = float64(cos), true
+			}
+		}
+	}
+}
+
 // sync loads the index again unless it is in step with q's view of the
 // agent's vectors, or ahead of it (q's snapshot may predate this
 // process's latest commit).

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 
@@ -158,6 +159,39 @@ func TestTier2StoresSearchesAndDeletesVectors(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// TestHybridRanksEveryCandidateByVector: a text match the vector search
+// did not return (its words are mostly others', and near-misses of the
+// query's word crowd the vector search's places) still has its vector
+// similarity in a hybrid search, and takes its place in the vector
+// ranking.
+func TestHybridRanksEveryCandidateByVector(t *testing.T) {
+	ctx := context.Background()
+	e := newTestEmbedder(t, 256)
+	m := testutil.OpenTier2(t, e)
+	long := "zeppelin " + strings.Repeat("harbour lantern orchard violin meadow quarry saddle thimble walnut ", 3)
+	target, err := m.Semantic().Store(ctx, engram.SemanticEntry{Content: long})
+	require.NoError(t, err)
+	for i := range 12 {
+		_, err := m.Semantic().Store(ctx, engram.SemanticEntry{Content: fmt.Sprintf("zeppelix zeppelon zeppelux note %d", i)})
+		require.NoError(t, err)
+	}
+	vec, err := m.Search(ctx, engram.SearchOptions{Query: "zeppelin", Mode: engram.SearchVector, Limit: 2})
+	require.NoError(t, err)
+	for _, r := range vec {
+		require.NotEqual(t, target, r.ID, "the vector search must not find the target itself for this test")
+	}
+	res, err := m.Search(ctx, engram.SearchOptions{Query: "zeppelin", Limit: 2})
+	require.NoError(t, err)
+	require.NotEmpty(t, res)
+	require.Equal(t, target, res[0].ID, "the only text match leads")
+	q, err := e.Embed(ctx, []string{"zeppelin"})
+	require.NoError(t, err)
+	d, err := e.Embed(ctx, []string{long})
+	require.NoError(t, err)
+	assert.InDelta(t, cosine32(q[0], d[0]), res[0].Parts.Vector, 1e-3)
+	assert.Positive(t, res[0].Parts.Vector)
+}
 
 // TestFlakyEmbedderNeverLosesAMemory: a memory stored while the embedder
 // fails is kept and found by text; Flush embeds it once the embedder is

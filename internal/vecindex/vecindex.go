@@ -202,6 +202,27 @@ func (x *Index) Search(q []float32, n, candidates int) []Hit {
 	return out
 }
 
+// Cosines returns the cosine similarity of q with the vector of each of
+// ids, as the 16-bit copies estimate it, or NaN for an id the index does
+// not hold. q must have Dims elements.
+func (x *Index) Cosines(q []float32, ids []int64) []float32 {
+	if len(q) != x.dims {
+		panic("vecindex: wrong dimension")
+	}
+	out := make([]float32, len(ids))
+	qs, ok := x.prepare(q, false)
+	for i, id := range ids {
+		s, held := x.slot[id]
+		switch {
+		case !held:
+			out[i] = float32(math.NaN())
+		case ok:
+			out[i] = x.dot16(qs, int(s))
+		}
+	}
+	return out
+}
+
 // maxNear is how many codes may pass Near's filter before it gives up
 // on it and searches as Search does.
 const maxNear = 4096

@@ -87,6 +87,31 @@ func TestRescoredCosine(t *testing.T) {
 	}
 }
 
+// TestCosines checks Cosines against the exact cosine, with NaN for an ID
+// the index does not hold, and zeros for a zero query.
+func TestCosines(t *testing.T) {
+	data := vecdata.Uniform(5, 300, 384)
+	x := build(data)
+	q := vecdata.Uniform(6, 1, 384)[0]
+	ids := []int64{7, 299, 1000, 0, -1}
+	got := x.Cosines(q, ids)
+	for i, id := range ids {
+		if id < 0 || id >= int64(len(data)) {
+			if !math.IsNaN(float64(got[i])) {
+				t.Errorf("ID %d is not held: cosine %v, want NaN", id, got[i])
+			}
+			continue
+		}
+		if d := math.Abs(float64(got[i] - vecdata.Dot(q, data[id]))); d > 1e-4 {
+			t.Errorf("ID %d: cosine %.5f, exact %.5f", id, got[i], vecdata.Dot(q, data[id]))
+		}
+	}
+	zero := x.Cosines(make([]float32, 384), []int64{7})
+	if zero[0] != 0 {
+		t.Errorf("a zero query: cosine %v, want 0", zero[0])
+	}
+}
+
 // TestPutRemove checks that the index follows puts, replacements and
 // removals: a search over everything finds exactly the live IDs, each
 // with its latest vector.
