@@ -14,12 +14,11 @@ import (
 	"github.com/engram-go/engram/internal/vecindex"
 )
 
-// TestChunkLayoutMatchesVec0 checks that reading vec0's chunks directly
-// finds exactly what vec0's own scan finds, after deletes have left holes
-// in the chunks.
-func TestChunkLayoutMatchesVec0(t *testing.T) {
-	ctx := context.Background()
-	h, err := NewHashingEmbedder(32)
+// openHashingTier2 opens a Tier 2 memory in a temporary directory with a
+// hashing embedder of dims dimensions, closed when the test ends.
+func openHashingTier2(t *testing.T, dims int) (*Memory, *HashingEmbedder) {
+	t.Helper()
+	h, err := NewHashingEmbedder(dims)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -27,7 +26,16 @@ func TestChunkLayoutMatchesVec0(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer m.Close()
+	t.Cleanup(func() { m.Close() })
+	return m, h
+}
+
+// TestChunkLayoutMatchesVec0 checks that reading vec0's chunks directly
+// finds exactly what vec0's own scan finds, after deletes have left holes
+// in the chunks.
+func TestChunkLayoutMatchesVec0(t *testing.T) {
+	ctx := context.Background()
+	m, _ := openHashingTier2(t, 32)
 	entries := make([]SemanticEntry, 300) // about five chunks
 	for i := range entries {
 		entries[i] = SemanticEntry{Content: fmt.Sprintf("entry %d of the chunk test", i), Importance: 0.5}
@@ -183,15 +191,7 @@ func TestHashingEmbeddingsSuitTheIndex(t *testing.T) {
 // the largest rowid) has the new row's vector.
 func TestIndexFollowsWritesAndDropsInOneTransaction(t *testing.T) {
 	ctx := context.Background()
-	h, err := NewHashingEmbedder(64)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := New(Tier2, WithDir(t.TempDir()), WithEmbedder(h))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer m.Close()
+	m, h := openHashingTier2(t, 64)
 	s := m.Semantic()
 	if _, err := s.StoreBatch(ctx, []SemanticEntry{{Content: "kept entry about tide tables"}, {Content: "last entry about lighthouse keepers"}}); err != nil {
 		t.Fatal(err)
@@ -220,7 +220,7 @@ func TestIndexFollowsWritesAndDropsInOneTransaction(t *testing.T) {
 		return pk
 	}
 	var gone, reused int64
-	err = m.db.write(ctx, "test", func(q *dbtx) error {
+	err := m.db.write(ctx, "test", func(q *dbtx) error {
 		gone = store(q, "stored and deleted at once")
 		_, err := q.exec(`DELETE FROM semantic_memory WHERE pk = ?`, gone)
 		return err
