@@ -100,18 +100,18 @@ func (h *HashingEmbedder) embed(text string) []float32 {
 		if query.IsStopword(tok) {
 			continue
 		}
-		add(fnv64a(fnv64a(fnvOffset, "w:"), query.Stem(tok)), hashWordWeight)
+		add(fnv64a(fnvWord, query.Stem(tok)), hashWordWeight)
 		buf = append(append(append(buf[:0], '#'), tok...), '#')
 		starts = runeStarts(starts[:0], buf)
 		for j := 0; j+3 < len(starts); j++ {
-			add(fnv64a(fnv64a(fnvOffset, "t:"), buf[starts[j]:starts[j+3]]), hashTrigramWeight)
+			add(fnv64a(fnvTrigram, buf[starts[j]:starts[j+3]]), hashTrigramWeight)
 		}
 	}
 	if len(toks) == 0 { // only punctuation or symbols: their trigrams
 		t := strings.TrimSpace(text)
 		starts = runeStarts(starts[:0], []byte(t))
 		for j := 0; j+1 < len(starts); j++ {
-			add(fnv64a(fnv64a(fnvOffset, "t:"), t[starts[j]:starts[min(len(starts)-1, j+3)]]), hashTrigramWeight)
+			add(fnv64a(fnvTrigram, t[starts[j]:starts[min(len(starts)-1, j+3)]]), hashTrigramWeight)
 		}
 	}
 	spread(acc)
@@ -131,8 +131,14 @@ func (h *HashingEmbedder) embed(text string) []float32 {
 	return v
 }
 
-// fnvOffset starts an FNV-1a hash.
+// fnvOffset starts an FNV-1a hash; fnvWord and fnvTrigram have hashed
+// the prefixes that keep the two kinds of feature apart.
 const fnvOffset uint64 = 14695981039346656037
+
+var (
+	fnvWord    = fnv64a(fnvOffset, "w:")
+	fnvTrigram = fnv64a(fnvOffset, "t:")
+)
 
 // fnv64a continues the 64-bit FNV-1a hash h with the bytes of s; it equals
 // hash/fnv's, without its allocations.

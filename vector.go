@@ -445,10 +445,12 @@ func (v *vectors) beforeCommit(q *dbtx) error {
 			return err
 		}
 	}
+	own := v.written // the counter moves on once per write and per drop
 	dropped := make(map[vectorKey]bool, len(drops))
 	for _, d := range drops {
 		if d.agent == v.m.agent {
 			dropped[d.key] = true
+			own++
 		}
 	}
 	// A row both written and dropped (stored then deleted, or written
@@ -463,12 +465,6 @@ func (v *vectors) beforeCommit(q *dbtx) error {
 		}
 		if n == 0 {
 			delete(v.puts, key)
-		}
-	}
-	own := v.written
-	for _, d := range drops {
-		if d.agent == v.m.agent {
-			own++
 		}
 	}
 	v.mu.Lock()

@@ -411,9 +411,7 @@ func (x *Index) estimate(qs *query, est []float32, lo, hi int) (float32, float32
 			c2 += bits.OnesCount64(c & p[2])
 			c3 += bits.OnesCount64(c & p[3])
 		}
-		// Σ over set bits of q[i], then ⟨q, sign(x)⟩ = 2·that − Σ q[i].
-		pos := qs.lo*float32(ones[s]) + qs.delta*float32(c0+2*c1+4*c2+8*c3)
-		e := (2*pos - qs.sum) * inv1[s]
+		e := qs.fromCounts(ones[s], c0+2*c1+4*c2+8*c3, inv1[s])
 		est[s] = e
 		if e < least {
 			least = e
@@ -423,6 +421,16 @@ func (x *Index) estimate(qs *query, est []float32, lo, hi int) (float32, float32
 		}
 	}
 	return least, most
+}
+
+// fromCounts is the estimate of ⟨q, x⟩ for a code with ones set bits,
+// given weighted, the popcounts of its AND with the query's planes
+// weighted 1, 2, 4, 8, and inv1 = 1/‖x‖₁: the sum of q[i] over the set
+// bits is lo·ones + delta·weighted, and ⟨q, sign(x)⟩ is twice that minus
+// Σ q[i].
+func (qs *query) fromCounts(ones uint16, weighted int, inv1 float32) float32 {
+	pos := qs.lo*float32(ones) + qs.delta*float32(weighted)
+	return (2*pos - qs.sum) * inv1
 }
 
 // estimate6 is estimate for codes of 6 words, unrolled.
@@ -438,8 +446,7 @@ func estimate6(qs *query, p *[24]uint64, codes []uint64, ones []uint16, inv1, es
 			bits.OnesCount64(c[3]&p[14]) + bits.OnesCount64(c[4]&p[18]) + bits.OnesCount64(c[5]&p[22])
 		c3 := bits.OnesCount64(c[0]&p[3]) + bits.OnesCount64(c[1]&p[7]) + bits.OnesCount64(c[2]&p[11]) +
 			bits.OnesCount64(c[3]&p[15]) + bits.OnesCount64(c[4]&p[19]) + bits.OnesCount64(c[5]&p[23])
-		pos := qs.lo*float32(ones[s]) + qs.delta*float32(c0+2*c1+4*c2+8*c3)
-		e := (2*pos - qs.sum) * inv1[s]
+		e := qs.fromCounts(ones[s], c0+2*c1+4*c2+8*c3, inv1[s])
 		est[s] = e
 		if e < least {
 			least = e
