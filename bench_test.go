@@ -3,9 +3,7 @@ package engram_test
 import (
 	"context"
 	"database/sql"
-	"encoding/binary"
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"path/filepath"
 	"strings"
@@ -321,7 +319,7 @@ func BenchmarkBaselineInsertFTS(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		return float32Blob(v[0])
+		return engram.EncodeVector(v[0])
 	}
 	open := func(b *testing.B, vectors bool) baseline {
 		path := filepath.Join(b.TempDir(), "baseline.db")
@@ -446,15 +444,6 @@ func BenchmarkBaselineInsertFTS(b *testing.B) {
 		}
 		b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "rows/s")
 	})
-}
-
-// float32Blob is v in vec0's float32 blob format (little-endian).
-func float32Blob(v []float32) []byte {
-	out := make([]byte, 4*len(v))
-	for i, x := range v {
-		binary.LittleEndian.PutUint32(out[4*i:], math.Float32bits(x))
-	}
-	return out
 }
 
 // BenchmarkCompact runs progressive compaction (count, time, semantic

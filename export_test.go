@@ -1,0 +1,5 @@
+package engram
+
+// EncodeVector is encodeVector, for the external tests' baselines, which
+// write vec0 rows in engram's format.
+var EncodeVector = encodeVector
