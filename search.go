@@ -17,6 +17,7 @@ import (
 	sqlite3 "modernc.org/sqlite/lib"
 
 	"github.com/engram-go/engram/internal/query"
+	"github.com/engram-go/engram/internal/vecindex"
 )
 
 // SearchOptions says what to search for. The zero value of every field but
@@ -597,11 +598,28 @@ var vectorSQL = map[MemoryType]string{
 			AND (?5 = '' OR EXISTS (SELECT 1 FROM json_each(p.tags) t WHERE t.value IN (SELECT value FROM json_each(?5))))`,
 }
 
+// filteredSQL lists the pks of the agent's rows of each type that pass a
+// search's filters, given as (agent, since, until, the tags as JSON or an
+// empty string).
+var filteredSQL = map[MemoryType]string{
+	TypeSemantic: `SELECT s.pk FROM semantic_memory s
+		WHERE s.agent_id = ?1 AND s.created_at >= ?2 AND s.created_at < ?3
+			AND (?4 = '' OR EXISTS (SELECT 1 FROM json_each(s.tags) t WHERE t.value IN (SELECT value FROM json_each(?4))))`,
+	TypeEpisodic: `SELECT e.pk FROM episodic_log e
+		WHERE e.agent_id = ?1 AND e.created_at >= ?2 AND e.created_at < ?3 AND ?4 = ''`,
+	TypeProcedural: `SELECT p.pk FROM procedural_memory p
+		WHERE p.agent_id = ?1 AND p.created_at >= ?2 AND p.created_at < ?3
+			AND (?4 = '' OR EXISTS (SELECT 1 FROM json_each(p.tags) t WHERE t.value IN (SELECT value FROM json_each(?4))))`,
+}
+
 // vectorCandidates finds, per stored memory type, the memories whose
 // embeddings are nearest the query's and that pass the filters: twice the
-// limit, so that importance and recency have some to choose from, and
-// four times that with filters, since some neighbours may not pass. Its
-// error matches [ErrEmbedding] when the query cannot be embedded.
+// limit, so that importance and recency have some to choose from. With
+// filters it looks at four times as many neighbours, since some may not
+// pass; when too few of those pass, it ranks every memory that passes the
+// filters by its vector instead, so that a narrow filter does not return
+// fewer than it could. Its error matches [ErrEmbedding] when the query
+// cannot be embedded.
 func (m *Memory) vectorCandidates(ctx context.Context, opts SearchOptions, since, until int64, tagJSON string) ([]candidate, []float32, error) {
 	v := m.vectors
 	// Queries skip the embedding cache, which holds stored texts.
@@ -612,7 +630,8 @@ func (m *Memory) vectorCandidates(ctx context.Context, opts SearchOptions, since
 	qv := es[0].vec
 	k := 2 * opts.Limit
 	n := k
-	if tagJSON != "" || since > 0 || until < math.MaxInt64 {
+	filtered := tagJSON != "" || since > 0 || until < math.MaxInt64
+	if filtered {
 		n = 4 * k
 	}
 	var out []candidate
@@ -628,22 +647,27 @@ func (m *Memory) vectorCandidates(ctx context.Context, opts SearchOptions, since
 			if len(hits) == 0 {
 				continue
 			}
-			pks := make([]int64, len(hits))
-			cos := make(map[int64]float64, len(hits))
-			for i, h := range hits {
-				pks[i], cos[h.ID] = h.ID, float64(h.Cosine)
-			}
-			list, _ := json.Marshal(pks)
-			rows, err := q.query(vectorSQL[vt.typ], string(list), m.agent, since, until, tagJSON)
+			got, err := m.vectorRows(q, vt.typ, hits, since, until, tagJSON)
 			if err != nil {
 				return err
 			}
-			got, err := scanAll(rows, scanCandidate(vt.typ, func(c *candidate) any { return &c.Content }))
-			if err != nil {
-				return err
-			}
-			for i := range got {
-				got[i].cosine, got[i].hasCosine = cos[got[i].pk], true
+			if filtered && len(got) < k && len(hits) == n {
+				// The filters passed too few of the nearest, and there
+				// are more: rank every memory that passes them instead.
+				rows, err := q.query(filteredSQL[vt.typ], m.agent, since, until, tagJSON)
+				if err != nil {
+					return err
+				}
+				pks, err := scanAll(rows, func(r scanner) (pk int64, err error) {
+					err = r.Scan(&pk)
+					return pk, err
+				})
+				if err != nil {
+					return err
+				}
+				if got, err = m.vectorRows(q, vt.typ, v.nearestOf(vt.typ, qv, pks, k), since, until, tagJSON); err != nil {
+					return err
+				}
 			}
 			slices.SortFunc(got, func(a, b candidate) int { return cmp.Or(cmp.Compare(b.cosine, a.cosine), cmp.Compare(a.ID, b.ID)) })
 			out = append(out, got[:min(k, len(got))]...)
@@ -651,6 +675,29 @@ func (m *Memory) vectorCandidates(ctx context.Context, opts SearchOptions, since
 		return nil
 	})
 	return out, qv, err
+}
+
+// vectorRows reads the memories of type typ the vector search found
+// (hits, with their cosines) that pass the search's filters.
+func (m *Memory) vectorRows(q *dbtx, typ MemoryType, hits []vecindex.Hit, since, until int64, tagJSON string) ([]candidate, error) {
+	if len(hits) == 0 {
+		return nil, nil
+	}
+	pks := make([]int64, len(hits))
+	cos := make(map[int64]float64, len(hits))
+	for i, h := range hits {
+		pks[i], cos[h.ID] = h.ID, float64(h.Cosine)
+	}
+	list, _ := json.Marshal(pks)
+	rows, err := q.query(vectorSQL[typ], string(list), m.agent, since, until, tagJSON)
+	if err != nil {
+		return nil, err
+	}
+	got, err := scanAll(rows, scanCandidate(typ, func(c *candidate) any { return &c.Content }))
+	for i := range got {
+		got[i].cosine, got[i].hasCosine = cos[got[i].pk], true
+	}
+	return got, err
 }
 
 // merge adds the vector search's candidates to the text search's: a

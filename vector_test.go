@@ -193,6 +193,38 @@ func TestHybridRanksEveryCandidateByVector(t *testing.T) {
 	assert.Positive(t, res[0].Parts.Vector)
 }
 
+// TestFilteredVectorSearchFillsItsLimit: when the nearest neighbours fail
+// a search's filters, a vector search still returns as many memories as
+// pass them, up to its limit, nearest first.
+func TestFilteredVectorSearchFillsItsLimit(t *testing.T) {
+	ctx := context.Background()
+	m := testutil.OpenTier2(t, newTestEmbedder(t, 128))
+	for i := range 60 {
+		_, err := m.Semantic().Store(ctx, engram.SemanticEntry{Content: fmt.Sprintf("harbour lantern number %d", i)})
+		require.NoError(t, err)
+	}
+	var rare []string
+	for _, c := range []string{"quarterly invoice totals", "harbour invoice totals", "invoice archive"} {
+		id, err := m.Semantic().Store(ctx, engram.SemanticEntry{Content: c, Tags: []string{"rare"}})
+		require.NoError(t, err)
+		rare = append(rare, id)
+	}
+	for _, mode := range []engram.SearchMode{engram.SearchVector, engram.SearchHybrid} {
+		res, err := m.Search(ctx, engram.SearchOptions{Query: "harbour lantern", Mode: mode, Tags: []string{"rare"}, Limit: 5})
+		require.NoError(t, err, mode)
+		var got []string
+		for _, r := range res {
+			got = append(got, r.ID)
+		}
+		assert.ElementsMatch(t, rare, got, "%s: every memory the filter passes", mode)
+		if mode == engram.SearchVector {
+			require.Len(t, res, 3)
+			assert.Equal(t, rare[1], res[0].ID, "the one sharing a word is nearest")
+			assert.GreaterOrEqual(t, res[1].Parts.Vector, res[2].Parts.Vector)
+		}
+	}
+}
+
 // TestFlakyEmbedderNeverLosesAMemory: a memory stored while the embedder
 // fails is kept and found by text; Flush embeds it once the embedder is
 // back.
