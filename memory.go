@@ -57,7 +57,8 @@ type Memory struct {
 // [DefaultConfig]. It returns an error matching [ErrInvalid] for a bad
 // option, configuration or agent ID (before any file or directory is
 // created), including Tier2 without [WithEmbedder] and a database whose
-// vectors have another dimension than the embedder's, [ErrSchemaTooNew]
+// vectors have another dimension than the embedder's (without
+// [WithDimensionChange]), [ErrSchemaTooNew]
 // for a database written by a newer engram, and a [*DatabaseError] when
 // SQLite fails.
 func New(tier Tier, opts ...Option) (*Memory, error) {
@@ -78,6 +79,9 @@ func New(tier Tier, opts ...Option) (*Memory, error) {
 	}
 	if tier == Tier1 && s.embedder != nil {
 		return nil, invalid("WithEmbedder", "an embedder is for Tier2; Tier1 searches by full text only")
+	}
+	if tier == Tier1 && s.newDims {
+		return nil, invalid("WithDimensionChange", "is for Tier2; Tier1 stores no vectors")
 	}
 	if err := ValidateAgentID(s.agent); err != nil {
 		return nil, err
@@ -139,7 +143,7 @@ func New(tier Tier, opts ...Option) (*Memory, error) {
 	m.llm = s.llm
 	m.db.rolledBack = m.stems.reset
 	if tier == Tier2 {
-		if err := m.openVectors(context.Background(), s.embedder); err != nil {
+		if err := m.openVectors(context.Background(), s.embedder, s.newDims); err != nil {
 			_ = db.close()
 			return nil, err
 		}

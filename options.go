@@ -43,6 +43,7 @@ type settings struct {
 	logger   *slog.Logger
 	llm      LLM
 	embedder Embedder
+	newDims  bool  // WithDimensionChange
 	bad      error // the first invalid option, reported by New
 }
 
@@ -151,8 +152,9 @@ func WithLLM(llm LLM) Option {
 // [NewHashingEmbedder] works offline with no model; [OpenAIEmbedder] and
 // [OllamaEmbedder] call a model's API. A database remembers the dimension
 // and model of its vectors: opening it with an embedder of another
-// dimension is an error, and with another model of the same dimension
-// every memory is embedded again (see [Memory.Reindex]).
+// dimension is an error (unless [WithDimensionChange]), and with another
+// model of the same dimension every memory is embedded again (see
+// [Memory.Reindex]).
 func WithEmbedder(e Embedder) Option {
 	return func(s *settings) {
 		if e == nil {
@@ -161,3 +163,13 @@ func WithEmbedder(e Embedder) Option {
 		s.embedder = e
 	}
 }
+
+// WithDimensionChange lets a Tier 2 Memory open a database whose vectors
+// have another dimension than its embedder's, as after a move to another
+// embedding model: the stored vectors, of every agent in the file, are
+// dropped, and every memory is marked pending, to be embedded again by
+// [Memory.Reindex] or [Memory.Flush]; text search finds them meanwhile.
+// Other handles still open on the file with the old embedder fail to
+// search by vector or write until they are reopened with the new one.
+// Without a change of dimension it does nothing.
+func WithDimensionChange() Option { return func(s *settings) { s.newDims = true } }

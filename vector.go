@@ -112,8 +112,10 @@ type vectorKey struct {
 // openVectors prepares a database for Tier 2: it checks the embedder
 // against the dimension and model recorded in meta, creates the vec0
 // tables and their triggers the first time, and marks every row pending
-// when there were no vectors before or the model changed.
-func (m *Memory) openVectors(ctx context.Context, e Embedder) error {
+// when there were no vectors before or the model changed. A change of
+// dimension is an error unless newDims, which has the vec0 tables made
+// again with the new dimension.
+func (m *Memory) openVectors(ctx context.Context, e Embedder, newDims bool) error {
 	v := &vectors{m: m, emb: e, dims: e.Dimensions(), model: e.Model(), puts: map[vectorKey][]float32{}}
 	if v.dims < 1 || v.dims > maxVectorDims {
 		return invalid("WithEmbedder", "the embedder's dimension %d is outside [1, %d]", v.dims, maxVectorDims)
@@ -129,8 +131,19 @@ func (m *Memory) openVectors(ctx context.Context, e Embedder) error {
 			return err
 		}
 		if dims != "" && dims != strconv.Itoa(v.dims) {
-			return invalid("WithEmbedder", "the database holds %s-dimension vectors (model %q) and the embedder makes %d-dimension ones (model %q); use an embedder of %s dimensions or a new database",
-				dims, model, v.dims, v.model, dims)
+			if !newDims {
+				return invalid("WithEmbedder", "the database holds %s-dimension vectors (model %q) and the embedder makes %d-dimension ones (model %q); use an embedder of %s dimensions, or WithDimensionChange to embed everything again",
+					dims, model, v.dims, v.model, dims)
+			}
+			// vec0 declares its dimension: the tables are made again.
+			m.log.Warn("engram: the embedding dimension changed; every memory will be embedded again",
+				"was", dims, "now", v.dims, "model", v.model)
+			for _, vt := range vectorTables {
+				if _, err := q.exec(`DROP TABLE ` + vt.vec); err != nil {
+					return fmt.Errorf("%s: %w", vt.vec, err)
+				}
+			}
+			model = "" // so that what follows treats it as a change of model
 		}
 		for _, vt := range vectorTables {
 			for _, stmt := range vectorDDL(vt, v.dims) {
@@ -145,8 +158,10 @@ func (m *Memory) openVectors(ctx context.Context, e Embedder) error {
 		case model != v.model:
 			// Vectors of another model are not comparable with this
 			// one's: they go, and everything is embedded again.
-			m.log.Warn("engram: the embedding model changed; every memory will be embedded again",
-				"was", model, "now", v.model)
+			if model != "" {
+				m.log.Warn("engram: the embedding model changed; every memory will be embedded again",
+					"was", model, "now", v.model)
+			}
 			for _, vt := range vectorTables {
 				if _, err := q.exec(`DELETE FROM ` + vt.vec); err != nil {
 					return err
@@ -287,7 +302,8 @@ func (v *vectors) embed(ctx context.Context, texts []string) ([]embedded, error)
 	list, _ := json.Marshal(hexes)
 	err := v.m.db.read(ctx, "embed.cache", func(q *dbtx) error {
 		rows, err := q.query(`SELECT c.hash, c.vector FROM json_each(?2) j
-			CROSS JOIN embedding_cache c ON c.model = ?1 AND c.hash = unhex(j.value)`, v.model, string(list))
+			CROSS JOIN embedding_cache c ON c.model = ?1 AND c.hash = unhex(j.value)
+			WHERE length(c.vector) = ?3`, v.model, string(list), 4*v.dims)
 		if err != nil {
 			return err
 		}
@@ -398,7 +414,8 @@ func (v *vectors) put(q *dbtx, typ MemoryType, pk int64, e embedded, replace boo
 	}
 	if e.toCache {
 		if _, err := q.exec(`INSERT INTO embedding_cache (model, hash, vector, used_at) VALUES (?, ?, ?, ?)
-			ON CONFLICT (model, hash) DO NOTHING`, v.model, e.hash, blob, ms(v.m.now())); err != nil {
+			ON CONFLICT (model, hash) DO UPDATE SET vector = excluded.vector, used_at = excluded.used_at
+				WHERE length(vector) <> length(excluded.vector)`, v.model, e.hash, blob, ms(v.m.now())); err != nil {
 			return err
 		}
 	}
@@ -578,6 +595,13 @@ func (v *vectors) sync(q *dbtx) error {
 	defer v.mu.Unlock()
 	if v.built && ver <= v.version {
 		return nil
+	}
+	var dims string
+	if err := q.queryRow(`SELECT value FROM meta WHERE key = ?`, []any{metaVectorDims}, &dims); err != nil {
+		return err
+	}
+	if dims != strconv.Itoa(v.dims) {
+		return invalid("WithEmbedder", "another handle changed the database's vectors to %s dimensions; reopen with an embedder of %s dimensions", dims, dims)
 	}
 	idx := map[MemoryType]*vecindex.Index{}
 	for _, vt := range vectorTables {

@@ -344,6 +344,60 @@ func TestDimensionMismatchIsAClearError(t *testing.T) {
 	assert.Equal(t, "WithEmbedder", ie.Field)
 }
 
+// TestDimensionChangeEmbedsEverythingAgain: WithDimensionChange opens a
+// database whose vectors have another dimension; every agent's memories
+// are kept, pending, found by text, and embedded again at the new
+// dimension by Flush, without the cache serving the old dimension's
+// vectors of the same model. A handle still open with the old embedder
+// gets a clear error.
+func TestDimensionChangeEmbedsEverythingAgain(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "memory.db")
+	old := func() *testEmbedder { e := newTestEmbedder(t, 64); e.model = "same-name"; return e }
+	a := testutil.OpenTier2Path(t, path, "a", old())
+	_, err := a.Semantic().Store(ctx, engram.SemanticEntry{Content: "The deploy key lives in the vault"})
+	require.NoError(t, err)
+	_, err = a.Episodic().LogBatch(ctx, []engram.Episode{{Content: "rotated the deploy key"}})
+	require.NoError(t, err)
+	b := testutil.OpenTier2Path(t, path, "b", old())
+	_, err = b.Semantic().Store(ctx, engram.SemanticEntry{Content: "Staging runs on port 8443"})
+	require.NoError(t, err)
+	require.NoError(t, a.Close())
+
+	_, err = engram.New(engram.Tier1, engram.WithPath(path), engram.WithDimensionChange())
+	require.ErrorIs(t, err, engram.ErrInvalid, "Tier 1 stores no vectors")
+
+	e := newTestEmbedder(t, 128)
+	e.model = "same-name"
+	a = testutil.OpenTier2Path(t, path, "a", e, engram.WithDimensionChange())
+	assert.Equal(t, 2, pending(t, a))
+	assert.Zero(t, vectorRows(t, path, "vec_semantic"), "every agent's old vectors are gone")
+	res, err := a.Search(ctx, engram.SearchOptions{Query: "deploy key", Mode: engram.SearchText})
+	require.NoError(t, err)
+	assert.Len(t, res, 2, "text search finds them meanwhile")
+
+	_, err = b.Search(ctx, engram.SearchOptions{Query: "staging port", Mode: engram.SearchVector})
+	require.ErrorIs(t, err, engram.ErrInvalid, "a handle with the old embedder is told")
+	assert.Contains(t, err.Error(), "128 dimensions")
+	require.NoError(t, b.Close())
+
+	require.NoError(t, a.Flush(ctx), "the cache holds 64-dimension vectors of the same model and text")
+	assert.Zero(t, pending(t, a))
+	assert.Equal(t, 1, vectorRows(t, path, "vec_semantic"))
+	assert.Equal(t, 1, vectorRows(t, path, "vec_episodic"))
+	res, err = a.Search(ctx, engram.SearchOptions{Query: "where does the deploy key live?", Mode: engram.SearchVector, Limit: 1})
+	require.NoError(t, err)
+	require.Len(t, res, 1)
+	assert.Contains(t, res[0].Content, "vault")
+
+	b = testutil.OpenTier2Path(t, path, "b", e)
+	assert.Equal(t, 1, pending(t, b), "the other agent's memories wait for its own Flush")
+	require.NoError(t, b.Flush(ctx))
+	assert.Equal(t, 2, vectorRows(t, path, "vec_semantic"))
+	_, err = engram.New(engram.Tier2, engram.WithPath(path), engram.WithAgent("b"), engram.WithEmbedder(old()))
+	require.ErrorIs(t, err, engram.ErrInvalid, "the database now holds 128-dimension vectors")
+}
+
 func TestVectorCallsOnTier1(t *testing.T) {
 	ctx := context.Background()
 	m := testutil.Open(t)
