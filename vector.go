@@ -167,6 +167,12 @@ func (m *Memory) openVectors(ctx context.Context, e Embedder, newDims bool) erro
 					return err
 				}
 			}
+			// The cache's embeddings of another model or dimension would
+			// only serve the old embedder again (and with a large model
+			// they are most of the file).
+			if _, err := q.exec(`DELETE FROM embedding_cache WHERE model <> ? OR length(vector) <> ?`, v.model, 4*v.dims); err != nil {
+				return err
+			}
 			if _, err := q.exec(`UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key LIKE 'vector.version:%'`); err != nil {
 				return err
 			}
@@ -302,8 +308,7 @@ func (v *vectors) embed(ctx context.Context, texts []string) ([]embedded, error)
 	list, _ := json.Marshal(hexes)
 	err := v.m.db.read(ctx, "embed.cache", func(q *dbtx) error {
 		rows, err := q.query(`SELECT c.hash, c.vector FROM json_each(?2) j
-			CROSS JOIN embedding_cache c ON c.model = ?1 AND c.hash = unhex(j.value)
-			WHERE length(c.vector) = ?3`, v.model, string(list), 4*v.dims)
+			CROSS JOIN embedding_cache c ON c.model = ?1 AND c.hash = unhex(j.value)`, v.model, string(list))
 		if err != nil {
 			return err
 		}
@@ -414,8 +419,7 @@ func (v *vectors) put(q *dbtx, typ MemoryType, pk int64, e embedded, replace boo
 	}
 	if e.toCache {
 		if _, err := q.exec(`INSERT INTO embedding_cache (model, hash, vector, used_at) VALUES (?, ?, ?, ?)
-			ON CONFLICT (model, hash) DO UPDATE SET vector = excluded.vector, used_at = excluded.used_at
-				WHERE length(vector) <> length(excluded.vector)`, v.model, e.hash, blob, ms(v.m.now())); err != nil {
+			ON CONFLICT (model, hash) DO NOTHING`, v.model, e.hash, blob, ms(v.m.now())); err != nil {
 			return err
 		}
 	}

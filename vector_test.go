@@ -347,8 +347,8 @@ func TestDimensionMismatchIsAClearError(t *testing.T) {
 // TestDimensionChangeEmbedsEverythingAgain: WithDimensionChange opens a
 // database whose vectors have another dimension; every agent's memories
 // are kept, pending, found by text, and embedded again at the new
-// dimension by Flush, without the cache serving the old dimension's
-// vectors of the same model. A handle still open with the old embedder
+// dimension by Flush; the cache drops the old dimension's vectors of the
+// same model. A handle still open with the old embedder
 // gets a clear error.
 func TestDimensionChangeEmbedsEverythingAgain(t *testing.T) {
 	ctx := context.Background()
@@ -372,6 +372,7 @@ func TestDimensionChangeEmbedsEverythingAgain(t *testing.T) {
 	a = testutil.OpenTier2Path(t, path, "a", e, engram.WithDimensionChange())
 	assert.Equal(t, 2, pending(t, a))
 	assert.Zero(t, vectorRows(t, path, "vec_semantic"), "every agent's old vectors are gone")
+	assert.Zero(t, vectorRows(t, path, "embedding_cache"), "nor are the old dimension's cached embeddings of the same model")
 	res, err := a.Search(ctx, engram.SearchOptions{Query: "deploy key", Mode: engram.SearchText})
 	require.NoError(t, err)
 	assert.Len(t, res, 2, "text search finds them meanwhile")
@@ -381,7 +382,7 @@ func TestDimensionChangeEmbedsEverythingAgain(t *testing.T) {
 	assert.Contains(t, err.Error(), "128 dimensions")
 	require.NoError(t, b.Close())
 
-	require.NoError(t, a.Flush(ctx), "the cache holds 64-dimension vectors of the same model and text")
+	require.NoError(t, a.Flush(ctx))
 	assert.Zero(t, pending(t, a))
 	assert.Equal(t, 1, vectorRows(t, path, "vec_semantic"))
 	assert.Equal(t, 1, vectorRows(t, path, "vec_episodic"))
@@ -396,6 +397,28 @@ func TestDimensionChangeEmbedsEverythingAgain(t *testing.T) {
 	assert.Equal(t, 2, vectorRows(t, path, "vec_semantic"))
 	_, err = engram.New(engram.Tier2, engram.WithPath(path), engram.WithAgent("b"), engram.WithEmbedder(old()))
 	require.ErrorIs(t, err, engram.ErrInvalid, "the database now holds 128-dimension vectors")
+}
+
+// TestModelChangeEmptiesTheCache: the embeddings cached for a model the
+// database no longer uses are deleted when another model takes over.
+func TestModelChangeEmptiesTheCache(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "memory.db")
+	e := newTestEmbedder(t, 64)
+	e.model = "one"
+	m := testutil.OpenTier2Path(t, path, "a", e)
+	_, err := m.Semantic().StoreBatch(ctx, []engram.SemanticEntry{{Content: "first fact"}, {Content: "second fact"}})
+	require.NoError(t, err)
+	require.NoError(t, m.Close())
+	require.Equal(t, 2, vectorRows(t, path, "embedding_cache"))
+
+	e2 := newTestEmbedder(t, 64)
+	e2.model = "two"
+	m = testutil.OpenTier2Path(t, path, "a", e2)
+	assert.Zero(t, vectorRows(t, path, "embedding_cache"))
+	require.NoError(t, m.Flush(ctx))
+	assert.Equal(t, 2, vectorRows(t, path, "embedding_cache"), "the new model's embeddings are cached")
+	assert.Equal(t, 2, e2.embedded())
 }
 
 func TestVectorCallsOnTier1(t *testing.T) {
