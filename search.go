@@ -598,28 +598,13 @@ var vectorSQL = map[MemoryType]string{
 			AND (?5 = '' OR EXISTS (SELECT 1 FROM json_each(p.tags) t WHERE t.value IN (SELECT value FROM json_each(?5))))`,
 }
 
-// filteredSQL lists the pks of the agent's rows of each type that pass a
-// search's filters, given as (agent, since, until, the tags as JSON or an
-// empty string).
-var filteredSQL = map[MemoryType]string{
-	TypeSemantic: `SELECT s.pk FROM semantic_memory s
-		WHERE s.agent_id = ?1 AND s.created_at >= ?2 AND s.created_at < ?3
-			AND (?4 = '' OR EXISTS (SELECT 1 FROM json_each(s.tags) t WHERE t.value IN (SELECT value FROM json_each(?4))))`,
-	TypeEpisodic: `SELECT e.pk FROM episodic_log e
-		WHERE e.agent_id = ?1 AND e.created_at >= ?2 AND e.created_at < ?3 AND ?4 = ''`,
-	TypeProcedural: `SELECT p.pk FROM procedural_memory p
-		WHERE p.agent_id = ?1 AND p.created_at >= ?2 AND p.created_at < ?3
-			AND (?4 = '' OR EXISTS (SELECT 1 FROM json_each(p.tags) t WHERE t.value IN (SELECT value FROM json_each(?4))))`,
-}
-
 // vectorCandidates finds, per stored memory type, the memories whose
 // embeddings are nearest the query's and that pass the filters: twice the
 // limit, so that importance and recency have some to choose from. With
 // filters it looks at four times as many neighbours, since some may not
-// pass; when too few of those pass, it ranks every memory that passes the
-// filters by its vector instead, so that a narrow filter does not return
-// fewer than it could. Its error matches [ErrEmbedding] when the query
-// cannot be embedded.
+// pass, and further while too few pass, so that a narrow filter does not
+// return fewer than it could. Its error matches [ErrEmbedding] when the
+// query cannot be embedded.
 func (m *Memory) vectorCandidates(ctx context.Context, opts SearchOptions, since, until int64, tagJSON string) ([]candidate, []float32, error) {
 	v := m.vectors
 	// Queries skip the embedding cache, which holds stored texts.
@@ -651,21 +636,13 @@ func (m *Memory) vectorCandidates(ctx context.Context, opts SearchOptions, since
 			if err != nil {
 				return err
 			}
-			if filtered && len(got) < k && len(hits) == n {
-				// The filters passed too few of the nearest, and there
-				// are more: rank every memory that passes them instead.
-				rows, err := q.query(filteredSQL[vt.typ], m.agent, since, until, tagJSON)
-				if err != nil {
-					return err
-				}
-				pks, err := scanAll(rows, func(r scanner) (pk int64, err error) {
-					err = r.Scan(&pk)
-					return pk, err
-				})
-				if err != nil {
-					return err
-				}
-				if got, err = m.vectorRows(q, vt.typ, v.nearestOf(vt.typ, qv, pks, k), since, until, tagJSON); err != nil {
+			// Some of the nearest may fail the filters: look four times
+			// as far each time, until enough pass or every vector was
+			// looked at.
+			for want := n; filtered && len(got) < k && len(hits) == want; {
+				want *= 4
+				hits = v.search(vt.typ, qv, want, opts.Limit)
+				if got, err = m.vectorRows(q, vt.typ, hits, since, until, tagJSON); err != nil {
 					return err
 				}
 			}

@@ -537,23 +537,6 @@ func (v *vectors) search(typ MemoryType, qv []float32, n, limit int) []vecindex.
 	return x.Search(qv, n, vecindex.Candidates(limit, x.Len()))
 }
 
-// nearestOf returns the n of the rows of type typ listed in pks whose
-// vectors are nearest qv, best first; rows without a vector (pending) are
-// left out.
-func (v *vectors) nearestOf(typ MemoryType, qv []float32, pks []int64, n int) []vecindex.Hit {
-	v.mu.RLock()
-	defer v.mu.RUnlock()
-	cos := v.idx[typ].Cosines(qv, pks)
-	hits := make([]vecindex.Hit, 0, len(pks))
-	for i, c := range cos {
-		if !math.IsNaN(float64(c)) {
-			hits = append(hits, vecindex.Hit{ID: pks[i], Cosine: c})
-		}
-	}
-	slices.SortFunc(hits, func(a, b vecindex.Hit) int { return cmp.Or(cmp.Compare(b.Cosine, a.Cosine), cmp.Compare(a.ID, b.ID)) })
-	return hits[:min(n, len(hits))]
-}
-
 // cosines gives every stored candidate without a cosine its vector's
 // cosine with qv, when the index holds its vector.
 func (v *vectors) cosines(qv []float32, cands []candidate) {

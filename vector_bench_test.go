@@ -125,8 +125,8 @@ func vectorDB(b *testing.B, name string, n int) (*vectorSet, string) {
 	ctx := context.Background()
 	for lo := 0; lo < n; lo += 2000 {
 		batch := make([]engram.SemanticEntry, 0, 2000)
-		for _, d := range set.docs[lo:min(n, lo+2000)] {
-			batch = append(batch, engram.SemanticEntry{Content: d, Importance: 0.5})
+		for i, d := range set.docs[lo:min(n, lo+2000)] {
+			batch = append(batch, engram.SemanticEntry{Content: d, Importance: 0.5, Tags: []string{shardTag(lo + i)}})
 		}
 		if _, err := m.Semantic().StoreBatch(ctx, batch); err != nil {
 			b.Fatal(err)
@@ -225,6 +225,69 @@ func BenchmarkSearchVector(b *testing.B) {
 				lat.report(b)
 			})
 		}
+	}
+}
+
+// shardTag is the tag of the i-th entry of a vector data set: one of
+// shards, in turn, so that a filter on one passes 1/shards of the entries.
+func shardTag(i int) string { return fmt.Sprintf("shard-%d", i%shards) }
+
+const shards = 100
+
+// BenchmarkSearchVectorFiltered measures vector search (limit 10) with a
+// tag filter that 1% of the entries pass, so that few or none of the
+// nearest neighbours do and the search must look further, and reports its
+// recall@10 against an exact cosine scan of the entries that pass.
+func BenchmarkSearchVectorFiltered(b *testing.B) {
+	for _, n := range []int{10_000, 100_000} {
+		b.Run(fmt.Sprintf("N=%d/clustered", n), func(b *testing.B) {
+			set, m := openVectorBench(b, "clustered", n)
+			defer m.Close()
+			ctx := context.Background()
+			at := make(map[string]int, len(set.docs))
+			for i, d := range set.docs {
+				if _, dup := at[d]; !dup {
+					at[d] = i
+				}
+			}
+			search := func(i int) []engram.Result {
+				res, err := m.Search(ctx, engram.SearchOptions{Query: set.queries[i%len(set.queries)], Mode: engram.SearchVector,
+					Types: []engram.MemoryType{engram.TypeSemantic}, Tags: []string{shardTag(i)}, Limit: 10})
+				if err != nil || len(res) != 10 {
+					b.Fatal(err, len(res))
+				}
+				return res
+			}
+			search(0)
+			hit := 0
+			for i, q := range set.qvecs {
+				var idx []int
+				var vecs [][]float32
+				for j := i % shards; j < len(set.vecs); j += shards {
+					idx, vecs = append(idx, j), append(vecs, set.vecs[j])
+				}
+				var truth []int
+				for _, t := range exactTop(vecs, q, 10) {
+					truth = append(truth, idx[t])
+				}
+				for _, r := range search(i) {
+					if slices.Contains(truth, at[r.Content]) {
+						hit++
+					}
+				}
+			}
+			recall := float64(hit) / float64(10*len(set.queries))
+			lat := make(latencies, 0, 4096)
+			i := 0
+			for b.Loop() {
+				start := time.Now()
+				search(i)
+				lat = append(lat, time.Since(start))
+				i++
+			}
+			b.ReportMetric(recall, "recall@10")
+			lat.report(b)
+		})
 	}
 }
 
