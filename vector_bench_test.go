@@ -185,44 +185,9 @@ func BenchmarkSearchVector(b *testing.B) {
 			b.Run(fmt.Sprintf("N=%d/%s", n, name), func(b *testing.B) {
 				set, m := openVectorBench(b, name, n)
 				defer m.Close()
-				ctx := context.Background()
-				at := make(map[string]int, len(set.docs))
-				for i, d := range set.docs {
-					if _, dup := at[d]; !dup {
-						at[d] = i
-					}
-				}
-				search := func(i int) []engram.Result {
-					res, err := m.Search(ctx, engram.SearchOptions{Query: set.queries[i%len(set.queries)],
-						Mode: engram.SearchVector, Types: []engram.MemoryType{engram.TypeSemantic}, Limit: 10})
-					if err != nil || len(res) != 10 {
-						b.Fatal(err, len(res))
-					}
-					return res
-				}
-				search(0) // loads the index, as the first search of a session does
-				// Recall, over all queries, outside the timing (the exact
-				// answers are computed once per data set).
+				// The exact answers are computed once per data set.
 				truths := exactAnswers(set)
-				hit := 0
-				for i := range set.qvecs {
-					for _, r := range search(i) {
-						if slices.Contains(truths[i], at[r.Content]) {
-							hit++
-						}
-					}
-				}
-				recall := float64(hit) / float64(10*len(set.queries))
-				lat := make(latencies, 0, 4096)
-				i := 0
-				for b.Loop() {
-					start := time.Now()
-					search(i)
-					lat = append(lat, time.Since(start))
-					i++
-				}
-				b.ReportMetric(recall, "recall@10")
-				lat.report(b)
+				benchVectorSearch(b, set, m, nil, func(i int) []int { return truths[i] })
 			})
 		}
 	}
@@ -243,52 +208,69 @@ func BenchmarkSearchVectorFiltered(b *testing.B) {
 		b.Run(fmt.Sprintf("N=%d/clustered", n), func(b *testing.B) {
 			set, m := openVectorBench(b, "clustered", n)
 			defer m.Close()
-			ctx := context.Background()
-			at := make(map[string]int, len(set.docs))
-			for i, d := range set.docs {
-				if _, dup := at[d]; !dup {
-					at[d] = i
-				}
-			}
-			search := func(i int) []engram.Result {
-				res, err := m.Search(ctx, engram.SearchOptions{Query: set.queries[i%len(set.queries)], Mode: engram.SearchVector,
-					Types: []engram.MemoryType{engram.TypeSemantic}, Tags: []string{shardTag(i)}, Limit: 10})
-				if err != nil || len(res) != 10 {
-					b.Fatal(err, len(res))
-				}
-				return res
-			}
-			search(0)
-			hit := 0
-			for i, q := range set.qvecs {
+			truth := func(i int) []int {
 				var idx []int
 				var vecs [][]float32
 				for j := i % shards; j < len(set.vecs); j += shards {
 					idx, vecs = append(idx, j), append(vecs, set.vecs[j])
 				}
-				var truth []int
-				for _, t := range exactTop(vecs, q, 10) {
-					truth = append(truth, idx[t])
+				var out []int
+				for _, t := range exactTop(vecs, set.qvecs[i], 10) {
+					out = append(out, idx[t])
 				}
-				for _, r := range search(i) {
-					if slices.Contains(truth, at[r.Content]) {
-						hit++
-					}
-				}
+				return out
 			}
-			recall := float64(hit) / float64(10*len(set.queries))
-			lat := make(latencies, 0, 4096)
-			i := 0
-			for b.Loop() {
-				start := time.Now()
-				search(i)
-				lat = append(lat, time.Since(start))
-				i++
-			}
-			b.ReportMetric(recall, "recall@10")
-			lat.report(b)
+			benchVectorSearch(b, set, m, shardTag, truth)
 		})
 	}
+}
+
+// benchVectorSearch times vector searches (limit 10) for the set's
+// queries in turn, the i-th filtered by the tag tag(i) when tag is not
+// nil, and reports p50 and p99 latencies and recall@10 against truth(i),
+// the indexes of the i-th query's exact 10 nearest entries.
+func benchVectorSearch(b *testing.B, set *vectorSet, m *engram.Memory, tag func(i int) string, truth func(i int) []int) {
+	ctx := context.Background()
+	at := make(map[string]int, len(set.docs))
+	for i, d := range set.docs {
+		if _, dup := at[d]; !dup {
+			at[d] = i
+		}
+	}
+	search := func(i int) []engram.Result {
+		opts := engram.SearchOptions{Query: set.queries[i%len(set.queries)], Mode: engram.SearchVector,
+			Types: []engram.MemoryType{engram.TypeSemantic}, Limit: 10}
+		if tag != nil {
+			opts.Tags = []string{tag(i)}
+		}
+		res, err := m.Search(ctx, opts)
+		if err != nil || len(res) != 10 {
+			b.Fatal(err, len(res))
+		}
+		return res
+	}
+	search(0) // loads the index, as the first search of a session does
+	// Recall, over all queries, outside the timing.
+	hit := 0
+	for i := range set.qvecs {
+		want := truth(i)
+		for _, r := range search(i) {
+			if slices.Contains(want, at[r.Content]) {
+				hit++
+			}
+		}
+	}
+	recall := float64(hit) / float64(10*len(set.queries))
+	lat := make(latencies, 0, 4096)
+	i := 0
+	for b.Loop() {
+		start := time.Now()
+		search(i)
+		lat = append(lat, time.Since(start))
+		i++
+	}
+	b.ReportMetric(recall, "recall@10")
+	lat.report(b)
 }
 
 // BenchmarkSearchHybrid measures the Tier 2 default: text and vector
