@@ -113,8 +113,8 @@ type vectorKey struct {
 // against the dimension and model recorded in meta, creates the vec0
 // tables and their triggers the first time, and marks every row pending
 // when there were no vectors before or the model changed. A change of
-// dimension is an error unless newDims, which has the vec0 tables made
-// again with the new dimension.
+// dimension is an error unless newDims. After a change of model or
+// dimension the vec0 tables are made again, empty.
 func (m *Memory) openVectors(ctx context.Context, e Embedder, newDims bool) error {
 	v := &vectors{m: m, emb: e, dims: e.Dimensions(), model: e.Model(), puts: map[vectorKey][]float32{}}
 	if v.dims < 1 || v.dims > maxVectorDims {
@@ -130,20 +130,23 @@ func (m *Memory) openVectors(ctx context.Context, e Embedder, newDims bool) erro
 		if err != nil {
 			return err
 		}
-		if dims != "" && dims != strconv.Itoa(v.dims) {
-			if !newDims {
-				return invalid("WithEmbedder", "the database holds %s-dimension vectors (model %q) and the embedder makes %d-dimension ones (model %q); use an embedder of %s dimensions, or WithDimensionChange to embed everything again",
-					dims, model, v.dims, v.model, dims)
-			}
-			// vec0 declares its dimension: the tables are made again.
-			m.log.Warn("engram: the embedding dimension changed; every memory will be embedded again",
-				"was", dims, "now", v.dims, "model", v.model)
+		newDim := dims != "" && dims != strconv.Itoa(v.dims)
+		if newDim && !newDims {
+			return invalid("WithEmbedder", "the database holds %s-dimension vectors (model %q) and the embedder makes %d-dimension ones (model %q); use an embedder of %s dimensions, or WithDimensionChange to embed everything again",
+				dims, model, v.dims, v.model, dims)
+		}
+		// Vectors of another model or dimension are not comparable with
+		// this embedder's: they go, with their tables (vec0 declares its
+		// dimension), and everything is embedded again.
+		changed := newDim || dims != "" && model != v.model
+		if changed {
+			m.log.Warn("engram: the embedding model or dimension changed; every memory will be embedded again",
+				"was", model, "was_dims", dims, "now", v.model, "now_dims", v.dims)
 			for _, vt := range vectorTables {
 				if _, err := q.exec(`DROP TABLE ` + vt.vec); err != nil {
 					return fmt.Errorf("%s: %w", vt.vec, err)
 				}
 			}
-			model = "" // so that what follows treats it as a change of model
 		}
 		for _, vt := range vectorTables {
 			for _, stmt := range vectorDDL(vt, v.dims) {
@@ -155,18 +158,7 @@ func (m *Memory) openVectors(ctx context.Context, e Embedder, newDims bool) erro
 		switch {
 		case dims == "":
 			// A database that had no vectors: everything is pending.
-		case model != v.model:
-			// Vectors of another model are not comparable with this
-			// one's: they go, and everything is embedded again.
-			if model != "" {
-				m.log.Warn("engram: the embedding model changed; every memory will be embedded again",
-					"was", model, "now", v.model)
-			}
-			for _, vt := range vectorTables {
-				if _, err := q.exec(`DELETE FROM ` + vt.vec); err != nil {
-					return err
-				}
-			}
+		case changed:
 			// The cache's embeddings of another model or dimension would
 			// only serve the old embedder again (and with a large model
 			// they are most of the file).
