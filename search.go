@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"database/sql"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -210,6 +211,7 @@ func (m *Memory) Search(ctx context.Context, opts SearchOptions) ([]Result, erro
 		until = ms(opts.Until)
 	}
 	k := max(m.cfg.Search.Candidates, opts.Limit)
+	f := ftsFilter{since: since, until: until, tags: tagJSON}
 
 	var cands []candidate
 	err := m.db.read(ctx, "search", func(q *dbtx) error {
@@ -225,18 +227,16 @@ func (m *Memory) Search(ctx context.Context, opts SearchOptions) ([]Result, erro
 			// tells whether the agent has any such memory. (An
 			// Advanced expression always runs, so that a malformed one
 			// is reported however empty memory is.)
-			var held bool
-			if err := q.queryRow(`SELECT EXISTS (SELECT 1 FROM `+src.table+` WHERE agent_id = ?)`,
-				[]any{m.agent}, &held); err != nil {
+			sc, err := m.scopeOf(q, src)
+			if err != nil {
 				return err
 			}
-			if !held && !opts.Advanced {
+			if !sc.held && !opts.Advanced {
 				continue
 			}
-			plans := []ftsPlan{{expr: expr}}
+			plans := []ftsPlan{{expr: sc.restrict(expr)}}
 			if !opts.Advanced {
-				var err error
-				if plans, err = m.plan(q, src, terms, m.cfg.Search.PostingBudget); err != nil {
+				if plans, err = m.plan(q, src, sc, terms, f, m.cfg.Search.PostingBudget); err != nil {
 					return err
 				}
 			}
@@ -554,6 +554,21 @@ type ftsSource struct {
 	vocab string // its fts5vocab table
 	table string // the table it indexes
 	sql   string
+	// window finds the rowid of the agent's (?3) match of expr (?1) that
+	// is newest but ?2, among those created in [?4, ?5) carrying one of
+	// the tags ?6 (a JSON list, or '' for any); see Memory.window.
+	window string
+}
+
+// windowSQL returns an ftsSource's window query.
+func windowSQL(fts, table string, tagged bool) string {
+	tags := `?6 = ''`
+	if tagged {
+		tags = `(?6 = '' OR EXISTS (SELECT 1 FROM json_each(t.tags) g WHERE g.value IN (SELECT value FROM json_each(?6))))`
+	}
+	return `SELECT t.pk FROM ` + fts + ` CROSS JOIN ` + table + ` t ON t.pk = ` + fts + `.rowid
+		WHERE ` + fts + ` MATCH ?1 AND t.agent_id = ?3 AND t.created_at >= ?4 AND t.created_at < ?5 AND ` + tags + `
+		ORDER BY ` + fts + `.rowid DESC LIMIT 1 OFFSET ?2`
 }
 
 // contentSQL reads the content of the rows of each type whose pks are
@@ -579,28 +594,28 @@ var contentSQL = map[MemoryType]string{
 // for the results only (see contentSQL).
 var ftsSources = []ftsSource{
 	{TypeSemantic, "semantic_fts", "semantic_vocab", "semantic_memory", `WITH top(pk, b) AS MATERIALIZED (
-			SELECT s.pk, bm25(semantic_fts) AS b
+			SELECT s.pk, bm25(semantic_fts, 1, 1, 0) AS b
 			FROM semantic_fts CROSS JOIN semantic_memory s ON s.pk = semantic_fts.rowid
 			WHERE semantic_fts MATCH ?1 AND semantic_fts.rowid >= ?7 AND s.agent_id = ?2 AND s.created_at >= ?3 AND s.created_at < ?4
 				AND (?5 = '' OR EXISTS (SELECT 1 FROM json_each(s.tags) t WHERE t.value IN (SELECT value FROM json_each(?5))))
 			ORDER BY b LIMIT ?6)
 		SELECT s.pk, s.id, s.tags, s.created_at, s.importance * s.resonance, max(s.updated_at, s.last_accessed_at), top.b
-		FROM top CROSS JOIN semantic_memory s ON s.pk = top.pk`},
+		FROM top CROSS JOIN semantic_memory s ON s.pk = top.pk`, windowSQL("semantic_fts", "semantic_memory", true)},
 	{TypeEpisodic, "episodic_fts", "episodic_vocab", "episodic_log", `WITH top(pk, b) AS MATERIALIZED (
-			SELECT e.pk, bm25(episodic_fts) AS b
+			SELECT e.pk, bm25(episodic_fts, 1, 0) AS b
 			FROM episodic_fts CROSS JOIN episodic_log e ON e.pk = episodic_fts.rowid
 			WHERE episodic_fts MATCH ?1 AND episodic_fts.rowid >= ?7 AND e.agent_id = ?2 AND e.created_at >= ?3 AND e.created_at < ?4 AND ?5 = ''
 			ORDER BY b LIMIT ?6)
 		SELECT e.pk, e.id, '[]', e.created_at, ` + fmt.Sprint(episodeImportance) + ` * e.resonance, e.created_at, top.b
-		FROM top CROSS JOIN episodic_log e ON e.pk = top.pk`},
+		FROM top CROSS JOIN episodic_log e ON e.pk = top.pk`, windowSQL("episodic_fts", "episodic_log", false)},
 	{TypeProcedural, "procedural_fts", "procedural_vocab", "procedural_memory", `WITH top(pk, b) AS MATERIALIZED (
-			SELECT p.pk, bm25(procedural_fts) AS b
+			SELECT p.pk, bm25(procedural_fts, 1, 1, 1, 1, 0) AS b
 			FROM procedural_fts CROSS JOIN procedural_memory p ON p.pk = procedural_fts.rowid
 			WHERE procedural_fts MATCH ?1 AND procedural_fts.rowid >= ?7 AND p.agent_id = ?2 AND p.created_at >= ?3 AND p.created_at < ?4
 				AND (?5 = '' OR EXISTS (SELECT 1 FROM json_each(p.tags) t WHERE t.value IN (SELECT value FROM json_each(?5))))
 			ORDER BY b LIMIT ?6)
 		SELECT p.pk, p.id, p.tags, p.created_at, p.success_rate * p.resonance, p.updated_at, top.b
-		FROM top CROSS JOIN procedural_memory p ON p.pk = top.pk`},
+		FROM top CROSS JOIN procedural_memory p ON p.pk = top.pk`, windowSQL("procedural_fts", "procedural_memory", true)},
 }
 
 // scanCandidate scans what ranking needs of a row of typ (pk, id, tags,
@@ -655,25 +670,28 @@ func (c *dfCache) added(vocab string, stems []string) {
 	}
 }
 
-// docFreqs returns the Porter stems of the terms and the number of
-// documents of the index (named by its fts5vocab table) holding each stem;
-// a stem no document holds is absent from the map.
-func (m *Memory) docFreqs(q *dbtx, vocab string, terms []string) ([]string, map[string]int, error) {
+// docFreqs returns the Porter stems of the terms and the number of the
+// agent's documents of the index src holding each stem; a stem none of
+// them holds is absent from the map. When the agent is alone in the index
+// (sc.shared is false) the index's own counts (fts5vocab) are the agent's;
+// otherwise the agent's documents holding the term are counted inside
+// FTS5, so that other agents' data never changes how a query is planned.
+func (m *Memory) docFreqs(q *dbtx, src ftsSource, sc ftsScope, terms []string) ([]string, map[string]int, error) {
 	now := time.Now() // the cache ages in real time, whatever the clock says
 	stems := make([]string, len(terms))
 	df := make(map[string]int, len(terms))
-	var missing []string
+	var missing []int // indexes into terms
 	c := &m.dfs
 	c.mu.Lock()
 	for i, t := range terms {
 		stems[i] = query.Stem(t)
-		e, ok := c.entries[vocab+"\x00"+stems[i]]
+		e, ok := c.entries[src.vocab+"\x00"+stems[i]]
 		if ok && now.Sub(e.at) < dfCacheTTL {
 			if e.df > 0 {
 				df[stems[i]] = e.df
 			}
 		} else {
-			missing = append(missing, stems[i])
+			missing = append(missing, i)
 		}
 	}
 	c.mu.Unlock()
@@ -681,9 +699,19 @@ func (m *Memory) docFreqs(q *dbtx, vocab string, terms []string) ([]string, map[
 		return stems, df, nil
 	}
 	found := make(map[string]int, len(missing))
-	for _, st := range missing {
+	for _, i := range missing {
+		st := stems[i]
+		if _, done := found[st]; done {
+			continue
+		}
 		var n int
-		err := q.queryRow(`SELECT doc FROM `+vocab+` WHERE term = ?`, []any{st}, &n)
+		var err error
+		if sc.shared {
+			err = q.queryRow(`SELECT count(*) FROM `+src.fts+` WHERE `+src.fts+` MATCH ?`,
+				[]any{sc.restrict(query.Or([]string{terms[i]}))}, &n)
+		} else {
+			err = q.queryRow(`SELECT doc FROM `+src.vocab+` WHERE term = ?`, []any{st}, &n)
+		}
 		if err != nil && !errors.Is(err, sql.ErrNoRows) {
 			return nil, nil, err
 		}
@@ -697,7 +725,7 @@ func (m *Memory) docFreqs(q *dbtx, vocab string, terms []string) ([]string, map[
 		c.entries = make(map[string]dfEntry)
 	}
 	for st, n := range found {
-		c.entries[vocab+"\x00"+st] = dfEntry{df: n, at: now}
+		c.entries[src.vocab+"\x00"+st] = dfEntry{df: n, at: now}
 	}
 	c.mu.Unlock()
 	return stems, df, nil
@@ -711,21 +739,23 @@ type ftsPlan struct {
 }
 
 // plan decides what a natural-language query makes FTS5 score in the index
-// src, so that it scores about budget documents at most, however common
-// the query's words are. BM25 has to score every document matching an ORed
-// query, and a common word can be held by a large part of a big index.
+// src, so that it scores about budget of the agent's documents at most,
+// however common the query's words are. BM25 has to score every document
+// matching an ORed query, and a common word can be held by a large part of
+// a big index.
 //
-// Terms are taken rarest first while the documents holding them add up to
-// at most budget: the common words left out are the ones that weigh least
-// in BM25. Below the budget nothing changes. When even the rarest term is
-// held by more documents than the budget, two plans are returned: first
-// the documents holding both of the two rarest terms, then the rarest
-// term alone; each is limited to its newest budget matches when it has
-// more. Terms are looked up by their Porter stem, as the index holds them;
-// a term not found (absent, or newer than the cached count) costs nothing
-// and is kept.
-func (m *Memory) plan(q *dbtx, src ftsSource, terms []string, budget int) ([]ftsPlan, error) {
-	stems, df, err := m.docFreqs(q, src.vocab, terms)
+// Terms are taken rarest first while the agent's documents holding them
+// add up to at most budget: the common words left out are the ones that
+// weigh least in BM25. Below the budget nothing changes. When even the
+// rarest term is held by more documents than the budget, two plans are
+// returned: first the documents holding both of the two rarest terms, then
+// the rarest term alone; each is limited to its newest budget matches that
+// pass the filters f when it has more. Terms are looked up by their Porter
+// stem, as the index holds them; a term not found (absent, or newer than
+// the cached count) costs nothing and is kept. Every expression is
+// restricted to the agent's documents when other agents share the index.
+func (m *Memory) plan(q *dbtx, src ftsSource, sc ftsScope, terms []string, f ftsFilter, budget int) ([]ftsPlan, error) {
+	stems, df, err := m.docFreqs(q, src, sc, terms)
 	if err != nil {
 		return nil, err
 	}
@@ -759,37 +789,88 @@ func (m *Memory) plan(q *dbtx, src ftsSource, terms []string, budget int) ([]fts
 		keep = append(keep, t.term)
 	}
 	if spent <= budget {
-		return []ftsPlan{{expr: query.Or(keep)}}, nil
+		return []ftsPlan{{expr: sc.restrict(query.Or(keep))}}, nil
 	}
 	// Every known term is common: known[0] alone is over the budget.
 	var plans []ftsPlan
 	if len(known) > 1 {
-		p, err := m.window(q, src, query.And([]string{known[0].term, known[1].term}), budget)
+		p, err := m.window(q, src, sc, query.And([]string{known[0].term, known[1].term}), f, budget)
 		if err != nil {
 			return nil, err
 		}
 		plans = append(plans, p)
 	}
-	p, err := m.window(q, src, query.Or(keep), budget)
+	p, err := m.window(q, src, sc, query.Or(keep), f, budget)
 	if err != nil {
 		return nil, err
 	}
 	return append(plans, p), nil
 }
 
-// window limits expr to its newest budget matches in src's index. Finding
-// them walks row IDs only, which costs far less than scoring. (Other
-// agents' documents count toward the budget, so an agent sharing a file
-// may get fewer.)
-func (m *Memory) window(q *dbtx, src ftsSource, expr string, budget int) (ftsPlan, error) {
+// window limits expr to the agent's newest budget matches in src's index
+// that pass the filters f. Finding them walks row IDs (and, with filters,
+// the rows they name), which costs far less than scoring; only the agent's
+// documents are walked.
+func (m *Memory) window(q *dbtx, src ftsSource, sc ftsScope, expr string, f ftsFilter, budget int) (ftsPlan, error) {
+	expr = sc.restrict(expr)
 	var from int64
-	err := q.queryRow(`SELECT rowid FROM `+src.fts+` WHERE `+src.fts+` MATCH ?1 ORDER BY rowid DESC LIMIT 1 OFFSET ?2`,
-		[]any{expr, budget - 1}, &from)
+	var err error
+	if f.none() {
+		err = q.queryRow(`SELECT rowid FROM `+src.fts+` WHERE `+src.fts+` MATCH ?1 ORDER BY rowid DESC LIMIT 1 OFFSET ?2`,
+			[]any{expr, budget - 1}, &from)
+	} else {
+		err = q.queryRow(src.window, []any{expr, budget - 1, m.agent, f.since, f.until, f.tags}, &from)
+	}
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return ftsPlan{}, err
 	}
 	return ftsPlan{expr: expr, from: from}, nil
 }
+
+// ftsFilter is what a search keeps besides its agent: memories created in
+// [since, until) (Unix ms) carrying one of the tags (a JSON list, or "" for
+// any).
+type ftsFilter struct {
+	since, until int64
+	tags         string
+}
+
+func (f ftsFilter) none() bool { return f.tags == "" && f.since <= 0 && f.until == math.MaxInt64 }
+
+// ftsScope is where a search looks in one full-text index: whether the
+// agent has any memory of its kind (held), and whether other agents have
+// some in the same index (shared). In a shared index every FTS5 query is
+// restricted to the agent's documents inside FTS5, by the token agentTok
+// of the index's agent_tok column (migration 0004), so that other agents'
+// documents are neither scored, nor counted against a budget, nor walked.
+// Alone in the index, the agent needs no restriction: the restriction
+// costs a walk of all its documents (for BM25's statistics) on every query.
+type ftsScope struct {
+	held, shared bool
+	agentTok     string
+}
+
+// restrict returns expr limited to the agent's documents when the index
+// is shared.
+func (sc ftsScope) restrict(expr string) string {
+	if !sc.shared || expr == "" {
+		return expr
+	}
+	return "agent_tok : " + sc.agentTok + " AND (" + expr + ")"
+}
+
+// scopeOf finds the agent's scope in src's index: two index lookups.
+func (m *Memory) scopeOf(q *dbtx, src ftsSource) (ftsScope, error) {
+	sc := ftsScope{agentTok: agentToken(m.agent)}
+	err := q.queryRow(`SELECT EXISTS (SELECT 1 FROM `+src.table+` WHERE agent_id = ?1),
+		EXISTS (SELECT 1 FROM `+src.table+` WHERE agent_id < ?1 OR agent_id > ?1)`,
+		[]any{m.agent}, &sc.held, &sc.shared)
+	return sc, err
+}
+
+// agentToken is the token the agent_tok column of the full-text indexes
+// holds for agent (see migration 0004).
+func agentToken(agent string) string { return "x" + hex.EncodeToString([]byte(agent)) + "0" }
 
 // contextSQL finds, for each matched episode named in ?2, the episodes
 // logged just before and just after it in its session, within [?3, ?4).
