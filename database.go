@@ -118,7 +118,9 @@ func openStore(ctx context.Context, path string, cfg StorageConfig) (_ *store, e
 	if s.memory {
 		s.wdb, err = sql.Open("sqlite", dsn(":memory:", writer))
 	} else {
-		s.wdb, err = sql.Open("sqlite", dsn(path, slices.Concat(writer, []string{"journal_mode(WAL)"})))
+		// WAL is turned on below, once the file is known to be engram's:
+		// it rewrites the file's header.
+		s.wdb, err = sql.Open("sqlite", dsn(path, writer))
 	}
 	if err != nil {
 		return nil, &DatabaseError{Op: "open", Err: err}
@@ -130,9 +132,13 @@ func openStore(ctx context.Context, path string, cfg StorageConfig) (_ *store, e
 		return nil, &DatabaseError{Op: "open", Err: err}
 	}
 
+	app, err := s.checkOwner(ctx)
+	if err != nil {
+		return nil, err
+	}
 	if !s.memory {
 		var mode string
-		if err := s.wconn.QueryRowContext(ctx, "PRAGMA journal_mode").Scan(&mode); err != nil {
+		if err := s.wconn.QueryRowContext(ctx, "PRAGMA journal_mode = WAL").Scan(&mode); err != nil {
 			return nil, &DatabaseError{Op: "open", Err: err}
 		}
 		if !strings.EqualFold(mode, "wal") {
@@ -141,6 +147,11 @@ func openStore(ctx context.Context, path string, cfg StorageConfig) (_ *store, e
 	}
 	if err := s.migrate(ctx); err != nil {
 		return nil, err
+	}
+	if app != ApplicationID {
+		if _, err := s.wconn.ExecContext(ctx, fmt.Sprintf("PRAGMA application_id = %d", ApplicationID)); err != nil {
+			return nil, &DatabaseError{Op: "open", Err: err}
+		}
 	}
 
 	if !s.memory {
@@ -154,6 +165,37 @@ func openStore(ctx context.Context, path string, cfg StorageConfig) (_ *store, e
 		s.rdb.SetConnMaxLifetime(0)
 	}
 	return s, nil
+}
+
+// checkOwner makes sure the database is engram's before anything is
+// written to it, and returns its application_id: ApplicationID, or 0 for
+// a new database or one written by an engram older than the mark (which
+// openStore then marks). Any other SQLite database, one with another
+// application_id or with tables but no engram schema, is ErrNotEngram; a
+// file that is not a database is a *DatabaseError matching ErrCorrupt.
+func (s *store) checkOwner(ctx context.Context) (int, error) {
+	var app, version, tables int
+	var engramTables bool
+	err := s.wconn.QueryRowContext(ctx, `SELECT (SELECT application_id FROM pragma_application_id),
+		(SELECT user_version FROM pragma_user_version),
+		(SELECT count(*) FROM sqlite_schema),
+		EXISTS (SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'meta')
+			AND EXISTS (SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'semantic_memory')`).
+		Scan(&app, &version, &tables, &engramTables)
+	if err != nil {
+		return 0, &DatabaseError{Op: "open", Err: err}
+	}
+	switch {
+	case app == ApplicationID:
+		return app, nil
+	case app != 0:
+		return 0, fmt.Errorf("engram: open: the file's application_id is %#x, engram's is %#x: %w", app, ApplicationID, ErrNotEngram)
+	case tables == 0 && version == 0:
+		return 0, nil // new
+	case version > 0 && engramTables:
+		return 0, nil // engram's, from before the mark
+	}
+	return 0, fmt.Errorf("engram: open: the file holds %d schema objects and no engram schema: %w", tables, ErrNotEngram)
 }
 
 func dsn(path string, pragmas []string) string {

@@ -51,7 +51,30 @@ var (
 
 	// ErrInvalidQuery reports a search expression that cannot be compiled.
 	ErrInvalidQuery = errors.New("engram: invalid query")
+
+	// ErrCorrupt reports a database file that SQLite cannot read as a
+	// database: damaged (SQLITE_CORRUPT) or not a database at all
+	// (SQLITE_NOTADB). It is reported by [New] and by any later call that
+	// reaches a damaged page. Restore the file from a backup.
+	ErrCorrupt = errors.New("engram: database file is corrupt or not a database")
+
+	// ErrNotEngram reports a SQLite database that belongs to something
+	// else: it holds tables and is not marked as engram's (see
+	// [ApplicationID]). [New] leaves such a file untouched.
+	ErrNotEngram = errors.New("engram: not an engram database")
+
+	// ErrBusy reports that another process held the database's write lock
+	// longer than [StorageConfig].BusyTimeout, so a write (or, rarely, a
+	// read) gave up; nothing was written. Retry later, raise BusyTimeout, or
+	// make the other process's transactions shorter (a large
+	// [Semantic.StoreBatch] holds the lock for all of its entries).
+	ErrBusy = errors.New("engram: database is busy")
 )
+
+// ApplicationID is the SQLite application_id engram writes in the header of
+// every database it creates ("engr"), so that it never mistakes another
+// program's SQLite file for its own (see [ErrNotEngram]).
+const ApplicationID = 0x656e6772
 
 // InvalidError describes bad input. It matches [ErrInvalid] with
 // [errors.Is], and its Field names what was wrong ("content",
@@ -73,17 +96,40 @@ func invalid(field, format string, args ...any) error {
 	return &InvalidError{Field: field, Reason: fmt.Sprintf(format, args...)}
 }
 
-// DatabaseError wraps a failure of the underlying SQLite database. Op names
-// the engram operation that failed ("semantic.store", "open", …). Use
-// [errors.As] to reach the driver's error, and [DatabaseError.Busy] rather
-// than the message text to classify it.
+// DatabaseError wraps a failure of the underlying SQLite database or of
+// its files (a directory that cannot be made, a file that cannot be
+// created). Op names the engram operation that failed ("semantic.store",
+// "open", …). Use [errors.As] to reach the driver's or the file system's
+// error (errors.Is(err, fs.ErrPermission) works through it), and
+// errors.Is with [ErrBusy] or [ErrCorrupt] rather than the message text to
+// classify it.
 type DatabaseError struct {
 	Op  string
 	Err error
 }
 
 // Error implements error.
-func (e *DatabaseError) Error() string { return "engram: " + e.Op + ": " + e.Err.Error() }
+func (e *DatabaseError) Error() string {
+	msg := "engram: " + e.Op + ": " + e.Err.Error()
+	if e.Busy() {
+		msg += " (another connection held the write lock longer than Config.Storage.BusyTimeout; retry, raise BusyTimeout or shorten the other writer's transactions)"
+	}
+	return msg
+}
+
+// Is reports whether the failure is the one target names: [ErrBusy] for a
+// database locked longer than the busy timeout, [ErrCorrupt] for a damaged
+// file or one that is not a database.
+func (e *DatabaseError) Is(target error) bool {
+	switch target {
+	case ErrBusy:
+		return e.Busy()
+	case ErrCorrupt:
+		code := sqliteCode(e.Err) & 0xff
+		return code == sqlite3.SQLITE_CORRUPT || code == sqlite3.SQLITE_NOTADB
+	}
+	return false
+}
 
 // Unwrap returns the underlying error.
 func (e *DatabaseError) Unwrap() error { return e.Err }
@@ -125,7 +171,7 @@ func dbErr(op string, err error) error {
 	switch {
 	case errors.As(err, &de), errors.As(err, &ie),
 		errors.Is(err, ErrNotFound), errors.Is(err, ErrExists), errors.Is(err, ErrClosed),
-		errors.Is(err, ErrSchemaTooNew), errors.Is(err, ErrInvalidQuery),
+		errors.Is(err, ErrSchemaTooNew), errors.Is(err, ErrInvalidQuery), errors.Is(err, ErrNotEngram),
 		errors.Is(err, ErrTierUnsupported), errors.Is(err, ErrEmbedding):
 		return err
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):

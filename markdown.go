@@ -125,7 +125,7 @@ func writeFileAtomic(path string, data []byte) (bool, error) {
 		return false, nil
 	}
 	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return false, err
 	}
 	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
@@ -138,7 +138,9 @@ func writeFileAtomic(path string, data []byte) (bool, error) {
 		f.Close()
 		return false, err
 	}
-	if err := f.Chmod(0o644); err != nil {
+	// The temporary file is already 0600 (memory is personal data); make
+	// it durable before it takes the old file's place.
+	if err := f.Sync(); err != nil {
 		f.Close()
 		return false, err
 	}

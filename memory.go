@@ -58,9 +58,13 @@ type Memory struct {
 // option, configuration or agent ID (before any file or directory is
 // created), including Tier2 without [WithEmbedder] and a database whose
 // vectors have another dimension than the embedder's (without
-// [WithDimensionChange]), [ErrSchemaTooNew]
-// for a database written by a newer engram, and a [*DatabaseError] when
-// SQLite fails.
+// [WithDimensionChange]) and a markdown path that is the database's own
+// file, [ErrSchemaTooNew] for a database written by a newer engram,
+// [ErrNotEngram] for another program's SQLite file (left untouched),
+// a [*DatabaseError] matching [ErrCorrupt] for a file that is damaged or
+// not a database, and a [*DatabaseError] when SQLite fails or the
+// database's directory or file cannot be made. New directories are made
+// 0700 and a new database file 0600.
 func New(tier Tier, opts ...Option) (*Memory, error) {
 	s := settings{agent: DefaultAgent, cfg: DefaultConfig(), clock: time.Now}
 	for _, o := range opts {
@@ -123,9 +127,12 @@ func New(tier Tier, opts ...Option) (*Memory, error) {
 			m.mdPath = filepath.Join(agentDir, "memory.md")
 		}
 	}
+	if err := checkMarkdownPath(m.mdPath, m.dbPath); err != nil {
+		return nil, err
+	}
 	if m.dbPath != "" {
-		if err := os.MkdirAll(filepath.Dir(m.dbPath), 0o755); err != nil {
-			return nil, fmt.Errorf("engram: open: %w", err)
+		if err := createPrivate(m.dbPath); err != nil {
+			return nil, &DatabaseError{Op: "open", Err: err}
 		}
 	}
 
@@ -356,3 +363,38 @@ func (m *Memory) CheckIntegrity(ctx context.Context) error {
 
 // newID returns a new time-ordered ID.
 func (m *Memory) newID(now time.Time) string { return m.ids.New(now) }
+
+// createPrivate makes the directories of a new database readable by their
+// owner only (0700), and the file itself (0600) before SQLite opens it:
+// SQLite gives the -wal and -shm files it makes the database file's
+// permissions. Memory is personal data. An existing file or directory
+// keeps its permissions.
+func createPrivate(path string) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return err
+	}
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return err
+	}
+	return f.Close()
+}
+
+// checkMarkdownPath refuses a memory.md path that would overwrite the
+// database or one of SQLite's files beside it.
+func checkMarkdownPath(md, db string) error {
+	if md == "" || db == "" {
+		return nil
+	}
+	absMD, err1 := filepath.Abs(md)
+	absDB, err2 := filepath.Abs(db)
+	if err := errors.Join(err1, err2); err != nil {
+		return invalid("WithMarkdownPath", "%v", err)
+	}
+	for _, suffix := range []string{"", "-wal", "-shm", "-journal"} {
+		if absMD == absDB+suffix {
+			return invalid("WithMarkdownPath", "%q is the database's own file %q", md, db+suffix)
+		}
+	}
+	return nil
+}

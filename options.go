@@ -91,7 +91,9 @@ func WithPath(path string) Option {
 // No memory.md is written unless [WithMarkdownPath] is also given.
 func InMemory() Option { return func(s *settings) { s.inMemory = true } }
 
-// WithMarkdownPath writes the memory.md projection to path.
+// WithMarkdownPath writes the memory.md projection to path (mode 0600).
+// [New] refuses the database's own file and its -wal, -shm and -journal
+// files.
 func WithMarkdownPath(path string) Option {
 	return func(s *settings) {
 		if path == "" {
