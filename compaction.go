@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -722,11 +723,30 @@ func (m *Memory) mergeDuplicates(q *dbtx, rep *CompactionReport, now time.Time) 
 	return nil
 }
 
+// The weights of decay's formula (seed 003): resonance = e^(−rate × days)
+// × (resonanceBase + resonanceUse × min(1, uses/resonanceUses) +
+// resonanceImportance × importance).
+const (
+	resonanceBase       = 0.3
+	resonanceUse        = 0.4
+	resonanceUses       = 10.0
+	resonanceImportance = 0.3
+)
+
+// resonance is decay's formula: what a memory of the given importance,
+// used uses times, has days after its last use at rate per day. A new
+// memory is stored with resonance(0, 0, 0, importance), so that new and
+// decayed memories rank on one scale.
+func resonance(rate, days float64, uses int, importance float64) float64 {
+	r := math.Exp(-rate*max(0, days)) * (resonanceBase + resonanceUse*min(1, float64(uses)/resonanceUses) + resonanceImportance*importance)
+	return min(1, max(0, r))
+}
+
 // decay recomputes resonance and archives what decayed away.
 func (m *Memory) decay(q *dbtx, rep *CompactionReport, now time.Time) error {
 	d := m.cfg.Decay
 	const day = float64(24 * time.Hour / time.Millisecond)
-	// resonance = e^(−rate × days) × (0.3 + 0.4 × min(1, accesses/10) + 0.3 × importance)
+	// The formula of resonance, in SQL.
 	updates := []struct {
 		table, since, accesses, importance string
 		rate                               float64
@@ -737,8 +757,8 @@ func (m *Memory) decay(q *dbtx, rep *CompactionReport, now time.Time) error {
 	}
 	for _, u := range updates {
 		res, err := q.exec(`UPDATE `+u.table+` SET resonance = min(1, max(0,
-			exp(-?3 * max(0, ?2 - `+u.since+`) / ?4) * (0.3 + 0.4 * min(1.0, `+u.accesses+` / 10.0) + 0.3 * `+u.importance+`)))
-			WHERE agent_id = ?1`, m.agent, ms(now), u.rate, day)
+			exp(-?3 * max(0, ?2 - `+u.since+`) / ?4) * (?5 + ?6 * min(1.0, `+u.accesses+` / ?7) + ?8 * `+u.importance+`)))
+			WHERE agent_id = ?1`, m.agent, ms(now), u.rate, day, resonanceBase, resonanceUse, resonanceUses, resonanceImportance)
 		if err != nil {
 			return err
 		}

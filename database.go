@@ -496,17 +496,19 @@ func scanAll[T any](rows *sql.Rows, scan func(scanner) (T, error)) ([]T, error) 
 	return out, rows.Close()
 }
 
-// ms encodes a time as Unix milliseconds; the zero time is 0.
-func ms(t time.Time) int64 {
-	if t.IsZero() {
-		return 0
-	}
-	return t.UnixMilli()
-}
+// ms encodes a time as Unix milliseconds. Every time engram stores is in
+// [MinTime, MaxTime] (validateTime), where this cannot overflow; the zero
+// time, which stands for "unset", encodes as its own Unix milliseconds
+// (those of year 1), so it never meets the Unix epoch, which is 0.
+func ms(t time.Time) int64 { return t.UnixMilli() }
 
-// fromMS decodes Unix milliseconds as a UTC time; 0 is the zero time.
+// zeroMS is the zero time's encoding.
+var zeroMS = time.Time{}.UnixMilli()
+
+// fromMS decodes Unix milliseconds as a UTC time, and zeroMS as the zero
+// time.
 func fromMS(v int64) time.Time {
-	if v == 0 {
+	if v == zeroMS {
 		return time.Time{}
 	}
 	return time.UnixMilli(v).UTC()

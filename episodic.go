@@ -3,6 +3,7 @@ package engram
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"time"
@@ -130,6 +131,9 @@ func (e *Episodic) prepare(field string, ep Episode, now time.Time) (episodeRow,
 	if err != nil {
 		return episodeRow{}, err
 	}
+	if err := validateTime(field+".CreatedAt", ep.CreatedAt); err != nil {
+		return episodeRow{}, err
+	}
 	if ep.ID == "" {
 		ep.ID = e.m.newID(now)
 	}
@@ -143,9 +147,9 @@ func (e *Episodic) prepare(field string, ep Episode, now time.Time) (episodeRow,
 // insert adds the row and returns its rowid.
 func (e *Episodic) insert(q *dbtx, r episodeRow) (int64, error) {
 	res, err := q.exec(`INSERT INTO episodic_log (id, agent_id, content, event_type, task_id, session_id,
-		cost, duration_ns, metadata, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		cost, duration_ns, metadata, created_at, resonance) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		r.ID, e.m.agent, r.Content, string(r.Type), r.TaskID, r.SessionID, r.Cost,
-		int64(r.Duration), r.metadata, ms(r.CreatedAt))
+		int64(r.Duration), r.metadata, ms(r.CreatedAt), resonance(0, 0, 0, episodeImportance))
 	if isUniqueViolation(err) {
 		return 0, fmt.Errorf("engram: episode %q: %w", r.ID, ErrExists)
 	}
@@ -227,6 +231,9 @@ func (e *Episodic) ByTask(ctx context.Context, taskID string) ([]Episode, error)
 // means no upper bound. It returns an error matching [ErrInvalid] if to is
 // not after from; other errors are as for [Episodic.Get].
 func (e *Episodic) Range(ctx context.Context, from, to time.Time) ([]Episode, error) {
+	if err := errors.Join(validateTime("from", from), validateTime("to", to)); err != nil {
+		return nil, err
+	}
 	upper := int64(math.MaxInt64)
 	if !to.IsZero() {
 		if !to.After(from) {
@@ -254,11 +261,11 @@ func (e *Episodic) Delete(ctx context.Context, id string) error {
 // Prune deletes the episodes created more than retainDays days before the
 // clock's now, with their full-text entries and links, and returns how many
 // it deleted. [Config] holds the usual value, [EpisodicConfig.RetainDays].
-// It returns an error matching [ErrInvalid] for a negative retainDays;
-// other errors are as for [Episodic.Get].
+// It returns an error matching [ErrInvalid] for a retainDays outside
+// [0, MaxDays]; other errors are as for [Episodic.Get].
 func (e *Episodic) Prune(ctx context.Context, retainDays int) (int, error) {
-	if retainDays < 0 {
-		return 0, invalid("retainDays", "%d is negative", retainDays)
+	if retainDays < 0 || retainDays > MaxDays {
+		return 0, invalid("retainDays", "%d is outside [0, %d]", retainDays, MaxDays)
 	}
 	cutoff := e.m.now().Add(-time.Duration(retainDays) * day)
 	var n int64
@@ -392,6 +399,14 @@ func (e *Episodic) SaveSnapshot(ctx context.Context, snap SessionSnapshot) (stri
 	}
 	if snap.TotalTokens < 0 {
 		return "", invalid("TotalTokens", "%d is negative", snap.TotalTokens)
+	}
+	for _, t := range []struct {
+		field string
+		at    time.Time
+	}{{"StartedAt", snap.StartedAt}, {"EndedAt", snap.EndedAt}, {"CreatedAt", snap.CreatedAt}} {
+		if err := validateTime(t.field, t.at); err != nil {
+			return "", err
+		}
 	}
 	now := e.m.now()
 	if snap.ID == "" {

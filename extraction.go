@@ -167,6 +167,9 @@ func (r *Rules) Add(ctx context.Context, rule ExtractionRule) error {
 	if err := r.validate(&rule); err != nil {
 		return err
 	}
+	if err := validateTime("CreatedAt", rule.CreatedAt); err != nil {
+		return err
+	}
 	if rule.CreatedAt.IsZero() {
 		rule.CreatedAt = r.m.now()
 	}

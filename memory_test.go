@@ -364,7 +364,7 @@ func TestMarkdownGolden(t *testing.T) {
 		{ID: "e05", Content: "Lunch is at noon", Importance: 0.1},
 		{ID: "e06", Content: "The staging cluster is eu-west-1", Importance: 0.6, Summary: "staging: eu-west-1"},
 		{ID: "e07", Content: "Too unimportant to fit", Importance: 0.05},
-		{ID: "e08", Content: "Also too unimportant to fit", Importance: 0.0},
+		{ID: "e08", Content: "Also too unimportant to fit", Importance: 0.01},
 	}
 	for _, e := range entries {
 		clock.Advance(time.Minute)

@@ -91,6 +91,9 @@ func (p *Procedural) prepare(field string, pr Procedure, now time.Time) (Procedu
 	if err := validateTags(field+"Tags", pr.Tags, lim); err != nil {
 		return pr, err
 	}
+	if err := validateTime(field+"CreatedAt", pr.CreatedAt); err != nil {
+		return pr, err
+	}
 	if pr.ID == "" {
 		pr.ID = p.m.newID(now)
 	}
@@ -104,10 +107,10 @@ func (p *Procedural) prepare(field string, pr Procedure, now time.Time) (Procedu
 // insert adds the row and returns its rowid.
 func (p *Procedural) insert(q *dbtx, pr Procedure) (int64, error) {
 	res, err := q.exec(`INSERT INTO procedural_memory (id, agent_id, name, description, pattern,
-		success_rate, use_count, tags, disabled, created_at, updated_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		success_rate, use_count, tags, disabled, created_at, updated_at, resonance)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		pr.ID, p.m.agent, pr.Name, pr.Description, pr.Pattern, pr.SuccessRate, pr.UseCount,
-		encodeTags(pr.Tags), pr.Disabled, ms(pr.CreatedAt), ms(pr.UpdatedAt))
+		encodeTags(pr.Tags), pr.Disabled, ms(pr.CreatedAt), ms(pr.UpdatedAt), resonance(0, 0, pr.UseCount, pr.SuccessRate))
 	if isUniqueViolation(err) {
 		return 0, fmt.Errorf("engram: procedure %q (%s): %w", pr.Name, pr.ID, ErrExists)
 	}

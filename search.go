@@ -384,6 +384,9 @@ func (m *Memory) validateSearch(opts *SearchOptions) error {
 	if err := validateTags("Tags", opts.Tags, m.cfg.Limits); err != nil {
 		return err
 	}
+	if err := errors.Join(validateTime("Since", opts.Since), validateTime("Until", opts.Until)); err != nil {
+		return err
+	}
 	if !opts.Until.IsZero() && !opts.Until.After(opts.Since) {
 		return invalid("Until", "%v is not after Since (%v)", opts.Until, opts.Since)
 	}

@@ -269,7 +269,9 @@ func TestSearchTypedStoresAndWorking(t *testing.T) {
 	res, err = m.Procedural().Search(ctx, engram.SearchOptions{Query: "feature flag"})
 	require.NoError(t, err)
 	require.Equal(t, []string{"p1"}, searchIDs(res))
-	assert.Equal(t, 0.8, res[0].Parts.Importance, "a procedure's importance part is its success rate")
+	// A new procedure's resonance is what decay gives it at age 0, unused:
+	// 0.3 + 0.3 × its success rate.
+	assert.InDelta(t, 0.8*(0.3+0.3*0.8), res[0].Parts.Importance, 1e-9, "a procedure's importance part is its success rate times its resonance")
 
 	res, err = m.Episodic().Search(ctx, engram.SearchOptions{Query: "Friday"})
 	require.NoError(t, err)

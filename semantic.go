@@ -141,6 +141,9 @@ func (s *Semantic) prepare(field string, e SemanticEntry, now time.Time) (semant
 	if err := validateText(field+".Source", e.Source, false, lim.MaxTagBytes); err != nil {
 		return semanticRow{}, err
 	}
+	if err := validateTime(field+".CreatedAt", e.CreatedAt); err != nil {
+		return semanticRow{}, err
+	}
 	if e.ID == "" {
 		e.ID = s.m.newID(now)
 	}
@@ -153,7 +156,10 @@ func (s *Semantic) prepare(field string, e SemanticEntry, now time.Time) (semant
 	e.UpdatedAt = now
 	e.LastAccessedAt = e.CreatedAt
 	e.AccessCount = 0
-	e.Resonance, e.MergedFrom = 1, nil
+	if e.Importance == 0 {
+		e.Importance = DefaultImportance
+	}
+	e.Resonance, e.MergedFrom = resonance(0, 0, 0, e.Importance), nil
 	e.Tags = cloneStrings(e.Tags)
 	return semanticRow{SemanticEntry: e, tags: encodeTags(e.Tags), hash: contentHash(e.Content)}, nil
 }
@@ -161,10 +167,10 @@ func (s *Semantic) prepare(field string, e SemanticEntry, now time.Time) (semant
 // insert adds the row and returns its rowid.
 func (s *Semantic) insert(q *dbtx, r semanticRow) (int64, error) {
 	res, err := q.exec(`INSERT INTO semantic_memory (id, agent_id, content, summary, importance,
-		verified, tags, source, content_hash, created_at, updated_at, access_count, last_accessed_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?)`,
+		verified, tags, source, content_hash, created_at, updated_at, access_count, last_accessed_at, resonance)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?)`,
 		r.ID, s.m.agent, r.Content, r.Summary, r.Importance, r.Verified, r.tags, r.Source,
-		r.hash, ms(r.CreatedAt), ms(r.UpdatedAt), ms(r.LastAccessedAt))
+		r.hash, ms(r.CreatedAt), ms(r.UpdatedAt), ms(r.LastAccessedAt), r.Resonance)
 	if isUniqueViolation(err) {
 		return 0, fmt.Errorf("engram: semantic entry %q: %w", r.ID, ErrExists)
 	}

@@ -133,10 +133,14 @@ func (s CompactionStrategy) Validate() error {
 // gets the clock's now, and an empty Summary is derived from Content.
 // UpdatedAt, AccessCount and LastAccessedAt are maintained by engram.
 type SemanticEntry struct {
-	ID             string
-	Content        string
-	Summary        string  // one line for memory.md; derived from Content when empty
-	Importance     float64 // in [0, 1]
+	ID      string
+	Content string
+	Summary string // one line for memory.md; derived from Content when empty
+	// Importance is in [0, 1]; 0 means unset and is stored as
+	// [DefaultImportance]. (A memory that matters least gets a small
+	// positive importance, such as 0.01: decay archives memories of
+	// importance under 0.5 that fade from use.)
+	Importance     float64
 	Verified       bool
 	Tags           []string
 	Source         string // who or what produced it: "agent", "user", "tool", …
@@ -144,8 +148,11 @@ type SemanticEntry struct {
 	UpdatedAt      time.Time
 	AccessCount    int
 	LastAccessedAt time.Time
-	// Resonance is the entry's relevance after decay, in [0, 1]: 1 when
-	// stored, recomputed by [Memory.Decay]. Store ignores it.
+	// Resonance is the entry's relevance after decay, in [0, 1]: set when
+	// stored to what decay gives a memory of its importance at age 0
+	// (0.3 + 0.3 × importance; see [DecayConfig]), so that new and decayed
+	// memories rank on one scale, and recomputed by [Memory.Decay]. Store
+	// ignores it.
 	Resonance float64
 	// MergedFrom names the near-duplicates compaction merged into this
 	// entry (see [Memory.Compact]). Store ignores it.
@@ -439,7 +446,25 @@ func DefaultConfig() Config {
 }
 
 // Validate returns an error matching [ErrInvalid] that names the first bad
-// setting, or nil.
+// setting, or nil. Every numeric setting has a range, and NaN is in none:
+//
+//   - weights, rates, thresholds, importances and resonances: [0, 1]
+//     (search weights: [0, 1000], not all zero)
+//   - Working.Capacity [1, 1000]; Semantic.MaxMarkdownLines [10, 100000]
+//   - Episodic.RetainDays [1, MaxDays]; Episodic.MaxSnapshotsPerSession
+//     [1, 10000]
+//   - Compaction.MaxEntries [1, 1e8]; Compaction.Interval and
+//     Search.RecencyHalfLife (0, MaxDays days]
+//   - Consolidation.PromoteEvery [1, 1e6]; Consolidation.RecurDays
+//     [2, MaxDays]
+//   - Extraction.MaxPromptBytes [256, 16 MiB]; MaxResponseBytes
+//     [256, 64 MiB]
+//   - Zettelkasten.MaxLinksPerEntry [0, 1000]; Bootstrap counts [0, 10000]
+//   - Search.Candidates [1, 10000]; Search.PostingBudget [1, 1e8];
+//     Search.RRFConstant [0, 1e6]
+//   - Limits.MaxContentBytes [1, 16 MiB]; MaxTags [0, 1000]; MaxTagBytes
+//     [1, 1024]
+//   - Storage.BusyTimeout [0, 1h]; CacheMiB [1, 4096]; ReadConns [1, 64]
 func (c Config) Validate() error {
 	type check struct {
 		ok    bool
@@ -450,38 +475,38 @@ func (c Config) Validate() error {
 		{c.Working.Capacity >= 1 && c.Working.Capacity <= 1000, "Working.Capacity", "must be in [1, 1000]"},
 		{c.Semantic.MaxMarkdownLines >= 10 && c.Semantic.MaxMarkdownLines <= 100_000, "Semantic.MaxMarkdownLines", "must be in [10, 100000]"},
 		{unit(c.Semantic.ImportanceThreshold), "Semantic.ImportanceThreshold", "must be in [0, 1]"},
-		{c.Episodic.RetainDays >= 1, "Episodic.RetainDays", "must be at least 1"},
-		{c.Episodic.MaxSnapshotsPerSession >= 1, "Episodic.MaxSnapshotsPerSession", "must be at least 1"},
-		{c.Compaction.MaxEntries >= 1, "Compaction.MaxEntries", "must be at least 1"},
-		{c.Compaction.Interval > 0, "Compaction.Interval", "must be positive"},
+		{c.Episodic.RetainDays >= 1 && c.Episodic.RetainDays <= MaxDays, "Episodic.RetainDays", "must be in [1, 36500]"},
+		{c.Episodic.MaxSnapshotsPerSession >= 1 && c.Episodic.MaxSnapshotsPerSession <= 10_000, "Episodic.MaxSnapshotsPerSession", "must be in [1, 10000]"},
+		{c.Compaction.MaxEntries >= 1 && c.Compaction.MaxEntries <= 100_000_000, "Compaction.MaxEntries", "must be in [1, 100000000]"},
+		{c.Compaction.Interval > 0 && c.Compaction.Interval <= MaxDays*day, "Compaction.Interval", "must be in (0, 36500 days]"},
 		{unit(c.Compaction.SimilarityThreshold), "Compaction.SimilarityThreshold", "must be in [0, 1]"},
 		{unit(c.Decay.SemanticRate) && unit(c.Decay.EpisodicRate) && unit(c.Decay.ProceduralRate), "Decay rates", "must be in [0, 1]"},
 		{unit(c.Decay.MinResonance), "Decay.MinResonance", "must be in [0, 1]"},
-		{c.Consolidation.PromoteEvery >= 1, "Consolidation.PromoteEvery", "must be at least 1"},
+		{c.Consolidation.PromoteEvery >= 1 && c.Consolidation.PromoteEvery <= 1_000_000, "Consolidation.PromoteEvery", "must be in [1, 1000000]"},
 		{unit(c.Consolidation.PromoteStep), "Consolidation.PromoteStep", "must be in [0, 1]"},
 		{unit(c.Consolidation.PromoteMax), "Consolidation.PromoteMax", "must be in [0, 1]"},
-		{c.Consolidation.RecurDays >= 2, "Consolidation.RecurDays", "must be at least 2"},
-		{c.Extraction.MaxPromptBytes >= 256, "Extraction.MaxPromptBytes", "must be at least 256"},
-		{c.Extraction.MaxResponseBytes >= 256, "Extraction.MaxResponseBytes", "must be at least 256"},
+		{c.Consolidation.RecurDays >= 2 && c.Consolidation.RecurDays <= MaxDays, "Consolidation.RecurDays", "must be in [2, 36500]"},
+		{c.Extraction.MaxPromptBytes >= 256 && c.Extraction.MaxPromptBytes <= 16<<20, "Extraction.MaxPromptBytes", "must be in [256, 16 MiB]"},
+		{c.Extraction.MaxResponseBytes >= 256 && c.Extraction.MaxResponseBytes <= 64<<20, "Extraction.MaxResponseBytes", "must be in [256, 64 MiB]"},
 		{unit(c.Zettelkasten.LinkingThreshold), "Zettelkasten.LinkingThreshold", "must be in [0, 1]"},
-		{c.Zettelkasten.MaxLinksPerEntry >= 0, "Zettelkasten.MaxLinksPerEntry", "must not be negative"},
+		{c.Zettelkasten.MaxLinksPerEntry >= 0 && c.Zettelkasten.MaxLinksPerEntry <= 1000, "Zettelkasten.MaxLinksPerEntry", "must be in [0, 1000]"},
 		{c.Bootstrap.RecentEpisodes >= 0 && c.Bootstrap.RecentEpisodes <= 10_000, "Bootstrap.RecentEpisodes", "must be in [0, 10000]"},
 		{c.Bootstrap.ActiveProcedures >= 0 && c.Bootstrap.ActiveProcedures <= 10_000, "Bootstrap.ActiveProcedures", "must be in [0, 10000]"},
-		{c.Search.TextWeight >= 0 && c.Search.ImportanceWeight >= 0 && c.Search.RecencyWeight >= 0, "Search weights", "must not be negative"},
+		{weight(c.Search.TextWeight) && weight(c.Search.ImportanceWeight) && weight(c.Search.RecencyWeight), "Search weights", "must be in [0, 1000]"},
 		{c.Search.TextWeight+c.Search.ImportanceWeight+c.Search.RecencyWeight > 0, "Search weights", "must not all be zero"},
-		{c.Search.RecencyHalfLife > 0, "Search.RecencyHalfLife", "must be positive"},
+		{c.Search.RecencyHalfLife > 0 && c.Search.RecencyHalfLife <= MaxDays*day, "Search.RecencyHalfLife", "must be in (0, 36500 days]"},
 		{unit(c.Search.ContextWeight), "Search.ContextWeight", "must be in [0, 1]"},
 		{c.Search.Candidates >= 1 && c.Search.Candidates <= 10_000, "Search.Candidates", "must be in [1, 10000]"},
-		{c.Search.PostingBudget >= 1, "Search.PostingBudget", "must be at least 1"},
-		{c.Search.RRFConstant >= 0 && !math.IsInf(c.Search.RRFConstant, 0), "Search.RRFConstant", "must be finite and not negative"},
-		{c.Search.HybridTextWeight >= 0 && c.Search.HybridVectorWeight >= 0 &&
-			c.Search.HybridTextWeight+c.Search.HybridVectorWeight > 0 && !math.IsInf(c.Search.HybridTextWeight+c.Search.HybridVectorWeight, 0),
-			"Search hybrid weights", "must be finite, not negative and not both zero"},
+		{c.Search.PostingBudget >= 1 && c.Search.PostingBudget <= 100_000_000, "Search.PostingBudget", "must be in [1, 100000000]"},
+		{c.Search.RRFConstant >= 0 && c.Search.RRFConstant <= 1e6, "Search.RRFConstant", "must be in [0, 1000000]"},
+		{weight(c.Search.HybridTextWeight) && weight(c.Search.HybridVectorWeight) &&
+			c.Search.HybridTextWeight+c.Search.HybridVectorWeight > 0,
+			"Search hybrid weights", "must be in [0, 1000] and not both zero"},
 		{c.Limits.MaxContentBytes >= 1 && c.Limits.MaxContentBytes <= 16<<20, "Limits.MaxContentBytes", "must be in [1, 16 MiB]"},
 		{c.Limits.MaxTags >= 0 && c.Limits.MaxTags <= 1000, "Limits.MaxTags", "must be in [0, 1000]"},
 		{c.Limits.MaxTagBytes >= 1 && c.Limits.MaxTagBytes <= 1024, "Limits.MaxTagBytes", "must be in [1, 1024]"},
 		{c.Storage.Synchronous == SyncNormal || c.Storage.Synchronous == SyncFull, "Storage.Synchronous", "must be \"normal\" or \"full\""},
-		{c.Storage.BusyTimeout >= 0, "Storage.BusyTimeout", "must not be negative"},
+		{c.Storage.BusyTimeout >= 0 && c.Storage.BusyTimeout <= time.Hour, "Storage.BusyTimeout", "must be in [0, 1h]"},
 		{c.Storage.CacheMiB >= 1 && c.Storage.CacheMiB <= 4096, "Storage.CacheMiB", "must be in [1, 4096]"},
 		{c.Storage.ReadConns >= 1 && c.Storage.ReadConns <= 64, "Storage.ReadConns", "must be in [1, 64]"},
 	}
@@ -504,8 +529,38 @@ func (c Config) Validate() error {
 	return nil
 }
 
+// DefaultImportance is the importance of a memory stored without one.
+const DefaultImportance = 0.5
+
+// MinTime and MaxTime bound the times engram stores and accepts, to the
+// millisecond: from the first millisecond of year 1 to the last of year
+// 9999, UTC. The zero time.Time (0001-01-01 00:00 UTC exactly) is not a
+// time but "unset": where a field's doc says so it is filled in (usually
+// with the clock's now), and a search bound left zero is open. The Unix
+// epoch is an ordinary time.
+var (
+	MinTime = time.Date(1, 1, 1, 0, 0, 0, 1e6, time.UTC)
+	MaxTime = time.Date(9999, 12, 31, 23, 59, 59, 999e6, time.UTC)
+)
+
+// validateTime returns an error matching ErrInvalid unless t is the zero
+// time or within [MinTime, MaxTime].
+func validateTime(field string, t time.Time) error {
+	if t.IsZero() || !t.Before(MinTime) && !t.After(MaxTime) {
+		return nil
+	}
+	return invalid(field, "%v is outside the supported range [%v, %v]", t, MinTime.Format(time.RFC3339Nano), MaxTime.Format(time.RFC3339Nano))
+}
+
 // unit reports whether f is in [0, 1] (NaN is not).
 func unit(f float64) bool { return f >= 0 && f <= 1 }
+
+// weight reports whether f is a usable weight, in [0, 1000] (NaN is not).
+func weight(f float64) bool { return f >= 0 && f <= 1000 }
+
+// MaxDays bounds every setting and argument counted in days (a century):
+// far beyond any use, and far below where time arithmetic overflows.
+const MaxDays = 36_500
 
 // Input validation shared by the stores.
 

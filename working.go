@@ -67,6 +67,9 @@ func (w *Working) Add(item WorkingItem) ([]WorkingItem, error) {
 	if err := validateText("Source", item.Source, false, lim.MaxTagBytes); err != nil {
 		return nil, err
 	}
+	if err := validateTime("AddedAt", item.AddedAt); err != nil {
+		return nil, err
+	}
 	if item.ID == "" || item.AddedAt.IsZero() {
 		now := w.m.now()
 		if item.ID == "" {

@@ -57,6 +57,9 @@ func (l *Links) Add(ctx context.Context, link Link) error {
 	if link.Strength == 0 {
 		link.Strength = 1
 	}
+	if err := validateTime("CreatedAt", link.CreatedAt); err != nil {
+		return err
+	}
 	now := l.m.now()
 	if link.CreatedAt.IsZero() {
 		link.CreatedAt = now
