@@ -87,6 +87,9 @@ func New(tier Tier, opts ...Option) (*Memory, error) {
 	if tier == Tier1 && s.newDims {
 		return nil, invalid("WithDimensionChange", "is for Tier2; Tier1 stores no vectors")
 	}
+	if tier == Tier1 && s.newModel {
+		return nil, invalid("WithModelChange", "is for Tier2; Tier1 stores no vectors")
+	}
 	if err := ValidateAgentID(s.agent); err != nil {
 		return nil, err
 	}
@@ -150,7 +153,7 @@ func New(tier Tier, opts ...Option) (*Memory, error) {
 	m.llm = s.llm
 	m.db.rolledBack = m.stems.reset
 	if tier == Tier2 {
-		if err := m.openVectors(context.Background(), s.embedder, s.newDims); err != nil {
+		if err := m.openVectors(context.Background(), s.embedder, s.newDims, s.newDims || s.newModel); err != nil {
 			_ = db.close()
 			return nil, err
 		}

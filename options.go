@@ -44,6 +44,7 @@ type settings struct {
 	llm      LLM
 	embedder Embedder
 	newDims  bool  // WithDimensionChange
+	newModel bool  // WithModelChange
 	bad      error // the first invalid option, reported by New
 }
 
@@ -173,5 +174,16 @@ func WithEmbedder(e Embedder) Option {
 // [Memory.Reindex] or [Memory.Flush]; text search finds them meanwhile.
 // Other handles still open on the file with the old embedder fail to
 // search by vector or write until they are reopened with the new one.
-// Without a change of dimension it does nothing.
+// Without a change of dimension it does nothing. It implies
+// [WithModelChange].
 func WithDimensionChange() Option { return func(s *settings) { s.newDims = true } }
+
+// WithModelChange lets a Tier 2 Memory open a file shared with other
+// agents that hold vectors of another embedding model (of the same
+// dimension): the stored vectors, of every agent in the file, are dropped,
+// and every memory is marked pending, to be embedded again by each agent's
+// [Memory.Reindex] or [Memory.Flush]. A file holds the vectors of one
+// model, so without this option [New] refuses another model while another
+// agent has vectors in the file (an error matching [ErrInvalid]) and
+// touches nothing; an agent alone with its vectors changes model freely.
+func WithModelChange() Option { return func(s *settings) { s.newModel = true } }

@@ -113,9 +113,11 @@ type vectorKey struct {
 // against the dimension and model recorded in meta, creates the vec0
 // tables and their triggers the first time, and marks every row pending
 // when there were no vectors before or the model changed. A change of
-// dimension is an error unless newDims. After a change of model or
-// dimension the vec0 tables are made again, empty.
-func (m *Memory) openVectors(ctx context.Context, e Embedder, newDims bool) error {
+// dimension is an error unless newDims, and a change of model while
+// another agent has vectors in the file unless newModel: the vectors of
+// one agent's model are never dropped by another's. After a change of
+// model or dimension the vec0 tables are made again, empty.
+func (m *Memory) openVectors(ctx context.Context, e Embedder, newDims, newModel bool) error {
 	v := &vectors{m: m, emb: e, dims: e.Dimensions(), model: e.Model(), puts: map[vectorKey][]float32{}}
 	if v.dims < 1 || v.dims > maxVectorDims {
 		return invalid("WithEmbedder", "the embedder's dimension %d is outside [1, %d]", v.dims, maxVectorDims)
@@ -139,6 +141,16 @@ func (m *Memory) openVectors(ctx context.Context, e Embedder, newDims bool) erro
 		// this embedder's: they go, with their tables (vec0 declares its
 		// dimension), and everything is embedded again.
 		changed := newDim || dims != "" && model != v.model
+		if changed && !newModel {
+			other, err := otherAgentWithVectors(q, m.agent)
+			if err != nil {
+				return err
+			}
+			if other != "" {
+				return invalid("WithEmbedder", "agent %q has vectors of model %q in this file and the embedder is model %q: a file holds one model's vectors; use model %q, give this agent a file of its own, or WithModelChange to embed every agent's memories again",
+					other, model, v.model, model)
+			}
+		}
 		if changed {
 			m.log.Warn("engram: the embedding model or dimension changed; every memory will be embedded again",
 				"was", model, "was_dims", dims, "now", v.model, "now_dims", v.dims)
@@ -209,6 +221,24 @@ func (m *Memory) openVectors(ctx context.Context, e Embedder, newDims bool) erro
 	m.db.beforeCommit = v.beforeCommit
 	m.db.committed = func() { v.touched = false }
 	return nil
+}
+
+// otherAgentWithVectors returns an agent other than agent with a memory
+// that has its vector (is not pending) in the file, or "".
+func otherAgentWithVectors(q *dbtx, agent string) (string, error) {
+	for _, vt := range vectorTables {
+		var other string
+		err := q.queryRow(`SELECT t.agent_id FROM `+vt.base+` t WHERE (t.agent_id < ?1 OR t.agent_id > ?1)
+			AND NOT EXISTS (SELECT 1 FROM vector_pending p WHERE p.memory_type = ?2 AND p.pk = t.pk) LIMIT 1`,
+			[]any{agent, string(vt.typ)}, &other)
+		if err == nil {
+			return other, nil
+		}
+		if !errors.Is(err, sql.ErrNoRows) {
+			return "", err
+		}
+	}
+	return "", nil
 }
 
 // vectorChunk is how many vectors a vec0 chunk holds. vec0 keeps a

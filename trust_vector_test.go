@@ -1,0 +1,64 @@
+package engram_test
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/engram-go/engram"
+	"github.com/engram-go/engram/internal/testutil"
+)
+
+// One agent's choice of embedding model never drops another's vectors: in
+// a shared file, another model is refused while another agent has
+// vectors, and that agent's vectors and results stay as they were; alone,
+// an agent changes model freely, and WithModelChange changes the file's.
+func TestAnotherModelDoesNotDropAnotherAgentsVectors(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "memory.db")
+	one := func() *testEmbedder { e := newTestEmbedder(t, 64); e.model = "one"; return e }
+	two := func() *testEmbedder { e := newTestEmbedder(t, 64); e.model = "two"; return e }
+	clock := testutil.NewClock(time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC))
+	a := testutil.OpenTier2Path(t, path, "a", one(), engram.WithClock(clock.Now))
+	_, err := a.Semantic().Store(ctx, engram.SemanticEntry{Content: "The deploy key lives in the vault"})
+	require.NoError(t, err)
+	search := func() []engram.Result {
+		res, err := a.Search(ctx, engram.SearchOptions{Query: "where is the deploy key?", Mode: engram.SearchVector})
+		require.NoError(t, err)
+		return res
+	}
+	before := search()
+	require.Len(t, before, 1)
+	require.Equal(t, 1, vectorRows(t, path, "vec_semantic"))
+
+	_, err = engram.New(engram.Tier2, engram.WithPath(path), engram.WithAgent("b"), engram.WithEmbedder(two()))
+	require.ErrorIs(t, err, engram.ErrInvalid)
+	assert.Contains(t, err.Error(), `agent "a"`)
+	assert.Equal(t, 1, vectorRows(t, path, "vec_semantic"), "a's vector is still there")
+	assert.Equal(t, before, search())
+	assert.Zero(t, pending(t, a))
+
+	// b with the file's model is fine; a alone in another file changes
+	// model freely.
+	b := testutil.OpenTier2Path(t, path, "b", one())
+	_, err = b.Semantic().Store(ctx, engram.SemanticEntry{Content: "Staging runs on port 8443"})
+	require.NoError(t, err)
+	solo := filepath.Join(t.TempDir(), "solo.db")
+	s := testutil.OpenTier2Path(t, solo, "s", one())
+	_, err = s.Semantic().Store(ctx, engram.SemanticEntry{Content: "alone in the file"})
+	require.NoError(t, err)
+	require.NoError(t, s.Close())
+	s = testutil.OpenTier2Path(t, solo, "s", two())
+	assert.Equal(t, 1, pending(t, s), "its memory is embedded again by the new model")
+
+	// WithModelChange takes the whole file to another model, on purpose.
+	require.NoError(t, b.Close())
+	b = testutil.OpenTier2Path(t, path, "b", two(), engram.WithModelChange())
+	assert.Equal(t, 1, pending(t, b))
+	_, err = engram.New(engram.Tier1, engram.InMemory(), engram.WithModelChange())
+	assert.ErrorIs(t, err, engram.ErrInvalid)
+}
