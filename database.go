@@ -22,18 +22,19 @@ import (
 //
 // Writes go through one pinned writer connection, serialised by wmu and run
 // as BEGIN IMMEDIATE transactions, so concurrent writers in this process
-// queue in Go instead of meeting SQLITE_BUSY. A read runs on the writer
-// connection when it is idle and otherwise on a pool of query-only
-// connections, which WAL lets run beside the writer. Opening a connection
-// costs about as much as a hundred small queries (SQLite parses the whole
-// schema), so a process that reads without contention never opens a second
-// one, while concurrent readers still get their own. An in-memory database
-// lives on its single connection, so there every read waits for wmu.
+// queue in Go instead of meeting SQLITE_BUSY. A read runs in one read
+// transaction on one of a few query-only reader connections, which WAL
+// lets run beside the writer: every statement of a read sees the same
+// snapshot, and no read, however long, makes a write wait. Readers are
+// opened when first needed (opening one costs about as much as a hundred
+// small queries: SQLite parses the whole schema) and kept. An in-memory
+// database lives on its single connection, so there every read waits for
+// wmu.
 //
 // Statements are prepared once per connection and kept: on the writer in
 // wstmts (a statement may be prepared in the middle of a transaction, which
-// database/sql's Tx cannot reuse across transactions), on the readers by
-// database/sql itself.
+// database/sql's Tx cannot reuse across transactions), on each reader in
+// its own map.
 type store struct {
 	memory bool
 	closed atomic.Bool
@@ -51,8 +52,40 @@ type store struct {
 	beforeCommit func(q *dbtx) error
 	committed    func()
 
-	rdb    *sql.DB  // nil in memory mode
-	rstmts sync.Map // query string → *sql.Stmt prepared on rdb
+	rdb     *sql.DB      // nil in memory mode
+	readers chan *reader // idle readers; opened counts them all
+	ropenMu sync.Mutex   // guards ropened
+	ropened int
+	rmax    int
+}
+
+// reader is a connection of the reader pool with its prepared statements.
+// It is used by one read at a time.
+type reader struct {
+	conn  *sql.Conn
+	stmts map[string]*sql.Stmt
+}
+
+func (r *reader) prep(ctx context.Context, query string) (*sql.Stmt, error) {
+	if st, ok := r.stmts[query]; ok {
+		return st, nil
+	}
+	st, err := r.conn.PrepareContext(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	r.stmts[query] = st
+	return st, nil
+}
+
+// close releases the reader's statements and connection.
+func (r *reader) close() error {
+	var errs []error
+	for _, st := range r.stmts {
+		errs = append(errs, st.Close())
+	}
+	clear(r.stmts)
+	return errors.Join(append(errs, r.conn.Close())...)
 }
 
 // dbtx runs statements on one handle: the writer inside a transaction, or
@@ -163,6 +196,8 @@ func openStore(ctx context.Context, path string, cfg StorageConfig) (_ *store, e
 		s.rdb.SetMaxIdleConns(cfg.ReadConns)
 		s.rdb.SetConnMaxIdleTime(0)
 		s.rdb.SetConnMaxLifetime(0)
+		s.readers = make(chan *reader, cfg.ReadConns)
+		s.rmax = cfg.ReadConns
 	}
 	return s, nil
 }
@@ -302,9 +337,10 @@ func (s *store) write(ctx context.Context, op string, fn func(q *dbtx) error) (e
 	return nil
 }
 
-// read runs fn outside any transaction: on the writer connection if it is
-// idle (always, in memory mode), else on the reader pool. fn must not call
-// read or write itself.
+// read runs fn in one read transaction on a reader connection, so that
+// every statement it runs sees one snapshot of the database; in memory
+// mode, on the writer connection. fn must not call read or write itself.
+// A statement still running when ctx ends is interrupted.
 func (s *store) read(ctx context.Context, op string, fn func(q *dbtx) error) error {
 	if s.closed.Load() {
 		return ErrClosed
@@ -314,14 +350,86 @@ func (s *store) read(ctx context.Context, op string, fn func(q *dbtx) error) err
 	}
 	if s.memory || s.rdb == nil {
 		s.wmu.Lock()
-	} else if !s.wmu.TryLock() {
-		return s.wrap(ctx, op, fn(&dbtx{ctx: ctx, prep: s.prepReader}))
+		defer s.wmu.Unlock()
+		if s.closed.Load() {
+			return ErrClosed
+		}
+		return s.wrap(ctx, op, fn(&dbtx{ctx: ctx, prep: s.prepWriter}))
 	}
-	defer s.wmu.Unlock()
-	if s.closed.Load() {
-		return ErrClosed
+	r, err := s.acquire(ctx)
+	if err != nil {
+		return s.wrap(ctx, op, err)
 	}
-	return s.wrap(ctx, op, fn(&dbtx{ctx: ctx, prep: s.prepWriter}))
+	healthy, err := s.readTx(ctx, r, fn)
+	s.release(r, healthy)
+	return s.wrap(ctx, op, err)
+}
+
+// readTx runs fn between BEGIN and COMMIT on r (a deferred transaction
+// takes its snapshot at its first read) and reports whether r is still fit
+// for use: whether its transaction ended.
+func (s *store) readTx(ctx context.Context, r *reader, fn func(q *dbtx) error) (healthy bool, err error) {
+	begin, err := r.prep(ctx, "BEGIN")
+	if err != nil {
+		return false, err
+	}
+	if _, err := begin.ExecContext(ctx); err != nil {
+		return ctx.Err() != nil, err // a BEGIN cut short by ctx began nothing
+	}
+	err = fn(&dbtx{ctx: ctx, prep: r.prep})
+	// The end of a read changes nothing, whatever ctx says: it runs
+	// without it, so that a cancelled read still ends its transaction.
+	st, endErr := r.prep(context.Background(), "COMMIT")
+	if endErr == nil {
+		_, endErr = st.ExecContext(context.Background())
+	}
+	if err == nil {
+		err = endErr
+	}
+	return endErr == nil, err
+}
+
+// acquire returns an idle reader, opening one while fewer than rmax are
+// open, or else waits for one.
+func (s *store) acquire(ctx context.Context) (*reader, error) {
+	select {
+	case r := <-s.readers:
+		return r, nil
+	default:
+	}
+	s.ropenMu.Lock()
+	if s.ropened < s.rmax {
+		s.ropened++
+		s.ropenMu.Unlock()
+		conn, err := s.rdb.Conn(ctx)
+		if err != nil {
+			s.ropenMu.Lock()
+			s.ropened--
+			s.ropenMu.Unlock()
+			return nil, err
+		}
+		return &reader{conn: conn, stmts: map[string]*sql.Stmt{}}, nil
+	}
+	s.ropenMu.Unlock()
+	select {
+	case r := <-s.readers:
+		return r, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// release returns r to the pool, or closes it when it is not healthy
+// (its transaction may still be open) or the store is closed.
+func (s *store) release(r *reader, healthy bool) {
+	if !healthy || s.closed.Load() {
+		_ = r.close()
+		s.ropenMu.Lock()
+		s.ropened--
+		s.ropenMu.Unlock()
+		return
+	}
+	s.readers <- r
 }
 
 // wrap turns a failure into engram's error vocabulary.
@@ -365,21 +473,6 @@ func (s *store) prepWriter(ctx context.Context, query string) (*sql.Stmt, error)
 	return st, nil
 }
 
-func (s *store) prepReader(ctx context.Context, query string) (*sql.Stmt, error) {
-	if st, ok := s.rstmts.Load(query); ok {
-		return st.(*sql.Stmt), nil
-	}
-	st, err := s.rdb.PrepareContext(ctx, query)
-	if err != nil {
-		return nil, err
-	}
-	if prev, loaded := s.rstmts.LoadOrStore(query, st); loaded {
-		_ = st.Close()
-		return prev.(*sql.Stmt), nil
-	}
-	return st, nil
-}
-
 // close releases everything; it waits for a running transaction to end.
 func (s *store) close() error {
 	s.closed.Store(true)
@@ -390,11 +483,14 @@ func (s *store) close() error {
 		errs = append(errs, st.Close())
 	}
 	clear(s.wstmts)
-	s.rstmts.Range(func(k, v any) bool {
-		errs = append(errs, v.(*sql.Stmt).Close())
-		s.rstmts.Delete(k)
-		return true
-	})
+	for done := false; !done; {
+		select {
+		case r := <-s.readers:
+			errs = append(errs, r.close())
+		default:
+			done = true
+		}
+	}
 	if s.rdb != nil {
 		errs = append(errs, s.rdb.Close())
 	}
@@ -440,6 +536,12 @@ func (s *store) integrityCheck(ctx context.Context) error {
 			if line != "ok" {
 				problems = append(problems, line)
 			}
+		}
+		// A check cut short (cancelled, or failing on a damaged page) is
+		// no clean bill of health.
+		if err := rows.Err(); err != nil {
+			rows.Close()
+			return err
 		}
 		if err := rows.Close(); err != nil {
 			return err

@@ -1,5 +1,21 @@
 package engram
 
+import "context"
+
 // EncodeVector is encodeVector, for the external tests' baselines, which
 // write vec0 rows in engram's format.
 var EncodeVector = encodeVector
+
+// HoldRead runs a read of m's store that starts, says so on started, and
+// lasts until release is closed: a read as long as a test wants.
+func HoldRead(m *Memory, started chan<- struct{}, release <-chan struct{}) error {
+	return m.db.read(context.Background(), "test.hold", func(q *dbtx) error {
+		var n int
+		if err := q.queryRow(`SELECT count(*) FROM semantic_memory`, nil, &n); err != nil {
+			return err
+		}
+		close(started)
+		<-release
+		return nil
+	})
+}

@@ -28,7 +28,8 @@ type SearchOptions struct {
 	Query string
 	// Advanced makes Query an FTS5 expression (AND, OR, NOT, NEAR, "phrases",
 	// prefix*), for callers who want that syntax on purpose. A malformed
-	// expression returns an error matching [ErrInvalidQuery].
+	// expression, or one over [MaxAdvancedBytes] or [MaxAdvancedTerms],
+	// returns an error matching [ErrInvalidQuery].
 	Advanced bool
 	// Types limits the search to these kinds of memory; empty means all four.
 	Types []MemoryType
@@ -146,6 +147,16 @@ type SearchConfig struct {
 	// the fusion; default 1 each.
 	HybridTextWeight, HybridVectorWeight float64
 }
+
+// MaxAdvancedBytes and MaxAdvancedTerms bound an Advanced search
+// expression: its length, and its words (terms and operators such as AND
+// or NEAR, counted as [SearchOptions].Query's tokens). FTS5's cost grows
+// with the product of an expression's phrases and the places they match,
+// so an unbounded expression could keep a reader busy for minutes.
+const (
+	MaxAdvancedBytes = 1024
+	MaxAdvancedTerms = 64
+)
 
 const (
 	defaultSearchLimit = 10
@@ -364,6 +375,11 @@ func (m *Memory) fillContent(ctx context.Context, results []Result, cands []cand
 				}
 				results[at[typ][pk]].Content = content
 			}
+			// A read cut short must not pass for results deleted since.
+			if err := rows.Err(); err != nil {
+				rows.Close()
+				return err
+			}
 			if err := rows.Close(); err != nil {
 				return err
 			}
@@ -375,6 +391,16 @@ func (m *Memory) fillContent(ctx context.Context, results []Result, cands []cand
 func (m *Memory) validateSearch(opts *SearchOptions) error {
 	if err := validateText("Query", opts.Query, true, m.cfg.Limits.MaxContentBytes); err != nil {
 		return err
+	}
+	if opts.Advanced {
+		// FTS5's cost grows with the product of an expression's phrases
+		// and the positions they match: bound the expression.
+		if n := len(opts.Query); n > MaxAdvancedBytes {
+			return fmt.Errorf("engram: search: an Advanced expression of %d bytes is over %d: %w", n, MaxAdvancedBytes, ErrInvalidQuery)
+		}
+		if n := len(query.Tokens(opts.Query)); n > MaxAdvancedTerms {
+			return fmt.Errorf("engram: search: an Advanced expression of %d words is over %d: %w", n, MaxAdvancedTerms, ErrInvalidQuery)
+		}
 	}
 	for i, t := range opts.Types {
 		if err := t.Validate(); err != nil {
