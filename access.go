@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -12,15 +13,25 @@ import (
 // accessLog holds the accesses searches noted and not yet written: writing
 // them costs a write transaction, a tenth of a search, so the hits of up
 // to a second of searches (or of accessBatch entries) are written
-// together, in one statement, and before anything reads access counts.
-// A search that fills the batch leaves the write to a goroutine of its
-// own (background), so that no search waits for it; anything that reads
-// access counts writes what is pending itself, after that goroutine's
-// write (flushing).
+// together, in one statement. A search that fills the batch leaves the
+// write to a goroutine of its own (background), so that no search waits
+// for it; the write paths that work on access counts in SQL (compaction,
+// consolidation, updates, Flush, Close) write what is pending first,
+// after that goroutine's write (flushing).
+//
+// Reads never write them: a read that returns access counts overlays
+// what is pending on what it read, so that it cannot fail, or wait, for
+// want of a write (another process holding the write lock, a full disk).
+// To overlay exactly, each write of accesses moves the meta counter
+// access.version:{agent} on in its transaction, and the batch it wrote is
+// kept for a while with that version (batches): a read whose snapshot has
+// an older version adds the batch, one with its version or a newer one
+// already holds it.
 type accessLog struct {
 	mu      sync.Mutex // guards the fields below
 	pending map[string]accessNote
-	oldest  time.Time // when the oldest pending access was noted, in real time
+	oldest  time.Time     // when the oldest pending access was noted, in real time
+	batches []*accessSent // being written or written recently, oldest first
 
 	flushing   sync.Mutex     // held by every write of accesses, for all of it
 	background sync.WaitGroup // the goroutine writing a full batch, if any
@@ -36,6 +47,57 @@ func (a *accessLog) stop() {
 	a.stopped = true
 	a.startMu.Unlock()
 	a.background.Wait()
+}
+
+// accessSent is a batch of accesses being written (version 0 until its
+// transaction knows its version) or written at the given real time.
+type accessSent struct {
+	notes   map[string]accessNote
+	version int64
+	at      time.Time
+}
+
+// accessKeep is how long a written batch is kept for reads whose snapshot
+// is older than its write: far longer than any read takes.
+const accessKeep = time.Minute
+
+// metaAccessVersion (+ agent) counts the agent's writes of accesses.
+const metaAccessVersion = "access.version:"
+
+// overlay adds to e the accesses not in a snapshot whose access version
+// is version: those pending and those of batches written after it.
+func (a *accessLog) overlay(e *SemanticEntry, version int64) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	add := func(n accessNote, ok bool) {
+		if ok {
+			e.AccessCount += n.N
+			if at := fromMS(n.At); at.After(e.LastAccessedAt) {
+				e.LastAccessedAt = at
+			}
+		}
+	}
+	for _, b := range a.batches {
+		if b.version == 0 || b.version > version {
+			n, ok := b.notes[e.ID]
+			add(n, ok)
+		}
+	}
+	n, ok := a.pending[e.ID]
+	add(n, ok)
+}
+
+// overlayAccess reads the agent's access version in q's snapshot and
+// overlays the accesses it does not hold on entries.
+func (m *Memory) overlayAccess(q *dbtx, entries []SemanticEntry) error {
+	v, err := counter(q, metaAccessVersion+m.agent)
+	if err != nil {
+		return err
+	}
+	for i := range entries {
+		m.access.overlay(&entries[i], v)
+	}
+	return nil
 }
 
 // accessNote is what to add to one entry.
@@ -69,19 +131,44 @@ func (a *accessLog) note(ids []string, now time.Time) bool {
 	return len(a.pending) >= accessBatch || time.Since(a.oldest) >= accessDelay
 }
 
-// take empties the log and returns what it held.
-func (a *accessLog) take() map[string]accessNote {
+// take empties the log and returns what it held, as a batch being written.
+func (a *accessLog) take() *accessSent {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	p := a.pending
+	if len(a.pending) == 0 {
+		return nil
+	}
+	b := &accessSent{notes: a.pending}
 	a.pending = nil
-	return p
+	a.batches = append(a.batches, b)
+	return b
 }
 
-// putBack returns accesses whose write failed to the log.
-func (a *accessLog) putBack(p map[string]accessNote) {
+// setVersion records that batch b's transaction makes it version v.
+func (a *accessLog) setVersion(b *accessSent, v int64) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	b.version = v
+}
+
+// written records that batch b was committed, and forgets batches written
+// more than accessKeep ago.
+func (a *accessLog) written(b *accessSent) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	now := time.Now()
+	b.at = now
+	a.batches = slices.DeleteFunc(a.batches, func(x *accessSent) bool {
+		return !x.at.IsZero() && now.Sub(x.at) > accessKeep
+	})
+}
+
+// putBack returns the accesses of batch b, whose write failed, to the log.
+func (a *accessLog) putBack(b *accessSent) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.batches = slices.DeleteFunc(a.batches, func(x *accessSent) bool { return x == b })
+	p := b.notes
 	if a.pending == nil {
 		a.pending = make(map[string]accessNote, len(p))
 		a.oldest = time.Now()
@@ -124,20 +211,21 @@ func (m *Memory) flushAccessSoon() {
 func (m *Memory) flushAccess(ctx context.Context) error {
 	m.access.flushing.Lock()
 	defer m.access.flushing.Unlock()
-	p := m.access.take()
-	if len(p) == 0 {
+	batch := m.access.take()
+	if batch == nil {
 		return nil
 	}
 	type row struct {
 		ID string `json:"id"`
 		accessNote
 	}
-	list := make([]row, 0, len(p))
-	for id, n := range p {
+	list := make([]row, 0, len(batch.notes))
+	for id, n := range batch.notes {
 		list = append(list, row{id, n})
 	}
 	b, err := json.Marshal(list)
 	if err != nil {
+		m.access.putBack(batch)
 		return err
 	}
 	err = m.db.write(ctx, "search.record_access", func(q *dbtx) error {
@@ -149,10 +237,26 @@ func (m *Memory) flushAccess(ctx context.Context) error {
 			UPDATE semantic_memory SET access_count = access_count + j.n, last_accessed_at = max(last_accessed_at, j.at)
 			FROM j WHERE semantic_memory.agent_id = ?1 AND semantic_memory.id = j.id`,
 			m.agent, string(b))
-		return err
+		if err != nil {
+			return err
+		}
+		key := metaAccessVersion + m.agent
+		if err := bumpCounter(q, key, 1); err != nil {
+			return err
+		}
+		v, err := counter(q, key)
+		if err != nil {
+			return err
+		}
+		// Before COMMIT: from the moment a snapshot can hold the batch,
+		// its version says so.
+		m.access.setVersion(batch, v)
+		return nil
 	})
 	if err != nil {
-		m.access.putBack(p)
+		m.access.putBack(batch)
+		return err
 	}
-	return err
+	m.access.written(batch)
+	return nil
 }

@@ -176,9 +176,9 @@ const (
 // the parts it is made of. Semantic hits count as accesses: they are
 // written in one statement for the hits of up to a second of searches (or
 // 256 entries), by a goroutine of their own so that no search waits for
-// the write, and always before anything reads access counts
-// ([Semantic.Get], [Semantic.List], compaction, [Memory.Flush],
-// [Memory.Close]).
+// the write, and before the writes that work on access counts (compaction,
+// [Memory.Flush], [Memory.Close]); reads ([Semantic.Get], [Semantic.List])
+// add the accesses not written yet to what they read, and never write.
 //
 // In Tier 2 the query is also embedded and the memories with the nearest
 // embeddings found (see [SearchMode]): a hybrid search, the default, fuses

@@ -234,9 +234,6 @@ func (s *Semantic) Get(ctx context.Context, id string) (SemanticEntry, error) {
 	if err := validateID("id", id); err != nil {
 		return SemanticEntry{}, err
 	}
-	if err := s.m.flushAccess(ctx); err != nil {
-		return SemanticEntry{}, err
-	}
 	var e SemanticEntry
 	err := s.m.db.read(ctx, "semantic.get", func(q *dbtx) error {
 		rows, err := q.query(`SELECT `+semanticCols+` FROM semantic_memory WHERE agent_id = ? AND id = ?`, s.m.agent, id)
@@ -249,6 +246,9 @@ func (s *Semantic) Get(ctx context.Context, id string) (SemanticEntry, error) {
 		}
 		if len(list) == 0 {
 			return notFound("semantic entry", id)
+		}
+		if err := s.m.overlayAccess(q, list); err != nil {
+			return err
 		}
 		e = list[0]
 		return nil
@@ -375,9 +375,6 @@ func (s *Semantic) List(ctx context.Context, opts ListOptions) ([]SemanticEntry,
 	if err != nil {
 		return nil, err
 	}
-	if err := s.m.flushAccess(ctx); err != nil {
-		return nil, err
-	}
 	var out []SemanticEntry
 	err = s.m.db.read(ctx, "semantic.list", func(q *dbtx) error {
 		rows, err := q.query(`SELECT `+semanticCols+` FROM semantic_memory WHERE agent_id = ?
@@ -385,8 +382,10 @@ func (s *Semantic) List(ctx context.Context, opts ListOptions) ([]SemanticEntry,
 		if err != nil {
 			return err
 		}
-		out, err = scanAll(rows, scanSemantic)
-		return err
+		if out, err = scanAll(rows, scanSemantic); err != nil {
+			return err
+		}
+		return s.m.overlayAccess(q, out)
 	})
 	return out, err
 }
