@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -79,10 +80,40 @@ func (m *Memory) renderMarkdown(ctx context.Context) ([]byte, error) {
 			b.WriteString("]")
 		}
 		b.WriteString(" <!-- id:")
-		b.WriteString(e.ID)
+		b.WriteString(commentID(e.ID))
 		b.WriteString(" -->\n")
 	}
 	return b.Bytes(), nil
+}
+
+// commentID writes an ID so that it cannot end or open an HTML comment,
+// and reads back exactly (parseCommentID): '%', '<' and '>' and a '-'
+// before another '-' are percent-encoded. An ID of letters, digits and
+// single dashes, as engram's own are, is written as it is.
+func commentID(id string) string {
+	if !strings.ContainsAny(id, "%<>") && !strings.Contains(id, "--") {
+		return id
+	}
+	var b strings.Builder
+	for i := 0; i < len(id); i++ {
+		switch c := id[i]; {
+		case c == '%' || c == '<' || c == '>' || c == '-' && i+1 < len(id) && id[i+1] == '-':
+			fmt.Fprintf(&b, "%%%02X", c)
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}
+
+// parseCommentID reads back an ID commentID wrote; it returns false for
+// text commentID cannot have written.
+func parseCommentID(s string) (string, bool) {
+	if !strings.Contains(s, "%") {
+		return s, !strings.Contains(s, "--")
+	}
+	id, err := url.PathUnescape(s)
+	return id, err == nil && commentID(id) == s
 }
 
 // markdownText keeps text on one line and unable to close the ID comment.
