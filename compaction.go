@@ -26,6 +26,21 @@ type CompactionReport struct {
 	Decayed int
 }
 
+// step runs fn, one transaction's work, and keeps what it adds to the
+// report only if write commits it: a report tells only what was done.
+func (r *CompactionReport) step(write func(fn func(q *dbtx) error) error, fn func(q *dbtx, r *CompactionReport) error) error {
+	n, decayed := len(r.Actions), r.Decayed
+	err := write(func(q *dbtx) error {
+		// A retried or failed attempt starts from what was committed.
+		r.Actions, r.Decayed = r.Actions[:n], decayed
+		return fn(q, r)
+	})
+	if err != nil {
+		r.Actions, r.Decayed = r.Actions[:n], decayed
+	}
+	return err
+}
+
 // Count returns how many actions of the kind the report holds.
 func (r CompactionReport) Count(kind ActionKind) int {
 	n := 0
@@ -154,17 +169,18 @@ func (m *Memory) Compact(ctx context.Context, strategies ...CompactionStrategy) 
 	}
 	defer m.afterArchive()
 	for _, step := range steps {
-		err := m.db.write(ctx, "compact."+step, func(q *dbtx) error {
+		write := func(fn func(q *dbtx) error) error { return m.db.write(ctx, "compact."+step, fn) }
+		err := rep.step(write, func(q *dbtx, rep *CompactionReport) error {
 			var err error
 			switch step {
 			case stepCount:
-				err = m.compactCount(q, &rep, now)
+				err = m.compactCount(q, rep, now)
 			case stepTime:
-				err = m.compactTime(q, &rep, now)
+				err = m.compactTime(q, rep, now)
 			case stepSemantic:
-				err = m.mergeDuplicates(q, &rep, now)
+				err = m.mergeDuplicates(q, rep, now)
 			case stepDecay:
-				err = m.decay(q, &rep, now)
+				err = m.decay(q, rep, now)
 			}
 			if err != nil {
 				return err
@@ -231,7 +247,8 @@ func (m *Memory) Decay(ctx context.Context) (CompactionReport, error) {
 	}
 	now := m.now()
 	rep := CompactionReport{Strategy: stepDecay, At: now}
-	err := m.db.write(ctx, "decay", func(q *dbtx) error { return m.decay(q, &rep, now) })
+	write := func(fn func(q *dbtx) error) error { return m.db.write(ctx, "decay", fn) }
+	err := rep.step(write, func(q *dbtx, rep *CompactionReport) error { return m.decay(q, rep, now) })
 	m.afterArchive()
 	return rep, err
 }
@@ -917,14 +934,15 @@ func (m *Memory) Consolidate(ctx context.Context) (CompactionReport, error) {
 	}
 	now := m.now()
 	rep := CompactionReport{Strategy: "consolidate", At: now}
-	steps := []func(q *dbtx) error{
-		func(q *dbtx) error { return m.mergeDuplicates(q, &rep, now) },
-		func(q *dbtx) error { return m.decay(q, &rep, now) },
-		func(q *dbtx) error { return m.promote(q, &rep, now) },
-		func(q *dbtx) error { return m.recur(q, &rep, now) },
+	steps := []func(q *dbtx, rep *CompactionReport) error{
+		func(q *dbtx, rep *CompactionReport) error { return m.mergeDuplicates(q, rep, now) },
+		func(q *dbtx, rep *CompactionReport) error { return m.decay(q, rep, now) },
+		func(q *dbtx, rep *CompactionReport) error { return m.promote(q, rep, now) },
+		func(q *dbtx, rep *CompactionReport) error { return m.recur(q, rep, now) },
 	}
+	write := func(fn func(q *dbtx) error) error { return m.db.write(ctx, "consolidate", fn) }
 	for _, step := range steps {
-		if err := m.db.write(ctx, "consolidate", step); err != nil {
+		if err := rep.step(write, step); err != nil {
 			m.afterArchive()
 			return rep, err
 		}

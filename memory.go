@@ -106,7 +106,7 @@ func New(tier Tier, opts ...Option) (*Memory, error) {
 	m := &Memory{
 		tier:   tier,
 		agent:  s.agent,
-		cfg:    s.cfg,
+		cfg:    s.cfg.clone(), // the caller keeps its slices
 		now:    s.clock,
 		log:    s.logger,
 		ids:    ulid.NewGenerator(),
@@ -187,7 +187,7 @@ func (m *Memory) AgentID() string { return m.agent }
 func (m *Memory) Tier() Tier { return m.tier }
 
 // Config returns a copy of the Memory's configuration.
-func (m *Memory) Config() Config { return m.cfg }
+func (m *Memory) Config() Config { return m.cfg.clone() }
 
 // Path returns the database file, or "" for an in-memory database.
 func (m *Memory) Path() string { return m.dbPath }

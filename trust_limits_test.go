@@ -2,6 +2,7 @@ package engram_test
 
 import (
 	"context"
+	"database/sql"
 	"math"
 	"testing"
 	"time"
@@ -176,4 +177,48 @@ func TestNewAndDecayedMemoriesRankAlike(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, res, 2)
 	assert.InDelta(t, res[0].Parts.Importance, res[1].Parts.Importance, 1e-9)
+}
+
+// A compaction step that fails is rolled back, and the report does not
+// claim what it did not do.
+func TestCompactionReportsOnlyWhatWasCommitted(t *testing.T) {
+	path := testutil.TempDB(t)
+	cfg := engram.DefaultConfig()
+	cfg.Compaction.MaxEntries = 1
+	m := testutil.OpenPath(t, path, engram.DefaultAgent, engram.WithConfig(cfg))
+	ctx := context.Background()
+	for _, c := range []string{"first fact", "second fact", "third fact"} {
+		_, err := m.Semantic().Store(ctx, engram.SemanticEntry{Content: c, Importance: 0.2})
+		require.NoError(t, err)
+	}
+	db, err := sql.Open("sqlite", path)
+	require.NoError(t, err)
+	defer db.Close()
+	_, err = db.Exec(`CREATE TRIGGER test_no_archive BEFORE INSERT ON archive BEGIN SELECT RAISE(ABORT, 'the disk is full'); END`)
+	require.NoError(t, err)
+
+	rep, err := m.Compact(ctx, engram.CompactCount)
+	require.Error(t, err)
+	assert.Empty(t, rep.Actions, "nothing was archived")
+	list, err := m.Semantic().List(ctx, engram.ListOptions{})
+	require.NoError(t, err)
+	assert.Len(t, list, 3)
+
+	_, err = db.Exec(`DROP TRIGGER test_no_archive`)
+	require.NoError(t, err)
+	rep, err = m.Compact(ctx, engram.CompactCount)
+	require.NoError(t, err)
+	assert.Equal(t, 2, rep.Count(engram.ActionArchive))
+}
+
+// Config is a value: the caller's slices are not shared with the Memory.
+func TestConfigIsCopied(t *testing.T) {
+	cfg := engram.DefaultConfig()
+	cfg.NeverDecayTags = []string{"keep"}
+	m := testutil.Open(t, engram.WithConfig(cfg))
+	cfg.NeverDecayTags[0] = "changed"
+	assert.Equal(t, []string{"keep"}, m.Config().NeverDecayTags)
+	got := m.Config()
+	got.NeverDecayTags[0] = "changed again"
+	assert.Equal(t, []string{"keep"}, m.Config().NeverDecayTags)
 }

@@ -3,6 +3,7 @@ package engram
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"time"
 	"unicode"
@@ -443,6 +444,12 @@ func DefaultConfig() Config {
 		Limits:  Limits{MaxContentBytes: 64 << 10, MaxTags: 32, MaxTagBytes: 64},
 		Storage: StorageConfig{Synchronous: SyncNormal, BusyTimeout: 5 * time.Second, CacheMiB: 64, ReadConns: 4},
 	}
+}
+
+// clone returns a copy of c that shares no slice with it.
+func (c Config) clone() Config {
+	c.NeverDecayTags = slices.Clone(c.NeverDecayTags)
+	return c
 }
 
 // Validate returns an error matching [ErrInvalid] that names the first bad
