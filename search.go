@@ -204,7 +204,15 @@ func (m *Memory) Search(ctx context.Context, opts SearchOptions) ([]Result, erro
 		expr, terms = query.Compile(opts.Query)
 	}
 	byText, byVector := opts.Mode != SearchVector, opts.Mode != SearchText
-	if expr == "" {
+	if byVector && len(opts.Types) > 0 && !slices.ContainsFunc(opts.Types, func(t MemoryType) bool { return t != TypeWorking }) {
+		// The working set has no vectors: its search is by text, and
+		// embedding the query would be wasted (or fail).
+		byVector = false
+		if opts.Mode == SearchHybrid {
+			opts.Mode = SearchText
+		}
+	}
+	if expr == "" || !byText && !byVector {
 		if !byVector {
 			return nil, nil
 		}

@@ -3,6 +3,8 @@ package engram_test
 import (
 	"context"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -61,4 +63,59 @@ func TestAnotherModelDoesNotDropAnotherAgentsVectors(t *testing.T) {
 	assert.Equal(t, 1, pending(t, b))
 	_, err = engram.New(engram.Tier1, engram.InMemory(), engram.WithModelChange())
 	assert.ErrorIs(t, err, engram.ErrInvalid)
+}
+
+// cancellingEmbedder cancels a context once it has embedded after calls.
+type cancellingEmbedder struct {
+	*testEmbedder
+	after  int
+	cancel context.CancelFunc
+	calls  int
+}
+
+func (e *cancellingEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	e.calls++
+	if e.calls == e.after {
+		defer e.cancel() // the vectors come back; the write that follows is cancelled
+	}
+	return e.testEmbedder.Embed(ctx, texts)
+}
+
+// A cancelled Reindex reports only the progress it committed.
+func TestCancelledReindexReportsWhatItCommitted(t *testing.T) {
+	ctx := context.Background()
+	e := &cancellingEmbedder{testEmbedder: newTestEmbedder(t, 64), after: 2}
+	m := testutil.OpenTier2(t, e)
+	batch := make([]engram.SemanticEntry, 300)
+	for i := range batch {
+		batch[i] = engram.SemanticEntry{Content: "fact number " + strings.Repeat("x", i%7) + string(rune('a'+i%26)) + " " + strconv.Itoa(i)}
+	}
+	e.set(true, 0) // stored pending, with nothing in the embedding cache
+	_, err := m.Semantic().StoreBatch(ctx, batch)
+	require.NoError(t, err)
+	e.set(false, 0)
+
+	e.calls = 0
+	cctx, cancel := context.WithCancel(ctx)
+	e.cancel = cancel
+	done, total := 0, 0
+	err = m.Reindex(cctx, func(d, t int) { done, total = d, t })
+	require.ErrorIs(t, err, context.Canceled)
+	assert.Equal(t, 300, total)
+	assert.Equal(t, total-done, pending(t, m), "what is reported done is what is no longer pending")
+}
+
+// A search of the working set alone never calls the embedder: working
+// items have no vectors.
+func TestWorkingSearchDoesNotEmbed(t *testing.T) {
+	ctx := context.Background()
+	e := newTestEmbedder(t, 64)
+	m := testutil.OpenTier2(t, e)
+	_, err := m.Working().Add(engram.WorkingItem{Content: "Ada wants it before Friday", Importance: 0.8})
+	require.NoError(t, err)
+	e.set(false, 0) // counts from here
+	res, err := m.Working().Search(ctx, engram.SearchOptions{Query: "Friday"})
+	require.NoError(t, err)
+	require.Len(t, res, 1)
+	assert.Zero(t, e.embedded())
 }

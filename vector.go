@@ -925,7 +925,12 @@ func (v *vectors) embedRows(ctx context.Context, batch []pendingRow) (int, error
 	}
 	es, err := v.embed(ctx, texts)
 	if err == nil {
-		return len(batch), v.write(ctx, batch, es)
+		// Progress counts what is committed: a write that fails (or is
+		// cancelled) wrote nothing.
+		if err := v.write(ctx, batch, es); err != nil {
+			return 0, err
+		}
+		return len(batch), nil
 	}
 	if ctx.Err() != nil || len(batch) == 1 {
 		return 0, v.failed(ctx, batch, err)
