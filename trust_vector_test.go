@@ -119,3 +119,37 @@ func TestWorkingSearchDoesNotEmbed(t *testing.T) {
 	require.Len(t, res, 1)
 	assert.Zero(t, e.embedded())
 }
+
+// The embedding cache keeps only what live (or archived) memories may
+// need embedded again: a deleted memory's text, a changed memory's old
+// text and a purged memory's text leave it with them.
+func TestEmbeddingCacheIsPrunedWithTheMemories(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "memory.db")
+	cfg := engram.DefaultConfig()
+	cfg.Compaction.MaxEntries = 2
+	m := testutil.OpenTier2Path(t, path, "a", newTestEmbedder(t, 64), engram.WithConfig(cfg))
+	ids := map[string]string{}
+	for _, c := range []string{"first fact", "second fact", "third fact", "fourth fact"} {
+		id, err := m.Semantic().Store(ctx, engram.SemanticEntry{Content: c, Importance: 0.3})
+		require.NoError(t, err)
+		ids[c] = id
+	}
+	require.Equal(t, 4, vectorRows(t, path, "embedding_cache"))
+
+	require.NoError(t, m.Semantic().Delete(ctx, ids["first fact"]))
+	assert.Equal(t, 3, vectorRows(t, path, "embedding_cache"), "a deleted memory's text goes")
+	_, err := m.Semantic().Update(ctx, ids["second fact"], engram.SemanticPatch{Content: new("second fact, corrected")})
+	require.NoError(t, err)
+	require.NoError(t, m.Flush(ctx))
+	assert.Equal(t, 3, vectorRows(t, path, "embedding_cache"), "the old text went, the new one came")
+
+	rep, err := m.Compact(ctx, engram.CompactCount)
+	require.NoError(t, err)
+	require.Equal(t, 1, rep.Count(engram.ActionArchive))
+	assert.Equal(t, 3, vectorRows(t, path, "embedding_cache"), "an archived memory's text stays, for Restore")
+	n, err := m.PurgeArchive(ctx, 0)
+	require.NoError(t, err)
+	require.Equal(t, 1, n)
+	assert.Equal(t, 2, vectorRows(t, path, "embedding_cache"), "a purged memory's text goes")
+}

@@ -28,16 +28,22 @@ type vectorTable struct {
 	vec  string // the vec0 table, keyed by the row's pk
 	base string // the rows' table
 	// text is the embedded text, as an SQL expression over the row (the
-	// text a search result shows), and changed says when it changed in
-	// an UPDATE.
-	text, changed string
+	// text a search result shows), oldText the same over a trigger's old
+	// row, and changed says when it changed in an UPDATE.
+	text, oldText, changed string
+	// archived is the embedded text of the row as the archive keeps it,
+	// an SQL expression over its JSON, row.
+	archived string
 }
 
 var vectorTables = []vectorTable{
-	{TypeSemantic, "vec_semantic", "semantic_memory", "content", "old.content IS NOT new.content"},
-	{TypeEpisodic, "vec_episodic", "episodic_log", "content", "old.content IS NOT new.content"},
-	{TypeProcedural, "vec_procedural", "procedural_memory", "name || ': ' || description",
-		"old.name IS NOT new.name OR old.description IS NOT new.description"},
+	{TypeSemantic, "vec_semantic", "semantic_memory", "content", "old.content", "old.content IS NOT new.content",
+		"row ->> '$.content'"},
+	{TypeEpisodic, "vec_episodic", "episodic_log", "content", "old.content", "old.content IS NOT new.content",
+		"row ->> '$.content'"},
+	{TypeProcedural, "vec_procedural", "procedural_memory", "name || ': ' || description", "old.name || ': ' || old.description",
+		"old.name IS NOT new.name OR old.description IS NOT new.description",
+		"(row ->> '$.name') || ': ' || (row ->> '$.description')"},
 }
 
 // vectorTableOf is vectorTables by memory type.
@@ -197,11 +203,11 @@ func (m *Memory) openVectors(ctx context.Context, e Embedder, newDims, newModel 
 	// The writer connection logs the vectors its own statements drop.
 	err = m.db.write(ctx, "open.vectors", func(q *dbtx) error {
 		if _, err := q.exec(`CREATE TEMP TABLE IF NOT EXISTS vector_log (
-			memory_type TEXT NOT NULL, pk INTEGER NOT NULL, agent_id TEXT NOT NULL)`); err != nil {
+			memory_type TEXT NOT NULL, pk INTEGER NOT NULL, agent_id TEXT NOT NULL, id TEXT NOT NULL, text TEXT NOT NULL)`); err != nil {
 			return err
 		}
 		for _, vt := range vectorTables {
-			log := `INSERT INTO temp.vector_log (memory_type, pk, agent_id) VALUES ('` + string(vt.typ) + `', old.pk, old.agent_id);`
+			log := `INSERT INTO temp.vector_log (memory_type, pk, agent_id, id, text) VALUES ('` + string(vt.typ) + `', old.pk, old.agent_id, old.id, ` + vt.oldText + `);`
 			for _, stmt := range []string{
 				`CREATE TEMP TRIGGER IF NOT EXISTS ` + vt.vec + `_log_ad AFTER DELETE ON main.` + vt.base + ` BEGIN ` + log + ` END`,
 				`CREATE TEMP TRIGGER IF NOT EXISTS ` + vt.vec + `_log_au AFTER UPDATE ON main.` + vt.base +
@@ -239,6 +245,46 @@ func otherAgentWithVectors(q *dbtx, agent string) (string, error) {
 		}
 	}
 	return "", nil
+}
+
+// forget deletes the embedding cache's entries for texts, in q's
+// transaction.
+func (v *vectors) forget(q *dbtx, texts []string) error {
+	if len(texts) == 0 {
+		return nil
+	}
+	hexes := make([]string, len(texts))
+	for i, t := range texts {
+		hexes[i] = hex.EncodeToString(textHash(t))
+	}
+	list, _ := json.Marshal(hexes) // a []string always marshals
+	_, err := q.exec(`DELETE FROM embedding_cache WHERE model = ?1 AND hash IN (SELECT unhex(value) FROM json_each(?2))`,
+		v.model, string(list))
+	return err
+}
+
+// forgetArchived deletes the embedding cache's entries for the texts of
+// the agent's archived memories that archived rows selects (an SQL
+// condition on the archive, with the agent as ?1 and arg as ?2), before
+// they are purged.
+func (v *vectors) forgetArchived(q *dbtx, where string, arg any) error {
+	var texts []string
+	for _, vt := range vectorTables {
+		rows, err := q.query(`SELECT coalesce(`+vt.archived+`, '') FROM archive WHERE agent_id = ?1 AND memory_type = ?3 AND `+where,
+			v.m.agent, arg, string(vt.typ))
+		if err != nil {
+			return err
+		}
+		got, err := scanAll(rows, func(r scanner) (string, error) {
+			var s string
+			return s, r.Scan(&s)
+		})
+		if err != nil {
+			return err
+		}
+		texts = append(texts, got...)
+	}
+	return v.forget(q, texts)
 }
 
 // vectorChunk is how many vectors a vec0 chunk holds. vec0 keeps a
@@ -457,7 +503,26 @@ func (v *vectors) put(q *dbtx, typ MemoryType, pk int64, e embedded, replace boo
 // is held.
 func (v *vectors) beforeCommit(q *dbtx) error {
 	defer func() { clear(v.puts); v.written = 0 }()
-	rows, err := q.query(`SELECT memory_type, pk, agent_id FROM temp.vector_log`)
+	// A dropped vector's text leaves the embedding cache with it, unless
+	// its memory went to the archive in this transaction (Restore brings
+	// it back; PurgeArchive forgets it): the cache keeps only what live
+	// memories may need embedded again.
+	rows, err := q.query(`SELECT l.text FROM temp.vector_log l
+		WHERE NOT EXISTS (SELECT 1 FROM archive a WHERE a.agent_id = l.agent_id AND a.memory_type = l.memory_type AND a.id = l.id)`)
+	if err != nil {
+		return err
+	}
+	gone, err := scanAll(rows, func(r scanner) (string, error) {
+		var s string
+		return s, r.Scan(&s)
+	})
+	if err != nil {
+		return err
+	}
+	if err := v.forget(q, gone); err != nil {
+		return err
+	}
+	rows, err = q.query(`SELECT memory_type, pk, agent_id FROM temp.vector_log`)
 	if err != nil {
 		return err
 	}
