@@ -264,7 +264,9 @@ func embedAPI(client *http.Client, apiKey string, retries int, backoff time.Dura
 }
 
 // OpenAIEmbedder is an [Embedder] served by an OpenAI-compatible
-// embeddings API: it posts batches of texts to {BaseURL}/v1/embeddings.
+// embeddings API: it posts batches of texts to {BaseURL}/v1/embeddings
+// (BaseURL may end in /v1 already, as OpenAI-compatible servers document
+// it).
 type OpenAIEmbedder struct {
 	BaseURL   string // for example "https://api.openai.com"
 	APIKey    string // sent as a bearer token when not empty
@@ -319,7 +321,7 @@ func (e *OpenAIEmbedder) Embed(ctx context.Context, texts []string) ([][]float32
 				Embedding []float32 `json:"embedding"`
 			} `json:"data"`
 		}
-		if err := api.post(ctx, strings.TrimRight(e.BaseURL, "/")+"/v1/embeddings", req, &resp); err != nil {
+		if err := api.post(ctx, openAIURL(e.BaseURL, "embeddings"), req, &resp); err != nil {
 			return nil, err
 		}
 		out := make([][]float32, len(batch))

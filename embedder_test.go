@@ -231,3 +231,21 @@ func BenchmarkHashingEmbedder(b *testing.B) {
 		i++
 	}
 }
+
+// A base URL ending in /v1, as OpenAI-compatible servers document it,
+// works as well as the server's own; an error names the URL it asked.
+func TestOpenAIBaseURLForms(t *testing.T) {
+	srv, _ := embeddingServer(t, 4, nil)
+	for _, base := range []string{srv.URL, srv.URL + "/", srv.URL + "/v1", srv.URL + "/v1/"} {
+		e := engram.NewOpenAIEmbedder(base, "key", "m", 4)
+		vecs, err := e.Embed(context.Background(), []string{"hello"})
+		require.NoError(t, err, base)
+		require.Len(t, vecs, 1, base)
+	}
+	e := engram.NewOpenAIEmbedder(srv.URL+"/v2", "key", "m", 4)
+	_, err := e.Embed(context.Background(), []string{"hello"})
+	var ae *engram.APIError
+	require.ErrorAs(t, err, &ae)
+	assert.Equal(t, http.StatusBadRequest, ae.Status)
+	assert.Contains(t, err.Error(), "/v2/v1/embeddings")
+}

@@ -25,7 +25,8 @@ type Prompt struct {
 
 // OpenAIChat is an [LLM] served by an OpenAI-compatible chat completions
 // API (OpenAI, Azure OpenAI, vLLM, llama.cpp, Ollama's /v1, …): it posts to
-// {BaseURL}/v1/chat/completions with temperature 0, asking for a JSON
+// {BaseURL}/v1/chat/completions (BaseURL may end in /v1 already) with
+// temperature 0, asking for a JSON
 // object when the prompt says so. Rate limits (429), server errors and
 // transport failures are retried, with backoff.
 type OpenAIChat struct {
@@ -102,7 +103,7 @@ func (c *OpenAIChat) Complete(ctx context.Context, p Prompt) (string, error) {
 		} `json:"choices"`
 	}
 	api := newAPIClient(c.Client, defaultLLMClient, c.APIKey, c.Retries, c.Backoff, c.MaxAnswerBytes)
-	if err := api.post(ctx, strings.TrimRight(c.BaseURL, "/")+"/v1/chat/completions", req, &out); err != nil {
+	if err := api.post(ctx, openAIURL(c.BaseURL, "chat/completions"), req, &out); err != nil {
 		return "", err
 	}
 	if len(out.Choices) == 0 {

@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -16,11 +17,12 @@ import (
 // or an [Embedder]), after any retries.
 type APIError struct {
 	Status int
+	URL    string // what was asked
 	Body   string // the start of the response body
 }
 
 func (e *APIError) Error() string {
-	return fmt.Sprintf("engram: model API answered %d: %s", e.Status, e.Body)
+	return fmt.Sprintf("engram: model API %s answered %d: %s", e.URL, e.Status, e.Body)
 }
 
 // retryable reports whether a response status is worth another try: rate
@@ -101,7 +103,7 @@ func (c apiClient) once(ctx context.Context, url string, payload []byte, out any
 		if s, err := strconv.Atoi(resp.Header.Get("Retry-After")); err == nil && s >= 0 {
 			after = time.Duration(s) * time.Second
 		}
-		return after, &APIError{Status: resp.StatusCode, Body: truncateUTF8(string(raw), 512)}
+		return after, &APIError{Status: resp.StatusCode, URL: req.URL.Redacted(), Body: truncateUTF8(string(raw), 512)}
 	}
 	if int64(len(raw)) > c.maxBytes {
 		return 0, fmt.Errorf("%w: the response is larger than %d bytes", ErrBadAnswer, c.maxBytes)
@@ -110,4 +112,16 @@ func (c apiClient) once(ctx context.Context, url string, payload []byte, out any
 		return 0, fmt.Errorf("%w: the response is not the JSON expected: %v", ErrBadAnswer, err)
 	}
 	return 0, nil
+}
+
+// openAIURL returns the URL of an OpenAI-compatible API's endpoint
+// ("embeddings", "chat/completions") under base, which may name the
+// server ("https://api.openai.com") or, as OpenAI-compatible servers
+// document it, its /v1 ("https://host/v1", "http://localhost:11434/v1/").
+func openAIURL(base, endpoint string) string {
+	base = strings.TrimRight(base, "/")
+	if !strings.HasSuffix(base, "/v1") {
+		base += "/v1"
+	}
+	return base + "/" + endpoint
 }
