@@ -52,7 +52,9 @@ func (e *Episodic) Log(ctx context.Context, ep Episode) (string, error) {
 
 // LogBatch appends many episodes in one transaction and returns their IDs
 // in order: all of them or, on error, none. Errors are as for
-// [Episodic.Log]; an invalid episode is named by its index.
+// [Episodic.Log]; an invalid episode is named by its index. Like
+// [Semantic.StoreBatch], it holds the write lock for all of its episodes:
+// other processes wait up to their busy timeout, then get [ErrBusy].
 func (e *Episodic) LogBatch(ctx context.Context, eps []Episode) ([]string, error) {
 	now := e.m.now()
 	rows := make([]episodeRow, len(eps))

@@ -60,6 +60,14 @@ func (s *Semantic) Store(ctx context.Context, e SemanticEntry) (string, error) {
 // StoreBatch saves many entries in one transaction and returns their IDs in
 // order. Either every entry is stored or, on error, none is. Errors are as
 // for [Semantic.Store]; an invalid entry is named by its index.
+//
+// A batch holds the database's write lock for all of its entries: about
+// 75 µs an entry at Tier 1 and 0.5 ms at Tier 2 on a small machine (its
+// texts are embedded before the lock is taken). Writers in this process
+// queue behind it; another process's writes wait up to its
+// [StorageConfig].BusyTimeout (5 s by default) and then fail with
+// [ErrBusy]. When other processes write to the same file, keep a batch
+// shorter than their busy timeout (a few thousand entries), or raise it.
 func (s *Semantic) StoreBatch(ctx context.Context, entries []SemanticEntry) ([]string, error) {
 	now := s.m.now()
 	rows := make([]semanticRow, len(entries))
