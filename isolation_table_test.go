@@ -278,7 +278,9 @@ func runIsoCases(t *testing.T, ctx context.Context, p *isoPair, phase string, ca
 				t.Errorf("b's answer holds a's data:\n%s", shared)
 			}
 			if alone != shared {
-				t.Errorf("b's answer changes with a's data in the file:\nalone:  %s\nshared: %s", alone, shared)
+				ids := func(s string) string { return strings.Join(isoIDRE.FindAllString(s, -1), " ") }
+				t.Errorf("b's answer changes with a's data in the file (the same IDs in the same order: %v); from where they differ:\nalone:  %s\nshared: %s",
+					ids(alone) == ids(shared), isoFrom(alone, shared), isoFrom(shared, alone))
 			}
 		})
 	}
@@ -361,4 +363,17 @@ func TestIsolationTier2Model(t *testing.T) {
 			t.Errorf("b's vector search changed after a opened the file with another model:\nbefore: %s\nafter:  %s", before, after)
 		}
 	})
+}
+
+var isoIDRE = regexp.MustCompile(`"ID":"[^"]*"`)
+
+// isoFrom returns s from a little before where it first differs from
+// other, cut short: answers are long.
+func isoFrom(s, other string) string {
+	i := 0
+	for i < len(s) && i < len(other) && s[i] == other[i] {
+		i++
+	}
+	start, end := max(0, i-120), min(len(s), i+240)
+	return "…" + s[start:end] + "…"
 }
