@@ -88,21 +88,32 @@ func isoSeed(t *testing.T, m *engram.Memory, word string, n int) {
 	}
 }
 
-func isoOpen(t *testing.T, path, agent string, clock *testutil.Clock) *engram.Memory {
+func isoOpen(t *testing.T, path, agent string, clock *testutil.Clock, e engram.Embedder) *engram.Memory {
 	t.Helper()
-	return testutil.OpenPath(t, path, agent, engram.WithClock(clock.Now), engram.WithMarkdownPath(filepath.Join(filepath.Dir(path), agent+".md")))
+	opts := []engram.Option{engram.WithClock(clock.Now), engram.WithMarkdownPath(filepath.Join(filepath.Dir(path), agent+".md"))}
+	if e != nil {
+		return testutil.OpenTier2Path(t, path, agent, e, opts...)
+	}
+	return testutil.OpenPath(t, path, agent, opts...)
 }
 
 func newIsoPair(t *testing.T, aEntries int) *isoPair {
+	t.Helper()
+	return newIsoPairTier(t, aEntries, nil)
+}
+
+// newIsoPairTier opens the pair at Tier 2 with embedder e, or at Tier 1
+// when e is nil.
+func newIsoPairTier(t *testing.T, aEntries int, e engram.Embedder) *isoPair {
 	t.Helper()
 	p := &isoPair{clocks: [2]*testutil.Clock{testutil.NewClock(isoStart), testutil.NewClock(isoStart)}}
 	aloneDir, sharedDir := t.TempDir(), t.TempDir()
 	aClock := testutil.NewClock(isoStart)
 	// a writes first, so that its rows come before b's everywhere.
-	p.a = isoOpen(t, filepath.Join(sharedDir, "memory.db"), "a", aClock)
+	p.a = isoOpen(t, filepath.Join(sharedDir, "memory.db"), "a", aClock, e)
 	isoSeed(t, p.a, isoMark, aEntries)
-	p.alone = isoOpen(t, filepath.Join(aloneDir, "memory.db"), "b", p.clocks[0])
-	p.shared = isoOpen(t, filepath.Join(sharedDir, "memory.db"), "b", p.clocks[1])
+	p.alone = isoOpen(t, filepath.Join(aloneDir, "memory.db"), "b", p.clocks[0], e)
+	p.shared = isoOpen(t, filepath.Join(sharedDir, "memory.db"), "b", p.clocks[1], e)
 	for _, m := range []*engram.Memory{p.alone, p.shared} {
 		isoSeed(t, m, "bravo", 24)
 	}
@@ -376,4 +387,37 @@ func isoFrom(s, other string) string {
 	}
 	start, end := max(0, i-120), min(len(s), i+240)
 	return "…" + s[start:end] + "…"
+}
+
+// TestIsolationTableTier2 runs the vector and hybrid searches, and
+// Reindex, as agent b at Tier 2, alone and sharing its file with a (the
+// same embedder: another model is TestIsolationTier2Model's case).
+func TestIsolationTableTier2(t *testing.T) {
+	ctx := context.Background()
+	h, err := engram.NewHashingEmbedder(64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := newIsoPairTier(t, 24, h)
+	reads := []isoCase{
+		{name: "Search/vector", call: isoSearch(engram.SearchOptions{Query: "blue pipeline deploy", Mode: engram.SearchVector, Limit: 20})},
+		{name: "Search/hybrid", call: isoSearch(engram.SearchOptions{Query: "blue pipeline deploy", Mode: engram.SearchHybrid, Limit: 20})},
+		{name: "Search/vector Tags", call: isoSearch(engram.SearchOptions{Query: "database backup", Mode: engram.SearchVector, Tags: []string{"release"}})},
+		{name: "Search/hybrid Types Since", call: isoSearch(engram.SearchOptions{Query: "deployed build", Mode: engram.SearchHybrid,
+			Types: []engram.MemoryType{engram.TypeEpisodic}, Since: isoStart.Add(-time.Minute)})},
+		{name: "Stats", call: func(ctx context.Context, m *engram.Memory) string { return isoAnswer(m.Stats(ctx)) }},
+	}
+	runIsoCases(t, ctx, p, "before", reads)
+	runIsoCases(t, ctx, p, "maintenance", []isoCase{
+		{name: "Reindex", call: func(ctx context.Context, m *engram.Memory) string {
+			var last [2]int
+			err := m.Reindex(ctx, func(done, total int) { last = [2]int{done, total} })
+			return isoAnswer(last, err)
+		}},
+		{name: "Compact", call: func(ctx context.Context, m *engram.Memory) string { return isoAnswer(m.Compact(ctx)) }},
+		{name: "Links.AutoLink", call: func(ctx context.Context, m *engram.Memory) string {
+			return isoAnswer(m.Links().AutoLink(ctx, "fact-04"))
+		}},
+	})
+	runIsoCases(t, ctx, p, "after", reads)
 }
