@@ -421,3 +421,39 @@ func TestIsolationTableTier2(t *testing.T) {
 	})
 	runIsoCases(t, ctx, p, "after", reads)
 }
+
+// TestIsolationTextStatistics: 20 entries of a's holding "deploy", far
+// below the posting budget, must not change b's scores. BM25 weighs a term
+// by how many documents of the whole index hold it, every agent's counted.
+func TestIsolationTextStatistics(t *testing.T) {
+	ctx := context.Background()
+	path := testutil.TempDB(t)
+	a := testutil.OpenPath(t, path, "a")
+	for i := range 20 {
+		if _, err := a.Semantic().Store(ctx, engram.SemanticEntry{Content: fmt.Sprintf("%s deploy note %d", isoMark, i), Importance: 0.5}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var answers [2]string
+	clock := testutil.NewClock(isoStart)
+	for i, m := range []*engram.Memory{
+		testutil.OpenPath(t, testutil.TempDB(t), "b", engram.WithClock(clock.Now)),
+		testutil.OpenPath(t, path, "b", engram.WithClock(clock.Now)),
+	} {
+		for _, e := range []engram.SemanticEntry{
+			{ID: "x1", Content: "the deploy runs from the blue pipeline", Importance: 0.5},
+			{ID: "x2", Content: "the deploy waits for review", Importance: 0.5},
+		} {
+			if _, err := m.Semantic().Store(ctx, e); err != nil {
+				t.Fatal(err)
+			}
+		}
+		res, err := m.Search(ctx, engram.SearchOptions{Query: "deploy pipeline", Threshold: 0.5})
+		answers[i] = isoAnswer(res, err)
+	}
+	if answers[0] != answers[1] {
+		ids := func(s string) string { return strings.Join(isoIDRE.FindAllString(s, -1), " ") }
+		t.Errorf("b's search for \"deploy pipeline\" (Threshold 0.5) changes with a's 20 entries in the file:\nalone:  %s\nshared: %s",
+			ids(answers[0]), ids(answers[1]))
+	}
+}
