@@ -1,0 +1,257 @@
+package engram_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+
+	"github.com/engram-go/engram"
+)
+
+// engramSentinels are the sentinels of errors.go: every error a call
+// returns must match one of them or be a *DatabaseError.
+var engramSentinels = []error{
+	engram.ErrBadAnswer, engram.ErrNotFound, engram.ErrInvalid, engram.ErrExists, engram.ErrClosed,
+	engram.ErrSchemaTooNew, engram.ErrTierUnsupported, engram.ErrEmbedding, engram.ErrInvalidQuery,
+}
+
+// checkNamedError fails t unless err is nil, matches one of engram's
+// sentinels, or is a *DatabaseError that is not SQLite's plain "SQL logic
+// error" (SQLITE_ERROR), which is what a query engram built wrongly from
+// the caller's input gives.
+func checkNamedError(t *testing.T, call string, err error) {
+	t.Helper()
+	if err == nil {
+		return
+	}
+	for _, s := range engramSentinels {
+		if errors.Is(err, s) {
+			return
+		}
+	}
+	var de *engram.DatabaseError
+	if !errors.As(err, &de) {
+		t.Fatalf("%s: an error that is neither a sentinel nor a *DatabaseError: %T %v", call, err, err)
+	}
+	var se *sqlite.Error
+	if errors.As(err, &se) && se.Code()&0xff == sqlite3.SQLITE_ERROR {
+		t.Fatalf("%s: a raw SQL error: %v", call, err)
+	}
+}
+
+// fuzzPieces cuts text into the strings the operations use, at '|'.
+func fuzzPieces(text string) []string {
+	p := strings.Split(text, "|")
+	for i, s := range p {
+		if len(s) > 300 {
+			p[i] = s[:300]
+		}
+	}
+	return p
+}
+
+// FuzzAPI drives a sequence of public calls on an in-memory Tier 1 memory
+// from the fuzzer's bytes: stores, batches, updates, deletes, gets, and
+// searches plain, Advanced and filtered, with fuzzed text and IDs. No call
+// panics, every error is a named one and the database is intact after.
+func FuzzAPI(f *testing.F) {
+	f.Add([]byte{0, 0, 0, 1, 3, 2, 4, 3, 1, 0, 2, 0}, "the deploy runs from the blue pipeline|deploy|\"deploy\" AND blue|NEAR(deploy pipeline)|ops")
+	f.Add([]byte{8, 0, 7, 0, 5, 1, 9, 2, 4, 1, 4, 2, 4, 3}, "my-id|deploy*|\"unclosed|a OR|NOT b|(x AND|*|^x|col:val|")
+	f.Add([]byte{0, 1, 6, 2, 3, 0, 1, 0, 2, 0, 3, 0}, "café ☕ naïve|ＦＵＬＬ|\x00nul|日本語のテキスト|emoji 🎉🎉")
+	f.Add([]byte{9, 0, 4, 1, 4, 2, 4, 3, 4, 4}, "a b c|a AND|OR|\"\"|a NEAR/2 b|NEAR(a b, 5)|{a b}:c")
+	f.Fuzz(func(t *testing.T, ops []byte, text string) {
+		if len(ops) > 64 {
+			ops = ops[:64]
+		}
+		pieces := fuzzPieces(text)
+		// A hang is a failure too: the fuzzer saves the input that panics.
+		wd := time.AfterFunc(30*time.Second, func() { panic(fmt.Sprintf("FuzzAPI hangs on %q %q", ops, text)) })
+		defer wd.Stop()
+		piece := func(b byte) string { return pieces[int(b)%len(pieces)] }
+		ctx := context.Background()
+		m, err := engram.New(engram.Tier1, engram.InMemory())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer m.Close()
+		var ids []string
+		id := func(b byte) string {
+			if len(ids) == 0 || b&0x80 != 0 {
+				return piece(b) // a fuzzed ID
+			}
+			return ids[int(b)%len(ids)]
+		}
+		for i := 0; i+1 < len(ops); i += 2 {
+			op, arg := ops[i]%11, ops[i+1]
+			s := piece(arg)
+			switch op {
+			case 0:
+				got, err := m.Semantic().Store(ctx, engram.SemanticEntry{Content: s, Importance: 0.5, Tags: []string{piece(arg + 1)}})
+				checkNamedError(t, "Store", err)
+				if err == nil {
+					ids = append(ids, got)
+				}
+			case 1:
+				_, err := m.Semantic().Update(ctx, id(arg), engram.SemanticPatch{Content: &s})
+				checkNamedError(t, "Update", err)
+			case 2:
+				checkNamedError(t, "Delete", m.Semantic().Delete(ctx, id(arg)))
+			case 3:
+				_, err := m.Search(ctx, engram.SearchOptions{Query: s})
+				checkNamedError(t, "Search", err)
+			case 4:
+				// Advanced expressions are kept short: a long one against
+				// long contents is issue 12 item 3 (unbounded queries).
+				q := s
+				if len(q) > 64 {
+					q = q[:64]
+				}
+				_, err := m.Search(ctx, engram.SearchOptions{Query: q, Advanced: true})
+				checkNamedError(t, "Search Advanced", err)
+			case 5:
+				_, err := m.Search(ctx, engram.SearchOptions{Query: s, Tags: []string{piece(arg + 1)},
+					Types: []engram.MemoryType{engram.TypeSemantic, engram.TypeEpisodic}})
+				checkNamedError(t, "Search Tags", err)
+			case 6:
+				_, err := m.Episodic().Log(ctx, engram.Episode{Content: s, SessionID: piece(arg + 1)})
+				checkNamedError(t, "Log", err)
+			case 7:
+				_, err := m.Semantic().Get(ctx, id(arg))
+				checkNamedError(t, "Get", err)
+			case 8:
+				got, err := m.Semantic().Store(ctx, engram.SemanticEntry{ID: s, Content: piece(arg + 1), Importance: 0.7})
+				checkNamedError(t, "Store with ID", err)
+				if err == nil {
+					ids = append(ids, got)
+				}
+			case 9:
+				var batch []engram.SemanticEntry
+				for k := range int(arg%4) + 1 {
+					batch = append(batch, engram.SemanticEntry{Content: piece(arg + byte(k)), Importance: 0.4})
+				}
+				got, err := m.Semantic().StoreBatch(ctx, batch)
+				checkNamedError(t, "StoreBatch", err)
+				if err == nil {
+					ids = append(ids, got...)
+				}
+			case 10:
+				_, err := m.Rules().Match(ctx, []engram.Message{{Role: "user", Content: s}})
+				checkNamedError(t, "Rules.Match", err)
+			}
+		}
+		if err := m.CheckIntegrity(ctx); err != nil {
+			t.Fatalf("CheckIntegrity after the calls: %v", err)
+		}
+	})
+}
+
+// markdownLine is how memory.md writes a text: on one line, whitespace
+// collapsed, unable to open or close an HTML comment.
+func markdownLine(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	return strings.NewReplacer("-->", "--&gt;", "<!--", "&lt;!--").Replace(s)
+}
+
+// FuzzMarkdown renders memory.md (through Bootstrap, which returns its
+// text) for entries with fuzzed contents, tags and IDs: no panic, the file
+// keeps to MaxMarkdownLines, each entry shown has its own line with its
+// summary, and each line's ID comment reads back as the entry's ID.
+func FuzzMarkdown(f *testing.F) {
+	f.Add("the deploy runs from CI|ops|id-1|second entry\nwith two lines|a, b|id-2", uint8(3), uint8(10))
+	f.Add("<!-- not a comment -->|--> x|weird|  spaced   out  |tag with space|x", uint8(6), uint8(12))
+	f.Add("é|ü|ß|🎉 party|🎉|id🎉", uint8(20), uint8(10))
+	f.Fuzz(func(t *testing.T, text string, n, lines uint8) {
+		pieces := fuzzPieces(text)
+		cfg := engram.DefaultConfig()
+		cfg.Semantic.MaxMarkdownLines = 10 + int(lines)%30
+		ctx := context.Background()
+		m, err := engram.New(engram.Tier1, engram.InMemory(), engram.WithConfig(cfg))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer m.Close()
+		stored := map[string]engram.SemanticEntry{}
+		for i := range int(n % 40) {
+			e := engram.SemanticEntry{
+				Content:    pieces[i%len(pieces)] + fmt.Sprintf(" #%d", i),
+				Tags:       []string{pieces[(i+1)%len(pieces)]},
+				Importance: float64(i%10) / 10,
+			}
+			if i%3 == 0 {
+				e.ID = pieces[(i+2)%len(pieces)] + fmt.Sprint(i)
+			}
+			id, err := m.Semantic().Store(ctx, e)
+			if err != nil {
+				checkNamedError(t, "Store", err)
+				if id == "" && !errors.Is(err, engram.ErrInvalid) && !errors.Is(err, engram.ErrExists) {
+					t.Fatalf("Store: %v", err)
+				}
+				e.Tags = nil // a tag engram refuses: store without it
+				if id, err = m.Semantic().Store(ctx, e); err != nil {
+					continue
+				}
+			}
+			got, err := m.Semantic().Get(ctx, id)
+			if err != nil {
+				t.Fatalf("Get(%q): %v", id, err)
+			}
+			stored[id] = got
+		}
+		b, err := m.Bootstrap(ctx)
+		if err != nil {
+			t.Fatalf("Bootstrap: %v", err)
+		}
+		md := b.SemanticContext
+		all := strings.Split(strings.TrimSuffix(md, "\n"), "\n")
+		if len(all) > cfg.Semantic.MaxMarkdownLines {
+			t.Fatalf("memory.md has %d lines, more than MaxMarkdownLines %d:\n%s", len(all), cfg.Semantic.MaxMarkdownLines, md)
+		}
+		shown := map[string]bool{}
+		items := 0
+		for _, line := range all {
+			if !strings.HasPrefix(line, "- (") {
+				continue
+			}
+			items++
+			rest, ok := strings.CutSuffix(line, " -->")
+			i := strings.LastIndex(rest, " <!-- id:")
+			if !ok || i < 0 {
+				t.Fatalf("line without its ID comment: %q", line)
+			}
+			id := rest[i+len(" <!-- id:"):]
+			if strings.Contains(id, "-->") || strings.Contains(rest[:i], "<!--") {
+				continue // an ID holding "-->" breaks its comment: issue 12 item 9, being fixed
+			}
+			e, ok := stored[id]
+			if !ok {
+				t.Fatalf("the ID comment of %q reads back as %q, no stored entry's ID", line, id)
+			}
+			if shown[id] {
+				t.Fatalf("entry %q shown twice", id)
+			}
+			shown[id] = true
+			if !strings.Contains(rest[:i], markdownLine(e.Summary)) {
+				t.Fatalf("line %q lacks the summary %q of %q", line, markdownLine(e.Summary), e.Content)
+			}
+			if want := strings.Join(strings.Fields(e.Content), " "); !strings.HasPrefix(want, strings.TrimSuffix(e.Summary, "…")) && !strings.Contains(e.Content, "\n") {
+				t.Fatalf("summary %q does not come from content %q", e.Summary, e.Content)
+			}
+		}
+		if room := cfg.Semantic.MaxMarkdownLines - 4; items != min(len(stored), room) {
+			t.Fatalf("%d entries and room for %d, but %d lines of entries:\n%s", len(stored), room, items, md)
+		}
+		if len(stored) <= cfg.Semantic.MaxMarkdownLines-4 {
+			for id := range stored {
+				if !shown[id] && !strings.Contains(id, "-->") {
+					t.Fatalf("entry %q (%q) is missing from memory.md:\n%s", id, stored[id].Content, md)
+				}
+			}
+		}
+	})
+}

@@ -1,0 +1,459 @@
+package engram_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/engram-go/engram"
+	"github.com/engram-go/engram/internal/testutil"
+)
+
+// The isolation table builds agent b's memory identically in two files,
+// one where b is alone and one shared with agent a, whose data overlaps
+// b's in every way it can (words, tags, sessions, tasks, procedure names,
+// rule names, even IDs), and runs every public read and maintenance path
+// on both: b's answers must be the same in both files, and never hold a's
+// data (a's texts all carry the word "alphamark").
+
+const isoMark = "alphamark"
+
+var isoStart = time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
+
+// isoPair is agent b in its own file and in the shared one.
+type isoPair struct {
+	alone, shared *engram.Memory
+	clocks        [2]*testutil.Clock
+	a             *engram.Memory
+}
+
+func (p *isoPair) advance(d time.Duration) {
+	p.clocks[0].Advance(d)
+	p.clocks[1].Advance(d)
+}
+
+// isoSeed stores an agent's data; word is in every text, and the same
+// IDs are used for both agents where the table wants them to collide.
+func isoSeed(t *testing.T, m *engram.Memory, word string, n int) {
+	t.Helper()
+	ctx := context.Background()
+	for i := range n {
+		id := fmt.Sprintf("%s-fact-%02d", word, i)
+		if i%4 == 0 {
+			id = fmt.Sprintf("fact-%02d", i) // the same ID in both agents
+		}
+		tags := []string{"ops"}
+		if i%3 == 0 {
+			tags = append(tags, "release")
+		}
+		c := fmt.Sprintf("%s the deploy runs from the blue pipeline, step %d of the release", word, i)
+		if i%5 == 0 {
+			c = fmt.Sprintf("%s the database backup runs nightly at %d", word, i)
+		}
+		if _, err := m.Semantic().Store(ctx, engram.SemanticEntry{ID: id, Content: c, Importance: 0.3 + float64(i%7)/10, Tags: tags, Verified: i%6 == 0}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := m.Episodic().Log(ctx, engram.Episode{ID: fmt.Sprintf("%s-ep-%02d", word, i), Content: fmt.Sprintf("%s deployed build %d through the pipeline", word, i),
+			TaskID: "task-1", SessionID: "session-1", Type: engram.EventToolCall}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := m.Procedural().Store(ctx, engram.Procedure{ID: word + "-proc", Name: "deploy", Description: word + " how to deploy the pipeline",
+		Pattern: "build; test; ship", SuccessRate: 0.8, Tags: []string{"ops"}}); err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range []engram.Link{
+		{SourceID: "fact-00", TargetID: "fact-04", Type: engram.LinkSupports},
+		{SourceID: "fact-04", TargetID: word + "-fact-05", Type: engram.LinkElaborates},
+		{SourceID: word + "-ep-01", TargetID: "fact-00", Type: engram.LinkCausal},
+	} {
+		if err := m.Links().Add(ctx, l); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := m.Snapshot(ctx, engram.SessionSnapshot{ID: word + "-snap", SessionID: "session-1", Summary: word + " talked about the deploy",
+		Messages: []engram.Message{{Role: "user", Content: word + " I prefer the blue pipeline"}}, KeyDecisions: []string{word + " ship on fridays"}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Rules().Add(ctx, engram.ExtractionRule{Name: "prefer", Pattern: `(prefer|like) (.+)`, Type: engram.TypeSemantic, Importance: 0.6, Tags: []string{"pref"}, Active: true}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func isoOpen(t *testing.T, path, agent string, clock *testutil.Clock, e engram.Embedder) *engram.Memory {
+	t.Helper()
+	opts := []engram.Option{engram.WithClock(clock.Now), engram.WithMarkdownPath(filepath.Join(filepath.Dir(path), agent+".md"))}
+	if e != nil {
+		return testutil.OpenTier2Path(t, path, agent, e, opts...)
+	}
+	return testutil.OpenPath(t, path, agent, opts...)
+}
+
+func newIsoPair(t *testing.T, aEntries int) *isoPair {
+	t.Helper()
+	return newIsoPairTier(t, aEntries, nil)
+}
+
+// newIsoPairTier opens the pair at Tier 2 with embedder e, or at Tier 1
+// when e is nil.
+func newIsoPairTier(t *testing.T, aEntries int, e engram.Embedder) *isoPair {
+	t.Helper()
+	p := &isoPair{clocks: [2]*testutil.Clock{testutil.NewClock(isoStart), testutil.NewClock(isoStart)}}
+	aloneDir, sharedDir := t.TempDir(), t.TempDir()
+	aClock := testutil.NewClock(isoStart)
+	// a writes first, so that its rows come before b's everywhere.
+	p.a = isoOpen(t, filepath.Join(sharedDir, "memory.db"), "a", aClock, e)
+	isoSeed(t, p.a, isoMark, aEntries)
+	p.alone = isoOpen(t, filepath.Join(aloneDir, "memory.db"), "b", p.clocks[0], e)
+	p.shared = isoOpen(t, filepath.Join(sharedDir, "memory.db"), "b", p.clocks[1], e)
+	for _, m := range []*engram.Memory{p.alone, p.shared} {
+		isoSeed(t, m, "bravo", 24)
+	}
+	return p
+}
+
+// ulidRE matches generated IDs, which differ between the two files.
+var ulidRE = regexp.MustCompile(`\b[0-9A-HJKMNP-TV-Z]{26}\b`)
+
+// isoAnswer renders an answer for comparison: as JSON, generated IDs
+// replaced, and the error's text.
+func isoAnswer(v any, err error) string {
+	if rs, ok := v.([]engram.Result); ok {
+		// Scores are compared to 9 places: a ratio of BM25 scores may
+		// differ in its last bits between the files.
+		for i := range rs {
+			r := &rs[i]
+			for _, f := range []*float64{&r.Score, &r.Parts.Text, &r.Parts.Importance, &r.Parts.Recency, &r.Parts.Vector, &r.Parts.Fused} {
+				*f = math.Round(*f*1e9) / 1e9
+			}
+		}
+	}
+	b, jerr := json.Marshal(v)
+	if jerr != nil {
+		b = []byte(fmt.Sprint(v))
+	}
+	s := ulidRE.ReplaceAllString(string(b), "<id>")
+	if err != nil {
+		s += " error: " + ulidRE.ReplaceAllString(err.Error(), "<id>")
+	}
+	return s
+}
+
+type isoCase struct {
+	name string
+	call func(ctx context.Context, m *engram.Memory) string
+	// skip names the issue 12 item that makes this case fail until fixed.
+	skip string
+}
+
+func isoSearch(opts engram.SearchOptions) func(ctx context.Context, m *engram.Memory) string {
+	return func(ctx context.Context, m *engram.Memory) string {
+		return isoAnswer(m.Search(ctx, opts))
+	}
+}
+
+// isoReads are the read paths, run before and after the maintenance.
+func isoReads() []isoCase {
+	since, until := isoStart.Add(-time.Hour), isoStart.Add(24*time.Hour)
+	return []isoCase{
+		{name: "Search", call: isoSearch(engram.SearchOptions{Query: "deploy pipeline"})},
+		{name: "Search/common word", call: isoSearch(engram.SearchOptions{Query: "the deploy"})},
+		{name: "Search/Advanced", call: isoSearch(engram.SearchOptions{Query: "deploy AND (pipeline OR backup)", Advanced: true, Limit: 50})},
+		{name: "Search/Advanced NEAR", call: isoSearch(engram.SearchOptions{Query: `NEAR(blue pipeline, 2)`, Advanced: true})},
+		{name: "Search/Tags", call: isoSearch(engram.SearchOptions{Query: "deploy", Tags: []string{"release"}, Limit: 50})},
+		{name: "Search/Types episodic", call: isoSearch(engram.SearchOptions{Query: "deployed build", Types: []engram.MemoryType{engram.TypeEpisodic}})},
+		{name: "Search/Types procedural", call: isoSearch(engram.SearchOptions{Query: "deploy", Types: []engram.MemoryType{engram.TypeProcedural}})},
+		{name: "Search/Since Until", call: isoSearch(engram.SearchOptions{Query: "backup nightly", Since: since, Until: until})},
+		{name: "Search/Threshold", call: isoSearch(engram.SearchOptions{Query: "deploy", Threshold: 0.5, Limit: 100})},
+		{name: "Semantic.Search", call: func(ctx context.Context, m *engram.Memory) string {
+			return isoAnswer(m.Semantic().Search(ctx, engram.SearchOptions{Query: "pipeline"}))
+		}},
+		{name: "Episodic.Search", call: func(ctx context.Context, m *engram.Memory) string {
+			return isoAnswer(m.Episodic().Search(ctx, engram.SearchOptions{Query: "pipeline"}))
+		}},
+		{name: "Procedural.Search", call: func(ctx context.Context, m *engram.Memory) string {
+			return isoAnswer(m.Procedural().Search(ctx, engram.SearchOptions{Query: "pipeline"}))
+		}},
+		{name: "Semantic.Get shared ID", call: func(ctx context.Context, m *engram.Memory) string {
+			return isoAnswer(m.Semantic().Get(ctx, "fact-04"))
+		}},
+		{name: "Semantic.Get a's ID", call: func(ctx context.Context, m *engram.Memory) string {
+			_, err := m.Semantic().Get(ctx, isoMark+"-fact-01")
+			return fmt.Sprint("not found: ", errors.Is(err, engram.ErrNotFound))
+		}},
+		{name: "Semantic.List", call: func(ctx context.Context, m *engram.Memory) string {
+			return isoAnswer(m.Semantic().List(ctx, engram.ListOptions{Limit: 1000}))
+		}},
+		{name: "Episodic.Recent", call: func(ctx context.Context, m *engram.Memory) string { return isoAnswer(m.Episodic().Recent(ctx, 100)) }},
+		{name: "Episodic.Today", call: func(ctx context.Context, m *engram.Memory) string { return isoAnswer(m.Episodic().Today(ctx)) }},
+		{name: "Episodic.ByTask", call: func(ctx context.Context, m *engram.Memory) string {
+			return isoAnswer(m.Episodic().ByTask(ctx, "task-1"))
+		}},
+		{name: "Episodic.Range", call: func(ctx context.Context, m *engram.Memory) string {
+			return isoAnswer(m.Episodic().Range(ctx, since, until.AddDate(1, 0, 0)))
+		}},
+		{name: "Episodic.Snapshots", call: func(ctx context.Context, m *engram.Memory) string {
+			return isoAnswer(m.Episodic().Snapshots(ctx, "session-1"))
+		}},
+		{name: "Episodic.LatestSnapshot", call: func(ctx context.Context, m *engram.Memory) string {
+			return isoAnswer(m.Episodic().LatestSnapshot(ctx, "session-1"))
+		}},
+		{name: "Procedural.ListActive", call: func(ctx context.Context, m *engram.Memory) string {
+			return isoAnswer(m.Procedural().ListActive(ctx, 100))
+		}},
+		{name: "Procedural.FindByTags", call: func(ctx context.Context, m *engram.Memory) string {
+			return isoAnswer(m.Procedural().FindByTags(ctx, []string{"ops"}, 100))
+		}},
+		{name: "Procedural.GetByName", call: func(ctx context.Context, m *engram.Memory) string {
+			return isoAnswer(m.Procedural().GetByName(ctx, "deploy"))
+		}},
+		{name: "Links.For", call: func(ctx context.Context, m *engram.Memory) string { return isoAnswer(m.Links().For(ctx, "fact-04")) }},
+		{name: "Links.Traverse", call: func(ctx context.Context, m *engram.Memory) string {
+			return isoAnswer(m.Links().Traverse(ctx, "fact-00", 5))
+		}},
+		{name: "Rules.List", call: func(ctx context.Context, m *engram.Memory) string { return isoAnswer(m.Rules().List(ctx)) }},
+		{name: "Rules.Match", call: func(ctx context.Context, m *engram.Memory) string {
+			return isoAnswer(m.Rules().Match(ctx, []engram.Message{{Role: "user", Content: "I prefer green builds"}}))
+		}},
+		{name: "Stats", call: func(ctx context.Context, m *engram.Memory) string { return isoAnswer(m.Stats(ctx)) }},
+		{name: "Bootstrap", call: func(ctx context.Context, m *engram.Memory) string {
+			b, err := m.Bootstrap(ctx)
+			if b != nil {
+				b.AgentID = ""
+			}
+			return isoAnswer(b, err)
+		}},
+		{name: "memory.md", call: func(ctx context.Context, m *engram.Memory) string {
+			if err := m.Flush(ctx); err != nil {
+				return isoAnswer(nil, err)
+			}
+			md, err := os.ReadFile(m.MarkdownPath())
+			return isoAnswer(string(md), err)
+		}},
+	}
+}
+
+// isoMaintenance are the paths that change the memory, run in order.
+func isoMaintenance(p *isoPair) []isoCase {
+	return []isoCase{
+		{name: "Extract", call: func(ctx context.Context, m *engram.Memory) string {
+			return isoAnswer(m.Extract(ctx, []engram.Message{{Role: "user", Content: "I prefer the green pipeline for the deploy"}}))
+		}},
+		{name: "Links.AutoLink", call: func(ctx context.Context, m *engram.Memory) string {
+			return isoAnswer(m.Links().AutoLink(ctx, "fact-04"))
+		}},
+		{name: "Compact", call: func(ctx context.Context, m *engram.Memory) string { return isoAnswer(m.Compact(ctx)) }},
+		{name: "Compact semantic", call: func(ctx context.Context, m *engram.Memory) string {
+			return isoAnswer(m.Compact(ctx, engram.CompactSemantic))
+		}},
+		{name: "Decay after 200 days", call: func(ctx context.Context, m *engram.Memory) string {
+			if m == p.alone {
+				p.advance(200 * 24 * time.Hour)
+			}
+			return isoAnswer(m.Decay(ctx))
+		}},
+		{name: "Consolidate", call: func(ctx context.Context, m *engram.Memory) string { return isoAnswer(m.Consolidate(ctx)) }},
+		{name: "Compact after 200 days", call: func(ctx context.Context, m *engram.Memory) string {
+			return isoAnswer(m.Compact(ctx, engram.CompactTime, engram.CompactCount))
+		}},
+		{name: "Restore", call: func(ctx context.Context, m *engram.Memory) string {
+			return isoAnswer(nil, m.Restore(ctx, "fact-08"))
+		}},
+		{name: "Episodic.Prune", call: func(ctx context.Context, m *engram.Memory) string {
+			return isoAnswer(m.Episodic().Prune(ctx, 30))
+		}},
+		{name: "PurgeArchive", call: func(ctx context.Context, m *engram.Memory) string {
+			return isoAnswer(m.PurgeArchive(ctx, time.Hour))
+		}},
+	}
+}
+
+func runIsoCases(t *testing.T, ctx context.Context, p *isoPair, phase string, cases []isoCase) {
+	t.Helper()
+	for _, c := range cases {
+		alone := c.call(ctx, p.alone)
+		shared := c.call(ctx, p.shared)
+		t.Run(phase+"/"+c.name, func(t *testing.T) {
+			if c.skip != "" {
+				t.Skip(c.skip)
+			}
+			if strings.Contains(strings.ToLower(shared), isoMark) {
+				t.Errorf("b's answer holds a's data:\n%s", shared)
+			}
+			if alone != shared {
+				ids := func(s string) string { return strings.Join(isoIDRE.FindAllString(s, -1), " ") }
+				t.Errorf("b's answer changes with a's data in the file (the same IDs in the same order: %v); from where they differ:\nalone:  %s\nshared: %s",
+					ids(alone) == ids(shared), isoFrom(alone, shared), isoFrom(shared, alone))
+			}
+		})
+	}
+}
+
+// TestIsolationTable runs every read and maintenance path as agent b,
+// alone in its file and sharing it with a.
+func TestIsolationTable(t *testing.T) {
+	ctx := context.Background()
+	p := newIsoPair(t, 24)
+	runIsoCases(t, ctx, p, "before", isoReads())
+	runIsoCases(t, ctx, p, "maintenance", isoMaintenance(p))
+	runIsoCases(t, ctx, p, "after", isoReads())
+}
+
+// TestIsolationBusyNeighbour is issue 12 item 1's case: a stores hundreds
+// of entries with b's words; b's searches, filtered or not, must find
+// what they find when b is alone.
+func TestIsolationBusyNeighbour(t *testing.T) {
+	ctx := context.Background()
+	p := newIsoPair(t, 8)
+	for i := range 400 {
+		if _, err := p.a.Semantic().Store(ctx, engram.SemanticEntry{Content: fmt.Sprintf("%s deploy note %d", isoMark, i), Importance: 0.5}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cases := []isoCase{
+		{name: "Search", call: isoSearch(engram.SearchOptions{Query: "deploy"})},
+		{name: "Search/Tags", call: isoSearch(engram.SearchOptions{Query: "deploy", Tags: []string{"release"}})},
+		{name: "Search/Until", call: isoSearch(engram.SearchOptions{Query: "deploy", Until: isoStart.Add(time.Hour)})},
+		{name: "Search/Types", call: isoSearch(engram.SearchOptions{Query: "deploy", Types: []engram.MemoryType{engram.TypeSemantic}})},
+	}
+	for i := range cases {
+		cases[i].skip = "defect: issue 12 item 1 (the posting budget counts every agent's rows; filters apply after the cut)"
+	}
+	runIsoCases(t, ctx, p, "busy", cases)
+}
+
+// renamedEmbedder is a HashingEmbedder under another model name.
+type renamedEmbedder struct{ *engram.HashingEmbedder }
+
+func (renamedEmbedder) Model() string { return "another-model" }
+
+// TestIsolationTier2Model is issue 12 item 2's case: a opens the shared
+// file at Tier 2 with another model of the same dimension; b's vectors
+// and vector searches must not change.
+func TestIsolationTier2Model(t *testing.T) {
+	ctx := context.Background()
+	h, err := engram.NewHashingEmbedder(64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := testutil.TempDB(t)
+	clock := testutil.NewClock(isoStart)
+	b := testutil.OpenTier2Path(t, path, "b", h, engram.WithClock(clock.Now))
+	isoSeed(t, b, "bravo", 12)
+	search := func() string {
+		return isoAnswer(b.Search(ctx, engram.SearchOptions{Query: "blue pipeline deploy", Mode: engram.SearchVector}))
+	}
+	before := search()
+	a, err := engram.New(engram.Tier2, engram.WithPath(path), engram.WithAgent("a"), engram.WithEmbedder(renamedEmbedder{h}))
+	if err == nil {
+		isoSeed(t, a, isoMark, 8)
+		a.Close()
+	}
+	t.Logf("a's New with another model: %v", err)
+	b.Close()
+	b2 := testutil.OpenTier2Path(t, path, "b", h, engram.WithClock(clock.Now))
+	st, err := b2.Stats(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	after := isoAnswer(b2.Search(ctx, engram.SearchOptions{Query: "blue pipeline deploy", Mode: engram.SearchVector}))
+	t.Run("vectors", func(t *testing.T) {
+		t.Skip("defect: issue 12 item 2 (another agent's model drops every agent's vectors)")
+		if st.PendingEmbeddings != 0 {
+			t.Errorf("b has %d memories waiting for vectors after a opened the file", st.PendingEmbeddings)
+		}
+		if before != after {
+			t.Errorf("b's vector search changed after a opened the file with another model:\nbefore: %s\nafter:  %s", before, after)
+		}
+	})
+}
+
+var isoIDRE = regexp.MustCompile(`"ID":"[^"]*"`)
+
+// isoFrom returns s from a little before where it first differs from
+// other, cut short: answers are long.
+func isoFrom(s, other string) string {
+	i := 0
+	for i < len(s) && i < len(other) && s[i] == other[i] {
+		i++
+	}
+	start, end := max(0, i-120), min(len(s), i+240)
+	return "…" + s[start:end] + "…"
+}
+
+// TestIsolationTableTier2 runs the vector and hybrid searches, and
+// Reindex, as agent b at Tier 2, alone and sharing its file with a (the
+// same embedder: another model is TestIsolationTier2Model's case).
+func TestIsolationTableTier2(t *testing.T) {
+	ctx := context.Background()
+	h, err := engram.NewHashingEmbedder(64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := newIsoPairTier(t, 24, h)
+	reads := []isoCase{
+		{name: "Search/vector", call: isoSearch(engram.SearchOptions{Query: "blue pipeline deploy", Mode: engram.SearchVector, Limit: 20})},
+		{name: "Search/hybrid", call: isoSearch(engram.SearchOptions{Query: "blue pipeline deploy", Mode: engram.SearchHybrid, Limit: 20})},
+		{name: "Search/vector Tags", call: isoSearch(engram.SearchOptions{Query: "database backup", Mode: engram.SearchVector, Tags: []string{"release"}})},
+		{name: "Search/hybrid Types Since", call: isoSearch(engram.SearchOptions{Query: "deployed build", Mode: engram.SearchHybrid,
+			Types: []engram.MemoryType{engram.TypeEpisodic}, Since: isoStart.Add(-time.Minute)})},
+		{name: "Stats", call: func(ctx context.Context, m *engram.Memory) string { return isoAnswer(m.Stats(ctx)) }},
+	}
+	runIsoCases(t, ctx, p, "before", reads)
+	runIsoCases(t, ctx, p, "maintenance", []isoCase{
+		{name: "Reindex", call: func(ctx context.Context, m *engram.Memory) string {
+			var last [2]int
+			err := m.Reindex(ctx, func(done, total int) { last = [2]int{done, total} })
+			return isoAnswer(last, err)
+		}},
+		{name: "Compact", call: func(ctx context.Context, m *engram.Memory) string { return isoAnswer(m.Compact(ctx)) }},
+		{name: "Links.AutoLink", call: func(ctx context.Context, m *engram.Memory) string {
+			return isoAnswer(m.Links().AutoLink(ctx, "fact-04"))
+		}},
+	})
+	runIsoCases(t, ctx, p, "after", reads)
+}
+
+// TestIsolationTextStatistics: 20 entries of a's holding "deploy", far
+// below the posting budget, must not change b's scores. BM25 weighs a term
+// by how many documents of the whole index hold it, every agent's counted.
+func TestIsolationTextStatistics(t *testing.T) {
+	ctx := context.Background()
+	path := testutil.TempDB(t)
+	a := testutil.OpenPath(t, path, "a")
+	for i := range 20 {
+		if _, err := a.Semantic().Store(ctx, engram.SemanticEntry{Content: fmt.Sprintf("%s deploy note %d", isoMark, i), Importance: 0.5}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var answers [2]string
+	clock := testutil.NewClock(isoStart)
+	for i, m := range []*engram.Memory{
+		testutil.OpenPath(t, testutil.TempDB(t), "b", engram.WithClock(clock.Now)),
+		testutil.OpenPath(t, path, "b", engram.WithClock(clock.Now)),
+	} {
+		for _, e := range []engram.SemanticEntry{
+			{ID: "x1", Content: "the deploy runs from the blue pipeline", Importance: 0.5},
+			{ID: "x2", Content: "the deploy waits for review", Importance: 0.5},
+		} {
+			if _, err := m.Semantic().Store(ctx, e); err != nil {
+				t.Fatal(err)
+			}
+		}
+		res, err := m.Search(ctx, engram.SearchOptions{Query: "deploy pipeline", Threshold: 0.5})
+		answers[i] = isoAnswer(res, err)
+	}
+	if answers[0] != answers[1] {
+		ids := func(s string) string { return strings.Join(isoIDRE.FindAllString(s, -1), " ") }
+		t.Errorf("b's search for \"deploy pipeline\" (Threshold 0.5) changes with a's 20 entries in the file:\nalone:  %s\nshared: %s",
+			ids(answers[0]), ids(answers[1]))
+	}
+}
