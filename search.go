@@ -14,8 +14,6 @@ import (
 	"sync"
 	"time"
 
-	sqlite3 "modernc.org/sqlite/lib"
-
 	"github.com/engram-go/engram/internal/query"
 	"github.com/engram-go/engram/internal/vecindex"
 )
@@ -283,9 +281,6 @@ func (m *Memory) Search(ctx context.Context, opts SearchOptions) ([]Result, erro
 		return nil
 	})
 	if err != nil {
-		if opts.Advanced && sqliteCode(err)&0xff == sqlite3.SQLITE_ERROR {
-			return nil, fmt.Errorf("engram: search %q: %w: %v", opts.Query, ErrInvalidQuery, err)
-		}
 		return nil, err
 	}
 	if want(TypeWorking) && byText {
@@ -409,6 +404,9 @@ func (m *Memory) validateSearch(opts *SearchOptions) error {
 		if n := len(query.Tokens(opts.Query)); n > MaxAdvancedTerms {
 			return fmt.Errorf("engram: search: an Advanced expression of %d words is over %d: %w", n, MaxAdvancedTerms, ErrInvalidQuery)
 		}
+		if err := checkExpression(opts.Query); err != nil {
+			return err
+		}
 	}
 	for i, t := range opts.Types {
 		if err := t.Validate(); err != nil {
@@ -449,6 +447,49 @@ func (m *Memory) validateSearch(opts *SearchOptions) error {
 		}
 	default:
 		return invalid("Mode", "unknown search mode %q", string(opts.Mode))
+	}
+	return nil
+}
+
+// exprCheck is an empty in-memory FTS5 index with every column engram's
+// indexes have, on which checkExpression tries Advanced expressions: an
+// expression that fails there is malformed, whatever the database holds,
+// and one that runs there is not, so a failure of the real search (a
+// damaged file, say) is never mistaken for a bad query.
+var exprCheck struct {
+	once sync.Once
+	mu   sync.Mutex // the one connection runs one check at a time
+	st   *sql.Stmt
+	err  error
+}
+
+// checkExpression returns an error matching ErrInvalidQuery if expr is
+// not a valid FTS5 expression.
+func checkExpression(expr string) error {
+	c := &exprCheck
+	c.once.Do(func() {
+		db, err := sql.Open("sqlite", ":memory:")
+		if err != nil {
+			c.err = err
+			return
+		}
+		db.SetMaxOpenConns(1)
+		db.SetConnMaxIdleTime(0)
+		db.SetConnMaxLifetime(0)
+		if _, err := db.Exec(`CREATE VIRTUAL TABLE q USING fts5(content, tags, name, description, pattern, agent_tok, tokenize = 'porter unicode61')`); err != nil {
+			c.err = err
+			return
+		}
+		c.st, c.err = db.Prepare(`SELECT count(*) FROM q WHERE q MATCH ?`)
+	})
+	if c.err != nil {
+		return &DatabaseError{Op: "search.check", Err: c.err}
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var n int
+	if err := c.st.QueryRow(expr).Scan(&n); err != nil {
+		return fmt.Errorf("engram: search %q: %w: %v", expr, ErrInvalidQuery, err)
 	}
 	return nil
 }
