@@ -131,6 +131,13 @@ func (a *accessLog) note(ids []string, now time.Time) bool {
 	return len(a.pending) >= accessBatch || time.Since(a.oldest) >= accessDelay
 }
 
+// count returns how many entries have accesses not written.
+func (a *accessLog) count() int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return len(a.pending)
+}
+
 // take empties the log and returns what it held, as a batch being written.
 func (a *accessLog) take() *accessSent {
 	a.mu.Lock()

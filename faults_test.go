@@ -541,6 +541,12 @@ func TestImmutableFile(t *testing.T) {
 		if gerr != nil || e.Content != want["seed-003"] {
 			t.Errorf("Get on an immutable file: %q, %v", e.Content, gerr)
 		}
+		if rerr != nil {
+			t.Errorf("Search on an immutable file: %v", rerr)
+		}
+		if cerr != nil {
+			t.Errorf("Close failed for want of writing the search's access counts: %v", cerr)
+		}
 	}
 	after, err := os.ReadFile(path)
 	if err != nil {

@@ -170,11 +170,18 @@ func New(tier Tier, opts ...Option) (*Memory, error) {
 // Close is idempotent: later calls return the first call's result, and
 // every other method returns [ErrClosed] afterwards. The working set is
 // discarded; call [Memory.Flush] first to keep what matters.
+//
+// Close writes the access counts searches noted and no write has written
+// yet. When it cannot (a read-only or full disk, another process holding
+// the write lock past the busy timeout), it logs them as lost at warn
+// level and still closes: bookkeeping never makes Close fail.
 func (m *Memory) Close() error {
 	m.closeOnce.Do(func() {
 		m.access.stop()
-		flushErr := m.flushAccess(context.Background())
-		m.closeErr = errors.Join(flushErr, m.db.close())
+		if err := m.flushAccess(context.Background()); err != nil {
+			m.log.Warn("engram: access counts lost at close", "agent", m.agent, "entries", m.access.count(), "err", err)
+		}
+		m.closeErr = m.db.close()
 		m.working.clearOnClose()
 	})
 	return m.closeErr
@@ -376,7 +383,13 @@ func createPrivate(path string) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return err
 	}
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if _, err := os.Stat(path); err == nil {
+		return nil // SQLite opens it as it can (read-only, say)
+	}
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	if errors.Is(err, fs.ErrExist) {
+		return nil // made meanwhile, by another process opening it
+	}
 	if err != nil {
 		return err
 	}
