@@ -569,7 +569,7 @@ func counter(q *dbtx, key string) (int64, error) {
 }
 
 // bumpCounter moves a meta counter on by n, in q's transaction. (The
-// triggers of migration 0002 and of vectorDDL do the same in SQL.)
+// triggers of migration 0002 and of the Tier 2 schema do the same in SQL.)
 func bumpCounter(q *dbtx, key string, n int) error {
 	_, err := q.exec(`INSERT INTO meta (key, value) VALUES (?1, ?2)
 		ON CONFLICT (key) DO UPDATE SET value = CAST(value AS INTEGER) + ?2`, key, n)

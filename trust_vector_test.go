@@ -2,6 +2,7 @@ package engram_test
 
 import (
 	"context"
+	"database/sql"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -152,4 +153,37 @@ func TestEmbeddingCacheIsPrunedWithTheMemories(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, 1, n)
 	assert.Equal(t, 2, vectorRows(t, path, "embedding_cache"), "a purged memory's text goes")
+}
+
+// The Tier 2 schema is versioned: a database made before it had versions
+// (its vector tables there, no vector.schema in meta) opens with its
+// vectors, and is recorded at the first version.
+func TestTier2SchemaIsVersioned(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "memory.db")
+	m := testutil.OpenTier2Path(t, path, "a", newTestEmbedder(t, 64))
+	_, err := m.Semantic().Store(ctx, engram.SemanticEntry{Content: "The deploy key lives in the vault"})
+	require.NoError(t, err)
+	require.NoError(t, m.Close())
+	db, err := sql.Open("sqlite", path)
+	require.NoError(t, err)
+	defer db.Close()
+	var v string
+	require.NoError(t, db.QueryRow(`SELECT value FROM meta WHERE key = 'vector.schema'`).Scan(&v))
+	assert.Equal(t, "1", v)
+	_, err = db.Exec(`DELETE FROM meta WHERE key = 'vector.schema'`)
+	require.NoError(t, err)
+
+	m = testutil.OpenTier2Path(t, path, "a", newTestEmbedder(t, 64))
+	assert.Zero(t, pending(t, m), "the vectors are kept")
+	res, err := m.Search(ctx, engram.SearchOptions{Query: "where is the deploy key?", Mode: engram.SearchVector})
+	require.NoError(t, err)
+	require.Len(t, res, 1)
+	require.NoError(t, db.QueryRow(`SELECT value FROM meta WHERE key = 'vector.schema'`).Scan(&v))
+	assert.Equal(t, "1", v)
+
+	_, err = db.Exec(`UPDATE meta SET value = '99' WHERE key = 'vector.schema'`)
+	require.NoError(t, err)
+	_, err = engram.New(engram.Tier2, engram.WithPath(path), engram.WithAgent("a"), engram.WithEmbedder(newTestEmbedder(t, 64)))
+	assert.ErrorIs(t, err, engram.ErrSchemaTooNew)
 }

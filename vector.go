@@ -19,6 +19,7 @@ import (
 
 	_ "modernc.org/sqlite/vec" // registers sqlite-vec's vec0 on every connection
 
+	"github.com/engram-go/engram/internal/schema"
 	"github.com/engram-go/engram/internal/vecindex"
 )
 
@@ -160,18 +161,18 @@ func (m *Memory) openVectors(ctx context.Context, e Embedder, newDims, newModel 
 		if changed {
 			m.log.Warn("engram: the embedding model or dimension changed; every memory will be embedded again",
 				"was", model, "was_dims", dims, "now", v.model, "now_dims", v.dims)
+			// The Tier 2 schema is made again from its first step.
 			for _, vt := range vectorTables {
-				if _, err := q.exec(`DROP TABLE ` + vt.vec); err != nil {
-					return fmt.Errorf("%s: %w", vt.vec, err)
+				for _, stmt := range []string{`DROP TABLE ` + vt.vec, `DROP TRIGGER IF EXISTS ` + vt.vec + `_ai`,
+					`DROP TRIGGER IF EXISTS ` + vt.vec + `_au`, `DROP TRIGGER IF EXISTS ` + vt.vec + `_ad`} {
+					if _, err := q.exec(stmt); err != nil {
+						return fmt.Errorf("%s: %w", vt.vec, err)
+					}
 				}
 			}
 		}
-		for _, vt := range vectorTables {
-			for _, stmt := range vectorDDL(vt, v.dims) {
-				if _, err := q.exec(stmt); err != nil {
-					return fmt.Errorf("%s: %w", vt.vec, err)
-				}
-			}
+		if err := m.migrateVectors(q, v.dims, changed); err != nil {
+			return err
 		}
 		switch {
 		case dims == "":
@@ -300,27 +301,53 @@ const vectorChunk = 64
 // is 8192).
 const maxVectorDims = 8192
 
-// vectorDDL returns what Tier 2 adds to a database for one memory type:
-// its vec0 table and the triggers that drop a row's vector with the row
-// or when its text changes, mark new and changed rows pending, and move
-// the agent's vector counter on.
-func vectorDDL(vt vectorTable, dims int) []string {
-	typ := "'" + string(vt.typ) + "'"
-	bump := func(agent string) string {
-		return `INSERT INTO meta (key, value) VALUES ('` + metaVectorVersion + `' || ` + agent + `, '1')
-			ON CONFLICT (key) DO UPDATE SET value = CAST(value AS INTEGER) + 1;`
+// metaVectorSchema is the meta key of the Tier 2 schema's version: how
+// many of schema.Tier2Migrations the database has.
+const metaVectorSchema = "vector.schema"
+
+// migrateVectors applies the steps of the Tier 2 schema (internal/schema/
+// tier2) that the database lacks, for vectors of dims dimensions, in q's
+// transaction; all of them when fresh (the vector tables were just
+// dropped). A database whose Tier 2 schema is newer than this engram's
+// is ErrSchemaTooNew. The writer lock is held.
+func (m *Memory) migrateVectors(q *dbtx, dims int, fresh bool) error {
+	applied := 0
+	var raw string
+	err := q.queryRow(`SELECT value FROM meta WHERE key = ?`, []any{metaVectorSchema}, &raw)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		// Before the Tier 2 schema had versions, opening made what is
+		// now its first step.
+		var made bool
+		if err := q.queryRow(`SELECT EXISTS (SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'vec_semantic')`, nil, &made); err != nil {
+			return err
+		}
+		if made {
+			applied = 1
+		}
+	case err != nil:
+		return err
+	default:
+		if applied, err = strconv.Atoi(raw); err != nil {
+			return fmt.Errorf("meta %s is %q: %w", metaVectorSchema, raw, err)
+		}
 	}
-	pending := `INSERT OR IGNORE INTO vector_pending (memory_type, pk, agent_id) VALUES (` + typ + `, new.pk, new.agent_id);`
-	return []string{
-		fmt.Sprintf(`CREATE VIRTUAL TABLE IF NOT EXISTS %s USING vec0(embedding float[%d] distance_metric=cosine, chunk_size=%d)`,
-			vt.vec, dims, vectorChunk),
-		`CREATE TRIGGER IF NOT EXISTS ` + vt.vec + `_ai AFTER INSERT ON ` + vt.base + ` BEGIN ` + pending + ` END`,
-		`CREATE TRIGGER IF NOT EXISTS ` + vt.vec + `_au AFTER UPDATE ON ` + vt.base + ` WHEN ` + vt.changed + ` BEGIN
-			DELETE FROM ` + vt.vec + ` WHERE rowid = old.pk; ` + pending + bump("new.agent_id") + ` END`,
-		`CREATE TRIGGER IF NOT EXISTS ` + vt.vec + `_ad AFTER DELETE ON ` + vt.base + ` BEGIN
-			DELETE FROM ` + vt.vec + ` WHERE rowid = old.pk;
-			DELETE FROM vector_pending WHERE memory_type = ` + typ + ` AND pk = old.pk; ` + bump("old.agent_id") + ` END`,
+	if fresh {
+		applied = 0
 	}
+	steps := schema.Tier2Migrations(dims, vectorChunk)
+	if applied > len(steps) {
+		return fmt.Errorf("engram: open: Tier 2 schema version %d, this engram knows %d: %w", applied, len(steps), ErrSchemaTooNew)
+	}
+	for _, step := range steps[applied:] {
+		// A step holds several statements, which a prepared statement
+		// cannot: it runs on the writer connection itself, in the
+		// transaction q is part of.
+		if _, err := m.db.wconn.ExecContext(q.ctx, step.SQL); err != nil {
+			return fmt.Errorf("%s: %w", step.Name, err)
+		}
+	}
+	return setMeta(q, metaVectorSchema, strconv.Itoa(len(steps)))
 }
 
 // textHash is the embedding cache's key for a text.
