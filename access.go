@@ -11,8 +11,11 @@ import (
 )
 
 // accessLog holds the accesses searches noted and not yet written: writing
-// them costs a write transaction, a tenth of a search, so the hits of up
-// to a second of searches (or of accessBatch entries) are written
+// them costs a write transaction, and each write makes every reader
+// connection drop its page cache (WAL readers start afresh after another
+// connection's commit), which at 100K memories cost searches a third of
+// their speed when the hits were written every second. So the hits of up
+// to accessDelay of searches (or of accessBatch entries) are written
 // together, in one statement. A search that fills the batch leaves the
 // write to a goroutine of its own (background), so that no search waits
 // for it; the write paths that work on access counts in SQL (compaction,
@@ -107,8 +110,8 @@ type accessNote struct {
 }
 
 const (
-	accessDelay = time.Second
-	accessBatch = 256
+	accessDelay = 30 * time.Second
+	accessBatch = 4096
 )
 
 // note adds one access of each entry at now and reports whether the

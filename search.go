@@ -172,8 +172,8 @@ const (
 // memories that share its most telling words. A query with no words (only
 // punctuation or emoji) finds nothing. Each [Result] carries its Score and
 // the parts it is made of. Semantic hits count as accesses: they are
-// written in one statement for the hits of up to a second of searches (or
-// 256 entries), by a goroutine of their own so that no search waits for
+// written in one statement for the hits of up to 30 seconds of searches
+// (or 4,096 entries), by a goroutine of their own so that no search waits for
 // the write, and before the writes that work on access counts (compaction,
 // [Memory.Flush], [Memory.Close]); reads ([Semantic.Get], [Semantic.List])
 // add the accesses not written yet to what they read, and never write.
