@@ -913,7 +913,7 @@ type ftsFilter struct {
 	tags         string
 }
 
-func (f ftsFilter) none() bool { return f.tags == "" && f.since <= 0 && f.until == math.MaxInt64 }
+func (f ftsFilter) none() bool { return f.tags == "" && f.since <= zeroMS && f.until == math.MaxInt64 }
 
 // ftsScope is where a search looks in one full-text index: whether the
 // agent has any memory of its kind (held), and whether other agents have
