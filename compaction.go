@@ -167,7 +167,6 @@ func (m *Memory) Compact(ctx context.Context, strategies ...CompactionStrategy) 
 			steps = append(steps, stepCount, stepTime, stepSemantic, stepDecay)
 		}
 	}
-	defer m.afterArchive()
 	for _, step := range steps {
 		write := func(fn func(q *dbtx) error) error { return m.db.write(ctx, "compact."+step, fn) }
 		err := rep.step(write, func(q *dbtx, rep *CompactionReport) error {
@@ -195,9 +194,6 @@ func (m *Memory) Compact(ctx context.Context, strategies ...CompactionStrategy) 
 	return rep, m.optimize(ctx, false)
 }
 
-// ftsIndexes are the full-text indexes, by table name.
-var ftsIndexes = []string{"semantic_fts", "episodic_fts", "procedural_fts"}
-
 // Optimize merges each full-text index into one segment. FTS5 writes a
 // segment per transaction and merges them only now and then, and every
 // term of a query is looked up in every segment, so a memory written one
@@ -213,7 +209,8 @@ func (m *Memory) Optimize(ctx context.Context) error { return m.optimize(ctx, tr
 // when always is set. The indexes are shared by every agent of the file;
 // merging changes how they are stored, not what they hold.
 func (m *Memory) optimize(ctx context.Context, always bool) error {
-	for _, fts := range ftsIndexes {
+	for _, src := range ftsSources {
+		fts := src.fts
 		err := m.db.write(ctx, "optimize", func(q *dbtx) error {
 			if !always {
 				var segments int
@@ -249,17 +246,7 @@ func (m *Memory) Decay(ctx context.Context) (CompactionReport, error) {
 	rep := CompactionReport{Strategy: stepDecay, At: now}
 	write := func(fn func(q *dbtx) error) error { return m.db.write(ctx, "decay", fn) }
 	err := rep.step(write, func(q *dbtx, rep *CompactionReport) error { return m.decay(q, rep, now) })
-	m.afterArchive()
 	return rep, err
-}
-
-// afterArchive drops the cached document frequencies, which rows leaving
-// or coming back may have made stale. (Auto-linking's index is kept in
-// step by archive and Restore themselves.)
-func (m *Memory) afterArchive() {
-	m.dfs.mu.Lock()
-	m.dfs.entries = nil
-	m.dfs.mu.Unlock()
 }
 
 // compactDue reports whether Interval has passed since the last
@@ -287,48 +274,14 @@ func (m *Memory) compactDue(ctx context.Context) (bool, error) {
 	return m.now().Sub(fromMS(at)) >= m.cfg.Compaction.Interval, nil
 }
 
-// memTable describes how a memory type is stored, for the code that works
-// on all three alike.
-type memTable struct {
-	typ   MemoryType
-	table string
-	// cols are the columns besides pk and agent_id, in the archive's JSON.
-	cols []string
-	// value is an entry's decayed importance; protected is true for
-	// entries compaction must keep (?2 is the never-decay tags as JSON).
-	value, protected string
-}
+// archivable are the kinds compaction may archive.
+var archivable = kindsWith(func(k *kind) bool { return k.protected != "" })
 
-// neverDecay is the SQL condition that a row's tags hold none of the
-// never-decay tags, given as JSON in ?2.
-const neverDecay = `EXISTS (SELECT 1 FROM json_each(tags) t WHERE t.value IN (SELECT value FROM json_each(?2)))`
-
-var memTables = []memTable{
-	{TypeSemantic, "semantic_memory",
-		strings.Fields("id content summary importance verified tags source content_hash created_at updated_at access_count last_accessed_at resonance merged_from promoted_at_count"),
-		"importance * resonance", "(verified OR " + neverDecay + ")"},
-	{TypeEpisodic, "episodic_log",
-		strings.Fields("id content event_type task_id session_id cost duration_ns metadata created_at resonance"),
-		"0.5 * resonance", "0"},
-	{TypeProcedural, "procedural_memory",
-		strings.Fields("id name description pattern success_rate use_count tags disabled created_at updated_at resonance"),
-		"success_rate * resonance", neverDecay},
-}
-
-func tableOf(t MemoryType) memTable {
-	for _, mt := range memTables {
-		if mt.typ == t {
-			return mt
-		}
-	}
-	panic("engram: no table for memory type " + string(t))
-}
-
-// rowJSON is the SQL expression of a row of mt as a JSON object; blobs are
-// stored as hex.
-func (mt memTable) rowJSON(alias string) string {
-	parts := make([]string, 0, 2*len(mt.cols))
-	for _, c := range mt.cols {
+// rowJSON is the SQL expression of a row of k, named alias, as a JSON
+// object of its columns (cols); blobs are stored as hex.
+func (k *kind) rowJSON(alias string) string {
+	parts := make([]string, 0, 2*len(k.cols))
+	for _, c := range k.cols {
 		v := alias + "." + c
 		if c == "content_hash" {
 			v = "hex(" + v + ")"
@@ -340,9 +293,9 @@ func (mt memTable) rowJSON(alias string) string {
 
 // fromJSON is the SQL list of a row's columns read back from the JSON in
 // expression j.
-func (mt memTable) fromJSON(j string) string {
-	parts := make([]string, len(mt.cols))
-	for i, c := range mt.cols {
+func (k *kind) fromJSON(j string) string {
+	parts := make([]string, len(k.cols))
+	for i, c := range k.cols {
 		parts[i] = "json_extract(" + j + ", '$." + c + "')"
 		if c == "content_hash" {
 			parts[i] = "unhex(" + parts[i] + ")"
@@ -357,10 +310,10 @@ type leaving struct {
 	Into string `json:"into"`
 }
 
-// archive moves the rows of mt to the archive table with the links that
-// touch them, then deletes them (their FTS entries and links go with
+// archive moves the rows of kind k to the archive table with the links
+// that touch them, then deletes them (their FTS entries and links go with
 // them, by trigger).
-func (m *Memory) archive(q *dbtx, mt memTable, rows []leaving, reason string, now time.Time) error {
+func (m *Memory) archive(q *dbtx, k *kind, rows []leaving, reason string, now time.Time) error {
 	if len(rows) == 0 {
 		return nil
 	}
@@ -369,31 +322,24 @@ func (m *Memory) archive(q *dbtx, mt memTable, rows []leaving, reason string, no
 		return err
 	}
 	_, err = q.exec(`INSERT INTO archive (agent_id, memory_type, id, row, links, reason, merged_into, archived_at)
-		SELECT r.agent_id, ?3, r.id, `+mt.rowJSON("r")+`,
+		SELECT r.agent_id, ?3, r.id, `+k.rowJSON("r")+`,
 			(SELECT json_group_array(json_object('source_type', l.source_type, 'source_id', l.source_id,
 				'target_type', l.target_type, 'target_id', l.target_id, 'link_type', l.link_type,
 				'strength', l.strength, 'created_at', l.created_at))
 			FROM zettel_links l WHERE l.agent_id = r.agent_id
 				AND ((l.source_type = ?3 AND l.source_id = r.id) OR (l.target_type = ?3 AND l.target_id = r.id))),
 			?4, j.value ->> '$.into', ?5
-		FROM json_each(?1) j CROSS JOIN `+mt.table+` r ON r.pk = j.value ->> '$.pk'
+		FROM json_each(?1) j CROSS JOIN `+k.table+` r ON r.pk = j.value ->> '$.pk'
 		WHERE r.agent_id = ?2
 		ON CONFLICT (agent_id, memory_type, id) DO UPDATE SET row = excluded.row, links = excluded.links,
 			reason = excluded.reason, merged_into = excluded.merged_into, archived_at = excluded.archived_at`,
-		string(list), m.agent, string(mt.typ), reason, ms(now))
+		string(list), m.agent, string(k.typ), reason, ms(now))
 	if err != nil {
 		return err
 	}
-	_, err = q.exec(`DELETE FROM `+mt.table+` WHERE agent_id = ?2 AND pk IN (SELECT value ->> '$.pk' FROM json_each(?1))`,
+	_, err = q.exec(`DELETE FROM `+k.table+` WHERE agent_id = ?2 AND pk IN (SELECT value ->> '$.pk' FROM json_each(?1))`,
 		string(list), m.agent)
-	if err != nil || mt.typ != TypeSemantic {
-		return err
-	}
-	return m.stems.follow(q, m.agent, len(rows), func() {
-		for _, r := range rows {
-			m.stems.drop(r.PK)
-		}
-	})
+	return err
 }
 
 func (m *Memory) neverDecayJSON() string {
@@ -408,24 +354,24 @@ func (m *Memory) neverDecayJSON() string {
 // MaxEntries.
 func (m *Memory) compactCount(q *dbtx, rep *CompactionReport, now time.Time) error {
 	limit := m.cfg.Compaction.MaxEntries
-	for _, mt := range memTables {
+	for _, k := range archivable {
 		var n int
-		if err := q.queryRow(`SELECT count(*) FROM `+mt.table+` WHERE agent_id = ?`, []any{m.agent}, &n); err != nil {
+		if err := q.queryRow(`SELECT count(*) FROM `+k.table+` WHERE agent_id = ?`, []any{m.agent}, &n); err != nil {
 			return err
 		}
 		if n <= limit {
 			continue
 		}
-		rows, err := q.query(`SELECT pk, id FROM `+mt.table+` WHERE agent_id = ?1 AND NOT `+mt.protected+`
-			ORDER BY `+mt.value+`, created_at, pk LIMIT ?3`, m.agent, m.neverDecayJSON(), n-limit)
+		rows, err := q.query(`SELECT t.pk, t.id FROM `+k.table+` t WHERE t.agent_id = ?1 AND NOT `+over(k.protected, "t")+`
+			ORDER BY `+over(k.importance, "t")+`, t.created_at, t.pk LIMIT ?3`, m.agent, m.neverDecayJSON(), n-limit)
 		if err != nil {
 			return err
 		}
-		out, err := m.scanLeaving(rows, rep, ActionArchive, stepCount, mt.typ, "")
+		out, err := m.scanLeaving(rows, rep, ActionArchive, stepCount, k.typ, "")
 		if err != nil {
 			return err
 		}
-		if err := m.archive(q, mt, out, stepCount, now); err != nil {
+		if err := m.archive(q, k, out, stepCount, now); err != nil {
 			return err
 		}
 	}
@@ -489,7 +435,6 @@ func (m *Memory) compactTime(q *dbtx, rep *CompactionReport, now time.Time) erro
 	if err != nil {
 		return err
 	}
-	mt := tableOf(TypeEpisodic)
 	for start := 0; start < len(eps); {
 		day := eps[start].ep.Day()
 		end := start
@@ -521,7 +466,7 @@ func (m *Memory) compactTime(q *dbtx, rep *CompactionReport, now time.Time) erro
 			out[i] = leaving{PK: o.pk, Into: digest.ID}
 			rep.Actions = append(rep.Actions, CompactionAction{Kind: ActionArchive, Step: stepTime, Type: TypeEpisodic, ID: o.ep.ID, Into: digest.ID})
 		}
-		if err := m.archive(q, mt, out, stepTime, now); err != nil {
+		if err := m.archive(q, episodicKind, out, stepTime, now); err != nil {
 			return err
 		}
 		start = end
@@ -620,7 +565,7 @@ type mergeCandidate struct {
 // mergeDuplicates merges near-duplicate semantic entries.
 func (m *Memory) mergeDuplicates(q *dbtx, rep *CompactionReport, now time.Time) error {
 	x := &m.stems
-	if err := x.sync(q, m.agent); err != nil {
+	if err := x.sync(q); err != nil {
 		return err
 	}
 	pks := make([]int64, 0, len(x.docs))
@@ -685,7 +630,6 @@ func (m *Memory) mergeDuplicates(q *dbtx, rep *CompactionReport, now time.Time) 
 	for _, c := range cands {
 		byPK[c.pk] = c
 	}
-	mt := tableOf(TypeSemantic)
 	for _, a := range anchors {
 		var g []mergeCandidate
 		for _, pk := range members[a] {
@@ -728,7 +672,7 @@ func (m *Memory) mergeDuplicates(q *dbtx, rep *CompactionReport, now time.Time) 
 		}
 		// The merged entries leave first, so that a tag the survivor takes
 		// over is never counted twice.
-		if err := m.archive(q, mt, out, stepSemantic, now); err != nil {
+		if err := m.archive(q, semanticKind, out, stepSemantic, now); err != nil {
 			return err
 		}
 		from, _ := json.Marshal(surv.mergedFrom)
@@ -763,19 +707,12 @@ func resonance(rate, days float64, uses int, importance float64) float64 {
 func (m *Memory) decay(q *dbtx, rep *CompactionReport, now time.Time) error {
 	d := m.cfg.Decay
 	const day = float64(24 * time.Hour / time.Millisecond)
-	// The formula of resonance, in SQL.
-	updates := []struct {
-		table, since, accesses, importance string
-		rate                               float64
-	}{
-		{"semantic_memory", "last_accessed_at", "access_count", "importance", d.SemanticRate},
-		{"episodic_log", "created_at", "0", "0.5", d.EpisodicRate},
-		{"procedural_memory", "updated_at", "use_count", "success_rate", d.ProceduralRate},
-	}
-	for _, u := range updates {
-		res, err := q.exec(`UPDATE `+u.table+` SET resonance = min(1, max(0,
-			exp(-?3 * max(0, ?2 - `+u.since+`) / ?4) * (?5 + ?6 * min(1.0, `+u.accesses+` / ?7) + ?8 * `+u.importance+`)))
-			WHERE agent_id = ?1`, m.agent, ms(now), u.rate, day, resonanceBase, resonanceUse, resonanceUses, resonanceImportance)
+	for _, k := range kindsWith(func(k *kind) bool { return k.decay != nil }) {
+		r := k.decay
+		// The formula of resonance, in SQL.
+		res, err := q.exec(`UPDATE `+k.table+` AS t SET resonance = min(1, max(0,
+			exp(-?3 * max(0, ?2 - `+over(r.since, "t")+`) / ?4) * (?5 + ?6 * min(1.0, `+over(r.uses, "t")+` / ?7) + ?8 * `+over(r.importance, "t")+`)))
+			WHERE t.agent_id = ?1`, m.agent, ms(now), r.rate(d), day, resonanceBase, resonanceUse, resonanceUses, resonanceImportance)
 		if err != nil {
 			return err
 		}
@@ -785,21 +722,17 @@ func (m *Memory) decay(q *dbtx, rep *CompactionReport, now time.Time) error {
 		}
 		rep.Decayed += int(n)
 	}
-	for _, mt := range []memTable{tableOf(TypeSemantic), tableOf(TypeProcedural)} {
-		imp := "importance"
-		if mt.typ == TypeProcedural {
-			imp = "success_rate"
-		}
-		rows, err := q.query(`SELECT pk, id FROM `+mt.table+` WHERE agent_id = ?1 AND resonance < ?3 AND `+imp+` < 0.5
-			AND NOT `+mt.protected+` ORDER BY pk`, m.agent, m.neverDecayJSON(), d.MinResonance)
+	for _, k := range kindsWith(func(k *kind) bool { return k.decay != nil && k.decay.archive }) {
+		rows, err := q.query(`SELECT t.pk, t.id FROM `+k.table+` t WHERE t.agent_id = ?1 AND t.resonance < ?3 AND `+over(k.decay.importance, "t")+` < 0.5
+			AND NOT `+over(k.protected, "t")+` ORDER BY t.pk`, m.agent, m.neverDecayJSON(), d.MinResonance)
 		if err != nil {
 			return err
 		}
-		out, err := m.scanLeaving(rows, rep, ActionArchive, stepDecay, mt.typ, "")
+		out, err := m.scanLeaving(rows, rep, ActionArchive, stepDecay, k.typ, "")
 		if err != nil {
 			return err
 		}
-		if err := m.archive(q, mt, out, stepDecay, now); err != nil {
+		if err := m.archive(q, k, out, stepDecay, now); err != nil {
 			return err
 		}
 	}
@@ -834,9 +767,12 @@ func (m *Memory) Restore(ctx context.Context, id string) error {
 			return notFound("archived memory", id)
 		}
 		for _, t := range types {
-			mt := tableOf(t)
-			_, err := q.exec(`INSERT INTO `+mt.table+` (agent_id, `+strings.Join(mt.cols, ", ")+`)
-				SELECT agent_id, `+mt.fromJSON("row")+` FROM archive WHERE agent_id = ? AND memory_type = ? AND id = ?`,
+			k := kindOf(t)
+			if k == nil || k.protected == "" {
+				return fmt.Errorf("engram: restore %q: the archive holds a %q, which engram does not archive", id, t)
+			}
+			_, err := q.exec(`INSERT INTO `+k.table+` (agent_id, `+strings.Join(k.cols, ", ")+`)
+				SELECT agent_id, `+k.fromJSON("row")+` FROM archive WHERE agent_id = ? AND memory_type = ? AND id = ?`,
 				m.agent, string(t), id)
 			if isUniqueViolation(err) {
 				return fmt.Errorf("engram: restore %s %q: %w", t, id, ErrExists)
@@ -857,21 +793,9 @@ func (m *Memory) Restore(ctx context.Context, id string) error {
 			if _, err := q.exec(`DELETE FROM archive WHERE agent_id = ? AND memory_type = ? AND id = ?`, m.agent, string(t), id); err != nil {
 				return err
 			}
-			if t == TypeSemantic && m.stems.built {
-				var pk int64
-				var content string
-				if err := q.queryRow(`SELECT pk, content FROM semantic_memory WHERE agent_id = ? AND id = ?`,
-					[]any{m.agent, id}, &pk, &content); err != nil {
-					return err
-				}
-				if err := m.stems.follow(q, m.agent, 1, func() { m.stems.put(pk, id, termVector(content)) }); err != nil {
-					return err
-				}
-			}
 		}
 		return nil
 	})
-	m.afterArchive()
 	if err == nil {
 		m.embedSoon(ctx)
 	}
@@ -879,13 +803,15 @@ func (m *Memory) Restore(ctx context.Context, id string) error {
 }
 
 // memoryExists is the SQL condition that the agent has a memory of the
-// given type and ID (all three SQL expressions).
+// given type and ID (all three SQL expressions), of a kind links may join.
 func memoryExists(agent, typ, id string) string {
-	return `CASE ` + typ + `
-		WHEN 'semantic' THEN EXISTS (SELECT 1 FROM semantic_memory WHERE agent_id = ` + agent + ` AND id = ` + id + `)
-		WHEN 'episodic' THEN EXISTS (SELECT 1 FROM episodic_log WHERE agent_id = ` + agent + ` AND id = ` + id + `)
-		WHEN 'procedural' THEN EXISTS (SELECT 1 FROM procedural_memory WHERE agent_id = ` + agent + ` AND id = ` + id + `)
-		ELSE 0 END`
+	var b strings.Builder
+	b.WriteString("CASE " + typ)
+	for _, k := range linkable {
+		b.WriteString(" WHEN '" + string(k.typ) + "' THEN EXISTS (SELECT 1 FROM " + k.table + " WHERE agent_id = " + agent + " AND id = " + id + ")")
+	}
+	b.WriteString(" ELSE 0 END")
+	return b.String()
 }
 
 // PurgeArchive deletes for good the archived memories that were archived
@@ -948,11 +874,9 @@ func (m *Memory) Consolidate(ctx context.Context) (CompactionReport, error) {
 	write := func(fn func(q *dbtx) error) error { return m.db.write(ctx, "consolidate", fn) }
 	for _, step := range steps {
 		if err := rep.step(write, step); err != nil {
-			m.afterArchive()
 			return rep, err
 		}
 	}
-	m.afterArchive()
 	m.embedSoon(ctx) // recurring events made facts
 	return rep, nil
 }

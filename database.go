@@ -43,82 +43,15 @@ type store struct {
 	wdb    *sql.DB
 	wconn  *sql.Conn
 	wstmts map[string]*sql.Stmt
-	// rolledBack, if set, runs after a write transaction is rolled back,
-	// with wmu held, so that state kept beside the database can be dropped.
-	rolledBack func()
-	// beforeCommit, if set, runs in every write transaction after its
-	// work and before COMMIT; an error rolls the transaction back.
-	// committed, if set, runs after a COMMIT succeeds, with wmu held.
-	beforeCommit func(q *dbtx) error
-	committed    func()
+	// log keeps in-memory state in step with the rows (see changelog.go);
+	// set when the Memory opens, guarded by wmu.
+	log *changeLog
 
 	rdb     *sql.DB      // nil in memory mode
 	readers chan *reader // idle readers; opened counts them all
 	ropenMu sync.Mutex   // guards ropened
 	ropened int
 	rmax    int
-}
-
-// reader is a connection of the reader pool with its prepared statements.
-// It is used by one read at a time.
-type reader struct {
-	conn  *sql.Conn
-	stmts map[string]*sql.Stmt
-}
-
-func (r *reader) prep(ctx context.Context, query string) (*sql.Stmt, error) {
-	if st, ok := r.stmts[query]; ok {
-		return st, nil
-	}
-	st, err := r.conn.PrepareContext(ctx, query)
-	if err != nil {
-		return nil, err
-	}
-	r.stmts[query] = st
-	return st, nil
-}
-
-// close releases the reader's statements and connection.
-func (r *reader) close() error {
-	var errs []error
-	for _, st := range r.stmts {
-		errs = append(errs, st.Close())
-	}
-	clear(r.stmts)
-	return errors.Join(append(errs, r.conn.Close())...)
-}
-
-// dbtx runs statements on one handle: the writer inside a transaction, or
-// the reader pool. Its methods take the context of the operation.
-type dbtx struct {
-	ctx  context.Context
-	prep func(ctx context.Context, query string) (*sql.Stmt, error)
-}
-
-func (q *dbtx) exec(query string, args ...any) (sql.Result, error) {
-	st, err := q.prep(q.ctx, query)
-	if err != nil {
-		return nil, err
-	}
-	return st.ExecContext(q.ctx, args...)
-}
-
-func (q *dbtx) query(query string, args ...any) (*sql.Rows, error) {
-	st, err := q.prep(q.ctx, query)
-	if err != nil {
-		return nil, err
-	}
-	return st.QueryContext(q.ctx, args...)
-}
-
-// queryRow scans the single row of query into dest; it returns
-// sql.ErrNoRows when there is none.
-func (q *dbtx) queryRow(query string, args []any, dest ...any) error {
-	st, err := q.prep(q.ctx, query)
-	if err != nil {
-		return err
-	}
-	return st.QueryRowContext(q.ctx, args...).Scan(dest...)
 }
 
 // writerCacheMiB caps the writer connection's page cache. A write that
@@ -287,192 +220,6 @@ func (s *store) userVersion(ctx context.Context) (int, error) {
 	return v, err
 }
 
-// write runs fn in one BEGIN IMMEDIATE transaction on the writer
-// connection: it commits when fn returns nil and rolls back when fn returns
-// an error or panics. Errors are wrapped as *DatabaseError with op unless
-// they are engram's own.
-func (s *store) write(ctx context.Context, op string, fn func(q *dbtx) error) (err error) {
-	if s.closed.Load() {
-		return ErrClosed
-	}
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	s.wmu.Lock()
-	defer s.wmu.Unlock()
-	if s.closed.Load() {
-		return ErrClosed
-	}
-	if err := s.execWriter(ctx, "BEGIN IMMEDIATE"); err != nil {
-		return s.wrap(ctx, op, err)
-	}
-	done := false
-	defer func() {
-		if !done {
-			// The transaction may already be gone (a failed COMMIT rolls
-			// back by itself); that error is harmless and not worth a log.
-			_ = s.execWriter(context.Background(), "ROLLBACK")
-			if s.rolledBack != nil {
-				s.rolledBack()
-			}
-		}
-	}()
-	q := &dbtx{ctx: ctx, prep: s.prepWriter}
-	if err := fn(q); err != nil {
-		return s.wrap(ctx, op, err)
-	}
-	if s.beforeCommit != nil {
-		if err := s.beforeCommit(q); err != nil {
-			return s.wrap(ctx, op, err)
-		}
-	}
-	// COMMIT ignores ctx: once fn has succeeded the work is kept.
-	if err := s.execWriter(context.Background(), "COMMIT"); err != nil {
-		return s.wrap(ctx, op, err)
-	}
-	done = true
-	if s.committed != nil {
-		s.committed()
-	}
-	return nil
-}
-
-// read runs fn in one read transaction on a reader connection, so that
-// every statement it runs sees one snapshot of the database; in memory
-// mode, on the writer connection. fn must not call read or write itself.
-// A statement still running when ctx ends is interrupted.
-func (s *store) read(ctx context.Context, op string, fn func(q *dbtx) error) error {
-	if s.closed.Load() {
-		return ErrClosed
-	}
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	if s.memory || s.rdb == nil {
-		s.wmu.Lock()
-		defer s.wmu.Unlock()
-		if s.closed.Load() {
-			return ErrClosed
-		}
-		return s.wrap(ctx, op, fn(&dbtx{ctx: ctx, prep: s.prepWriter}))
-	}
-	r, err := s.acquire(ctx)
-	if err != nil {
-		return s.wrap(ctx, op, err)
-	}
-	healthy, err := s.readTx(ctx, r, fn)
-	s.release(r, healthy)
-	return s.wrap(ctx, op, err)
-}
-
-// readTx runs fn between BEGIN and COMMIT on r (a deferred transaction
-// takes its snapshot at its first read) and reports whether r is still fit
-// for use: whether its transaction ended.
-func (s *store) readTx(ctx context.Context, r *reader, fn func(q *dbtx) error) (healthy bool, err error) {
-	begin, err := r.prep(ctx, "BEGIN")
-	if err != nil {
-		return false, err
-	}
-	if _, err := begin.ExecContext(ctx); err != nil {
-		return ctx.Err() != nil, err // a BEGIN cut short by ctx began nothing
-	}
-	err = fn(&dbtx{ctx: ctx, prep: r.prep})
-	// The end of a read changes nothing, whatever ctx says: it runs
-	// without it, so that a cancelled read still ends its transaction.
-	st, endErr := r.prep(context.Background(), "COMMIT")
-	if endErr == nil {
-		_, endErr = st.ExecContext(context.Background())
-	}
-	if err == nil {
-		err = endErr
-	}
-	return endErr == nil, err
-}
-
-// acquire returns an idle reader, opening one while fewer than rmax are
-// open, or else waits for one.
-func (s *store) acquire(ctx context.Context) (*reader, error) {
-	select {
-	case r := <-s.readers:
-		return r, nil
-	default:
-	}
-	s.ropenMu.Lock()
-	if s.ropened < s.rmax {
-		s.ropened++
-		s.ropenMu.Unlock()
-		conn, err := s.rdb.Conn(ctx)
-		if err != nil {
-			s.ropenMu.Lock()
-			s.ropened--
-			s.ropenMu.Unlock()
-			return nil, err
-		}
-		return &reader{conn: conn, stmts: map[string]*sql.Stmt{}}, nil
-	}
-	s.ropenMu.Unlock()
-	select {
-	case r := <-s.readers:
-		return r, nil
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	}
-}
-
-// release returns r to the pool, or closes it when it is not healthy
-// (its transaction may still be open) or the store is closed.
-func (s *store) release(r *reader, healthy bool) {
-	if !healthy || s.closed.Load() {
-		_ = r.close()
-		s.ropenMu.Lock()
-		s.ropened--
-		s.ropenMu.Unlock()
-		return
-	}
-	s.readers <- r
-}
-
-// wrap turns a failure into engram's error vocabulary.
-func (s *store) wrap(ctx context.Context, op string, err error) error {
-	if err == nil {
-		return nil
-	}
-	if s.closed.Load() {
-		return ErrClosed
-	}
-	if ctxErr := ctx.Err(); ctxErr != nil {
-		// SQLite reports an interrupted statement as SQLITE_INTERRUPT;
-		// the caller wants to know it was their context.
-		return fmt.Errorf("engram: %s: %w", op, ctxErr)
-	}
-	return dbErr(op, err)
-}
-
-// execWriter runs a prepared statement without arguments on the writer.
-// The caller holds wmu.
-func (s *store) execWriter(ctx context.Context, query string) error {
-	st, err := s.prepWriter(ctx, query)
-	if err != nil {
-		return err
-	}
-	_, err = st.ExecContext(ctx)
-	return err
-}
-
-// prepWriter returns the writer's prepared statement for query. The
-// caller holds wmu.
-func (s *store) prepWriter(ctx context.Context, query string) (*sql.Stmt, error) {
-	if st, ok := s.wstmts[query]; ok {
-		return st, nil
-	}
-	st, err := s.wconn.PrepareContext(ctx, query)
-	if err != nil {
-		return nil, err
-	}
-	s.wstmts[query] = st
-	return st, nil
-}
-
 // close releases everything; it waits for a running transaction to end.
 func (s *store) close() error {
 	s.closed.Store(true)
@@ -517,7 +264,8 @@ func (s *store) integrityCheck(ctx context.Context) error {
 		// that cache as it is, and reported a stale structure as
 		// corruption in about 1 run in 20 of the two-handle stress test
 		// while a fresh connection found the file clean.
-		for _, t := range []string{"semantic_fts", "episodic_fts", "procedural_fts"} {
+		for _, src := range ftsSources {
+			t := src.fts
 			if _, err := q.exec(fmt.Sprintf("INSERT INTO %s(%s, rank) VALUES ('integrity-check', 1)", t, t)); err != nil {
 				return fmt.Errorf("%s integrity-check: %w", t, err)
 			}
@@ -635,12 +383,12 @@ func decodeTags(s string) ([]string, error) {
 	return tags, nil
 }
 
-// deleteByID deletes the agent's row with the given ID from table, or
-// returns ErrNotFound. The table's triggers remove its full-text entry and
-// links.
-func deleteByID(q *dbtx, table, kind, agent, id string) error {
-	res, err := q.exec(`DELETE FROM `+table+` WHERE agent_id = ? AND id = ?`, agent, id)
-	return notFoundUnless(res, err, kind, id)
+// deleteByID deletes the agent's row of kind k with the given ID, or
+// returns ErrNotFound. The table's triggers remove its full-text entry,
+// vector and links.
+func deleteByID(q *dbtx, k *kind, agent, id string) error {
+	res, err := q.exec(`DELETE FROM `+k.table+` WHERE agent_id = ? AND id = ?`, agent, id)
+	return notFoundUnless(res, err, k.noun, id)
 }
 
 // notFoundUnless passes on the error of a statement that changes the row

@@ -256,7 +256,7 @@ func (e *Episodic) Delete(ctx context.Context, id string) error {
 		return err
 	}
 	return e.m.db.write(ctx, "episodic.delete", func(q *dbtx) error {
-		return deleteByID(q, "episodic_log", "episode", e.m.agent, id)
+		return deleteByID(q, episodicKind, e.m.agent, id)
 	})
 }
 

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -151,16 +152,18 @@ func New(tier Tier, opts ...Option) (*Memory, error) {
 	m.links = &Links{m: m}
 	m.rules = &Rules{m: m}
 	m.llm = s.llm
-	m.db.rolledBack = m.stems.reset
+	m.stems.agent = m.agent
+	followers := []follower{&m.stems, &m.dfs}
 	if tier == Tier2 {
 		if err := m.openVectors(context.Background(), s.embedder, s.newDims, s.newDims || s.newModel); err != nil {
 			_ = db.close()
 			return nil, err
 		}
-		m.db.rolledBack = func() {
-			m.stems.reset()
-			m.vectors.rolledBack()
-		}
+		followers = append(followers, m.vectors)
+	}
+	if err := m.db.startChangeLog(context.Background(), followers...); err != nil {
+		_ = db.close()
+		return nil, err
 	}
 	m.log.Debug("engram: opened", "agent", m.agent, "tier", tier, "db", m.dbPath, "markdown", m.mdPath)
 	return m, nil
@@ -346,22 +349,35 @@ func (m *Memory) Snapshot(ctx context.Context, snap SessionSnapshot) error {
 func (m *Memory) Stats(ctx context.Context) (Stats, error) {
 	var st Stats
 	err := m.db.read(ctx, "stats", func(q *dbtx) error {
-		return q.queryRow(`SELECT
-			(SELECT count(*) FROM semantic_memory WHERE agent_id = ?1),
-			(SELECT count(*) FROM episodic_log WHERE agent_id = ?1),
-			(SELECT count(*) FROM session_snapshots WHERE agent_id = ?1),
-			(SELECT count(*) FROM procedural_memory WHERE agent_id = ?1),
-			(SELECT count(*) FROM zettel_links WHERE agent_id = ?1),
-			(SELECT count(*) FROM archive WHERE agent_id = ?1),
-			(SELECT count(*) FROM vector_pending WHERE agent_id = ?1)`,
-			[]any{m.agent}, &st.Semantic, &st.Episodes, &st.Snapshots, &st.Procedures, &st.Links, &st.Archived,
-			&st.PendingEmbeddings)
+		return q.queryRow(statsSQL, []any{m.agent}, statsInto(&st)...)
 	})
 	if err != nil {
 		return Stats{}, err
 	}
 	st.Working = m.working.Len()
 	return st, nil
+}
+
+// statsSQL counts, for the agent ?1, the rows of each kind, then its
+// links, archived memories and pending embeddings (see statsInto).
+var statsSQL = func() string {
+	var counts []string
+	for _, k := range kinds {
+		counts = append(counts, `(SELECT count(*) FROM `+k.table+` WHERE agent_id = ?1)`)
+	}
+	for _, t := range []string{"zettel_links", "archive", "vector_pending"} {
+		counts = append(counts, `(SELECT count(*) FROM `+t+` WHERE agent_id = ?1)`)
+	}
+	return "SELECT " + strings.Join(counts, ", ")
+}()
+
+// statsInto returns where statsSQL's columns go in st.
+func statsInto(st *Stats) []any {
+	var dest []any
+	for _, k := range kinds {
+		dest = append(dest, k.count(st))
+	}
+	return append(dest, &st.Links, &st.Archived, &st.PendingEmbeddings)
 }
 
 // CheckIntegrity runs SQLite's integrity check and the FTS5 integrity check

@@ -310,7 +310,7 @@ func (p *Procedural) Delete(ctx context.Context, id string) error {
 		return err
 	}
 	return p.m.db.write(ctx, "procedural.delete", func(q *dbtx) error {
-		return deleteByID(q, "procedural_memory", "procedure", p.m.agent, id)
+		return deleteByID(q, proceduralKind, p.m.agent, id)
 	})
 }
 

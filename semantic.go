@@ -42,14 +42,7 @@ func (s *Semantic) Store(ctx context.Context, e SemanticEntry) (string, error) {
 		return "", err
 	}
 	err = s.m.db.write(ctx, "semantic.store", func(q *dbtx) error {
-		pk, err := s.insert(q, row)
-		if err != nil {
-			return err
-		}
-		if err := s.m.putNew(q, TypeSemantic, pk, es, 0); err != nil {
-			return err
-		}
-		return s.link(q, pk, row, vectorOf(es, 0), now)
+		return s.store(q, row, es, 0, now)
 	})
 	if err != nil {
 		return "", err
@@ -89,14 +82,7 @@ func (s *Semantic) StoreBatch(ctx context.Context, entries []SemanticEntry) ([]s
 	}
 	err = s.m.db.write(ctx, "semantic.store_batch", func(q *dbtx) error {
 		for i, r := range rows {
-			pk, err := s.insert(q, r)
-			if err != nil {
-				return err
-			}
-			if err := s.m.putNew(q, TypeSemantic, pk, es, i); err != nil {
-				return err
-			}
-			if err := s.link(q, pk, r, vectorOf(es, i), now); err != nil {
+			if err := s.store(q, r, es, i, now); err != nil {
 				return err
 			}
 		}
@@ -108,14 +94,22 @@ func (s *Semantic) StoreBatch(ctx context.Context, entries []SemanticEntry) ([]s
 	return ids, nil
 }
 
-// link auto-links a newly stored entry when the Zettelkasten is enabled,
-// by its vector when it has one (Tier 2).
-func (s *Semantic) link(q *dbtx, pk int64, r semanticRow, vec []float32, now time.Time) error {
-	if !s.m.cfg.Zettelkasten.Enabled {
-		// AutoLink or compaction may have built the index.
-		return s.m.stems.follow(q, s.m.agent, 1, func() { s.m.stems.put(pk, r.ID, termVector(r.Content)) })
+// store inserts a prepared row in q's transaction with its vector, the
+// i-th of embedNew's answer es (none when es is nil: the row stays
+// pending), and auto-links it when the Zettelkasten is enabled, by its
+// vector when it has one (Tier 2).
+func (s *Semantic) store(q *dbtx, r semanticRow, es []embedded, i int, now time.Time) error {
+	pk, err := s.insert(q, r)
+	if err != nil {
+		return err
 	}
-	_, err := s.m.links.autoLink(q, pk, r.ID, r.Content, vec, now, true)
+	if err := s.m.putNew(q, TypeSemantic, pk, es, i); err != nil {
+		return err
+	}
+	if !s.m.cfg.Zettelkasten.Enabled {
+		return nil
+	}
+	_, err = s.m.links.autoLink(q, pk, r.ID, vectorOf(es, i), now)
 	return err
 }
 
@@ -208,10 +202,7 @@ func (s *Semantic) promote(q *dbtx, e *SemanticEntry, now time.Time) error {
 		_, err = q.exec(`UPDATE semantic_memory SET content = ?, summary = ?, importance = ?, tags = ?,
 			content_hash = ?, updated_at = ? WHERE pk = ?`,
 			row.Content, row.Summary, row.Importance, row.tags, row.hash, ms(now), pk)
-		if err != nil {
-			return err
-		}
-		return s.m.stems.follow(q, s.m.agent, 1, func() { s.m.stems.put(pk, row.ID, termVector(row.Content)) })
+		return err
 	case !errors.Is(err, sql.ErrNoRows):
 		return err
 	}
@@ -228,11 +219,7 @@ func (s *Semantic) insertNew(q *dbtx, row semanticRow, now time.Time) (bool, err
 	if err != nil || known > 0 {
 		return false, err
 	}
-	pk, err := s.insert(q, row)
-	if err != nil {
-		return false, err
-	}
-	return true, s.link(q, pk, row, nil, now) // embedded when its pending mark is settled
+	return true, s.store(q, row, nil, 0, now) // embedded when its pending mark is settled
 }
 
 // Get returns the entry with the given ID. It returns [ErrNotFound] if the
@@ -332,21 +319,12 @@ func (s *Semantic) Update(ctx context.Context, id string, patch SemanticPatch) (
 			e.Tags = cloneStrings(*patch.Tags)
 		}
 		e.UpdatedAt = now
-		var pk int64
-		err = q.queryRow(`UPDATE semantic_memory SET content = ?, summary = ?, importance = ?, verified = ?,
-			tags = ?, content_hash = ?, updated_at = ? WHERE agent_id = ? AND id = ? RETURNING pk`,
-			[]any{e.Content, e.Summary, e.Importance, e.Verified, encodeTags(e.Tags), contentHash(e.Content),
-				ms(now), s.m.agent, id}, &pk)
-		if err != nil {
-			return err
-		}
-		if contentChanged {
-			if err := s.m.stems.follow(q, s.m.agent, 1, func() { s.m.stems.put(pk, e.ID, termVector(e.Content)) }); err != nil {
-				return err
-			}
-		}
+		_, err = q.exec(`UPDATE semantic_memory SET content = ?, summary = ?, importance = ?, verified = ?,
+			tags = ?, content_hash = ?, updated_at = ? WHERE agent_id = ? AND id = ?`,
+			e.Content, e.Summary, e.Importance, e.Verified, encodeTags(e.Tags), contentHash(e.Content),
+			ms(now), s.m.agent, id)
 		out = e
-		return nil
+		return err
 	})
 	if err != nil {
 		return SemanticEntry{}, err
@@ -363,16 +341,7 @@ func (s *Semantic) Delete(ctx context.Context, id string) error {
 		return err
 	}
 	return s.m.db.write(ctx, "semantic.delete", func(q *dbtx) error {
-		var pk int64
-		err := q.queryRow(`DELETE FROM semantic_memory WHERE agent_id = ? AND id = ? RETURNING pk`,
-			[]any{s.m.agent, id}, &pk)
-		if errors.Is(err, sql.ErrNoRows) {
-			return notFound("semantic entry", id)
-		}
-		if err != nil {
-			return err
-		}
-		return s.m.stems.follow(q, s.m.agent, 1, func() { s.m.stems.drop(pk) })
+		return deleteByID(q, semanticKind, s.m.agent, id)
 	})
 }
 

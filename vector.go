@@ -23,45 +23,17 @@ import (
 	"github.com/engram-go/engram/internal/vecindex"
 )
 
-// vectorTable is where one memory type's vectors live.
-type vectorTable struct {
-	typ  MemoryType
-	vec  string // the vec0 table, keyed by the row's pk
-	base string // the rows' table
-	// text is the embedded text, as an SQL expression over the row (the
-	// text a search result shows), oldText the same over a trigger's old
-	// row, and changed says when it changed in an UPDATE.
-	text, oldText, changed string
-	// archived is the embedded text of the row as the archive keeps it,
-	// an SQL expression over its JSON, row.
-	archived string
-}
-
-var vectorTables = []vectorTable{
-	{TypeSemantic, "vec_semantic", "semantic_memory", "content", "old.content", "old.content IS NOT new.content",
-		"row ->> '$.content'"},
-	{TypeEpisodic, "vec_episodic", "episodic_log", "content", "old.content", "old.content IS NOT new.content",
-		"row ->> '$.content'"},
-	{TypeProcedural, "vec_procedural", "procedural_memory", "name || ': ' || description", "old.name || ': ' || old.description",
-		"old.name IS NOT new.name OR old.description IS NOT new.description",
-		"(row ->> '$.name') || ': ' || (row ->> '$.description')"},
-}
-
-// vectorTableOf is vectorTables by memory type.
-var vectorTableOf = func() map[MemoryType]vectorTable {
-	m := map[MemoryType]vectorTable{}
-	for _, vt := range vectorTables {
-		m[vt.typ] = vt
-	}
-	return m
-}()
+// vectorKinds are the kinds with vectors in Tier 2: each has a vec0 table
+// (kind.vec) keyed by the row's pk, holding the embedding of the kind's
+// text.
+var vectorKinds = kindsWith(func(k *kind) bool { return k.vec != "" })
 
 // markPending marks every row of agent pending, or of every agent when
 // agent is "", in q's transaction.
 func markPending(q *dbtx, agent string) error {
-	for _, vt := range vectorTables {
+	for _, vk := range vectorKinds {
 		if _, err := q.exec(`INSERT OR IGNORE INTO vector_pending (memory_type, pk, agent_id)
-			SELECT '`+string(vt.typ)+`', pk, agent_id FROM `+vt.base+` WHERE ?1 = '' OR agent_id = ?1`, agent); err != nil {
+			SELECT '`+string(vk.typ)+`', pk, agent_id FROM `+vk.table+` WHERE ?1 = '' OR agent_id = ?1`, agent); err != nil {
 			return err
 		}
 	}
@@ -82,14 +54,13 @@ const (
 // milliseconds where a scan of vec0 takes tens.
 //
 // The vec0 tables are the source of truth and the index a copy, kept in
-// step as the stem index is (see stemIndex.expect): a per-agent counter in
-// meta moves on with every change to the agent's vectors, in whichever
+// step as the stem index is (see stemIndex): a per-agent counter in meta
+// moves on with every change to the agent's vectors, in whichever
 // connection it happens. This process's own changes are applied to the
-// index just before its transactions commit: vectors it writes itself,
-// and rows whose vector a trigger dropped, which temporary triggers on the
-// writer connection log to temp.vector_log. When the counter is anywhere
-// else, another connection changed the vectors and the index is loaded
-// again.
+// index just before its transactions commit: the vectors it writes
+// itself (put), and the rows whose vector a trigger dropped, which the
+// change log reports (follow). When the counter is anywhere else, another
+// connection changed the vectors and the index is loaded again.
 type vectors struct {
 	m     *Memory
 	emb   Embedder
@@ -101,13 +72,15 @@ type vectors struct {
 	built   bool
 	version int64
 
-	// puts are the vectors this transaction wrote, by type and pk, until
-	// beforeCommit applies them, and written counts the writes; touched
-	// says the transaction changed the index (applied them, or loaded it
-	// from the transaction's view), so that a rollback must drop it. The
-	// writer lock guards all three.
+	// What the current write transaction tx did to the agent's vectors,
+	// until finish applies it: the vectors it wrote (puts) and those its
+	// statements dropped (drops), own counting both; touched says it
+	// changed the index or loaded it from the transaction's view, so that
+	// a rollback must drop it. The writer lock guards them.
+	tx      *writeTx
 	puts    map[vectorKey][]float32
-	written int
+	drops   map[vectorKey]bool
+	own     int
 	touched bool
 }
 
@@ -125,7 +98,7 @@ type vectorKey struct {
 // one agent's model are never dropped by another's. After a change of
 // model or dimension the vec0 tables are made again, empty.
 func (m *Memory) openVectors(ctx context.Context, e Embedder, newDims, newModel bool) error {
-	v := &vectors{m: m, emb: e, dims: e.Dimensions(), model: e.Model(), puts: map[vectorKey][]float32{}}
+	v := &vectors{m: m, emb: e, dims: e.Dimensions(), model: e.Model(), puts: map[vectorKey][]float32{}, drops: map[vectorKey]bool{}}
 	if v.dims < 1 || v.dims > maxVectorDims {
 		return invalid("WithEmbedder", "the embedder's dimension %d is outside [1, %d]", v.dims, maxVectorDims)
 	}
@@ -162,11 +135,11 @@ func (m *Memory) openVectors(ctx context.Context, e Embedder, newDims, newModel 
 			m.log.Warn("engram: the embedding model or dimension changed; every memory will be embedded again",
 				"was", model, "was_dims", dims, "now", v.model, "now_dims", v.dims)
 			// The Tier 2 schema is made again from its first step.
-			for _, vt := range vectorTables {
-				for _, stmt := range []string{`DROP TABLE ` + vt.vec, `DROP TRIGGER IF EXISTS ` + vt.vec + `_ai`,
-					`DROP TRIGGER IF EXISTS ` + vt.vec + `_au`, `DROP TRIGGER IF EXISTS ` + vt.vec + `_ad`} {
+			for _, vk := range vectorKinds {
+				for _, stmt := range []string{`DROP TABLE ` + vk.vec, `DROP TRIGGER IF EXISTS ` + vk.vec + `_ai`,
+					`DROP TRIGGER IF EXISTS ` + vk.vec + `_au`, `DROP TRIGGER IF EXISTS ` + vk.vec + `_ad`} {
 					if _, err := q.exec(stmt); err != nil {
-						return fmt.Errorf("%s: %w", vt.vec, err)
+						return fmt.Errorf("%s: %w", vk.vec, err)
 					}
 				}
 			}
@@ -201,43 +174,18 @@ func (m *Memory) openVectors(ctx context.Context, e Embedder, newDims, newModel 
 	if err != nil {
 		return err
 	}
-	// The writer connection logs the vectors its own statements drop.
-	err = m.db.write(ctx, "open.vectors", func(q *dbtx) error {
-		if _, err := q.exec(`CREATE TEMP TABLE IF NOT EXISTS vector_log (
-			memory_type TEXT NOT NULL, pk INTEGER NOT NULL, agent_id TEXT NOT NULL, id TEXT NOT NULL, text TEXT NOT NULL)`); err != nil {
-			return err
-		}
-		for _, vt := range vectorTables {
-			log := `INSERT INTO temp.vector_log (memory_type, pk, agent_id, id, text) VALUES ('` + string(vt.typ) + `', old.pk, old.agent_id, old.id, ` + vt.oldText + `);`
-			for _, stmt := range []string{
-				`CREATE TEMP TRIGGER IF NOT EXISTS ` + vt.vec + `_log_ad AFTER DELETE ON main.` + vt.base + ` BEGIN ` + log + ` END`,
-				`CREATE TEMP TRIGGER IF NOT EXISTS ` + vt.vec + `_log_au AFTER UPDATE ON main.` + vt.base +
-					` WHEN ` + vt.changed + ` BEGIN ` + log + ` END`,
-			} {
-				if _, err := q.exec(stmt); err != nil {
-					return err
-				}
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		return err
-	}
 	m.vectors = v
-	m.db.beforeCommit = v.beforeCommit
-	m.db.committed = func() { v.touched = false }
 	return nil
 }
 
 // otherAgentWithVectors returns an agent other than agent with a memory
 // that has its vector (is not pending) in the file, or "".
 func otherAgentWithVectors(q *dbtx, agent string) (string, error) {
-	for _, vt := range vectorTables {
+	for _, vk := range vectorKinds {
 		var other string
-		err := q.queryRow(`SELECT t.agent_id FROM `+vt.base+` t WHERE (t.agent_id < ?1 OR t.agent_id > ?1)
+		err := q.queryRow(`SELECT t.agent_id FROM `+vk.table+` t WHERE (t.agent_id < ?1 OR t.agent_id > ?1)
 			AND NOT EXISTS (SELECT 1 FROM vector_pending p WHERE p.memory_type = ?2 AND p.pk = t.pk) LIMIT 1`,
-			[]any{agent, string(vt.typ)}, &other)
+			[]any{agent, string(vk.typ)}, &other)
 		if err == nil {
 			return other, nil
 		}
@@ -270,9 +218,9 @@ func (v *vectors) forget(q *dbtx, texts []string) error {
 // they are purged.
 func (v *vectors) forgetArchived(q *dbtx, where string, arg any) error {
 	var texts []string
-	for _, vt := range vectorTables {
-		rows, err := q.query(`SELECT coalesce(`+vt.archived+`, '') FROM archive WHERE agent_id = ?1 AND memory_type = ?3 AND `+where,
-			v.m.agent, arg, string(vt.typ))
+	for _, vk := range vectorKinds {
+		rows, err := q.query(`SELECT coalesce(`+overJSON(vk.text, "row")+`, '') FROM archive WHERE agent_id = ?1 AND memory_type = ?3 AND `+where,
+			v.m.agent, arg, string(vk.typ))
 		if err != nil {
 			return err
 		}
@@ -496,17 +444,18 @@ func (v *vectors) check(vecs [][]float32, n int) error {
 }
 
 // put writes the vector of a row in q's transaction (replacing any it
-// had), clears its pending mark and caches the embedding. The index
-// follows when the transaction commits.
+// had), clears its pending mark, caches the embedding and moves the
+// agent's vector counter on. The index follows when the transaction
+// commits.
 func (v *vectors) put(q *dbtx, typ MemoryType, pk int64, e embedded, replace bool) error {
-	vt := vectorTableOf[typ]
+	vec := kindOf(typ).vec
 	if replace {
-		if _, err := q.exec(`DELETE FROM `+vt.vec+` WHERE rowid = ?`, pk); err != nil {
+		if _, err := q.exec(`DELETE FROM `+vec+` WHERE rowid = ?`, pk); err != nil {
 			return err
 		}
 	}
 	blob := encodeVector(e.vec)
-	if _, err := q.exec(`INSERT INTO `+vt.vec+` (rowid, embedding) VALUES (?, ?)`, pk, blob); err != nil {
+	if _, err := q.exec(`INSERT INTO `+vec+` (rowid, embedding) VALUES (?, ?)`, pk, blob); err != nil {
 		return err
 	}
 	if _, err := q.exec(`DELETE FROM vector_pending WHERE memory_type = ? AND pk = ?`, string(typ), pk); err != nil {
@@ -518,84 +467,99 @@ func (v *vectors) put(q *dbtx, typ MemoryType, pk int64, e embedded, replace boo
 			return err
 		}
 	}
+	if err := bumpCounter(q, metaVectorVersion+v.m.agent, 1); err != nil {
+		return err
+	}
+	v.begin(q)
 	v.puts[vectorKey{typ, pk}] = e.vec
-	v.written++
+	v.own++
 	return nil
 }
 
-// beforeCommit applies the transaction's changes to the agent's vectors
-// to the index (the vectors it wrote, in puts, and those its statements
-// dropped, which the temporary triggers logged in temp.vector_log), and
-// moves the agent's counter on for the vectors written. The writer lock
-// is held.
-func (v *vectors) beforeCommit(q *dbtx) error {
-	defer func() { clear(v.puts); v.written = 0 }()
-	// A dropped vector's text leaves the embedding cache with it, unless
-	// its memory went to the archive in this transaction (Restore brings
-	// it back; PurgeArchive forgets it): the cache keeps only what live
-	// memories may need embedded again.
-	rows, err := q.query(`SELECT l.text FROM temp.vector_log l
-		WHERE NOT EXISTS (SELECT 1 FROM archive a WHERE a.agent_id = l.agent_id AND a.memory_type = l.memory_type AND a.id = l.id)`)
+// begin makes v's transaction state q's, registering finish and the
+// rollback, the first time q's transaction touches the agent's vectors.
+// The writer lock is held.
+func (v *vectors) begin(q *dbtx) {
+	if v.tx == q.tx {
+		return
+	}
+	v.tx = q.tx
+	clear(v.puts)
+	clear(v.drops)
+	v.own, v.touched = 0, false
+	q.beforeCommit(v.finish)
+	q.onRollback(v.rolledBack)
+}
+
+// watches asks the change log for the rows whose vector a trigger drops
+// (a delete, a change of the embedded text), with the text, which the
+// embedding cache then forgets.
+func (v *vectors) watches() []watch {
+	var ws []watch
+	for _, vk := range vectorKinds {
+		ws = append(ws, watch{kind: vk.typ, ops: "ud", text: true})
+	}
+	return ws
+}
+
+// follow notes the agent's vectors dropped by the changes cs, and forgets
+// the embedding cache's entries of the texts dropped, unless their memory
+// went to the archive (Restore brings it back; PurgeArchive forgets it):
+// the cache keeps only what live memories may need embedded again.
+func (v *vectors) follow(q *dbtx, cs []change) error {
+	type gone struct {
+		Kind string `json:"k"`
+		ID   string `json:"i"`
+		Text string `json:"t"`
+	}
+	var dropped []gone
+	for _, c := range cs {
+		if c.op == changeInsert || kindOf(c.kind).vec == "" {
+			continue
+		}
+		dropped = append(dropped, gone{string(c.kind), c.id, c.text})
+		if c.agent == v.m.agent {
+			v.begin(q)
+			v.drops[vectorKey{c.kind, c.pk}] = true
+			v.own++
+		}
+	}
+	if len(dropped) == 0 {
+		return nil
+	}
+	list, _ := json.Marshal(dropped)
+	rows, err := q.query(`SELECT j.value ->> '$.t' FROM json_each(?2) j
+		WHERE NOT EXISTS (SELECT 1 FROM archive a WHERE a.agent_id = ?1 AND a.memory_type = j.value ->> '$.k' AND a.id = j.value ->> '$.i')`,
+		v.m.agent, string(list))
 	if err != nil {
 		return err
 	}
-	gone, err := scanAll(rows, func(r scanner) (string, error) {
+	texts, err := scanAll(rows, func(r scanner) (string, error) {
 		var s string
 		return s, r.Scan(&s)
 	})
 	if err != nil {
 		return err
 	}
-	if err := v.forget(q, gone); err != nil {
-		return err
-	}
-	rows, err = q.query(`SELECT memory_type, pk, agent_id FROM temp.vector_log`)
-	if err != nil {
-		return err
-	}
-	type drop struct {
-		key   vectorKey
-		agent string
-	}
-	drops, err := scanAll(rows, func(r scanner) (drop, error) {
-		var d drop
-		var typ string
-		err := r.Scan(&typ, &d.key.pk, &d.agent)
-		d.key.typ = MemoryType(typ)
-		return d, err
-	})
-	if err != nil {
-		return err
-	}
-	if len(drops) > 0 {
-		if _, err := q.exec(`DELETE FROM temp.vector_log`); err != nil {
-			return err
-		}
-	}
-	if len(drops) == 0 && v.written == 0 {
-		return nil
-	}
-	if v.written > 0 {
-		if err := bumpCounter(q, metaVectorVersion+v.m.agent, v.written); err != nil {
-			return err
-		}
-	}
-	own := v.written // the counter moves on once per write and per drop
-	dropped := make(map[vectorKey]bool, len(drops))
-	for _, d := range drops {
-		if d.agent == v.m.agent {
-			dropped[d.key] = true
-			own++
-		}
+	return v.forget(q, texts)
+}
+
+// finish applies what the transaction did to the agent's vectors (puts
+// and drops) to the index, just before COMMIT, if the index is built and
+// the agent's counter moved on by exactly as much; otherwise the index is
+// loaded again on its next use. The writer lock is held.
+func (v *vectors) finish(q *dbtx) error {
+	if v.tx != q.tx {
+		return nil // rolled back to a savepoint: the index is dropped already
 	}
 	// A row both written and dropped (stored then deleted, or written
 	// again after its text changed): the table knows which came last.
 	for key := range v.puts {
-		if !dropped[key] {
+		if !v.drops[key] {
 			continue
 		}
 		var n int
-		if err := q.queryRow(`SELECT count(*) FROM `+vectorTableOf[key.typ].vec+` WHERE rowid = ?`, []any{key.pk}, &n); err != nil {
+		if err := q.queryRow(`SELECT count(*) FROM `+kindOf(key.typ).vec+` WHERE rowid = ?`, []any{key.pk}, &n); err != nil {
 			return err
 		}
 		if n == 0 {
@@ -612,11 +576,11 @@ func (v *vectors) beforeCommit(q *dbtx) error {
 	if err != nil {
 		return err
 	}
-	if ver != v.version+int64(own) {
+	if ver != v.version+int64(v.own) {
 		v.built = false // another connection changed them too: load again
 		return nil
 	}
-	for key := range dropped {
+	for key := range v.drops {
 		v.idx[key.typ].Remove(key.pk)
 	}
 	for key, vec := range v.puts {
@@ -626,18 +590,21 @@ func (v *vectors) beforeCommit(q *dbtx) error {
 	return nil
 }
 
-// rolledBack forgets what a transaction that did not commit did: the
-// index is loaded again if the transaction changed it. (Most rollbacks
-// are of bad input, found before anything reached the index.)
+// rolledBack forgets what a transaction that did not commit (or a
+// savepoint rolled back) did: the index is loaded again if the
+// transaction changed it. (Most rollbacks are of bad input, found before
+// anything reached the index.)
 func (v *vectors) rolledBack() {
 	clear(v.puts)
-	v.written = 0
+	clear(v.drops)
+	v.own = 0
 	if v.touched {
 		v.mu.Lock()
 		v.built = false
 		v.mu.Unlock()
 	}
 	v.touched = false
+	v.tx = nil
 }
 
 // search returns the n rows of type typ whose vectors are most similar to
@@ -705,20 +672,20 @@ func (v *vectors) sync(q *dbtx) error {
 		return invalid("WithEmbedder", "another handle changed the database's vectors to %s dimensions; reopen with an embedder of %s dimensions", dims, dims)
 	}
 	idx := map[MemoryType]*vecindex.Index{}
-	for _, vt := range vectorTables {
-		x, err := v.load(q, vt)
+	for _, vk := range vectorKinds {
+		x, err := v.load(q, vk)
 		if err != nil {
 			return err
 		}
-		idx[vt.typ] = x
+		idx[vk.typ] = x
 	}
 	v.idx, v.built, v.version = idx, true, ver
 	return nil
 }
 
 // load reads the agent's vectors of one type into a new index.
-func (v *vectors) load(q *dbtx, vt vectorTable) (*vecindex.Index, error) {
-	rows, err := q.query(`SELECT pk FROM `+vt.base+` WHERE agent_id = ?`, v.m.agent)
+func (v *vectors) load(q *dbtx, vk *kind) (*vecindex.Index, error) {
+	rows, err := q.query(`SELECT pk FROM `+vk.table+` WHERE agent_id = ?`, v.m.agent)
 	if err != nil {
 		return nil, err
 	}
@@ -737,7 +704,7 @@ func (v *vectors) load(q *dbtx, vt vectorTable) (*vecindex.Index, error) {
 	if len(own) == 0 {
 		return x, nil
 	}
-	err = v.loadChunks(q, vt, func(pk int64, vec []float32) {
+	err = v.loadChunks(q, vk, func(pk int64, vec []float32) {
 		if own[pk] {
 			x.Put(pk, vec)
 		}
@@ -750,9 +717,9 @@ func (v *vectors) load(q *dbtx, vt vectorTable) (*vecindex.Index, error) {
 	}
 	// vec0's own scan: correct whatever its storage looks like, but it
 	// reads every vector separately, twenty times slower.
-	v.m.log.Warn("engram: reading vectors through vec0's scan", "table", vt.vec, "reason", err)
+	v.m.log.Warn("engram: reading vectors through vec0's scan", "table", vk.vec, "reason", err)
 	x = vecindex.New(v.dims)
-	rows, err = q.query(`SELECT rowid, embedding FROM ` + vt.vec)
+	rows, err = q.query(`SELECT rowid, embedding FROM ` + vk.vec)
 	if err != nil {
 		return nil, err
 	}
@@ -784,9 +751,9 @@ var errChunkLayout = errors.New("unexpected vec0 chunk layout")
 // slot. That is how sqlite-vec v0.1.9 stores a float column; anything else
 // returns errChunkLayout, and a test checks the result against vec0's own
 // scan.
-func (v *vectors) loadChunks(q *dbtx, vt vectorTable, fn func(pk int64, vec []float32)) error {
+func (v *vectors) loadChunks(q *dbtx, vk *kind, fn func(pk int64, vec []float32)) error {
 	rows, err := q.query(`SELECT c.size, c.validity, c.rowids, v.vectors
-		FROM ` + vt.vec + `_chunks c JOIN ` + vt.vec + `_vector_chunks00 v ON v.rowid = c.chunk_id
+		FROM ` + vk.vec + `_chunks c JOIN ` + vk.vec + `_vector_chunks00 v ON v.rowid = c.chunk_id
 		ORDER BY c.chunk_id`)
 	if err != nil {
 		return fmt.Errorf("%w: %v", errChunkLayout, err)
@@ -818,7 +785,7 @@ func (v *vectors) loadChunks(q *dbtx, vt vectorTable, fn func(pk int64, vec []fl
 		return err
 	}
 	var want int
-	if err := q.queryRow(`SELECT count(*) FROM `+vt.vec+`_rowids`, nil, &want); err != nil {
+	if err := q.queryRow(`SELECT count(*) FROM `+vk.vec+`_rowids`, nil, &want); err != nil {
 		return fmt.Errorf("%w: %v", errChunkLayout, err)
 	}
 	if total != want {
@@ -875,6 +842,7 @@ func (m *Memory) putNew(q *dbtx, typ MemoryType, pk int64, es []embedded, i int)
 // whose vectors' cosine similarity with vec is at least threshold, most
 // similar first, in q's transaction.
 func (v *vectors) similar(q *dbtx, pk int64, vec []float32, threshold float64, n int) ([]similarDoc, error) {
+	v.begin(q)
 	v.touched = true // a load here would see this transaction's writes
 	if err := v.sync(q); err != nil {
 		return nil, err
@@ -915,9 +883,8 @@ func (v *vectors) similar(q *dbtx, pk int64, vec []float32, threshold float64, n
 // stored returns the vector of row pk, or nil when it has none (it is
 // pending).
 func (v *vectors) stored(q *dbtx, typ MemoryType, pk int64) ([]float32, error) {
-	vt := vectorTableOf[typ]
 	var b []byte
-	err := q.queryRow(`SELECT embedding FROM `+vt.vec+` WHERE rowid = ?`, []any{pk}, &b)
+	err := q.queryRow(`SELECT embedding FROM `+kindOf(typ).vec+` WHERE rowid = ?`, []any{pk}, &b)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil
 	}
@@ -950,8 +917,8 @@ type pendingRow struct {
 // fewest failed attempts first, straight from vector_pending's index.
 var pendingSQL = func() string {
 	var cases []string
-	for _, vt := range vectorTables {
-		cases = append(cases, `WHEN '`+string(vt.typ)+`' THEN (SELECT `+vt.text+` FROM `+vt.base+` WHERE pk = p.pk)`)
+	for _, vk := range vectorKinds {
+		cases = append(cases, `WHEN '`+string(vk.typ)+`' THEN (SELECT `+vk.textOver("t")+` FROM `+vk.table+` t WHERE t.pk = p.pk)`)
 	}
 	return `SELECT p.memory_type, p.pk, CASE p.memory_type ` + strings.Join(cases, " ") + ` END
 		FROM vector_pending p WHERE p.agent_id = ?1 ORDER BY p.attempts, p.memory_type, p.pk LIMIT ?2`
@@ -1054,9 +1021,9 @@ func (v *vectors) embedRows(ctx context.Context, batch []pendingRow) (int, error
 func (v *vectors) write(ctx context.Context, batch []pendingRow, es []embedded) error {
 	return v.m.db.write(ctx, "embed.pending", func(q *dbtx) error {
 		for i, p := range batch {
-			vt := vectorTableOf[p.typ]
+			vk := kindOf(p.typ)
 			var text string
-			err := q.queryRow(`SELECT `+vt.text+` FROM `+vt.base+` WHERE pk = ?1 AND agent_id = ?2
+			err := q.queryRow(`SELECT `+vk.textOver("t")+` FROM `+vk.table+` t WHERE t.pk = ?1 AND t.agent_id = ?2
 				AND EXISTS (SELECT 1 FROM vector_pending WHERE memory_type = ?3 AND pk = ?1)`,
 				[]any{p.pk, v.m.agent, string(p.typ)}, &text)
 			if errors.Is(err, sql.ErrNoRows) || err == nil && text != p.text {
@@ -1120,9 +1087,9 @@ func (m *Memory) Reindex(ctx context.Context, progress func(done, total int)) er
 		if err := q.queryRow(`SELECT count(*) FROM meta WHERE key = ?`, []any{metaReindex + m.agent}, &started); err != nil {
 			return err
 		}
-		for _, vt := range vectorTables { // marks whose row is gone (none should be)
-			if _, err := q.exec(`DELETE FROM vector_pending WHERE agent_id = ? AND memory_type = '`+string(vt.typ)+`'
-				AND pk NOT IN (SELECT pk FROM `+vt.base+`)`, m.agent); err != nil {
+		for _, vk := range vectorKinds { // marks whose row is gone (none should be)
+			if _, err := q.exec(`DELETE FROM vector_pending WHERE agent_id = ? AND memory_type = '`+string(vk.typ)+`'
+				AND pk NOT IN (SELECT pk FROM `+vk.table+`)`, m.agent); err != nil {
 				return err
 			}
 		}
@@ -1188,27 +1155,27 @@ func checkVectors(q *dbtx) error {
 		return err
 	}
 	var problems []string
-	for _, vt := range vectorTables {
+	for _, vk := range vectorKinds {
 		var orphans, missing, stale int
 		err := q.queryRow(`SELECT
-			(SELECT count(*) FROM `+vt.vec+` v WHERE NOT EXISTS (SELECT 1 FROM `+vt.base+` b WHERE b.pk = v.rowid)),
-			(SELECT count(*) FROM `+vt.base+` b WHERE NOT EXISTS
+			(SELECT count(*) FROM `+vk.vec+` v WHERE NOT EXISTS (SELECT 1 FROM `+vk.table+` b WHERE b.pk = v.rowid)),
+			(SELECT count(*) FROM `+vk.table+` b WHERE NOT EXISTS
 				(SELECT 1 FROM vector_pending p WHERE p.memory_type = ?1 AND p.pk = b.pk)
-				AND b.pk NOT IN (SELECT rowid FROM `+vt.vec+`)),
+				AND b.pk NOT IN (SELECT rowid FROM `+vk.vec+`)),
 			(SELECT count(*) FROM vector_pending p WHERE p.memory_type = ?1
-				AND NOT EXISTS (SELECT 1 FROM `+vt.base+` b WHERE b.pk = p.pk))`,
-			[]any{string(vt.typ)}, &orphans, &missing, &stale)
+				AND NOT EXISTS (SELECT 1 FROM `+vk.table+` b WHERE b.pk = p.pk))`,
+			[]any{string(vk.typ)}, &orphans, &missing, &stale)
 		if err != nil {
 			return err
 		}
 		if stale > 0 {
-			problems = append(problems, fmt.Sprintf("vector_pending: %d %s marks without a row", stale, vt.typ))
+			problems = append(problems, fmt.Sprintf("vector_pending: %d %s marks without a row", stale, vk.typ))
 		}
 		if orphans > 0 {
-			problems = append(problems, fmt.Sprintf("%s: %d vectors without a row", vt.vec, orphans))
+			problems = append(problems, fmt.Sprintf("%s: %d vectors without a row", vk.vec, orphans))
 		}
 		if missing > 0 {
-			problems = append(problems, fmt.Sprintf("%s: %d rows neither embedded nor pending", vt.base, missing))
+			problems = append(problems, fmt.Sprintf("%s: %d rows neither embedded nor pending", vk.table, missing))
 		}
 	}
 	if len(problems) > 0 {

@@ -50,7 +50,7 @@ func TestChunkLayoutMatchesVec0(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	vt := vectorTableOf[TypeSemantic]
+	vt := semanticKind
 	err = m.db.read(ctx, "test", func(q *dbtx) error {
 		fast := map[int64][]float32{}
 		if err := m.vectors.loadChunks(q, vt, func(pk int64, v []float32) { fast[pk] = v }); err != nil {

@@ -1,8 +1,11 @@
 package engram
 
 import (
+	"slices"
 	"strings"
 	"sync"
+
+	"github.com/engram-go/engram/internal/query"
 )
 
 // Working is the agent's working set: a few items (7 by default) kept in
@@ -243,4 +246,44 @@ func (w *Working) evictLocked() WorkingItem {
 func copyItem(it WorkingItem) WorkingItem {
 	it.Tags = cloneStrings(it.Tags)
 	return it
+}
+
+// candidates matches the working set against the query's terms, by Porter
+// stem as the index matches: an item's text relevance is the fraction of
+// terms its content contains, scaled like
+// BM25 so that rank can blend it with the stored memories.
+func (w *Working) candidates(terms []string, opts SearchOptions) []candidate {
+	if len(terms) == 0 {
+		return nil
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	var out []candidate
+	for _, s := range w.items {
+		it := s.item
+		if !opts.Since.IsZero() && it.AddedAt.Before(opts.Since) || !opts.Until.IsZero() && !it.AddedAt.Before(opts.Until) {
+			continue
+		}
+		if len(opts.Tags) > 0 && !slices.ContainsFunc(it.Tags, func(t string) bool { return slices.Contains(opts.Tags, t) }) {
+			continue
+		}
+		have := stemSet(query.Tokens(s.lower))
+		hits := 0
+		for _, t := range terms {
+			if have[query.Stem(t)] {
+				hits++
+			}
+		}
+		if hits == 0 {
+			continue
+		}
+		out = append(out, candidate{
+			Result: Result{Type: TypeWorking, ID: it.ID, Content: it.Content,
+				Tags: cloneStrings(it.Tags), CreatedAt: it.AddedAt},
+			bm25:       -float64(hits) / float64(len(terms)),
+			importance: it.Importance,
+			touched:    it.AddedAt,
+		})
+	}
+	return out
 }

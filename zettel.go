@@ -4,10 +4,12 @@ import (
 	"cmp"
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/engram-go/engram/internal/query"
@@ -83,22 +85,41 @@ func (l *Links) Add(ctx context.Context, link Link) error {
 	})
 }
 
-// validateEndType accepts an unset type or a type stored in the database.
+// validateEndType accepts an unset type or a kind links may join.
 func validateEndType(field string, t MemoryType) error {
-	switch t {
-	case "", TypeSemantic, TypeEpisodic, TypeProcedural:
+	if k := kindOf(t); t == "" || k != nil && k.linkable {
 		return nil
 	}
 	return invalid(field, "%q is not a stored memory type", string(t))
 }
 
+// linkable are the kinds links may join.
+var linkable = kindsWith(func(k *kind) bool { return k.linkable })
+
+// linkTypes is the SQL list of the kinds links may join: "('semantic',
+// 'episodic', 'procedural')".
+var linkTypes = func() string {
+	var names []string
+	for _, k := range linkable {
+		names = append(names, "'"+string(k.typ)+"'")
+	}
+	return "(" + strings.Join(names, ", ") + ")"
+}()
+
+// kindsByID is the SQL that lists the kinds of the agent's (?1) memories
+// with ID ?2, as (kind) rows, among the kinds links may join.
+var kindsByID = func() string {
+	var parts []string
+	for _, k := range linkable {
+		parts = append(parts, `SELECT '`+string(k.typ)+`' AS kind, id FROM `+k.table+` WHERE agent_id = ?1 AND id = ?2`)
+	}
+	return strings.Join(parts, " UNION ALL ")
+}()
+
 // resolveType finds which of the agent's stores holds id. When want is set
 // it only checks that store.
 func resolveType(q *dbtx, agent, id string, want MemoryType, field string) (MemoryType, error) {
-	rows, err := q.query(`
-		SELECT 'semantic' FROM semantic_memory WHERE agent_id = ?1 AND id = ?2
-		UNION ALL SELECT 'episodic' FROM episodic_log WHERE agent_id = ?1 AND id = ?2
-		UNION ALL SELECT 'procedural' FROM procedural_memory WHERE agent_id = ?1 AND id = ?2`, agent, id)
+	rows, err := q.query(`SELECT kind FROM (`+kindsByID+`)`, agent, id)
 	if err != nil {
 		return "", err
 	}
@@ -139,7 +160,7 @@ func (l *Links) Remove(ctx context.Context, sourceID, targetID string, typ LinkT
 	}
 	return l.m.db.write(ctx, "links.remove", func(q *dbtx) error {
 		res, err := q.exec(`DELETE FROM zettel_links WHERE agent_id = ? AND source_id = ? AND target_id = ?
-			AND link_type = ? AND source_type IN ('semantic', 'episodic', 'procedural')`,
+			AND link_type = ? AND source_type IN `+linkTypes,
 			l.m.agent, sourceID, targetID, string(typ))
 		return notFoundUnless(res, err, "link", fmt.Sprintf("%s -%s-> %s", sourceID, typ, targetID))
 	})
@@ -156,10 +177,10 @@ func (l *Links) For(ctx context.Context, id string) ([]Link, error) {
 	err := l.m.db.read(ctx, "links.for", func(q *dbtx) error {
 		rows, err := q.query(`
 			SELECT `+linkCols+` FROM zettel_links WHERE agent_id = ?1
-				AND source_type IN ('semantic', 'episodic', 'procedural') AND source_id = ?2
+				AND source_type IN `+linkTypes+` AND source_id = ?2
 			UNION
 			SELECT `+linkCols+` FROM zettel_links WHERE agent_id = ?1
-				AND target_type IN ('semantic', 'episodic', 'procedural') AND target_id = ?2
+				AND target_type IN `+linkTypes+` AND target_id = ?2
 			ORDER BY strength DESC, created_at, source_id, target_id, link_type`, l.m.agent, id)
 		if err != nil {
 			return err
@@ -192,10 +213,7 @@ func (l *Links) Traverse(ctx context.Context, startID string, depth int) ([]Link
 		// depth bound ends the recursion.
 		rows, err := q.query(`
 			WITH RECURSIVE
-			start(kind, id) AS (
-				SELECT 'semantic', id FROM semantic_memory WHERE agent_id = ?1 AND id = ?2
-				UNION ALL SELECT 'episodic', id FROM episodic_log WHERE agent_id = ?1 AND id = ?2
-				UNION ALL SELECT 'procedural', id FROM procedural_memory WHERE agent_id = ?1 AND id = ?2),
+			start(kind, id) AS (`+kindsByID+`),
 			walk(kind, id, depth) AS (
 				SELECT kind, id, 0 FROM start
 				UNION
@@ -292,7 +310,7 @@ func (l *Links) AutoLink(ctx context.Context, id string) ([]Link, error) {
 			}
 		}
 		var err error
-		out, err = l.autoLink(q, pk, id, content, vec, now, false)
+		out, err = l.autoLink(q, pk, id, vec, now)
 		return err
 	})
 	return out, err
@@ -300,42 +318,24 @@ func (l *Links) AutoLink(ctx context.Context, id string) ([]Link, error) {
 
 // autoLink links the semantic entry with rowid pk to its most similar
 // neighbours, inside the caller's transaction: by the cosine of its
-// vector, when it has one (Tier 2), and else of its term vector. isNew
-// says the entry was just inserted, so the cached document counts of its
-// stems go up by one.
-func (l *Links) autoLink(q *dbtx, pk int64, id, content string, emb []float32, now time.Time, isNew bool) ([]Link, error) {
+// vector, when it has one (Tier 2), and else of its term vector, found in
+// the stem index.
+func (l *Links) autoLink(q *dbtx, pk int64, id string, emb []float32, now time.Time) ([]Link, error) {
 	zc := l.m.cfg.Zettelkasten
-	vec := termVector(content)
-	if isNew {
-		stems := make([]string, 0, len(vec))
-		for st := range vec {
-			stems = append(stems, st)
-		}
-		l.m.dfs.added("semantic_vocab", stems)
-	}
-	x := &l.m.stems
-	own := 0
-	if isNew {
-		own = 1 // the insert moved the counter on
+	if zc.MaxLinksPerEntry == 0 {
+		return nil, nil
 	}
 	var found []similarDoc
-	switch {
-	case zc.MaxLinksPerEntry > 0 && emb != nil:
-		if err := x.follow(q, l.m.agent, own, func() { x.put(pk, id, vec) }); err != nil {
-			return nil, err
-		}
+	if emb != nil {
 		var err error
 		if found, err = l.m.vectors.similar(q, pk, emb, zc.LinkingThreshold, zc.MaxLinksPerEntry); err != nil {
 			return nil, err
 		}
-	case zc.MaxLinksPerEntry == 0 || len(vec) == 0:
-		// Nothing to link, but the index must follow the insert.
-		return nil, x.follow(q, l.m.agent, own, func() { x.put(pk, id, vec) })
-	default:
-		if err := x.expect(q, l.m.agent, own); err != nil {
+	} else {
+		x := &l.m.stems
+		if err := x.sync(q); err != nil {
 			return nil, err
 		}
-		x.put(pk, id, vec)
 		found = x.similar(pk, zc.LinkingThreshold, zc.MaxLinksPerEntry)
 	}
 	links := make([]Link, 0, len(found))
@@ -366,19 +366,27 @@ func (l *Links) autoLink(q *dbtx, pk int64, id, content string, emb []float32, n
 // most new entries have no near-duplicate at all.
 //
 // It is built on first use from the table (at about 150 bytes per entry)
-// and kept in step by this Memory's writes. A counter in meta, moved on by
-// triggers whenever one of the agent's entries is inserted, deleted or
+// and follows the change log (see changelog.go): every insert, delete and
+// change of content of one of the agent's entries in this Memory's
+// transactions, whatever statement made it. A counter in meta, moved on
+// by triggers whenever one of the agent's entries is inserted, deleted or
 // given new content, whichever connection does it, tells whether anything
-// else changed them: then the index is built again. It is thrown away when
-// a write transaction rolls back. A link is written only if its target
-// still exists. It is used inside write transactions only, so the writer
-// lock guards it.
+// else changed them: then the index is built again. It is thrown away
+// when a transaction (or savepoint) that changed it rolls back. A link is
+// written only if its target still exists. It is used inside write
+// transactions only, so the writer lock guards it.
 type stemIndex struct {
+	agent    string
 	built    bool
 	version  int64             // the agent's semantic.version when in step
 	terms    map[string]uint32 // stem → term number
 	postings [][]int64         // term number → rowids holding it, ascending
 	docs     map[int64]stemDoc // rowid → its entry
+	// tx is the write transaction that last changed the index, whose
+	// rollback drops it, and in which it is known to be in step with the
+	// counter (no other connection writes while a write transaction is
+	// open).
+	tx *writeTx
 }
 
 // stemDoc is one entry's ID and term vector, sorted by term number.
@@ -393,32 +401,107 @@ type termWeight struct {
 	weight float32
 }
 
-// reset throws the index away; the next sync rebuilds it.
-func (x *stemIndex) reset() { *x = stemIndex{} }
+// metaSemanticVersion (+ agent) counts the changes to the agent's
+// semantic entries (migration 0002's triggers).
+const metaSemanticVersion = "semantic.version:"
 
-// sync makes the index current, building it if it is not built or the
-// agent's entries changed in ways it did not follow.
-func (x *stemIndex) sync(q *dbtx, agent string) error {
-	return x.expect(q, agent, 0)
+// reset throws the index away; the next sync builds it again.
+func (x *stemIndex) reset() { *x = stemIndex{agent: x.agent} }
+
+func (x *stemIndex) watches() []watch {
+	return []watch{{kind: TypeSemantic, ops: "iud", text: true}}
 }
 
-// expect is sync for a caller that has just made own changes (inserts,
-// deletes, new contents) to the agent's entries in this transaction and
-// will apply them to the index next: the index is current if the counter
-// moved on by exactly own since the index was last in step. Otherwise it
-// is built again, from a table that holds the caller's changes already
-// (applying them again does no harm).
-func (x *stemIndex) expect(q *dbtx, agent string, own int) error {
-	v, err := counter(q, "semantic.version:"+agent)
+// follow applies the agent's changes of cs to the index, if it is built
+// and nothing else changed the entries: otherwise it is built again when
+// next used.
+func (x *stemIndex) follow(q *dbtx, cs []change) error {
+	if !x.built {
+		return nil
+	}
+	own := ownChanges(cs, x.agent, TypeSemantic)
+	if own == 0 {
+		return nil
+	}
+	if x.tx != q.tx {
+		v, err := counter(q, metaSemanticVersion+x.agent)
+		if err != nil {
+			return err
+		}
+		if v != x.version+int64(own) {
+			x.reset()
+			return nil
+		}
+		x.changedIn(q)
+	}
+	var changed []int64 // rows whose content changed: read them again
+	for i := range cs {
+		c := &cs[i]
+		if c.agent != x.agent || c.kind != TypeSemantic {
+			continue
+		}
+		switch c.op {
+		case changeInsert:
+			x.put(c.pk, c.id, c.termVector())
+		case changeDelete:
+			x.drop(c.pk)
+		default:
+			changed = append(changed, c.pk)
+		}
+	}
+	x.version += int64(own)
+	if len(changed) == 0 {
+		return nil
+	}
+	for _, pk := range changed {
+		x.drop(pk)
+	}
+	list, _ := json.Marshal(changed)
+	rows, err := q.query(`SELECT s.pk, s.id, s.content FROM json_each(?1) j CROSS JOIN semantic_memory s ON s.pk = j.value
+		WHERE s.agent_id = ?2`, string(list), x.agent)
 	if err != nil {
 		return err
 	}
-	if x.built && v == x.version+int64(own) {
-		x.version = v
+	_, err = scanAll(rows, func(r scanner) (struct{}, error) {
+		var pk int64
+		var id, content string
+		if err := r.Scan(&pk, &id, &content); err != nil {
+			return struct{}{}, err
+		}
+		x.put(pk, id, termVector(content))
+		return struct{}{}, nil
+	})
+	return err
+}
+
+// changedIn notes that q's transaction changed the index: its rollback
+// drops it.
+func (x *stemIndex) changedIn(q *dbtx) {
+	x.tx = q.tx
+	q.onRollback(x.reset)
+}
+
+// sync makes the index current in q's write transaction: it takes the
+// transaction's changes so far from the change log, then builds the
+// index if it is not built, or if the agent's entries changed in ways it
+// did not follow.
+func (x *stemIndex) sync(q *dbtx) error {
+	if err := q.changes(); err != nil {
+		return err
+	}
+	if x.built && x.tx == q.tx {
+		return nil
+	}
+	v, err := counter(q, metaSemanticVersion+x.agent)
+	if err != nil {
+		return err
+	}
+	if x.built && v == x.version {
+		x.changedIn(q) // known to be in step for the rest of q
 		return nil
 	}
 	x.reset()
-	rows, err := q.query(`SELECT pk, id, content FROM semantic_memory WHERE agent_id = ? ORDER BY pk`, agent)
+	rows, err := q.query(`SELECT pk, id, content FROM semantic_memory WHERE agent_id = ? ORDER BY pk`, x.agent)
 	if err != nil {
 		return err
 	}
@@ -437,19 +520,7 @@ func (x *stemIndex) expect(q *dbtx, agent string, own int) error {
 		return err
 	}
 	x.built, x.version = true, v
-	return nil
-}
-
-// follow applies own changes of the caller to the index, if it is built
-// (see expect).
-func (x *stemIndex) follow(q *dbtx, agent string, own int, apply func()) error {
-	if !x.built {
-		return nil
-	}
-	if err := x.expect(q, agent, own); err != nil {
-		return err
-	}
-	apply()
+	x.changedIn(q) // built from q's view, which a rollback undoes
 	return nil
 }
 

@@ -1,0 +1,349 @@
+package engram
+
+import (
+	"context"
+	"fmt"
+
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+)
+
+// The change log keeps in-memory state beside the database (the stem
+// index of auto-linking, the vector index, the cache of document
+// frequencies) in step with the rows it is made from, whatever statement
+// changed them, so that nothing that writes a row has to remember to
+// tell anyone:
+//
+//   - inserts and deletes of memory rows are seen by SQLite's pre-update
+//     hook on the writer connection, which hands each to Go as it
+//     happens (a few hundred nanoseconds, no SQL);
+//   - changes of a kind's text (rare: an Update, a promoted working item)
+//     are logged to temp.changes by temporary triggers on the writer
+//     connection, which fire only when a text column really changed, so
+//     that the bulk updates of decay and access counts cost nothing.
+//
+// A write transaction hands what was logged to its followers before it
+// commits (store.settle), or earlier when a follower needs to be current
+// in the middle of it (dbtx.changes). Changes made through other
+// connections (another Memory on the same file, another process) are not
+// logged here: each follower also checks a per-agent counter in meta that
+// triggers move on with every change, and starts again from the table when
+// the counter moved further than its own changes explain.
+
+// change is one change to a memory row, as the change log saw it.
+type change struct {
+	kind  MemoryType
+	pk    int64
+	agent string
+	id    string
+	op    byte // changeInsert, changeText or changeDelete
+	// text is the kind's text: the new one of an insert, the old one of
+	// a delete or a change of text; only for watches that ask for it.
+	// The new text of a change of text is not logged: it is in the table.
+	text  string
+	terms map[string]float64 // text's term vector, made once (see termVector)
+}
+
+// termVector returns the term vector of the change's text, computed once
+// for all the followers that want it.
+func (c *change) termVector() map[string]float64 {
+	if c.terms == nil {
+		c.terms = termVector(c.text)
+	}
+	return c.terms
+}
+
+// Change log operations.
+const (
+	changeInsert = 'i'
+	changeText   = 'u' // the kind's text (see kind.text) changed
+	changeDelete = 'd'
+)
+
+// follower is in-memory state kept in step with the rows of the Memory's
+// agent.
+type follower interface {
+	// watches says which changes the follower needs.
+	watches() []watch
+	// follow applies a batch of the changes of q's write transaction, or
+	// forgets what it holds when it cannot. Inserts and deletes come in
+	// the order they happened; a change of text is better read from the
+	// table, which holds the row's latest text. It may register
+	// callbacks on q (onRollback to drop what it applied). It sees each
+	// change once.
+	follow(q *dbtx, cs []change) error
+}
+
+// watch asks the change log for the operations ops (of "iud") on rows of
+// one kind, with their text when text is set.
+type watch struct {
+	kind MemoryType
+	ops  string
+	text bool
+}
+
+// changeLog is the writer connection's log. The writer lock guards it:
+// the pre-update hook runs inside the statements of the writer.
+type changeLog struct {
+	tables    map[string]*logged // by table name
+	followers []follower
+	pending   []change // seen by the hook, not handed out yet
+	// texts says a statement updated a table whose changes of text the
+	// temporary triggers log: temp.changes may hold some.
+	texts bool
+}
+
+// logged is what the log records of one kind.
+type logged struct {
+	k                *kind
+	insert, delete   bool // watched operations the hook records
+	text             bool // the text of inserts and deletes is wanted
+	id, agent        int  // the columns' positions in the table
+	textCols         []int
+	width            int // how many columns a row read needs
+	onUpdateOfText   bool
+	textOfChangeText bool
+}
+
+// startChangeLog registers the followers and sets up what their watches
+// need on the writer connection: the pre-update hook, and the temporary
+// log table and triggers for changes of text. It is called once, when the
+// Memory opens.
+func (s *store) startChangeLog(ctx context.Context, followers ...follower) error {
+	l := &changeLog{tables: map[string]*logged{}, followers: followers}
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	stmts := []string{`CREATE TEMP TABLE IF NOT EXISTS changes (
+		seq INTEGER PRIMARY KEY, kind TEXT NOT NULL, pk INTEGER NOT NULL, agent_id TEXT NOT NULL,
+		id TEXT NOT NULL, old_text TEXT)`}
+	for _, f := range followers {
+		for _, w := range f.watches() {
+			k := kindOf(w.kind)
+			lg := l.tables[k.table]
+			if lg == nil {
+				var err error
+				if lg, err = s.columnsOf(ctx, k); err != nil {
+					return err
+				}
+				l.tables[k.table] = lg
+			}
+			for _, op := range []byte(w.ops) {
+				switch op {
+				case changeInsert:
+					lg.insert, lg.text = true, lg.text || w.text
+				case changeDelete:
+					lg.delete, lg.text = true, lg.text || w.text
+				case changeText:
+					lg.onUpdateOfText = true
+					lg.textOfChangeText = lg.textOfChangeText || w.text
+				}
+			}
+		}
+	}
+	for _, lg := range l.tables {
+		if !lg.onUpdateOfText {
+			continue
+		}
+		k := lg.k
+		old := "NULL"
+		if lg.textOfChangeText {
+			old = k.textOver("old")
+		}
+		stmts = append(stmts, `CREATE TEMP TRIGGER IF NOT EXISTS changes_`+k.table+` AFTER UPDATE ON main.`+k.table+
+			` WHEN `+k.textChanged()+` BEGIN INSERT INTO temp.changes (kind, pk, agent_id, id, old_text) VALUES ('`+
+			string(k.typ)+`', new.pk, new.agent_id, new.id, `+old+`); END`)
+	}
+	for _, stmt := range stmts {
+		if _, err := s.wconn.ExecContext(ctx, stmt); err != nil {
+			return &DatabaseError{Op: "open", Err: err}
+		}
+	}
+	err := s.wconn.Raw(func(dc any) error {
+		hr, ok := dc.(sqlite.HookRegisterer)
+		if !ok {
+			return fmt.Errorf("the SQLite driver's connection (%T) takes no pre-update hook", dc)
+		}
+		hr.RegisterPreUpdateHook(l.hook)
+		return nil
+	})
+	if err != nil {
+		return &DatabaseError{Op: "open", Err: err}
+	}
+	s.log = l
+	return nil
+}
+
+// columnsOf finds where a kind's table keeps the columns the log reads.
+func (s *store) columnsOf(ctx context.Context, k *kind) (*logged, error) {
+	rows, err := s.wconn.QueryContext(ctx, `SELECT cid, name FROM pragma_table_info(?)`, k.table)
+	if err != nil {
+		return nil, &DatabaseError{Op: "open", Err: err}
+	}
+	at := map[string]int{}
+	_, err = scanAll(rows, func(r scanner) (struct{}, error) {
+		var cid int
+		var name string
+		err := r.Scan(&cid, &name)
+		at[name] = cid
+		return struct{}{}, err
+	})
+	if err != nil {
+		return nil, &DatabaseError{Op: "open", Err: err}
+	}
+	lg := &logged{k: k}
+	need := append([]string{"id", "agent_id"}, k.textCols...)
+	for i, name := range need {
+		c, ok := at[name]
+		if !ok {
+			return nil, &DatabaseError{Op: "open", Err: fmt.Errorf("table %s has no column %s", k.table, name)}
+		}
+		switch i {
+		case 0:
+			lg.id = c
+		case 1:
+			lg.agent = c
+		default:
+			lg.textCols = append(lg.textCols, c)
+		}
+		lg.width = max(lg.width, c+1)
+	}
+	return lg, nil
+}
+
+// hook is the writer connection's pre-update hook: it records the
+// watched inserts and deletes of memory rows, and notes updates of tables
+// whose changes of text the triggers log.
+func (l *changeLog) hook(d sqlite.SQLitePreUpdateData) {
+	lg := l.tables[d.TableName]
+	if lg == nil || d.DatabaseName != "main" {
+		return
+	}
+	var c change
+	var row func(dest ...any) error
+	switch d.Op {
+	case sqlite3.SQLITE_INSERT:
+		if !lg.insert {
+			return
+		}
+		c.op, c.pk, row = changeInsert, d.NewRowID, d.New
+	case sqlite3.SQLITE_DELETE:
+		if !lg.delete {
+			return
+		}
+		c.op, c.pk, row = changeDelete, d.OldRowID, d.Old
+	default:
+		l.texts = l.texts || lg.onUpdateOfText
+		return
+	}
+	c.kind = lg.k.typ
+	width := lg.width
+	if !lg.text {
+		width = max(lg.id, lg.agent) + 1
+	}
+	vals := make([]any, width)
+	if err := row(vals...); err != nil {
+		// A row the hook cannot read is logged without its values: the
+		// followers that need them start again from the table.
+		c.id, c.agent = "", ""
+	} else {
+		c.id, _ = vals[lg.id].(string)
+		c.agent, _ = vals[lg.agent].(string)
+		if lg.text {
+			c.text = lg.k.textFrom(func(i int) string { s, _ := vals[lg.textCols[i]].(string); return s })
+		}
+	}
+	l.pending = append(l.pending, c)
+}
+
+// changes hands the changes logged so far in q's write transaction to
+// every follower. A follower that must be current in the middle of a
+// transaction (auto-linking's stem index) calls it before it looks.
+func (q *dbtx) changes() error {
+	l := q.tx.s.log
+	if l == nil {
+		return nil
+	}
+	cs := l.pending
+	l.pending = nil
+	if l.texts {
+		l.texts = false
+		rows, err := q.query(`DELETE FROM temp.changes RETURNING seq, kind, pk, agent_id, id, coalesce(old_text, '')`)
+		if err != nil {
+			return err
+		}
+		type textRow struct {
+			seq int64
+			change
+		}
+		texts, err := scanAll(rows, func(r scanner) (textRow, error) {
+			var c textRow
+			var kind string
+			err := r.Scan(&c.seq, &kind, &c.pk, &c.agent, &c.id, &c.text)
+			c.kind, c.op = MemoryType(kind), changeText
+			return c, err
+		})
+		if err != nil {
+			return err
+		}
+		for _, c := range texts {
+			cs = append(cs, c.change)
+		}
+	}
+	if len(cs) == 0 {
+		return nil
+	}
+	for _, f := range l.followers {
+		if err := f.follow(q, cs); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// mark and rewind keep the log in step with a savepoint: what the hook
+// saw in a savepoint that rolls back never happened.
+func (l *changeLog) mark() int {
+	if l == nil {
+		return 0
+	}
+	return len(l.pending)
+}
+
+func (l *changeLog) rewind(n int) {
+	if l != nil && n <= len(l.pending) {
+		l.pending = l.pending[:n]
+	}
+}
+
+// reset forgets what a transaction that rolled back logged.
+func (l *changeLog) reset() {
+	if l != nil {
+		l.pending, l.texts = nil, false
+	}
+}
+
+// settle runs at the end of a write transaction, before COMMIT: the
+// followers get the changes not handed out yet, then the beforeCommit
+// callbacks run.
+func (s *store) settle(q *dbtx) error {
+	if err := q.changes(); err != nil {
+		return err
+	}
+	for i := 0; i < len(q.tx.before); i++ { // a callback may register another
+		if err := q.tx.before[i](q); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ownChanges counts the changes of cs to agent's rows of kind k.
+func ownChanges(cs []change, agent string, k MemoryType) int {
+	n := 0
+	for _, c := range cs {
+		if c.agent == agent && c.kind == k {
+			n++
+		}
+	}
+	return n
+}

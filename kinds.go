@@ -1,0 +1,261 @@
+package engram
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// kind describes how one kind of stored memory lives in the database, once,
+// for every piece of engram that works on all kinds alike: search (text and
+// vector), the change log, compaction and the archive, decay, links,
+// integrity checks and statistics derive their per-kind SQL from it. A new
+// kind is an entry here, the kind's own file (its Go type, validation and
+// methods) and the migration that makes its table, indexes and triggers.
+//
+// SQL fragments are templates over a row named {t}: "{t}.content" becomes
+// "s.content" over a table aliased s, "new.content" in a trigger, or
+// "(row ->> '$.content')" over the archive's JSON copy of a row (see over
+// and overJSON).
+type kind struct {
+	typ   MemoryType
+	noun  string // what messages call one: "semantic entry"
+	table string // its rows: pk INTEGER PRIMARY KEY, id, agent_id, …
+	// cols are the row's columns besides pk and agent_id, as the archive
+	// keeps a row (in JSON) and Restore writes it back; none for a kind
+	// compaction never archives.
+	cols []string
+	// text is the kind's text: what a search result shows, what Tier 2
+	// embeds and what the change log reports: columns joined with ||
+	// and string literals. textCols are the columns it is made of, and
+	// textParts the template parsed, for textFrom.
+	text      string
+	textCols  []string
+	textParts []textPart
+	// tagged says the rows have a tags column (a JSON list); search's tag
+	// filter leaves the other kinds out.
+	tagged bool
+	// importance is what a search blends in as the row's importance: its
+	// importance (or what stands for it) times its resonance; compaction
+	// archives the lowest first. touched is when it was last created,
+	// changed or used, for recency.
+	importance, touched string
+	// fts is the row's full-text index (FTS5, external content on table),
+	// vocab its fts5vocab table and ftsWeights the bm25() weights of its
+	// columns; "" when the kind is not searched by text.
+	fts, vocab, ftsWeights string
+	// vec is the kind's vec0 table in Tier 2; "" when it has no vectors.
+	vec string
+	// linkable says links may start or end at its rows.
+	linkable bool
+	// protected, when compaction may archive the kind, is the condition
+	// that keeps a row whatever its value (?2 is Config.NeverDecayTags as
+	// JSON); "" when compaction never archives the kind.
+	protected string
+	// decay says how resonance is computed; nil when the kind has none.
+	decay *decayRule
+	// count is where Stats counts the kind.
+	count func(*Stats) *int
+}
+
+// decayRule is a kind's part of decay's formula (see DecayConfig): days
+// since since, uses accesses, importance importance (all templates), at
+// rate per day. archive says that rows fading below MinResonance with
+// importance under 0.5 leave for the archive.
+type decayRule struct {
+	since, uses, importance string
+	rate                    func(DecayConfig) float64
+	archive                 bool
+}
+
+// The kinds of stored memory. The working set lives in process and is no
+// kind of its own here.
+var (
+	semanticKind = &kind{
+		typ: TypeSemantic, noun: "semantic entry", table: "semantic_memory",
+		cols:       strings.Fields("id content summary importance verified tags source content_hash created_at updated_at access_count last_accessed_at resonance merged_from promoted_at_count"),
+		text:       "{t}.content",
+		tagged:     true,
+		importance: "{t}.importance * {t}.resonance",
+		touched:    "max({t}.updated_at, {t}.last_accessed_at)",
+		fts:        "semantic_fts", vocab: "semantic_vocab", ftsWeights: "1, 1, 0",
+		vec:       "vec_semantic",
+		linkable:  true,
+		protected: "({t}.verified OR " + neverDecay + ")",
+		decay: &decayRule{since: "{t}.last_accessed_at", uses: "{t}.access_count", importance: "{t}.importance",
+			rate: func(d DecayConfig) float64 { return d.SemanticRate }, archive: true},
+		count: func(s *Stats) *int { return &s.Semantic },
+	}
+	episodicKind = &kind{
+		typ: TypeEpisodic, noun: "episode", table: "episodic_log",
+		cols:       strings.Fields("id content event_type task_id session_id cost duration_ns metadata created_at resonance"),
+		text:       "{t}.content",
+		importance: fmt.Sprint(episodeImportance) + " * {t}.resonance",
+		touched:    "{t}.created_at",
+		fts:        "episodic_fts", vocab: "episodic_vocab", ftsWeights: "1, 0",
+		vec:       "vec_episodic",
+		linkable:  true,
+		protected: "0",
+		decay: &decayRule{since: "{t}.created_at", uses: "0", importance: fmt.Sprint(episodeImportance),
+			rate: func(d DecayConfig) float64 { return d.EpisodicRate }},
+		count: func(s *Stats) *int { return &s.Episodes },
+	}
+	proceduralKind = &kind{
+		typ: TypeProcedural, noun: "procedure", table: "procedural_memory",
+		cols:       strings.Fields("id name description pattern success_rate use_count tags disabled created_at updated_at resonance"),
+		text:       "{t}.name || ': ' || {t}.description",
+		tagged:     true,
+		importance: "{t}.success_rate * {t}.resonance",
+		touched:    "{t}.updated_at",
+		fts:        "procedural_fts", vocab: "procedural_vocab", ftsWeights: "1, 1, 1, 1, 0",
+		vec:       "vec_procedural",
+		linkable:  true,
+		protected: neverDecay,
+		decay: &decayRule{since: "{t}.updated_at", uses: "{t}.use_count", importance: "{t}.success_rate",
+			rate: func(d DecayConfig) float64 { return d.ProceduralRate }, archive: true},
+		count: func(s *Stats) *int { return &s.Procedures },
+	}
+	snapshotKind = &kind{
+		typ: typeSnapshot, noun: "snapshot", table: "session_snapshots",
+		text:  "{t}.summary",
+		count: func(s *Stats) *int { return &s.Snapshots },
+	}
+)
+
+// typeSnapshot names session snapshots among the kinds. It is not a
+// MemoryType callers can search for yet.
+const typeSnapshot MemoryType = "snapshot"
+
+// kinds lists every kind, in the order engram works through them.
+var kinds = []*kind{semanticKind, episodicKind, proceduralKind, snapshotKind}
+
+// neverDecay is the SQL condition that a row's tags hold one of the
+// never-decay tags, given as JSON in ?2.
+const neverDecay = `EXISTS (SELECT 1 FROM json_each({t}.tags) g WHERE g.value IN (SELECT value FROM json_each(?2)))`
+
+func init() {
+	for _, k := range kinds {
+		k.textCols = columnsOf(k.text)
+		k.textParts = parseText(k.text, k.textCols)
+	}
+}
+
+// textPart is a piece of a kind's text: the column textCols[col], or a
+// string literal.
+type textPart struct {
+	isCol bool
+	col   int
+	lit   string
+}
+
+// parseText parses a text template, which joins columns ({t}.name) and
+// SQL string literals ('…') with ||. It panics on anything else: the
+// templates are engram's own, and a test opens every kind.
+func parseText(tpl string, cols []string) []textPart {
+	var parts []textPart
+	for _, p := range strings.Split(tpl, "||") {
+		p = strings.TrimSpace(p)
+		switch {
+		case strings.HasPrefix(p, "{t}."):
+			parts = append(parts, textPart{isCol: true, col: slices.Index(cols, strings.TrimPrefix(p, "{t}."))})
+		case len(p) >= 2 && p[0] == '\'' && p[len(p)-1] == '\'' && !strings.Contains(p[1:len(p)-1], "'"):
+			parts = append(parts, textPart{lit: p[1 : len(p)-1]})
+		default:
+			panic(fmt.Sprintf("engram: text template %q: cannot read %q", tpl, p))
+		}
+	}
+	return parts
+}
+
+// textFrom is the kind's text, as its SQL template makes it, from the
+// values of its text columns (col(i) is textCols[i]'s).
+func (k *kind) textFrom(col func(i int) string) string {
+	if len(k.textParts) == 1 && k.textParts[0].isCol {
+		return col(k.textParts[0].col)
+	}
+	var b strings.Builder
+	for _, p := range k.textParts {
+		if p.isCol {
+			b.WriteString(col(p.col))
+		} else {
+			b.WriteString(p.lit)
+		}
+	}
+	return b.String()
+}
+
+// kindOf returns the kind of stored memory t names, or nil.
+func kindOf(t MemoryType) *kind {
+	for _, k := range kinds {
+		if k.typ == t {
+			return k
+		}
+	}
+	return nil
+}
+
+// kindsWith returns the kinds for which has is true, in order.
+func kindsWith(has func(*kind) bool) []*kind {
+	var out []*kind
+	for _, k := range kinds {
+		if has(k) {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+var templateColumn = regexp.MustCompile(`\{t\}\.(\w+)`)
+
+// over returns the template tpl over the row named alias ("s", "new").
+func over(tpl, alias string) string { return strings.ReplaceAll(tpl, "{t}", alias) }
+
+// overJSON returns the template tpl over the JSON copy of a row in the
+// SQL expression j (the archive's row column).
+func overJSON(tpl, j string) string {
+	return templateColumn.ReplaceAllString(tpl, "("+j+" ->> '$.$1')")
+}
+
+// columnsOf returns the columns a template names, in order, once each.
+func columnsOf(tpl string) []string {
+	var out []string
+	for _, m := range templateColumn.FindAllStringSubmatch(tpl, -1) {
+		if !slices.Contains(out, m[1]) {
+			out = append(out, m[1])
+		}
+	}
+	return out
+}
+
+// textOver is the kind's text over the row named alias.
+func (k *kind) textOver(alias string) string { return over(k.text, alias) }
+
+// textChanged is the trigger condition that an UPDATE changed the kind's
+// text.
+func (k *kind) textChanged() string {
+	var parts []string
+	for _, c := range k.textCols {
+		parts = append(parts, "old."+c+" IS NOT new."+c)
+	}
+	return strings.Join(parts, " OR ")
+}
+
+// tagsOver is the row's tags as JSON, or an empty list for an untagged
+// kind.
+func (k *kind) tagsOver(alias string) string {
+	if k.tagged {
+		return alias + ".tags"
+	}
+	return "'[]'"
+}
+
+// tagFilter is the SQL condition that the row named alias carries one of
+// the tags in param (a JSON list, or ” for no filter); an untagged kind
+// passes only when there is no filter.
+func (k *kind) tagFilter(alias, param string) string {
+	if !k.tagged {
+		return param + " = ''"
+	}
+	return "(" + param + " = '' OR EXISTS (SELECT 1 FROM json_each(" + alias + ".tags) g WHERE g.value IN (SELECT value FROM json_each(" + param + "))))"
+}

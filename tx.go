@@ -1,0 +1,351 @@
+package engram
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+)
+
+// reader is a connection of the reader pool with its prepared statements.
+// It is used by one read at a time.
+type reader struct {
+	conn  *sql.Conn
+	stmts map[string]*sql.Stmt
+}
+
+func (r *reader) prep(ctx context.Context, query string) (*sql.Stmt, error) {
+	if st, ok := r.stmts[query]; ok {
+		return st, nil
+	}
+	st, err := r.conn.PrepareContext(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	r.stmts[query] = st
+	return st, nil
+}
+
+// close releases the reader's statements and connection.
+func (r *reader) close() error {
+	var errs []error
+	for _, st := range r.stmts {
+		errs = append(errs, st.Close())
+	}
+	clear(r.stmts)
+	return errors.Join(append(errs, r.conn.Close())...)
+}
+
+// dbtx runs statements in one transaction: a write transaction on the
+// writer connection, or a read transaction on a reader. Its methods take
+// the context of the operation. In a write, tx holds what runs when the
+// transaction ends (see onCommit, onRollback and savepoint).
+type dbtx struct {
+	ctx  context.Context
+	prep func(ctx context.Context, query string) (*sql.Stmt, error)
+	tx   *writeTx // nil in a read
+}
+
+// writeTx is the state of one write transaction: the savepoints open in
+// it and the callbacks that in-memory state beside the database (indexes,
+// caches, pending access counts) registers to follow it.
+type writeTx struct {
+	s          *store
+	savepoints int                   // open SAVEPOINTs
+	before     []func(q *dbtx) error // just before COMMIT, in order (see store.settle)
+	commit     []func()              // after COMMIT succeeds, in order
+	rollback   []func()              // when what registered them is rolled back, last first
+}
+
+// beforeCommit runs f just before the transaction commits, after the
+// followers have the transaction's last changes; an error rolls the
+// transaction back. Unlike the other callbacks, a savepoint that rolls
+// back keeps it: it must check what is left to do.
+func (q *dbtx) beforeCommit(f func(q *dbtx) error) { q.tx.before = append(q.tx.before, f) }
+
+// onCommit runs f after the transaction commits (with the writer lock
+// still held). A savepoint that rolls back drops the callbacks registered
+// in it.
+func (q *dbtx) onCommit(f func()) { q.tx.commit = append(q.tx.commit, f) }
+
+// onRollback runs f if the transaction, or the savepoint open when f was
+// registered, rolls back: in-memory state that followed the transaction's
+// writes is dropped with them. Callbacks run last registered first, with
+// the writer lock held.
+func (q *dbtx) onRollback(f func()) { q.tx.rollback = append(q.tx.rollback, f) }
+
+// savepoint runs fn inside a SAVEPOINT of q's write transaction, so that
+// one operation can run another inside its transaction and recover from
+// its failure: when fn returns an error (or panics), what fn wrote is
+// rolled back, the onRollback callbacks registered in it run and its
+// onCommit callbacks are dropped, while the enclosing transaction goes on.
+// It returns fn's error.
+func (q *dbtx) savepoint(fn func(q *dbtx) error) (err error) {
+	w := q.tx
+	name := fmt.Sprintf("sp%d", w.savepoints)
+	if _, err := q.exec("SAVEPOINT " + name); err != nil {
+		return err
+	}
+	w.savepoints++
+	nc, nr, nl := len(w.commit), len(w.rollback), w.s.log.mark()
+	done := false
+	defer func() {
+		w.savepoints--
+		if done {
+			return
+		}
+		// ROLLBACK TO ignores the context: what fn did must go whatever
+		// happens to the caller's.
+		_, rbErr := q.execBackground("ROLLBACK TO " + name)
+		_, relErr := q.execBackground("RELEASE " + name)
+		w.s.log.rewind(nl)
+		w.undo(nr)
+		w.commit = w.commit[:nc]
+		if e := errors.Join(rbErr, relErr); e != nil && err != nil {
+			err = errors.Join(err, e)
+		}
+	}()
+	if err = fn(q); err != nil {
+		return err
+	}
+	if _, err = q.exec("RELEASE " + name); err != nil {
+		return err
+	}
+	done = true
+	return nil
+}
+
+// undo runs, last first, the rollback callbacks registered since the
+// first n, and forgets them.
+func (w *writeTx) undo(n int) {
+	for i := len(w.rollback) - 1; i >= n; i-- {
+		w.rollback[i]()
+	}
+	w.rollback = w.rollback[:n]
+}
+
+// execBackground runs a statement of q's connection without q's context:
+// the end of a transaction or savepoint runs whatever the context says.
+func (q *dbtx) execBackground(query string) (sql.Result, error) {
+	st, err := q.prep(context.Background(), query)
+	if err != nil {
+		return nil, err
+	}
+	return st.ExecContext(context.Background())
+}
+
+func (q *dbtx) exec(query string, args ...any) (sql.Result, error) {
+	st, err := q.prep(q.ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	return st.ExecContext(q.ctx, args...)
+}
+
+func (q *dbtx) query(query string, args ...any) (*sql.Rows, error) {
+	st, err := q.prep(q.ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	return st.QueryContext(q.ctx, args...)
+}
+
+// queryRow scans the single row of query into dest; it returns
+// sql.ErrNoRows when there is none.
+func (q *dbtx) queryRow(query string, args []any, dest ...any) error {
+	st, err := q.prep(q.ctx, query)
+	if err != nil {
+		return err
+	}
+	return st.QueryRowContext(q.ctx, args...).Scan(dest...)
+}
+
+// write runs fn in one BEGIN IMMEDIATE transaction on the writer
+// connection: it commits when fn returns nil and rolls back when fn returns
+// an error or panics. Just before COMMIT it hands the transaction's changes
+// to the in-memory state that follows them (see follower); after COMMIT it
+// runs the onCommit callbacks, after a rollback the onRollback ones. Errors
+// are wrapped as *DatabaseError with op unless they are engram's own.
+//
+// fn must not call write or read itself: an operation that runs another
+// inside its transaction calls that operation's transactional form with
+// q, and wraps it in q.savepoint when it must survive its failure.
+func (s *store) write(ctx context.Context, op string, fn func(q *dbtx) error) (err error) {
+	if s.closed.Load() {
+		return ErrClosed
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	if s.closed.Load() {
+		return ErrClosed
+	}
+	if err := s.execWriter(ctx, "BEGIN IMMEDIATE"); err != nil {
+		return s.wrap(ctx, op, err)
+	}
+	w := &writeTx{s: s}
+	done := false
+	defer func() {
+		if !done {
+			// The transaction may already be gone (a failed COMMIT rolls
+			// back by itself); that error is harmless and not worth a log.
+			_ = s.execWriter(context.Background(), "ROLLBACK")
+			s.log.reset()
+			w.undo(0)
+		}
+	}()
+	q := &dbtx{ctx: ctx, prep: s.prepWriter, tx: w}
+	if err := fn(q); err != nil {
+		return s.wrap(ctx, op, err)
+	}
+	if err := s.settle(q); err != nil {
+		return s.wrap(ctx, op, err)
+	}
+	// COMMIT ignores ctx: once fn has succeeded the work is kept.
+	if err := s.execWriter(context.Background(), "COMMIT"); err != nil {
+		return s.wrap(ctx, op, err)
+	}
+	done = true
+	for _, f := range w.commit {
+		f()
+	}
+	return nil
+}
+
+// read runs fn in one read transaction on a reader connection, so that
+// every statement it runs sees one snapshot of the database; in memory
+// mode, on the writer connection. fn must not call read or write itself.
+// A statement still running when ctx ends is interrupted.
+func (s *store) read(ctx context.Context, op string, fn func(q *dbtx) error) error {
+	if s.closed.Load() {
+		return ErrClosed
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if s.memory || s.rdb == nil {
+		s.wmu.Lock()
+		defer s.wmu.Unlock()
+		if s.closed.Load() {
+			return ErrClosed
+		}
+		return s.wrap(ctx, op, fn(&dbtx{ctx: ctx, prep: s.prepWriter}))
+	}
+	r, err := s.acquire(ctx)
+	if err != nil {
+		return s.wrap(ctx, op, err)
+	}
+	healthy, err := s.readTx(ctx, r, fn)
+	s.release(r, healthy)
+	return s.wrap(ctx, op, err)
+}
+
+// readTx runs fn between BEGIN and COMMIT on r (a deferred transaction
+// takes its snapshot at its first read) and reports whether r is still fit
+// for use: whether its transaction ended.
+func (s *store) readTx(ctx context.Context, r *reader, fn func(q *dbtx) error) (healthy bool, err error) {
+	begin, err := r.prep(ctx, "BEGIN")
+	if err != nil {
+		return false, err
+	}
+	if _, err := begin.ExecContext(ctx); err != nil {
+		return ctx.Err() != nil, err // a BEGIN cut short by ctx began nothing
+	}
+	err = fn(&dbtx{ctx: ctx, prep: r.prep})
+	// The end of a read changes nothing, whatever ctx says: it runs
+	// without it, so that a cancelled read still ends its transaction.
+	st, endErr := r.prep(context.Background(), "COMMIT")
+	if endErr == nil {
+		_, endErr = st.ExecContext(context.Background())
+	}
+	if err == nil {
+		err = endErr
+	}
+	return endErr == nil, err
+}
+
+// acquire returns an idle reader, opening one while fewer than rmax are
+// open, or else waits for one.
+func (s *store) acquire(ctx context.Context) (*reader, error) {
+	select {
+	case r := <-s.readers:
+		return r, nil
+	default:
+	}
+	s.ropenMu.Lock()
+	if s.ropened < s.rmax {
+		s.ropened++
+		s.ropenMu.Unlock()
+		conn, err := s.rdb.Conn(ctx)
+		if err != nil {
+			s.ropenMu.Lock()
+			s.ropened--
+			s.ropenMu.Unlock()
+			return nil, err
+		}
+		return &reader{conn: conn, stmts: map[string]*sql.Stmt{}}, nil
+	}
+	s.ropenMu.Unlock()
+	select {
+	case r := <-s.readers:
+		return r, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// release returns r to the pool, or closes it when it is not healthy
+// (its transaction may still be open) or the store is closed.
+func (s *store) release(r *reader, healthy bool) {
+	if !healthy || s.closed.Load() {
+		_ = r.close()
+		s.ropenMu.Lock()
+		s.ropened--
+		s.ropenMu.Unlock()
+		return
+	}
+	s.readers <- r
+}
+
+// wrap turns a failure into engram's error vocabulary.
+func (s *store) wrap(ctx context.Context, op string, err error) error {
+	if err == nil {
+		return nil
+	}
+	if s.closed.Load() {
+		return ErrClosed
+	}
+	if ctxErr := ctx.Err(); ctxErr != nil {
+		// SQLite reports an interrupted statement as SQLITE_INTERRUPT;
+		// the caller wants to know it was their context.
+		return fmt.Errorf("engram: %s: %w", op, ctxErr)
+	}
+	return dbErr(op, err)
+}
+
+// execWriter runs a prepared statement without arguments on the writer.
+// The caller holds wmu.
+func (s *store) execWriter(ctx context.Context, query string) error {
+	st, err := s.prepWriter(ctx, query)
+	if err != nil {
+		return err
+	}
+	_, err = st.ExecContext(ctx)
+	return err
+}
+
+// prepWriter returns the writer's prepared statement for query. The
+// caller holds wmu.
+func (s *store) prepWriter(ctx context.Context, query string) (*sql.Stmt, error) {
+	if st, ok := s.wstmts[query]; ok {
+		return st, nil
+	}
+	st, err := s.wconn.PrepareContext(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	s.wstmts[query] = st
+	return st, nil
+}

@@ -1,0 +1,193 @@
+package engram
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"testing"
+)
+
+func countRows(t *testing.T, m *Memory, table string) int {
+	t.Helper()
+	var n int
+	err := m.db.read(context.Background(), "test", func(q *dbtx) error {
+		return q.queryRow(`SELECT count(*) FROM `+table+` WHERE agent_id = ?`, []any{m.agent}, &n)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// A savepoint that fails takes back what it wrote and runs the rollback
+// callbacks registered in it, while the transaction around it commits;
+// its commit callbacks are dropped.
+func TestSavepointRollsBackOnlyItself(t *testing.T) {
+	m, err := New(Tier1, InMemory())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	ctx := context.Background()
+	var events []string
+	boom := errors.New("boom")
+	now := m.now()
+	err = m.db.write(ctx, "test", func(q *dbtx) error {
+		row, err := m.semantic.prepare("e", SemanticEntry{ID: "kept", Content: "kept before the savepoint"}, now)
+		if err != nil {
+			return err
+		}
+		if err := m.semantic.store(q, row, nil, 0, now); err != nil {
+			return err
+		}
+		q.onCommit(func() { events = append(events, "commit outer") })
+		err = q.savepoint(func(q *dbtx) error {
+			row, err := m.semantic.prepare("e", SemanticEntry{ID: "gone", Content: "written in the failed savepoint"}, now)
+			if err != nil {
+				return err
+			}
+			if err := m.semantic.store(q, row, nil, 0, now); err != nil {
+				return err
+			}
+			q.onCommit(func() { events = append(events, "commit inner") })
+			q.onRollback(func() { events = append(events, "rollback inner") })
+			return boom
+		})
+		if !errors.Is(err, boom) {
+			t.Fatalf("savepoint returned %v, want boom", err)
+		}
+		// A nested savepoint that succeeds keeps its work.
+		return q.savepoint(func(q *dbtx) error {
+			return q.savepoint(func(q *dbtx) error {
+				row, err := m.semantic.prepare("e", SemanticEntry{ID: "nested", Content: "written two savepoints deep"}, now)
+				if err != nil {
+					return err
+				}
+				return m.semantic.store(q, row, nil, 0, now)
+			})
+		})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"rollback inner", "commit outer"}; !slices.Equal(events, want) {
+		t.Fatalf("callbacks ran %q, want %q", events, want)
+	}
+	for id, want := range map[string]bool{"kept": true, "gone": false, "nested": true} {
+		_, err := m.Semantic().Get(ctx, id)
+		if got := err == nil; got != want {
+			t.Errorf("entry %q present = %v (err %v), want %v", id, got, err, want)
+		}
+	}
+	if err := m.CheckIntegrity(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A transaction that fails runs every rollback callback, last first, and
+// no commit callback.
+func TestRollbackCallbacksRunLastFirst(t *testing.T) {
+	m, err := New(Tier1, InMemory())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	var events []string
+	boom := errors.New("boom")
+	err = m.db.write(context.Background(), "test", func(q *dbtx) error {
+		q.onRollback(func() { events = append(events, "first") })
+		q.onCommit(func() { events = append(events, "commit") })
+		q.onRollback(func() { events = append(events, "second") })
+		return boom
+	})
+	if !errors.Is(err, boom) {
+		t.Fatalf("write returned %v", err)
+	}
+	if want := []string{"second", "first"}; !slices.Equal(events, want) {
+		t.Fatalf("callbacks ran %q, want %q", events, want)
+	}
+}
+
+// recorder is a follower that keeps what the change log hands it.
+type recorder struct{ got []change }
+
+func (r *recorder) watches() []watch {
+	return []watch{{kind: TypeSemantic, ops: "iud", text: true}, {kind: TypeProcedural, ops: "iud", text: true}}
+}
+
+func (r *recorder) follow(_ *dbtx, cs []change) error {
+	for _, c := range cs {
+		c.terms = nil
+		r.got = append(r.got, c)
+	}
+	return nil
+}
+
+// The change log sees every insert, delete and change of text, whichever
+// statement makes it (a store, an update, compaction's archive, a
+// restore), with the kind's text, and nothing that a savepoint took back;
+// updates that leave the text alone are not changes.
+func TestChangeLogSeesEveryWritePath(t *testing.T) {
+	m, err := New(Tier1, InMemory())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	r := &recorder{}
+	if err := m.db.startChangeLog(context.Background(), append(m.db.log.followers, r)...); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if _, err := m.Semantic().Store(ctx, SemanticEntry{ID: "a", Content: "the deploy runs from CI"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Procedural().Store(ctx, Procedure{ID: "p", Name: "deploy", Description: "ship it"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Semantic().Update(ctx, "a", SemanticPatch{Importance: new(0.9)}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Semantic().Update(ctx, "a", SemanticPatch{Content: new("the deploy runs from the blue pipeline")}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Procedural().Update(ctx, "p", ProcedurePatch{Description: new("ship it on fridays")}); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Semantic().RecordAccess(ctx, "a"); err != nil {
+		t.Fatal(err)
+	}
+	err = m.db.write(ctx, "test", func(q *dbtx) error {
+		if err := m.archive(q, semanticKind, []leaving{{PK: 1}}, "test", m.now()); err != nil {
+			return err
+		}
+		err := q.savepoint(func(q *dbtx) error {
+			if _, err := q.exec(`DELETE FROM procedural_memory WHERE id = 'p'`); err != nil {
+				return err
+			}
+			return errors.New("taken back")
+		})
+		if err == nil {
+			t.Error("the savepoint did not report its failure")
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Restore(ctx, "a"); err != nil {
+		t.Fatal(err)
+	}
+	want := []change{
+		{kind: TypeSemantic, pk: 1, agent: "default", id: "a", op: changeInsert, text: "the deploy runs from CI"},
+		{kind: TypeProcedural, pk: 1, agent: "default", id: "p", op: changeInsert, text: "deploy: ship it"},
+		{kind: TypeSemantic, pk: 1, agent: "default", id: "a", op: changeText, text: "the deploy runs from CI"},
+		{kind: TypeProcedural, pk: 1, agent: "default", id: "p", op: changeText, text: "deploy: ship it"},
+		{kind: TypeSemantic, pk: 1, agent: "default", id: "a", op: changeDelete, text: "the deploy runs from the blue pipeline"},
+		{kind: TypeSemantic, pk: 1, agent: "default", id: "a", op: changeInsert, text: "the deploy runs from the blue pipeline"},
+	}
+	if !slices.EqualFunc(r.got, want, func(a, b change) bool {
+		return a.kind == b.kind && a.pk == b.pk && a.agent == b.agent && a.id == b.id && a.op == b.op && a.text == b.text
+	}) {
+		t.Fatalf("the log saw\n%+v\nwant\n%+v", r.got, want)
+	}
+}
