@@ -18,9 +18,9 @@ import (
 // to accessDelay of searches (or of accessBatch entries) are written
 // together, in one statement. A search that fills the batch leaves the
 // write to a goroutine of its own (background), so that no search waits
-// for it; the write paths that work on access counts in SQL (compaction,
-// consolidation, updates, Flush, Close) write what is pending first,
-// after that goroutine's write (flushing).
+// for it. Every write of the Memory writes what is pending first, in its
+// own transaction (Memory.write), so that the write paths that work on
+// access counts in SQL (compaction, consolidation, updates) see them.
 //
 // Reads never write them: a read that returns access counts overlays
 // what is pending on what it read, so that it cannot fail, or wait, for
@@ -36,7 +36,6 @@ type accessLog struct {
 	oldest  time.Time     // when the oldest pending access was noted, in real time
 	batches []*accessSent // being written or written recently, oldest first
 
-	flushing   sync.Mutex     // held by every write of accesses, for all of it
 	background sync.WaitGroup // the goroutine writing a full batch, if any
 	busy       atomic.Bool    // a background write is under way
 	startMu    sync.Mutex     // guards stopped and background's Add
@@ -215,16 +214,39 @@ func (m *Memory) flushAccessSoon() {
 	}()
 }
 
-// flushAccess writes the pending accesses, in one statement, after any
-// write of them already under way. An entry deleted since it was found is
-// skipped. On failure they stay pending.
+// flushAccess writes the pending accesses, if any, in a transaction of
+// their own. (Every write of the Memory writes them anyway: see write.)
 func (m *Memory) flushAccess(ctx context.Context) error {
-	m.access.flushing.Lock()
-	defer m.access.flushing.Unlock()
+	if m.access.count() == 0 {
+		return nil
+	}
+	return m.write(ctx, "search.record_access", func(*dbtx) error { return nil })
+}
+
+// write runs fn in one write transaction of the Memory's store (see
+// store.write), which first writes the accesses searches noted and no
+// write has written yet: every write of the Memory keeps the access counts
+// in step, so that compaction, decay, consolidation and updates work on
+// them as they are, and no write path has to remember them.
+func (m *Memory) write(ctx context.Context, op string, fn func(q *dbtx) error) error {
+	return m.db.write(ctx, op, func(q *dbtx) error {
+		if err := m.writeAccess(q); err != nil {
+			return err
+		}
+		return fn(q)
+	})
+}
+
+// writeAccess writes the pending accesses in q's transaction, in one
+// statement. An entry deleted since it was found is skipped. If the
+// transaction rolls back they are pending again.
+func (m *Memory) writeAccess(q *dbtx) error {
 	batch := m.access.take()
 	if batch == nil {
 		return nil
 	}
+	q.onRollback(func() { m.access.putBack(batch) })
+	q.onCommit(func() { m.access.written(batch) })
 	type row struct {
 		ID string `json:"id"`
 		accessNote
@@ -235,38 +257,29 @@ func (m *Memory) flushAccess(ctx context.Context) error {
 	}
 	b, err := json.Marshal(list)
 	if err != nil {
-		m.access.putBack(batch)
 		return err
 	}
-	err = m.db.write(ctx, "search.record_access", func(q *dbtx) error {
-		// The list is materialized first so that it drives the update;
-		// joined to json_each directly, the planner scans the agent's
-		// entries and parses the list once for each.
-		_, err := q.exec(`WITH j(id, n, at) AS MATERIALIZED (
-				SELECT value ->> '$.id', value ->> '$.n', value ->> '$.at' FROM json_each(?2))
-			UPDATE semantic_memory SET access_count = access_count + j.n, last_accessed_at = max(last_accessed_at, j.at)
-			FROM j WHERE semantic_memory.agent_id = ?1 AND semantic_memory.id = j.id`,
-			m.agent, string(b))
-		if err != nil {
-			return err
-		}
-		key := metaAccessVersion + m.agent
-		if err := bumpCounter(q, key, 1); err != nil {
-			return err
-		}
-		v, err := counter(q, key)
-		if err != nil {
-			return err
-		}
-		// Before COMMIT: from the moment a snapshot can hold the batch,
-		// its version says so.
-		m.access.setVersion(batch, v)
-		return nil
-	})
+	// The list is materialized first so that it drives the update;
+	// joined to json_each directly, the planner scans the agent's entries
+	// and parses the list once for each.
+	_, err = q.exec(`WITH j(id, n, at) AS MATERIALIZED (
+			SELECT value ->> '$.id', value ->> '$.n', value ->> '$.at' FROM json_each(?2))
+		UPDATE semantic_memory SET access_count = access_count + j.n, last_accessed_at = max(last_accessed_at, j.at)
+		FROM j WHERE semantic_memory.agent_id = ?1 AND semantic_memory.id = j.id`,
+		m.agent, string(b))
 	if err != nil {
-		m.access.putBack(batch)
 		return err
 	}
-	m.access.written(batch)
+	key := metaAccessVersion + m.agent
+	if err := bumpCounter(q, key, 1); err != nil {
+		return err
+	}
+	v, err := counter(q, key)
+	if err != nil {
+		return err
+	}
+	// Before COMMIT: from the moment a snapshot can hold the batch, its
+	// version says so.
+	m.access.setVersion(batch, v)
 	return nil
 }

@@ -146,9 +146,6 @@ func (m *Memory) Compact(ctx context.Context, strategies ...CompactionStrategy) 
 	if len(strategies) == 0 {
 		strategies = []CompactionStrategy{m.cfg.Compaction.Strategy}
 	}
-	if err := m.flushAccess(ctx); err != nil {
-		return CompactionReport{}, err
-	}
 	now := m.now()
 	rep := CompactionReport{Strategy: strategies[0], At: now}
 	if len(strategies) > 1 {
@@ -168,7 +165,7 @@ func (m *Memory) Compact(ctx context.Context, strategies ...CompactionStrategy) 
 		}
 	}
 	for _, step := range steps {
-		write := func(fn func(q *dbtx) error) error { return m.db.write(ctx, "compact."+step, fn) }
+		write := func(fn func(q *dbtx) error) error { return m.write(ctx, "compact."+step, fn) }
 		err := rep.step(write, func(q *dbtx, rep *CompactionReport) error {
 			var err error
 			switch step {
@@ -211,7 +208,7 @@ func (m *Memory) Optimize(ctx context.Context) error { return m.optimize(ctx, tr
 func (m *Memory) optimize(ctx context.Context, always bool) error {
 	for _, src := range ftsSources {
 		fts := src.fts
-		err := m.db.write(ctx, "optimize", func(q *dbtx) error {
+		err := m.write(ctx, "optimize", func(q *dbtx) error {
 			if !always {
 				var segments int
 				if err := q.queryRow(`SELECT count(DISTINCT segid) FROM `+fts+`_idx`, nil, &segments); err != nil {
@@ -239,12 +236,9 @@ func (m *Memory) optimize(ctx context.Context, always bool) error {
 // compaction retires them instead. Search ranks by resonance, so decayed
 // memories sink before they leave. Errors are as for [Memory.Compact].
 func (m *Memory) Decay(ctx context.Context) (CompactionReport, error) {
-	if err := m.flushAccess(ctx); err != nil {
-		return CompactionReport{}, err
-	}
 	now := m.now()
 	rep := CompactionReport{Strategy: stepDecay, At: now}
-	write := func(fn func(q *dbtx) error) error { return m.db.write(ctx, "decay", fn) }
+	write := func(fn func(q *dbtx) error) error { return m.write(ctx, "decay", fn) }
 	err := rep.step(write, func(q *dbtx, rep *CompactionReport) error { return m.decay(q, rep, now) })
 	return rep, err
 }
@@ -258,7 +252,7 @@ func (m *Memory) compactDue(ctx context.Context) (bool, error) {
 		return q.queryRow(`SELECT value FROM meta WHERE key = ?`, []any{metaCompactRun + m.agent}, &last)
 	})
 	if errors.Is(err, sql.ErrNoRows) {
-		return false, m.db.write(ctx, "compact.due", func(q *dbtx) error {
+		return false, m.write(ctx, "compact.due", func(q *dbtx) error {
 			_, err := q.exec(`INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT DO NOTHING`,
 				metaCompactRun+m.agent, strconv.FormatInt(ms(m.now()), 10))
 			return err
@@ -458,7 +452,7 @@ func (m *Memory) compactTime(q *dbtx, rep *CompactionReport, now time.Time) erro
 		if err != nil {
 			return err
 		}
-		if _, err := m.episodic.insert(q, row); err != nil {
+		if err := m.episodic.log(q, row, nil, 0); err != nil {
 			return err
 		}
 		rep.Actions = append(rep.Actions, CompactionAction{Kind: ActionDigest, Step: stepTime, Type: TypeEpisodic, ID: digest.ID, Detail: day})
@@ -750,7 +744,7 @@ func (m *Memory) Restore(ctx context.Context, id string) error {
 	if err := validateID("id", id); err != nil {
 		return err
 	}
-	err := m.db.write(ctx, "restore", func(q *dbtx) error {
+	err := m.write(ctx, "restore", func(q *dbtx) error {
 		rows, err := q.query(`SELECT memory_type FROM archive WHERE agent_id = ? AND id = ? ORDER BY pk`, m.agent, id)
 		if err != nil {
 			return err
@@ -828,7 +822,7 @@ func (m *Memory) PurgeArchive(ctx context.Context, olderThan time.Duration) (int
 		cutoff = int64(^uint64(0) >> 1)
 	}
 	var n int64
-	err := m.db.write(ctx, "purge_archive", func(q *dbtx) error {
+	err := m.write(ctx, "purge_archive", func(q *dbtx) error {
 		if m.vectors != nil {
 			if err := m.vectors.forgetArchived(q, `archived_at < ?2`, cutoff); err != nil {
 				return err
@@ -860,9 +854,6 @@ func (m *Memory) PurgeArchive(ctx context.Context, olderThan time.Duration) (int
 //
 // Each step is one transaction. Errors are as for [Memory.Compact].
 func (m *Memory) Consolidate(ctx context.Context) (CompactionReport, error) {
-	if err := m.flushAccess(ctx); err != nil {
-		return CompactionReport{}, err
-	}
 	now := m.now()
 	rep := CompactionReport{Strategy: "consolidate", At: now}
 	steps := []func(q *dbtx, rep *CompactionReport) error{
@@ -871,7 +862,7 @@ func (m *Memory) Consolidate(ctx context.Context) (CompactionReport, error) {
 		func(q *dbtx, rep *CompactionReport) error { return m.promote(q, rep, now) },
 		func(q *dbtx, rep *CompactionReport) error { return m.recur(q, rep, now) },
 	}
-	write := func(fn func(q *dbtx) error) error { return m.db.write(ctx, "consolidate", fn) }
+	write := func(fn func(q *dbtx) error) error { return m.write(ctx, "consolidate", fn) }
 	for _, step := range steps {
 		if err := rep.step(write, step); err != nil {
 			return rep, err

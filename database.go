@@ -383,6 +383,24 @@ func decodeTags(s string) ([]string, error) {
 	return tags, nil
 }
 
+// jsonSet runs query, which returns one row holding a JSON list of
+// strings (one row costs less than a row each), and returns the strings.
+func jsonSet(q *dbtx, query string, args ...any) (map[string]bool, error) {
+	var list string
+	if err := q.queryRow(query, args, &list); err != nil {
+		return nil, err
+	}
+	var got []string
+	if err := json.Unmarshal([]byte(list), &got); err != nil {
+		return nil, err
+	}
+	out := make(map[string]bool, len(got))
+	for _, s := range got {
+		out[s] = true
+	}
+	return out, nil
+}
+
 // deleteByID deletes the agent's row of kind k with the given ID, or
 // returns ErrNotFound. The table's triggers remove its full-text entry,
 // vector and links.

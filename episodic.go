@@ -37,12 +37,8 @@ func (e *Episodic) Log(ctx context.Context, ep Episode) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	err = e.m.db.write(ctx, "episodic.log", func(q *dbtx) error {
-		pk, err := e.insert(q, row)
-		if err != nil {
-			return err
-		}
-		return e.m.putNew(q, TypeEpisodic, pk, es, 0)
+	err = e.m.write(ctx, "episodic.log", func(q *dbtx) error {
+		return e.log(q, row, es, 0)
 	})
 	if err != nil {
 		return "", err
@@ -74,13 +70,9 @@ func (e *Episodic) LogBatch(ctx context.Context, eps []Episode) ([]string, error
 	if err != nil {
 		return nil, err
 	}
-	err = e.m.db.write(ctx, "episodic.log_batch", func(q *dbtx) error {
+	err = e.m.write(ctx, "episodic.log_batch", func(q *dbtx) error {
 		for i, r := range rows {
-			pk, err := e.insert(q, r)
-			if err != nil {
-				return err
-			}
-			if err := e.m.putNew(q, TypeEpisodic, pk, es, i); err != nil {
+			if err := e.log(q, r, es, i); err != nil {
 				return err
 			}
 		}
@@ -144,6 +136,36 @@ func (e *Episodic) prepare(field string, ep Episode, now time.Time) (episodeRow,
 	}
 	ep.Metadata = cloneMap(ep.Metadata)
 	return episodeRow{Episode: ep, metadata: meta}, nil
+}
+
+// log inserts a prepared episode in q's transaction with its vector, the
+// i-th of embedNew's answer es (none when es is nil: the row stays
+// pending).
+func (e *Episodic) log(q *dbtx, r episodeRow, es []embedded, i int) error {
+	pk, err := e.insert(q, r)
+	if err != nil {
+		return err
+	}
+	return e.m.putNew(q, TypeEpisodic, pk, es, i)
+}
+
+// logNew logs a prepared episode in q's transaction unless the agent has
+// an episode with the same content, and reports whether it did.
+func (e *Episodic) logNew(q *dbtx, r episodeRow) (bool, error) {
+	var n int
+	if err := q.queryRow(`SELECT count(*) FROM episodic_log WHERE agent_id = ? AND content = ?`,
+		[]any{e.m.agent, r.Content}, &n); err != nil || n > 0 {
+		return false, err
+	}
+	return true, e.log(q, r, nil, 0)
+}
+
+// holding returns which of contents the agent's episodes hold, in one
+// query.
+func (e *Episodic) holding(q *dbtx, contents []string) (map[string]bool, error) {
+	b, _ := json.Marshal(contents) // a []string always marshals
+	return jsonSet(q, `SELECT json_group_array(content) FROM episodic_log
+		WHERE agent_id = ?1 AND content IN (SELECT value FROM json_each(?2))`, e.m.agent, string(b))
 }
 
 // insert adds the row and returns its rowid.
@@ -255,7 +277,7 @@ func (e *Episodic) Delete(ctx context.Context, id string) error {
 	if err := validateID("id", id); err != nil {
 		return err
 	}
-	return e.m.db.write(ctx, "episodic.delete", func(q *dbtx) error {
+	return e.m.write(ctx, "episodic.delete", func(q *dbtx) error {
 		return deleteByID(q, episodicKind, e.m.agent, id)
 	})
 }
@@ -271,7 +293,7 @@ func (e *Episodic) Prune(ctx context.Context, retainDays int) (int, error) {
 	}
 	cutoff := e.m.now().Add(-time.Duration(retainDays) * day)
 	var n int64
-	err := e.m.db.write(ctx, "episodic.prune", func(q *dbtx) error {
+	err := e.m.write(ctx, "episodic.prune", func(q *dbtx) error {
 		res, err := q.exec(`DELETE FROM episodic_log WHERE agent_id = ? AND created_at < ?`, e.m.agent, ms(cutoff))
 		if err != nil {
 			return err
@@ -436,7 +458,7 @@ func (e *Episodic) SaveSnapshot(ctx context.Context, snap SessionSnapshot) (stri
 	decisions, _ := json.Marshal(nonNil(snap.KeyDecisions))
 	tasks, _ := json.Marshal(nonNil(snap.TaskIDs))
 
-	err = e.m.db.write(ctx, "episodic.save_snapshot", func(q *dbtx) error {
+	err = e.m.write(ctx, "episodic.save_snapshot", func(q *dbtx) error {
 		_, err := q.exec(`INSERT INTO session_snapshots (id, agent_id, session_id, messages, summary,
 			key_decisions, task_ids, started_at, ended_at, total_cost, total_tokens, created_at)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,

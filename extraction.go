@@ -173,7 +173,7 @@ func (r *Rules) Add(ctx context.Context, rule ExtractionRule) error {
 	if rule.CreatedAt.IsZero() {
 		rule.CreatedAt = r.m.now()
 	}
-	return r.m.db.write(ctx, "rules.add", func(q *dbtx) error {
+	return r.m.write(ctx, "rules.add", func(q *dbtx) error {
 		_, err := q.exec(`INSERT INTO extraction_rules (agent_id, name, pattern, memory_type, importance, tags, active, created_at)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, r.m.agent, rule.Name, rule.Pattern, string(rule.Type), rule.Importance,
 			encodeTags(rule.Tags), rule.Active, ms(rule.CreatedAt))
@@ -193,7 +193,7 @@ func (r *Rules) SetActive(ctx context.Context, name string, active bool) error {
 	if err := validateID("name", name); err != nil {
 		return err
 	}
-	return r.m.db.write(ctx, "rules.set_active", func(q *dbtx) error {
+	return r.m.write(ctx, "rules.set_active", func(q *dbtx) error {
 		res, err := q.exec(`UPDATE extraction_rules SET active = ? WHERE agent_id = ? AND name = ?`, active, r.m.agent, name)
 		if err := notFoundUnless(res, err, "rule", name); err != nil {
 			return err
@@ -208,7 +208,7 @@ func (r *Rules) Remove(ctx context.Context, name string) error {
 	if err := validateID("name", name); err != nil {
 		return err
 	}
-	return r.m.db.write(ctx, "rules.remove", func(q *dbtx) error {
+	return r.m.write(ctx, "rules.remove", func(q *dbtx) error {
 		res, err := q.exec(`DELETE FROM extraction_rules WHERE agent_id = ? AND name = ?`, r.m.agent, name)
 		if err := notFoundUnless(res, err, "rule", name); err != nil {
 			return err
@@ -770,7 +770,7 @@ func (m *Memory) storeFound(ctx context.Context, items []found) (ExtractionResul
 	}
 	now := m.now()
 	dups := res.Duplicates
-	err = m.db.write(ctx, "extract.store", func(q *dbtx) error {
+	err = m.write(ctx, "extract.store", func(q *dbtx) error {
 		res = ExtractionResult{Duplicates: dups}
 		for _, it := range items {
 			id, err := m.storeOne(q, it, now)
@@ -807,42 +807,20 @@ func (m *Memory) known(ctx context.Context, items []found) (map[MemoryType]map[s
 	for _, it := range items {
 		keys[it.typ] = append(keys[it.typ], it.key())
 	}
-	queries := map[MemoryType]string{
-		// By hash alone: 16 bytes of SHA-256 do not collide by chance.
-		TypeSemantic: `SELECT json_group_array(j.value ->> '$.k') FROM json_each(?2) j
-			WHERE EXISTS (SELECT 1 FROM semantic_memory WHERE agent_id = ?1 AND content_hash = unhex(j.value ->> '$.h'))`,
-		TypeEpisodic: `SELECT json_group_array(content) FROM episodic_log
-			WHERE agent_id = ?1 AND content IN (SELECT value ->> '$.k' FROM json_each(?2))`,
-		TypeProcedural: `SELECT json_group_array(name) FROM procedural_memory
-			WHERE agent_id = ?1 AND name IN (SELECT value ->> '$.k' FROM json_each(?2))`,
-	}
 	out := map[MemoryType]map[string]bool{}
 	err := m.db.read(ctx, "extract.known", func(q *dbtx) error {
 		for typ, ks := range keys {
-			type keyHash struct {
-				K string `json:"k"`
-				H string `json:"h"`
+			var err error
+			switch typ {
+			case TypeSemantic:
+				out[typ], err = m.semantic.holding(q, ks)
+			case TypeEpisodic:
+				out[typ], err = m.episodic.holding(q, ks)
+			default:
+				out[typ], err = m.procedural.named(q, ks)
 			}
-			keyed := make([]keyHash, len(ks))
-			for i, k := range ks {
-				keyed[i] = keyHash{K: k, H: fmt.Sprintf("%X", contentHash(k))}
-			}
-			b, err := json.Marshal(keyed)
 			if err != nil {
 				return err
-			}
-			// One row holding a JSON list costs less than a row each.
-			var list string
-			if err := q.queryRow(queries[typ], []any{m.agent, string(b)}, &list); err != nil {
-				return err
-			}
-			var got []string
-			if err := json.Unmarshal([]byte(list), &got); err != nil {
-				return err
-			}
-			out[typ] = map[string]bool{}
-			for _, s := range got {
-				out[typ][s] = true
 			}
 		}
 		return nil
@@ -872,13 +850,11 @@ func (m *Memory) storeOne(q *dbtx, it found, now time.Time) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		var n int
-		if err := q.queryRow(`SELECT count(*) FROM episodic_log WHERE agent_id = ? AND content = ?`,
-			[]any{m.agent, row.Content}, &n); err != nil || n > 0 {
+		added, err := m.episodic.logNew(q, row)
+		if err != nil || !added {
 			return "", err
 		}
-		_, err = m.episodic.insert(q, row)
-		return row.ID, err
+		return row.ID, nil
 	default:
 		p := Procedure{Name: truncateUTF8(it.name, 200), Description: it.content, Pattern: it.steps,
 			SuccessRate: it.importance, Tags: it.tags}
@@ -886,13 +862,11 @@ func (m *Memory) storeOne(q *dbtx, it found, now time.Time) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		var n int
-		if err := q.queryRow(`SELECT count(*) FROM procedural_memory WHERE agent_id = ? AND name = ?`,
-			[]any{m.agent, row.Name}, &n); err != nil || n > 0 {
+		added, err := m.procedural.storeNew(q, row)
+		if err != nil || !added {
 			return "", err
 		}
-		_, err = m.procedural.insert(q, row)
-		return row.ID, err
+		return row.ID, nil
 	}
 }
 

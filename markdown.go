@@ -37,12 +37,8 @@ func (m *Memory) renderMarkdown(ctx context.Context) ([]byte, error) {
 		if err := q.queryRow(`SELECT count(*) FROM semantic_memory WHERE agent_id = ?`, []any{m.agent}, &total); err != nil {
 			return err
 		}
-		rows, err := q.query(`SELECT `+semanticCols+` FROM semantic_memory WHERE agent_id = ?
-			ORDER BY importance DESC, updated_at DESC, id LIMIT ?`, m.agent, limit)
-		if err != nil {
-			return err
-		}
-		entries, err = scanAll(rows, scanSemantic)
+		var err error
+		entries, err = m.semantic.entries(q, `1 ORDER BY importance DESC, updated_at DESC, id LIMIT ?`, limit)
 		return err
 	})
 	if err != nil {

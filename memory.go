@@ -306,7 +306,7 @@ func (m *Memory) Flush(ctx context.Context) error {
 		}
 	}
 	if len(keep) > 0 {
-		err := m.db.write(ctx, "flush", func(q *dbtx) error {
+		err := m.write(ctx, "flush", func(q *dbtx) error {
 			for i := range keep {
 				if err := m.semantic.promote(q, &keep[i], now); err != nil {
 					return err

@@ -45,12 +45,8 @@ func (p *Procedural) Store(ctx context.Context, pr Procedure) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	err = p.m.db.write(ctx, "procedural.store", func(q *dbtx) error {
-		pk, err := p.insert(q, pr)
-		if err != nil {
-			return err
-		}
-		return p.m.putNew(q, TypeProcedural, pk, es, 0)
+	err = p.m.write(ctx, "procedural.store", func(q *dbtx) error {
+		return p.store(q, pr, es, 0)
 	})
 	if err != nil {
 		return "", err
@@ -102,6 +98,35 @@ func (p *Procedural) prepare(field string, pr Procedure, now time.Time) (Procedu
 	}
 	pr.UpdatedAt = now
 	return pr, nil
+}
+
+// store inserts a prepared procedure in q's transaction with its vector,
+// the i-th of embedNew's answer es (none when es is nil: the row stays
+// pending).
+func (p *Procedural) store(q *dbtx, pr Procedure, es []embedded, i int) error {
+	pk, err := p.insert(q, pr)
+	if err != nil {
+		return err
+	}
+	return p.m.putNew(q, TypeProcedural, pk, es, i)
+}
+
+// storeNew stores a prepared procedure in q's transaction unless the agent
+// has one of the same name, and reports whether it did.
+func (p *Procedural) storeNew(q *dbtx, pr Procedure) (bool, error) {
+	var n int
+	if err := q.queryRow(`SELECT count(*) FROM procedural_memory WHERE agent_id = ? AND name = ?`,
+		[]any{p.m.agent, pr.Name}, &n); err != nil || n > 0 {
+		return false, err
+	}
+	return true, p.store(q, pr, nil, 0)
+}
+
+// named returns which of names the agent's procedures have, in one query.
+func (p *Procedural) named(q *dbtx, names []string) (map[string]bool, error) {
+	b, _ := json.Marshal(names) // a []string always marshals
+	return jsonSet(q, `SELECT json_group_array(name) FROM procedural_memory
+		WHERE agent_id = ?1 AND name IN (SELECT value FROM json_each(?2))`, p.m.agent, string(b))
 }
 
 // insert adds the row and returns its rowid.
@@ -176,7 +201,7 @@ func (p *Procedural) Update(ctx context.Context, id string, patch ProcedurePatch
 	}
 	now := p.m.now()
 	var out Procedure
-	err := p.m.db.write(ctx, "procedural.update", func(q *dbtx) error {
+	err := p.m.write(ctx, "procedural.update", func(q *dbtx) error {
 		rows, err := q.query(`SELECT `+procedureCols+` FROM procedural_memory WHERE agent_id = ? AND id = ?`, p.m.agent, id)
 		if err != nil {
 			return err
@@ -229,7 +254,7 @@ func (p *Procedural) RecordOutcome(ctx context.Context, id string, success bool)
 	}
 	now := p.m.now()
 	var out []Procedure
-	err := p.m.db.write(ctx, "procedural.record_outcome", func(q *dbtx) error {
+	err := p.m.write(ctx, "procedural.record_outcome", func(q *dbtx) error {
 		// min/max keep float rounding from stepping outside the CHECK range.
 		rows, err := q.query(`UPDATE procedural_memory
 			SET success_rate = min(1.0, max(0.0, success_rate * ? + ?)), use_count = use_count + 1, updated_at = ?
@@ -309,7 +334,7 @@ func (p *Procedural) Delete(ctx context.Context, id string) error {
 	if err := validateID("id", id); err != nil {
 		return err
 	}
-	return p.m.db.write(ctx, "procedural.delete", func(q *dbtx) error {
+	return p.m.write(ctx, "procedural.delete", func(q *dbtx) error {
 		return deleteByID(q, proceduralKind, p.m.agent, id)
 	})
 }

@@ -168,11 +168,12 @@ const (
 // memories that share its most telling words. A query with no words (only
 // punctuation or emoji) finds nothing. Each [Result] carries its Score and
 // the parts it is made of. Semantic hits count as accesses: they are
-// written in one statement for the hits of up to 30 seconds of searches
-// (or 4,096 entries), by a goroutine of their own so that no search waits for
-// the write, and before the writes that work on access counts (compaction,
-// [Memory.Flush], [Memory.Close]); reads ([Semantic.Get], [Semantic.List])
-// add the accesses not written yet to what they read, and never write.
+// written in one statement by the Memory's next write (whichever it is),
+// or, when no write comes, after 30 seconds of searches (or 4,096 entries)
+// by a goroutine of their own, so that no search waits for the write, and
+// at the latest by [Memory.Flush] or [Memory.Close]; reads ([Semantic.Get],
+// [Semantic.List]) add the accesses not written yet to what they read, and
+// never write.
 //
 // In Tier 2 the query is also embedded and the memories with the nearest
 // embeddings found (see [SearchMode]): a hybrid search, the default, fuses

@@ -41,7 +41,7 @@ func (s *Semantic) Store(ctx context.Context, e SemanticEntry) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	err = s.m.db.write(ctx, "semantic.store", func(q *dbtx) error {
+	err = s.m.write(ctx, "semantic.store", func(q *dbtx) error {
 		return s.store(q, row, es, 0, now)
 	})
 	if err != nil {
@@ -80,7 +80,7 @@ func (s *Semantic) StoreBatch(ctx context.Context, entries []SemanticEntry) ([]s
 	if err != nil {
 		return nil, err
 	}
-	err = s.m.db.write(ctx, "semantic.store_batch", func(q *dbtx) error {
+	err = s.m.write(ctx, "semantic.store_batch", func(q *dbtx) error {
 		for i, r := range rows {
 			if err := s.store(q, r, es, i, now); err != nil {
 				return err
@@ -222,6 +222,27 @@ func (s *Semantic) insertNew(q *dbtx, row semanticRow, now time.Time) (bool, err
 	return true, s.store(q, row, nil, 0, now) // embedded when its pending mark is settled
 }
 
+// holding returns which of contents the agent's entries hold, in one
+// query: by hash alone, since 16 bytes of SHA-256 do not collide by
+// chance.
+func (s *Semantic) holding(q *dbtx, contents []string) (map[string]bool, error) {
+	type keyHash struct {
+		K string `json:"k"`
+		H string `json:"h"`
+	}
+	keyed := make([]keyHash, len(contents))
+	for i, c := range contents {
+		keyed[i] = keyHash{K: c, H: fmt.Sprintf("%X", contentHash(c))}
+	}
+	b, err := json.Marshal(keyed)
+	if err != nil {
+		return nil, err
+	}
+	return jsonSet(q, `SELECT json_group_array(j.value ->> '$.k') FROM json_each(?2) j
+		WHERE EXISTS (SELECT 1 FROM semantic_memory WHERE agent_id = ?1 AND content_hash = unhex(j.value ->> '$.h'))`,
+		s.m.agent, string(b))
+}
+
 // Get returns the entry with the given ID. It returns [ErrNotFound] if the
 // agent has none, an error matching [ErrInvalid] for a malformed ID,
 // [ErrClosed] after Close and a [*DatabaseError] when SQLite fails.
@@ -231,24 +252,38 @@ func (s *Semantic) Get(ctx context.Context, id string) (SemanticEntry, error) {
 	}
 	var e SemanticEntry
 	err := s.m.db.read(ctx, "semantic.get", func(q *dbtx) error {
-		rows, err := q.query(`SELECT `+semanticCols+` FROM semantic_memory WHERE agent_id = ? AND id = ?`, s.m.agent, id)
-		if err != nil {
-			return err
-		}
-		list, err := scanAll(rows, scanSemantic)
-		if err != nil {
-			return err
-		}
-		if len(list) == 0 {
-			return notFound("semantic entry", id)
-		}
-		if err := s.m.overlayAccess(q, list); err != nil {
-			return err
-		}
-		e = list[0]
-		return nil
+		var err error
+		e, err = s.one(q, id)
+		return err
 	})
 	return e, err
+}
+
+// entries reads the agent's entries that the SQL condition where (with
+// args) selects, in the order and number its ORDER BY and LIMIT say, with
+// the accesses noted and not written yet added (see accessLog.overlay).
+func (s *Semantic) entries(q *dbtx, where string, args ...any) ([]SemanticEntry, error) {
+	rows, err := q.query(`SELECT `+semanticCols+` FROM semantic_memory WHERE agent_id = ? AND `+where, append([]any{s.m.agent}, args...)...)
+	if err != nil {
+		return nil, err
+	}
+	list, err := scanAll(rows, scanSemantic)
+	if err != nil {
+		return nil, err
+	}
+	return list, s.m.overlayAccess(q, list)
+}
+
+// one reads the agent's entry with the given ID, or returns ErrNotFound.
+func (s *Semantic) one(q *dbtx, id string) (SemanticEntry, error) {
+	list, err := s.entries(q, `id = ?`, id)
+	if err != nil {
+		return SemanticEntry{}, err
+	}
+	if len(list) == 0 {
+		return SemanticEntry{}, notFound("semantic entry", id)
+	}
+	return list[0], nil
 }
 
 // Update applies patch to the entry with the given ID and returns the
@@ -279,24 +314,13 @@ func (s *Semantic) Update(ctx context.Context, id string, patch SemanticPatch) (
 			return SemanticEntry{}, err
 		}
 	}
-	if err := s.m.flushAccess(ctx); err != nil {
-		return SemanticEntry{}, err
-	}
 	now := s.m.now()
 	var out SemanticEntry
-	err := s.m.db.write(ctx, "semantic.update", func(q *dbtx) error {
-		rows, err := q.query(`SELECT `+semanticCols+` FROM semantic_memory WHERE agent_id = ? AND id = ?`, s.m.agent, id)
+	err := s.m.write(ctx, "semantic.update", func(q *dbtx) error {
+		e, err := s.one(q, id)
 		if err != nil {
 			return err
 		}
-		list, err := scanAll(rows, scanSemantic)
-		if err != nil {
-			return err
-		}
-		if len(list) == 0 {
-			return notFound("semantic entry", id)
-		}
-		e := list[0]
 		contentChanged := patch.Content != nil && *patch.Content != e.Content
 		if patch.Content != nil {
 			e.Content = *patch.Content
@@ -340,7 +364,7 @@ func (s *Semantic) Delete(ctx context.Context, id string) error {
 	if err := validateID("id", id); err != nil {
 		return err
 	}
-	return s.m.db.write(ctx, "semantic.delete", func(q *dbtx) error {
+	return s.m.write(ctx, "semantic.delete", func(q *dbtx) error {
 		return deleteByID(q, semanticKind, s.m.agent, id)
 	})
 }
@@ -354,15 +378,8 @@ func (s *Semantic) List(ctx context.Context, opts ListOptions) ([]SemanticEntry,
 	}
 	var out []SemanticEntry
 	err = s.m.db.read(ctx, "semantic.list", func(q *dbtx) error {
-		rows, err := q.query(`SELECT `+semanticCols+` FROM semantic_memory WHERE agent_id = ?
-			ORDER BY importance DESC, updated_at DESC, id LIMIT ? OFFSET ?`, s.m.agent, limit, offset)
-		if err != nil {
-			return err
-		}
-		if out, err = scanAll(rows, scanSemantic); err != nil {
-			return err
-		}
-		return s.m.overlayAccess(q, out)
+		out, err = s.entries(q, `1 ORDER BY importance DESC, updated_at DESC, id LIMIT ? OFFSET ?`, limit, offset)
+		return err
 	})
 	return out, err
 }
@@ -382,11 +399,8 @@ func (s *Semantic) RecordAccess(ctx context.Context, ids ...string) error {
 		}
 		set[id] = true
 	}
-	if err := s.m.flushAccess(ctx); err != nil {
-		return err
-	}
 	now := s.m.now()
-	return s.m.db.write(ctx, "semantic.record_access", func(q *dbtx) error {
+	return s.m.write(ctx, "semantic.record_access", func(q *dbtx) error {
 		n, err := s.bumpAccess(q, ids, now)
 		if err != nil {
 			return err

@@ -1019,7 +1019,7 @@ func (v *vectors) embedRows(ctx context.Context, batch []pendingRow) (int, error
 // those still pending with the text they were embedded from (a row may
 // have changed or gone meanwhile).
 func (v *vectors) write(ctx context.Context, batch []pendingRow, es []embedded) error {
-	return v.m.db.write(ctx, "embed.pending", func(q *dbtx) error {
+	return v.m.write(ctx, "embed.pending", func(q *dbtx) error {
 		for i, p := range batch {
 			vk := kindOf(p.typ)
 			var text string
@@ -1049,7 +1049,7 @@ func (v *vectors) failed(ctx context.Context, batch []pendingRow, cause error) e
 	if len(msg) > 500 {
 		msg = truncateUTF8(msg, 500)
 	}
-	err := v.m.db.write(ctx, "embed.pending", func(q *dbtx) error {
+	err := v.m.write(ctx, "embed.pending", func(q *dbtx) error {
 		for _, p := range batch {
 			if _, err := q.exec(`UPDATE vector_pending SET attempts = attempts + 1, last_error = ?
 				WHERE memory_type = ? AND pk = ?`, msg, string(p.typ), p.pk); err != nil {
@@ -1082,7 +1082,7 @@ func (m *Memory) Reindex(ctx context.Context, progress func(done, total int)) er
 		return fmt.Errorf("engram: reindex: %w", ErrTierUnsupported)
 	}
 	var total int
-	err := m.db.write(ctx, "reindex", func(q *dbtx) error {
+	err := m.write(ctx, "reindex", func(q *dbtx) error {
 		var started int
 		if err := q.queryRow(`SELECT count(*) FROM meta WHERE key = ?`, []any{metaReindex + m.agent}, &started); err != nil {
 			return err
@@ -1116,7 +1116,7 @@ func (m *Memory) Reindex(ctx context.Context, progress func(done, total int)) er
 			return err
 		}
 		var left int
-		err = m.db.write(ctx, "reindex", func(q *dbtx) error {
+		err = m.write(ctx, "reindex", func(q *dbtx) error {
 			if err := q.queryRow(`SELECT count(*) FROM vector_pending WHERE agent_id = ?`, []any{m.agent}, &left); err != nil {
 				return err
 			}

@@ -66,7 +66,7 @@ func (l *Links) Add(ctx context.Context, link Link) error {
 	if link.CreatedAt.IsZero() {
 		link.CreatedAt = now
 	}
-	return l.m.db.write(ctx, "links.add", func(q *dbtx) error {
+	return l.m.write(ctx, "links.add", func(q *dbtx) error {
 		var err error
 		if link.SourceType, err = resolveType(q, l.m.agent, link.SourceID, link.SourceType, "SourceID"); err != nil {
 			return err
@@ -158,7 +158,7 @@ func (l *Links) Remove(ctx context.Context, sourceID, targetID string, typ LinkT
 	if err := typ.Validate(); err != nil {
 		return err
 	}
-	return l.m.db.write(ctx, "links.remove", func(q *dbtx) error {
+	return l.m.write(ctx, "links.remove", func(q *dbtx) error {
 		res, err := q.exec(`DELETE FROM zettel_links WHERE agent_id = ? AND source_id = ? AND target_id = ?
 			AND link_type = ? AND source_type IN `+linkTypes,
 			l.m.agent, sourceID, targetID, string(typ))
@@ -292,7 +292,7 @@ func (l *Links) AutoLink(ctx context.Context, id string) ([]Link, error) {
 	}
 	now := l.m.now()
 	var out []Link
-	err := l.m.db.write(ctx, "links.auto_link", func(q *dbtx) error {
+	err := l.m.write(ctx, "links.auto_link", func(q *dbtx) error {
 		var pk int64
 		var content string
 		if err := q.queryRow(`SELECT pk, content FROM semantic_memory WHERE agent_id = ? AND id = ?`,
