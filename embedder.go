@@ -21,6 +21,26 @@ type Embedder interface {
 	Model() string
 }
 
+// LocalEmbedder is an [Embedder] that computes its vectors in process,
+// more cheaply than engram could look them up in its embedding cache,
+// when Local reports true: engram then does not cache its embeddings.
+// [HashingEmbedder] is one; an embedder that calls a model's API, even on
+// the same machine, is not.
+type LocalEmbedder interface {
+	Embedder
+	Local() bool
+}
+
+// LexicalEmbedder is an [Embedder] whose vectors reflect a text's words
+// rather than its meaning, when Lexical reports true: texts are close when
+// they share words, as with full-text search, so vector search with it
+// finds little that full-text search does not and is no stand-in for a
+// semantic model. [HashingEmbedder] is one.
+type LexicalEmbedder interface {
+	Embedder
+	Lexical() bool
+}
+
 // HashingEmbedder is a deterministic, offline [Embedder] that needs no
 // model: the word stems and the character trigrams of each text's words
 // (stopwords left out, as search leaves them out) are hashed into a fixed
@@ -55,6 +75,19 @@ func (h *HashingEmbedder) Dimensions() int { return h.dims }
 
 // Model names the embedding: "engram-hashing-v3".
 func (h *HashingEmbedder) Model() string { return "engram-hashing-v3" }
+
+// Local reports true: hashing a text is cheaper than looking its vector
+// up (see [LocalEmbedder]).
+func (h *HashingEmbedder) Local() bool { return true }
+
+// Lexical reports true: the vectors hash words and word parts (see
+// [LexicalEmbedder]).
+func (h *HashingEmbedder) Lexical() bool { return true }
+
+var (
+	_ LocalEmbedder   = (*HashingEmbedder)(nil)
+	_ LexicalEmbedder = (*HashingEmbedder)(nil)
+)
 
 // Feature weights of the hashing embedder: a shared word counts most, a
 // shared trigram catches word forms the stemmer does not join. (Version 2
