@@ -7,10 +7,10 @@ import (
 )
 
 // Invalid names a provider's setting or a call's argument that cannot
-// work, and says why. The public provider packages return it as an
-// *engram.InvalidError, which matches engram.ErrInvalid and which this
-// package cannot name. (The root's deprecated types do not check their
-// settings, as before.)
+// work, and says why. Its fields are those of engram.InvalidError, which
+// this package cannot name: the public provider packages convert an
+// *Invalid to an *engram.InvalidError, which matches engram.ErrInvalid.
+// (The root's deprecated types do not check their settings, as before.)
 type Invalid struct {
 	Field  string // "BaseURL", "ModelName", "Dims", "texts[3]", "Prompt.Schema", …
 	Reason string
