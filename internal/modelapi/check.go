@@ -45,8 +45,8 @@ func CheckChat(baseURL, model string, p Prompt) *Invalid {
 	}
 	if p.Schema != nil {
 		var schema map[string]json.RawMessage
-		if err := json.Unmarshal(p.Schema, &schema); err != nil {
-			return &Invalid{"Prompt.Schema", "is not a JSON object: " + err.Error()}
+		if err := json.Unmarshal(p.Schema, &schema); err != nil || schema == nil {
+			return &Invalid{"Prompt.Schema", fmt.Sprintf("%.40q is not a JSON object", p.Schema)}
 		}
 	}
 	return nil

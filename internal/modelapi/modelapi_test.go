@@ -81,6 +81,7 @@ func TestCheck(t *testing.T) {
 		"chat model":       {CheckChat(base, "", Prompt{}), "Model"},
 		"schema not JSON":  {CheckChat(base, "m", Prompt{Schema: []byte(`{"type":`)}), "Prompt.Schema"},
 		"schema array":     {CheckChat(base, "m", Prompt{Schema: []byte(`["object"]`)}), "Prompt.Schema"},
+		"schema null":      {CheckChat(base, "m", Prompt{Schema: []byte(`null`)}), "Prompt.Schema"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			require.NotNil(t, tc.got)
