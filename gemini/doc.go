@@ -49,7 +49,7 @@ import (
 	"github.com/engram-go/engram/internal/modelapi"
 )
 
-// Defaults.
+// Defaults and limits of the Gemini API.
 const (
 	// DefaultBaseURL is the Gemini API's server.
 	DefaultBaseURL = "https://generativelanguage.googleapis.com"
