@@ -22,7 +22,8 @@ import (
 //
 // Deprecated: use openai.NewEmbedder (package
 // github.com/engram-go/engram/openai), whose Embedder has the same fields
-// and behaviour. OpenAIEmbedder will be removed in the next release.
+// and behaviour and checks its settings before a call. OpenAIEmbedder will
+// be removed in the next release.
 type OpenAIEmbedder struct {
 	BaseURL   string // for example "https://api.openai.com"
 	APIKey    string // sent as a bearer token when not empty
@@ -71,7 +72,8 @@ func (e *OpenAIEmbedder) Embed(ctx context.Context, texts []string) ([][]float32
 //
 // Deprecated: use ollama.NewEmbedder (package
 // github.com/engram-go/engram/ollama), whose Embedder has the same fields
-// and behaviour. OllamaEmbedder will be removed in the next release.
+// and behaviour and checks its settings before a call. OllamaEmbedder will
+// be removed in the next release.
 type OllamaEmbedder struct {
 	BaseURL   string // usually "http://localhost:11434"
 	ModelName string
@@ -113,7 +115,8 @@ func (e *OllamaEmbedder) Embed(ctx context.Context, texts []string) ([][]float32
 //
 // Deprecated: use openai.NewChat (package
 // github.com/engram-go/engram/openai), whose Chat has the same fields and
-// behaviour. OpenAIChat will be removed in the next release.
+// behaviour and checks its settings before a call. OpenAIChat will be
+// removed in the next release.
 type OpenAIChat struct {
 	BaseURL string // for example "https://api.openai.com"
 	APIKey  string // sent as a bearer token when not empty
