@@ -46,8 +46,10 @@
 // # Tier 2: vectors
 //
 // [Tier2] adds vector search in the same file, with an [Embedder] given by
-// [WithEmbedder]: [NewHashingEmbedder] works offline with no model,
-// [NewOpenAIEmbedder] and [NewOllamaEmbedder] call a model's API. Each
+// [WithEmbedder]: [NewHashingEmbedder] works offline with no model; the
+// packages [github.com/engram-go/engram/openai],
+// [github.com/engram-go/engram/ollama] and
+// [github.com/engram-go/engram/gemini] call a model's API. Each
 // memory's vector is written in the memory's own transaction (sqlite-vec's
 // vec0 tables); a memory the embedder could not embed is kept and embedded
 // later ([Memory.Flush], [Memory.Reindex]). Searches are hybrid by

@@ -4,9 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"net/http"
 	"strings"
-	"time"
 	"unicode/utf8"
 
 	"github.com/engram-go/engram/internal/query"
@@ -21,6 +19,26 @@ type Embedder interface {
 	Embed(ctx context.Context, texts []string) ([][]float32, error)
 	Dimensions() int
 	Model() string
+}
+
+// LocalEmbedder is an [Embedder] that computes its vectors in process,
+// more cheaply than engram could look them up in its embedding cache,
+// when Local reports true: engram then does not cache its embeddings.
+// [HashingEmbedder] is one; an embedder that calls a model's API, even on
+// the same machine, is not.
+type LocalEmbedder interface {
+	Embedder
+	Local() bool
+}
+
+// LexicalEmbedder is an [Embedder] whose vectors reflect a text's words
+// rather than its meaning, when Lexical reports true: texts are close when
+// they share words, as with full-text search, so vector search with it
+// finds little that full-text search does not and is no stand-in for a
+// semantic model. [HashingEmbedder] is one.
+type LexicalEmbedder interface {
+	Embedder
+	Lexical() bool
 }
 
 // HashingEmbedder is a deterministic, offline [Embedder] that needs no
@@ -57,6 +75,19 @@ func (h *HashingEmbedder) Dimensions() int { return h.dims }
 
 // Model names the embedding: "engram-hashing-v3".
 func (h *HashingEmbedder) Model() string { return "engram-hashing-v3" }
+
+// Local reports true: hashing a text is cheaper than looking its vector
+// up (see [LocalEmbedder]).
+func (h *HashingEmbedder) Local() bool { return true }
+
+// Lexical reports true: the vectors hash words and word parts (see
+// [LexicalEmbedder]).
+func (h *HashingEmbedder) Lexical() bool { return true }
+
+var (
+	_ LocalEmbedder   = (*HashingEmbedder)(nil)
+	_ LexicalEmbedder = (*HashingEmbedder)(nil)
+)
 
 // Feature weights of the hashing embedder: a shared word counts most, a
 // shared trigram catches word forms the stemmer does not join. (Version 2
@@ -219,167 +250,4 @@ func hadamard(v []float64) {
 			}
 		}
 	}
-}
-
-var defaultEmbedClient = &http.Client{Timeout: 30 * time.Second}
-
-// embedBatches embeds texts batchSize at a time (0 means 64) and checks
-// every answer: one vector per text, each of dims finite numbers.
-func embedBatches(texts []string, batchSize, dims int, model string, embed func(batch []string) ([][]float32, error)) ([][]float32, error) {
-	if batchSize <= 0 {
-		batchSize = 64
-	}
-	out := make([][]float32, 0, len(texts))
-	for start := 0; start < len(texts); start += batchSize {
-		batch := texts[start:min(len(texts), start+batchSize)]
-		got, err := embed(batch)
-		if err != nil {
-			return nil, err
-		}
-		if len(got) != len(batch) {
-			return nil, fmt.Errorf("%w: %d vectors for %d texts", ErrBadAnswer, len(got), len(batch))
-		}
-		for i, v := range got {
-			if len(v) != dims {
-				return nil, fmt.Errorf("%w: a vector of %d dimensions from %s, which should give %d",
-					ErrBadAnswer, len(v), model, dims)
-			}
-			for _, x := range v {
-				if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
-					return nil, fmt.Errorf("%w: vector %d holds %v", ErrBadAnswer, start+i, x)
-				}
-			}
-		}
-		out = append(out, got...)
-	}
-	return out, nil
-}
-
-// embedAPI returns the HTTP settings of an embedder; retries 0 means 3.
-func embedAPI(client *http.Client, apiKey string, retries int, backoff time.Duration) apiClient {
-	if retries == 0 {
-		retries = 3
-	}
-	return newAPIClient(client, defaultEmbedClient, apiKey, retries, backoff, 64<<20)
-}
-
-// OpenAIEmbedder is an [Embedder] served by an OpenAI-compatible
-// embeddings API: it posts batches of texts to {BaseURL}/v1/embeddings
-// (BaseURL may end in /v1 already, as OpenAI-compatible servers document
-// it).
-type OpenAIEmbedder struct {
-	BaseURL   string // for example "https://api.openai.com"
-	APIKey    string // sent as a bearer token when not empty
-	ModelName string
-	Dims      int // the length of the model's vectors
-	// SendDimensions asks the API for Dims dimensions (models such as
-	// text-embedding-3-small can shorten their vectors).
-	SendDimensions bool
-	// BatchSize is how many texts one request carries; 0 means 64.
-	BatchSize int
-	// Client sends the requests; nil means one with a 30 s timeout.
-	Client *http.Client
-	// Retries is how many times a failed request is tried again (rate
-	// limits, server errors, transport failures); 0 means 3, a negative
-	// value none. Backoff is the first wait, doubling up to 8 times it; 0
-	// means 500 ms. A Retry-After header is honoured up to that cap.
-	Retries int
-	Backoff time.Duration
-}
-
-// NewOpenAIEmbedder returns an embedder for model at baseURL, whose vectors
-// have dims dimensions.
-func NewOpenAIEmbedder(baseURL, apiKey, model string, dims int) *OpenAIEmbedder {
-	return &OpenAIEmbedder{BaseURL: strings.TrimRight(baseURL, "/"), APIKey: apiKey, ModelName: model, Dims: dims}
-}
-
-// Dimensions returns Dims.
-func (e *OpenAIEmbedder) Dimensions() int { return e.Dims }
-
-// Model returns ModelName.
-func (e *OpenAIEmbedder) Model() string { return e.ModelName }
-
-// Embed returns the vectors of texts, BatchSize per request. It returns an
-// [*APIError] for an HTTP error (after retries), an error matching
-// [ErrBadAnswer] for a response it cannot use (not JSON, a vector missing
-// or of the wrong dimension), and the context's error if it ends first.
-func (e *OpenAIEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
-	api := embedAPI(e.Client, e.APIKey, e.Retries, e.Backoff)
-	return embedBatches(texts, e.BatchSize, e.Dims, e.ModelName, func(batch []string) ([][]float32, error) {
-		req := struct {
-			Model          string   `json:"model"`
-			Input          []string `json:"input"`
-			EncodingFormat string   `json:"encoding_format"`
-			Dimensions     int      `json:"dimensions,omitempty"`
-		}{Model: e.ModelName, Input: batch, EncodingFormat: "float"}
-		if e.SendDimensions {
-			req.Dimensions = e.Dims
-		}
-		var resp struct {
-			Data []struct {
-				Index     int       `json:"index"`
-				Embedding []float32 `json:"embedding"`
-			} `json:"data"`
-		}
-		if err := api.post(ctx, openAIURL(e.BaseURL, "embeddings"), req, &resp); err != nil {
-			return nil, err
-		}
-		out := make([][]float32, len(batch))
-		for _, d := range resp.Data {
-			if d.Index < 0 || d.Index >= len(batch) || out[d.Index] != nil {
-				return nil, fmt.Errorf("%w: embedding index %d for a batch of %d", ErrBadAnswer, d.Index, len(batch))
-			}
-			out[d.Index] = d.Embedding
-		}
-		for i, v := range out {
-			if v == nil {
-				return nil, fmt.Errorf("%w: no embedding for input %d", ErrBadAnswer, i)
-			}
-		}
-		return out, nil
-	})
-}
-
-// OllamaEmbedder is an [Embedder] served by Ollama: it posts batches of
-// texts to {BaseURL}/api/embed.
-type OllamaEmbedder struct {
-	BaseURL   string // usually "http://localhost:11434"
-	ModelName string
-	Dims      int // the length of the model's vectors
-	// BatchSize, Client, Retries and Backoff are as for [OpenAIEmbedder].
-	BatchSize int
-	Client    *http.Client
-	Retries   int
-	Backoff   time.Duration
-}
-
-// NewOllamaEmbedder returns an embedder for model at baseURL (usually
-// "http://localhost:11434"), whose vectors have dims dimensions.
-func NewOllamaEmbedder(baseURL, model string, dims int) *OllamaEmbedder {
-	return &OllamaEmbedder{BaseURL: strings.TrimRight(baseURL, "/"), ModelName: model, Dims: dims}
-}
-
-// Dimensions returns Dims.
-func (e *OllamaEmbedder) Dimensions() int { return e.Dims }
-
-// Model returns ModelName.
-func (e *OllamaEmbedder) Model() string { return e.ModelName }
-
-// Embed returns the vectors of texts, BatchSize per request. Errors are as
-// for [OpenAIEmbedder.Embed].
-func (e *OllamaEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
-	api := embedAPI(e.Client, "", e.Retries, e.Backoff)
-	return embedBatches(texts, e.BatchSize, e.Dims, e.ModelName, func(batch []string) ([][]float32, error) {
-		req := struct {
-			Model string   `json:"model"`
-			Input []string `json:"input"`
-		}{Model: e.ModelName, Input: batch}
-		var resp struct {
-			Embeddings [][]float32 `json:"embeddings"`
-		}
-		if err := api.post(ctx, strings.TrimRight(e.BaseURL, "/")+"/api/embed", req, &resp); err != nil {
-			return nil, err
-		}
-		return resp.Embeddings, nil
-	})
 }

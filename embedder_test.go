@@ -249,3 +249,19 @@ func TestOpenAIBaseURLForms(t *testing.T) {
 	assert.Equal(t, http.StatusBadRequest, ae.Status)
 	assert.Contains(t, err.Error(), "/v2/v1/embeddings")
 }
+
+// The hashing embedder says it is computed in process and lexical, so that
+// engram need not cache its vectors.
+func TestHashingEmbedderIsLocalAndLexical(t *testing.T) {
+	h, err := engram.NewHashingEmbedder(64)
+	require.NoError(t, err)
+	var e engram.Embedder = h
+	local, ok := e.(engram.LocalEmbedder)
+	require.True(t, ok)
+	assert.True(t, local.Local())
+	lexical, ok := e.(engram.LexicalEmbedder)
+	require.True(t, ok)
+	assert.True(t, lexical.Lexical())
+	_, ok = engram.Embedder(engram.NewOpenAIEmbedder("http://localhost", "", "m", 4)).(engram.LocalEmbedder)
+	assert.False(t, ok, "a model's API is not local")
+}

@@ -7,6 +7,8 @@ import (
 
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
+
+	"github.com/engram-go/engram/internal/modelapi"
 )
 
 // Sentinel errors. Callers classify failures with [errors.Is]; the message
@@ -16,7 +18,7 @@ var (
 	// [Embedder]) that engram cannot use: not the JSON asked for, cut
 	// short, too large, holding an invalid item or a vector of the wrong
 	// dimension. Nothing is stored from it.
-	ErrBadAnswer = errors.New("engram: unusable answer from a model")
+	ErrBadAnswer = modelapi.ErrBadAnswer
 
 	// ErrNotFound reports that no memory with the given ID exists for the
 	// Memory's agent. A memory that belongs to another agent is not found.
@@ -75,6 +77,12 @@ var (
 // every database it creates ("engr"), so that it never mistakes another
 // program's SQLite file for its own (see [ErrNotEngram]).
 const ApplicationID = 0x656e6772
+
+// APIError is an unsuccessful HTTP response from a model's API (an [LLM]
+// or an [Embedder]), after any retries. Status is the HTTP status, URL what
+// was asked (without any password it held) and Body the start of the
+// response body. The provider packages (openai, ollama, gemini) return it.
+type APIError = modelapi.APIError
 
 // InvalidError describes bad input. It matches [ErrInvalid] with
 // [errors.Is], and its Field names what was wrong ("content",

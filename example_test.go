@@ -230,8 +230,8 @@ func ExampleMemory_Extract() {
 }
 
 // Tier 2 adds vector search in the same file. The hashing embedder works
-// offline with no model; swap in NewOpenAIEmbedder or NewOllamaEmbedder
-// for semantic embeddings.
+// offline with no model; swap in openai.NewEmbedder, ollama.NewEmbedder
+// or gemini.NewEmbedder for semantic embeddings.
 func ExampleMemory_Search_tier2() {
 	embedder, err := engram.NewHashingEmbedder(384)
 	if err != nil {

@@ -710,8 +710,9 @@ func (m *Memory) validateMessages(messages []Message) error {
 // It returns an error matching [ErrInvalid] for bad messages,
 // [ErrBadAnswer] when the model's answer is malformed, incomplete, too
 // large or holds an invalid item (and then nothing is stored), the LLM's
-// own error when a call fails (an [*APIError] from [OpenAIChat]), the context's error when it is cancelled,
-// [ErrClosed] after Close and a [*DatabaseError] when SQLite fails.
+// own error when a call fails (an [*APIError] from the provider packages'
+// chats), the context's error when it is cancelled, [ErrClosed] after
+// Close and a [*DatabaseError] when SQLite fails.
 func (m *Memory) Extract(ctx context.Context, messages []Message) (ExtractionResult, error) {
 	if err := m.validateMessages(messages); err != nil {
 		return ExtractionResult{}, err

@@ -140,7 +140,8 @@ func WithConfig(c Config) Option { return func(s *settings) { s.cfg = c } }
 
 // WithLLM gives the Memory a language model, which [Memory.Extract] then
 // uses beside the extraction rules. engram never calls a model unless this
-// option is given; see [OpenAIChat] for an OpenAI-compatible client.
+// option is given; see the packages openai (an OpenAI-compatible chat,
+// which also reaches Ollama) and gemini for clients.
 func WithLLM(llm LLM) Option {
 	return func(s *settings) {
 		if llm == nil {
@@ -152,12 +153,12 @@ func WithLLM(llm LLM) Option {
 
 // WithEmbedder gives a Tier 2 Memory the embedder that turns its memories
 // and queries into vectors; Tier 2 needs one and Tier 1 takes none.
-// [NewHashingEmbedder] works offline with no model; [OpenAIEmbedder] and
-// [OllamaEmbedder] call a model's API. A database remembers the dimension
-// and model of its vectors: opening it with an embedder of another
-// dimension is an error (unless [WithDimensionChange]), and with another
-// model of the same dimension every memory is embedded again (see
-// [Memory.Reindex]).
+// [NewHashingEmbedder] works offline with no model; the embedders of the
+// packages openai, ollama and gemini call a model's API. A database
+// remembers the dimension and model of its vectors: opening it with an
+// embedder of another dimension is an error (unless
+// [WithDimensionChange]), and with another model of the same dimension
+// every memory is embedded again (see [Memory.Reindex]).
 func WithEmbedder(e Embedder) Option {
 	return func(s *settings) {
 		if e == nil {
