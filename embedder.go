@@ -89,6 +89,12 @@ var (
 	_ LexicalEmbedder = (*HashingEmbedder)(nil)
 )
 
+// isLocal reports whether e computes its vectors in process.
+func isLocal(e Embedder) bool {
+	l, ok := e.(LocalEmbedder)
+	return ok && l.Local()
+}
+
 // Feature weights of the hashing embedder: a shared word counts most, a
 // shared trigram catches word forms the stemmer does not join. (Version 2
 // also hashed adjacent word pairs. On LoCoMo, vector search alone found

@@ -334,13 +334,14 @@ type embedded struct {
 }
 
 // embed returns the embeddings of texts: from the cache where it has
-// them, from the embedder for the rest, in one call. The hashing
-// embedder's are computed, never cached: that is cheaper than a lookup.
+// them, from the embedder for the rest, in one call. A local embedder's
+// (see [LocalEmbedder]) are computed, never cached: that is cheaper than
+// a lookup.
 // Its error matches [ErrEmbedding] (or is the context's) when the embedder
 // fails or answers with something that is not a usable vector.
 func (v *vectors) embed(ctx context.Context, texts []string) ([]embedded, error) {
 	out := make([]embedded, len(texts))
-	if _, local := v.emb.(*HashingEmbedder); local {
+	if isLocal(v.emb) {
 		return v.embedMissing(ctx, texts, out, false)
 	}
 	hexes := make([]string, len(out))
