@@ -19,7 +19,8 @@ import (
 
 // testEmbedder wraps the hashing embedder: it can be told to fail, to fail
 // after some calls, or to call itself another model, and it counts what it
-// embeds.
+// embeds. It stands for a model's API, so it is not local (its embeddings
+// are cached), whatever the hashing embedder it wraps says.
 type testEmbedder struct {
 	*engram.HashingEmbedder
 	model string // "" keeps the hashing embedder's
@@ -50,6 +51,9 @@ func (e *testEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, 
 	e.mu.Unlock()
 	return e.HashingEmbedder.Embed(ctx, texts)
 }
+
+// Local reports false: see testEmbedder.
+func (e *testEmbedder) Local() bool { return false }
 
 func (e *testEmbedder) Model() string {
 	if e.model != "" {
