@@ -558,51 +558,82 @@ type mergeCandidate struct {
 
 // mergeDuplicates merges near-duplicate semantic entries.
 func (m *Memory) mergeDuplicates(q *dbtx, rep *CompactionReport, now time.Time) error {
+	groups, err := m.duplicateGroups(q)
+	if err != nil || len(groups) == 0 {
+		return err
+	}
+	var all []int64
+	for _, g := range groups {
+		all = append(all, g...)
+	}
+	byPK, err := m.mergeCandidates(q, all)
+	if err != nil {
+		return err
+	}
+	for _, pks := range groups {
+		var g []mergeCandidate
+		for _, pk := range pks {
+			if c, ok := byPK[pk]; ok {
+				g = append(g, c)
+			}
+		}
+		if len(g) < 2 {
+			continue
+		}
+		if err := m.mergeGroup(q, rep, g, now); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// duplicateGroups finds, in the stem index, the groups of near-duplicate
+// entries: each entry joins the group of the first (oldest) entry it is
+// similar enough to. Each group starts with the entry anchoring it.
+func (m *Memory) duplicateGroups(q *dbtx) ([][]int64, error) {
 	x := &m.stems
 	if err := x.sync(q); err != nil {
-		return err
+		return nil, err
 	}
 	pks := make([]int64, 0, len(x.docs))
 	for pk := range x.docs {
 		pks = append(pks, pk)
 	}
 	slices.Sort(pks)
-	// Groups of near-duplicates, found in memory: each entry joins the
-	// group of the first (oldest) entry it is similar enough to.
-	group := map[int64]int64{} // pk → the pk anchoring its group
-	var anchors []int64
-	members := map[int64][]int64{}
+	grouped := map[int64]bool{}
+	var groups [][]int64
 	for _, pk := range pks {
-		if _, done := group[pk]; done {
+		if grouped[pk] {
 			continue
 		}
+		var g []int64
 		for _, s := range x.similar(pk, m.cfg.Compaction.SimilarityThreshold, m.cfg.Zettelkasten.MaxLinksPerEntry+10) {
-			if _, done := group[s.pk]; done {
+			if grouped[s.pk] {
 				continue
 			}
-			if len(members[pk]) == 0 {
-				group[pk] = pk
-				anchors = append(anchors, pk)
-				members[pk] = []int64{pk}
+			if g == nil {
+				grouped[pk] = true
+				g = []int64{pk}
 			}
-			group[s.pk] = pk
-			members[pk] = append(members[pk], s.pk)
+			grouped[s.pk] = true
+			g = append(g, s.pk)
+		}
+		if g != nil {
+			groups = append(groups, g)
 		}
 	}
-	if len(anchors) == 0 {
-		return nil
-	}
-	var all []int64
-	for _, a := range anchors {
-		all = append(all, members[a]...)
-	}
-	list, _ := json.Marshal(all)
+	return groups, nil
+}
+
+// mergeCandidates reads what merging needs of the agent's entries pks.
+func (m *Memory) mergeCandidates(q *dbtx, pks []int64) (map[int64]mergeCandidate, error) {
+	list, _ := json.Marshal(pks)
 	rows, err := q.query(`SELECT s.pk, s.id, s.importance, s.access_count, s.created_at, s.tags, s.merged_from,
 			(s.verified OR EXISTS (SELECT 1 FROM json_each(s.tags) t WHERE t.value IN (SELECT value FROM json_each(?3))))
 		FROM json_each(?1) j CROSS JOIN semantic_memory s ON s.pk = j.value WHERE s.agent_id = ?2`,
 		string(list), m.agent, m.neverDecayJSON())
 	if err != nil {
-		return err
+		return nil, err
 	}
 	cands, err := scanAll(rows, func(r scanner) (mergeCandidate, error) {
 		var c mergeCandidate
@@ -618,64 +649,59 @@ func (m *Memory) mergeDuplicates(q *dbtx, rep *CompactionReport, now time.Time) 
 		return c, err
 	})
 	if err != nil {
-		return err
+		return nil, err
 	}
 	byPK := make(map[int64]mergeCandidate, len(cands))
 	for _, c := range cands {
 		byPK[c.pk] = c
 	}
-	for _, a := range anchors {
-		var g []mergeCandidate
-		for _, pk := range members[a] {
-			if c, ok := byPK[pk]; ok {
-				g = append(g, c)
+	return byPK, nil
+}
+
+// mergeGroup merges a group of near-duplicates into its survivor: a
+// protected entry if there is one, else the most important (then the most
+// accessed, then the oldest). Protected entries other than the survivor
+// stay as they are.
+func (m *Memory) mergeGroup(q *dbtx, rep *CompactionReport, g []mergeCandidate, now time.Time) error {
+	slices.SortStableFunc(g, func(a, b mergeCandidate) int {
+		if a.protected != b.protected {
+			if a.protected {
+				return -1
+			}
+			return 1
+		}
+		return cmp.Or(cmp.Compare(b.importance, a.importance), cmp.Compare(b.access, a.access),
+			cmp.Compare(a.created, b.created), cmp.Compare(a.id, b.id))
+	})
+	surv := g[0]
+	var out []leaving
+	for _, c := range g[1:] {
+		if c.protected {
+			continue // kept as it is: compaction never removes it
+		}
+		surv.importance = max(surv.importance, c.importance)
+		surv.access += c.access
+		for _, t := range c.tags {
+			if !slices.Contains(surv.tags, t) {
+				surv.tags = append(surv.tags, t)
 			}
 		}
-		if len(g) < 2 {
-			continue
-		}
-		slices.SortStableFunc(g, func(a, b mergeCandidate) int {
-			if a.protected != b.protected {
-				if a.protected {
-					return -1
-				}
-				return 1
-			}
-			return cmp.Or(cmp.Compare(b.importance, a.importance), cmp.Compare(b.access, a.access),
-				cmp.Compare(a.created, b.created), cmp.Compare(a.id, b.id))
-		})
-		surv := g[0]
-		var out []leaving
-		for _, c := range g[1:] {
-			if c.protected {
-				continue // kept as it is: compaction never removes it
-			}
-			surv.importance = max(surv.importance, c.importance)
-			surv.access += c.access
-			for _, t := range c.tags {
-				if !slices.Contains(surv.tags, t) {
-					surv.tags = append(surv.tags, t)
-				}
-			}
-			surv.mergedFrom = append(append(surv.mergedFrom, c.id), c.mergedFrom...)
-			out = append(out, leaving{PK: c.pk, Into: surv.id})
-			rep.Actions = append(rep.Actions, CompactionAction{Kind: ActionMerge, Step: stepSemantic, Type: TypeSemantic, ID: c.id, Into: surv.id})
-		}
-		if len(out) == 0 {
-			continue
-		}
-		// The merged entries leave first, so that a tag the survivor takes
-		// over is never counted twice.
-		if err := m.archive(q, semanticKind, out, stepSemantic, now); err != nil {
-			return err
-		}
-		from, _ := json.Marshal(surv.mergedFrom)
-		if _, err := q.exec(`UPDATE semantic_memory SET importance = ?, access_count = ?, tags = ?, merged_from = ?,
-			updated_at = ? WHERE pk = ?`, surv.importance, surv.access, encodeTags(surv.tags), string(from), ms(now), surv.pk); err != nil {
-			return err
-		}
+		surv.mergedFrom = append(append(surv.mergedFrom, c.id), c.mergedFrom...)
+		out = append(out, leaving{PK: c.pk, Into: surv.id})
+		rep.Actions = append(rep.Actions, CompactionAction{Kind: ActionMerge, Step: stepSemantic, Type: TypeSemantic, ID: c.id, Into: surv.id})
 	}
-	return nil
+	if len(out) == 0 {
+		return nil
+	}
+	// The merged entries leave first, so that a tag the survivor takes
+	// over is never counted twice.
+	if err := m.archive(q, semanticKind, out, stepSemantic, now); err != nil {
+		return err
+	}
+	from, _ := json.Marshal(surv.mergedFrom)
+	_, err := q.exec(`UPDATE semantic_memory SET importance = ?, access_count = ?, tags = ?, merged_from = ?,
+		updated_at = ? WHERE pk = ?`, surv.importance, surv.access, encodeTags(surv.tags), string(from), ms(now), surv.pk)
+	return err
 }
 
 // The weights of decay's formula (seed 003): resonance = e^(−rate × days)

@@ -455,131 +455,173 @@ type ruleHit struct {
 // message per literal. In a message outside ASCII, where case folding can
 // match other bytes, the expressions run on every sentence.
 func (r *Rules) apply(rules []ExtractionRule, messages []Message) ([]found, error) {
-	compiled := make([]compiledRule, len(rules))
-	// byFirst lists the word-start literals by their first byte: for each,
-	// its rule's index and the literal.
-	var byFirst [128][]ruleLiteral
+	sc, err := r.newRuleScan(rules)
+	if err != nil {
+		return nil, err
+	}
+	for mi, msg := range messages {
+		if msg.Role == "user" {
+			sc.message(mi, msg.Content)
+		}
+	}
+	slices.SortFunc(sc.hits, func(a, b ruleHit) int {
+		return cmp.Or(cmp.Compare(a.message, b.message), cmp.Compare(a.sentence, b.sentence),
+			cmp.Compare(a.rule, b.rule), cmp.Compare(a.order, b.order))
+	})
+	out := make([]found, len(sc.hits))
+	for i, h := range sc.hits {
+		out[i] = h.found
+	}
+	return out, nil
+}
+
+// ruleScan is one run of apply: the compiled rules, and buffers reused
+// from message to message.
+type ruleScan struct {
+	rules    []ExtractionRule
+	compiled []compiledRule
+	// byFirst lists the word-start literals by their first byte: for
+	// each, its rule's index and the literal.
+	byFirst [128][]ruleLiteral
+	hits    []ruleHit
+	from    []int    // per sentence: where to start, or -1 to skip it
+	starts  [][]int  // per sentence, for a leading rule: where matches may start
+	at      [][]int  // per rule: wordStarts' finds in a message
+	sources []string // per rule: "rule:<name>", once it matches
+
+	// The message being scanned.
+	index   int
+	text    string
+	lowered string // text in lower case, made when first needed
+	spans   [][2]int
+	ascii   bool
+}
+
+func (r *Rules) newRuleScan(rules []ExtractionRule) (*ruleScan, error) {
+	sc := &ruleScan{rules: rules, compiled: make([]compiledRule, len(rules)),
+		at: make([][]int, len(rules)), sources: make([]string, len(rules))}
 	for i, rule := range rules {
 		c, err := r.compile(rule)
 		if err != nil {
 			return nil, err
 		}
-		compiled[i] = c
+		sc.compiled[i] = c
 		if c.wordStart {
 			for _, lit := range c.required {
-				byFirst[lit[0]] = append(byFirst[lit[0]], ruleLiteral{i, lit})
+				sc.byFirst[lit[0]] = append(sc.byFirst[lit[0]], ruleLiteral{i, lit})
 			}
 		}
 	}
-	var hits []ruleHit
-	var from []int                        // per sentence: where to start, or -1 to skip it
-	var starts [][]int                    // per sentence, for a leading rule: where matches may start
-	at := make([][]int, len(rules))       // per rule: wordStarts' finds in a message
-	sources := make([]string, len(rules)) // per rule: "rule:<name>", once it matches
-	for mi, msg := range messages {
-		if msg.Role != "user" {
+	return sc, nil
+}
+
+// message runs every rule on the sentences of the message with index mi.
+func (sc *ruleScan) message(mi int, text string) {
+	sc.index, sc.text, sc.lowered = mi, text, ""
+	sc.spans = sentenceSpans(text)
+	sc.ascii = isASCII(text)
+	if sc.ascii {
+		for ri := range sc.at {
+			sc.at[ri] = sc.at[ri][:0]
+		}
+		wordStarts(text, &sc.byFirst, sc.at)
+	}
+	for ri, c := range sc.compiled {
+		leading := sc.locate(ri, c)
+		for k, sp := range sc.spans {
+			if sc.from[k] >= 0 {
+				sc.match(ri, c, k, sc.text[sp[0]:sp[1]], leading)
+			}
+		}
+	}
+}
+
+// locate decides which sentences rule ri runs on (from) and, for a rule
+// whose matches start with a literal, where in them (starts), and reports
+// whether starts applies.
+func (sc *ruleScan) locate(ri int, c compiledRule) (leading bool) {
+	n := len(sc.spans)
+	sc.from = slices.Grow(sc.from[:0], n)[:n]
+	fill := 0
+	if sc.ascii && c.required != nil {
+		fill = -1
+	}
+	for k := range sc.from {
+		sc.from[k] = fill
+	}
+	leading = fill < 0 && c.leading
+	if leading {
+		sc.starts = slices.Grow(sc.starts[:0], n)[:n]
+		for k := range sc.starts {
+			sc.starts[k] = sc.starts[k][:0]
+		}
+	}
+	switch {
+	case fill < 0 && c.wordStart:
+		for _, p := range sc.at[ri] {
+			sc.mark(p&(1<<32-1), p>>32, leading)
+		}
+	case fill < 0:
+		if sc.lowered == "" {
+			sc.lowered = strings.ToLower(sc.text)
+		}
+		for _, lit := range c.required {
+			for off := 0; ; {
+				i := strings.Index(sc.lowered[off:], lit)
+				if i < 0 {
+					break
+				}
+				sc.mark(off+i, len(lit), leading)
+				off += i + 1
+			}
+		}
+	}
+	return leading
+}
+
+// mark lets the rule run on the sentence holding the literal found at
+// pos, n bytes long, and there, when leading.
+func (sc *ruleScan) mark(pos, n int, leading bool) {
+	spans := sc.spans
+	k, _ := slices.BinarySearchFunc(spans, pos, func(sp [2]int, p int) int {
+		if sp[1] <= p {
+			return -1
+		}
+		if sp[0] > p {
+			return 1
+		}
+		return 0
+	})
+	if k == len(spans) || pos < spans[k][0] || pos+n > spans[k][1] {
+		return // across a sentence end: not in one sentence
+	}
+	sc.from[k] = 0
+	if leading {
+		sc.starts[k] = append(sc.starts[k], pos-spans[k][0])
+	}
+}
+
+// match runs rule ri on sentence k and keeps what it finds.
+func (sc *ruleScan) match(ri int, c compiledRule, k int, sentence string, leading bool) {
+	var matches []string
+	if leading {
+		matches = c.matchAt(sentence, sc.starts[k])
+	} else {
+		matches = c.re.FindAllString(sentence, -1)
+	}
+	for n, match := range matches {
+		content := strings.TrimSpace(strings.TrimRight(match, " ,;:"))
+		if utf8.RuneCountInString(content) < minExtractedRunes {
 			continue
 		}
-		text := msg.Content
-		spans := sentenceSpans(text)
-		ascii := isASCII(text)
-		var lowered string
-		if ascii {
-			for ri := range at {
-				at[ri] = at[ri][:0]
-			}
-			wordStarts(text, &byFirst, at)
+		rule := sc.rules[ri]
+		if sc.sources[ri] == "" {
+			sc.sources[ri] = "rule:" + rule.Name
 		}
-		for ri, c := range compiled {
-			from = slices.Grow(from[:0], len(spans))[:len(spans)]
-			fill := 0
-			if ascii && c.required != nil {
-				fill = -1
-			}
-			for k := range from {
-				from[k] = fill
-			}
-			leading := fill < 0 && c.leading
-			if leading {
-				starts = slices.Grow(starts[:0], len(spans))[:len(spans)]
-				for k := range starts {
-					starts[k] = starts[k][:0]
-				}
-			}
-			mark := func(pos, n int) {
-				k, _ := slices.BinarySearchFunc(spans, pos, func(sp [2]int, p int) int {
-					if sp[1] <= p {
-						return -1
-					}
-					if sp[0] > p {
-						return 1
-					}
-					return 0
-				})
-				if k == len(spans) || pos < spans[k][0] || pos+n > spans[k][1] {
-					return // across a sentence end: not in one sentence
-				}
-				from[k] = 0
-				if leading {
-					starts[k] = append(starts[k], pos-spans[k][0])
-				}
-			}
-			switch {
-			case fill < 0 && c.wordStart:
-				for _, p := range at[ri] {
-					mark(p&(1<<32-1), p>>32)
-				}
-			case fill < 0:
-				if lowered == "" {
-					lowered = strings.ToLower(text)
-				}
-				for _, lit := range c.required {
-					for off := 0; ; {
-						i := strings.Index(lowered[off:], lit)
-						if i < 0 {
-							break
-						}
-						mark(off+i, len(lit))
-						off += i + 1
-					}
-				}
-			}
-			for k, sp := range spans {
-				if from[k] < 0 {
-					continue
-				}
-				sentence := text[sp[0]:sp[1]]
-				var matches []string
-				if leading {
-					matches = c.matchAt(sentence, starts[k])
-				} else {
-					matches = c.re.FindAllString(sentence, -1)
-				}
-				for n, match := range matches {
-					content := strings.TrimSpace(strings.TrimRight(match, " ,;:"))
-					if utf8.RuneCountInString(content) < minExtractedRunes {
-						continue
-					}
-					rule := rules[ri]
-					if sources[ri] == "" {
-						sources[ri] = "rule:" + rule.Name
-					}
-					hits = append(hits, ruleHit{mi, k, ri, n, found{typ: rule.Type, content: content,
-						importance: rule.Importance, tags: rule.Tags, source: sources[ri],
-						event: EventObservation, name: content, steps: sentence, message: mi}})
-				}
-			}
-		}
+		sc.hits = append(sc.hits, ruleHit{sc.index, k, ri, n, found{typ: rule.Type, content: content,
+			importance: rule.Importance, tags: rule.Tags, source: sc.sources[ri],
+			event: EventObservation, name: content, steps: sentence, message: sc.index}})
 	}
-	slices.SortFunc(hits, func(a, b ruleHit) int {
-		return cmp.Or(cmp.Compare(a.message, b.message), cmp.Compare(a.sentence, b.sentence),
-			cmp.Compare(a.rule, b.rule), cmp.Compare(a.order, b.order))
-	})
-	out := make([]found, len(hits))
-	for i, h := range hits {
-		out[i] = h.found
-	}
-	return out, nil
 }
 
 // ruleLiteral is a word-start literal of the rule at index rule.

@@ -73,64 +73,22 @@ func New(tier Tier, opts ...Option) (*Memory, error) {
 			o(&s)
 		}
 	}
-	if s.bad != nil {
-		return nil, s.bad
-	}
-	if err := tier.Validate(); err != nil {
+	if err := s.validate(tier); err != nil {
 		return nil, err
 	}
-	if tier == Tier2 && s.embedder == nil {
-		return nil, invalid("WithEmbedder", "Tier2 needs an embedder (NewHashingEmbedder works offline)")
-	}
-	if tier == Tier1 && s.embedder != nil {
-		return nil, invalid("WithEmbedder", "an embedder is for Tier2; Tier1 searches by full text only")
-	}
-	if tier == Tier1 && s.newDims {
-		return nil, invalid("WithDimensionChange", "is for Tier2; Tier1 stores no vectors")
-	}
-	if tier == Tier1 && s.newModel {
-		return nil, invalid("WithModelChange", "is for Tier2; Tier1 stores no vectors")
-	}
-	if err := ValidateAgentID(s.agent); err != nil {
-		return nil, err
-	}
-	if err := s.cfg.Validate(); err != nil {
-		return nil, err
-	}
-	if s.inMemory && (s.path != "" || s.dir != "") {
-		return nil, invalid("options", "InMemory cannot be combined with WithPath or WithDir")
-	}
-	if s.path != "" && s.dir != "" {
-		return nil, invalid("options", "WithPath and WithDir are exclusive")
-	}
-
 	m := &Memory{
-		tier:   tier,
-		agent:  s.agent,
-		cfg:    s.cfg.clone(), // the caller keeps its slices
-		now:    s.clock,
-		log:    s.logger,
-		ids:    ulid.NewGenerator(),
-		mdPath: s.mdPath,
+		tier:  tier,
+		agent: s.agent,
+		cfg:   s.cfg.clone(), // the caller keeps its slices
+		now:   s.clock,
+		log:   s.logger,
+		ids:   ulid.NewGenerator(),
+		llm:   s.llm,
 	}
 	if m.log == nil {
 		m.log = slog.New(slog.DiscardHandler)
 	}
-	switch {
-	case s.inMemory:
-	case s.path != "":
-		m.dbPath = s.path
-	default:
-		base := s.dir
-		if base == "" {
-			base = DefaultDir
-		}
-		agentDir := filepath.Join(base, s.agent)
-		m.dbPath = filepath.Join(agentDir, "memory.db")
-		if m.mdPath == "" {
-			m.mdPath = filepath.Join(agentDir, "memory.md")
-		}
-	}
+	m.dbPath, m.mdPath = s.paths()
 	if err := checkMarkdownPath(m.mdPath, m.dbPath); err != nil {
 		return nil, err
 	}
@@ -139,34 +97,38 @@ func New(tier Tier, opts ...Option) (*Memory, error) {
 			return nil, &DatabaseError{Op: "open", Err: err}
 		}
 	}
-
 	db, err := openStore(context.Background(), m.dbPath, s.cfg.Storage)
 	if err != nil {
 		return nil, err
 	}
 	m.db = db
+	if err := m.open(s); err != nil {
+		_ = db.close()
+		return nil, err
+	}
+	m.log.Debug("engram: opened", "agent", m.agent, "tier", tier, "db", m.dbPath, "markdown", m.mdPath)
+	return m, nil
+}
+
+// open makes the Memory's parts on its open store: the stores of each
+// kind, the vectors in Tier 2, and the change log their in-memory state
+// follows.
+func (m *Memory) open(s settings) error {
 	m.working = newWorking(m)
 	m.semantic = &Semantic{m: m}
 	m.episodic = &Episodic{m: m}
 	m.procedural = &Procedural{m: m}
 	m.links = &Links{m: m}
 	m.rules = &Rules{m: m}
-	m.llm = s.llm
 	m.stems.agent = m.agent
 	followers := []follower{&m.stems, &m.dfs}
-	if tier == Tier2 {
+	if m.tier == Tier2 {
 		if err := m.openVectors(context.Background(), s.embedder, s.newDims, s.newDims || s.newModel); err != nil {
-			_ = db.close()
-			return nil, err
+			return err
 		}
 		followers = append(followers, m.vectors)
 	}
-	if err := m.db.startChangeLog(context.Background(), followers...); err != nil {
-		_ = db.close()
-		return nil, err
-	}
-	m.log.Debug("engram: opened", "agent", m.agent, "tier", tier, "db", m.dbPath, "markdown", m.mdPath)
-	return m, nil
+	return m.db.startChangeLog(context.Background(), followers...)
 }
 
 // Close releases the database. It waits for a running write to finish.

@@ -2,6 +2,7 @@ package engram
 
 import (
 	"log/slog"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"time"
@@ -46,6 +47,68 @@ type settings struct {
 	newDims  bool  // WithDimensionChange
 	newModel bool  // WithModelChange
 	bad      error // the first invalid option, reported by New
+}
+
+// validate returns the first problem of the options for a Memory of the
+// given tier, an error matching ErrInvalid, or nil.
+func (s *settings) validate(tier Tier) error {
+	if s.bad != nil {
+		return s.bad
+	}
+	if err := tier.Validate(); err != nil {
+		return err
+	}
+	if tier == Tier2 && s.embedder == nil {
+		return invalid("WithEmbedder", "Tier2 needs an embedder (NewHashingEmbedder works offline)")
+	}
+	if tier == Tier1 {
+		for _, o := range []struct {
+			set        bool
+			name, what string
+		}{
+			{s.embedder != nil, "WithEmbedder", "an embedder is for Tier2; Tier1 searches by full text only"},
+			{s.newDims, "WithDimensionChange", "is for Tier2; Tier1 stores no vectors"},
+			{s.newModel, "WithModelChange", "is for Tier2; Tier1 stores no vectors"},
+		} {
+			if o.set {
+				return invalid(o.name, "%s", o.what)
+			}
+		}
+	}
+	if err := ValidateAgentID(s.agent); err != nil {
+		return err
+	}
+	if err := s.cfg.Validate(); err != nil {
+		return err
+	}
+	if s.inMemory && (s.path != "" || s.dir != "") {
+		return invalid("options", "InMemory cannot be combined with WithPath or WithDir")
+	}
+	if s.path != "" && s.dir != "" {
+		return invalid("options", "WithPath and WithDir are exclusive")
+	}
+	return nil
+}
+
+// paths returns where the database and memory.md go: "" for the database
+// in memory, and for no memory.md.
+func (s *settings) paths() (db, md string) {
+	switch {
+	case s.inMemory:
+		return "", s.mdPath
+	case s.path != "":
+		return s.path, s.mdPath
+	}
+	base := s.dir
+	if base == "" {
+		base = DefaultDir
+	}
+	agentDir := filepath.Join(base, s.agent)
+	md = s.mdPath
+	if md == "" {
+		md = filepath.Join(agentDir, "memory.md")
+	}
+	return filepath.Join(agentDir, "memory.db"), md
 }
 
 func (s *settings) fail(err error) {

@@ -1,6 +1,7 @@
 package engram
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -479,43 +480,42 @@ func (c Config) Validate() error {
 		why   string
 	}
 	checks := []check{
-		{c.Working.Capacity >= 1 && c.Working.Capacity <= 1000, "Working.Capacity", "must be in [1, 1000]"},
-		{c.Semantic.MaxMarkdownLines >= 10 && c.Semantic.MaxMarkdownLines <= 100_000, "Semantic.MaxMarkdownLines", "must be in [10, 100000]"},
+		{between(c.Working.Capacity, 1, 1000), "Working.Capacity", "must be in [1, 1000]"},
+		{between(c.Semantic.MaxMarkdownLines, 10, 100_000), "Semantic.MaxMarkdownLines", "must be in [10, 100000]"},
 		{unit(c.Semantic.ImportanceThreshold), "Semantic.ImportanceThreshold", "must be in [0, 1]"},
-		{c.Episodic.RetainDays >= 1 && c.Episodic.RetainDays <= MaxDays, "Episodic.RetainDays", "must be in [1, 36500]"},
-		{c.Episodic.MaxSnapshotsPerSession >= 1 && c.Episodic.MaxSnapshotsPerSession <= 10_000, "Episodic.MaxSnapshotsPerSession", "must be in [1, 10000]"},
-		{c.Compaction.MaxEntries >= 1 && c.Compaction.MaxEntries <= 100_000_000, "Compaction.MaxEntries", "must be in [1, 100000000]"},
-		{c.Compaction.Interval > 0 && c.Compaction.Interval <= MaxDays*day, "Compaction.Interval", "must be in (0, 36500 days]"},
+		{between(c.Episodic.RetainDays, 1, MaxDays), "Episodic.RetainDays", "must be in [1, 36500]"},
+		{between(c.Episodic.MaxSnapshotsPerSession, 1, 10_000), "Episodic.MaxSnapshotsPerSession", "must be in [1, 10000]"},
+		{between(c.Compaction.MaxEntries, 1, 100_000_000), "Compaction.MaxEntries", "must be in [1, 100000000]"},
+		{positiveUpTo(c.Compaction.Interval, MaxDays*day), "Compaction.Interval", "must be in (0, 36500 days]"},
 		{unit(c.Compaction.SimilarityThreshold), "Compaction.SimilarityThreshold", "must be in [0, 1]"},
-		{unit(c.Decay.SemanticRate) && unit(c.Decay.EpisodicRate) && unit(c.Decay.ProceduralRate), "Decay rates", "must be in [0, 1]"},
+		{all(unit, c.Decay.SemanticRate, c.Decay.EpisodicRate, c.Decay.ProceduralRate), "Decay rates", "must be in [0, 1]"},
 		{unit(c.Decay.MinResonance), "Decay.MinResonance", "must be in [0, 1]"},
-		{c.Consolidation.PromoteEvery >= 1 && c.Consolidation.PromoteEvery <= 1_000_000, "Consolidation.PromoteEvery", "must be in [1, 1000000]"},
+		{between(c.Consolidation.PromoteEvery, 1, 1_000_000), "Consolidation.PromoteEvery", "must be in [1, 1000000]"},
 		{unit(c.Consolidation.PromoteStep), "Consolidation.PromoteStep", "must be in [0, 1]"},
 		{unit(c.Consolidation.PromoteMax), "Consolidation.PromoteMax", "must be in [0, 1]"},
-		{c.Consolidation.RecurDays >= 2 && c.Consolidation.RecurDays <= MaxDays, "Consolidation.RecurDays", "must be in [2, 36500]"},
-		{c.Extraction.MaxPromptBytes >= 256 && c.Extraction.MaxPromptBytes <= 16<<20, "Extraction.MaxPromptBytes", "must be in [256, 16 MiB]"},
-		{c.Extraction.MaxResponseBytes >= 256 && c.Extraction.MaxResponseBytes <= 64<<20, "Extraction.MaxResponseBytes", "must be in [256, 64 MiB]"},
+		{between(c.Consolidation.RecurDays, 2, MaxDays), "Consolidation.RecurDays", "must be in [2, 36500]"},
+		{between(c.Extraction.MaxPromptBytes, 256, 16<<20), "Extraction.MaxPromptBytes", "must be in [256, 16 MiB]"},
+		{between(c.Extraction.MaxResponseBytes, 256, 64<<20), "Extraction.MaxResponseBytes", "must be in [256, 64 MiB]"},
 		{unit(c.Zettelkasten.LinkingThreshold), "Zettelkasten.LinkingThreshold", "must be in [0, 1]"},
-		{c.Zettelkasten.MaxLinksPerEntry >= 0 && c.Zettelkasten.MaxLinksPerEntry <= 1000, "Zettelkasten.MaxLinksPerEntry", "must be in [0, 1000]"},
-		{c.Bootstrap.RecentEpisodes >= 0 && c.Bootstrap.RecentEpisodes <= 10_000, "Bootstrap.RecentEpisodes", "must be in [0, 10000]"},
-		{c.Bootstrap.ActiveProcedures >= 0 && c.Bootstrap.ActiveProcedures <= 10_000, "Bootstrap.ActiveProcedures", "must be in [0, 10000]"},
-		{weight(c.Search.TextWeight) && weight(c.Search.ImportanceWeight) && weight(c.Search.RecencyWeight), "Search weights", "must be in [0, 1000]"},
+		{between(c.Zettelkasten.MaxLinksPerEntry, 0, 1000), "Zettelkasten.MaxLinksPerEntry", "must be in [0, 1000]"},
+		{between(c.Bootstrap.RecentEpisodes, 0, 10_000), "Bootstrap.RecentEpisodes", "must be in [0, 10000]"},
+		{between(c.Bootstrap.ActiveProcedures, 0, 10_000), "Bootstrap.ActiveProcedures", "must be in [0, 10000]"},
+		{all(weight, c.Search.TextWeight, c.Search.ImportanceWeight, c.Search.RecencyWeight), "Search weights", "must be in [0, 1000]"},
 		{c.Search.TextWeight+c.Search.ImportanceWeight+c.Search.RecencyWeight > 0, "Search weights", "must not all be zero"},
-		{c.Search.RecencyHalfLife > 0 && c.Search.RecencyHalfLife <= MaxDays*day, "Search.RecencyHalfLife", "must be in (0, 36500 days]"},
+		{positiveUpTo(c.Search.RecencyHalfLife, MaxDays*day), "Search.RecencyHalfLife", "must be in (0, 36500 days]"},
 		{unit(c.Search.ContextWeight), "Search.ContextWeight", "must be in [0, 1]"},
-		{c.Search.Candidates >= 1 && c.Search.Candidates <= 10_000, "Search.Candidates", "must be in [1, 10000]"},
-		{c.Search.PostingBudget >= 1 && c.Search.PostingBudget <= 100_000_000, "Search.PostingBudget", "must be in [1, 100000000]"},
-		{c.Search.RRFConstant >= 0 && c.Search.RRFConstant <= 1e6, "Search.RRFConstant", "must be in [0, 1000000]"},
-		{weight(c.Search.HybridTextWeight) && weight(c.Search.HybridVectorWeight) &&
-			c.Search.HybridTextWeight+c.Search.HybridVectorWeight > 0,
+		{between(c.Search.Candidates, 1, 10_000), "Search.Candidates", "must be in [1, 10000]"},
+		{between(c.Search.PostingBudget, 1, 100_000_000), "Search.PostingBudget", "must be in [1, 100000000]"},
+		{between(c.Search.RRFConstant, 0, 1e6), "Search.RRFConstant", "must be in [0, 1000000]"},
+		{all(weight, c.Search.HybridTextWeight, c.Search.HybridVectorWeight) && c.Search.HybridTextWeight+c.Search.HybridVectorWeight > 0,
 			"Search hybrid weights", "must be in [0, 1000] and not both zero"},
-		{c.Limits.MaxContentBytes >= 1 && c.Limits.MaxContentBytes <= 16<<20, "Limits.MaxContentBytes", "must be in [1, 16 MiB]"},
-		{c.Limits.MaxTags >= 0 && c.Limits.MaxTags <= 1000, "Limits.MaxTags", "must be in [0, 1000]"},
-		{c.Limits.MaxTagBytes >= 1 && c.Limits.MaxTagBytes <= 1024, "Limits.MaxTagBytes", "must be in [1, 1024]"},
-		{c.Storage.Synchronous == SyncNormal || c.Storage.Synchronous == SyncFull, "Storage.Synchronous", "must be \"normal\" or \"full\""},
-		{c.Storage.BusyTimeout >= 0 && c.Storage.BusyTimeout <= time.Hour, "Storage.BusyTimeout", "must be in [0, 1h]"},
-		{c.Storage.CacheMiB >= 1 && c.Storage.CacheMiB <= 4096, "Storage.CacheMiB", "must be in [1, 4096]"},
-		{c.Storage.ReadConns >= 1 && c.Storage.ReadConns <= 64, "Storage.ReadConns", "must be in [1, 64]"},
+		{between(c.Limits.MaxContentBytes, 1, 16<<20), "Limits.MaxContentBytes", "must be in [1, 16 MiB]"},
+		{between(c.Limits.MaxTags, 0, 1000), "Limits.MaxTags", "must be in [0, 1000]"},
+		{between(c.Limits.MaxTagBytes, 1, 1024), "Limits.MaxTagBytes", "must be in [1, 1024]"},
+		{slices.Contains([]Synchronous{SyncNormal, SyncFull}, c.Storage.Synchronous), "Storage.Synchronous", "must be \"normal\" or \"full\""},
+		{between(c.Storage.BusyTimeout, 0, time.Hour), "Storage.BusyTimeout", "must be in [0, 1h]"},
+		{between(c.Storage.CacheMiB, 1, 4096), "Storage.CacheMiB", "must be in [1, 4096]"},
+		{between(c.Storage.ReadConns, 1, 64), "Storage.ReadConns", "must be in [1, 64]"},
 	}
 	for _, ch := range checks {
 		if !ch.ok {
@@ -557,6 +557,22 @@ func validateTime(field string, t time.Time) error {
 		return nil
 	}
 	return invalid(field, "%v is outside the supported range [%v, %v]", t, MinTime.Format(time.RFC3339Nano), MaxTime.Format(time.RFC3339Nano))
+}
+
+// between reports whether x is in [lo, hi] (NaN is not).
+func between[T cmp.Ordered](x, lo, hi T) bool { return x >= lo && x <= hi }
+
+// positiveUpTo reports whether d is in (0, hi].
+func positiveUpTo(d, hi time.Duration) bool { return d > 0 && d <= hi }
+
+// all reports whether ok holds for every x.
+func all[T any](ok func(T) bool, xs ...T) bool {
+	for _, x := range xs {
+		if !ok(x) {
+			return false
+		}
+	}
+	return true
 }
 
 // unit reports whether f is in [0, 1] (NaN is not).

@@ -106,76 +106,90 @@ func (m *Memory) openVectors(ctx context.Context, e Embedder, newDims, newModel 
 		return invalid("WithEmbedder", "the embedder has no model name")
 	}
 	err := m.db.write(ctx, "open.vectors", func(q *dbtx) error {
-		var dims, model string
-		err := q.queryRow(`SELECT coalesce((SELECT value FROM meta WHERE key = ?), ''), coalesce((SELECT value FROM meta WHERE key = ?), '')`,
-			[]any{metaVectorDims, metaVectorModel}, &dims, &model)
-		if err != nil {
-			return err
-		}
-		newDim := dims != "" && dims != strconv.Itoa(v.dims)
-		if newDim && !newDims {
-			return invalid("WithEmbedder", "the database holds %s-dimension vectors (model %q) and the embedder makes %d-dimension ones (model %q); use an embedder of %s dimensions, or WithDimensionChange to embed everything again",
-				dims, model, v.dims, v.model, dims)
-		}
-		// Vectors of another model or dimension are not comparable with
-		// this embedder's: they go, with their tables (vec0 declares its
-		// dimension), and everything is embedded again.
-		changed := newDim || dims != "" && model != v.model
-		if changed && !newModel {
-			other, err := otherAgentWithVectors(q, m.agent)
-			if err != nil {
-				return err
-			}
-			if other != "" {
-				return invalid("WithEmbedder", "agent %q has vectors of model %q in this file and the embedder is model %q: a file holds one model's vectors; use model %q, give this agent a file of its own, or WithModelChange to embed every agent's memories again",
-					other, model, v.model, model)
-			}
-		}
-		if changed {
-			m.log.Warn("engram: the embedding model or dimension changed; every memory will be embedded again",
-				"was", model, "was_dims", dims, "now", v.model, "now_dims", v.dims)
-			// The Tier 2 schema is made again from its first step.
-			for _, vk := range vectorKinds {
-				for _, stmt := range []string{`DROP TABLE ` + vk.vec, `DROP TRIGGER IF EXISTS ` + vk.vec + `_ai`,
-					`DROP TRIGGER IF EXISTS ` + vk.vec + `_au`, `DROP TRIGGER IF EXISTS ` + vk.vec + `_ad`} {
-					if _, err := q.exec(stmt); err != nil {
-						return fmt.Errorf("%s: %w", vk.vec, err)
-					}
-				}
-			}
-		}
-		if err := m.migrateVectors(q, v.dims, changed); err != nil {
-			return err
-		}
-		switch {
-		case dims == "":
-			// A database that had no vectors: everything is pending.
-		case changed:
-			// The cache's embeddings of another model or dimension would
-			// only serve the old embedder again (and with a large model
-			// they are most of the file).
-			if _, err := q.exec(`DELETE FROM embedding_cache WHERE model <> ? OR length(vector) <> ?`, v.model, 4*v.dims); err != nil {
-				return err
-			}
-			if _, err := q.exec(`UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key LIKE 'vector.version:%'`); err != nil {
-				return err
-			}
-		default:
-			return nil
-		}
-		if err := markPending(q, ""); err != nil {
-			return err
-		}
-		if err := setMeta(q, metaVectorDims, strconv.Itoa(v.dims)); err != nil {
-			return err
-		}
-		return setMeta(q, metaVectorModel, v.model)
+		return v.prepare(q, newDims, newModel)
 	})
 	if err != nil {
 		return err
 	}
 	m.vectors = v
 	return nil
+}
+
+// prepare is openVectors' transaction: it checks the embedder against
+// what meta records, drops the vectors of another model or dimension
+// (when allowed), brings the Tier 2 schema up to date, and marks every
+// row pending when there were no vectors or they were dropped.
+func (v *vectors) prepare(q *dbtx, newDims, newModel bool) error {
+	var dims, model string
+	err := q.queryRow(`SELECT coalesce((SELECT value FROM meta WHERE key = ?), ''), coalesce((SELECT value FROM meta WHERE key = ?), '')`,
+		[]any{metaVectorDims, metaVectorModel}, &dims, &model)
+	if err != nil {
+		return err
+	}
+	newDim := dims != "" && dims != strconv.Itoa(v.dims)
+	if newDim && !newDims {
+		return invalid("WithEmbedder", "the database holds %s-dimension vectors (model %q) and the embedder makes %d-dimension ones (model %q); use an embedder of %s dimensions, or WithDimensionChange to embed everything again",
+			dims, model, v.dims, v.model, dims)
+	}
+	// Vectors of another model or dimension are not comparable with this
+	// embedder's: they go, with their tables (vec0 declares its
+	// dimension), and everything is embedded again.
+	changed := newDim || dims != "" && model != v.model
+	if changed {
+		if err := v.dropAll(q, model, dims, newModel); err != nil {
+			return err
+		}
+	}
+	if err := v.m.migrateVectors(q, v.dims, changed); err != nil {
+		return err
+	}
+	if dims != "" && !changed {
+		return nil // the vectors are this embedder's
+	}
+	if err := markPending(q, ""); err != nil {
+		return err
+	}
+	if err := setMeta(q, metaVectorDims, strconv.Itoa(v.dims)); err != nil {
+		return err
+	}
+	return setMeta(q, metaVectorModel, v.model)
+}
+
+// dropAll drops the vector tables, of every agent, whose vectors are
+// those of model (of dims dimensions), unless another agent has vectors
+// in the file and the caller did not ask for a change of model (newModel);
+// it empties the embedding cache of other models and dimensions, and
+// moves every agent's vector counter on.
+func (v *vectors) dropAll(q *dbtx, model, dims string, newModel bool) error {
+	if !newModel {
+		other, err := otherAgentWithVectors(q, v.m.agent)
+		if err != nil {
+			return err
+		}
+		if other != "" {
+			return invalid("WithEmbedder", "agent %q has vectors of model %q in this file and the embedder is model %q: a file holds one model's vectors; use model %q, give this agent a file of its own, or WithModelChange to embed every agent's memories again",
+				other, model, v.model, model)
+		}
+	}
+	v.m.log.Warn("engram: the embedding model or dimension changed; every memory will be embedded again",
+		"was", model, "was_dims", dims, "now", v.model, "now_dims", v.dims)
+	// The Tier 2 schema is made again from its first step.
+	for _, vk := range vectorKinds {
+		for _, stmt := range []string{`DROP TABLE ` + vk.vec, `DROP TRIGGER IF EXISTS ` + vk.vec + `_ai`,
+			`DROP TRIGGER IF EXISTS ` + vk.vec + `_au`, `DROP TRIGGER IF EXISTS ` + vk.vec + `_ad`} {
+			if _, err := q.exec(stmt); err != nil {
+				return fmt.Errorf("%s: %w", vk.vec, err)
+			}
+		}
+	}
+	// The cache's embeddings of another model or dimension would only
+	// serve the old embedder again (and with a large model they are most
+	// of the file).
+	if _, err := q.exec(`DELETE FROM embedding_cache WHERE model <> ? OR length(vector) <> ?`, v.model, 4*v.dims); err != nil {
+		return err
+	}
+	_, err := q.exec(`UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key LIKE 'vector.version:%'`)
+	return err
 }
 
 // otherAgentWithVectors returns an agent other than agent with a memory
