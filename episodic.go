@@ -305,16 +305,7 @@ func (e *Episodic) Prune(ctx context.Context, retainDays int) (int, error) {
 }
 
 func (e *Episodic) list(ctx context.Context, op, query string, args ...any) ([]Episode, error) {
-	var out []Episode
-	err := e.m.db.read(ctx, op, func(q *dbtx) error {
-		rows, err := q.query(query, args...)
-		if err != nil {
-			return err
-		}
-		out, err = scanAll(rows, scanEpisode)
-		return err
-	})
-	return out, err
+	return readRows(ctx, e.m.db, op, scanEpisode, query, args...)
 }
 
 func scanEpisode(r scanner) (Episode, error) {

@@ -340,16 +340,7 @@ func (p *Procedural) Delete(ctx context.Context, id string) error {
 }
 
 func (p *Procedural) list(ctx context.Context, op, query string, args ...any) ([]Procedure, error) {
-	var out []Procedure
-	err := p.m.db.read(ctx, op, func(q *dbtx) error {
-		rows, err := q.query(query, args...)
-		if err != nil {
-			return err
-		}
-		out, err = scanAll(rows, scanProcedure)
-		return err
-	})
-	return out, err
+	return readRows(ctx, p.m.db, op, scanProcedure, query, args...)
 }
 
 func scanProcedure(r scanner) (Procedure, error) {

@@ -160,15 +160,7 @@ func (e *Episodic) LatestSnapshot(ctx context.Context, sessionID string) (Sessio
 			ORDER BY ended_at DESC, pk DESC LIMIT 1`
 		args = append(args, sessionID)
 	}
-	var out []SessionSnapshot
-	err := e.m.db.read(ctx, "episodic.latest_snapshot", func(q *dbtx) error {
-		rows, err := q.query(query, args...)
-		if err != nil {
-			return err
-		}
-		out, err = scanAll(rows, scanSnapshot)
-		return err
-	})
+	out, err := readRows(ctx, e.m.db, "episodic.latest_snapshot", scanSnapshot, query, args...)
 	if err != nil {
 		return SessionSnapshot{}, err
 	}
@@ -184,17 +176,8 @@ func (e *Episodic) Snapshots(ctx context.Context, sessionID string) ([]SessionSn
 	if err := validateID("sessionID", sessionID); err != nil {
 		return nil, err
 	}
-	var out []SessionSnapshot
-	err := e.m.db.read(ctx, "episodic.snapshots", func(q *dbtx) error {
-		rows, err := q.query(`SELECT `+snapshotCols+` FROM session_snapshots
-			WHERE agent_id = ? AND session_id = ? ORDER BY ended_at DESC, pk DESC`, e.m.agent, sessionID)
-		if err != nil {
-			return err
-		}
-		out, err = scanAll(rows, scanSnapshot)
-		return err
-	})
-	return out, err
+	return readRows(ctx, e.m.db, "episodic.snapshots", scanSnapshot, `SELECT `+snapshotCols+` FROM session_snapshots
+		WHERE agent_id = ? AND session_id = ? ORDER BY ended_at DESC, pk DESC`, e.m.agent, sessionID)
 }
 
 func scanSnapshot(r scanner) (SessionSnapshot, error) {

@@ -457,8 +457,13 @@ func (x *stemIndex) follow(q *dbtx, cs []change) error {
 		x.drop(pk)
 	}
 	list, _ := json.Marshal(changed)
-	rows, err := q.query(`SELECT s.pk, s.id, s.content FROM json_each(?1) j CROSS JOIN semantic_memory s ON s.pk = j.value
+	return x.putRows(q, `SELECT s.pk, s.id, s.content FROM json_each(?1) j CROSS JOIN semantic_memory s ON s.pk = j.value
 		WHERE s.agent_id = ?2`, string(list), x.agent)
+}
+
+// putRows indexes the entries query returns as (pk, id, content).
+func (x *stemIndex) putRows(q *dbtx, query string, args ...any) error {
+	rows, err := q.query(query, args...)
 	if err != nil {
 		return err
 	}
@@ -501,20 +506,8 @@ func (x *stemIndex) sync(q *dbtx) error {
 		return nil
 	}
 	x.reset()
-	rows, err := q.query(`SELECT pk, id, content FROM semantic_memory WHERE agent_id = ? ORDER BY pk`, x.agent)
-	if err != nil {
-		return err
-	}
 	x.terms, x.docs = make(map[string]uint32), make(map[int64]stemDoc)
-	_, err = scanAll(rows, func(r scanner) (struct{}, error) {
-		var pk int64
-		var id, content string
-		if err := r.Scan(&pk, &id, &content); err != nil {
-			return struct{}{}, err
-		}
-		x.put(pk, id, termVector(content))
-		return struct{}{}, nil
-	})
+	err = x.putRows(q, `SELECT pk, id, content FROM semantic_memory WHERE agent_id = ? ORDER BY pk`, x.agent)
 	if err != nil {
 		x.reset()
 		return err
