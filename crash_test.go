@@ -105,21 +105,40 @@ func TestCrashWriter(t *testing.T) {
 	if err != nil {
 		crashDie("log: %v", err)
 	}
-	write := func(op crashOp) {
-		line, _ := json.Marshal(op)
-		if _, err := logf.Write(append(line, '\n')); err != nil {
-			crashDie("log: %v", err)
-		}
-		if err := logf.Sync(); err != nil {
-			crashDie("log: %v", err)
-		}
-	}
 	ctx := context.Background()
 	m, err := crashOpen(s.Tier, s.DB)
 	if err != nil {
 		crashDie("New: %v", err)
 	}
-	// What the writer may update or delete: the entries alive now.
+	alive := crashAlive(ctx, m)
+	fmt.Println("ready")
+	rng := rand.New(rand.NewPCG(s.Seed, 7))
+	for n := 0; ; n++ {
+		op, call := crashNextOp(ctx, m, rng, fmt.Sprintf("w%d-%d", s.Seed, n), alive)
+		op.Kind = "try"
+		crashLogWrite(logf, op)
+		if err := call(); err != nil {
+			crashDie("%s %v: %v", op.Op, op.IDs, err)
+		}
+		crashLogWrite(logf, crashOp{Kind: "ok"})
+		alive = crashTrack(alive, op)
+	}
+}
+
+// crashLogWrite appends op to the writer's log as one line and fsyncs it.
+func crashLogWrite(logf *os.File, op crashOp) {
+	line, _ := json.Marshal(op)
+	if _, err := logf.Write(append(line, '\n')); err != nil {
+		crashDie("log: %v", err)
+	}
+	if err := logf.Sync(); err != nil {
+		crashDie("log: %v", err)
+	}
+}
+
+// crashAlive returns what the writer may update or delete: the IDs of the
+// semantic entries alive now.
+func crashAlive(ctx context.Context, m *engram.Memory) []string {
 	var alive []string
 	for off := 0; ; off += 1000 {
 		page, err := m.Semantic().List(ctx, engram.ListOptions{Limit: 1000, Offset: off})
@@ -130,86 +149,85 @@ func TestCrashWriter(t *testing.T) {
 			alive = append(alive, e.ID)
 		}
 		if len(page) < 1000 {
-			break
+			return alive
 		}
 	}
-	fmt.Println("ready")
-	rng := rand.New(rand.NewPCG(s.Seed, 7))
-	for n := 0; ; n++ {
-		tag := fmt.Sprintf("w%d-%d", s.Seed, n)
-		var op crashOp
-		var call func() error
-		switch r := rng.IntN(100); {
-		case r < 35 || len(alive) < 5:
-			id := "s-" + tag
-			c := crashText(rng, tag)
-			op = crashOp{Op: "store", IDs: []string{id}, Contents: []string{c}}
-			call = func() error {
-				_, err := m.Semantic().Store(ctx, engram.SemanticEntry{ID: id, Content: c, Importance: 0.5, Tags: []string{"crash"}})
-				return err
-			}
-		case r < 50:
-			k := 2 + rng.IntN(30)
-			entries := make([]engram.SemanticEntry, k)
-			op = crashOp{Op: "batch"}
-			for i := range entries {
-				id := fmt.Sprintf("b-%s-%d", tag, i)
-				c := crashText(rng, fmt.Sprintf("%s-%d", tag, i))
-				entries[i] = engram.SemanticEntry{ID: id, Content: c, Importance: 0.4}
-				op.IDs, op.Contents = append(op.IDs, id), append(op.Contents, c)
-			}
-			call = func() error {
-				_, err := m.Semantic().StoreBatch(ctx, entries)
-				return err
-			}
-		case r < 65:
-			id := alive[rng.IntN(len(alive))]
-			c := crashText(rng, "u-"+tag)
-			op = crashOp{Op: "update", IDs: []string{id}, Contents: []string{c}}
-			call = func() error {
-				_, err := m.Semantic().Update(ctx, id, engram.SemanticPatch{Content: &c})
-				return err
-			}
-		case r < 75:
-			i := rng.IntN(len(alive))
-			id := alive[i]
-			op = crashOp{Op: "delete", IDs: []string{id}}
-			call = func() error { return m.Semantic().Delete(ctx, id) }
-		case r < 90:
-			id := "e-" + tag
-			c := crashText(rng, "episode "+tag)
-			op = crashOp{Op: "episode", IDs: []string{id}, Contents: []string{c}}
-			call = func() error {
-				_, err := m.Episodic().Log(ctx, engram.Episode{ID: id, Content: c, SessionID: "crash"})
-				return err
-			}
-		case r < 95:
-			op = crashOp{Op: "flush"}
-			call = func() error { return m.Flush(ctx) }
-		default:
-			op = crashOp{Op: "compact"}
-			call = func() error { _, err := m.Compact(ctx); return err }
+}
+
+// crashNextOp draws the writer's next operation, tagged tag, from rng: the
+// line its log records and the call that performs it. Updates and deletes
+// pick among alive.
+func crashNextOp(ctx context.Context, m *engram.Memory, rng *rand.Rand, tag string, alive []string) (crashOp, func() error) {
+	switch r := rng.IntN(100); {
+	case r < 35 || len(alive) < 5:
+		id := "s-" + tag
+		c := crashText(rng, tag)
+		return crashOp{Op: "store", IDs: []string{id}, Contents: []string{c}}, func() error {
+			_, err := m.Semantic().Store(ctx, engram.SemanticEntry{ID: id, Content: c, Importance: 0.5, Tags: []string{"crash"}})
+			return err
 		}
-		op.Kind = "try"
-		write(op)
-		if err := call(); err != nil {
-			crashDie("%s %v: %v", op.Op, op.IDs, err)
+	case r < 50:
+		op, entries := crashBatch(rng, tag)
+		return op, func() error {
+			_, err := m.Semantic().StoreBatch(ctx, entries)
+			return err
 		}
-		write(crashOp{Kind: "ok"})
-		switch op.Op {
-		case "store":
-			alive = append(alive, op.IDs[0])
-		case "batch":
-			alive = append(alive, op.IDs...)
-		case "delete":
-			for i, id := range alive {
-				if id == op.IDs[0] {
-					alive = append(alive[:i], alive[i+1:]...)
-					break
-				}
+	case r < 65:
+		id := alive[rng.IntN(len(alive))]
+		c := crashText(rng, "u-"+tag)
+		return crashOp{Op: "update", IDs: []string{id}, Contents: []string{c}}, func() error {
+			_, err := m.Semantic().Update(ctx, id, engram.SemanticPatch{Content: &c})
+			return err
+		}
+	case r < 75:
+		i := rng.IntN(len(alive))
+		id := alive[i]
+		return crashOp{Op: "delete", IDs: []string{id}}, func() error { return m.Semantic().Delete(ctx, id) }
+	case r < 90:
+		id := "e-" + tag
+		c := crashText(rng, "episode "+tag)
+		return crashOp{Op: "episode", IDs: []string{id}, Contents: []string{c}}, func() error {
+			_, err := m.Episodic().Log(ctx, engram.Episode{ID: id, Content: c, SessionID: "crash"})
+			return err
+		}
+	case r < 95:
+		return crashOp{Op: "flush"}, func() error { return m.Flush(ctx) }
+	default:
+		return crashOp{Op: "compact"}, func() error { _, err := m.Compact(ctx); return err }
+	}
+}
+
+// crashBatch draws a batch of 2 to 31 new entries, tagged tag, from rng:
+// its log line and the entries.
+func crashBatch(rng *rand.Rand, tag string) (crashOp, []engram.SemanticEntry) {
+	k := 2 + rng.IntN(30)
+	entries := make([]engram.SemanticEntry, k)
+	op := crashOp{Op: "batch"}
+	for i := range entries {
+		id := fmt.Sprintf("b-%s-%d", tag, i)
+		c := crashText(rng, fmt.Sprintf("%s-%d", tag, i))
+		entries[i] = engram.SemanticEntry{ID: id, Content: c, Importance: 0.4}
+		op.IDs, op.Contents = append(op.IDs, id), append(op.Contents, c)
+	}
+	return op, entries
+}
+
+// crashTrack returns alive after the acknowledged op: with the entries it
+// stored, without the one it deleted.
+func crashTrack(alive []string, op crashOp) []string {
+	switch op.Op {
+	case "store":
+		alive = append(alive, op.IDs[0])
+	case "batch":
+		alive = append(alive, op.IDs...)
+	case "delete":
+		for i, id := range alive {
+			if id == op.IDs[0] {
+				return append(alive[:i], alive[i+1:]...)
 			}
 		}
 	}
+	return alive
 }
 
 // crashDie ends the writer with exit status 3, which the parent reports:
