@@ -306,10 +306,6 @@ func BenchmarkWorkingGet(b *testing.B) {
 // first: the floor under BenchmarkStoreSemanticTier2 for any design that
 // writes vectors to vec0 with their rows.
 func BenchmarkBaselineInsertFTS(b *testing.B) {
-	type baseline struct {
-		db       *sql.DB
-		ins, vec *sql.Stmt
-	}
 	h, err := engram.NewHashingEmbedder(benchDims)
 	if err != nil {
 		b.Fatal(err)
@@ -321,129 +317,159 @@ func BenchmarkBaselineInsertFTS(b *testing.B) {
 		}
 		return engram.EncodeVector(v[0])
 	}
-	open := func(b *testing.B, vectors bool) baseline {
-		path := filepath.Join(b.TempDir(), "baseline.db")
-		db, err := sql.Open("sqlite", path+"?_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)&_pragma=cache_size(-65536)")
+	b.Run("rows=1", func(b *testing.B) { baselineInsertOne(b, embed, false, false) })
+	b.Run("rows=1/vec0", func(b *testing.B) { baselineInsertOne(b, embed, true, false) })
+	b.Run("rows=1/vec0+embed", func(b *testing.B) { baselineInsertOne(b, embed, true, true) })
+	b.Run("rows=1000", baselineInsertBatch)
+}
+
+// baselineDB is a database of BenchmarkBaselineInsertFTS with its prepared
+// inserts: ins of a row, vec of a row's vector (nil without vectors).
+type baselineDB struct {
+	db       *sql.DB
+	ins, vec *sql.Stmt
+}
+
+// baselineDDL returns the schema of BenchmarkBaselineInsertFTS's table:
+// the columns, index and FTS5 trigger of engram's semantic table and, with
+// vectors, a vec0 table laid out as Tier 2's.
+func baselineDDL(vectors bool) []string {
+	ddl := []string{
+		`CREATE TABLE t (pk INTEGER PRIMARY KEY, id TEXT NOT NULL, agent_id TEXT NOT NULL, content TEXT NOT NULL,
+				summary TEXT NOT NULL, importance REAL NOT NULL, tags TEXT NOT NULL, created_at INTEGER NOT NULL,
+				UNIQUE (agent_id, id))`,
+		`CREATE INDEX t_rank ON t (agent_id, importance DESC, created_at DESC, id)`,
+		`CREATE VIRTUAL TABLE t_fts USING fts5(content, tags, content='t', content_rowid='pk', tokenize='porter unicode61')`,
+		`CREATE TRIGGER t_ai AFTER INSERT ON t BEGIN
+				INSERT INTO t_fts (rowid, content, tags) VALUES (new.pk, new.content, new.tags); END`,
+	}
+	if vectors {
+		ddl = append(ddl, fmt.Sprintf(`CREATE VIRTUAL TABLE t_vec USING vec0(embedding float[%d] distance_metric=cosine, chunk_size=64)`, benchDims))
+	}
+	return ddl
+}
+
+// openBaseline opens a new database of BenchmarkBaselineInsertFTS, with
+// engram's pragmas, baselineDDL's schema and 10K rows (embedded with
+// embed, used only with vectors).
+func openBaseline(b *testing.B, vectors bool, embed func(string) []byte) baselineDB {
+	path := filepath.Join(b.TempDir(), "baseline.db")
+	db, err := sql.Open("sqlite", path+"?_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)&_pragma=cache_size(-65536)")
+	if err != nil {
+		b.Fatal(err)
+	}
+	db.SetMaxOpenConns(1)
+	for _, q := range baselineDDL(vectors) {
+		if _, err := db.Exec(q); err != nil {
+			b.Fatal(err)
+		}
+	}
+	var bl baselineDB
+	bl.db = db
+	if bl.ins, err = db.Prepare(`INSERT INTO t (id, agent_id, content, summary, importance, tags, created_at) VALUES (?, 'default', ?, ?, ?, ?, ?)`); err != nil {
+		b.Fatal(err)
+	}
+	if vectors {
+		if bl.vec, err = db.Prepare(`INSERT INTO t_vec (rowid, embedding) VALUES (?, ?)`); err != nil {
+			b.Fatal(err)
+		}
+	}
+	bl.fill(b, vectors, embed)
+	return bl
+}
+
+// fill inserts the 10K rows present, as for BenchmarkStoreSemantic, in
+// one transaction, each with its vector (from embed) with vectors.
+func (bl baselineDB) fill(b *testing.B, vectors bool, embed func(string) []byte) {
+	tx, _ := bl.db.Begin()
+	for i, e := range benchEntries(1, 10_000) {
+		res, err := tx.Stmt(bl.ins).Exec(fmt.Sprintf("pre-%d", i), e.Content, e.Content, e.Importance, `["x"]`, i)
 		if err != nil {
 			b.Fatal(err)
 		}
-		db.SetMaxOpenConns(1)
-		ddl := []string{
-			`CREATE TABLE t (pk INTEGER PRIMARY KEY, id TEXT NOT NULL, agent_id TEXT NOT NULL, content TEXT NOT NULL,
-				summary TEXT NOT NULL, importance REAL NOT NULL, tags TEXT NOT NULL, created_at INTEGER NOT NULL,
-				UNIQUE (agent_id, id))`,
-			`CREATE INDEX t_rank ON t (agent_id, importance DESC, created_at DESC, id)`,
-			`CREATE VIRTUAL TABLE t_fts USING fts5(content, tags, content='t', content_rowid='pk', tokenize='porter unicode61')`,
-			`CREATE TRIGGER t_ai AFTER INSERT ON t BEGIN
-				INSERT INTO t_fts (rowid, content, tags) VALUES (new.pk, new.content, new.tags); END`,
-		}
 		if vectors {
-			ddl = append(ddl, fmt.Sprintf(`CREATE VIRTUAL TABLE t_vec USING vec0(embedding float[%d] distance_metric=cosine, chunk_size=64)`, benchDims))
-		}
-		for _, q := range ddl {
-			if _, err := db.Exec(q); err != nil {
+			pk, _ := res.LastInsertId()
+			if _, err := tx.Stmt(bl.vec).Exec(pk, embed(e.Content)); err != nil {
 				b.Fatal(err)
 			}
 		}
-		var bl baseline
-		bl.db = db
-		if bl.ins, err = db.Prepare(`INSERT INTO t (id, agent_id, content, summary, importance, tags, created_at) VALUES (?, 'default', ?, ?, ?, ?, ?)`); err != nil {
+	}
+	if err := tx.Commit(); err != nil {
+		b.Fatal(err)
+	}
+}
+
+// baselineInsertOne times BenchmarkBaselineInsertFTS's rows=1 forms: one
+// row per transaction, with vectors also its vector, which embedInLoop
+// embeds (with embed) in the loop and otherwise takes from 4,096 embedded
+// before it.
+func baselineInsertOne(b *testing.B, embed func(string) []byte, vectors, embedInLoop bool) {
+	bl := openBaseline(b, vectors, embed)
+	defer bl.db.Close()
+	entries := benchEntries(3, 1<<16)
+	var vecs [][]byte
+	if vectors && !embedInLoop {
+		for _, e := range entries[:4096] {
+			vecs = append(vecs, embed(e.Content))
+		}
+	}
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		e := entries[i%len(entries)]
+		var blob []byte
+		switch {
+		case embedInLoop:
+			blob = embed(e.Content)
+		case vectors:
+			blob = vecs[i%len(vecs)]
+		}
+		tx, err := bl.db.Begin()
+		if err != nil {
+			b.Fatal(err)
+		}
+		res, err := tx.Stmt(bl.ins).Exec(fmt.Sprintf("id-%d", i), e.Content, e.Content, e.Importance, `["x"]`, i)
+		if err != nil {
 			b.Fatal(err)
 		}
 		if vectors {
-			if bl.vec, err = db.Prepare(`INSERT INTO t_vec (rowid, embedding) VALUES (?, ?)`); err != nil {
+			pk, _ := res.LastInsertId()
+			if _, err := tx.Stmt(bl.vec).Exec(pk, blob); err != nil {
 				b.Fatal(err)
-			}
-		}
-		// 10K rows present, as for BenchmarkStoreSemantic.
-		tx, _ := db.Begin()
-		for i, e := range benchEntries(1, 10_000) {
-			res, err := tx.Stmt(bl.ins).Exec(fmt.Sprintf("pre-%d", i), e.Content, e.Content, e.Importance, `["x"]`, i)
-			if err != nil {
-				b.Fatal(err)
-			}
-			if vectors {
-				pk, _ := res.LastInsertId()
-				if _, err := tx.Stmt(bl.vec).Exec(pk, embed(e.Content)); err != nil {
-					b.Fatal(err)
-				}
 			}
 		}
 		if err := tx.Commit(); err != nil {
 			b.Fatal(err)
 		}
-		return bl
+		i++
 	}
-	// one inserts a row per transaction, with its vector (vec, or embedded
-	// in the loop when vec is nil) when the table has vectors.
-	one := func(b *testing.B, vectors, embedInLoop bool) {
-		bl := open(b, vectors)
-		defer bl.db.Close()
-		entries := benchEntries(3, 1<<16)
-		var vecs [][]byte
-		if vectors && !embedInLoop {
-			for _, e := range entries[:4096] {
-				vecs = append(vecs, embed(e.Content))
-			}
+}
+
+// baselineInsertBatch times BenchmarkBaselineInsertFTS's rows=1000: 1,000
+// rows per transaction, without vectors, reporting rows/s.
+func baselineInsertBatch(b *testing.B) {
+	bl := openBaseline(b, false, nil)
+	defer bl.db.Close()
+	entries := benchEntries(4, 1000)
+	b.ReportAllocs()
+	n := 0
+	for b.Loop() {
+		tx, err := bl.db.Begin()
+		if err != nil {
+			b.Fatal(err)
 		}
-		b.ReportAllocs()
-		i := 0
-		for b.Loop() {
-			e := entries[i%len(entries)]
-			var blob []byte
-			switch {
-			case embedInLoop:
-				blob = embed(e.Content)
-			case vectors:
-				blob = vecs[i%len(vecs)]
-			}
-			tx, err := bl.db.Begin()
-			if err != nil {
+		s := tx.Stmt(bl.ins)
+		for _, e := range entries {
+			if _, err := s.Exec(fmt.Sprintf("id-%d", n), e.Content, e.Content, e.Importance, `["x"]`, n); err != nil {
 				b.Fatal(err)
 			}
-			res, err := tx.Stmt(bl.ins).Exec(fmt.Sprintf("id-%d", i), e.Content, e.Content, e.Importance, `["x"]`, i)
-			if err != nil {
-				b.Fatal(err)
-			}
-			if vectors {
-				pk, _ := res.LastInsertId()
-				if _, err := tx.Stmt(bl.vec).Exec(pk, blob); err != nil {
-					b.Fatal(err)
-				}
-			}
-			if err := tx.Commit(); err != nil {
-				b.Fatal(err)
-			}
-			i++
+			n++
+		}
+		if err := tx.Commit(); err != nil {
+			b.Fatal(err)
 		}
 	}
-	b.Run("rows=1", func(b *testing.B) { one(b, false, false) })
-	b.Run("rows=1/vec0", func(b *testing.B) { one(b, true, false) })
-	b.Run("rows=1/vec0+embed", func(b *testing.B) { one(b, true, true) })
-	b.Run("rows=1000", func(b *testing.B) {
-		bl := open(b, false)
-		defer bl.db.Close()
-		entries := benchEntries(4, 1000)
-		b.ReportAllocs()
-		n := 0
-		for b.Loop() {
-			tx, err := bl.db.Begin()
-			if err != nil {
-				b.Fatal(err)
-			}
-			s := tx.Stmt(bl.ins)
-			for _, e := range entries {
-				if _, err := s.Exec(fmt.Sprintf("id-%d", n), e.Content, e.Content, e.Importance, `["x"]`, n); err != nil {
-					b.Fatal(err)
-				}
-				n++
-			}
-			if err := tx.Commit(); err != nil {
-				b.Fatal(err)
-			}
-		}
-		b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "rows/s")
-	})
+	b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "rows/s")
 }
 
 // BenchmarkCompact runs progressive compaction (count, time, semantic

@@ -32,20 +32,15 @@ func TestConcurrentReadersAndWriters(t *testing.T) {
 	path := testutil.TempDB(t)
 	// alpha links only explicitly, so its link count is exact; beta also
 	// auto-links every semantic entry it stores.
-	agents := []*engram.Memory{testutil.OpenPath(t, path, "alpha", noAutoLink()), testutil.OpenPath(t, path, "beta")}
-	ctx := context.Background()
-
-	type tally struct {
-		semantic, episodes, snapshots, links, outcomes atomic.Int64
+	agents := []*stressAgent{
+		{m: testutil.OpenPath(t, path, "alpha", noAutoLink())},
+		{m: testutil.OpenPath(t, path, "beta"), autoLinks: true},
 	}
-	tallies := make([]*tally, len(agents))
-	procs := make([]string, len(agents))
-	var known [2]sync.Map // agent index → set of semantic IDs stored so far
-	for i, m := range agents {
-		tallies[i] = &tally{}
-		id, err := m.Procedural().Store(ctx, engram.Procedure{Name: "work", SuccessRate: 0.5, Tags: []string{"w"}})
+	ctx := context.Background()
+	for _, a := range agents {
+		id, err := a.m.Procedural().Store(ctx, engram.Procedure{Name: "work", SuccessRate: 0.5, Tags: []string{"w"}})
 		require.NoError(t, err)
-		procs[i] = id
+		a.proc = id
 	}
 
 	deadline := time.Now().Add(*stressFor)
@@ -59,69 +54,16 @@ func TestConcurrentReadersAndWriters(t *testing.T) {
 
 	for w := range 8 {
 		wg.Go(func() {
-			a := w % 2
-			m, tl := agents[a], tallies[a]
+			a := agents[w%2]
 			rng := rand.New(rand.NewPCG(uint64(w), 42))
 			var prev string
 			for i := 0; time.Now().Before(deadline); i++ {
-				id, err := m.Semantic().Store(ctx, engram.SemanticEntry{
-					Content:    fmt.Sprintf("writer %d fact %d about deploys and databases", w, i),
-					Importance: rng.Float64(),
-					Tags:       []string{"w", fmt.Sprint(w)},
-				})
+				id, who, err := a.write(ctx, rng, w, i, prev)
 				if err != nil {
-					fail("Store", err)
+					fail(who, err)
 					return
-				}
-				tl.semantic.Add(1)
-				known[a].Store(id, true)
-				if _, err := m.Episodic().Log(ctx, engram.Episode{Content: fmt.Sprintf("writer %d did %d", w, i), TaskID: fmt.Sprintf("t%d", w)}); err != nil {
-					fail("Log", err)
-					return
-				}
-				tl.episodes.Add(1)
-				if prev != "" {
-					if err := m.Links().Add(ctx, engram.Link{SourceID: prev, TargetID: id, Type: engram.LinkSequential}); err != nil {
-						fail("Links.Add", err)
-						return
-					}
-					tl.links.Add(1)
 				}
 				prev = id
-				switch i % 10 {
-				case 3:
-					if _, err := m.Procedural().RecordOutcome(ctx, procs[a], rng.IntN(2) == 0); err != nil {
-						fail("RecordOutcome", err)
-						return
-					}
-					tl.outcomes.Add(1)
-				case 6:
-					batch := []engram.SemanticEntry{{Content: "batch a", Importance: 0.2}, {Content: "batch b", Importance: 0.3}}
-					got, err := m.Semantic().StoreBatch(ctx, batch)
-					if err != nil {
-						fail("StoreBatch", err)
-						return
-					}
-					tl.semantic.Add(int64(len(got)))
-					for _, id := range got {
-						known[a].Store(id, true)
-					}
-				case 8:
-					if err := m.Snapshot(ctx, engram.SessionSnapshot{SessionID: fmt.Sprintf("w%d-%d", w, i), Summary: "s"}); err != nil {
-						fail("Snapshot", err)
-						return
-					}
-					tl.snapshots.Add(1)
-				case 9:
-					if _, err := m.Working().Add(engram.WorkingItem{Content: fmt.Sprintf("thought %d/%d", w, i), Importance: rng.Float64()}); err != nil {
-						fail("Working.Add", err)
-						return
-					}
-					if err := m.Flush(ctx); err != nil {
-						fail("Flush", err)
-						return
-					}
-				}
 			}
 		})
 	}
@@ -129,41 +71,9 @@ func TestConcurrentReadersAndWriters(t *testing.T) {
 	var reads atomic.Int64
 	for r := range 8 {
 		wg.Go(func() {
-			a := r % 2
-			m := agents[a]
+			a := agents[r%2]
 			for i := 0; time.Now().Before(deadline); i++ {
-				var err error
-				switch i % 10 {
-				case 0:
-					_, err = m.Bootstrap(ctx)
-				case 1:
-					_, err = m.Semantic().List(ctx, engram.ListOptions{Limit: 20})
-				case 2:
-					_, err = m.Episodic().Recent(ctx, 20)
-				case 3:
-					_, err = m.Procedural().FindByTags(ctx, []string{"w"}, 5)
-				case 4:
-					known[a].Range(func(k, _ any) bool {
-						_, err = m.Semantic().Get(ctx, k.(string))
-						return false
-					})
-				case 5:
-					known[a].Range(func(k, _ any) bool {
-						_, err = m.Links().Traverse(ctx, k.(string), 3)
-						return false
-					})
-				case 6:
-					_, err = m.Stats(ctx)
-				case 7:
-					_, err = m.Working().Find("thought")
-				case 8:
-					// Full-text reads while the other handle writes the
-					// same index.
-					_, err = m.Search(ctx, engram.SearchOptions{Query: "what about deploys and databases?", Limit: 5})
-				case 9:
-					_, err = m.Search(ctx, engram.SearchOptions{Query: fmt.Sprintf("writer %d fact", r), Types: []engram.MemoryType{engram.TypeEpisodic, engram.TypeSemantic}})
-				}
-				if err != nil {
+				if err := a.read(ctx, r, i%10); err != nil {
 					fail(fmt.Sprintf("reader %d op %d", r, i%10), err)
 					return
 				}
@@ -175,51 +85,183 @@ func TestConcurrentReadersAndWriters(t *testing.T) {
 	require.Zero(t, failures.Load(), "calls failed")
 
 	flushed := 0
-	for i, m := range agents {
-		st, err := m.Stats(ctx)
-		require.NoError(t, err)
-		tl := tallies[i]
-		// Flush may keep working items above the importance threshold in
-		// semantic memory; count those separately.
-		list, err := m.Semantic().List(ctx, engram.ListOptions{Limit: 10000})
-		require.NoError(t, err)
-		kept := 0
-		for _, e := range list {
-			if _, ok := known[i].Load(e.ID); !ok {
-				kept++
-			}
-		}
-		flushed += kept
-		assert.Equal(t, int(tl.semantic.Load())+kept, st.Semantic, "semantic count of %s", m.AgentID())
-		assert.Equal(t, int(tl.episodes.Load()), st.Episodes, "episodes of %s", m.AgentID())
-		assert.Equal(t, int(tl.snapshots.Load()), st.Snapshots, "snapshots of %s", m.AgentID())
-		if i == 0 {
-			assert.Equal(t, int(tl.links.Load()), st.Links, "links of %s", m.AgentID())
-		} else {
-			sequential, similar := 0, 0
-			for _, e := range list {
-				links, err := m.Links().For(ctx, e.ID)
-				require.NoError(t, err)
-				for _, l := range links {
-					switch {
-					case l.SourceID != e.ID:
-					case l.Type == engram.LinkSequential:
-						sequential++
-					case l.Type == engram.LinkSimilar:
-						similar++
-					}
-				}
-			}
-			assert.Equal(t, int(tl.links.Load()), sequential, "explicit links of %s", m.AgentID())
-			assert.Equal(t, st.Links, sequential+similar, "every other link of %s is an auto-link", m.AgentID())
-		}
-		p, err := m.Procedural().Get(ctx, procs[i])
-		require.NoError(t, err)
-		assert.Equal(t, int(tl.outcomes.Load()), p.UseCount, "outcomes of %s", m.AgentID())
+	for _, a := range agents {
+		flushed += a.check(t, ctx)
 	}
 	t.Logf("%v: %d semantic, %d episodes, %d reads, %d flushed working items",
-		*stressFor, tallies[0].semantic.Load()+tallies[1].semantic.Load(),
-		tallies[0].episodes.Load()+tallies[1].episodes.Load(), reads.Load(), flushed)
+		*stressFor, agents[0].tally.semantic.Load()+agents[1].tally.semantic.Load(),
+		agents[0].tally.episodes.Load()+agents[1].tally.episodes.Load(), reads.Load(), flushed)
+}
+
+// stressAgent is one agent of TestConcurrentReadersAndWriters: its
+// Memory handle and what its writers did.
+type stressAgent struct {
+	m         *engram.Memory
+	autoLinks bool     // m auto-links the semantic entries it stores
+	proc      string   // the procedure whose outcomes the writers record
+	known     sync.Map // set of semantic IDs stored so far
+	tally     struct {
+		semantic, episodes, snapshots, links, outcomes atomic.Int64
+	}
+}
+
+// write makes round i of writer w: a semantic entry, an episode, a
+// sequential link from prev (the entry of the round before) to the new
+// entry, then what writeEvery adds. It counts every write that succeeded
+// and returns the new entry's ID, or the call that failed and its error.
+func (a *stressAgent) write(ctx context.Context, rng *rand.Rand, w, i int, prev string) (id, who string, err error) {
+	id, err = a.m.Semantic().Store(ctx, engram.SemanticEntry{
+		Content:    fmt.Sprintf("writer %d fact %d about deploys and databases", w, i),
+		Importance: rng.Float64(),
+		Tags:       []string{"w", fmt.Sprint(w)},
+	})
+	if err != nil {
+		return "", "Store", err
+	}
+	a.tally.semantic.Add(1)
+	a.known.Store(id, true)
+	if _, err := a.m.Episodic().Log(ctx, engram.Episode{Content: fmt.Sprintf("writer %d did %d", w, i), TaskID: fmt.Sprintf("t%d", w)}); err != nil {
+		return "", "Log", err
+	}
+	a.tally.episodes.Add(1)
+	if prev != "" {
+		if err := a.m.Links().Add(ctx, engram.Link{SourceID: prev, TargetID: id, Type: engram.LinkSequential}); err != nil {
+			return "", "Links.Add", err
+		}
+		a.tally.links.Add(1)
+	}
+	who, err = a.writeEvery(ctx, rng, w, i)
+	return id, who, err
+}
+
+// writeEvery makes the writes of round i of writer w that come every ten
+// rounds: an outcome of the agent's procedure, a batch of two entries, a
+// session snapshot, or a working item flushed. It counts every write that
+// succeeded and returns the call that failed and its error.
+func (a *stressAgent) writeEvery(ctx context.Context, rng *rand.Rand, w, i int) (who string, err error) {
+	switch i % 10 {
+	case 3:
+		if _, err := a.m.Procedural().RecordOutcome(ctx, a.proc, rng.IntN(2) == 0); err != nil {
+			return "RecordOutcome", err
+		}
+		a.tally.outcomes.Add(1)
+	case 6:
+		batch := []engram.SemanticEntry{{Content: "batch a", Importance: 0.2}, {Content: "batch b", Importance: 0.3}}
+		got, err := a.m.Semantic().StoreBatch(ctx, batch)
+		if err != nil {
+			return "StoreBatch", err
+		}
+		a.tally.semantic.Add(int64(len(got)))
+		for _, id := range got {
+			a.known.Store(id, true)
+		}
+	case 8:
+		if err := a.m.Snapshot(ctx, engram.SessionSnapshot{SessionID: fmt.Sprintf("w%d-%d", w, i), Summary: "s"}); err != nil {
+			return "Snapshot", err
+		}
+		a.tally.snapshots.Add(1)
+	case 9:
+		if _, err := a.m.Working().Add(engram.WorkingItem{Content: fmt.Sprintf("thought %d/%d", w, i), Importance: rng.Float64()}); err != nil {
+			return "Working.Add", err
+		}
+		if err := a.m.Flush(ctx); err != nil {
+			return "Flush", err
+		}
+	}
+	return "", nil
+}
+
+// read makes read op (0 to 9) of reader r and returns its error.
+func (a *stressAgent) read(ctx context.Context, r, op int) error {
+	var err error
+	switch op {
+	case 0:
+		_, err = a.m.Bootstrap(ctx)
+	case 1:
+		_, err = a.m.Semantic().List(ctx, engram.ListOptions{Limit: 20})
+	case 2:
+		_, err = a.m.Episodic().Recent(ctx, 20)
+	case 3:
+		_, err = a.m.Procedural().FindByTags(ctx, []string{"w"}, 5)
+	case 4:
+		a.known.Range(func(k, _ any) bool {
+			_, err = a.m.Semantic().Get(ctx, k.(string))
+			return false
+		})
+	case 5:
+		a.known.Range(func(k, _ any) bool {
+			_, err = a.m.Links().Traverse(ctx, k.(string), 3)
+			return false
+		})
+	case 6:
+		_, err = a.m.Stats(ctx)
+	case 7:
+		_, err = a.m.Working().Find("thought")
+	case 8:
+		// Full-text reads while the other handle writes the
+		// same index.
+		_, err = a.m.Search(ctx, engram.SearchOptions{Query: "what about deploys and databases?", Limit: 5})
+	case 9:
+		_, err = a.m.Search(ctx, engram.SearchOptions{Query: fmt.Sprintf("writer %d fact", r), Types: []engram.MemoryType{engram.TypeEpisodic, engram.TypeSemantic}})
+	}
+	return err
+}
+
+// check checks, once the writers are done, that the agent's Stats count
+// exactly what its writers stored (semantic entries, episodes, snapshots,
+// links, outcomes), the semantic entries Flush kept from working memory
+// counted apart. It returns how many Flush kept.
+func (a *stressAgent) check(t *testing.T, ctx context.Context) int {
+	t.Helper()
+	m, tl := a.m, &a.tally
+	st, err := m.Stats(ctx)
+	require.NoError(t, err)
+	// Flush may keep working items above the importance threshold in
+	// semantic memory; count those separately.
+	list, err := m.Semantic().List(ctx, engram.ListOptions{Limit: 10000})
+	require.NoError(t, err)
+	kept := 0
+	for _, e := range list {
+		if _, ok := a.known.Load(e.ID); !ok {
+			kept++
+		}
+	}
+	assert.Equal(t, int(tl.semantic.Load())+kept, st.Semantic, "semantic count of %s", m.AgentID())
+	assert.Equal(t, int(tl.episodes.Load()), st.Episodes, "episodes of %s", m.AgentID())
+	assert.Equal(t, int(tl.snapshots.Load()), st.Snapshots, "snapshots of %s", m.AgentID())
+	if !a.autoLinks {
+		assert.Equal(t, int(tl.links.Load()), st.Links, "links of %s", m.AgentID())
+	} else {
+		a.checkAutoLinks(t, ctx, list, st.Links)
+	}
+	p, err := m.Procedural().Get(ctx, a.proc)
+	require.NoError(t, err)
+	assert.Equal(t, int(tl.outcomes.Load()), p.UseCount, "outcomes of %s", m.AgentID())
+	return kept
+}
+
+// checkAutoLinks checks, for an agent that auto-links, that the
+// sequential links from the entries of list are the ones its writers added
+// and that every other of its links (total in all) is an auto-link.
+func (a *stressAgent) checkAutoLinks(t *testing.T, ctx context.Context, list []engram.SemanticEntry, total int) {
+	t.Helper()
+	m := a.m
+	sequential, similar := 0, 0
+	for _, e := range list {
+		links, err := m.Links().For(ctx, e.ID)
+		require.NoError(t, err)
+		for _, l := range links {
+			switch {
+			case l.SourceID != e.ID:
+			case l.Type == engram.LinkSequential:
+				sequential++
+			case l.Type == engram.LinkSimilar:
+				similar++
+			}
+		}
+	}
+	assert.Equal(t, int(a.tally.links.Load()), sequential, "explicit links of %s", m.AgentID())
+	assert.Equal(t, total, sequential+similar, "every other link of %s is an auto-link", m.AgentID())
 }
 
 // TestConcurrentTier2 runs writers (stores, deletes, updates) and

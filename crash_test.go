@@ -105,21 +105,40 @@ func TestCrashWriter(t *testing.T) {
 	if err != nil {
 		crashDie("log: %v", err)
 	}
-	write := func(op crashOp) {
-		line, _ := json.Marshal(op)
-		if _, err := logf.Write(append(line, '\n')); err != nil {
-			crashDie("log: %v", err)
-		}
-		if err := logf.Sync(); err != nil {
-			crashDie("log: %v", err)
-		}
-	}
 	ctx := context.Background()
 	m, err := crashOpen(s.Tier, s.DB)
 	if err != nil {
 		crashDie("New: %v", err)
 	}
-	// What the writer may update or delete: the entries alive now.
+	alive := crashAlive(ctx, m)
+	fmt.Println("ready")
+	rng := rand.New(rand.NewPCG(s.Seed, 7))
+	for n := 0; ; n++ {
+		op, call := crashNextOp(ctx, m, rng, fmt.Sprintf("w%d-%d", s.Seed, n), alive)
+		op.Kind = "try"
+		crashLogWrite(logf, op)
+		if err := call(); err != nil {
+			crashDie("%s %v: %v", op.Op, op.IDs, err)
+		}
+		crashLogWrite(logf, crashOp{Kind: "ok"})
+		alive = crashTrack(alive, op)
+	}
+}
+
+// crashLogWrite appends op to the writer's log as one line and fsyncs it.
+func crashLogWrite(logf *os.File, op crashOp) {
+	line, _ := json.Marshal(op)
+	if _, err := logf.Write(append(line, '\n')); err != nil {
+		crashDie("log: %v", err)
+	}
+	if err := logf.Sync(); err != nil {
+		crashDie("log: %v", err)
+	}
+}
+
+// crashAlive returns what the writer may update or delete: the IDs of the
+// semantic entries alive now.
+func crashAlive(ctx context.Context, m *engram.Memory) []string {
 	var alive []string
 	for off := 0; ; off += 1000 {
 		page, err := m.Semantic().List(ctx, engram.ListOptions{Limit: 1000, Offset: off})
@@ -130,86 +149,85 @@ func TestCrashWriter(t *testing.T) {
 			alive = append(alive, e.ID)
 		}
 		if len(page) < 1000 {
-			break
+			return alive
 		}
 	}
-	fmt.Println("ready")
-	rng := rand.New(rand.NewPCG(s.Seed, 7))
-	for n := 0; ; n++ {
-		tag := fmt.Sprintf("w%d-%d", s.Seed, n)
-		var op crashOp
-		var call func() error
-		switch r := rng.IntN(100); {
-		case r < 35 || len(alive) < 5:
-			id := "s-" + tag
-			c := crashText(rng, tag)
-			op = crashOp{Op: "store", IDs: []string{id}, Contents: []string{c}}
-			call = func() error {
-				_, err := m.Semantic().Store(ctx, engram.SemanticEntry{ID: id, Content: c, Importance: 0.5, Tags: []string{"crash"}})
-				return err
-			}
-		case r < 50:
-			k := 2 + rng.IntN(30)
-			entries := make([]engram.SemanticEntry, k)
-			op = crashOp{Op: "batch"}
-			for i := range entries {
-				id := fmt.Sprintf("b-%s-%d", tag, i)
-				c := crashText(rng, fmt.Sprintf("%s-%d", tag, i))
-				entries[i] = engram.SemanticEntry{ID: id, Content: c, Importance: 0.4}
-				op.IDs, op.Contents = append(op.IDs, id), append(op.Contents, c)
-			}
-			call = func() error {
-				_, err := m.Semantic().StoreBatch(ctx, entries)
-				return err
-			}
-		case r < 65:
-			id := alive[rng.IntN(len(alive))]
-			c := crashText(rng, "u-"+tag)
-			op = crashOp{Op: "update", IDs: []string{id}, Contents: []string{c}}
-			call = func() error {
-				_, err := m.Semantic().Update(ctx, id, engram.SemanticPatch{Content: &c})
-				return err
-			}
-		case r < 75:
-			i := rng.IntN(len(alive))
-			id := alive[i]
-			op = crashOp{Op: "delete", IDs: []string{id}}
-			call = func() error { return m.Semantic().Delete(ctx, id) }
-		case r < 90:
-			id := "e-" + tag
-			c := crashText(rng, "episode "+tag)
-			op = crashOp{Op: "episode", IDs: []string{id}, Contents: []string{c}}
-			call = func() error {
-				_, err := m.Episodic().Log(ctx, engram.Episode{ID: id, Content: c, SessionID: "crash"})
-				return err
-			}
-		case r < 95:
-			op = crashOp{Op: "flush"}
-			call = func() error { return m.Flush(ctx) }
-		default:
-			op = crashOp{Op: "compact"}
-			call = func() error { _, err := m.Compact(ctx); return err }
+}
+
+// crashNextOp draws the writer's next operation, tagged tag, from rng: the
+// line its log records and the call that performs it. Updates and deletes
+// pick among alive.
+func crashNextOp(ctx context.Context, m *engram.Memory, rng *rand.Rand, tag string, alive []string) (crashOp, func() error) {
+	switch r := rng.IntN(100); {
+	case r < 35 || len(alive) < 5:
+		id := "s-" + tag
+		c := crashText(rng, tag)
+		return crashOp{Op: "store", IDs: []string{id}, Contents: []string{c}}, func() error {
+			_, err := m.Semantic().Store(ctx, engram.SemanticEntry{ID: id, Content: c, Importance: 0.5, Tags: []string{"crash"}})
+			return err
 		}
-		op.Kind = "try"
-		write(op)
-		if err := call(); err != nil {
-			crashDie("%s %v: %v", op.Op, op.IDs, err)
+	case r < 50:
+		op, entries := crashBatch(rng, tag)
+		return op, func() error {
+			_, err := m.Semantic().StoreBatch(ctx, entries)
+			return err
 		}
-		write(crashOp{Kind: "ok"})
-		switch op.Op {
-		case "store":
-			alive = append(alive, op.IDs[0])
-		case "batch":
-			alive = append(alive, op.IDs...)
-		case "delete":
-			for i, id := range alive {
-				if id == op.IDs[0] {
-					alive = append(alive[:i], alive[i+1:]...)
-					break
-				}
+	case r < 65:
+		id := alive[rng.IntN(len(alive))]
+		c := crashText(rng, "u-"+tag)
+		return crashOp{Op: "update", IDs: []string{id}, Contents: []string{c}}, func() error {
+			_, err := m.Semantic().Update(ctx, id, engram.SemanticPatch{Content: &c})
+			return err
+		}
+	case r < 75:
+		i := rng.IntN(len(alive))
+		id := alive[i]
+		return crashOp{Op: "delete", IDs: []string{id}}, func() error { return m.Semantic().Delete(ctx, id) }
+	case r < 90:
+		id := "e-" + tag
+		c := crashText(rng, "episode "+tag)
+		return crashOp{Op: "episode", IDs: []string{id}, Contents: []string{c}}, func() error {
+			_, err := m.Episodic().Log(ctx, engram.Episode{ID: id, Content: c, SessionID: "crash"})
+			return err
+		}
+	case r < 95:
+		return crashOp{Op: "flush"}, func() error { return m.Flush(ctx) }
+	default:
+		return crashOp{Op: "compact"}, func() error { _, err := m.Compact(ctx); return err }
+	}
+}
+
+// crashBatch draws a batch of 2 to 31 new entries, tagged tag, from rng:
+// its log line and the entries.
+func crashBatch(rng *rand.Rand, tag string) (crashOp, []engram.SemanticEntry) {
+	k := 2 + rng.IntN(30)
+	entries := make([]engram.SemanticEntry, k)
+	op := crashOp{Op: "batch"}
+	for i := range entries {
+		id := fmt.Sprintf("b-%s-%d", tag, i)
+		c := crashText(rng, fmt.Sprintf("%s-%d", tag, i))
+		entries[i] = engram.SemanticEntry{ID: id, Content: c, Importance: 0.4}
+		op.IDs, op.Contents = append(op.IDs, id), append(op.Contents, c)
+	}
+	return op, entries
+}
+
+// crashTrack returns alive after the acknowledged op: with the entries it
+// stored, without the one it deleted.
+func crashTrack(alive []string, op crashOp) []string {
+	switch op.Op {
+	case "store":
+		alive = append(alive, op.IDs[0])
+	case "batch":
+		alive = append(alive, op.IDs...)
+	case "delete":
+		for i, id := range alive {
+			if id == op.IDs[0] {
+				return append(alive[:i], alive[i+1:]...)
 			}
 		}
 	}
+	return alive
 }
 
 // crashDie ends the writer with exit status 3, which the parent reports:
@@ -315,12 +333,36 @@ func crashRun(t *testing.T, tier, kills int, seed uint64) {
 // integrity. It returns the new offset and what was in flight.
 func crashCheck(t *testing.T, tier int, db, logPath string, offset int64, model *crashModel) (int64, string) {
 	t.Helper()
+	ops, end := crashReadLog(t, logPath, offset)
+	ctx := context.Background()
+	m, err := crashOpen(tier, db)
+	if err != nil {
+		t.Fatalf("New after the kill: %v", err)
+	}
+	defer m.Close()
+	if err := m.CheckIntegrity(ctx); err != nil {
+		t.Errorf("CheckIntegrity after the kill: %v", err)
+	}
+	c := &crashChecker{t: t, ctx: ctx, m: m, model: model}
+	last := c.replay(ops)
+	c.checkSemantic()
+	c.checkEpisodes()
+	if err := m.Close(); err != nil {
+		t.Errorf("Close: %v", err)
+	}
+	return end, last + " (" + strconv.Itoa(len(ops)) + " log lines)"
+}
+
+// crashReadLog returns the operations in the writer's log from offset and
+// the offset after the last whole line. A line cut short by the kill is
+// dropped, and the log truncated to its last whole line so the next writer
+// appends after it; a line that does not parse fails t.
+func crashReadLog(t *testing.T, logPath string, offset int64) ([]crashOp, int64) {
+	t.Helper()
 	data, err := os.ReadFile(logPath)
 	if err != nil {
 		t.Fatal(err)
 	}
-	// A line cut short by the kill is dropped, and the log truncated to
-	// its last whole line so the next writer appends after it.
 	end := int64(bytes.LastIndexByte(data, '\n') + 1)
 	if end < int64(len(data)) {
 		if err := os.Truncate(logPath, end); err != nil {
@@ -338,121 +380,155 @@ func crashCheck(t *testing.T, tier int, db, logPath string, offset int64, model 
 		}
 		ops = append(ops, op)
 	}
+	return ops, end
+}
 
-	ctx := context.Background()
-	m, err := crashOpen(tier, db)
+// apply records the acknowledged op in the model.
+func (model *crashModel) apply(op crashOp) {
+	switch op.Op {
+	case "store", "batch", "update":
+		for i, id := range op.IDs {
+			model.semantic[id] = op.Contents[i]
+		}
+		if op.Op == "batch" {
+			model.batches++
+		}
+	case "delete":
+		model.semantic[op.IDs[0]] = ""
+	case "episode":
+		model.episodes[op.IDs[0]] = op.Contents[0]
+	}
+	if op.Op != "flush" && op.Op != "compact" {
+		model.acked++
+	}
+}
+
+// crashChecker checks the database reopened after a kill against the
+// model.
+type crashChecker struct {
+	t     *testing.T
+	ctx   context.Context
+	m     *engram.Memory
+	model *crashModel
+}
+
+// get returns the content of semantic entry id and whether it exists; an
+// error other than ErrNotFound fails the test.
+func (c *crashChecker) get(id string) (string, bool) {
+	c.t.Helper()
+	e, err := c.m.Semantic().Get(c.ctx, id)
+	if errors.Is(err, engram.ErrNotFound) {
+		return "", false
+	}
 	if err != nil {
-		t.Fatalf("New after the kill: %v", err)
+		c.t.Fatalf("Get(%s): %v", id, err)
 	}
-	defer m.Close()
-	if err := m.CheckIntegrity(ctx); err != nil {
-		t.Errorf("CheckIntegrity after the kill: %v", err)
-	}
-	get := func(id string) (string, bool) {
-		e, err := m.Semantic().Get(ctx, id)
-		if errors.Is(err, engram.ErrNotFound) {
-			return "", false
-		}
-		if err != nil {
-			t.Fatalf("Get(%s): %v", id, err)
-		}
-		return e.Content, true
-	}
+	return e.Content, true
+}
 
-	apply := func(op crashOp) {
-		switch op.Op {
-		case "store", "batch", "update":
-			for i, id := range op.IDs {
-				model.semantic[id] = op.Contents[i]
-			}
-			if op.Op == "batch" {
-				model.batches++
-			}
-		case "delete":
-			model.semantic[op.IDs[0]] = ""
-		case "episode":
-			model.episodes[op.IDs[0]] = op.Contents[0]
-		}
-		if op.Op != "flush" && op.Op != "compact" {
-			model.acked++
-		}
-	}
+// replay checks that the log is a run of tried and acknowledged operations
+// ending in at most one in flight, applies the acknowledged ones to the
+// model and resolves the one in flight. It returns what was in flight.
+func (c *crashChecker) replay(ops []crashOp) string {
+	c.t.Helper()
 	last := "nothing (between operations)"
 	for i := 0; i < len(ops); i++ {
 		op := ops[i]
 		if op.Kind != "try" {
-			t.Fatalf("log: %q where an operation should start", op.Kind)
+			c.t.Fatalf("log: %q where an operation should start", op.Kind)
 		}
 		if i+1 < len(ops) && ops[i+1].Kind == "ok" {
-			apply(op)
+			c.model.apply(op)
 			i++
 			continue
 		}
 		if i+1 != len(ops) {
-			t.Fatalf("log: operation %s %v neither acknowledged nor last", op.Op, op.IDs)
+			c.t.Fatalf("log: operation %s %v neither acknowledged nor last", op.Op, op.IDs)
 		}
 		// In flight at the kill: it happened entirely or not at all.
 		last = op.Op
-		model.pending++
-		done := false
-		switch op.Op {
-		case "store", "batch":
-			present := 0
-			for i, id := range op.IDs {
-				if c, ok := get(id); ok {
-					present++
-					if c != op.Contents[i] {
-						t.Errorf("%s in flight: %s holds %q, not %q", op.Op, id, c, op.Contents[i])
-					}
-				}
-			}
-			if present != 0 && present != len(op.IDs) {
-				t.Errorf("%s of %d entries in flight at the kill: %d of them are stored; a batch is all or nothing", op.Op, len(op.IDs), present)
-			}
-			done = present == len(op.IDs)
-		case "update":
-			c, ok := get(op.IDs[0])
-			if !ok {
-				t.Errorf("update in flight: %s is gone", op.IDs[0])
-			}
-			if c != op.Contents[0] && c != model.semantic[op.IDs[0]] {
-				t.Errorf("update in flight: %s holds %q, neither the acknowledged %q nor the new %q", op.IDs[0], c, model.semantic[op.IDs[0]], op.Contents[0])
-			}
-			done = c == op.Contents[0]
-		case "delete":
-			_, ok := get(op.IDs[0])
-			done = !ok
-		case "episode":
-			_, err := m.Episodic().Get(ctx, op.IDs[0])
-			done = err == nil
-		}
-		if done {
-			apply(op)
-			model.acked-- // applied, but never acknowledged
+		c.model.pending++
+		if c.happened(op) {
+			c.model.apply(op)
+			c.model.acked-- // applied, but never acknowledged
 		}
 	}
+	return last
+}
 
-	for id, want := range model.semantic {
-		got, ok := get(id)
+// happened reports whether op, in flight at the kill, took effect, and
+// checks that it took effect entirely or not at all.
+func (c *crashChecker) happened(op crashOp) bool {
+	c.t.Helper()
+	switch op.Op {
+	case "store", "batch":
+		return c.storeHappened(op)
+	case "update":
+		got, ok := c.get(op.IDs[0])
+		if !ok {
+			c.t.Errorf("update in flight: %s is gone", op.IDs[0])
+		}
+		if got != op.Contents[0] && got != c.model.semantic[op.IDs[0]] {
+			c.t.Errorf("update in flight: %s holds %q, neither the acknowledged %q nor the new %q", op.IDs[0], got, c.model.semantic[op.IDs[0]], op.Contents[0])
+		}
+		return got == op.Contents[0]
+	case "delete":
+		_, ok := c.get(op.IDs[0])
+		return !ok
+	case "episode":
+		_, err := c.m.Episodic().Get(c.ctx, op.IDs[0])
+		return err == nil
+	}
+	return false
+}
+
+// storeHappened reports whether the store or batch op, in flight at the
+// kill, took effect, and checks that every entry it stored holds its
+// content and that it stored all of its entries or none.
+func (c *crashChecker) storeHappened(op crashOp) bool {
+	c.t.Helper()
+	present := 0
+	for i, id := range op.IDs {
+		if got, ok := c.get(id); ok {
+			present++
+			if got != op.Contents[i] {
+				c.t.Errorf("%s in flight: %s holds %q, not %q", op.Op, id, got, op.Contents[i])
+			}
+		}
+	}
+	if present != 0 && present != len(op.IDs) {
+		c.t.Errorf("%s of %d entries in flight at the kill: %d of them are stored; a batch is all or nothing", op.Op, len(op.IDs), present)
+	}
+	return present == len(op.IDs)
+}
+
+// checkSemantic checks that every acknowledged semantic write reads back:
+// the content of a stored or updated entry, no entry once deleted.
+func (c *crashChecker) checkSemantic() {
+	c.t.Helper()
+	for id, want := range c.model.semantic {
+		got, ok := c.get(id)
 		switch {
 		case want == "" && ok:
-			t.Errorf("%s was acknowledged as deleted but reads back %q", id, got)
+			c.t.Errorf("%s was acknowledged as deleted but reads back %q", id, got)
 		case want != "" && !ok:
-			t.Errorf("acknowledged write lost: semantic %s (%q) is not found", id, want)
+			c.t.Errorf("acknowledged write lost: semantic %s (%q) is not found", id, want)
 		case got != want:
-			t.Errorf("acknowledged write lost: semantic %s holds %q, want %q", id, got, want)
+			c.t.Errorf("acknowledged write lost: semantic %s holds %q, want %q", id, got, want)
 		}
 	}
-	for id, want := range model.episodes {
-		ep, err := m.Episodic().Get(ctx, id)
+}
+
+// checkEpisodes checks that every acknowledged episode reads back with its
+// content.
+func (c *crashChecker) checkEpisodes() {
+	c.t.Helper()
+	for id, want := range c.model.episodes {
+		ep, err := c.m.Episodic().Get(c.ctx, id)
 		if err != nil {
-			t.Errorf("acknowledged write lost: episode %s: %v", id, err)
+			c.t.Errorf("acknowledged write lost: episode %s: %v", id, err)
 		} else if ep.Content != want {
-			t.Errorf("episode %s holds %q, want %q", id, ep.Content, want)
+			c.t.Errorf("episode %s holds %q, want %q", id, ep.Content, want)
 		}
 	}
-	if err := m.Close(); err != nil {
-		t.Errorf("Close: %v", err)
-	}
-	return end, last + " (" + strconv.Itoa(len(ops)) + " log lines)"
 }

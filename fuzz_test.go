@@ -176,82 +176,110 @@ func FuzzMarkdown(f *testing.F) {
 			t.Fatal(err)
 		}
 		defer m.Close()
-		stored := map[string]engram.SemanticEntry{}
-		for i := range int(n % 40) {
-			e := engram.SemanticEntry{
-				Content:    pieces[i%len(pieces)] + fmt.Sprintf(" #%d", i),
-				Tags:       []string{pieces[(i+1)%len(pieces)]},
-				Importance: float64(i%10) / 10,
-			}
-			if i%3 == 0 {
-				e.ID = pieces[(i+2)%len(pieces)] + fmt.Sprint(i)
-			}
-			id, err := m.Semantic().Store(ctx, e)
-			if err != nil {
-				checkNamedError(t, "Store", err)
-				if id == "" && !errors.Is(err, engram.ErrInvalid) && !errors.Is(err, engram.ErrExists) {
-					t.Fatalf("Store: %v", err)
-				}
-				e.Tags = nil // a tag engram refuses: store without it
-				if id, err = m.Semantic().Store(ctx, e); err != nil {
-					continue
-				}
-			}
-			got, err := m.Semantic().Get(ctx, id)
-			if err != nil {
-				t.Fatalf("Get(%q): %v", id, err)
-			}
-			stored[id] = got
-		}
+		stored := storeMarkdownEntries(t, ctx, m, pieces, int(n%40))
 		b, err := m.Bootstrap(ctx)
 		if err != nil {
 			t.Fatalf("Bootstrap: %v", err)
 		}
-		md := b.SemanticContext
-		all := strings.Split(strings.TrimSuffix(md, "\n"), "\n")
-		if len(all) > cfg.Semantic.MaxMarkdownLines {
-			t.Fatalf("memory.md has %d lines, more than MaxMarkdownLines %d:\n%s", len(all), cfg.Semantic.MaxMarkdownLines, md)
+		checkMarkdown(t, b.SemanticContext, cfg.Semantic.MaxMarkdownLines, stored)
+	})
+}
+
+// storeMarkdownEntries stores count semantic entries made of pieces (every
+// third with an ID of its own) and returns them by ID as read back. A
+// Store that fails must fail with a named error, and with ErrInvalid or
+// ErrExists unless it returned an ID; the entry is then stored once more
+// without its tags, and left out if that fails too.
+func storeMarkdownEntries(t *testing.T, ctx context.Context, m *engram.Memory, pieces []string, count int) map[string]engram.SemanticEntry {
+	t.Helper()
+	stored := map[string]engram.SemanticEntry{}
+	for i := range count {
+		e := engram.SemanticEntry{
+			Content:    pieces[i%len(pieces)] + fmt.Sprintf(" #%d", i),
+			Tags:       []string{pieces[(i+1)%len(pieces)]},
+			Importance: float64(i%10) / 10,
 		}
-		shown := map[string]bool{}
-		items := 0
-		for _, line := range all {
-			if !strings.HasPrefix(line, "- (") {
+		if i%3 == 0 {
+			e.ID = pieces[(i+2)%len(pieces)] + fmt.Sprint(i)
+		}
+		id, err := m.Semantic().Store(ctx, e)
+		if err != nil {
+			checkNamedError(t, "Store", err)
+			if id == "" && !errors.Is(err, engram.ErrInvalid) && !errors.Is(err, engram.ErrExists) {
+				t.Fatalf("Store: %v", err)
+			}
+			e.Tags = nil // a tag engram refuses: store without it
+			if id, err = m.Semantic().Store(ctx, e); err != nil {
 				continue
 			}
-			items++
-			rest, ok := strings.CutSuffix(line, " -->")
-			i := strings.LastIndex(rest, " <!-- id:")
-			if !ok || i < 0 {
-				t.Fatalf("line without its ID comment: %q", line)
-			}
-			id := rest[i+len(" <!-- id:"):]
-			if strings.Contains(id, "-->") || strings.Contains(rest[:i], "<!--") {
-				continue // an ID holding "-->" breaks its comment: issue 12 item 9, being fixed
-			}
-			e, ok := stored[id]
-			if !ok {
-				t.Fatalf("the ID comment of %q reads back as %q, no stored entry's ID", line, id)
-			}
-			if shown[id] {
-				t.Fatalf("entry %q shown twice", id)
-			}
-			shown[id] = true
-			if !strings.Contains(rest[:i], markdownLine(e.Summary)) {
-				t.Fatalf("line %q lacks the summary %q of %q", line, markdownLine(e.Summary), e.Content)
-			}
-			if want := strings.Join(strings.Fields(e.Content), " "); !strings.HasPrefix(want, strings.TrimSuffix(e.Summary, "…")) && !strings.Contains(e.Content, "\n") {
-				t.Fatalf("summary %q does not come from content %q", e.Summary, e.Content)
+		}
+		got, err := m.Semantic().Get(ctx, id)
+		if err != nil {
+			t.Fatalf("Get(%q): %v", id, err)
+		}
+		stored[id] = got
+	}
+	return stored
+}
+
+// checkMarkdown checks the memory.md text md against the stored entries:
+// at most maxLines lines, each entry line as checkMarkdownEntry wants, as
+// many entry lines as there are entries or room for (maxLines-4), and,
+// where all fit, every entry shown.
+func checkMarkdown(t *testing.T, md string, maxLines int, stored map[string]engram.SemanticEntry) {
+	t.Helper()
+	all := strings.Split(strings.TrimSuffix(md, "\n"), "\n")
+	if len(all) > maxLines {
+		t.Fatalf("memory.md has %d lines, more than MaxMarkdownLines %d:\n%s", len(all), maxLines, md)
+	}
+	shown := map[string]bool{}
+	items := 0
+	for _, line := range all {
+		if !strings.HasPrefix(line, "- (") {
+			continue
+		}
+		items++
+		checkMarkdownEntry(t, line, stored, shown)
+	}
+	if room := maxLines - 4; items != min(len(stored), room) {
+		t.Fatalf("%d entries and room for %d, but %d lines of entries:\n%s", len(stored), room, items, md)
+	}
+	if len(stored) <= maxLines-4 {
+		for id := range stored {
+			if !shown[id] && !strings.Contains(id, "-->") {
+				t.Fatalf("entry %q (%q) is missing from memory.md:\n%s", id, stored[id].Content, md)
 			}
 		}
-		if room := cfg.Semantic.MaxMarkdownLines - 4; items != min(len(stored), room) {
-			t.Fatalf("%d entries and room for %d, but %d lines of entries:\n%s", len(stored), room, items, md)
-		}
-		if len(stored) <= cfg.Semantic.MaxMarkdownLines-4 {
-			for id := range stored {
-				if !shown[id] && !strings.Contains(id, "-->") {
-					t.Fatalf("entry %q (%q) is missing from memory.md:\n%s", id, stored[id].Content, md)
-				}
-			}
-		}
-	})
+	}
+}
+
+// checkMarkdownEntry checks one entry line of memory.md: it ends in an ID
+// comment that reads back as the ID of a stored entry not shown before
+// (recorded in shown), and holds that entry's summary, which comes from its
+// content. A line whose ID holds "-->" is passed over.
+func checkMarkdownEntry(t *testing.T, line string, stored map[string]engram.SemanticEntry, shown map[string]bool) {
+	t.Helper()
+	rest, ok := strings.CutSuffix(line, " -->")
+	i := strings.LastIndex(rest, " <!-- id:")
+	if !ok || i < 0 {
+		t.Fatalf("line without its ID comment: %q", line)
+	}
+	id := rest[i+len(" <!-- id:"):]
+	if strings.Contains(id, "-->") || strings.Contains(rest[:i], "<!--") {
+		return // an ID holding "-->" breaks its comment: issue 12 item 9, being fixed
+	}
+	e, ok := stored[id]
+	if !ok {
+		t.Fatalf("the ID comment of %q reads back as %q, no stored entry's ID", line, id)
+	}
+	if shown[id] {
+		t.Fatalf("entry %q shown twice", id)
+	}
+	shown[id] = true
+	if !strings.Contains(rest[:i], markdownLine(e.Summary)) {
+		t.Fatalf("line %q lacks the summary %q of %q", line, markdownLine(e.Summary), e.Content)
+	}
+	if want := strings.Join(strings.Fields(e.Content), " "); !strings.HasPrefix(want, strings.TrimSuffix(e.Summary, "…")) && !strings.Contains(e.Content, "\n") {
+		t.Fatalf("summary %q does not come from content %q", e.Summary, e.Content)
+	}
 }
