@@ -3,6 +3,7 @@ package engram
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
@@ -63,14 +64,17 @@ const (
 // follower is in-memory state kept in step with the rows of the Memory's
 // agent.
 type follower interface {
-	// watches says which changes the follower needs.
-	watches() []watch
+	// watches says which changes the follower needs now, or, when all
+	// is set, every change it may ever need (the log prepares for those
+	// when the Memory opens). A follower whose needs change (an index
+	// built, or thrown away) calls changeLog.refresh.
+	watches(all bool) []watch
 	// follow applies a batch of the changes of q's write transaction, or
 	// forgets what it holds when it cannot. Inserts and deletes come in
 	// the order they happened; a change of text is better read from the
 	// table, which holds the row's latest text. It may register
-	// callbacks on q (onRollback to drop what it applied). It sees each
-	// change once.
+	// callbacks on q (onRollback to drop what it applied). Every follower
+	// sees every batch, once, whatever it watches.
 	follow(q *dbtx, cs []change) error
 }
 
@@ -85,8 +89,10 @@ type watch struct {
 // changeLog is the writer connection's log. The writer lock guards it:
 // the pre-update hook runs inside the statements of the writer.
 type changeLog struct {
+	s         *store
 	tables    map[string]*logged // by table name
 	followers []follower
+	on        bool     // the hook is registered: some follower needs changes now
 	pending   []change // seen by the hook, not handed out yet
 	// texts says a statement updated a table whose changes of text the
 	// temporary triggers log: temp.changes may hold some.
@@ -95,30 +101,36 @@ type changeLog struct {
 
 // logged is what the log records of one kind.
 type logged struct {
-	k                *kind
-	insert, delete   bool // watched operations the hook records
-	text             bool // the text of inserts and deletes is wanted
-	id, agent        int  // the columns' positions in the table
-	textCols         []int
-	width            int // how many columns a row read needs
-	onUpdateOfText   bool
-	textOfChangeText bool
+	k              *kind
+	insert, delete bool // the hook records these now
+	text           bool // with the text of inserts and deletes
+	id, agent      int  // the columns' positions in the table
+	textCols       []int
+	width          int  // how many columns a row read needs
+	onUpdateOfText bool // a trigger logs changes of text
 }
 
-// startChangeLog registers the followers and sets up what their watches
-// need on the writer connection: the pre-update hook, and the temporary
-// log table and triggers for changes of text. It is called once, when the
-// Memory opens.
+// startChangeLog registers the followers and prepares what their watches
+// may need on the writer connection: the temporary log table and the
+// triggers for changes of text. The pre-update hook is registered while
+// some follower needs changes (see refresh): a memory nobody follows pays
+// nothing for the log. It is called once, when the Memory opens.
 func (s *store) startChangeLog(ctx context.Context, followers ...follower) error {
-	l := &changeLog{tables: map[string]*logged{}, followers: followers}
+	l := &changeLog{s: s, tables: map[string]*logged{}, followers: followers}
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
 	stmts := []string{`CREATE TEMP TABLE IF NOT EXISTS changes (
 		seq INTEGER PRIMARY KEY, kind TEXT NOT NULL, pk INTEGER NOT NULL, agent_id TEXT NOT NULL,
-		id TEXT NOT NULL, old_text TEXT)`}
+		id TEXT NOT NULL, old_text TEXT)`,
+		// One row while the hook is registered: the triggers log only then.
+		`CREATE TEMP TABLE IF NOT EXISTS changes_on (on_ INTEGER PRIMARY KEY)`}
+	texts := map[*logged]bool{}
 	for _, f := range followers {
-		for _, w := range f.watches() {
+		for _, w := range f.watches(true) {
 			k := kindOf(w.kind)
+			if w.text && k.textErr != nil {
+				return &DatabaseError{Op: "open", Err: fmt.Errorf("the change log cannot make the text of a %s: %w", k.noun, k.textErr)}
+			}
 			lg := l.tables[k.table]
 			if lg == nil {
 				var err error
@@ -127,30 +139,20 @@ func (s *store) startChangeLog(ctx context.Context, followers ...follower) error
 				}
 				l.tables[k.table] = lg
 			}
-			for _, op := range []byte(w.ops) {
-				switch op {
-				case changeInsert:
-					lg.insert, lg.text = true, lg.text || w.text
-				case changeDelete:
-					lg.delete, lg.text = true, lg.text || w.text
-				case changeText:
-					lg.onUpdateOfText = true
-					lg.textOfChangeText = lg.textOfChangeText || w.text
-				}
+			if strings.IndexByte(w.ops, changeText) >= 0 {
+				lg.onUpdateOfText = true
+				texts[lg] = texts[lg] || w.text
 			}
 		}
 	}
-	for _, lg := range l.tables {
-		if !lg.onUpdateOfText {
-			continue
-		}
+	for lg, withText := range texts {
 		k := lg.k
 		old := "NULL"
-		if lg.textOfChangeText {
+		if withText {
 			old = k.textOver("old")
 		}
 		stmts = append(stmts, `CREATE TEMP TRIGGER IF NOT EXISTS changes_`+k.table+` AFTER UPDATE ON main.`+k.table+
-			` WHEN `+k.textChanged()+` BEGIN INSERT INTO temp.changes (kind, pk, agent_id, id, old_text) VALUES ('`+
+			` WHEN (`+k.textChanged()+`) AND EXISTS (SELECT 1 FROM temp.changes_on) BEGIN INSERT INTO temp.changes (kind, pk, agent_id, id, old_text) VALUES ('`+
 			string(k.typ)+`', new.pk, new.agent_id, new.id, `+old+`); END`)
 	}
 	for _, stmt := range stmts {
@@ -158,18 +160,59 @@ func (s *store) startChangeLog(ctx context.Context, followers ...follower) error
 			return &DatabaseError{Op: "open", Err: err}
 		}
 	}
-	err := s.wconn.Raw(func(dc any) error {
+	s.log = l
+	if err := l.refresh(ctx); err != nil {
+		return &DatabaseError{Op: "open", Err: err}
+	}
+	return nil
+}
+
+// refresh asks the followers what they need now, and registers the
+// pre-update hook (and lets the triggers log) when any needs something,
+// or unregisters it when none does. The writer lock is held.
+func (l *changeLog) refresh(ctx context.Context) error {
+	for _, lg := range l.tables {
+		lg.insert, lg.delete, lg.text = false, false, false
+	}
+	need := false
+	for _, f := range l.followers {
+		for _, w := range f.watches(false) {
+			lg := l.tables[kindOf(w.kind).table]
+			for _, op := range []byte(w.ops) {
+				switch op {
+				case changeInsert:
+					lg.insert = true
+				case changeDelete:
+					lg.delete = true
+				}
+			}
+			lg.text = lg.text || w.text
+			need = true
+		}
+	}
+	if need == l.on {
+		return nil
+	}
+	flag := `DELETE FROM temp.changes_on`
+	var hook sqlite.PreUpdateHookFn
+	if need {
+		flag, hook = `INSERT OR IGNORE INTO temp.changes_on VALUES (1)`, l.hook
+	}
+	if _, err := l.s.wconn.ExecContext(ctx, flag); err != nil {
+		return err
+	}
+	err := l.s.wconn.Raw(func(dc any) error {
 		hr, ok := dc.(sqlite.HookRegisterer)
 		if !ok {
 			return fmt.Errorf("the SQLite driver's connection (%T) takes no pre-update hook", dc)
 		}
-		hr.RegisterPreUpdateHook(l.hook)
+		hr.RegisterPreUpdateHook(hook)
 		return nil
 	})
 	if err != nil {
-		return &DatabaseError{Op: "open", Err: err}
+		return err
 	}
-	s.log = l
+	l.on = need
 	return nil
 }
 
@@ -218,6 +261,10 @@ func (l *changeLog) hook(d sqlite.SQLitePreUpdateData) {
 	if lg == nil || d.DatabaseName != "main" {
 		return
 	}
+	if d.Op == sqlite3.SQLITE_UPDATE {
+		l.texts = l.texts || lg.onUpdateOfText
+		return
+	}
 	var c change
 	var row func(dest ...any) error
 	switch d.Op {
@@ -232,7 +279,6 @@ func (l *changeLog) hook(d sqlite.SQLitePreUpdateData) {
 		}
 		c.op, c.pk, row = changeDelete, d.OldRowID, d.Old
 	default:
-		l.texts = l.texts || lg.onUpdateOfText
 		return
 	}
 	c.kind = lg.k.typ

@@ -33,6 +33,7 @@ type kind struct {
 	text      string
 	textCols  []string
 	textParts []textPart
+	textErr   error // the text is more than textFrom can make
 	// tagged says the rows have a tags column (a JSON list); search's tag
 	// filter leaves the other kinds out.
 	tagged bool
@@ -137,7 +138,7 @@ const neverDecay = `EXISTS (SELECT 1 FROM json_each({t}.tags) g WHERE g.value IN
 func init() {
 	for _, k := range kinds {
 		k.textCols = columnsOf(k.text)
-		k.textParts = parseText(k.text, k.textCols)
+		k.textParts, k.textErr = parseText(k.text, k.textCols)
 	}
 }
 
@@ -149,23 +150,24 @@ type textPart struct {
 	lit   string
 }
 
-// parseText parses a text template, which joins columns ({t}.name) and
-// SQL string literals ('…') with ||. It panics on anything else: the
-// templates are engram's own, and a test opens every kind.
-func parseText(tpl string, cols []string) []textPart {
+// parseText parses a text template that joins columns ({t}.name) and
+// SQL string literals ('…') with ||, as the change log needs to make a
+// row's text in Go (see textFrom). A template that is anything else is an
+// error: its kind cannot be watched with its text.
+func parseText(tpl string, cols []string) ([]textPart, error) {
 	var parts []textPart
 	for _, p := range strings.Split(tpl, "||") {
 		p = strings.TrimSpace(p)
 		switch {
-		case strings.HasPrefix(p, "{t}."):
+		case strings.HasPrefix(p, "{t}.") && slices.Contains(cols, strings.TrimPrefix(p, "{t}.")):
 			parts = append(parts, textPart{isCol: true, col: slices.Index(cols, strings.TrimPrefix(p, "{t}."))})
 		case len(p) >= 2 && p[0] == '\'' && p[len(p)-1] == '\'' && !strings.Contains(p[1:len(p)-1], "'"):
 			parts = append(parts, textPart{lit: p[1 : len(p)-1]})
 		default:
-			panic(fmt.Sprintf("engram: text template %q: cannot read %q", tpl, p))
+			return nil, fmt.Errorf("text template %q: %q is neither a column nor a string", tpl, p)
 		}
 	}
-	return parts
+	return parts, nil
 }
 
 // textFrom is the kind's text, as its SQL template makes it, from the

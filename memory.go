@@ -128,7 +128,11 @@ func (m *Memory) open(s settings) error {
 		}
 		followers = append(followers, m.vectors)
 	}
-	return m.db.startChangeLog(context.Background(), followers...)
+	if err := m.db.startChangeLog(context.Background(), followers...); err != nil {
+		return err
+	}
+	m.stems.log = m.db.log
+	return nil
 }
 
 // Close releases the database. It waits for a running write to finish.

@@ -148,9 +148,9 @@ func scanCandidate(typ MemoryType, last func(*candidate) any) func(scanner) (can
 // count is reused for dfCacheTTL. A stale count can only make pruning a
 // little off: a term counted as absent is kept, never dropped.
 //
-// It follows the change log: a semantic entry stored raises the counts of
-// its stems when auto-linking made its term vector, and a memory leaving
-// (deleted or archived) drops the cache.
+// It follows the change log when other followers make it run: a semantic
+// entry stored raises the counts of its stems when auto-linking made its
+// term vector, and a memory leaving (deleted or archived) drops the cache.
 type dfCache struct {
 	mu      sync.Mutex // guards entries
 	entries map[string]dfEntry
@@ -166,13 +166,10 @@ const (
 	dfCacheMax = 1 << 16
 )
 
-func (c *dfCache) watches() []watch {
-	ws := []watch{{kind: TypeSemantic, ops: "i", text: true}}
-	for _, src := range ftsSources {
-		ws = append(ws, watch{kind: src.typ, ops: "d"})
-	}
-	return ws
-}
+// watches asks for nothing: the counts are a cache, refreshed every
+// dfCacheTTL. The cache makes use of the batches other followers' needs
+// bring: an insert whose term vector auto-linking made, a delete.
+func (c *dfCache) watches(bool) []watch { return nil }
 
 func (c *dfCache) follow(_ *dbtx, cs []change) error {
 	for i := range cs {

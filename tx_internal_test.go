@@ -111,7 +111,7 @@ func TestRollbackCallbacksRunLastFirst(t *testing.T) {
 // recorder is a follower that keeps what the change log hands it.
 type recorder struct{ got []change }
 
-func (r *recorder) watches() []watch {
+func (r *recorder) watches(bool) []watch {
 	return []watch{{kind: TypeSemantic, ops: "iud", text: true}, {kind: TypeProcedural, ops: "iud", text: true}}
 }
 
@@ -137,6 +137,7 @@ func TestChangeLogSeesEveryWritePath(t *testing.T) {
 	if err := m.db.startChangeLog(context.Background(), append(m.db.log.followers, r)...); err != nil {
 		t.Fatal(err)
 	}
+	m.stems.log = m.db.log
 	ctx := context.Background()
 	if _, err := m.Semantic().Store(ctx, SemanticEntry{ID: "a", Content: "the deploy runs from CI"}); err != nil {
 		t.Fatal(err)

@@ -509,7 +509,7 @@ func (v *vectors) begin(q *dbtx) {
 // watches asks the change log for the rows whose vector a trigger drops
 // (a delete, a change of the embedded text), with the text, which the
 // embedding cache then forgets.
-func (v *vectors) watches() []watch {
+func (v *vectors) watches(bool) []watch {
 	var ws []watch
 	for _, vk := range vectorKinds {
 		ws = append(ws, watch{kind: vk.typ, ops: "ud", text: true})
@@ -667,6 +667,11 @@ func (v *vectors) sync(q *dbtx) error {
 	ver, err := counter(q, metaVectorVersion+v.m.agent)
 	if err != nil {
 		return err
+	}
+	// In a write transaction, the counter has moved on already for the
+	// changes the transaction made and finish will apply.
+	if q.tx != nil && v.tx == q.tx {
+		ver -= int64(v.own)
 	}
 	v.mu.RLock()
 	ok := v.built && ver <= v.version
@@ -857,6 +862,9 @@ func (m *Memory) putNew(q *dbtx, typ MemoryType, pk int64, es []embedded, i int)
 // whose vectors' cosine similarity with vec is at least threshold, most
 // similar first, in q's transaction.
 func (v *vectors) similar(q *dbtx, pk int64, vec []float32, threshold float64, n int) ([]similarDoc, error) {
+	if err := q.changes(); err != nil { // the drops so far count in own
+		return nil, err
+	}
 	v.begin(q)
 	v.touched = true // a load here would see this transaction's writes
 	if err := v.sync(q); err != nil {

@@ -377,6 +377,7 @@ func (l *Links) autoLink(q *dbtx, pk int64, id string, emb []float32, now time.T
 // transactions only, so the writer lock guards it.
 type stemIndex struct {
 	agent    string
+	log      *changeLog // told when the index is built or thrown away
 	built    bool
 	version  int64             // the agent's semantic.version when in step
 	terms    map[string]uint32 // stem → term number
@@ -406,9 +407,28 @@ type termWeight struct {
 const metaSemanticVersion = "semantic.version:"
 
 // reset throws the index away; the next sync builds it again.
-func (x *stemIndex) reset() { *x = stemIndex{agent: x.agent} }
+func (x *stemIndex) reset() {
+	was := x.built
+	*x = stemIndex{agent: x.agent, log: x.log}
+	if was && x.log != nil {
+		x.refreshLog()
+	}
+}
 
-func (x *stemIndex) watches() []watch {
+// refreshLog tells the change log the index's needs changed. A failure
+// to register the hook leaves the index unbuilt, which needs nothing.
+func (x *stemIndex) refreshLog() {
+	if err := x.log.refresh(context.Background()); err != nil {
+		*x = stemIndex{agent: x.agent, log: x.log}
+	}
+}
+
+// watches asks for the agent's semantic entries' changes while the index
+// is built: a Memory that never auto-links pays nothing for them.
+func (x *stemIndex) watches(all bool) []watch {
+	if !all && !x.built {
+		return nil
+	}
 	return []watch{{kind: TypeSemantic, ops: "iud", text: true}}
 }
 
@@ -514,6 +534,10 @@ func (x *stemIndex) sync(q *dbtx) error {
 	}
 	x.built, x.version = true, v
 	x.changedIn(q) // built from q's view, which a rollback undoes
+	if err := x.log.refresh(q.ctx); err != nil {
+		x.reset()
+		return err
+	}
 	return nil
 }
 
