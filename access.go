@@ -10,36 +10,56 @@ import (
 	"time"
 )
 
-// accessLog holds the accesses searches noted and not yet written: writing
-// them costs a write transaction, and each write makes every reader
-// connection drop its page cache (WAL readers start afresh after another
-// connection's commit), which at 100K memories cost searches a third of
-// their speed when the hits were written every second. So the hits of up
-// to accessDelay of searches (or of accessBatch entries) are written
-// together, in one statement. A search that fills the batch leaves the
-// write to a goroutine of its own (background), so that no search waits
-// for it. Every write of the Memory writes what is pending first, in its
-// own transaction (Memory.write), so that the write paths that work on
-// access counts in SQL (compaction, consolidation, updates) see them.
+// accessLog holds the accesses searches noted (a search's semantic hits)
+// and the retrievals Recall noted (the memories, of any kind, it admitted
+// into the working set), not yet written: writing them costs a write
+// transaction, and each write makes every reader connection drop its page
+// cache (WAL readers start afresh after another connection's commit),
+// which at 100K memories cost searches a third of their speed when the
+// hits were written every second. So the notes of up to accessDelay of
+// searches (or of accessBatch memories) are written together, one
+// statement per kind. A search that fills the batch leaves the write to a
+// goroutine of its own (background), so that no search waits for it.
+// Every write of the Memory writes what is pending first, in its own
+// transaction (Memory.write), so that the write paths that work on access
+// counts in SQL (compaction, consolidation, updates) see them.
 //
-// Reads never write them: a read that returns access counts overlays
-// what is pending on what it read, so that it cannot fail, or wait, for
-// want of a write (another process holding the write lock, a full disk).
-// To overlay exactly, each write of accesses moves the meta counter
-// access.version:{agent} on in its transaction, and the batch it wrote is
-// kept for a while with that version (batches): a read whose snapshot has
-// an older version adds the batch, one with its version or a newer one
-// already holds it.
+// Reads never write them: a read that returns access or retrieval counts
+// overlays what is pending on what it read, so that it cannot fail, or
+// wait, for want of a write (another process holding the write lock, a
+// full disk). To overlay exactly, each write of notes moves the meta
+// counter access.version:{agent} on in its transaction, and the batch it
+// wrote is kept for a while with that version (batches): a read whose
+// snapshot has an older version adds the batch, one with its version or a
+// newer one already holds it.
 type accessLog struct {
 	mu      sync.Mutex // guards the fields below
-	pending map[string]accessNote
-	oldest  time.Time     // when the oldest pending access was noted, in real time
+	pending map[noteKey]accessNote
+	oldest  time.Time     // when the oldest pending note was taken, in real time
 	batches []*accessSent // being written or written recently, oldest first
 
 	background sync.WaitGroup // the goroutine writing a full batch, if any
 	busy       atomic.Bool    // a background write is under way
 	startMu    sync.Mutex     // guards stopped and background's Add
 	stopped    bool           // Close has begun: no more background writes
+}
+
+// noteKey names a memory of any stored kind.
+type noteKey struct {
+	kind MemoryType
+	id   string
+}
+
+// accessNote is what to add to one memory.
+type accessNote struct {
+	N  int   // accesses (searches that found a semantic entry)
+	R  int   // retrievals (Recall admitted it into the working set)
+	At int64 // the latest access, Unix ms
+}
+
+// add merges o into n.
+func (n accessNote) add(o accessNote) accessNote {
+	return accessNote{N: n.N + o.N, R: n.R + o.R, At: max(n.At, o.At)}
 }
 
 // stop lets no more background write start and waits for the one under
@@ -51,10 +71,10 @@ func (a *accessLog) stop() {
 	a.background.Wait()
 }
 
-// accessSent is a batch of accesses being written (version 0 until its
+// accessSent is a batch of notes being written (version 0 until its
 // transaction knows its version) or written at the given real time.
 type accessSent struct {
-	notes   map[string]accessNote
+	notes   map[noteKey]accessNote
 	version int64
 	at      time.Time
 }
@@ -63,49 +83,102 @@ type accessSent struct {
 // is older than its write: far longer than any read takes.
 const accessKeep = time.Minute
 
-// metaAccessVersion (+ agent) counts the agent's writes of accesses.
+// metaAccessVersion (+ agent) counts the agent's writes of notes.
 const metaAccessVersion = "access.version:"
 
-// overlay adds to e the accesses not in a snapshot whose access version
-// is version: those pending and those of batches written after it.
-func (a *accessLog) overlay(e *SemanticEntry, version int64) {
+// unwritten returns what the notes add to the memory k in a snapshot whose
+// access version is version: those pending and those of batches written
+// after it.
+func (a *accessLog) unwritten(k noteKey, version int64) accessNote {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	add := func(n accessNote, ok bool) {
-		if ok {
-			e.AccessCount += n.N
-			if at := fromMS(n.At); at.After(e.LastAccessedAt) {
-				e.LastAccessedAt = at
-			}
-		}
-	}
+	var sum accessNote
 	for _, b := range a.batches {
 		if b.version == 0 || b.version > version {
-			n, ok := b.notes[e.ID]
-			add(n, ok)
+			sum = sum.add(b.notes[k])
 		}
 	}
-	n, ok := a.pending[e.ID]
-	add(n, ok)
+	return sum.add(a.pending[k])
 }
 
-// overlayAccess reads the agent's access version in q's snapshot and
-// overlays the accesses it does not hold on entries.
-func (m *Memory) overlayAccess(q *dbtx, entries []SemanticEntry) error {
+// counts is where a read memory keeps what the access log adds to.
+type counts struct {
+	kind       MemoryType
+	id         string
+	accesses   *int       // nil for kinds without access counts
+	lastAccess *time.Time // likewise
+	retrievals *int
+}
+
+func (e *SemanticEntry) counts() counts {
+	return counts{TypeSemantic, e.ID, &e.AccessCount, &e.LastAccessedAt, &e.Retrievals}
+}
+func (e *Episode) counts() counts         { return counts{TypeEpisodic, e.ID, nil, nil, &e.Retrievals} }
+func (p *Procedure) counts() counts       { return counts{TypeProcedural, p.ID, nil, nil, &p.Retrievals} }
+func (s *SessionSnapshot) counts() counts { return counts{TypeSnapshot, s.ID, nil, nil, &s.Retrievals} }
+
+// counted is a memory whose counts the access log adds to.
+type counted[T any] interface {
+	*T
+	counts() counts
+}
+
+// overlayAll overlays the unwritten notes on every memory of list (see
+// overlayAccess).
+func overlayAll[T any, P counted[T]](m *Memory, q *dbtx, list []T) error {
+	cs := make([]counts, len(list))
+	for i := range list {
+		cs[i] = P(&list[i]).counts()
+	}
+	return m.overlayAccess(q, cs...)
+}
+
+// readCounted runs query in one read, scans every row with scan and
+// overlays the unwritten notes on them.
+func readCounted[T any, P counted[T]](ctx context.Context, m *Memory, op string, scan func(scanner) (T, error), query string, args ...any) ([]T, error) {
+	var out []T
+	err := m.db.read(ctx, op, func(q *dbtx) error {
+		var err error
+		out, err = queryCounted[T, P](m, q, scan, query, args...)
+		return err
+	})
+	return out, err
+}
+
+// queryCounted is readCounted in q's transaction.
+func queryCounted[T any, P counted[T]](m *Memory, q *dbtx, scan func(scanner) (T, error), query string, args ...any) ([]T, error) {
+	rows, err := q.query(query, args...)
+	if err != nil {
+		return nil, err
+	}
+	out, err := scanAll(rows, scan)
+	if err != nil {
+		return nil, err
+	}
+	return out, overlayAll[T, P](m, q, out)
+}
+
+// overlayAccess reads the agent's access version in q's snapshot and adds
+// to each of cs the notes that snapshot does not hold.
+func (m *Memory) overlayAccess(q *dbtx, cs ...counts) error {
+	if len(cs) == 0 {
+		return nil
+	}
 	v, err := counter(q, metaAccessVersion+m.agent)
 	if err != nil {
 		return err
 	}
-	for i := range entries {
-		m.access.overlay(&entries[i], v)
+	for _, c := range cs {
+		n := m.access.unwritten(noteKey{c.kind, c.id}, v)
+		*c.retrievals += n.R
+		if c.accesses != nil {
+			*c.accesses += n.N
+			if at := fromMS(n.At); n.At != 0 && at.After(*c.lastAccess) {
+				*c.lastAccess = at
+			}
+		}
 	}
 	return nil
-}
-
-// accessNote is what to add to one entry.
-type accessNote struct {
-	N  int   `json:"n"`
-	At int64 `json:"at"` // the latest access, Unix ms
 }
 
 const (
@@ -113,27 +186,25 @@ const (
 	accessBatch = 4096
 )
 
-// note adds one access of each entry at now and reports whether the
-// pending accesses are due to be written.
-func (a *accessLog) note(ids []string, now time.Time) bool {
+// note adds n to each memory of kind k with the given IDs and reports
+// whether the pending notes are due to be written.
+func (a *accessLog) note(k MemoryType, ids []string, n accessNote) bool {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.pending == nil {
-		a.pending = make(map[string]accessNote)
+		a.pending = make(map[noteKey]accessNote)
 	}
 	if len(a.pending) == 0 {
 		a.oldest = time.Now()
 	}
 	for _, id := range ids {
-		n := a.pending[id]
-		n.N++
-		n.At = max(n.At, ms(now))
-		a.pending[id] = n
+		key := noteKey{k, id}
+		a.pending[key] = a.pending[key].add(n)
 	}
 	return len(a.pending) >= accessBatch || time.Since(a.oldest) >= accessDelay
 }
 
-// count returns how many entries have accesses not written.
+// count returns how many memories have notes not written.
 func (a *accessLog) count() int {
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -172,21 +243,17 @@ func (a *accessLog) written(b *accessSent) {
 	})
 }
 
-// putBack returns the accesses of batch b, whose write failed, to the log.
+// putBack returns the notes of batch b, whose write failed, to the log.
 func (a *accessLog) putBack(b *accessSent) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.batches = slices.DeleteFunc(a.batches, func(x *accessSent) bool { return x == b })
-	p := b.notes
 	if a.pending == nil {
-		a.pending = make(map[string]accessNote, len(p))
+		a.pending = make(map[noteKey]accessNote, len(b.notes))
 		a.oldest = time.Now()
 	}
-	for id, n := range p {
-		cur := a.pending[id]
-		cur.N += n.N
-		cur.At = max(cur.At, n.At)
-		a.pending[id] = cur
+	for k, n := range b.notes {
+		a.pending[k] = a.pending[k].add(n)
 	}
 }
 
@@ -237,8 +304,8 @@ func (m *Memory) write(ctx context.Context, op string, fn func(q *dbtx) error) e
 	})
 }
 
-// writeAccess writes the pending accesses in q's transaction, in one
-// statement. An entry deleted since it was found is skipped. If the
+// writeAccess writes the pending notes in q's transaction, one statement
+// per kind. A memory deleted since it was noted is skipped. If the
 // transaction rolls back they are pending again.
 func (m *Memory) writeAccess(q *dbtx) error {
 	batch := m.access.take()
@@ -249,26 +316,38 @@ func (m *Memory) writeAccess(q *dbtx) error {
 	q.onCommit(func() { m.access.written(batch) })
 	type row struct {
 		ID string `json:"id"`
-		accessNote
+		N  int    `json:"n"`
+		R  int    `json:"r"`
+		At int64  `json:"at"`
 	}
-	list := make([]row, 0, len(batch.notes))
-	for id, n := range batch.notes {
-		list = append(list, row{id, n})
+	byKind := map[MemoryType][]row{}
+	for k, n := range batch.notes {
+		byKind[k.kind] = append(byKind[k.kind], row{k.id, n.N, n.R, n.At})
 	}
-	b, err := json.Marshal(list)
-	if err != nil {
-		return err
-	}
-	// The list is materialized first so that it drives the update;
-	// joined to json_each directly, the planner scans the agent's entries
-	// and parses the list once for each.
-	_, err = q.exec(`WITH j(id, n, at) AS MATERIALIZED (
-			SELECT value ->> '$.id', value ->> '$.n', value ->> '$.at' FROM json_each(?2))
-		UPDATE semantic_memory SET access_count = access_count + j.n, last_accessed_at = max(last_accessed_at, j.at)
-		FROM j WHERE semantic_memory.agent_id = ?1 AND semantic_memory.id = j.id`,
-		m.agent, string(b))
-	if err != nil {
-		return err
+	for _, k := range kinds {
+		list := byKind[k.typ]
+		if len(list) == 0 {
+			continue
+		}
+		b, err := json.Marshal(list)
+		if err != nil {
+			return err
+		}
+		// The list is materialized first so that it drives the update;
+		// joined to json_each directly, the planner scans the agent's
+		// rows and parses the list once for each.
+		set := `retrievals = retrievals + j.r`
+		if k.typ == TypeSemantic {
+			set += `, access_count = access_count + j.n, last_accessed_at = max(last_accessed_at, j.at)`
+		}
+		_, err = q.exec(`WITH j(id, n, r, at) AS MATERIALIZED (
+				SELECT value ->> '$.id', value ->> '$.n', value ->> '$.r', value ->> '$.at' FROM json_each(?2))
+			UPDATE `+k.table+` SET `+set+`
+			FROM j WHERE `+k.table+`.agent_id = ?1 AND `+k.table+`.id = j.id`,
+			m.agent, string(b))
+		if err != nil {
+			return err
+		}
 	}
 	key := metaAccessVersion + m.agent
 	if err := bumpCounter(q, key, 1); err != nil {

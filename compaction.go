@@ -271,13 +271,20 @@ func (m *Memory) compactDue(ctx context.Context) (bool, error) {
 // archivable are the kinds compaction may archive.
 var archivable = kindsWith(func(k *kind) bool { return k.protected != "" })
 
+// blobColumns are the columns the archive keeps as hex, and
+// columnDefaults what a column added since a row was archived restores as.
+var (
+	blobColumns    = map[string]bool{"content_hash": true, "terms": true}
+	columnDefaults = map[string]string{"retrievals": "0", "ntok": "0", "promoted_at_count": "0"}
+)
+
 // rowJSON is the SQL expression of a row of k, named alias, as a JSON
 // object of its columns (cols); blobs are stored as hex.
 func (k *kind) rowJSON(alias string) string {
 	parts := make([]string, 0, 2*len(k.cols))
 	for _, c := range k.cols {
 		v := alias + "." + c
-		if c == "content_hash" {
+		if blobColumns[c] {
 			v = "hex(" + v + ")"
 		}
 		parts = append(parts, "'"+c+"'", v)
@@ -286,13 +293,17 @@ func (k *kind) rowJSON(alias string) string {
 }
 
 // fromJSON is the SQL list of a row's columns read back from the JSON in
-// expression j.
+// expression j; a column the archived row lacks (added since) takes its
+// default.
 func (k *kind) fromJSON(j string) string {
 	parts := make([]string, len(k.cols))
 	for i, c := range k.cols {
 		parts[i] = "json_extract(" + j + ", '$." + c + "')"
-		if c == "content_hash" {
+		if blobColumns[c] {
 			parts[i] = "unhex(" + parts[i] + ")"
+		}
+		if d, ok := columnDefaults[c]; ok {
+			parts[i] = "coalesce(" + parts[i] + ", " + d + ")"
 		}
 	}
 	return strings.Join(parts, ", ")
@@ -548,6 +559,7 @@ func truncateUTF8(s string, n int) string {
 type mergeCandidate struct {
 	pk         int64
 	id         string
+	content    string
 	importance float64
 	access     int
 	created    int64
@@ -628,7 +640,7 @@ func (m *Memory) duplicateGroups(q *dbtx) ([][]int64, error) {
 // mergeCandidates reads what merging needs of the agent's entries pks.
 func (m *Memory) mergeCandidates(q *dbtx, pks []int64) (map[int64]mergeCandidate, error) {
 	list, _ := json.Marshal(pks)
-	rows, err := q.query(`SELECT s.pk, s.id, s.importance, s.access_count, s.created_at, s.tags, s.merged_from,
+	rows, err := q.query(`SELECT s.pk, s.id, s.content, s.importance, s.access_count, s.created_at, s.tags, s.merged_from,
 			(s.verified OR EXISTS (SELECT 1 FROM json_each(s.tags) t WHERE t.value IN (SELECT value FROM json_each(?3))))
 		FROM json_each(?1) j CROSS JOIN semantic_memory s ON s.pk = j.value WHERE s.agent_id = ?2`,
 		string(list), m.agent, m.neverDecayJSON())
@@ -638,7 +650,7 @@ func (m *Memory) mergeCandidates(q *dbtx, pks []int64) (map[int64]mergeCandidate
 	cands, err := scanAll(rows, func(r scanner) (mergeCandidate, error) {
 		var c mergeCandidate
 		var tags, from string
-		if err := r.Scan(&c.pk, &c.id, &c.importance, &c.access, &c.created, &tags, &from, &c.protected); err != nil {
+		if err := r.Scan(&c.pk, &c.id, &c.content, &c.importance, &c.access, &c.created, &tags, &from, &c.protected); err != nil {
 			return c, err
 		}
 		var err error
@@ -699,8 +711,11 @@ func (m *Memory) mergeGroup(q *dbtx, rep *CompactionReport, g []mergeCandidate, 
 		return err
 	}
 	from, _ := json.Marshal(surv.mergedFrom)
+	tags := encodeTags(surv.tags)
+	terms, ntok := semanticTerms(surv.content, tags)
 	_, err := q.exec(`UPDATE semantic_memory SET importance = ?, access_count = ?, tags = ?, merged_from = ?,
-		updated_at = ? WHERE pk = ?`, surv.importance, surv.access, encodeTags(surv.tags), string(from), ms(now), surv.pk)
+		updated_at = ?, terms = ?, ntok = ? WHERE pk = ?`, surv.importance, surv.access, tags, string(from), ms(now),
+		terms, ntok, surv.pk)
 	return err
 }
 
@@ -811,6 +826,10 @@ func (m *Memory) Restore(ctx context.Context, id string) error {
 				return err
 			}
 			if _, err := q.exec(`DELETE FROM archive WHERE agent_id = ? AND memory_type = ? AND id = ?`, m.agent, string(t), id); err != nil {
+				return err
+			}
+			// A row archived before rows had term vectors gets its own.
+			if err := fillTerms(q, k, `t.agent_id = ? AND t.id = ? AND t.terms IS NULL`, m.agent, id); err != nil {
 				return err
 			}
 		}

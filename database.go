@@ -203,6 +203,11 @@ func (s *store) migrate(ctx context.Context) error {
 			if _, err := s.wconn.ExecContext(ctx, m.SQL); err != nil {
 				return fmt.Errorf("%s: %w", m.Name, err)
 			}
+			if step := goSteps[m.Version]; step != nil {
+				if err := step(q); err != nil {
+					return fmt.Errorf("%s: %w", m.Name, err)
+				}
+			}
 			_, err := s.wconn.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", m.Version))
 			return err
 		})
@@ -210,6 +215,22 @@ func (s *store) migrate(ctx context.Context) error {
 			return err
 		}
 	}
+}
+
+// goSteps are the parts of migrations that SQL cannot do, by version: they
+// run in the migration's transaction, after its SQL.
+var goSteps = map[int]func(q *dbtx) error{
+	// 0005: the term vectors of the rows written before it (the step adds
+	// the columns empty, and text_stats without their tokens, which the
+	// vectors' ntok add up to by trigger).
+	5: func(q *dbtx) error {
+		for _, src := range ftsSources {
+			if err := fillTerms(q, src.kind, `t.terms IS NULL`); err != nil {
+				return err
+			}
+		}
+		return nil
+	},
 }
 
 func (s *store) userVersion(ctx context.Context) (int, error) {

@@ -95,6 +95,12 @@ func isLocal(e Embedder) bool {
 	return ok && l.Local()
 }
 
+// isLexical reports whether e's vectors reflect words, not meaning.
+func isLexical(e Embedder) bool {
+	l, ok := e.(LexicalEmbedder)
+	return ok && l.Lexical()
+}
+
 // Feature weights of the hashing embedder: a shared word counts most, a
 // shared trigram catches word forms the stemmer does not join. (Version 2
 // also hashed adjacent word pairs. On LoCoMo, vector search alone found

@@ -7,13 +7,15 @@ import (
 	"fmt"
 	"math"
 	"time"
+
+	"github.com/engram-go/engram/internal/bm25"
 )
 
 // Episodic is the agent's log of events and its session snapshots. Get it
 // from [Memory.Episodic]; it is safe for concurrent use.
 type Episodic struct{ m *Memory }
 
-const episodeCols = `id, content, event_type, task_id, session_id, cost, duration_ns, metadata, created_at`
+const episodeCols = `id, content, event_type, task_id, session_id, cost, duration_ns, metadata, created_at, retrievals`
 
 const (
 	maxMetadataKeys = 64
@@ -170,10 +172,11 @@ func (e *Episodic) holding(q *dbtx, contents []string) (map[string]bool, error) 
 
 // insert adds the row and returns its rowid.
 func (e *Episodic) insert(q *dbtx, r episodeRow) (int64, error) {
+	terms, ntok := bm25.Vector(r.Content) // see episodicKind.indexed
 	res, err := q.exec(`INSERT INTO episodic_log (id, agent_id, content, event_type, task_id, session_id,
-		cost, duration_ns, metadata, created_at, resonance) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		cost, duration_ns, metadata, created_at, resonance, terms, ntok) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		r.ID, e.m.agent, r.Content, string(r.Type), r.TaskID, r.SessionID, r.Cost,
-		int64(r.Duration), r.metadata, ms(r.CreatedAt), resonance(0, 0, 0, episodeImportance))
+		int64(r.Duration), r.metadata, ms(r.CreatedAt), resonance(0, 0, 0, episodeImportance), terms, ntok)
 	if isUniqueViolation(err) {
 		return 0, fmt.Errorf("engram: episode %q: %w", r.ID, ErrExists)
 	}
@@ -223,22 +226,19 @@ func (e *Episodic) Recent(ctx context.Context, limit int) ([]Episode, error) {
 	}
 	var out []Episode
 	err = e.m.db.read(ctx, "episodic.recent", func(q *dbtx) error {
-		out, err = recentEpisodes(q, e.m.agent, limit)
+		out, err = e.recent(q, limit)
 		return err
 	})
 	return out, err
 }
 
-func recentEpisodes(q *dbtx, agent string, limit int) ([]Episode, error) {
+// recent reads the limit most recent episodes in q's transaction.
+func (e *Episodic) recent(q *dbtx, limit int) ([]Episode, error) {
 	if limit == 0 {
 		return nil, nil
 	}
-	rows, err := q.query(`SELECT `+episodeCols+` FROM episodic_log WHERE agent_id = ?
-		ORDER BY created_at DESC, pk DESC LIMIT ?`, agent, limit)
-	if err != nil {
-		return nil, err
-	}
-	return scanAll(rows, scanEpisode)
+	return queryCounted(e.m, q, scanEpisode, `SELECT `+episodeCols+` FROM episodic_log WHERE agent_id = ?
+		ORDER BY created_at DESC, pk DESC LIMIT ?`, e.m.agent, limit)
 }
 
 // ByTask returns the episodes of a task, oldest first. Errors are as for
@@ -305,14 +305,14 @@ func (e *Episodic) Prune(ctx context.Context, retainDays int) (int, error) {
 }
 
 func (e *Episodic) list(ctx context.Context, op, query string, args ...any) ([]Episode, error) {
-	return readRows(ctx, e.m.db, op, scanEpisode, query, args...)
+	return readCounted(ctx, e.m, op, scanEpisode, query, args...)
 }
 
 func scanEpisode(r scanner) (Episode, error) {
 	var ep Episode
 	var typ, meta string
 	var dur, created int64
-	err := r.Scan(&ep.ID, &ep.Content, &typ, &ep.TaskID, &ep.SessionID, &ep.Cost, &dur, &meta, &created)
+	err := r.Scan(&ep.ID, &ep.Content, &typ, &ep.TaskID, &ep.SessionID, &ep.Cost, &dur, &meta, &created, &ep.Retrievals)
 	if err != nil {
 		return ep, err
 	}

@@ -42,10 +42,16 @@ type kind struct {
 	// archives the lowest first. touched is when it was last created,
 	// changed or used, for recency.
 	importance, touched string
-	// fts is the row's full-text index (FTS5, external content on table),
-	// vocab its fts5vocab table and ftsWeights the bm25() weights of its
-	// columns; "" when the kind is not searched by text.
-	fts, vocab, ftsWeights string
+	// fts is the row's full-text index (FTS5), vocab its fts5vocab table;
+	// "" when the kind is not searched by text. indexed are the texts the
+	// index holds of a row, as its triggers give them to FTS5; the row's
+	// term vector (its terms and ntok columns, see internal/bm25) is made
+	// of the same texts, by the kind's own code when it writes the row.
+	fts, vocab string
+	indexed    []string
+	// strength is the evidence behind a row, which recall's expected
+	// value weighs (see RecallConfig).
+	strength string
 	// vec is the kind's vec0 table in Tier 2; "" when it has no vectors.
 	vec string
 	// linkable says links may start or end at its rows.
@@ -75,12 +81,13 @@ type decayRule struct {
 var (
 	semanticKind = &kind{
 		typ: TypeSemantic, noun: "semantic entry", table: "semantic_memory",
-		cols:       strings.Fields("id content summary importance verified tags source content_hash created_at updated_at access_count last_accessed_at resonance merged_from promoted_at_count"),
+		cols:       strings.Fields("id content summary importance verified tags source content_hash created_at updated_at access_count last_accessed_at resonance merged_from promoted_at_count retrievals terms ntok"),
 		text:       "{t}.content",
 		tagged:     true,
 		importance: "{t}.importance * {t}.resonance",
 		touched:    "max({t}.updated_at, {t}.last_accessed_at)",
-		fts:        "semantic_fts", vocab: "semantic_vocab", ftsWeights: "1, 1, 0",
+		fts:        "semantic_fts", vocab: "semantic_vocab", indexed: []string{"{t}.content", "{t}.tags"},
+		strength:   "1 + json_array_length({t}.merged_from)",
 		vec:       "vec_semantic",
 		linkable:  true,
 		protected: "({t}.verified OR " + neverDecay + ")",
@@ -90,11 +97,12 @@ var (
 	}
 	episodicKind = &kind{
 		typ: TypeEpisodic, noun: "episode", table: "episodic_log",
-		cols:       strings.Fields("id content event_type task_id session_id cost duration_ns metadata created_at resonance"),
+		cols:       strings.Fields("id content event_type task_id session_id cost duration_ns metadata created_at resonance retrievals terms ntok"),
 		text:       "{t}.content",
 		importance: fmt.Sprint(episodeImportance) + " * {t}.resonance",
 		touched:    "{t}.created_at",
-		fts:        "episodic_fts", vocab: "episodic_vocab", ftsWeights: "1, 0",
+		fts:        "episodic_fts", vocab: "episodic_vocab", indexed: []string{"{t}.content"},
+		strength:   "1",
 		vec:       "vec_episodic",
 		linkable:  true,
 		protected: "0",
@@ -104,12 +112,14 @@ var (
 	}
 	proceduralKind = &kind{
 		typ: TypeProcedural, noun: "procedure", table: "procedural_memory",
-		cols:       strings.Fields("id name description pattern success_rate use_count tags disabled created_at updated_at resonance"),
+		cols:       strings.Fields("id name description pattern success_rate use_count tags disabled created_at updated_at resonance retrievals terms ntok"),
 		text:       "{t}.name || ': ' || {t}.description",
 		tagged:     true,
 		importance: "{t}.success_rate * {t}.resonance",
 		touched:    "{t}.updated_at",
-		fts:        "procedural_fts", vocab: "procedural_vocab", ftsWeights: "1, 1, 1, 1, 0",
+		fts:        "procedural_fts", vocab: "procedural_vocab",
+		indexed:    []string{"{t}.name", "{t}.description", "{t}.pattern", "{t}.tags"},
+		strength:   "1 + {t}.use_count * {t}.success_rate",
 		vec:       "vec_procedural",
 		linkable:  true,
 		protected: neverDecay,
@@ -118,15 +128,24 @@ var (
 		count: func(s *Stats) *int { return &s.Procedures },
 	}
 	snapshotKind = &kind{
-		typ: typeSnapshot, noun: "snapshot", table: "session_snapshots",
-		text:  "{t}.summary",
+		typ: TypeSnapshot, noun: "snapshot", table: "session_snapshots",
+		// The summary and the decisions; a snapshot with neither shows
+		// its messages.
+		text: `coalesce(nullif(trim({t}.summary || coalesce(' Decisions: ' || (SELECT group_concat(value, '; ') FROM json_each({t}.key_decisions)), '')), ''),
+			(SELECT group_concat((value ->> '$.role') || ': ' || (value ->> '$.content'), ' / ') FROM json_each({t}.messages)), '')`,
+		importance: fmt.Sprint(snapshotImportance),
+		touched:    "{t}.ended_at",
+		fts:        "snapshot_fts", vocab: "snapshot_vocab",
+		indexed: []string{"{t}.summary", `(SELECT group_concat(value, ' ') FROM json_each({t}.key_decisions))`,
+			`(SELECT group_concat(value ->> '$.content', ' ') FROM json_each({t}.messages))`},
+		strength: "1",
 		count: func(s *Stats) *int { return &s.Snapshots },
 	}
 )
 
-// typeSnapshot names session snapshots among the kinds. It is not a
-// MemoryType callers can search for yet.
-const typeSnapshot MemoryType = "snapshot"
+// snapshotImportance is what a search blends in as a snapshot's
+// importance: it has none of its own (and, like an episode, no decay).
+const snapshotImportance = 0.5
 
 // kinds lists every kind, in the order engram works through them.
 var kinds = []*kind{semanticKind, episodicKind, proceduralKind, snapshotKind}

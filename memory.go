@@ -37,7 +37,8 @@ type Memory struct {
 	mdMu   sync.Mutex // serialises rendering and writing memory.md
 	dfs    dfCache    // document frequencies for search and auto-linking
 	stems  stemIndex  // auto-linking's candidates; the writer lock guards it
-	access accessLog  // searches' accesses not yet written
+	access accessLog  // searches' accesses and recalls' retrievals not yet written
+	noise  *noiseSource // Recall's noise
 
 	closeOnce sync.Once
 	closeErr  error
@@ -121,6 +122,7 @@ func (m *Memory) open(s settings) error {
 	m.links = &Links{m: m}
 	m.rules = &Rules{m: m}
 	m.stems.agent = m.agent
+	m.noise = newNoiseSource(m.cfg.Recall.NoiseSeed)
 	followers := []follower{&m.stems, &m.dfs}
 	if m.tier == Tier2 {
 		if err := m.openVectors(context.Background(), s.embedder, s.newDims, s.newDims || s.newModel); err != nil {
@@ -206,10 +208,10 @@ func (m *Memory) Bootstrap(ctx context.Context) (*BootstrapResult, error) {
 	}
 	err = m.db.read(ctx, "bootstrap", func(q *dbtx) error {
 		var err error
-		if res.RecentEpisodes, err = recentEpisodes(q, m.agent, m.cfg.Bootstrap.RecentEpisodes); err != nil {
+		if res.RecentEpisodes, err = m.episodic.recent(q, m.cfg.Bootstrap.RecentEpisodes); err != nil {
 			return err
 		}
-		res.ActiveProcedures, err = activeProcedures(q, m.agent, m.cfg.Bootstrap.ActiveProcedures)
+		res.ActiveProcedures, err = m.procedural.active(q, m.cfg.Bootstrap.ActiveProcedures)
 		return err
 	})
 	if err != nil {
@@ -239,7 +241,8 @@ func (m *Memory) loadContext(ctx context.Context) (string, error) {
 // importance reaches [SemanticConfig.ImportanceThreshold] in semantic memory
 // (once: an item already kept, or whose content semantic memory already
 // holds, is not stored again; an item kept earlier and changed since is
-// updated), runs [Memory.Compact] when [CompactionConfig.Interval] has
+// updated; an item [Memory.Recall] brought from memory is there already),
+// writes the access and retrieval counts searches noted, runs [Memory.Compact] when [CompactionConfig.Interval] has
 // passed since compaction last ran, in Tier 2 embeds the memories still
 // waiting for their vectors (see [Stats].PendingEmbeddings), then rewrites
 // memory.md if its content changed.
@@ -260,7 +263,7 @@ func (m *Memory) Flush(ctx context.Context) error {
 	now := m.now()
 	var keep []SemanticEntry
 	for _, it := range items {
-		if it.Importance >= m.cfg.Semantic.ImportanceThreshold {
+		if it.Recalled == "" && it.Importance >= m.cfg.Semantic.ImportanceThreshold {
 			keep = append(keep, SemanticEntry{
 				ID:         it.ID,
 				Content:    it.Content,

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/engram-go/engram/internal/bm25"
 )
 
 // Procedural is the agent's learned workflows and how well they work. Get it
@@ -13,7 +15,7 @@ import (
 type Procedural struct{ m *Memory }
 
 const procedureCols = `id, name, description, pattern, success_rate, use_count, tags, disabled,
-	created_at, updated_at`
+	created_at, updated_at, retrievals`
 
 // outcomeAlpha is the weight of the newest outcome in the success rate's
 // exponential moving average.
@@ -129,13 +131,22 @@ func (p *Procedural) named(q *dbtx, names []string) (map[string]bool, error) {
 		WHERE agent_id = ?1 AND name IN (SELECT value FROM json_each(?2))`, p.m.agent, string(b))
 }
 
+// procedureTerms is the term vector of a procedure's indexed text: its
+// name, description, pattern and tags, encoded as the tags column holds
+// them (see proceduralKind.indexed).
+func procedureTerms(pr Procedure, tags string) ([]byte, int) {
+	return bm25.Vector(pr.Name, pr.Description, pr.Pattern, tags)
+}
+
 // insert adds the row and returns its rowid.
 func (p *Procedural) insert(q *dbtx, pr Procedure) (int64, error) {
+	tags := encodeTags(pr.Tags)
+	terms, ntok := procedureTerms(pr, tags)
 	res, err := q.exec(`INSERT INTO procedural_memory (id, agent_id, name, description, pattern,
-		success_rate, use_count, tags, disabled, created_at, updated_at, resonance)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		success_rate, use_count, tags, disabled, created_at, updated_at, resonance, terms, ntok)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		pr.ID, p.m.agent, pr.Name, pr.Description, pr.Pattern, pr.SuccessRate, pr.UseCount,
-		encodeTags(pr.Tags), pr.Disabled, ms(pr.CreatedAt), ms(pr.UpdatedAt), resonance(0, 0, pr.UseCount, pr.SuccessRate))
+		tags, pr.Disabled, ms(pr.CreatedAt), ms(pr.UpdatedAt), resonance(0, 0, pr.UseCount, pr.SuccessRate), terms, ntok)
 	if isUniqueViolation(err) {
 		return 0, fmt.Errorf("engram: procedure %q (%s): %w", pr.Name, pr.ID, ErrExists)
 	}
@@ -227,9 +238,11 @@ func (p *Procedural) Update(ctx context.Context, id string, patch ProcedurePatch
 			pr.Disabled = *patch.Disabled
 		}
 		pr.UpdatedAt = now
+		tags := encodeTags(pr.Tags)
+		terms, ntok := procedureTerms(pr, tags)
 		_, err = q.exec(`UPDATE procedural_memory SET description = ?, pattern = ?, tags = ?, disabled = ?,
-			updated_at = ? WHERE agent_id = ? AND id = ?`,
-			pr.Description, pr.Pattern, encodeTags(pr.Tags), pr.Disabled, ms(now), p.m.agent, id)
+			updated_at = ?, terms = ?, ntok = ? WHERE agent_id = ? AND id = ?`,
+			pr.Description, pr.Pattern, tags, pr.Disabled, ms(now), terms, ntok, p.m.agent, id)
 		out = pr
 		return err
 	})
@@ -285,22 +298,20 @@ func (p *Procedural) ListActive(ctx context.Context, limit int) ([]Procedure, er
 	}
 	var out []Procedure
 	err = p.m.db.read(ctx, "procedural.list_active", func(q *dbtx) error {
-		out, err = activeProcedures(q, p.m.agent, limit)
+		out, err = p.active(q, limit)
 		return err
 	})
 	return out, err
 }
 
-func activeProcedures(q *dbtx, agent string, limit int) ([]Procedure, error) {
+// active reads up to limit active procedures in q's transaction, best
+// first.
+func (p *Procedural) active(q *dbtx, limit int) ([]Procedure, error) {
 	if limit == 0 {
 		return nil, nil
 	}
-	rows, err := q.query(`SELECT `+procedureCols+` FROM procedural_memory WHERE agent_id = ? AND disabled = 0
-		ORDER BY success_rate DESC, use_count DESC, id LIMIT ?`, agent, limit)
-	if err != nil {
-		return nil, err
-	}
-	return scanAll(rows, scanProcedure)
+	return queryCounted(p.m, q, scanProcedure, `SELECT `+procedureCols+` FROM procedural_memory WHERE agent_id = ? AND disabled = 0
+		ORDER BY success_rate DESC, use_count DESC, id LIMIT ?`, p.m.agent, limit)
 }
 
 // FindByTags returns up to limit procedures carrying at least one of the
@@ -340,7 +351,7 @@ func (p *Procedural) Delete(ctx context.Context, id string) error {
 }
 
 func (p *Procedural) list(ctx context.Context, op, query string, args ...any) ([]Procedure, error) {
-	return readRows(ctx, p.m.db, op, scanProcedure, query, args...)
+	return readCounted(ctx, p.m, op, scanProcedure, query, args...)
 }
 
 func scanProcedure(r scanner) (Procedure, error) {
@@ -348,7 +359,7 @@ func scanProcedure(r scanner) (Procedure, error) {
 	var tags string
 	var created, updated int64
 	err := r.Scan(&pr.ID, &pr.Name, &pr.Description, &pr.Pattern, &pr.SuccessRate, &pr.UseCount,
-		&tags, &pr.Disabled, &created, &updated)
+		&tags, &pr.Disabled, &created, &updated, &pr.Retrievals)
 	if err != nil {
 		return pr, err
 	}

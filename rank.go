@@ -16,63 +16,97 @@ import (
 // and, in Tier 2, vector similarity) blend into its score; the best are
 // the results, which then get their content and snippets.
 
-// rank blends each candidate's parts into its score and returns the best.
-func (m *Memory) rank(cands []candidate, now time.Time, opts SearchOptions) []Result {
+// rank gives each candidate its parts and score (see ScoreParts) and
+// returns those that reach the threshold, best first (then by kind and
+// ID, so that ties come in a stable order).
+//
+// Relevance, the part of the score that says how well a memory matches,
+// is relative to the best candidate's in every mode, so that Threshold
+// cuts alike whatever the mode: Text (BM25 relative to the best score) in
+// a text search, the cosine relative to the best in a vector search (a
+// memory waiting for its vector ranks by its Text instead), and in a
+// hybrid search the fused relevance (see fuse) relative to the best.
+func (m *Memory) rank(cands []candidate, now time.Time, opts SearchOptions) []candidate {
 	if len(cands) == 0 {
 		return nil
 	}
-	best := 0.0 // the most negative bm25: the best text match
+	bestText, bestCos := 0.0, 0.0
 	for _, c := range cands {
-		best = min(best, c.bm25)
+		bestText = max(bestText, c.text)
+		if c.hasCosine {
+			bestCos = max(bestCos, c.cosine)
+		}
 	}
 	sc := m.cfg.Search
 	total := sc.TextWeight + sc.ImportanceWeight + sc.RecencyWeight
 	var fused []float64
 	if opts.Mode == SearchHybrid {
-		fused = fuse(cands, sc)
+		fused = m.fuse(cands)
 	}
-	out := make([]Result, 0, len(cands))
+	out := make([]candidate, 0, len(cands))
 	for i, c := range cands {
 		p := ScoreParts{Importance: c.importance, Recency: recency(now, c.touched, sc.RecencyHalfLife)}
-		if best < 0 {
-			p.Text = c.bm25 / best
+		if bestText > 0 {
+			p.Text = c.text / bestText
 		}
 		if c.hasCosine {
 			p.Vector = max(0, min(1, c.cosine))
 		}
-		relevance := p.Text
-		switch opts.Mode {
-		case SearchHybrid:
+		c.relevance = p.Text
+		switch {
+		case opts.Mode == SearchHybrid:
 			p.Fused = fused[i]
-			relevance = p.Fused
-		case SearchVector:
-			relevance = p.Vector
+			c.relevance = p.Fused
+		case opts.Mode == SearchVector && !c.pending && bestCos > 0:
+			c.relevance = max(0, c.cosine) / bestCos
 		}
 		c.Parts = p
-		c.Score = (sc.TextWeight*relevance + sc.ImportanceWeight*p.Importance + sc.RecencyWeight*p.Recency) / total
+		c.Score = (sc.TextWeight*c.relevance + sc.ImportanceWeight*p.Importance + sc.RecencyWeight*p.Recency) / total
 		if c.Score >= opts.Threshold {
-			out = append(out, c.Result)
+			out = append(out, c)
 		}
 	}
-	slices.SortFunc(out, func(a, b Result) int {
+	slices.SortFunc(out, func(a, b candidate) int {
 		if c := cmp.Compare(b.Score, a.Score); c != 0 {
 			return c
 		}
 		return cmp.Or(cmp.Compare(a.Type, b.Type), cmp.Compare(a.ID, b.ID))
 	})
-	if len(out) > opts.Limit {
-		out = out[:opts.Limit]
-	}
 	return out
 }
 
-// fuse returns the reciprocal-rank fusion of each candidate's places in
-// the text ranking (by bm25, where the context of a match ranks by its
-// share of the match's) and the vector ranking (by cosine, of every
-// candidate whose vector is known), scaled so that first in both is 1.
-func fuse(cands []candidate, sc SearchConfig) []float64 {
-	k := sc.RRFConstant
+// fuse returns each candidate's fused relevance in a hybrid search,
+// relative to the best (1). With an embedder whose vectors reflect words
+// (a [LexicalEmbedder], such as the hashing embedder), the vector ranking
+// can only echo the text ranking: relevance is the text's, with the
+// cosine as a small part (Search.LexicalVectorWeight) that orders near
+// ties and lets memories text search missed come after its matches. With
+// another embedder it is the reciprocal-rank fusion of the memory's places
+// in the text ranking (by BM25) and the vector ranking (by cosine, of
+// every candidate whose vector is known).
+func (m *Memory) fuse(cands []candidate) []float64 {
+	sc := m.cfg.Search
 	out := make([]float64, len(cands))
+	if isLexical(m.vectors.emb) {
+		bestText, bestCos := 0.0, 0.0
+		for _, c := range cands {
+			bestText = max(bestText, c.text)
+			if c.hasCosine {
+				bestCos = max(bestCos, c.cosine)
+			}
+		}
+		w := sc.LexicalVectorWeight
+		for i, c := range cands {
+			if bestText > 0 {
+				out[i] = (1 - w) * c.text / bestText
+			}
+			if c.hasCosine && bestCos > 0 {
+				out[i] += w * max(0, c.cosine) / bestCos
+			}
+		}
+		return relative(out)
+	}
+	k := sc.RRFConstant
 	rank := func(in func(c candidate) bool, better func(a, b candidate) int, w float64) {
 		var idx []int
 		for i, c := range cands {
@@ -87,15 +121,25 @@ func fuse(cands []candidate, sc SearchConfig) []float64 {
 			out[i] += w / (k + float64(r+1))
 		}
 	}
-	rank(func(c candidate) bool { return c.bm25 < 0 },
-		func(a, b candidate) int { return cmp.Compare(a.bm25, b.bm25) }, sc.HybridTextWeight)
+	rank(func(c candidate) bool { return c.text > 0 },
+		func(a, b candidate) int { return cmp.Compare(b.text, a.text) }, sc.HybridTextWeight)
 	rank(func(c candidate) bool { return c.hasCosine },
 		func(a, b candidate) int { return cmp.Compare(b.cosine, a.cosine) }, sc.HybridVectorWeight)
-	top := (sc.HybridTextWeight + sc.HybridVectorWeight) / (k + 1)
-	for i := range out {
-		out[i] = min(1, out[i]/top)
+	return relative(out)
+}
+
+// relative scales xs so that the largest is 1.
+func relative(xs []float64) []float64 {
+	top := 0.0
+	for _, x := range xs {
+		top = max(top, x)
 	}
-	return out
+	if top > 0 {
+		for i := range xs {
+			xs[i] /= top
+		}
+	}
+	return xs
 }
 
 // recency is 1 for a memory touched now, halving every halfLife.
@@ -110,55 +154,45 @@ func recency(now, t time.Time, halfLife time.Duration) float64 {
 	return math.Exp2(-float64(age) / float64(halfLife))
 }
 
-// present turns the ranked results into what Search returns: it reads
-// the content of the results that lack it, drops those deleted since they
-// were ranked, cuts their snippets and notes the semantic hits as
-// accesses.
-func (m *Memory) present(ctx context.Context, s *search, results []Result, cands []candidate) ([]Result, error) {
-	if err := m.fillContent(ctx, results, cands); err != nil {
+// present makes the ranked candidates what a search returns: it reads
+// the content of those that lack it, drops those deleted since they were
+// ranked, cuts their snippets and, unless the search is quiet, notes the
+// semantic hits as accesses.
+func (m *Memory) present(ctx context.Context, s *search, cands []candidate) ([]candidate, error) {
+	if err := m.fillContent(ctx, cands); err != nil {
 		return nil, err
 	}
 	// A memory deleted since it was ranked has no content left to show.
-	results = slices.DeleteFunc(results, func(r Result) bool { return r.Content == "" })
+	cands = slices.DeleteFunc(cands, func(c candidate) bool { return c.Content == "" })
 	keys := newSnippetKeys(s.terms)
-	for i := range results {
-		results[i].Snippet = keys.snippet(results[i].Content)
-	}
 	var touched []string
-	for _, r := range results {
-		if r.Type == TypeSemantic {
-			touched = append(touched, r.ID)
+	for i := range cands {
+		cands[i].Snippet = keys.snippet(cands[i].Content)
+		if cands[i].Type == TypeSemantic {
+			touched = append(touched, cands[i].ID)
 		}
 	}
-	if len(touched) > 0 && m.access.note(touched, s.now) {
+	if !s.quiet && len(touched) > 0 && m.access.note(TypeSemantic, touched, accessNote{N: 1, At: ms(s.now)}) {
 		m.flushAccessSoon()
 	}
-	return results, nil
+	return cands, nil
 }
 
-// fillContent reads the content of the results that do not have it yet,
-// one query per memory type: ranking needs none, so only the results pay
-// for it. A row deleted since it was ranked keeps an empty content (and
-// Search drops it).
-func (m *Memory) fillContent(ctx context.Context, results []Result, cands []candidate) error {
-	pks := map[string]int64{}
-	for _, c := range cands {
-		if c.pk != 0 {
-			pks[string(c.Type)+"\x00"+c.ID] = c.pk
-		}
-	}
+// fillContent reads the content of the candidates that do not have it
+// yet, one query per kind: ranking needs none, so only the results pay for
+// it. A row deleted since it was ranked keeps an empty content.
+func (m *Memory) fillContent(ctx context.Context, cands []candidate) error {
 	want := map[MemoryType][]int64{}
 	at := map[MemoryType]map[int64]int{}
-	for i, r := range results {
-		pk, ok := pks[string(r.Type)+"\x00"+r.ID]
-		if !ok || r.Content != "" {
+	for i, c := range cands {
+		if c.pk == 0 || c.Content != "" {
 			continue
 		}
-		want[r.Type] = append(want[r.Type], pk)
-		if at[r.Type] == nil {
-			at[r.Type] = map[int64]int{}
+		want[c.Type] = append(want[c.Type], c.pk)
+		if at[c.Type] == nil {
+			at[c.Type] = map[int64]int{}
 		}
-		at[r.Type][pk] = i
+		at[c.Type][c.pk] = i
 	}
 	if len(want) == 0 {
 		return nil
@@ -177,7 +211,7 @@ func (m *Memory) fillContent(ctx context.Context, results []Result, cands []cand
 					rows.Close()
 					return err
 				}
-				results[at[typ][pk]].Content = content
+				cands[at[typ][pk]].Content = content
 			}
 			// A read cut short must not pass for results deleted since.
 			if err := rows.Err(); err != nil {

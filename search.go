@@ -140,6 +140,13 @@ type SearchConfig struct {
 	// HybridTextWeight and HybridVectorWeight weigh the two rankings in
 	// the fusion; default 1 each.
 	HybridTextWeight, HybridVectorWeight float64
+	// LexicalVectorWeight is, in a hybrid search with a [LexicalEmbedder]
+	// (such as the hashing embedder), the share of the cosine in the
+	// fused relevance, the rest being the text's: such vectors echo the
+	// words, so they order near ties and add what text search missed
+	// after its matches, instead of a rank fusion that would push text's
+	// matches out. Default 0.1.
+	LexicalVectorWeight float64
 }
 
 // MaxAdvancedBytes and MaxAdvancedTerms bound an Advanced search
@@ -190,27 +197,54 @@ func (m *Memory) Search(ctx context.Context, opts SearchOptions) ([]Result, erro
 	if err := m.validateSearch(&opts); err != nil {
 		return nil, err
 	}
+	f, err := m.find(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	found := f.ranked[:min(len(f.ranked), f.search.opts.Limit)]
+	shown, err := m.present(ctx, f.search, found)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Result, len(shown))
+	for i, c := range shown {
+		out[i] = c.Result
+	}
+	return out, nil
+}
+
+// ranking is what a search found: every candidate that reaches the
+// threshold, ranked best first, their content not read yet.
+type ranking struct {
+	search  *search
+	ranked  []candidate
+	pending int // Tier 2: the agent's memories waiting for their vectors
+}
+
+// find runs a search of validated options up to the ranking.
+func (m *Memory) find(ctx context.Context, opts SearchOptions) (ranking, error) {
 	s := m.newSearch(opts)
+	f := ranking{search: s}
 	if !s.byText && !s.byVector {
-		return nil, nil
+		return f, nil
 	}
 	var cands []candidate
 	if s.byText {
 		var err error
 		if cands, err = m.textCandidates(ctx, s); err != nil {
-			return nil, err
+			return f, err
 		}
 		if s.wantsType(TypeWorking) {
-			cands = append(cands, m.working.candidates(s.terms, s.opts)...)
+			cands = append(cands, m.working.candidates(s)...)
 		}
 	}
 	cands, qv, err := m.addVectorCandidates(ctx, s, cands)
 	if err != nil {
-		return nil, err
+		return f, err
 	}
-	if w := m.cfg.Search.ContextWeight; w > 0 && s.wantsType(TypeEpisodic) {
+	if w := m.cfg.Search.ContextWeight; w > 0 && s.wantsType(TypeEpisodic) && s.byText {
 		if cands, err = m.withContext(ctx, cands, w, s.filter); err != nil {
-			return nil, err
+			return f, err
 		}
 	}
 	if qv != nil && s.opts.Mode != SearchText {
@@ -219,7 +253,8 @@ func (m *Memory) Search(ctx context.Context, opts SearchOptions) ([]Result, erro
 		// match just past the vector search's cut is not ranked last.
 		m.vectors.cosines(qv, cands)
 	}
-	return m.present(ctx, s, m.rank(cands, s.now, s.opts), cands)
+	f.ranked = m.rank(cands, s.now, s.opts)
+	return f, nil
 }
 
 // search is one search under way: its validated options, the compiled
@@ -233,6 +268,8 @@ type search struct {
 	filter   ftsFilter
 	k        int // full-text candidates per kind
 	now      time.Time
+	scorer   *scorer // BM25 over the agent's statistics, once the terms are chosen
+	quiet    bool    // note no access (Context)
 }
 
 // newSearch compiles validated options into a search.
@@ -241,7 +278,8 @@ func (m *Memory) newSearch(opts SearchOptions) *search {
 	if opts.Advanced {
 		s.expr, s.terms = opts.Query, query.Terms(opts.Query)
 	} else {
-		s.expr, s.terms = query.Compile(opts.Query)
+		s.terms = query.AllTerms(opts.Query)
+		s.expr = query.Or(s.terms[:min(len(s.terms), query.MaxTerms)]) // see chooseTerms
 	}
 	s.byText, s.byVector = opts.Mode != SearchVector, opts.Mode != SearchText
 	if s.byVector && len(opts.Types) > 0 && !slices.ContainsFunc(opts.Types, func(t MemoryType) bool { return t != TypeWorking }) {
@@ -381,19 +419,27 @@ func checkExpression(expr string) error {
 	return nil
 }
 
-// candidate is a match before ranking. bm25 is FTS5's rank (negative;
-// lower is better), or for working items minus the fraction of terms found;
-// 0 when only the vector search found it. cosine is the vector
-// similarity, when known (hasCosine): for the vector search's finds and,
-// in vector and hybrid searches, every other candidate with a vector.
+// candidate is a memory a search found, before and while it is ranked.
 type candidate struct {
 	Result
-	pk         int64 // the row, when its Content is still to be read
-	bm25       float64
+	pk   int64   // the row, when its Content is still to be read
+	text float64 // its BM25 score (0 when only the vector search found it)
+	held uint64  // which of the query's terms it holds (see bm25.Query.Score)
+	// terms and ntok are the row's term vector and length, until
+	// scoreText has scored it.
+	terms []byte
+	ntok  int
+	// cosine is the vector similarity, when known (hasCosine): for the
+	// vector search's finds and, in vector and hybrid searches, every
+	// other candidate with a vector.
 	cosine     float64
 	hasCosine  bool
 	importance float64
 	touched    time.Time // when it was created, updated or last used
+	retrievals int
+	strength   float64
+	relevance  float64 // the part of Score that says how well it matches (see rank)
+	pending    bool    // it waits for its vector (Tier 2)
 }
 
 // Search searches semantic memory only; see [Memory.Search].

@@ -23,17 +23,23 @@ const contextSQL = `
 		SELECT h.id, (SELECT x.pk FROM episodic_log x
 			WHERE x.agent_id = ?1 AND x.session_id = h.session_id AND (x.created_at, x.pk) > (h.created_at, h.pk)
 			ORDER BY x.created_at, x.pk LIMIT 1) FROM hit h)
-	SELECT n.hit, e.id, e.pk, e.content, e.created_at, e.resonance FROM near n JOIN episodic_log e ON e.pk = n.pk
+	SELECT n.hit, e.id, e.pk, e.content, e.created_at, e.resonance, e.retrievals FROM near n JOIN episodic_log e ON e.pk = n.pk
 	WHERE e.created_at >= ?3 AND e.created_at < ?4`
 
+// contextShare caps a neighbour's text score below the direct matches it
+// must not outrank (see withContext).
+const contextShare = 0.999
+
 // withContext adds the session neighbours of the episodic candidates. A
-// neighbour's bm25 is weight times its match's, so after normalisation
-// its Text part is weight times the match's Text part.
+// neighbour's text score is weight times its match's, so its Text part is
+// weight times the match's, but never as much as a direct match that
+// holds every query term its match holds: an episode that came along as
+// context never outranks a direct match for the same words.
 func (m *Memory) withContext(ctx context.Context, cands []candidate, weight float64, f ftsFilter) ([]candidate, error) {
 	byID := map[string]int{} // episodic candidate ID → index in cands
 	var hits []string
 	for i, c := range cands {
-		if c.Type == TypeEpisodic {
+		if c.Type == TypeEpisodic && c.text > 0 {
 			byID[c.ID] = i
 			hits = append(hits, c.ID)
 		}
@@ -46,6 +52,7 @@ func (m *Memory) withContext(ctx context.Context, cands []candidate, weight floa
 		hit, id, content string
 		pk, created      int64
 		resonance        float64
+		retrievals       int
 	}
 	var found []neighbour
 	err := m.db.read(ctx, "search.context", func(q *dbtx) error {
@@ -55,7 +62,7 @@ func (m *Memory) withContext(ctx context.Context, cands []candidate, weight floa
 		}
 		found, err = scanAll(rows, func(r scanner) (neighbour, error) {
 			var n neighbour
-			err := r.Scan(&n.hit, &n.id, &n.pk, &n.content, &n.created, &n.resonance)
+			err := r.Scan(&n.hit, &n.id, &n.pk, &n.content, &n.created, &n.resonance, &n.retrievals)
 			return n, err
 		})
 		return err
@@ -63,12 +70,18 @@ func (m *Memory) withContext(ctx context.Context, cands []candidate, weight floa
 	if err != nil {
 		return nil, err
 	}
+	direct := make([]candidate, 0, len(cands))
+	for _, c := range cands {
+		if c.text > 0 {
+			direct = append(direct, c)
+		}
+	}
 	for _, n := range found {
 		via := cands[byID[n.hit]]
-		bm25 := weight * via.bm25
+		score := contextScore(weight*via.text, via.held, direct)
 		if i, ok := byID[n.id]; ok {
-			if bm25 < cands[i].bm25 { // lower is better
-				cands[i].bm25, cands[i].ContextOf = bm25, n.hit
+			if score > cands[i].text {
+				cands[i].text, cands[i].ContextOf = score, n.hit
 			}
 			continue
 		}
@@ -77,10 +90,23 @@ func (m *Memory) withContext(ctx context.Context, cands []candidate, weight floa
 			Result: Result{Type: TypeEpisodic, ID: n.id, Content: n.content,
 				CreatedAt: fromMS(n.created), ContextOf: n.hit},
 			pk:         n.pk,
-			bm25:       bm25,
+			text:       score,
 			importance: episodeImportance * n.resonance,
 			touched:    fromMS(n.created),
+			retrievals: n.retrievals,
+			strength:   1,
 		})
 	}
 	return cands, nil
+}
+
+// contextScore caps the score of a neighbour reached through a match
+// holding the query terms held below every direct match holding them all.
+func contextScore(score float64, held uint64, direct []candidate) float64 {
+	for _, d := range direct {
+		if d.held&held == held && d.text*contextShare < score {
+			score = d.text * contextShare
+		}
+	}
+	return score
 }

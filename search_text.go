@@ -5,12 +5,15 @@ import (
 	"context"
 	"database/sql"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"math"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
+	"github.com/engram-go/engram/internal/bm25"
 	"github.com/engram-go/engram/internal/query"
 )
 
@@ -21,98 +24,192 @@ import (
 type ftsSource struct {
 	*kind
 	// sql takes (expr, agent, since, until, the tags as JSON or an empty
-	// string, candidate limit, lowest rowid to score) and returns pk, id,
-	// tags, created_at, importance, last touched, bm25. The content is
-	// read later, for the results only (see Memory.present).
+	// string, lowest rowid to match) and returns, for every match, pk,
+	// id, tags, created_at, importance, last touched, retrievals,
+	// strength, and the term vector and length that its BM25 score is
+	// computed from (see scoreText). The content is read later, for the
+	// results only (see Memory.present).
 	//
-	// CROSS JOIN keeps the FTS table as the outer loop: FTS5 finds and
-	// ranks the matches and the join looks up only those rows. (Left to
-	// itself, the planner may scan the agent's rows and probe the index
-	// once per row, hundreds of times slower.) The best matches are found
-	// on row IDs alone and only they are read in full. bm25() rather than
-	// rank: ORDER BY rank makes FTS5 prepare a statement of its own for
-	// every query.
+	// CROSS JOIN keeps the FTS table as the outer loop: FTS5 finds the
+	// matches and the join looks up only those rows. (Left to itself, the
+	// planner may scan the agent's rows and probe the index once per
+	// row, hundreds of times slower.) How many rows match is bounded by
+	// the search's plan (see Memory.plan).
 	sql string
 	// window finds the rowid of the agent's (?3) match of expr (?1) that
 	// is newest but ?2, among those created in [?4, ?5) carrying one of
 	// the tags ?6 (a JSON list, or '' for any); see Memory.window.
 	window string
+	// indexed reads the indexed texts of the rows whose pks are listed in
+	// ?1 (pk, then kind.indexed), for a row without a term vector.
+	indexed string
 }
 
 // ftsSources are the kinds searched by full text, with their queries.
 var ftsSources = func() []ftsSource {
 	var out []ftsSource
 	for _, k := range kindsWith(func(k *kind) bool { return k.fts != "" }) {
+		indexed := make([]string, len(k.indexed))
+		for i, x := range k.indexed {
+			indexed[i] = "coalesce(" + over(x, "t") + ", '')"
+		}
 		out = append(out, ftsSource{
 			kind: k,
-			sql: `WITH top(pk, b) AS MATERIALIZED (
-					SELECT t.pk, bm25(` + k.fts + `, ` + k.ftsWeights + `) AS b
-					FROM ` + k.fts + ` CROSS JOIN ` + k.table + ` t ON t.pk = ` + k.fts + `.rowid
-					WHERE ` + k.fts + ` MATCH ?1 AND ` + k.fts + `.rowid >= ?7 AND t.agent_id = ?2 AND t.created_at >= ?3 AND t.created_at < ?4
-						AND ` + k.tagFilter("t", "?5") + `
-					ORDER BY b LIMIT ?6)
-				SELECT t.pk, t.id, ` + k.tagsOver("t") + `, t.created_at, ` + over(k.importance, "t") + `, ` + over(k.touched, "t") + `, top.b
-				FROM top CROSS JOIN ` + k.table + ` t ON t.pk = top.pk`,
+			sql: `SELECT t.pk, t.id, ` + k.tagsOver("t") + `, t.created_at, ` + over(k.importance, "t") + `, ` + over(k.touched, "t") + `,
+					t.retrievals, ` + over(k.strength, "t") + `, t.terms, t.ntok
+				FROM ` + k.fts + ` CROSS JOIN ` + k.table + ` t ON t.pk = ` + k.fts + `.rowid
+				WHERE ` + k.fts + ` MATCH ?1 AND ` + k.fts + `.rowid >= ?6 AND t.agent_id = ?2 AND t.created_at >= ?3 AND t.created_at < ?4
+					AND ` + k.tagFilter("t", "?5"),
 			window: `SELECT t.pk FROM ` + k.fts + ` CROSS JOIN ` + k.table + ` t ON t.pk = ` + k.fts + `.rowid
 				WHERE ` + k.fts + ` MATCH ?1 AND t.agent_id = ?3 AND t.created_at >= ?4 AND t.created_at < ?5 AND ` + k.tagFilter("t", "?6") + `
 				ORDER BY ` + k.fts + `.rowid DESC LIMIT 1 OFFSET ?2`,
+			indexed: `SELECT t.pk, ` + strings.Join(indexed, ", ") + `
+				FROM json_each(?1) j CROSS JOIN ` + k.table + ` t ON t.pk = j.value`,
 		})
 	}
 	return out
 }()
 
 // textCandidates finds, per kind with a full-text index, the agent's
-// memories that best match the search's expression, in one read.
+// memories that best match the search's terms, in one read, and scores
+// them by BM25 over the statistics of the agent's whole memory (see
+// scorer): each kind's k best.
 func (m *Memory) textCandidates(ctx context.Context, s *search) ([]candidate, error) {
 	var cands []candidate
 	err := m.db.read(ctx, "search", func(q *dbtx) error {
-		for _, src := range ftsSources {
-			if !s.wants(src.kind) {
-				continue
-			}
-			found, err := m.ftsMatches(q, s, src)
+		sources, err := m.textSources(q, s)
+		if err != nil {
+			return err
+		}
+		if err := m.chooseTerms(q, s, sources); err != nil {
+			return err
+		}
+		for _, ss := range sources {
+			found, err := m.ftsMatches(q, s, ss)
 			if err != nil {
 				return err
 			}
-			cands = append(cands, found...)
+			if err := m.scoreText(q, s, ss.ftsSource, found); err != nil {
+				return err
+			}
+			cands = append(cands, best(found, s.k)...)
 		}
 		return nil
 	})
 	return cands, err
 }
 
-// ftsMatches runs the search's plans on src's index until they found k
-// candidates.
-func (m *Memory) ftsMatches(q *dbtx, s *search, src ftsSource) ([]candidate, error) {
-	// Planning and full-text queries cost a few hundred microseconds even
-	// on an empty index; an index lookup tells whether the agent has any
-	// such memory. (An Advanced expression always runs, so that a
-	// malformed one is reported however empty memory is.)
-	sc, err := m.scopeOf(q, src)
+// scopedSource is a source the search looks in, with the agent's scope in
+// its index.
+type scopedSource struct {
+	ftsSource
+	scope ftsScope
+}
+
+// textSources returns the sources the search looks in: the kinds it
+// wants of which the agent holds any memory. (Planning and full-text
+// queries cost a few hundred microseconds even on an empty index; two
+// index lookups tell whether the agent has such memories. An Advanced
+// expression always runs, so that a malformed one is reported however
+// empty memory is.)
+func (m *Memory) textSources(q *dbtx, s *search) ([]scopedSource, error) {
+	var out []scopedSource
+	for _, src := range ftsSources {
+		if !s.wants(src.kind) {
+			continue
+		}
+		sc, err := m.scopeOf(q, src)
+		if err != nil {
+			return nil, err
+		}
+		if sc.held || s.opts.Advanced {
+			out = append(out, scopedSource{src, sc})
+		}
+	}
+	return out, nil
+}
+
+// chooseTerms reads the statistics of the agent's memory (how many
+// searchable memories, of how many tokens, and how many hold each of the
+// query's terms, whatever their kind) and makes the search's scorer. A
+// query with more than query.MaxTerms terms keeps its rarest ones: the
+// most informative, and the cheapest to match.
+func (m *Memory) chooseTerms(q *dbtx, s *search, sources []scopedSource) error {
+	var docs, tokens int
+	err := q.queryRow(`SELECT coalesce((SELECT docs FROM text_stats WHERE agent_id = ?1), 0),
+		coalesce((SELECT tokens FROM text_stats WHERE agent_id = ?1), 0)`, []any{m.agent}, &docs, &tokens)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	if !sc.held && !s.opts.Advanced {
-		return nil, nil
+	df := map[string]int{}
+	var stems []string
+	for _, ss := range sources {
+		st, n, err := m.docFreqs(q, ss.ftsSource, ss.scope, s.terms)
+		if err != nil {
+			return err
+		}
+		stems = st
+		for stem, d := range n {
+			df[stem] += d
+		}
 	}
-	plans := []ftsPlan{{expr: sc.restrict(s.expr)}}
+	if stems == nil {
+		stems = make([]string, len(s.terms))
+		for i, t := range s.terms {
+			stems[i] = query.Stem(t)
+		}
+	}
+	if len(s.terms) > query.MaxTerms && !s.opts.Advanced {
+		// Rarest first; a term the agent's memory does not hold matches
+		// nothing and goes last.
+		order := make([]int, len(s.terms))
+		for i := range order {
+			order[i] = i
+		}
+		rank := func(i int) int {
+			if d := df[stems[i]]; d > 0 {
+				return d
+			}
+			return math.MaxInt
+		}
+		slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(rank(a), rank(b)) })
+		order = order[:query.MaxTerms]
+		slices.Sort(order)
+		terms, kept := make([]string, len(order)), make([]string, len(order))
+		for j, i := range order {
+			terms[j], kept[j] = s.terms[i], stems[i]
+		}
+		s.terms, stems = terms, kept
+		s.expr = query.Or(terms)
+	}
+	s.scorer = newScorer(stems, df, docs, tokens)
+	return nil
+}
+
+// ftsMatches runs the search's plans on the source's index until they
+// found k matches, and returns the matches, not scored yet.
+func (m *Memory) ftsMatches(q *dbtx, s *search, ss scopedSource) ([]candidate, error) {
+	plans := []ftsPlan{{expr: ss.scope.restrict(s.expr)}}
 	if !s.opts.Advanced {
-		if plans, err = m.plan(q, src, sc, s.terms, s.filter, m.cfg.Search.PostingBudget); err != nil {
+		var err error
+		if plans, err = m.plan(q, ss.ftsSource, ss.scope, s.terms, s.filter, m.cfg.Search.PostingBudget); err != nil {
 			return nil, err
 		}
 	}
 	var found []candidate
+	seen := map[int64]bool{}
 	for _, p := range plans {
-		rows, err := q.query(src.sql, p.expr, m.agent, s.filter.since, s.filter.until, s.filter.tags, s.k, p.from)
+		rows, err := q.query(ss.sql, p.expr, m.agent, s.filter.since, s.filter.until, s.filter.tags, p.from)
 		if err != nil {
 			return nil, err
 		}
-		got, err := scanAll(rows, scanCandidate(src.typ, func(c *candidate) any { return &c.bm25 }))
+		got, err := scanAll(rows, scanTextCandidate(ss.typ))
 		if err != nil {
 			return nil, err
 		}
 		for _, c := range got {
-			if !slices.ContainsFunc(found, func(f candidate) bool { return f.ID == c.ID }) {
+			if !seen[c.pk] {
+				seen[c.pk] = true
 				found = append(found, c)
 			}
 		}
@@ -123,21 +220,136 @@ func (m *Memory) ftsMatches(q *dbtx, s *search, src ftsSource) ([]candidate, err
 	return found, nil
 }
 
-// scanCandidate scans what ranking needs of a row of typ (pk, id, tags,
-// created_at, importance, last touched; see ftsSources and vectorSQL),
-// then one more column into where last points.
-func scanCandidate(typ MemoryType, last func(*candidate) any) func(scanner) (candidate, error) {
+// scanTextCandidate scans a row of ftsSource.sql.
+func scanTextCandidate(typ MemoryType) func(scanner) (candidate, error) {
 	return func(r scanner) (candidate, error) {
 		c := candidate{Result: Result{Type: typ}}
 		var tags string
 		var created, touched int64
-		err := r.Scan(&c.pk, &c.ID, &tags, &created, &c.importance, &touched, last(&c))
+		err := r.Scan(&c.pk, &c.ID, &tags, &created, &c.importance, &touched, &c.retrievals, &c.strength, &c.terms, &c.ntok)
 		if err != nil {
 			return c, err
 		}
 		c.CreatedAt, c.touched = fromMS(created), fromMS(touched)
 		c.Tags, err = decodeTags(tags)
 		return c, err
+	}
+}
+
+// scoreText gives each match of src its BM25 score. A row without a term
+// vector (one changed by a statement that did not make a new one) is
+// scored from its text, read here.
+func (m *Memory) scoreText(q *dbtx, s *search, src ftsSource, cands []candidate) error {
+	var missing []int64
+	at := map[int64]int{}
+	for i := range cands {
+		c := &cands[i]
+		if c.terms == nil {
+			missing, at[c.pk] = append(missing, c.pk), i
+			continue
+		}
+		c.text, c.held = s.scorer.Score(c.terms, c.ntok)
+		c.terms = nil // ranking needs no more of it
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	list, _ := json.Marshal(missing)
+	rows, err := q.query(src.indexed, string(list))
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	texts := make([]string, len(src.kind.indexed))
+	dest := make([]any, 1+len(texts))
+	var pk int64
+	dest[0] = &pk
+	for i := range texts {
+		dest[i+1] = &texts[i]
+	}
+	for rows.Next() {
+		if err := rows.Scan(dest...); err != nil {
+			return err
+		}
+		v, n := bm25.Vector(texts...)
+		c := &cands[at[pk]]
+		c.text, c.held = s.scorer.Score(v, n)
+	}
+	return rows.Err()
+}
+
+// best returns the k candidates of one kind with the best text scores
+// (then by ID, so that ties are cut the same way every time).
+func best(cands []candidate, k int) []candidate {
+	slices.SortFunc(cands, func(a, b candidate) int {
+		return cmp.Or(cmp.Compare(b.text, a.text), cmp.Compare(a.ID, b.ID))
+	})
+	return cands[:min(k, len(cands))]
+}
+
+// scorer scores documents by BM25 over the statistics of the agent's
+// whole memory: how many searchable memories it has of every kind, their
+// average length, and how many of them hold each term. Memories of every
+// kind are scored alike, so their scores compare, and other agents'
+// memories in the same file change nothing.
+type scorer struct {
+	*bm25.Query
+}
+
+func newScorer(stems []string, df map[string]int, docs, tokens int) *scorer {
+	weights := make([]float64, len(stems))
+	for i, st := range stems {
+		weights[i] = bm25.IDF(max(docs, df[st]), df[st])
+	}
+	avg := 1.0
+	if docs > 0 {
+		avg = float64(tokens) / float64(docs)
+	}
+	return &scorer{bm25.NewQuery(stems, weights, avg)}
+}
+
+// fillTerms writes the term vectors of kind k's rows that the SQL
+// condition where (over the row named t, with args) selects, from their
+// indexed texts, a thousand at a time.
+func fillTerms(q *dbtx, k *kind, where string, args ...any) error {
+	fields := make([]string, len(k.indexed))
+	for i, x := range k.indexed {
+		fields[i] = "coalesce(" + over(x, "t") + ", '')"
+	}
+	query := `SELECT t.pk, ` + strings.Join(fields, ", ") + ` FROM ` + k.table + ` t WHERE ` + where + ` AND t.pk > ? ORDER BY t.pk LIMIT 1000`
+	texts := make([]string, len(fields))
+	for after := int64(0); ; {
+		rows, err := q.query(query, append(args, after)...)
+		if err != nil {
+			return err
+		}
+		type row struct {
+			pk    int64
+			terms []byte
+			ntok  int
+		}
+		dest := make([]any, 1+len(texts))
+		for i := range texts {
+			dest[i+1] = &texts[i]
+		}
+		got, err := scanAll(rows, func(r scanner) (row, error) {
+			var x row
+			dest[0] = &x.pk
+			if err := r.Scan(dest...); err != nil {
+				return x, err
+			}
+			x.terms, x.ntok = bm25.Vector(texts...)
+			return x, nil
+		})
+		if err != nil || len(got) == 0 {
+			return err
+		}
+		for _, x := range got {
+			if _, err := q.exec(`UPDATE `+k.table+` SET terms = ?, ntok = ? WHERE pk = ?`, x.terms, x.ntok, x.pk); err != nil {
+				return err
+			}
+		}
+		after = got[len(got)-1].pk
 	}
 }
 

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/engram-go/engram/internal/bm25"
 )
 
 // Semantic is the agent's long-term knowledge. Get it from
@@ -17,7 +19,7 @@ import (
 type Semantic struct{ m *Memory }
 
 const semanticCols = `id, content, summary, importance, verified, tags, source,
-	created_at, updated_at, access_count, last_accessed_at, resonance, merged_from`
+	created_at, updated_at, access_count, last_accessed_at, resonance, merged_from, retrievals`
 
 // maxSummaryRunes bounds a summary derived from content.
 const maxSummaryRunes = 200
@@ -116,9 +118,16 @@ func (s *Semantic) store(q *dbtx, r semanticRow, es []embedded, i int, now time.
 // semanticRow is a validated entry ready to insert.
 type semanticRow struct {
 	SemanticEntry
-	tags string
-	hash []byte
+	tags  string
+	hash  []byte
+	terms []byte // the term vector of content and tags (see internal/bm25)
+	ntok  int
 }
+
+// semanticTerms is the term vector of an entry's indexed text: its
+// content and its tags, encoded as the tags column holds them (see
+// semanticKind.indexed).
+func semanticTerms(content, tags string) ([]byte, int) { return bm25.Vector(content, tags) }
 
 // prepare validates e, fills in what the caller left empty and encodes it.
 func (s *Semantic) prepare(field string, e SemanticEntry, now time.Time) (semanticRow, error) {
@@ -163,16 +172,19 @@ func (s *Semantic) prepare(field string, e SemanticEntry, now time.Time) (semant
 	}
 	e.Resonance, e.MergedFrom = resonance(0, 0, 0, e.Importance), nil
 	e.Tags = cloneStrings(e.Tags)
-	return semanticRow{SemanticEntry: e, tags: encodeTags(e.Tags), hash: contentHash(e.Content)}, nil
+	r := semanticRow{SemanticEntry: e, tags: encodeTags(e.Tags), hash: contentHash(e.Content)}
+	r.terms, r.ntok = semanticTerms(r.Content, r.tags)
+	return r, nil
 }
 
 // insert adds the row and returns its rowid.
 func (s *Semantic) insert(q *dbtx, r semanticRow) (int64, error) {
 	res, err := q.exec(`INSERT INTO semantic_memory (id, agent_id, content, summary, importance,
-		verified, tags, source, content_hash, created_at, updated_at, access_count, last_accessed_at, resonance)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?)`,
+		verified, tags, source, content_hash, created_at, updated_at, access_count, last_accessed_at, resonance,
+		terms, ntok)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?)`,
 		r.ID, s.m.agent, r.Content, r.Summary, r.Importance, r.Verified, r.tags, r.Source,
-		r.hash, ms(r.CreatedAt), ms(r.UpdatedAt), ms(r.LastAccessedAt), r.Resonance)
+		r.hash, ms(r.CreatedAt), ms(r.UpdatedAt), ms(r.LastAccessedAt), r.Resonance, r.terms, r.ntok)
 	if isUniqueViolation(err) {
 		return 0, fmt.Errorf("engram: semantic entry %q: %w", r.ID, ErrExists)
 	}
@@ -200,8 +212,8 @@ func (s *Semantic) promote(q *dbtx, e *SemanticEntry, now time.Time) error {
 			return nil
 		}
 		_, err = q.exec(`UPDATE semantic_memory SET content = ?, summary = ?, importance = ?, tags = ?,
-			content_hash = ?, updated_at = ? WHERE pk = ?`,
-			row.Content, row.Summary, row.Importance, row.tags, row.hash, ms(now), pk)
+			content_hash = ?, updated_at = ?, terms = ?, ntok = ? WHERE pk = ?`,
+			row.Content, row.Summary, row.Importance, row.tags, row.hash, ms(now), row.terms, row.ntok, pk)
 		return err
 	case !errors.Is(err, sql.ErrNoRows):
 		return err
@@ -271,7 +283,7 @@ func (s *Semantic) entries(q *dbtx, where string, args ...any) ([]SemanticEntry,
 	if err != nil {
 		return nil, err
 	}
-	return list, s.m.overlayAccess(q, list)
+	return list, overlayAll(s.m, q, list)
 }
 
 // one reads the agent's entry with the given ID, or returns ErrNotFound.
@@ -343,10 +355,12 @@ func (s *Semantic) Update(ctx context.Context, id string, patch SemanticPatch) (
 			e.Tags = cloneStrings(*patch.Tags)
 		}
 		e.UpdatedAt = now
+		tags := encodeTags(e.Tags)
+		terms, ntok := semanticTerms(e.Content, tags)
 		_, err = q.exec(`UPDATE semantic_memory SET content = ?, summary = ?, importance = ?, verified = ?,
-			tags = ?, content_hash = ?, updated_at = ? WHERE agent_id = ? AND id = ?`,
-			e.Content, e.Summary, e.Importance, e.Verified, encodeTags(e.Tags), contentHash(e.Content),
-			ms(now), s.m.agent, id)
+			tags = ?, content_hash = ?, updated_at = ?, terms = ?, ntok = ? WHERE agent_id = ? AND id = ?`,
+			e.Content, e.Summary, e.Importance, e.Verified, tags, contentHash(e.Content),
+			ms(now), terms, ntok, s.m.agent, id)
 		out = e
 		return err
 	})
@@ -431,7 +445,7 @@ func scanSemantic(r scanner) (SemanticEntry, error) {
 	var tags, from string
 	var created, updated, accessed int64
 	err := r.Scan(&e.ID, &e.Content, &e.Summary, &e.Importance, &e.Verified, &tags, &e.Source,
-		&created, &updated, &e.AccessCount, &accessed, &e.Resonance, &from)
+		&created, &updated, &e.AccessCount, &accessed, &e.Resonance, &from, &e.Retrievals)
 	if err != nil {
 		return e, err
 	}

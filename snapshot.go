@@ -7,13 +7,15 @@ import (
 	"fmt"
 	"math"
 	"time"
+
+	"github.com/engram-go/engram/internal/bm25"
 )
 
 // Session snapshots: how a session went (its messages, a summary and the
 // decisions taken), kept per session by episodic memory.
 
 const snapshotCols = `id, session_id, messages, summary, key_decisions, task_ids, started_at,
-	ended_at, total_cost, total_tokens, created_at`
+	ended_at, total_cost, total_tokens, created_at, retrievals`
 
 // maxSnapshotBytes bounds the encoded messages of one snapshot.
 const maxSnapshotBytes = 16 << 20
@@ -123,15 +125,28 @@ func (e *Episodic) validateSnapshot(snap SessionSnapshot) error {
 		validateTime("CreatedAt", snap.CreatedAt))
 }
 
+// snapshotTerms is the term vector of a snapshot's indexed text: its
+// summary, its decisions and the content of its messages (see
+// snapshotKind.indexed).
+func snapshotTerms(s SessionSnapshot) ([]byte, int) {
+	texts := make([]string, 0, 1+len(s.KeyDecisions)+len(s.Messages))
+	texts = append(append(texts, s.Summary), s.KeyDecisions...)
+	for _, msg := range s.Messages {
+		texts = append(texts, msg.Content)
+	}
+	return bm25.Vector(texts...)
+}
+
 // saveSnapshot inserts a prepared snapshot in q's transaction and keeps
 // only the newest MaxSnapshotsPerSession of its session.
 func (e *Episodic) saveSnapshot(q *dbtx, s snapshotRow) error {
+	terms, ntok := snapshotTerms(s.SessionSnapshot)
 	_, err := q.exec(`INSERT INTO session_snapshots (id, agent_id, session_id, messages, summary,
-		key_decisions, task_ids, started_at, ended_at, total_cost, total_tokens, created_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		key_decisions, task_ids, started_at, ended_at, total_cost, total_tokens, created_at, terms, ntok)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		s.ID, e.m.agent, s.SessionID, s.messages, s.Summary, s.decisions,
 		s.tasks, ms(s.StartedAt), ms(s.EndedAt), s.TotalCost, s.TotalTokens,
-		ms(s.CreatedAt))
+		ms(s.CreatedAt), terms, ntok)
 	if isUniqueViolation(err) {
 		return fmt.Errorf("engram: snapshot %q: %w", s.ID, ErrExists)
 	}
@@ -160,7 +175,7 @@ func (e *Episodic) LatestSnapshot(ctx context.Context, sessionID string) (Sessio
 			ORDER BY ended_at DESC, pk DESC LIMIT 1`
 		args = append(args, sessionID)
 	}
-	out, err := readRows(ctx, e.m.db, "episodic.latest_snapshot", scanSnapshot, query, args...)
+	out, err := readCounted(ctx, e.m, "episodic.latest_snapshot", scanSnapshot, query, args...)
 	if err != nil {
 		return SessionSnapshot{}, err
 	}
@@ -176,7 +191,7 @@ func (e *Episodic) Snapshots(ctx context.Context, sessionID string) ([]SessionSn
 	if err := validateID("sessionID", sessionID); err != nil {
 		return nil, err
 	}
-	return readRows(ctx, e.m.db, "episodic.snapshots", scanSnapshot, `SELECT `+snapshotCols+` FROM session_snapshots
+	return readCounted(ctx, e.m, "episodic.snapshots", scanSnapshot, `SELECT `+snapshotCols+` FROM session_snapshots
 		WHERE agent_id = ? AND session_id = ? ORDER BY ended_at DESC, pk DESC`, e.m.agent, sessionID)
 }
 
@@ -185,7 +200,7 @@ func scanSnapshot(r scanner) (SessionSnapshot, error) {
 	var msgs, decisions, tasks string
 	var started, ended, created int64
 	err := r.Scan(&s.ID, &s.SessionID, &msgs, &s.Summary, &decisions, &tasks, &started, &ended,
-		&s.TotalCost, &s.TotalTokens, &created)
+		&s.TotalCost, &s.TotalTokens, &created, &s.Retrievals)
 	if err != nil {
 		return s, err
 	}

@@ -349,18 +349,3 @@ func (s *store) prepWriter(ctx context.Context, query string) (*sql.Stmt, error)
 	s.wstmts[query] = st
 	return st, nil
 }
-
-// readRows runs query in one read of s and scans every row it returns
-// with scan.
-func readRows[T any](ctx context.Context, s *store, op string, scan func(scanner) (T, error), query string, args ...any) ([]T, error) {
-	var out []T
-	err := s.read(ctx, op, func(q *dbtx) error {
-		rows, err := q.query(query, args...)
-		if err != nil {
-			return err
-		}
-		out, err = scanAll(rows, scan)
-		return err
-	})
-	return out, err
-}

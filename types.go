@@ -14,18 +14,21 @@ import (
 // MemoryType names one of the four kinds of memory.
 type MemoryType string
 
-// The four kinds of memory.
+// The kinds of memory.
 const (
 	TypeSemantic   MemoryType = "semantic"   // long-term knowledge, projected to memory.md
 	TypeEpisodic   MemoryType = "episodic"   // events of the agent's days
 	TypeProcedural MemoryType = "procedural" // learned workflows
 	TypeWorking    MemoryType = "working"    // the small in-process working set
+	// TypeSnapshot is a session snapshot (see [Episodic.SaveSnapshot]):
+	// search finds snapshots by their summary, decisions and messages.
+	TypeSnapshot MemoryType = "snapshot"
 )
 
 // Validate returns an error matching [ErrInvalid] unless t is a known type.
 func (t MemoryType) Validate() error {
 	switch t {
-	case TypeSemantic, TypeEpisodic, TypeProcedural, TypeWorking:
+	case TypeSemantic, TypeEpisodic, TypeProcedural, TypeWorking, TypeSnapshot:
 		return nil
 	}
 	return invalid("memory type", "unknown memory type %q", string(t))
@@ -159,6 +162,10 @@ type SemanticEntry struct {
 	// MergedFrom names the near-duplicates compaction merged into this
 	// entry (see [Memory.Compact]). Store ignores it.
 	MergedFrom []string
+	// Retrievals counts how often [Memory.Recall] admitted the memory into
+	// the working set; engram maintains it (Store ignores it), as for
+	// every kind of memory.
+	Retrievals int
 }
 
 // SemanticPatch changes some fields of a [SemanticEntry]; nil fields are
@@ -191,6 +198,9 @@ type Episode struct {
 	Duration  time.Duration // how long it took
 	Metadata  map[string]string
 	CreatedAt time.Time
+	// Retrievals counts how often [Memory.Recall] admitted the episode
+	// into the working set; Log ignores it.
+	Retrievals int
 }
 
 // Day returns the UTC date of the episode, as YYYY-MM-DD.
@@ -218,6 +228,9 @@ type SessionSnapshot struct {
 	TotalCost    float64
 	TotalTokens  int
 	CreatedAt    time.Time
+	// Retrievals counts how often [Memory.Recall] admitted the snapshot
+	// into the working set; SaveSnapshot ignores it.
+	Retrievals int
 }
 
 // Procedure is a learned workflow with its track record.
@@ -232,6 +245,9 @@ type Procedure struct {
 	Disabled    bool // disabled procedures are not listed as active
 	CreatedAt   time.Time
 	UpdatedAt   time.Time
+	// Retrievals counts how often [Memory.Recall] admitted the procedure
+	// into the working set; Store ignores it.
+	Retrievals int
 }
 
 // WorkingItem is an entry of the in-process working set.
@@ -242,6 +258,11 @@ type WorkingItem struct {
 	Source     string
 	Tags       []string
 	AddedAt    time.Time // the clock's now when zero
+	// Recalled is the kind of stored memory the item was recalled from
+	// (see [Memory.Recall]), whose ID it has, or "" for an item the agent
+	// added. [Memory.Flush] does not store a recalled item again, and a
+	// search returns the stored memory rather than its copy.
+	Recalled MemoryType
 }
 
 // Link is a directed, typed edge between two memories of the same agent.
@@ -316,6 +337,7 @@ type Config struct {
 	Zettelkasten   ZettelkastenConfig
 	Bootstrap      BootstrapConfig
 	Search         SearchConfig
+	Recall         RecallConfig
 	Limits         Limits
 	Storage        StorageConfig
 }
@@ -441,6 +463,12 @@ func DefaultConfig() Config {
 			PostingBudget:    300,
 			RRFConstant:      60,
 			HybridTextWeight: 1, HybridVectorWeight: 1,
+			LexicalVectorWeight: 0.1,
+		},
+		Recall: RecallConfig{
+			RelevanceWeight: 1, ExpectedValueWeight: 0.4, ControlWeight: 0.05, Control: 0.3,
+			NoiseWeight: 0.02, NoiseStdDev: 0.05, NoiseSeed: 1, RetrievalSoftcap: 10,
+			Threshold: 0.5, PerKind: 5,
 		},
 		Limits:  Limits{MaxContentBytes: 64 << 10, MaxTags: 32, MaxTagBytes: 64},
 		Storage: StorageConfig{Synchronous: SyncNormal, BusyTimeout: 5 * time.Second, CacheMiB: 64, ReadConns: 4},
@@ -470,6 +498,10 @@ func (c Config) clone() Config {
 //   - Zettelkasten.MaxLinksPerEntry [0, 1000]; Bootstrap counts [0, 10000]
 //   - Search.Candidates [1, 10000]; Search.PostingBudget [1, 1e8];
 //     Search.RRFConstant [0, 1e6]
+//   - Recall weights [0, 1000]; Recall.Control [-1000, 1000];
+//     Recall.NoiseStdDev [0, 10]; Recall.RetrievalSoftcap [1, 1e6];
+//     Recall.Threshold [0, 1]; Recall.Cap [0, 1000]; Recall.PerKind
+//     [1, 1000]
 //   - Limits.MaxContentBytes [1, 16 MiB]; MaxTags [0, 1000]; MaxTagBytes
 //     [1, 1024]
 //   - Storage.BusyTimeout [0, 1h]; CacheMiB [1, 4096]; ReadConns [1, 64]
@@ -504,11 +536,19 @@ func (c Config) Validate() error {
 		{c.Search.TextWeight+c.Search.ImportanceWeight+c.Search.RecencyWeight > 0, "Search weights", "must not all be zero"},
 		{positiveUpTo(c.Search.RecencyHalfLife, MaxDays*day), "Search.RecencyHalfLife", "must be in (0, 36500 days]"},
 		{unit(c.Search.ContextWeight), "Search.ContextWeight", "must be in [0, 1]"},
+		{unit(c.Search.LexicalVectorWeight), "Search.LexicalVectorWeight", "must be in [0, 1]"},
 		{between(c.Search.Candidates, 1, 10_000), "Search.Candidates", "must be in [1, 10000]"},
 		{between(c.Search.PostingBudget, 1, 100_000_000), "Search.PostingBudget", "must be in [1, 100000000]"},
 		{between(c.Search.RRFConstant, 0, 1e6), "Search.RRFConstant", "must be in [0, 1000000]"},
 		{all(weight, c.Search.HybridTextWeight, c.Search.HybridVectorWeight) && c.Search.HybridTextWeight+c.Search.HybridVectorWeight > 0,
 			"Search hybrid weights", "must be in [0, 1000] and not both zero"},
+		{all(weight, c.Recall.RelevanceWeight, c.Recall.ExpectedValueWeight, c.Recall.ControlWeight, c.Recall.NoiseWeight), "Recall weights", "must be in [0, 1000]"},
+		{between(c.Recall.Control, -1000, 1000), "Recall.Control", "must be in [-1000, 1000]"},
+		{between(c.Recall.NoiseStdDev, 0, 10), "Recall.NoiseStdDev", "must be in [0, 10]"},
+		{between(c.Recall.RetrievalSoftcap, 1, 1_000_000), "Recall.RetrievalSoftcap", "must be in [1, 1000000]"},
+		{unit(c.Recall.Threshold), "Recall.Threshold", "must be in [0, 1]"},
+		{between(c.Recall.Cap, 0, 1000), "Recall.Cap", "must be in [0, 1000] (0: the working set's capacity)"},
+		{between(c.Recall.PerKind, 1, 1000), "Recall.PerKind", "must be in [1, 1000]"},
 		{between(c.Limits.MaxContentBytes, 1, 16<<20), "Limits.MaxContentBytes", "must be in [1, 16 MiB]"},
 		{between(c.Limits.MaxTags, 0, 1000), "Limits.MaxTags", "must be in [0, 1000]"},
 		{between(c.Limits.MaxTagBytes, 1, 1024), "Limits.MaxTagBytes", "must be in [1, 1024]"},

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/engram-go/engram/internal/query"
+	"github.com/engram-go/engram/internal/bm25"
 )
 
 // Working is the agent's working set: a few items (7 by default) kept in
@@ -72,6 +72,9 @@ func (w *Working) Add(item WorkingItem) ([]WorkingItem, error) {
 	}
 	if err := validateTime("AddedAt", item.AddedAt); err != nil {
 		return nil, err
+	}
+	if item.Recalled != "" && kindOf(item.Recalled) == nil {
+		return nil, invalid("Recalled", "%q is not a stored kind of memory", string(item.Recalled))
 	}
 	if item.ID == "" || item.AddedAt.IsZero() {
 		now := w.m.now()
@@ -248,41 +251,40 @@ func copyItem(it WorkingItem) WorkingItem {
 	return it
 }
 
-// candidates matches the working set against the query's terms, by Porter
-// stem as the index matches: an item's text relevance is the fraction of
-// terms its content contains, scaled like
-// BM25 so that rank can blend it with the stored memories.
-func (w *Working) candidates(terms []string, opts SearchOptions) []candidate {
+// candidates matches the working set against the search's terms, as the
+// stored memories are matched (stems), and scores each item by BM25 with
+// the agent's statistics, as if it were stored.
+func (w *Working) candidates(s *search) []candidate {
+	terms, opts := s.terms, s.opts
 	if len(terms) == 0 {
 		return nil
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	var out []candidate
-	for _, s := range w.items {
-		it := s.item
+	for _, slot := range w.items {
+		it := slot.item
+		if it.Recalled != "" && s.wantsType(it.Recalled) {
+			continue // the search finds the memory itself
+		}
 		if !opts.Since.IsZero() && it.AddedAt.Before(opts.Since) || !opts.Until.IsZero() && !it.AddedAt.Before(opts.Until) {
 			continue
 		}
 		if len(opts.Tags) > 0 && !slices.ContainsFunc(it.Tags, func(t string) bool { return slices.Contains(opts.Tags, t) }) {
 			continue
 		}
-		have := stemSet(query.Tokens(s.lower))
-		hits := 0
-		for _, t := range terms {
-			if have[query.Stem(t)] {
-				hits++
-			}
-		}
-		if hits == 0 {
+		score, held := s.scorer.Score(bm25.Vector(it.Content, encodeTags(it.Tags)))
+		if score == 0 {
 			continue
 		}
 		out = append(out, candidate{
 			Result: Result{Type: TypeWorking, ID: it.ID, Content: it.Content,
 				Tags: cloneStrings(it.Tags), CreatedAt: it.AddedAt},
-			bm25:       -float64(hits) / float64(len(terms)),
+			text:       score,
+			held:       held,
 			importance: it.Importance,
 			touched:    it.AddedAt,
+			strength:   1,
 		})
 	}
 	return out

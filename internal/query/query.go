@@ -12,6 +12,7 @@ package query
 import (
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // MaxTerms bounds the terms of a compiled expression: a longer text keeps
@@ -19,7 +20,8 @@ import (
 const MaxTerms = 32
 
 // Tokens splits text into lowercase tokens as SQLite's unicode61 tokenizer
-// does: runs of letters (L*), digits (N*) and private-use characters (Co).
+// does: runs of letters (L*), digits (N*) and private-use characters (Co),
+// with the diacritics of Latin letters removed ("café" is "cafe").
 func Tokens(text string) []string {
 	var out []string
 	start := -1
@@ -31,14 +33,41 @@ func Tokens(text string) []string {
 			continue
 		}
 		if start >= 0 {
-			out = append(out, strings.ToLower(text[start:i]))
+			out = append(out, normalize(text[start:i]))
 			start = -1
 		}
 	}
 	if start >= 0 {
-		out = append(out, strings.ToLower(text[start:]))
+		out = append(out, normalize(text[start:]))
 	}
 	return out
+}
+
+// normalize lowercases a token and removes the diacritics of its Latin
+// letters.
+func normalize(tok string) string {
+	tok = strings.ToLower(tok)
+	for i := 0; i < len(tok); i++ {
+		if tok[i] >= utf8.RuneSelf {
+			return strings.Map(fold, tok)
+		}
+	}
+	return tok
+}
+
+// latinFold is, for each of U+00C0 to U+017F, the ASCII letter it puts a
+// diacritic on, or '.' when it has none.
+const latinFold = "aaaaaa.ceeeeiiii.nooooo.ouuuuy..aaaaaa.ceeeeiiii.nooooo.ouuuuy.y" +
+	"aaaaaaccccccccddddeeeeeeeeeegggggggghhhhiiiiiiiiii..jjkk.llllll..llnnnnnn...oooooo..rrrrrrsssssssstttt..uuuuuuuuuuuuwwyyyzzzzzz."
+
+// fold returns r without its diacritic, for Latin letters.
+func fold(r rune) rune {
+	if r >= 0xC0 && r < 0x180 {
+		if c := latinFold[r-0xC0]; c != '.' {
+			return rune(c)
+		}
+	}
+	return r
 }
 
 func isTokenRune(r rune) bool {
@@ -50,6 +79,13 @@ func isTokenRune(r rune) bool {
 // stopword it returns the distinct tokens instead, so that a question such
 // as "who is it?" still searches for something.
 func Terms(text string) []string {
+	terms := AllTerms(text)
+	return terms[:min(len(terms), MaxTerms)]
+}
+
+// AllTerms is Terms without its bound: every distinct term of text (a
+// caller that knows how common each is can keep the rarest).
+func AllTerms(text string) []string {
 	toks := Tokens(text)
 	seen := make(map[string]bool, len(toks))
 	var terms, all []string
@@ -65,9 +101,6 @@ func Terms(text string) []string {
 	}
 	if len(terms) == 0 {
 		terms = all
-	}
-	if len(terms) > MaxTerms {
-		terms = terms[:MaxTerms]
 	}
 	return terms
 }

@@ -15,7 +15,7 @@ func TestTerms(t *testing.T) {
 		`He said "ship it" AND then NEAR(x y) OR NOT`: {"said", "ship", "near", "x", "y"},
 		"don't   panic!!":                             {"panic"},
 		"who is it?":                                  {"who", "is", "it"},
-		"Ünïcödé naïve café 東京 2026":                  {"ünïcödé", "naïve", "café", "東京", "2026"},
+		"Ünïcödé naïve café 東京 2026":                  {"unicode", "naive", "cafe", "東京", "2026"}, // diacritics removed, as unicode61 does
 		"🚀🔥":                                          nil,
 		"col:value -minus ^caret star* (paren)":       {"col", "value", "minus", "caret", "star", "paren"},
 		"deploy deploy DEPLOY":                        {"deploy"},

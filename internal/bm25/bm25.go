@@ -1,0 +1,136 @@
+// Package bm25 ranks documents by Okapi BM25 over statistics the caller
+// chooses, with each document's term frequencies kept in a compact term
+// vector made when the document is written.
+//
+// SQLite's FTS5 finds the documents that match a query, but its bm25()
+// takes its statistics (the number of documents, their average length,
+// how many hold each term) from its whole index: in a file shared by
+// several agents they are everyone's, and with one index per kind of
+// memory they differ from kind to kind. engram scores the matches itself,
+// with the statistics of one agent's whole memory, from the term vectors:
+// a Vector holds, for each distinct stem of a document, a 32-bit hash of
+// the stem and how often it occurs, sorted by hash, so a score costs a
+// binary search per query term and no text is read.
+package bm25
+
+import (
+	"encoding/binary"
+	"math"
+	"slices"
+
+	"github.com/engram-go/engram/internal/query"
+)
+
+// The BM25 parameters, as in Lucene and FTS5.
+const (
+	K1 = 1.2
+	B  = 0.75
+)
+
+// entry is a Vector entry's size: a uint32 hash and a uint16 count, little
+// endian.
+const entry = 6
+
+// Hash returns the hash a Vector keys a stem by: 32-bit FNV-1a.
+func Hash(stem string) uint32 {
+	h := uint32(2166136261)
+	for i := 0; i < len(stem); i++ {
+		h ^= uint32(stem[i])
+		h *= 16777619
+	}
+	return h
+}
+
+// Vector returns the term vector of a document made of texts (its
+// fields, which count as one document) and its length in tokens. Tokens
+// are split, lowercased, folded and stemmed as query terms are (see
+// package query), stopwords included: a query made only of stopwords
+// still scores. A count stops at 65,535.
+func Vector(texts ...string) ([]byte, int) {
+	counts := map[uint32]int{}
+	n := 0
+	for _, t := range texts {
+		for _, tok := range query.Tokens(t) {
+			counts[Hash(query.Stem(tok))]++
+			n++
+		}
+	}
+	hashes := make([]uint32, 0, len(counts))
+	for h := range counts {
+		hashes = append(hashes, h)
+	}
+	slices.Sort(hashes)
+	v := make([]byte, 0, entry*len(hashes))
+	for _, h := range hashes {
+		v = binary.LittleEndian.AppendUint32(v, h)
+		v = binary.LittleEndian.AppendUint16(v, uint16(min(counts[h], math.MaxUint16)))
+	}
+	return v, n
+}
+
+// Count returns how often the stem hashed to h occurs in the document of
+// term vector v (0 when it does not, or when v is malformed).
+func Count(v []byte, h uint32) int {
+	n := len(v) / entry
+	lo, hi := 0, n
+	for lo < hi {
+		mid := int(uint(lo+hi) >> 1)
+		if binary.LittleEndian.Uint32(v[entry*mid:]) < h {
+			lo = mid + 1
+		} else {
+			hi = mid
+		}
+	}
+	if lo < n && binary.LittleEndian.Uint32(v[entry*lo:]) == h {
+		return int(binary.LittleEndian.Uint16(v[entry*lo+4:]))
+	}
+	return 0
+}
+
+// IDF is the inverse document frequency of a term held by n of docs
+// documents: ln(1 + (docs − n + 0.5)/(n + 0.5)), as Lucene computes it,
+// which stays positive however common the term (FTS5's
+// ln((docs − n + 0.5)/(n + 0.5)) turns negative past half the documents,
+// and FTS5 then clamps it to 10⁻⁶).
+func IDF(docs, n int) float64 {
+	n = max(0, min(n, docs))
+	return math.Log(1 + (float64(docs-n)+0.5)/(float64(n)+0.5))
+}
+
+// Query is a query ready to score documents: its terms' hashes and
+// weights (their IDF), and the average document length.
+type Query struct {
+	hashes  []uint32
+	weights []float64
+	avgLen  float64
+}
+
+// NewQuery returns a query of the stems with the given weights (usually
+// their IDF), over documents of avgLen tokens on average.
+func NewQuery(stems []string, weights []float64, avgLen float64) *Query {
+	q := &Query{hashes: make([]uint32, len(stems)), weights: weights, avgLen: max(avgLen, 1)}
+	for i, s := range stems {
+		q.hashes[i] = Hash(s)
+	}
+	return q
+}
+
+// Score is the BM25 score of the document of term vector v and length
+// n tokens: the sum over the query's terms of weight × tf·(K1+1) / (tf +
+// K1·(1 − B + B·n/avgLen)). It also returns which terms the document
+// holds, as a bit set of their indexes (the first 64).
+func (q *Query) Score(v []byte, n int) (float64, uint64) {
+	norm := K1 * (1 - B + B*float64(n)/q.avgLen)
+	score, held := 0.0, uint64(0)
+	for i, h := range q.hashes {
+		tf := float64(Count(v, h))
+		if tf == 0 {
+			continue
+		}
+		score += q.weights[i] * tf * (K1 + 1) / (tf + norm)
+		if i < 64 {
+			held |= 1 << i
+		}
+	}
+	return score, held
+}
