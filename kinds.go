@@ -87,7 +87,7 @@ var (
 		importance: "{t}.importance * {t}.resonance",
 		touched:    "max({t}.updated_at, {t}.last_accessed_at)",
 		fts:        "semantic_fts", vocab: "semantic_vocab", indexed: []string{"{t}.content", "{t}.tags"},
-		strength:   "1 + json_array_length({t}.merged_from)",
+		strength:  "1 + json_array_length({t}.merged_from)",
 		vec:       "vec_semantic",
 		linkable:  true,
 		protected: "({t}.verified OR " + neverDecay + ")",
@@ -102,7 +102,7 @@ var (
 		importance: fmt.Sprint(episodeImportance) + " * {t}.resonance",
 		touched:    "{t}.created_at",
 		fts:        "episodic_fts", vocab: "episodic_vocab", indexed: []string{"{t}.content"},
-		strength:   "1",
+		strength:  "1",
 		vec:       "vec_episodic",
 		linkable:  true,
 		protected: "0",
@@ -118,8 +118,8 @@ var (
 		importance: "{t}.success_rate * {t}.resonance",
 		touched:    "{t}.updated_at",
 		fts:        "procedural_fts", vocab: "procedural_vocab",
-		indexed:    []string{"{t}.name", "{t}.description", "{t}.pattern", "{t}.tags"},
-		strength:   "1 + {t}.use_count * {t}.success_rate",
+		indexed:   []string{"{t}.name", "{t}.description", "{t}.pattern", "{t}.tags"},
+		strength:  "1 + {t}.use_count * {t}.success_rate",
 		vec:       "vec_procedural",
 		linkable:  true,
 		protected: neverDecay,
@@ -139,7 +139,7 @@ var (
 		indexed: []string{"{t}.summary", `(SELECT group_concat(value, ' ') FROM json_each({t}.key_decisions))`,
 			`(SELECT group_concat(value ->> '$.content', ' ') FROM json_each({t}.messages))`},
 		strength: "1",
-		count: func(s *Stats) *int { return &s.Snapshots },
+		count:    func(s *Stats) *int { return &s.Snapshots },
 	}
 )
 

@@ -34,10 +34,10 @@ type Memory struct {
 	dbPath string // "" in memory
 	mdPath string // "" when no memory.md is written
 
-	mdMu   sync.Mutex // serialises rendering and writing memory.md
-	dfs    dfCache    // document frequencies for search and auto-linking
-	stems  stemIndex  // auto-linking's candidates; the writer lock guards it
-	access accessLog  // searches' accesses and recalls' retrievals not yet written
+	mdMu   sync.Mutex   // serialises rendering and writing memory.md
+	dfs    dfCache      // document frequencies for search and auto-linking
+	stems  stemIndex    // auto-linking's candidates; the writer lock guards it
+	access accessLog    // searches' accesses and recalls' retrievals not yet written
 	noise  *noiseSource // Recall's noise
 
 	closeOnce sync.Once
