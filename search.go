@@ -76,16 +76,25 @@ type Result struct {
 }
 
 // ScoreParts are the components of a [Result]'s Score, each in [0, 1].
-// Score = (wT·Text + wI·Importance + wR·Recency) / (wT + wI + wR), with the
-// weights of [SearchConfig], where a hybrid search uses Fused and a vector
-// search Vector in place of Text.
+// Score = (wT·relevance + wI·Importance + wR·Recency) / (wT + wI + wR),
+// with the weights of [SearchConfig], where relevance, how well the memory
+// matches the query, is Text in a text search, Fused in a hybrid search
+// and the cosine relative to the best (Vector/best) in a vector search: in
+// every mode the best match has relevance 1, so that a Threshold cuts
+// alike whatever the mode.
 type ScoreParts struct {
-	// Text is the BM25 relevance relative to the best match of the query
-	// across all types: 1 for the best, less for weaker matches.
+	// Text is the memory's BM25 score for the query's terms, relative to
+	// the best match's (1 for the best). BM25 is computed with the
+	// statistics of the agent's whole memory (how many memories of every
+	// kind, their average length, how many hold each term), so scores
+	// compare across kinds and no other agent's memories count. An episode
+	// found as session context (see [Result].ContextOf) has a share of its
+	// match's.
 	Text float64
 	// Importance is the memory's importance (semantic and working), its
-	// success rate (procedural), or 0.5 (episodic, which has none), times
-	// its resonance (see [Memory.Decay]): a memory fading from use sinks.
+	// success rate (procedural), or 0.5 (episodic and snapshots, which
+	// have none), times its resonance (see [Memory.Decay]): a memory
+	// fading from use sinks.
 	Importance float64
 	// Recency halves every [SearchConfig.RecencyHalfLife] since the memory
 	// was created, updated or last used.
@@ -93,12 +102,13 @@ type ScoreParts struct {
 	// Vector is the cosine similarity of the memory's embedding with the
 	// query's (0 when negative), in vector and hybrid searches, for every
 	// memory with an embedding (a row still pending has none, nor has the
-	// working set); it stays 0 in Tier 1 and in text searches.
+	// working set, nor a snapshot); it stays 0 in Tier 1 and in text
+	// searches.
 	Vector float64
-	// Fused is, in a hybrid search, the reciprocal-rank fusion of the
-	// memory's places in the text and vector rankings, scaled so that 1 is
-	// first in both; it takes Text's place in Score. A vector search puts
-	// Vector in Text's place instead.
+	// Fused is, in a hybrid search, the fused relevance of the text and
+	// vector rankings (see [SearchConfig].RRFConstant and
+	// LexicalVectorWeight), relative to the best's (1); it takes Text's
+	// place in Score.
 	Fused float64
 }
 
@@ -140,6 +150,14 @@ type SearchConfig struct {
 	// HybridTextWeight and HybridVectorWeight weigh the two rankings in
 	// the fusion; default 1 each.
 	HybridTextWeight, HybridVectorWeight float64
+	// BM25K1 and BM25B are BM25's parameters: how fast repeats of a term
+	// stop adding to a memory's text score (k1), and how much a long
+	// memory's score is lowered for its length (b). Defaults 0.9 and 0.4,
+	// as Anserini uses them for short passages: memories are facts, chat
+	// turns and short notes, where length says little (on LoCoMo and the
+	// mixed recall set, see BENCHMARKS.md, they rank better than the 1.2
+	// and 0.75 usual for long documents).
+	BM25K1, BM25B float64
 	// LexicalVectorWeight is, in a hybrid search with a [LexicalEmbedder]
 	// (such as the hashing embedder), the share of the cosine in the
 	// fused relevance, the rest being the text's: such vectors echo the

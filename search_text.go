@@ -182,7 +182,7 @@ func (m *Memory) chooseTerms(q *dbtx, s *search, sources []scopedSource) error {
 		s.terms, stems = terms, kept
 		s.expr = query.Or(terms)
 	}
-	s.scorer = newScorer(stems, df, docs, tokens)
+	s.scorer = newScorer(stems, df, docs, tokens, m.cfg.Search)
 	return nil
 }
 
@@ -296,7 +296,7 @@ type scorer struct {
 	*bm25.Query
 }
 
-func newScorer(stems []string, df map[string]int, docs, tokens int) *scorer {
+func newScorer(stems []string, df map[string]int, docs, tokens int, sc SearchConfig) *scorer {
 	weights := make([]float64, len(stems))
 	for i, st := range stems {
 		weights[i] = bm25.IDF(max(docs, df[st]), df[st])
@@ -305,7 +305,7 @@ func newScorer(stems []string, df map[string]int, docs, tokens int) *scorer {
 	if docs > 0 {
 		avg = float64(tokens) / float64(docs)
 	}
-	return &scorer{bm25.NewQuery(stems, weights, avg)}
+	return &scorer{bm25.NewQuery(stems, weights, avg, sc.BM25K1, sc.BM25B)}
 }
 
 // fillTerms writes the term vectors of kind k's rows that the SQL

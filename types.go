@@ -9,6 +9,8 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/engram-go/engram/internal/bm25"
 )
 
 // MemoryType names one of the four kinds of memory.
@@ -464,6 +466,7 @@ func DefaultConfig() Config {
 			RRFConstant:      60,
 			HybridTextWeight: 1, HybridVectorWeight: 1,
 			LexicalVectorWeight: 0.1,
+			BM25K1:              bm25.DefaultK1, BM25B: bm25.DefaultB,
 		},
 		Recall: RecallConfig{
 			RelevanceWeight: 1, ExpectedValueWeight: 0.4, ControlWeight: 0.05, Control: 0.3,
@@ -497,7 +500,7 @@ func (c Config) clone() Config {
 //     [256, 64 MiB]
 //   - Zettelkasten.MaxLinksPerEntry [0, 1000]; Bootstrap counts [0, 10000]
 //   - Search.Candidates [1, 10000]; Search.PostingBudget [1, 1e8];
-//     Search.RRFConstant [0, 1e6]
+//     Search.RRFConstant [0, 1e6]; Search.BM25K1 [0, 10]
 //   - Recall weights [0, 1000]; Recall.Control [-1000, 1000];
 //     Recall.NoiseStdDev [0, 10]; Recall.RetrievalSoftcap [1, 1e6];
 //     Recall.Threshold [0, 1]; Recall.Cap [0, 1000]; Recall.PerKind
@@ -537,6 +540,8 @@ func (c Config) Validate() error {
 		{positiveUpTo(c.Search.RecencyHalfLife, MaxDays*day), "Search.RecencyHalfLife", "must be in (0, 36500 days]"},
 		{unit(c.Search.ContextWeight), "Search.ContextWeight", "must be in [0, 1]"},
 		{unit(c.Search.LexicalVectorWeight), "Search.LexicalVectorWeight", "must be in [0, 1]"},
+		{between(c.Search.BM25K1, 0, 10), "Search.BM25K1", "must be in [0, 10]"},
+		{unit(c.Search.BM25B), "Search.BM25B", "must be in [0, 1]"},
 		{between(c.Search.Candidates, 1, 10_000), "Search.Candidates", "must be in [1, 10000]"},
 		{between(c.Search.PostingBudget, 1, 100_000_000), "Search.PostingBudget", "must be in [1, 100000000]"},
 		{between(c.Search.RRFConstant, 0, 1e6), "Search.RRFConstant", "must be in [0, 1000000]"},

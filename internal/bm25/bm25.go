@@ -21,10 +21,12 @@ import (
 	"github.com/engram-go/engram/internal/query"
 )
 
-// The BM25 parameters, as in Lucene and FTS5.
+// Default BM25 parameters: tf saturation k1 and length normalization b,
+// as Anserini uses them for short passages (Lucene and FTS5 use 1.2 and
+// 0.75, tuned for longer documents).
 const (
-	K1 = 1.2
-	B  = 0.75
+	DefaultK1 = 0.9
+	DefaultB  = 0.4
 )
 
 // entry is a Vector entry's size: a uint32 hash and a uint16 count, little
@@ -98,17 +100,19 @@ func IDF(docs, n int) float64 {
 }
 
 // Query is a query ready to score documents: its terms' hashes and
-// weights (their IDF), and the average document length.
+// weights (their IDF), the average document length and the parameters.
 type Query struct {
 	hashes  []uint32
 	weights []float64
 	avgLen  float64
+	k1, b   float64
 }
 
 // NewQuery returns a query of the stems with the given weights (usually
-// their IDF), over documents of avgLen tokens on average.
-func NewQuery(stems []string, weights []float64, avgLen float64) *Query {
-	q := &Query{hashes: make([]uint32, len(stems)), weights: weights, avgLen: max(avgLen, 1)}
+// their IDF), over documents of avgLen tokens on average, with BM25's
+// parameters k1 and b.
+func NewQuery(stems []string, weights []float64, avgLen, k1, b float64) *Query {
+	q := &Query{hashes: make([]uint32, len(stems)), weights: weights, avgLen: max(avgLen, 1), k1: k1, b: b}
 	for i, s := range stems {
 		q.hashes[i] = Hash(s)
 	}
@@ -116,18 +120,18 @@ func NewQuery(stems []string, weights []float64, avgLen float64) *Query {
 }
 
 // Score is the BM25 score of the document of term vector v and length
-// n tokens: the sum over the query's terms of weight × tf·(K1+1) / (tf +
-// K1·(1 − B + B·n/avgLen)). It also returns which terms the document
+// n tokens: the sum over the query's terms of weight × tf·(k1+1) / (tf +
+// k1·(1 − b + b·n/avgLen)). It also returns which terms the document
 // holds, as a bit set of their indexes (the first 64).
 func (q *Query) Score(v []byte, n int) (float64, uint64) {
-	norm := K1 * (1 - B + B*float64(n)/q.avgLen)
+	norm := q.k1 * (1 - q.b + q.b*float64(n)/q.avgLen)
 	score, held := 0.0, uint64(0)
 	for i, h := range q.hashes {
 		tf := float64(Count(v, h))
 		if tf == 0 {
 			continue
 		}
-		score += q.weights[i] * tf * (K1 + 1) / (tf + norm)
+		score += q.weights[i] * tf * (q.k1 + 1) / (tf + norm)
 		if i < 64 {
 			held |= 1 << i
 		}

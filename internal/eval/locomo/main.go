@@ -28,9 +28,10 @@ func main() {
 	mode := flag.String("mode", "", "search mode: text, vector or hybrid (default: the tier's)")
 	vw := flag.Float64("vector-weight", engram.DefaultConfig().Search.HybridVectorWeight, "hybrid: the vector ranking's weight")
 	rrfK := flag.Float64("rrf-k", engram.DefaultConfig().Search.RRFConstant, "hybrid: the RRF constant")
+	cw := flag.Float64("context-weight", engram.DefaultConfig().Search.ContextWeight, "the share of a match's relevance its session neighbours get")
 	flag.Parse()
 	cfg := engram.DefaultConfig()
-	cfg.Search.HybridVectorWeight, cfg.Search.RRFConstant = *vw, *rrfK
+	cfg.Search.HybridVectorWeight, cfg.Search.RRFConstant, cfg.Search.ContextWeight = *vw, *rrfK, *cw
 	searchMode = engram.SearchMode(*mode)
 	if err := engram.Tier(*tier).Validate(); err != nil {
 		log.Fatal(err)
