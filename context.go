@@ -64,6 +64,10 @@ const (
 	shareRecent     = 0.15
 )
 
+// contextRecalled is how many candidates of each kind Context scores for
+// its last section, at least.
+const contextRecalled = 20
+
 // Line caps: a long memory is cut (with "…") so that one memory cannot
 // take a section's whole share.
 const (
@@ -182,7 +186,9 @@ func (m *Memory) contextStable(ctx context.Context, b *contextBuilder) error {
 // contextRecalled writes the memories recalled for query that the block
 // does not show yet, best gate first, in what is left of the budget.
 func (m *Memory) contextRecalled(ctx context.Context, b *contextBuilder, query string) error {
-	res, err := m.recallQuiet(ctx, query)
+	// More candidates than Recall scores: the sections before may show
+	// some already.
+	res, err := m.recallQuiet(ctx, query, max(m.cfg.Recall.PerKind, contextRecalled))
 	if err != nil {
 		return err
 	}

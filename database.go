@@ -318,7 +318,7 @@ func (s *store) integrityCheck(ctx context.Context) error {
 		if len(problems) > 0 {
 			return fmt.Errorf("integrity_check: %s", strings.Join(problems, "; "))
 		}
-		return checkVectors(q)
+		return errors.Join(checkText(q), checkVectors(q))
 	})
 }
 

@@ -126,6 +126,15 @@ var ulidRE = regexp.MustCompile(`\b[0-9A-HJKMNP-TV-Z]{26}\b`)
 
 // isoAnswer renders an answer for comparison: as JSON, generated IDs
 // replaced, and the error's text.
+// roundGate rounds a gate's parts to 9 places, as isoAnswer rounds
+// scores.
+func roundGate(g engram.GateParts) engram.GateParts {
+	for _, f := range []*float64{&g.Relevance, &g.ExpectedValue, &g.X, &g.Gate, &g.Strength} {
+		*f = math.Round(*f*1e9) / 1e9
+	}
+	return g
+}
+
 func isoAnswer(v any, err error) string {
 	if rs, ok := v.([]engram.Result); ok {
 		// Scores are compared to 9 places: a ratio of BM25 scores may
@@ -153,10 +162,6 @@ type isoCase struct {
 	call func(ctx context.Context, m *engram.Memory) string
 	// skip names the issue 12 item that makes this case fail until fixed.
 	skip string
-	// rankedByFile marks a text search whose scores, order and top
-	// results are known to move with the file's BM25 statistics (issue
-	// 14): it must still never show a's data.
-	rankedByFile bool
 }
 
 func isoSearch(opts engram.SearchOptions) func(ctx context.Context, m *engram.Memory) string {
@@ -178,6 +183,26 @@ func isoReads() []isoCase {
 		{name: "Search/Types procedural", call: isoSearch(engram.SearchOptions{Query: "deploy", Types: []engram.MemoryType{engram.TypeProcedural}})},
 		{name: "Search/Since Until", call: isoSearch(engram.SearchOptions{Query: "backup nightly", Since: since, Until: until})},
 		{name: "Search/Threshold", call: isoSearch(engram.SearchOptions{Query: "deploy", Threshold: 0.5, Limit: 100})},
+		{name: "Search/Types snapshot", call: isoSearch(engram.SearchOptions{Query: "deploy fridays", Types: []engram.MemoryType{engram.TypeSnapshot}})},
+		{name: "Find", call: func(ctx context.Context, m *engram.Memory) string {
+			f, err := m.Find(ctx, engram.SearchOptions{Query: "blue pipeline deploy"})
+			return isoAnswer(f.Results, err) + fmt.Sprint(f.Mode, f.Terms, f.Pending)
+		}},
+		{name: "Context", call: func(ctx context.Context, m *engram.Memory) string {
+			return isoAnswer(m.Context(ctx, engram.ContextOptions{Query: "how do we deploy the pipeline?", MaxTokens: 400}))
+		}},
+		{name: "Recall", call: func(ctx context.Context, m *engram.Memory) string {
+			r, err := m.Recall(ctx, "blue pipeline deploy")
+			for _, list := range r.ByKind {
+				for i := range list {
+					list[i].Gate = roundGate(list[i].Gate)
+					list[i].Score = math.Round(list[i].Score*1e9) / 1e9
+					list[i].Parts = engram.ScoreParts{}
+				}
+			}
+			r.Admitted = nil // the same as ByKind's admitted ones
+			return isoAnswer(r, err)
+		}},
 		{name: "Semantic.Search", call: func(ctx context.Context, m *engram.Memory) string {
 			return isoAnswer(m.Semantic().Search(ctx, engram.SearchOptions{Query: "pipeline"}))
 		}},
@@ -295,16 +320,6 @@ func runIsoCases(t *testing.T, ctx context.Context, p *isoPair, phase string, ca
 			}
 			if alone != shared {
 				ids := func(s string) string { return strings.Join(isoIDRE.FindAllString(s, -1), " ") }
-				if c.rankedByFile || strings.Contains(c.name, "Search") && isoIDSet(alone) == isoIDSet(shared) {
-					// Text relevance is BM25 over the file's statistics
-					// (document count, average length, document
-					// frequencies), which a's documents change: b's
-					// scores, and so its order, move, never what b
-					// finds. Per-agent statistics are issue 14's
-					// ("one ranking across kinds and agents").
-					t.Skipf("known (issue 14): BM25 statistics are the file's; b's answers hold none of a's memories but are scored differently (same IDs: %v, same order: %v)",
-						isoIDSet(alone) == isoIDSet(shared), ids(alone) == ids(shared))
-				}
 				t.Errorf("b's answer changes with a's data in the file (the same IDs in the same order: %v); from where they differ:\nalone:  %s\nshared: %s",
 					ids(alone) == ids(shared), isoFrom(alone, shared), isoFrom(shared, alone))
 			}
@@ -339,13 +354,9 @@ func TestIsolationBusyNeighbour(t *testing.T) {
 		{name: "Search/Until", call: isoSearch(engram.SearchOptions{Query: "deploy", Until: isoStart.Add(time.Hour)})},
 		{name: "Search/Types", call: isoSearch(engram.SearchOptions{Query: "deploy", Types: []engram.MemoryType{engram.TypeSemantic}})},
 	}
-	// a's 400 entries holding "deploy" weigh the word down in the shared
-	// index's BM25 statistics, so which of b's 20 matches make the top 10
-	// moves with them (issue 14); the budget and the filters no longer
-	// hide any of b's (TestSearchIsNotCrowdedOutByAnotherAgent).
-	for i := range cases {
-		cases[i].rankedByFile = true
-	}
+	// a's 400 entries holding "deploy" neither hide any of b's (the budget
+	// and the filters are b's; TestSearchIsNotCrowdedOutByAnotherAgent) nor
+	// weigh the word down in b's scores (BM25's statistics are b's).
 	runIsoCases(t, ctx, p, "busy", cases)
 }
 
@@ -451,7 +462,6 @@ func TestIsolationTableTier2(t *testing.T) {
 // below the posting budget, must not change b's scores. BM25 weighs a term
 // by how many documents of the whole index hold it, every agent's counted.
 func TestIsolationTextStatistics(t *testing.T) {
-	t.Skip("open defect, issue 14 (one ranking across kinds and agents): BM25's statistics are the file's, so a's entries drop b's x2 under the threshold; un-skip when text statistics are the agent's")
 	ctx := context.Background()
 	path := testutil.TempDB(t)
 	a := testutil.OpenPath(t, path, "a")

@@ -108,7 +108,7 @@ const recalledSource = "recall"
 // [ErrClosed] after Close and a [*DatabaseError] when SQLite fails; in Tier
 // 2 a query that cannot be embedded is searched by text.
 func (m *Memory) Recall(ctx context.Context, query string) (RecallResult, error) {
-	res, err := m.recall(ctx, query, false)
+	res, err := m.recall(ctx, query, false, m.cfg.Recall.PerKind)
 	if err != nil {
 		return RecallResult{}, err
 	}
@@ -124,7 +124,7 @@ func (m *Memory) Recall(ctx context.Context, query string) (RecallResult, error)
 // recall scores the candidates and decides what to admit, changing
 // nothing. A quiet recall (for Context) notes no access and draws no
 // noise, so that it changes nothing at all.
-func (m *Memory) recall(ctx context.Context, query string, quiet bool) (RecallResult, error) {
+func (m *Memory) recall(ctx context.Context, query string, quiet bool, perKind int) (RecallResult, error) {
 	rc := m.cfg.Recall
 	opts := SearchOptions{Query: query, Types: storedTypes, Limit: maxSearchLimit}
 	if err := m.validateSearch(&opts); err != nil {
@@ -136,10 +136,12 @@ func (m *Memory) recall(ctx context.Context, query string, quiet bool) (RecallRe
 	}
 	f.search.quiet = quiet
 	var picked []candidate
-	perKind := map[MemoryType]int{}
+	taken := map[MemoryType]int{}
 	for _, c := range f.ranked {
-		if perKind[c.Type] < rc.PerKind {
-			perKind[c.Type]++
+		if taken[c.Type] < perKind {
+			taken[c.Type]++
+			// The retrievals noted and not written yet count too.
+			c.retrievals += m.access.unwritten(noteKey{c.Type, c.ID}, f.search.accessVersion).R
 			picked = append(picked, c)
 		}
 	}
@@ -166,9 +168,10 @@ func (m *Memory) recall(ctx context.Context, query string, quiet bool) (RecallRe
 	return res, nil
 }
 
-// recallQuiet is recall for Context: it changes nothing.
-func (m *Memory) recallQuiet(ctx context.Context, query string) (RecallResult, error) {
-	return m.recall(ctx, query, true)
+// recallQuiet is recall for Context: it changes nothing, and scores
+// perKind candidates of each kind.
+func (m *Memory) recallQuiet(ctx context.Context, query string, perKind int) (RecallResult, error) {
+	return m.recall(ctx, query, true, perKind)
 }
 
 // byGate orders recalled memories best gate first, then by search score,

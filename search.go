@@ -212,21 +212,46 @@ const (
 // embedded (a hybrid search then answers by text alone), [ErrClosed] after
 // Close and a [*DatabaseError] when SQLite fails.
 func (m *Memory) Search(ctx context.Context, opts SearchOptions) ([]Result, error) {
+	f, err := m.Find(ctx, opts)
+	return f.Results, err
+}
+
+// Found is what [Memory.Find] returns: a search's results, and how it
+// ran.
+type Found struct {
+	Results []Result
+	// Mode is how the search ran: the mode asked for, or the tier's
+	// default, except that a hybrid search whose query could not be
+	// embedded runs by text (SearchText).
+	Mode SearchMode
+	// Terms are the query's terms as the search looked for them: at most
+	// 32, the rarest in the agent's memory when the query has more.
+	Terms []string
+	// Pending counts, in Tier 2, the agent's memories waiting for their
+	// vectors (see [Stats].PendingEmbeddings): vector and hybrid searches
+	// found those by text alone, a vector search ranking them by their
+	// text relevance.
+	Pending int
+}
+
+// Find is [Memory.Search] that also says how the search ran. Errors are
+// as for Search.
+func (m *Memory) Find(ctx context.Context, opts SearchOptions) (Found, error) {
 	if err := m.validateSearch(&opts); err != nil {
-		return nil, err
+		return Found{}, err
 	}
 	f, err := m.find(ctx, opts)
 	if err != nil {
-		return nil, err
+		return Found{}, err
 	}
-	found := f.ranked[:min(len(f.ranked), f.search.opts.Limit)]
-	shown, err := m.present(ctx, f.search, found)
+	s := f.search
+	shown, err := m.present(ctx, s, f.ranked[:min(len(f.ranked), s.opts.Limit)])
 	if err != nil {
-		return nil, err
+		return Found{}, err
 	}
-	out := make([]Result, len(shown))
+	out := Found{Results: make([]Result, len(shown)), Mode: s.opts.Mode, Terms: slices.Clone(s.terms), Pending: f.pending}
 	for i, c := range shown {
-		out[i] = c.Result
+		out.Results[i] = c.Result
 	}
 	return out, nil
 }
@@ -260,6 +285,12 @@ func (m *Memory) find(ctx context.Context, opts SearchOptions) (ranking, error) 
 	if err != nil {
 		return f, err
 	}
+	if s.opts.Mode == SearchVector && s.pending > 0 && s.expr != "" {
+		// Memories waiting for their vectors are found by text meanwhile.
+		if cands, err = m.pendingByText(ctx, s, cands); err != nil {
+			return f, err
+		}
+	}
 	if w := m.cfg.Search.ContextWeight; w > 0 && s.wantsType(TypeEpisodic) && s.byText {
 		if cands, err = m.withContext(ctx, cands, w, s.filter); err != nil {
 			return f, err
@@ -271,7 +302,7 @@ func (m *Memory) find(ctx context.Context, opts SearchOptions) (ranking, error) 
 		// match just past the vector search's cut is not ranked last.
 		m.vectors.cosines(qv, cands)
 	}
-	f.ranked = m.rank(cands, s.now, s.opts)
+	f.ranked, f.pending = m.rank(cands, s.now, s.opts), s.pending
 	return f, nil
 }
 
@@ -288,6 +319,10 @@ type search struct {
 	now      time.Time
 	scorer   *scorer // BM25 over the agent's statistics, once the terms are chosen
 	quiet    bool    // note no access (Context)
+	pending  int     // Tier 2: the agent's memories waiting for their vectors
+	// accessVersion is the agent's access version in the snapshot the
+	// candidates were read from (see accessLog).
+	accessVersion int64
 }
 
 // newSearch compiles validated options into a search.

@@ -1,12 +1,14 @@
 package engram
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"database/sql"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"slices"
 	"strings"
@@ -137,7 +139,9 @@ func (m *Memory) textSources(q *dbtx, s *search) ([]scopedSource, error) {
 func (m *Memory) chooseTerms(q *dbtx, s *search, sources []scopedSource) error {
 	var docs, tokens int
 	err := q.queryRow(`SELECT coalesce((SELECT docs FROM text_stats WHERE agent_id = ?1), 0),
-		coalesce((SELECT tokens FROM text_stats WHERE agent_id = ?1), 0)`, []any{m.agent}, &docs, &tokens)
+		coalesce((SELECT tokens FROM text_stats WHERE agent_id = ?1), 0),
+		coalesce((SELECT CAST(value AS INTEGER) FROM meta WHERE key = ?2), 0)`,
+		[]any{m.agent, metaAccessVersion + m.agent}, &docs, &tokens, &s.accessVersion)
 	if err != nil {
 		return err
 	}
@@ -621,4 +625,84 @@ func stemSet(toks []string) map[string]bool {
 		set[query.Stem(t)] = true
 	}
 	return set
+}
+
+// checkText checks that what search scores from agrees with the rows:
+// text_stats counts every agent's searchable rows and their tokens, and
+// every term vector is the one its row's indexed texts make (a row may
+// have none: it is scored from its text).
+func checkText(q *dbtx) error {
+	var rows []string
+	for _, src := range ftsSources {
+		rows = append(rows, `SELECT agent_id, ntok FROM `+src.table)
+	}
+	var problems []string
+	got, err := q.query(`WITH r(agent_id, docs, tokens) AS (
+			SELECT agent_id, count(*), sum(ntok) FROM (` + strings.Join(rows, " UNION ALL ") + `) GROUP BY agent_id)
+		SELECT coalesce(s.agent_id, r.agent_id), coalesce(s.docs, 0), coalesce(s.tokens, 0), coalesce(r.docs, 0), coalesce(r.tokens, 0)
+		FROM r FULL JOIN text_stats s ON s.agent_id = r.agent_id
+		WHERE coalesce(s.docs, 0) <> coalesce(r.docs, 0) OR coalesce(s.tokens, 0) <> coalesce(r.tokens, 0)`)
+	if err != nil {
+		return err
+	}
+	bad, err := scanAll(got, func(r scanner) (string, error) {
+		var agent string
+		var sd, st, rd, rt int
+		err := r.Scan(&agent, &sd, &st, &rd, &rt)
+		return fmt.Sprintf("text_stats of %q: %d rows of %d tokens, the tables hold %d of %d", agent, sd, st, rd, rt), err
+	})
+	if err != nil {
+		return err
+	}
+	problems = append(problems, bad...)
+	for _, src := range ftsSources {
+		n, err := checkTerms(q, src)
+		if err != nil {
+			return err
+		}
+		if n > 0 {
+			problems = append(problems, fmt.Sprintf("%s: %d term vectors disagree with their rows' text", src.table, n))
+		}
+	}
+	if len(problems) > 0 {
+		return fmt.Errorf("text: %s", strings.Join(problems, "; "))
+	}
+	return nil
+}
+
+// checkTerms counts the rows of src whose term vector or length is not
+// what their indexed texts make.
+func checkTerms(q *dbtx, src ftsSource) (int, error) {
+	fields := make([]string, len(src.kind.indexed))
+	for i, x := range src.kind.indexed {
+		fields[i] = "coalesce(" + over(x, "t") + ", '')"
+	}
+	rows, err := q.query(`SELECT t.terms, t.ntok, ` + strings.Join(fields, ", ") + ` FROM ` + src.table + ` t WHERE t.terms IS NOT NULL`)
+	if err != nil {
+		return 0, err
+	}
+	texts := make([]string, len(fields))
+	var terms []byte
+	var ntok int
+	dest := []any{&terms, &ntok}
+	for i := range texts {
+		dest = append(dest, &texts[i])
+	}
+	bad, err := scanAll(rows, func(r scanner) (bool, error) {
+		if err := r.Scan(dest...); err != nil {
+			return false, err
+		}
+		v, n := bm25.Vector(texts...)
+		return n != ntok || !bytes.Equal(v, terms), nil
+	})
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, b := range bad {
+		if b {
+			n++
+		}
+	}
+	return n, nil
 }

@@ -76,6 +76,14 @@ func (m *Memory) vectorCandidates(ctx context.Context, s *search) ([]candidate, 
 		if err := v.sync(q); err != nil {
 			return err
 		}
+		if err := q.queryRow(`SELECT count(*) FROM vector_pending WHERE agent_id = ?`, []any{m.agent}, &s.pending); err != nil {
+			return err
+		}
+		if !s.byText { // else the text search's read took it
+			if s.accessVersion, err = counter(q, metaAccessVersion+m.agent); err != nil {
+				return err
+			}
+		}
 		for _, vk := range vectorKinds {
 			if !s.wants(vk) {
 				continue
@@ -138,6 +146,52 @@ func (m *Memory) vectorRows(q *dbtx, typ MemoryType, hits []vecindex.Hit, f ftsF
 		got[i].cosine, got[i].hasCosine = cos[got[i].pk], true
 	}
 	return got, err
+}
+
+// pendingByText finds, for a vector search, the memories that wait for
+// their vectors by text: they join the candidates, ranked by their text
+// relevance in their place (see rank).
+func (m *Memory) pendingByText(ctx context.Context, s *search, cands []candidate) ([]candidate, error) {
+	found, err := m.textCandidates(ctx, s)
+	if err != nil || len(found) == 0 {
+		return cands, err
+	}
+	byKind := map[MemoryType][]int64{}
+	for _, c := range found {
+		byKind[c.Type] = append(byKind[c.Type], c.pk)
+	}
+	pending := map[vectorKey]bool{}
+	err = m.db.read(ctx, "search.pending", func(q *dbtx) error {
+		for typ, pks := range byKind {
+			list, _ := json.Marshal(pks)
+			rows, err := q.query(`SELECT p.pk FROM json_each(?2) j CROSS JOIN vector_pending p ON p.memory_type = ?1 AND p.pk = j.value`,
+				string(typ), string(list))
+			if err != nil {
+				return err
+			}
+			got, err := scanAll(rows, func(r scanner) (int64, error) {
+				var pk int64
+				return pk, r.Scan(&pk)
+			})
+			if err != nil {
+				return err
+			}
+			for _, pk := range got {
+				pending[vectorKey{typ, pk}] = true
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	for _, c := range found {
+		if pending[vectorKey{c.Type, c.pk}] {
+			c.pending = true
+			cands = append(cands, c)
+		}
+	}
+	return cands, nil
 }
 
 // merge adds the vector search's candidates to the text search's: a

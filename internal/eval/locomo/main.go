@@ -29,9 +29,11 @@ func main() {
 	vw := flag.Float64("vector-weight", engram.DefaultConfig().Search.HybridVectorWeight, "hybrid: the vector ranking's weight")
 	rrfK := flag.Float64("rrf-k", engram.DefaultConfig().Search.RRFConstant, "hybrid: the RRF constant")
 	cw := flag.Float64("context-weight", engram.DefaultConfig().Search.ContextWeight, "the share of a match's relevance its session neighbours get")
+	lw := flag.Float64("lexical-weight", engram.DefaultConfig().Search.LexicalVectorWeight, "hybrid with the (lexical) hashing embedder: the cosine's share")
 	flag.Parse()
 	cfg := engram.DefaultConfig()
 	cfg.Search.HybridVectorWeight, cfg.Search.RRFConstant, cfg.Search.ContextWeight = *vw, *rrfK, *cw
+	cfg.Search.LexicalVectorWeight = *lw
 	searchMode = engram.SearchMode(*mode)
 	if err := engram.Tier(*tier).Validate(); err != nil {
 		log.Fatal(err)

@@ -1,0 +1,55 @@
+package bm25
+
+import (
+	"math"
+	"testing"
+
+	"github.com/engram-go/engram/internal/query"
+)
+
+func TestVectorCountsEveryStem(t *testing.T) {
+	v, n := Vector("The deploys deployed; the DEPLOY", "café Café")
+	if n != 7 {
+		t.Fatalf("length %d, want 7", n)
+	}
+	for stem, want := range map[string]int{"the": 2, "deploi": 3, "cafe": 2, "missing": 0} {
+		if got := Count(v, Hash(stem)); got != want {
+			t.Errorf("Count(%q) = %d, want %d", stem, got, want)
+		}
+	}
+	if got := len(v) / entry; got != 3 {
+		t.Errorf("%d entries, want 3 (the, deploi, cafe)", got)
+	}
+	if Count(v[:len(v)-1], Hash("the")) > 2 || Count(nil, Hash("the")) != 0 {
+		t.Error("a malformed vector must not count more than it holds")
+	}
+	if query.Stem("deploys") != "deploi" {
+		t.Fatal("the test assumes Porter's stem of deploys")
+	}
+}
+
+func TestIDFStaysPositive(t *testing.T) {
+	for _, c := range []struct{ docs, n int }{{10, 0}, {10, 5}, {10, 10}, {10, 11}, {0, 0}} {
+		if w := IDF(c.docs, c.n); !(w > 0) {
+			t.Errorf("IDF(%d, %d) = %v, want > 0", c.docs, c.n, w)
+		}
+	}
+	if !(IDF(1000, 1) > IDF(1000, 100)) {
+		t.Error("a rarer term must weigh more")
+	}
+}
+
+// Score against the formula written out by hand.
+func TestScoreByHand(t *testing.T) {
+	v, n := Vector("kayak kayak paddle lake")
+	q := NewQuery([]string{"kayak", "paddl", "sun"}, []float64{2, 0.5, 9}, 8, 0.9, 0.4)
+	got, held := q.Score(v, n)
+	norm := 0.9 * (1 - 0.4 + 0.4*4/8.0)
+	want := 2*2*(0.9+1)/(2+norm) + 0.5*1*(0.9+1)/(1+norm)
+	if math.Abs(got-want) > 1e-12 {
+		t.Errorf("score %v, want %v", got, want)
+	}
+	if held != 0b011 {
+		t.Errorf("held %b, want 011", held)
+	}
+}

@@ -1,0 +1,65 @@
+package engram_test
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/engram-go/engram"
+	"github.com/engram-go/engram/internal/schema"
+	"github.com/engram-go/engram/internal/testutil"
+)
+
+// A database of schema version 4, written before rows had term vectors
+// and snapshots were searched, opens at the current version: every row
+// gets its term vector, text_stats its counts, the snapshot index its
+// snapshots; search finds them, and the integrity check (which checks all
+// of that against the rows) passes.
+func TestSchema4DatabaseIsMigrated(t *testing.T) {
+	path := testutil.TempDB(t)
+	db, err := sql.Open("sqlite", path)
+	require.NoError(t, err)
+	db.SetMaxOpenConns(1)
+	for _, m := range schema.Migrations()[:4] {
+		_, err := db.Exec(m.SQL)
+		require.NoError(t, err, m.Name)
+	}
+	for _, stmt := range []string{
+		`PRAGMA user_version = 4`,
+		fmt.Sprintf(`PRAGMA application_id = %d`, engram.ApplicationID),
+		`INSERT INTO semantic_memory (id, agent_id, content, summary, importance, tags, content_hash, created_at, updated_at, last_accessed_at)
+			VALUES ('fact', 'b', 'the kayak lives in the garage', 'the kayak lives in the garage', 0.7, '["home"]', x'00', 0, 0, 0)`,
+		`INSERT INTO semantic_memory (id, agent_id, content, summary, importance, tags, content_hash, created_at, updated_at, last_accessed_at)
+			VALUES ('other', 'a', 'the kayak belongs to agent a', 'the kayak belongs to agent a', 0.7, '[]', x'00', 0, 0, 0)`,
+		`INSERT INTO episodic_log (id, agent_id, content, event_type, created_at) VALUES ('episode', 'b', 'paddled the kayak across the lake', 'observation', 0)`,
+		`INSERT INTO procedural_memory (id, agent_id, name, description, success_rate, created_at, updated_at)
+			VALUES ('procedure', 'b', 'launch', 'carry the kayak to the water', 0.8, 0, 0)`,
+		`INSERT INTO session_snapshots (id, agent_id, session_id, summary, key_decisions, started_at, ended_at, created_at)
+			VALUES ('snapshot', 'b', 's1', 'planned a kayak trip', '["leave at dawn"]', 0, 0, 0)`,
+	} {
+		_, err := db.Exec(stmt)
+		require.NoError(t, err, stmt)
+	}
+	require.NoError(t, db.Close())
+
+	m := testutil.OpenPath(t, path, "b")
+	ctx := context.Background()
+	require.NoError(t, m.CheckIntegrity(ctx))
+	res, err := m.Search(ctx, engram.SearchOptions{Query: "kayak"})
+	require.NoError(t, err)
+	kinds := map[engram.MemoryType]string{}
+	for _, r := range res {
+		kinds[r.Type] = r.ID
+		assert.Positive(t, r.Parts.Text, r.ID)
+	}
+	assert.Equal(t, map[engram.MemoryType]string{engram.TypeSemantic: "fact", engram.TypeEpisodic: "episode",
+		engram.TypeProcedural: "procedure", engram.TypeSnapshot: "snapshot"}, kinds)
+	res, err = m.Search(ctx, engram.SearchOptions{Query: "dawn"})
+	require.NoError(t, err)
+	require.Len(t, res, 1)
+	assert.Equal(t, "snapshot", res[0].ID)
+}
