@@ -15,7 +15,7 @@ const dataPath = "../../../../shared/data/locomo/locomo10.json"
 // Recall the harness reached with the default configuration, minus one
 // point: a change that loses more than that fails CI.
 const (
-	floorR5  = 0.602 - 0.01
+	floorR5  = 0.610 - 0.01
 	floorR10 = 0.696 - 0.01
 )
 

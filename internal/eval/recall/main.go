@@ -7,7 +7,7 @@
 // answering memory among the first k results, overall and by the kind of
 // memory that answers.
 //
-//	go run ./internal/eval/recall [-data testdata/recall/assistant.json] [-retriever search] [-v]
+//	go run ./internal/eval/recall [-data testdata/recall/assistant.json] [-retriever search|recall|context] [-v]
 //
 // -v prints each question with its answers and the first three results,
 // their scores and the parts of each score. The last line is the summary:

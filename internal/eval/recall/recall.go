@@ -2,14 +2,17 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -334,7 +337,9 @@ type retriever func(ctx context.Context, m *engram.Memory, question string) ([]h
 
 // retrievers are the ways of answering the harness can measure, by name.
 var retrievers = map[string]retriever{
-	"search": search,
+	"search":  search,
+	"recall":  recall,
+	"context": contextBlock,
 }
 
 // search asks [engram.Memory.Search] for its 10 best results. Each says
@@ -353,6 +358,53 @@ func search(ctx context.Context, m *engram.Memory, q string) ([]hit, error) {
 			why += " context-of=" + r.ContextOf
 		}
 		out[i] = hit{ID: r.ID, Why: why + "  " + clip(r.Snippet, 100)}
+	}
+	return out, nil
+}
+
+// recall asks [engram.Memory.Recall], which scores each kind's best
+// candidates with its gate and admits the best into the working set: the
+// hits are every candidate it scored, best gate first, each saying its
+// gate, whether it was admitted, and the parts of its gate.
+func recall(ctx context.Context, m *engram.Memory, q string) ([]hit, error) {
+	r, err := m.Recall(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	var all []engram.Recalled
+	for _, list := range r.ByKind {
+		all = append(all, list...)
+	}
+	slices.SortStableFunc(all, func(a, b engram.Recalled) int {
+		return cmp.Or(cmp.Compare(b.Gate.Gate, a.Gate.Gate), cmp.Compare(b.Score, a.Score), cmp.Compare(a.Type, b.Type), cmp.Compare(a.ID, b.ID))
+	})
+	out := make([]hit, len(all))
+	for i, c := range all {
+		why := fmt.Sprintf("gate=%.3f %-10s relevance=%.2f expected=%.2f admitted=%v", c.Gate.Gate, c.Type, c.Gate.Relevance, c.Gate.ExpectedValue, c.Admitted)
+		out[i] = hit{ID: c.ID, Why: why + "  " + clip(c.Snippet, 90)}
+	}
+	return out, nil
+}
+
+// contextBlock asks [engram.Memory.Context] for a block of 2,000 tokens:
+// the hits are the memories it shows, those recalled for the question
+// first (in the block's last section, best first), then the others in the
+// order of the block. answer@all says whether the answer is in the block
+// at all.
+func contextBlock(ctx context.Context, m *engram.Memory, q string) ([]hit, error) {
+	b, err := m.Context(ctx, engram.ContextOptions{Query: q, MaxTokens: 2000})
+	if err != nil {
+		return nil, err
+	}
+	var out []hit
+	secs := b.Sections
+	if n := len(secs); n > 0 && strings.HasPrefix(secs[n-1].Title, "Relevant") {
+		secs = append([]engram.ContextSection{secs[n-1]}, secs[:n-1]...)
+	}
+	for _, s := range secs {
+		for _, id := range s.IDs {
+			out = append(out, hit{ID: id, Why: "in section " + strconv.Quote(s.Title)})
+		}
 	}
 	return out, nil
 }
@@ -479,7 +531,11 @@ func clip(s string, n int) string {
 }
 
 // ks are the ranks answers are counted at.
-var ks = []int{1, 3, 10}
+var ks = []int{1, 3, 10, all}
+
+// all stands for every hit: answer@all says whether any hit answers (for
+// Context, whether the answer is in the block).
+const all = math.MaxInt
 
 // report counts, per kind of question, the questions with an answer among
 // the first k hits, and the kind of the first hit when it is no answer.
@@ -538,6 +594,14 @@ func (r *report) share(k kind) []float64 {
 	return out
 }
 
+// cut names one of ks.
+func cut(n int) string {
+	if n == all {
+		return "all"
+	}
+	return strconv.Itoa(n)
+}
+
 func (r *report) String() string {
 	var b strings.Builder
 	for _, k := range kinds {
@@ -546,7 +610,7 @@ func (r *report) String() string {
 		}
 		fmt.Fprintf(&b, "%-9s questions=%d", k, r.questions[k])
 		for i, n := range ks {
-			fmt.Fprintf(&b, " answer@%d=%.3f", n, r.share(k)[i])
+			fmt.Fprintf(&b, " answer@%s=%.3f", cut(n), r.share(k)[i])
 		}
 		b.WriteString("  first result when wrong:")
 		for _, w := range append(slices.Clone(kinds), "") {
@@ -563,7 +627,7 @@ func (r *report) String() string {
 	n, sh := r.overall()
 	fmt.Fprintf(&b, "recall %s questions=%d", r.name, n)
 	for i, k := range ks {
-		fmt.Fprintf(&b, " answer@%d=%.3f", k, sh[i])
+		fmt.Fprintf(&b, " answer@%s=%.3f", cut(k), sh[i])
 	}
 	return b.String()
 }
