@@ -2,6 +2,9 @@ package engram
 
 import "context"
 
+// ParseCommentID is parseCommentID, for the tests that read memory.md.
+var ParseCommentID = parseCommentID
+
 // EncodeVector is encodeVector, for the external tests' baselines, which
 // write vec0 rows in engram's format.
 var EncodeVector = encodeVector

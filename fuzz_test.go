@@ -246,7 +246,7 @@ func checkMarkdown(t *testing.T, md string, maxLines int, stored map[string]engr
 	}
 	if len(stored) <= maxLines-4 {
 		for id := range stored {
-			if !shown[id] && !strings.Contains(id, "-->") {
+			if !shown[id] {
 				t.Fatalf("entry %q (%q) is missing from memory.md:\n%s", id, stored[id].Content, md)
 			}
 		}
@@ -256,7 +256,7 @@ func checkMarkdown(t *testing.T, md string, maxLines int, stored map[string]engr
 // checkMarkdownEntry checks one entry line of memory.md: it ends in an ID
 // comment that reads back as the ID of a stored entry not shown before
 // (recorded in shown), and holds that entry's summary, which comes from its
-// content. A line whose ID holds "-->" is passed over.
+// content; the comment is one engram writes, which no ID ends or opens.
 func checkMarkdownEntry(t *testing.T, line string, stored map[string]engram.SemanticEntry, shown map[string]bool) {
 	t.Helper()
 	rest, ok := strings.CutSuffix(line, " -->")
@@ -264,9 +264,10 @@ func checkMarkdownEntry(t *testing.T, line string, stored map[string]engram.Sema
 	if !ok || i < 0 {
 		t.Fatalf("line without its ID comment: %q", line)
 	}
-	id := rest[i+len(" <!-- id:"):]
-	if strings.Contains(id, "-->") || strings.Contains(rest[:i], "<!--") {
-		return // an ID holding "-->" breaks its comment: issue 12 item 9, being fixed
+	raw := rest[i+len(" <!-- id:"):]
+	id, ok := engram.ParseCommentID(raw)
+	if !ok || strings.Contains(raw, "-->") || strings.Contains(rest[:i], "<!--") {
+		t.Fatalf("the ID comment of %q is not one engram writes (an ID must not end or open its comment)", line)
 	}
 	e, ok := stored[id]
 	if !ok {
