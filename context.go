@@ -212,6 +212,7 @@ func (m *Memory) contextRecalled(ctx context.Context, b *contextBuilder, query s
 // contextBuilder writes a block line by line within its budget.
 type contextBuilder struct {
 	budget, used int
+	shares       float64 // the shares of the sections so far, with this one's
 	tokens       func(string) int
 	text         strings.Builder
 	stable       int
@@ -233,15 +234,14 @@ func (b *contextBuilder) line(s string) bool {
 
 // section adds a titled section of up to n memories (item(i) names the
 // i-th and makes its line), within share of the whole budget plus what
-// the sections before it left; it adds nothing when no memory fits.
+// the sections before it left (the block so far stays within the sum of
+// their shares); it adds nothing when no memory fits.
 func (b *contextBuilder) section(title string, typ MemoryType, share float64, n int, item func(i int) (noteKey, string)) {
+	b.shares += share
 	if n == 0 {
 		return
 	}
-	limit := b.used + int(share*float64(b.budget))
-	if share >= 1 {
-		limit = b.budget
-	}
+	limit := min(b.budget, int(b.shares*float64(b.budget)))
 	head := "\n## " + title
 	sec := ContextSection{Title: title, Type: typ}
 	start, startLen := b.used, b.text.Len()

@@ -27,7 +27,8 @@
 //     about, in process, with FIFO, LRU or importance eviction.
 //   - [Semantic]: long-term knowledge with importance, tags and access
 //     counts, projected to memory.md.
-//   - [Episodic]: the log of what happened, and snapshots of sessions.
+//   - [Episodic]: the log of what happened, and snapshots of sessions
+//     (searched like the other kinds).
 //   - [Procedural]: learned workflows and how often they succeed.
 //
 // [Links] connect memories of any kind into a graph that
@@ -40,8 +41,19 @@
 // query, compiled into a safe full-text expression, never passed raw to
 // SQLite. Each [Result] carries its Score and the [ScoreParts] it is made
 // of (text relevance, importance, recency), so a caller can see why a
-// memory ranked where it did. Storing a semantic entry links it to its
-// near-duplicates ([Links.AutoLink]).
+// memory ranked where it did. Text relevance is BM25 with the statistics
+// of the agent's whole memory, so every kind of memory ranks on one scale
+// and no other agent's memories count. [Memory.Find] also says how the
+// search ran. Storing a semantic entry links it to its near-duplicates
+// ([Links.AutoLink]).
+//
+// # Recall and context
+//
+// [Memory.Recall] brings what memory holds about a query into the working
+// set through a gate (seed 004's PBWM model, [RecallConfig]), and counts
+// the retrievals; [Memory.Context] returns a token-budgeted markdown block
+// for a system prompt, whose query-independent part comes first and stays
+// byte-identical while memory does not change.
 //
 // # Tier 2: vectors
 //
@@ -53,8 +65,9 @@
 // memory's vector is written in the memory's own transaction (sqlite-vec's
 // vec0 tables); a memory the embedder could not embed is kept and embedded
 // later ([Memory.Flush], [Memory.Reindex]). Searches are hybrid by
-// default: full-text and vector rankings fused by reciprocal rank
-// ([SearchMode]).
+// default: full-text and vector rankings fused by reciprocal rank, or,
+// with a [LexicalEmbedder] such as the hashing embedder, text's ranking
+// refined by the cosines ([SearchMode]).
 //
 // # Staying healthy
 //

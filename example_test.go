@@ -172,6 +172,76 @@ func ExampleMemory_Search() {
 	// episodic answer "We agreed on Monday morning" context-of="ask"
 }
 
+// Recall scores each kind's best matches with its gate and admits the
+// best into the working set.
+func ExampleMemory_Recall() {
+	m, err := engram.New(engram.Tier1, engram.InMemory(), engram.WithClock(exampleClock()))
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer m.Close()
+	ctx := context.Background()
+	m.Semantic().Store(ctx, engram.SemanticEntry{ID: "home", Content: "Ada lives in London", Importance: 0.8})
+	m.Semantic().Store(ctx, engram.SemanticEntry{ID: "team", Content: "Ada works on payments", Importance: 0.6})
+	m.Episodic().Log(ctx, engram.Episode{ID: "hi", Content: "assistant: hi Ada, how can I help", SessionID: "s1"})
+
+	r, err := m.Recall(ctx, "Where does Ada live?")
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, x := range r.Admitted {
+		fmt.Printf("%s %s gate=%.3f relevance=%.2f\n", x.Type, x.ID, x.Gate.Gate, x.Gate.Relevance)
+	}
+	fmt.Println("working set:", len(r.Working), "items, newest", r.Working[0].ID)
+	// Output:
+	// semantic home gate=0.734 relevance=1.00
+	// semantic team gate=0.534 relevance=0.12
+	// episodic hi gate=0.531 relevance=0.11
+	// working set: 3 items, newest home
+}
+
+// Context makes a block for a system prompt within a token budget: what
+// does not depend on the query first, then what was recalled for it.
+func ExampleMemory_Context() {
+	m, err := engram.New(engram.Tier1, engram.InMemory(), engram.WithAgent("assistant"), engram.WithClock(exampleClock()))
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer m.Close()
+	ctx := context.Background()
+	m.Semantic().Store(ctx, engram.SemanticEntry{Content: "Ada prefers short answers", Importance: 0.9, Tags: []string{"style"}})
+	m.Procedural().Store(ctx, engram.Procedure{Name: "book travel", Description: "ask for dates, then the budget", SuccessRate: 0.8})
+	start := time.Date(2026, 5, 1, 9, 0, 0, 0, time.UTC)
+	for i, c := range []string{"user: I fly to Porto on 23 May", "user: move standup to 10", "assistant: moved it", "user: thanks",
+		"user: lunch at noon?", "assistant: booked"} {
+		m.Episodic().Log(ctx, engram.Episode{Content: c, SessionID: "s1", CreatedAt: start.Add(time.Duration(i) * time.Hour)})
+	}
+
+	b, err := m.Context(ctx, engram.ContextOptions{Query: "Porto trip", MaxTokens: 100})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Print(b.Text)
+	fmt.Println(b.Tokens, "tokens;", b.Stable, "bytes do not depend on the query")
+	// Output:
+	// # Memory of assistant
+	//
+	// ## What I know
+	// - Ada prefers short answers [style]
+	//
+	// ## How I work
+	// - book travel: ask for dates, then the budget (succeeds 80%)
+	//
+	// ## Recently
+	// - 2026-05-01 14:00 assistant: booked
+	// - 2026-05-01 13:00 user: lunch at noon?
+	//
+	// ## Relevant to "Porto trip"
+	// - (episodic 2026-05-01) user: I fly to Porto on 23 May
+	// - (episodic 2026-05-01) user: move standup to 10
+	// 94 tokens; 240 bytes do not depend on the query
+}
+
 // Compaction merges near-duplicates into one survivor and archives the
 // rest; Restore brings an archived memory back.
 func ExampleMemory_Compact() {
