@@ -478,10 +478,6 @@ type candidate struct {
 	pk   int64   // the row, when its Content is still to be read
 	text float64 // its BM25 score (0 when only the vector search found it)
 	held uint64  // which of the query's terms it holds (see bm25.Query.Score)
-	// terms and ntok are the row's term vector and length, until
-	// scoreText has scored it.
-	terms []byte
-	ntok  int
 	// cosine is the vector similarity, when known (hasCosine): for the
 	// vector search's finds and, in vector and hybrid searches, every
 	// other candidate with a vector.

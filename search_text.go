@@ -25,19 +25,22 @@ import (
 // ftsSource is how one kind is searched by full text.
 type ftsSource struct {
 	*kind
-	// sql takes (expr, agent, since, until, the tags as JSON or an empty
-	// string, lowest rowid to match) and returns, for every match, pk,
-	// id, tags, created_at, importance, last touched, retrievals,
-	// strength, and the term vector and length that its BM25 score is
-	// computed from (see scoreText). The content is read later, for the
-	// results only (see Memory.present).
+	// match takes (expr, agent, since, until, the tags as JSON or an
+	// empty string, lowest rowid to match) and returns, for every match,
+	// its pk and the term vector and length its BM25 score is computed
+	// from (see bm25.Query.Score): no more, since a query may match hundreds.
 	//
 	// CROSS JOIN keeps the FTS table as the outer loop: FTS5 finds the
 	// matches and the join looks up only those rows. (Left to itself, the
 	// planner may scan the agent's rows and probe the index once per
 	// row, hundreds of times slower.) How many rows match is bounded by
 	// the search's plan (see Memory.plan).
-	sql string
+	match string
+	// details reads, for the rows whose pks are listed in ?1 (the best
+	// matches), what ranking needs: pk, id, tags, created_at, importance,
+	// last touched, retrievals and strength. The content is read later,
+	// for the results only (see Memory.present).
+	details string
 	// window finds the rowid of the agent's (?3) match of expr (?1) that
 	// is newest but ?2, among those created in [?4, ?5) carrying one of
 	// the tags ?6 (a JSON list, or '' for any); see Memory.window.
@@ -57,11 +60,13 @@ var ftsSources = func() []ftsSource {
 		}
 		out = append(out, ftsSource{
 			kind: k,
-			sql: `SELECT t.pk, t.id, ` + k.tagsOver("t") + `, t.created_at, ` + over(k.importance, "t") + `, ` + over(k.touched, "t") + `,
-					t.retrievals, ` + over(k.strength, "t") + `, t.terms, t.ntok
+			match: `SELECT t.pk, t.terms, t.ntok
 				FROM ` + k.fts + ` CROSS JOIN ` + k.table + ` t ON t.pk = ` + k.fts + `.rowid
 				WHERE ` + k.fts + ` MATCH ?1 AND ` + k.fts + `.rowid >= ?6 AND t.agent_id = ?2 AND t.created_at >= ?3 AND t.created_at < ?4
 					AND ` + k.tagFilter("t", "?5"),
+			details: `SELECT t.pk, t.id, ` + k.tagsOver("t") + `, t.created_at, ` + over(k.importance, "t") + `, ` + over(k.touched, "t") + `,
+					t.retrievals, ` + over(k.strength, "t") + `
+				FROM json_each(?1) j CROSS JOIN ` + k.table + ` t ON t.pk = j.value`,
 			window: `SELECT t.pk FROM ` + k.fts + ` CROSS JOIN ` + k.table + ` t ON t.pk = ` + k.fts + `.rowid
 				WHERE ` + k.fts + ` MATCH ?1 AND t.agent_id = ?3 AND t.created_at >= ?4 AND t.created_at < ?5 AND ` + k.tagFilter("t", "?6") + `
 				ORDER BY ` + k.fts + `.rowid DESC LIMIT 1 OFFSET ?2`,
@@ -91,10 +96,11 @@ func (m *Memory) textCandidates(ctx context.Context, s *search) ([]candidate, er
 			if err != nil {
 				return err
 			}
-			if err := m.scoreText(q, s, ss.ftsSource, found); err != nil {
+			top, err := m.best(q, ss.ftsSource, found, s.k)
+			if err != nil {
 				return err
 			}
-			cands = append(cands, best(found, s.k)...)
+			cands = append(cands, top...)
 		}
 		return nil
 	})
@@ -191,7 +197,8 @@ func (m *Memory) chooseTerms(q *dbtx, s *search, sources []scopedSource) error {
 }
 
 // ftsMatches runs the search's plans on the source's index until they
-// found k matches, and returns the matches, not scored yet.
+// found k matches, and returns the matches with their BM25 scores (their
+// pk, text and held set only; see details).
 func (m *Memory) ftsMatches(q *dbtx, s *search, ss scopedSource) ([]candidate, error) {
 	plans := []ftsPlan{{expr: ss.scope.restrict(s.expr)}}
 	if !s.opts.Advanced {
@@ -201,64 +208,101 @@ func (m *Memory) ftsMatches(q *dbtx, s *search, ss scopedSource) ([]candidate, e
 		}
 	}
 	var found []candidate
+	var unscored []int // matches without a term vector
 	seen := map[int64]bool{}
 	for _, p := range plans {
-		rows, err := q.query(ss.sql, p.expr, m.agent, s.filter.since, s.filter.until, s.filter.tags, p.from)
+		rows, err := q.query(ss.match, p.expr, m.agent, s.filter.since, s.filter.until, s.filter.tags, p.from)
 		if err != nil {
 			return nil, err
 		}
-		got, err := scanAll(rows, scanTextCandidate(ss.typ))
-		if err != nil {
-			return nil, err
-		}
-		for _, c := range got {
-			if !seen[c.pk] {
-				seen[c.pk] = true
-				found = append(found, c)
+		for rows.Next() {
+			var c candidate
+			var terms sql.RawBytes // scored at once: valid until Next
+			var ntok int
+			if err := rows.Scan(&c.pk, &terms, &ntok); err != nil {
+				rows.Close()
+				return nil, err
 			}
+			if seen[c.pk] {
+				continue
+			}
+			seen[c.pk] = true
+			c.Type = ss.typ
+			if terms == nil {
+				unscored = append(unscored, len(found))
+			} else {
+				c.text, c.held = s.scorer.Score(terms, ntok)
+			}
+			found = append(found, c)
+		}
+		if err := rows.Err(); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		if err := rows.Close(); err != nil {
+			return nil, err
 		}
 		if len(found) >= s.k {
 			break
 		}
 	}
+	if len(unscored) > 0 {
+		if err := m.scoreFromText(q, s, ss.ftsSource, found, unscored); err != nil {
+			return nil, err
+		}
+	}
 	return found, nil
 }
 
-// scanTextCandidate scans a row of ftsSource.sql.
-func scanTextCandidate(typ MemoryType) func(scanner) (candidate, error) {
-	return func(r scanner) (candidate, error) {
-		c := candidate{Result: Result{Type: typ}}
-		var tags string
-		var created, touched int64
-		err := r.Scan(&c.pk, &c.ID, &tags, &created, &c.importance, &touched, &c.retrievals, &c.strength, &c.terms, &c.ntok)
-		if err != nil {
-			return c, err
-		}
-		c.CreatedAt, c.touched = fromMS(created), fromMS(touched)
-		c.Tags, err = decodeTags(tags)
-		return c, err
+// details reads what ranking needs of the best matches of src.
+func (m *Memory) details(q *dbtx, src ftsSource, top []candidate) ([]candidate, error) {
+	if len(top) == 0 {
+		return nil, nil
 	}
+	at := make(map[int64]int, len(top))
+	pks := make([]int64, len(top))
+	for i, c := range top {
+		at[c.pk], pks[i] = i, c.pk
+	}
+	list, _ := json.Marshal(pks)
+	rows, err := q.query(src.details, string(list))
+	if err != nil {
+		return nil, err
+	}
+	var tags string
+	var pk, created, touched int64
+	var retrievals int
+	var importance, strength float64
+	var id string
+	_, err = scanAll(rows, func(r scanner) (struct{}, error) {
+		if err := r.Scan(&pk, &id, &tags, &created, &importance, &touched, &retrievals, &strength); err != nil {
+			return struct{}{}, err
+		}
+		c := &top[at[pk]]
+		c.ID, c.importance, c.retrievals, c.strength = id, importance, retrievals, strength
+		c.CreatedAt, c.touched = fromMS(created), fromMS(touched)
+		var err error
+		c.Tags, err = decodeTags(tags)
+		return struct{}{}, err
+	})
+	if err != nil {
+		return nil, err
+	}
+	// A row deleted in between (not in this read, whose snapshot holds)
+	// cannot be missing; keep only what was read, to be safe.
+	return slices.DeleteFunc(top, func(c candidate) bool { return c.ID == "" }), nil
 }
 
-// scoreText gives each match of src its BM25 score. A row without a term
-// vector (one changed by a statement that did not make a new one) is
-// scored from its text, read here.
-func (m *Memory) scoreText(q *dbtx, s *search, src ftsSource, cands []candidate) error {
-	var missing []int64
-	at := map[int64]int{}
-	for i := range cands {
-		c := &cands[i]
-		if c.terms == nil {
-			missing, at[c.pk] = append(missing, c.pk), i
-			continue
-		}
-		c.text, c.held = s.scorer.Score(c.terms, c.ntok)
-		c.terms = nil // ranking needs no more of it
+// scoreFromText scores the matches at the indexes unscored, rows without
+// a term vector (changed by a statement that did not make a new one),
+// from their indexed texts, read here.
+func (m *Memory) scoreFromText(q *dbtx, s *search, src ftsSource, found []candidate, unscored []int) error {
+	at := make(map[int64]int, len(unscored))
+	pks := make([]int64, len(unscored))
+	for i, j := range unscored {
+		at[found[j].pk], pks[i] = j, found[j].pk
 	}
-	if len(missing) == 0 {
-		return nil
-	}
-	list, _ := json.Marshal(missing)
+	list, _ := json.Marshal(pks)
 	rows, err := q.query(src.indexed, string(list))
 	if err != nil {
 		return err
@@ -276,19 +320,31 @@ func (m *Memory) scoreText(q *dbtx, s *search, src ftsSource, cands []candidate)
 			return err
 		}
 		v, n := bm25.Vector(texts...)
-		c := &cands[at[pk]]
+		c := &found[at[pk]]
 		c.text, c.held = s.scorer.Score(v, n)
 	}
 	return rows.Err()
 }
 
-// best returns the k candidates of one kind with the best text scores
-// (then by ID, so that ties are cut the same way every time).
-func best(cands []candidate, k int) []candidate {
-	slices.SortFunc(cands, func(a, b candidate) int {
+// best returns the k candidates of one kind with the best text scores,
+// then by ID, so that ties are cut the same way every time, whatever
+// else the file holds. Matches carry no ID until their details are read
+// (see Memory.details), so best keeps every match tying the k-th, reads
+// the details of those only, and then cuts.
+func (m *Memory) best(q *dbtx, src ftsSource, cands []candidate, k int) ([]candidate, error) {
+	slices.SortFunc(cands, func(a, b candidate) int { return cmp.Compare(b.text, a.text) })
+	n := min(k, len(cands))
+	for n > 0 && n < len(cands) && cands[n].text == cands[n-1].text {
+		n++
+	}
+	top, err := m.details(q, src, cands[:n])
+	if err != nil {
+		return nil, err
+	}
+	slices.SortFunc(top, func(a, b candidate) int {
 		return cmp.Or(cmp.Compare(b.text, a.text), cmp.Compare(a.ID, b.ID))
 	})
-	return cands[:min(k, len(cands))]
+	return top[:min(k, len(top))], nil
 }
 
 // scorer scores documents by BM25 over the statistics of the agent's
