@@ -172,62 +172,81 @@ func (d dataset) validate() error {
 	if len(d.Users) == 0 {
 		return errors.New("no users")
 	}
-	seen := map[string]bool{}
-	id := func(where, id string) error {
-		if strings.TrimSpace(id) == "" || strings.ContainsAny(id, " \t\r\n") {
-			return fmt.Errorf("%s: bad ID %q", where, id)
-		}
-		if seen[id] {
-			return fmt.Errorf("%s: ID %q is not unique", where, id)
-		}
-		seen[id] = true
-		return nil
-	}
-	var errs []error
-	check := func(ok bool, format string, args ...any) {
-		if !ok {
-			errs = append(errs, fmt.Errorf(format, args...))
-		}
-	}
+	c := &checker{seen: map[string]bool{}}
 	for _, u := range d.Users {
-		errs = append(errs, id("user", u.Agent))
-		for _, f := range u.Facts {
-			errs = append(errs, id(u.Agent+" fact", f.ID))
-			check(f.Content != "" && !f.Time.IsZero(), "%s: no content or time", f.ID)
-			check(f.Importance > 0 && f.Importance <= 1, "%s: importance %v is not in (0, 1]", f.ID, f.Importance)
-		}
-		for _, s := range u.Sessions {
-			errs = append(errs, id(u.Agent+" session", s.ID))
-			for i, e := range s.Episodes {
-				errs = append(errs, id(s.ID+" episode", e.ID))
-				check(e.Content != "" && !e.Time.IsZero(), "%s: no content or time", e.ID)
-				check(i == 0 || e.Time.After(s.Episodes[i-1].Time), "%s: not after the turn before it", e.ID)
-				check(strings.HasPrefix(e.Content, "user: ") || strings.HasPrefix(e.Content, "assistant: "),
-					"%s: does not start with its role", e.ID)
-			}
-		}
-		for _, p := range u.Procedures {
-			errs = append(errs, id(u.Agent+" procedure", p.ID))
-			check(p.Name != "" && p.Description != "" && p.Pattern != "" && !p.Time.IsZero(), "%s: no name, description, pattern or time", p.ID)
-			check(p.SuccessRate > 0 && p.SuccessRate <= 1, "%s: success rate %v is not in (0, 1]", p.ID, p.SuccessRate)
-		}
-		for _, s := range u.Snapshots {
-			errs = append(errs, id(u.Agent+" snapshot", s.ID))
-			check(s.SessionID != "" && s.Summary != "" && len(s.KeyDecisions) > 0, "%s: no session, summary or decisions", s.ID)
-			check(!s.StartedAt.IsZero() && s.EndedAt.After(s.StartedAt), "%s: does not end after it starts", s.ID)
-		}
-		mem := u.memories()
-		for _, q := range u.Questions {
-			errs = append(errs, id(u.Agent+" question", q.ID))
-			check(strings.TrimSpace(q.Question) != "", "%s: no question", q.ID)
-			check(len(q.Answers) > 0, "%s: no answers", q.ID)
-			for i, a := range q.Answers {
-				check(mem[a] != "", "%s: answer %q is not one of %s's memories", q.ID, a, u.Agent)
-				check(!slices.Contains(q.Answers[:i], a), "%s: answer %q is listed twice", q.ID, a)
-			}
+		c.memories(u)
+		c.questions(u)
+	}
+	return errors.Join(c.errs...)
+}
+
+// checker collects what validate finds wrong.
+type checker struct {
+	seen map[string]bool
+	errs []error
+}
+
+// id checks that an ID is one word and unique in the dataset.
+func (c *checker) id(where, id string) {
+	switch {
+	case strings.TrimSpace(id) == "" || strings.ContainsAny(id, " \t\r\n"):
+		c.errs = append(c.errs, fmt.Errorf("%s: bad ID %q", where, id))
+	case c.seen[id]:
+		c.errs = append(c.errs, fmt.Errorf("%s: ID %q is not unique", where, id))
+	}
+	c.seen[id] = true
+}
+
+// check notes an error unless ok.
+func (c *checker) check(ok bool, format string, args ...any) {
+	if !ok {
+		c.errs = append(c.errs, fmt.Errorf(format, args...))
+	}
+}
+
+// memories checks the user's ID and memories.
+func (c *checker) memories(u user) {
+	c.id("user", u.Agent)
+	for _, f := range u.Facts {
+		c.id(u.Agent+" fact", f.ID)
+		c.check(f.Content != "" && !f.Time.IsZero(), "%s: no content or time", f.ID)
+		c.check(f.Importance > 0 && f.Importance <= 1, "%s: importance %v is not in (0, 1]", f.ID, f.Importance)
+	}
+	for _, s := range u.Sessions {
+		c.id(u.Agent+" session", s.ID)
+		for i, e := range s.Episodes {
+			c.id(s.ID+" episode", e.ID)
+			c.check(e.Content != "" && !e.Time.IsZero(), "%s: no content or time", e.ID)
+			c.check(i == 0 || e.Time.After(s.Episodes[i-1].Time), "%s: not after the turn before it", e.ID)
+			c.check(strings.HasPrefix(e.Content, "user: ") || strings.HasPrefix(e.Content, "assistant: "),
+				"%s: does not start with its role", e.ID)
 		}
 	}
-	return errors.Join(errs...)
+	for _, p := range u.Procedures {
+		c.id(u.Agent+" procedure", p.ID)
+		c.check(p.Name != "" && p.Description != "" && p.Pattern != "" && !p.Time.IsZero(), "%s: no name, description, pattern or time", p.ID)
+		c.check(p.SuccessRate > 0 && p.SuccessRate <= 1, "%s: success rate %v is not in (0, 1]", p.ID, p.SuccessRate)
+	}
+	for _, s := range u.Snapshots {
+		c.id(u.Agent+" snapshot", s.ID)
+		c.check(s.SessionID != "" && s.Summary != "" && len(s.KeyDecisions) > 0, "%s: no session, summary or decisions", s.ID)
+		c.check(!s.StartedAt.IsZero() && s.EndedAt.After(s.StartedAt), "%s: does not end after it starts", s.ID)
+	}
+}
+
+// questions checks the user's questions: each has text and answers, each
+// answer one of the user's memories, listed once.
+func (c *checker) questions(u user) {
+	mem := u.memories()
+	for _, q := range u.Questions {
+		c.id(u.Agent+" question", q.ID)
+		c.check(strings.TrimSpace(q.Question) != "", "%s: no question", q.ID)
+		c.check(len(q.Answers) > 0, "%s: no answers", q.ID)
+		for i, a := range q.Answers {
+			c.check(mem[a] != "", "%s: answer %q is not one of %s's memories", q.ID, a, u.Agent)
+			c.check(!slices.Contains(q.Answers[:i], a), "%s: answer %q is listed twice", q.ID, a)
+		}
+	}
 }
 
 // latest returns the time of the dataset's last memory.
