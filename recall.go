@@ -126,7 +126,9 @@ func (m *Memory) Recall(ctx context.Context, query string) (RecallResult, error)
 // noise, so that it changes nothing at all.
 func (m *Memory) recall(ctx context.Context, query string, quiet bool, perKind int) (RecallResult, error) {
 	rc := m.cfg.Recall
-	opts := SearchOptions{Query: query, Types: storedTypes, Limit: maxSearchLimit}
+	// Each kind's best perKind are scored; a search ranks at least Limit
+	// full-text matches of each kind (see SearchConfig.Candidates).
+	opts := SearchOptions{Query: query, Types: storedTypes, Limit: min(maxSearchLimit, perKind*len(storedTypes))}
 	if err := m.validateSearch(&opts); err != nil {
 		return RecallResult{}, err
 	}
