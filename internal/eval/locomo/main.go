@@ -30,10 +30,12 @@ func main() {
 	rrfK := flag.Float64("rrf-k", engram.DefaultConfig().Search.RRFConstant, "hybrid: the RRF constant")
 	cw := flag.Float64("context-weight", engram.DefaultConfig().Search.ContextWeight, "the share of a match's relevance its session neighbours get")
 	lw := flag.Float64("lexical-weight", engram.DefaultConfig().Search.LexicalVectorWeight, "hybrid with the (lexical) hashing embedder: the cosine's share")
+	k1 := flag.Float64("k1", engram.DefaultConfig().Search.BM25K1, "BM25's k1 (term frequency saturation)")
+	b := flag.Float64("b", engram.DefaultConfig().Search.BM25B, "BM25's b (length normalization)")
 	flag.Parse()
 	cfg := engram.DefaultConfig()
 	cfg.Search.HybridVectorWeight, cfg.Search.RRFConstant, cfg.Search.ContextWeight = *vw, *rrfK, *cw
-	cfg.Search.LexicalVectorWeight = *lw
+	cfg.Search.LexicalVectorWeight, cfg.Search.BM25K1, cfg.Search.BM25B = *lw, *k1, *b
 	searchMode = engram.SearchMode(*mode)
 	if err := engram.Tier(*tier).Validate(); err != nil {
 		log.Fatal(err)
