@@ -35,7 +35,7 @@ type Memory struct {
 	mdPath string // "" when no memory.md is written
 
 	mdMu   sync.Mutex   // serialises rendering and writing memory.md
-	dfs    dfCache      // document frequencies for search and auto-linking
+	dfs    dfCache      // document frequencies for search
 	stems  stemIndex    // auto-linking's candidates; the writer lock guards it
 	access accessLog    // searches' accesses and recalls' retrievals not yet written
 	noise  *noiseSource // Recall's noise
@@ -123,7 +123,7 @@ func (m *Memory) open(s settings) error {
 	m.rules = &Rules{m: m}
 	m.stems.agent = m.agent
 	m.noise = newNoiseSource(m.cfg.Recall.NoiseSeed)
-	followers := []follower{&m.stems, &m.dfs}
+	followers := []follower{&m.stems}
 	if m.tier == Tier2 {
 		if err := m.openVectors(context.Background(), s.embedder, s.newDims, s.newDims || s.newModel); err != nil {
 			return err

@@ -3,6 +3,7 @@ package engram_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -143,6 +144,76 @@ func TestLongQueryKeepsItsRarestTerms(t *testing.T) {
 	assert.LessOrEqual(t, len(f.Terms), 32)
 	require.NotEmpty(t, f.Results)
 	assert.Equal(t, "rare", f.Results[0].ID)
+}
+
+// textScores searches for query and returns each result's Text score.
+func textScores(t *testing.T, m *engram.Memory, opts engram.SearchOptions) map[string]float64 {
+	t.Helper()
+	res, err := m.Search(context.Background(), opts)
+	require.NoError(t, err)
+	out := map[string]float64{}
+	for _, r := range res {
+		out[r.ID] = r.Parts.Text
+	}
+	return out
+}
+
+// The statistics a search scores with are the agent's memory as it is, not
+// what an earlier search cached: after episodes made "deploy" common, the
+// Memory that searched before scores exactly as one opened afresh.
+func TestSearchScoresWithCurrentStatistics(t *testing.T) {
+	path := testutil.TempDB(t)
+	m := testutil.OpenPath(t, path, "a")
+	ctx := context.Background()
+	for _, e := range []engram.SemanticEntry{
+		{ID: "deploy", Content: "deploy on Fridays is forbidden"},
+		{ID: "release", Content: "the release train leaves on Mondays"},
+	} {
+		_, err := m.Semantic().Store(ctx, e)
+		require.NoError(t, err)
+	}
+	_, err := m.Episodic().Log(ctx, engram.Episode{Content: "user: the first deploy went fine", SessionID: "s"})
+	require.NoError(t, err)
+	opts := engram.SearchOptions{Query: "deploy release"}
+	before := textScores(t, m, opts)
+	for i := range 40 {
+		_, err := m.Episodic().Log(ctx, engram.Episode{Content: fmt.Sprintf("user: deploy number %d went fine", i), SessionID: "s"})
+		require.NoError(t, err)
+	}
+	after := textScores(t, m, opts)
+	fresh := textScores(t, testutil.OpenPath(t, path, "a"), opts)
+	assert.Equal(t, fresh, after)
+	assert.Less(t, after["deploy"], before["deploy"], "deploy is common now: %v, before %v", after, before)
+}
+
+// Restricting a search to some kinds, or to tags, changes which memories
+// it returns, not how they score against each other: the statistics are
+// the agent's whole memory's, whatever the filters.
+func TestSearchFiltersDoNotChangeStatistics(t *testing.T) {
+	m := testutil.Open(t)
+	ctx := context.Background()
+	for _, e := range []engram.SemanticEntry{
+		{ID: "deploy", Content: "deploy on Fridays is forbidden", Tags: []string{"ops"}},
+		{ID: "release", Content: "the release train leaves on Mondays", Tags: []string{"ops"}},
+	} {
+		_, err := m.Semantic().Store(ctx, e)
+		require.NoError(t, err)
+	}
+	for i := range 20 {
+		_, err := m.Episodic().Log(ctx, engram.Episode{Content: fmt.Sprintf("user: deploy number %d went fine", i), SessionID: "s"})
+		require.NoError(t, err)
+	}
+	ratio := func(s map[string]float64) float64 {
+		require.Contains(t, s, "deploy")
+		require.Contains(t, s, "release")
+		return s["deploy"] / s["release"]
+	}
+	all := ratio(textScores(t, m, engram.SearchOptions{Query: "deploy release", Limit: 100}))
+	assert.Less(t, all, 0.9, "deploy is the common word")
+	kinds := ratio(textScores(t, m, engram.SearchOptions{Query: "deploy release", Types: []engram.MemoryType{engram.TypeSemantic}}))
+	tags := ratio(textScores(t, m, engram.SearchOptions{Query: "deploy release", Tags: []string{"ops"}}))
+	assert.InDelta(t, all, kinds, 1e-12)
+	assert.InDelta(t, all, tags, 1e-12)
 }
 
 // sigmoid is the gate's function, written out for the test.

@@ -318,8 +318,11 @@ type search struct {
 	k        int // full-text candidates per kind
 	now      time.Time
 	scorer   *scorer // BM25 over the agent's statistics, once the terms are chosen
-	quiet    bool    // note no access (Context)
-	pending  int     // Tier 2: the agent's memories waiting for their vectors
+	// textVersion is the version of the agent's texts (text_stats) the
+	// search reads: its cached document frequencies must be as of it.
+	textVersion int64
+	quiet       bool // note no access (Context)
+	pending     int  // Tier 2: the agent's memories waiting for their vectors
 	// accessVersion is the agent's access version in the snapshot the
 	// candidates were read from (see accessLog).
 	accessVersion int64

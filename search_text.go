@@ -13,7 +13,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/engram-go/engram/internal/bm25"
 	"github.com/engram-go/engram/internal/query"
@@ -92,6 +91,9 @@ func (m *Memory) textCandidates(ctx context.Context, s *search) ([]candidate, er
 			return err
 		}
 		for _, ss := range sources {
+			if !ss.searched {
+				continue
+			}
 			found, err := m.ftsMatches(q, s, ss)
 			if err != nil {
 				return err
@@ -107,31 +109,31 @@ func (m *Memory) textCandidates(ctx context.Context, s *search) ([]candidate, er
 	return cands, err
 }
 
-// scopedSource is a source the search looks in, with the agent's scope in
-// its index.
+// scopedSource is a kind's full-text index, with the agent's scope in it.
 type scopedSource struct {
 	ftsSource
 	scope ftsScope
+	// searched is whether the search looks in it; the indexes of the
+	// other kinds the agent holds count for the query's statistics only.
+	searched bool
 }
 
-// textSources returns the sources the search looks in: the kinds it
-// wants of which the agent holds any memory. (Planning and full-text
-// queries cost a few hundred microseconds even on an empty index; two
-// index lookups tell whether the agent has such memories. An Advanced
-// expression always runs, so that a malformed one is reported however
-// empty memory is.)
+// textSources returns the indexes that hold any of the agent's memories,
+// each marked searched when the search wants its kind. (Planning and
+// full-text queries cost a few hundred microseconds even on an empty
+// index; two index lookups tell whether the agent has such memories. An
+// Advanced expression always runs, so that a malformed one is reported
+// however empty memory is.)
 func (m *Memory) textSources(q *dbtx, s *search) ([]scopedSource, error) {
 	var out []scopedSource
 	for _, src := range ftsSources {
-		if !s.wants(src.kind) {
-			continue
-		}
 		sc, err := m.scopeOf(q, src)
 		if err != nil {
 			return nil, err
 		}
-		if sc.held || s.opts.Advanced {
-			out = append(out, scopedSource{src, sc})
+		wanted := s.wants(src.kind)
+		if sc.held || wanted && s.opts.Advanced {
+			out = append(out, scopedSource{src, sc, wanted})
 		}
 	}
 	return out, nil
@@ -139,22 +141,23 @@ func (m *Memory) textSources(q *dbtx, s *search) ([]scopedSource, error) {
 
 // chooseTerms reads the statistics of the agent's memory (how many
 // searchable memories, of how many tokens, and how many hold each of the
-// query's terms, whatever their kind) and makes the search's scorer. A
-// query with more than query.MaxTerms terms keeps its rarest ones: the
-// most informative, and the cheapest to match.
+// query's terms, whatever their kind, whatever the search's filters) and
+// makes the search's scorer. A query with more than query.MaxTerms terms
+// keeps its rarest ones: the most informative, and the cheapest to match.
 func (m *Memory) chooseTerms(q *dbtx, s *search, sources []scopedSource) error {
 	var docs, tokens int
 	err := q.queryRow(`SELECT coalesce((SELECT docs FROM text_stats WHERE agent_id = ?1), 0),
 		coalesce((SELECT tokens FROM text_stats WHERE agent_id = ?1), 0),
+		coalesce((SELECT version FROM text_stats WHERE agent_id = ?1), 0),
 		coalesce((SELECT CAST(value AS INTEGER) FROM meta WHERE key = ?2), 0)`,
-		[]any{m.agent, metaAccessVersion + m.agent}, &docs, &tokens, &s.accessVersion)
+		[]any{m.agent, metaAccessVersion + m.agent}, &docs, &tokens, &s.textVersion, &s.accessVersion)
 	if err != nil {
 		return err
 	}
 	df := map[string]int{}
 	var stems []string
 	for _, ss := range sources {
-		st, n, err := m.docFreqs(q, ss.ftsSource, ss.scope, s.terms)
+		st, n, err := m.docFreqs(q, ss.ftsSource, ss.scope, s.terms, s.textVersion)
 		if err != nil {
 			return err
 		}
@@ -203,7 +206,7 @@ func (m *Memory) ftsMatches(q *dbtx, s *search, ss scopedSource) ([]candidate, e
 	plans := []ftsPlan{{expr: ss.scope.restrict(s.expr)}}
 	if !s.opts.Advanced {
 		var err error
-		if plans, err = m.plan(q, ss.ftsSource, ss.scope, s.terms, s.filter, m.cfg.Search.PostingBudget); err != nil {
+		if plans, err = m.plan(q, ss.ftsSource, ss.scope, s.terms, s.textVersion, s.filter, m.cfg.Search.PostingBudget); err != nil {
 			return nil, err
 		}
 	}
@@ -413,73 +416,36 @@ func fillTerms(q *dbtx, k *kind, where string, args ...any) error {
 	}
 }
 
-// dfCache remembers how many documents hold a stem, per index. fts5vocab
-// counts them by walking the stem's whole posting list (a quarter of a
-// millisecond for a common word at 10K documents, ten times that at 100K),
-// while pruning and auto-linking only need the order of magnitude, so a
-// count is reused for dfCacheTTL. A stale count can only make pruning a
-// little off: a term counted as absent is kept, never dropped.
-//
-// It follows the change log when other followers make it run: a semantic
-// entry stored raises the counts of its stems when auto-linking made its
-// term vector, and a memory leaving (deleted or archived) drops the cache.
+// dfCache remembers how many of the agent's documents hold a stem, per
+// index: fts5vocab counts them by walking the stem's whole posting list (a
+// quarter of a millisecond for a common word at 10K documents, ten times
+// that at 100K), and every search needs them, to plan and to score. A
+// count is valid while the agent's texts have not changed: each is kept
+// with the version of text_stats it was read at (which moves on with
+// every change of the agent's searchable rows, through any connection),
+// and used only by a read that sees the same version. So a search's
+// scores depend on the data alone, never on what was cached.
 type dfCache struct {
 	mu      sync.Mutex // guards entries
 	entries map[string]dfEntry
 }
 
 type dfEntry struct {
-	df int
-	at time.Time
+	df      int
+	version int64 // text_stats.version the count was read at
 }
 
-const (
-	dfCacheTTL = time.Minute
-	dfCacheMax = 1 << 16
-)
-
-// watches asks for nothing: the counts are a cache, refreshed every
-// dfCacheTTL. The cache makes use of the batches other followers' needs
-// bring: an insert whose term vector auto-linking made, a delete.
-func (c *dfCache) watches(bool) []watch { return nil }
-
-func (c *dfCache) follow(_ *dbtx, cs []change) error {
-	for i := range cs {
-		switch ch := &cs[i]; {
-		case ch.op == changeDelete:
-			c.mu.Lock()
-			c.entries = nil
-			c.mu.Unlock()
-		case ch.op == changeInsert && ch.kind == TypeSemantic && ch.terms != nil:
-			// Only when auto-linking's index made the term vector anyway:
-			// the counts are a cache, refreshed every dfCacheTTL.
-			c.added(semanticKind.vocab, ch.terms)
-		}
-	}
-	return nil
-}
-
-// added counts a new document holding stems in the index named by vocab,
-// so that counts cached before it stay right without a lookup.
-func (c *dfCache) added(vocab string, stems map[string]float64) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	for st := range stems {
-		if e, ok := c.entries[vocab+"\x00"+st]; ok {
-			e.df++
-			c.entries[vocab+"\x00"+st] = e
-		}
-	}
-}
+// dfCacheMax bounds the cache; it starts again empty when full.
+const dfCacheMax = 1 << 16
 
 // docFreqs returns the Porter stems of the terms and the number of the
-// agent's documents of the index src holding each stem; a stem none of
-// them holds is absent from the map. When the agent is alone in the index
-// (sc.shared is false) the index's own counts (fts5vocab) are the agent's;
-// otherwise the agent's documents holding the term are counted inside
-// FTS5, so that other agents' data never changes how a query is planned.
-func (m *Memory) docFreqs(q *dbtx, src ftsSource, sc ftsScope, terms []string) ([]string, map[string]int, error) {
-	now := time.Now() // the cache ages in real time, whatever the clock says
+// agent's documents of the index src holding each stem, as of the agent's
+// texts' version; a stem none of them holds is absent from the map. When
+// the agent is alone in the index (sc.shared is false) the index's own
+// counts (fts5vocab) are the agent's; otherwise the agent's documents
+// holding the term are counted inside FTS5, so that other agents' data
+// never changes how a query is planned or scored.
+func (m *Memory) docFreqs(q *dbtx, src ftsSource, sc ftsScope, terms []string, version int64) ([]string, map[string]int, error) {
 	stems := make([]string, len(terms))
 	df := make(map[string]int, len(terms))
 	var missing []int // indexes into terms
@@ -488,7 +454,7 @@ func (m *Memory) docFreqs(q *dbtx, src ftsSource, sc ftsScope, terms []string) (
 	for i, t := range terms {
 		stems[i] = query.Stem(t)
 		e, ok := c.entries[src.vocab+"\x00"+stems[i]]
-		if ok && now.Sub(e.at) < dfCacheTTL {
+		if ok && e.version == version {
 			if e.df > 0 {
 				df[stems[i]] = e.df
 			}
@@ -527,7 +493,7 @@ func (m *Memory) docFreqs(q *dbtx, src ftsSource, sc ftsScope, terms []string) (
 		c.entries = make(map[string]dfEntry)
 	}
 	for st, n := range found {
-		c.entries[src.vocab+"\x00"+st] = dfEntry{df: n, at: now}
+		c.entries[src.vocab+"\x00"+st] = dfEntry{df: n, version: version}
 	}
 	c.mu.Unlock()
 	return stems, df, nil
@@ -556,8 +522,8 @@ type ftsPlan struct {
 // stem, as the index holds them; a term not found (absent, or newer than
 // the cached count) costs nothing and is kept. Every expression is
 // restricted to the agent's documents when other agents share the index.
-func (m *Memory) plan(q *dbtx, src ftsSource, sc ftsScope, terms []string, f ftsFilter, budget int) ([]ftsPlan, error) {
-	stems, df, err := m.docFreqs(q, src, sc, terms)
+func (m *Memory) plan(q *dbtx, src ftsSource, sc ftsScope, terms []string, version int64, f ftsFilter, budget int) ([]ftsPlan, error) {
+	stems, df, err := m.docFreqs(q, src, sc, terms, version)
 	if err != nil {
 		return nil, err
 	}

@@ -67,10 +67,15 @@ ALTER TABLE procedural_memory ADD COLUMN ntok INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE session_snapshots ADD COLUMN terms BLOB;
 ALTER TABLE session_snapshots ADD COLUMN ntok INTEGER NOT NULL DEFAULT 0;
 
+-- version moves on with every change of the agent's searchable texts (a
+-- row added or deleted, its text or term vector changed), from any
+-- connection: what engram caches of the agent's statistics (how many of
+-- its memories hold a term) is valid while version has not moved.
 CREATE TABLE text_stats (
     agent_id TEXT    PRIMARY KEY,
     docs     INTEGER NOT NULL,
-    tokens   INTEGER NOT NULL
+    tokens   INTEGER NOT NULL,
+    version  INTEGER NOT NULL DEFAULT 0
 ) WITHOUT ROWID;
 INSERT INTO text_stats (agent_id, docs, tokens)
     SELECT agent_id, count(*), 0 FROM (
@@ -80,13 +85,14 @@ INSERT INTO text_stats (agent_id, docs, tokens)
 
 CREATE TRIGGER semantic_stats_ai AFTER INSERT ON semantic_memory BEGIN
     INSERT INTO text_stats (agent_id, docs, tokens) VALUES (new.agent_id, 1, new.ntok)
-        ON CONFLICT (agent_id) DO UPDATE SET docs = docs + 1, tokens = tokens + excluded.tokens;
+        ON CONFLICT (agent_id) DO UPDATE SET docs = docs + 1, tokens = tokens + excluded.tokens, version = version + 1;
 END;
 CREATE TRIGGER semantic_stats_ad AFTER DELETE ON semantic_memory BEGIN
-    UPDATE text_stats SET docs = docs - 1, tokens = tokens - old.ntok WHERE agent_id = old.agent_id;
+    UPDATE text_stats SET docs = docs - 1, tokens = tokens - old.ntok, version = version + 1 WHERE agent_id = old.agent_id;
 END;
-CREATE TRIGGER semantic_stats_au AFTER UPDATE OF ntok ON semantic_memory WHEN old.ntok IS NOT new.ntok BEGIN
-    UPDATE text_stats SET tokens = tokens - old.ntok + new.ntok WHERE agent_id = new.agent_id;
+CREATE TRIGGER semantic_stats_au AFTER UPDATE OF content, tags, terms, ntok ON semantic_memory
+WHEN old.ntok IS NOT new.ntok OR old.terms IS NOT new.terms OR old.content IS NOT new.content OR old.tags IS NOT new.tags BEGIN
+    UPDATE text_stats SET tokens = tokens - old.ntok + new.ntok, version = version + 1 WHERE agent_id = new.agent_id;
 END;
 CREATE TRIGGER semantic_terms_au AFTER UPDATE OF content, tags ON semantic_memory
 WHEN new.terms IS old.terms AND (old.content IS NOT new.content OR old.tags IS NOT new.tags) BEGIN
@@ -95,13 +101,14 @@ END;
 
 CREATE TRIGGER episodic_stats_ai AFTER INSERT ON episodic_log BEGIN
     INSERT INTO text_stats (agent_id, docs, tokens) VALUES (new.agent_id, 1, new.ntok)
-        ON CONFLICT (agent_id) DO UPDATE SET docs = docs + 1, tokens = tokens + excluded.tokens;
+        ON CONFLICT (agent_id) DO UPDATE SET docs = docs + 1, tokens = tokens + excluded.tokens, version = version + 1;
 END;
 CREATE TRIGGER episodic_stats_ad AFTER DELETE ON episodic_log BEGIN
-    UPDATE text_stats SET docs = docs - 1, tokens = tokens - old.ntok WHERE agent_id = old.agent_id;
+    UPDATE text_stats SET docs = docs - 1, tokens = tokens - old.ntok, version = version + 1 WHERE agent_id = old.agent_id;
 END;
-CREATE TRIGGER episodic_stats_au AFTER UPDATE OF ntok ON episodic_log WHEN old.ntok IS NOT new.ntok BEGIN
-    UPDATE text_stats SET tokens = tokens - old.ntok + new.ntok WHERE agent_id = new.agent_id;
+CREATE TRIGGER episodic_stats_au AFTER UPDATE OF content, terms, ntok ON episodic_log
+WHEN old.ntok IS NOT new.ntok OR old.terms IS NOT new.terms OR old.content IS NOT new.content BEGIN
+    UPDATE text_stats SET tokens = tokens - old.ntok + new.ntok, version = version + 1 WHERE agent_id = new.agent_id;
 END;
 CREATE TRIGGER episodic_terms_au AFTER UPDATE OF content ON episodic_log
 WHEN new.terms IS old.terms AND old.content IS NOT new.content BEGIN
@@ -110,13 +117,14 @@ END;
 
 CREATE TRIGGER procedural_stats_ai AFTER INSERT ON procedural_memory BEGIN
     INSERT INTO text_stats (agent_id, docs, tokens) VALUES (new.agent_id, 1, new.ntok)
-        ON CONFLICT (agent_id) DO UPDATE SET docs = docs + 1, tokens = tokens + excluded.tokens;
+        ON CONFLICT (agent_id) DO UPDATE SET docs = docs + 1, tokens = tokens + excluded.tokens, version = version + 1;
 END;
 CREATE TRIGGER procedural_stats_ad AFTER DELETE ON procedural_memory BEGIN
-    UPDATE text_stats SET docs = docs - 1, tokens = tokens - old.ntok WHERE agent_id = old.agent_id;
+    UPDATE text_stats SET docs = docs - 1, tokens = tokens - old.ntok, version = version + 1 WHERE agent_id = old.agent_id;
 END;
-CREATE TRIGGER procedural_stats_au AFTER UPDATE OF ntok ON procedural_memory WHEN old.ntok IS NOT new.ntok BEGIN
-    UPDATE text_stats SET tokens = tokens - old.ntok + new.ntok WHERE agent_id = new.agent_id;
+CREATE TRIGGER procedural_stats_au AFTER UPDATE OF name, description, pattern, tags, terms, ntok ON procedural_memory
+WHEN old.ntok IS NOT new.ntok OR old.terms IS NOT new.terms OR old.name IS NOT new.name OR old.description IS NOT new.description OR old.pattern IS NOT new.pattern OR old.tags IS NOT new.tags BEGIN
+    UPDATE text_stats SET tokens = tokens - old.ntok + new.ntok, version = version + 1 WHERE agent_id = new.agent_id;
 END;
 CREATE TRIGGER procedural_terms_au AFTER UPDATE OF name, description, pattern, tags ON procedural_memory
 WHEN new.terms IS old.terms AND (old.name IS NOT new.name OR old.description IS NOT new.description
@@ -126,13 +134,14 @@ END;
 
 CREATE TRIGGER snapshot_stats_ai AFTER INSERT ON session_snapshots BEGIN
     INSERT INTO text_stats (agent_id, docs, tokens) VALUES (new.agent_id, 1, new.ntok)
-        ON CONFLICT (agent_id) DO UPDATE SET docs = docs + 1, tokens = tokens + excluded.tokens;
+        ON CONFLICT (agent_id) DO UPDATE SET docs = docs + 1, tokens = tokens + excluded.tokens, version = version + 1;
 END;
 CREATE TRIGGER snapshot_stats_ad AFTER DELETE ON session_snapshots BEGIN
-    UPDATE text_stats SET docs = docs - 1, tokens = tokens - old.ntok WHERE agent_id = old.agent_id;
+    UPDATE text_stats SET docs = docs - 1, tokens = tokens - old.ntok, version = version + 1 WHERE agent_id = old.agent_id;
 END;
-CREATE TRIGGER snapshot_stats_au AFTER UPDATE OF ntok ON session_snapshots WHEN old.ntok IS NOT new.ntok BEGIN
-    UPDATE text_stats SET tokens = tokens - old.ntok + new.ntok WHERE agent_id = new.agent_id;
+CREATE TRIGGER snapshot_stats_au AFTER UPDATE OF summary, key_decisions, messages, terms, ntok ON session_snapshots
+WHEN old.ntok IS NOT new.ntok OR old.terms IS NOT new.terms OR old.summary IS NOT new.summary OR old.key_decisions IS NOT new.key_decisions OR old.messages IS NOT new.messages BEGIN
+    UPDATE text_stats SET tokens = tokens - old.ntok + new.ntok, version = version + 1 WHERE agent_id = new.agent_id;
 END;
 CREATE TRIGGER snapshot_terms_au AFTER UPDATE OF summary, key_decisions, messages ON session_snapshots
 WHEN new.terms IS old.terms AND (old.summary IS NOT new.summary OR old.key_decisions IS NOT new.key_decisions
