@@ -197,7 +197,7 @@ func ExampleMemory_Recall() {
 	// semantic home gate=0.734 relevance=1.00
 	// semantic team gate=0.534 relevance=0.12
 	// episodic hi gate=0.531 relevance=0.11
-	// working set: 3 items, newest home
+	// working set: 3 items, newest semantic/home
 }
 
 // Context makes a block for a system prompt within a token budget: what

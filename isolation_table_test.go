@@ -124,8 +124,6 @@ func newIsoPairTier(t *testing.T, aEntries int, e engram.Embedder) *isoPair {
 // ulidRE matches generated IDs, which differ between the two files.
 var ulidRE = regexp.MustCompile(`\b[0-9A-HJKMNP-TV-Z]{26}\b`)
 
-// isoAnswer renders an answer for comparison: as JSON, generated IDs
-// replaced, and the error's text.
 // roundGate rounds a gate's parts to 9 places, as isoAnswer rounds
 // scores.
 func roundGate(g engram.GateParts) engram.GateParts {
@@ -135,6 +133,8 @@ func roundGate(g engram.GateParts) engram.GateParts {
 	return g
 }
 
+// isoAnswer renders an answer for comparison: as JSON, generated IDs
+// replaced, and the error's text.
 func isoAnswer(v any, err error) string {
 	if rs, ok := v.([]engram.Result); ok {
 		// Scores are compared to 9 places: a ratio of BM25 scores may

@@ -90,6 +90,13 @@ type RecallResult struct {
 	Pending int
 }
 
+// RecalledID returns the ID of the working item a memory of kind typ and
+// ID id becomes when [Memory.Recall] admits it: "semantic/ada-city" for
+// the semantic entry "ada-city". Memories of different kinds may share an
+// ID; their working items do not, nor do they replace the agent's own
+// items.
+func RecalledID(typ MemoryType, id string) string { return string(typ) + "/" + id }
+
 // recalledSource is the Source of a working item Recall admitted.
 const recalledSource = "recall"
 
@@ -214,18 +221,21 @@ func (m *Memory) gate(c candidate, noisy bool) GateParts {
 	return g
 }
 
-// admit puts the admitted memories in the working set, the best last, and
-// notes their retrievals.
+// admit puts the admitted memories in the working set, the best last, all
+// or none, and notes their retrievals.
 func (m *Memory) admit(admitted []Recalled) error {
 	now := m.now()
 	byKind := map[MemoryType][]string{}
+	items := make([]WorkingItem, 0, len(admitted))
 	for i := len(admitted) - 1; i >= 0; i-- {
 		r := admitted[i]
-		if _, err := m.working.Add(WorkingItem{ID: r.ID, Content: r.Content, Importance: r.importance(),
-			Source: recalledSource, Tags: r.Tags, AddedAt: now, Recalled: r.Type}); err != nil {
-			return err
-		}
+		items = append(items, WorkingItem{ID: RecalledID(r.Type, r.ID),
+			Content:    truncateUTF8(r.Content, m.cfg.Limits.MaxContentBytes),
+			Importance: r.importance(), Source: recalledSource, Tags: r.Tags, AddedAt: now, Recalled: r.Type})
 		byKind[r.Type] = append(byKind[r.Type], r.ID)
+	}
+	if _, err := m.working.put(items...); err != nil {
+		return err
 	}
 	due := false
 	for typ, ids := range byKind {

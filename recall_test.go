@@ -244,11 +244,23 @@ func TestRecallGateFormula(t *testing.T) {
 		assert.InDelta(t, x, g.X, 1e-12)
 		assert.InDelta(t, sigmoid(x), g.Gate, 1e-12)
 	}
-	// Strength counts the evidence: an entry with two near-duplicates
-	// merged into it has strength 3, and log 3/log 11 of expected value.
 	e, err := m.Semantic().Get(ctx, "kayak")
 	require.NoError(t, err)
 	assert.Equal(t, 3, e.Retrievals, "each Recall counted one retrieval")
+
+	// Strength counts the evidence: a procedure used 5 times with a
+	// success rate of 0.4 has strength 1 + 5·0.4 = 3, and log 3/log 11 of
+	// expected value.
+	_, err = m.Procedural().Store(ctx, engram.Procedure{ID: "paddle", Name: "paddle the canoe", Description: "kneel and switch sides",
+		UseCount: 5, SuccessRate: 0.4})
+	require.NoError(t, err)
+	r, err := m.Recall(ctx, "canoe")
+	require.NoError(t, err)
+	require.Len(t, r.ByKind[engram.TypeProcedural], 1)
+	g := r.ByKind[engram.TypeProcedural][0].Gate
+	assert.InDelta(t, 3.0, g.Strength, 1e-12)
+	assert.InDelta(t, math.Log(3)/math.Log(11), g.ExpectedValue, 1e-12)
+	assert.InDelta(t, sigmoid(1+0.4*math.Log(3)/math.Log(11)+0.015), g.Gate, 1e-12)
 
 	// The same with noise, seeded: two Memories with the same seed draw
 	// the same noise, which moves x by −0.02·noise.
@@ -306,7 +318,7 @@ func TestRecallCapThresholdAndRetrievals(t *testing.T) {
 		assert.True(t, r.ByKind[typ][0].Admitted, typ)
 	}
 	require.Len(t, r.Working, 5)
-	assert.Equal(t, r.Admitted[0].ID, r.Working[0].ID, "the best is added last, so it is the newest")
+	assert.Equal(t, engram.RecalledID(r.Admitted[0].Type, r.Admitted[0].ID), r.Working[0].ID, "the best is added last, so it is the newest")
 	for _, it := range r.Working[:4] {
 		assert.NotEmpty(t, it.Recalled, it.ID)
 		assert.Equal(t, "recall", it.Source)
@@ -365,9 +377,45 @@ func TestRecallRejectsBadInput(t *testing.T) {
 		_, err := m.Recall(context.Background(), q)
 		assert.ErrorIs(t, err, engram.ErrInvalid, "%q", q)
 	}
-	n, err := m.Working().Len(), error(nil)
-	assert.Zero(t, n)
+	assert.Zero(t, m.Working().Len())
+}
+
+// Memories of different kinds may share an ID: recalled, each keeps its
+// own working item, and the agent's own item of that ID stays as it was.
+// A memory whose text is over the working set's limit (a long snapshot)
+// enters cut to the limit rather than failing the Recall half-way.
+func TestRecallKeepsKindsApartAndCutsLongText(t *testing.T) {
+	cfg := engram.DefaultConfig()
+	cfg.Limits.MaxContentBytes = 4096
+	m := testutil.Open(t, engram.WithConfig(cfg))
+	ctx := context.Background()
+	_, err := m.Semantic().Store(ctx, engram.SemanticEntry{ID: "kayak", Content: "the kayak lives in the garage"})
 	require.NoError(t, err)
+	_, err = m.Procedural().Store(ctx, engram.Procedure{ID: "kayak", Name: "launch the kayak", Description: "carry the kayak to the water"})
+	require.NoError(t, err)
+	var decisions []string
+	for i := range 80 {
+		decisions = append(decisions, fmt.Sprintf("decision %d: %s", i, strings.Repeat("paddle ", 12)))
+	}
+	_, err = m.Episodic().SaveSnapshot(ctx, engram.SessionSnapshot{ID: "trip", SessionID: "s1", Summary: "Planned a kayak trip", KeyDecisions: decisions})
+	require.NoError(t, err)
+	_, err = m.Working().Add(engram.WorkingItem{ID: "kayak", Content: "my own note on the kayak", Importance: 0.2})
+	require.NoError(t, err)
+
+	r, err := m.Recall(ctx, "kayak")
+	require.NoError(t, err)
+	require.Len(t, r.Admitted, 3)
+	byID := map[string]engram.WorkingItem{}
+	for _, it := range r.Working {
+		byID[it.ID] = it
+	}
+	require.Len(t, byID, 4, "%v", r.Working)
+	assert.Equal(t, "my own note on the kayak", byID["kayak"].Content)
+	assert.Equal(t, engram.TypeSemantic, byID[engram.RecalledID(engram.TypeSemantic, "kayak")].Recalled)
+	assert.Equal(t, engram.TypeProcedural, byID[engram.RecalledID(engram.TypeProcedural, "kayak")].Recalled)
+	long := byID[engram.RecalledID(engram.TypeSnapshot, "trip")]
+	assert.LessOrEqual(t, len(long.Content), 4096)
+	assert.True(t, strings.HasSuffix(long.Content, "…"), "cut, and says so: %d bytes", len(long.Content))
 }
 
 // countWords is an exact tokenizer for the test: one token per word.
@@ -386,7 +434,7 @@ func TestContextBudgetAndStability(t *testing.T) {
 		e := engram.SemanticEntry{Content: strings.Repeat("fact about the garden ", 1+i%5) + string(rune('a'+i%26)),
 			Importance: float64(2+i%8) / 10, Tags: []string{"home"}}
 		if i%30 == 0 { // a few facts about the kayak, of little importance
-			e.Content, e.Importance = "the kayak paddle is in the shed", 0.1
+			e.ID, e.Content, e.Importance = fmt.Sprintf("kayak-%d", i), "the kayak paddle is in the shed", 0.1
 		}
 		facts = append(facts, e)
 	}
@@ -394,13 +442,14 @@ func TestContextBudgetAndStability(t *testing.T) {
 	require.NoError(t, err)
 	for i := range 50 {
 		c := "talked about the garden, part " + string(rune('a'+i%26))
+		id := ""
 		if i == 3 {
-			c = "planned the kayak trip for the 9th"
+			c, id = "planned the kayak trip for the 9th", "trip"
 		}
-		_, err := m.Episodic().Log(ctx, engram.Episode{Content: c, SessionID: "s1", CreatedAt: recallStart.Add(time.Duration(i) * time.Minute)})
+		_, err := m.Episodic().Log(ctx, engram.Episode{ID: id, Content: c, SessionID: "s1", CreatedAt: recallStart.Add(time.Duration(i) * time.Minute)})
 		require.NoError(t, err)
 	}
-	_, err = m.Procedural().Store(ctx, engram.Procedure{Name: "launch the kayak", Description: "carry it to the water", SuccessRate: 0.9})
+	_, err = m.Procedural().Store(ctx, engram.Procedure{ID: "launch", Name: "launch the kayak", Description: "carry it to the water", SuccessRate: 0.9})
 	require.NoError(t, err)
 	clock.Advance(time.Hour)
 	before, err := m.Stats(ctx)
@@ -443,6 +492,20 @@ func TestContextBudgetAndStability(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, before, after)
 	assert.Zero(t, m.Working().Len(), "Context leaves the working set alone")
+	// Nor are the memories it showed counted as used or retrieved (the
+	// counts not written yet are read too).
+	e, err := m.Semantic().Get(ctx, "kayak-0")
+	require.NoError(t, err)
+	assert.Zero(t, e.AccessCount)
+	assert.Zero(t, e.Retrievals)
+	ep, err := m.Episodic().Get(ctx, "trip")
+	require.NoError(t, err)
+	assert.Zero(t, ep.Retrievals)
+	p, err := m.Procedural().Get(ctx, "launch")
+	require.NoError(t, err)
+	assert.Zero(t, p.Retrievals)
+	assert.Contains(t, full.Text, "kayak trip for the 9th", "the memories checked were in the block")
+	assert.Contains(t, full.Text, "launch the kayak")
 }
 
 func TestContextRejectsBadInput(t *testing.T) {

@@ -261,8 +261,8 @@ type WorkingItem struct {
 	Tags       []string
 	AddedAt    time.Time // the clock's now when zero
 	// Recalled is the kind of stored memory the item was recalled from
-	// (see [Memory.Recall]), whose ID it has, or "" for an item the agent
-	// added. [Memory.Flush] does not store a recalled item again, and a
+	// (see [Memory.Recall]; its ID is then [RecalledID] of the kind and
+	// the memory's ID), or "" for an item the agent added. [Memory.Flush] does not store a recalled item again, and a
 	// search returns the stored memory rather than its copy.
 	Recalled MemoryType
 }

@@ -85,26 +85,32 @@ func (w *Working) Add(item WorkingItem) ([]WorkingItem, error) {
 			item.AddedAt = now
 		}
 	}
-	item.Tags = cloneStrings(item.Tags)
-	lower := strings.ToLower(item.Content)
+	return w.put(item)
+}
 
+// put adds valid items in order, as Add does, all or none: it returns the
+// items evicted to make room, or ErrClosed, having added nothing.
+func (w *Working) put(items ...WorkingItem) ([]WorkingItem, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.m.db.closed.Load() {
 		return nil, ErrClosed
 	}
-	w.clock++
-	for i := range w.items {
-		if w.items[i].item.ID == item.ID {
-			w.items[i].item, w.items[i].lower, w.items[i].used = item, lower, w.clock
-			return nil, nil
-		}
-	}
 	var evicted []WorkingItem
-	if len(w.items) >= w.capacity {
-		evicted = append(evicted, w.evictLocked())
+	for _, item := range items {
+		item.Tags = cloneStrings(item.Tags)
+		lower := strings.ToLower(item.Content)
+		w.clock++
+		i := slices.IndexFunc(w.items, func(s workingSlot) bool { return s.item.ID == item.ID })
+		if i >= 0 {
+			w.items[i].item, w.items[i].lower, w.items[i].used = item, lower, w.clock
+			continue
+		}
+		if len(w.items) >= w.capacity {
+			evicted = append(evicted, w.evictLocked())
+		}
+		w.items = append(w.items, workingSlot{item: item, lower: lower, added: w.clock, used: w.clock})
 	}
-	w.items = append(w.items, workingSlot{item: item, lower: lower, added: w.clock, used: w.clock})
 	return evicted, nil
 }
 
