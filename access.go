@@ -20,9 +20,9 @@ import (
 // searches (or of accessBatch memories) are written together, one
 // statement per kind. A search that fills the batch leaves the write to a
 // goroutine of its own (background), so that no search waits for it.
-// Every write of the Memory writes what is pending first, in its own
-// transaction (Memory.write), so that the write paths that work on access
-// counts in SQL (compaction, consolidation, updates) see them.
+// Every write of the Memory writes what is pending first, in the write's
+// own transaction (see Memory.write), so that the write paths that work on
+// access counts in SQL (compaction, consolidation, updates) see them.
 //
 // Reads never write them: a read that returns access or retrieval counts
 // overlays what is pending on what it read, so that it cannot fail, or

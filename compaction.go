@@ -300,7 +300,8 @@ func (k *kind) fromJSON(j string) string {
 	for i, c := range k.cols {
 		parts[i] = "json_extract(" + j + ", '$." + c + "')"
 		if blobColumns[c] {
-			parts[i] = "unhex(" + parts[i] + ")"
+			// hex(NULL) is '': a NULL blob comes back NULL.
+			parts[i] = "unhex(nullif(" + parts[i] + ", ''))"
 		}
 		if d, ok := columnDefaults[c]; ok {
 			parts[i] = "coalesce(" + parts[i] + ", " + d + ")"
@@ -641,9 +642,9 @@ func (m *Memory) duplicateGroups(q *dbtx) ([][]int64, error) {
 func (m *Memory) mergeCandidates(q *dbtx, pks []int64) (map[int64]mergeCandidate, error) {
 	list, _ := json.Marshal(pks)
 	rows, err := q.query(`SELECT s.pk, s.id, s.content, s.importance, s.access_count, s.created_at, s.tags, s.merged_from,
-			(s.verified OR EXISTS (SELECT 1 FROM json_each(s.tags) t WHERE t.value IN (SELECT value FROM json_each(?3))))
-		FROM json_each(?1) j CROSS JOIN semantic_memory s ON s.pk = j.value WHERE s.agent_id = ?2`,
-		string(list), m.agent, m.neverDecayJSON())
+			`+over(semanticKind.protected, "s")+`
+		FROM json_each(?1) j CROSS JOIN semantic_memory s ON s.pk = j.value WHERE s.agent_id = ?3`,
+		string(list), m.neverDecayJSON(), m.agent)
 	if err != nil {
 		return nil, err
 	}

@@ -272,8 +272,8 @@ func (k *kind) tagsOver(alias string) string {
 }
 
 // tagFilter is the SQL condition that the row named alias carries one of
-// the tags in param (a JSON list, or ” for no filter); an untagged kind
-// passes only when there is no filter.
+// the tags in param (a JSON list, or the empty string for no filter); an
+// untagged kind passes only when there is no filter.
 func (k *kind) tagFilter(alias, param string) string {
 	if !k.tagged {
 		return param + " = ''"

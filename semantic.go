@@ -273,7 +273,7 @@ func (s *Semantic) Get(ctx context.Context, id string) (SemanticEntry, error) {
 
 // entries reads the agent's entries that the SQL condition where (with
 // args) selects, in the order and number its ORDER BY and LIMIT say, with
-// the accesses noted and not written yet added (see accessLog.overlay).
+// the accesses noted and not written yet added (see Memory.overlayAccess).
 func (s *Semantic) entries(q *dbtx, where string, args ...any) ([]SemanticEntry, error) {
 	rows, err := q.query(`SELECT `+semanticCols+` FROM semantic_memory WHERE agent_id = ? AND `+where, append([]any{s.m.agent}, args...)...)
 	if err != nil {

@@ -41,14 +41,42 @@ func TestRowWithoutTermVector(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	// An archived row without terms, as archives made before them hold.
-	err = m.write(ctx, "test", func(q *dbtx) error {
-		if err := m.archive(q, semanticKind, []leaving{{PK: 1}}, "test", m.now()); err != nil {
+	// The row, without its vector, archived and restored, gets one.
+	archive := func(extra string) error {
+		return m.write(ctx, "test", func(q *dbtx) error {
+			var pk int64
+			if err := q.queryRow(`SELECT pk FROM semantic_memory WHERE id = 'e'`, nil, &pk); err != nil {
+				return err
+			}
+			if err := m.archive(q, semanticKind, []leaving{{PK: pk}}, "test", m.now()); err != nil {
+				return err
+			}
+			if extra == "" {
+				return nil
+			}
+			_, err := q.exec(extra)
 			return err
-		}
-		_, err := q.exec(`UPDATE archive SET row = json_remove(row, '$.terms', '$.ntok', '$.retrievals')`)
-		return err
+		})
+	}
+	err = archive("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Restore(ctx, "e"); err != nil {
+		t.Fatal(err)
+	}
+	err = m.db.read(ctx, "test", func(q *dbtx) error {
+		return q.queryRow(`SELECT terms IS NULL OR length(terms) = 0 FROM semantic_memory WHERE id = 'e'`, nil, &null)
 	})
+	if err != nil || null {
+		t.Fatalf("restored row without a vector: %v (%v)", null, err)
+	}
+	if err := m.CheckIntegrity(ctx); err != nil {
+		t.Fatal(err)
+	}
+
+	// An archived row without terms, as archives made before them hold.
+	err = archive(`UPDATE archive SET row = json_remove(row, '$.terms', '$.ntok', '$.retrievals')`)
 	if err != nil {
 		t.Fatal(err)
 	}
