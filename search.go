@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/engram-go/engram/internal/bm25"
 	"github.com/engram-go/engram/internal/query"
 )
 
@@ -21,7 +22,10 @@ type SearchOptions struct {
 	// we decide about the deploy?". Any text is accepted; see [Memory.Search].
 	Query string
 	// Advanced makes Query an FTS5 expression (AND, OR, NOT, NEAR, "phrases",
-	// prefix*), for callers who want that syntax on purpose. A malformed
+	// prefix*), for callers who want that syntax on purpose. FTS5 decides
+	// what matches; the matches are scored by BM25 over the expression's
+	// words (operators and column names left out), a prefix counting as a
+	// word held by every memory with a word it starts. A malformed
 	// expression, or one over [MaxAdvancedBytes] or [MaxAdvancedTerms],
 	// returns an error matching [ErrInvalidQuery].
 	Advanced bool
@@ -249,7 +253,7 @@ func (m *Memory) Find(ctx context.Context, opts SearchOptions) (Found, error) {
 	if err != nil {
 		return Found{}, err
 	}
-	out := Found{Results: make([]Result, len(shown)), Mode: s.opts.Mode, Terms: slices.Clone(s.terms), Pending: f.pending}
+	out := Found{Results: make([]Result, len(shown)), Mode: s.opts.Mode, Terms: s.shownTerms(), Pending: f.pending}
 	for i, c := range shown {
 		out.Results[i] = c.Result
 	}
@@ -312,6 +316,7 @@ type search struct {
 	opts     SearchOptions
 	expr     string   // the FTS5 expression
 	terms    []string // the query's terms, as the index holds words
+	prefixes []string // an Advanced expression's prefixes ("kube" of kube*)
 	byText   bool     // look by full text
 	byVector bool     // look by vector (Tier 2)
 	filter   ftsFilter
@@ -328,11 +333,22 @@ type search struct {
 	accessVersion int64
 }
 
+// shownTerms are the search's terms as Found shows them: its prefixes
+// end in "*".
+func (s *search) shownTerms() []string {
+	out := slices.Clone(s.terms)
+	for _, p := range s.prefixes {
+		out = append(out, bm25.PrefixTerm(p))
+	}
+	return out
+}
+
 // newSearch compiles validated options into a search.
 func (m *Memory) newSearch(opts SearchOptions) *search {
 	s := &search{opts: opts, now: m.now(), k: max(m.cfg.Search.Candidates, opts.Limit)}
 	if opts.Advanced {
-		s.expr, s.terms = opts.Query, query.Terms(opts.Query)
+		s.expr = opts.Query
+		s.terms, s.prefixes = query.Advanced(opts.Query)
 	} else {
 		s.terms = query.AllTerms(opts.Query)
 		s.expr = query.Or(s.terms[:min(len(s.terms), query.MaxTerms)]) // see chooseTerms

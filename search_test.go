@@ -172,6 +172,33 @@ func TestSearchAdvancedMode(t *testing.T) {
 	}
 }
 
+// An Advanced expression's prefixes score like words: a memory holding
+// two words that start with the prefix ranks above one holding one, and
+// each has a text score a Threshold can keep.
+func TestSearchAdvancedPrefixesScore(t *testing.T) {
+	m := testutil.Open(t)
+	ctx := context.Background()
+	for _, e := range []engram.SemanticEntry{
+		{ID: "two", Content: "kubectl talks to the kubernetes API"},
+		{ID: "one", Content: "the kubernetes cluster is down"},
+		{ID: "none", Content: "the coffee machine is down"},
+	} {
+		_, err := m.Semantic().Store(ctx, e)
+		require.NoError(t, err)
+	}
+	f, err := m.Find(ctx, engram.SearchOptions{Query: "kube*", Advanced: true, Threshold: 0.3})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"kube*"}, f.Terms)
+	require.Equal(t, []string{"two", "one"}, searchIDs(f.Results))
+	assert.InDelta(t, 1, f.Results[0].Parts.Text, 1e-12)
+	assert.Greater(t, f.Results[1].Parts.Text, 0.5)
+	assert.Less(t, f.Results[1].Parts.Text, 1.0)
+	res, err := m.Search(ctx, engram.SearchOptions{Query: `kube* AND down`, Advanced: true})
+	require.NoError(t, err)
+	require.Equal(t, []string{"one"}, searchIDs(res))
+	assert.InDelta(t, 1, res[0].Parts.Text, 1e-12)
+}
+
 // TestSearchSeesNewMemoriesAtOnce guards against cached document counts
 // hiding a memory stored after an earlier search.
 func TestSearchSeesNewMemoriesAtOnce(t *testing.T) {

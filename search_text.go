@@ -172,6 +172,13 @@ func (m *Memory) chooseTerms(q *dbtx, s *search, sources []scopedSource) error {
 			stems[i] = query.Stem(t)
 		}
 	}
+	for _, p := range s.prefixes {
+		n, err := m.prefixFreq(q, sources, p)
+		if err != nil {
+			return err
+		}
+		stems, df[bm25.PrefixTerm(p)] = append(stems, bm25.PrefixTerm(p)), n
+	}
 	if len(s.terms) > query.MaxTerms && !s.opts.Advanced {
 		// Rarest first; a term the agent's memory does not hold matches
 		// nothing and goes last.
@@ -197,6 +204,22 @@ func (m *Memory) chooseTerms(q *dbtx, s *search, sources []scopedSource) error {
 	}
 	s.scorer = newScorer(stems, df, docs, tokens, m.cfg.Search)
 	return nil
+}
+
+// prefixFreq returns how many of the agent's memories hold a word that
+// starts with prefix, whatever their kind.
+func (m *Memory) prefixFreq(q *dbtx, sources []scopedSource, prefix string) (int, error) {
+	total := 0
+	for _, ss := range sources {
+		var n int
+		err := q.queryRow(`SELECT count(*) FROM `+ss.fts+` WHERE `+ss.fts+` MATCH ?`,
+			[]any{ss.scope.restrict(query.Or([]string{prefix}) + "*")}, &n)
+		if err != nil {
+			return 0, err
+		}
+		total += n
+	}
+	return total, nil
 }
 
 // ftsMatches runs the search's plans on the source's index until they
@@ -231,7 +254,9 @@ func (m *Memory) ftsMatches(q *dbtx, s *search, ss scopedSource) ([]candidate, e
 			}
 			seen[c.pk] = true
 			c.Type = ss.typ
-			if terms == nil {
+			if terms == nil || len(s.prefixes) > 0 {
+				// Prefixes are scored from the text (see
+				// bm25.VectorPrefixed).
 				unscored = append(unscored, len(found))
 			} else {
 				c.text, c.held = s.scorer.Score(terms, ntok)
@@ -296,9 +321,10 @@ func (m *Memory) details(q *dbtx, src ftsSource, top []candidate) ([]candidate, 
 	return slices.DeleteFunc(top, func(c candidate) bool { return c.ID == "" }), nil
 }
 
-// scoreFromText scores the matches at the indexes unscored, rows without
-// a term vector (changed by a statement that did not make a new one),
-// from their indexed texts, read here.
+// scoreFromText scores the matches at the indexes unscored from their
+// indexed texts, read here: rows without a term vector (changed by a
+// statement that did not make a new one), and every match of an Advanced
+// expression with prefixes.
 func (m *Memory) scoreFromText(q *dbtx, s *search, src ftsSource, found []candidate, unscored []int) error {
 	at := make(map[int64]int, len(unscored))
 	pks := make([]int64, len(unscored))
@@ -322,7 +348,7 @@ func (m *Memory) scoreFromText(q *dbtx, s *search, src ftsSource, found []candid
 		if err := rows.Scan(dest...); err != nil {
 			return err
 		}
-		v, n := bm25.Vector(texts...)
+		v, n := bm25.VectorPrefixed(s.prefixes, texts...)
 		c := &found[at[pk]]
 		c.text, c.held = s.scorer.Score(v, n)
 	}

@@ -17,6 +17,7 @@ import (
 	"encoding/binary"
 	"math"
 	"slices"
+	"strings"
 
 	"github.com/engram-go/engram/internal/query"
 )
@@ -48,12 +49,25 @@ func Hash(stem string) uint32 {
 // are split, lowercased, folded and stemmed as query terms are (see
 // package query), stopwords included: a query made only of stopwords
 // still scores. A count stops at 65,535.
-func Vector(texts ...string) ([]byte, int) {
+func Vector(texts ...string) ([]byte, int) { return VectorPrefixed(nil, texts...) }
+
+// VectorPrefixed is Vector with prefix terms: besides its own stem, a
+// token whose stem starts with one of prefixes counts for the term
+// PrefixTerm(prefix) too, as a word the prefix matches. (A query's prefix
+// cannot be looked up in a stored vector, whose stems are hashed: the
+// vector is made again, from the text.)
+func VectorPrefixed(prefixes []string, texts ...string) ([]byte, int) {
 	counts := map[uint32]int{}
 	n := 0
 	for _, t := range texts {
 		for _, tok := range query.Tokens(t) {
-			counts[Hash(query.Stem(tok))]++
+			stem := query.Stem(tok)
+			counts[Hash(stem)]++
+			for _, p := range prefixes {
+				if strings.HasPrefix(stem, p) {
+					counts[Hash(PrefixTerm(p))]++
+				}
+			}
 			n++
 		}
 	}
@@ -69,6 +83,10 @@ func Vector(texts ...string) ([]byte, int) {
 	}
 	return v, n
 }
+
+// PrefixTerm is the term a prefix counts as, in VectorPrefixed's vectors
+// and in a Query: "kube*" for the prefix "kube". No stem ends in "*".
+func PrefixTerm(prefix string) string { return prefix + "*" }
 
 // Count returns how often the stem hashed to h occurs in the document of
 // term vector v (0 when it does not, or when v is malformed).

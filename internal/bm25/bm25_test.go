@@ -28,6 +28,22 @@ func TestVectorCountsEveryStem(t *testing.T) {
 	}
 }
 
+func TestVectorPrefixedCountsWordsAPrefixStarts(t *testing.T) {
+	v, n := VectorPrefixed([]string{"kube", "dep"}, "kubectl and kubernetes", "deploys")
+	if n != 4 {
+		t.Fatalf("length %d, want 4: prefixes add no tokens", n)
+	}
+	for term, want := range map[string]int{"kube*": 2, "dep*": 1, "kubectl": 1, "deploi": 1, "k*": 0} {
+		if got := Count(v, Hash(term)); got != want {
+			t.Errorf("Count(%q) = %d, want %d", term, got, want)
+		}
+	}
+	plain, _ := Vector("kubectl and kubernetes", "deploys")
+	if w, _ := VectorPrefixed(nil, "kubectl and kubernetes", "deploys"); string(w) != string(plain) {
+		t.Error("without prefixes, VectorPrefixed is Vector")
+	}
+}
+
 func TestIDFStaysPositive(t *testing.T) {
 	for _, c := range []struct{ docs, n int }{{10, 0}, {10, 5}, {10, 10}, {10, 11}, {0, 0}} {
 		if w := IDF(c.docs, c.n); !(w > 0) {
