@@ -178,6 +178,7 @@ func isoReads() []isoCase {
 		{name: "Search/common word", call: isoSearch(engram.SearchOptions{Query: "the deploy"})},
 		{name: "Search/Advanced", call: isoSearch(engram.SearchOptions{Query: "deploy AND (pipeline OR backup)", Advanced: true, Limit: 50})},
 		{name: "Search/Advanced NEAR", call: isoSearch(engram.SearchOptions{Query: `NEAR(blue pipeline, 2)`, Advanced: true})},
+		{name: "Search/Advanced prefix", call: isoSearch(engram.SearchOptions{Query: `pipe* OR deplo*`, Advanced: true, Limit: 50})},
 		{name: "Search/Tags", call: isoSearch(engram.SearchOptions{Query: "deploy", Tags: []string{"release"}, Limit: 50})},
 		{name: "Search/Types episodic", call: isoSearch(engram.SearchOptions{Query: "deployed build", Types: []engram.MemoryType{engram.TypeEpisodic}})},
 		{name: "Search/Types procedural", call: isoSearch(engram.SearchOptions{Query: "deploy", Types: []engram.MemoryType{engram.TypeProcedural}})},
