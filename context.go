@@ -48,11 +48,15 @@ type ContextBlock struct {
 
 // ContextSection is one section of a [ContextBlock].
 type ContextSection struct {
-	Title   string
-	Type    MemoryType // the kind of its memories; "" for recalled ones, of any kind
-	IDs     []string   // the memories shown, in order
-	Omitted int        // the memories that did not fit in the budget
-	Tokens  int
+	Title string
+	Type  MemoryType // the kind of its memories; "" for recalled ones, of any kind
+	IDs   []string   // the memories shown, in order
+	// Omitted is how many of the memories next in line did not fit: a
+	// section considers as many as its share could hold at three tokens a
+	// line (the recalled memories: every candidate), so it is more than 0
+	// when the budget cut the section.
+	Omitted int
+	Tokens  int // the section's tokens, title included
 }
 
 // The shares of the budget each section may use, in order; what a section
@@ -129,11 +133,11 @@ func (m *Memory) Context(ctx context.Context, opts ContextOptions) (ContextBlock
 		opts.Tokens = EstimateTokens
 	}
 	b := &contextBuilder{budget: opts.MaxTokens, tokens: opts.Tokens, shown: map[noteKey]bool{}}
-	b.line("# Memory of " + m.agent)
+	b.line("# Memory of "+m.agent, false)
 	if err := m.contextStable(ctx, b); err != nil {
 		return ContextBlock{}, err
 	}
-	b.stable = b.text.Len()
+	b.stable = b.size()
 	if strings.TrimSpace(opts.Query) != "" {
 		if err := m.contextRecalled(ctx, b, opts.Query); err != nil {
 			return ContextBlock{}, err
@@ -147,17 +151,18 @@ func (m *Memory) contextStable(ctx context.Context, b *contextBuilder) error {
 	var facts []SemanticEntry
 	var procs []Procedure
 	var recent []Episode
-	// Enough rows to fill each share at a few tokens a line.
+	// Enough rows to fill each section at three tokens a line, with the
+	// shares the sections before may leave it.
 	rows := func(share float64) int { return min(10_000, int(share*float64(b.budget))/3+1) }
 	err := m.db.read(ctx, "context", func(q *dbtx) error {
 		var err error
 		if facts, err = m.semantic.entries(q, `1 ORDER BY importance DESC, updated_at DESC, id LIMIT ?`, rows(shareFacts)); err != nil {
 			return err
 		}
-		if procs, err = m.procedural.active(q, rows(shareProcedures)); err != nil {
+		if procs, err = m.procedural.active(q, rows(shareFacts+shareProcedures)); err != nil {
 			return err
 		}
-		recent, err = m.episodic.recent(q, rows(shareRecent))
+		recent, err = m.episodic.recent(q, rows(shareFacts+shareProcedures+shareRecent))
 		return err
 	})
 	if err != nil {
@@ -214,20 +219,35 @@ type contextBuilder struct {
 	budget, used int
 	shares       float64 // the shares of the sections so far, with this one's
 	tokens       func(string) int
-	text         strings.Builder
-	stable       int
+	lines        []contextLine
+	stable       int // bytes of the lines that do not depend on the query
 	sections     []ContextSection
 	shown        map[noteKey]bool
 }
 
+// contextLine is a line of the block: a memory's (item) or a title.
+type contextLine struct {
+	text   string // without its newline
+	tokens int
+	item   bool // a memory's line, the last of the last section's IDs
+}
+
+// size is the length in bytes of the lines so far, with their newlines.
+func (b *contextBuilder) size() int {
+	n := 0
+	for _, l := range b.lines {
+		n += len(l.text) + 1
+	}
+	return n
+}
+
 // line adds one line if it fits, and reports whether it did.
-func (b *contextBuilder) line(s string) bool {
+func (b *contextBuilder) line(s string, item bool) bool {
 	n := b.tokens(s + "\n")
 	if b.used+n > b.budget {
 		return false
 	}
-	b.text.WriteString(s)
-	b.text.WriteByte('\n')
+	b.lines = append(b.lines, contextLine{text: s, tokens: n, item: item})
 	b.used += n
 	return true
 }
@@ -242,18 +262,17 @@ func (b *contextBuilder) section(title string, typ MemoryType, share float64, n 
 		return
 	}
 	limit := min(b.budget, int(b.shares*float64(b.budget)))
-	head := "\n## " + title
 	sec := ContextSection{Title: title, Type: typ}
-	start, startLen := b.used, b.text.Len()
+	start, startLines := b.used, len(b.lines)
 	saved := b.budget
 	b.budget = min(b.budget, limit)
 	defer func() { b.budget = saved }()
-	if !b.line(head) {
+	if !b.line("\n## "+title, false) {
 		return
 	}
 	for i := range n {
 		key, line := item(i)
-		if !b.line(line) {
+		if !b.line(line, true) {
 			sec.Omitted = n - i
 			break
 		}
@@ -261,10 +280,7 @@ func (b *contextBuilder) section(title string, typ MemoryType, share float64, n 
 		b.shown[key] = true
 	}
 	if len(sec.IDs) == 0 { // a title alone says nothing
-		b.used = start
-		text := b.text.String()[:startLen]
-		b.text.Reset()
-		b.text.WriteString(text)
+		b.used, b.lines = start, b.lines[:startLines]
 		return
 	}
 	sec.Tokens = b.used - start
@@ -272,17 +288,34 @@ func (b *contextBuilder) section(title string, typ MemoryType, share float64, n 
 }
 
 // finish returns the block, making sure the whole text is within the
-// budget even for a tokenizer that counts a text as more than its lines
-// (lines are dropped from the end until it is).
+// budget even for a tokenizer that counts a text as more than its lines:
+// lines are dropped from the end until it is, and the sections say so.
 func (b *contextBuilder) finish() ContextBlock {
-	text := b.text.String()
-	n := b.tokens(text)
-	for n > b.budget && text != "" {
-		cut := strings.LastIndexByte(strings.TrimSuffix(text, "\n"), '\n')
-		text = text[:cut+1]
-		n = b.tokens(text)
+	var text strings.Builder
+	for _, l := range b.lines {
+		text.WriteString(l.text)
+		text.WriteByte('\n')
 	}
-	return ContextBlock{Text: text, Tokens: n, Stable: min(b.stable, len(text)), Sections: b.sections}
+	n := b.tokens(text.String())
+	for n > b.budget && len(b.lines) > 0 {
+		last := b.lines[len(b.lines)-1]
+		b.lines = b.lines[:len(b.lines)-1]
+		if last.item {
+			sec := &b.sections[len(b.sections)-1]
+			sec.IDs = sec.IDs[:len(sec.IDs)-1]
+			sec.Omitted++
+			sec.Tokens -= last.tokens
+			if len(sec.IDs) == 0 { // its title goes too
+				b.lines = b.lines[:len(b.lines)-1]
+				b.sections = b.sections[:len(b.sections)-1]
+			}
+		}
+		s := text.String()[:b.size()]
+		text.Reset()
+		text.WriteString(s)
+		n = b.tokens(s)
+	}
+	return ContextBlock{Text: text.String(), Tokens: n, Stable: min(b.stable, text.Len()), Sections: b.sections}
 }
 
 // oneLine returns s on one line, white space collapsed, cut to at most

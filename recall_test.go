@@ -508,6 +508,44 @@ func TestContextBudgetAndStability(t *testing.T) {
 	assert.Contains(t, full.Text, "launch the kayak")
 }
 
+// Sections says what the text holds even when the whole text counts more
+// tokens than its lines (a tokenizer that is not additive), and lines are
+// dropped to fit: the titles and lines in the text are the sections'.
+func TestContextSectionsMatchTheText(t *testing.T) {
+	m := testutil.Open(t)
+	ctx := context.Background()
+	for i := range 30 {
+		_, err := m.Semantic().Store(ctx, engram.SemanticEntry{Content: fmt.Sprintf("fact %d about the kayak", i)})
+		require.NoError(t, err)
+		_, err = m.Episodic().Log(ctx, engram.Episode{Content: fmt.Sprintf("user: talked about the kayak, part %d", i), SessionID: "s"})
+		require.NoError(t, err)
+	}
+	squared := func(s string) int { n := strings.Count(s, "\n"); return n * n } // 1 a line, L² a text of L lines
+	for _, budget := range []int{9, 30, 100, 400} {
+		b, err := m.Context(ctx, engram.ContextOptions{Query: "kayak", MaxTokens: budget, Tokens: squared})
+		require.NoError(t, err)
+		assert.LessOrEqual(t, squared(b.Text), budget)
+		var titles []string
+		var items []int
+		for _, line := range strings.Split(b.Text, "\n") {
+			switch {
+			case strings.HasPrefix(line, "## "):
+				titles, items = append(titles, strings.TrimPrefix(line, "## ")), append(items, 0)
+			case strings.HasPrefix(line, "- "):
+				items[len(items)-1]++
+			}
+		}
+		var wantTitles []string
+		var wantItems []int
+		for _, s := range b.Sections {
+			wantTitles, wantItems = append(wantTitles, s.Title), append(wantItems, len(s.IDs))
+			assert.Positive(t, len(s.IDs), "a section shows something")
+		}
+		assert.Equal(t, wantTitles, titles, "budget %d", budget)
+		assert.Equal(t, wantItems, items, "budget %d", budget)
+	}
+}
+
 func TestContextRejectsBadInput(t *testing.T) {
 	m := testutil.Open(t)
 	ctx := context.Background()
