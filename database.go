@@ -275,9 +275,11 @@ func (s *store) close() error {
 }
 
 // integrityCheck runs PRAGMA integrity_check and the FTS5 integrity check
-// of every full-text index; it returns nil when all are clean.
+// of every full-text index (which need the write lock), then checks the
+// derived data against its rows in a read (which does not hold it); it
+// returns nil when all are clean.
 func (s *store) integrityCheck(ctx context.Context) error {
-	return s.write(ctx, "integrity", func(q *dbtx) error {
+	err := s.write(ctx, "integrity", func(q *dbtx) error {
 		// FTS5's own check first. It goes through FTS5's normal write path,
 		// which reloads the index structure this connection has cached if
 		// another connection (another Memory on the same file) changed it
@@ -318,6 +320,12 @@ func (s *store) integrityCheck(ctx context.Context) error {
 		if len(problems) > 0 {
 			return fmt.Errorf("integrity_check: %s", strings.Join(problems, "; "))
 		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	return s.read(ctx, "integrity", func(q *dbtx) error {
 		return errors.Join(checkText(q), checkVectors(q))
 	})
 }
