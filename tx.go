@@ -266,47 +266,52 @@ func (s *store) readTx(ctx context.Context, r *reader, fn func(q *dbtx) error) (
 	return endErr == nil, err
 }
 
-// acquire returns an idle reader, opening one while fewer than rmax are
-// open, or else waits for one.
+// acquire returns an idle reader, opening one while fewer than the
+// pool's size are open, or else waits for one, for a permit to open one
+// (a reader closed instead of returned), for ctx to end or for the store
+// to close.
 func (s *store) acquire(ctx context.Context) (*reader, error) {
 	select {
 	case r := <-s.readers:
 		return r, nil
 	default:
 	}
-	s.ropenMu.Lock()
-	if s.ropened < s.rmax {
-		s.ropened++
-		s.ropenMu.Unlock()
-		conn, err := s.rdb.Conn(ctx)
-		if err != nil {
-			s.ropenMu.Lock()
-			s.ropened--
-			s.ropenMu.Unlock()
-			return nil, err
-		}
-		return &reader{conn: conn, stmts: map[string]*sql.Stmt{}}, nil
-	}
-	s.ropenMu.Unlock()
 	select {
 	case r := <-s.readers:
 		return r, nil
+	case <-s.permits:
+		conn, err := s.rdb.Conn(ctx)
+		if err != nil {
+			s.permits <- struct{}{}
+			return nil, err
+		}
+		return &reader{conn: conn, stmts: map[string]*sql.Stmt{}}, nil
+	case <-s.done:
+		return nil, ErrClosed
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
 }
 
 // release returns r to the pool, or closes it when it is not healthy
-// (its transaction may still be open) or the store is closed.
+// (its transaction may still be open) or the store is closed, and hands
+// its permit back so that a waiting read may open another.
 func (s *store) release(r *reader, healthy bool) {
-	if !healthy || s.closed.Load() {
-		_ = r.close()
-		s.ropenMu.Lock()
-		s.ropened--
-		s.ropenMu.Unlock()
-		return
+	if healthy && !s.closed.Load() {
+		s.readers <- r
+		if !s.closed.Load() {
+			return
+		}
+		// close may have emptied the pool before r went back: take one
+		// out again.
+		select {
+		case r = <-s.readers:
+		default:
+			return
+		}
 	}
-	s.readers <- r
+	_ = r.close()
+	s.permits <- struct{}{}
 }
 
 // wrap turns a failure into engram's error vocabulary.

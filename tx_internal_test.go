@@ -3,8 +3,10 @@ package engram
 import (
 	"context"
 	"errors"
+	"path/filepath"
 	"slices"
 	"testing"
+	"time"
 )
 
 func countRows(t *testing.T, m *Memory, table string) int {
@@ -191,4 +193,80 @@ func TestChangeLogSeesEveryWritePath(t *testing.T) {
 	}) {
 		t.Fatalf("the log saw\n%+v\nwant\n%+v", r.got, want)
 	}
+}
+
+// openOneReader opens a file-backed Memory with a single reader
+// connection.
+func openOneReader(t *testing.T) *Memory {
+	t.Helper()
+	cfg := DefaultConfig()
+	cfg.Storage.ReadConns = 1
+	m, err := New(Tier1, WithPath(filepath.Join(t.TempDir(), "memory.db")), WithConfig(cfg))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = m.Close() })
+	return m
+}
+
+// A read waiting for a reader connection is not left waiting forever:
+// Close wakes it with ErrClosed, and a reader closed instead of returned
+// to the pool lets it open another.
+func TestReaderWaitersWake(t *testing.T) {
+	t.Run("close", func(t *testing.T) {
+		m := openOneReader(t)
+		ctx := context.Background()
+		inRead, finish := make(chan struct{}), make(chan struct{})
+		first := make(chan error, 1)
+		go func() {
+			first <- m.db.read(ctx, "test", func(*dbtx) error {
+				close(inRead)
+				<-finish
+				return nil
+			})
+		}()
+		<-inRead
+		waiter := make(chan error, 1)
+		go func() { waiter <- m.db.read(ctx, "test", func(*dbtx) error { return nil }) }()
+		time.Sleep(50 * time.Millisecond) // let it wait for the reader
+		if err := m.Close(); err != nil {
+			t.Fatal(err)
+		}
+		close(finish)
+		<-first
+		select {
+		case err := <-waiter:
+			if !errors.Is(err, ErrClosed) {
+				t.Fatalf("the waiting read returned %v, want ErrClosed", err)
+			}
+		case <-time.After(2 * time.Second):
+			t.Fatal("the waiting read is still blocked 2s after Close")
+		}
+	})
+	t.Run("reader closed", func(t *testing.T) {
+		m := openOneReader(t)
+		ctx := context.Background()
+		r, err := m.db.acquire(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		waiter := make(chan error, 1)
+		go func() {
+			r, err := m.db.acquire(ctx)
+			if err == nil {
+				m.db.release(r, true)
+			}
+			waiter <- err
+		}()
+		time.Sleep(50 * time.Millisecond) // let it wait for the reader
+		m.db.release(r, false)            // as after a transaction that did not end
+		select {
+		case err := <-waiter:
+			if err != nil {
+				t.Fatal(err)
+			}
+		case <-time.After(2 * time.Second):
+			t.Fatal("the waiting read is still blocked 2s after the reader was closed")
+		}
+	})
 }
