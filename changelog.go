@@ -97,6 +97,10 @@ type changeLog struct {
 	// texts says a statement updated a table whose changes of text the
 	// temporary triggers log: temp.changes may hold some.
 	texts bool
+	// flagged says refresh wrote temp.changes_on, maybe inside a write
+	// transaction, since a rollback last put it back in step with on: a
+	// rollback may take the write back (see restoreFlag).
+	flagged bool
 }
 
 // logged is what the log records of one kind.
@@ -193,13 +197,12 @@ func (l *changeLog) refresh(ctx context.Context) error {
 	if need == l.on {
 		return nil
 	}
-	flag := `DELETE FROM temp.changes_on`
+	if err := l.setFlag(ctx, need); err != nil {
+		return err
+	}
 	var hook sqlite.PreUpdateHookFn
 	if need {
-		flag, hook = `INSERT OR IGNORE INTO temp.changes_on VALUES (1)`, l.hook
-	}
-	if _, err := l.s.wconn.ExecContext(ctx, flag); err != nil {
-		return err
+		hook = l.hook
 	}
 	err := l.s.wconn.Raw(func(dc any) error {
 		hr, ok := dc.(sqlite.HookRegisterer)
@@ -214,6 +217,29 @@ func (l *changeLog) refresh(ctx context.Context) error {
 	}
 	l.on = need
 	return nil
+}
+
+// setFlag writes temp.changes_on: one row when on, which lets the
+// triggers log. The writer lock is held.
+func (l *changeLog) setFlag(ctx context.Context, on bool) error {
+	flag := `DELETE FROM temp.changes_on`
+	if on {
+		flag = `INSERT OR IGNORE INTO temp.changes_on VALUES (1)`
+	}
+	l.flagged = true
+	_, err := l.s.wconn.ExecContext(ctx, flag)
+	return err
+}
+
+// restoreFlag puts temp.changes_on back in step with the hook after a
+// rollback (of a transaction or a savepoint) that may have taken back
+// refresh's write of it, so that the triggers log exactly while the hook
+// is registered.
+func (l *changeLog) restoreFlag() error {
+	if l == nil || !l.flagged {
+		return nil
+	}
+	return l.setFlag(context.Background(), l.on)
 }
 
 // columnsOf finds where a kind's table keeps the columns the log reads.
@@ -361,10 +387,15 @@ func (l *changeLog) rewind(n int) {
 	}
 }
 
-// reset forgets what a transaction that rolled back logged.
+// reset forgets what a transaction that rolled back logged, and puts
+// the triggers' flag back in step with the hook: outside a transaction,
+// for good (should that fail, the next rollback tries again).
 func (l *changeLog) reset() {
 	if l != nil {
 		l.pending, l.texts = nil, false
+		if l.restoreFlag() == nil {
+			l.flagged = false
+		}
 	}
 }
 

@@ -99,9 +99,10 @@ func (q *dbtx) savepoint(fn func(q *dbtx) error) (err error) {
 		_, rbErr := q.execBackground("ROLLBACK TO " + name)
 		_, relErr := q.execBackground("RELEASE " + name)
 		w.s.log.rewind(nl)
+		flagErr := w.s.log.restoreFlag()
 		w.undo(nr)
 		w.commit = w.commit[:nc]
-		if e := errors.Join(rbErr, relErr); e != nil && err != nil {
+		if e := errors.Join(rbErr, relErr, flagErr); e != nil && err != nil {
 			err = errors.Join(err, e)
 		}
 	}()

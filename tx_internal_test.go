@@ -270,3 +270,61 @@ func TestReaderWaitersWake(t *testing.T) {
 		}
 	})
 }
+
+// The flag that lets the triggers log changes of text stays in step with
+// the hook when the transaction or savepoint that turned them off rolls
+// back: else every Update logs rows that nothing takes, handed out later
+// as another transaction's changes.
+func TestChangesFlagSurvivesRollback(t *testing.T) {
+	boom := errors.New("boom")
+	for name, fn := range map[string]func(q *dbtx, m *Memory) error{
+		"transaction": func(q *dbtx, m *Memory) error {
+			m.stems.reset() // thrown away, as when another handle changed the entries
+			return boom
+		},
+		"savepoint": func(q *dbtx, m *Memory) error {
+			if err := q.savepoint(func(q *dbtx) error {
+				m.stems.reset()
+				return boom
+			}); !errors.Is(err, boom) {
+				t.Errorf("savepoint returned %v", err)
+			}
+			return nil // the transaction commits
+		},
+	} {
+		t.Run(name, func(t *testing.T) { checkChangesFlag(t, fn) })
+	}
+}
+
+func checkChangesFlag(t *testing.T, fn func(q *dbtx, m *Memory) error) {
+	m, err := New(Tier1, InMemory())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	ctx := context.Background()
+	if _, err := m.Semantic().Store(ctx, SemanticEntry{ID: "a", Content: "the deploy runs from CI"}); err != nil {
+		t.Fatal(err)
+	}
+	if !m.stems.built || !m.db.log.on {
+		t.Fatal("storing an entry did not build the stem index and turn the log on")
+	}
+	_ = m.db.write(ctx, "test", func(q *dbtx) error { return fn(q, m) })
+	if _, err := m.Semantic().Update(ctx, "a", SemanticPatch{Content: new("the deploy runs from the blue pipeline")}); err != nil {
+		t.Fatal(err)
+	}
+	var flag, logged int
+	err = m.db.write(ctx, "test", func(q *dbtx) error {
+		return q.queryRow(`SELECT (SELECT count(*) FROM temp.changes_on), (SELECT count(*) FROM temp.changes)`, nil, &flag, &logged)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := 0
+	if m.db.log.on {
+		want = 1
+	}
+	if flag != want || logged != 0 {
+		t.Fatalf("hook on = %v, temp.changes_on holds %d rows and temp.changes %d, want %d and 0", m.db.log.on, flag, logged, want)
+	}
+}
