@@ -3,6 +3,7 @@ package engram
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"modernc.org/sqlite"
@@ -72,9 +73,12 @@ type follower interface {
 	// follow applies a batch of the changes of q's write transaction, or
 	// forgets what it holds when it cannot. Inserts and deletes come in
 	// the order they happened; a change of text is better read from the
-	// table, which holds the row's latest text. It may register
-	// callbacks on q (onRollback to drop what it applied). Every follower
-	// sees every batch, once, whatever it watches.
+	// table, which holds the row's latest text. Before it changes
+	// anything, it registers with q.onRollbackIn what undoes it, so that
+	// the rollback of the transaction or of the savepoint it is in takes
+	// it back. Every follower sees every batch, once, whatever it
+	// watches, except that a savepoint that rolls back hands out again
+	// the changes from before it that it handed out.
 	follow(q *dbtx, cs []change) error
 }
 
@@ -372,18 +376,29 @@ func (q *dbtx) changes() error {
 	return nil
 }
 
-// mark and rewind keep the log in step with a savepoint: what the hook
-// saw in a savepoint that rolls back never happened.
-func (l *changeLog) mark() int {
-	if l == nil {
-		return 0
-	}
-	return len(l.pending)
+// logMark is the log's state when a savepoint began: the changes not
+// handed out yet, and whether temp.changes may hold some.
+type logMark struct {
+	pending []change
+	texts   bool
 }
 
-func (l *changeLog) rewind(n int) {
-	if l != nil && n <= len(l.pending) {
-		l.pending = l.pending[:n]
+// mark and rewind keep the log in step with a savepoint: what the hook
+// saw in a savepoint that rolls back never happened, and what was handed
+// out in it of the changes made before it is handed out again, since the
+// followers that applied it forgot it (see follower). The rows of
+// temp.changes drained in it come back with the rollback.
+func (l *changeLog) mark() logMark {
+	if l == nil {
+		return logMark{}
+	}
+	// Clipped, so that what the hook appends does not write over it.
+	return logMark{pending: slices.Clip(l.pending), texts: l.texts}
+}
+
+func (l *changeLog) rewind(m logMark) {
+	if l != nil {
+		l.pending, l.texts = m.pending, m.texts
 	}
 }
 

@@ -426,6 +426,10 @@ func fillTerms(q *dbtx, k *kind, where string, args ...any) error {
 type dfCache struct {
 	mu      sync.Mutex // guards entries
 	entries map[string]dfEntry
+	// undo is where the rollback callback that forgets the counts raised
+	// in a transaction or savepoint is registered; the writer lock
+	// guards it.
+	undo rollbackScope
 }
 
 type dfEntry struct {
@@ -443,20 +447,26 @@ const (
 // bring: an insert whose term vector auto-linking made, a delete.
 func (c *dfCache) watches(bool) []watch { return nil }
 
-func (c *dfCache) follow(_ *dbtx, cs []change) error {
+func (c *dfCache) follow(q *dbtx, cs []change) error {
 	for i := range cs {
 		switch ch := &cs[i]; {
 		case ch.op == changeDelete:
-			c.mu.Lock()
-			c.entries = nil
-			c.mu.Unlock()
+			c.forget()
 		case ch.op == changeInsert && ch.kind == TypeSemantic && ch.terms != nil:
 			// Only when auto-linking's index made the term vector anyway:
 			// the counts are a cache, refreshed every dfCacheTTL.
+			q.onRollbackIn(&c.undo, func() func() { return c.forget })
 			c.added(semanticKind.vocab, ch.terms)
 		}
 	}
 	return nil
+}
+
+// forget drops every count.
+func (c *dfCache) forget() {
+	c.mu.Lock()
+	c.entries = nil
+	c.mu.Unlock()
 }
 
 // added counts a new document holding stems in the index named by vocab,

@@ -50,11 +50,14 @@ type dbtx struct {
 // it and the callbacks that in-memory state beside the database (indexes,
 // caches, pending access counts) registers to follow it.
 type writeTx struct {
-	s          *store
-	savepoints int                   // open SAVEPOINTs
-	before     []func(q *dbtx) error // just before COMMIT, in order (see store.settle)
-	commit     []func()              // after COMMIT succeeds, in order
-	rollback   []func()              // when what registered them is rolled back, last first
+	s *store
+	// levels holds, per open SAVEPOINT (outermost first), how many
+	// rollback callbacks were registered when it began: those after are
+	// its own.
+	levels   []int
+	before   []func(q *dbtx) error // just before COMMIT, in order (see store.settle)
+	commit   []func()              // after COMMIT succeeds, in order
+	rollback []func()              // when what registered them is rolled back, last first
 }
 
 // beforeCommit runs f just before the transaction commits, after the
@@ -74,24 +77,64 @@ func (q *dbtx) onCommit(f func()) { q.tx.commit = append(q.tx.commit, f) }
 // the writer lock held.
 func (q *dbtx) onRollback(f func()) { q.tx.rollback = append(q.tx.rollback, f) }
 
+// rollbackScope records where in a write transaction the rollback
+// callback of some in-memory state is registered (see onRollbackIn).
+type rollbackScope struct {
+	tx *writeTx
+	at int // the callback's place in tx.rollback
+}
+
+// onRollbackIn registers the callback undo makes, as onRollback does,
+// unless s says one is registered already in the innermost savepoint open
+// in q's transaction (in the transaction, outside any savepoint), and
+// records in s where it is. In-memory state that follows the
+// transaction's writes calls it before each change it makes, so that the
+// rollback of the transaction, or of any savepoint, undoes what was done
+// in it: one callback per transaction and savepoint it changed in. undo
+// is called only when a callback is registered, so it may capture the
+// state to restore.
+func (q *dbtx) onRollbackIn(s *rollbackScope, undo func() func()) {
+	w := q.tx
+	if s.tx == w && s.at >= w.level() {
+		return
+	}
+	prev, f := *s, undo()
+	*s = rollbackScope{tx: w, at: len(w.rollback)}
+	w.rollback = append(w.rollback, func() {
+		f()
+		*s = prev // the enclosing savepoint's callback, if any, is still there
+	})
+}
+
+// level is how many rollback callbacks were registered when the
+// innermost open savepoint began (0 outside any).
+func (w *writeTx) level() int {
+	if n := len(w.levels); n > 0 {
+		return w.levels[n-1]
+	}
+	return 0
+}
+
 // savepoint runs fn inside a SAVEPOINT of q's write transaction, so that
 // one operation can run another inside its transaction and recover from
 // its failure: when fn returns an error (or panics), what fn wrote is
-// rolled back, the onRollback callbacks registered in it run and its
+// rolled back, the onRollback callbacks registered in it run (the
+// followers forget what they applied in it, and the change log hands out
+// again what it handed out in it of the changes made before) and its
 // onCommit callbacks are dropped, while the enclosing transaction goes on.
 // It returns fn's error.
 func (q *dbtx) savepoint(fn func(q *dbtx) error) (err error) {
 	w := q.tx
-	name := fmt.Sprintf("sp%d", w.savepoints)
+	name := fmt.Sprintf("sp%d", len(w.levels))
 	if _, err := q.exec("SAVEPOINT " + name); err != nil {
 		return err
 	}
-	w.savepoints++
 	nc, nr, nl := len(w.commit), len(w.rollback), w.s.log.mark()
+	w.levels = append(w.levels, nr)
 	done := false
 	defer func() {
-		w.savepoints--
 		if done {
+			w.levels = w.levels[:len(w.levels)-1]
 			return
 		}
 		// ROLLBACK TO ignores the context: what fn did must go whatever
@@ -101,6 +144,7 @@ func (q *dbtx) savepoint(fn func(q *dbtx) error) (err error) {
 		w.s.log.rewind(nl)
 		flagErr := w.s.log.restoreFlag()
 		w.undo(nr)
+		w.levels = w.levels[:len(w.levels)-1]
 		w.commit = w.commit[:nc]
 		if e := errors.Join(rbErr, relErr, flagErr); e != nil && err != nil {
 			err = errors.Join(err, e)

@@ -3,6 +3,8 @@ package engram
 import (
 	"context"
 	"errors"
+	"fmt"
+	"maps"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -326,5 +328,181 @@ func checkChangesFlag(t *testing.T, fn func(q *dbtx, m *Memory) error) {
 	}
 	if flag != want || logged != 0 {
 		t.Fatalf("hook on = %v, temp.changes_on holds %d rows and temp.changes %d, want %d and 0", m.db.log.on, flag, logged, want)
+	}
+}
+
+// A savepoint that rolls back undoes what it did in every follower, even
+// after its changes were handed out (as auto-linking does, to be current)
+// and when the followers had changed earlier in the transaction: once the
+// transaction commits, the stem index and the vector index hold what the
+// tables hold. Storing without auto-linking, the vector index is kept in
+// step, not dropped.
+func TestSavepointRollbackUndoesFollowers(t *testing.T) {
+	for _, autoLink := range []bool{false, true} {
+		t.Run(fmt.Sprintf("autoLink=%v", autoLink), func(t *testing.T) { checkSavepointFollowers(t, autoLink) })
+	}
+}
+
+func checkSavepointFollowers(t *testing.T, autoLink bool) {
+	ctx := context.Background()
+	m, _ := openHashingTier2(t, 64)
+	s := m.Semantic()
+	if _, err := s.StoreBatch(ctx, []SemanticEntry{{ID: "y", Content: "deleted before the savepoint"}, {ID: "z", Content: "kept all along"}}); err != nil {
+		t.Fatal(err)
+	}
+	// A search builds the vector index, so that the transaction updates it.
+	if _, err := s.Search(ctx, SearchOptions{Query: "kept", Mode: SearchVector}); err != nil {
+		t.Fatal(err)
+	}
+	store := func(q *dbtx, id string) error {
+		return storeInTx(q, m, SemanticEntry{ID: id, Content: "entry " + id + " about tide tables"}, autoLink)
+	}
+	boom := errors.New("boom")
+	err := m.db.write(ctx, "test", func(q *dbtx) error {
+		if err := m.stems.sync(q); err != nil { // built, and changed in this transaction
+			return err
+		}
+		if _, err := q.exec(`DELETE FROM semantic_memory WHERE agent_id = ? AND id = 'y'`, m.agent); err != nil {
+			return err
+		}
+		if err := store(q, "x"); err != nil {
+			return err
+		}
+		err := q.savepoint(func(q *dbtx) error {
+			if err := store(q, "a"); err != nil {
+				return err
+			}
+			if err := q.changes(); err != nil { // handed out inside the savepoint
+				return err
+			}
+			if err := store(q, "b"); err != nil {
+				return err
+			}
+			return boom
+		})
+		if !errors.Is(err, boom) {
+			return fmt.Errorf("the savepoint returned %v", err)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.CheckIntegrity(ctx); err != nil {
+		t.Fatal(err)
+	}
+	checkFollowers(t, m, !autoLink)
+}
+
+// storeInTx stores e with its vector in q's transaction, auto-linking it
+// when autoLink is set.
+func storeInTx(q *dbtx, m *Memory, e SemanticEntry, autoLink bool) error {
+	s, now := m.Semantic(), m.now()
+	row, err := s.prepare("entry", e, now)
+	if err != nil {
+		return err
+	}
+	es, err := m.embedNew(q.ctx, []string{row.Content})
+	if err != nil {
+		return err
+	}
+	if autoLink {
+		return s.store(q, row, es, 0, now)
+	}
+	pk, err := s.insert(q, row)
+	if err != nil {
+		return err
+	}
+	return m.putNew(q, TypeSemantic, pk, es, 0)
+}
+
+// checkFollowers checks that the stem index, when built, holds the
+// agent's semantic entries, and that the vector index, when built (as it
+// must be when built is set), holds their vectors.
+func checkFollowers(t *testing.T, m *Memory, built bool) {
+	t.Helper()
+	rows := map[int64]string{}
+	var vecs []int64
+	err := m.db.read(context.Background(), "test", func(q *dbtx) error {
+		rs, err := q.query(`SELECT s.pk, s.id, v.rowid IS NOT NULL FROM semantic_memory s
+			LEFT JOIN `+semanticKind.vec+` v ON v.rowid = s.pk WHERE s.agent_id = ?`, m.agent)
+		if err != nil {
+			return err
+		}
+		_, err = scanAll(rs, func(r scanner) (struct{}, error) {
+			var pk int64
+			var id string
+			var hasVec bool
+			err := r.Scan(&pk, &id, &hasVec)
+			rows[pk] = id
+			if hasVec {
+				vecs = append(vecs, pk)
+			}
+			return struct{}{}, err
+		})
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.stems.built {
+		docs := map[int64]string{}
+		for pk, d := range m.stems.docs {
+			docs[pk] = d.id
+		}
+		if !maps.Equal(docs, rows) {
+			t.Errorf("the stem index holds %v, the table %v", docs, rows)
+		}
+	}
+	v := m.vectors
+	v.mu.RLock()
+	defer v.mu.RUnlock()
+	if !v.built {
+		if built {
+			t.Error("the vector index was dropped; want it kept in step")
+		}
+		return
+	}
+	x := v.idx[TypeSemantic]
+	for _, pk := range vecs {
+		if !x.Has(pk) {
+			t.Errorf("the vector index lacks row %d (%s)", pk, rows[pk])
+		}
+	}
+	if x.Len() != len(vecs) {
+		t.Errorf("the vector index holds %d vectors, the table %d", x.Len(), len(vecs))
+	}
+}
+
+// The vector index's finish is registered once per transaction, even when
+// the savepoint that first touched the vectors rolled back.
+func TestVectorsFinishRegisteredOnce(t *testing.T) {
+	ctx := context.Background()
+	m, _ := openHashingTier2(t, 64)
+	store := func(q *dbtx, content string) error {
+		return storeInTx(q, m, SemanticEntry{Content: content}, false)
+	}
+	boom := errors.New("boom")
+	before := 0
+	err := m.db.write(ctx, "test", func(q *dbtx) error {
+		if err := q.savepoint(func(q *dbtx) error {
+			if err := store(q, "taken back"); err != nil {
+				return err
+			}
+			return boom
+		}); !errors.Is(err, boom) {
+			return fmt.Errorf("the savepoint returned %v", err)
+		}
+		if err := store(q, "kept"); err != nil {
+			return err
+		}
+		before = len(q.tx.before)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if before != 1 {
+		t.Errorf("%d callbacks before commit, want 1 (finish)", before)
 	}
 }
