@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+
+	sqlite3 "modernc.org/sqlite/lib"
 )
 
 // reader is a connection of the reader pool with its prepared statements.
@@ -367,9 +369,11 @@ func (s *store) wrap(ctx context.Context, op string, err error) error {
 	if s.closed.Load() {
 		return ErrClosed
 	}
-	if ctxErr := ctx.Err(); ctxErr != nil {
-		// SQLite reports an interrupted statement as SQLITE_INTERRUPT;
-		// the caller wants to know it was their context.
+	if ctxErr := ctx.Err(); ctxErr != nil && (errors.Is(err, ctxErr) || sqliteCode(err)&0xff == sqlite3.SQLITE_INTERRUPT) {
+		// SQLite reports a statement the context interrupted as
+		// SQLITE_INTERRUPT; the caller wants to know it was their
+		// context. Any other failure keeps its error, whenever the
+		// context ended.
 		return fmt.Errorf("engram: %s: %w", op, ctxErr)
 	}
 	return dbErr(op, err)

@@ -506,3 +506,47 @@ func TestVectorsFinishRegisteredOnce(t *testing.T) {
 		t.Errorf("%d callbacks before commit, want 1 (finish)", before)
 	}
 }
+
+// A failure keeps its own error when the context ends by the time the
+// transaction does without causing it; a context that cut a statement
+// short is reported as the context's error.
+func TestFailureKeepsItsErrorWhenContextEnds(t *testing.T) {
+	m := openOneReader(t)
+	for name, run := range map[string]func(ctx context.Context, fn func(q *dbtx) error) error{
+		"write": func(ctx context.Context, fn func(q *dbtx) error) error { return m.db.write(ctx, "test", fn) },
+		"read":  func(ctx context.Context, fn func(q *dbtx) error) error { return m.db.read(ctx, "test", fn) },
+	} {
+		t.Run(name, func(t *testing.T) {
+			ctx, cancel := context.WithCancel(context.Background())
+			err := run(ctx, func(q *dbtx) error {
+				cancel()
+				return notFound("memory", "x")
+			})
+			if !errors.Is(err, ErrNotFound) || errors.Is(err, context.Canceled) {
+				t.Errorf("a not-found failure after the context ended returned %v, want ErrNotFound", err)
+			}
+			ctx, cancel = context.WithCancel(context.Background())
+			err = run(ctx, func(q *dbtx) error {
+				cancel()
+				var n int
+				return q.queryRow(`SELECT count(*) FROM semantic_memory`, nil, &n)
+			})
+			if !errors.Is(err, context.Canceled) {
+				t.Errorf("a query after the context ended returned %v, want context.Canceled", err)
+			}
+			ctx, cancel = context.WithTimeout(context.Background(), 20*time.Millisecond)
+			defer cancel()
+			err = run(ctx, func(q *dbtx) error {
+				var n int
+				if q.tx == nil {
+					return q.queryRow(`WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c`, nil, &n)
+				}
+				_, err := q.exec(`INSERT INTO meta (key, value) WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT 'test' || x, x FROM c`)
+				return err
+			})
+			if !errors.Is(err, context.DeadlineExceeded) {
+				t.Errorf("a query the context interrupted returned %v, want context.DeadlineExceeded", err)
+			}
+		})
+	}
+}
