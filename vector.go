@@ -18,6 +18,7 @@ import (
 	"strings"
 	"sync"
 
+	sqlite3 "modernc.org/sqlite/lib"
 	_ "modernc.org/sqlite/vec" // registers sqlite-vec's vec0 on every connection
 
 	"github.com/engram-go/engram/internal/schema"
@@ -771,6 +772,18 @@ func (v *vectors) load(q *dbtx, vk *kind) (*vecindex.Index, error) {
 // errChunkLayout says vec0's storage is not laid out as loadChunks expects.
 var errChunkLayout = errors.New("unexpected vec0 chunk layout")
 
+// chunkLayoutErr returns a failure to read vec0's storage as
+// errChunkLayout when the table or column read is not there, and as
+// itself otherwise (the context's end, a busy database, an I/O error).
+func chunkLayoutErr(err error) error {
+	if sqliteCode(err)&0xff == sqlite3.SQLITE_ERROR {
+		if msg := err.Error(); strings.Contains(msg, "no such table") || strings.Contains(msg, "no such column") {
+			return fmt.Errorf("%w: %w", errChunkLayout, err)
+		}
+	}
+	return err
+}
+
 // loadChunks calls fn with every vector of a vec0 table, read straight
 // from the table's chunks: per chunk, a validity bitmap, the rowids
 // (little-endian int64) and the vectors (little-endian float32), slot by
@@ -782,7 +795,7 @@ func (v *vectors) loadChunks(q *dbtx, vk *kind, fn func(pk int64, vec []float32)
 		FROM ` + vk.vec + `_chunks c JOIN ` + vk.vec + `_vector_chunks00 v ON v.rowid = c.chunk_id
 		ORDER BY c.chunk_id`)
 	if err != nil {
-		return fmt.Errorf("%w: %v", errChunkLayout, err)
+		return chunkLayoutErr(err)
 	}
 	defer rows.Close()
 	width := 4 * v.dims
@@ -812,7 +825,7 @@ func (v *vectors) loadChunks(q *dbtx, vk *kind, fn func(pk int64, vec []float32)
 	}
 	var want int
 	if err := q.queryRow(`SELECT count(*) FROM `+vk.vec+`_rowids`, nil, &want); err != nil {
-		return fmt.Errorf("%w: %v", errChunkLayout, err)
+		return chunkLayoutErr(err)
 	}
 	if total != want {
 		return fmt.Errorf("%w: %d valid slots for %d rows", errChunkLayout, total, want)
