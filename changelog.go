@@ -3,6 +3,7 @@ package engram
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"modernc.org/sqlite"
@@ -10,10 +11,9 @@ import (
 )
 
 // The change log keeps in-memory state beside the database (the stem
-// index of auto-linking, the vector index, the cache of document
-// frequencies) in step with the rows it is made from, whatever statement
-// changed them, so that nothing that writes a row has to remember to
-// tell anyone:
+// index of auto-linking, the vector index) in step with the rows it is
+// made from, whatever statement changed them, so that nothing that writes
+// a row has to remember to tell anyone:
 //
 //   - inserts and deletes of memory rows are seen by SQLite's pre-update
 //     hook on the writer connection, which hands each to Go as it
@@ -72,9 +72,12 @@ type follower interface {
 	// follow applies a batch of the changes of q's write transaction, or
 	// forgets what it holds when it cannot. Inserts and deletes come in
 	// the order they happened; a change of text is better read from the
-	// table, which holds the row's latest text. It may register
-	// callbacks on q (onRollback to drop what it applied). Every follower
-	// sees every batch, once, whatever it watches.
+	// table, which holds the row's latest text. Before it changes
+	// anything, it registers with q.onRollbackIn what undoes it, so that
+	// the rollback of the transaction or of the savepoint it is in takes
+	// it back. Every follower sees every batch, once, whatever it
+	// watches, except that a savepoint that rolls back hands out again
+	// the changes from before it that it handed out.
 	follow(q *dbtx, cs []change) error
 }
 
@@ -97,6 +100,10 @@ type changeLog struct {
 	// texts says a statement updated a table whose changes of text the
 	// temporary triggers log: temp.changes may hold some.
 	texts bool
+	// flagged says refresh wrote temp.changes_on, maybe inside a write
+	// transaction, since a rollback last put it back in step with on: a
+	// rollback may take the write back (see restoreFlag).
+	flagged bool
 }
 
 // logged is what the log records of one kind.
@@ -193,13 +200,12 @@ func (l *changeLog) refresh(ctx context.Context) error {
 	if need == l.on {
 		return nil
 	}
-	flag := `DELETE FROM temp.changes_on`
+	if err := l.setFlag(ctx, need); err != nil {
+		return err
+	}
 	var hook sqlite.PreUpdateHookFn
 	if need {
-		flag, hook = `INSERT OR IGNORE INTO temp.changes_on VALUES (1)`, l.hook
-	}
-	if _, err := l.s.wconn.ExecContext(ctx, flag); err != nil {
-		return err
+		hook = l.hook
 	}
 	err := l.s.wconn.Raw(func(dc any) error {
 		hr, ok := dc.(sqlite.HookRegisterer)
@@ -214,6 +220,29 @@ func (l *changeLog) refresh(ctx context.Context) error {
 	}
 	l.on = need
 	return nil
+}
+
+// setFlag writes temp.changes_on: one row when on, which lets the
+// triggers log. The writer lock is held.
+func (l *changeLog) setFlag(ctx context.Context, on bool) error {
+	flag := `DELETE FROM temp.changes_on`
+	if on {
+		flag = `INSERT OR IGNORE INTO temp.changes_on VALUES (1)`
+	}
+	l.flagged = true
+	_, err := l.s.wconn.ExecContext(ctx, flag)
+	return err
+}
+
+// restoreFlag puts temp.changes_on back in step with the hook after a
+// rollback (of a transaction or a savepoint) that may have taken back
+// refresh's write of it, so that the triggers log exactly while the hook
+// is registered.
+func (l *changeLog) restoreFlag() error {
+	if l == nil || !l.flagged {
+		return nil
+	}
+	return l.setFlag(context.Background(), l.on)
 }
 
 // columnsOf finds where a kind's table keeps the columns the log reads.
@@ -346,25 +375,41 @@ func (q *dbtx) changes() error {
 	return nil
 }
 
+// logMark is the log's state when a savepoint began: the changes not
+// handed out yet, and whether temp.changes may hold some.
+type logMark struct {
+	pending []change
+	texts   bool
+}
+
 // mark and rewind keep the log in step with a savepoint: what the hook
-// saw in a savepoint that rolls back never happened.
-func (l *changeLog) mark() int {
+// saw in a savepoint that rolls back never happened, and what was handed
+// out in it of the changes made before it is handed out again, since the
+// followers that applied it forgot it (see follower). The rows of
+// temp.changes drained in it come back with the rollback.
+func (l *changeLog) mark() logMark {
 	if l == nil {
-		return 0
+		return logMark{}
 	}
-	return len(l.pending)
+	// Clipped, so that what the hook appends does not write over it.
+	return logMark{pending: slices.Clip(l.pending), texts: l.texts}
 }
 
-func (l *changeLog) rewind(n int) {
-	if l != nil && n <= len(l.pending) {
-		l.pending = l.pending[:n]
+func (l *changeLog) rewind(m logMark) {
+	if l != nil {
+		l.pending, l.texts = m.pending, m.texts
 	}
 }
 
-// reset forgets what a transaction that rolled back logged.
+// reset forgets what a transaction that rolled back logged, and puts
+// the triggers' flag back in step with the hook: outside a transaction,
+// for good (should that fail, the next rollback tries again).
 func (l *changeLog) reset() {
 	if l != nil {
 		l.pending, l.texts = nil, false
+		if l.restoreFlag() == nil {
+			l.flagged = false
+		}
 	}
 }
 

@@ -47,11 +47,10 @@ type store struct {
 	// set when the Memory opens, guarded by wmu.
 	log *changeLog
 
-	rdb     *sql.DB      // nil in memory mode
-	readers chan *reader // idle readers; opened counts them all
-	ropenMu sync.Mutex   // guards ropened
-	ropened int
-	rmax    int
+	rdb     *sql.DB       // nil in memory mode
+	readers chan *reader  // idle readers
+	permits chan struct{} // one per reader that may still be opened
+	done    chan struct{} // closed by close: wakes the reads waiting for a reader
 }
 
 // writerCacheMiB caps the writer connection's page cache. A write that
@@ -67,7 +66,7 @@ const writerCacheMiB = 8
 // openStore opens (creating if needed) the database at path, or an
 // in-memory one when path is empty, and brings its schema up to date.
 func openStore(ctx context.Context, path string, cfg StorageConfig) (_ *store, err error) {
-	s := &store{memory: path == "", wstmts: make(map[string]*sql.Stmt)}
+	s := &store{memory: path == "", wstmts: make(map[string]*sql.Stmt), done: make(chan struct{})}
 	defer func() {
 		if err != nil {
 			_ = s.close() // the open error is the one worth reporting
@@ -130,7 +129,10 @@ func openStore(ctx context.Context, path string, cfg StorageConfig) (_ *store, e
 		s.rdb.SetConnMaxIdleTime(0)
 		s.rdb.SetConnMaxLifetime(0)
 		s.readers = make(chan *reader, cfg.ReadConns)
-		s.rmax = cfg.ReadConns
+		s.permits = make(chan struct{}, cfg.ReadConns)
+		for range cfg.ReadConns {
+			s.permits <- struct{}{}
+		}
 	}
 	return s, nil
 }
@@ -243,7 +245,9 @@ func (s *store) userVersion(ctx context.Context) (int, error) {
 
 // close releases everything; it waits for a running transaction to end.
 func (s *store) close() error {
-	s.closed.Store(true)
+	if !s.closed.Swap(true) {
+		close(s.done)
+	}
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
 	var errs []error

@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+
+	sqlite3 "modernc.org/sqlite/lib"
 )
 
 // reader is a connection of the reader pool with its prepared statements.
@@ -50,11 +52,14 @@ type dbtx struct {
 // it and the callbacks that in-memory state beside the database (indexes,
 // caches, pending access counts) registers to follow it.
 type writeTx struct {
-	s          *store
-	savepoints int                   // open SAVEPOINTs
-	before     []func(q *dbtx) error // just before COMMIT, in order (see store.settle)
-	commit     []func()              // after COMMIT succeeds, in order
-	rollback   []func()              // when what registered them is rolled back, last first
+	s *store
+	// levels holds, per open SAVEPOINT (outermost first), how many
+	// rollback callbacks were registered when it began: those after are
+	// its own.
+	levels   []int
+	before   []func(q *dbtx) error // just before COMMIT, in order (see store.settle)
+	commit   []func()              // after COMMIT succeeds, in order
+	rollback []func()              // when what registered them is rolled back, last first
 }
 
 // beforeCommit runs f just before the transaction commits, after the
@@ -74,24 +79,64 @@ func (q *dbtx) onCommit(f func()) { q.tx.commit = append(q.tx.commit, f) }
 // the writer lock held.
 func (q *dbtx) onRollback(f func()) { q.tx.rollback = append(q.tx.rollback, f) }
 
+// rollbackScope records where in a write transaction the rollback
+// callback of some in-memory state is registered (see onRollbackIn).
+type rollbackScope struct {
+	tx *writeTx
+	at int // the callback's place in tx.rollback
+}
+
+// onRollbackIn registers the callback undo makes, as onRollback does,
+// unless s says one is registered already in the innermost savepoint open
+// in q's transaction (in the transaction, outside any savepoint), and
+// records in s where it is. In-memory state that follows the
+// transaction's writes calls it before each change it makes, so that the
+// rollback of the transaction, or of any savepoint, undoes what was done
+// in it: one callback per transaction and savepoint it changed in. undo
+// is called only when a callback is registered, so it may capture the
+// state to restore.
+func (q *dbtx) onRollbackIn(s *rollbackScope, undo func() func()) {
+	w := q.tx
+	if s.tx == w && s.at >= w.level() {
+		return
+	}
+	prev, f := *s, undo()
+	*s = rollbackScope{tx: w, at: len(w.rollback)}
+	w.rollback = append(w.rollback, func() {
+		f()
+		*s = prev // the enclosing savepoint's callback, if any, is still there
+	})
+}
+
+// level is how many rollback callbacks were registered when the
+// innermost open savepoint began (0 outside any).
+func (w *writeTx) level() int {
+	if n := len(w.levels); n > 0 {
+		return w.levels[n-1]
+	}
+	return 0
+}
+
 // savepoint runs fn inside a SAVEPOINT of q's write transaction, so that
 // one operation can run another inside its transaction and recover from
 // its failure: when fn returns an error (or panics), what fn wrote is
-// rolled back, the onRollback callbacks registered in it run and its
+// rolled back, the onRollback callbacks registered in it run (the
+// followers forget what they applied in it, and the change log hands out
+// again what it handed out in it of the changes made before) and its
 // onCommit callbacks are dropped, while the enclosing transaction goes on.
 // It returns fn's error.
 func (q *dbtx) savepoint(fn func(q *dbtx) error) (err error) {
 	w := q.tx
-	name := fmt.Sprintf("sp%d", w.savepoints)
+	name := fmt.Sprintf("sp%d", len(w.levels))
 	if _, err := q.exec("SAVEPOINT " + name); err != nil {
 		return err
 	}
-	w.savepoints++
 	nc, nr, nl := len(w.commit), len(w.rollback), w.s.log.mark()
+	w.levels = append(w.levels, nr)
 	done := false
 	defer func() {
-		w.savepoints--
 		if done {
+			w.levels = w.levels[:len(w.levels)-1]
 			return
 		}
 		// ROLLBACK TO ignores the context: what fn did must go whatever
@@ -99,9 +144,11 @@ func (q *dbtx) savepoint(fn func(q *dbtx) error) (err error) {
 		_, rbErr := q.execBackground("ROLLBACK TO " + name)
 		_, relErr := q.execBackground("RELEASE " + name)
 		w.s.log.rewind(nl)
+		flagErr := w.s.log.restoreFlag()
 		w.undo(nr)
+		w.levels = w.levels[:len(w.levels)-1]
 		w.commit = w.commit[:nc]
-		if e := errors.Join(rbErr, relErr); e != nil && err != nil {
+		if e := errors.Join(rbErr, relErr, flagErr); e != nil && err != nil {
 			err = errors.Join(err, e)
 		}
 	}()
@@ -266,47 +313,52 @@ func (s *store) readTx(ctx context.Context, r *reader, fn func(q *dbtx) error) (
 	return endErr == nil, err
 }
 
-// acquire returns an idle reader, opening one while fewer than rmax are
-// open, or else waits for one.
+// acquire returns an idle reader, opening one while fewer than the
+// pool's size are open, or else waits for one, for a permit to open one
+// (a reader closed instead of returned), for ctx to end or for the store
+// to close.
 func (s *store) acquire(ctx context.Context) (*reader, error) {
 	select {
 	case r := <-s.readers:
 		return r, nil
 	default:
 	}
-	s.ropenMu.Lock()
-	if s.ropened < s.rmax {
-		s.ropened++
-		s.ropenMu.Unlock()
-		conn, err := s.rdb.Conn(ctx)
-		if err != nil {
-			s.ropenMu.Lock()
-			s.ropened--
-			s.ropenMu.Unlock()
-			return nil, err
-		}
-		return &reader{conn: conn, stmts: map[string]*sql.Stmt{}}, nil
-	}
-	s.ropenMu.Unlock()
 	select {
 	case r := <-s.readers:
 		return r, nil
+	case <-s.permits:
+		conn, err := s.rdb.Conn(ctx)
+		if err != nil {
+			s.permits <- struct{}{}
+			return nil, err
+		}
+		return &reader{conn: conn, stmts: map[string]*sql.Stmt{}}, nil
+	case <-s.done:
+		return nil, ErrClosed
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
 }
 
 // release returns r to the pool, or closes it when it is not healthy
-// (its transaction may still be open) or the store is closed.
+// (its transaction may still be open) or the store is closed, and hands
+// its permit back so that a waiting read may open another.
 func (s *store) release(r *reader, healthy bool) {
-	if !healthy || s.closed.Load() {
-		_ = r.close()
-		s.ropenMu.Lock()
-		s.ropened--
-		s.ropenMu.Unlock()
-		return
+	if healthy && !s.closed.Load() {
+		s.readers <- r
+		if !s.closed.Load() {
+			return
+		}
+		// close may have emptied the pool before r went back: take one
+		// out again.
+		select {
+		case r = <-s.readers:
+		default:
+			return
+		}
 	}
-	s.readers <- r
+	_ = r.close()
+	s.permits <- struct{}{}
 }
 
 // wrap turns a failure into engram's error vocabulary.
@@ -317,9 +369,11 @@ func (s *store) wrap(ctx context.Context, op string, err error) error {
 	if s.closed.Load() {
 		return ErrClosed
 	}
-	if ctxErr := ctx.Err(); ctxErr != nil {
-		// SQLite reports an interrupted statement as SQLITE_INTERRUPT;
-		// the caller wants to know it was their context.
+	if ctxErr := ctx.Err(); ctxErr != nil && (errors.Is(err, ctxErr) || sqliteCode(err)&0xff == sqlite3.SQLITE_INTERRUPT) {
+		// SQLite reports a statement the context interrupted as
+		// SQLITE_INTERRUPT; the caller wants to know it was their
+		// context. Any other failure keeps its error, whenever the
+		// context ended.
 		return fmt.Errorf("engram: %s: %w", op, ctxErr)
 	}
 	return dbErr(op, err)

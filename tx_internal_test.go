@@ -3,8 +3,12 @@ package engram
 import (
 	"context"
 	"errors"
+	"fmt"
+	"maps"
+	"path/filepath"
 	"slices"
 	"testing"
+	"time"
 )
 
 func countRows(t *testing.T, m *Memory, table string) int {
@@ -190,5 +194,359 @@ func TestChangeLogSeesEveryWritePath(t *testing.T) {
 		return a.kind == b.kind && a.pk == b.pk && a.agent == b.agent && a.id == b.id && a.op == b.op && a.text == b.text
 	}) {
 		t.Fatalf("the log saw\n%+v\nwant\n%+v", r.got, want)
+	}
+}
+
+// openOneReader opens a file-backed Memory with a single reader
+// connection.
+func openOneReader(t *testing.T) *Memory {
+	t.Helper()
+	cfg := DefaultConfig()
+	cfg.Storage.ReadConns = 1
+	m, err := New(Tier1, WithPath(filepath.Join(t.TempDir(), "memory.db")), WithConfig(cfg))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = m.Close() })
+	return m
+}
+
+// A read waiting for a reader connection is not left waiting forever:
+// Close wakes it with ErrClosed, and a reader closed instead of returned
+// to the pool lets it open another.
+func TestReaderWaitersWake(t *testing.T) {
+	t.Run("close", func(t *testing.T) {
+		m := openOneReader(t)
+		ctx := context.Background()
+		inRead, finish := make(chan struct{}), make(chan struct{})
+		first := make(chan error, 1)
+		go func() {
+			first <- m.db.read(ctx, "test", func(*dbtx) error {
+				close(inRead)
+				<-finish
+				return nil
+			})
+		}()
+		<-inRead
+		waiter := make(chan error, 1)
+		go func() { waiter <- m.db.read(ctx, "test", func(*dbtx) error { return nil }) }()
+		time.Sleep(50 * time.Millisecond) // let it wait for the reader
+		if err := m.Close(); err != nil {
+			t.Fatal(err)
+		}
+		close(finish)
+		<-first
+		select {
+		case err := <-waiter:
+			if !errors.Is(err, ErrClosed) {
+				t.Fatalf("the waiting read returned %v, want ErrClosed", err)
+			}
+		case <-time.After(2 * time.Second):
+			t.Fatal("the waiting read is still blocked 2s after Close")
+		}
+	})
+	t.Run("reader closed", func(t *testing.T) {
+		m := openOneReader(t)
+		ctx := context.Background()
+		r, err := m.db.acquire(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		waiter := make(chan error, 1)
+		go func() {
+			r, err := m.db.acquire(ctx)
+			if err == nil {
+				m.db.release(r, true)
+			}
+			waiter <- err
+		}()
+		time.Sleep(50 * time.Millisecond) // let it wait for the reader
+		m.db.release(r, false)            // as after a transaction that did not end
+		select {
+		case err := <-waiter:
+			if err != nil {
+				t.Fatal(err)
+			}
+		case <-time.After(2 * time.Second):
+			t.Fatal("the waiting read is still blocked 2s after the reader was closed")
+		}
+	})
+}
+
+// The flag that lets the triggers log changes of text stays in step with
+// the hook when the transaction or savepoint that turned them off rolls
+// back: else every Update logs rows that nothing takes, handed out later
+// as another transaction's changes.
+func TestChangesFlagSurvivesRollback(t *testing.T) {
+	boom := errors.New("boom")
+	for name, fn := range map[string]func(q *dbtx, m *Memory) error{
+		"transaction": func(q *dbtx, m *Memory) error {
+			m.stems.reset() // thrown away, as when another handle changed the entries
+			return boom
+		},
+		"savepoint": func(q *dbtx, m *Memory) error {
+			if err := q.savepoint(func(q *dbtx) error {
+				m.stems.reset()
+				return boom
+			}); !errors.Is(err, boom) {
+				t.Errorf("savepoint returned %v", err)
+			}
+			return nil // the transaction commits
+		},
+	} {
+		t.Run(name, func(t *testing.T) { checkChangesFlag(t, fn) })
+	}
+}
+
+func checkChangesFlag(t *testing.T, fn func(q *dbtx, m *Memory) error) {
+	m, err := New(Tier1, InMemory())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	ctx := context.Background()
+	if _, err := m.Semantic().Store(ctx, SemanticEntry{ID: "a", Content: "the deploy runs from CI"}); err != nil {
+		t.Fatal(err)
+	}
+	if !m.stems.built || !m.db.log.on {
+		t.Fatal("storing an entry did not build the stem index and turn the log on")
+	}
+	_ = m.db.write(ctx, "test", func(q *dbtx) error { return fn(q, m) })
+	if _, err := m.Semantic().Update(ctx, "a", SemanticPatch{Content: new("the deploy runs from the blue pipeline")}); err != nil {
+		t.Fatal(err)
+	}
+	var flag, logged int
+	err = m.db.write(ctx, "test", func(q *dbtx) error {
+		return q.queryRow(`SELECT (SELECT count(*) FROM temp.changes_on), (SELECT count(*) FROM temp.changes)`, nil, &flag, &logged)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := 0
+	if m.db.log.on {
+		want = 1
+	}
+	if flag != want || logged != 0 {
+		t.Fatalf("hook on = %v, temp.changes_on holds %d rows and temp.changes %d, want %d and 0", m.db.log.on, flag, logged, want)
+	}
+}
+
+// A savepoint that rolls back undoes what it did in every follower, even
+// after its changes were handed out (as auto-linking does, to be current)
+// and when the followers had changed earlier in the transaction: once the
+// transaction commits, the stem index and the vector index hold what the
+// tables hold. Storing without auto-linking, the vector index is kept in
+// step, not dropped.
+func TestSavepointRollbackUndoesFollowers(t *testing.T) {
+	for _, autoLink := range []bool{false, true} {
+		t.Run(fmt.Sprintf("autoLink=%v", autoLink), func(t *testing.T) { checkSavepointFollowers(t, autoLink) })
+	}
+}
+
+func checkSavepointFollowers(t *testing.T, autoLink bool) {
+	ctx := context.Background()
+	m, _ := openHashingTier2(t, 64)
+	s := m.Semantic()
+	if _, err := s.StoreBatch(ctx, []SemanticEntry{{ID: "y", Content: "deleted before the savepoint"}, {ID: "z", Content: "kept all along"}}); err != nil {
+		t.Fatal(err)
+	}
+	// A search builds the vector index, so that the transaction updates it.
+	if _, err := s.Search(ctx, SearchOptions{Query: "kept", Mode: SearchVector}); err != nil {
+		t.Fatal(err)
+	}
+	store := func(q *dbtx, id string) error {
+		return storeInTx(q, m, SemanticEntry{ID: id, Content: "entry " + id + " about tide tables"}, autoLink)
+	}
+	boom := errors.New("boom")
+	err := m.db.write(ctx, "test", func(q *dbtx) error {
+		if err := m.stems.sync(q); err != nil { // built, and changed in this transaction
+			return err
+		}
+		if _, err := q.exec(`DELETE FROM semantic_memory WHERE agent_id = ? AND id = 'y'`, m.agent); err != nil {
+			return err
+		}
+		if err := store(q, "x"); err != nil {
+			return err
+		}
+		err := q.savepoint(func(q *dbtx) error {
+			if err := store(q, "a"); err != nil {
+				return err
+			}
+			if err := q.changes(); err != nil { // handed out inside the savepoint
+				return err
+			}
+			if err := store(q, "b"); err != nil {
+				return err
+			}
+			return boom
+		})
+		if !errors.Is(err, boom) {
+			return fmt.Errorf("the savepoint returned %v", err)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.CheckIntegrity(ctx); err != nil {
+		t.Fatal(err)
+	}
+	checkFollowers(t, m, !autoLink)
+}
+
+// storeInTx stores e with its vector in q's transaction, auto-linking it
+// when autoLink is set.
+func storeInTx(q *dbtx, m *Memory, e SemanticEntry, autoLink bool) error {
+	s, now := m.Semantic(), m.now()
+	row, err := s.prepare("entry", e, now)
+	if err != nil {
+		return err
+	}
+	es, err := m.embedNew(q.ctx, []string{row.Content})
+	if err != nil {
+		return err
+	}
+	if autoLink {
+		return s.store(q, row, es, 0, now)
+	}
+	pk, err := s.insert(q, row)
+	if err != nil {
+		return err
+	}
+	return m.putNew(q, TypeSemantic, pk, es, 0)
+}
+
+// checkFollowers checks that the stem index, when built, holds the
+// agent's semantic entries, and that the vector index, when built (as it
+// must be when built is set), holds their vectors.
+func checkFollowers(t *testing.T, m *Memory, built bool) {
+	t.Helper()
+	rows := map[int64]string{}
+	var vecs []int64
+	err := m.db.read(context.Background(), "test", func(q *dbtx) error {
+		rs, err := q.query(`SELECT s.pk, s.id, v.rowid IS NOT NULL FROM semantic_memory s
+			LEFT JOIN `+semanticKind.vec+` v ON v.rowid = s.pk WHERE s.agent_id = ?`, m.agent)
+		if err != nil {
+			return err
+		}
+		_, err = scanAll(rs, func(r scanner) (struct{}, error) {
+			var pk int64
+			var id string
+			var hasVec bool
+			err := r.Scan(&pk, &id, &hasVec)
+			rows[pk] = id
+			if hasVec {
+				vecs = append(vecs, pk)
+			}
+			return struct{}{}, err
+		})
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.stems.built {
+		docs := map[int64]string{}
+		for pk, d := range m.stems.docs {
+			docs[pk] = d.id
+		}
+		if !maps.Equal(docs, rows) {
+			t.Errorf("the stem index holds %v, the table %v", docs, rows)
+		}
+	}
+	v := m.vectors
+	v.mu.RLock()
+	defer v.mu.RUnlock()
+	if !v.built {
+		if built {
+			t.Error("the vector index was dropped; want it kept in step")
+		}
+		return
+	}
+	x := v.idx[TypeSemantic]
+	for _, pk := range vecs {
+		if !x.Has(pk) {
+			t.Errorf("the vector index lacks row %d (%s)", pk, rows[pk])
+		}
+	}
+	if x.Len() != len(vecs) {
+		t.Errorf("the vector index holds %d vectors, the table %d", x.Len(), len(vecs))
+	}
+}
+
+// The vector index's finish is registered once per transaction, even when
+// the savepoint that first touched the vectors rolled back.
+func TestVectorsFinishRegisteredOnce(t *testing.T) {
+	ctx := context.Background()
+	m, _ := openHashingTier2(t, 64)
+	store := func(q *dbtx, content string) error {
+		return storeInTx(q, m, SemanticEntry{Content: content}, false)
+	}
+	boom := errors.New("boom")
+	before := 0
+	err := m.db.write(ctx, "test", func(q *dbtx) error {
+		if err := q.savepoint(func(q *dbtx) error {
+			if err := store(q, "taken back"); err != nil {
+				return err
+			}
+			return boom
+		}); !errors.Is(err, boom) {
+			return fmt.Errorf("the savepoint returned %v", err)
+		}
+		if err := store(q, "kept"); err != nil {
+			return err
+		}
+		before = len(q.tx.before)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if before != 1 {
+		t.Errorf("%d callbacks before commit, want 1 (finish)", before)
+	}
+}
+
+// A failure keeps its own error when the context ends by the time the
+// transaction does without causing it; a context that cut a statement
+// short is reported as the context's error.
+func TestFailureKeepsItsErrorWhenContextEnds(t *testing.T) {
+	m := openOneReader(t)
+	for name, run := range map[string]func(ctx context.Context, fn func(q *dbtx) error) error{
+		"write": func(ctx context.Context, fn func(q *dbtx) error) error { return m.db.write(ctx, "test", fn) },
+		"read":  func(ctx context.Context, fn func(q *dbtx) error) error { return m.db.read(ctx, "test", fn) },
+	} {
+		t.Run(name, func(t *testing.T) {
+			ctx, cancel := context.WithCancel(context.Background())
+			err := run(ctx, func(q *dbtx) error {
+				cancel()
+				return notFound("memory", "x")
+			})
+			if !errors.Is(err, ErrNotFound) || errors.Is(err, context.Canceled) {
+				t.Errorf("a not-found failure after the context ended returned %v, want ErrNotFound", err)
+			}
+			ctx, cancel = context.WithCancel(context.Background())
+			err = run(ctx, func(q *dbtx) error {
+				cancel()
+				var n int
+				return q.queryRow(`SELECT count(*) FROM semantic_memory`, nil, &n)
+			})
+			if !errors.Is(err, context.Canceled) {
+				t.Errorf("a query after the context ended returned %v, want context.Canceled", err)
+			}
+			ctx, cancel = context.WithTimeout(context.Background(), 20*time.Millisecond)
+			defer cancel()
+			err = run(ctx, func(q *dbtx) error {
+				var n int
+				if q.tx == nil {
+					return q.queryRow(`WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c`, nil, &n)
+				}
+				_, err := q.exec(`INSERT INTO meta (key, value) WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT 'test' || x, x FROM c`)
+				return err
+			})
+			if !errors.Is(err, context.DeadlineExceeded) {
+				t.Errorf("a query the context interrupted returned %v, want context.DeadlineExceeded", err)
+			}
+		})
 	}
 }

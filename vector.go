@@ -11,12 +11,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
 
+	sqlite3 "modernc.org/sqlite/lib"
 	_ "modernc.org/sqlite/vec" // registers sqlite-vec's vec0 on every connection
 
 	"github.com/engram-go/engram/internal/schema"
@@ -76,12 +78,15 @@ type vectors struct {
 	// until finish applies it: the vectors it wrote (puts) and those its
 	// statements dropped (drops), own counting both; touched says it
 	// changed the index or loaded it from the transaction's view, so that
-	// a rollback must drop it. The writer lock guards them.
+	// a rollback must drop it. undo is where the rollback callback that
+	// takes them back is registered: one in the transaction, and one in
+	// each savepoint that changed them. The writer lock guards them.
 	tx      *writeTx
 	puts    map[vectorKey][]float32
 	drops   map[vectorKey]bool
 	own     int
 	touched bool
+	undo    rollbackScope
 }
 
 type vectorKey struct {
@@ -491,19 +496,41 @@ func (v *vectors) put(q *dbtx, typ MemoryType, pk int64, e embedded, replace boo
 	return nil
 }
 
-// begin makes v's transaction state q's, registering finish and the
-// rollback, the first time q's transaction touches the agent's vectors.
-// The writer lock is held.
+// begin is called before v's transaction state changes: it makes that
+// state q's, registering finish, the first time q's transaction touches
+// the agent's vectors, and the rollback of what is about to change in
+// the transaction, or in the savepoint open in it, the first time either
+// does. The writer lock is held.
 func (v *vectors) begin(q *dbtx) {
-	if v.tx == q.tx {
-		return
+	if v.tx != q.tx {
+		v.tx = q.tx
+		clear(v.puts)
+		clear(v.drops)
+		v.own, v.touched = 0, false
+		q.beforeCommit(v.finish)
 	}
-	v.tx = q.tx
-	clear(v.puts)
-	clear(v.drops)
-	v.own, v.touched = 0, false
-	q.beforeCommit(v.finish)
-	q.onRollback(v.rolledBack)
+	q.onRollbackIn(&v.undo, v.undoer)
+}
+
+// undoer returns the rollback callback of a transaction or savepoint
+// about to change v's transaction state: it puts that state back as it is
+// now, and drops the index if the transaction loaded or changed it (the
+// savepoint may have: the index would hold what the rollback took back).
+// It is loaded again on its next use. (Most rollbacks are of bad input,
+// found before anything reached the index.)
+func (v *vectors) undoer() func() {
+	// Copies sized to what they hold: maps.Clone would copy the room of
+	// maps once large (a Reindex) at every transaction.
+	tx, puts, drops, own := v.tx, maps.Collect(maps.All(v.puts)), maps.Collect(maps.All(v.drops)), v.own
+	return func() {
+		v.tx, v.puts, v.drops, v.own = tx, puts, drops, own
+		if v.touched {
+			v.mu.Lock()
+			v.built = false
+			v.mu.Unlock()
+			v.touched = false
+		}
+	}
 }
 
 // watches asks the change log for the rows whose vector a trigger drops
@@ -564,9 +591,6 @@ func (v *vectors) follow(q *dbtx, cs []change) error {
 // the agent's counter moved on by exactly as much; otherwise the index is
 // loaded again on its next use. The writer lock is held.
 func (v *vectors) finish(q *dbtx) error {
-	if v.tx != q.tx {
-		return nil // rolled back to a savepoint: the index is dropped already
-	}
 	// A row both written and dropped (stored then deleted, or written
 	// again after its text changed): the table knows which came last.
 	for key := range v.puts {
@@ -603,23 +627,6 @@ func (v *vectors) finish(q *dbtx) error {
 	}
 	v.version = ver
 	return nil
-}
-
-// rolledBack forgets what a transaction that did not commit (or a
-// savepoint rolled back) did: the index is loaded again if the
-// transaction changed it. (Most rollbacks are of bad input, found before
-// anything reached the index.)
-func (v *vectors) rolledBack() {
-	clear(v.puts)
-	clear(v.drops)
-	v.own = 0
-	if v.touched {
-		v.mu.Lock()
-		v.built = false
-		v.mu.Unlock()
-	}
-	v.touched = false
-	v.tx = nil
 }
 
 // search returns the n rows of type typ whose vectors are most similar to
@@ -765,6 +772,18 @@ func (v *vectors) load(q *dbtx, vk *kind) (*vecindex.Index, error) {
 // errChunkLayout says vec0's storage is not laid out as loadChunks expects.
 var errChunkLayout = errors.New("unexpected vec0 chunk layout")
 
+// chunkLayoutErr returns a failure to read vec0's storage as
+// errChunkLayout when the table or column read is not there, and as
+// itself otherwise (the context's end, a busy database, an I/O error).
+func chunkLayoutErr(err error) error {
+	if sqliteCode(err)&0xff == sqlite3.SQLITE_ERROR {
+		if msg := err.Error(); strings.Contains(msg, "no such table") || strings.Contains(msg, "no such column") {
+			return fmt.Errorf("%w: %w", errChunkLayout, err)
+		}
+	}
+	return err
+}
+
 // loadChunks calls fn with every vector of a vec0 table, read straight
 // from the table's chunks: per chunk, a validity bitmap, the rowids
 // (little-endian int64) and the vectors (little-endian float32), slot by
@@ -776,7 +795,7 @@ func (v *vectors) loadChunks(q *dbtx, vk *kind, fn func(pk int64, vec []float32)
 		FROM ` + vk.vec + `_chunks c JOIN ` + vk.vec + `_vector_chunks00 v ON v.rowid = c.chunk_id
 		ORDER BY c.chunk_id`)
 	if err != nil {
-		return fmt.Errorf("%w: %v", errChunkLayout, err)
+		return chunkLayoutErr(err)
 	}
 	defer rows.Close()
 	width := 4 * v.dims
@@ -806,7 +825,7 @@ func (v *vectors) loadChunks(q *dbtx, vk *kind, fn func(pk int64, vec []float32)
 	}
 	var want int
 	if err := q.queryRow(`SELECT count(*) FROM `+vk.vec+`_rowids`, nil, &want); err != nil {
-		return fmt.Errorf("%w: %v", errChunkLayout, err)
+		return chunkLayoutErr(err)
 	}
 	if total != want {
 		return fmt.Errorf("%w: %d valid slots for %d rows", errChunkLayout, total, want)

@@ -271,3 +271,31 @@ func TestIndexFollowsWritesAndDropsInOneTransaction(t *testing.T) {
 		t.Errorf("index holds %d vectors, want 2", x.Len())
 	}
 }
+
+// TestLoadChunksKeepsTheCause checks that loadChunks reports vec0 storage
+// it cannot read (a missing table) as errChunkLayout, for load to fall
+// back on vec0's scan, and any other failure (here the context's end) as
+// itself.
+func TestLoadChunksKeepsTheCause(t *testing.T) {
+	ctx := context.Background()
+	m, _ := openHashingTier2(t, 32)
+	if _, err := m.Semantic().Store(ctx, SemanticEntry{Content: "one entry with a vector"}); err != nil {
+		t.Fatal(err)
+	}
+	err := m.db.read(ctx, "test", func(q *dbtx) error {
+		err := m.vectors.loadChunks(q, &kind{vec: "vec_missing"}, func(int64, []float32) {})
+		if !errors.Is(err, errChunkLayout) {
+			t.Errorf("a missing table: %v, want errChunkLayout", err)
+		}
+		ended, cancel := context.WithCancel(ctx)
+		cancel()
+		err = m.vectors.loadChunks(&dbtx{ctx: ended, prep: q.prep}, semanticKind, func(int64, []float32) {})
+		if errors.Is(err, errChunkLayout) || !errors.Is(err, context.Canceled) {
+			t.Errorf("the context's end: %v, want context.Canceled", err)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}

@@ -388,6 +388,10 @@ type stemIndex struct {
 	// counter (no other connection writes while a write transaction is
 	// open).
 	tx *writeTx
+	// undo is where the rollback callback that drops the index is
+	// registered: one in the transaction, and one in each savepoint that
+	// changed the index.
+	undo rollbackScope
 }
 
 // stemDoc is one entry's ID and term vector, sorted by term number.
@@ -409,7 +413,7 @@ const metaSemanticVersion = "semantic.version:"
 // reset throws the index away; the next sync builds it again.
 func (x *stemIndex) reset() {
 	was := x.built
-	*x = stemIndex{agent: x.agent, log: x.log}
+	*x = stemIndex{agent: x.agent, log: x.log, undo: x.undo}
 	if was && x.log != nil {
 		x.refreshLog()
 	}
@@ -419,7 +423,7 @@ func (x *stemIndex) reset() {
 // to register the hook leaves the index unbuilt, which needs nothing.
 func (x *stemIndex) refreshLog() {
 	if err := x.log.refresh(context.Background()); err != nil {
-		*x = stemIndex{agent: x.agent, log: x.log}
+		*x = stemIndex{agent: x.agent, log: x.log, undo: x.undo}
 	}
 }
 
@@ -452,8 +456,8 @@ func (x *stemIndex) follow(q *dbtx, cs []change) error {
 			x.reset()
 			return nil
 		}
-		x.changedIn(q)
 	}
+	x.changedIn(q)
 	var changed []int64 // rows whose content changed: read them again
 	for i := range cs {
 		c := &cs[i]
@@ -499,11 +503,11 @@ func (x *stemIndex) putRows(q *dbtx, query string, args ...any) error {
 	return err
 }
 
-// changedIn notes that q's transaction changed the index: its rollback
-// drops it.
+// changedIn notes that q's transaction changes the index: its rollback,
+// or that of the savepoint open in it, drops it.
 func (x *stemIndex) changedIn(q *dbtx) {
 	x.tx = q.tx
-	q.onRollback(x.reset)
+	q.onRollbackIn(&x.undo, func() func() { return x.reset })
 }
 
 // sync makes the index current in q's write transaction: it takes the
