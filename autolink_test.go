@@ -169,3 +169,27 @@ func TestAutoLinkIgnoresRolledBackEntries(t *testing.T) {
 	require.NoError(t, err)
 	assert.Empty(t, linkedTo(t, m, id), "the entry it resembles was never stored")
 }
+
+// Entries stored in one batch link to each other in Tier 2 as in Tier 1,
+// whether or not the vector index was loaded before the batch (the
+// batch's own vectors reach the index only when it commits).
+func TestAutoLinkWithinABatch(t *testing.T) {
+	h, err := engram.NewHashingEmbedder(256)
+	require.NoError(t, err)
+	for name, m := range map[string]*engram.Memory{"tier 1": testutil.Open(t), "tier 2": testutil.OpenTier2(t, h)} {
+		ctx := context.Background()
+		for _, c := range []string{"lunch is served at noon", "the office closes at six"} {
+			_, err := m.Semantic().Store(ctx, engram.SemanticEntry{Content: c})
+			require.NoError(t, err, name)
+		}
+		ids, err := m.Semantic().StoreBatch(ctx, []engram.SemanticEntry{
+			{Content: "The production database runs Postgres 16 on port 6432"},
+			{Content: "The production database runs Postgres 16 on port 6432."},
+		})
+		require.NoError(t, err, name)
+		links, err := m.Links().For(ctx, ids[1])
+		require.NoError(t, err, name)
+		require.Len(t, links, 1, name)
+		assert.Equal(t, ids[0], links[0].TargetID, name)
+	}
+}

@@ -890,8 +890,9 @@ func (v *vectors) similar(q *dbtx, pk int64, vec []float32, threshold float64, n
 		return nil, err
 	}
 	v.mu.RLock()
-	hits := v.idx[TypeSemantic].Near(vec, float32(threshold), n+1)
+	hits := v.idx[TypeSemantic].Near(vec, float32(threshold), n+1+len(v.drops))
 	v.mu.RUnlock()
+	hits = v.ownHits(hits, vec, threshold)
 	var pks []int64
 	sims := map[int64]float64{}
 	for _, h := range hits {
@@ -920,6 +921,48 @@ func (v *vectors) similar(q *dbtx, pk int64, vec []float32, threshold float64, n
 	}
 	slices.SortFunc(docs, func(a, b similarDoc) int { return cmp.Or(cmp.Compare(b.sim, a.sim), cmp.Compare(a.id, b.id)) })
 	return docs, nil
+}
+
+// ownHits corrects the index's semantic hits for vec with what v's
+// transaction did, which reaches the index only when it commits (see
+// finish): the vectors it dropped go, those it wrote at least threshold
+// alike come in. Best first, then by pk.
+func (v *vectors) ownHits(hits []vecindex.Hit, vec []float32, threshold float64) []vecindex.Hit {
+	if len(v.puts) == 0 && len(v.drops) == 0 {
+		return hits
+	}
+	hits = slices.DeleteFunc(hits, func(h vecindex.Hit) bool {
+		key := vectorKey{TypeSemantic, h.ID}
+		_, put := v.puts[key]
+		return v.drops[key] || put
+	})
+	for key, w := range v.puts {
+		if key.typ != TypeSemantic {
+			continue
+		}
+		if c := cosine(vec, w); c >= threshold {
+			hits = append(hits, vecindex.Hit{ID: key.pk, Cosine: float32(c)})
+		}
+	}
+	slices.SortFunc(hits, func(a, b vecindex.Hit) int {
+		return cmp.Or(cmp.Compare(b.Cosine, a.Cosine), cmp.Compare(a.ID, b.ID))
+	})
+	return hits
+}
+
+// cosine is the cosine similarity of two vectors of the same length (0
+// when either is zero).
+func cosine(a, b []float32) float64 {
+	var dot, na, nb float64
+	for i := range a {
+		dot += float64(a[i]) * float64(b[i])
+		na += float64(a[i]) * float64(a[i])
+		nb += float64(b[i]) * float64(b[i])
+	}
+	if na == 0 || nb == 0 {
+		return 0
+	}
+	return dot / math.Sqrt(na*nb)
 }
 
 // stored returns the vector of row pk, or nil when it has none (it is
