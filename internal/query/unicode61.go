@@ -1,6 +1,9 @@
 package query
 
-import "unicode"
+import (
+	"unicode"
+	"unicode/utf8"
+)
 
 // What SQLite's unicode61 tokenizer, with its default options
 // (remove_diacritics=1, categories "L* N* Co"), does with each code point
@@ -18,6 +21,11 @@ type foldRange struct {
 	To     rune
 	Flat   bool
 }
+
+// beyondUnicode marks a code point above unicode.MaxRune read from invalid
+// UTF-8: such a code point is kept as beyondUnicode | its low 21 bits, all
+// of it SQLite writes back.
+const beyondUnicode = 1 << 21
 
 // lowSeparator marks a separator in unicode61Low.
 const lowSeparator = 0xFFFF
@@ -82,4 +90,50 @@ func unicode61Table(r rune) rune {
 		return f.To
 	}
 	return f.To + d
+}
+
+// decodeRune reads the code point at the start of s, which does not start
+// with an ASCII byte, as SQLite does, and its length; exact reports whether
+// those bytes are the code point's UTF-8 encoding. Valid UTF-8 reads as Go
+// reads it. SQLite reads invalid UTF-8 its own way: a stray continuation
+// byte is the code point of its value (0x80 to 0xBF), a lead byte takes
+// every continuation byte that follows, and a result that is a surrogate,
+// U+FFFE, U+FFFF or overlong below U+0080 is U+FFFD.
+func decodeRune(s string) (r rune, n int, exact bool) {
+	r, n = utf8.DecodeRuneInString(s)
+	if (r != utf8.RuneError || n > 1) && (n == len(s) || s[n]&0xC0 != 0x80) {
+		return r, n, true
+	}
+	c, n := uint32(s[0]), 1
+	if c >= 0xC0 {
+		c = uint32(utf8Trans1[c-0xC0])
+		for ; n < len(s) && s[n]&0xC0 == 0x80; n++ {
+			c = c<<6 + uint32(s[n]&0x3F)
+		}
+		if c < 0x80 || c&0xFFFFF800 == 0xD800 || c&0xFFFFFFFE == 0xFFFE {
+			c = utf8.RuneError
+		}
+	}
+	if c > unicode.MaxRune {
+		return rune(c&(beyondUnicode-1) | beyondUnicode), n, false
+	}
+	return rune(c), n, false
+}
+
+// utf8Trans1 is SQLite's sqlite3Utf8Trans1: the bits a lead byte 0xC0 to
+// 0xFF contributes to its code point.
+var utf8Trans1 = [64]byte{
+	0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f,
+	0x10, 0x11, 0x12, 0x13, 0x14, 0x15, 0x16, 0x17, 0x18, 0x19, 0x1a, 0x1b, 0x1c, 0x1d, 0x1e, 0x1f,
+	0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f,
+	0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x00, 0x01, 0x00, 0x00,
+}
+
+// appendRune appends r as SQLite writes it: UTF-8, and for a code point
+// beyond Unicode the four-byte form of its low 21 bits.
+func appendRune(b []byte, r rune) []byte {
+	if r <= unicode.MaxRune {
+		return utf8.AppendRune(b, r)
+	}
+	return append(b, 0xF0|byte(r>>18&0x07), 0x80|byte(r>>12&0x3F), 0x80|byte(r>>6&0x3F), 0x80|byte(r&0x3F))
 }

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"go/format"
+	"math/rand/v2"
 	"os"
 	"slices"
 	"strings"
@@ -159,13 +160,13 @@ func describe(f rune) string {
 	return fmt.Sprintf("folds to %q (%U)", f, f)
 }
 
-// TestUnicode61 checks unicode61_table.go against SQLite's
+// TestUnicode61 checks unicode61_table.go, and Tokens, against SQLite's
 // unicode61 tokenizer on every code point; -update regenerates the table.
 func TestUnicode61(t *testing.T) {
 	if testing.Short() && !*update {
 		t.Skip("tokenizes every code point with SQLite (5 s)")
 	}
-	want, _, _ := sqliteUnicode61(t)
+	want, texts, toks := sqliteUnicode61(t)
 	if *update {
 		writeUnicode61Table(t, want)
 		return
@@ -183,10 +184,89 @@ func TestUnicode61(t *testing.T) {
 		t.Errorf("the table disagrees with SQLite on %d code points (go test ./internal/query -run TestUnicode61 -update regenerates it); the first:\n%s",
 			n, strings.Join(diffs, "\n"))
 	}
+	bad := 0
+	for d, text := range texts {
+		got := Tokens(text)
+		if slices.Equal(got, toks[d]) {
+			continue
+		}
+		i := 0
+		for i < min(len(got), len(toks[d])) && got[i] == toks[d][i] {
+			i++
+		}
+		t.Errorf("Tokens of the probes of %U to %U: token %d is %q, SQLite's is %q",
+			d*probeChunk, (d+1)*probeChunk-1, i, at(got, i), at(toks[d], i))
+		if bad++; bad == 10 {
+			break
+		}
+	}
 	// A compiled query quotes folded terms, and SQLite tokenizes them again.
 	for r := range rune(len(want)) {
 		if f := unicode61(r); f > 0 && unicode61(f) != f {
 			t.Errorf("%U %q folds to %q, which %s: folding is not idempotent", r, r, f, describe(unicode61(f)))
+		}
+	}
+}
+
+// at returns s[i], or "(none)" past the end of s.
+func at(s []string, i int) string {
+	if i < len(s) {
+		return s[i]
+	}
+	return "(none)"
+}
+
+// oddPieces are separators, invisible characters and invalid UTF-8 that
+// TestTokensAgreeWithSQLite mixes into its text.
+var oddPieces = []string{
+	" ", " ", " ", "-", ".", "'", "_", "\"", "*", ":", "\t", "\n", "\x00",
+	"\u00a0", "\u200b", "\u200d", "\u2028", "\ufe0f", "\u3000",
+	"\xaa", "\xb5", "\x80", "\xbf", "\xc3", "\xe2\x82", "\xff", "\xc0\x80", "\xc1\xbf", "\xe0\x80\xaa",
+	"\xed\xa0\x80", "\xef\xbf\xbe", "\xf4\x90\x80\x80", "\xf7\xbf\xbf\xbf", "\xf8\x88\x80\x80\x80",
+	"\xfc\x84\x80\x80\x80\x80\x80\x80", "é\x80", "a\xcc",
+}
+
+// TestTokensAgreeWithSQLite compares Tokens with SQLite on random text
+// mixing scripts, digits, punctuation, combining marks, unassigned and
+// private-use code points and invalid UTF-8.
+func TestTokensAgreeWithSQLite(t *testing.T) {
+	blocks := [][2]rune{
+		{'a', 'z'}, {'A', 'Z'}, {'0', '9'}, {'!', '/'},
+		{0x80, 0x24f}, {0x250, 0x2ff}, {0x300, 0x36f}, {0x370, 0x3ff}, {0x400, 0x52f},
+		{0x590, 0x6ff}, {0x900, 0x97f}, {0xe00, 0xe7f}, {0x1ab0, 0x1aff}, {0x1dc0, 0x1dff},
+		{0x1e00, 0x1fff}, {0x2000, 0x2bff}, {0x3040, 0x30ff}, {0x4e00, 0x4e3f}, {0xac00, 0xac3f},
+		{0xe000, 0xe00f}, {0xfb00, 0xfb4f}, {0xfe20, 0xfe2f}, {0xff00, 0xffff},
+		{0x10400, 0x1044f}, {0x1e900, 0x1e95f}, {0x1f300, 0x1f64f}, {0x2fff0, 0x3000f},
+		{0xe0000, 0xe01ef}, {0xffff0, 0x10ffff},
+	}
+	rng := rand.New(rand.NewPCG(61, 5))
+	texts := make([]string, 3000)
+	var b strings.Builder
+	for i := range texts {
+		b.Reset()
+		for range 1 + rng.IntN(24) {
+			if rng.IntN(6) == 0 {
+				b.WriteString(oddPieces[rng.IntN(len(oddPieces))])
+				continue
+			}
+			bl := blocks[rng.IntN(len(blocks))]
+			r := bl[0] + rng.Int32N(bl[1]-bl[0]+1)
+			if !utf8.ValidRune(r) {
+				r = 'x'
+			}
+			b.WriteRune(r)
+		}
+		texts[i] = b.String()
+	}
+	texts = append(texts, "København", "Łódź", "cafe\u0301", "CAFÉ", "\u0301cafe", "ſtraße", "ΣΊΣΥΦΟΣ ς", "Tiếng Việt", "ǅemal")
+	want := sqliteTokens(t, unicode61DB(t), texts)
+	bad := 0
+	for i, text := range texts {
+		if got := Tokens(text); !slices.Equal(got, want[i]) {
+			t.Errorf("Tokens(%+q) = %q, SQLite's %q", text, got, want[i])
+			if bad++; bad == 10 {
+				break
+			}
 		}
 	}
 }
@@ -321,4 +401,17 @@ func foldRanges(folds [][2]rune) []foldRange {
 		i = j
 	}
 	return out
+}
+
+// FuzzTokens checks that Tokens splits any text as SQLite does.
+func FuzzTokens(f *testing.F) {
+	for _, s := range slices.Concat(oddPieces, []string{"København Łódź", "cafe\u0301 ſtraße", "\u0301abc", "ΣΊΣΥΦΟΣ ς", "Tiếng Việt"}) {
+		f.Add(s)
+	}
+	db := unicode61DB(f)
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := Tokens(s), sqliteTokens(t, db, []string{s})[0]; !slices.Equal(got, want) {
+			t.Errorf("Tokens(%+q) = %q, SQLite's %q", s, got, want)
+		}
+	})
 }
