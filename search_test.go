@@ -393,3 +393,37 @@ func TestSearchPostingBudget(t *testing.T) {
 	require.NoError(t, err)
 	assert.Len(t, res, 8, "within the budget every match is scored")
 }
+
+// TestSearchSpellsWordsAsTheIndex searches for words whose letters Go's
+// Unicode tables and SQLite's unicode61 tokenizer used to fold differently:
+// the query must be tokenized exactly as the index is.
+func TestSearchSpellsWordsAsTheIndex(t *testing.T) {
+	m := testutil.Open(t)
+	ctx := context.Background()
+	for _, e := range []engram.SemanticEntry{
+		{ID: "copenhagen", Content: "The team meets in København every spring."},
+		{ID: "lodz", Content: "The warehouse is in Łódź, near the station."},
+		{ID: "decomposed", Content: "Ada's favourite cafe\u0301 serves re\u0301sume\u0301 breakfasts."},
+		{ID: "other", Content: "Nothing about places or breakfasts here."},
+	} {
+		_, err := m.Semantic().Store(ctx, e)
+		require.NoError(t, err)
+	}
+	for q, want := range map[string]string{
+		"København":        "copenhagen",
+		"københavn":        "copenhagen",
+		"Łódź":             "lodz",
+		"łodz":             "lodz",
+		"café":             "decomposed",
+		"résumé":           "decomposed",
+		"cafe\u0301":       "decomposed",
+		"Résumé breakfast": "decomposed",
+	} {
+		res, err := m.Search(ctx, engram.SearchOptions{Query: q})
+		require.NoError(t, err, q)
+		if assert.NotEmpty(t, res, "%q finds nothing", q) {
+			assert.Equal(t, want, res[0].ID, "%q", q)
+			assert.Positive(t, res[0].Parts.Text, "%q", q)
+		}
+	}
+}

@@ -1,17 +1,16 @@
 // Package query turns text into safe FTS5 match expressions.
 //
-// User text is never handed to FTS5 as syntax: Compile tokenizes it the way
-// the index's unicode61 tokenizer does (letters, digits and private-use
-// characters make tokens; everything else separates them; case folded),
-// drops stopwords and quotes every term, so operators, quotes, colons,
-// stars and carets in the input are inert. Terms are ORed, letting BM25
+// User text is never handed to FTS5 as syntax: Compile tokenizes it exactly
+// as the index's unicode61 tokenizer does (Tokens follows a table of what
+// SQLite does with every code point: which make tokens, which separate
+// them, how each is folded), drops stopwords and quotes every term, so
+// operators, quotes, colons, stars and carets in the input are inert. Terms are ORed, letting BM25
 // rank documents by how many of the terms they contain and how rare those
 // are, instead of requiring every word.
 package query
 
 import (
 	"strings"
-	"unicode"
 	"unicode/utf8"
 )
 
@@ -19,59 +18,83 @@ import (
 // its first MaxTerms distinct terms.
 const MaxTerms = 32
 
-// Tokens splits text into lowercase tokens as SQLite's unicode61 tokenizer
-// does: runs of letters (L*), digits (N*) and private-use characters (Co),
-// with the diacritics of Latin letters removed ("café" is "cafe").
+// Tokens splits text into tokens exactly as SQLite's unicode61 tokenizer,
+// with its default options, does: runs of token characters (letters,
+// digits and private-use characters by SQLite's Unicode tables, which
+// count unassigned code points too), folded to lowercase with one
+// diacritic removed ("Café" is "cafe", "ſ" is "s", while "ø" and "ł"
+// stay). Combining diacritics are dropped inside a token without splitting
+// it ("cafe\u0301" is "cafe"). Invalid UTF-8 is read as SQLite reads it.
 func Tokens(text string) []string {
 	var out []string
-	start := -1
-	for i, r := range text {
-		if isTokenRune(r) {
+	var scratch [64]byte
+	buf := scratch[:0] // where a token is normalized, before it is a string
+	start := -1        // the current token's first byte, or -1 between tokens
+	clean := true      // the current token needs no folding: it is its bytes
+	for i, n := 0, 1; i <= len(text); i += n {
+		n = 1
+		in := false // text[i:i+n] starts or continues a token
+		switch {
+		case i == len(text):
+		case text[i] < utf8.RuneSelf:
+			switch c := text[i]; {
+			case 'a' <= c && c <= 'z' || '0' <= c && c <= '9':
+				in = true
+			case 'A' <= c && c <= 'Z':
+				in, clean = true, false
+			}
+		default:
+			var r rune
+			var exact bool
+			r, n, exact = decodeRune(text[i:])
+			switch f := unicode61(r); {
+			case f == 0: // a diacritic, dropped: it continues a token, never starts one
+				in = start >= 0
+				clean = clean && !in
+			case f > 0:
+				in = true
+				clean = clean && f == r && exact
+			}
+		}
+		if in {
 			if start < 0 {
 				start = i
 			}
 			continue
 		}
 		if start >= 0 {
-			out = append(out, normalize(text[start:i]))
+			tok := text[start:i]
+			if !clean {
+				buf = normalize(buf[:0], tok)
+				tok = string(buf)
+			}
+			out = append(out, tok)
 			start = -1
 		}
-	}
-	if start >= 0 {
-		out = append(out, normalize(text[start:]))
+		clean = true
 	}
 	return out
 }
 
-// normalize lowercases a token and removes the diacritics of its Latin
-// letters.
-func normalize(tok string) string {
-	tok = strings.ToLower(tok)
-	for i := 0; i < len(tok); i++ {
-		if tok[i] >= utf8.RuneSelf {
-			return strings.Map(fold, tok)
+// normalize appends to dst the token tok, which Tokens found, as
+// unicode61 writes it: each character folded, diacritics dropped.
+func normalize(dst []byte, tok string) []byte {
+	for i := 0; i < len(tok); {
+		if c := tok[i]; c < utf8.RuneSelf {
+			if 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			dst = append(dst, c)
+			i++
+			continue
 		}
-	}
-	return tok
-}
-
-// latinFold is, for each of U+00C0 to U+017F, the ASCII letter it puts a
-// diacritic on, or '.' when it has none.
-const latinFold = "aaaaaa.ceeeeiiii.nooooo.ouuuuy..aaaaaa.ceeeeiiii.nooooo.ouuuuy.y" +
-	"aaaaaaccccccccddddeeeeeeeeeegggggggghhhhiiiiiiiiii..jjkk.llllll..llnnnnnn...oooooo..rrrrrrsssssssstttt..uuuuuuuuuuuuwwyyyzzzzzz."
-
-// fold returns r without its diacritic, for Latin letters.
-func fold(r rune) rune {
-	if r >= 0xC0 && r < 0x180 {
-		if c := latinFold[r-0xC0]; c != '.' {
-			return rune(c)
+		r, n, _ := decodeRune(tok[i:])
+		if f := unicode61(r); f > 0 {
+			dst = appendRune(dst, f)
 		}
+		i += n
 	}
-	return r
-}
-
-func isTokenRune(r rune) bool {
-	return unicode.IsLetter(r) || unicode.IsNumber(r) || unicode.Is(unicode.Co, r)
+	return dst
 }
 
 // Terms returns the distinct tokens of text that are not stopwords, in

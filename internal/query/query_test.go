@@ -16,6 +16,9 @@ func TestTerms(t *testing.T) {
 		"don't   panic!!":                             {"panic"},
 		"who is it?":                                  {"who", "is", "it"},
 		"Ünïcödé naïve café 東京 2026":                  {"unicode", "naive", "cafe", "東京", "2026"}, // diacritics removed, as unicode61 does
+		"København Łódź İstanbul":                     {"københavn", "łodz", "istanbul"},          // ø and ł are letters of their own to SQLite
+		"cafe\u0301 ſtraße ΣΊΣΥΦΟΣ":                   {"cafe", "straße", "σίσυφοσ"},              // a combining accent is dropped, not split at
+		"\u0301abc Tiếng Việt":                        {"abc", "tiếng", "việt"},                   // a letter with two diacritics keeps them
 		"🚀🔥":                                          nil,
 		"col:value -minus ^caret star* (paren)":       {"col", "value", "minus", "caret", "star", "paren"},
 		"deploy deploy DEPLOY":                        {"deploy"},
