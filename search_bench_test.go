@@ -3,6 +3,7 @@ package engram_test
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -242,34 +243,30 @@ func BenchmarkBaselineFTSOr(b *testing.B) {
 // same questions: a search of every kind, the gate, the working set. Its
 // ratio to BenchmarkSearchText in one run is what Recall adds.
 func BenchmarkRecall(b *testing.B) {
-	for _, n := range []int{10_000, 100_000} {
-		b.Run(fmt.Sprintf("N=%d", n), func(b *testing.B) {
-			m, err := engram.New(engram.Tier1, engram.WithDir(searchDir(b, n)))
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer m.Close()
-			qs := newCorpus(n).questions(512)
-			ctx := context.Background()
-			lat := make(latencies, 0, 4096)
-			i := 0
-			for b.Loop() {
-				start := time.Now()
-				r, err := m.Recall(ctx, qs[i%len(qs)])
-				if err != nil || len(r.Admitted) == 0 {
-					b.Fatalf("%q: %v, %d admitted", qs[i%len(qs)], err, len(r.Admitted))
-				}
-				lat = append(lat, time.Since(start))
-				i++
-			}
-			lat.report(b)
-		})
-	}
+	benchAsk(b, func(ctx context.Context, m *engram.Memory, q string) error {
+		r, err := m.Recall(ctx, q)
+		if err == nil && len(r.Admitted) == 0 {
+			err = errors.New("nothing admitted")
+		}
+		return err
+	})
 }
 
 // BenchmarkContext builds a 2,000-token context block for the same
 // questions on the same memories.
 func BenchmarkContext(b *testing.B) {
+	benchAsk(b, func(ctx context.Context, m *engram.Memory, q string) error {
+		c, err := m.Context(ctx, engram.ContextOptions{Query: q, MaxTokens: 2000})
+		if err == nil && c.Tokens == 0 {
+			err = errors.New("an empty block")
+		}
+		return err
+	})
+}
+
+// benchAsk times ask on the search benchmark's memories at 10K and 100K,
+// with its questions, and reports the latencies.
+func benchAsk(b *testing.B, ask func(ctx context.Context, m *engram.Memory, q string) error) {
 	for _, n := range []int{10_000, 100_000} {
 		b.Run(fmt.Sprintf("N=%d", n), func(b *testing.B) {
 			m, err := engram.New(engram.Tier1, engram.WithDir(searchDir(b, n)))
@@ -283,8 +280,7 @@ func BenchmarkContext(b *testing.B) {
 			i := 0
 			for b.Loop() {
 				start := time.Now()
-				c, err := m.Context(ctx, engram.ContextOptions{Query: qs[i%len(qs)], MaxTokens: 2000})
-				if err != nil || c.Tokens == 0 {
+				if err := ask(ctx, m, qs[i%len(qs)]); err != nil {
 					b.Fatalf("%q: %v", qs[i%len(qs)], err)
 				}
 				lat = append(lat, time.Since(start))
