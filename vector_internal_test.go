@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -297,5 +298,35 @@ func TestLoadChunksKeepsTheCause(t *testing.T) {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// The Tier 2 schema's triggers mark a row's vector stale when its text
+// changes: their conditions must name exactly the columns the registry
+// makes the kind's text of, or an edit of one would leave vectors behind
+// (or mark them for nothing).
+func TestVectorTriggersFollowTheRegistry(t *testing.T) {
+	m, _ := openHashingTier2(t, 32)
+	changed := regexp.MustCompile(`old\.(\w+) IS NOT new\.(\w+)`)
+	for _, k := range vectorKinds {
+		var body string
+		err := m.db.read(context.Background(), "test", func(q *dbtx) error {
+			return q.queryRow(`SELECT sql FROM sqlite_schema WHERE type = 'trigger' AND name = ?`, []any{k.vec + "_au"}, &body)
+		})
+		if err != nil {
+			t.Fatalf("%s: %v", k.vec+"_au", err)
+		}
+		var cols []string
+		for _, m := range changed.FindAllStringSubmatch(body, -1) {
+			if m[1] != m[2] {
+				t.Errorf("%s compares old.%s with new.%s", k.vec+"_au", m[1], m[2])
+			}
+			cols = append(cols, m[1])
+		}
+		slices.Sort(cols)
+		want := slices.Sorted(slices.Values(k.textCols))
+		if !slices.Equal(cols, want) {
+			t.Errorf("%s watches %v; the registry's text of %s is made of %v", k.vec+"_au", cols, k.typ, want)
+		}
 	}
 }
