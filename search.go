@@ -491,6 +491,30 @@ func checkExpression(expr string) error {
 	return nil
 }
 
+// rankCols are the columns of a row of k, named alias, that ranking
+// needs, in the order scanRanked reads them: pk, id, tags, created_at,
+// importance, last touched, retrievals and strength.
+func (k *kind) rankCols(alias string) string {
+	return alias + ".pk, " + alias + ".id, " + k.tagsOver(alias) + ", " + alias + ".created_at, " +
+		over(k.importance, alias) + ", " + over(k.touched, alias) + ", " + alias + ".retrievals, " + over(k.strength, alias)
+}
+
+// scanRanked scans a row of rankCols into a candidate of type typ.
+func scanRanked(typ MemoryType) func(scanner) (candidate, error) {
+	return func(r scanner) (candidate, error) {
+		c := candidate{Result: Result{Type: typ}}
+		var tags string
+		var created, touched int64
+		if err := r.Scan(&c.pk, &c.ID, &tags, &created, &c.importance, &touched, &c.retrievals, &c.strength); err != nil {
+			return c, err
+		}
+		c.CreatedAt, c.touched = fromMS(created), fromMS(touched)
+		var err error
+		c.Tags, err = decodeTags(tags)
+		return c, err
+	}
+}
+
 // candidate is a memory a search found, before and while it is ranked.
 type candidate struct {
 	Result

@@ -63,9 +63,7 @@ var ftsSources = func() []ftsSource {
 				FROM ` + k.fts + ` CROSS JOIN ` + k.table + ` t ON t.pk = ` + k.fts + `.rowid
 				WHERE ` + k.fts + ` MATCH ?1 AND ` + k.fts + `.rowid >= ?6 AND t.agent_id = ?2 AND t.created_at >= ?3 AND t.created_at < ?4
 					AND ` + k.tagFilter("t", "?5"),
-			details: `SELECT t.pk, t.id, ` + k.tagsOver("t") + `, t.created_at, ` + over(k.importance, "t") + `, ` + over(k.touched, "t") + `,
-					t.retrievals, ` + over(k.strength, "t") + `
-				FROM json_each(?1) j CROSS JOIN ` + k.table + ` t ON t.pk = j.value`,
+			details: `SELECT ` + k.rankCols("t") + ` FROM json_each(?1) j CROSS JOIN ` + k.table + ` t ON t.pk = j.value`,
 			window: `SELECT t.pk FROM ` + k.fts + ` CROSS JOIN ` + k.table + ` t ON t.pk = ` + k.fts + `.rowid
 				WHERE ` + k.fts + ` MATCH ?1 AND t.agent_id = ?3 AND t.created_at >= ?4 AND t.created_at < ?5 AND ` + k.tagFilter("t", "?6") + `
 				ORDER BY ` + k.fts + `.rowid DESC LIMIT 1 OFFSET ?2`,
@@ -282,43 +280,28 @@ func (m *Memory) ftsMatches(q *dbtx, s *search, ss scopedSource) ([]candidate, e
 	return found, nil
 }
 
-// details reads what ranking needs of the best matches of src.
+// details reads what ranking needs of the best matches of src; the
+// matches keep their scores.
 func (m *Memory) details(q *dbtx, src ftsSource, top []candidate) ([]candidate, error) {
 	if len(top) == 0 {
 		return nil, nil
 	}
-	at := make(map[int64]int, len(top))
+	scored := make(map[int64]candidate, len(top))
 	pks := make([]int64, len(top))
 	for i, c := range top {
-		at[c.pk], pks[i] = i, c.pk
+		scored[c.pk], pks[i] = c, c.pk
 	}
 	list, _ := json.Marshal(pks)
 	rows, err := q.query(src.details, string(list))
 	if err != nil {
 		return nil, err
 	}
-	var tags string
-	var pk, created, touched int64
-	var retrievals int
-	var importance, strength float64
-	var id string
-	_, err = scanAll(rows, func(r scanner) (struct{}, error) {
-		if err := r.Scan(&pk, &id, &tags, &created, &importance, &touched, &retrievals, &strength); err != nil {
-			return struct{}{}, err
-		}
-		c := &top[at[pk]]
-		c.ID, c.importance, c.retrievals, c.strength = id, importance, retrievals, strength
-		c.CreatedAt, c.touched = fromMS(created), fromMS(touched)
-		var err error
-		c.Tags, err = decodeTags(tags)
-		return struct{}{}, err
-	})
-	if err != nil {
-		return nil, err
+	got, err := scanAll(rows, scanRanked(src.typ))
+	for i := range got {
+		c := scored[got[i].pk]
+		got[i].text, got[i].held = c.text, c.held
 	}
-	// A row deleted in between (not in this read, whose snapshot holds)
-	// cannot be missing; keep only what was read, to be safe.
-	return slices.DeleteFunc(top, func(c candidate) bool { return c.ID == "" }), nil
+	return got, err
 }
 
 // scoreFromText scores the matches at the indexes unscored from their

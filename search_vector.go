@@ -14,14 +14,13 @@ import (
 // the query's, from the in-memory index of each kind with vectors.
 
 // vectorSQL reads, for the rows of a kind whose pks are listed in ?1, what
-// ranking needs and the content (there are few of them), under the
-// search's filters: (agent, since, until, the tags as JSON or an empty
-// string) as ?2 to ?5, as ftsSources.
+// ranking needs (see scanRanked), under the search's filters: (agent,
+// since, until, the tags as JSON or an empty string) as ?2 to ?5, as
+// ftsSources. The content is read later, for the results only.
 var vectorSQL = func() map[MemoryType]string {
 	out := map[MemoryType]string{}
 	for _, k := range vectorKinds {
-		out[k.typ] = `SELECT t.pk, t.id, ` + k.tagsOver("t") + `, t.created_at, ` + over(k.importance, "t") + `, ` + over(k.touched, "t") + `,
-				t.retrievals, ` + over(k.strength, "t") + `, ` + k.textOver("t") + `
+		out[k.typ] = `SELECT ` + k.rankCols("t") + `
 			FROM json_each(?1) j CROSS JOIN ` + k.table + ` t ON t.pk = j.value
 			WHERE t.agent_id = ?2 AND t.created_at >= ?3 AND t.created_at < ?4 AND ` + k.tagFilter("t", "?5")
 	}
@@ -130,18 +129,7 @@ func (m *Memory) vectorRows(q *dbtx, typ MemoryType, hits []vecindex.Hit, f ftsF
 	if err != nil {
 		return nil, err
 	}
-	got, err := scanAll(rows, func(r scanner) (candidate, error) {
-		c := candidate{Result: Result{Type: typ}}
-		var tags string
-		var created, touched int64
-		err := r.Scan(&c.pk, &c.ID, &tags, &created, &c.importance, &touched, &c.retrievals, &c.strength, &c.Content)
-		if err != nil {
-			return c, err
-		}
-		c.CreatedAt, c.touched = fromMS(created), fromMS(touched)
-		c.Tags, err = decodeTags(tags)
-		return c, err
-	})
+	got, err := scanAll(rows, scanRanked(typ))
 	for i := range got {
 		got[i].cosine, got[i].hasCosine = cos[got[i].pk], true
 	}
