@@ -87,6 +87,9 @@ type vectors struct {
 	own     int
 	touched bool
 	undo    rollbackScope
+	// putIdx indexes the semantic vectors of puts, for similar: made on
+	// its first use in the transaction, then kept in step by put.
+	putIdx *vecindex.Index
 }
 
 type vectorKey struct {
@@ -492,6 +495,9 @@ func (v *vectors) put(q *dbtx, typ MemoryType, pk int64, e embedded, replace boo
 	}
 	v.begin(q)
 	v.puts[vectorKey{typ, pk}] = e.vec
+	if typ == TypeSemantic && v.putIdx != nil {
+		v.putIdx.Put(pk, e.vec)
+	}
 	v.own++
 	return nil
 }
@@ -506,7 +512,7 @@ func (v *vectors) begin(q *dbtx) {
 		v.tx = q.tx
 		clear(v.puts)
 		clear(v.drops)
-		v.own, v.touched = 0, false
+		v.own, v.touched, v.putIdx = 0, false, nil
 		q.beforeCommit(v.finish)
 	}
 	q.onRollbackIn(&v.undo, v.undoer)
@@ -523,7 +529,7 @@ func (v *vectors) undoer() func() {
 	// maps once large (a Reindex) at every transaction.
 	tx, puts, drops, own := v.tx, maps.Collect(maps.All(v.puts)), maps.Collect(maps.All(v.drops)), v.own
 	return func() {
-		v.tx, v.puts, v.drops, v.own = tx, puts, drops, own
+		v.tx, v.puts, v.drops, v.own, v.putIdx = tx, puts, drops, own, nil
 		if v.touched {
 			v.mu.Lock()
 			v.built = false
@@ -892,7 +898,7 @@ func (v *vectors) similar(q *dbtx, pk int64, vec []float32, threshold float64, n
 	v.mu.RLock()
 	hits := v.idx[TypeSemantic].Near(vec, float32(threshold), n+1+len(v.drops))
 	v.mu.RUnlock()
-	hits = v.ownHits(hits, vec, threshold)
+	hits = v.ownHits(hits, vec, threshold, n+1)
 	var pks []int64
 	sims := map[int64]float64{}
 	for _, h := range hits {
@@ -925,9 +931,9 @@ func (v *vectors) similar(q *dbtx, pk int64, vec []float32, threshold float64, n
 
 // ownHits corrects the index's semantic hits for vec with what v's
 // transaction did, which reaches the index only when it commits (see
-// finish): the vectors it dropped go, those it wrote at least threshold
-// alike come in. Best first, then by pk.
-func (v *vectors) ownHits(hits []vecindex.Hit, vec []float32, threshold float64) []vecindex.Hit {
+// finish): the vectors it dropped or wrote again go, and its own vectors
+// at least threshold alike, up to n, come in. Best first, then by pk.
+func (v *vectors) ownHits(hits []vecindex.Hit, vec []float32, threshold float64, n int) []vecindex.Hit {
 	if len(v.puts) == 0 && len(v.drops) == 0 {
 		return hits
 	}
@@ -936,33 +942,19 @@ func (v *vectors) ownHits(hits []vecindex.Hit, vec []float32, threshold float64)
 		_, put := v.puts[key]
 		return v.drops[key] || put
 	})
-	for key, w := range v.puts {
-		if key.typ != TypeSemantic {
-			continue
-		}
-		if c := cosine(vec, w); c >= threshold {
-			hits = append(hits, vecindex.Hit{ID: key.pk, Cosine: float32(c)})
+	if v.putIdx == nil {
+		v.putIdx = vecindex.New(v.dims)
+		for key, w := range v.puts {
+			if key.typ == TypeSemantic {
+				v.putIdx.Put(key.pk, w)
+			}
 		}
 	}
+	hits = append(hits, v.putIdx.Near(vec, float32(threshold), n)...)
 	slices.SortFunc(hits, func(a, b vecindex.Hit) int {
 		return cmp.Or(cmp.Compare(b.Cosine, a.Cosine), cmp.Compare(a.ID, b.ID))
 	})
 	return hits
-}
-
-// cosine is the cosine similarity of two vectors of the same length (0
-// when either is zero).
-func cosine(a, b []float32) float64 {
-	var dot, na, nb float64
-	for i := range a {
-		dot += float64(a[i]) * float64(b[i])
-		na += float64(a[i]) * float64(a[i])
-		nb += float64(b[i]) * float64(b[i])
-	}
-	if na == 0 || nb == 0 {
-		return 0
-	}
-	return dot / math.Sqrt(na*nb)
 }
 
 // stored returns the vector of row pk, or nil when it has none (it is
