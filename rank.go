@@ -164,7 +164,7 @@ func (m *Memory) present(ctx context.Context, s *search, cands []candidate) ([]c
 	}
 	// A memory deleted since it was ranked has no content left to show.
 	cands = slices.DeleteFunc(cands, func(c candidate) bool { return c.Content == "" })
-	keys := newSnippetKeys(s.terms)
+	keys := newSnippetKeys(s.stems)
 	var touched []string
 	for i := range cands {
 		cands[i].Snippet = keys.snippet(cands[i].Content)
@@ -245,9 +245,11 @@ type snippetKeys struct {
 	first [256]bool
 }
 
-func newSnippetKeys(terms []string) *snippetKeys {
-	k := &snippetKeys{stems: stemSet(terms)}
-	for st := range k.stems {
+// newSnippetKeys returns the keys of the terms of Porter stems stems.
+func newSnippetKeys(stems []string) *snippetKeys {
+	k := &snippetKeys{stems: make(map[string]bool, len(stems))}
+	for _, st := range stems {
+		k.stems[st] = true
 		if st != "" {
 			k.first[st[0]] = true
 		}

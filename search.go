@@ -316,6 +316,7 @@ type search struct {
 	opts     SearchOptions
 	expr     string   // the FTS5 expression
 	terms    []string // the query's terms, as the index holds words
+	stems    []string // their Porter stems, in the same order
 	prefixes []string // an Advanced expression's prefixes ("kube" of kube*)
 	byText   bool     // look by full text
 	byVector bool     // look by vector (Tier 2)
@@ -352,6 +353,10 @@ func (m *Memory) newSearch(opts SearchOptions) *search {
 	} else {
 		s.terms = query.AllTerms(opts.Query)
 		s.expr = query.Or(s.terms[:min(len(s.terms), query.MaxTerms)]) // see chooseTerms
+	}
+	s.stems = make([]string, len(s.terms))
+	for i, t := range s.terms {
+		s.stems[i] = query.Stem(t)
 	}
 	s.byText, s.byVector = opts.Mode != SearchVector, opts.Mode != SearchText
 	if s.byVector && len(opts.Types) > 0 && !slices.ContainsFunc(opts.Types, func(t MemoryType) bool { return t != TypeWorking }) {

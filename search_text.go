@@ -114,6 +114,9 @@ type scopedSource struct {
 	// searched is whether the search looks in it; the indexes of the
 	// other kinds the agent holds count for the query's statistics only.
 	searched bool
+	// df is how many of the agent's memories in the index hold each of
+	// the query's stems (see chooseTerms).
+	df map[string]int
 }
 
 // textSources returns the indexes that hold any of the agent's memories,
@@ -131,7 +134,7 @@ func (m *Memory) textSources(q *dbtx, s *search) ([]scopedSource, error) {
 		}
 		wanted := s.wants(src.kind)
 		if sc.held || wanted && s.opts.Advanced {
-			out = append(out, scopedSource{src, sc, wanted})
+			out = append(out, scopedSource{ftsSource: src, scope: sc, searched: wanted})
 		}
 	}
 	return out, nil
@@ -153,29 +156,15 @@ func (m *Memory) chooseTerms(q *dbtx, s *search, sources []scopedSource) error {
 		return err
 	}
 	df := map[string]int{}
-	var stems []string
-	for _, ss := range sources {
-		st, n, err := m.docFreqs(q, ss.ftsSource, ss.scope, s.terms, s.textVersion)
-		if err != nil {
+	for i := range sources {
+		ss := &sources[i]
+		var err error
+		if ss.df, err = m.docFreqs(q, ss.ftsSource, ss.scope, s.terms, s.stems, s.textVersion); err != nil {
 			return err
 		}
-		stems = st
-		for stem, d := range n {
+		for stem, d := range ss.df {
 			df[stem] += d
 		}
-	}
-	if stems == nil {
-		stems = make([]string, len(s.terms))
-		for i, t := range s.terms {
-			stems[i] = query.Stem(t)
-		}
-	}
-	for _, p := range s.prefixes {
-		n, err := m.prefixFreq(q, sources, p)
-		if err != nil {
-			return err
-		}
-		stems, df[bm25.PrefixTerm(p)] = append(stems, bm25.PrefixTerm(p)), n
 	}
 	if len(s.terms) > query.MaxTerms && !s.opts.Advanced {
 		// Rarest first; a term the agent's memory does not hold matches
@@ -185,7 +174,7 @@ func (m *Memory) chooseTerms(q *dbtx, s *search, sources []scopedSource) error {
 			order[i] = i
 		}
 		rank := func(i int) int {
-			if d := df[stems[i]]; d > 0 {
+			if d := df[s.stems[i]]; d > 0 {
 				return d
 			}
 			return math.MaxInt
@@ -193,12 +182,20 @@ func (m *Memory) chooseTerms(q *dbtx, s *search, sources []scopedSource) error {
 		slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(rank(a), rank(b)) })
 		order = order[:query.MaxTerms]
 		slices.Sort(order)
-		terms, kept := make([]string, len(order)), make([]string, len(order))
+		terms, stems := make([]string, len(order)), make([]string, len(order))
 		for j, i := range order {
-			terms[j], kept[j] = s.terms[i], stems[i]
+			terms[j], stems[j] = s.terms[i], s.stems[i]
 		}
-		s.terms, stems = terms, kept
+		s.terms, s.stems = terms, stems
 		s.expr = query.Or(terms)
+	}
+	stems := slices.Clone(s.stems)
+	for _, p := range s.prefixes {
+		n, err := m.prefixFreq(q, sources, p)
+		if err != nil {
+			return err
+		}
+		stems, df[bm25.PrefixTerm(p)] = append(stems, bm25.PrefixTerm(p)), n
 	}
 	s.scorer = newScorer(stems, df, docs, tokens, m.cfg.Search)
 	return nil
@@ -227,7 +224,7 @@ func (m *Memory) ftsMatches(q *dbtx, s *search, ss scopedSource) ([]candidate, e
 	plans := []ftsPlan{{expr: ss.scope.restrict(s.expr)}}
 	if !s.opts.Advanced {
 		var err error
-		if plans, err = m.plan(q, ss.ftsSource, ss.scope, s.terms, s.textVersion, s.filter, m.cfg.Search.PostingBudget); err != nil {
+		if plans, err = m.plan(q, ss.ftsSource, ss.scope, s.terms, s.stems, ss.df, s.filter, m.cfg.Search.PostingBudget); err != nil {
 			return nil, err
 		}
 	}
@@ -447,21 +444,20 @@ type dfEntry struct {
 // dfCacheMax bounds the cache; it starts again empty when full.
 const dfCacheMax = 1 << 16
 
-// docFreqs returns the Porter stems of the terms and the number of the
-// agent's documents of the index src holding each stem, as of the agent's
-// texts' version; a stem none of them holds is absent from the map. When
+// docFreqs returns the number of the agent's documents of the index src
+// holding each of the terms' Porter stems (stems, in the same order), as
+// of the agent's texts' version; a stem none of them holds is absent from
+// the map. When
 // the agent is alone in the index (sc.shared is false) the index's own
 // counts (fts5vocab) are the agent's; otherwise the agent's documents
 // holding the term are counted inside FTS5, so that other agents' data
 // never changes how a query is planned or scored.
-func (m *Memory) docFreqs(q *dbtx, src ftsSource, sc ftsScope, terms []string, version int64) ([]string, map[string]int, error) {
-	stems := make([]string, len(terms))
+func (m *Memory) docFreqs(q *dbtx, src ftsSource, sc ftsScope, terms, stems []string, version int64) (map[string]int, error) {
 	df := make(map[string]int, len(terms))
 	var missing []int // indexes into terms
 	c := &m.dfs
 	c.mu.Lock()
-	for i, t := range terms {
-		stems[i] = query.Stem(t)
+	for i := range terms {
 		e, ok := c.entries[src.vocab+"\x00"+stems[i]]
 		if ok && e.version == version {
 			if e.df > 0 {
@@ -473,7 +469,7 @@ func (m *Memory) docFreqs(q *dbtx, src ftsSource, sc ftsScope, terms []string, v
 	}
 	c.mu.Unlock()
 	if len(missing) == 0 {
-		return stems, df, nil
+		return df, nil
 	}
 	found := make(map[string]int, len(missing))
 	for _, i := range missing {
@@ -490,7 +486,7 @@ func (m *Memory) docFreqs(q *dbtx, src ftsSource, sc ftsScope, terms []string, v
 			err = q.queryRow(`SELECT doc FROM `+src.vocab+` WHERE term = ?`, []any{st}, &n)
 		}
 		if err != nil && !errors.Is(err, sql.ErrNoRows) {
-			return nil, nil, err
+			return nil, err
 		}
 		found[st] = n
 		if n > 0 {
@@ -505,7 +501,7 @@ func (m *Memory) docFreqs(q *dbtx, src ftsSource, sc ftsScope, terms []string, v
 		c.entries[src.vocab+"\x00"+st] = dfEntry{df: n, version: version}
 	}
 	c.mu.Unlock()
-	return stems, df, nil
+	return df, nil
 }
 
 // ftsPlan is one full-text query to score: an FTS5 expression and the
@@ -531,11 +527,9 @@ type ftsPlan struct {
 // stem, as the index holds them; a term not found (absent, or newer than
 // the cached count) costs nothing and is kept. Every expression is
 // restricted to the agent's documents when other agents share the index.
-func (m *Memory) plan(q *dbtx, src ftsSource, sc ftsScope, terms []string, version int64, f ftsFilter, budget int) ([]ftsPlan, error) {
-	stems, df, err := m.docFreqs(q, src, sc, terms, version)
-	if err != nil {
-		return nil, err
-	}
+// stems are the terms' Porter stems, df how many of the agent's documents
+// in the index hold each (see docFreqs).
+func (m *Memory) plan(q *dbtx, src ftsSource, sc ftsScope, terms, stems []string, df map[string]int, f ftsFilter, budget int) ([]ftsPlan, error) {
 	// Terms not found cost nothing and are always kept; the others are
 	// taken rarest first.
 	type termDF struct {
@@ -648,15 +642,6 @@ func (m *Memory) scopeOf(q *dbtx, src ftsSource) (ftsScope, error) {
 // agentToken is the token the agent_tok column of the full-text indexes
 // holds for agent (see migration 0004).
 func agentToken(agent string) string { return "x" + hex.EncodeToString([]byte(agent)) + "0" }
-
-// stemSet returns the Porter stems of the lowercase tokens toks.
-func stemSet(toks []string) map[string]bool {
-	set := make(map[string]bool, len(toks))
-	for _, t := range toks {
-		set[query.Stem(t)] = true
-	}
-	return set
-}
 
 // checkText checks that what search scores from agrees with the rows:
 // text_stats counts every agent's searchable rows and their tokens, and
