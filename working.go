@@ -28,6 +28,8 @@ type Working struct {
 type workingSlot struct {
 	item  WorkingItem
 	lower string // lowercased content, for Find
+	terms []byte // the term vector of its content and tags, for searches
+	ntok  int    // and its length (see bm25.Vector)
 	added uint64 // logical time the item was added
 	used  uint64 // logical time the item was last added or used
 }
@@ -91,25 +93,31 @@ func (w *Working) Add(item WorkingItem) ([]WorkingItem, error) {
 // put adds valid items in order, as Add does, all or none: it returns the
 // items evicted to make room, or ErrClosed, having added nothing.
 func (w *Working) put(items ...WorkingItem) ([]WorkingItem, error) {
+	slots := make([]workingSlot, len(items))
+	for i, item := range items {
+		item.Tags = cloneStrings(item.Tags)
+		slots[i] = workingSlot{item: item, lower: strings.ToLower(item.Content)}
+		slots[i].terms, slots[i].ntok = bm25.Vector(item.Content, encodeTags(item.Tags))
+	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.m.db.closed.Load() {
 		return nil, ErrClosed
 	}
 	var evicted []WorkingItem
-	for _, item := range items {
-		item.Tags = cloneStrings(item.Tags)
-		lower := strings.ToLower(item.Content)
+	for _, slot := range slots {
 		w.clock++
-		i := slices.IndexFunc(w.items, func(s workingSlot) bool { return s.item.ID == item.ID })
+		slot.added, slot.used = w.clock, w.clock
+		i := slices.IndexFunc(w.items, func(s workingSlot) bool { return s.item.ID == slot.item.ID })
 		if i >= 0 {
-			w.items[i].item, w.items[i].lower, w.items[i].used = item, lower, w.clock
+			slot.added = w.items[i].added
+			w.items[i] = slot
 			continue
 		}
 		if len(w.items) >= w.capacity {
 			evicted = append(evicted, w.evictLocked())
 		}
-		w.items = append(w.items, workingSlot{item: item, lower: lower, added: w.clock, used: w.clock})
+		w.items = append(w.items, slot)
 	}
 	return evicted, nil
 }
@@ -279,7 +287,11 @@ func (w *Working) candidates(s *search) []candidate {
 		if len(opts.Tags) > 0 && !slices.ContainsFunc(it.Tags, func(t string) bool { return slices.Contains(opts.Tags, t) }) {
 			continue
 		}
-		score, held := s.scorer.Score(bm25.Vector(it.Content, encodeTags(it.Tags)))
+		terms, ntok := slot.terms, slot.ntok
+		if len(s.prefixes) > 0 { // see bm25.VectorPrefixed
+			terms, ntok = bm25.VectorPrefixed(s.prefixes, it.Content, encodeTags(it.Tags))
+		}
+		score, held := s.scorer.Score(terms, ntok)
 		if score == 0 {
 			continue
 		}
