@@ -317,14 +317,3 @@ func (b *contextBuilder) finish() ContextBlock {
 	}
 	return ContextBlock{Text: text.String(), Tokens: n, Stable: min(b.stable, text.Len()), Sections: b.sections}
 }
-
-// oneLine returns s on one line, white space collapsed, cut to at most
-// max runes (ending in "…" when cut).
-func oneLine(s string, max int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if utf8.RuneCountInString(s) <= max {
-		return s
-	}
-	r := []rune(s)
-	return strings.TrimSpace(string(r[:max-1])) + "…"
-}

@@ -469,12 +469,18 @@ func summarize(content string) string {
 			break
 		}
 	}
-	line = strings.Join(strings.Fields(line), " ")
-	if utf8.RuneCountInString(line) <= maxSummaryRunes {
-		return line
+	return oneLine(line, maxSummaryRunes)
+}
+
+// oneLine returns s on one line, white space collapsed, cut to at most
+// max runes (ending in "…" when cut).
+func oneLine(s string, max int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if utf8.RuneCountInString(s) <= max {
+		return s
 	}
-	r := []rune(line)
-	return strings.TrimSpace(string(r[:maxSummaryRunes-1])) + "…"
+	r := []rune(s)
+	return strings.TrimSpace(string(r[:max-1])) + "…"
 }
 
 func contentHash(content string) []byte {
