@@ -252,6 +252,26 @@ func columnsOf(tpl string) []string {
 // textOver is the kind's text over the row named alias.
 func (k *kind) textOver(alias string) string { return over(k.text, alias) }
 
+// indexedOver is the SQL list of the kind's indexed texts over the row
+// named alias, NULL read as ”: what its term vector is made of (see
+// bm25.Vector). textsDest scans them.
+func (k *kind) indexedOver(alias string) string {
+	fields := make([]string, len(k.indexed))
+	for i, x := range k.indexed {
+		fields[i] = "coalesce(" + over(x, alias) + ", '')"
+	}
+	return strings.Join(fields, ", ")
+}
+
+// textsDest returns the scan destinations of a row whose columns head
+// are followed by texts (see indexedOver).
+func textsDest(texts []string, head ...any) []any {
+	for i := range texts {
+		head = append(head, &texts[i])
+	}
+	return head
+}
+
 // textChanged is the trigger condition that an UPDATE changed the kind's
 // text.
 func (k *kind) textChanged() string {

@@ -53,10 +53,6 @@ type ftsSource struct {
 var ftsSources = func() []ftsSource {
 	var out []ftsSource
 	for _, k := range kindsWith(func(k *kind) bool { return k.fts != "" }) {
-		indexed := make([]string, len(k.indexed))
-		for i, x := range k.indexed {
-			indexed[i] = "coalesce(" + over(x, "t") + ", '')"
-		}
 		out = append(out, ftsSource{
 			kind: k,
 			match: `SELECT t.pk, t.terms, t.ntok
@@ -67,7 +63,7 @@ var ftsSources = func() []ftsSource {
 			window: `SELECT t.pk FROM ` + k.fts + ` CROSS JOIN ` + k.table + ` t ON t.pk = ` + k.fts + `.rowid
 				WHERE ` + k.fts + ` MATCH ?1 AND t.agent_id = ?3 AND t.created_at >= ?4 AND t.created_at < ?5 AND ` + k.tagFilter("t", "?6") + `
 				ORDER BY ` + k.fts + `.rowid DESC LIMIT 1 OFFSET ?2`,
-			indexed: `SELECT t.pk, ` + strings.Join(indexed, ", ") + `
+			indexed: `SELECT t.pk, ` + k.indexedOver("t") + `
 				FROM json_each(?1) j CROSS JOIN ` + k.table + ` t ON t.pk = j.value`,
 		})
 	}
@@ -318,12 +314,8 @@ func (m *Memory) scoreFromText(q *dbtx, s *search, src ftsSource, found []candid
 	}
 	defer rows.Close()
 	texts := make([]string, len(src.kind.indexed))
-	dest := make([]any, 1+len(texts))
 	var pk int64
-	dest[0] = &pk
-	for i := range texts {
-		dest[i+1] = &texts[i]
-	}
+	dest := textsDest(texts, &pk)
 	for rows.Next() {
 		if err := rows.Scan(dest...); err != nil {
 			return err
@@ -381,12 +373,8 @@ func newScorer(stems []string, df map[string]int, docs, tokens int, sc SearchCon
 // condition where (over the row named t, with args) selects, from their
 // indexed texts, a thousand at a time.
 func fillTerms(q *dbtx, k *kind, where string, args ...any) error {
-	fields := make([]string, len(k.indexed))
-	for i, x := range k.indexed {
-		fields[i] = "coalesce(" + over(x, "t") + ", '')"
-	}
-	query := `SELECT t.pk, ` + strings.Join(fields, ", ") + ` FROM ` + k.table + ` t WHERE ` + where + ` AND t.pk > ? ORDER BY t.pk LIMIT 1000`
-	texts := make([]string, len(fields))
+	query := `SELECT t.pk, ` + k.indexedOver("t") + ` FROM ` + k.table + ` t WHERE ` + where + ` AND t.pk > ? ORDER BY t.pk LIMIT 1000`
+	texts := make([]string, len(k.indexed))
 	for after := int64(0); ; {
 		rows, err := q.query(query, append(args, after)...)
 		if err != nil {
@@ -397,16 +385,13 @@ func fillTerms(q *dbtx, k *kind, where string, args ...any) error {
 			terms []byte
 			ntok  int
 		}
-		dest := make([]any, 1+len(texts))
-		for i := range texts {
-			dest[i+1] = &texts[i]
-		}
+		var pk int64
+		dest := textsDest(texts, &pk)
 		got, err := scanAll(rows, func(r scanner) (row, error) {
-			var x row
-			dest[0] = &x.pk
 			if err := r.Scan(dest...); err != nil {
-				return x, err
+				return row{}, err
 			}
+			x := row{pk: pk}
 			x.terms, x.ntok = bm25.Vector(texts...)
 			return x, nil
 		})
@@ -689,21 +674,14 @@ func checkText(q *dbtx) error {
 // checkTerms counts the rows of src whose term vector or length is not
 // what their indexed texts make.
 func checkTerms(q *dbtx, src ftsSource) (int, error) {
-	fields := make([]string, len(src.kind.indexed))
-	for i, x := range src.kind.indexed {
-		fields[i] = "coalesce(" + over(x, "t") + ", '')"
-	}
-	rows, err := q.query(`SELECT t.terms, t.ntok, ` + strings.Join(fields, ", ") + ` FROM ` + src.table + ` t WHERE t.terms IS NOT NULL`)
+	rows, err := q.query(`SELECT t.terms, t.ntok, ` + src.indexedOver("t") + ` FROM ` + src.table + ` t WHERE t.terms IS NOT NULL`)
 	if err != nil {
 		return 0, err
 	}
-	texts := make([]string, len(fields))
+	texts := make([]string, len(src.kind.indexed))
 	var terms []byte
 	var ntok int
-	dest := []any{&terms, &ntok}
-	for i := range texts {
-		dest = append(dest, &texts[i])
-	}
+	dest := textsDest(texts, &terms, &ntok)
 	bad, err := scanAll(rows, func(r scanner) (bool, error) {
 		if err := r.Scan(dest...); err != nil {
 			return false, err
