@@ -253,8 +253,8 @@ func columnsOf(tpl string) []string {
 func (k *kind) textOver(alias string) string { return over(k.text, alias) }
 
 // indexedOver is the SQL list of the kind's indexed texts over the row
-// named alias, NULL read as ”: what its term vector is made of (see
-// bm25.Vector). textsDest scans them.
+// named alias, NULL read as the empty string: what its term vector is made
+// of (see bm25.Vector). textsDest scans them.
 func (k *kind) indexedOver(alias string) string {
 	fields := make([]string, len(k.indexed))
 	for i, x := range k.indexed {
