@@ -504,13 +504,18 @@ func (k *kind) rankCols(alias string) string {
 		over(k.importance, alias) + ", " + over(k.touched, alias) + ", " + alias + ".retrievals, " + over(k.strength, alias)
 }
 
-// scanRanked scans a row of rankCols into a candidate of type typ.
-func scanRanked(typ MemoryType) func(scanner) (candidate, error) {
+// scanRanked scans a row of rankCols into a candidate of type typ, and
+// the columns after them, if any, into more(c).
+func scanRanked(typ MemoryType, more func(c *candidate) []any) func(scanner) (candidate, error) {
 	return func(r scanner) (candidate, error) {
 		c := candidate{Result: Result{Type: typ}}
 		var tags string
 		var created, touched int64
-		if err := r.Scan(&c.pk, &c.ID, &tags, &created, &c.importance, &touched, &c.retrievals, &c.strength); err != nil {
+		dest := []any{&c.pk, &c.ID, &tags, &created, &c.importance, &touched, &c.retrievals, &c.strength}
+		if more != nil {
+			dest = append(dest, more(&c)...)
+		}
+		if err := r.Scan(dest...); err != nil {
 			return c, err
 		}
 		c.CreatedAt, c.touched = fromMS(created), fromMS(touched)

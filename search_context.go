@@ -10,8 +10,9 @@ import (
 // before and after a matching episode, in the same session, come along.
 
 // contextSQL finds, for each matched episode named in ?2, the episodes
-// logged just before and just after it in its session, within [?3, ?4).
-const contextSQL = `
+// logged just before and just after it in its session, within [?3, ?4):
+// what ranking needs of them (see scanRanked), then the match's ID.
+var contextSQL = `
 	WITH hit AS (
 		SELECT e.id, e.session_id, e.created_at, e.pk FROM episodic_log e
 		WHERE e.agent_id = ?1 AND e.session_id <> '' AND e.id IN (SELECT value FROM json_each(?2))),
@@ -23,7 +24,7 @@ const contextSQL = `
 		SELECT h.id, (SELECT x.pk FROM episodic_log x
 			WHERE x.agent_id = ?1 AND x.session_id = h.session_id AND (x.created_at, x.pk) > (h.created_at, h.pk)
 			ORDER BY x.created_at, x.pk LIMIT 1) FROM hit h)
-	SELECT n.hit, e.id, e.pk, e.content, e.created_at, e.resonance, e.retrievals FROM near n JOIN episodic_log e ON e.pk = n.pk
+	SELECT ` + episodicKind.rankCols("e") + `, n.hit FROM near n JOIN episodic_log e ON e.pk = n.pk
 	WHERE e.created_at >= ?3 AND e.created_at < ?4`
 
 // contextShare caps a neighbour's text score below the direct matches it
@@ -48,23 +49,13 @@ func (m *Memory) withContext(ctx context.Context, cands []candidate, weight floa
 		return cands, nil
 	}
 	list, _ := json.Marshal(hits)
-	type neighbour struct {
-		hit, id, content string
-		pk, created      int64
-		resonance        float64
-		retrievals       int
-	}
-	var found []neighbour
+	var found []candidate // each with the match it came with as ContextOf
 	err := m.db.read(ctx, "search.context", func(q *dbtx) error {
 		rows, err := q.query(contextSQL, m.agent, string(list), f.since, f.until)
 		if err != nil {
 			return err
 		}
-		found, err = scanAll(rows, func(r scanner) (neighbour, error) {
-			var n neighbour
-			err := r.Scan(&n.hit, &n.id, &n.pk, &n.content, &n.created, &n.resonance, &n.retrievals)
-			return n, err
-		})
+		found, err = scanAll(rows, scanRanked(TypeEpisodic, func(c *candidate) []any { return []any{&c.ContextOf} }))
 		return err
 	})
 	if err != nil {
@@ -77,25 +68,16 @@ func (m *Memory) withContext(ctx context.Context, cands []candidate, weight floa
 		}
 	}
 	for _, n := range found {
-		via := cands[byID[n.hit]]
-		score := contextScore(weight*via.text, via.held, direct)
-		if i, ok := byID[n.id]; ok {
-			if score > cands[i].text {
-				cands[i].text, cands[i].ContextOf = score, n.hit
+		via := cands[byID[n.ContextOf]]
+		n.text = contextScore(weight*via.text, via.held, direct)
+		if i, ok := byID[n.ID]; ok {
+			if n.text > cands[i].text {
+				cands[i].text, cands[i].ContextOf = n.text, n.ContextOf
 			}
 			continue
 		}
-		byID[n.id] = len(cands)
-		cands = append(cands, candidate{
-			Result: Result{Type: TypeEpisodic, ID: n.id, Content: n.content,
-				CreatedAt: fromMS(n.created), ContextOf: n.hit},
-			pk:         n.pk,
-			text:       score,
-			importance: episodeImportance * n.resonance,
-			touched:    fromMS(n.created),
-			retrievals: n.retrievals,
-			strength:   1,
-		})
+		byID[n.ID] = len(cands)
+		cands = append(cands, n)
 	}
 	return cands, nil
 }

@@ -289,7 +289,7 @@ func (m *Memory) details(q *dbtx, src ftsSource, top []candidate) ([]candidate, 
 	if err != nil {
 		return nil, err
 	}
-	got, err := scanAll(rows, scanRanked(src.typ))
+	got, err := scanAll(rows, scanRanked(src.typ, nil))
 	for i := range got {
 		c := scored[got[i].pk]
 		got[i].text, got[i].held = c.text, c.held

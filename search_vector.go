@@ -129,7 +129,7 @@ func (m *Memory) vectorRows(q *dbtx, typ MemoryType, hits []vecindex.Hit, f ftsF
 	if err != nil {
 		return nil, err
 	}
-	got, err := scanAll(rows, scanRanked(typ))
+	got, err := scanAll(rows, scanRanked(typ, nil))
 	for i := range got {
 		got[i].cosine, got[i].hasCosine = cos[got[i].pk], true
 	}
