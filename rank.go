@@ -41,7 +41,7 @@ func (m *Memory) rank(cands []candidate, now time.Time, opts SearchOptions) []ca
 	total := sc.TextWeight + sc.ImportanceWeight + sc.RecencyWeight
 	var fused []float64
 	if opts.Mode == SearchHybrid {
-		fused = m.fuse(cands)
+		fused = m.fuse(cands, bestText, bestCos)
 	}
 	out := make([]candidate, 0, len(cands))
 	for i, c := range cands {
@@ -76,7 +76,8 @@ func (m *Memory) rank(cands []candidate, now time.Time, opts SearchOptions) []ca
 }
 
 // fuse returns each candidate's fused relevance in a hybrid search,
-// relative to the best (1). With an embedder whose vectors reflect words
+// relative to the best (1); bestText and bestCos are the candidates' best
+// BM25 score and cosine. With an embedder whose vectors reflect words
 // (a [LexicalEmbedder], such as the hashing embedder), the vector ranking
 // can only echo the text ranking: relevance is the text's, with the
 // cosine as a small part (Search.LexicalVectorWeight) that orders near
@@ -84,17 +85,10 @@ func (m *Memory) rank(cands []candidate, now time.Time, opts SearchOptions) []ca
 // another embedder it is the reciprocal-rank fusion of the memory's places
 // in the text ranking (by BM25) and the vector ranking (by cosine, of
 // every candidate whose vector is known).
-func (m *Memory) fuse(cands []candidate) []float64 {
+func (m *Memory) fuse(cands []candidate, bestText, bestCos float64) []float64 {
 	sc := m.cfg.Search
 	out := make([]float64, len(cands))
 	if isLexical(m.vectors.emb) {
-		bestText, bestCos := 0.0, 0.0
-		for _, c := range cands {
-			bestText = max(bestText, c.text)
-			if c.hasCosine {
-				bestCos = max(bestCos, c.cosine)
-			}
-		}
 		w := sc.LexicalVectorWeight
 		for i, c := range cands {
 			if bestText > 0 {

@@ -157,7 +157,7 @@ func (m *Memory) recall(ctx context.Context, query string, quiet bool, perKind i
 	if picked, err = m.present(ctx, f.search, picked); err != nil {
 		return RecallResult{}, err
 	}
-	res := RecallResult{ByKind: map[MemoryType][]Recalled{}, Pending: f.pending}
+	res := RecallResult{ByKind: map[MemoryType][]Recalled{}, Pending: f.search.pending}
 	all := make([]Recalled, len(picked))
 	for i, c := range picked {
 		all[i] = Recalled{Result: c.Result, Gate: m.gate(c, !quiet)}

@@ -253,7 +253,7 @@ func (m *Memory) Find(ctx context.Context, opts SearchOptions) (Found, error) {
 	if err != nil {
 		return Found{}, err
 	}
-	out := Found{Results: make([]Result, len(shown)), Mode: s.opts.Mode, Terms: s.shownTerms(), Pending: f.pending}
+	out := Found{Results: make([]Result, len(shown)), Mode: s.opts.Mode, Terms: s.shownTerms(), Pending: s.pending}
 	for i, c := range shown {
 		out.Results[i] = c.Result
 	}
@@ -263,9 +263,8 @@ func (m *Memory) Find(ctx context.Context, opts SearchOptions) (Found, error) {
 // ranking is what a search found: every candidate that reaches the
 // threshold, ranked best first, their content not read yet.
 type ranking struct {
-	search  *search
-	ranked  []candidate
-	pending int // Tier 2: the agent's memories waiting for their vectors
+	search *search
+	ranked []candidate
 }
 
 // find runs a search of validated options up to the ranking.
@@ -306,7 +305,7 @@ func (m *Memory) find(ctx context.Context, opts SearchOptions) (ranking, error) 
 		// match just past the vector search's cut is not ranked last.
 		m.vectors.cosines(qv, cands)
 	}
-	f.ranked, f.pending = m.rank(cands, s.now, s.opts), s.pending
+	f.ranked = m.rank(cands, s.now, s.opts)
 	return f, nil
 }
 
