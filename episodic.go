@@ -154,9 +154,8 @@ func (e *Episodic) log(q *dbtx, r episodeRow, es []embedded, i int) error {
 // logNew logs a prepared episode in q's transaction unless the agent has
 // an episode with the same content, and reports whether it did.
 func (e *Episodic) logNew(q *dbtx, r episodeRow) (bool, error) {
-	var n int
-	if err := q.queryRow(`SELECT count(*) FROM episodic_log WHERE agent_id = ? AND content = ?`,
-		[]any{e.m.agent, r.Content}, &n); err != nil || n > 0 {
+	held, err := e.holding(q, []string{r.Content})
+	if err != nil || held[r.Content] {
 		return false, err
 	}
 	return true, e.log(q, r, nil, 0)

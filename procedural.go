@@ -116,9 +116,8 @@ func (p *Procedural) store(q *dbtx, pr Procedure, es []embedded, i int) error {
 // storeNew stores a prepared procedure in q's transaction unless the agent
 // has one of the same name, and reports whether it did.
 func (p *Procedural) storeNew(q *dbtx, pr Procedure) (bool, error) {
-	var n int
-	if err := q.queryRow(`SELECT count(*) FROM procedural_memory WHERE agent_id = ? AND name = ?`,
-		[]any{p.m.agent, pr.Name}, &n); err != nil || n > 0 {
+	held, err := p.named(q, []string{pr.Name})
+	if err != nil || held[pr.Name] {
 		return false, err
 	}
 	return true, p.store(q, pr, nil, 0)

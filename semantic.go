@@ -225,18 +225,15 @@ func (s *Semantic) promote(q *dbtx, e *SemanticEntry, now time.Time) error {
 // insertNew inserts and links the row unless the agent holds an entry with
 // the same content already, and reports whether it did.
 func (s *Semantic) insertNew(q *dbtx, row semanticRow, now time.Time) (bool, error) {
-	var known int
-	err := q.queryRow(`SELECT count(*) FROM semantic_memory WHERE agent_id = ? AND content_hash = ? AND content = ?`,
-		[]any{s.m.agent, row.hash, row.Content}, &known)
-	if err != nil || known > 0 {
+	held, err := s.holding(q, []string{row.Content})
+	if err != nil || held[row.Content] {
 		return false, err
 	}
 	return true, s.store(q, row, nil, 0, now) // embedded when its pending mark is settled
 }
 
 // holding returns which of contents the agent's entries hold, in one
-// query: by hash alone, since 16 bytes of SHA-256 do not collide by
-// chance.
+// query (found by hash, then compared).
 func (s *Semantic) holding(q *dbtx, contents []string) (map[string]bool, error) {
 	type keyHash struct {
 		K string `json:"k"`
@@ -251,7 +248,8 @@ func (s *Semantic) holding(q *dbtx, contents []string) (map[string]bool, error) 
 		return nil, err
 	}
 	return jsonSet(q, `SELECT json_group_array(j.value ->> '$.k') FROM json_each(?2) j
-		WHERE EXISTS (SELECT 1 FROM semantic_memory WHERE agent_id = ?1 AND content_hash = unhex(j.value ->> '$.h'))`,
+		WHERE EXISTS (SELECT 1 FROM semantic_memory WHERE agent_id = ?1 AND content_hash = unhex(j.value ->> '$.h')
+			AND content = j.value ->> '$.k')`,
 		s.m.agent, string(b))
 }
 
