@@ -58,14 +58,18 @@ func Vector(texts ...string) ([]byte, int) { return VectorPrefixed(nil, texts...
 // vector is made again, from the text.)
 func VectorPrefixed(prefixes []string, texts ...string) ([]byte, int) {
 	counts := map[uint32]int{}
+	prefixHashes := make([]uint32, len(prefixes))
+	for i, p := range prefixes {
+		prefixHashes[i] = Hash(PrefixTerm(p))
+	}
 	n := 0
 	for _, t := range texts {
 		for _, tok := range query.Tokens(t) {
 			stem := query.Stem(tok)
 			counts[Hash(stem)]++
-			for _, p := range prefixes {
+			for i, p := range prefixes {
 				if strings.HasPrefix(stem, p) {
-					counts[Hash(PrefixTerm(p))]++
+					counts[prefixHashes[i]]++
 				}
 			}
 			n++
