@@ -76,7 +76,9 @@ type vectors struct {
 
 	// What the current write transaction tx did to the agent's vectors,
 	// until finish applies it: the vectors it wrote (puts) and those its
-	// statements dropped (drops), own counting both; touched says it
+	// statements dropped (drops), own counting both and written the
+	// writes the agent's counter has not counted yet (finish moves it
+	// on for them at once; triggers count the drops); touched says it
 	// changed the index or loaded it from the transaction's view, so that
 	// a rollback must drop it. undo is where the rollback callback that
 	// takes them back is registered: one in the transaction, and one in
@@ -85,6 +87,7 @@ type vectors struct {
 	puts    map[vectorKey][]float32
 	drops   map[vectorKey]bool
 	own     int
+	written int
 	touched bool
 	undo    rollbackScope
 	// putIdx indexes the semantic vectors of puts, for similar: made on
@@ -467,9 +470,9 @@ func (v *vectors) check(vecs [][]float32, n int) error {
 }
 
 // put writes the vector of a row in q's transaction (replacing any it
-// had), clears its pending mark, caches the embedding and moves the
-// agent's vector counter on. The index follows when the transaction
-// commits.
+// had), clears its pending mark and caches the embedding. The agent's
+// vector counter moves on, and the index follows, when the transaction
+// commits (see finish).
 func (v *vectors) put(q *dbtx, typ MemoryType, pk int64, e embedded, replace bool) error {
 	vec := kindOf(typ).vec
 	if replace {
@@ -490,11 +493,9 @@ func (v *vectors) put(q *dbtx, typ MemoryType, pk int64, e embedded, replace boo
 			return err
 		}
 	}
-	if err := bumpCounter(q, metaVectorVersion+v.m.agent, 1); err != nil {
-		return err
-	}
 	v.begin(q)
 	v.puts[vectorKey{typ, pk}] = e.vec
+	v.written++
 	if typ == TypeSemantic && v.putIdx != nil {
 		v.putIdx.Put(pk, e.vec)
 	}
@@ -512,7 +513,7 @@ func (v *vectors) begin(q *dbtx) {
 		v.tx = q.tx
 		clear(v.puts)
 		clear(v.drops)
-		v.own, v.touched, v.putIdx = 0, false, nil
+		v.own, v.written, v.touched, v.putIdx = 0, 0, false, nil
 		q.beforeCommit(v.finish)
 	}
 	q.onRollbackIn(&v.undo, v.undoer)
@@ -527,9 +528,9 @@ func (v *vectors) begin(q *dbtx) {
 func (v *vectors) undoer() func() {
 	// Copies sized to what they hold: maps.Clone would copy the room of
 	// maps once large (a Reindex) at every transaction.
-	tx, puts, drops, own := v.tx, maps.Collect(maps.All(v.puts)), maps.Collect(maps.All(v.drops)), v.own
+	tx, puts, drops, own, written := v.tx, maps.Collect(maps.All(v.puts)), maps.Collect(maps.All(v.drops)), v.own, v.written
 	return func() {
-		v.tx, v.puts, v.drops, v.own, v.putIdx = tx, puts, drops, own, nil
+		v.tx, v.puts, v.drops, v.own, v.written, v.putIdx = tx, puts, drops, own, written, nil
 		if v.touched {
 			v.mu.Lock()
 			v.built = false
@@ -597,6 +598,12 @@ func (v *vectors) follow(q *dbtx, cs []change) error {
 // the agent's counter moved on by exactly as much; otherwise the index is
 // loaded again on its next use. The writer lock is held.
 func (v *vectors) finish(q *dbtx) error {
+	if v.written > 0 {
+		if err := bumpCounter(q, metaVectorVersion+v.m.agent, v.written); err != nil {
+			return err
+		}
+		v.written = 0
+	}
 	// A row both written and dropped (stored then deleted, or written
 	// again after its text changed): the table knows which came last.
 	for key := range v.puts {
@@ -682,9 +689,10 @@ func (v *vectors) sync(q *dbtx) error {
 		return err
 	}
 	// In a write transaction, the counter has moved on already for the
-	// changes the transaction made and finish will apply.
+	// vectors its statements dropped, which finish will apply with the
+	// ones it wrote.
 	if q.tx != nil && v.tx == q.tx {
-		ver -= int64(v.own)
+		ver -= int64(v.own - v.written)
 	}
 	v.mu.RLock()
 	ok := v.built && ver <= v.version
