@@ -542,11 +542,12 @@ func (v *vectors) undoer() func() {
 
 // watches asks the change log for the rows whose vector a trigger drops
 // (a delete, a change of the embedded text), with the text, which the
-// embedding cache then forgets.
+// embedding cache then forgets (a local embedder's vectors are not
+// cached: no text then).
 func (v *vectors) watches(bool) []watch {
 	var ws []watch
 	for _, vk := range vectorKinds {
-		ws = append(ws, watch{kind: vk.typ, ops: "ud", text: true})
+		ws = append(ws, watch{kind: vk.typ, ops: "ud", text: !isLocal(v.emb)})
 	}
 	return ws
 }
@@ -554,7 +555,8 @@ func (v *vectors) watches(bool) []watch {
 // follow notes the agent's vectors dropped by the changes cs, and forgets
 // the embedding cache's entries of the texts dropped, unless their memory
 // went to the archive (Restore brings it back; PurgeArchive forgets it):
-// the cache keeps only what live memories may need embedded again.
+// the cache keeps only what live memories may need embedded again. (A
+// local embedder's vectors are never cached.)
 func (v *vectors) follow(q *dbtx, cs []change) error {
 	type gone struct {
 		Kind string `json:"k"`
@@ -566,7 +568,9 @@ func (v *vectors) follow(q *dbtx, cs []change) error {
 		if c.op == changeInsert || kindOf(c.kind).vec == "" {
 			continue
 		}
-		dropped = append(dropped, gone{string(c.kind), c.id, c.text})
+		if !isLocal(v.emb) {
+			dropped = append(dropped, gone{string(c.kind), c.id, c.text})
+		}
 		if c.agent == v.m.agent {
 			v.begin(q)
 			v.drops[vectorKey{c.kind, c.pk}] = true
