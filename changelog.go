@@ -342,27 +342,21 @@ func (q *dbtx) changes() error {
 	l.pending = nil
 	if l.texts {
 		l.texts = false
-		rows, err := q.query(`DELETE FROM temp.changes RETURNING seq, kind, pk, agent_id, id, coalesce(old_text, '')`)
+		rows, err := q.query(`DELETE FROM temp.changes RETURNING kind, pk, agent_id, id, coalesce(old_text, '')`)
 		if err != nil {
 			return err
 		}
-		type textRow struct {
-			seq int64
-			change
-		}
-		texts, err := scanAll(rows, func(r scanner) (textRow, error) {
-			var c textRow
+		texts, err := scanAll(rows, func(r scanner) (change, error) {
+			var c change
 			var kind string
-			err := r.Scan(&c.seq, &kind, &c.pk, &c.agent, &c.id, &c.text)
+			err := r.Scan(&kind, &c.pk, &c.agent, &c.id, &c.text)
 			c.kind, c.op = MemoryType(kind), changeText
 			return c, err
 		})
 		if err != nil {
 			return err
 		}
-		for _, c := range texts {
-			cs = append(cs, c.change)
-		}
+		cs = append(cs, texts...)
 	}
 	if len(cs) == 0 {
 		return nil
