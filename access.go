@@ -161,7 +161,7 @@ func queryCounted[T any, P counted[T]](m *Memory, q *dbtx, scan func(scanner) (T
 // overlayAccess reads the agent's access version in q's snapshot and adds
 // to each of cs the notes that snapshot does not hold.
 func (m *Memory) overlayAccess(q *dbtx, cs ...counts) error {
-	if len(cs) == 0 {
+	if len(cs) == 0 || m.access.idle() {
 		return nil
 	}
 	v, err := counter(q, metaAccessVersion+m.agent)
@@ -202,6 +202,14 @@ func (a *accessLog) note(k MemoryType, ids []string, n accessNote) bool {
 		a.pending[key] = a.pending[key].add(n)
 	}
 	return len(a.pending) >= accessBatch || time.Since(a.oldest) >= accessDelay
+}
+
+// idle reports whether the log adds nothing to any read: no notes
+// pending, no batch kept.
+func (a *accessLog) idle() bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return len(a.pending) == 0 && len(a.batches) == 0
 }
 
 // count returns how many memories have notes not written.
