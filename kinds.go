@@ -152,7 +152,13 @@ var kinds = []*kind{semanticKind, episodicKind, proceduralKind, snapshotKind}
 
 // neverDecay is the SQL condition that a row's tags hold one of the
 // never-decay tags, given as JSON in ?2.
-const neverDecay = `EXISTS (SELECT 1 FROM json_each({t}.tags) g WHERE g.value IN (SELECT value FROM json_each(?2)))`
+var neverDecay = tagsIn("{t}", "?2")
+
+// tagsIn is the SQL condition that the tags of the row named alias hold
+// one of those of the JSON list param.
+func tagsIn(alias, param string) string {
+	return "EXISTS (SELECT 1 FROM json_each(" + alias + ".tags) g WHERE g.value IN (SELECT value FROM json_each(" + param + ")))"
+}
 
 func init() {
 	for _, k := range kinds {
@@ -298,5 +304,5 @@ func (k *kind) tagFilter(alias, param string) string {
 	if !k.tagged {
 		return param + " = ''"
 	}
-	return "(" + param + " = '' OR EXISTS (SELECT 1 FROM json_each(" + alias + ".tags) g WHERE g.value IN (SELECT value FROM json_each(" + param + "))))"
+	return "(" + param + " = '' OR " + tagsIn(alias, param) + ")"
 }
