@@ -58,21 +58,13 @@ func TestSearchRanksTheFactAboveSmallTalk(t *testing.T) {
 	res, err := m.Search(context.Background(), engram.SearchOptions{Query: "Where does Ada live?"})
 	require.NoError(t, err)
 	require.NotEmpty(t, res)
-	assert.Equal(t, "live", res[0].ID, "the fact comes first: %v", resultIDs(res))
+	assert.Equal(t, "live", res[0].ID, "the fact comes first: %v", searchIDs(res))
 	fact := res[0]
 	for _, r := range res[1:] {
 		if r.ContextOf != "" {
 			assert.Less(t, r.Parts.Text, fact.Parts.Text, "%s came along as context of %s", r.ID, r.ContextOf)
 		}
 	}
-}
-
-func resultIDs(res []engram.Result) []string {
-	ids := make([]string, len(res))
-	for i, r := range res {
-		ids[i] = r.ID
-	}
-	return ids
 }
 
 // Snapshots are searched by their summary, their decisions and their
@@ -107,7 +99,7 @@ func TestSnapshotsAreSearchable(t *testing.T) {
 	}
 	res, err := m.Search(ctx, engram.SearchOptions{Query: "hotel", Types: []engram.MemoryType{engram.TypeSnapshot}})
 	require.NoError(t, err)
-	assert.Equal(t, []string{"snap-1"}, resultIDs(res))
+	assert.Equal(t, []string{"snap-1"}, searchIDs(res))
 	// A newer snapshot of the session pushes the old one out, index and
 	// all.
 	clock.Advance(time.Hour)
@@ -118,7 +110,7 @@ func TestSnapshotsAreSearchable(t *testing.T) {
 	assert.Empty(t, res, "the trimmed snapshot is gone from the index")
 	res, err = m.Search(ctx, engram.SearchOptions{Query: "offsite"})
 	require.NoError(t, err)
-	assert.Equal(t, []string{"snap-2"}, resultIDs(res))
+	assert.Equal(t, []string{"snap-2"}, searchIDs(res))
 }
 
 // A query with more terms than the cap keeps its rarest, not its first:
