@@ -163,30 +163,13 @@ func (l latencies) report(b *testing.B) {
 }
 
 func BenchmarkSearchText(b *testing.B) {
-	for _, n := range []int{1_000, 10_000, 100_000} {
-		b.Run(fmt.Sprintf("N=%d", n), func(b *testing.B) {
-			dir := searchDir(b, n)
-			m, err := engram.New(engram.Tier1, engram.WithDir(dir))
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer m.Close()
-			qs := newCorpus(n).questions(512)
-			ctx := context.Background()
-			lat := make(latencies, 0, 4096)
-			i := 0
-			for b.Loop() {
-				start := time.Now()
-				res, err := m.Search(ctx, engram.SearchOptions{Query: qs[i%len(qs)]})
-				if err != nil || len(res) == 0 {
-					b.Fatalf("%q: %v, %d results", qs[i%len(qs)], err, len(res))
-				}
-				lat = append(lat, time.Since(start))
-				i++
-			}
-			lat.report(b)
-		})
-	}
+	benchAsk(b, []int{1_000, 10_000, 100_000}, func(ctx context.Context, m *engram.Memory, q string) error {
+		res, err := m.Search(ctx, engram.SearchOptions{Query: q})
+		if err == nil && len(res) == 0 {
+			err = errors.New("no results")
+		}
+		return err
+	})
 }
 
 // BenchmarkBaselineFTSOr runs the raw query engram's search improves on:
@@ -243,7 +226,7 @@ func BenchmarkBaselineFTSOr(b *testing.B) {
 // same questions: a search of every kind, the gate, the working set. Its
 // ratio to BenchmarkSearchText in one run is what Recall adds.
 func BenchmarkRecall(b *testing.B) {
-	benchAsk(b, func(ctx context.Context, m *engram.Memory, q string) error {
+	benchAsk(b, []int{10_000, 100_000}, func(ctx context.Context, m *engram.Memory, q string) error {
 		r, err := m.Recall(ctx, q)
 		if err == nil && len(r.Admitted) == 0 {
 			err = errors.New("nothing admitted")
@@ -255,7 +238,7 @@ func BenchmarkRecall(b *testing.B) {
 // BenchmarkContext builds a 2,000-token context block for the same
 // questions on the same memories.
 func BenchmarkContext(b *testing.B) {
-	benchAsk(b, func(ctx context.Context, m *engram.Memory, q string) error {
+	benchAsk(b, []int{10_000, 100_000}, func(ctx context.Context, m *engram.Memory, q string) error {
 		c, err := m.Context(ctx, engram.ContextOptions{Query: q, MaxTokens: 2000})
 		if err == nil && c.Tokens == 0 {
 			err = errors.New("an empty block")
@@ -264,10 +247,10 @@ func BenchmarkContext(b *testing.B) {
 	})
 }
 
-// benchAsk times ask on the search benchmark's memories at 10K and 100K,
+// benchAsk times ask on the search benchmark's memories of each size,
 // with its questions, and reports the latencies.
-func benchAsk(b *testing.B, ask func(ctx context.Context, m *engram.Memory, q string) error) {
-	for _, n := range []int{10_000, 100_000} {
+func benchAsk(b *testing.B, sizes []int, ask func(ctx context.Context, m *engram.Memory, q string) error) {
+	for _, n := range sizes {
 		b.Run(fmt.Sprintf("N=%d", n), func(b *testing.B) {
 			m, err := engram.New(engram.Tier1, engram.WithDir(searchDir(b, n)))
 			if err != nil {
