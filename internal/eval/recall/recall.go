@@ -492,7 +492,7 @@ func run(ctx context.Context, d dataset, dir, name string, ask retriever, verbos
 			for j, h := range hits {
 				ids[j] = h.ID
 			}
-			k := u.kindOf(q)
+			k := mem[q.Answers[0]] // the question's kind (see kindOf)
 			var first kind
 			if len(ids) > 0 {
 				first = mem[ids[0]]
