@@ -64,10 +64,10 @@ const (
 )
 
 // endpoint returns the URL of model's method ("batchEmbedContents",
-// "generateContent") under base ("" means DefaultBaseURL, and base may end
-// in /v1beta already). model may be given with its "models/" prefix.
+// "generateContent") under base (see orDefault; it may end in /v1beta
+// already). model may be given with its "models/" prefix.
 func endpoint(base, model, method string) string {
-	return modelapi.VersionedURL(orDefault(base), "v1beta", "models/"+url.PathEscape(strings.TrimPrefix(model, "models/"))+":"+method)
+	return modelapi.VersionedURL(base, "v1beta", "models/"+url.PathEscape(strings.TrimPrefix(model, "models/"))+":"+method)
 }
 
 // orDefault returns base, or DefaultBaseURL when base is empty.
