@@ -229,7 +229,8 @@ type Found struct {
 	// embedded runs by text (SearchText).
 	Mode SearchMode
 	// Terms are the query's terms as the search looked for them: at most
-	// 32, the rarest in the agent's memory when the query has more.
+	// 32, the rarest in the agent's memory when the query has more, and
+	// an Advanced expression's prefixes, ending in "*".
 	Terms []string
 	// Pending counts, in Tier 2, the agent's memories waiting for their
 	// vectors (see [Stats].PendingEmbeddings): vector and hybrid searches
