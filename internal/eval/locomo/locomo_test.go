@@ -3,7 +3,9 @@ package main
 import (
 	"context"
 	"os"
+	"slices"
 	"testing"
+	"time"
 
 	"github.com/engram-go/engram"
 )
@@ -68,4 +70,54 @@ func TestRecallArithmetic(t *testing.T) {
 			t.Fatalf("recall = %v, want %v", rec, want)
 		}
 	}
+}
+
+// BenchmarkSearch asks LoCoMo's questions, each of the ten conversations
+// held by its own Memory as in the recall harness, the Limit being 10 as a
+// peer's top-10 would be: one op is one question, in a fixed order. It
+// reports the p50 and p90 per question.
+func BenchmarkSearch(b *testing.B) {
+	d, err := load(dataPath)
+	if err != nil {
+		b.Skipf("LoCoMo data not found: %v", err)
+	}
+	ctx := context.Background()
+	type ask struct {
+		m *engram.Memory
+		q string
+	}
+	var asks []ask
+	for _, c := range d {
+		sessions, err := c.sessions()
+		if err != nil {
+			b.Fatal(err)
+		}
+		m, err := engram.New(engram.Tier1, engram.InMemory(), engram.WithAgent("locomo"))
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer m.Close()
+		if _, err := m.Episodic().LogBatch(ctx, episodes(sessions)); err != nil {
+			b.Fatal(err)
+		}
+		for _, q := range c.QA {
+			if q.Category >= 1 && q.Category <= 4 {
+				asks = append(asks, ask{m, q.Question})
+			}
+		}
+	}
+	lat := make([]time.Duration, 0, len(asks))
+	i := 0
+	for b.Loop() {
+		a := asks[i%len(asks)]
+		i++
+		start := time.Now()
+		if _, err := a.m.Episodic().Search(ctx, engram.SearchOptions{Query: a.q, Limit: 10}); err != nil {
+			b.Fatal(err)
+		}
+		lat = append(lat, time.Since(start))
+	}
+	slices.Sort(lat)
+	b.ReportMetric(float64(lat[len(lat)/2].Microseconds()), "p50-µs")
+	b.ReportMetric(float64(lat[len(lat)*9/10].Microseconds()), "p90-µs")
 }
