@@ -139,7 +139,7 @@ func (m *Memory) recall(ctx context.Context, query string, quiet bool, perKind i
 	if err := m.validateSearch(&opts); err != nil {
 		return RecallResult{}, err
 	}
-	f, err := m.find(ctx, opts)
+	f, err := m.find(ctx, opts, 0)
 	if err != nil {
 		return RecallResult{}, err
 	}

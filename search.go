@@ -245,7 +245,7 @@ func (m *Memory) Find(ctx context.Context, opts SearchOptions) (Found, error) {
 	if err := m.validateSearch(&opts); err != nil {
 		return Found{}, err
 	}
-	f, err := m.find(ctx, opts)
+	f, err := m.find(ctx, opts, opts.Limit)
 	if err != nil {
 		return Found{}, err
 	}
@@ -268,8 +268,10 @@ type ranking struct {
 	ranked []candidate
 }
 
-// find runs a search of validated options up to the ranking.
-func (m *Memory) find(ctx context.Context, opts SearchOptions) (ranking, error) {
+// find runs a search of validated options up to the ranking. need is how
+// many of the ranking's first candidates the caller uses, or 0 for all of
+// them: a search may then leave out what could not be among them.
+func (m *Memory) find(ctx context.Context, opts SearchOptions, need int) (ranking, error) {
 	s := m.newSearch(opts)
 	f := ranking{search: s}
 	if !s.byText && !s.byVector {
@@ -284,6 +286,11 @@ func (m *Memory) find(ctx context.Context, opts SearchOptions) (ranking, error) 
 		if s.wantsType(TypeWorking) {
 			cands = append(cands, m.working.candidates(s)...)
 		}
+		if w := m.cfg.Search.ContextWeight; w > 0 && s.wantsType(TypeEpisodic) {
+			if cands, err = m.withContext(ctx, s, cands, w, need); err != nil {
+				return f, err
+			}
+		}
 	}
 	cands, qv, err := m.addVectorCandidates(ctx, s, cands)
 	if err != nil {
@@ -292,11 +299,6 @@ func (m *Memory) find(ctx context.Context, opts SearchOptions) (ranking, error) 
 	if s.opts.Mode == SearchVector && s.pending > 0 && s.expr != "" {
 		// Memories waiting for their vectors are found by text meanwhile.
 		if cands, err = m.pendingByText(ctx, s, cands); err != nil {
-			return f, err
-		}
-	}
-	if w := m.cfg.Search.ContextWeight; w > 0 && s.wantsType(TypeEpisodic) && s.byText {
-		if cands, err = m.withContext(ctx, cands, w, s.filter); err != nil {
 			return f, err
 		}
 	}

@@ -9,20 +9,22 @@ import (
 // the one that shares the question's words, so the episodes logged just
 // before and after a matching episode, in the same session, come along.
 
-// contextSQL finds, for each matched episode named in ?2, the episodes
-// logged just before and just after it in its session, within [?3, ?4):
-// what ranking needs of them (see scanRanked), then the match's ID.
+// contextSQL finds, for each matched episode whose pk is listed in ?2
+// (a JSON list), the episodes logged just before and just after it in its
+// session, within [?3, ?4): what ranking needs of them (see scanRanked),
+// then the match's ID. Each neighbour is one seek in episodic_by_session
+// (a partial index: the query must say x.session_id is not empty).
 var contextSQL = `
 	WITH hit AS (
-		SELECT e.id, e.session_id, e.created_at, e.pk FROM episodic_log e
-		WHERE e.agent_id = ?1 AND e.session_id <> '' AND e.id IN (SELECT value FROM json_each(?2))),
+		SELECT e.id, e.session_id, e.created_at, e.pk FROM json_each(?2) j CROSS JOIN episodic_log e ON e.pk = j.value
+		WHERE e.agent_id = ?1 AND e.session_id <> ''),
 	near(hit, pk) AS (
 		SELECT h.id, (SELECT x.pk FROM episodic_log x
-			WHERE x.agent_id = ?1 AND x.session_id = h.session_id AND (x.created_at, x.pk) < (h.created_at, h.pk)
+			WHERE x.agent_id = ?1 AND x.session_id = h.session_id AND x.session_id <> '' AND (x.created_at, x.pk) < (h.created_at, h.pk)
 			ORDER BY x.created_at DESC, x.pk DESC LIMIT 1) FROM hit h
 		UNION ALL
 		SELECT h.id, (SELECT x.pk FROM episodic_log x
-			WHERE x.agent_id = ?1 AND x.session_id = h.session_id AND (x.created_at, x.pk) > (h.created_at, h.pk)
+			WHERE x.agent_id = ?1 AND x.session_id = h.session_id AND x.session_id <> '' AND (x.created_at, x.pk) > (h.created_at, h.pk)
 			ORDER BY x.created_at, x.pk LIMIT 1) FROM hit h)
 	SELECT ` + episodicKind.rankCols("e") + `, n.hit FROM near n JOIN episodic_log e ON e.pk = n.pk
 	WHERE e.created_at >= ?3 AND e.created_at < ?4`
@@ -31,18 +33,27 @@ var contextSQL = `
 // must not outrank (see withContext).
 const contextShare = 0.999
 
-// withContext adds the session neighbours of the episodic candidates. A
-// neighbour's text score is weight times its match's, so its Text part is
-// weight times the match's, but never as much as a direct match that
-// holds every query term its match holds: an episode that came along as
-// context never outranks a direct match for the same words.
-func (m *Memory) withContext(ctx context.Context, cands []candidate, weight float64, f ftsFilter) ([]candidate, error) {
+// withContext adds the session neighbours of the episodic text matches
+// among cands, in one query. A neighbour's text score is weight times its
+// match's, so its Text part is weight times the match's, but never as
+// much as a direct match that holds every query term its match holds: an
+// episode that came along as context never outranks a direct match for
+// the same words.
+//
+// need is how many of the ranking's first candidates the caller uses (0
+// for all): in a text search, the neighbours of a match whose own score
+// bounds theirs below the need-th candidate's are not looked up (see
+// contextWorth).
+func (m *Memory) withContext(ctx context.Context, s *search, cands []candidate, weight float64, need int) ([]candidate, error) {
+	worth := m.contextWorth(s, cands, weight, need)
 	byID := map[string]int{} // episodic candidate ID → index in cands
-	var hits []string
+	var hits []int64
 	for i, c := range cands {
 		if c.Type == TypeEpisodic && c.text > 0 {
 			byID[c.ID] = i
-			hits = append(hits, c.ID)
+			if worth(c.text) {
+				hits = append(hits, c.pk)
+			}
 		}
 	}
 	if len(hits) == 0 {
@@ -51,7 +62,7 @@ func (m *Memory) withContext(ctx context.Context, cands []candidate, weight floa
 	list, _ := json.Marshal(hits)
 	var found []candidate // each with the match it came with as ContextOf
 	err := m.db.read(ctx, "search.context", func(q *dbtx) error {
-		rows, err := q.query(contextSQL, m.agent, string(list), f.since, f.until)
+		rows, err := q.query(contextSQL, m.agent, string(list), s.filter.since, s.filter.until)
 		if err != nil {
 			return err
 		}
@@ -91,4 +102,33 @@ func contextScore(score float64, held uint64, direct []candidate) float64 {
 		}
 	}
 	return score
+}
+
+// contextWorth returns whether the neighbours of an episodic match of
+// text score t could be among the first need candidates of a search
+// ranking cands and their neighbours. In a text search a neighbour's
+// Text part is at most weight × t over the best text score, and its
+// importance and recency at most 1, which bounds its score; the need-th
+// best score of cands can only rise as neighbours come. Other searches,
+// and need 0, want every match's neighbours.
+func (m *Memory) contextWorth(s *search, cands []candidate, weight float64, need int) func(t float64) bool {
+	all := func(float64) bool { return true }
+	if need == 0 || s.opts.Mode != SearchText {
+		return all
+	}
+	ranked := m.rank(cands, s.now, s.opts)
+	if len(ranked) < need {
+		return all
+	}
+	floor := ranked[need-1].Score
+	bestText := 0.0
+	for _, c := range cands {
+		bestText = max(bestText, c.text)
+	}
+	sc := m.cfg.Search
+	total := sc.TextWeight + sc.ImportanceWeight + sc.RecencyWeight
+	return func(t float64) bool {
+		bound := (sc.TextWeight*weight*t/bestText + sc.ImportanceWeight + sc.RecencyWeight) / total
+		return bound >= floor-1e-9
+	}
 }

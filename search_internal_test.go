@@ -1,0 +1,85 @@
+package engram
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"time"
+)
+
+// A search that leaves out the session neighbours that cannot reach its
+// first Limit results (see contextWorth) returns exactly what it would
+// with every neighbour: the same memories in the same order with the same
+// scores, whatever the weights, importance and age of the memories.
+func TestContextPruningKeepsTheResults(t *testing.T) {
+	words := strings.Fields("kayak garage river tent stove lantern map compass boots rope trail summit lake cabin fire")
+	rng := rand.New(rand.NewPCG(5, 5))
+	now := time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)
+	weights := []SearchConfig{
+		DefaultConfig().Search,
+		{TextWeight: 0.5, ImportanceWeight: 0.3, RecencyWeight: 0.2, RecencyHalfLife: 24 * time.Hour, ContextWeight: 0.9},
+		{TextWeight: 1, ContextWeight: 0.3},
+	}
+	for wi, sc := range weights {
+		cfg := DefaultConfig()
+		d := cfg.Search
+		sc.Candidates, sc.PostingBudget, sc.RRFConstant = d.Candidates, d.PostingBudget, d.RRFConstant
+		sc.HybridTextWeight, sc.HybridVectorWeight, sc.BM25K1, sc.BM25B = d.HybridTextWeight, d.HybridVectorWeight, d.BM25K1, d.BM25B
+		if sc.RecencyHalfLife == 0 {
+			sc.RecencyHalfLife = d.RecencyHalfLife
+		}
+		cfg.Search = sc
+		m, err := New(Tier1, InMemory(), WithConfig(cfg), WithClock(func() time.Time { return now }))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var eps []Episode
+		for i := range 400 {
+			w := make([]string, 3+rng.IntN(6))
+			for j := range w {
+				w[j] = words[rng.IntN(len(words))]
+			}
+			eps = append(eps, Episode{
+				Content:   strings.Join(w, " "),
+				SessionID: fmt.Sprint("s", i/25),
+				CreatedAt: now.Add(-time.Duration(400-i) * time.Hour),
+			})
+		}
+		ctx := context.Background()
+		if _, err := m.Episodic().LogBatch(ctx, eps); err != nil {
+			t.Fatal(err)
+		}
+		for qi := range 40 {
+			q := words[rng.IntN(len(words))] + " " + words[rng.IntN(len(words))]
+			for _, limit := range []int{1, 5, 10, 25} {
+				opts := SearchOptions{Query: q, Limit: limit}
+				if err := m.validateSearch(&opts); err != nil {
+					t.Fatal(err)
+				}
+				all, err := m.find(ctx, opts, 0)
+				if err != nil {
+					t.Fatal(err)
+				}
+				pruned, err := m.find(ctx, opts, limit)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want, got := all.ranked[:min(limit, len(all.ranked))], pruned.ranked[:min(limit, len(pruned.ranked))]
+				if len(want) != len(got) {
+					t.Fatalf("weights %d, query %d %q, limit %d: %d results, want %d", wi, qi, q, limit, len(got), len(want))
+				}
+				for i := range want {
+					if want[i].ID != got[i].ID || want[i].Score != got[i].Score || want[i].ContextOf != got[i].ContextOf {
+						t.Fatalf("weights %d, query %q, limit %d: result %d is %s (%v, via %q), want %s (%v, via %q)", wi, q, limit, i,
+							got[i].ID, got[i].Score, got[i].ContextOf, want[i].ID, want[i].Score, want[i].ContextOf)
+					}
+				}
+			}
+		}
+		if err := m.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
