@@ -83,3 +83,26 @@ func TestContextPruningKeepsTheResults(t *testing.T) {
 		}
 	}
 }
+
+// The SQL scoring functions answer only for a search under way: another
+// handle is an error, not a score.
+func TestScoringFunctionsNeedTheirSearch(t *testing.T) {
+	m, err := New(Tier1, InMemory())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	ctx := context.Background()
+	for _, query := range []string{`SELECT engram_bm25(?1, x'00', 1)`, `SELECT engram_bm25_text(?1, 'some text')`} {
+		err := m.db.read(ctx, "test", func(q *dbtx) error {
+			var score float64
+			return q.queryRow(query, []any{int64(1 << 40)}, &score)
+		})
+		if err == nil || !strings.Contains(err.Error(), errNoScorer.Error()) {
+			t.Errorf("%s with an unknown handle: %v, want %v", query, err, errNoScorer)
+		}
+	}
+	if n := len(scorers.byHandle); n != 0 {
+		t.Errorf("%d scorers registered with no search under way", n)
+	}
+}

@@ -24,22 +24,20 @@ import (
 // ftsSource is how one kind is searched by full text.
 type ftsSource struct {
 	*kind
-	// match takes (expr, agent, since, until, the tags as JSON or an
-	// empty string, lowest rowid to match) and returns, for every match,
-	// its pk and the term vector and length its BM25 score is computed
-	// from (see bm25.Query.Score): no more, since a query may match hundreds.
+	// best takes (expr, agent, since, until, the tags as JSON or an
+	// empty string, lowest rowid to match, the search's scorer handle,
+	// whether to score from the texts, k) and returns the k matches with
+	// the best BM25 scores, then by ID: what ranking needs of each (see
+	// scanRanked), then its term vector and length. Every match is
+	// scored inside SQLite (see search_score.go); only the k best come
+	// out.
 	//
 	// CROSS JOIN keeps the FTS table as the outer loop: FTS5 finds the
 	// matches and the join looks up only those rows. (Left to itself, the
 	// planner may scan the agent's rows and probe the index once per
 	// row, hundreds of times slower.) How many rows match is bounded by
 	// the search's plan (see Memory.plan).
-	match string
-	// details reads, for the rows whose pks are listed in ?1 (the best
-	// matches), what ranking needs: pk, id, tags, created_at, importance,
-	// last touched, retrievals and strength. The content is read later,
-	// for the results only (see Memory.present).
-	details string
+	best string
 	// window finds the rowid of the agent's (?3) match of expr (?1) that
 	// is newest but ?2, among those created in [?4, ?5) carrying one of
 	// the tags ?6 (a JSON list, or '' for any); see Memory.window.
@@ -55,11 +53,13 @@ var ftsSources = func() []ftsSource {
 	for _, k := range kindsWith(func(k *kind) bool { return k.fts != "" }) {
 		out = append(out, ftsSource{
 			kind: k,
-			match: `SELECT t.pk, t.terms, t.ntok
+			best: `SELECT ` + k.rankCols("t") + `, t.terms, t.ntok
 				FROM ` + k.fts + ` CROSS JOIN ` + k.table + ` t ON t.pk = ` + k.fts + `.rowid
 				WHERE ` + k.fts + ` MATCH ?1 AND ` + k.fts + `.rowid >= ?6 AND t.agent_id = ?2 AND t.created_at >= ?3 AND t.created_at < ?4
-					AND ` + k.tagFilter("t", "?5"),
-			details: `SELECT ` + k.rankCols("t") + ` FROM json_each(?1) j CROSS JOIN ` + k.table + ` t ON t.pk = j.value`,
+					AND ` + k.tagFilter("t", "?5") + `
+				ORDER BY CASE WHEN ?8 OR t.terms IS NULL THEN engram_bm25_text(?7, ` + k.indexedOver("t") + `)
+					ELSE engram_bm25(?7, t.terms, t.ntok) END DESC, t.id
+				LIMIT ?9`,
 			window: `SELECT t.pk FROM ` + k.fts + ` CROSS JOIN ` + k.table + ` t ON t.pk = ` + k.fts + `.rowid
 				WHERE ` + k.fts + ` MATCH ?1 AND t.agent_id = ?3 AND t.created_at >= ?4 AND t.created_at < ?5 AND ` + k.tagFilter("t", "?6") + `
 				ORDER BY ` + k.fts + `.rowid DESC LIMIT 1 OFFSET ?2`,
@@ -88,11 +88,7 @@ func (m *Memory) textCandidates(ctx context.Context, s *search) ([]candidate, er
 			if !ss.searched {
 				continue
 			}
-			found, err := m.ftsMatches(q, s, ss)
-			if err != nil {
-				return err
-			}
-			top, err := m.best(q, ss.ftsSource, found, s.k)
+			top, err := m.ftsBest(q, s, ss)
 			if err != nil {
 				return err
 			}
@@ -194,6 +190,7 @@ func (m *Memory) chooseTerms(q *dbtx, s *search, sources []scopedSource) error {
 		stems, df[bm25.PrefixTerm(p)] = append(stems, bm25.PrefixTerm(p)), n
 	}
 	s.scorer = newScorer(stems, df, docs, tokens, m.cfg.Search)
+	s.scorer.prefixes = s.prefixes
 	return nil
 }
 
@@ -213,10 +210,13 @@ func (m *Memory) prefixFreq(q *dbtx, sources []scopedSource, prefix string) (int
 	return total, nil
 }
 
-// ftsMatches runs the search's plans on the source's index until they
-// found k matches, and returns the matches with their BM25 scores (their
-// pk, text and held set only; see details).
-func (m *Memory) ftsMatches(q *dbtx, s *search, ss scopedSource) ([]candidate, error) {
+// ftsBest runs the search's plans on the source's index until they
+// found k matches, and returns the k with the best BM25 scores (then by
+// ID, so that ties are cut the same way every time, whatever else the
+// file holds), with their scores and what ranking needs of them. Each
+// plan's matches are scored inside SQLite and only its k best come out:
+// the k best of all are among them.
+func (m *Memory) ftsBest(q *dbtx, s *search, ss scopedSource) ([]candidate, error) {
 	plans := []ftsPlan{{expr: ss.scope.restrict(s.expr)}}
 	if !s.opts.Advanced {
 		var err error
@@ -224,41 +224,36 @@ func (m *Memory) ftsMatches(q *dbtx, s *search, ss scopedSource) ([]candidate, e
 			return nil, err
 		}
 	}
+	handle, done := scorers.add(s.scorer)
+	defer done()
+	fromText := len(s.prefixes) > 0 // prefixes are scored from the text (see bm25.VectorPrefixed)
 	var found []candidate
 	var unscored []int // matches without a term vector
 	seen := map[int64]bool{}
+	var terms []byte
+	var ntok int
+	scan := scanRanked(ss.typ, func(*candidate) []any { return []any{&terms, &ntok} })
 	for _, p := range plans {
-		rows, err := q.query(ss.match, p.expr, m.agent, s.filter.since, s.filter.until, s.filter.tags, p.from)
+		rows, err := q.query(ss.best, p.expr, m.agent, s.filter.since, s.filter.until, s.filter.tags, p.from,
+			handle, fromText, s.k)
 		if err != nil {
 			return nil, err
 		}
-		for rows.Next() {
-			var c candidate
-			var terms sql.RawBytes // scored at once: valid until Next
-			var ntok int
-			if err := rows.Scan(&c.pk, &terms, &ntok); err != nil {
-				rows.Close()
-				return nil, err
-			}
-			if seen[c.pk] {
-				continue
+		_, err = scanAll(rows, func(r scanner) (struct{}, error) {
+			c, err := scan(r)
+			if err != nil || seen[c.pk] {
+				return struct{}{}, err
 			}
 			seen[c.pk] = true
-			c.Type = ss.typ
-			if terms == nil || len(s.prefixes) > 0 {
-				// Prefixes are scored from the text (see
-				// bm25.VectorPrefixed).
+			if terms == nil || fromText {
 				unscored = append(unscored, len(found))
 			} else {
 				c.text, c.held = s.scorer.Score(terms, ntok)
 			}
 			found = append(found, c)
-		}
-		if err := rows.Err(); err != nil {
-			rows.Close()
-			return nil, err
-		}
-		if err := rows.Close(); err != nil {
+			return struct{}{}, nil
+		})
+		if err != nil {
 			return nil, err
 		}
 		if len(found) >= s.k {
@@ -270,31 +265,10 @@ func (m *Memory) ftsMatches(q *dbtx, s *search, ss scopedSource) ([]candidate, e
 			return nil, err
 		}
 	}
-	return found, nil
-}
-
-// details reads what ranking needs of the best matches of src; the
-// matches keep their scores.
-func (m *Memory) details(q *dbtx, src ftsSource, top []candidate) ([]candidate, error) {
-	if len(top) == 0 {
-		return nil, nil
-	}
-	scored := make(map[int64]candidate, len(top))
-	pks := make([]int64, len(top))
-	for i, c := range top {
-		scored[c.pk], pks[i] = c, c.pk
-	}
-	list, _ := json.Marshal(pks)
-	rows, err := q.query(src.details, string(list))
-	if err != nil {
-		return nil, err
-	}
-	got, err := scanAll(rows, scanRanked(src.typ, nil))
-	for i := range got {
-		c := scored[got[i].pk]
-		got[i].text, got[i].held = c.text, c.held
-	}
-	return got, err
+	slices.SortFunc(found, func(a, b candidate) int {
+		return cmp.Or(cmp.Compare(b.text, a.text), cmp.Compare(a.ID, b.ID))
+	})
+	return found[:min(s.k, len(found))], nil
 }
 
 // scoreFromText scores the matches at the indexes unscored from their
@@ -327,27 +301,6 @@ func (m *Memory) scoreFromText(q *dbtx, s *search, src ftsSource, found []candid
 	return rows.Err()
 }
 
-// best returns the k candidates of one kind with the best text scores,
-// then by ID, so that ties are cut the same way every time, whatever
-// else the file holds. Matches carry no ID until their details are read
-// (see Memory.details), so best keeps every match tying the k-th, reads
-// the details of those only, and then cuts.
-func (m *Memory) best(q *dbtx, src ftsSource, cands []candidate, k int) ([]candidate, error) {
-	slices.SortFunc(cands, func(a, b candidate) int { return cmp.Compare(b.text, a.text) })
-	n := min(k, len(cands))
-	for n > 0 && n < len(cands) && cands[n].text == cands[n-1].text {
-		n++
-	}
-	top, err := m.details(q, src, cands[:n])
-	if err != nil {
-		return nil, err
-	}
-	slices.SortFunc(top, func(a, b candidate) int {
-		return cmp.Or(cmp.Compare(b.text, a.text), cmp.Compare(a.ID, b.ID))
-	})
-	return top[:min(k, len(top))], nil
-}
-
 // scorer scores documents by BM25 over the statistics of the agent's
 // whole memory: how many searchable memories it has of every kind, their
 // average length, and how many of them hold each term. Memories of every
@@ -355,6 +308,7 @@ func (m *Memory) best(q *dbtx, src ftsSource, cands []candidate, k int) ([]candi
 // memories in the same file change nothing.
 type scorer struct {
 	*bm25.Query
+	prefixes []string // an Advanced expression's, scored from the text
 }
 
 func newScorer(stems []string, df map[string]int, docs, tokens int, sc SearchConfig) *scorer {
@@ -366,7 +320,7 @@ func newScorer(stems []string, df map[string]int, docs, tokens int, sc SearchCon
 	if docs > 0 {
 		avg = float64(tokens) / float64(docs)
 	}
-	return &scorer{bm25.NewQuery(stems, weights, avg, sc.BM25K1, sc.BM25B)}
+	return &scorer{Query: bm25.NewQuery(stems, weights, avg, sc.BM25K1, sc.BM25B)}
 }
 
 // fillTerms writes the term vectors of kind k's rows that the SQL
