@@ -32,10 +32,13 @@ func main() {
 	lw := flag.Float64("lexical-weight", engram.DefaultConfig().Search.LexicalVectorWeight, "hybrid with the (lexical) hashing embedder: the cosine's share")
 	k1 := flag.Float64("k1", engram.DefaultConfig().Search.BM25K1, "BM25's k1 (term frequency saturation)")
 	b := flag.Float64("b", engram.DefaultConfig().Search.BM25B, "BM25's b (length normalization)")
+	budget := flag.Int("budget", engram.DefaultConfig().Search.PostingBudget, "how many of the agent's documents a query's terms may match before common terms are left out")
+	cands := flag.Int("candidates", engram.DefaultConfig().Search.Candidates, "full-text matches ranked per kind")
 	flag.Parse()
 	cfg := engram.DefaultConfig()
 	cfg.Search.HybridVectorWeight, cfg.Search.RRFConstant, cfg.Search.ContextWeight = *vw, *rrfK, *cw
 	cfg.Search.LexicalVectorWeight, cfg.Search.BM25K1, cfg.Search.BM25B = *lw, *k1, *b
+	cfg.Search.PostingBudget, cfg.Search.Candidates = *budget, *cands
 	searchMode = engram.SearchMode(*mode)
 	if err := engram.Tier(*tier).Validate(); err != nil {
 		log.Fatal(err)
