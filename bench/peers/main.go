@@ -28,12 +28,14 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -132,6 +134,15 @@ func run(ctx context.Context, cfg config, args []string) error {
 		return err
 	}
 	defer os.RemoveAll(root)
+	// An interrupted run leaves no stores behind either.
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		<-sig
+		os.RemoveAll(root)
+		fmt.Fprintln(os.Stderr, "peers: interrupted")
+		os.Exit(130)
+	}()
 	logf("building in %s", root)
 
 	var out strings.Builder
@@ -141,7 +152,7 @@ func run(ctx context.Context, cfg config, args []string) error {
 	fmt.Fprintf(&out, "\nEach contender answers the same queries %d times, contenders interleaved round-robin "+
 		"(repetition r starts with the r-th), after one untimed pass. p50 and p90 are the medians over "+
 		"repetitions of each repetition's percentiles; engram/peer is the median over repetitions of engram's "+
-		"p50 over the peer's in the same repetition (above 1, engram is slower).\n", cfg.reps)
+		"p50 over the peer's in the same repetition (above 1, engram is slower), with the lowest and highest of those ratios in brackets.\n", cfg.reps)
 
 	for _, s := range cfg.sections {
 		switch s {
@@ -288,7 +299,11 @@ func ratioCell(eng, t timing) string {
 	if t.name == eng.name {
 		return ""
 	}
-	return fmt.Sprintf("**%.2f×**", ratio(eng, t))
+	rs := ratios(eng, t)
+	if len(rs) == 1 {
+		return fmt.Sprintf("**%.2f×**", rs[0])
+	}
+	return fmt.Sprintf("**%.2f×** (%.2f–%.2f)", ratio(eng, t), rs[0], rs[len(rs)-1])
 }
 
 // count writes n with thousands separators.

@@ -85,15 +85,21 @@ func median(d []time.Duration) time.Duration {
 	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }
 
-// ratio is the median over repetitions of a's p50 divided by b's p50 in
-// the same repetition: pairing the two measured minutes apart cancels
-// most of the machine's drift.
-func ratio(a, b timing) float64 {
+// ratios returns a's p50 divided by b's p50 in each repetition, sorted:
+// pairing the two measured minutes apart cancels most of the machine's
+// drift.
+func ratios(a, b timing) []float64 {
 	rs := make([]float64, len(a.p50))
 	for r := range rs {
 		rs[r] = float64(a.p50[r]) / float64(b.p50[r])
 	}
 	slices.Sort(rs)
+	return rs
+}
+
+// ratio is the median of ratios(a, b).
+func ratio(a, b timing) float64 {
+	rs := ratios(a, b)
 	if len(rs)%2 == 1 {
 		return rs[len(rs)/2]
 	}
