@@ -29,8 +29,9 @@ type ftsSource struct {
 	// whether to score from the texts, k) and returns the k matches with
 	// the best BM25 scores, then by ID: what ranking needs of each (see
 	// scanRanked), then its term vector and length. Every match is
-	// scored inside SQLite (see search_score.go); only the k best come
-	// out.
+	// scored inside SQLite (see search_score.go) and sorted by its pk,
+	// ID and score alone; the rest of the row is read for the k best
+	// only.
 	//
 	// CROSS JOIN keeps the FTS table as the outer loop: FTS5 finds the
 	// matches and the join looks up only those rows. (Left to itself, the
@@ -53,13 +54,15 @@ var ftsSources = func() []ftsSource {
 	for _, k := range kindsWith(func(k *kind) bool { return k.fts != "" }) {
 		out = append(out, ftsSource{
 			kind: k,
-			best: `SELECT ` + k.rankCols("t") + `, t.terms, t.ntok
-				FROM ` + k.fts + ` CROSS JOIN ` + k.table + ` t ON t.pk = ` + k.fts + `.rowid
-				WHERE ` + k.fts + ` MATCH ?1 AND ` + k.fts + `.rowid >= ?6 AND t.agent_id = ?2 AND t.created_at >= ?3 AND t.created_at < ?4
-					AND ` + k.tagFilter("t", "?5") + `
-				ORDER BY CASE WHEN ?8 OR t.terms IS NULL THEN engram_bm25_text(?7, ` + k.indexedOver("t") + `)
-					ELSE engram_bm25(?7, t.terms, t.ntok) END DESC, t.id
-				LIMIT ?9`,
+			best: `SELECT ` + k.rankCols("t") + `, t.terms, t.ntok FROM (
+					SELECT ` + k.fts + `.rowid AS pk, t.id AS id, CASE WHEN ?8 OR t.terms IS NULL THEN engram_bm25_text(?7, ` + k.indexedOver("t") + `)
+						ELSE engram_bm25(?7, t.terms, t.ntok) END AS score
+					FROM ` + k.fts + ` CROSS JOIN ` + k.table + ` t ON t.pk = ` + k.fts + `.rowid
+					WHERE ` + k.fts + ` MATCH ?1 AND ` + k.fts + `.rowid >= ?6 AND t.agent_id = ?2 AND t.created_at >= ?3 AND t.created_at < ?4
+						AND ` + k.tagFilter("t", "?5") + `
+					ORDER BY score DESC, id LIMIT ?9) b
+				CROSS JOIN ` + k.table + ` t ON t.pk = b.pk
+				ORDER BY b.score DESC, b.id`,
 			window: `SELECT t.pk FROM ` + k.fts + ` CROSS JOIN ` + k.table + ` t ON t.pk = ` + k.fts + `.rowid
 				WHERE ` + k.fts + ` MATCH ?1 AND t.agent_id = ?3 AND t.created_at >= ?4 AND t.created_at < ?5 AND ` + k.tagFilter("t", "?6") + `
 				ORDER BY ` + k.fts + `.rowid DESC LIMIT 1 OFFSET ?2`,
