@@ -5,6 +5,7 @@ import (
 	"log"
 	"os"
 	"path/filepath"
+	"runtime"
 	"runtime/pprof"
 	"slices"
 	"strings"
@@ -33,6 +34,17 @@ func median(d []time.Duration) time.Duration {
 	s := slices.Clone(d)
 	slices.Sort(s)
 	return s[len(s)/2]
+}
+
+func mean(d []time.Duration) time.Duration {
+	if len(d) == 0 {
+		return 0
+	}
+	var sum time.Duration
+	for _, x := range d {
+		sum += x
+	}
+	return sum / time.Duration(len(d))
 }
 
 func percentile(d []time.Duration, p int) time.Duration {
@@ -88,6 +100,7 @@ func (r *runner) profile(tier int, name string, fn func() error) error {
 // row it makes.
 func (r *runner) time(tier int, name string, ops int, target time.Duration, op func(rep, i int) error) (*row, error) {
 	rw := row{tier: tier, name: name, target: target}
+	runtime.GC() // the garbage of what ran before is not this measurement's
 	err := r.profile(tier, slug(name), func() error {
 		k := 0
 		for rep := range r.reps {
@@ -156,8 +169,8 @@ func fmtDur(d time.Duration) string {
 // table prints the rows as a markdown table.
 func (r *runner) table() string {
 	var b strings.Builder
-	b.WriteString("| tier | measurement | p50 | reps' p50 range | p99 | reps × ops | target | |\n")
-	b.WriteString("| --- | --- | --- | --- | --- | --- | --- | --- |\n")
+	b.WriteString("| tier | measurement | p50 | reps' p50 range | mean | p99 | reps × ops | target | |\n")
+	b.WriteString("| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
 	for _, rw := range r.rows {
 		lo, hi := slices.Min(rw.perRep), slices.Max(rw.perRep)
 		target, verdict := "", ""
@@ -174,8 +187,8 @@ func (r *runner) table() string {
 		if rw.note != "" {
 			verdict = strings.TrimPrefix(verdict+"; "+rw.note, "; ")
 		}
-		fmt.Fprintf(&b, "| %d | %s | %s | %s – %s | %s | %d × %d | %s | %s |\n", rw.tier, rw.name,
-			fmtDur(rw.p50()), fmtDur(lo), fmtDur(hi), fmtDur(percentile(rw.all, 99)),
+		fmt.Fprintf(&b, "| %d | %s | %s | %s – %s | %s | %s | %d × %d | %s | %s |\n", rw.tier, rw.name,
+			fmtDur(rw.p50()), fmtDur(lo), fmtDur(hi), fmtDur(mean(rw.all)), fmtDur(percentile(rw.all, 99)),
 			len(rw.perRep), len(rw.all)/max(1, len(rw.perRep)), target, verdict)
 	}
 	return b.String()
