@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/engram-go/engram"
+	"github.com/engram-go/engram/internal/benchdata"
 )
 
 // Benchmarks use a fixed seed, so every run stores the same text.
@@ -30,10 +31,10 @@ func sentence(rng *rand.Rand, n int) string {
 }
 
 // benchEntries returns n entries of text shaped like natural text (see
-// newCorpus); seed picks which.
+// benchdata.NewCorpus); seed picks which.
 func benchEntries(seed uint64, n int) []engram.SemanticEntry {
 	rng := rand.New(rand.NewPCG(seed, 1))
-	docs := newCorpus(n + int(seed)).docs
+	docs := benchdata.NewCorpus(n + int(seed)).Docs
 	out := make([]engram.SemanticEntry, n)
 	for i := range out {
 		out[i] = engram.SemanticEntry{

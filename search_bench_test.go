@@ -9,88 +9,17 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/engram-go/engram"
+	"github.com/engram-go/engram/internal/benchdata"
 	"github.com/engram-go/engram/internal/query"
 )
 
-// Search benchmarks store text shaped like natural text: about half the
-// tokens are common English stopwords, the rest come from a vocabulary of
-// 5,000 made-up words with a Zipf distribution (the most frequent is about
-// 0.5% of all tokens, more than "time" or "people" are in English). The
-// questions are 2–4 words drawn from stored entries, frequent words more
-// often, wrapped in question phrasing.
-
-var benchStopwords = strings.Fields("the of and to a in is it that was for on with as at by from this have not are but be or")
-
-var syllables = strings.Fields("ka lo mi ne ru sa to vi den par sol tra bel cor fin gal mar pen quo zet")
-
-func zipfVocabulary(n int) []string {
-	rng := rand.New(rand.NewPCG(9, 9))
-	seen := map[string]bool{}
-	var out []string
-	for len(out) < n {
-		var b strings.Builder
-		for range 2 + rng.IntN(3) {
-			b.WriteString(syllables[rng.IntN(len(syllables))])
-		}
-		if w := b.String(); !seen[w] && !query.IsStopword(w) {
-			seen[w] = true
-			out = append(out, w)
-		}
-	}
-	return out
-}
-
-type corpus struct {
-	vocab []string
-	docs  []string
-}
-
-func newCorpus(n int) corpus {
-	vocab := zipfVocabulary(5000)
-	rng := rand.New(rand.NewPCG(7, uint64(n)))
-	z := rand.NewZipf(rng, 1.05, 20, uint64(len(vocab)-1))
-	docs := make([]string, n)
-	for i := range docs {
-		w := make([]string, 10+rng.IntN(20))
-		for j := range w {
-			if rng.IntN(2) == 0 {
-				w[j] = benchStopwords[rng.IntN(len(benchStopwords))]
-			} else {
-				w[j] = vocab[z.Uint64()]
-			}
-		}
-		docs[i] = strings.Join(w, " ")
-	}
-	return corpus{vocab: vocab, docs: docs}
-}
-
-// questions builds natural-language queries from words of stored entries.
-func (c corpus) questions(n int) []string {
-	rng := rand.New(rand.NewPCG(11, 11))
-	frames := []string{"What do we know about %s?", "%s", "Tell me about %s.", "when did we discuss %s"}
-	out := make([]string, n)
-	for i := range out {
-		var words []string
-		for _, w := range strings.Fields(c.docs[rng.IntN(len(c.docs))]) {
-			if !query.IsStopword(w) {
-				words = append(words, w)
-			}
-		}
-		k := 2 + rng.IntN(3)
-		pick := make([]string, k)
-		for j := range pick {
-			pick[j] = words[rng.IntN(len(words))]
-		}
-		out[i] = fmt.Sprintf(frames[rng.IntN(len(frames))], strings.Join(pick, " and "))
-	}
-	return out
-}
+// Search benchmarks store text shaped like natural text and ask questions
+// made of its words (see internal/benchdata).
 
 var (
 	searchDBMu sync.Mutex
@@ -119,11 +48,11 @@ func searchDir(b testing.TB, n int) string {
 		b.Fatal(err)
 	}
 	defer m.Close()
-	c := newCorpus(n)
+	c := benchdata.NewCorpus(n)
 	rng := rand.New(rand.NewPCG(3, 3))
 	for start := 0; start < n; start += 1000 {
 		batch := make([]engram.SemanticEntry, 0, 1000)
-		for _, d := range c.docs[start:min(n, start+1000)] {
+		for _, d := range c.Docs[start:min(n, start+1000)] {
 			batch = append(batch, engram.SemanticEntry{Content: d, Importance: float64(rng.IntN(101)) / 100})
 		}
 		if _, err := m.Semantic().StoreBatch(context.Background(), batch); err != nil {
@@ -189,7 +118,7 @@ func BenchmarkBaselineFTSOr(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			qs := newCorpus(n).questions(512)
+			qs := benchdata.NewCorpus(n).Questions(512)
 			exprs := make([]string, len(qs))
 			for i, q := range qs {
 				exprs[i], _ = query.Compile(q)
@@ -257,7 +186,7 @@ func benchAsk(b *testing.B, sizes []int, ask func(ctx context.Context, m *engram
 				b.Fatal(err)
 			}
 			defer m.Close()
-			qs := newCorpus(n).questions(512)
+			qs := benchdata.NewCorpus(n).Questions(512)
 			ctx := context.Background()
 			lat := make(latencies, 0, 4096)
 			i := 0

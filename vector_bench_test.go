@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/engram-go/engram"
+	"github.com/engram-go/engram/internal/benchdata"
 	"github.com/engram-go/engram/internal/vecdata"
 )
 
@@ -36,8 +37,8 @@ type vectorSet struct {
 }
 
 func newVectorSet(name string, n int) *vectorSet {
-	c := newCorpus(n)
-	s := &vectorSet{name: name, docs: c.docs, queries: c.questions(200)}
+	c := benchdata.NewCorpus(n)
+	s := &vectorSet{name: name, docs: c.Docs, queries: c.Questions(200)}
 	switch name {
 	case "clustered":
 		d := vecdata.NewClustered(21, 1000, benchDims)
