@@ -729,33 +729,38 @@ func (v *vectors) sync(q *dbtx) error {
 }
 
 // load reads the agent's vectors of one type into a new index.
+//
+// It reads vec0's chunks directly (see loadChunks): when other agents
+// have rows of the type, only the chunks that hold the agent's vectors.
+// The vectors are quantised into the index (see vecindex.Index.Append)
+// on other goroutines while SQLite reads the next chunks.
 func (v *vectors) load(q *dbtx, vk *kind) (*vecindex.Index, error) {
-	rows, err := q.query(`SELECT pk FROM `+vk.table+` WHERE agent_id = ?`, v.m.agent)
-	if err != nil {
-		return nil, err
-	}
-	pks, err := scanAll(rows, func(r scanner) (int64, error) {
-		var pk int64
-		return pk, r.Scan(&pk)
-	})
-	if err != nil {
-		return nil, err
-	}
-	own := make(map[int64]bool, len(pks))
-	for _, pk := range pks {
-		own[pk] = true
-	}
-	x := vecindex.New(v.dims)
-	if len(own) == 0 {
-		return x, nil
-	}
-	err = v.loadChunks(q, vk, func(pk int64, vec []float32) {
-		if own[pk] {
-			x.Put(pk, vec)
-		}
-	})
+	own, chunks, want, err := v.owned(q, vk)
 	if err == nil {
-		return x, nil
+		x := vecindex.New(v.dims)
+		if want == 0 {
+			return x, nil
+		}
+		x.Grow(want)
+		b := newIndexLoader(x)
+		got := 0
+		err = v.loadChunks(q, vk, chunks, func(pks []int64, vecs []byte) {
+			for i, pk := range pks {
+				if own == nil || own[pk] {
+					b.add(pk, vecs[i*4*v.dims:(i+1)*4*v.dims])
+					got++
+				}
+			}
+		})
+		if cerr := b.close(); err == nil {
+			err = cerr
+		}
+		if err == nil && got != want {
+			err = fmt.Errorf("%w: %d of the agent's vectors in the chunks, %d in %s_rowids", errChunkLayout, got, want, vk.vec)
+		}
+		if err == nil {
+			return x, nil
+		}
 	}
 	if !errors.Is(err, errChunkLayout) {
 		return nil, err
@@ -763,8 +768,9 @@ func (v *vectors) load(q *dbtx, vk *kind) (*vecindex.Index, error) {
 	// vec0's own scan: correct whatever its storage looks like, but it
 	// reads every vector separately, twenty times slower.
 	v.m.log.Warn("engram: reading vectors through vec0's scan", "table", vk.vec, "reason", err)
-	x = vecindex.New(v.dims)
-	rows, err = q.query(`SELECT rowid, embedding FROM ` + vk.vec)
+	x := vecindex.New(v.dims)
+	rows, err := q.query(`SELECT v.rowid, v.embedding FROM `+vk.vec+` v
+		WHERE v.rowid IN (SELECT pk FROM `+vk.table+` WHERE agent_id = ?)`, v.m.agent)
 	if err != nil {
 		return nil, err
 	}
@@ -775,9 +781,6 @@ func (v *vectors) load(q *dbtx, vk *kind) (*vecindex.Index, error) {
 		if err := rows.Scan(&pk, &b); err != nil {
 			return nil, err
 		}
-		if !own[pk] {
-			continue
-		}
 		vec, err := decodeVector(b, v.dims)
 		if err != nil {
 			return nil, err
@@ -785,6 +788,128 @@ func (v *vectors) load(q *dbtx, vk *kind) (*vecindex.Index, error) {
 		x.Put(pk, vec)
 	}
 	return x, rows.Err()
+}
+
+// owned says which of the vectors of vk's table are the agent's: when
+// no other agent has rows of the kind, all of them (own and chunks nil);
+// otherwise the pks own of the agent's rows that have a vector, and the
+// chunks (ascending) that hold those vectors. want is how many vectors
+// the agent has.
+func (v *vectors) owned(q *dbtx, vk *kind) (own map[int64]bool, chunks []int64, want int, err error) {
+	var others bool
+	err = q.queryRow(`SELECT EXISTS (SELECT 1 FROM `+vk.table+` WHERE agent_id < ?1)
+		OR EXISTS (SELECT 1 FROM `+vk.table+` WHERE agent_id > ?1)`, []any{v.m.agent}, &others)
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	if !others {
+		err := q.queryRow(`SELECT count(*) FROM `+vk.vec+`_rowids`, nil, &want)
+		return nil, nil, want, chunkLayoutErr(err)
+	}
+	rows, err := q.query(`SELECT t.pk, r.chunk_id FROM `+vk.table+` t CROSS JOIN `+vk.vec+`_rowids r ON r.rowid = t.pk
+		WHERE t.agent_id = ?`, v.m.agent)
+	if err != nil {
+		return nil, nil, 0, chunkLayoutErr(err)
+	}
+	defer rows.Close()
+	own = map[int64]bool{}
+	in := map[int64]bool{}
+	for rows.Next() {
+		var pk, chunk int64
+		if err := rows.Scan(&pk, &chunk); err != nil {
+			return nil, nil, 0, err
+		}
+		own[pk] = true
+		if !in[chunk] {
+			in[chunk] = true
+			chunks = append(chunks, chunk)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, nil, 0, err
+	}
+	slices.Sort(chunks)
+	if chunks == nil {
+		chunks = []int64{} // none: not "all of them"
+	}
+	return own, chunks, len(own), nil
+}
+
+// indexLoader feeds vectors to an index, a batch at a time, on a
+// goroutine of its own (vecindex.Index.AppendLE spreads a batch over
+// GOMAXPROCS more): the caller reads the next vectors meanwhile.
+type indexLoader struct {
+	x    *vecindex.Index
+	cur  *loadBatch
+	full chan *loadBatch // to the goroutine
+	free chan *loadBatch // back from it
+	done chan struct{}   // closed when the goroutine has ended
+	err  error           // the goroutine's; read after done
+}
+
+// loadBatch is a batch of vectors for AppendLE, as vec0 stores them.
+type loadBatch struct {
+	ids []int64
+	raw []byte
+}
+
+// loadBatchSize is how many vectors indexLoader hands to AppendLE at
+// once: enough to spread over the processors, few enough (1.5 MiB at 384
+// dimensions) to stay in cache.
+const loadBatchSize = 1024
+
+func newIndexLoader(x *vecindex.Index) *indexLoader {
+	l := &indexLoader{x: x, full: make(chan *loadBatch, 1), free: make(chan *loadBatch, 2), done: make(chan struct{})}
+	for range 2 {
+		l.free <- &loadBatch{ids: make([]int64, 0, loadBatchSize), raw: make([]byte, 0, loadBatchSize*4*x.Dims())}
+	}
+	l.cur = <-l.free
+	go func() {
+		defer close(l.done)
+		for b := range l.full {
+			if l.err == nil {
+				l.append(b)
+			}
+			b.ids, b.raw = b.ids[:0], b.raw[:0]
+			l.free <- b
+		}
+	}()
+	return l
+}
+
+// append adds a batch to the index, or sets err when the chunks name a
+// rowid twice (which vec0 never does).
+func (l *indexLoader) append(b *loadBatch) {
+	defer func() {
+		if r := recover(); r != nil {
+			l.err = fmt.Errorf("%w: %v", errChunkLayout, r)
+		}
+	}()
+	l.x.AppendLE(b.ids, b.raw)
+}
+
+// add adds the vector of pk, encoded as vec0 stores it (raw is copied
+// before add returns).
+func (l *indexLoader) add(pk int64, raw []byte) {
+	b := l.cur
+	b.ids = append(b.ids, pk)
+	b.raw = append(b.raw, raw...)
+	if len(b.ids) == loadBatchSize {
+		l.full <- b
+		l.cur = <-l.free
+	}
+}
+
+// close hands over the last batch and waits until the index holds every
+// vector added. It returns an error matching errChunkLayout if the
+// vectors named a rowid twice.
+func (l *indexLoader) close() error {
+	if len(l.cur.ids) > 0 {
+		l.full <- l.cur
+	}
+	close(l.full)
+	<-l.done
+	return l.err
 }
 
 // errChunkLayout says vec0's storage is not laid out as loadChunks expects.
@@ -802,25 +927,42 @@ func chunkLayoutErr(err error) error {
 	return err
 }
 
-// loadChunks calls fn with every vector of a vec0 table, read straight
-// from the table's chunks: per chunk, a validity bitmap, the rowids
-// (little-endian int64) and the vectors (little-endian float32), slot by
-// slot. That is how sqlite-vec v0.1.9 stores a float column; anything else
-// returns errChunkLayout, and a test checks the result against vec0's own
-// scan.
-func (v *vectors) loadChunks(q *dbtx, vk *kind, fn func(pk int64, vec []float32)) error {
+// loadChunks calls fn with the vectors of a vec0 table, read straight
+// from the table's chunks, one call per chunk: the rowids of the chunk's
+// valid slots and their vectors, one after another, as vec0 stores them
+// (little-endian float32s), valid only during the call. It reads the
+// chunks listed (ascending), or every chunk when chunks is nil.
+//
+// A chunk holds, per slot, a validity bit, a rowid (little-endian
+// int64) and a vector: that is how sqlite-vec v0.1.9 stores a float
+// column; anything else returns errChunkLayout, and a test checks the
+// result against vec0's own scan.
+func (v *vectors) loadChunks(q *dbtx, vk *kind, chunks []int64, fn func(pks []int64, vecs []byte)) error {
+	// The chunks drive the join, in chunk_id (their rowid) order, so
+	// that SQLite need not sort the vectors (150 MiB at 100K of 384
+	// dimensions) to return them in order. The vector chunks' key is a
+	// column named rowid, declared without a type: the unary + takes the
+	// chunk_id's integer affinity off the comparison, which could not
+	// use that column's index otherwise (a scan per chunk).
+	from := vk.vec + `_chunks c`
+	var args []any
+	if chunks != nil {
+		list, _ := json.Marshal(chunks)
+		from = `json_each(?) j CROSS JOIN ` + vk.vec + `_chunks c ON c.chunk_id = j.value`
+		args = append(args, string(list))
+	}
 	rows, err := q.query(`SELECT c.size, c.validity, c.rowids, v.vectors
-		FROM ` + vk.vec + `_chunks c JOIN ` + vk.vec + `_vector_chunks00 v ON v.rowid = c.chunk_id
-		ORDER BY c.chunk_id`)
+		FROM `+from+` CROSS JOIN `+vk.vec+`_vector_chunks00 v ON v.rowid = +c.chunk_id`, args...)
 	if err != nil {
 		return chunkLayoutErr(err)
 	}
 	defer rows.Close()
 	width := 4 * v.dims
-	total := 0
+	var pks []int64
+	var packed []byte
 	for rows.Next() {
 		var size int
-		var validity, rowids, vecs []byte
+		var validity, rowids, vecs sql.RawBytes
 		if err := rows.Scan(&size, &validity, &rowids, &vecs); err != nil {
 			return err
 		}
@@ -828,27 +970,25 @@ func (v *vectors) loadChunks(q *dbtx, vk *kind, fn func(pk int64, vec []float32)
 			return fmt.Errorf("%w: chunk of %d slots with %d, %d and %d bytes", errChunkLayout,
 				size, len(validity), len(rowids), len(vecs))
 		}
+		pks = pks[:0]
 		for s := range size {
-			if validity[s/8]>>(s%8)&1 == 0 {
-				continue
+			if validity[s/8]>>(s%8)&1 == 1 {
+				pks = append(pks, int64(binary.LittleEndian.Uint64(rowids[8*s:])))
 			}
-			pk := int64(binary.LittleEndian.Uint64(rowids[8*s:]))
-			vec, _ := decodeVector(vecs[s*width:(s+1)*width], v.dims)
-			fn(pk, vec)
-			total++
 		}
+		if len(pks) == size {
+			fn(pks, vecs)
+			continue
+		}
+		packed = packed[:0]
+		for s := range size {
+			if validity[s/8]>>(s%8)&1 == 1 {
+				packed = append(packed, vecs[s*width:(s+1)*width]...)
+			}
+		}
+		fn(pks, packed)
 	}
-	if err := rows.Err(); err != nil {
-		return err
-	}
-	var want int
-	if err := q.queryRow(`SELECT count(*) FROM `+vk.vec+`_rowids`, nil, &want); err != nil {
-		return chunkLayoutErr(err)
-	}
-	if total != want {
-		return fmt.Errorf("%w: %d valid slots for %d rows", errChunkLayout, total, want)
-	}
-	return nil
+	return rows.Err()
 }
 
 // embedNew embeds the texts of rows about to be inserted, before the
