@@ -151,7 +151,7 @@ func (v *vectors) prepare(q *dbtx, newDims, newModel bool) error {
 			return err
 		}
 	}
-	if err := v.m.migrateVectors(q, v.dims, changed); err != nil {
+	if err := v.migrate(q, changed); err != nil {
 		return err
 	}
 	if dims != "" && !changed {
@@ -195,7 +195,8 @@ func (v *vectors) dropAll(q *dbtx, model, dims string, newModel bool) error {
 	}
 	// The cache's embeddings of another model or dimension would only
 	// serve the old embedder again (and with a large model they are most
-	// of the file).
+	// of the file); its entries that name rows (their vectors empty) name
+	// vectors just dropped.
 	if _, err := q.exec(`DELETE FROM embedding_cache WHERE model <> ? OR length(vector) <> ?`, v.model, 4*v.dims); err != nil {
 		return err
 	}
@@ -221,8 +222,9 @@ func otherAgentWithVectors(q *dbtx, agent string) (string, error) {
 	return "", nil
 }
 
-// forget deletes the embedding cache's entries for texts, in q's
-// transaction.
+// forget deletes the embedding cache's own copies of the embeddings of
+// texts (those of archived memories), in q's transaction. An entry that
+// names a row stays: the row holds its vector.
 func (v *vectors) forget(q *dbtx, texts []string) error {
 	if len(texts) == 0 {
 		return nil
@@ -232,8 +234,8 @@ func (v *vectors) forget(q *dbtx, texts []string) error {
 		hexes[i] = hex.EncodeToString(textHash(t))
 	}
 	list, _ := json.Marshal(hexes) // a []string always marshals
-	_, err := q.exec(`DELETE FROM embedding_cache WHERE model = ?1 AND hash IN (SELECT unhex(value) FROM json_each(?2))`,
-		v.model, string(list))
+	_, err := q.exec(`DELETE FROM embedding_cache WHERE model = ?1 AND hash IN (SELECT unhex(value) FROM json_each(?2))
+		AND memory_pk IS NULL`, v.model, string(list))
 	return err
 }
 
@@ -278,12 +280,13 @@ const maxVectorDims = 8192
 // many of schema.Tier2Migrations the database has.
 const metaVectorSchema = "vector.schema"
 
-// migrateVectors applies the steps of the Tier 2 schema (internal/schema/
-// tier2) that the database lacks, for vectors of dims dimensions, in q's
-// transaction; all of them when fresh (the vector tables were just
-// dropped). A database whose Tier 2 schema is newer than this engram's
-// is ErrSchemaTooNew. The writer lock is held.
-func (m *Memory) migrateVectors(q *dbtx, dims int, fresh bool) error {
+// migrate applies the steps of the Tier 2 schema (internal/schema/tier2)
+// that the database lacks, for v's dimension, in q's transaction; all of
+// them when fresh (the vector tables were just dropped). A step that
+// rewrites what a database holds (see tier2Data) does so after its SQL,
+// unless fresh. A database whose Tier 2 schema is newer than this
+// engram's is ErrSchemaTooNew. The writer lock is held.
+func (v *vectors) migrate(q *dbtx, fresh bool) error {
 	applied := 0
 	var raw string
 	err := q.queryRow(`SELECT value FROM meta WHERE key = ?`, []any{metaVectorSchema}, &raw)
@@ -308,7 +311,7 @@ func (m *Memory) migrateVectors(q *dbtx, dims int, fresh bool) error {
 	if fresh {
 		applied = 0
 	}
-	steps := schema.Tier2Migrations(dims, vectorChunk)
+	steps := schema.Tier2Migrations(v.dims, vectorChunk)
 	if applied > len(steps) {
 		return fmt.Errorf("engram: open: Tier 2 schema version %d, this engram knows %d: %w", applied, len(steps), ErrSchemaTooNew)
 	}
@@ -316,11 +319,127 @@ func (m *Memory) migrateVectors(q *dbtx, dims int, fresh bool) error {
 		// A step holds several statements, which a prepared statement
 		// cannot: it runs on the writer connection itself, in the
 		// transaction q is part of.
-		if _, err := m.db.wconn.ExecContext(q.ctx, step.SQL); err != nil {
+		if _, err := v.m.db.wconn.ExecContext(q.ctx, step.SQL); err != nil {
 			return fmt.Errorf("%s: %w", step.Name, err)
 		}
+		if data := tier2Data[step.Version]; data != nil && !fresh {
+			if err := data(v, q); err != nil {
+				return fmt.Errorf("%s: %w", step.Name, err)
+			}
+		}
+	}
+	if raw == strconv.Itoa(len(steps)) {
+		return nil // an open that changes nothing writes nothing
 	}
 	return setMeta(q, metaVectorSchema, strconv.Itoa(len(steps)))
+}
+
+// tier2Data are the Go halves of the Tier 2 schema's steps that rewrite
+// what a database holds, by version: the SQL cannot (it has no SHA-256).
+var tier2Data = map[int]func(v *vectors, q *dbtx) error{
+	2: (*vectors).nameCachedRows,
+}
+
+// nameCachedRows brings the embedding cache of a file made before it
+// named rows (Tier 2 schema v2) into its present shape: every row of
+// every agent that has a vector is named as holding the embedding of its
+// text, which turns the entry that held a copy of that vector into a name
+// (or adds one), and the copies left whose text no memory has, live or
+// archived, go. A local embedder's vectors are not cached: nothing to do
+// then. (The pages freed are reused by later writes; VACUUM gives them
+// back to the file system.)
+func (v *vectors) nameCachedRows(q *dbtx) error {
+	if isLocal(v.emb) {
+		return nil
+	}
+	type named struct {
+		Type string `json:"t"`
+		PK   int64  `json:"p"`
+		Hash string `json:"h"`
+	}
+	live := map[string]bool{} // the hashes of every memory's text, as hex
+	now := ms(v.m.now())
+	for _, vk := range vectorKinds {
+		rows, err := q.query(`SELECT t.pk, ` + vk.textOver("t") + `, t.pk IN (SELECT rowid FROM ` + vk.vec + `) FROM ` + vk.table + ` t`)
+		if err != nil {
+			return err
+		}
+		var batch []named
+		err = func() error {
+			defer rows.Close()
+			for rows.Next() {
+				var pk int64
+				var text string
+				var has bool
+				if err := rows.Scan(&pk, &text, &has); err != nil {
+					return err
+				}
+				h := hex.EncodeToString(textHash(text))
+				live[h] = true
+				if has {
+					batch = append(batch, named{string(vk.typ), pk, h})
+				}
+			}
+			return rows.Err()
+		}()
+		if err != nil {
+			return err
+		}
+		for len(batch) > 0 {
+			n := min(len(batch), 1000)
+			list, _ := json.Marshal(batch[:n])
+			batch = batch[n:]
+			// (The WHERE true tells SQLite's parser that ON CONFLICT
+			// belongs to the INSERT, not to a join of the SELECT.)
+			if _, err := q.exec(`INSERT INTO embedding_cache (model, hash, vector, used_at, memory_type, memory_pk)
+				SELECT ?1, unhex(j.value ->> '$.h'), x'', ?2, j.value ->> '$.t', j.value ->> '$.p' FROM json_each(?3) j WHERE true
+				ON CONFLICT (model, hash) DO UPDATE SET vector = x'', memory_type = excluded.memory_type, memory_pk = excluded.memory_pk
+				WHERE embedding_cache.memory_pk IS NULL`, v.model, now, string(list)); err != nil {
+				return err
+			}
+		}
+		rows, err = q.query(`SELECT coalesce(`+overJSON(vk.text, "row")+`, '') FROM archive WHERE memory_type = ?`, string(vk.typ))
+		if err != nil {
+			return err
+		}
+		archived, err := scanAll(rows, func(r scanner) (string, error) {
+			var s string
+			return s, r.Scan(&s)
+		})
+		if err != nil {
+			return err
+		}
+		for _, text := range archived {
+			live[hex.EncodeToString(textHash(text))] = true
+		}
+	}
+	rows, err := q.query(`SELECT pk, hex(hash) FROM embedding_cache WHERE memory_pk IS NULL`)
+	if err != nil {
+		return err
+	}
+	type entry struct {
+		pk   int64
+		hash string
+	}
+	copies, err := scanAll(rows, func(r scanner) (entry, error) {
+		var e entry
+		return e, r.Scan(&e.pk, &e.hash)
+	})
+	if err != nil {
+		return err
+	}
+	var stale []int64
+	for _, c := range copies {
+		if !live[strings.ToLower(c.hash)] {
+			stale = append(stale, c.pk)
+		}
+	}
+	if len(stale) == 0 {
+		return nil
+	}
+	list, _ := json.Marshal(stale)
+	_, err = q.exec(`DELETE FROM embedding_cache WHERE pk IN (SELECT value FROM json_each(?))`, string(list))
+	return err
 }
 
 // textHash is the embedding cache's key for a text.
@@ -350,12 +469,14 @@ func decodeVector(b []byte, dims int) ([]float32, error) {
 	return v, nil
 }
 
-// embedded is a text's embedding, its cache key, and whether put should
-// add it to the embedding cache (a new embedding from a model's API).
+// embedded is a text's embedding and, from a model's API (not a local
+// embedder), its key in the embedding cache (hash), and whether the cache
+// names a row that holds it already (named): put then need not name the
+// row it writes.
 type embedded struct {
-	vec     []float32
-	hash    []byte
-	toCache bool
+	vec   []float32
+	hash  []byte
+	named bool
 }
 
 // embed returns the embeddings of texts: from the cache where it has
@@ -367,7 +488,7 @@ type embedded struct {
 func (v *vectors) embed(ctx context.Context, texts []string) ([]embedded, error) {
 	out := make([]embedded, len(texts))
 	if isLocal(v.emb) {
-		return v.embedMissing(ctx, texts, out, false)
+		return v.embedMissing(ctx, texts, out)
 	}
 	hexes := make([]string, len(out))
 	for i, t := range texts {
@@ -376,16 +497,19 @@ func (v *vectors) embed(ctx context.Context, texts []string) ([]embedded, error)
 	}
 	list, _ := json.Marshal(hexes)
 	err := v.m.db.read(ctx, "embed.cache", func(q *dbtx) error {
-		rows, err := q.query(`SELECT c.hash, c.vector FROM json_each(?2) j
-			CROSS JOIN embedding_cache c ON c.model = ?1 AND c.hash = unhex(j.value)`, v.model, string(list))
+		rows, err := q.query(cacheSQL, v.model, string(list))
 		if err != nil {
 			return err
 		}
 		defer rows.Close()
 		for rows.Next() {
 			var h, b []byte
-			if err := rows.Scan(&h, &b); err != nil {
+			var named bool
+			if err := rows.Scan(&h, &named, &b); err != nil {
 				return err
+			}
+			if b == nil {
+				continue // a name without its vector (none should be): embedded again
 			}
 			vec, err := decodeVector(b, v.dims)
 			if err != nil {
@@ -393,7 +517,7 @@ func (v *vectors) embed(ctx context.Context, texts []string) ([]embedded, error)
 			}
 			for i := range out {
 				if bytes.Equal(out[i].hash, h) {
-					out[i].vec = vec
+					out[i].vec, out[i].named = vec, named
 				}
 			}
 		}
@@ -402,12 +526,25 @@ func (v *vectors) embed(ctx context.Context, texts []string) ([]embedded, error)
 	if err != nil {
 		return nil, err
 	}
-	return v.embedMissing(ctx, texts, out, true)
+	return v.embedMissing(ctx, texts, out)
 }
 
+// cacheSQL looks up the embedding cache's entries of model ?1 for the
+// hashes ?2 (a JSON list of hex): each with its hash, whether it names a
+// row, and its vector, read from that row's vec0 table when it does.
+var cacheSQL = func() string {
+	var cases []string
+	for _, vk := range vectorKinds {
+		cases = append(cases, `WHEN '`+string(vk.typ)+`' THEN (SELECT embedding FROM `+vk.vec+` WHERE rowid = c.memory_pk)`)
+	}
+	return `SELECT c.hash, c.memory_pk IS NOT NULL,
+			CASE WHEN c.memory_pk IS NULL THEN c.vector ELSE CASE c.memory_type ` + strings.Join(cases, " ") + ` END END
+		FROM json_each(?2) j CROSS JOIN embedding_cache c ON c.model = ?1 AND c.hash = unhex(j.value)`
+}()
+
 // embedMissing asks the embedder, in one call, for the vectors out lacks,
-// each distinct text once; toCache says to cache them.
-func (v *vectors) embedMissing(ctx context.Context, texts []string, out []embedded, toCache bool) ([]embedded, error) {
+// each distinct text once.
+func (v *vectors) embedMissing(ctx context.Context, texts []string, out []embedded) ([]embedded, error) {
 	var missing []string
 	var first []int          // per missing text, where it first occurs in texts
 	seen := map[string]int{} // text → where it first occurs
@@ -435,7 +572,7 @@ func (v *vectors) embedMissing(ctx context.Context, texts []string, out []embedd
 		return nil, fmt.Errorf("engram: embed (%s): %w: %w", v.model, ErrEmbedding, err)
 	}
 	for k, i := range first {
-		out[i].vec, out[i].toCache = vecs[k], toCache
+		out[i].vec = vecs[k]
 	}
 	for i := range out { // repeats of a text
 		if out[i].vec == nil {
@@ -470,9 +607,11 @@ func (v *vectors) check(vecs [][]float32, n int) error {
 }
 
 // put writes the vector of a row in q's transaction (replacing any it
-// had), clears its pending mark and caches the embedding. The agent's
-// vector counter moves on, and the index follows, when the transaction
-// commits (see finish).
+// had), clears its pending mark, and names the row in the embedding cache
+// as holding the embedding of its text, unless the cache names another
+// already: an entry that held the vector itself (its memory archived)
+// gives it up. The agent's vector counter moves on, and the index
+// follows, when the transaction commits (see finish).
 func (v *vectors) put(q *dbtx, typ MemoryType, pk int64, e embedded, replace bool) error {
 	vec := kindOf(typ).vec
 	if replace {
@@ -487,9 +626,11 @@ func (v *vectors) put(q *dbtx, typ MemoryType, pk int64, e embedded, replace boo
 	if _, err := q.exec(`DELETE FROM vector_pending WHERE memory_type = ? AND pk = ?`, string(typ), pk); err != nil {
 		return err
 	}
-	if e.toCache {
-		if _, err := q.exec(`INSERT INTO embedding_cache (model, hash, vector, used_at) VALUES (?, ?, ?, ?)
-			ON CONFLICT (model, hash) DO NOTHING`, v.model, e.hash, blob, ms(v.m.now())); err != nil {
+	if e.hash != nil && !e.named {
+		if _, err := q.exec(`INSERT INTO embedding_cache (model, hash, vector, used_at, memory_type, memory_pk)
+			VALUES (?1, ?2, x'', ?3, ?4, ?5)
+			ON CONFLICT (model, hash) DO UPDATE SET vector = x'', used_at = ?3, memory_type = ?4, memory_pk = ?5
+			WHERE embedding_cache.memory_pk IS NULL`, v.model, e.hash, ms(v.m.now()), string(typ), pk); err != nil {
 			return err
 		}
 	}
@@ -540,61 +681,28 @@ func (v *vectors) undoer() func() {
 	}
 }
 
-// watches asks the change log for the rows whose vector a trigger drops
-// (a delete, a change of the embedded text), with the text, which the
-// embedding cache then forgets (a local embedder's vectors are not
-// cached: no text then).
+// watches asks the change log for the rows whose vector a trigger drops:
+// a delete, a change of the embedded text. (The triggers themselves keep
+// the embedding cache in step.)
 func (v *vectors) watches(bool) []watch {
 	var ws []watch
 	for _, vk := range vectorKinds {
-		ws = append(ws, watch{kind: vk.typ, ops: "ud", text: !isLocal(v.emb)})
+		ws = append(ws, watch{kind: vk.typ, ops: "ud"})
 	}
 	return ws
 }
 
-// follow notes the agent's vectors dropped by the changes cs, and forgets
-// the embedding cache's entries of the texts dropped, unless their memory
-// went to the archive (Restore brings it back; PurgeArchive forgets it):
-// the cache keeps only what live memories may need embedded again. (A
-// local embedder's vectors are never cached.)
+// follow notes the agent's vectors dropped by the changes cs.
 func (v *vectors) follow(q *dbtx, cs []change) error {
-	type gone struct {
-		Kind string `json:"k"`
-		ID   string `json:"i"`
-		Text string `json:"t"`
-	}
-	var dropped []gone
 	for _, c := range cs {
-		if c.op == changeInsert || kindOf(c.kind).vec == "" {
+		if c.op == changeInsert || kindOf(c.kind).vec == "" || c.agent != v.m.agent {
 			continue
 		}
-		if !isLocal(v.emb) {
-			dropped = append(dropped, gone{string(c.kind), c.id, c.text})
-		}
-		if c.agent == v.m.agent {
-			v.begin(q)
-			v.drops[vectorKey{c.kind, c.pk}] = true
-			v.own++
-		}
+		v.begin(q)
+		v.drops[vectorKey{c.kind, c.pk}] = true
+		v.own++
 	}
-	if len(dropped) == 0 {
-		return nil
-	}
-	list, _ := json.Marshal(dropped)
-	rows, err := q.query(`SELECT j.value ->> '$.t' FROM json_each(?2) j
-		WHERE NOT EXISTS (SELECT 1 FROM archive a WHERE a.agent_id = ?1 AND a.memory_type = j.value ->> '$.k' AND a.id = j.value ->> '$.i')`,
-		v.m.agent, string(list))
-	if err != nil {
-		return err
-	}
-	texts, err := scanAll(rows, func(r scanner) (string, error) {
-		var s string
-		return s, r.Scan(&s)
-	})
-	if err != nil {
-		return err
-	}
-	return v.forget(q, texts)
+	return nil
 }
 
 // finish applies what the transaction did to the agent's vectors (puts
@@ -1377,7 +1485,7 @@ func (m *Memory) Reindex(ctx context.Context, progress func(done, total int)) er
 // checkVectors checks, in a database with vector tables, that the vectors
 // agree with the rows: no vector or pending mark outlives its row, and
 // every row has a vector or is pending (during a Reindex it may have
-// both).
+// both); and that the embedding cache agrees with them (see checkCache).
 func checkVectors(q *dbtx) error {
 	var n int
 	if err := q.queryRow(`SELECT count(*) FROM sqlite_master WHERE name = 'vec_semantic'`, nil, &n); err != nil || n == 0 {
@@ -1407,8 +1515,80 @@ func checkVectors(q *dbtx) error {
 			problems = append(problems, fmt.Sprintf("%s: %d rows neither embedded nor pending", vk.table, missing))
 		}
 	}
+	cache, err := checkCache(q)
+	if err != nil {
+		return err
+	}
+	problems = append(problems, cache...)
 	if len(problems) > 0 {
 		return fmt.Errorf("vectors: %s", strings.Join(problems, "; "))
 	}
 	return nil
+}
+
+// checkCache returns what is wrong with the embedding cache: every entry
+// that names a row is of the vectors' model, names a row of a kind with
+// vectors that has its vector, and is keyed by the hash of that row's
+// text; every entry that holds its vector itself holds one of the
+// vectors' dimension, if it is of their model.
+func checkCache(q *dbtx) ([]string, error) {
+	var problems []string
+	var model, dims string
+	err := q.queryRow(`SELECT coalesce((SELECT value FROM meta WHERE key = ?), ''), coalesce((SELECT value FROM meta WHERE key = ?), '')`,
+		[]any{metaVectorModel, metaVectorDims}, &model, &dims)
+	if err != nil {
+		return nil, err
+	}
+	var kinds []any
+	for _, vk := range vectorKinds {
+		kinds = append(kinds, string(vk.typ))
+	}
+	list, _ := json.Marshal(kinds)
+	var otherModel, otherKind, badLength int
+	err = q.queryRow(`SELECT
+		(SELECT count(*) FROM embedding_cache WHERE memory_pk IS NOT NULL AND model <> ?1),
+		(SELECT count(*) FROM embedding_cache WHERE memory_pk IS NOT NULL AND memory_type NOT IN (SELECT value FROM json_each(?3))),
+		(SELECT count(*) FROM embedding_cache WHERE memory_pk IS NULL AND model = ?1 AND length(vector) <> 4 * ?2)`,
+		[]any{model, dims, string(list)}, &otherModel, &otherKind, &badLength)
+	if err != nil {
+		return nil, err
+	}
+	if otherModel > 0 {
+		problems = append(problems, fmt.Sprintf("embedding_cache: %d entries name rows but are not of model %q", otherModel, model))
+	}
+	if otherKind > 0 {
+		problems = append(problems, fmt.Sprintf("embedding_cache: %d entries name rows of a kind without vectors", otherKind))
+	}
+	if badLength > 0 {
+		problems = append(problems, fmt.Sprintf("embedding_cache: %d vectors of model %q are not of %s dimensions", badLength, model, dims))
+	}
+	for _, vk := range vectorKinds {
+		var unembedded int
+		err := q.queryRow(`SELECT count(*) FROM embedding_cache WHERE memory_type = ?1
+			AND memory_pk NOT IN (SELECT rowid FROM `+vk.vec+`)`, []any{string(vk.typ)}, &unembedded)
+		if err != nil {
+			return nil, err
+		}
+		if unembedded > 0 {
+			problems = append(problems, fmt.Sprintf("embedding_cache: %d entries name %s rows without a vector", unembedded, vk.typ))
+		}
+		rows, err := q.query(`SELECT c.hash, coalesce(`+vk.textOver("t")+`, '') FROM embedding_cache c
+			LEFT JOIN `+vk.table+` t ON t.pk = c.memory_pk WHERE c.memory_type = ?`, string(vk.typ))
+		if err != nil {
+			return nil, err
+		}
+		wrong, err := scanAll(rows, func(r scanner) (bool, error) {
+			var h []byte
+			var text string
+			err := r.Scan(&h, &text)
+			return !bytes.Equal(h, textHash(text)), err
+		})
+		if err != nil {
+			return nil, err
+		}
+		if n := len(slices.DeleteFunc(wrong, func(w bool) bool { return !w })); n > 0 {
+			problems = append(problems, fmt.Sprintf("embedding_cache: %d entries name %s rows that are gone or whose text is another", n, vk.typ))
+		}
+	}
+	return problems, nil
 }
