@@ -127,11 +127,8 @@ func (x *Index) AppendLE(ids []int64, le []byte) {
 	x.parallel(len(ids), 256, func(lo, hi int) {
 		v := make([]float32, x.dims)
 		for i := lo; i < hi; i++ {
-			b := le[4*i*x.dims : 4*(i+1)*x.dims]
-			for j := range v {
-				v[j] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*j:]))
-			}
-			x.quantize(first+i, v)
+			norm2, maxSq := decodeLE(v, le[4*i*x.dims:4*(i+1)*x.dims])
+			x.quantizeNormed(first+i, v, norm2, maxSq)
 		}
 	})
 }
@@ -176,6 +173,11 @@ func (x *Index) extend(n int) {
 // independent: distinct slots may be written concurrently.
 func (x *Index) quantize(s int, v []float32) {
 	norm2, maxSq := sumSquaresMax(v)
+	x.quantizeNormed(s, v, norm2, maxSq)
+}
+
+// quantizeNormed is quantize given Σ v[i]² and the largest v[i]².
+func (x *Index) quantizeNormed(s int, v []float32, norm2, maxSq float64) {
 	code := x.codes[s*x.words : (s+1)*x.words]
 	q16 := x.q16[s*x.dims : (s+1)*x.dims]
 	if norm2 == 0 {
@@ -219,6 +221,46 @@ func (x *Index) quantize(s int, v []float32) {
 		ones += bits.OnesCount64(c)
 	}
 	x.inv1[s], x.scale[s], x.ones[s] = float32(1/(float64(l1)*step)), float32(step), uint16(ones)
+}
+
+// decodeLE decodes the little-endian float32s of b into v, and returns
+// what sumSquaresMax(v) returns (summed in the same order), in the same
+// pass.
+func decodeLE(v []float32, b []byte) (float64, float64) {
+	b = b[:4*len(v)]
+	var s0, s1, s2, s3, m0, m1, m2, m3 float64
+	i := 0
+	for ; i+4 <= len(v); i += 4 {
+		w := (*[4]float32)(v[i : i+4])
+		w[0] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+		w[1] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i+4:]))
+		w[2] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i+8:]))
+		w[3] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i+12:]))
+		a, c, d, e := float64(w[0]), float64(w[1]), float64(w[2]), float64(w[3])
+		a, c, d, e = a*a, c*c, d*d, e*e
+		s0, s1, s2, s3 = s0+a, s1+c, s2+d, s3+e
+		if a > m0 {
+			m0 = a
+		}
+		if c > m1 {
+			m1 = c
+		}
+		if d > m2 {
+			m2 = d
+		}
+		if e > m3 {
+			m3 = e
+		}
+	}
+	for ; i < len(v); i++ {
+		v[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+		a := float64(v[i]) * float64(v[i])
+		s0 += a
+		if a > m0 {
+			m0 = a
+		}
+	}
+	return (s0 + s1) + (s2 + s3), max(m0, m1, m2, m3)
 }
 
 // sumSquaresMax returns Σ v[i]² and the largest v[i]², in four running

@@ -285,6 +285,27 @@ func TestAppend(t *testing.T) {
 	}
 }
 
+// TestAppendLEOddDimension checks AppendLE against Put for a dimension
+// that fills neither its last code word nor a group of four.
+func TestAppendLEOddDimension(t *testing.T) {
+	data := vecdata.Uniform(9, 50, 37)
+	byPut := build(data)
+	x := New(37)
+	ids := make([]int64, len(data))
+	var le []byte
+	for i, v := range data {
+		ids[i] = int64(i)
+		for _, f := range v {
+			le = binary.LittleEndian.AppendUint32(le, math.Float32bits(f))
+		}
+	}
+	x.AppendLE(ids, le)
+	if !slices.Equal(x.q16, byPut.q16) || !slices.Equal(x.codes, byPut.codes) || !slices.Equal(x.inv1, byPut.inv1) ||
+		!slices.Equal(x.scale, byPut.scale) || !slices.Equal(x.ones, byPut.ones) {
+		t.Error("AppendLE holds the vectors otherwise than Put")
+	}
+}
+
 // BenchmarkAppend loads 100K vectors of 384 dimensions in batches of
 // 4,096, as a Tier 2 memory loads its vectors.
 func BenchmarkAppend(b *testing.B) {
