@@ -850,7 +850,7 @@ func (v *vectors) load(q *dbtx, vk *kind) (*vecindex.Index, error) {
 			return x, nil
 		}
 		x.Grow(want)
-		b := newIndexLoader(x)
+		b := newIndexLoader(x, want)
 		got := 0
 		err = v.loadChunks(q, vk, chunks, func(pks []int64, vecs []byte) {
 			for i, pk := range pks {
@@ -966,10 +966,13 @@ type loadBatch struct {
 // dimensions) to stay in cache.
 const loadBatchSize = 1024
 
-func newIndexLoader(x *vecindex.Index) *indexLoader {
+// newIndexLoader starts a loader of about n vectors into x; its close
+// must be called, which ends the goroutine.
+func newIndexLoader(x *vecindex.Index, n int) *indexLoader {
 	l := &indexLoader{x: x, full: make(chan *loadBatch, 1), free: make(chan *loadBatch, 2), done: make(chan struct{})}
+	n = min(n, loadBatchSize)
 	for range 2 {
-		l.free <- &loadBatch{ids: make([]int64, 0, loadBatchSize), raw: make([]byte, 0, loadBatchSize*4*x.Dims())}
+		l.free <- &loadBatch{ids: make([]int64, 0, n), raw: make([]byte, 0, n*4*x.Dims())}
 	}
 	l.cur = <-l.free
 	go func() {
