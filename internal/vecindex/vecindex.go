@@ -231,11 +231,11 @@ func decodeLE(v []float32, b []byte) (float64, float64) {
 	var s0, s1, s2, s3, m0, m1, m2, m3 float64
 	i := 0
 	for ; i+4 <= len(v); i += 4 {
-		w := (*[4]float32)(v[i : i+4])
-		w[0] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
-		w[1] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i+4:]))
-		w[2] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i+8:]))
-		w[3] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i+12:]))
+		w, raw := (*[4]float32)(v[i:i+4]), (*[16]byte)(b[4*i:4*i+16])
+		w[0] = math.Float32frombits(binary.LittleEndian.Uint32(raw[0:4]))
+		w[1] = math.Float32frombits(binary.LittleEndian.Uint32(raw[4:8]))
+		w[2] = math.Float32frombits(binary.LittleEndian.Uint32(raw[8:12]))
+		w[3] = math.Float32frombits(binary.LittleEndian.Uint32(raw[12:16]))
 		a, c, d, e := float64(w[0]), float64(w[1]), float64(w[2]), float64(w[3])
 		a, c, d, e = a*a, c*c, d*d, e*e
 		s0, s1, s2, s3 = s0+a, s1+c, s2+d, s3+e
