@@ -75,7 +75,7 @@ func (x *Index) Put(id int64, v []float32) {
 	}
 	s, ok := x.slot[id]
 	if !ok {
-		s = x.add(id, 1)
+		s = x.add(id)
 	}
 	x.quantize(int(s), v)
 }
@@ -150,13 +150,12 @@ func (x *Index) reserve(ids []int64) int {
 }
 
 // add gives id, which the index does not hold, the next slot, and
-// returns it; n is how many slots the caller adds in all, for the slices'
-// growth.
-func (x *Index) add(id int64, n int) int32 {
+// returns it.
+func (x *Index) add(id int64) int32 {
 	s := int32(len(x.ids))
 	x.slot[id] = s
 	x.ids = append(x.ids, id)
-	x.extend(n)
+	x.extend(1)
 	return s
 }
 
