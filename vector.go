@@ -341,13 +341,13 @@ var tier2Data = map[int]func(v *vectors, q *dbtx) error{
 }
 
 // nameCachedRows brings the embedding cache of a file made before it
-// named rows (Tier 2 schema v2) into its present shape: every row of
-// every agent that has a vector is named as holding the embedding of its
-// text, which turns the entry that held a copy of that vector into a name
-// (or adds one), and the copies left whose text no memory has, live or
-// archived, go. A local embedder's vectors are not cached: nothing to do
-// then. (The pages freed are reused by later writes; VACUUM gives them
-// back to the file system.)
+// named rows (Tier 2 schema v2) into its present shape: the copies of
+// vectors that a row holds go, and so do those of texts no memory has,
+// live or archived; then every row of every agent that has a vector is
+// named as holding the embedding of its text. Deleting the copies frees
+// their pages for any table (updating them in place would leave them
+// holding a few bytes each); VACUUM gives the pages back to the file
+// system. A local embedder's vectors are not cached: nothing to do then.
 func (v *vectors) nameCachedRows(q *dbtx) error {
 	if isLocal(v.emb) {
 		return nil
@@ -357,14 +357,14 @@ func (v *vectors) nameCachedRows(q *dbtx) error {
 		PK   int64  `json:"p"`
 		Hash string `json:"h"`
 	}
-	live := map[string]bool{} // the hashes of every memory's text, as hex
-	now := ms(v.m.now())
+	var names []named
+	held := map[string]bool{}   // the hashes of the texts whose vector a row holds, as hex
+	wanted := map[string]bool{} // those of the texts of the other memories, live or archived
 	for _, vk := range vectorKinds {
 		rows, err := q.query(`SELECT t.pk, ` + vk.textOver("t") + `, t.pk IN (SELECT rowid FROM ` + vk.vec + `) FROM ` + vk.table + ` t`)
 		if err != nil {
 			return err
 		}
-		var batch []named
 		err = func() error {
 			defer rows.Close()
 			for rows.Next() {
@@ -375,28 +375,17 @@ func (v *vectors) nameCachedRows(q *dbtx) error {
 					return err
 				}
 				h := hex.EncodeToString(textHash(text))
-				live[h] = true
 				if has {
-					batch = append(batch, named{string(vk.typ), pk, h})
+					names = append(names, named{string(vk.typ), pk, h})
+					held[h] = true
+				} else {
+					wanted[h] = true
 				}
 			}
 			return rows.Err()
 		}()
 		if err != nil {
 			return err
-		}
-		for len(batch) > 0 {
-			n := min(len(batch), 1000)
-			list, _ := json.Marshal(batch[:n])
-			batch = batch[n:]
-			// (The WHERE true tells SQLite's parser that ON CONFLICT
-			// belongs to the INSERT, not to a join of the SELECT.)
-			if _, err := q.exec(`INSERT INTO embedding_cache (model, hash, vector, used_at, memory_type, memory_pk)
-				SELECT ?1, unhex(j.value ->> '$.h'), x'', ?2, j.value ->> '$.t', j.value ->> '$.p' FROM json_each(?3) j WHERE true
-				ON CONFLICT (model, hash) DO UPDATE SET vector = x'', memory_type = excluded.memory_type, memory_pk = excluded.memory_pk
-				WHERE embedding_cache.memory_pk IS NULL`, v.model, now, string(list)); err != nil {
-				return err
-			}
 		}
 		rows, err = q.query(`SELECT coalesce(`+overJSON(vk.text, "row")+`, '') FROM archive WHERE memory_type = ?`, string(vk.typ))
 		if err != nil {
@@ -410,10 +399,10 @@ func (v *vectors) nameCachedRows(q *dbtx) error {
 			return err
 		}
 		for _, text := range archived {
-			live[hex.EncodeToString(textHash(text))] = true
+			wanted[hex.EncodeToString(textHash(text))] = true
 		}
 	}
-	rows, err := q.query(`SELECT pk, hex(hash) FROM embedding_cache WHERE memory_pk IS NULL`)
+	rows, err := q.query(`SELECT pk, lower(hex(hash)) FROM embedding_cache WHERE memory_pk IS NULL`)
 	if err != nil {
 		return err
 	}
@@ -428,18 +417,35 @@ func (v *vectors) nameCachedRows(q *dbtx) error {
 	if err != nil {
 		return err
 	}
-	var stale []int64
+	var drop []int64
 	for _, c := range copies {
-		if !live[strings.ToLower(c.hash)] {
-			stale = append(stale, c.pk)
+		if held[c.hash] || !wanted[c.hash] {
+			drop = append(drop, c.pk)
 		}
 	}
-	if len(stale) == 0 {
-		return nil
+	for len(drop) > 0 {
+		n := min(len(drop), 10000)
+		list, _ := json.Marshal(drop[:n])
+		drop = drop[n:]
+		if _, err := q.exec(`DELETE FROM embedding_cache WHERE pk IN (SELECT value FROM json_each(?))`, string(list)); err != nil {
+			return err
+		}
 	}
-	list, _ := json.Marshal(stale)
-	_, err = q.exec(`DELETE FROM embedding_cache WHERE pk IN (SELECT value FROM json_each(?))`, string(list))
-	return err
+	now := ms(v.m.now())
+	for len(names) > 0 {
+		n := min(len(names), 1000)
+		list, _ := json.Marshal(names[:n])
+		names = names[n:]
+		// An entry that names a row already (the step ran before) stays.
+		// (The WHERE true tells SQLite's parser that ON CONFLICT belongs
+		// to the INSERT, not to a join of the SELECT.)
+		if _, err := q.exec(`INSERT INTO embedding_cache (model, hash, vector, used_at, memory_type, memory_pk)
+			SELECT ?1, unhex(j.value ->> '$.h'), x'', ?2, j.value ->> '$.t', j.value ->> '$.p' FROM json_each(?3) j WHERE true
+			ON CONFLICT (model, hash) DO NOTHING`, v.model, now, string(list)); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // textHash is the embedding cache's key for a text.
