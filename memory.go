@@ -351,10 +351,11 @@ func statsInto(st *Stats) []any {
 
 // CheckIntegrity runs SQLite's integrity check and the FTS5 integrity check
 // of every full-text index, checks the data derived from the rows (term
-// vectors and statistics, vectors) against them, and returns an
-// error describing any problem. It checks the whole file, every agent's
-// memory in it, and holds the file's write lock while SQLite checks: it
-// is meant for tests and for tools, not for an agent's hot path.
+// vectors and statistics, vectors, the embedding cache) against them, and
+// returns an error describing any problem. It checks the whole file,
+// every agent's memory in it, and holds the file's write lock while SQLite
+// checks: it is meant for tests and for tools, not for an agent's hot
+// path.
 func (m *Memory) CheckIntegrity(ctx context.Context) error {
 	return m.db.integrityCheck(ctx)
 }

@@ -59,7 +59,7 @@ func (m *Memory) addVectorCandidates(ctx context.Context, s *search, cands []can
 func (m *Memory) vectorCandidates(ctx context.Context, s *search) ([]candidate, []float32, error) {
 	v := m.vectors
 	// Queries skip the embedding cache, which holds stored texts.
-	es, err := v.embedMissing(ctx, []string{s.opts.Query}, make([]embedded, 1), false)
+	es, err := v.embedMissing(ctx, []string{s.opts.Query}, make([]embedded, 1))
 	if err != nil {
 		return nil, nil, err
 	}

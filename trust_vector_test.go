@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/engram-go/engram"
+	"github.com/engram-go/engram/internal/schema"
 	"github.com/engram-go/engram/internal/testutil"
 )
 
@@ -123,7 +124,9 @@ func TestWorkingSearchDoesNotEmbed(t *testing.T) {
 
 // The embedding cache keeps only what live (or archived) memories may
 // need embedded again: a deleted memory's text, a changed memory's old
-// text and a purged memory's text leave it with them.
+// text and a purged memory's text leave it with them. It holds a vector
+// of its own only for an archived memory, whose vector has left its vec0
+// table: a live memory's vector is stored once.
 func TestEmbeddingCacheIsPrunedWithTheMemories(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "memory.db")
@@ -145,21 +148,101 @@ func TestEmbeddingCacheIsPrunedWithTheMemories(t *testing.T) {
 	require.NoError(t, m.Flush(ctx))
 	assert.Equal(t, 3, vectorRows(t, path, "embedding_cache"), "the old text went, the new one came")
 
+	assert.Zero(t, cachedVectors(t, path), "the cache names the rows that hold the vectors")
+
 	rep, err := m.Compact(ctx, engram.CompactCount)
 	require.NoError(t, err)
 	require.Equal(t, 1, rep.Count(engram.ActionArchive))
 	assert.Equal(t, 3, vectorRows(t, path, "embedding_cache"), "an archived memory's text stays, for Restore")
+	assert.Equal(t, 1, cachedVectors(t, path), "with its vector, which left vec_semantic")
 	n, err := m.PurgeArchive(ctx, 0)
 	require.NoError(t, err)
 	require.Equal(t, 1, n)
 	assert.Equal(t, 2, vectorRows(t, path, "embedding_cache"), "a purged memory's text goes")
+	assert.Zero(t, cachedVectors(t, path))
+}
+
+// cachedVectors counts the vectors the embedding cache holds itself.
+func cachedVectors(t *testing.T, path string) int {
+	t.Helper()
+	db, err := sql.Open("sqlite", path)
+	require.NoError(t, err)
+	defer db.Close()
+	var n int
+	require.NoError(t, db.QueryRow(`SELECT count(*) FROM embedding_cache WHERE length(vector) > 0`).Scan(&n))
+	return n
+}
+
+// A restored memory's vector comes from the cache's copy, which then
+// gives way to a name of the restored row; an identical text stored
+// meanwhile is not embedded again either.
+func TestRestoreTakesItsVectorFromTheCache(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "memory.db")
+	cfg := engram.DefaultConfig()
+	cfg.Compaction.MaxEntries = 1
+	e := newTestEmbedder(t, 64)
+	m := testutil.OpenTier2Path(t, path, "a", e, engram.WithConfig(cfg))
+	low, err := m.Semantic().Store(ctx, engram.SemanticEntry{Content: "the spare key is under the mat", Importance: 0.1})
+	require.NoError(t, err)
+	_, err = m.Semantic().Store(ctx, engram.SemanticEntry{Content: "the boiler was serviced in March", Importance: 0.9})
+	require.NoError(t, err)
+	_, err = m.Compact(ctx, engram.CompactCount)
+	require.NoError(t, err)
+	require.Equal(t, 1, cachedVectors(t, path))
+
+	e.set(false, 0) // counts from here
+	require.NoError(t, m.Restore(ctx, low))
+	assert.Zero(t, pending(t, m))
+	assert.Zero(t, cachedVectors(t, path), "the restored row holds the vector")
+	_, err = m.Episodic().Log(ctx, engram.Episode{Content: "the spare key is under the mat"})
+	require.NoError(t, err)
+	assert.Zero(t, e.embedded())
+	res, err := m.Search(ctx, engram.SearchOptions{Query: "where is the spare key?", Mode: engram.SearchVector,
+		Types: []engram.MemoryType{engram.TypeSemantic}, Limit: 1})
+	require.NoError(t, err)
+	require.Len(t, res, 1)
+	assert.Equal(t, low, res[0].ID)
+}
+
+// CheckIntegrity checks the embedding cache against the rows: an entry
+// that names a row whose text is another, or a row without its vector, is
+// reported.
+func TestCheckIntegrityChecksTheEmbeddingCache(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "memory.db")
+	m, err := engram.New(engram.Tier2, engram.WithPath(path), engram.WithEmbedder(newTestEmbedder(t, 64)))
+	require.NoError(t, err)
+	defer m.Close()
+	_, err = m.Semantic().StoreBatch(ctx, []engram.SemanticEntry{{Content: "first fact"}, {Content: "second fact"}})
+	require.NoError(t, err)
+	require.NoError(t, m.CheckIntegrity(ctx))
+	db, err := sql.Open("sqlite", path)
+	require.NoError(t, err)
+	defer db.Close()
+	for _, damage := range []struct{ break_, mend, want string }{
+		{`UPDATE embedding_cache SET memory_pk = 3 - memory_pk`, `UPDATE embedding_cache SET memory_pk = 3 - memory_pk`, "whose text is another"},
+		{`UPDATE embedding_cache SET memory_pk = 7 WHERE memory_pk = 1`, `UPDATE embedding_cache SET memory_pk = 1 WHERE memory_pk = 7`, "without a vector"},
+		{`UPDATE embedding_cache SET memory_type = 'snapshot'`, `UPDATE embedding_cache SET memory_type = 'semantic'`, "of a kind without vectors"},
+	} {
+		_, err := db.Exec(damage.break_)
+		require.NoError(t, err)
+		err = m.CheckIntegrity(ctx)
+		require.Error(t, err, damage.break_)
+		assert.Contains(t, err.Error(), damage.want)
+		_, err = db.Exec(damage.mend)
+		require.NoError(t, err)
+		require.NoError(t, m.CheckIntegrity(ctx))
+	}
 }
 
 // The Tier 2 schema is versioned: a database made before it had versions
-// (its vector tables there, no vector.schema in meta) opens with its
-// vectors, and is recorded at the first version.
+// (its vector tables there, no vector.schema in meta) is taken to have the
+// first step, opens with its vectors, and is brought up to the latest
+// (the steps after the first may run again).
 func TestTier2SchemaIsVersioned(t *testing.T) {
 	ctx := context.Background()
+	latest := strconv.Itoa(len(schema.Tier2Migrations(64, 64)))
 	path := filepath.Join(t.TempDir(), "memory.db")
 	m := testutil.OpenTier2Path(t, path, "a", newTestEmbedder(t, 64))
 	_, err := m.Semantic().Store(ctx, engram.SemanticEntry{Content: "The deploy key lives in the vault"})
@@ -170,7 +253,7 @@ func TestTier2SchemaIsVersioned(t *testing.T) {
 	defer db.Close()
 	var v string
 	require.NoError(t, db.QueryRow(`SELECT value FROM meta WHERE key = 'vector.schema'`).Scan(&v))
-	assert.Equal(t, "1", v)
+	assert.Equal(t, latest, v)
 	_, err = db.Exec(`DELETE FROM meta WHERE key = 'vector.schema'`)
 	require.NoError(t, err)
 
@@ -180,7 +263,7 @@ func TestTier2SchemaIsVersioned(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, res, 1)
 	require.NoError(t, db.QueryRow(`SELECT value FROM meta WHERE key = 'vector.schema'`).Scan(&v))
-	assert.Equal(t, "1", v)
+	assert.Equal(t, latest, v)
 
 	_, err = db.Exec(`UPDATE meta SET value = '99' WHERE key = 'vector.schema'`)
 	require.NoError(t, err)

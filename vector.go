@@ -151,7 +151,7 @@ func (v *vectors) prepare(q *dbtx, newDims, newModel bool) error {
 			return err
 		}
 	}
-	if err := v.m.migrateVectors(q, v.dims, changed); err != nil {
+	if err := v.migrate(q, changed); err != nil {
 		return err
 	}
 	if dims != "" && !changed {
@@ -195,7 +195,8 @@ func (v *vectors) dropAll(q *dbtx, model, dims string, newModel bool) error {
 	}
 	// The cache's embeddings of another model or dimension would only
 	// serve the old embedder again (and with a large model they are most
-	// of the file).
+	// of the file); its entries that name rows (their vectors empty) name
+	// vectors just dropped.
 	if _, err := q.exec(`DELETE FROM embedding_cache WHERE model <> ? OR length(vector) <> ?`, v.model, 4*v.dims); err != nil {
 		return err
 	}
@@ -221,8 +222,9 @@ func otherAgentWithVectors(q *dbtx, agent string) (string, error) {
 	return "", nil
 }
 
-// forget deletes the embedding cache's entries for texts, in q's
-// transaction.
+// forget deletes the embedding cache's own copies of the embeddings of
+// texts (those of archived memories), in q's transaction. An entry that
+// names a row stays: the row holds its vector.
 func (v *vectors) forget(q *dbtx, texts []string) error {
 	if len(texts) == 0 {
 		return nil
@@ -232,8 +234,8 @@ func (v *vectors) forget(q *dbtx, texts []string) error {
 		hexes[i] = hex.EncodeToString(textHash(t))
 	}
 	list, _ := json.Marshal(hexes) // a []string always marshals
-	_, err := q.exec(`DELETE FROM embedding_cache WHERE model = ?1 AND hash IN (SELECT unhex(value) FROM json_each(?2))`,
-		v.model, string(list))
+	_, err := q.exec(`DELETE FROM embedding_cache WHERE model = ?1 AND hash IN (SELECT unhex(value) FROM json_each(?2))
+		AND memory_pk IS NULL`, v.model, string(list))
 	return err
 }
 
@@ -278,12 +280,13 @@ const maxVectorDims = 8192
 // many of schema.Tier2Migrations the database has.
 const metaVectorSchema = "vector.schema"
 
-// migrateVectors applies the steps of the Tier 2 schema (internal/schema/
-// tier2) that the database lacks, for vectors of dims dimensions, in q's
-// transaction; all of them when fresh (the vector tables were just
-// dropped). A database whose Tier 2 schema is newer than this engram's
-// is ErrSchemaTooNew. The writer lock is held.
-func (m *Memory) migrateVectors(q *dbtx, dims int, fresh bool) error {
+// migrate applies the steps of the Tier 2 schema (internal/schema/tier2)
+// that the database lacks, for v's dimension, in q's transaction; all of
+// them when fresh (the vector tables were just dropped). A step that
+// rewrites what a database holds (see tier2Data) does so after its SQL,
+// unless fresh. A database whose Tier 2 schema is newer than this
+// engram's is ErrSchemaTooNew. The writer lock is held.
+func (v *vectors) migrate(q *dbtx, fresh bool) error {
 	applied := 0
 	var raw string
 	err := q.queryRow(`SELECT value FROM meta WHERE key = ?`, []any{metaVectorSchema}, &raw)
@@ -308,7 +311,7 @@ func (m *Memory) migrateVectors(q *dbtx, dims int, fresh bool) error {
 	if fresh {
 		applied = 0
 	}
-	steps := schema.Tier2Migrations(dims, vectorChunk)
+	steps := schema.Tier2Migrations(v.dims, vectorChunk)
 	if applied > len(steps) {
 		return fmt.Errorf("engram: open: Tier 2 schema version %d, this engram knows %d: %w", applied, len(steps), ErrSchemaTooNew)
 	}
@@ -316,11 +319,133 @@ func (m *Memory) migrateVectors(q *dbtx, dims int, fresh bool) error {
 		// A step holds several statements, which a prepared statement
 		// cannot: it runs on the writer connection itself, in the
 		// transaction q is part of.
-		if _, err := m.db.wconn.ExecContext(q.ctx, step.SQL); err != nil {
+		if _, err := v.m.db.wconn.ExecContext(q.ctx, step.SQL); err != nil {
 			return fmt.Errorf("%s: %w", step.Name, err)
 		}
+		if data := tier2Data[step.Version]; data != nil && !fresh {
+			if err := data(v, q); err != nil {
+				return fmt.Errorf("%s: %w", step.Name, err)
+			}
+		}
+	}
+	if raw == strconv.Itoa(len(steps)) {
+		return nil // an open that changes nothing writes nothing
 	}
 	return setMeta(q, metaVectorSchema, strconv.Itoa(len(steps)))
+}
+
+// tier2Data are the Go halves of the Tier 2 schema's steps that rewrite
+// what a database holds, by version: the SQL cannot (it has no SHA-256).
+var tier2Data = map[int]func(v *vectors, q *dbtx) error{
+	2: (*vectors).nameCachedRows,
+}
+
+// nameCachedRows brings the embedding cache of a file made before it
+// named rows (Tier 2 schema v2) into its present shape: the copies of
+// vectors that a row holds go, and so do those of texts no memory has,
+// live or archived; then every row of every agent that has a vector is
+// named as holding the embedding of its text. Deleting the copies frees
+// their pages for any table (updating them in place would leave them
+// holding a few bytes each); VACUUM gives the pages back to the file
+// system. A local embedder's vectors are not cached: nothing to do then.
+func (v *vectors) nameCachedRows(q *dbtx) error {
+	if isLocal(v.emb) {
+		return nil
+	}
+	type named struct {
+		Type string `json:"t"`
+		PK   int64  `json:"p"`
+		Hash string `json:"h"`
+	}
+	var names []named
+	held := map[string]bool{}   // the hashes of the texts whose vector a row holds, as hex
+	wanted := map[string]bool{} // those of the texts of the other memories, live or archived
+	for _, vk := range vectorKinds {
+		rows, err := q.query(`SELECT t.pk, ` + vk.textOver("t") + `, t.pk IN (SELECT rowid FROM ` + vk.vec + `) FROM ` + vk.table + ` t`)
+		if err != nil {
+			return err
+		}
+		err = func() error {
+			defer rows.Close()
+			for rows.Next() {
+				var pk int64
+				var text string
+				var has bool
+				if err := rows.Scan(&pk, &text, &has); err != nil {
+					return err
+				}
+				h := hex.EncodeToString(textHash(text))
+				if has {
+					names = append(names, named{string(vk.typ), pk, h})
+					held[h] = true
+				} else {
+					wanted[h] = true
+				}
+			}
+			return rows.Err()
+		}()
+		if err != nil {
+			return err
+		}
+		rows, err = q.query(`SELECT coalesce(`+overJSON(vk.text, "row")+`, '') FROM archive WHERE memory_type = ?`, string(vk.typ))
+		if err != nil {
+			return err
+		}
+		archived, err := scanAll(rows, func(r scanner) (string, error) {
+			var s string
+			return s, r.Scan(&s)
+		})
+		if err != nil {
+			return err
+		}
+		for _, text := range archived {
+			wanted[hex.EncodeToString(textHash(text))] = true
+		}
+	}
+	rows, err := q.query(`SELECT pk, lower(hex(hash)) FROM embedding_cache WHERE memory_pk IS NULL`)
+	if err != nil {
+		return err
+	}
+	type entry struct {
+		pk   int64
+		hash string
+	}
+	copies, err := scanAll(rows, func(r scanner) (entry, error) {
+		var e entry
+		return e, r.Scan(&e.pk, &e.hash)
+	})
+	if err != nil {
+		return err
+	}
+	var drop []int64
+	for _, c := range copies {
+		if held[c.hash] || !wanted[c.hash] {
+			drop = append(drop, c.pk)
+		}
+	}
+	for len(drop) > 0 {
+		n := min(len(drop), 10000)
+		list, _ := json.Marshal(drop[:n])
+		drop = drop[n:]
+		if _, err := q.exec(`DELETE FROM embedding_cache WHERE pk IN (SELECT value FROM json_each(?))`, string(list)); err != nil {
+			return err
+		}
+	}
+	now := ms(v.m.now())
+	for len(names) > 0 {
+		n := min(len(names), 1000)
+		list, _ := json.Marshal(names[:n])
+		names = names[n:]
+		// An entry that names a row already (the step ran before) stays.
+		// (The WHERE true tells SQLite's parser that ON CONFLICT belongs
+		// to the INSERT, not to a join of the SELECT.)
+		if _, err := q.exec(`INSERT INTO embedding_cache (model, hash, vector, used_at, memory_type, memory_pk)
+			SELECT ?1, unhex(j.value ->> '$.h'), x'', ?2, j.value ->> '$.t', j.value ->> '$.p' FROM json_each(?3) j WHERE true
+			ON CONFLICT (model, hash) DO NOTHING`, v.model, now, string(list)); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // textHash is the embedding cache's key for a text.
@@ -350,12 +475,14 @@ func decodeVector(b []byte, dims int) ([]float32, error) {
 	return v, nil
 }
 
-// embedded is a text's embedding, its cache key, and whether put should
-// add it to the embedding cache (a new embedding from a model's API).
+// embedded is a text's embedding and, from a model's API (not a local
+// embedder), its key in the embedding cache (hash), and whether the cache
+// names a row that holds it already (named): put then need not name the
+// row it writes.
 type embedded struct {
-	vec     []float32
-	hash    []byte
-	toCache bool
+	vec   []float32
+	hash  []byte
+	named bool
 }
 
 // embed returns the embeddings of texts: from the cache where it has
@@ -367,7 +494,7 @@ type embedded struct {
 func (v *vectors) embed(ctx context.Context, texts []string) ([]embedded, error) {
 	out := make([]embedded, len(texts))
 	if isLocal(v.emb) {
-		return v.embedMissing(ctx, texts, out, false)
+		return v.embedMissing(ctx, texts, out)
 	}
 	hexes := make([]string, len(out))
 	for i, t := range texts {
@@ -376,16 +503,19 @@ func (v *vectors) embed(ctx context.Context, texts []string) ([]embedded, error)
 	}
 	list, _ := json.Marshal(hexes)
 	err := v.m.db.read(ctx, "embed.cache", func(q *dbtx) error {
-		rows, err := q.query(`SELECT c.hash, c.vector FROM json_each(?2) j
-			CROSS JOIN embedding_cache c ON c.model = ?1 AND c.hash = unhex(j.value)`, v.model, string(list))
+		rows, err := q.query(cacheSQL, v.model, string(list))
 		if err != nil {
 			return err
 		}
 		defer rows.Close()
 		for rows.Next() {
 			var h, b []byte
-			if err := rows.Scan(&h, &b); err != nil {
+			var named bool
+			if err := rows.Scan(&h, &named, &b); err != nil {
 				return err
+			}
+			if b == nil {
+				continue // a name without its vector (none should be): embedded again
 			}
 			vec, err := decodeVector(b, v.dims)
 			if err != nil {
@@ -393,7 +523,7 @@ func (v *vectors) embed(ctx context.Context, texts []string) ([]embedded, error)
 			}
 			for i := range out {
 				if bytes.Equal(out[i].hash, h) {
-					out[i].vec = vec
+					out[i].vec, out[i].named = vec, named
 				}
 			}
 		}
@@ -402,12 +532,25 @@ func (v *vectors) embed(ctx context.Context, texts []string) ([]embedded, error)
 	if err != nil {
 		return nil, err
 	}
-	return v.embedMissing(ctx, texts, out, true)
+	return v.embedMissing(ctx, texts, out)
 }
 
+// cacheSQL looks up the embedding cache's entries of model ?1 for the
+// hashes ?2 (a JSON list of hex): each with its hash, whether it names a
+// row, and its vector, read from that row's vec0 table when it does.
+var cacheSQL = func() string {
+	var cases []string
+	for _, vk := range vectorKinds {
+		cases = append(cases, `WHEN '`+string(vk.typ)+`' THEN (SELECT embedding FROM `+vk.vec+` WHERE rowid = c.memory_pk)`)
+	}
+	return `SELECT c.hash, c.memory_pk IS NOT NULL,
+			CASE WHEN c.memory_pk IS NULL THEN c.vector ELSE CASE c.memory_type ` + strings.Join(cases, " ") + ` END END
+		FROM json_each(?2) j CROSS JOIN embedding_cache c ON c.model = ?1 AND c.hash = unhex(j.value)`
+}()
+
 // embedMissing asks the embedder, in one call, for the vectors out lacks,
-// each distinct text once; toCache says to cache them.
-func (v *vectors) embedMissing(ctx context.Context, texts []string, out []embedded, toCache bool) ([]embedded, error) {
+// each distinct text once.
+func (v *vectors) embedMissing(ctx context.Context, texts []string, out []embedded) ([]embedded, error) {
 	var missing []string
 	var first []int          // per missing text, where it first occurs in texts
 	seen := map[string]int{} // text → where it first occurs
@@ -435,7 +578,7 @@ func (v *vectors) embedMissing(ctx context.Context, texts []string, out []embedd
 		return nil, fmt.Errorf("engram: embed (%s): %w: %w", v.model, ErrEmbedding, err)
 	}
 	for k, i := range first {
-		out[i].vec, out[i].toCache = vecs[k], toCache
+		out[i].vec = vecs[k]
 	}
 	for i := range out { // repeats of a text
 		if out[i].vec == nil {
@@ -470,9 +613,11 @@ func (v *vectors) check(vecs [][]float32, n int) error {
 }
 
 // put writes the vector of a row in q's transaction (replacing any it
-// had), clears its pending mark and caches the embedding. The agent's
-// vector counter moves on, and the index follows, when the transaction
-// commits (see finish).
+// had), clears its pending mark, and names the row in the embedding cache
+// as holding the embedding of its text, unless the cache names another
+// already: an entry that held the vector itself (its memory archived)
+// gives it up. The agent's vector counter moves on, and the index
+// follows, when the transaction commits (see finish).
 func (v *vectors) put(q *dbtx, typ MemoryType, pk int64, e embedded, replace bool) error {
 	vec := kindOf(typ).vec
 	if replace {
@@ -487,9 +632,11 @@ func (v *vectors) put(q *dbtx, typ MemoryType, pk int64, e embedded, replace boo
 	if _, err := q.exec(`DELETE FROM vector_pending WHERE memory_type = ? AND pk = ?`, string(typ), pk); err != nil {
 		return err
 	}
-	if e.toCache {
-		if _, err := q.exec(`INSERT INTO embedding_cache (model, hash, vector, used_at) VALUES (?, ?, ?, ?)
-			ON CONFLICT (model, hash) DO NOTHING`, v.model, e.hash, blob, ms(v.m.now())); err != nil {
+	if e.hash != nil && !e.named {
+		if _, err := q.exec(`INSERT INTO embedding_cache (model, hash, vector, used_at, memory_type, memory_pk)
+			VALUES (?1, ?2, x'', ?3, ?4, ?5)
+			ON CONFLICT (model, hash) DO UPDATE SET vector = x'', used_at = ?3, memory_type = ?4, memory_pk = ?5
+			WHERE embedding_cache.memory_pk IS NULL`, v.model, e.hash, ms(v.m.now()), string(typ), pk); err != nil {
 			return err
 		}
 	}
@@ -540,61 +687,28 @@ func (v *vectors) undoer() func() {
 	}
 }
 
-// watches asks the change log for the rows whose vector a trigger drops
-// (a delete, a change of the embedded text), with the text, which the
-// embedding cache then forgets (a local embedder's vectors are not
-// cached: no text then).
+// watches asks the change log for the rows whose vector a trigger drops:
+// a delete, a change of the embedded text. (The triggers themselves keep
+// the embedding cache in step.)
 func (v *vectors) watches(bool) []watch {
 	var ws []watch
 	for _, vk := range vectorKinds {
-		ws = append(ws, watch{kind: vk.typ, ops: "ud", text: !isLocal(v.emb)})
+		ws = append(ws, watch{kind: vk.typ, ops: "ud"})
 	}
 	return ws
 }
 
-// follow notes the agent's vectors dropped by the changes cs, and forgets
-// the embedding cache's entries of the texts dropped, unless their memory
-// went to the archive (Restore brings it back; PurgeArchive forgets it):
-// the cache keeps only what live memories may need embedded again. (A
-// local embedder's vectors are never cached.)
+// follow notes the agent's vectors dropped by the changes cs.
 func (v *vectors) follow(q *dbtx, cs []change) error {
-	type gone struct {
-		Kind string `json:"k"`
-		ID   string `json:"i"`
-		Text string `json:"t"`
-	}
-	var dropped []gone
 	for _, c := range cs {
-		if c.op == changeInsert || kindOf(c.kind).vec == "" {
+		if c.op == changeInsert || kindOf(c.kind).vec == "" || c.agent != v.m.agent {
 			continue
 		}
-		if !isLocal(v.emb) {
-			dropped = append(dropped, gone{string(c.kind), c.id, c.text})
-		}
-		if c.agent == v.m.agent {
-			v.begin(q)
-			v.drops[vectorKey{c.kind, c.pk}] = true
-			v.own++
-		}
+		v.begin(q)
+		v.drops[vectorKey{c.kind, c.pk}] = true
+		v.own++
 	}
-	if len(dropped) == 0 {
-		return nil
-	}
-	list, _ := json.Marshal(dropped)
-	rows, err := q.query(`SELECT j.value ->> '$.t' FROM json_each(?2) j
-		WHERE NOT EXISTS (SELECT 1 FROM archive a WHERE a.agent_id = ?1 AND a.memory_type = j.value ->> '$.k' AND a.id = j.value ->> '$.i')`,
-		v.m.agent, string(list))
-	if err != nil {
-		return err
-	}
-	texts, err := scanAll(rows, func(r scanner) (string, error) {
-		var s string
-		return s, r.Scan(&s)
-	})
-	if err != nil {
-		return err
-	}
-	return v.forget(q, texts)
+	return nil
 }
 
 // finish applies what the transaction did to the agent's vectors (puts
@@ -729,33 +843,38 @@ func (v *vectors) sync(q *dbtx) error {
 }
 
 // load reads the agent's vectors of one type into a new index.
+//
+// It reads vec0's chunks directly (see loadChunks): when other agents
+// have rows of the type, only the chunks that hold the agent's vectors.
+// The vectors are quantised into the index (see vecindex.Index.Append)
+// on other goroutines while SQLite reads the next chunks.
 func (v *vectors) load(q *dbtx, vk *kind) (*vecindex.Index, error) {
-	rows, err := q.query(`SELECT pk FROM `+vk.table+` WHERE agent_id = ?`, v.m.agent)
-	if err != nil {
-		return nil, err
-	}
-	pks, err := scanAll(rows, func(r scanner) (int64, error) {
-		var pk int64
-		return pk, r.Scan(&pk)
-	})
-	if err != nil {
-		return nil, err
-	}
-	own := make(map[int64]bool, len(pks))
-	for _, pk := range pks {
-		own[pk] = true
-	}
-	x := vecindex.New(v.dims)
-	if len(own) == 0 {
-		return x, nil
-	}
-	err = v.loadChunks(q, vk, func(pk int64, vec []float32) {
-		if own[pk] {
-			x.Put(pk, vec)
-		}
-	})
+	own, chunks, want, err := v.owned(q, vk)
 	if err == nil {
-		return x, nil
+		x := vecindex.New(v.dims)
+		if want == 0 {
+			return x, nil
+		}
+		x.Grow(want)
+		b := newIndexLoader(x, want)
+		got := 0
+		err = v.loadChunks(q, vk, chunks, func(pks []int64, vecs []byte) {
+			for i, pk := range pks {
+				if own == nil || own[pk] {
+					b.add(pk, vecs[i*4*v.dims:(i+1)*4*v.dims])
+					got++
+				}
+			}
+		})
+		if cerr := b.close(); err == nil {
+			err = cerr
+		}
+		if err == nil && got != want {
+			err = fmt.Errorf("%w: %d of the agent's vectors in the chunks, %d in %s_rowids", errChunkLayout, got, want, vk.vec)
+		}
+		if err == nil {
+			return x, nil
+		}
 	}
 	if !errors.Is(err, errChunkLayout) {
 		return nil, err
@@ -763,8 +882,9 @@ func (v *vectors) load(q *dbtx, vk *kind) (*vecindex.Index, error) {
 	// vec0's own scan: correct whatever its storage looks like, but it
 	// reads every vector separately, twenty times slower.
 	v.m.log.Warn("engram: reading vectors through vec0's scan", "table", vk.vec, "reason", err)
-	x = vecindex.New(v.dims)
-	rows, err = q.query(`SELECT rowid, embedding FROM ` + vk.vec)
+	x := vecindex.New(v.dims)
+	rows, err := q.query(`SELECT v.rowid, v.embedding FROM `+vk.vec+` v
+		WHERE v.rowid IN (SELECT pk FROM `+vk.table+` WHERE agent_id = ?)`, v.m.agent)
 	if err != nil {
 		return nil, err
 	}
@@ -775,9 +895,6 @@ func (v *vectors) load(q *dbtx, vk *kind) (*vecindex.Index, error) {
 		if err := rows.Scan(&pk, &b); err != nil {
 			return nil, err
 		}
-		if !own[pk] {
-			continue
-		}
 		vec, err := decodeVector(b, v.dims)
 		if err != nil {
 			return nil, err
@@ -785,6 +902,131 @@ func (v *vectors) load(q *dbtx, vk *kind) (*vecindex.Index, error) {
 		x.Put(pk, vec)
 	}
 	return x, rows.Err()
+}
+
+// owned says which of the vectors of vk's table are the agent's: when
+// no other agent has rows of the kind, all of them (own and chunks nil);
+// otherwise the pks own of the agent's rows that have a vector, and the
+// chunks (ascending) that hold those vectors. want is how many vectors
+// the agent has.
+func (v *vectors) owned(q *dbtx, vk *kind) (own map[int64]bool, chunks []int64, want int, err error) {
+	var others bool
+	err = q.queryRow(`SELECT EXISTS (SELECT 1 FROM `+vk.table+` WHERE agent_id < ?1)
+		OR EXISTS (SELECT 1 FROM `+vk.table+` WHERE agent_id > ?1)`, []any{v.m.agent}, &others)
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	if !others {
+		err := q.queryRow(`SELECT count(*) FROM `+vk.vec+`_rowids`, nil, &want)
+		return nil, nil, want, chunkLayoutErr(err)
+	}
+	rows, err := q.query(`SELECT t.pk, r.chunk_id FROM `+vk.table+` t CROSS JOIN `+vk.vec+`_rowids r ON r.rowid = t.pk
+		WHERE t.agent_id = ?`, v.m.agent)
+	if err != nil {
+		return nil, nil, 0, chunkLayoutErr(err)
+	}
+	defer rows.Close()
+	own = map[int64]bool{}
+	in := map[int64]bool{}
+	for rows.Next() {
+		var pk, chunk int64
+		if err := rows.Scan(&pk, &chunk); err != nil {
+			return nil, nil, 0, err
+		}
+		own[pk] = true
+		if !in[chunk] {
+			in[chunk] = true
+			chunks = append(chunks, chunk)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, nil, 0, err
+	}
+	slices.Sort(chunks)
+	if chunks == nil {
+		chunks = []int64{} // none: not "all of them"
+	}
+	return own, chunks, len(own), nil
+}
+
+// indexLoader feeds vectors to an index, a batch at a time, on a
+// goroutine of its own (vecindex.Index.AppendLE spreads a batch over
+// GOMAXPROCS more): the caller reads the next vectors meanwhile.
+type indexLoader struct {
+	x    *vecindex.Index
+	cur  *loadBatch
+	full chan *loadBatch // to the goroutine
+	free chan *loadBatch // back from it
+	done chan struct{}   // closed when the goroutine has ended
+	err  error           // the goroutine's; read after done
+}
+
+// loadBatch is a batch of vectors for AppendLE, as vec0 stores them.
+type loadBatch struct {
+	ids []int64
+	raw []byte
+}
+
+// loadBatchSize is how many vectors indexLoader hands to AppendLE at
+// once: enough to spread over the processors, few enough (1.5 MiB at 384
+// dimensions) to stay in cache.
+const loadBatchSize = 1024
+
+// newIndexLoader starts a loader of about n vectors into x; its close
+// must be called, which ends the goroutine.
+func newIndexLoader(x *vecindex.Index, n int) *indexLoader {
+	l := &indexLoader{x: x, full: make(chan *loadBatch, 1), free: make(chan *loadBatch, 2), done: make(chan struct{})}
+	n = min(n, loadBatchSize)
+	for range 2 {
+		l.free <- &loadBatch{ids: make([]int64, 0, n), raw: make([]byte, 0, n*4*x.Dims())}
+	}
+	l.cur = <-l.free
+	go func() {
+		defer close(l.done)
+		for b := range l.full {
+			if l.err == nil {
+				l.append(b)
+			}
+			b.ids, b.raw = b.ids[:0], b.raw[:0]
+			l.free <- b
+		}
+	}()
+	return l
+}
+
+// append adds a batch to the index, or sets err when the chunks name a
+// rowid twice (which vec0 never does).
+func (l *indexLoader) append(b *loadBatch) {
+	defer func() {
+		if r := recover(); r != nil {
+			l.err = fmt.Errorf("%w: %v", errChunkLayout, r)
+		}
+	}()
+	l.x.AppendLE(b.ids, b.raw)
+}
+
+// add adds the vector of pk, encoded as vec0 stores it (raw is copied
+// before add returns).
+func (l *indexLoader) add(pk int64, raw []byte) {
+	b := l.cur
+	b.ids = append(b.ids, pk)
+	b.raw = append(b.raw, raw...)
+	if len(b.ids) == loadBatchSize {
+		l.full <- b
+		l.cur = <-l.free
+	}
+}
+
+// close hands over the last batch and waits until the index holds every
+// vector added. It returns an error matching errChunkLayout if the
+// vectors named a rowid twice.
+func (l *indexLoader) close() error {
+	if len(l.cur.ids) > 0 {
+		l.full <- l.cur
+	}
+	close(l.full)
+	<-l.done
+	return l.err
 }
 
 // errChunkLayout says vec0's storage is not laid out as loadChunks expects.
@@ -802,25 +1044,42 @@ func chunkLayoutErr(err error) error {
 	return err
 }
 
-// loadChunks calls fn with every vector of a vec0 table, read straight
-// from the table's chunks: per chunk, a validity bitmap, the rowids
-// (little-endian int64) and the vectors (little-endian float32), slot by
-// slot. That is how sqlite-vec v0.1.9 stores a float column; anything else
-// returns errChunkLayout, and a test checks the result against vec0's own
-// scan.
-func (v *vectors) loadChunks(q *dbtx, vk *kind, fn func(pk int64, vec []float32)) error {
+// loadChunks calls fn with the vectors of a vec0 table, read straight
+// from the table's chunks, one call per chunk: the rowids of the chunk's
+// valid slots and their vectors, one after another, as vec0 stores them
+// (little-endian float32s), valid only during the call. It reads the
+// chunks listed (ascending), or every chunk when chunks is nil.
+//
+// A chunk holds, per slot, a validity bit, a rowid (little-endian
+// int64) and a vector: that is how sqlite-vec v0.1.9 stores a float
+// column; anything else returns errChunkLayout, and a test checks the
+// result against vec0's own scan.
+func (v *vectors) loadChunks(q *dbtx, vk *kind, chunks []int64, fn func(pks []int64, vecs []byte)) error {
+	// The chunks drive the join, in chunk_id (their rowid) order, so
+	// that SQLite need not sort the vectors (150 MiB at 100K of 384
+	// dimensions) to return them in order. The vector chunks' key is a
+	// column named rowid, declared without a type: the unary + takes the
+	// chunk_id's integer affinity off the comparison, which could not
+	// use that column's index otherwise (a scan per chunk).
+	from := vk.vec + `_chunks c`
+	var args []any
+	if chunks != nil {
+		list, _ := json.Marshal(chunks)
+		from = `json_each(?) j CROSS JOIN ` + vk.vec + `_chunks c ON c.chunk_id = j.value`
+		args = append(args, string(list))
+	}
 	rows, err := q.query(`SELECT c.size, c.validity, c.rowids, v.vectors
-		FROM ` + vk.vec + `_chunks c JOIN ` + vk.vec + `_vector_chunks00 v ON v.rowid = c.chunk_id
-		ORDER BY c.chunk_id`)
+		FROM `+from+` CROSS JOIN `+vk.vec+`_vector_chunks00 v ON v.rowid = +c.chunk_id`, args...)
 	if err != nil {
 		return chunkLayoutErr(err)
 	}
 	defer rows.Close()
 	width := 4 * v.dims
-	total := 0
+	var pks []int64
+	var packed []byte
 	for rows.Next() {
 		var size int
-		var validity, rowids, vecs []byte
+		var validity, rowids, vecs sql.RawBytes
 		if err := rows.Scan(&size, &validity, &rowids, &vecs); err != nil {
 			return err
 		}
@@ -828,27 +1087,25 @@ func (v *vectors) loadChunks(q *dbtx, vk *kind, fn func(pk int64, vec []float32)
 			return fmt.Errorf("%w: chunk of %d slots with %d, %d and %d bytes", errChunkLayout,
 				size, len(validity), len(rowids), len(vecs))
 		}
+		pks = pks[:0]
 		for s := range size {
-			if validity[s/8]>>(s%8)&1 == 0 {
-				continue
+			if validity[s/8]>>(s%8)&1 == 1 {
+				pks = append(pks, int64(binary.LittleEndian.Uint64(rowids[8*s:])))
 			}
-			pk := int64(binary.LittleEndian.Uint64(rowids[8*s:]))
-			vec, _ := decodeVector(vecs[s*width:(s+1)*width], v.dims)
-			fn(pk, vec)
-			total++
 		}
+		if len(pks) == size {
+			fn(pks, vecs)
+			continue
+		}
+		packed = packed[:0]
+		for s := range size {
+			if validity[s/8]>>(s%8)&1 == 1 {
+				packed = append(packed, vecs[s*width:(s+1)*width]...)
+			}
+		}
+		fn(pks, packed)
 	}
-	if err := rows.Err(); err != nil {
-		return err
-	}
-	var want int
-	if err := q.queryRow(`SELECT count(*) FROM `+vk.vec+`_rowids`, nil, &want); err != nil {
-		return chunkLayoutErr(err)
-	}
-	if total != want {
-		return fmt.Errorf("%w: %d valid slots for %d rows", errChunkLayout, total, want)
-	}
-	return nil
+	return rows.Err()
 }
 
 // embedNew embeds the texts of rows about to be inserted, before the
@@ -1237,7 +1494,7 @@ func (m *Memory) Reindex(ctx context.Context, progress func(done, total int)) er
 // checkVectors checks, in a database with vector tables, that the vectors
 // agree with the rows: no vector or pending mark outlives its row, and
 // every row has a vector or is pending (during a Reindex it may have
-// both).
+// both); and that the embedding cache agrees with them (see checkCache).
 func checkVectors(q *dbtx) error {
 	var n int
 	if err := q.queryRow(`SELECT count(*) FROM sqlite_master WHERE name = 'vec_semantic'`, nil, &n); err != nil || n == 0 {
@@ -1267,8 +1524,80 @@ func checkVectors(q *dbtx) error {
 			problems = append(problems, fmt.Sprintf("%s: %d rows neither embedded nor pending", vk.table, missing))
 		}
 	}
+	cache, err := checkCache(q)
+	if err != nil {
+		return err
+	}
+	problems = append(problems, cache...)
 	if len(problems) > 0 {
 		return fmt.Errorf("vectors: %s", strings.Join(problems, "; "))
 	}
 	return nil
+}
+
+// checkCache returns what is wrong with the embedding cache: every entry
+// that names a row is of the vectors' model, names a row of a kind with
+// vectors that has its vector, and is keyed by the hash of that row's
+// text; every entry that holds its vector itself holds one of the
+// vectors' dimension, if it is of their model.
+func checkCache(q *dbtx) ([]string, error) {
+	var problems []string
+	var model, dims string
+	err := q.queryRow(`SELECT coalesce((SELECT value FROM meta WHERE key = ?), ''), coalesce((SELECT value FROM meta WHERE key = ?), '')`,
+		[]any{metaVectorModel, metaVectorDims}, &model, &dims)
+	if err != nil {
+		return nil, err
+	}
+	var kinds []any
+	for _, vk := range vectorKinds {
+		kinds = append(kinds, string(vk.typ))
+	}
+	list, _ := json.Marshal(kinds)
+	var otherModel, otherKind, badLength int
+	err = q.queryRow(`SELECT
+		(SELECT count(*) FROM embedding_cache WHERE memory_pk IS NOT NULL AND model <> ?1),
+		(SELECT count(*) FROM embedding_cache WHERE memory_pk IS NOT NULL AND memory_type NOT IN (SELECT value FROM json_each(?3))),
+		(SELECT count(*) FROM embedding_cache WHERE memory_pk IS NULL AND model = ?1 AND length(vector) <> 4 * ?2)`,
+		[]any{model, dims, string(list)}, &otherModel, &otherKind, &badLength)
+	if err != nil {
+		return nil, err
+	}
+	if otherModel > 0 {
+		problems = append(problems, fmt.Sprintf("embedding_cache: %d entries name rows but are not of model %q", otherModel, model))
+	}
+	if otherKind > 0 {
+		problems = append(problems, fmt.Sprintf("embedding_cache: %d entries name rows of a kind without vectors", otherKind))
+	}
+	if badLength > 0 {
+		problems = append(problems, fmt.Sprintf("embedding_cache: %d vectors of model %q are not of %s dimensions", badLength, model, dims))
+	}
+	for _, vk := range vectorKinds {
+		var unembedded int
+		err := q.queryRow(`SELECT count(*) FROM embedding_cache WHERE memory_type = ?1
+			AND memory_pk NOT IN (SELECT rowid FROM `+vk.vec+`)`, []any{string(vk.typ)}, &unembedded)
+		if err != nil {
+			return nil, err
+		}
+		if unembedded > 0 {
+			problems = append(problems, fmt.Sprintf("embedding_cache: %d entries name %s rows without a vector", unembedded, vk.typ))
+		}
+		rows, err := q.query(`SELECT c.hash, coalesce(`+vk.textOver("t")+`, '') FROM embedding_cache c
+			LEFT JOIN `+vk.table+` t ON t.pk = c.memory_pk WHERE c.memory_type = ?`, string(vk.typ))
+		if err != nil {
+			return nil, err
+		}
+		wrong, err := scanAll(rows, func(r scanner) (bool, error) {
+			var h []byte
+			var text string
+			err := r.Scan(&h, &text)
+			return !bytes.Equal(h, textHash(text)), err
+		})
+		if err != nil {
+			return nil, err
+		}
+		if n := len(slices.DeleteFunc(wrong, func(w bool) bool { return !w })); n > 0 {
+			problems = append(problems, fmt.Sprintf("embedding_cache: %d entries name %s rows that are gone or whose text is another", n, vk.typ))
+		}
+	}
+	return problems, nil
 }

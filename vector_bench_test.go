@@ -399,3 +399,103 @@ func BenchmarkStoreSemanticTier2(b *testing.B) {
 		return m
 	})
 }
+
+// BenchmarkOpenSearchVector measures what a server pays to answer an agent
+// it has not opened yet: a new Memory on vectorDB's file, then one vector
+// search (limit 10), which loads the agent's vectors into the index. The
+// reported ms/op is that open and search; Close is not timed. ms/open
+// is the open alone.
+func BenchmarkOpenSearchVector(b *testing.B) {
+	for _, n := range []int{10_000, 100_000} {
+		b.Run(fmt.Sprintf("N=%d", n), func(b *testing.B) {
+			set, path := vectorDB(b, "clustered", n)
+			emb := set.embedder()
+			ctx := context.Background()
+			var total, open time.Duration
+			i := 0
+			for b.Loop() {
+				start := time.Now()
+				m, err := engram.New(engram.Tier2, engram.WithPath(path), engram.WithEmbedder(emb),
+					engram.WithClock(func() time.Time { return benchEpoch }))
+				if err != nil {
+					b.Fatal(err)
+				}
+				opened := time.Now()
+				res, err := m.Search(ctx, engram.SearchOptions{Query: set.queries[i%len(set.queries)], Mode: engram.SearchVector,
+					Types: []engram.MemoryType{engram.TypeSemantic}, Limit: 10})
+				if err != nil || len(res) != 10 {
+					b.Fatal(err, len(res))
+				}
+				total += time.Since(start)
+				open += opened.Sub(start)
+				b.StopTimer()
+				if err := m.Close(); err != nil {
+					b.Fatal(err)
+				}
+				b.StartTimer()
+				i++
+			}
+			b.ReportMetric(float64(total.Microseconds())/1000/float64(i), "ms/op")
+			b.ReportMetric(float64(open.Microseconds())/1000/float64(i), "ms/open")
+		})
+	}
+}
+
+// BenchmarkTier2FileSize reports the size of vectorDB's file (database and
+// WAL, once closed) per memory, its ratio to the raw vectors (4 bytes a
+// dimension), and how much more than a Tier 1 file of the same memories
+// it takes, as a ratio to the raw vectors. It times nothing.
+func BenchmarkTier2FileSize(b *testing.B) {
+	for _, n := range []int{10_000, 100_000} {
+		b.Run(fmt.Sprintf("N=%d", n), func(b *testing.B) {
+			set, path := vectorDB(b, "clustered", n)
+			tier2 := fileSize(b, path)
+			tier1Path := filepath.Join(b.TempDir(), "memory.db")
+			cfg := engram.DefaultConfig()
+			cfg.Zettelkasten.Enabled = false
+			m, err := engram.New(engram.Tier1, engram.WithPath(tier1Path), engram.WithConfig(cfg),
+				engram.WithClock(func() time.Time { return benchEpoch }))
+			if err != nil {
+				b.Fatal(err)
+			}
+			ctx := context.Background()
+			for lo := 0; lo < n; lo += 2000 {
+				batch := make([]engram.SemanticEntry, 0, 2000)
+				for i, d := range set.docs[lo:min(n, lo+2000)] {
+					batch = append(batch, engram.SemanticEntry{Content: d, Importance: 0.5, Tags: []string{shardTag(lo + i)}})
+				}
+				if _, err := m.Semantic().StoreBatch(ctx, batch); err != nil {
+					b.Fatal(err)
+				}
+			}
+			if err := m.Optimize(ctx); err != nil {
+				b.Fatal(err)
+			}
+			if err := m.Close(); err != nil {
+				b.Fatal(err)
+			}
+			tier1 := fileSize(b, tier1Path)
+			raw := float64(n * benchDims * 4)
+			for b.Loop() {
+			}
+			b.ReportMetric(float64(tier2)/float64(n), "bytes/memory")
+			b.ReportMetric(float64(tier1)/float64(n), "tier1-bytes/memory")
+			b.ReportMetric(float64(tier2)/raw, "x-raw")
+			b.ReportMetric(float64(tier2-tier1)/raw, "over-tier1-x-raw")
+		})
+	}
+}
+
+// fileSize returns the size of a database file with its WAL.
+func fileSize(b *testing.B, path string) int64 {
+	var size int64
+	for _, p := range []string{path, path + "-wal"} {
+		st, err := os.Stat(p)
+		if err == nil {
+			size += st.Size()
+		} else if !os.IsNotExist(err) {
+			b.Fatal(err)
+		}
+	}
+	return size
+}

@@ -3,10 +3,13 @@ package engram
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"math/rand/v2"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -54,8 +57,22 @@ func TestChunkLayoutMatchesVec0(t *testing.T) {
 	vt := semanticKind
 	err = m.db.read(ctx, "test", func(q *dbtx) error {
 		fast := map[int64][]float32{}
-		if err := m.vectors.loadChunks(q, vt, func(pk int64, v []float32) { fast[pk] = v }); err != nil {
+		if err := m.vectors.loadChunks(q, vt, nil, collect(fast, 32)); err != nil {
 			return err
+		}
+		// Read again chunk by chunk, listed: the same vectors.
+		var chunks []int64
+		if err := q.queryRow(`SELECT json_group_array(chunk_id) FROM vec_semantic_chunks`, nil, jsonScanner{&chunks}); err != nil {
+			return err
+		}
+		listed := map[int64][]float32{}
+		for _, c := range chunks {
+			if err := m.vectors.loadChunks(q, vt, []int64{c}, collect(listed, 32)); err != nil {
+				return err
+			}
+		}
+		if len(chunks) < 5 || !maps.EqualFunc(fast, listed, slices.Equal) {
+			return fmt.Errorf("the %d chunks read one by one hold other vectors than read at once", len(chunks))
 		}
 		rows, err := q.query(`SELECT rowid, embedding FROM vec_semantic`)
 		if err != nil {
@@ -95,6 +112,113 @@ func TestChunkLayoutMatchesVec0(t *testing.T) {
 }
 
 func isNotFound(err error) bool { return errors.Is(err, ErrNotFound) }
+
+// collect returns a loadChunks callback that decodes the vectors (of dims
+// dimensions) into into.
+func collect(into map[int64][]float32, dims int) func(pks []int64, vecs []byte) {
+	return func(pks []int64, vecs []byte) {
+		for i, pk := range pks {
+			v, err := decodeVector(vecs[i*4*dims:(i+1)*4*dims], dims)
+			if err != nil {
+				panic(err)
+			}
+			into[pk] = v
+		}
+	}
+}
+
+// jsonScanner scans a JSON column into what it points to.
+type jsonScanner struct{ v any }
+
+func (j jsonScanner) Scan(src any) error {
+	s, ok := src.(string)
+	if !ok {
+		return fmt.Errorf("jsonScanner: %T", src)
+	}
+	return json.Unmarshal([]byte(s), j.v)
+}
+
+// TestLoadHoldsTheAgentsVectors checks that the index an agent loads
+// holds exactly its own vectors, as vec0's scan finds them, alone in its
+// file and beside another agent whose vectors share its chunks.
+func TestLoadHoldsTheAgentsVectors(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	open := func(agent string) *Memory {
+		h, err := NewHashingEmbedder(48)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := New(Tier2, WithAgent(agent), WithPath(filepath.Join(dir, "memory.db")), WithEmbedder(h))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { m.Close() })
+		return m
+	}
+	a, b := open("a"), open("b")
+	store := func(m *Memory, round int) {
+		entries := make([]SemanticEntry, 40)
+		for i := range entries {
+			entries[i] = SemanticEntry{Content: fmt.Sprintf("%s's entry %d of round %d", m.agent, i, round)}
+		}
+		ids, err := m.Semantic().StoreBatch(ctx, entries)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, id := range ids[:5] {
+			if err := m.Semantic().Delete(ctx, id); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	check := func(m *Memory, want int) {
+		t.Helper()
+		err := m.db.read(ctx, "test", func(q *dbtx) error {
+			x, err := m.vectors.load(q, semanticKind)
+			if err != nil {
+				return err
+			}
+			rows, err := q.query(`SELECT v.rowid, v.embedding FROM vec_semantic v JOIN semantic_memory s ON s.pk = v.rowid
+				WHERE s.agent_id = ?`, m.agent)
+			if err != nil {
+				return err
+			}
+			defer rows.Close()
+			n := 0
+			for rows.Next() {
+				var pk int64
+				var raw []byte
+				if err := rows.Scan(&pk, &raw); err != nil {
+					return err
+				}
+				vec, err := decodeVector(raw, 48)
+				if err != nil {
+					return err
+				}
+				if cos := x.Cosines(vec, []int64{pk})[0]; !(cos > 0.9999) {
+					return fmt.Errorf("%s: pk %d has cosine %v with its own vector in the index", m.agent, pk, cos)
+				}
+				n++
+			}
+			if n != want || x.Len() != want {
+				return fmt.Errorf("%s: the index holds %d vectors, vec0 %d of the agent's; want %d", m.agent, x.Len(), n, want)
+			}
+			return rows.Err()
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	store(a, 0)
+	check(a, 35) // alone in the file
+	for round := 1; round < 4; round++ {
+		store(b, round)
+		store(a, round)
+	}
+	check(a, 4*35)
+	check(b, 3*35)
+}
 
 // TestSpreadIsOrthogonal checks that spread keeps lengths and angles, for
 // lengths that are and are not powers of two.
@@ -284,13 +408,13 @@ func TestLoadChunksKeepsTheCause(t *testing.T) {
 		t.Fatal(err)
 	}
 	err := m.db.read(ctx, "test", func(q *dbtx) error {
-		err := m.vectors.loadChunks(q, &kind{vec: "vec_missing"}, func(int64, []float32) {})
+		err := m.vectors.loadChunks(q, &kind{vec: "vec_missing"}, nil, func([]int64, []byte) {})
 		if !errors.Is(err, errChunkLayout) {
 			t.Errorf("a missing table: %v, want errChunkLayout", err)
 		}
 		ended, cancel := context.WithCancel(ctx)
 		cancel()
-		err = m.vectors.loadChunks(&dbtx{ctx: ended, prep: q.prep}, semanticKind, func(int64, []float32) {})
+		err = m.vectors.loadChunks(&dbtx{ctx: ended, prep: q.prep}, semanticKind, nil, func([]int64, []byte) {})
 		if errors.Is(err, errChunkLayout) || !errors.Is(err, context.Canceled) {
 			t.Errorf("the context's end: %v, want context.Canceled", err)
 		}

@@ -24,6 +24,7 @@ package vecindex
 
 import (
 	"cmp"
+	"encoding/binary"
 	"math"
 	"math/bits"
 	"runtime"
@@ -74,43 +75,223 @@ func (x *Index) Put(id int64, v []float32) {
 	}
 	s, ok := x.slot[id]
 	if !ok {
-		s = int32(len(x.ids))
-		x.slot[id] = s
+		s = x.add(id)
+	}
+	x.quantize(int(s), v)
+}
+
+// Grow makes room for n more vectors, so that adding them grows none of
+// the index's slices again: a load that knows how many vectors it will
+// add calls it first.
+func (x *Index) Grow(n int) {
+	if n <= 0 {
+		return
+	}
+	if len(x.ids) == 0 && len(x.slot) == 0 {
+		x.slot = make(map[int64]int32, n)
+	}
+	x.ids = slices.Grow(x.ids, n)
+	x.codes = slices.Grow(x.codes, n*x.words)
+	x.ones = slices.Grow(x.ones, n)
+	x.inv1 = slices.Grow(x.inv1, n)
+	x.q16 = slices.Grow(x.q16, n*x.dims)
+	x.scale = slices.Grow(x.scale, n)
+}
+
+// Append adds the vectors of ids, none of which the index may hold yet:
+// vecs holds them one after another, Dims elements each. It quantises
+// them on up to GOMAXPROCS goroutines, which makes it the way to load many
+// vectors at once. It panics if vecs does not hold len(ids) vectors, or if
+// the index holds one of ids already or ids names one twice.
+func (x *Index) Append(ids []int64, vecs []float32) {
+	if len(vecs) != len(ids)*x.dims {
+		panic("vecindex: wrong dimension")
+	}
+	first := x.reserve(ids)
+	x.parallel(len(ids), 256, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			x.quantize(first+i, vecs[i*x.dims:(i+1)*x.dims])
+		}
+	})
+}
+
+// AppendLE is Append for vectors encoded as little-endian float32s, as
+// SQLite extensions such as sqlite-vec store them: each goroutine decodes
+// one vector at a time into a buffer of its own, so that the float32s
+// never make a second copy of the batch. It panics as Append does.
+func (x *Index) AppendLE(ids []int64, le []byte) {
+	if len(le) != 4*len(ids)*x.dims {
+		panic("vecindex: wrong dimension")
+	}
+	first := x.reserve(ids)
+	x.parallel(len(ids), 256, func(lo, hi int) {
+		v := make([]float32, x.dims)
+		for i := lo; i < hi; i++ {
+			norm2, maxSq := decodeLE(v, le[4*i*x.dims:4*(i+1)*x.dims])
+			x.quantizeNormed(first+i, v, norm2, maxSq)
+		}
+	})
+}
+
+// reserve gives each of ids, none of which the index may hold yet, a new
+// slot, to be quantised, and returns the first; it panics if the index
+// holds one of them already or ids names one twice.
+func (x *Index) reserve(ids []int64) int {
+	first := len(x.ids)
+	for _, id := range ids {
+		if _, ok := x.slot[id]; ok {
+			panic("vecindex: Append of an ID the index holds")
+		}
+		x.slot[id] = int32(len(x.ids))
 		x.ids = append(x.ids, id)
-		x.codes = append(x.codes, make([]uint64, x.words)...)
-		x.inv1 = append(x.inv1, 0)
-		x.ones = append(x.ones, 0)
-		x.q16 = append(x.q16, make([]int16, x.dims)...)
-		x.scale = append(x.scale, 0)
 	}
-	var norm2, l1, maxAbs float64
-	for _, f := range v {
-		norm2 += float64(f) * float64(f)
-		maxAbs = max(maxAbs, math.Abs(float64(f)))
-	}
-	norm := math.Sqrt(norm2)
-	code := x.codes[int(s)*x.words : int(s+1)*x.words]
-	clear(code)
-	q16 := x.q16[int(s)*x.dims : int(s+1)*x.dims]
-	if norm == 0 {
+	x.extend(len(ids))
+	return first
+}
+
+// add gives id, which the index does not hold, the next slot, and
+// returns it.
+func (x *Index) add(id int64) int32 {
+	s := int32(len(x.ids))
+	x.slot[id] = s
+	x.ids = append(x.ids, id)
+	x.extend(1)
+	return s
+}
+
+// extend lengthens the per-slot slices by n slots, to match ids.
+func (x *Index) extend(n int) {
+	x.codes = slices.Grow(x.codes, n*x.words)[:len(x.codes)+n*x.words]
+	x.q16 = slices.Grow(x.q16, n*x.dims)[:len(x.q16)+n*x.dims]
+	x.ones = slices.Grow(x.ones, n)[:len(x.ones)+n]
+	x.inv1 = slices.Grow(x.inv1, n)[:len(x.inv1)+n]
+	x.scale = slices.Grow(x.scale, n)[:len(x.scale)+n]
+}
+
+// quantize writes slot s's binary code and 16-bit copy of v. Slots are
+// independent: distinct slots may be written concurrently.
+func (x *Index) quantize(s int, v []float32) {
+	norm2, maxSq := sumSquaresMax(v)
+	x.quantizeNormed(s, v, norm2, maxSq)
+}
+
+// quantizeNormed is quantize given Σ v[i]² and the largest v[i]².
+func (x *Index) quantizeNormed(s int, v []float32, norm2, maxSq float64) {
+	code := x.codes[s*x.words : (s+1)*x.words]
+	q16 := x.q16[s*x.dims : (s+1)*x.dims]
+	if norm2 == 0 {
+		clear(code)
 		clear(q16)
 		x.inv1[s], x.scale[s], x.ones[s] = 0, 0, 0
 		return
 	}
-	step := maxAbs / norm / math.MaxInt16
-	for i, f := range v {
-		u := float64(f) / norm
-		l1 += math.Abs(u)
-		if u > 0 {
-			code[i>>6] |= 1 << (i & 63)
+	// A float32 squared is exact in a float64: its root is the largest
+	// |v[i]| exactly. The loops multiply where they could divide, and
+	// set sign bits, round and sum |q16[i]| without branches or calls: a
+	// load quantises every element of every vector.
+	norm, maxAbs := math.Sqrt(norm2), math.Sqrt(maxSq)
+	step := maxAbs / norm / math.MaxInt16 // what a unit of q16 is worth
+	toUnits := math.MaxInt16 / maxAbs
+	for w := range code {
+		// Each code word is built in a register, from its last bit down,
+		// shifting by one: or-ing the bits into memory would make every
+		// element wait for the last one's store.
+		var word uint64
+		for i := min(len(v), w*64+64) - 1; i >= w*64; i-- {
+			var bit uint64
+			if v[i] > 0 {
+				bit = 1
+			}
+			word = word<<1 | bit
 		}
-		q16[i] = int16(math.Round(u / step))
+		code[w] = word
+	}
+	var l1 int32 // Σ |q16[i]|, at most 8,192 · 32,767
+	for i, f := range v {
+		// f·toUnits is within ±32,767: biased above zero, the
+		// conversion's truncation is a floor, and this rounds half up.
+		q := int32(float64(f)*toUnits+(math.MaxInt16+1.5)) - (math.MaxInt16 + 1)
+		q16[i] = int16(q)
+		sign := q >> 31
+		l1 += q ^ sign - sign
 	}
 	ones := 0
 	for _, c := range code {
 		ones += bits.OnesCount64(c)
 	}
-	x.inv1[s], x.scale[s], x.ones[s] = float32(1/l1), float32(step), uint16(ones)
+	x.inv1[s], x.scale[s], x.ones[s] = float32(1/(float64(l1)*step)), float32(step), uint16(ones)
+}
+
+// decodeLE decodes the little-endian float32s of b into v, and returns
+// what sumSquaresMax(v) returns (summed in the same order), in the same
+// pass.
+func decodeLE(v []float32, b []byte) (float64, float64) {
+	b = b[:4*len(v)]
+	var s0, s1, s2, s3, m0, m1, m2, m3 float64
+	i := 0
+	for ; i+4 <= len(v); i += 4 {
+		w, raw := (*[4]float32)(v[i:i+4]), (*[16]byte)(b[4*i:4*i+16])
+		w[0] = math.Float32frombits(binary.LittleEndian.Uint32(raw[0:4]))
+		w[1] = math.Float32frombits(binary.LittleEndian.Uint32(raw[4:8]))
+		w[2] = math.Float32frombits(binary.LittleEndian.Uint32(raw[8:12]))
+		w[3] = math.Float32frombits(binary.LittleEndian.Uint32(raw[12:16]))
+		a, c, d, e := float64(w[0]), float64(w[1]), float64(w[2]), float64(w[3])
+		a, c, d, e = a*a, c*c, d*d, e*e
+		s0, s1, s2, s3 = s0+a, s1+c, s2+d, s3+e
+		if a > m0 {
+			m0 = a
+		}
+		if c > m1 {
+			m1 = c
+		}
+		if d > m2 {
+			m2 = d
+		}
+		if e > m3 {
+			m3 = e
+		}
+	}
+	for ; i < len(v); i++ {
+		v[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+		a := float64(v[i]) * float64(v[i])
+		s0 += a
+		if a > m0 {
+			m0 = a
+		}
+	}
+	return (s0 + s1) + (s2 + s3), max(m0, m1, m2, m3)
+}
+
+// sumSquaresMax returns Σ v[i]² and the largest v[i]², in four running
+// sums and maxima that the processor can work on at once.
+func sumSquaresMax(v []float32) (float64, float64) {
+	var s0, s1, s2, s3, m0, m1, m2, m3 float64
+	i := 0
+	for ; i+4 <= len(v); i += 4 {
+		a, b, c, d := float64(v[i]), float64(v[i+1]), float64(v[i+2]), float64(v[i+3])
+		a, b, c, d = a*a, b*b, c*c, d*d
+		s0, s1, s2, s3 = s0+a, s1+b, s2+c, s3+d
+		if a > m0 {
+			m0 = a
+		}
+		if b > m1 {
+			m1 = b
+		}
+		if c > m2 {
+			m2 = c
+		}
+		if d > m3 {
+			m3 = d
+		}
+	}
+	for ; i < len(v); i++ {
+		a := float64(v[i]) * float64(v[i])
+		s0 += a
+		if a > m0 {
+			m0 = a
+		}
+	}
+	return (s0 + s1) + (s2 + s3), max(m0, m1, m2, m3)
 }
 
 // Remove drops the vector of id, if the index holds one.

@@ -2,6 +2,7 @@ package vecindex
 
 import (
 	"cmp"
+	"encoding/binary"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -223,6 +224,114 @@ func TestNearFindsEveryNearDuplicate(t *testing.T) {
 					}
 				}
 			}
+		}
+	}
+}
+
+// TestAppend checks that vectors appended in bulk, after Grow, as float32s
+// and as little-endian bytes, are held exactly as Put holds them, that Put and Remove work on them, and that
+// Append refuses an ID the index holds or one named twice.
+func TestAppend(t *testing.T) {
+	data := vecdata.Uniform(7, 3000, 384)
+	byPut := build(data)
+	x := New(384)
+	x.Grow(len(data))
+	for lo := 0; lo < len(data); lo += 700 {
+		hi := min(len(data), lo+700)
+		ids := make([]int64, 0, hi-lo)
+		var flat []float32
+		for i := lo; i < hi; i++ {
+			ids, flat = append(ids, int64(i)), append(flat, data[i]...)
+		}
+		if lo%1400 == 0 {
+			x.Append(ids, flat)
+			continue
+		}
+		le := make([]byte, 0, 4*len(flat))
+		for _, f := range flat {
+			le = binary.LittleEndian.AppendUint32(le, math.Float32bits(f))
+		}
+		x.AppendLE(ids, le)
+	}
+	if x.Len() != byPut.Len() {
+		t.Fatalf("Len %d, want %d", x.Len(), byPut.Len())
+	}
+	for id := range int64(len(data)) {
+		a, b := x.slot[id], byPut.slot[id]
+		if !slices.Equal(x.q16[int(a)*384:int(a+1)*384], byPut.q16[int(b)*384:int(b+1)*384]) ||
+			!slices.Equal(x.codes[int(a)*6:int(a+1)*6], byPut.codes[int(b)*6:int(b+1)*6]) ||
+			x.inv1[a] != byPut.inv1[b] || x.scale[a] != byPut.scale[b] || x.ones[a] != byPut.ones[b] {
+			t.Fatalf("ID %d is held differently by Append and by Put", id)
+		}
+	}
+	q := vecdata.Uniform(8, 1, 384)[0]
+	if got, want := search(x, q, 10), search(byPut, q, 10); !slices.Equal(got, want) {
+		t.Errorf("search after Append: %v, after Put: %v", got, want)
+	}
+	x.Remove(5)
+	x.Put(3000, data[5])
+	if hits := x.Search(data[5], 1, 100); len(hits) != 1 || hits[0].ID != 3000 {
+		t.Errorf("after Remove and Put: %+v, want ID 3000", hits)
+	}
+	for _, ids := range [][]int64{{7}, {4000, 4000}} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("Append(%v) did not panic", ids)
+				}
+			}()
+			x.Append(ids, make([]float32, len(ids)*384))
+		}()
+	}
+}
+
+// TestAppendLEOddDimension checks AppendLE against Put for a dimension
+// that fills neither its last code word nor a group of four.
+func TestAppendLEOddDimension(t *testing.T) {
+	data := vecdata.Uniform(9, 50, 37)
+	byPut := build(data)
+	x := New(37)
+	ids := make([]int64, len(data))
+	var le []byte
+	for i, v := range data {
+		ids[i] = int64(i)
+		for _, f := range v {
+			le = binary.LittleEndian.AppendUint32(le, math.Float32bits(f))
+		}
+	}
+	x.AppendLE(ids, le)
+	if !slices.Equal(x.q16, byPut.q16) || !slices.Equal(x.codes, byPut.codes) || !slices.Equal(x.inv1, byPut.inv1) ||
+		!slices.Equal(x.scale, byPut.scale) || !slices.Equal(x.ones, byPut.ones) {
+		t.Error("AppendLE holds the vectors otherwise than Put")
+	}
+}
+
+// BenchmarkAppend loads 100K vectors of 384 dimensions in batches of
+// 4,096, as a Tier 2 memory loads its vectors.
+func BenchmarkAppend(b *testing.B) {
+	data := vecdata.Uniform(1, 100000, 384)
+	flat := make([]float32, 0, len(data)*384)
+	ids := make([]int64, len(data))
+	for i, v := range data {
+		flat, ids[i] = append(flat, v...), int64(i)
+	}
+	for b.Loop() {
+		x := New(384)
+		x.Grow(len(ids))
+		for lo := 0; lo < len(ids); lo += 4096 {
+			hi := min(len(ids), lo+4096)
+			x.Append(ids[lo:hi], flat[lo*384:hi*384])
+		}
+	}
+}
+
+// BenchmarkPut is BenchmarkAppend one Put at a time.
+func BenchmarkPut(b *testing.B) {
+	data := vecdata.Uniform(1, 100000, 384)
+	for b.Loop() {
+		x := New(384)
+		for i, v := range data {
+			x.Put(int64(i), v)
 		}
 	}
 }
