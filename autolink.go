@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"math"
+	"math/bits"
 	"slices"
 	"time"
 
@@ -22,12 +23,13 @@ import (
 //
 // Similarity is the cosine of the two texts' term vectors (Porter stems,
 // stopwords left out, sublinear term frequency), in [0, 1]: 1 for the same
-// words in the same proportions, 0 for no word in common. Candidates are
-// the newest entries holding both of the two rarest terms the entry shares
-// with any other entry (the rarest, if it shares only one): an entry
-// similar enough to link shares most of its words. They are found in an
+// words in the same proportions, 0 for no word in common. Every entry
+// that reaches the threshold is found, none missed. By Cauchy–Schwarz, an
+// entry reaches it only if it holds one of the entry's rarest terms that
+// together carry more than 1 − threshold² of its squared weight, so only
+// the entries holding one of those are compared. They are looked up in an
 // in-memory index of the agent's stems, built on first use, so storing an
-// entry with no near-duplicate costs no query for linking.
+// entry costs no query for linking.
 //
 // It returns [ErrNotFound] if the agent has no such semantic entry;
 // other errors are as for [Links.Add].
@@ -136,19 +138,26 @@ type stemIndex struct {
 	// undo is where the rollback callback that drops the index is
 	// registered: one in the transaction, and one in each savepoint that
 	// changed the index.
-	undo rollbackScope
+	undo    rollbackScope
+	scratch struct { // similar's buffers, kept between calls
+		order []termWeight
+		ws    []uint32
+		ends  []int
+		cands []int64
+	}
 }
 
-// stemDoc is one entry's ID and term vector, sorted by term number.
+// stemDoc is one entry's ID and term vector, sorted by term number, with
+// its norm.
 type stemDoc struct {
 	id   string
 	vec  []termWeight
 	norm float64
 }
 
+// termWeight is a term number and its weight (see termVector).
 type termWeight struct {
-	term   uint32
-	weight float32
+	term, weight uint32
 }
 
 // metaSemanticVersion (+ agent) counts the changes to the agent's
@@ -291,18 +300,19 @@ func (x *stemIndex) sync(q *dbtx) error {
 }
 
 // put indexes the entry with rowid pk, replacing what was indexed there.
-func (x *stemIndex) put(pk int64, id string, vec map[string]float64) {
+func (x *stemIndex) put(pk int64, id string, vec map[string]uint32) {
 	x.drop(pk)
-	d := stemDoc{id: id, vec: make([]termWeight, 0, len(vec))}
+	doc := stemDoc{id: id, vec: make([]termWeight, 0, len(vec))}
+	var norm exactSum
 	for st, w := range vec {
+		norm.add(w, w)
 		t, ok := x.terms[st]
 		if !ok {
 			t = uint32(len(x.postings))
 			x.terms[st] = t
 			x.postings = append(x.postings, nil)
 		}
-		d.vec = append(d.vec, termWeight{t, float32(w)})
-		d.norm += float64(float32(w)) * float64(float32(w))
+		doc.vec = append(doc.vec, termWeight{t, w})
 		p := x.postings[t]
 		if n := len(p); n == 0 || p[n-1] < pk {
 			x.postings[t] = append(p, pk)
@@ -310,9 +320,9 @@ func (x *stemIndex) put(pk int64, id string, vec map[string]float64) {
 			x.postings[t] = slices.Insert(p, i, pk)
 		}
 	}
-	slices.SortFunc(d.vec, func(a, b termWeight) int { return cmp.Compare(a.term, b.term) })
-	d.norm = math.Sqrt(d.norm)
-	x.docs[pk] = d
+	slices.SortFunc(doc.vec, func(a, b termWeight) int { return cmp.Compare(a.term, b.term) })
+	doc.norm = math.Sqrt(norm.value())
+	x.docs[pk] = doc
 }
 
 // drop removes the entry with rowid pk. Term numbers stay allocated.
@@ -330,68 +340,48 @@ func (x *stemIndex) drop(pk int64) {
 	delete(x.docs, pk)
 }
 
-type similarDoc struct {
-	pk  int64
-	id  string
-	sim float64
-}
-
 // similar returns up to n other entries whose cosine similarity to the
-// entry with rowid pk reaches threshold, most similar first. Candidates
-// are the newest 4n entries holding both of the two rarest terms that any
-// other entry holds (the rarest alone, if only one is shared): an entry
-// similar enough to link shares most of its words, the rarest ones
-// included.
+// entry with rowid pk reaches threshold, most similar first, then by ID:
+// every such entry. The candidates are the entries holding one of the
+// entry's rarest terms that carry more than 1 − threshold² of its squared
+// weight (see linkGroups).
 func (x *stemIndex) similar(pk int64, threshold float64, n int) []similarDoc {
-	d := x.docs[pk]
-	var rare []uint32
-	for _, tw := range d.vec {
-		if len(x.postings[tw.term]) >= 2 { // someone besides the entry
-			rare = append(rare, tw.term)
-		}
-	}
-	if len(rare) == 0 {
+	d, ok := x.docs[pk]
+	if !ok || n < 1 || len(d.vec) == 0 {
 		return nil
 	}
-	slices.SortFunc(rare, func(a, b uint32) int {
-		return cmp.Or(cmp.Compare(len(x.postings[a]), len(x.postings[b])), cmp.Compare(a, b))
+	sc := &x.scratch
+	sc.order = append(sc.order[:0], d.vec...)
+	slices.SortFunc(sc.order, func(a, b termWeight) int {
+		return cmp.Compare(len(x.postings[a.term]), len(x.postings[b.term]))
 	})
-	first := x.postings[rare[0]]
-	var second []int64
-	if len(rare) > 1 {
-		second = x.postings[rare[1]]
+	sc.ws = sc.ws[:0]
+	for _, tw := range sc.order {
+		sc.ws = append(sc.ws, tw.weight)
 	}
+	sc.ends = linkGroups(sc.ends[:0], sc.ws, threshold)
+	sc.cands = sc.cands[:0]
+	for _, tw := range sc.order[:sc.ends[0]] {
+		sc.cands = append(sc.cands, x.postings[tw.term]...)
+	}
+	slices.Sort(sc.cands)
 	var out []similarDoc
-	seen := 0
-	for i := len(first) - 1; i >= 0 && seen < 4*n; i-- {
-		c := first[i]
-		if c == pk {
+	for i, c := range sc.cands {
+		if c == pk || i > 0 && c == sc.cands[i-1] {
 			continue
 		}
-		if second != nil {
-			if _, ok := slices.BinarySearch(second, c); !ok {
-				continue
-			}
-		}
-		seen++
 		cd := x.docs[c]
 		if sim := cosineSorted(d, cd); sim >= threshold && sim > 0 {
 			out = append(out, similarDoc{c, cd.id, sim})
 		}
 	}
-	slices.SortStableFunc(out, func(a, b similarDoc) int {
-		return cmp.Or(cmp.Compare(b.sim, a.sim), cmp.Compare(a.id, b.id))
-	})
-	return out[:min(len(out), n)]
+	return bestSimilar(out, n)
 }
 
 // cosineSorted is the cosine similarity of two entries' term vectors, in
 // [0, 1].
 func cosineSorted(a, b stemDoc) float64 {
-	if a.norm == 0 || b.norm == 0 {
-		return 0
-	}
-	var dot float64
+	var dot exactSum
 	for i, j := 0, 0; i < len(a.vec) && j < len(b.vec); {
 		switch {
 		case a.vec[i].term < b.vec[j].term:
@@ -399,24 +389,109 @@ func cosineSorted(a, b stemDoc) float64 {
 		case a.vec[i].term > b.vec[j].term:
 			j++
 		default:
-			dot += float64(a.vec[i].weight) * float64(b.vec[j].weight)
+			dot.add(a.vec[i].weight, b.vec[j].weight)
 			i, j = i+1, j+1
 		}
 	}
-	return min(1, dot/(a.norm*b.norm))
+	return cosineOf(dot, a.norm, b.norm)
 }
 
-// termVector maps each stem of text (stopwords left out) to its sublinear
-// term frequency, 1 + ln(tf).
-func termVector(text string) map[string]float64 {
-	v := map[string]float64{}
+// Term vectors.
+//
+// A term's weight is 1 + ln(tf), rounded to a float32 (as the stem index
+// keeps it), in fixed point: w × 2²³, an integer for every float32 w ≥ 1,
+// below 2³² while w < 512 (tf below e⁵¹¹). Dot products and norms sum
+// these exactly (see exactSum), so a cosine does not depend on the order
+// in which two vectors' terms are visited.
+
+// termVector maps each stem of text (stopwords left out) to its weight.
+func termVector(text string) map[string]uint32 {
+	tf := map[string]int{}
 	for _, tok := range query.Tokens(text) {
 		if !query.IsStopword(tok) {
-			v[query.Stem(tok)]++
+			tf[query.Stem(tok)]++
 		}
 	}
-	for k, tf := range v {
-		v[k] = 1 + math.Log(tf)
+	v := make(map[string]uint32, len(tf))
+	for st, n := range tf {
+		v[st] = termWeight32(n)
 	}
 	return v
+}
+
+// termWeight32 is the weight of a term occurring tf times, in fixed point.
+func termWeight32(tf int) uint32 {
+	return uint32(float64(float32(1+math.Log(float64(tf)))) * 0x1p23)
+}
+
+// exactSum adds products of fixed-point weights exactly, in 128 bits.
+type exactSum struct{ hi, lo uint64 }
+
+func (s *exactSum) add(a, b uint32) {
+	var carry uint64
+	s.lo, carry = bits.Add64(s.lo, uint64(a)*uint64(b), 0)
+	s.hi += carry
+}
+
+// value is the sum in weight² units.
+func (s exactSum) value() float64 { return (float64(s.hi)*0x1p64 + float64(s.lo)) * 0x1p-46 }
+
+// cosineOf is the cosine of two vectors of norms na and nb whose dot
+// product is dot, in [0, 1].
+func cosineOf(dot exactSum, na, nb float64) float64 {
+	if na == 0 || nb == 0 {
+		return 0
+	}
+	return min(1, dot.value()/(na*nb))
+}
+
+// weightFloat is a fixed-point weight as a number.
+func weightFloat(w uint32) float64 { return float64(w) * 0x1p-23 }
+
+// linkGroups splits a vector's weights ws, taken in the order given, into
+// consecutive groups such that a text must hold a term of every group for
+// its cosine with the vector to reach threshold, and returns where each
+// group ends. Each group's squares carry more than 1 − threshold² of the
+// squared norm: by Cauchy–Schwarz, a text b holding none of a group's
+// terms has a·b ≤ |a′|·|b|, where a′ is the rest of a, so cos(a, b) ≤
+// |a′|/|a|, below threshold once |a′|² < threshold²·|a|². Terms left over
+// after the last group belong to none; when no group forms (a threshold
+// of 0), all the terms make one, since a text holding none of them has
+// cosine 0 and is never linked. A small margin takes a term more rather
+// than miss a text by rounding.
+func linkGroups(ends []int, ws []uint32, threshold float64) []int {
+	total := 0.0
+	for _, w := range ws {
+		total += weightFloat(w) * weightFloat(w)
+	}
+	limit := threshold * threshold * total * (1 - 1e-9)
+	first := len(ends)
+	sum := 0.0
+	for i, w := range ws {
+		sum += weightFloat(w) * weightFloat(w)
+		if total-sum < limit {
+			ends = append(ends, i+1)
+			sum = 0
+		}
+	}
+	if len(ends) == first {
+		ends = append(ends, len(ws))
+	}
+	return ends
+}
+
+// similarDoc is an entry found similar enough to link to, with its
+// similarity.
+type similarDoc struct {
+	pk  int64
+	id  string
+	sim float64
+}
+
+// bestSimilar sorts found most similar first, then by ID, and keeps n.
+func bestSimilar(found []similarDoc, n int) []similarDoc {
+	slices.SortFunc(found, func(a, b similarDoc) int {
+		return cmp.Or(cmp.Compare(b.sim, a.sim), cmp.Compare(a.id, b.id))
+	})
+	return found[:min(len(found), n)]
 }
