@@ -9,17 +9,21 @@ import (
 	"math"
 	"math/bits"
 	"slices"
+	"strings"
+	"sync"
 	"time"
 
+	"github.com/engram-go/engram/internal/bm25"
 	"github.com/engram-go/engram/internal/query"
 )
 
 // AutoLink links the semantic entry with the given ID to the agent's most
 // similar other semantic entries, as [Semantic.Store] does when
 // [ZettelkastenConfig.Enabled] is set: every entry whose similarity reaches
-// LinkingThreshold gets a "similar" link, at most MaxLinksPerEntry of them,
-// with the similarity as strength. Earlier links are kept; a link found
-// again gets the new strength. It returns the links it made.
+// LinkingThreshold gets a "similar" link, at most MaxLinksPerEntry of them
+// (the most similar, then by ID), with the similarity as strength. Earlier
+// links are kept; a link found again gets the new strength. It returns the
+// links it made.
 //
 // Similarity is the cosine of the two texts' term vectors (Porter stems,
 // stopwords left out, sublinear term frequency), in [0, 1]: 1 for the same
@@ -28,8 +32,14 @@ import (
 // entry reaches it only if it holds one of the entry's rarest terms that
 // together carry more than 1 − threshold² of its squared weight, so only
 // the entries holding one of those are compared. They are looked up in an
-// in-memory index of the agent's stems, built on first use, so storing an
-// entry costs no query for linking.
+// in-memory index of the agent's stems, which costs no query. An agent
+// with many entries (more than a thousand) has that index built in the
+// background, from the first link on, so that no store waits for it:
+// until it is ready, FTS5 finds the entries holding one of those terms
+// (among the agent's entries only, however many other agents share the
+// file), at a cost set by how many entries hold those terms rather than
+// by how many the agent has. Both ways find the same links. With vectors (Tier 2), similarity is the cosine
+// of the entries' vectors instead.
 //
 // It returns [ErrNotFound] if the agent has no such semantic entry;
 // other errors are as for [Links.Add].
@@ -57,33 +67,30 @@ func (l *Links) AutoLink(ctx context.Context, id string) ([]Link, error) {
 			}
 		}
 		var err error
-		out, err = l.autoLink(q, pk, id, vec, now)
+		out, err = l.autoLink(q, pk, id, content, vec, now)
 		return err
 	})
 	return out, err
 }
 
-// autoLink links the semantic entry with rowid pk to its most similar
-// neighbours, inside the caller's transaction: by the cosine of its
-// vector, when it has one (Tier 2), and else of its term vector, found in
-// the stem index.
-func (l *Links) autoLink(q *dbtx, pk int64, id string, emb []float32, now time.Time) ([]Link, error) {
+// autoLink links the semantic entry with rowid pk and the given content
+// to its most similar neighbours, inside the caller's transaction: by the
+// cosine of its vector, when it has one (Tier 2), and else of its term
+// vector (see similarTexts).
+func (l *Links) autoLink(q *dbtx, pk int64, id, content string, emb []float32, now time.Time) ([]Link, error) {
 	zc := l.m.cfg.Zettelkasten
 	if zc.MaxLinksPerEntry == 0 {
 		return nil, nil
 	}
 	var found []similarDoc
+	var err error
 	if emb != nil {
-		var err error
-		if found, err = l.m.vectors.similar(q, pk, emb, zc.LinkingThreshold, zc.MaxLinksPerEntry); err != nil {
-			return nil, err
-		}
+		found, err = l.m.vectors.similar(q, pk, emb, zc.LinkingThreshold, zc.MaxLinksPerEntry)
 	} else {
-		x := &l.m.stems
-		if err := x.sync(q); err != nil {
-			return nil, err
-		}
-		found = x.similar(pk, zc.LinkingThreshold, zc.MaxLinksPerEntry)
+		found, err = l.similarTexts(q, pk, content, zc.LinkingThreshold, zc.MaxLinksPerEntry)
+	}
+	if err != nil {
+		return nil, err
 	}
 	links := make([]Link, 0, len(found))
 	for _, f := range found {
@@ -105,46 +112,115 @@ func (l *Links) autoLink(q *dbtx, pk int64, id string, emb []float32, now time.T
 	return links, nil
 }
 
+// similarTexts returns up to n of the agent's other semantic entries
+// whose term vectors' cosine with that of the entry with rowid pk (whose
+// text is content) reaches threshold, most similar first, then by ID. The
+// stem index answers when it is ready, FTS5 otherwise (see textSimilar):
+// both find every such entry and compute the same similarities to the
+// last bit, so the links made do not depend on which one answered.
+func (l *Links) similarTexts(q *dbtx, pk int64, content string, threshold float64, n int) ([]similarDoc, error) {
+	x := &l.m.stems
+	ok, err := x.ready(q)
+	if err != nil {
+		return nil, err
+	}
+	if ok {
+		return x.similar(pk, threshold, n), nil
+	}
+	return l.textSimilar(q, pk, content, threshold, n)
+}
+
+// The stem index.
+
+// stemSyncMax is how many semantic entries an agent may hold for its
+// stem index to be built when first needed, in the transaction that needs
+// it (about 30 µs an entry); beyond, auto-linking builds it in the
+// background.
+const stemSyncMax = 1000
+
 // stemIndex holds the term vectors of the agent's semantic entries in
 // memory, with an inverted index from each Porter stem to the entries
-// holding it, so that auto-linking finds an entry's near-duplicates and
-// their similarity without a query: with FTS5, the term lookups and the
-// intersection cost several hundred microseconds per stored entry, and
-// most new entries have no near-duplicate at all.
+// holding it, so that auto-linking and compaction's merging of
+// near-duplicates find an entry's near-duplicates and their similarity
+// without a query: through FTS5 (see Links.textSimilar), the term lookups
+// cost a store several hundred microseconds, more than the rest of it.
 //
-// It is built on first use from the table (at about 150 bytes per entry)
-// and follows the change log (see changelog.go): every insert, delete and
-// change of content of one of the agent's entries in this Memory's
-// transactions, whatever statement made it. A counter in meta, moved on
-// by triggers whenever one of the agent's entries is inserted, deleted or
-// given new content, whichever connection does it, tells whether anything
-// else changed them: then the index is built again. It is thrown away
-// when a transaction (or savepoint) that changed it rolls back. A link is
-// written only if its target still exists. It is used inside write
-// transactions only, so the writer lock guards it.
+// Building it reads and stems every entry of the agent, at about 30 µs
+// and 150 bytes an entry. An agent with at most stemSyncMax entries has it
+// built in the transaction that first needs it. For a larger one,
+// auto-linking builds it in the background (see startBuild), so that no
+// store waits for it, and uses FTS5 until it is ready; compaction, which
+// reads every entry anyway, builds it at once (sync).
+//
+// Once built, it follows the change log (see changelog.go): every insert,
+// delete and change of content of one of the agent's entries in this
+// Memory's transactions, whatever statement made it. A counter in meta,
+// moved on by triggers whenever one of the agent's entries is inserted,
+// deleted or given new content, whichever connection does it, tells
+// whether anything else changed them: then the index is built again. It
+// is thrown away when a transaction (or savepoint) that changed it rolls
+// back. A link is written only if its target still exists. It is used
+// inside write transactions only, so the writer lock guards it, except
+// ctl.
 type stemIndex struct {
-	agent    string
-	log      *changeLog // told when the index is built or thrown away
-	built    bool
-	version  int64             // the agent's semantic.version when in step
-	terms    map[string]uint32 // stem → term number
-	postings [][]int64         // term number → rowids holding it, ascending
-	docs     map[int64]stemDoc // rowid → its entry
-	// tx is the write transaction that last changed the index, whose
-	// rollback drops it, and in which it is known to be in step with the
-	// counter (no other connection writes while a write transaction is
-	// open).
-	tx *writeTx
+	agent string
+	log   *changeLog // told when the index is built or thrown away
+	// db runs background builds; nil when the store has no reader
+	// connections (in memory), where the index is always built at once.
+	db *store
+	stemState
 	// undo is where the rollback callback that drops the index is
 	// registered: one in the transaction, and one in each savepoint that
-	// changed the index.
-	undo    rollbackScope
-	scratch struct { // similar's buffers, kept between calls
+	// changed the index. recUndo is the same for the callback that takes
+	// back what a transaction or savepoint added to recorded.
+	undo, recUndo rollbackScope
+	ctl           stemControl
+	scratch       struct { // similar's buffers, kept between calls
 		order []termWeight
 		ws    []uint32
 		ends  []int
 		cands []int64
 	}
+}
+
+// stemState is what the stem index holds: thrown away whole by reset.
+type stemState struct {
+	built   bool
+	version int64 // the agent's semantic.version when in step
+	stemData
+	// tx is the write transaction that last changed the index, whose
+	// rollback drops it, and in which it is known to be in step with the
+	// counter (no other connection writes while a write transaction is
+	// open).
+	tx *writeTx
+	// bg is the background build under way, nil when none. From its
+	// snapshot on, the agent's changes of this Memory's transactions are
+	// kept in recorded, which its install applies.
+	bg       *stemBuild
+	recorded []change
+	// startIn is the transaction that starts a background build when it
+	// commits.
+	startIn *writeTx
+}
+
+// stemData is the index proper.
+type stemData struct {
+	terms    map[string]uint32 // stem → term number
+	postings [][]int64         // term number → rowids holding it, ascending
+	docs     map[int64]stemDoc // rowid → its entry
+}
+
+// stemControl lets Close stop background builds without the writer lock.
+type stemControl struct {
+	mu      sync.Mutex // guards stopped and cancel
+	stopped bool       // no build starts any more
+	cancel  context.CancelFunc
+	wg      sync.WaitGroup // the builds running
+}
+
+// stemBuild is one background build.
+type stemBuild struct {
+	done chan struct{} // closed when its goroutine ends
 }
 
 // stemDoc is one entry's ID and term vector, sorted by term number, with
@@ -164,10 +240,16 @@ type termWeight struct {
 // semantic entries (migration 0002's triggers).
 const metaSemanticVersion = "semantic.version:"
 
-// reset throws the index away; the next sync builds it again.
+// reset throws the index away, and any background build; the next use
+// builds it again.
 func (x *stemIndex) reset() {
-	was := x.built
-	*x = stemIndex{agent: x.agent, log: x.log, undo: x.undo}
+	was := x.built || x.bg != nil
+	if x.bg != nil {
+		x.ctl.mu.Lock()
+		x.ctl.cancel()
+		x.ctl.mu.Unlock()
+	}
+	x.stemState = stemState{}
 	if was && x.log != nil {
 		x.refreshLog()
 	}
@@ -177,14 +259,15 @@ func (x *stemIndex) reset() {
 // to register the hook leaves the index unbuilt, which needs nothing.
 func (x *stemIndex) refreshLog() {
 	if err := x.log.refresh(context.Background()); err != nil {
-		*x = stemIndex{agent: x.agent, log: x.log, undo: x.undo}
+		x.reset()
 	}
 }
 
 // watches asks for the agent's semantic entries' changes while the index
-// is built: a Memory that never auto-links pays nothing for them.
+// is built or being built: a Memory that never auto-links pays nothing
+// for them.
 func (x *stemIndex) watches(all bool) []watch {
-	if !all && !x.built {
+	if !all && !x.built && x.bg == nil {
 		return nil
 	}
 	return []watch{{kind: TypeSemantic, ops: "iud", text: true}}
@@ -192,8 +275,12 @@ func (x *stemIndex) watches(all bool) []watch {
 
 // follow applies the agent's changes of cs to the index, if it is built
 // and nothing else changed the entries: otherwise it is built again when
-// next used.
+// next used. While a background build runs, it records them instead.
 func (x *stemIndex) follow(q *dbtx, cs []change) error {
+	if x.bg != nil {
+		x.record(q, cs)
+		return nil
+	}
 	if !x.built {
 		return nil
 	}
@@ -212,6 +299,12 @@ func (x *stemIndex) follow(q *dbtx, cs []change) error {
 		}
 	}
 	x.changedIn(q)
+	x.version += int64(own)
+	return x.apply(q, cs)
+}
+
+// apply applies the agent's changes of cs to the index.
+func (x *stemIndex) apply(q *dbtx, cs []change) error {
 	var changed []int64 // rows whose content changed: read them again
 	for i := range cs {
 		c := &cs[i]
@@ -227,7 +320,6 @@ func (x *stemIndex) follow(q *dbtx, cs []change) error {
 			changed = append(changed, c.pk)
 		}
 	}
-	x.version += int64(own)
 	if len(changed) == 0 {
 		return nil
 	}
@@ -239,8 +331,30 @@ func (x *stemIndex) follow(q *dbtx, cs []change) error {
 		WHERE s.agent_id = ?2`, string(list), x.agent)
 }
 
+// record keeps the agent's changes of cs for the background build's
+// install; the rollback of the transaction or savepoint takes them back.
+func (x *stemIndex) record(q *dbtx, cs []change) {
+	if ownChanges(cs, x.agent, TypeSemantic) == 0 {
+		return
+	}
+	b := x.bg
+	q.onRollbackIn(&x.recUndo, func() func() {
+		n := len(x.recorded)
+		return func() {
+			if x.bg == b {
+				x.recorded = x.recorded[:n]
+			}
+		}
+	})
+	for _, c := range cs {
+		if c.agent == x.agent && c.kind == TypeSemantic {
+			x.recorded = append(x.recorded, c)
+		}
+	}
+}
+
 // putRows indexes the entries query returns as (pk, id, content).
-func (x *stemIndex) putRows(q *dbtx, query string, args ...any) error {
+func (d *stemData) putRows(q *dbtx, query string, args ...any) error {
 	rows, err := q.query(query, args...)
 	if err != nil {
 		return err
@@ -251,10 +365,17 @@ func (x *stemIndex) putRows(q *dbtx, query string, args ...any) error {
 		if err := r.Scan(&pk, &id, &content); err != nil {
 			return struct{}{}, err
 		}
-		x.put(pk, id, termVector(content))
+		d.put(pk, id, termVector(content))
 		return struct{}{}, nil
 	})
 	return err
+}
+
+// loadStems indexes all of agent's semantic entries.
+func loadStems(q *dbtx, agent string) (stemData, error) {
+	d := stemData{terms: make(map[string]uint32), docs: make(map[int64]stemDoc)}
+	err := d.putRows(q, `SELECT pk, id, content FROM semantic_memory WHERE agent_id = ? ORDER BY pk`, agent)
+	return d, err
 }
 
 // changedIn notes that q's transaction changes the index: its rollback,
@@ -264,33 +385,91 @@ func (x *stemIndex) changedIn(q *dbtx) {
 	q.onRollbackIn(&x.undo, func() func() { return x.reset })
 }
 
-// sync makes the index current in q's write transaction: it takes the
-// transaction's changes so far from the change log, then builds the
-// index if it is not built, or if the agent's entries changed in ways it
-// did not follow.
-func (x *stemIndex) sync(q *dbtx) error {
+// current reports whether the index is built and in step in q's write
+// transaction, after taking the transaction's changes so far from the
+// change log; an index that another connection's changes left behind is
+// thrown away.
+func (x *stemIndex) current(q *dbtx) (bool, error) {
 	if err := q.changes(); err != nil {
+		return false, err
+	}
+	if !x.built {
+		return false, nil
+	}
+	if x.tx == q.tx {
+		return true, nil
+	}
+	v, err := counter(q, metaSemanticVersion+x.agent)
+	if err != nil {
+		return false, err
+	}
+	if v != x.version {
+		x.reset()
+		return false, nil
+	}
+	x.changedIn(q) // known to be in step for the rest of q
+	return true, nil
+}
+
+// sync makes the index current in q's write transaction, building it
+// there if it is not built (and dropping a background build).
+func (x *stemIndex) sync(q *dbtx) error {
+	ok, err := x.current(q)
+	if err != nil || ok {
 		return err
 	}
-	if x.built && x.tx == q.tx {
-		return nil
+	return x.build(q)
+}
+
+// ready makes the index current in q's write transaction, as sync does,
+// when it is built or the agent holds at most stemSyncMax entries, and
+// reports whether it did. For a larger agent it makes sure a background
+// build is under way instead (one starts when q commits) and reports
+// false: the caller uses FTS5.
+func (x *stemIndex) ready(q *dbtx) (bool, error) {
+	ok, err := x.current(q)
+	if err != nil || ok {
+		return ok, err
 	}
+	if b := x.bg; b != nil {
+		select {
+		case <-b.done: // ended without installing the index: failed or cancelled
+			x.reset()
+		default:
+			return false, nil
+		}
+	}
+	if x.startIn == q.tx {
+		return false, nil
+	}
+	if x.db != nil {
+		var n int
+		err := q.queryRow(`SELECT count(*) FROM (SELECT 1 FROM semantic_memory WHERE agent_id = ? LIMIT ?)`,
+			[]any{x.agent, stemSyncMax + 1}, &n)
+		if err != nil {
+			return false, err
+		}
+		if n > stemSyncMax {
+			x.startIn = q.tx
+			q.onCommit(x.startBuild)
+			return false, nil
+		}
+	}
+	return true, x.build(q)
+}
+
+// build builds the index in q's transaction.
+func (x *stemIndex) build(q *dbtx) error {
 	v, err := counter(q, metaSemanticVersion+x.agent)
 	if err != nil {
 		return err
 	}
-	if x.built && v == x.version {
-		x.changedIn(q) // known to be in step for the rest of q
-		return nil
-	}
 	x.reset()
-	x.terms, x.docs = make(map[string]uint32), make(map[int64]stemDoc)
-	err = x.putRows(q, `SELECT pk, id, content FROM semantic_memory WHERE agent_id = ? ORDER BY pk`, x.agent)
+	d, err := loadStems(q, x.agent)
 	if err != nil {
-		x.reset()
 		return err
 	}
-	x.built, x.version = true, v
+	x.stemData, x.built, x.version = d, true, v
 	x.changedIn(q) // built from q's view, which a rollback undoes
 	if err := x.log.refresh(q.ctx); err != nil {
 		x.reset()
@@ -299,45 +478,148 @@ func (x *stemIndex) sync(q *dbtx) error {
 	return nil
 }
 
+// startBuild starts a background build of the index. It runs when a
+// transaction commits, with the writer lock held, and returns once the
+// build has taken its snapshot of the database, so that every later
+// change of this Memory's is recorded for the install; changes made
+// through other connections meanwhile make the install fail, and a later
+// store starts another build.
+func (x *stemIndex) startBuild() {
+	x.startIn = nil
+	if x.built || x.bg != nil {
+		return
+	}
+	x.ctl.mu.Lock()
+	if x.ctl.stopped {
+		x.ctl.mu.Unlock()
+		return
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	x.ctl.cancel = cancel
+	x.ctl.wg.Add(1)
+	x.ctl.mu.Unlock()
+	b := &stemBuild{done: make(chan struct{})}
+	snap := make(chan bool, 1)
+	go x.run(ctx, b, snap)
+	if !<-snap {
+		return
+	}
+	x.bg = b
+	if err := x.log.refresh(ctx); err != nil {
+		x.reset()
+	}
+}
+
+// run is a background build: it reads the agent's entries in one read
+// transaction, telling snap whether it took its snapshot, then installs
+// the index in a write transaction of its own.
+func (x *stemIndex) run(ctx context.Context, b *stemBuild, snap chan<- bool) {
+	defer x.ctl.wg.Done()
+	defer close(b.done)
+	var v0 int64
+	var d stemData
+	took := false
+	err := x.db.read(ctx, "links.index", func(q *dbtx) error {
+		var err error
+		if v0, err = counter(q, metaSemanticVersion+x.agent); err != nil {
+			return err
+		}
+		took = true
+		snap <- true
+		if stemSnapshotHook != nil {
+			stemSnapshotHook(ctx)
+		}
+		d, err = loadStems(q, x.agent)
+		return err
+	})
+	if !took {
+		snap <- false
+	}
+	if err != nil {
+		return
+	}
+	_ = x.db.write(ctx, "links.index", func(q *dbtx) error { return x.install(q, b, d, v0) })
+}
+
+// stemSnapshotHook, set by tests only, runs in a background build right
+// after it took its snapshot, with its context.
+var stemSnapshotHook func(ctx context.Context)
+
+// install makes d, built from the snapshot at which the agent's counter
+// was v0, the index, with the changes recorded since applied, if nothing
+// else changed the agent's entries meanwhile; else it drops the build.
+func (x *stemIndex) install(q *dbtx, b *stemBuild, d stemData, v0 int64) error {
+	if err := q.changes(); err != nil {
+		return err
+	}
+	if x.bg != b {
+		return nil // dropped meanwhile
+	}
+	v, err := counter(q, metaSemanticVersion+x.agent)
+	if err != nil {
+		return err
+	}
+	recorded := x.recorded
+	if v != v0+int64(len(recorded)) {
+		x.reset()
+		return nil
+	}
+	x.stemState = stemState{built: true, version: v, stemData: d}
+	x.changedIn(q)
+	return x.apply(q, recorded)
+}
+
+// stop stops the background build, if any, waits for it, and lets no
+// other start. Close calls it.
+func (x *stemIndex) stop() {
+	x.ctl.mu.Lock()
+	x.ctl.stopped = true
+	if x.ctl.cancel != nil {
+		x.ctl.cancel()
+	}
+	x.ctl.mu.Unlock()
+	x.ctl.wg.Wait()
+}
+
 // put indexes the entry with rowid pk, replacing what was indexed there.
-func (x *stemIndex) put(pk int64, id string, vec map[string]uint32) {
-	x.drop(pk)
+func (d *stemData) put(pk int64, id string, vec map[string]uint32) {
+	d.drop(pk)
 	doc := stemDoc{id: id, vec: make([]termWeight, 0, len(vec))}
 	var norm exactSum
 	for st, w := range vec {
 		norm.add(w, w)
-		t, ok := x.terms[st]
+		t, ok := d.terms[st]
 		if !ok {
-			t = uint32(len(x.postings))
-			x.terms[st] = t
-			x.postings = append(x.postings, nil)
+			t = uint32(len(d.postings))
+			d.terms[st] = t
+			d.postings = append(d.postings, nil)
 		}
 		doc.vec = append(doc.vec, termWeight{t, w})
-		p := x.postings[t]
+		p := d.postings[t]
 		if n := len(p); n == 0 || p[n-1] < pk {
-			x.postings[t] = append(p, pk)
+			d.postings[t] = append(p, pk)
 		} else if i, found := slices.BinarySearch(p, pk); !found {
-			x.postings[t] = slices.Insert(p, i, pk)
+			d.postings[t] = slices.Insert(p, i, pk)
 		}
 	}
 	slices.SortFunc(doc.vec, func(a, b termWeight) int { return cmp.Compare(a.term, b.term) })
 	doc.norm = math.Sqrt(norm.value())
-	x.docs[pk] = doc
+	d.docs[pk] = doc
 }
 
 // drop removes the entry with rowid pk. Term numbers stay allocated.
-func (x *stemIndex) drop(pk int64) {
-	d, ok := x.docs[pk]
+func (d *stemData) drop(pk int64) {
+	doc, ok := d.docs[pk]
 	if !ok {
 		return
 	}
-	for _, tw := range d.vec {
-		p := x.postings[tw.term]
+	for _, tw := range doc.vec {
+		p := d.postings[tw.term]
 		if i, found := slices.BinarySearch(p, pk); found {
-			x.postings[tw.term] = slices.Delete(p, i, i+1)
+			d.postings[tw.term] = slices.Delete(p, i, i+1)
 		}
 	}
-	delete(x.docs, pk)
+	delete(d.docs, pk)
 }
 
 // similar returns up to n other entries whose cosine similarity to the
@@ -494,4 +776,154 @@ func bestSimilar(found []similarDoc, n int) []similarDoc {
 		return cmp.Or(cmp.Compare(b.sim, a.sim), cmp.Compare(a.id, b.id))
 	})
 	return found[:min(len(found), n)]
+}
+
+// Finding similar entries through FTS5.
+
+// linkCountCap bounds how many of the agent's entries textSimilar counts
+// holding a term, to order the terms: past it a term is common, and how
+// common does not matter.
+const linkCountCap = 256
+
+// linkCountedTerms bounds how many of an entry's terms textSimilar
+// counts; a long text's other terms count as common.
+const linkCountedTerms = 64
+
+// textSimilar is similarTexts through FTS5, for when the stem index is
+// not ready: its cost is set by how many entries hold the entry's rarest
+// terms, not by how many the agent has. The entry's terms are
+// taken rarest first (the agent's entries holding each are counted in
+// FTS5, up to linkCountCap) and split into groups (see linkGroups): an
+// entry whose cosine reaches threshold holds a term of every group, so
+// FTS5 finds the candidates as the agent's entries holding, in their
+// content, a term of each group, and their term vectors are then compared
+// with the entry's. In an index other agents share, every FTS5 query is
+// restricted to the agent's entries (see ftsScope), so that their entries
+// change neither what is found nor how many candidates are read.
+func (l *Links) textSimilar(q *dbtx, pk int64, content string, threshold float64, n int) ([]similarDoc, error) {
+	a := termVector(content)
+	if len(a) == 0 || n < 1 {
+		return nil, nil
+	}
+	sc, err := l.m.scopeOf(q, ftsSource{kind: semanticKind})
+	if err != nil {
+		return nil, err
+	}
+	terms := linkTerms(content, a)
+	for i := range terms {
+		terms[i].df = linkCountCap + 1
+		if i >= linkCountedTerms {
+			continue
+		}
+		err := q.queryRow(`SELECT count(*) FROM (SELECT 1 FROM semantic_fts WHERE semantic_fts MATCH ?1 LIMIT ?2)`,
+			[]any{sc.restrict("content : " + query.Or([]string{terms[i].tok})), linkCountCap + 1}, &terms[i].df)
+		if err != nil {
+			return nil, err
+		}
+	}
+	slices.SortStableFunc(terms, func(x, y linkTerm) int { return cmp.Compare(x.df, y.df) })
+	ws := make([]uint32, len(terms))
+	for i, t := range terms {
+		ws[i] = t.w
+	}
+	ends := linkGroups(nil, ws, threshold)
+	ends[len(ends)-1] = len(terms) // the terms left over join the last group
+	var expr strings.Builder
+	expr.WriteString("content : (")
+	start := 0
+	for i, end := range ends {
+		if i > 0 {
+			expr.WriteString(" AND ")
+		}
+		toks := make([]string, 0, end-start)
+		for _, t := range terms[start:end] {
+			toks = append(toks, t.tok)
+		}
+		expr.WriteString("(" + query.Or(toks) + ")")
+		start = end
+	}
+	expr.WriteString(")")
+	rows, err := q.query(`SELECT t.pk, t.id, t.terms, t.content FROM semantic_fts CROSS JOIN semantic_memory t ON t.pk = semantic_fts.rowid
+		WHERE semantic_fts MATCH ?1 AND t.agent_id = ?2 AND t.pk <> ?3`, sc.restrict(expr.String()), l.m.agent, pk)
+	if err != nil {
+		return nil, err
+	}
+	var total exactSum
+	for i := range terms {
+		total.add(terms[i].w, terms[i].w)
+		terms[i].hash = bm25.Hash(terms[i].stem)
+	}
+	na := math.Sqrt(total.value())
+	var found []similarDoc
+	_, err = scanAll(rows, func(r scanner) (struct{}, error) {
+		var d similarDoc
+		var stored, text sql.RawBytes
+		if err := r.Scan(&d.pk, &d.id, &stored, &text); err != nil {
+			return struct{}{}, err
+		}
+		if stored != nil && !mayReach(terms, stored, total, threshold) {
+			return struct{}{}, nil
+		}
+		b := termVector(string(text))
+		var dot, nb exactSum
+		for st, w := range b {
+			nb.add(w, w)
+			if aw, ok := a[st]; ok {
+				dot.add(aw, w)
+			}
+		}
+		if d.sim = cosineOf(dot, na, math.Sqrt(nb.value())); d.sim >= threshold && d.sim > 0 {
+			d.id = strings.Clone(d.id)
+			found = append(found, d)
+		}
+		return struct{}{}, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return bestSimilar(found, n), nil
+}
+
+// mayReach reports whether a text whose search vector is stored (see
+// internal/bm25: a count for every stem of its content and tags,
+// stopwords included) may have a cosine reaching threshold with the term
+// vector of terms, of squared norm total. Its stems are a superset of the
+// stems its term vector holds, and a text holding only the terms S of a
+// vector a has cos ≤ |a_S|/|a| (Cauchy–Schwarz): a text without enough of
+// the terms cannot reach threshold, and is not read.
+func mayReach(terms []linkTerm, stored []byte, total exactSum, threshold float64) bool {
+	var held exactSum
+	for _, t := range terms {
+		if bm25.Count(stored, t.hash) > 0 {
+			held.add(t.w, t.w)
+		}
+	}
+	return held.value() >= threshold*threshold*total.value()*(1-1e-9)
+}
+
+// linkTerm is one term of an entry's term vector, as textSimilar queries
+// it: its stem, the first token of the text with that stem (which FTS5
+// stems to it again), its weight and how many entries hold it.
+type linkTerm struct {
+	stem, tok string
+	w         uint32
+	df        int
+	hash      uint32 // bm25.Hash(stem)
+}
+
+// linkTerms lists the terms of the term vector v of text, by stem.
+func linkTerms(text string, v map[string]uint32) []linkTerm {
+	terms := make([]linkTerm, 0, len(v))
+	seen := make(map[string]bool, len(v))
+	for _, tok := range query.Tokens(text) {
+		if query.IsStopword(tok) {
+			continue
+		}
+		if st := query.Stem(tok); !seen[st] {
+			seen[st] = true
+			terms = append(terms, linkTerm{stem: st, tok: tok, w: v[st]})
+		}
+	}
+	slices.SortFunc(terms, func(x, y linkTerm) int { return cmp.Compare(x.stem, y.stem) })
+	return terms
 }

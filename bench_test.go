@@ -158,10 +158,12 @@ func benchStoreSemantic(b *testing.B, open func(b *testing.B, dir string, cfg en
 			ctx := context.Background()
 			entries := benchEntries(3, 1<<16)
 			// A running agent's Memory has stored before: the first store
-			// builds auto-linking's index, outside the timed loop.
+			// starts the build of auto-linking's index in the background,
+			// which ends outside the timed loop.
 			if _, err := m.Semantic().Store(ctx, entries[len(entries)-1]); err != nil {
 				b.Fatal(err)
 			}
+			engram.AwaitLinkIndex(m)
 			b.ReportAllocs()
 			i := 0
 			for b.Loop() {
