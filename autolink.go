@@ -626,7 +626,7 @@ func (d *stemData) drop(pk int64) {
 // entry with rowid pk reaches threshold, most similar first, then by ID:
 // every such entry. The candidates are the entries holding one of the
 // entry's rarest terms that carry more than 1 − threshold² of its squared
-// weight (see linkGroups).
+// weight, and a term of each next such group (see linkGroups).
 func (x *stemIndex) similar(pk int64, threshold float64, n int) []similarDoc {
 	d, ok := x.docs[pk]
 	if !ok || n < 1 || len(d.vec) == 0 {
@@ -649,7 +649,7 @@ func (x *stemIndex) similar(pk int64, threshold float64, n int) []similarDoc {
 	slices.Sort(sc.cands)
 	var out []similarDoc
 	for i, c := range sc.cands {
-		if c == pk || i > 0 && c == sc.cands[i-1] {
+		if c == pk || i > 0 && c == sc.cands[i-1] || !x.holdsEach(c, sc.order, sc.ends) {
 			continue
 		}
 		cd := x.docs[c]
@@ -658,6 +658,26 @@ func (x *stemIndex) similar(pk int64, threshold float64, n int) []similarDoc {
 		}
 	}
 	return bestSimilar(out, n)
+}
+
+// holdsEach reports whether the entry with rowid pk holds a term of
+// each group of terms after the first (terms[ends[i-1]:ends[i]]), as an
+// entry must to reach the threshold the groups were made for (see
+// linkGroups): a few binary searches spare most candidates the lookup
+// and comparison of their vectors.
+func (x *stemIndex) holdsEach(pk int64, terms []termWeight, ends []int) bool {
+	for g := 1; g < len(ends); g++ {
+		held := false
+		for _, tw := range terms[ends[g-1]:ends[g]] {
+			if _, held = slices.BinarySearch(x.postings[tw.term], pk); held {
+				break
+			}
+		}
+		if !held {
+			return false
+		}
+	}
+	return true
 }
 
 // cosineSorted is the cosine similarity of two entries' term vectors, in
@@ -688,15 +708,14 @@ func cosineSorted(a, b stemDoc) float64 {
 
 // termVector maps each stem of text (stopwords left out) to its weight.
 func termVector(text string) map[string]uint32 {
-	tf := map[string]int{}
+	v := map[string]uint32{} // counts, then weights
 	for _, tok := range query.Tokens(text) {
 		if !query.IsStopword(tok) {
-			tf[query.Stem(tok)]++
+			v[query.Stem(tok)]++
 		}
 	}
-	v := make(map[string]uint32, len(tf))
-	for st, n := range tf {
-		v[st] = termWeight32(n)
+	for st, tf := range v {
+		v[st] = termWeight32(int(tf))
 	}
 	return v
 }
