@@ -21,9 +21,9 @@ import (
 // similar other semantic entries, as [Semantic.Store] does when
 // [ZettelkastenConfig.Enabled] is set: every entry whose similarity reaches
 // LinkingThreshold gets a "similar" link, at most MaxLinksPerEntry of them
-// (the most similar, then by ID), with the similarity as strength. Earlier
-// links are kept; a link found again gets the new strength. It returns the
-// links it made.
+// (the most similar, the newest first among equals), with the similarity
+// as strength. Earlier links are kept; a link found again gets the new
+// strength. It returns the links it made.
 //
 // Similarity is the cosine of the two texts' term vectors (Porter stems,
 // stopwords left out, sublinear term frequency), in [0, 1]: 1 for the same
@@ -114,7 +114,7 @@ func (l *Links) autoLink(q *dbtx, pk int64, id, content string, emb []float32, n
 
 // similarTexts returns up to n of the agent's other semantic entries
 // whose term vectors' cosine with that of the entry with rowid pk (whose
-// text is content) reaches threshold, most similar first, then by ID. The
+// text is content) reaches threshold, best first (see bestSimilar). The
 // stem index answers when it is ready, FTS5 otherwise (see textSimilar):
 // both find every such entry and compute the same similarities to the
 // last bit, so the links made do not depend on which one answered.
@@ -623,8 +623,8 @@ func (d *stemData) drop(pk int64) {
 }
 
 // similar returns up to n other entries whose cosine similarity to the
-// entry with rowid pk reaches threshold, most similar first, then by ID:
-// every such entry. The candidates are the entries holding one of the
+// entry with rowid pk reaches threshold, best first (see bestSimilar), of
+// all such entries. The candidates are the entries holding one of the
 // entry's rarest terms that carry more than 1 − threshold² of its squared
 // weight, and a term of each next such group (see linkGroups).
 func (x *stemIndex) similar(pk int64, threshold float64, n int) []similarDoc {
@@ -789,10 +789,12 @@ type similarDoc struct {
 	sim float64
 }
 
-// bestSimilar sorts found most similar first, then by ID, and keeps n.
+// bestSimilar sorts found most similar first, then newest first (by
+// rowid: the agent's rows are numbered in the order they were stored),
+// and keeps n.
 func bestSimilar(found []similarDoc, n int) []similarDoc {
 	slices.SortFunc(found, func(a, b similarDoc) int {
-		return cmp.Or(cmp.Compare(b.sim, a.sim), cmp.Compare(a.id, b.id))
+		return cmp.Or(cmp.Compare(b.sim, a.sim), cmp.Compare(b.pk, a.pk))
 	})
 	return found[:min(len(found), n)]
 }
