@@ -146,7 +146,7 @@ const stemSyncMax = 1000
 // cost a store several hundred microseconds, more than the rest of it.
 //
 // Building it reads and stems every entry of the agent, at about 30 µs
-// and 150 bytes an entry. An agent with at most stemSyncMax entries has it
+// and 250 bytes an entry. An agent with at most stemSyncMax entries has it
 // built in the transaction that first needs it. For a larger one,
 // auto-linking builds it in the background (see startBuild), so that no
 // store waits for it, and uses FTS5 until it is ready; compaction, which
@@ -206,8 +206,25 @@ type stemState struct {
 // stemData is the index proper.
 type stemData struct {
 	terms    map[string]uint32 // stem → term number
-	postings [][]int64         // term number → rowids holding it, ascending
+	postings [][]posting       // term number → the entries holding it, by rowid
 	docs     map[int64]stemDoc // rowid → its entry
+}
+
+// posting is an entry holding a term: its rowid and its terms' signature
+// (see termBit), which similar reads without looking the entry up.
+type posting struct {
+	pk  int64
+	sig uint64
+}
+
+// termBit is the bit of term number t in a signature: an entry's
+// signature has the bits of all its terms, so a bit not set says the
+// entry does not hold a term.
+func termBit(t uint32) uint64 { return 1 << (uint64(t) * 0x9E3779B97F4A7C15 >> 58) }
+
+// postingAt finds the entry with rowid pk in p.
+func postingAt(p []posting, pk int64) (int, bool) {
+	return slices.BinarySearchFunc(p, pk, func(e posting, pk int64) int { return cmp.Compare(e.pk, pk) })
 }
 
 // stemControl lets Close stop background builds without the writer lock.
@@ -229,6 +246,7 @@ type stemDoc struct {
 	id   string
 	vec  []termWeight
 	norm float64
+	sig  uint64 // the bits of its terms (see termBit)
 }
 
 // termWeight is a term number and its weight (see termVector).
@@ -595,16 +613,20 @@ func (d *stemData) put(pk int64, id string, vec map[string]uint32) {
 			d.postings = append(d.postings, nil)
 		}
 		doc.vec = append(doc.vec, termWeight{t, w})
-		p := d.postings[t]
-		if n := len(p); n == 0 || p[n-1] < pk {
-			d.postings[t] = append(p, pk)
-		} else if i, found := slices.BinarySearch(p, pk); !found {
-			d.postings[t] = slices.Insert(p, i, pk)
-		}
+		doc.sig |= termBit(t)
 	}
 	slices.SortFunc(doc.vec, func(a, b termWeight) int { return cmp.Compare(a.term, b.term) })
 	doc.norm = math.Sqrt(norm.value())
 	d.docs[pk] = doc
+	e := posting{pk, doc.sig}
+	for _, tw := range doc.vec {
+		p := d.postings[tw.term]
+		if n := len(p); n == 0 || p[n-1].pk < pk {
+			d.postings[tw.term] = append(p, e)
+		} else if i, found := postingAt(p, pk); !found {
+			d.postings[tw.term] = slices.Insert(p, i, e)
+		}
+	}
 }
 
 // drop removes the entry with rowid pk. Term numbers stay allocated.
@@ -615,7 +637,7 @@ func (d *stemData) drop(pk int64) {
 	}
 	for _, tw := range doc.vec {
 		p := d.postings[tw.term]
-		if i, found := slices.BinarySearch(p, pk); found {
+		if i, found := postingAt(p, pk); found {
 			d.postings[tw.term] = slices.Delete(p, i, i+1)
 		}
 	}
@@ -626,7 +648,10 @@ func (d *stemData) drop(pk int64) {
 // entry with rowid pk reaches threshold, best first (see bestSimilar), of
 // all such entries. The candidates are the entries holding one of the
 // entry's rarest terms that carry more than 1 − threshold² of its squared
-// weight, and a term of each next such group (see linkGroups).
+// weight (see linkGroups). Their signatures, in the postings, tell which
+// of the entry's terms each may hold: a candidate that cannot hold terms
+// carrying threshold² of the entry's squared weight cannot reach
+// threshold (Cauchy–Schwarz), and is not looked up.
 func (x *stemIndex) similar(pk int64, threshold float64, n int) []similarDoc {
 	d, ok := x.docs[pk]
 	if !ok || n < 1 || len(d.vec) == 0 {
@@ -638,18 +663,32 @@ func (x *stemIndex) similar(pk int64, threshold float64, n int) []similarDoc {
 		return cmp.Compare(len(x.postings[a.term]), len(x.postings[b.term]))
 	})
 	sc.ws = sc.ws[:0]
+	var bitW [64]float64 // the squared weight of the entry's terms with each bit
+	total := 0.0
 	for _, tw := range sc.order {
 		sc.ws = append(sc.ws, tw.weight)
+		w := weightFloat(tw.weight) * weightFloat(tw.weight)
+		bitW[bits.TrailingZeros64(termBit(tw.term))] += w
+		total += w
 	}
+	limit := threshold * threshold * total * (1 - 1e-9)
 	sc.ends = linkGroups(sc.ends[:0], sc.ws, threshold)
 	sc.cands = sc.cands[:0]
 	for _, tw := range sc.order[:sc.ends[0]] {
-		sc.cands = append(sc.cands, x.postings[tw.term]...)
+		for _, e := range x.postings[tw.term] {
+			held := 0.0
+			for s := e.sig & d.sig; s != 0; s &= s - 1 {
+				held += bitW[bits.TrailingZeros64(s)]
+			}
+			if held >= limit && e.pk != pk {
+				sc.cands = append(sc.cands, e.pk)
+			}
+		}
 	}
 	slices.Sort(sc.cands)
 	var out []similarDoc
 	for i, c := range sc.cands {
-		if c == pk || i > 0 && c == sc.cands[i-1] || !x.holdsEach(c, sc.order, sc.ends) {
+		if i > 0 && c == sc.cands[i-1] {
 			continue
 		}
 		cd := x.docs[c]
@@ -658,26 +697,6 @@ func (x *stemIndex) similar(pk int64, threshold float64, n int) []similarDoc {
 		}
 	}
 	return bestSimilar(out, n)
-}
-
-// holdsEach reports whether the entry with rowid pk holds a term of
-// each group of terms after the first (terms[ends[i-1]:ends[i]]), as an
-// entry must to reach the threshold the groups were made for (see
-// linkGroups): a few binary searches spare most candidates the lookup
-// and comparison of their vectors.
-func (x *stemIndex) holdsEach(pk int64, terms []termWeight, ends []int) bool {
-	for g := 1; g < len(ends); g++ {
-		held := false
-		for _, tw := range terms[ends[g-1]:ends[g]] {
-			if _, held = slices.BinarySearch(x.postings[tw.term], pk); held {
-				break
-			}
-		}
-		if !held {
-			return false
-		}
-	}
-	return true
 }
 
 // cosineSorted is the cosine similarity of two entries' term vectors, in

@@ -126,19 +126,19 @@ func heuristicSimilar(x *stemIndex, pk int64, threshold float64, n int) []simila
 		return cmp.Or(cmp.Compare(len(x.postings[a]), len(x.postings[b])), cmp.Compare(a, b))
 	})
 	first := x.postings[rare[0]]
-	var second []int64
+	var second []posting
 	if len(rare) > 1 {
 		second = x.postings[rare[1]]
 	}
 	var out []similarDoc
 	seen := 0
 	for i := len(first) - 1; i >= 0 && seen < 4*n; i-- {
-		c := first[i]
+		c := first[i].pk
 		if c == pk {
 			continue
 		}
 		if second != nil {
-			if _, ok := slices.BinarySearch(second, c); !ok {
+			if _, ok := postingAt(second, c); !ok {
 				continue
 			}
 		}
@@ -271,8 +271,8 @@ func checkStems(t *testing.T, m *Memory) {
 				t.Errorf("the index holds %+v for row %d, want %+v", got, pk, d)
 			}
 			for _, tw := range got.vec {
-				if _, found := slices.BinarySearch(x.postings[tw.term], pk); !found {
-					t.Errorf("row %d is missing from the postings of term %d", pk, tw.term)
+				if i, found := postingAt(x.postings[tw.term], pk); !found || x.postings[tw.term][i].sig != got.sig {
+					t.Errorf("row %d is missing from the postings of term %d, or has another signature", pk, tw.term)
 				}
 			}
 		}
