@@ -42,12 +42,12 @@ type change struct {
 	// a delete or a change of text; only for watches that ask for it.
 	// The new text of a change of text is not logged: it is in the table.
 	text  string
-	terms map[string]float64 // text's term vector, made once (see termVector)
+	terms map[string]uint32 // text's term vector, made once (see termVector)
 }
 
 // termVector returns the term vector of the change's text, computed once
 // for all the followers that want it.
-func (c *change) termVector() map[string]float64 {
+func (c *change) termVector() map[string]uint32 {
 	if c.terms == nil {
 		c.terms = termVector(c.text)
 	}

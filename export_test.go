@@ -22,3 +22,7 @@ func HoldRead(m *Memory, started chan<- struct{}, release <-chan struct{}) error
 		return nil
 	})
 }
+
+// AwaitLinkIndex waits for the background build of m's stem index (see
+// stemIndex), if one runs, to end.
+func AwaitLinkIndex(m *Memory) { m.stems.ctl.wg.Wait() }

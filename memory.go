@@ -36,7 +36,7 @@ type Memory struct {
 
 	mdMu   sync.Mutex   // serialises rendering and writing memory.md
 	dfs    dfCache      // document frequencies for search
-	stems  stemIndex    // auto-linking's candidates; the writer lock guards it
+	stems  stemIndex    // auto-linking's and merging's candidates; the writer lock guards it
 	access accessLog    // searches' accesses and recalls' retrievals not yet written
 	noise  *noiseSource // Recall's noise
 
@@ -134,6 +134,9 @@ func (m *Memory) open(s settings) error {
 		return err
 	}
 	m.stems.log = m.db.log
+	if !m.db.memory && m.db.rdb != nil {
+		m.stems.db = m.db // builds in the background on a reader
+	}
 	return nil
 }
 
@@ -149,6 +152,7 @@ func (m *Memory) open(s settings) error {
 func (m *Memory) Close() error {
 	m.closeOnce.Do(func() {
 		m.access.stop()
+		m.stems.stop()
 		if err := m.flushAccess(context.Background()); err != nil {
 			m.log.Warn("engram: access counts lost at close", "agent", m.agent, "entries", m.access.count(), "err", err)
 		}

@@ -111,7 +111,7 @@ func (s *Semantic) store(q *dbtx, r semanticRow, es []embedded, i int, now time.
 	if !s.m.cfg.Zettelkasten.Enabled {
 		return nil
 	}
-	_, err = s.m.links.autoLink(q, pk, r.ID, vectorOf(es, i), now)
+	_, err = s.m.links.autoLink(q, pk, r.ID, r.Content, vectorOf(es, i), now)
 	return err
 }
 
