@@ -195,7 +195,7 @@ func BenchmarkStoreSemanticFirst(b *testing.B) {
 		}
 		b.Run(fmt.Sprintf("N=%d", n), func(b *testing.B) {
 			dir := searchDir(b, n)
-			docs := newCorpus(n).docs
+			docs := benchdata.NewCorpus(n).Docs
 			rng := rand.New(rand.NewPCG(12, 12))
 			ctx := context.Background()
 			links := 0
