@@ -11,6 +11,7 @@ import (
 
 	index "github.com/blevesearch/bleve_index_api"
 	"github.com/engram-go/engram"
+	"github.com/engram-go/engram/internal/benchdata"
 )
 
 // textQuestions is the number of questions asked of each corpus, as in
@@ -30,12 +31,12 @@ type textResult struct {
 // (limit 10), reps times, interleaved.
 func runText(ctx context.Context, dir string, n, reps int) (*textResult, error) {
 	res := &textResult{n: n, build: map[string]time.Duration{}}
-	c := newCorpus(n)
-	qs := c.questions(textQuestions)
+	c := benchdata.NewCorpus(n)
+	qs := c.Questions(textQuestions)
 
 	start := time.Now()
 	edir := filepath.Join(dir, "engram")
-	if err := buildEngramText(ctx, edir, c.docs); err != nil {
+	if err := buildEngramText(ctx, edir, c.Docs); err != nil {
 		return nil, fmt.Errorf("engram: %w", err)
 	}
 	res.build["engram"] = time.Since(start)
@@ -50,7 +51,7 @@ func runText(ctx context.Context, dir string, n, reps int) (*textResult, error) 
 	for i := range ids {
 		ids[i] = strconv.Itoa(i)
 	}
-	idx, err := buildBleve(filepath.Join(dir, "bleve"), index.BM25Scoring, ids, c.docs)
+	idx, err := buildBleve(filepath.Join(dir, "bleve"), index.BM25Scoring, ids, c.Docs)
 	if err != nil {
 		return nil, fmt.Errorf("bleve: %w", err)
 	}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/engram-go/engram"
+	"github.com/engram-go/engram/internal/benchdata"
 	"github.com/engram-go/engram/internal/vecdata"
 	"github.com/philippgille/chromem-go"
 )
@@ -43,8 +44,8 @@ type vectorSet struct {
 }
 
 func newVectorSet(n int) (*vectorSet, error) {
-	c := newCorpus(n)
-	s := &vectorSet{docs: c.docs, queries: c.questions(vectorQuestions)}
+	c := benchdata.NewCorpus(n)
+	s := &vectorSet{docs: c.Docs, queries: c.Questions(vectorQuestions)}
 	d := vecdata.NewClustered(21, 1000, dims)
 	s.vecs, s.qvecs = d.Vectors(n), d.Vectors(len(s.queries))
 	// A table embedder maps text to vector, so each text must be stored
