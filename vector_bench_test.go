@@ -324,21 +324,21 @@ func BenchmarkBaselineExactScan(b *testing.B) {
 				i := 0
 				for b.Loop() {
 					q := set.qvecs[i%len(set.qvecs)]
-					tops := make([][]scoredIndex, workers)
+					tops := make([][]vecdata.Scored, workers)
 					var wg sync.WaitGroup
 					chunk := (n + workers - 1) / workers
 					for w := range workers {
 						wg.Go(func() {
 							lo, hi := w*chunk, min(n, (w+1)*chunk)
-							tops[w] = scanTop(flat, q, lo, hi, 10)
+							tops[w] = vecdata.ScanTop(flat, q, benchDims, lo, hi, 10)
 						})
 					}
 					wg.Wait()
-					var all []scoredIndex
+					var all []vecdata.Scored
 					for _, t := range tops {
 						all = append(all, t...)
 					}
-					slices.SortFunc(all, func(a, b scoredIndex) int { return cmp.Compare(b.sim, a.sim) })
+					slices.SortFunc(all, func(a, b vecdata.Scored) int { return cmp.Compare(b.Sim, a.Sim) })
 					if len(all) < 10 {
 						b.Fatal(len(all))
 					}
@@ -347,36 +347,6 @@ func BenchmarkBaselineExactScan(b *testing.B) {
 			})
 		}
 	}
-}
-
-type scoredIndex struct {
-	sim float32
-	i   int
-}
-
-// scanTop returns the k best of vectors lo to hi of flat for q.
-func scanTop(flat, q []float32, lo, hi, k int) []scoredIndex {
-	top := make([]scoredIndex, 0, k+1)
-	for i := lo; i < hi; i++ {
-		v := flat[i*benchDims : (i+1)*benchDims]
-		var s0, s1, s2, s3 float32
-		for j := 0; j < benchDims; j += 4 {
-			s0 += q[j] * v[j]
-			s1 += q[j+1] * v[j+1]
-			s2 += q[j+2] * v[j+2]
-			s3 += q[j+3] * v[j+3]
-		}
-		s := s0 + s1 + s2 + s3
-		if len(top) == k && s <= top[k-1].sim {
-			continue
-		}
-		at, _ := slices.BinarySearchFunc(top, s, func(e scoredIndex, t float32) int { return cmp.Compare(t, e.sim) })
-		top = slices.Insert(top, at, scoredIndex{s, i})
-		if len(top) > k {
-			top = top[:k]
-		}
-	}
-	return top
 }
 
 // BenchmarkStoreSemanticTier2 stores one entry per transaction with the

@@ -311,54 +311,24 @@ func exactTop(vecs [][]float32, q []float32, k int) []int {
 // GOMAXPROCS goroutines, each keeping its k best, then merged.
 func exactScan(flat, q []float32, n, k int) []int {
 	workers := runtime.GOMAXPROCS(0)
-	tops := make([][]scoredIndex, workers)
+	tops := make([][]vecdata.Scored, workers)
 	var wg sync.WaitGroup
 	chunk := (n + workers - 1) / workers
 	for w := range workers {
 		wg.Go(func() {
 			lo, hi := w*chunk, min(n, (w+1)*chunk)
-			tops[w] = scanTop(flat, q, lo, hi, k)
+			tops[w] = vecdata.ScanTop(flat, q, dims, lo, hi, k)
 		})
 	}
 	wg.Wait()
-	var all []scoredIndex
+	var all []vecdata.Scored
 	for _, t := range tops {
 		all = append(all, t...)
 	}
-	slices.SortFunc(all, func(a, b scoredIndex) int { return cmp.Compare(b.sim, a.sim) })
+	slices.SortFunc(all, func(a, b vecdata.Scored) int { return cmp.Compare(b.Sim, a.Sim) })
 	out := make([]int, 0, k)
 	for _, s := range all[:min(k, len(all))] {
-		out = append(out, s.i)
+		out = append(out, s.I)
 	}
 	return out
-}
-
-type scoredIndex struct {
-	sim float32
-	i   int
-}
-
-// scanTop returns the k best of vectors lo to hi of flat for q.
-func scanTop(flat, q []float32, lo, hi, k int) []scoredIndex {
-	top := make([]scoredIndex, 0, k+1)
-	for i := lo; i < hi; i++ {
-		v := flat[i*dims : (i+1)*dims]
-		var s0, s1, s2, s3 float32
-		for j := 0; j < dims; j += 4 {
-			s0 += q[j] * v[j]
-			s1 += q[j+1] * v[j+1]
-			s2 += q[j+2] * v[j+2]
-			s3 += q[j+3] * v[j+3]
-		}
-		s := s0 + s1 + s2 + s3
-		if len(top) == k && s <= top[k-1].sim {
-			continue
-		}
-		at, _ := slices.BinarySearchFunc(top, s, func(e scoredIndex, t float32) int { return cmp.Compare(t, e.sim) })
-		top = slices.Insert(top, at, scoredIndex{s, i})
-		if len(top) > k {
-			top = top[:k]
-		}
-	}
-	return top
 }

@@ -3,8 +3,10 @@
 package vecdata
 
 import (
+	"cmp"
 	"math"
 	"math/rand/v2"
+	"slices"
 )
 
 // Uniform returns n random unit vectors of dims dimensions, spread evenly
@@ -84,4 +86,39 @@ func Dot(a, b []float32) float32 {
 		s += a[i] * b[i]
 	}
 	return s
+}
+
+// Scored is the vector at index I of a flat slice and its dot product
+// with a query.
+type Scored struct {
+	Sim float32
+	I   int
+}
+
+// ScanTop returns the k vectors among those at indexes lo to hi of flat
+// (vectors of dims float32s, one after the other, dims a multiple of 4)
+// whose dot product with q is largest, largest first: the exact scan the
+// benchmarks measure vector search against.
+func ScanTop(flat, q []float32, dims, lo, hi, k int) []Scored {
+	top := make([]Scored, 0, k+1)
+	for i := lo; i < hi; i++ {
+		v := flat[i*dims : (i+1)*dims]
+		var s0, s1, s2, s3 float32
+		for j := 0; j < dims; j += 4 {
+			s0 += q[j] * v[j]
+			s1 += q[j+1] * v[j+1]
+			s2 += q[j+2] * v[j+2]
+			s3 += q[j+3] * v[j+3]
+		}
+		s := s0 + s1 + s2 + s3
+		if len(top) == k && s <= top[k-1].Sim {
+			continue
+		}
+		at, _ := slices.BinarySearchFunc(top, s, func(e Scored, t float32) int { return cmp.Compare(t, e.Sim) })
+		top = slices.Insert(top, at, Scored{s, i})
+		if len(top) > k {
+			top = top[:k]
+		}
+	}
+	return top
 }

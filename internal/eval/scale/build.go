@@ -1,7 +1,6 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"database/sql"
 	"encoding/binary"
@@ -14,12 +13,12 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/engram-go/engram"
+	"github.com/engram-go/engram/internal/vecdata"
 )
 
 // A built file lives in a directory of -dir named for what it holds and
@@ -402,33 +401,10 @@ func readTruth(dir string, queries int) ([][]int, error) {
 // exactTop returns the indexes of the k vectors of flat most similar to
 // q, best first.
 func exactTop(flat, q []float32, k int) []int {
-	type scored struct {
-		sim float32
-		i   int
-	}
-	top := make([]scored, 0, k+1)
-	for i := 0; i < len(flat)/dims; i++ {
-		v := flat[i*dims : (i+1)*dims]
-		var s0, s1, s2, s3 float32
-		for j := 0; j < dims; j += 4 {
-			s0 += q[j] * v[j]
-			s1 += q[j+1] * v[j+1]
-			s2 += q[j+2] * v[j+2]
-			s3 += q[j+3] * v[j+3]
-		}
-		s := s0 + s1 + s2 + s3
-		if len(top) == k && s <= top[k-1].sim {
-			continue
-		}
-		at, _ := slices.BinarySearchFunc(top, s, func(e scored, t float32) int { return cmp.Compare(t, e.sim) })
-		top = slices.Insert(top, at, scored{s, i})
-		if len(top) > k {
-			top = top[:k]
-		}
-	}
+	top := vecdata.ScanTop(flat, q, dims, 0, len(flat)/dims, k)
 	out := make([]int, len(top))
 	for i, t := range top {
-		out[i] = t.i
+		out[i] = t.I
 	}
 	return out
 }
