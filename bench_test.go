@@ -390,36 +390,17 @@ type baselineDB struct {
 	ins, vec *sql.Stmt
 }
 
-// baselineDDL returns the schema of BenchmarkBaselineInsertFTS's table:
-// the columns, index and FTS5 trigger of engram's semantic table and, with
-// vectors, a vec0 table laid out as Tier 2's.
-func baselineDDL(vectors bool) []string {
-	ddl := []string{
-		`CREATE TABLE t (pk INTEGER PRIMARY KEY, id TEXT NOT NULL, agent_id TEXT NOT NULL, content TEXT NOT NULL,
-				summary TEXT NOT NULL, importance REAL NOT NULL, tags TEXT NOT NULL, created_at INTEGER NOT NULL,
-				UNIQUE (agent_id, id))`,
-		`CREATE INDEX t_rank ON t (agent_id, importance DESC, created_at DESC, id)`,
-		`CREATE VIRTUAL TABLE t_fts USING fts5(content, tags, content='t', content_rowid='pk', tokenize='porter unicode61')`,
-		`CREATE TRIGGER t_ai AFTER INSERT ON t BEGIN
-				INSERT INTO t_fts (rowid, content, tags) VALUES (new.pk, new.content, new.tags); END`,
-	}
-	if vectors {
-		ddl = append(ddl, fmt.Sprintf(`CREATE VIRTUAL TABLE t_vec USING vec0(embedding float[%d] distance_metric=cosine, chunk_size=64)`, benchDims))
-	}
-	return ddl
-}
-
 // openBaseline opens a new database of BenchmarkBaselineInsertFTS, with
-// engram's pragmas, baselineDDL's schema and 10K rows (embedded with
+// engram's pragmas, benchdata.BaselineDDL's schema and 10K rows (embedded with
 // embed, used only with vectors).
 func openBaseline(b *testing.B, vectors bool, embed func(string) []byte) baselineDB {
 	path := filepath.Join(b.TempDir(), "baseline.db")
-	db, err := sql.Open("sqlite", path+"?_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)&_pragma=cache_size(-65536)")
+	db, err := sql.Open("sqlite", path+benchdata.BaselineDSN)
 	if err != nil {
 		b.Fatal(err)
 	}
 	db.SetMaxOpenConns(1)
-	for _, q := range baselineDDL(vectors) {
+	for _, q := range benchdata.BaselineDDL(vectors, benchDims) {
 		if _, err := db.Exec(q); err != nil {
 			b.Fatal(err)
 		}

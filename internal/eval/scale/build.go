@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/engram-go/engram"
+	"github.com/engram-go/engram/internal/benchdata"
 	"github.com/engram-go/engram/internal/vecdata"
 )
 
@@ -216,28 +217,9 @@ func onOff(b bool) string {
 	return "off"
 }
 
-// The bare driver: BenchmarkBaselineInsertFTS's table (bench_test.go's
-// baselineDDL), opened with engram's pragmas, through database/sql and
+// The bare driver: BenchmarkBaselineInsertFTS's table and pragmas
+// (benchdata.BaselineDDL and BaselineDSN), through database/sql and
 // modernc.org/sqlite.
-
-const bareDSN = "?_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)&_pragma=cache_size(-65536)"
-
-// bareDDL is bench_test.go's baselineDDL.
-func bareDDL(vectors bool) []string {
-	ddl := []string{
-		`CREATE TABLE t (pk INTEGER PRIMARY KEY, id TEXT NOT NULL, agent_id TEXT NOT NULL, content TEXT NOT NULL,
-				summary TEXT NOT NULL, importance REAL NOT NULL, tags TEXT NOT NULL, created_at INTEGER NOT NULL,
-				UNIQUE (agent_id, id))`,
-		`CREATE INDEX t_rank ON t (agent_id, importance DESC, created_at DESC, id)`,
-		`CREATE VIRTUAL TABLE t_fts USING fts5(content, tags, content='t', content_rowid='pk', tokenize='porter unicode61')`,
-		`CREATE TRIGGER t_ai AFTER INSERT ON t BEGIN
-				INSERT INTO t_fts (rowid, content, tags) VALUES (new.pk, new.content, new.tags); END`,
-	}
-	if vectors {
-		ddl = append(ddl, fmt.Sprintf(`CREATE VIRTUAL TABLE t_vec USING vec0(embedding float[%d] distance_metric=cosine, chunk_size=64)`, dims))
-	}
-	return ddl
-}
 
 // bareDB is a bare-driver database with its prepared inserts: ins of a
 // row, vec of a row's vector (nil without vectors).
@@ -247,14 +229,14 @@ type bareDB struct {
 }
 
 func openBare(path string, vectors bool, create bool) (*bareDB, error) {
-	db, err := sql.Open("sqlite", path+bareDSN)
+	db, err := sql.Open("sqlite", path+benchdata.BaselineDSN)
 	if err != nil {
 		return nil, err
 	}
 	db.SetMaxOpenConns(1)
 	bl := &bareDB{db: db}
 	if create {
-		for _, q := range bareDDL(vectors) {
+		for _, q := range benchdata.BaselineDDL(vectors, dims) {
 			if _, err := db.Exec(q); err != nil {
 				db.Close()
 				return nil, err
