@@ -2,163 +2,23 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
-	"regexp"
-	"sort"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/blevesearch/bleve/v2"
 	index "github.com/blevesearch/bleve_index_api"
 	"github.com/engram-go/engram"
+	"github.com/engram-go/engram/internal/locomodata"
 )
 
-// The LoCoMo data set (Maharana et al., ACL 2024; CC BY-NC 4.0) is read
-// from the shared data directory and never copied into the repository.
-//
-// Loading, the episode text, the evidence and recall are those of
-// engram's own evaluation, internal/eval/locomo (a main package, so they
-// are copied here; keep the two the same): each conversation is one
-// agent's memory, one episode per dialog turn with its session's ID, and
-// each question of categories 1 to 4 is asked with Episodic().Search and
-// a limit of 25. Recall@k is the share of a question's evidence turns
-// found in the top k, averaged over questions.
-
-type dataset []conversation
-
-type conversation struct {
-	SampleID string          `json:"sample_id"`
-	Conv     json.RawMessage `json:"conversation"`
-	QA       []qa            `json:"qa"`
-}
-
-type qa struct {
-	Question string   `json:"question"`
-	Evidence []string `json:"evidence"`
-	Category int      `json:"category"`
-}
-
-type turn struct {
-	Speaker string `json:"speaker"`
-	DiaID   string `json:"dia_id"`
-	Text    string `json:"text"`
-	Caption string `json:"blip_caption"`
-}
-
-// session is one dated session of a conversation.
-type session struct {
-	n     int
-	date  time.Time
-	label string // the date as the data set writes it
-	turns []turn
-}
-
-func loadLoCoMo(path string) (dataset, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	var d dataset
-	if err := json.Unmarshal(b, &d); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	if len(d) == 0 {
-		return nil, fmt.Errorf("%s: no conversations", path)
-	}
-	return d, nil
-}
-
-var sessionKey = regexp.MustCompile(`^session_(\d+)$`)
-
-func (c conversation) sessions() ([]session, error) {
-	var raw map[string]json.RawMessage
-	if err := json.Unmarshal(c.Conv, &raw); err != nil {
-		return nil, err
-	}
-	var out []session
-	for k, v := range raw {
-		m := sessionKey.FindStringSubmatch(k)
-		if m == nil {
-			continue
-		}
-		n, _ := strconv.Atoi(m[1])
-		s := session{n: n}
-		if err := json.Unmarshal(v, &s.turns); err != nil {
-			return nil, fmt.Errorf("%s %s: %w", c.SampleID, k, err)
-		}
-		var label string
-		if err := json.Unmarshal(raw[k+"_date_time"], &label); err != nil {
-			return nil, fmt.Errorf("%s %s_date_time: %w", c.SampleID, k, err)
-		}
-		t, err := time.Parse("3:04 pm on 2 January, 2006", label)
-		if err != nil {
-			return nil, fmt.Errorf("%s %s_date_time: %w", c.SampleID, k, err)
-		}
-		s.date, s.label = t, t.Format("2 January 2006")
-		out = append(out, s)
-	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("%s: no sessions", c.SampleID)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].n < out[j].n })
-	return out, nil
-}
-
-// episodes turns a conversation into one episode per dialog turn.
-func episodes(sessions []session) []engram.Episode {
-	var out []engram.Episode
-	for _, s := range sessions {
-		for i, t := range s.turns {
-			out = append(out, engram.Episode{
-				ID:        t.DiaID,
-				Content:   turnText(s, t),
-				SessionID: fmt.Sprintf("session-%d", s.n),
-				CreatedAt: s.date.Add(time.Duration(i) * time.Second),
-			})
-		}
-	}
-	return out
-}
-
-// turnText is what an episode says: the session's date, the speaker and
-// the turn, then the words, then the caption of a shared photo.
-func turnText(s session, t turn) string {
-	text := fmt.Sprintf("[%s] %s (%s): %s", s.label, t.Speaker, t.DiaID, t.Text)
-	if t.Caption != "" {
-		text += " [shared a photo: " + t.Caption + "]"
-	}
-	return text
-}
-
-var evidenceID = regexp.MustCompile(`^D:?(\d+):(\d+)$`)
-
-// normalizeEvidence splits evidence strings on ';', ',' and spaces, reads
-// "D:11:26" as "D11:26", drops leading zeros and keeps only turns of the
-// conversation.
-func normalizeEvidence(ev []string, turns map[string]bool) []string {
-	seen := map[string]bool{}
-	var out []string
-	for _, e := range ev {
-		for _, f := range strings.FieldsFunc(e, func(r rune) bool { return r == ';' || r == ',' || r == ' ' }) {
-			m := evidenceID.FindStringSubmatch(f)
-			if m == nil {
-				continue
-			}
-			s, _ := strconv.Atoi(m[1])
-			t, _ := strconv.Atoi(m[2])
-			id := fmt.Sprintf("D%d:%d", s, t)
-			if turns[id] && !seen[id] {
-				seen[id] = true
-				out = append(out, id)
-			}
-		}
-	}
-	return out
-}
+// The LoCoMo data set (Maharana et al., ACL 2024; CC BY-NC 4.0), its
+// episodes and evidence are read as engram's own evaluation reads them
+// (internal/locomodata): each conversation is one agent's memory, one
+// episode per dialog turn with its session's ID, and each question of
+// categories 1 to 4 is asked with Episodic().Search and a limit of 25.
+// Recall@k is the share of a question's evidence turns found in the top
+// k, averaged over questions.
 
 // locomoLimit is the number of results the evaluation asks for.
 const locomoLimit = 25
@@ -206,7 +66,7 @@ type locomoResult struct {
 // scored by BM25, one by TF-IDF), then asks every question of each, reps
 // times, interleaved.
 func runLoCoMo(ctx context.Context, path, dir string, reps int) (*locomoResult, error) {
-	d, err := loadLoCoMo(path)
+	d, err := locomodata.Load(path)
 	if err != nil {
 		return nil, err
 	}
@@ -228,11 +88,11 @@ func runLoCoMo(ctx context.Context, path, dir string, reps int) (*locomoResult, 
 	}()
 	start := time.Now()
 	for ci, c := range d {
-		sessions, err := c.sessions()
+		sessions, err := c.Sessions()
 		if err != nil {
 			return nil, err
 		}
-		eps := episodes(sessions)
+		eps := locomodata.Episodes(sessions)
 		turns := make(map[string]bool, len(eps))
 		ids := make([]string, len(eps))
 		texts := make([]string, len(eps))
@@ -243,7 +103,7 @@ func runLoCoMo(ctx context.Context, path, dir string, reps int) (*locomoResult, 
 		res.turns += len(eps)
 		// The clock stands a day after the last session, as if the agent
 		// were asked the next day.
-		end := sessions[len(sessions)-1].date.Add(24 * time.Hour)
+		end := sessions[len(sessions)-1].Date.Add(24 * time.Hour)
 		m, err := engram.New(engram.Tier1, engram.WithDir(filepath.Join(dir, "engram")),
 			engram.WithAgent(fmt.Sprintf("conv-%d", ci)), engram.WithClock(func() time.Time { return end }))
 		if err != nil {
@@ -264,7 +124,7 @@ func runLoCoMo(ctx context.Context, path, dir string, reps int) (*locomoResult, 
 			if q.Category < 1 || q.Category > 4 {
 				continue
 			}
-			ev := normalizeEvidence(q.Evidence, turns)
+			ev := locomodata.NormalizeEvidence(q.Evidence, turns)
 			if len(ev) == 0 {
 				continue
 			}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/engram-go/engram"
+	"github.com/engram-go/engram/internal/locomodata"
 )
 
 // dataPath is where CI finds the shared data: ../shared beside the
@@ -25,7 +26,7 @@ func TestLoCoMoRecall(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the whole LoCoMo benchmark")
 	}
-	d, err := load(dataPath)
+	d, err := locomodata.Load(dataPath)
 	if err != nil {
 		if os.Getenv("CI") != "" {
 			t.Fatalf("CI must have the LoCoMo data: %v", err)
@@ -46,20 +47,6 @@ func TestLoCoMoRecall(t *testing.T) {
 	}
 }
 
-func TestNormalizeEvidence(t *testing.T) {
-	turns := map[string]bool{"D8:6": true, "D9:17": true, "D11:26": true, "D4:4": true, "D1:5": true}
-	got := normalizeEvidence([]string{"D8:6; D9:17", "D", "D:11:26", "D4:4 D4:4,D01:05", "D99:1"}, turns)
-	want := []string{"D8:6", "D9:17", "D11:26", "D4:4", "D1:5"}
-	if len(got) != len(want) {
-		t.Fatalf("got %q, want %q", got, want)
-	}
-	for i := range want {
-		if got[i] != want[i] {
-			t.Fatalf("got %q, want %q", got, want)
-		}
-	}
-}
-
 func TestRecallArithmetic(t *testing.T) {
 	r := newReport(1)
 	r.add(4, []string{"a", "b"}, []string{"x", "a", "y", "z", "w", "b"})
@@ -77,7 +64,7 @@ func TestRecallArithmetic(t *testing.T) {
 // peer's top-10 would be: one op is one question, in a fixed order. It
 // reports the p50 and p90 per question.
 func BenchmarkSearch(b *testing.B) {
-	d, err := load(dataPath)
+	d, err := locomodata.Load(dataPath)
 	if err != nil {
 		b.Skipf("LoCoMo data not found: %v", err)
 	}
@@ -88,7 +75,7 @@ func BenchmarkSearch(b *testing.B) {
 	}
 	var asks []ask
 	for _, c := range d {
-		sessions, err := c.sessions()
+		sessions, err := c.Sessions()
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -97,7 +84,7 @@ func BenchmarkSearch(b *testing.B) {
 			b.Fatal(err)
 		}
 		defer m.Close()
-		if _, err := m.Episodic().LogBatch(ctx, episodes(sessions)); err != nil {
+		if _, err := m.Episodic().LogBatch(ctx, locomodata.Episodes(sessions)); err != nil {
 			b.Fatal(err)
 		}
 		for _, q := range c.QA {

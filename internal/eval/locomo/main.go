@@ -20,6 +20,7 @@ import (
 	"log"
 
 	"github.com/engram-go/engram"
+	"github.com/engram-go/engram/internal/locomodata"
 )
 
 func main() {
@@ -43,7 +44,7 @@ func main() {
 	if err := engram.Tier(*tier).Validate(); err != nil {
 		log.Fatal(err)
 	}
-	d, err := load(*data)
+	d, err := locomodata.Load(*data)
 	if err != nil {
 		log.Fatal(err)
 	}
