@@ -110,7 +110,7 @@ func runLoCoMo(ctx context.Context, path, dir string, reps int) (*locomoResult, 
 			return nil, err
 		}
 		mems = append(mems, m)
-		if _, err := m.Episodic().LogBatch(ctx, eps); err != nil {
+		if _, err := m.Episodic().LogBatch(ctx, logged(eps)); err != nil {
 			return nil, fmt.Errorf("%s: %w", c.SampleID, err)
 		}
 		for _, scoring := range []string{index.BM25Scoring, index.TFIDFScoring} {
@@ -184,4 +184,13 @@ func runLoCoMo(ctx context.Context, path, dir string, reps int) (*locomoResult, 
 		}
 	}
 	return res, nil
+}
+
+// logged is eps as engram logs them.
+func logged(eps []locomodata.Episode) []engram.Episode {
+	out := make([]engram.Episode, len(eps))
+	for i, e := range eps {
+		out[i] = engram.Episode{ID: e.ID, Content: e.Content, SessionID: e.SessionID, CreatedAt: e.CreatedAt}
+	}
+	return out
 }

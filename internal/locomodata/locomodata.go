@@ -15,8 +15,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/engram-go/engram"
 )
 
 // Dataset is the data set: its conversations.
@@ -105,15 +103,23 @@ func (c Conversation) Sessions() ([]Session, error) {
 	return out, nil
 }
 
+// Episode is a turn as engram logs it: the turn's ID, its text (see
+// TurnText), its session's ID and when it was said. (This package imports
+// no engram package: internal packages stand below the root.)
+type Episode struct {
+	ID, Content, SessionID string
+	CreatedAt              time.Time
+}
+
 // Episodes turns a conversation into one episode per dialog turn. The text
 // shows the session's date, the speaker, the turn and, for a shared photo,
 // its caption.
-func Episodes(sessions []Session) []engram.Episode {
-	var out []engram.Episode
+func Episodes(sessions []Session) []Episode {
+	var out []Episode
 	for _, s := range sessions {
 		for i, t := range s.Turns {
 			text := TurnText(s, t)
-			out = append(out, engram.Episode{
+			out = append(out, Episode{
 				ID:        t.DiaID,
 				Content:   text,
 				SessionID: fmt.Sprintf("session-%d", s.N),

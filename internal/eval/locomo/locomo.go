@@ -119,7 +119,7 @@ func run(ctx context.Context, d locomodata.Dataset, cfg engram.Config, tier engr
 		if err != nil {
 			return nil, err
 		}
-		if _, err := m.Episodic().LogBatch(ctx, eps); err != nil {
+		if _, err := m.Episodic().LogBatch(ctx, logged(eps)); err != nil {
 			m.Close()
 			return nil, fmt.Errorf("%s: %w", c.SampleID, err)
 		}
@@ -147,4 +147,13 @@ func run(ctx context.Context, d locomodata.Dataset, cfg engram.Config, tier engr
 		}
 	}
 	return rep, nil
+}
+
+// logged is eps as engram logs them.
+func logged(eps []locomodata.Episode) []engram.Episode {
+	out := make([]engram.Episode, len(eps))
+	for i, e := range eps {
+		out[i] = engram.Episode{ID: e.ID, Content: e.Content, SessionID: e.SessionID, CreatedAt: e.CreatedAt}
+	}
+	return out
 }

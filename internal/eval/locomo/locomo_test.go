@@ -84,7 +84,7 @@ func BenchmarkSearch(b *testing.B) {
 			b.Fatal(err)
 		}
 		defer m.Close()
-		if _, err := m.Episodic().LogBatch(ctx, locomodata.Episodes(sessions)); err != nil {
+		if _, err := m.Episodic().LogBatch(ctx, logged(locomodata.Episodes(sessions))); err != nil {
 			b.Fatal(err)
 		}
 		for _, q := range c.QA {
