@@ -225,8 +225,16 @@ var goSteps = map[int]func(q *dbtx) error{
 	// 0005: the term vectors of the rows written before it (the step adds
 	// the columns empty, and text_stats without their tokens, which the
 	// vectors' ntok add up to by trigger).
+	// Kinds that later steps make have no table yet.
 	5: func(q *dbtx) error {
 		for _, src := range ftsSources {
+			var made bool
+			if err := q.queryRow(`SELECT EXISTS (SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = ?)`, []any{src.table}, &made); err != nil {
+				return err
+			}
+			if !made {
+				continue
+			}
 			if err := fillTerms(q, src.kind, `t.terms IS NULL`); err != nil {
 				return err
 			}

@@ -62,6 +62,10 @@ type kind struct {
 	protected string
 	// decay says how resonance is computed; nil when the kind has none.
 	decay *decayRule
+	// live, when not "", is the condition that a row is found by search
+	// at the time {now} (the search's clock, in Unix milliseconds): a
+	// fact is found while it holds, not after it ended. See liveAt.
+	live string
 	// count is where Stats counts the kind.
 	count func(*Stats) *int
 }
@@ -143,12 +147,30 @@ var (
 	}
 )
 
+// factKind is the facts' kind: see facts.go. A fact is searched by its
+// three parts, the subject, predicate and object, while it holds.
+var factKind = &kind{
+	typ: TypeFact, noun: "fact", table: "facts",
+	text:       "{t}.subject || ' ' || {t}.predicate || ' ' || {t}.object",
+	importance: fmt.Sprint(factImportance),
+	touched:    "{t}.updated_at",
+	fts:        "fact_fts", vocab: "fact_vocab", indexed: []string{"{t}.subject", "{t}.predicate", "{t}.object"},
+	strength: "{t}.strength",
+	linkable: true,
+	live:     "{t}.valid_from <= {now} AND ({t}.valid_to IS NULL OR {t}.valid_to > {now})",
+	count:    func(s *Stats) *int { return &s.Facts },
+}
+
+// factImportance is what a search blends in as a fact's importance: its
+// evidence counts in recall instead (see kind.strength).
+const factImportance = 0.5
+
 // snapshotImportance is what a search blends in as a snapshot's
 // importance: it has none of its own (and, like an episode, no decay).
 const snapshotImportance = 0.5
 
 // kinds lists every kind, in the order engram works through them.
-var kinds = []*kind{semanticKind, episodicKind, proceduralKind, snapshotKind}
+var kinds = []*kind{semanticKind, episodicKind, proceduralKind, snapshotKind, factKind}
 
 // neverDecay is the SQL condition that a row's tags hold one of the
 // never-decay tags, given as JSON in ?2.
@@ -253,6 +275,16 @@ func columnsOf(tpl string) []string {
 		}
 	}
 	return out
+}
+
+// liveAt is the condition that the row named alias is found by a search
+// at the time the SQL expression now gives: "1" for a kind whose rows are
+// always found.
+func (k *kind) liveAt(alias, now string) string {
+	if k.live == "" {
+		return "1"
+	}
+	return strings.ReplaceAll(over(k.live, alias), "{now}", now)
 }
 
 // textOver is the kind's text over the row named alias.

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/engram-go/engram/internal/facts"
 	"github.com/engram-go/engram/internal/ulid"
 )
 
@@ -48,6 +49,8 @@ type Memory struct {
 	episodic   *Episodic
 	procedural *Procedural
 	links      *Links
+	facts      *Facts
+	preds      *facts.Predicates // how facts' predicates are matched
 	rules      *Rules
 	llm        LLM      // nil without WithLLM
 	vectors    *vectors // nil in Tier 1
@@ -120,6 +123,11 @@ func (m *Memory) open(s settings) error {
 	m.episodic = &Episodic{m: m}
 	m.procedural = &Procedural{m: m}
 	m.links = &Links{m: m}
+	m.facts = &Facts{m: m}
+	var err error
+	if m.preds, err = m.cfg.Facts.predicates(); err != nil {
+		return invalid("config Facts", "%v", err) // Validate checked it
+	}
 	m.rules = &Rules{m: m}
 	m.stems.agent = m.agent
 	m.noise = newNoiseSource(m.cfg.Recall.NoiseSeed)

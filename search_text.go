@@ -26,9 +26,10 @@ type ftsSource struct {
 	*kind
 	// best takes (expr, agent, since, until, the tags as JSON or an
 	// empty string, lowest rowid to match, the search's scorer handle,
-	// whether to score from the texts, k) and returns the k matches with
-	// the best BM25 scores, then by ID: what ranking needs of each (see
-	// scanRanked), then its term vector and length. Every match is
+	// whether to score from the texts, k, the search's now) and returns
+	// the k live matches (see kind.live) with the best BM25 scores, then
+	// by ID: what ranking needs of each (see scanRanked), then its term
+	// vector and length. Every match is
 	// scored inside SQLite (see search_score.go) and sorted by its pk,
 	// ID and score alone; the rest of the row is read for the k best
 	// only.
@@ -59,7 +60,7 @@ var ftsSources = func() []ftsSource {
 						ELSE engram_bm25(?7, t.terms, t.ntok) END AS score
 					FROM ` + k.fts + ` CROSS JOIN ` + k.table + ` t ON t.pk = ` + k.fts + `.rowid
 					WHERE ` + k.fts + ` MATCH ?1 AND ` + k.fts + `.rowid >= ?6 AND t.agent_id = ?2 AND t.created_at >= ?3 AND t.created_at < ?4
-						AND ` + k.tagFilter("t", "?5") + `
+						AND ` + k.tagFilter("t", "?5") + ` AND ` + k.liveAt("t", "?10") + `
 					ORDER BY score DESC, id LIMIT ?9) b
 				CROSS JOIN ` + k.table + ` t ON t.pk = b.pk
 				ORDER BY b.score DESC, b.id`,
@@ -238,7 +239,7 @@ func (m *Memory) ftsBest(q *dbtx, s *search, ss scopedSource) ([]candidate, erro
 	scan := scanRanked(ss.typ, func(*candidate) []any { return []any{&terms, &ntok} })
 	for _, p := range plans {
 		rows, err := q.query(ss.best, p.expr, m.agent, s.filter.since, s.filter.until, s.filter.tags, p.from,
-			handle, fromText, s.k)
+			handle, fromText, s.k, ms(s.now))
 		if err != nil {
 			return nil, err
 		}

@@ -25,12 +25,15 @@ const (
 	// TypeSnapshot is a session snapshot (see [Episodic.SaveSnapshot]):
 	// search finds snapshots by their summary, decisions and messages.
 	TypeSnapshot MemoryType = "snapshot"
+	// TypeFact is a subject–predicate–object fact (see [Facts]): search
+	// finds the facts that hold now.
+	TypeFact MemoryType = "fact"
 )
 
 // Validate returns an error matching [ErrInvalid] unless t is a known type.
 func (t MemoryType) Validate() error {
 	switch t {
-	case TypeSemantic, TypeEpisodic, TypeProcedural, TypeWorking, TypeSnapshot:
+	case TypeSemantic, TypeEpisodic, TypeProcedural, TypeWorking, TypeSnapshot, TypeFact:
 		return nil
 	}
 	return invalid("memory type", "unknown memory type %q", string(t))
@@ -304,6 +307,7 @@ type Stats struct {
 	Episodes   int
 	Snapshots  int
 	Procedures int
+	Facts      int // every fact, current or not
 	Links      int
 	Working    int
 	Archived   int // memories compaction archived (see [Memory.Restore])
@@ -336,6 +340,7 @@ type Config struct {
 	NeverDecayTags []string
 	Consolidation  ConsolidationConfig
 	Extraction     ExtractionConfig
+	Facts          FactsConfig
 	Zettelkasten   ZettelkastenConfig
 	Bootstrap      BootstrapConfig
 	Search         SearchConfig
@@ -427,6 +432,9 @@ type Limits struct {
 	MaxContentBytes int // default 64 KiB
 	MaxTags         int // default 32
 	MaxTagBytes     int // default 64
+	// MaxFactBytes bounds each part of a fact (subject, predicate,
+	// object) and each of its sources; default 1 KiB.
+	MaxFactBytes int
 }
 
 // StorageConfig configures the SQLite file.
@@ -453,6 +461,7 @@ func DefaultConfig() Config {
 		Decay:         DecayConfig{SemanticRate: 0.02, EpisodicRate: 0.05, ProceduralRate: 0.01, MinResonance: 0.1},
 		Consolidation: ConsolidationConfig{PromoteEvery: 5, PromoteStep: 0.05, PromoteMax: 0.9, RecurDays: 3},
 		Extraction:    ExtractionConfig{MaxPromptBytes: 16 << 10, MaxResponseBytes: 64 << 10},
+		Facts:         FactsConfig{UserEntity: "User"},
 		Zettelkasten:  ZettelkastenConfig{Enabled: true, LinkingThreshold: 0.85, MaxLinksPerEntry: 10},
 		Bootstrap:     BootstrapConfig{RecentEpisodes: 20, ActiveProcedures: 20},
 		Search: SearchConfig{
@@ -473,7 +482,7 @@ func DefaultConfig() Config {
 			NoiseWeight: 0.02, NoiseStdDev: 0.05, NoiseSeed: 1, RetrievalSoftcap: 10,
 			Threshold: 0.5, PerKind: 5,
 		},
-		Limits:  Limits{MaxContentBytes: 64 << 10, MaxTags: 32, MaxTagBytes: 64},
+		Limits:  Limits{MaxContentBytes: 64 << 10, MaxTags: 32, MaxTagBytes: 64, MaxFactBytes: 1 << 10},
 		Storage: StorageConfig{Synchronous: SyncNormal, BusyTimeout: 5 * time.Second, CacheMiB: 64, ReadConns: 4},
 	}
 }
@@ -481,6 +490,7 @@ func DefaultConfig() Config {
 // clone returns a copy of c that shares no slice with it.
 func (c Config) clone() Config {
 	c.NeverDecayTags = slices.Clone(c.NeverDecayTags)
+	c.Facts = c.Facts.clone()
 	return c
 }
 
@@ -506,7 +516,10 @@ func (c Config) clone() Config {
 //     Recall.Threshold [0, 1]; Recall.Cap [0, 1000]; Recall.PerKind
 //     [1, 1000]
 //   - Limits.MaxContentBytes [1, 16 MiB]; MaxTags [0, 1000]; MaxTagBytes
-//     [1, 1024]
+//     [1, 1024]; MaxFactBytes [1, 64 KiB]
+//   - Facts.UserEntity: one line of at most MaxFactBytes; the predicates
+//     of Facts.SingleValued, ManyValued and Synonyms: at least one word
+//     each, and no synonym leading to another
 //   - Storage.BusyTimeout [0, 1h]; CacheMiB [1, 4096]; ReadConns [1, 64]
 func (c Config) Validate() error {
 	type check struct {
@@ -557,6 +570,7 @@ func (c Config) Validate() error {
 		{between(c.Limits.MaxContentBytes, 1, 16<<20), "Limits.MaxContentBytes", "must be in [1, 16 MiB]"},
 		{between(c.Limits.MaxTags, 0, 1000), "Limits.MaxTags", "must be in [0, 1000]"},
 		{between(c.Limits.MaxTagBytes, 1, 1024), "Limits.MaxTagBytes", "must be in [1, 1024]"},
+		{between(c.Limits.MaxFactBytes, 1, 64<<10), "Limits.MaxFactBytes", "must be in [1, 64 KiB]"},
 		{slices.Contains([]Synchronous{SyncNormal, SyncFull}, c.Storage.Synchronous), "Storage.Synchronous", "must be \"normal\" or \"full\""},
 		{between(c.Storage.BusyTimeout, 0, time.Hour), "Storage.BusyTimeout", "must be in [0, 1h]"},
 		{between(c.Storage.CacheMiB, 1, 4096), "Storage.CacheMiB", "must be in [1, 4096]"},
@@ -572,6 +586,12 @@ func (c Config) Validate() error {
 	}
 	if err := c.Compaction.Strategy.Validate(); err != nil {
 		return invalid("config Compaction.Strategy", "unknown strategy %q", string(c.Compaction.Strategy))
+	}
+	if err := validateFactPart("config Facts.UserEntity", c.Facts.UserEntity, c.Limits.MaxFactBytes); err != nil {
+		return err
+	}
+	if _, err := c.Facts.predicates(); err != nil {
+		return invalid("config Facts", "%v", err)
 	}
 	for i, t := range c.NeverDecayTags {
 		if strings.TrimSpace(t) == "" {

@@ -1,0 +1,205 @@
+package engram_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/engram-go/engram"
+	"github.com/engram-go/engram/internal/testutil"
+)
+
+func date(y int, m time.Month, d int) time.Time { return time.Date(y, m, d, 0, 0, 0, 0, time.UTC) }
+
+func triples(list []engram.Fact) []string {
+	out := make([]string, len(list))
+	for i, f := range list {
+		out[i] = f.String()
+	}
+	return out
+}
+
+func TestAssertMergesSupersedesInserts(t *testing.T) {
+	clock := testutil.NewClock(date(2026, 1, 1))
+	m := testutil.Open(t, engram.WithClock(clock.Now))
+	ctx := context.Background()
+	facts := m.Facts()
+
+	a, err := facts.Assert(ctx, engram.Fact{Subject: "Ada", Predicate: "timezone", Object: "Europe/London", Sources: []string{"user"}})
+	require.NoError(t, err)
+	assert.Equal(t, engram.FactInserted, a.Action)
+	london := a.Fact
+
+	clock.Advance(24 * time.Hour)
+	a, err = facts.Assert(ctx, engram.Fact{Subject: " ada ", Predicate: "Time zone", Object: "europe/london", Sources: []string{"chat"}})
+	require.NoError(t, err)
+	assert.Equal(t, engram.FactMerged, a.Action, "the same fact, without case or spacing differences and by a synonym")
+	assert.Equal(t, london.ID, a.Fact.ID)
+	assert.Equal(t, 2.0, a.Fact.Strength)
+	assert.Equal(t, []string{"user", "chat"}, a.Fact.Sources)
+
+	clock.Advance(24 * time.Hour)
+	moved := clock.Now()
+	a, err = facts.Assert(ctx, engram.Fact{Subject: "Ada", Predicate: "timezone", Object: "America/New_York"})
+	require.NoError(t, err)
+	assert.Equal(t, engram.FactSuperseded, a.Action)
+	require.Len(t, a.Superseded, 1)
+	assert.Equal(t, london.ID, a.Superseded[0].ID)
+	assert.Equal(t, moved, a.Superseded[0].ValidTo, "the old fact ends where the new one starts")
+	assert.Equal(t, moved, a.Superseded[0].ExpiredAt, "and is retired, not deleted")
+
+	// A predicate of many values keeps them all.
+	for _, food := range []string{"pizza", "sushi", "Pizza"} {
+		_, err := facts.Assert(ctx, engram.Fact{Subject: "Ada", Predicate: "likes", Object: food})
+		require.NoError(t, err)
+	}
+	cur, err := facts.Current(ctx, engram.FactQuery{Entity: "ADA"})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"Ada likes pizza", "Ada likes sushi", "Ada timezone America/New_York"}, triples(cur))
+
+	old, err := facts.AsOf(ctx, date(2026, 1, 2), engram.FactQuery{Entity: "Ada", Predicate: "timezone"})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"Ada timezone Europe/London"}, triples(old))
+
+	hist, err := facts.History(ctx, "Ada", "timezone")
+	require.NoError(t, err)
+	assert.Equal(t, []string{"Ada timezone Europe/London", "Ada timezone America/New_York"}, triples(hist))
+
+	st, err := m.Stats(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, 4, st.Facts)
+
+	res, err := m.Search(ctx, engram.SearchOptions{Query: "Which timezone is Ada in?"})
+	require.NoError(t, err)
+	require.NotEmpty(t, res)
+	assert.Equal(t, engram.TypeFact, res[0].Type)
+	assert.Equal(t, "Ada timezone America/New_York", res[0].Content, "search finds the fact that holds, not the one that ended")
+	for _, r := range res {
+		assert.NotContains(t, r.Content, "Europe/London")
+	}
+}
+
+func TestAssertBackdatedSlotsIntoTimeline(t *testing.T) {
+	clock := testutil.NewClock(date(2026, 1, 1))
+	m := testutil.Open(t, engram.WithClock(clock.Now))
+	ctx := context.Background()
+	facts := m.Facts()
+	assert := func(obj string, from time.Time) engram.Assertion {
+		t.Helper()
+		a, err := facts.Assert(ctx, engram.Fact{Subject: "Ada", Predicate: "lives in", Object: obj, ValidFrom: from})
+		require.NoError(t, err)
+		return a
+	}
+	assert("London", date(2020, 1, 1))
+	a := assert("Paris", date(2019, 1, 1)) // before London: ends where London starts
+	require.Equal(t, engram.FactInserted, a.Action)
+	require.Equal(t, date(2020, 1, 1), a.Fact.ValidTo)
+	a = assert("Berlin", date(2022, 1, 1))
+	require.Equal(t, engram.FactSuperseded, a.Action)
+	a = assert("Rome", date(2021, 1, 1)) // between London and Berlin
+	require.Equal(t, engram.FactSuperseded, a.Action)
+	require.Equal(t, date(2022, 1, 1), a.Fact.ValidTo)
+	a = assert("Berlin", date(2021, 6, 1)) // Berlin began earlier than thought
+	require.Equal(t, engram.FactSuperseded, a.Action)
+	require.Equal(t, date(2021, 6, 1), a.Fact.ValidFrom)
+
+	want := map[time.Time]string{
+		date(2018, 6, 1): "",
+		date(2019, 6, 1): "Paris",
+		date(2020, 6, 1): "London",
+		date(2021, 3, 1): "Rome",
+		date(2021, 7, 1): "Berlin",
+		date(2025, 1, 1): "Berlin",
+	}
+	for at, city := range want {
+		got, err := facts.AsOf(ctx, at, engram.FactQuery{Entity: "ada", Predicate: "resides in"})
+		require.NoError(t, err)
+		if city == "" {
+			require.Empty(t, got, "%v", at)
+			continue
+		}
+		require.Len(t, got, 1, "%v: %v", at, triples(got))
+		require.Equal(t, city, got[0].Object, "%v", at)
+	}
+	testutil.CheckAndClose(t, m)
+}
+
+func TestFactsBadInputWritesNothing(t *testing.T) {
+	m := testutil.Open(t)
+	ctx := context.Background()
+	facts := m.Facts()
+	long := strings.Repeat("x", 2000)
+	for name, f := range map[string]engram.Fact{
+		"empty subject":      {Predicate: "likes", Object: "tea"},
+		"empty predicate":    {Subject: "Ada", Object: "tea"},
+		"empty object":       {Subject: "Ada", Predicate: "likes", Object: "  "},
+		"long object":        {Subject: "Ada", Predicate: "likes", Object: long},
+		"invalid UTF-8":      {Subject: "Ada\xff", Predicate: "likes", Object: "tea"},
+		"two lines":          {Subject: "Ada", Predicate: "likes", Object: "tea\ncoffee"},
+		"wordless predicate": {Subject: "Ada", Predicate: "→", Object: "tea"},
+		"ValidTo first":      {Subject: "Ada", Predicate: "likes", Object: "tea", ValidFrom: date(2020, 1, 1), ValidTo: date(2019, 1, 1)},
+		"NaN strength":       {Subject: "Ada", Predicate: "likes", Object: "tea", Strength: nan()},
+		"negative strength":  {Subject: "Ada", Predicate: "likes", Object: "tea", Strength: -1},
+	} {
+		_, err := facts.Assert(ctx, f)
+		assert.ErrorIs(t, err, engram.ErrInvalid, name)
+	}
+	_, err := facts.Assert(ctx, engram.Fact{Subject: "Ada", Predicate: "likes", Object: "tea", MemoryID: "01NOPE"})
+	assert.ErrorIs(t, err, engram.ErrNotFound, "a MemoryID that is none of the agent's memories")
+	_, err = facts.AssertAll(ctx, []engram.Fact{{Subject: "Ada", Predicate: "likes", Object: "tea"}, {Subject: "Ada"}})
+	assert.ErrorIs(t, err, engram.ErrInvalid)
+	st, err := m.Stats(ctx)
+	require.NoError(t, err)
+	assert.Zero(t, st.Facts, "nothing was written")
+
+	_, err = facts.Retract(ctx, "01NOPE", time.Time{})
+	assert.ErrorIs(t, err, engram.ErrNotFound)
+	_, err = facts.Current(ctx, engram.FactQuery{Direction: "sideways"})
+	assert.ErrorIs(t, err, engram.ErrInvalid)
+	testutil.CheckAndClose(t, m)
+}
+
+func TestRetractAliasDeleteAndEvidence(t *testing.T) {
+	clock := testutil.NewClock(date(2026, 1, 1))
+	m := testutil.Open(t, engram.WithClock(clock.Now))
+	ctx := context.Background()
+	facts := m.Facts()
+
+	id, err := m.Semantic().Store(ctx, engram.SemanticEntry{Content: "Ada said she works at Initech."})
+	require.NoError(t, err)
+	a, err := facts.Assert(ctx, engram.Fact{Subject: "Ada", Predicate: "is employed by", Object: "Initech", MemoryID: id})
+	require.NoError(t, err)
+	assert.Equal(t, []string{id}, a.Fact.Sources)
+	links, err := m.Links().For(ctx, id)
+	require.NoError(t, err)
+	require.Len(t, links, 1, "the memory a fact came from links to it")
+	assert.Equal(t, engram.TypeFact, links[0].TargetType)
+	assert.Equal(t, a.Fact.ID, links[0].TargetID)
+
+	require.NoError(t, facts.Alias(ctx, "Ada Lovelace", "ada"))
+	got, err := facts.Current(ctx, engram.FactQuery{Entity: "ada lovelace", Predicate: "works at"})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"Ada is employed by Initech"}, triples(got), "an alias names the same entity")
+
+	clock.Advance(time.Hour)
+	ended, err := facts.Retract(ctx, a.Fact.ID, time.Time{})
+	require.NoError(t, err)
+	assert.Equal(t, clock.Now(), ended.ValidTo)
+	_, err = facts.Retract(ctx, a.Fact.ID, time.Time{})
+	assert.ErrorIs(t, err, engram.ErrInvalid, "a fact ends once")
+	got, err = facts.Current(ctx, engram.FactQuery{})
+	require.NoError(t, err)
+	assert.Empty(t, got)
+
+	require.NoError(t, facts.Delete(ctx, a.Fact.ID))
+	links, err = m.Links().For(ctx, id)
+	require.NoError(t, err)
+	assert.Empty(t, links, "a deleted fact takes its links")
+	assert.True(t, errors.Is(facts.Delete(ctx, a.Fact.ID), engram.ErrNotFound))
+	testutil.CheckAndClose(t, m)
+}
