@@ -203,3 +203,50 @@ func TestRetractAliasDeleteAndEvidence(t *testing.T) {
 	assert.True(t, errors.Is(facts.Delete(ctx, a.Fact.ID), engram.ErrNotFound))
 	testutil.CheckAndClose(t, m)
 }
+
+func TestMarkdownListsFactsThatHold(t *testing.T) {
+	clock := testutil.NewClock(date(2026, 1, 1))
+	cfg := engram.DefaultConfig()
+	cfg.Semantic.MaxMarkdownLines = 13
+	m := testutil.Open(t, engram.WithClock(clock.Now), engram.WithConfig(cfg))
+	ctx := context.Background()
+	_, err := m.Semantic().Store(ctx, engram.SemanticEntry{Content: "The deploy runs from CI only.", Importance: 0.9})
+	require.NoError(t, err)
+	_, err = m.Facts().AssertAll(ctx, []engram.Fact{
+		{Subject: "Ada", Predicate: "lives in", Object: "London", ValidFrom: date(2020, 1, 1)},
+		{Subject: "Ada", Predicate: "lives in", Object: "Paris", ValidFrom: date(2025, 6, 1)},
+		{Subject: "Ada", Predicate: "likes", Object: "tea | coffee", Strength: 2},
+		{Subject: "Bob", Predicate: "likes", Object: "chess"},
+	})
+	require.NoError(t, err)
+	res, err := m.Bootstrap(ctx)
+	require.NoError(t, err)
+	want := `# Memory of agent "default"
+
+<!-- engram memory.md v1: generated from the database; edits here are overwritten. All 1 entry. All 3 facts that hold. -->
+
+- (0.90) The deploy runs from CI only. <!-- id:<id> -->
+
+## Facts
+
+- Ada | likes | tea \| coffee (since 2026-01-01, strength 2) <!-- fact:<id> -->
+- Ada | lives in | Paris (since 2025-06-01) <!-- fact:<id> -->
+- Bob | likes | chess (since 2026-01-01) <!-- fact:<id> -->
+`
+	assert.Equal(t, want, ulidRE.ReplaceAllString(res.SemanticContext, "<id>"))
+
+	// Three more facts than the lines hold: the strongest stay.
+	_, err = m.Facts().AssertAll(ctx, []engram.Fact{
+		{Subject: "Cy", Predicate: "likes", Object: "jazz"},
+		{Subject: "Di", Predicate: "likes", Object: "golf"},
+		{Subject: "Ed", Predicate: "likes", Object: "rain"},
+	})
+	require.NoError(t, err)
+	require.NoError(t, m.Flush(ctx))
+	res, err = m.Bootstrap(ctx)
+	require.NoError(t, err)
+	text := ulidRE.ReplaceAllString(res.SemanticContext, "<id>")
+	assert.Contains(t, text, "All 1 entry. The 5 strongest of 6 facts that hold.")
+	assert.Contains(t, text, "Ada | likes | tea")
+	assert.Len(t, strings.Split(strings.TrimSuffix(text, "\n"), "\n"), 13)
+}

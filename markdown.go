@@ -2,17 +2,21 @@ package engram
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"fmt"
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
+	"time"
 )
 
-// memory.md is a projection of semantic memory, never its source: deleting
-// it loses nothing, and Flush or Bootstrap write it again. Its layout:
+// memory.md is a projection of semantic memory and of the facts that hold
+// now, never their source: deleting it loses nothing, and Flush or
+// Bootstrap write it again. Its layout:
 //
 //	# Memory of agent "default"
 //
@@ -21,42 +25,76 @@ import (
 //	- (0.90, verified) The deploy runs from CI only [ops, deploy] <!-- id:01J… -->
 //	- (0.70) …
 //
+//	## Facts
+//
+//	- Ada | lives in | London (since 2026-01-01) <!-- fact:01J… -->
+//
 // One entry per line, highest importance first, then most recently updated,
 // then by ID, so the same data always gives the same bytes. Each line ends
 // with the entry's ID in an HTML comment, which Markdown viewers hide and a
-// later import can read back. The file has at most MaxMarkdownLines lines.
+// later import can read back. The facts follow, one per line, by subject,
+// predicate and start, their parts split by " | " (a "|" or "\" in a part
+// is escaped with a backslash), ending with the fact's ID. The file has at
+// most MaxMarkdownLines lines: when everything does not fit, facts and
+// entries share the lines, each taking at least half if it has enough (the
+// strongest facts, the most important entries).
 
-const markdownHeaderLines = 4
+const (
+	markdownHeaderLines = 4
+	markdownFactsLines  = 3 // the facts' heading, with a blank line on each side
+)
 
 // renderMarkdown builds memory.md from the database.
 func (m *Memory) renderMarkdown(ctx context.Context) ([]byte, error) {
-	limit := m.cfg.Semantic.MaxMarkdownLines - markdownHeaderLines
-	var total int
+	lines := m.cfg.Semantic.MaxMarkdownLines - markdownHeaderLines
+	now := ms(m.now())
+	var total, totalFacts int
 	var entries []SemanticEntry
+	var facts []Fact
 	err := m.db.read(ctx, "markdown", func(q *dbtx) error {
-		if err := q.queryRow(`SELECT count(*) FROM semantic_memory WHERE agent_id = ?`, []any{m.agent}, &total); err != nil {
+		if err := q.queryRow(`SELECT (SELECT count(*) FROM semantic_memory WHERE agent_id = ?1),
+				(SELECT count(*) FROM facts f WHERE agent_id = ?1 AND `+factKind.liveAt("f", "?2")+`)`,
+			[]any{m.agent, now}, &total, &totalFacts); err != nil {
 			return err
 		}
+		nEntries, nFacts := shareLines(lines, total, totalFacts)
 		var err error
-		entries, err = m.semantic.entries(q, `1 ORDER BY importance DESC, updated_at DESC, id LIMIT ?`, limit)
+		if entries, err = m.semantic.entries(q, `1 ORDER BY importance DESC, updated_at DESC, id LIMIT ?`, nEntries); err != nil {
+			return err
+		}
+		facts, err = queryCounted(m, q, scanFact, `SELECT `+factCols+` FROM facts f WHERE agent_id = ?1 AND `+factKind.liveAt("f", "?2")+`
+			ORDER BY strength DESC, updated_at DESC, id LIMIT ?3`, m.agent, now, nFacts)
 		return err
 	})
 	if err != nil {
 		return nil, err
 	}
+	slices.SortFunc(facts, func(a, b Fact) int {
+		return cmp.Or(cmp.Compare(strings.ToLower(a.Subject), strings.ToLower(b.Subject)),
+			cmp.Compare(strings.ToLower(a.Predicate), strings.ToLower(b.Predicate)),
+			a.ValidFrom.Compare(b.ValidFrom), cmp.Compare(a.ID, b.ID))
+	})
 
 	var b bytes.Buffer
 	b.Grow(64 * (len(entries) + markdownHeaderLines))
 	fmt.Fprintf(&b, "# Memory of agent %q\n\n", m.agent)
+	b.WriteString("<!-- engram memory.md v1: generated from the database; edits here are overwritten. ")
 	switch {
-	case total == 0:
-		b.WriteString("<!-- engram memory.md v1: generated from the database; edits here are overwritten. Nothing is known yet. -->\n")
+	case total == 0 && totalFacts == 0:
+		b.WriteString("Nothing is known yet.")
 	case len(entries) < total:
-		fmt.Fprintf(&b, "<!-- engram memory.md v1: generated from the database; edits here are overwritten. The %d most important of %d entries. -->\n", len(entries), total)
+		fmt.Fprintf(&b, "The %d most important of %d entries.", len(entries), total)
 	default:
-		fmt.Fprintf(&b, "<!-- engram memory.md v1: generated from the database; edits here are overwritten. All %s. -->\n", plural(total, "entry", "entries"))
+		fmt.Fprintf(&b, "All %s.", plural(total, "entry", "entries"))
 	}
-	b.WriteString("\n")
+	switch {
+	case totalFacts == 0:
+	case len(facts) < totalFacts:
+		fmt.Fprintf(&b, " The %d strongest of %d facts that hold.", len(facts), totalFacts)
+	default:
+		fmt.Fprintf(&b, " All %s.", plural(totalFacts, "fact that holds", "facts that hold"))
+	}
+	b.WriteString(" -->\n\n")
 	for _, e := range entries {
 		b.WriteString("- (")
 		b.WriteString(strconv.FormatFloat(e.Importance, 'f', 2, 64))
@@ -79,7 +117,54 @@ func (m *Memory) renderMarkdown(ctx context.Context) ([]byte, error) {
 		b.WriteString(commentID(e.ID))
 		b.WriteString(" -->\n")
 	}
+	if len(facts) > 0 {
+		b.WriteString("\n## Facts\n\n")
+	}
+	for _, f := range facts {
+		b.WriteString("- ")
+		b.WriteString(factPart(f.Subject))
+		b.WriteString(" | ")
+		b.WriteString(factPart(f.Predicate))
+		b.WriteString(" | ")
+		b.WriteString(factPart(f.Object))
+		b.WriteString(" (since ")
+		b.WriteString(f.ValidFrom.Format(time.DateOnly))
+		if !f.ValidTo.IsZero() {
+			b.WriteString(", until ")
+			b.WriteString(f.ValidTo.Format(time.DateOnly))
+		}
+		if f.Strength != 1 {
+			b.WriteString(", strength ")
+			b.WriteString(strconv.FormatFloat(f.Strength, 'g', 6, 64))
+		}
+		b.WriteString(") <!-- fact:")
+		b.WriteString(commentID(f.ID))
+		b.WriteString(" -->\n")
+	}
 	return b.Bytes(), nil
+}
+
+// shareLines splits lines between entries and facts, of which there are
+// total and totalFacts: each gets what it has if all fit, and otherwise
+// at least half the lines (the facts' heading included) if it has that
+// many, the rest going to the other.
+func shareLines(lines, total, totalFacts int) (nEntries, nFacts int) {
+	if totalFacts == 0 {
+		return min(total, lines), 0
+	}
+	lines -= markdownFactsLines
+	if lines <= 0 {
+		return 0, 0
+	}
+	nFacts = min(totalFacts, max(lines/2, lines-total))
+	return min(total, lines-nFacts), nFacts
+}
+
+// factPart writes a part of a fact on one line, its "|" and "\" escaped
+// so that the parts split back, and unable to close the ID comment.
+func factPart(s string) string {
+	s = strings.NewReplacer(`\`, `\\`, "|", `\|`).Replace(s)
+	return markdownText(s)
 }
 
 // commentID writes an ID so that it cannot end or open an HTML comment,
