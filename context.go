@@ -63,7 +63,8 @@ type ContextSection struct {
 // leaves unused passes to the next ones. The sections before the recalled
 // memories never depend on the query, so their share is fixed.
 const (
-	shareFacts      = 0.40
+	shareFacts      = 0.30
+	shareTriples    = 0.10
 	shareProcedures = 0.15
 	shareRecent     = 0.15
 )
@@ -102,12 +103,13 @@ func EstimateTokens(s string) int {
 
 // Context returns a block of markdown ready for a system prompt, within
 // a budget of tokens: the agent's most important facts (semantic entries,
-// most important first), its active procedures (best success rate first),
-// its most recent episodes, and last the memories recalled for the query
-// (scored as [Memory.Recall] scores them, best gate first, leaving out
-// those already shown). The sections before the recalled memories do not
-// depend on the query, and each has a fixed share of the budget (40%, 15%
-// and 15%; a share left unused passes on), so the block's prefix (its
+// most important first), the facts that hold now (see [Facts], strongest
+// first), its active procedures (best success rate first), its most
+// recent episodes, and last the memories recalled for the query (scored
+// as [Memory.Recall] scores them, best gate first, leaving out those
+// already shown). The sections before the recalled memories do not
+// depend on the query, and each has a fixed share of the budget (30%,
+// 10%, 15% and 15%; a share left unused passes on), so the block's prefix (its
 // Stable bytes) is byte-identical between calls while memory does not
 // change, and providers' prompt caching works. The block carries no IDs;
 // its Sections name the memories it shows. For the same data, query and
@@ -149,6 +151,7 @@ func (m *Memory) Context(ctx context.Context, opts ContextOptions) (ContextBlock
 // contextStable writes the sections that do not depend on the query.
 func (m *Memory) contextStable(ctx context.Context, b *contextBuilder) error {
 	var facts []SemanticEntry
+	var triples []Fact
 	var procs []Procedure
 	var recent []Episode
 	// Enough rows to fill each section at three tokens a line, with the
@@ -159,10 +162,15 @@ func (m *Memory) contextStable(ctx context.Context, b *contextBuilder) error {
 		if facts, err = m.semantic.entries(q, `1 ORDER BY importance DESC, updated_at DESC, id LIMIT ?`, rows(shareFacts)); err != nil {
 			return err
 		}
-		if procs, err = m.procedural.active(q, rows(shareFacts+shareProcedures)); err != nil {
+		now := ms(m.now())
+		if triples, err = queryCounted(m, q, scanFact, `SELECT `+factCols+` FROM facts f WHERE agent_id = ?1 AND `+factKind.liveAt("f", "?2")+`
+			ORDER BY strength DESC, updated_at DESC, id LIMIT ?3`, m.agent, now, rows(shareFacts+shareTriples)); err != nil {
 			return err
 		}
-		recent, err = m.episodic.recent(q, rows(shareFacts+shareProcedures+shareRecent))
+		if procs, err = m.procedural.active(q, rows(shareFacts+shareTriples+shareProcedures)); err != nil {
+			return err
+		}
+		recent, err = m.episodic.recent(q, rows(shareFacts+shareTriples+shareProcedures+shareRecent))
 		return err
 	})
 	if err != nil {
@@ -175,6 +183,10 @@ func (m *Memory) contextStable(ctx context.Context, b *contextBuilder) error {
 			line += " [" + strings.Join(e.Tags, ", ") + "]"
 		}
 		return noteKey{TypeSemantic, e.ID}, "- " + line
+	})
+	b.section("Facts", TypeFact, shareTriples, len(triples), func(i int) (noteKey, string) {
+		f := triples[i]
+		return noteKey{TypeFact, f.ID}, "- " + oneLine(f.String(), maxFactRunes) + " (since " + f.ValidFrom.Format(time.DateOnly) + ")"
 	})
 	b.section("How I work", TypeProcedural, shareProcedures, len(procs), func(i int) (noteKey, string) {
 		p := procs[i]

@@ -250,3 +250,34 @@ func TestMarkdownListsFactsThatHold(t *testing.T) {
 	assert.Contains(t, text, "Ada | likes | tea")
 	assert.Len(t, strings.Split(strings.TrimSuffix(text, "\n"), "\n"), 13)
 }
+
+func TestRecallAndContextFindFacts(t *testing.T) {
+	clock := testutil.NewClock(date(2026, 1, 1))
+	m := testutil.Open(t, engram.WithClock(clock.Now))
+	ctx := context.Background()
+	_, err := m.Facts().AssertAll(ctx, []engram.Fact{
+		{Subject: "Ada", Predicate: "timezone", Object: "Europe/London", ValidFrom: date(2024, 1, 1)},
+		{Subject: "Ada", Predicate: "timezone", Object: "America/New_York", ValidFrom: date(2025, 1, 1)},
+		{Subject: "Ada", Predicate: "likes", Object: "green tea"},
+	})
+	require.NoError(t, err)
+	rec, err := m.Recall(ctx, "What timezone is Ada in?")
+	require.NoError(t, err)
+	require.NotEmpty(t, rec.ByKind[engram.TypeFact])
+	assert.Equal(t, "Ada timezone America/New_York", rec.ByKind[engram.TypeFact][0].Content)
+	for _, r := range rec.ByKind[engram.TypeFact] {
+		assert.NotContains(t, r.Content, "London", "a fact that ended is not recalled")
+	}
+
+	block, err := m.Context(ctx, engram.ContextOptions{Query: "green tea"})
+	require.NoError(t, err)
+	assert.Contains(t, block.Text, "## Facts\n")
+	assert.Contains(t, block.Text, "- Ada timezone America/New_York (since 2025-01-01)")
+	assert.NotContains(t, block.Text, "Europe/London")
+	var types []engram.MemoryType
+	for _, s := range block.Sections {
+		types = append(types, s.Type)
+	}
+	assert.Contains(t, types, engram.TypeFact)
+	testutil.CheckAndClose(t, m)
+}
