@@ -34,6 +34,20 @@
 // [Links] connect memories of any kind into a graph that
 // [Links.Traverse] walks in one query.
 //
+// # Facts
+//
+// [Facts] keeps knowledge that stays true: subject–predicate–object
+// triples ("Ada | lives in | London") with the times they hold in the
+// world and the times engram learned and retired them. [Facts.Assert]
+// consolidates in one transaction, offline: the same fact again is merged
+// (its strength grows), a new value of a predicate that holds one value
+// (lives in, works at, …; see [FactsConfig]) supersedes the old one, which
+// ends but is never deleted, and a fact back-dated into the past slots
+// into the timeline. [Facts.AsOf] answers what was true at a date,
+// [Facts.KnownAt] what the agent believed then, [Facts.History] how a
+// subject's predicate changed. Search, Recall, Context and memory.md show
+// the facts that hold now.
+//
 // # Search
 //
 // [Memory.Search] finds memories of every kind from the words a person

@@ -29,7 +29,8 @@ type SearchOptions struct {
 	// expression, or one over [MaxAdvancedBytes] or [MaxAdvancedTerms],
 	// returns an error matching [ErrInvalidQuery].
 	Advanced bool
-	// Types limits the search to these kinds of memory; empty means all four.
+	// Types limits the search to these kinds of memory; empty means all
+	// of them. Facts are found while they hold (see [Facts]).
 	Types []MemoryType
 	// Tags keeps only memories carrying at least one of these tags. Episodes
 	// have no tags, so a tag filter leaves them out.

@@ -19,7 +19,7 @@ const MaxTraverseDepth = 8
 const linkCols = `source_type, source_id, target_type, target_id, link_type, strength, created_at`
 
 // Add links two memories of the agent. The ends are found by ID among the
-// agent's semantic, episodic and procedural memories; set SourceType or
+// agent's semantic, episodic and procedural memories and facts; set SourceType or
 // TargetType when an ID is used by more than one of them. A zero Strength
 // means 1 and a zero CreatedAt the clock's now. Adding a link that exists
 // (same ends, same type) updates its strength.
