@@ -124,6 +124,12 @@ type FactsConfig struct {
 	// and "living in" are one predicate. A synonym must lead to a
 	// predicate that is not itself a synonym.
 	Synonyms map[string]string
+	// PredicateSimilarity is, in Tier 2, the cosine similarity of their
+	// embeddings at which a predicate the subject has no fact of is the
+	// subject's known predicate nearest it ("is co-founder of" and
+	// "cofounded"); 0 turns matching by embedding off. Default 0.9, as in
+	// seed 004.
+	PredicateSimilarity float64
 }
 
 // FactQuery says which facts to list. The zero value lists the first 100
@@ -213,10 +219,14 @@ func (f *Facts) AssertAll(ctx context.Context, list []Fact) ([]Assertion, error)
 		}
 		prepared[i] = p
 	}
+	vecs, err := f.predicateVectors(ctx, prepared)
+	if err != nil {
+		return nil, err
+	}
 	out := make([]Assertion, len(list))
-	err := f.m.write(ctx, "facts.assert", func(q *dbtx) error {
+	err = f.m.write(ctx, "facts.assert", func(q *dbtx) error {
 		for i := range prepared {
-			a, err := f.assert(q, prepared[i], now)
+			a, err := f.assert(q, prepared[i], vecs[prepared[i].predicateKey], now)
 			if err != nil {
 				return err
 			}
@@ -333,10 +343,17 @@ const openEnd = math.MaxInt64
 
 func (s slotFact) holds(t int64) bool { return s.validFrom <= t && t < s.validTo }
 
-// assert consolidates one prepared assertion in q's transaction.
-func (f *Facts) assert(q *dbtx, p preparedFact, now time.Time) (Assertion, error) {
+// assert consolidates one prepared assertion in q's transaction; vec is
+// the embedding of its predicate, when Tier 2 matches it (see
+// matchPredicate).
+func (f *Facts) assert(q *dbtx, p preparedFact, vec []float32, now time.Time) (Assertion, error) {
 	if err := f.resolve(q, &p); err != nil {
 		return Assertion{}, err
+	}
+	if vec != nil {
+		if err := f.matchPredicate(q, &p, vec); err != nil {
+			return Assertion{}, err
+		}
 	}
 	vf, vt := ms(p.ValidFrom), int64(openEnd)
 	if !p.ValidTo.IsZero() {

@@ -281,3 +281,51 @@ func TestRecallAndContextFindFacts(t *testing.T) {
 	assert.Contains(t, types, engram.TypeFact)
 	testutil.CheckAndClose(t, m)
 }
+
+// meaningEmbedder embeds some texts as others, as a model that knows
+// they mean the same would.
+type meaningEmbedder struct {
+	*engram.HashingEmbedder
+	same map[string]string
+}
+
+func (e meaningEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	as := make([]string, len(texts))
+	for i, t := range texts {
+		as[i] = t
+		if s, ok := e.same[t]; ok {
+			as[i] = s
+		}
+	}
+	return e.HashingEmbedder.Embed(ctx, as)
+}
+
+func TestTier2MatchesPredicatesByEmbedding(t *testing.T) {
+	h, err := engram.NewHashingEmbedder(64)
+	require.NoError(t, err)
+	e := meaningEmbedder{HashingEmbedder: h, same: map[string]string{"is co-founder of": "cofounded", "started": "cofounded"}}
+	m := testutil.OpenTier2(t, e)
+	ctx := context.Background()
+	facts := m.Facts()
+	_, err = facts.Assert(ctx, engram.Fact{Subject: "Ada", Predicate: "cofounded", Object: "Initech"})
+	require.NoError(t, err)
+	a, err := facts.Assert(ctx, engram.Fact{Subject: "Ada", Predicate: "is co-founder of", Object: "initech"})
+	require.NoError(t, err)
+	assert.Equal(t, engram.FactMerged, a.Action, "the embedder says the predicates mean the same")
+	a, err = facts.Assert(ctx, engram.Fact{Subject: "Ada", Predicate: "visited", Object: "Initech"})
+	require.NoError(t, err)
+	assert.Equal(t, engram.FactInserted, a.Action, "a predicate far from the known ones stays apart")
+	a, err = facts.Assert(ctx, engram.Fact{Subject: "Bob", Predicate: "started", Object: "Initech"})
+	require.NoError(t, err)
+	assert.Equal(t, engram.FactInserted, a.Action, "only the subject's own predicates are matched")
+
+	cfg := engram.DefaultConfig()
+	cfg.Facts.PredicateSimilarity = 0
+	off := testutil.OpenTier2(t, e, engram.WithConfig(cfg))
+	_, err = off.Facts().Assert(ctx, engram.Fact{Subject: "Ada", Predicate: "cofounded", Object: "Initech"})
+	require.NoError(t, err)
+	a, err = off.Facts().Assert(ctx, engram.Fact{Subject: "Ada", Predicate: "is co-founder of", Object: "Initech"})
+	require.NoError(t, err)
+	assert.Equal(t, engram.FactInserted, a.Action, "matching by embedding turned off")
+	testutil.CheckAndClose(t, m)
+}

@@ -461,7 +461,7 @@ func DefaultConfig() Config {
 		Decay:         DecayConfig{SemanticRate: 0.02, EpisodicRate: 0.05, ProceduralRate: 0.01, MinResonance: 0.1},
 		Consolidation: ConsolidationConfig{PromoteEvery: 5, PromoteStep: 0.05, PromoteMax: 0.9, RecurDays: 3},
 		Extraction:    ExtractionConfig{MaxPromptBytes: 16 << 10, MaxResponseBytes: 64 << 10},
-		Facts:         FactsConfig{UserEntity: "User"},
+		Facts:         FactsConfig{UserEntity: "User", PredicateSimilarity: 0.9},
 		Zettelkasten:  ZettelkastenConfig{Enabled: true, LinkingThreshold: 0.85, MaxLinksPerEntry: 10},
 		Bootstrap:     BootstrapConfig{RecentEpisodes: 20, ActiveProcedures: 20},
 		Search: SearchConfig{
@@ -545,6 +545,7 @@ func (c Config) Validate() error {
 		{between(c.Extraction.MaxPromptBytes, 256, 16<<20), "Extraction.MaxPromptBytes", "must be in [256, 16 MiB]"},
 		{between(c.Extraction.MaxResponseBytes, 256, 64<<20), "Extraction.MaxResponseBytes", "must be in [256, 64 MiB]"},
 		{unit(c.Zettelkasten.LinkingThreshold), "Zettelkasten.LinkingThreshold", "must be in [0, 1]"},
+		{unit(c.Facts.PredicateSimilarity), "Facts.PredicateSimilarity", "must be in [0, 1]"},
 		{between(c.Zettelkasten.MaxLinksPerEntry, 0, 1000), "Zettelkasten.MaxLinksPerEntry", "must be in [0, 1000]"},
 		{between(c.Bootstrap.RecentEpisodes, 0, 10_000), "Bootstrap.RecentEpisodes", "must be in [0, 10000]"},
 		{between(c.Bootstrap.ActiveProcedures, 0, 10_000), "Bootstrap.ActiveProcedures", "must be in [0, 10000]"},

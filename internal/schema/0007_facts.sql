@@ -95,3 +95,15 @@ WHEN new.terms IS old.terms AND (old.subject IS NOT new.subject OR old.predicate
     OR old.object IS NOT new.object) BEGIN
     UPDATE facts SET terms = NULL WHERE pk = new.pk;
 END;
+
+-- Tier 2: the embedding of each predicate the agent's facts use, by the
+-- model that made it, so that a new predicate is matched to a subject's
+-- known one by cosine (see Facts.Assert). A predicate embedded by another
+-- model is embedded again when it is next needed.
+CREATE TABLE fact_predicates (
+    agent_id      TEXT NOT NULL,
+    predicate_key TEXT NOT NULL,
+    model         TEXT NOT NULL,
+    embedding     BLOB NOT NULL,
+    PRIMARY KEY (agent_id, predicate_key)
+) WITHOUT ROWID;

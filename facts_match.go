@@ -1,0 +1,125 @@
+package engram
+
+import (
+	"context"
+	"encoding/json"
+	"math"
+	"slices"
+)
+
+// Tier 2 matches a predicate the subject has no fact of to one it has by
+// the cosine of their embeddings (seed 004): "is co-founder of" asserted
+// of a subject that "cofounded" something is the same predicate when the
+// embedder says so (see FactsConfig.PredicateSimilarity).
+
+// predicateVectors embeds, before the write transaction, the predicates
+// of the assertions that the agent's facts do not use yet: only those can
+// need matching. It returns the vectors by predicate key; nil in Tier 1,
+// with matching turned off, or when the embedder fails (the assertions
+// then match predicates by their words alone, and the failure is logged).
+// Only the context's error is returned.
+func (f *Facts) predicateVectors(ctx context.Context, list []preparedFact) (map[string][]float32, error) {
+	m := f.m
+	if m.vectors == nil || m.cfg.Facts.PredicateSimilarity == 0 {
+		return nil, nil
+	}
+	keys := make([]string, 0, len(list))
+	for _, p := range list {
+		keys = append(keys, p.predicateKey)
+	}
+	b, _ := json.Marshal(keys)
+	var known map[string]bool
+	err := m.db.read(ctx, "facts.predicates", func(q *dbtx) error {
+		var err error
+		known, err = jsonSet(q, `SELECT json_group_array(predicate_key) FROM fact_predicates
+			WHERE agent_id = ?1 AND model = ?2 AND predicate_key IN (SELECT value FROM json_each(?3))`, m.agent, m.vectors.model, string(b))
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	var texts, newKeys []string
+	for _, p := range list {
+		if !known[p.predicateKey] && !slices.Contains(newKeys, p.predicateKey) {
+			texts, newKeys = append(texts, p.Predicate), append(newKeys, p.predicateKey)
+		}
+	}
+	if len(texts) == 0 {
+		return nil, nil
+	}
+	es, err := m.embedNew(ctx, texts)
+	if err != nil || es == nil {
+		return nil, err
+	}
+	out := make(map[string][]float32, len(es))
+	for i, e := range es {
+		out[newKeys[i]] = e.vec
+	}
+	return out, nil
+}
+
+// matchPredicate puts the assertion p under the predicate of its
+// subject's facts whose embedding is nearest the assertion's predicate's
+// (vec, from predicateVectors), when the cosine reaches the threshold and
+// the subject has no fact of p's own predicate; and records vec as p's
+// predicate's embedding. It runs in q's transaction.
+func (f *Facts) matchPredicate(q *dbtx, p *preparedFact, vec []float32) error {
+	m := f.m
+	rows, err := q.query(`SELECT k.predicate_key, e.embedding FROM
+			(SELECT DISTINCT predicate_key FROM facts WHERE agent_id = ?1 AND subject_key = ?2) k
+		LEFT JOIN fact_predicates e ON e.agent_id = ?1 AND e.predicate_key = k.predicate_key AND e.model = ?3`,
+		m.agent, p.subjectKey, m.vectors.model)
+	if err != nil {
+		return err
+	}
+	type known struct {
+		key string
+		vec []byte
+	}
+	list, err := scanAll(rows, func(r scanner) (known, error) {
+		var k known
+		return k, r.Scan(&k.key, &k.vec)
+	})
+	if err != nil {
+		return err
+	}
+	best, bestCos := "", -1.0
+	for _, k := range list {
+		if k.key == p.predicateKey {
+			best = "" // the subject uses the predicate itself
+			break
+		}
+		if k.vec == nil {
+			continue
+		}
+		kv, err := decodeVector(k.vec, len(vec))
+		if err != nil {
+			continue // another dimension: not comparable
+		}
+		if c := cosine32(vec, kv); c > bestCos || c == bestCos && k.key < best {
+			best, bestCos = k.key, c
+		}
+	}
+	if best != "" && bestCos >= m.cfg.Facts.PredicateSimilarity {
+		p.predicateKey, p.single = best, m.preds.Single(best)
+		return nil
+	}
+	_, err = q.exec(`INSERT INTO fact_predicates (agent_id, predicate_key, model, embedding) VALUES (?, ?, ?, ?)
+		ON CONFLICT (agent_id, predicate_key) DO UPDATE SET model = excluded.model, embedding = excluded.embedding`,
+		m.agent, p.predicateKey, m.vectors.model, encodeVector(vec))
+	return err
+}
+
+// cosine32 is the cosine similarity of a and b (of one length), 0 when
+// either is zero.
+func cosine32(a, b []float32) float64 {
+	var dot, na, nb float64
+	for i := range a {
+		x, y := float64(a[i]), float64(b[i])
+		dot, na, nb = dot+x*y, na+x*x, nb+y*y
+	}
+	if na == 0 || nb == 0 {
+		return 0
+	}
+	return dot / math.Sqrt(na*nb)
+}
