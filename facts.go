@@ -436,7 +436,8 @@ func (f *Facts) resolve(q *dbtx, p *preparedFact) error {
 
 // slot reads the facts of the assertion's subject and predicate that
 // consolidation weighs: every one of a predicate that holds one value, or
-// those of the same object.
+// those of the same object; oldest first, so that of two facts an alias
+// made the same, the older takes in what follows.
 func (f *Facts) slot(q *dbtx, p preparedFact) ([]slotFact, error) {
 	query := `SELECT pk, object_key, valid_from, coalesce(valid_to, ?4), sources, metadata
 		FROM facts WHERE agent_id = ?1 AND subject_key = ?2 AND predicate_key = ?3`
@@ -445,7 +446,7 @@ func (f *Facts) slot(q *dbtx, p preparedFact) ([]slotFact, error) {
 		query += ` AND object_key = ?5`
 		args = append(args, p.objectKey)
 	}
-	rows, err := q.query(query, args...)
+	rows, err := q.query(query+` ORDER BY valid_from, pk`, args...)
 	if err != nil {
 		return nil, err
 	}
