@@ -521,10 +521,10 @@ func (f *Facts) insert(q *dbtx, p preparedFact, now time.Time) (Fact, error) {
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING `+factCols,
 		p.ID, f.m.agent, p.Subject, p.Predicate, p.Object, p.subjectKey, p.predicateKey, p.objectKey,
 		ms(p.ValidFrom), validTo, ms(now), ms(now), expired, p.Strength, encodeTags(p.Sources), meta, terms, ntok)
-	if err != nil {
-		return Fact{}, err
+	var got []Fact
+	if err == nil {
+		got, err = scanAll(rows, scanFact)
 	}
-	got, err := scanAll(rows, scanFact)
 	if isUniqueViolation(err) {
 		return Fact{}, fmt.Errorf("engram: fact %s: %w", p.ID, ErrExists)
 	}
@@ -737,7 +737,7 @@ func (f *Facts) AsOf(ctx context.Context, t time.Time, fq FactQuery) ([]Fact, er
 	if err := validateTime("t", t); err != nil {
 		return nil, err
 	}
-	return f.list(ctx, "facts.as_of", fq, `f.valid_from <= ?5 AND (f.valid_to IS NULL OR f.valid_to > ?5)`, ms(t))
+	return f.list(ctx, "facts.as_of", fq, byEntity, `f.valid_from <= ?5 AND (f.valid_to IS NULL OR f.valid_to > ?5)`, ms(t))
 }
 
 // KnownAt returns what engram held true at t: the facts it had recorded
@@ -748,7 +748,7 @@ func (f *Facts) KnownAt(ctx context.Context, t time.Time, fq FactQuery) ([]Fact,
 	if err := validateTime("t", t); err != nil {
 		return nil, err
 	}
-	return f.list(ctx, "facts.known_at", fq, `f.created_at <= ?5 AND (f.expired_at IS NULL OR f.expired_at > ?5)
+	return f.list(ctx, "facts.known_at", fq, byEntity, `f.created_at <= ?5 AND (f.expired_at IS NULL OR f.expired_at > ?5)
 		AND f.valid_from <= ?5 AND (f.valid_to IS NULL OR f.valid_to > ?5 OR f.expired_at > ?5)`, ms(t))
 }
 
@@ -757,12 +757,20 @@ func (f *Facts) KnownAt(ctx context.Context, t time.Time, fq FactQuery) ([]Fact,
 // that holds many values it lists each value's stretches. Errors are as
 // for [Facts.AsOf].
 func (f *Facts) History(ctx context.Context, subject, predicate string) ([]Fact, error) {
-	return f.list(ctx, "facts.history", FactQuery{Entity: subject, Direction: Out, Predicate: predicate, Limit: maxListLimit}, "1", nil)
+	return f.list(ctx, "facts.history", FactQuery{Entity: subject, Direction: Out, Predicate: predicate, Limit: maxListLimit}, byTime, "1", nil)
 }
 
+// The orders of listed facts: by subject, predicate and start, or by
+// start alone (a slot's history, whose facts may name their predicate
+// in other words).
+const (
+	byEntity = `lower(subject), lower(predicate), valid_from, id`
+	byTime   = `valid_from, id`
+)
+
 // list runs a query of facts that pass the condition when (over the row
-// f, with ?5 bound to at, unless at is nil).
-func (f *Facts) list(ctx context.Context, op string, fq FactQuery, when string, at any) ([]Fact, error) {
+// f, with ?5 bound to at, unless at is nil), in the order given.
+func (f *Facts) list(ctx context.Context, op string, fq FactQuery, order, when string, at any) ([]Fact, error) {
 	if err := f.validateQuery(&fq); err != nil {
 		return nil, err
 	}
@@ -793,7 +801,7 @@ func (f *Facts) list(ctx context.Context, op string, fq FactQuery, when string, 
 			parts[i] += ` AND (?3 = '' OR f.predicate_key = ?3) AND ` + when
 		}
 		query := `SELECT * FROM (` + strings.Join(parts, " UNION ALL ") + `)
-			ORDER BY lower(subject), lower(predicate), valid_from, id LIMIT ?4`
+			ORDER BY ` + order + ` LIMIT ?4`
 		args := []any{f.m.agent, ent, pred, fq.Limit}
 		if at != nil {
 			args = append(args, at)

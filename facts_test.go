@@ -329,3 +329,46 @@ func TestTier2MatchesPredicatesByEmbedding(t *testing.T) {
 	assert.Equal(t, engram.FactInserted, a.Action, "matching by embedding turned off")
 	testutil.CheckAndClose(t, m)
 }
+
+func TestConcurrentAssertionsKeepOneValue(t *testing.T) {
+	clock := testutil.NewClock(date(2026, 1, 1))
+	m := testutil.Open(t, engram.WithClock(clock.Now))
+	ctx := context.Background()
+	cities := []string{"London", "Paris", "Rome", "Berlin", "Oslo"}
+	errs := make(chan error, 8)
+	for g := range 8 {
+		go func() {
+			var err error
+			for i := range 25 {
+				city := cities[(g+i)%len(cities)]
+				from := date(2020, 1, 1).AddDate(0, 0, (g*37+i*11)%900)
+				if _, err = m.Facts().Assert(ctx, engram.Fact{Subject: "Ada", Predicate: "lives in", Object: city, ValidFrom: from}); err != nil {
+					break
+				}
+				if _, err = m.Facts().Current(ctx, engram.FactQuery{Entity: "Ada"}); err != nil {
+					break
+				}
+			}
+			errs <- err
+		}()
+	}
+	for range 8 {
+		require.NoError(t, <-errs)
+	}
+	hist, err := m.Facts().History(ctx, "Ada", "lives in")
+	require.NoError(t, err)
+	require.NotEmpty(t, hist)
+	// The slot's timeline never holds two values at once, and ends open.
+	var open int
+	for i, f := range hist {
+		if f.ValidTo.IsZero() {
+			open++
+			continue
+		}
+		if i+1 < len(hist) && f.ValidTo.After(f.ValidFrom) {
+			assert.False(t, f.ValidTo.After(hist[i+1].ValidFrom), "%v overlaps %v", f, hist[i+1])
+		}
+	}
+	assert.Equal(t, 1, open, "one value holds now")
+	testutil.CheckAndClose(t, m)
+}
