@@ -95,3 +95,11 @@ WHEN new.terms IS old.terms AND (old.subject IS NOT new.subject OR old.predicate
     OR old.object IS NOT new.object) BEGIN
     UPDATE facts SET terms = NULL WHERE pk = new.pk;
 END;
+
+-- An extraction rule of memory_type 'fact' makes a fact of every match:
+-- subject, predicate and object are templates expanded from the match's
+-- groups ($name, ${name}), empty when the part comes from the group of
+-- its name ((?P<object>…)) or, for the subject, is the user entity.
+ALTER TABLE extraction_rules ADD COLUMN subject   TEXT NOT NULL DEFAULT '';
+ALTER TABLE extraction_rules ADD COLUMN predicate TEXT NOT NULL DEFAULT '';
+ALTER TABLE extraction_rules ADD COLUMN object    TEXT NOT NULL DEFAULT '';
