@@ -91,8 +91,8 @@
 // [Memory.Consolidate] promotes facts that keep being used and learns facts
 // from events that recur. Nothing is deleted: what leaves goes to an
 // archive, from where [Memory.Restore] brings it back. [Memory.Extract]
-// turns conversation into memories, by the agent's [ExtractionRule]s and,
-// optionally, by an [LLM].
+// turns conversation into memories and facts, by the agent's
+// [ExtractionRule]s and, optionally, by an [LLM].
 //
 // # Storage
 //

@@ -15,9 +15,11 @@ import (
 // text is for people and may change.
 var (
 	// ErrBadAnswer reports an answer from a model's API (an [LLM] or an
-	// [Embedder]) that engram cannot use: not the JSON asked for, cut
-	// short, too large, holding an invalid item or a vector of the wrong
-	// dimension. Nothing is stored from it.
+	// [Embedder]) that engram cannot use: not the JSON asked for (for
+	// extraction, no JSON object or none of the lists asked for), cut
+	// short, too large, or holding a vector of the wrong dimension.
+	// Nothing is stored from it. (An extraction answer's invalid items
+	// are not an error: see [ExtractionResult] Rejected.)
 	ErrBadAnswer = modelapi.ErrBadAnswer
 
 	// ErrNotFound reports that no memory with the given ID exists for the

@@ -299,6 +299,39 @@ func ExampleMemory_Extract() {
 	// semantic "prefer email notifications over SMS" from rule:preferences
 }
 
+// A fact rule makes a fact of each match: here the object comes from the
+// (?P<object>) group and the subject, which the rule leaves out, is the
+// user. Asserting the same fact again strengthens it; a new employer
+// supersedes the old one.
+func ExampleRules_Add_facts() {
+	m, err := engram.New(engram.Tier1, engram.InMemory())
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer m.Close()
+	ctx := context.Background()
+	err = m.Rules().Add(ctx, engram.ExtractionRule{
+		Name: "employer", Pattern: `\bI work (?:at|for) (?P<object>[^,]+)`,
+		Type: engram.TypeFact, Predicate: "works at", Active: true,
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, said := range []string{"I work at Acme, since May.", "Yes, I work at Acme.", "News: I work for Globex!"} {
+		res, err := m.Extract(ctx, []engram.Message{{Role: "user", Content: said}})
+		if err != nil {
+			log.Fatal(err)
+		}
+		for _, f := range res.Facts {
+			fmt.Printf("%s: %s (strength %v)\n", f.Action, f.Fact, f.Fact.Strength)
+		}
+	}
+	// Output:
+	// insert: User works at Acme (strength 1)
+	// merge: User works at Acme (strength 2)
+	// supersede: User works at Globex (strength 1)
+}
+
 // Tier 2 adds vector search in the same file. The hashing embedder works
 // offline with no model; swap in openai.NewEmbedder, ollama.NewEmbedder
 // or gemini.NewEmbedder for semantic embeddings.

@@ -1,11 +1,9 @@
 package engram
 
 import (
-	"bytes"
 	"cmp"
 	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"regexp"
@@ -15,30 +13,56 @@ import (
 	"sync"
 	"time"
 	"unicode/utf8"
+
+	"github.com/engram-go/engram/internal/facts"
 )
 
 // ExtractionRule turns what users say into memories with no model at all
 // (seed 003): every match of Pattern in a user message becomes a memory of
-// Type with the rule's Importance and Tags.
+// Type with the rule's Importance and Tags, or, for Type [TypeFact], a
+// fact (see [Facts]):
+//
+//	ExtractionRule{Name: "employer", Pattern: `\bI work (?:at|for) (?P<object>[^,]+)`,
+//		Type: TypeFact, Predicate: "works at", Active: true}
+//
+// turns "I work at Acme, since May" into (User, works at, Acme).
 type ExtractionRule struct {
 	Name string // unique per agent
 	// Pattern is a regular expression in Go's RE2 syntax, matched without
 	// regard to case against each sentence of each user message. The
 	// whole match, trimmed, becomes the memory's content.
 	Pattern    string
-	Type       MemoryType // semantic, episodic or procedural
-	Importance float64    // in [0, 1]; a procedure's success-rate prior
-	Tags       []string
-	Active     bool // inactive rules are kept but not applied
+	Type       MemoryType // semantic, episodic, procedural or fact
+	Importance float64    // in [0, 1]; a procedure's success-rate prior; facts ignore it
+	Tags       []string   // facts ignore them
+	Active     bool       // inactive rules are kept but not applied
 	CreatedAt  time.Time
+	// Subject, Predicate and Object are, for a fact rule, templates of
+	// the fact's parts, expanded from the match as [regexp.Regexp.Expand]
+	// does: $name or ${name} is the text of the group of that name (or
+	// number), $$ a dollar sign; other text stands for itself. An empty
+	// template takes the part from the group of its name: (?P<subject>…),
+	// (?P<predicate>…), (?P<object>…). A subject that is still empty, and
+	// a subject or object that is only "I", "me", "my", "myself" or
+	// "mine" (in any case), is the user entity ([FactsConfig] UserEntity,
+	// "User" by default). Parts are trimmed of spaces and of trailing
+	// commas, semicolons and colons. Other rules leave them empty.
+	Subject, Predicate, Object string
 }
 
 // ExtractionResult says what [Memory.Extract] stored.
 type ExtractionResult struct {
 	Items []ExtractedItem
+	// Facts are the facts asserted, in the order found, each with what
+	// its assertion did.
+	Facts []ExtractedFact
 	// Duplicates counts what was found but already known: in memory, or
-	// earlier in the same messages.
+	// earlier in the same messages (a fact found twice is asserted once).
 	Duplicates int
+	// Rejected lists what was found but could not be used, and why: the
+	// invalid items of a model's answer (its valid ones are stored) and
+	// the facts of rules whose parts came out empty or too long.
+	Rejected []RejectedItem
 }
 
 // ExtractedItem is one memory [Memory.Extract] stored.
@@ -150,8 +174,19 @@ func (r *Rules) validate(rule *ExtractionRule) error {
 	if _, err := compilePattern(rule.Pattern); err != nil {
 		return invalid("Pattern", "%v", err)
 	}
-	if err := rule.Type.Validate(); err != nil || rule.Type == TypeWorking {
-		return invalid("Type", "must be semantic, episodic or procedural, not %q", string(rule.Type))
+	switch rule.Type {
+	case TypeSemantic, TypeEpisodic, TypeProcedural:
+		for _, t := range []struct{ name, s string }{{"Subject", rule.Subject}, {"Predicate", rule.Predicate}, {"Object", rule.Object}} {
+			if t.s != "" {
+				return invalid(t.name, "is set, but only a fact rule (Type %q) makes a fact, not a %s rule", TypeFact, rule.Type)
+			}
+		}
+	case TypeFact:
+		if err := r.validateFactRule(rule); err != nil {
+			return err
+		}
+	default:
+		return invalid("Type", "must be semantic, episodic, procedural or fact, not %q", string(rule.Type))
 	}
 	if err := validateImportance("Importance", rule.Importance); err != nil {
 		return err
@@ -161,8 +196,11 @@ func (r *Rules) validate(rule *ExtractionRule) error {
 
 // Add stores a new rule. A zero CreatedAt gets the clock's now. It returns
 // an error matching [ErrInvalid] for a bad rule (a pattern that does not
-// compile included), [ErrExists] if the agent has a rule with that name,
-// [ErrClosed] after Close and a [*DatabaseError] when SQLite fails.
+// compile; a fact rule with no way to a predicate or an object, or with a
+// template that names no group of the pattern, ends in a lone $, or
+// spans lines; fact templates on another rule), and then stores nothing;
+// [ErrExists] if the agent has a rule with that name, [ErrClosed] after
+// Close and a [*DatabaseError] when SQLite fails.
 func (r *Rules) Add(ctx context.Context, rule ExtractionRule) error {
 	if err := r.validate(&rule); err != nil {
 		return err
@@ -174,9 +212,10 @@ func (r *Rules) Add(ctx context.Context, rule ExtractionRule) error {
 		rule.CreatedAt = r.m.now()
 	}
 	return r.m.write(ctx, "rules.add", func(q *dbtx) error {
-		_, err := q.exec(`INSERT INTO extraction_rules (agent_id, name, pattern, memory_type, importance, tags, active, created_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, r.m.agent, rule.Name, rule.Pattern, string(rule.Type), rule.Importance,
-			encodeTags(rule.Tags), rule.Active, ms(rule.CreatedAt))
+		_, err := q.exec(`INSERT INTO extraction_rules (agent_id, name, pattern, memory_type, importance, tags, active, created_at,
+				subject, predicate, object)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, r.m.agent, rule.Name, rule.Pattern, string(rule.Type), rule.Importance,
+			encodeTags(rule.Tags), rule.Active, ms(rule.CreatedAt), rule.Subject, rule.Predicate, rule.Object)
 		if isUniqueViolation(err) {
 			return fmt.Errorf("engram: rule %q: %w", rule.Name, ErrExists)
 		}
@@ -230,7 +269,7 @@ func (r *Rules) List(ctx context.Context) ([]ExtractionRule, error) {
 }
 
 func listRules(q *dbtx, agent string, activeOnly bool) ([]ExtractionRule, error) {
-	rows, err := q.query(`SELECT name, pattern, memory_type, importance, tags, active, created_at
+	rows, err := q.query(`SELECT name, pattern, memory_type, importance, tags, active, created_at, subject, predicate, object
 		FROM extraction_rules WHERE agent_id = ? AND (active OR NOT ?) ORDER BY name`, agent, activeOnly)
 	if err != nil {
 		return nil, err
@@ -239,7 +278,7 @@ func listRules(q *dbtx, agent string, activeOnly bool) ([]ExtractionRule, error)
 		var r ExtractionRule
 		var typ, tags string
 		var created int64
-		if err := s.Scan(&r.Name, &r.Pattern, &typ, &r.Importance, &tags, &r.Active, &created); err != nil {
+		if err := s.Scan(&r.Name, &r.Pattern, &typ, &r.Importance, &tags, &r.Active, &created, &r.Subject, &r.Predicate, &r.Object); err != nil {
 			return r, err
 		}
 		r.Type, r.CreatedAt = MemoryType(typ), fromMS(created)
@@ -390,7 +429,27 @@ type found struct {
 	// for episodes and procedures
 	event       EventType
 	name, steps string
-	message     int // the index of the message it came from
+	// for facts
+	subject, predicate, object string
+	// for rule hits: the indexes of the message and of the sentence in
+	// it that the item came from (an LLM's items leave them 0)
+	message, sentence int
+	// for an LLM's triples: the list of the answer and the index in it
+	list  string
+	index int
+}
+
+// fromRule reports whether a rule found the item.
+func (it found) fromRule() bool { return strings.HasPrefix(it.source, "rule:") }
+
+// reject says why the item cannot be used.
+func (it found) reject(field, reason string) RejectedItem {
+	r := RejectedItem{Source: it.source, List: "messages", Index: it.message, Field: field, Reason: reason,
+		Item: truncateUTF8(it.content, maxRejectedItemBytes)}
+	if it.list != "" {
+		r.List, r.Index = it.list, it.index
+	}
+	return r
 }
 
 func isASCII(s string) bool {
@@ -488,6 +547,7 @@ type ruleScan struct {
 	starts  [][]int  // per sentence, for a leading rule: where matches may start
 	at      [][]int  // per rule: wordStarts' finds in a message
 	sources []string // per rule: "rule:<name>", once it matches
+	user    string   // the user entity, for fact rules
 
 	// The message being scanned.
 	index   int
@@ -499,7 +559,10 @@ type ruleScan struct {
 
 func (r *Rules) newRuleScan(rules []ExtractionRule) (*ruleScan, error) {
 	sc := &ruleScan{rules: rules, compiled: make([]compiledRule, len(rules)),
-		at: make([][]int, len(rules)), sources: make([]string, len(rules))}
+		at: make([][]int, len(rules)), sources: make([]string, len(rules)), user: "User"}
+	if r.m != nil {
+		sc.user = r.m.cfg.Facts.UserEntity
+	}
 	for i, rule := range rules {
 		c, err := r.compile(rule)
 		if err != nil {
@@ -603,6 +666,10 @@ func (sc *ruleScan) mark(pos, n int, leading bool) {
 
 // match runs rule ri on sentence k and keeps what it finds.
 func (sc *ruleScan) match(ri int, c compiledRule, k int, sentence string, leading bool) {
+	if sc.rules[ri].Type == TypeFact {
+		sc.matchFacts(ri, c, k, sentence)
+		return
+	}
 	var matches []string
 	if leading {
 		matches = c.matchAt(sentence, sc.starts[k])
@@ -620,7 +687,24 @@ func (sc *ruleScan) match(ri int, c compiledRule, k int, sentence string, leadin
 		}
 		sc.hits = append(sc.hits, ruleHit{sc.index, k, ri, n, found{typ: rule.Type, content: content,
 			importance: rule.Importance, tags: rule.Tags, source: sc.sources[ri],
-			event: EventObservation, name: content, steps: sentence, message: sc.index}})
+			event: EventObservation, name: content, steps: sentence, message: sc.index, sentence: k}})
+	}
+}
+
+// matchFacts runs the fact rule ri on sentence k and keeps the facts it
+// makes. It needs the groups of every match, so it runs the expression
+// on the whole sentence; like any rule, it runs only on the sentences
+// holding one of its required literals.
+func (sc *ruleScan) matchFacts(ri int, c compiledRule, k int, sentence string) {
+	rule := &sc.rules[ri]
+	for n, loc := range c.re.FindAllStringSubmatchIndex(sentence, -1) {
+		if sc.sources[ri] == "" {
+			sc.sources[ri] = "rule:" + rule.Name
+		}
+		it := found{typ: TypeFact, content: strings.TrimSpace(sentence[loc[0]:loc[1]]), source: sc.sources[ri],
+			message: sc.index, sentence: k}
+		it.subject, it.predicate, it.object = factParts(rule, c.re, sentence, loc, sc.user)
+		sc.hits = append(sc.hits, ruleHit{sc.index, k, ri, n, it})
 	}
 }
 
@@ -697,13 +781,17 @@ func (c compiledRule) matchAt(sentence string, starts []int) []string {
 type RuleMatch struct {
 	Rule    string // the rule's name
 	Type    MemoryType
-	Content string // what would be stored
+	Content string // what would be stored; for a fact, "subject predicate object"
 	Message int    // the index of the message it was found in
+	// Fact is, for a fact rule, the fact that would be asserted: its
+	// Subject, Predicate and Object.
+	Fact Fact
 }
 
 // Match applies the agent's active rules to the user messages, as
 // [Memory.Extract] does, and returns what they find without storing
-// anything: a way to try rules out. It returns an error matching
+// anything: a way to try rules out. Facts whose parts come out invalid,
+// which Extract rejects, are left out. It returns an error matching
 // [ErrInvalid] for bad messages, [ErrClosed] after Close and a
 // [*DatabaseError] when SQLite fails.
 func (r *Rules) Match(ctx context.Context, messages []Message) ([]RuleMatch, error) {
@@ -718,9 +806,17 @@ func (r *Rules) Match(ctx context.Context, messages []Message) ([]RuleMatch, err
 	if err != nil {
 		return nil, err
 	}
-	out := make([]RuleMatch, len(items))
-	for i, it := range items {
-		out[i] = RuleMatch{Rule: strings.TrimPrefix(it.source, "rule:"), Type: it.typ, Content: it.content, Message: it.message}
+	out := make([]RuleMatch, 0, len(items))
+	for _, it := range items {
+		rm := RuleMatch{Rule: strings.TrimPrefix(it.source, "rule:"), Type: it.typ, Content: it.content, Message: it.message}
+		if it.typ == TypeFact {
+			if r.m.checkTriple(it.subject, it.predicate, it.object) != nil {
+				continue
+			}
+			rm.Fact = Fact{Subject: it.subject, Predicate: it.predicate, Object: it.object}
+			rm.Content = rm.Fact.String()
+		}
+		out = append(out, rm)
 	}
 	return out, nil
 }
@@ -737,21 +833,34 @@ func (m *Memory) validateMessages(messages []Message) error {
 	return nil
 }
 
-// Extract turns conversation into memories. The agent's active
+// Extract turns conversation into memories and facts. The agent's active
 // [ExtractionRule]s are applied to the user messages, with no model call;
 // when the Memory has an [LLM] ([WithLLM]), the conversation is also sent
 // to it, in calls of at most [ExtractionConfig.MaxPromptBytes], asking for
-// facts, episodes and procedures as JSON.
+// facts, triples, episodes and procedures as JSON that follows a JSON
+// Schema (passed as the [Prompt]'s Schema, which the provider packages
+// send as structured output).
 //
 // What is found is deduplicated against the agent's memories (a semantic
 // entry with the same content, an episode with the same content, a
 // procedure with the same name) and within the messages, then stored in one
 // transaction, each item recording its source ("rule:<name>" or
-// "llm-extraction"). Semantic entries are auto-linked as by Store.
+// "llm-extraction"). Semantic entries are auto-linked as by Store. Facts
+// (subject–predicate–object triples from fact rules and from the model)
+// are asserted in the same transaction, consolidated as by
+// [Facts.AssertAll] (a fact known already is merged into, a new value of a
+// single-valued predicate supersedes the old one), with the source among
+// their Sources; a fact a rule found in a sentence that another rule
+// stored a memory from has that memory as its MemoryID, which links the
+// memory to the fact.
 //
-// It returns an error matching [ErrInvalid] for bad messages,
-// [ErrBadAnswer] when the model's answer is malformed, incomplete, too
-// large or holds an invalid item (and then nothing is stored), the LLM's
+// A model's answer may come in a ```json fence or amid prose; its invalid
+// items (a field missing or out of range, a triple with an empty part)
+// are reported in [ExtractionResult] Rejected, with the reason, and its
+// valid items stored. It returns an error matching [ErrInvalid] for bad
+// messages, [ErrBadAnswer] when an answer cannot be used at all (no JSON
+// object in it, none of the lists asked for, or over
+// [ExtractionConfig.MaxResponseBytes]: then nothing is stored), the LLM's
 // own error when a call fails (an [*APIError] from the provider packages'
 // chats), the context's error when it is cancelled, [ErrClosed] after
 // Close and a [*DatabaseError] when SQLite fails.
@@ -767,27 +876,44 @@ func (m *Memory) Extract(ctx context.Context, messages []Message) (ExtractionRes
 	if err != nil {
 		return ExtractionResult{}, err
 	}
+	var rejected []RejectedItem
 	if m.llm != nil {
-		more, err := m.extractLLM(ctx, messages)
+		more, bad, err := m.extractLLM(ctx, messages)
 		if err != nil {
 			return ExtractionResult{}, err
 		}
-		items = append(items, more...)
+		items, rejected = append(items, more...), bad
 	}
 	if len(items) == 0 {
-		return ExtractionResult{}, nil
+		return ExtractionResult{Rejected: rejected}, nil
 	}
-	return m.storeFound(ctx, items)
+	return m.storeFound(ctx, items, rejected)
 }
 
-// storeFound stores what extraction found that memory does not hold yet.
-// One read weeds out what memory holds already, so that extraction that
-// finds nothing new writes nothing; the write checks again.
-func (m *Memory) storeFound(ctx context.Context, items []found) (ExtractionResult, error) {
-	var res ExtractionResult
+// storeFound stores what extraction found that memory does not hold yet,
+// and asserts the facts found; rejected are the rejects so far. One read
+// weeds out what memory holds already, so that extraction that finds
+// nothing new writes nothing; the write checks again.
+func (m *Memory) storeFound(ctx context.Context, items []found, rejected []RejectedItem) (ExtractionResult, error) {
+	res := ExtractionResult{Rejected: rejected}
 	seen := map[string]bool{}
 	fresh := items[:0:0]
+	var triples []found
 	for _, it := range items {
+		if it.typ == TypeFact {
+			if bad := m.checkTriple(it.subject, it.predicate, it.object); bad != nil {
+				res.Rejected = append(res.Rejected, it.reject(bad.Field, bad.Reason))
+				continue
+			}
+			key := "fact\x00" + facts.EntityKey(it.subject) + "\x00" + m.preds.Key(it.predicate) + "\x00" + facts.EntityKey(it.object)
+			if seen[key] {
+				res.Duplicates++
+				continue
+			}
+			seen[key] = true
+			triples = append(triples, it)
+			continue
+		}
 		key := string(it.typ) + "\x00" + strings.ToLower(it.key())
 		if seen[key] {
 			res.Duplicates++
@@ -808,13 +934,27 @@ func (m *Memory) storeFound(ctx context.Context, items []found) (ExtractionResul
 			items = append(items, it)
 		}
 	}
-	if len(items) == 0 {
+	if len(items) == 0 && len(triples) == 0 {
 		return res, nil
 	}
 	now := m.now()
-	dups := res.Duplicates
+	prepared := make([]preparedFact, len(triples))
+	for i, it := range triples {
+		fact := Fact{Subject: it.subject, Predicate: it.predicate, Object: it.object, Sources: []string{it.source}}
+		if prepared[i], err = m.facts.prepare("extracted fact", fact, now); err != nil {
+			return ExtractionResult{}, err
+		}
+	}
+	vecs, err := m.facts.predicateVectors(ctx, prepared)
+	if err != nil {
+		return ExtractionResult{}, err
+	}
+	dups, rejects := res.Duplicates, res.Rejected
 	err = m.write(ctx, "extract.store", func(q *dbtx) error {
-		res = ExtractionResult{Duplicates: dups}
+		res = ExtractionResult{Duplicates: dups, Rejected: rejects}
+		// The memory a rule stored first from each sentence, by message
+		// and sentence: the memory the facts found there came from.
+		from := map[[2]int]string{}
 		for _, it := range items {
 			id, err := m.storeOne(q, it, now)
 			if err != nil {
@@ -825,6 +965,20 @@ func (m *Memory) storeFound(ctx context.Context, items []found) (ExtractionResul
 				continue
 			}
 			res.Items = append(res.Items, ExtractedItem{Type: it.typ, ID: id, Content: it.content, Source: it.source})
+			if at := [2]int{it.message, it.sentence}; it.fromRule() && from[at] == "" {
+				from[at] = id
+			}
+		}
+		for i, it := range triples {
+			p := prepared[i]
+			if id := from[[2]int{it.message, it.sentence}]; it.fromRule() && id != "" {
+				p.MemoryID, p.Sources = id, append(slices.Clip(p.Sources), id)
+			}
+			a, err := m.facts.assert(q, p, vecs[p.predicateKey], now)
+			if err != nil {
+				return err
+			}
+			res.Facts = append(res.Facts, ExtractedFact{Assertion: a, Source: it.source})
 		}
 		return nil
 	})
@@ -911,156 +1065,4 @@ func (m *Memory) storeOne(q *dbtx, it found, now time.Time) (string, error) {
 		}
 		return row.ID, nil
 	}
-}
-
-// extractionPrompt is the system prompt of LLM extraction.
-const extractionPrompt = `You extract long-term memories for an AI agent from a conversation.
-Answer with one JSON object and nothing else, with exactly these keys:
-{"facts": [{"content": "...", "importance": 0.0, "tags": ["..."]}],
- "episodes": [{"content": "...", "type": "observation", "importance": 0.0}],
- "procedures": [{"name": "...", "description": "...", "steps": "...", "tags": ["..."]}]}
-facts: lasting knowledge about the user, the project or the world, one per item, self-contained.
-episodes: notable events of this conversation; type is one of task-started, task-completed,
-task-failed, decision-made, error-encountered, user-feedback, tool-call, observation.
-procedures: reusable ways of doing something that worked, with their steps.
-importance is between 0 and 1. Use empty lists when there is nothing worth keeping.`
-
-// llmAnswer is the JSON extraction asks for.
-type llmAnswer struct {
-	Facts *[]struct {
-		Content    string   `json:"content"`
-		Importance *float64 `json:"importance"`
-		Tags       []string `json:"tags"`
-	} `json:"facts"`
-	Episodes *[]struct {
-		Content    string   `json:"content"`
-		Type       string   `json:"type"`
-		Importance *float64 `json:"importance"`
-	} `json:"episodes"`
-	Procedures *[]struct {
-		Name        string   `json:"name"`
-		Description string   `json:"description"`
-		Steps       string   `json:"steps"`
-		Tags        []string `json:"tags"`
-	} `json:"procedures"`
-}
-
-// extractLLM asks the LLM for memories, one call per chunk of messages
-// that fits the prompt budget, and validates every answer before anything
-// is stored.
-func (m *Memory) extractLLM(ctx context.Context, messages []Message) ([]found, error) {
-	budget := m.cfg.Extraction.MaxPromptBytes
-	var chunks []string
-	var b strings.Builder
-	for i, msg := range messages {
-		line := msg.Role + ": " + msg.Content + "\n"
-		if len(line) > budget {
-			return nil, invalid(fmt.Sprintf("messages[%d]", i), "is %d bytes, more than the prompt budget of %d", len(line), budget)
-		}
-		if b.Len()+len(line) > budget {
-			chunks = append(chunks, b.String())
-			b.Reset()
-		}
-		b.WriteString(line)
-	}
-	if b.Len() > 0 {
-		chunks = append(chunks, b.String())
-	}
-	var out []found
-	for _, chunk := range chunks {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		answer, err := m.llm.Complete(ctx, Prompt{System: extractionPrompt, User: "Conversation:\n" + chunk, JSON: true})
-		if err != nil {
-			return nil, fmt.Errorf("engram: extract: %w", err)
-		}
-		items, err := m.parseAnswer(answer)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, items...)
-	}
-	return out, nil
-}
-
-// parseAnswer validates an LLM answer strictly: one JSON object with the
-// three lists, no unknown fields, every item valid.
-func (m *Memory) parseAnswer(answer string) ([]found, error) {
-	bad := func(format string, args ...any) error {
-		return fmt.Errorf("%w: %s", ErrBadAnswer, fmt.Sprintf(format, args...))
-	}
-	if max := m.cfg.Extraction.MaxResponseBytes; len(answer) > max {
-		return nil, bad("%d bytes, more than the limit of %d", len(answer), max)
-	}
-	dec := json.NewDecoder(bytes.NewReader([]byte(answer)))
-	dec.DisallowUnknownFields()
-	var a llmAnswer
-	if err := dec.Decode(&a); err != nil {
-		return nil, bad("not the JSON object asked for: %v", err)
-	}
-	if dec.More() {
-		return nil, bad("text after the JSON object")
-	}
-	if a.Facts == nil || a.Episodes == nil || a.Procedures == nil {
-		return nil, bad(`incomplete: "facts", "episodes" and "procedures" are all required`)
-	}
-	lim := m.cfg.Limits
-	imp := func(p *float64, what string, i int) (float64, error) {
-		if p == nil {
-			return 0, bad("%s[%d]: importance is missing", what, i)
-		}
-		if err := validateImportance("importance", *p); err != nil {
-			return 0, bad("%s[%d]: %v", what, i, err)
-		}
-		return *p, nil
-	}
-	const src = "llm-extraction"
-	var out []found
-	for i, f := range *a.Facts {
-		if err := validateText("content", f.Content, true, lim.MaxContentBytes); err != nil {
-			return nil, bad("facts[%d]: %v", i, err)
-		}
-		v, err := imp(f.Importance, "facts", i)
-		if err != nil {
-			return nil, err
-		}
-		if err := validateTags("tags", f.Tags, lim); err != nil {
-			return nil, bad("facts[%d]: %v", i, err)
-		}
-		out = append(out, found{typ: TypeSemantic, content: strings.TrimSpace(f.Content), importance: v, tags: f.Tags, source: src})
-	}
-	for i, e := range *a.Episodes {
-		if err := validateText("content", e.Content, true, lim.MaxContentBytes); err != nil {
-			return nil, bad("episodes[%d]: %v", i, err)
-		}
-		if _, err := imp(e.Importance, "episodes", i); err != nil {
-			return nil, err
-		}
-		typ := EventType(e.Type)
-		if typ == "" {
-			typ = EventObservation
-		}
-		if err := typ.Validate(); err != nil || typ == EventDigest {
-			return nil, bad("episodes[%d]: unknown event type %q", i, e.Type)
-		}
-		out = append(out, found{typ: TypeEpisodic, content: strings.TrimSpace(e.Content), event: typ, source: src})
-	}
-	for i, p := range *a.Procedures {
-		if err := validateText("name", p.Name, true, 200); err != nil {
-			return nil, bad("procedures[%d]: %v", i, err)
-		}
-		if err := validateText("description", p.Description, false, lim.MaxContentBytes); err != nil {
-			return nil, bad("procedures[%d]: %v", i, err)
-		}
-		if err := validateText("steps", p.Steps, false, lim.MaxContentBytes); err != nil {
-			return nil, bad("procedures[%d]: %v", i, err)
-		}
-		if err := validateTags("tags", p.Tags, lim); err != nil {
-			return nil, bad("procedures[%d]: %v", i, err)
-		}
-		out = append(out, found{typ: TypeProcedural, content: strings.TrimSpace(p.Description), name: strings.TrimSpace(p.Name),
-			steps: p.Steps, importance: 0.5, tags: p.Tags, source: src})
-	}
-	return out, nil
 }

@@ -28,6 +28,13 @@ func naiveApply(t *testing.T, rules []ExtractionRule, messages []Message) []stri
 		for _, sp := range sentenceSpans(msg.Content) {
 			s := msg.Content[sp[0]:sp[1]]
 			for i, rule := range rules {
+				if rule.Type == TypeFact {
+					// A fact rule keeps every match, whatever its length.
+					for _, match := range res[i].FindAllString(s, -1) {
+						out = append(out, rule.Name+"|"+strings.TrimSpace(match))
+					}
+					continue
+				}
 				for _, match := range res[i].FindAllString(s, -1) {
 					content := strings.TrimSpace(strings.TrimRight(match, " ,;:"))
 					if utf8.RuneCountInString(content) >= minExtractedRunes {

@@ -128,14 +128,28 @@ func chatServer(t *testing.T, handle func(w http.ResponseWriter, r *http.Request
 	return srv
 }
 
+// answering answers with content a chat request that asks for
+// extraction's answer by its JSON Schema, in strict mode.
 func answering(content string) func(w http.ResponseWriter, r *http.Request) {
 	return func(w http.ResponseWriter, r *http.Request) {
 		var req struct {
-			Model          string            `json:"model"`
-			ResponseFormat map[string]string `json:"response_format"`
+			Model          string `json:"model"`
+			ResponseFormat struct {
+				Type       string `json:"type"`
+				JSONSchema struct {
+					Name   string `json:"name"`
+					Strict bool   `json:"strict"`
+					Schema struct {
+						Properties map[string]json.RawMessage `json:"properties"`
+						Required   []string                   `json:"required"`
+					} `json:"schema"`
+				} `json:"json_schema"`
+			} `json:"response_format"`
 		}
 		if err := json.NewDecoder(r.Body).Decode(&req); err != nil || r.URL.Path != "/v1/chat/completions" ||
-			r.Header.Get("Authorization") != "Bearer k" || req.ResponseFormat["type"] != "json_object" {
+			r.Header.Get("Authorization") != "Bearer k" || req.ResponseFormat.Type != "json_schema" ||
+			!req.ResponseFormat.JSONSchema.Strict || req.ResponseFormat.JSONSchema.Schema.Properties["triples"] == nil ||
+			len(req.ResponseFormat.JSONSchema.Schema.Required) != 4 {
 			http.Error(w, "bad request", http.StatusBadRequest)
 			return
 		}
@@ -192,20 +206,19 @@ func TestExtractWithLLM(t *testing.T) {
 	assert.Equal(t, 3, again.Duplicates, "deduplicated against memory")
 }
 
-func TestExtractRejectsBadAnswers(t *testing.T) {
+// An answer that cannot be used at all is an error, and then nothing is
+// stored, not even what the rules found.
+func TestExtractRejectsUnusableAnswers(t *testing.T) {
 	for name, tc := range map[string]struct {
 		answer string
 		why    string
 	}{
-		"malformed":     {`Sure! Here are the memories: facts...`, "not the JSON object"},
-		"partial":       {goodAnswer[:60], "not the JSON object"},
-		"missing key":   {`{"facts": [], "episodes": []}`, "incomplete"},
-		"unknown field": {`{"facts": [], "episodes": [], "procedures": [], "mood": "happy"}`, "unknown field"},
-		"bad item":      {`{"facts": [{"content": "x", "importance": 2}], "episodes": [], "procedures": []}`, "facts[0]"},
-		"no importance": {`{"facts": [{"content": "x"}], "episodes": [], "procedures": []}`, "importance is missing"},
-		"bad type":      {`{"facts": [], "episodes": [{"content": "x", "type": "party", "importance": 0.1}], "procedures": []}`, "unknown event type"},
-		"oversized":     {`{"facts": [{"content": "` + strings.Repeat("a", 2000) + `", "importance": 0.5, "tags": []}], "episodes": [], "procedures": []}`, "more than the limit"},
-		"two objects":   {`{"facts": [], "episodes": [], "procedures": []} {}`, "text after"},
+		"malformed":   {`Sure! Here are the memories: facts...`, "no JSON object"},
+		"partial":     {goodAnswer[:60], "no JSON object"},
+		"no list":     {`{"mood": "happy"}`, "holds none of"},
+		"a list only": {`[{"content": "x", "importance": 0.5}]`, "holds none of"},
+		"oversized":   {`{"facts": [{"content": "` + strings.Repeat("a", 2000) + `", "importance": 0.5, "tags": []}], "episodes": [], "procedures": []}`, "more than the limit"},
+		"empty":       {"", "no JSON object"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			m := llmMemory(t, chatServer(t, answering(tc.answer)), func(c *engram.Config) { c.Extraction.MaxResponseBytes = 1024 })

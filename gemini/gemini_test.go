@@ -16,6 +16,7 @@ import (
 
 	"github.com/engram-go/engram"
 	"github.com/engram-go/engram/gemini"
+	"github.com/engram-go/engram/internal/testutil"
 )
 
 const key = "AIza-test-key"
@@ -330,4 +331,25 @@ func TestChatErrors(t *testing.T) {
 	cancel()
 	_, err = chat(srv).Complete(cctx, engram.Prompt{User: "u"})
 	assert.ErrorIs(t, err, context.Canceled)
+}
+
+// Extraction sends its answer's JSON Schema as responseJsonSchema, and the
+// answer, which follows it, becomes memories and facts.
+func TestChatExtracts(t *testing.T) {
+	content, err := json.Marshal(`{"triples": [{"subject": "Ada", "predicate": "lives in", "object": "London"}]}`)
+	require.NoError(t, err)
+	srv, calls := fakeAPI(t, answer(`{"candidates": [{"content": {"parts": [{"text": `+string(content)+`}]}, "finishReason": "STOP"}]}`))
+	m := testutil.Open(t, engram.WithLLM(chat(srv)))
+	res, err := m.Extract(context.Background(), []engram.Message{{Role: "user", Content: "Ada lives in London."}})
+	require.NoError(t, err)
+	require.Len(t, res.Facts, 1)
+	assert.Equal(t, "Ada lives in London", res.Facts[0].Fact.String())
+	all := calls()
+	require.Len(t, all, 1)
+	config := all[0].body["generationConfig"].(map[string]any)
+	assert.Equal(t, "application/json", config["responseMimeType"])
+	schema := config["responseJsonSchema"].(map[string]any)
+	assert.ElementsMatch(t, []any{"facts", "triples", "episodes", "procedures"}, schema["required"])
+	triples := schema["properties"].(map[string]any)["triples"].(map[string]any)["items"].(map[string]any)
+	assert.ElementsMatch(t, []any{"subject", "predicate", "object"}, triples["required"])
 }

@@ -1,5 +1,5 @@
-// Package ollama gives engram an embedder served by Ollama
-// (https://ollama.com), which runs models on the local machine.
+// Package ollama gives engram an embedder and a language model served by
+// Ollama (https://ollama.com), which runs models on the local machine.
 //
 // [Embedder] is an [engram.Embedder] for Tier 2's vector search, posting
 // batches of texts to Ollama's /api/embed. It retries rate limits (429),
@@ -9,20 +9,25 @@
 //	embedder := ollama.NewEmbedder(ollama.DefaultBaseURL, "nomic-embed-text", 768)
 //	m, err := engram.New(engram.Tier2, engram.WithEmbedder(embedder))
 //
-// Ollama's chat models speak the OpenAI-compatible API at its /v1, so the
-// language model for [engram.Memory.Extract] is an openai.Chat:
+// [Chat] is an [engram.LLM] for [engram.Memory.Extract], posting to
+// Ollama's /api/chat and sending a prompt's JSON Schema as format, so that
+// the model's answer follows it (structured outputs):
 //
-//	llm := openai.NewChat("http://localhost:11434/v1", "", "llama3.2")
+//	llm := ollama.NewChat(ollama.DefaultBaseURL, "llama3.2")
+//	m, err := engram.New(engram.Tier1, engram.WithLLM(llm))
+//
+// (Ollama's OpenAI-compatible API at its /v1 serves an openai.Chat too.)
 //
 // # Errors
 //
-// Embed returns an error matching [engram.ErrInvalid] (an
-// [*engram.InvalidError] naming the field) for settings that cannot work
-// or an empty text, before any request; an [*engram.APIError] for an HTTP
-// error status after the retries (a model that is not pulled is a 404); an
-// error matching [engram.ErrBadAnswer] for an answer it cannot use; the
-// context's error when the context ends first; and a transport error that
-// outlasted the retries (Ollama not running) as it is.
+// Embed and Complete return an error matching [engram.ErrInvalid] (an
+// [*engram.InvalidError] naming the field) for settings that cannot work,
+// an empty text to embed or a schema that is not a JSON object, before
+// any request; an [*engram.APIError] for an HTTP error status after the
+// retries (a model that is not pulled is a 404); an error matching
+// [engram.ErrBadAnswer] for an answer it cannot use; the context's error
+// when the context ends first; and a transport error that outlasted the
+// retries (Ollama not running) as it is.
 //
 // Embedder replaces engram.OllamaEmbedder, which forwards to the same
 // implementation for one release.

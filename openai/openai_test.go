@@ -307,3 +307,28 @@ func TestChatRetries(t *testing.T) {
 	_, err = llm.Complete(ctx, engram.Prompt{User: "u"})
 	assert.ErrorIs(t, err, context.Canceled)
 }
+
+// Extraction sends its answer's JSON Schema as response_format, in strict
+// mode, and the answer, which follows it, becomes memories and facts.
+func TestChatExtracts(t *testing.T) {
+	content := `{"facts": [], "episodes": [], "procedures": [],
+		"triples": [{"subject": "I", "predicate": "work at", "object": "Acme"}]}`
+	srv, calls, last := server(t, answer(map[string]any{"choices": []any{map[string]any{
+		"message": map[string]any{"role": "assistant", "content": content}, "finish_reason": "stop",
+	}}}))
+	m := testutil.Open(t, engram.WithLLM(openai.NewChat(srv.URL, "sk-test", "gpt-test")))
+	res, err := m.Extract(context.Background(), []engram.Message{{Role: "user", Content: "I started at Acme today."}})
+	require.NoError(t, err)
+	require.Len(t, res.Facts, 1)
+	assert.Equal(t, "User work at Acme", res.Facts[0].Fact.String())
+	assert.Equal(t, int64(1), calls.Load())
+	format := last().body["response_format"].(map[string]any)
+	assert.Equal(t, "json_schema", format["type"])
+	js := format["json_schema"].(map[string]any)
+	assert.Equal(t, true, js["strict"])
+	schema := js["schema"].(map[string]any)
+	assert.Equal(t, false, schema["additionalProperties"])
+	assert.ElementsMatch(t, []any{"facts", "triples", "episodes", "procedures"}, schema["required"])
+	triples := schema["properties"].(map[string]any)["triples"].(map[string]any)["items"].(map[string]any)
+	assert.ElementsMatch(t, []any{"subject", "predicate", "object"}, triples["required"])
+}

@@ -107,3 +107,11 @@ CREATE TABLE fact_predicates (
     embedding     BLOB NOT NULL,
     PRIMARY KEY (agent_id, predicate_key)
 ) WITHOUT ROWID;
+
+-- An extraction rule of memory_type 'fact' makes a fact of every match:
+-- subject, predicate and object are templates expanded from the match's
+-- groups ($name, ${name}), empty when the part comes from the group of
+-- its name ((?P<object>…)) or, for the subject, is the user entity.
+ALTER TABLE extraction_rules ADD COLUMN subject   TEXT NOT NULL DEFAULT '';
+ALTER TABLE extraction_rules ADD COLUMN predicate TEXT NOT NULL DEFAULT '';
+ALTER TABLE extraction_rules ADD COLUMN object    TEXT NOT NULL DEFAULT '';
