@@ -67,6 +67,20 @@ func firstSession(ctx context.Context) error {
 		}
 	}
 
+	// Knowledge as facts that stay true: asserting what the agent knows
+	// already strengthens it (run the quickstart twice), and a new value
+	// of a one-value predicate such as "works at" would supersede the old.
+	for _, f := range []engram.Fact{
+		{Subject: "User", Predicate: "works at", Object: "Initech", Sources: []string{"session-1"}},
+		{Subject: "User", Predicate: "timezone", Object: "Europe/London", Sources: []string{"session-1"}},
+	} {
+		a, err := m.Facts().Assert(ctx, f)
+		if err != nil {
+			return err
+		}
+		fmt.Printf("   fact %s: %s (strength %g)\n", a.Action, a.Fact, a.Fact.Strength)
+	}
+
 	// What happens during the session goes to the episodic log.
 	events := []engram.Episode{
 		{Content: "Started task: upgrade the payment service", Type: engram.EventTaskStarted, TaskID: "payments-42"},
@@ -154,8 +168,8 @@ func secondSession(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	fmt.Printf("-- stored: %d facts, %d episodes, %d procedures, %d snapshots\n",
-		st.Semantic, st.Episodes, st.Procedures, st.Snapshots)
+	fmt.Printf("-- stored: %d semantic entries, %d facts, %d episodes, %d procedures, %d snapshots\n",
+		st.Semantic, st.Facts, st.Episodes, st.Procedures, st.Snapshots)
 
 	b, err := os.ReadFile(m.MarkdownPath())
 	if err != nil {
