@@ -134,6 +134,15 @@ func (f *Facts) Neighbours(ctx context.Context, fq FactQuery) ([]Neighbour, erro
 		if err != nil {
 			return err
 		}
+		// By neighbour, the facts going out first, then by predicate and
+		// start (sorted here, which costs less than SQLite's sorter).
+		slices.SortFunc(list, func(x, y row) int {
+			return cmp.Or(strings.Compare(x.k, y.k),
+				-cmp.Compare(x.hop.Direction, y.hop.Direction), // "out" after "in"
+				strings.Compare(strings.ToLower(x.hop.Fact.Predicate), strings.ToLower(y.hop.Fact.Predicate)),
+				x.hop.Fact.ValidFrom.Compare(y.hop.Fact.ValidFrom),
+				strings.Compare(x.hop.Fact.ID, y.hop.Fact.ID))
+		})
 		hops := make([]Fact, len(list))
 		for i := range list {
 			hops[i] = list[i].hop.Fact
@@ -158,28 +167,31 @@ func (f *Facts) Neighbours(ctx context.Context, fq FactQuery) ([]Neighbour, erro
 // entity ?4 to its first ?6 neighbours by key, in the direction d, those
 // of the predicate ?5 only when pred is set. The neighbours' keys come
 // off facts_out and facts_in in key order, merged and cut at the limit
-// before any fact is read; without a predicate, from the indexes alone.
+// from the indexes alone (without a predicate); then the facts up to the
+// last of those keys are read in one range of each index, in no order.
 func neighboursSQL(d Direction, pred bool) string {
-	var arms, joins []string
 	onPred := ` AND ?5 = ''`
 	if pred {
 		onPred = ` AND e.predicate_key = ?5`
 	}
+	var keys, facts []string
 	if d != In {
-		arms = append(arms, `SELECT e.object_key AS k FROM facts e
+		keys = append(keys, `SELECT e.object_key AS k FROM facts e INDEXED BY facts_out
 			WHERE e.agent_id = ?1 AND e.subject_key = ?4 AND e.object_key <> ?4 AND `+holds("e")+onPred)
-		joins = append(joins, `(e.agent_id = ?1 AND e.subject_key = ?4 AND e.object_key = nb.k)`)
+		facts = append(facts, `SELECT e.object_key AS k, 1 AS out, `+prefixed("e.", factCols)+` FROM facts e INDEXED BY facts_out
+			WHERE e.agent_id = ?1 AND e.subject_key = ?4 AND e.object_key <> ?4 AND e.object_key <= (SELECT k FROM last)
+				AND `+holds("e")+onPred)
 	}
 	if d != Out {
-		arms = append(arms, `SELECT e.subject_key AS k FROM facts e
+		keys = append(keys, `SELECT e.subject_key AS k FROM facts e INDEXED BY facts_in
 			WHERE e.agent_id = ?1 AND e.object_key = ?4 AND e.subject_key <> ?4 AND `+holds("e")+onPred)
-		joins = append(joins, `(e.agent_id = ?1 AND e.object_key = ?4 AND e.subject_key = nb.k)`)
+		facts = append(facts, `SELECT e.subject_key AS k, 0 AS out, `+prefixed("e.", factCols)+` FROM facts e INDEXED BY facts_in
+			WHERE e.agent_id = ?1 AND e.object_key = ?4 AND e.subject_key <> ?4 AND e.subject_key <= (SELECT k FROM last)
+				AND `+holds("e")+onPred)
 	}
-	return `WITH nb(k) AS (` + strings.Join(arms, " UNION ") + ` ORDER BY k LIMIT ?6)
-		SELECT nb.k, e.subject_key = ?4, ` + prefixed("e.", factCols) + `
-		FROM nb CROSS JOIN facts e
-		WHERE (` + strings.Join(joins, " OR ") + `) AND ` + holds("e") + onPred + `
-		ORDER BY nb.k, e.subject_key = ?4 DESC, lower(e.predicate), e.valid_from, e.id`
+	return `WITH nb(k) AS (` + strings.Join(keys, " UNION ") + ` ORDER BY k LIMIT ?6),
+		last(k) AS (SELECT max(k) FROM nb)
+		` + strings.Join(facts, " UNION ALL ")
 }
 
 // Paths returns the paths from the entity from to the entity to along
@@ -467,8 +479,7 @@ func (f *Facts) byPK(q *dbtx, pks []int64) (map[int64]edgeFact, error) {
 	if err != nil {
 		return nil, err
 	}
-	rows, err := q.query(`SELECT pk, subject_key, object_key, `+factCols+` FROM facts
-		WHERE agent_id = ?1 AND pk IN (SELECT value FROM json_each(?2))`, f.m.agent, string(list))
+	rows, err := q.query(byPKSQL, f.m.agent, string(list))
 	if err != nil {
 		return nil, err
 	}
@@ -499,6 +510,11 @@ func (f *Facts) byPK(q *dbtx, pks []int64) (map[int64]edgeFact, error) {
 	}
 	return out, nil
 }
+
+// byPKSQL reads the agent's facts of the row keys in the JSON list ?2,
+// each by its row key.
+var byPKSQL = `SELECT f.pk, f.subject_key, f.object_key, ` + prefixed("f.", factCols) + `
+	FROM json_each(?2) j CROSS JOIN facts f ON f.pk = j.value WHERE f.agent_id = ?1`
 
 // prefixScanner scans the columns before a row's fact into pre.
 type prefixScanner struct {
