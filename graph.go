@@ -138,7 +138,7 @@ func (f *Facts) Neighbours(ctx context.Context, fq FactQuery) ([]Neighbour, erro
 		// start (sorted here, which costs less than SQLite's sorter).
 		slices.SortFunc(list, func(x, y row) int {
 			return cmp.Or(strings.Compare(x.k, y.k),
-				-cmp.Compare(x.hop.Direction, y.hop.Direction), // "out" after "in"
+				-cmp.Compare(x.hop.Direction, y.hop.Direction), // Out first: "out" sorts after "in"
 				strings.Compare(strings.ToLower(x.hop.Fact.Predicate), strings.ToLower(y.hop.Fact.Predicate)),
 				x.hop.Fact.ValidFrom.Compare(y.hop.Fact.ValidFrom),
 				strings.Compare(x.hop.Fact.ID, y.hop.Fact.ID))
@@ -201,12 +201,13 @@ func neighboursSQL(d Direction, pred bool) string {
 // fact joining two entities makes a path of its own: two facts between
 // the same entities are two paths of one hop.
 //
-// Paths of one length are found in one statement that meets in the
-// middle, walking out from the end with fewer facts, and it stops once
-// the cap is reached, so that paths between hubs of thousands of facts
-// cost no more than between ordinary entities. Among paths of one length
-// the order, and which are kept when there are more than the cap, follow
-// the entities' keys as the indexes hold them.
+// Paths of one length come from one statement that walks out from the
+// end with fewer facts and stops once the cap is reached, so that paths
+// between hubs of thousands of facts cost about what paths between
+// ordinary entities cost. Paths of one length are ordered by the
+// entities they pass through, then by their facts' predicates; when
+// there are more than the cap, which of the longest are kept follows the
+// order of the indexes instead.
 //
 // It returns [ErrNotFound] if no fact of the agent names from or to
 // (aliases resolved), an error matching [ErrInvalid] for an empty, bad or
@@ -760,11 +761,13 @@ var topSQL = `WITH deg(k, n) AS (
 				SELECT k, ` + labelSQL("k") + ` FROM top ORDER BY n DESC, k`
 
 // edgesSQL is the statement that reads the facts between the entities of
-// the JSON list ?4, at most ?5 of them.
+// the JSON list ?4, at most ?5 of them: the facts out of each entity,
+// kept when their object is another. (The unary + keeps SQLite from
+// seeking every pair of entities in facts_out instead.)
 var edgesSQL = `WITH n(k) AS MATERIALIZED (SELECT value FROM json_each(?4))
 			SELECT e.subject_key, e.object_key, e.predicate, e.id, e.valid_from, e.valid_to
 			FROM n CROSS JOIN facts e INDEXED BY facts_out
-			WHERE e.agent_id = ?1 AND e.subject_key = n.k AND e.object_key IN n AND e.object_key <> e.subject_key
+			WHERE e.agent_id = ?1 AND e.subject_key = n.k AND +e.object_key IN n AND e.object_key <> e.subject_key
 				AND ` + holds("e") + `
 			ORDER BY e.subject_key, e.object_key, lower(e.predicate), e.valid_from, e.id LIMIT ?5`
 
