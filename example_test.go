@@ -374,3 +374,45 @@ func ExampleMemory_Search_tier2() {
 	// Deploys go out every Tuesday after the standup
 	// 0 pending
 }
+
+func ExampleFacts_Paths() {
+	m, err := engram.New(engram.Tier1, engram.InMemory(), engram.WithClock(exampleClock()))
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer m.Close()
+	ctx := context.Background()
+	_, err = m.Facts().AssertAll(ctx, []engram.Fact{
+		{Subject: "Ada", Predicate: "works at", Object: "Acme"},
+		{Subject: "Bob", Predicate: "works at", Object: "Acme"},
+		{Subject: "Bob", Predicate: "lives in", Object: "Paris"},
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	paths, err := m.Facts().Paths(ctx, "Ada", "Paris", 0)
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, p := range paths {
+		for _, h := range p {
+			fmt.Printf("%s -[%s]- %s; ", h.From(), h.Fact.Predicate, h.To())
+		}
+		fmt.Println(len(p), "hops")
+	}
+	g, err := m.Facts().Graph(ctx, engram.GraphOptions{Center: "Ada"})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Print(g.Mermaid())
+	// Output:
+	// Ada -[works at]- Acme; Acme -[works at]- Bob; Bob -[lives in]- Paris; 3 hops
+	// flowchart LR
+	// 	n0["Ada"]
+	// 	n1["Acme"]
+	// 	n2["Bob"]
+	// 	n0 -->|"works at"| n1
+	// 	n2 -->|"works at"| n1
+	// 	classDef center font-weight:bold,stroke-width:3px
+	// 	class n0 center
+}
