@@ -712,7 +712,8 @@ func (f *Facts) Current(ctx context.Context, fq FactQuery) ([]Fact, error) {
 
 // AsOf returns the facts that were true at t (ValidFrom ≤ t < ValidTo) as
 // engram knows them now, back-dated assertions and retractions included,
-// by subject, predicate and start. It returns an error matching
+// by subject and predicate as matched (an entity's aliases and a
+// predicate's synonyms together) and by start. It returns an error matching
 // [ErrInvalid] for a bad query or time, [ErrClosed] after Close and a
 // [*DatabaseError] when SQLite fails.
 func (f *Facts) AsOf(ctx context.Context, t time.Time, fq FactQuery) ([]Fact, error) {
@@ -758,7 +759,7 @@ func (f *Facts) list(ctx context.Context, op string, fq FactQuery, when string, 
 		if fq.Predicate != "" {
 			pred = f.m.preds.Key(fq.Predicate)
 		}
-		sel := `SELECT ` + prefixed("f.", factCols) + ` FROM facts f`
+		sel := `SELECT ` + prefixed("f.", factCols) + `, f.subject_key, f.predicate_key FROM facts f`
 		var parts []string
 		switch {
 		case ent == "":
@@ -774,8 +775,11 @@ func (f *Facts) list(ctx context.Context, op string, fq FactQuery, when string, 
 		for i := range parts {
 			parts[i] += ` AND (?3 = '' OR f.predicate_key = ?3) AND ` + when
 		}
-		query := `SELECT * FROM (` + strings.Join(parts, " UNION ALL ") + `)
-			ORDER BY lower(subject), lower(predicate), valid_from, id LIMIT ?4`
+		// Facts are ordered by their entity and predicate as matched, not
+		// as written, so that a slot's facts stay together and in time
+		// order whatever names and synonyms they were asserted with.
+		query := `SELECT ` + factCols + ` FROM (` + strings.Join(parts, " UNION ALL ") + `)
+			ORDER BY subject_key, predicate_key, valid_from, id LIMIT ?4`
 		args := []any{f.m.agent, ent, pred, fq.Limit}
 		if at != nil {
 			args = append(args, at)

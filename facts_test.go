@@ -203,3 +203,26 @@ func TestRetractAliasDeleteAndEvidence(t *testing.T) {
 	assert.True(t, errors.Is(facts.Delete(ctx, a.Fact.ID), engram.ErrNotFound))
 	testutil.CheckAndClose(t, m)
 }
+
+func TestHistoryIsInTimeOrderWhateverTheWords(t *testing.T) {
+	clock := testutil.NewClock(date(2026, 1, 1))
+	m := testutil.Open(t, engram.WithClock(clock.Now))
+	ctx := context.Background()
+	facts := m.Facts()
+	for _, f := range []engram.Fact{
+		{Subject: "Ada Lovelace", Predicate: "moved to", Object: "Paris", ValidFrom: date(2020, 1, 1)},
+		{Subject: "Ada Lovelace", Predicate: "lives in", Object: "London", ValidFrom: date(2021, 1, 1)},
+		{Subject: "Ada", Predicate: "resides in", Object: "Rome", ValidFrom: date(2022, 1, 1)},
+	} {
+		if f.Subject == "Ada" {
+			require.NoError(t, facts.Alias(ctx, "Ada Lovelace", "Ada"))
+		}
+		_, err := facts.Assert(ctx, f)
+		require.NoError(t, err)
+	}
+	hist, err := facts.History(ctx, "ada", "lives in")
+	require.NoError(t, err)
+	assert.Equal(t, []string{"Ada Lovelace moved to Paris", "Ada Lovelace lives in London", "Ada resides in Rome"}, triples(hist),
+		"a slot's history is in the order its facts started, whatever names and synonyms they were asserted with")
+	testutil.CheckAndClose(t, m)
+}
