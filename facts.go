@@ -177,7 +177,9 @@ const factCols = `id, subject, predicate, object, valid_from, valid_to, created_
 //     of another object holding when the new one starts ends there (its
 //     ValidTo is the new ValidFrom, and it is retired if that has
 //     passed), and the new fact holds until that one would have ended: a
-//     supersede;
+//     supersede. When the assertion's ValidTo comes first, that one
+//     holds again from there, as a fact of its own: a summer in Vancouver
+//     does not end a home in Seattle;
 //   - otherwise the fact is inserted; when the predicate holds one value,
 //     it ends where the next fact of the subject's predicate starts. A
 //     fact back-dated into the past slots into the timeline.
@@ -360,11 +362,18 @@ func (f *Facts) assert(q *dbtx, p preparedFact, now time.Time) (Assertion, error
 			if !s.holds(vf) {
 				continue
 			}
-			vt = min(vt, s.validTo)
 			ended, err := f.end(q, s.pk, vf, now)
 			if err != nil {
 				return Assertion{}, err
 			}
+			if vt < s.validTo {
+				// The assertion ends first: it interrupts the fact,
+				// which holds again from there.
+				if err := f.resume(q, s, vt, now); err != nil {
+					return Assertion{}, err
+				}
+			}
+			vt = min(vt, s.validTo)
 			a.Action = FactSuperseded
 			a.Superseded = append(a.Superseded, ended)
 		}
@@ -481,6 +490,27 @@ func (f *Facts) end(q *dbtx, pk, at int64, now time.Time) (Fact, error) {
 		return Fact{}, err
 	}
 	return got[0], nil
+}
+
+// resume adds the rest of the fact s, which an assertion ending at at
+// interrupted: a fact of its own, as strong and of the same sources,
+// from at to where s would have ended, retired at once if that has
+// passed.
+func (f *Facts) resume(q *dbtx, s *slotFact, at int64, now time.Time) error {
+	var validTo, expired any
+	if s.validTo != openEnd {
+		validTo = s.validTo
+		if s.validTo <= ms(now) {
+			expired = ms(now)
+		}
+	}
+	_, err := q.exec(`INSERT INTO facts (id, agent_id, subject, predicate, object, subject_key, predicate_key, object_key,
+			valid_from, valid_to, created_at, updated_at, expired_at, strength, sources, metadata, terms, ntok)
+		SELECT ?3, agent_id, subject, predicate, object, subject_key, predicate_key, object_key,
+			?4, ?5, ?6, ?6, ?7, strength, sources, metadata, terms, ntok
+		FROM facts WHERE agent_id = ?1 AND pk = ?2`,
+		f.m.agent, s.pk, f.m.newID(now), at, validTo, ms(now), expired)
+	return err
 }
 
 // insert adds the assertion p as a new fact, retired at once if it ended
