@@ -344,7 +344,7 @@ func (f *Facts) assert(q *dbtx, p preparedFact, now time.Time) (Assertion, error
 	if !p.ValidTo.IsZero() {
 		vt = ms(p.ValidTo)
 	}
-	slot, err := f.slot(q, p)
+	slot, err := f.slot(q, p, vf)
 	if err != nil {
 		return Assertion{}, err
 	}
@@ -427,14 +427,18 @@ func (f *Facts) resolve(q *dbtx, p *preparedFact) error {
 }
 
 // slot reads the facts of the assertion's subject and predicate that
-// consolidation weighs: every one of a predicate that holds one value, or
-// those of the same object.
-func (f *Facts) slot(q *dbtx, p preparedFact) ([]slotFact, error) {
+// consolidation weighs: of every object for a predicate that holds one
+// value, or of the same object, and of those the ones that have not
+// ended by vf, where the assertion starts. A fact that ended by then
+// neither holds when the assertion starts nor starts after it, and a
+// long history is mostly such facts: facts_by_slot holds valid_to, so
+// they are passed over in the index.
+func (f *Facts) slot(q *dbtx, p preparedFact, vf int64) ([]slotFact, error) {
 	query := `SELECT pk, object_key, valid_from, coalesce(valid_to, ?4), sources, metadata
-		FROM facts WHERE agent_id = ?1 AND subject_key = ?2 AND predicate_key = ?3`
-	args := []any{f.m.agent, p.subjectKey, p.predicateKey, int64(openEnd)}
+		FROM facts WHERE agent_id = ?1 AND subject_key = ?2 AND predicate_key = ?3 AND coalesce(valid_to, ?4) > ?5`
+	args := []any{f.m.agent, p.subjectKey, p.predicateKey, int64(openEnd), vf}
 	if !p.single {
-		query += ` AND object_key = ?5`
+		query += ` AND object_key = ?6`
 		args = append(args, p.objectKey)
 	}
 	rows, err := q.query(query, args...)
