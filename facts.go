@@ -183,7 +183,9 @@ const factCols = `id, subject, predicate, object, valid_from, valid_to, created_
 //     of another object holding when the new one starts ends there (its
 //     ValidTo is the new ValidFrom, and it is retired if that has
 //     passed), and the new fact holds until that one would have ended: a
-//     supersede;
+//     supersede. When the assertion's ValidTo comes first, that one
+//     holds again from there, as a fact of its own: a summer in Vancouver
+//     does not end a home in Seattle;
 //   - otherwise the fact is inserted; when the predicate holds one value,
 //     it ends where the next fact of the subject's predicate starts. A
 //     fact back-dated into the past slots into the timeline.
@@ -359,7 +361,7 @@ func (f *Facts) assert(q *dbtx, p preparedFact, vec []float32, now time.Time) (A
 	if !p.ValidTo.IsZero() {
 		vt = ms(p.ValidTo)
 	}
-	slot, err := f.slot(q, p)
+	slot, err := f.slot(q, p, vf)
 	if err != nil {
 		return Assertion{}, err
 	}
@@ -377,11 +379,18 @@ func (f *Facts) assert(q *dbtx, p preparedFact, vec []float32, now time.Time) (A
 			if !s.holds(vf) {
 				continue
 			}
-			vt = min(vt, s.validTo)
 			ended, err := f.end(q, s.pk, vf, now)
 			if err != nil {
 				return Assertion{}, err
 			}
+			if vt < s.validTo {
+				// The assertion ends first: it interrupts the fact,
+				// which holds again from there.
+				if err := f.resume(q, s, vt, now); err != nil {
+					return Assertion{}, err
+				}
+			}
+			vt = min(vt, s.validTo)
 			a.Action = FactSuperseded
 			a.Superseded = append(a.Superseded, ended)
 		}
@@ -435,15 +444,19 @@ func (f *Facts) resolve(q *dbtx, p *preparedFact) error {
 }
 
 // slot reads the facts of the assertion's subject and predicate that
-// consolidation weighs: every one of a predicate that holds one value, or
-// those of the same object; oldest first, so that of two facts an alias
-// made the same, the older takes in what follows.
-func (f *Facts) slot(q *dbtx, p preparedFact) ([]slotFact, error) {
+// consolidation weighs: of every object for a predicate that holds one
+// value, or of the same object, and of those the ones that have not
+// ended by vf, where the assertion starts. A fact that ended by then
+// neither holds when the assertion starts nor starts after it, and a
+// long history is mostly such facts: facts_by_slot holds valid_to, so
+// they are passed over in the index. Oldest first, so that of two facts
+// an alias made the same, the older takes in what follows.
+func (f *Facts) slot(q *dbtx, p preparedFact, vf int64) ([]slotFact, error) {
 	query := `SELECT pk, object_key, valid_from, coalesce(valid_to, ?4), sources, metadata
-		FROM facts WHERE agent_id = ?1 AND subject_key = ?2 AND predicate_key = ?3`
-	args := []any{f.m.agent, p.subjectKey, p.predicateKey, int64(openEnd)}
+		FROM facts WHERE agent_id = ?1 AND subject_key = ?2 AND predicate_key = ?3 AND coalesce(valid_to, ?4) > ?5`
+	args := []any{f.m.agent, p.subjectKey, p.predicateKey, int64(openEnd), vf}
 	if !p.single {
-		query += ` AND object_key = ?5`
+		query += ` AND object_key = ?6`
 		args = append(args, p.objectKey)
 	}
 	rows, err := q.query(query+` ORDER BY valid_from, pk`, args...)
@@ -499,6 +512,27 @@ func (f *Facts) end(q *dbtx, pk, at int64, now time.Time) (Fact, error) {
 		return Fact{}, err
 	}
 	return got[0], nil
+}
+
+// resume adds the rest of the fact s, which an assertion ending at at
+// interrupted: a fact of its own, as strong and of the same sources,
+// from at to where s would have ended, retired at once if that has
+// passed.
+func (f *Facts) resume(q *dbtx, s *slotFact, at int64, now time.Time) error {
+	var validTo, expired any
+	if s.validTo != openEnd {
+		validTo = s.validTo
+		if s.validTo <= ms(now) {
+			expired = ms(now)
+		}
+	}
+	_, err := q.exec(`INSERT INTO facts (id, agent_id, subject, predicate, object, subject_key, predicate_key, object_key,
+			valid_from, valid_to, created_at, updated_at, expired_at, strength, sources, metadata, terms, ntok)
+		SELECT ?3, agent_id, subject, predicate, object, subject_key, predicate_key, object_key,
+			?4, ?5, ?6, ?6, ?7, strength, sources, metadata, terms, ntok
+		FROM facts WHERE agent_id = ?1 AND pk = ?2`,
+		f.m.agent, s.pk, f.m.newID(now), at, validTo, ms(now), expired)
+	return err
 }
 
 // insert adds the assertion p as a new fact, retired at once if it ended
@@ -730,14 +764,15 @@ func (f *Facts) Current(ctx context.Context, fq FactQuery) ([]Fact, error) {
 
 // AsOf returns the facts that were true at t (ValidFrom ≤ t < ValidTo) as
 // engram knows them now, back-dated assertions and retractions included,
-// by subject, predicate and start. It returns an error matching
+// by subject and predicate as matched (an entity's aliases and a
+// predicate's synonyms together) and by start. It returns an error matching
 // [ErrInvalid] for a bad query or time, [ErrClosed] after Close and a
 // [*DatabaseError] when SQLite fails.
 func (f *Facts) AsOf(ctx context.Context, t time.Time, fq FactQuery) ([]Fact, error) {
 	if err := validateTime("t", t); err != nil {
 		return nil, err
 	}
-	return f.list(ctx, "facts.as_of", fq, byEntity, `f.valid_from <= ?5 AND (f.valid_to IS NULL OR f.valid_to > ?5)`, ms(t))
+	return f.list(ctx, "facts.as_of", fq, `f.valid_from <= ?5 AND (f.valid_to IS NULL OR f.valid_to > ?5)`, ms(t))
 }
 
 // KnownAt returns what engram held true at t: the facts it had recorded
@@ -748,7 +783,7 @@ func (f *Facts) KnownAt(ctx context.Context, t time.Time, fq FactQuery) ([]Fact,
 	if err := validateTime("t", t); err != nil {
 		return nil, err
 	}
-	return f.list(ctx, "facts.known_at", fq, byEntity, `f.created_at <= ?5 AND (f.expired_at IS NULL OR f.expired_at > ?5)
+	return f.list(ctx, "facts.known_at", fq, `f.created_at <= ?5 AND (f.expired_at IS NULL OR f.expired_at > ?5)
 		AND f.valid_from <= ?5 AND (f.valid_to IS NULL OR f.valid_to > ?5 OR f.expired_at > ?5)`, ms(t))
 }
 
@@ -757,20 +792,12 @@ func (f *Facts) KnownAt(ctx context.Context, t time.Time, fq FactQuery) ([]Fact,
 // that holds many values it lists each value's stretches. Errors are as
 // for [Facts.AsOf].
 func (f *Facts) History(ctx context.Context, subject, predicate string) ([]Fact, error) {
-	return f.list(ctx, "facts.history", FactQuery{Entity: subject, Direction: Out, Predicate: predicate, Limit: maxListLimit}, byTime, "1", nil)
+	return f.list(ctx, "facts.history", FactQuery{Entity: subject, Direction: Out, Predicate: predicate, Limit: maxListLimit}, "1", nil)
 }
 
-// The orders of listed facts: by subject, predicate and start, or by
-// start alone (a slot's history, whose facts may name their predicate
-// in other words).
-const (
-	byEntity = `lower(subject), lower(predicate), valid_from, id`
-	byTime   = `valid_from, id`
-)
-
 // list runs a query of facts that pass the condition when (over the row
-// f, with ?5 bound to at, unless at is nil), in the order given.
-func (f *Facts) list(ctx context.Context, op string, fq FactQuery, order, when string, at any) ([]Fact, error) {
+// f, with ?5 bound to at, unless at is nil).
+func (f *Facts) list(ctx context.Context, op string, fq FactQuery, when string, at any) ([]Fact, error) {
 	if err := f.validateQuery(&fq); err != nil {
 		return nil, err
 	}
@@ -784,7 +811,7 @@ func (f *Facts) list(ctx context.Context, op string, fq FactQuery, order, when s
 		if fq.Predicate != "" {
 			pred = f.m.preds.Key(fq.Predicate)
 		}
-		sel := `SELECT ` + prefixed("f.", factCols) + ` FROM facts f`
+		sel := `SELECT ` + prefixed("f.", factCols) + `, f.subject_key, f.predicate_key FROM facts f`
 		var parts []string
 		switch {
 		case ent == "":
@@ -800,8 +827,11 @@ func (f *Facts) list(ctx context.Context, op string, fq FactQuery, order, when s
 		for i := range parts {
 			parts[i] += ` AND (?3 = '' OR f.predicate_key = ?3) AND ` + when
 		}
-		query := `SELECT * FROM (` + strings.Join(parts, " UNION ALL ") + `)
-			ORDER BY ` + order + ` LIMIT ?4`
+		// Facts are ordered by their entity and predicate as matched, not
+		// as written, so that a slot's facts stay together and in time
+		// order whatever names and synonyms they were asserted with.
+		query := `SELECT ` + factCols + ` FROM (` + strings.Join(parts, " UNION ALL ") + `)
+			ORDER BY subject_key, predicate_key, valid_from, id LIMIT ?4`
 		args := []any{f.m.agent, ent, pred, fq.Limit}
 		if at != nil {
 			args = append(args, at)

@@ -372,3 +372,79 @@ func TestConcurrentAssertionsKeepOneValue(t *testing.T) {
 	assert.Equal(t, 1, open, "one value holds now")
 	testutil.CheckAndClose(t, m)
 }
+
+func TestHistoryIsInTimeOrderWhateverTheWords(t *testing.T) {
+	clock := testutil.NewClock(date(2026, 1, 1))
+	m := testutil.Open(t, engram.WithClock(clock.Now))
+	ctx := context.Background()
+	facts := m.Facts()
+	for _, f := range []engram.Fact{
+		{Subject: "Ada Lovelace", Predicate: "moved to", Object: "Paris", ValidFrom: date(2020, 1, 1)},
+		{Subject: "Ada Lovelace", Predicate: "lives in", Object: "London", ValidFrom: date(2021, 1, 1)},
+		{Subject: "Ada", Predicate: "resides in", Object: "Rome", ValidFrom: date(2022, 1, 1)},
+	} {
+		if f.Subject == "Ada" {
+			require.NoError(t, facts.Alias(ctx, "Ada Lovelace", "Ada"))
+		}
+		_, err := facts.Assert(ctx, f)
+		require.NoError(t, err)
+	}
+	hist, err := facts.History(ctx, "ada", "lives in")
+	require.NoError(t, err)
+	assert.Equal(t, []string{"Ada Lovelace moved to Paris", "Ada Lovelace lives in London", "Ada resides in Rome"}, triples(hist),
+		"a slot's history is in the order its facts started, whatever names and synonyms they were asserted with")
+	testutil.CheckAndClose(t, m)
+}
+
+func TestAssertBoundedInterruptsAndResumes(t *testing.T) {
+	clock := testutil.NewClock(date(2025, 4, 1))
+	m := testutil.Open(t, engram.WithClock(clock.Now))
+	ctx := context.Background()
+	facts := m.Facts()
+	seattle, err := facts.Assert(ctx, engram.Fact{Subject: "Maya", Predicate: "lives in", Object: "Seattle", Sources: []string{"chat"}})
+	require.NoError(t, err)
+	clock.Set(date(2025, 8, 1))
+	a, err := facts.Assert(ctx, engram.Fact{Subject: "Maya", Predicate: "lives in", Object: "Vancouver", ValidFrom: date(2025, 6, 1), ValidTo: date(2025, 7, 15)})
+	require.NoError(t, err)
+	assert.Equal(t, engram.FactSuperseded, a.Action)
+	require.Len(t, a.Superseded, 1)
+	assert.Equal(t, seattle.Fact.ID, a.Superseded[0].ID)
+	assert.Equal(t, date(2025, 7, 15), a.Fact.ValidTo)
+
+	for at, want := range map[time.Time]string{
+		date(2025, 5, 1): "Seattle", date(2025, 6, 15): "Vancouver", date(2025, 7, 20): "Seattle", clock.Now(): "Seattle",
+	} {
+		got, err := facts.AsOf(ctx, at, engram.FactQuery{Entity: "Maya", Predicate: "lives in"})
+		require.NoError(t, err)
+		assert.Equal(t, []string{"Maya lives in " + want}, triples(got), "%v: a stretch with an end interrupts a home, it does not end it", at)
+	}
+	hist, err := facts.History(ctx, "Maya", "lives in")
+	require.NoError(t, err)
+	require.Len(t, hist, 3)
+	rest := hist[2]
+	assert.Equal(t, date(2025, 7, 15), rest.ValidFrom)
+	assert.True(t, rest.ValidTo.IsZero())
+	assert.True(t, rest.ExpiredAt.IsZero())
+	assert.Equal(t, []string{"chat"}, rest.Sources)
+	assert.Equal(t, clock.Now(), rest.RecordedAt)
+
+	// What the agent believed on July 20 was the first Seattle fact.
+	known, err := facts.KnownAt(ctx, date(2025, 7, 20), engram.FactQuery{Entity: "Maya"})
+	require.NoError(t, err)
+	require.Len(t, known, 1)
+	assert.Equal(t, seattle.Fact.ID, known[0].ID)
+
+	// A fact that had an end resumes until it.
+	_, err = facts.Assert(ctx, engram.Fact{Subject: "Maya", Predicate: "works at", Object: "Globex", ValidFrom: date(2024, 1, 1), ValidTo: date(2025, 1, 1)})
+	require.NoError(t, err)
+	_, err = facts.Assert(ctx, engram.Fact{Subject: "Maya", Predicate: "works at", Object: "Hooli", ValidFrom: date(2024, 3, 1), ValidTo: date(2024, 4, 1)})
+	require.NoError(t, err)
+	hist, err = facts.History(ctx, "Maya", "works at")
+	require.NoError(t, err)
+	require.Len(t, hist, 3)
+	assert.Equal(t, "Globex", hist[2].Object)
+	assert.Equal(t, date(2024, 4, 1), hist[2].ValidFrom)
+	assert.Equal(t, date(2025, 1, 1), hist[2].ValidTo)
+	assert.Equal(t, clock.Now(), hist[2].ExpiredAt, "retired at once: its end has passed")
+	testutil.CheckAndClose(t, m)
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -283,4 +284,103 @@ func checkMarkdownEntry(t *testing.T, line string, stored map[string]engram.Sema
 	if want := strings.Join(strings.Fields(e.Content), " "); !strings.HasPrefix(want, strings.TrimSuffix(e.Summary, "…")) && !strings.Contains(e.Content, "\n") {
 		t.Fatalf("summary %q does not come from content %q", e.Summary, e.Content)
 	}
+}
+
+// FuzzFacts asserts facts of fuzzed parts, times and strengths, with
+// retractions, aliases and reads between, on an in-memory Tier 1 memory.
+// An assertion is either rejected with an error matching ErrInvalid,
+// writing nothing, or stored and readable by its ID; reads fail only on
+// bad input; the database is intact after.
+func FuzzFacts(f *testing.F) {
+	day := int64(24 * time.Hour / time.Millisecond)
+	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).UnixMilli()
+	f.Add([]byte{0, 0, 0, 1, 0, 2, 1, 0, 2, 3, 3, 0}, "Ada|lives in|London|Paris|ada|resides in", base-300*day, base-100*day, 1.0)
+	f.Add([]byte{0, 3, 4, 0, 0, 9, 2, 1, 3, 5}, "User|likes|tea|tea|Ada Lovelace|Ada|is employed by|Initech", base, base+day, 0.0)
+	f.Add([]byte{4, 0, 0, 1, 3, 2}, "café ☕|→|\xff|a\nb|  |x", int64(-1)<<62, int64(1)<<62, math.NaN())
+	f.Add([]byte{0, 0, 0, 129, 1, 1, 1, 129}, "Ada|works at|Globex|Hooli|Umbrella", base-day, base-2*day, math.Inf(1))
+	f.Fuzz(func(t *testing.T, ops []byte, text string, from, to int64, strength float64) {
+		if len(ops) > 48 {
+			ops = ops[:48]
+		}
+		pieces := fuzzPieces(text)
+		piece := func(b byte) string { return pieces[int(b)%len(pieces)] }
+		wd := time.AfterFunc(30*time.Second, func() { panic(fmt.Sprintf("FuzzFacts hangs on %q %q", ops, text)) })
+		defer wd.Stop()
+		now := time.UnixMilli(base)
+		ctx := context.Background()
+		m, err := engram.New(engram.Tier1, engram.InMemory(), engram.WithClock(func() time.Time { return now }))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer m.Close()
+		facts := m.Facts()
+		count := func() int {
+			st, err := m.Stats(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return st.Facts
+		}
+		var ids []string
+		for i := 0; i+1 < len(ops); i += 2 {
+			op, arg := ops[i]%5, ops[i+1]
+			switch op {
+			case 0, 4:
+				fact := engram.Fact{Subject: piece(arg), Predicate: piece(arg + 1), Object: piece(arg + 2), Strength: strength}
+				// The high bit of arg picks fuzzed times, else days around now.
+				if arg&0x80 != 0 {
+					fact.ValidFrom, fact.ValidTo = time.UnixMilli(from), time.UnixMilli(to)
+				} else if arg&1 != 0 {
+					fact.ValidFrom = now.Add(time.Duration(int(arg)-64) * 24 * time.Hour)
+				}
+				if op == 4 {
+					fact.ID = piece(arg + 3)
+				}
+				before := count()
+				a, err := facts.Assert(ctx, fact)
+				switch {
+				case err == nil:
+					if _, err := facts.Get(ctx, a.Fact.ID); err != nil {
+						t.Fatalf("Assert %+v stored %s, which Get cannot find: %v", fact, a.Fact.ID, err)
+					}
+					ids = append(ids, a.Fact.ID)
+				case errors.Is(err, engram.ErrInvalid), op == 4 && errors.Is(err, engram.ErrExists):
+					if after := count(); after != before {
+						t.Fatalf("Assert %+v failed (%v) but the facts went from %d to %d", fact, err, before, after)
+					}
+				default:
+					t.Fatalf("Assert %+v: %v, not ErrInvalid", fact, err)
+				}
+			case 1:
+				if len(ids) == 0 {
+					continue
+				}
+				at := time.Time{}
+				if arg&1 != 0 {
+					at = time.UnixMilli(to)
+				}
+				_, err := facts.Retract(ctx, ids[int(arg)%len(ids)], at)
+				if err != nil && !errors.Is(err, engram.ErrInvalid) {
+					t.Fatalf("Retract: %v", err)
+				}
+			case 2:
+				if err := facts.Alias(ctx, piece(arg), piece(arg+1)); err != nil && !errors.Is(err, engram.ErrInvalid) {
+					t.Fatalf("Alias: %v", err)
+				}
+			case 3:
+				fq := engram.FactQuery{Entity: piece(arg), Predicate: piece(arg + 1), Limit: int(arg)}
+				_, err := facts.AsOf(ctx, time.UnixMilli(from), fq)
+				checkNamedError(t, "AsOf", err)
+				_, err = facts.KnownAt(ctx, time.UnixMilli(to), fq)
+				checkNamedError(t, "KnownAt", err)
+				_, err = facts.History(ctx, piece(arg), piece(arg+1))
+				checkNamedError(t, "History", err)
+				_, err = m.Search(ctx, engram.SearchOptions{Query: piece(arg), Types: []engram.MemoryType{engram.TypeFact}})
+				checkNamedError(t, "Search", err)
+			}
+		}
+		if err := m.CheckIntegrity(ctx); err != nil {
+			t.Fatalf("integrity: %v", err)
+		}
+	})
 }

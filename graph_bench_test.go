@@ -2,15 +2,9 @@ package engram_test
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"slices"
-	"strconv"
-	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -22,62 +16,11 @@ import (
 // power law (see benchdata.FactGraph) about entities drawn as its facts
 // draw them: hubs often, ordinary entities mostly.
 
-var factSizes = flag.String("facts.sizes", "1000,10000,100000",
-	"the sizes of the graph benchmarks' fact graphs, comma-separated")
-
-var (
-	factsDBMu sync.Mutex
-	factsDBs  = map[int]string{} // N → database file holding a built graph
-	factsRoot string
-)
-
-// factStart is when the benchmark graphs' first fact starts.
-var factStart = time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
-
-// factsNow is the clock of a graph of n facts: after the last starts.
-func factsNow(n int) time.Time { return factStart.Add(time.Duration(n)*time.Minute + time.Hour) }
-
-// factsDB returns a database file holding benchdata.FactGraph(n, 16, …)
-// asserted in batches of 1,000, built once per process and shared.
-func factsDB(b testing.TB, n int) string {
-	b.Helper()
-	factsDBMu.Lock()
-	defer factsDBMu.Unlock()
-	if path, ok := factsDBs[n]; ok {
-		return path
-	}
-	if factsRoot == "" {
-		var err error
-		if factsRoot, err = os.MkdirTemp("", "engram-facts-bench"); err != nil {
-			b.Fatal(err)
-		}
-	}
-	path := filepath.Join(factsRoot, fmt.Sprintf("%d.db", n))
-	now := factsNow(n)
-	m, err := engram.New(engram.Tier1, engram.WithPath(path), engram.WithClock(func() time.Time { return now }))
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer m.Close()
-	triples := benchdata.FactGraph(n, 16, factStart)
-	for start := 0; start < n; start += 1000 {
-		batch := make([]engram.Fact, 0, 1000)
-		for _, tr := range triples[start:min(n, start+1000)] {
-			batch = append(batch, engram.Fact{Subject: tr.Subject, Predicate: tr.Predicate, Object: tr.Object, ValidFrom: tr.ValidFrom})
-		}
-		if _, err := m.Facts().AssertAll(context.Background(), batch); err != nil {
-			b.Fatal(err)
-		}
-	}
-	factsDBs[n] = path
-	return path
-}
-
-// openFacts opens the graph of n facts with its clock.
+// openFacts opens the benchmarks' graph of n facts (see factDir) with a
+// clock an hour after its last fact starts.
 func openFacts(b *testing.B, n int) *engram.Memory {
-	path := factsDB(b, n)
-	now := factsNow(n)
-	m, err := engram.New(engram.Tier1, engram.WithPath(path), engram.WithClock(func() time.Time { return now }))
+	now := factGraphStart.Add(time.Duration(n)*time.Minute + time.Hour)
+	m, err := engram.New(engram.Tier1, engram.WithDir(factDir(b, n)), engram.WithClock(func() time.Time { return now }))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -90,7 +33,7 @@ func openFacts(b *testing.B, n int) *engram.Memory {
 // names.
 func zipfEntities(n, k int, seed uint64) []string {
 	named := map[string]bool{}
-	for _, tr := range benchdata.FactGraph(n, 16, factStart) {
+	for _, tr := range benchdata.FactGraph(n, factGraphSeed, factGraphStart) {
 		named[tr.Subject], named[tr.Object] = true, true
 	}
 	r := rand.New(rand.NewPCG(seed, seed^0x9a7))
@@ -102,18 +45,6 @@ func zipfEntities(n, k int, seed uint64) []string {
 		}
 	}
 	return out
-}
-
-func factBenchSizes(b *testing.B) []int {
-	var sizes []int
-	for _, f := range strings.Split(*factSizes, ",") {
-		n, err := strconv.Atoi(strings.TrimSpace(f))
-		if err != nil {
-			b.Fatalf("-facts.sizes: %v", err)
-		}
-		sizes = append(sizes, n)
-	}
-	return sizes
 }
 
 // reportLatency reports the median and 90th percentile of times, in
@@ -131,7 +62,7 @@ func reportLatency(b *testing.B, times []time.Duration) {
 // default) of entities drawn by the graph's own Zipf distribution, so
 // that about one call in seven asks about the largest hub.
 func BenchmarkGraphNeighbours(b *testing.B) {
-	for _, n := range factBenchSizes(b) {
+	for _, n := range parseSizes(b, "facts.sizes", *factSizes) {
 		b.Run(fmt.Sprintf("N=%d", n), func(b *testing.B) {
 			m := openFacts(b, n)
 			ctx := context.Background()
@@ -165,7 +96,7 @@ func BenchmarkGraphNeighbours(b *testing.B) {
 // hub to ordinary entity and ordinary to ordinary, as often as a graph
 // of this shape would be asked about them.
 func BenchmarkGraphPaths(b *testing.B) {
-	for _, n := range factBenchSizes(b) {
+	for _, n := range parseSizes(b, "facts.sizes", *factSizes) {
 		b.Run(fmt.Sprintf("N=%d", n), func(b *testing.B) {
 			m := openFacts(b, n)
 			ctx := context.Background()

@@ -87,6 +87,104 @@ func isoSeed(t *testing.T, m *engram.Memory, word string, n int) {
 	if err := m.Rules().Add(ctx, engram.ExtractionRule{Name: "prefer", Pattern: `(prefer|like) (.+)`, Type: engram.TypeSemantic, Importance: 0.6, Tags: []string{"pref"}, Active: true}); err != nil {
 		t.Fatal(err)
 	}
+	isoSeedFacts(t, m, word)
+}
+
+// isoSeedFacts asserts an agent's facts: the same entities, predicates
+// and IDs in both agents, a history of moves, a back-dated fact, a merge,
+// an alias and a retraction. a alone also names the user "Boss", so that
+// b's "Boss" would turn into its user if a's alias leaked.
+func isoSeedFacts(t *testing.T, m *engram.Memory, word string) {
+	t.Helper()
+	ctx := context.Background()
+	facts := m.Facts()
+	day := 24 * time.Hour
+	if word == isoMark {
+		if err := facts.Alias(ctx, "User", "Boss"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, f := range []engram.Fact{
+		{ID: "triple-00", Subject: "User", Predicate: "lives in", Object: "Boston", ValidFrom: isoStart.Add(-400 * day)},
+		{ID: "triple-01", Subject: "User", Predicate: "is employed by", Object: "Initech", ValidFrom: isoStart.Add(-300 * day)},
+		{ID: "triple-02", Subject: "User", Predicate: "likes", Object: word + " coffee", ValidFrom: isoStart.Add(-200 * day)},
+		{Subject: "User", Predicate: "likes", Object: "the blue pipeline", Sources: []string{"chat"}},
+		{Subject: "Ada Lovelace", Predicate: "works at", Object: "Initech", ValidFrom: isoStart.Add(-100 * day)},
+		{Subject: "User", Predicate: "knows", Object: "Ada Lovelace"},
+		{Subject: "User", Predicate: "moved to", Object: "Denver", ValidFrom: isoStart.Add(-50 * day)},
+		{Subject: "User", Predicate: "lives in", Object: "Chicago", ValidFrom: isoStart.Add(-500 * day)},
+		{Subject: "User", Predicate: "likes", Object: "the blue pipeline", Sources: []string{word}},
+		{Subject: "User", Predicate: "timezone", Object: "America/Denver"},
+		{Subject: "Boss", Predicate: "likes", Object: "golf"},
+	} {
+		if _, err := facts.Assert(ctx, f); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := facts.Alias(ctx, "Ada Lovelace", "Ada"); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []engram.Fact{
+		{Subject: "Ada", Predicate: "works for", Object: "Globex", ValidFrom: isoStart.Add(-20 * day)},
+		{Subject: "User", Predicate: "knows", Object: "ada"},
+	} {
+		if _, err := facts.Assert(ctx, f); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := facts.Retract(ctx, "triple-02", isoStart.Add(-10*day)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// isoFacts returns a read of the facts as an isoCase call.
+func isoFacts(read func(ctx context.Context, f *engram.Facts) ([]engram.Fact, error)) func(ctx context.Context, m *engram.Memory) string {
+	return func(ctx context.Context, m *engram.Memory) string { return isoAnswer(read(ctx, m.Facts())) }
+}
+
+// isoFactReads are the read paths of facts.
+func isoFactReads() []isoCase {
+	day := 24 * time.Hour
+	current := func(fq engram.FactQuery) func(ctx context.Context, m *engram.Memory) string {
+		return isoFacts(func(ctx context.Context, f *engram.Facts) ([]engram.Fact, error) { return f.Current(ctx, fq) })
+	}
+	asOf := func(t time.Time, fq engram.FactQuery) func(ctx context.Context, m *engram.Memory) string {
+		return isoFacts(func(ctx context.Context, f *engram.Facts) ([]engram.Fact, error) { return f.AsOf(ctx, t, fq) })
+	}
+	knownAt := func(t time.Time, fq engram.FactQuery) func(ctx context.Context, m *engram.Memory) string {
+		return isoFacts(func(ctx context.Context, f *engram.Facts) ([]engram.Fact, error) { return f.KnownAt(ctx, t, fq) })
+	}
+	history := func(subject, pred string) func(ctx context.Context, m *engram.Memory) string {
+		return isoFacts(func(ctx context.Context, f *engram.Facts) ([]engram.Fact, error) {
+			return f.History(ctx, subject, pred)
+		})
+	}
+	facts := []engram.MemoryType{engram.TypeFact}
+	return []isoCase{
+		{name: "Facts.Get shared ID", call: func(ctx context.Context, m *engram.Memory) string {
+			return isoAnswer(m.Facts().Get(ctx, "triple-00"))
+		}},
+		{name: "Facts.Get retracted", call: func(ctx context.Context, m *engram.Memory) string {
+			return isoAnswer(m.Facts().Get(ctx, "triple-02"))
+		}},
+		{name: "Facts.Current", call: current(engram.FactQuery{})},
+		{name: "Facts.Current Limit", call: current(engram.FactQuery{Limit: 3})},
+		{name: "Facts.Current Entity", call: current(engram.FactQuery{Entity: "user"})},
+		{name: "Facts.Current Entity of a's alias", call: current(engram.FactQuery{Entity: "Boss"})},
+		{name: "Facts.Current Entity alias In", call: current(engram.FactQuery{Entity: "ada", Direction: engram.In})},
+		{name: "Facts.Current Entity Out Predicate", call: current(engram.FactQuery{Entity: "User", Direction: engram.Out, Predicate: "resides in"})},
+		{name: "Facts.Current Predicate", call: current(engram.FactQuery{Predicate: "works at"})},
+		{name: "Facts.AsOf", call: asOf(isoStart.Add(-250*day), engram.FactQuery{})},
+		{name: "Facts.AsOf Entity", call: asOf(isoStart.Add(-450*day), engram.FactQuery{Entity: "User", Direction: engram.Out})},
+		{name: "Facts.AsOf retracted", call: asOf(isoStart.Add(-15*day), engram.FactQuery{Entity: "User", Predicate: "likes"})},
+		{name: "Facts.KnownAt", call: knownAt(isoStart, engram.FactQuery{})},
+		{name: "Facts.KnownAt Entity Out", call: knownAt(isoStart.Add(time.Minute), engram.FactQuery{Entity: "User", Direction: engram.Out})},
+		{name: "Facts.History", call: history("User", "lives in")},
+		{name: "Facts.History alias", call: history("Ada", "works at")},
+		{name: "Facts.History many", call: history("user", "likes")},
+		{name: "Search/Types fact", call: isoSearch(engram.SearchOptions{Query: "where does the user live", Types: facts})},
+		{name: "Search/Types fact pipeline", call: isoSearch(engram.SearchOptions{Query: "blue pipeline", Types: facts, Limit: 50})},
+	}
 }
 
 func isoOpen(t *testing.T, path, agent string, clock *testutil.Clock, e engram.Embedder) *engram.Memory {
@@ -176,7 +274,7 @@ func isoSearch(opts engram.SearchOptions) func(ctx context.Context, m *engram.Me
 // isoReads are the read paths, run before and after the maintenance.
 func isoReads() []isoCase {
 	since, until := isoStart.Add(-time.Hour), isoStart.Add(24*time.Hour)
-	return []isoCase{
+	reads := []isoCase{
 		{name: "Search", call: isoSearch(engram.SearchOptions{Query: "deploy pipeline"})},
 		{name: "Search/common word", call: isoSearch(engram.SearchOptions{Query: "the deploy"})},
 		{name: "Search/Advanced", call: isoSearch(engram.SearchOptions{Query: "deploy AND (pipeline OR backup)", Advanced: true, Limit: 50})},
@@ -264,6 +362,7 @@ func isoReads() []isoCase {
 			return isoAnswer(string(md), err)
 		}},
 	}
+	return append(reads, isoFactReads()...)
 }
 
 // isoMaintenance are the paths that change the memory, run in order.

@@ -71,7 +71,7 @@ func searchDir(b testing.TB, n int) string {
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	for _, dir := range []string{searchRoot, vectorRoot, factsRoot} {
+	for _, dir := range []string{searchRoot, vectorRoot, factRoot} {
 		if dir != "" {
 			os.RemoveAll(dir)
 		}

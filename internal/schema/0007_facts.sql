@@ -36,9 +36,10 @@ CREATE TABLE facts (
     UNIQUE (agent_id, id),
     CHECK (valid_to IS NULL OR valid_to >= valid_from)
 );
--- A slot (subject and predicate) in time order, and the edges out of and
--- into an entity, with what graph queries read of them.
-CREATE INDEX facts_by_slot ON facts (agent_id, subject_key, predicate_key, valid_from);
+-- A slot (subject and predicate) by object, with when each fact ends so
+-- that an assertion passes over the slot's history in the index, and the
+-- edges out of and into an entity, with what graph queries read of them.
+CREATE INDEX facts_by_slot ON facts (agent_id, subject_key, predicate_key, object_key, valid_to);
 CREATE INDEX facts_out ON facts (agent_id, subject_key, object_key, valid_from, valid_to);
 CREATE INDEX facts_in ON facts (agent_id, object_key, subject_key, valid_from, valid_to);
 CREATE INDEX facts_by_time ON facts (agent_id, created_at);
