@@ -384,5 +384,61 @@ func TestFactsLife(t *testing.T) {
 		}
 	})
 
+	// walk writes a path as its entities and predicates, each entity as
+	// the fact names it.
+	walk := func(p engram.Path) string {
+		var b strings.Builder
+		for i, h := range p {
+			if i == 0 {
+				b.WriteString(h.From())
+			}
+			arrow := " -" + h.Fact.Predicate + "-> "
+			if h.Direction == engram.In {
+				arrow = " <-" + h.Fact.Predicate + "- "
+			}
+			b.WriteString(arrow + h.To())
+		}
+		return b.String()
+	}
+	t.Run("Paths", func(t *testing.T) {
+		paths, err := facts.Paths(ctx, "User", "Seattle", 0)
+		require.NoError(t, err)
+		var got []string
+		for _, p := range paths {
+			got = append(got, walk(p))
+		}
+		// By hand: the user knows Maya and Sam, who both live in Seattle
+		// (Maya since the stretch after Vancouver), and are married to
+		// each other by two facts, one each way, from the same day; the
+		// user shares Maya's timezone, a value both facts name. Denver,
+		// Boston and the rest of Maya's past homes lead nowhere: those
+		// facts ended. Paths of one length come by the entities they
+		// pass, then by their facts' predicates, starts and directions
+		// (a hop against its fact first).
+		assert.Equal(t, []string{
+			"User -knows-> Maya Chen -moved to-> Seattle",
+			"User -knows-> Sam -lives in-> Seattle",
+			"User -tz-> America/Los_Angeles <-timezone- Maya -moved to-> Seattle",
+			"User -knows-> Maya Chen <-is married to- Sam -lives in-> Seattle",
+			"User -knows-> Maya Chen -is married to-> Sam Rivera -lives in-> Seattle",
+			"User -knows-> Sam <-is married to- Maya Chen -moved to-> Seattle",
+			"User -knows-> Sam -is married to-> Maya Chen -moved to-> Seattle",
+		}, got)
+
+		paths, err = facts.Paths(ctx, "User", "Boston", 3)
+		require.NoError(t, err)
+		assert.Empty(t, paths, "no fact that holds reaches a past home")
+		_, err = facts.Paths(ctx, "User", "Atlantis", 3)
+		assert.ErrorIs(t, err, engram.ErrNotFound)
+
+		nbs, err := facts.Neighbours(ctx, engram.FactQuery{Entity: "Sam Rivera"})
+		require.NoError(t, err)
+		var names []string
+		for _, n := range nbs {
+			names = append(names, n.Entity)
+		}
+		assert.Equal(t, []string{"jazz", "Maya Chen", "Microsoft", "Seattle", "User"}, names)
+	})
+
 	testutil.CheckAndClose(t, m)
 }
