@@ -184,6 +184,28 @@ func isoFactReads() []isoCase {
 		{name: "Facts.History many", call: history("user", "likes")},
 		{name: "Search/Types fact", call: isoSearch(engram.SearchOptions{Query: "where does the user live", Types: facts})},
 		{name: "Search/Types fact pipeline", call: isoSearch(engram.SearchOptions{Query: "blue pipeline", Types: facts, Limit: 50})},
+		{name: "Facts.Neighbours", call: func(ctx context.Context, m *engram.Memory) string {
+			return isoAnswer(m.Facts().Neighbours(ctx, engram.FactQuery{Entity: "User"}))
+		}},
+		{name: "Facts.Neighbours of a's alias", call: func(ctx context.Context, m *engram.Memory) string {
+			return isoAnswer(m.Facts().Neighbours(ctx, engram.FactQuery{Entity: "Boss"}))
+		}},
+		{name: "Facts.Paths", call: func(ctx context.Context, m *engram.Memory) string {
+			return isoAnswer(m.Facts().Paths(ctx, "User", "Globex", 3))
+		}},
+		{name: "Facts.Paths through a's alias", call: func(ctx context.Context, m *engram.Memory) string {
+			return isoAnswer(m.Facts().Paths(ctx, "Boss", "Initech", 3))
+		}},
+		{name: "Facts.Reachable", call: func(ctx context.Context, m *engram.Memory) string {
+			return isoAnswer(m.Facts().Reachable(ctx, "Initech", 2))
+		}},
+		{name: "Facts.Graph", call: func(ctx context.Context, m *engram.Memory) string {
+			g, err := m.Facts().Graph(ctx, engram.GraphOptions{Center: "User", Depth: 2, MaxNodes: 50})
+			return isoAnswer(g, err) + g.DOT() + g.Mermaid()
+		}},
+		{name: "Facts.Graph History", call: func(ctx context.Context, m *engram.Memory) string {
+			return isoAnswer(m.Facts().Graph(ctx, engram.GraphOptions{History: true}))
+		}},
 	}
 }
 
