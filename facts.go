@@ -138,8 +138,9 @@ type FactQuery struct {
 	// Entity keeps the facts that name it, matched as assertions match
 	// it (aliases included); "" keeps all.
 	Entity string
-	// Direction says which end of a fact Entity is: its subject (Out),
-	// its object (In) or either (Both, the zero value).
+	// Direction says which end of a fact Entity is: its subject
+	// ([DirectionOut]), its object ([DirectionIn]) or either
+	// ([DirectionBoth], the zero value).
 	Direction Direction
 	// Predicate keeps the facts of this predicate, matched as
 	// assertions match it (synonyms included); "" keeps all.
@@ -153,16 +154,16 @@ type Direction string
 
 // Directions.
 const (
-	Both Direction = ""    // subject or object
-	Out  Direction = "out" // the subject: the fact goes out of the entity
-	In   Direction = "in"  // the object: the fact comes into the entity
+	DirectionBoth Direction = ""    // subject or object
+	DirectionOut  Direction = "out" // the subject: the fact goes out of the entity
+	DirectionIn   Direction = "in"  // the object: the fact comes into the entity
 )
 
 // Validate returns an error matching [ErrInvalid] unless d is a known
 // direction.
 func (d Direction) Validate() error {
 	switch d {
-	case Both, Out, In, "both":
+	case DirectionBoth, DirectionOut, DirectionIn, "both":
 		return nil
 	}
 	return invalid("direction", "unknown direction %q (want in, out or both)", string(d))
@@ -792,7 +793,7 @@ func (f *Facts) KnownAt(ctx context.Context, t time.Time, fq FactQuery) ([]Fact,
 // that holds many values it lists each value's stretches. Errors are as
 // for [Facts.AsOf].
 func (f *Facts) History(ctx context.Context, subject, predicate string) ([]Fact, error) {
-	return f.list(ctx, "facts.history", FactQuery{Entity: subject, Direction: Out, Predicate: predicate, Limit: maxListLimit}, "1", nil)
+	return f.list(ctx, "facts.history", FactQuery{Entity: subject, Direction: DirectionOut, Predicate: predicate, Limit: maxListLimit}, "1", nil)
 }
 
 // list runs a query of facts that pass the condition when (over the row
@@ -816,9 +817,9 @@ func (f *Facts) list(ctx context.Context, op string, fq FactQuery, when string, 
 		switch {
 		case ent == "":
 			parts = []string{sel + ` WHERE f.agent_id = ?1`}
-		case fq.Direction == Out:
+		case fq.Direction == DirectionOut:
 			parts = []string{sel + ` WHERE f.agent_id = ?1 AND f.subject_key = ?2`}
-		case fq.Direction == In:
+		case fq.Direction == DirectionIn:
 			parts = []string{sel + ` WHERE f.agent_id = ?1 AND f.object_key = ?2`}
 		default:
 			parts = []string{sel + ` WHERE f.agent_id = ?1 AND f.subject_key = ?2`,
@@ -858,7 +859,7 @@ func (f *Facts) validateQuery(fq *FactQuery) error {
 		return err
 	}
 	if fq.Direction == "both" {
-		fq.Direction = Both
+		fq.Direction = DirectionBoth
 	}
 	limit, _, err := ListOptions{Limit: fq.Limit}.resolve()
 	fq.Limit = limit

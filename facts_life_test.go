@@ -201,7 +201,7 @@ func runLife(t *testing.T, ctx context.Context, m *engram.Memory, clock *testuti
 			require.NoError(t, facts.Alias(ctx, st.alias[0], st.alias[1]), "step %d", i)
 		case st.retract != "":
 			spo := strings.Split(st.retract, "|")
-			cur, err := facts.Current(ctx, engram.FactQuery{Entity: spo[0], Direction: engram.Out, Predicate: spo[1]})
+			cur, err := facts.Current(ctx, engram.FactQuery{Entity: spo[0], Direction: engram.DirectionOut, Predicate: spo[1]})
 			require.NoError(t, err)
 			id := ""
 			for _, f := range cur {
@@ -238,7 +238,7 @@ func TestFactsLife(t *testing.T) {
 
 	asOf := func(at time.Time, entity, pred string) string {
 		t.Helper()
-		got, err := facts.AsOf(ctx, at, engram.FactQuery{Entity: entity, Direction: engram.Out, Predicate: pred})
+		got, err := facts.AsOf(ctx, at, engram.FactQuery{Entity: entity, Direction: engram.DirectionOut, Predicate: pred})
 		require.NoError(t, err)
 		return objects(got)
 	}
@@ -271,7 +271,7 @@ func TestFactsLife(t *testing.T) {
 			"User likes dark chocolate", "User likes tea", "User likes green tea", "User likes board games",
 		}, triples(cur))
 
-		in, err := facts.Current(ctx, engram.FactQuery{Entity: "maya", Direction: engram.In})
+		in, err := facts.Current(ctx, engram.FactQuery{Entity: "maya", Direction: engram.DirectionIn})
 		require.NoError(t, err)
 		assert.Equal(t, []string{"Sam is married to Maya Chen", "User knows Maya Chen"}, triples(in), "facts into Maya, under either name")
 		strength := map[string]float64{}
@@ -358,7 +358,7 @@ func TestFactsLife(t *testing.T) {
 	t.Run("KnownAt", func(t *testing.T) {
 		knownAt := func(at time.Time, entity, pred string) string {
 			t.Helper()
-			got, err := facts.KnownAt(ctx, at, engram.FactQuery{Entity: entity, Direction: engram.Out, Predicate: pred})
+			got, err := facts.KnownAt(ctx, at, engram.FactQuery{Entity: entity, Direction: engram.DirectionOut, Predicate: pred})
 			require.NoError(t, err)
 			return objects(got)
 		}
@@ -393,7 +393,7 @@ func TestFactsLife(t *testing.T) {
 				b.WriteString(h.From())
 			}
 			arrow := " -" + h.Fact.Predicate + "-> "
-			if h.Direction == engram.In {
+			if h.Direction == engram.DirectionIn {
 				arrow = " <-" + h.Fact.Predicate + "- "
 			}
 			b.WriteString(arrow + h.To())

@@ -40,14 +40,15 @@ const (
 // with the way it is walked.
 type Hop struct {
 	Fact Fact
-	// Direction is Out when the hop goes from the fact's subject to its
-	// object, In when it goes against the fact, from object to subject.
+	// Direction is DirectionOut when the hop goes from the fact's subject
+	// to its object, DirectionIn when it goes against the fact, from
+	// object to subject.
 	Direction Direction
 }
 
 // From is the name of the entity the hop leaves, as the fact writes it.
 func (h Hop) From() string {
-	if h.Direction == In {
+	if h.Direction == DirectionIn {
 		return h.Fact.Object
 	}
 	return h.Fact.Subject
@@ -55,7 +56,7 @@ func (h Hop) From() string {
 
 // To is the name of the entity the hop reaches, as the fact writes it.
 func (h Hop) To() string {
-	if h.Direction == In {
+	if h.Direction == DirectionIn {
 		return h.Fact.Subject
 	}
 	return h.Fact.Object
@@ -87,8 +88,9 @@ type Reached struct {
 // Neighbours returns the entities one hop away from fq.Entity, each with
 // the facts that join them, by the neighbours' names without case: the
 // first fq.Limit of them (100 when 0). fq.Direction keeps the facts of
-// which the entity is the subject (Out) or the object (In), and
-// fq.Predicate those of a predicate, as in [Facts.Current].
+// which the entity is the subject (DirectionOut) or the object
+// (DirectionIn), and fq.Predicate those of a predicate, as in
+// [Facts.Current].
 //
 // It returns [ErrNotFound] if no fact of the agent names the entity
 // (aliases resolved), an error matching [ErrInvalid] for a missing or bad
@@ -125,9 +127,9 @@ func (f *Facts) Neighbours(ctx context.Context, fq FactQuery) ([]Neighbour, erro
 			var x row
 			var isOut bool
 			fact, err := scanFact(prefixScanner{r, []any{&x.k, &isOut}})
-			x.hop = Hop{Fact: fact, Direction: In}
+			x.hop = Hop{Fact: fact, Direction: DirectionIn}
 			if isOut {
-				x.hop.Direction = Out
+				x.hop.Direction = DirectionOut
 			}
 			return x, err
 		})
@@ -138,7 +140,7 @@ func (f *Facts) Neighbours(ctx context.Context, fq FactQuery) ([]Neighbour, erro
 		// start (sorted here, which costs less than SQLite's sorter).
 		slices.SortFunc(list, func(x, y row) int {
 			return cmp.Or(strings.Compare(x.k, y.k),
-				-cmp.Compare(x.hop.Direction, y.hop.Direction), // Out first: "out" sorts after "in"
+				-cmp.Compare(x.hop.Direction, y.hop.Direction), // DirectionOut first: "out" sorts after "in"
 				strings.Compare(strings.ToLower(x.hop.Fact.Predicate), strings.ToLower(y.hop.Fact.Predicate)),
 				x.hop.Fact.ValidFrom.Compare(y.hop.Fact.ValidFrom),
 				strings.Compare(x.hop.Fact.ID, y.hop.Fact.ID))
@@ -175,14 +177,14 @@ func neighboursSQL(d Direction, pred bool) string {
 		onPred = ` AND e.predicate_key = ?5`
 	}
 	var keys, facts []string
-	if d != In {
+	if d != DirectionIn {
 		keys = append(keys, `SELECT e.object_key AS k FROM facts e INDEXED BY facts_out
 			WHERE e.agent_id = ?1 AND e.subject_key = ?4 AND e.object_key <> ?4 AND `+holds("e")+onPred)
 		facts = append(facts, `SELECT e.object_key AS k, 1 AS out, `+prefixed("e.", factCols)+` FROM facts e INDEXED BY facts_out
 			WHERE e.agent_id = ?1 AND e.subject_key = ?4 AND e.object_key <> ?4 AND e.object_key <= (SELECT k FROM last)
 				AND `+holds("e")+onPred)
 	}
-	if d != Out {
+	if d != DirectionOut {
 		keys = append(keys, `SELECT e.subject_key AS k FROM facts e INDEXED BY facts_in
 			WHERE e.agent_id = ?1 AND e.object_key = ?4 AND e.subject_key <> ?4 AND `+holds("e")+onPred)
 		facts = append(facts, `SELECT e.subject_key AS k, 0 AS out, `+prefixed("e.", factCols)+` FROM facts e INDEXED BY facts_in
@@ -312,11 +314,11 @@ func (f *Facts) paths(q *dbtx, sp span, s, t string, depth int) ([]Path, error) 
 		kp := keyedPath{path: make(Path, len(p)), keys: make([]string, len(p))}
 		for j, pk := range p {
 			ef := facts[pk]
-			h := Hop{Fact: ef.Fact, Direction: Out}
+			h := Hop{Fact: ef.Fact, Direction: DirectionOut}
 			if ef.subjectKey == at {
 				at = ef.objectKey
 			} else {
-				h.Direction, at = In, ef.subjectKey
+				h.Direction, at = DirectionIn, ef.subjectKey
 			}
 			kp.path[j], kp.keys[j] = h, at
 		}
@@ -359,10 +361,10 @@ func compareHop(x, y Hop) int {
 
 // opposite is the direction of a hop walked the other way.
 func opposite(d Direction) Direction {
-	if d == In {
-		return Out
+	if d == DirectionIn {
+		return DirectionOut
 	}
-	return In
+	return DirectionIn
 }
 
 // pathSQL is the statement that finds paths of n hops (1 to 3) from the
@@ -382,9 +384,9 @@ func pathSQL(n int, pairs bool) string {
 	for mask := range 1 << n {
 		d := func(i int) Direction {
 			if mask&(1<<i) != 0 {
-				return In
+				return DirectionIn
 			}
-			return Out
+			return DirectionOut
 		}
 		var from, where []string
 		add := func(f, w string) { from, where = append(from, f), append(where, w) }
@@ -419,10 +421,10 @@ func pathSQL(n int, pairs bool) string {
 }
 
 // hopFrom is a hop along the fact e from the entity k, going out of it
-// (d is Out) or into it: the table to join, the condition and the key of
+// (d is DirectionOut) or into it: the table to join, the condition and the key of
 // the entity it reaches.
 func hopFrom(e, k string, d Direction) (from, where, next string) {
-	if d == Out {
+	if d == DirectionOut {
 		return `facts ` + e + ` INDEXED BY facts_out`,
 			e + `.agent_id = ?1 AND ` + e + `.subject_key = ` + k + ` AND ` + holds(e), e + `.object_key`
 	}
@@ -431,10 +433,10 @@ func hopFrom(e, k string, d Direction) (from, where, next string) {
 }
 
 // hopPair is a hop along the fact e from the entity j to the entity k,
-// j its subject (d is Out) or its object: the table to join and the
+// j its subject (d is DirectionOut) or its object: the table to join and the
 // condition.
 func hopPair(e, j, k string, d Direction) (from, where string) {
-	if d == Out {
+	if d == DirectionOut {
 		return `facts ` + e + ` INDEXED BY facts_out`,
 			e + `.agent_id = ?1 AND ` + e + `.subject_key = ` + j + ` AND ` + e + `.object_key = ` + k + ` AND ` + holds(e)
 	}

@@ -18,10 +18,10 @@ func TestGraphQueryPlans(t *testing.T) {
 	}
 	defer m.Close()
 	stmts := map[string]string{
-		"neighbours both":      neighboursSQL(Both, false),
-		"neighbours out":       neighboursSQL(Out, false),
-		"neighbours in":        neighboursSQL(In, false),
-		"neighbours predicate": neighboursSQL(Both, true),
+		"neighbours both":      neighboursSQL(DirectionBoth, false),
+		"neighbours out":       neighboursSQL(DirectionOut, false),
+		"neighbours in":        neighboursSQL(DirectionIn, false),
+		"neighbours predicate": neighboursSQL(DirectionBoth, true),
 		"paths 1":              pathSQL(1, false),
 		"paths 2":              pathSQL(2, false),
 		"paths 3 walk":         pathSQL(3, false),

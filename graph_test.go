@@ -38,7 +38,7 @@ func pathStrings(paths []engram.Path) []string {
 		hops := make([]string, len(p))
 		for j, h := range p {
 			hops[j] = h.Fact.String()
-			if h.Direction == engram.In {
+			if h.Direction == engram.DirectionIn {
 				hops[j] = "<" + hops[j]
 			}
 		}
@@ -53,7 +53,7 @@ func neighbourStrings(ns []engram.Neighbour) []string {
 		hops := make([]string, len(n.Hops))
 		for j, h := range n.Hops {
 			hops[j] = h.Fact.String()
-			if h.Direction == engram.In {
+			if h.Direction == engram.DirectionIn {
 				hops[j] = "<" + hops[j]
 			}
 		}
@@ -86,11 +86,11 @@ func TestGraphNeighbours(t *testing.T) {
 	assert.Equal(t, "Bob", ns[0].Hops[1].To(), "a hop against its fact reaches its subject")
 	assert.Equal(t, "Ada", ns[0].Hops[1].From())
 
-	ns, err = facts.Neighbours(ctx, engram.FactQuery{Entity: "Ada", Direction: engram.In})
+	ns, err = facts.Neighbours(ctx, engram.FactQuery{Entity: "Ada", Direction: engram.DirectionIn})
 	require.NoError(t, err)
 	assert.Equal(t, []string{"Bob: <Bob knows Ada", "Carol: <Carol likes ada"}, neighbourStrings(ns))
 
-	ns, err = facts.Neighbours(ctx, engram.FactQuery{Entity: "Ada", Direction: engram.Out, Predicate: "Knows"})
+	ns, err = facts.Neighbours(ctx, engram.FactQuery{Entity: "Ada", Direction: engram.DirectionOut, Predicate: "Knows"})
 	require.NoError(t, err)
 	assert.Equal(t, []string{"Bob: Ada knows Bob"}, neighbourStrings(ns))
 
