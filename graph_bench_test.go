@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"slices"
 	"testing"
 	"time"
 
@@ -47,17 +46,6 @@ func zipfEntities(n, k int, seed uint64) []string {
 	return out
 }
 
-// reportLatency reports the median and 90th percentile of times, in
-// milliseconds.
-func reportLatency(b *testing.B, times []time.Duration) {
-	slices.Sort(times)
-	pct := func(p float64) float64 {
-		return float64(times[min(len(times)-1, int(p*float64(len(times))))]) / float64(time.Millisecond)
-	}
-	b.ReportMetric(pct(0.5), "p50-ms")
-	b.ReportMetric(pct(0.9), "p90-ms")
-}
-
 // BenchmarkGraphNeighbours lists the neighbours (the first 100, the
 // default) of entities drawn by the graph's own Zipf distribution, so
 // that about one call in seven asks about the largest hub.
@@ -67,7 +55,7 @@ func BenchmarkGraphNeighbours(b *testing.B) {
 			m := openFacts(b, n)
 			ctx := context.Background()
 			sample := zipfEntities(n, 500, 7)
-			var times []time.Duration
+			var times latencies
 			found, hops := 0, 0
 			i := 0
 			b.ResetTimer()
@@ -84,7 +72,7 @@ func BenchmarkGraphNeighbours(b *testing.B) {
 				}
 				i++
 			}
-			reportLatency(b, times)
+			times.report(b)
 			b.ReportMetric(float64(found)/float64(len(times)), "neighbours/op")
 			b.ReportMetric(float64(hops)/float64(len(times)), "facts/op")
 		})
@@ -107,7 +95,7 @@ func BenchmarkGraphPaths(b *testing.B) {
 					pairs = append(pairs, [2]string{ends[i], ends[i+1]})
 				}
 			}
-			var times []time.Duration
+			var times latencies
 			found, empty := 0, 0
 			i := 0
 			b.ResetTimer()
@@ -125,7 +113,7 @@ func BenchmarkGraphPaths(b *testing.B) {
 				}
 				i++
 			}
-			reportLatency(b, times)
+			times.report(b)
 			b.ReportMetric(float64(found)/float64(len(times)), "paths/op")
 			b.ReportMetric(float64(empty)/float64(len(times)), "none/op")
 		})
