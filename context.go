@@ -162,9 +162,7 @@ func (m *Memory) contextStable(ctx context.Context, b *contextBuilder) error {
 		if facts, err = m.semantic.entries(q, `1 ORDER BY importance DESC, updated_at DESC, id LIMIT ?`, rows(shareFacts)); err != nil {
 			return err
 		}
-		now := ms(m.now())
-		if triples, err = queryCounted(m, q, scanFact, `SELECT `+factCols+` FROM facts f WHERE agent_id = ?1 AND `+factKind.liveAt("f", "?2")+`
-			ORDER BY strength DESC, updated_at DESC, id LIMIT ?3`, m.agent, now, rows(shareFacts+shareTriples)); err != nil {
+		if triples, err = m.facts.strongest(q, rows(shareFacts+shareTriples)); err != nil {
 			return err
 		}
 		if procs, err = m.procedural.active(q, rows(shareFacts+shareTriples+shareProcedures)); err != nil {

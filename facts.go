@@ -721,17 +721,11 @@ func (f *Facts) Alias(ctx context.Context, name, alias string) error {
 	now := f.m.now()
 	return f.m.write(ctx, "facts.alias", func(q *dbtx) error {
 		// Both names to the entities they stand for.
-		entity := func(k string) (string, error) {
-			var e string
-			err := q.queryRow(`SELECT coalesce((SELECT entity_key FROM fact_aliases WHERE agent_id = ? AND alias_key = ?), ?)`,
-				[]any{f.m.agent, k, k}, &e)
-			return e, err
-		}
-		ne, err := entity(nk)
+		ne, err := f.entityKey(q, name)
 		if err != nil {
 			return err
 		}
-		ae, err := entity(ak)
+		ae, err := f.entityKey(q, alias)
 		if err != nil || ae == ne {
 			return err // one entity already: nothing to do
 		}
@@ -739,13 +733,10 @@ func (f *Facts) Alias(ctx context.Context, name, alias string) error {
 		if _, err := q.exec(`UPDATE fact_aliases SET entity_key = ?3 WHERE agent_id = ?1 AND entity_key = ?2`, f.m.agent, ae, ne); err != nil {
 			return err
 		}
-		if _, err := q.exec(`INSERT INTO fact_aliases (agent_id, alias_key, entity_key, alias, created_at) VALUES (?, ?, ?, ?, ?)
-			ON CONFLICT (agent_id, alias_key) DO UPDATE SET entity_key = excluded.entity_key`, f.m.agent, ae, ne, alias, ms(now)); err != nil {
-			return err
-		}
-		if ak != ae {
+		// The alias's own key, and that of the entity it stood for.
+		for _, k := range slices.Compact([]string{ae, ak}) {
 			if _, err := q.exec(`INSERT INTO fact_aliases (agent_id, alias_key, entity_key, alias, created_at) VALUES (?, ?, ?, ?, ?)
-				ON CONFLICT (agent_id, alias_key) DO UPDATE SET entity_key = excluded.entity_key`, f.m.agent, ak, ne, alias, ms(now)); err != nil {
+				ON CONFLICT (agent_id, alias_key) DO UPDATE SET entity_key = excluded.entity_key`, f.m.agent, k, ne, alias, ms(now)); err != nil {
 				return err
 			}
 		}
@@ -864,6 +855,13 @@ func (f *Facts) validateQuery(fq *FactQuery) error {
 	limit, _, err := ListOptions{Limit: fq.Limit}.resolve()
 	fq.Limit = limit
 	return err
+}
+
+// strongest reads up to limit of the facts that hold now, strongest
+// first, then most recently confirmed: what memory.md and Context show.
+func (f *Facts) strongest(q *dbtx, limit int) ([]Fact, error) {
+	return queryCounted(f.m, q, scanFact, `SELECT `+factCols+` FROM facts f WHERE agent_id = ?1 AND `+factKind.liveAt("f", "?2")+`
+		ORDER BY strength DESC, updated_at DESC, id LIMIT ?3`, f.m.agent, ms(f.m.now()), limit)
 }
 
 // entityKey is the key of the entity name stands for, aliases resolved;

@@ -62,8 +62,7 @@ func (m *Memory) renderMarkdown(ctx context.Context) ([]byte, error) {
 		if entries, err = m.semantic.entries(q, `1 ORDER BY importance DESC, updated_at DESC, id LIMIT ?`, nEntries); err != nil {
 			return err
 		}
-		facts, err = queryCounted(m, q, scanFact, `SELECT `+factCols+` FROM facts f WHERE agent_id = ?1 AND `+factKind.liveAt("f", "?2")+`
-			ORDER BY strength DESC, updated_at DESC, id LIMIT ?3`, m.agent, now, nFacts)
+		facts, err = m.facts.strongest(q, nFacts)
 		return err
 	})
 	if err != nil {
