@@ -22,9 +22,10 @@ type kind struct {
 	typ   MemoryType
 	noun  string // what messages call one: "semantic entry"
 	table string // its rows: pk INTEGER PRIMARY KEY, id, agent_id, …
-	// cols are the row's columns besides pk and agent_id, as the archive
-	// keeps a row (in JSON) and Restore writes it back; none for a kind
-	// compaction never archives.
+	// cols are the row's columns besides pk and agent_id (and generated
+	// columns): what the archive keeps of a row (in JSON) and Restore
+	// writes back, what history records of a change and what an export
+	// writes.
 	cols []string
 	// text is the kind's text: what a search result shows, what Tier 2
 	// embeds and what the change log reports: columns joined with ||
@@ -133,6 +134,7 @@ var (
 	}
 	snapshotKind = &kind{
 		typ: TypeSnapshot, noun: "snapshot", table: "session_snapshots",
+		cols: strings.Fields("id session_id messages summary key_decisions task_ids started_at ended_at total_cost total_tokens created_at retrievals terms ntok"),
 		// The summary and the decisions; a snapshot with neither shows
 		// its messages.
 		text: `coalesce(nullif(trim({t}.summary || coalesce(' Decisions: ' || (SELECT group_concat(value, '; ') FROM json_each({t}.key_decisions)), '')), ''),
@@ -151,6 +153,7 @@ var (
 // three parts, the subject, predicate and object, while it holds.
 var factKind = &kind{
 	typ: TypeFact, noun: "fact", table: "facts",
+	cols:       strings.Fields("id subject predicate object subject_key predicate_key object_key valid_from valid_to created_at updated_at expired_at strength sources metadata retrievals terms ntok"),
 	text:       "{t}.subject || ' ' || {t}.predicate || ' ' || {t}.object",
 	importance: fmt.Sprint(factImportance),
 	touched:    "{t}.updated_at",

@@ -1,0 +1,42 @@
+package engram
+
+import (
+	"context"
+	"slices"
+	"testing"
+)
+
+// TestKindColumnsAreTheTables checks that every kind's cols are exactly
+// its table's columns besides pk, agent_id and generated ones: the
+// archive, history and export copy a row through cols, and a column left
+// out would be lost on the way.
+func TestKindColumnsAreTheTables(t *testing.T) {
+	m, err := New(Tier1, InMemory())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	for _, k := range kinds {
+		var cols []string
+		err := m.db.read(context.Background(), "test.columns", func(q *dbtx) error {
+			// hidden: 0 a column, 2 or 3 a generated one.
+			rows, err := q.query(`SELECT name FROM pragma_table_xinfo(?) WHERE hidden = 0 AND name NOT IN ('pk', 'agent_id') ORDER BY cid`, k.table)
+			if err != nil {
+				return err
+			}
+			cols, err = scanAll(rows, func(r scanner) (string, error) {
+				var c string
+				err := r.Scan(&c)
+				return c, err
+			})
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, want := slices.Sorted(slices.Values(k.cols)), slices.Sorted(slices.Values(cols))
+		if !slices.Equal(got, want) {
+			t.Errorf("%s: cols %v, the table has %v", k.typ, got, want)
+		}
+	}
+}
