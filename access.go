@@ -299,12 +299,23 @@ func (m *Memory) flushAccess(ctx context.Context) error {
 }
 
 // write runs fn in one write transaction of the Memory's store (see
-// store.write), which first writes the accesses searches noted and no
-// write has written yet: every write of the Memory keeps the access counts
+// store.write), which first tells history who makes the changes (see
+// beginChanges; an invalid actor or reason in ctx is an error matching
+// ErrInvalid) and writes the accesses searches noted and no write has
+// written yet: every write of the Memory keeps the access counts
 // in step, so that compaction, decay, consolidation and updates work on
 // them as they are, and no write path has to remember them.
 func (m *Memory) write(ctx context.Context, op string, fn func(q *dbtx) error) error {
+	actor, reason, err := m.changeContext(ctx)
+	if err != nil {
+		return err
+	}
 	return m.db.write(ctx, op, func(q *dbtx) error {
+		if m.db.history {
+			if err := q.beginChanges(actor, reason, m.now()); err != nil {
+				return err
+			}
+		}
 		if err := m.writeAccess(q); err != nil {
 			return err
 		}

@@ -46,6 +46,9 @@ type store struct {
 	// log keeps in-memory state in step with the rows (see changelog.go);
 	// set when the Memory opens, guarded by wmu.
 	log *changeLog
+	// history says the writer connection records changes in history (see
+	// startHistory).
+	history bool
 
 	rdb     *sql.DB       // nil in memory mode
 	readers chan *reader  // idle readers

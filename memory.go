@@ -27,6 +27,7 @@ import (
 type Memory struct {
 	tier   Tier
 	agent  string
+	actor  string // who history says makes changes (WithActor); "" for the agent
 	cfg    Config
 	now    func() time.Time
 	log    *slog.Logger
@@ -83,6 +84,7 @@ func New(tier Tier, opts ...Option) (*Memory, error) {
 	m := &Memory{
 		tier:  tier,
 		agent: s.agent,
+		actor: s.actor,
 		cfg:   s.cfg.clone(), // the caller keeps its slices
 		now:   s.clock,
 		log:   s.logger,
@@ -140,6 +142,11 @@ func (m *Memory) open(s settings) error {
 	}
 	if err := m.db.startChangeLog(context.Background(), followers...); err != nil {
 		return err
+	}
+	if m.cfg.History.Enabled {
+		if err := m.db.startHistory(context.Background()); err != nil {
+			return err
+		}
 	}
 	m.stems.log = m.db.log
 	if !m.db.memory && m.db.rdb != nil {
