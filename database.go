@@ -82,7 +82,10 @@ func openStore(ctx context.Context, path string, cfg StorageConfig) (_ *store, e
 		"temp_store(memory)",
 	}
 	cache := func(mib int) string { return fmt.Sprintf("cache_size(%d)", -mib*1024) }
-	writer := slices.Concat(pragmas, []string{cache(min(cfg.CacheMiB, writerCacheMiB)), "synchronous(" + strings.ToUpper(string(cfg.Synchronous)) + ")"})
+	// secure_delete: what a delete frees is overwritten, so that forgotten
+	// text does not linger in free pages (see forget.go).
+	writer := slices.Concat(pragmas, []string{cache(min(cfg.CacheMiB, writerCacheMiB)), "synchronous(" + strings.ToUpper(string(cfg.Synchronous)) + ")",
+		"secure_delete(1)"})
 	if s.memory {
 		s.wdb, err = sql.Open("sqlite", dsn(":memory:", writer))
 	} else {
@@ -252,6 +255,26 @@ func (s *store) userVersion(ctx context.Context) (int, error) {
 		return q.queryRow("PRAGMA user_version", nil, &v)
 	})
 	return v, err
+}
+
+// checkpoint copies the write-ahead log into the database and truncates
+// it. A reader holding an older snapshot keeps the log from being
+// truncated (SQLite reports it busy after the busy timeout); that is not
+// an error: a later checkpoint finishes the work.
+func (s *store) checkpoint(ctx context.Context) error {
+	if s.memory {
+		return nil
+	}
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	if s.closed.Load() {
+		return ErrClosed
+	}
+	var busy, frames, done int
+	if err := s.wconn.QueryRowContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`).Scan(&busy, &frames, &done); err != nil {
+		return s.wrap(ctx, "checkpoint", err)
+	}
+	return nil
 }
 
 // close releases everything; it waits for a running transaction to end.

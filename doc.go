@@ -94,6 +94,16 @@
 // turns conversation into memories and facts, by the agent's
 // [ExtractionRule]s and, optionally, by an [LLM].
 //
+// # Data the user owns
+//
+// Every change to a memory or a fact is appended to a history in the
+// transaction that makes it, with who made it ([WithActor],
+// [ContextWithActor]) and why ([ContextWithReason]): [Memory.History]
+// reads one memory's, [Memory.Changes] the agent's as a feed.
+// [Memory.Forget] erases one memory and [Memory.ForgetAgent] all of an
+// agent's, from every table and file that held them or anything made of
+// them; [ListAgents] lists the agents of a base directory or a file.
+//
 // # Storage
 //
 // Everything lives in one SQLite file in WAL mode, by default

@@ -383,8 +383,29 @@ func isoReads() []isoCase {
 			md, err := os.ReadFile(m.MarkdownPath())
 			return isoAnswer(string(md), err)
 		}},
+		{name: "History shared ID", call: func(ctx context.Context, m *engram.Memory) string {
+			return isoAnswer(isoHistory(m.History(ctx, "fact-04")))
+		}},
+		{name: "History a's ID", call: func(ctx context.Context, m *engram.Memory) string {
+			return isoAnswer(isoHistory(m.History(ctx, isoMark+"-fact-01")))
+		}},
+		{name: "Changes", call: func(ctx context.Context, m *engram.Memory) string {
+			return isoAnswer(isoHistory(m.Changes(ctx, engram.ChangeQuery{Limit: 10_000})))
+		}},
+		{name: "Changes Since", call: func(ctx context.Context, m *engram.Memory) string {
+			return isoAnswer(isoHistory(m.Changes(ctx, engram.ChangeQuery{Since: isoStart.Add(time.Second), Limit: 5})))
+		}},
 	}
 	return append(reads, isoFactReads()...)
+}
+
+// isoHistory drops the entries' Seq, which counts the file's changes, not
+// the agent's.
+func isoHistory(h []engram.HistoryEntry, err error) ([]engram.HistoryEntry, error) {
+	for i := range h {
+		h[i].Seq = 0
+	}
+	return h, err
 }
 
 // isoMaintenance are the paths that change the memory, run in order.
@@ -418,6 +439,22 @@ func isoMaintenance(p *isoPair) []isoCase {
 		}},
 		{name: "PurgeArchive", call: func(ctx context.Context, m *engram.Memory) string {
 			return isoAnswer(m.PurgeArchive(ctx, time.Hour))
+		}},
+		{name: "Forget shared ID", call: func(ctx context.Context, m *engram.Memory) string {
+			err := m.Forget(ctx, "fact-04")
+			return isoAnswer(isoHistory(m.History(ctx, "fact-04"))) + isoAnswer(nil, err)
+		}},
+		{name: "Forget a's ID", call: func(ctx context.Context, m *engram.Memory) string {
+			// The error names the ID, which holds the mark: its kind is the answer.
+			return fmt.Sprint(errors.Is(m.Forget(ctx, isoMark+"-fact-01"), engram.ErrNotFound))
+		}},
+		{name: "a keeps what b forgot", call: func(ctx context.Context, _ *engram.Memory) string {
+			e, err := p.a.Semantic().Get(ctx, "fact-04")
+			if err != nil {
+				return isoAnswer(nil, err)
+			}
+			h, err := p.a.History(ctx, "fact-04")
+			return isoAnswer(len(h) > 0 && h[0].Op == engram.OpCreate && e.ID == "fact-04", err)
 		}},
 	}
 }

@@ -35,6 +35,9 @@ type Memory struct {
 	db     *store
 	dbPath string // "" in memory
 	mdPath string // "" when no memory.md is written
+	// agentDir is the agent's own directory under a base directory, ""
+	// for a file given by WithPath or in memory.
+	agentDir string
 
 	mdMu   sync.Mutex   // serialises rendering and writing memory.md
 	dfs    dfCache      // document frequencies for search
@@ -95,6 +98,9 @@ func New(tier Tier, opts ...Option) (*Memory, error) {
 		m.log = slog.New(slog.DiscardHandler)
 	}
 	m.dbPath, m.mdPath = s.paths()
+	if m.dbPath != "" && s.path == "" {
+		m.agentDir = filepath.Dir(m.dbPath)
+	}
 	if err := checkMarkdownPath(m.mdPath, m.dbPath); err != nil {
 		return nil, err
 	}
