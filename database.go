@@ -38,6 +38,11 @@ import (
 type store struct {
 	memory bool
 	closed atomic.Bool
+	// commits counts the transactions committed on the writer: with
+	// the writer's PRAGMA data_version, which moves with every commit of
+	// another connection, it tells a cache whether anything changed (see
+	// Memory.summaryKey).
+	commits atomic.Uint64
 
 	wmu    sync.Mutex // guards wconn and wstmts; held for a whole transaction
 	wdb    *sql.DB
