@@ -166,8 +166,10 @@ func (m *Memory) vacuumInto(ctx context.Context, path string) error {
 // CheckIntegrity checks a database: it must be engram's, of this
 // engram's schema version, pass SQLite's integrity check (which runs the
 // FTS5 indexes' own) and hold derived data that agrees with its rows.
-// A failed check matches ErrCorrupt.
-func checkCopy(ctx context.Context, path string) (err error) {
+// SQLite's check and engram's run at once, on two connections: the file
+// is the backup's own, and nothing changes it. A failed check matches
+// ErrCorrupt.
+func checkCopy(ctx context.Context, path string) error {
 	u := url.URL{Scheme: "file", Path: filepath.ToSlash(path), RawQuery: "mode=ro"}
 	if !strings.HasPrefix(u.Path, "/") {
 		u.Path = "/" + u.Path // a Windows volume: file:///C:/…
@@ -177,36 +179,50 @@ func checkCopy(ctx context.Context, path string) (err error) {
 		return &DatabaseError{Op: "backup", Err: err}
 	}
 	defer db.Close()
-	db.SetMaxOpenConns(1)
-	conn, err := db.Conn(ctx)
-	if err != nil {
-		return dbErr("backup", err)
-	}
-	r := &reader{conn: conn, stmts: map[string]*sql.Stmt{}}
-	defer func() {
-		if cerr := r.close(); err == nil && cerr != nil {
-			err = dbErr("backup", cerr)
-		}
-	}()
-	q := &dbtx{ctx: ctx, prep: r.prep}
-	if _, err := q.exec("BEGIN"); err != nil {
-		return dbErr("backup", err)
-	}
-	defer func() { _, _ = q.execBackground("COMMIT") }()
+	db.SetMaxOpenConns(2)
 	var app, version int
-	if err := q.queryRow(`SELECT (SELECT application_id FROM pragma_application_id), (SELECT user_version FROM pragma_user_version)`, nil, &app, &version); err != nil {
+	meta := func(q *dbtx) error {
+		return q.queryRow(`SELECT (SELECT application_id FROM pragma_application_id), (SELECT user_version FROM pragma_user_version)`, nil, &app, &version)
+	}
+	if err := readCopy(ctx, db, meta); err != nil {
 		return dbErr("backup", err)
 	}
 	if want := len(schema.Migrations()); app != ApplicationID || version != want {
 		return &DatabaseError{Op: "backup", Err: fmt.Errorf("the copy has application_id %#x and schema version %d, want %#x and %d: %w", app, version, ApplicationID, want, ErrCorrupt)}
 	}
-	if err := errors.Join(sqliteCheck(q), checkDerived(q)); err != nil {
+	var derived error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		derived = readCopy(ctx, db, checkDerived)
+	}()
+	err = readCopy(ctx, db, sqliteCheck)
+	<-done
+	if err := errors.Join(err, derived); err != nil {
 		if ctxErr := ctx.Err(); ctxErr != nil {
 			return fmt.Errorf("engram: backup: %w", ctxErr)
 		}
 		return &DatabaseError{Op: "backup", Err: fmt.Errorf("the copy fails its integrity check: %v: %w", err, ErrCorrupt)}
 	}
 	return nil
+}
+
+// readCopy runs fn in a read transaction on a connection of db of its
+// own.
+func readCopy(ctx context.Context, db *sql.DB, fn func(q *dbtx) error) (err error) {
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	r := &reader{conn: conn, stmts: map[string]*sql.Stmt{}}
+	defer func() { err = errors.Join(err, r.close()) }()
+	q := &dbtx{ctx: ctx, prep: r.prep}
+	if _, err := q.exec("BEGIN"); err != nil {
+		return err
+	}
+	err = fn(q)
+	_, endErr := q.execBackground("COMMIT")
+	return errors.Join(err, endErr)
 }
 
 // placeNew moves the file tmp to dst, which must not exist: a hard link

@@ -2,6 +2,7 @@ package engram_test
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"io"
@@ -326,5 +327,38 @@ func copyFile(t testing.TB, from, to string) {
 	}
 	if err := errors.Join(dst.Sync(), dst.Close()); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestBackupRefusesADamagedCopy damages the derived data of the source
+// (a term vector that no longer matches its text): the copy fails the
+// check, Backup returns an error matching ErrCorrupt and leaves no file.
+func TestBackupRefusesADamagedCopy(t *testing.T) {
+	ctx := context.Background()
+	path := testutil.TempDB(t)
+	m, err := engram.New(engram.Tier1, engram.WithPath(path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	if _, err := m.Semantic().Store(ctx, engram.SemanticEntry{Content: "a term vector to damage", Importance: 0.5}); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	if _, err := raw.ExecContext(ctx, `UPDATE semantic_memory SET terms = x'000000000100'`); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	err = m.Backup(ctx, filepath.Join(dir, "b.db"))
+	var dbe *engram.DatabaseError
+	if !errors.Is(err, engram.ErrCorrupt) || !errors.As(err, &dbe) || dbe.Op != "backup" {
+		t.Fatalf("Backup of a damaged database = %v, want a *DatabaseError matching ErrCorrupt", err)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+		t.Errorf("a failed Backup left %v", ents)
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -413,5 +415,71 @@ func TestSummaryInMemory(t *testing.T) {
 	m.Close()
 	if _, err := m.Summary(ctx); err != engram.ErrClosed {
 		t.Errorf("Summary after Close = %v, want ErrClosed", err)
+	}
+}
+
+// TestSummaryConcurrentWriters calls Summary from several goroutines
+// while others write: every summary's count is one a writer could have
+// left (between what was acknowledged before the call and after it), and
+// once the writers stop the summary is the one a new handle computes.
+func TestSummaryConcurrentWriters(t *testing.T) {
+	ctx := context.Background()
+	path := testutil.TempDB(t)
+	m := testutil.OpenPath(t, path, "agent")
+	var stored atomic.Int64
+	var wg sync.WaitGroup
+	errs := make(chan error, 8)
+	for w := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 40 {
+				if _, err := m.Semantic().Store(ctx, engram.SemanticEntry{Content: fmt.Sprintf("writer %d stores note %d", w, i), Importance: 0.8}); err != nil {
+					errs <- err
+					return
+				}
+				stored.Add(1)
+			}
+		}()
+	}
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range 40 {
+				lo := stored.Load()
+				s, err := m.Summary(ctx)
+				if err != nil {
+					errs <- err
+					return
+				}
+				hi := stored.Load()
+				if n := int64(s.Kinds[0].Count); n < lo || n > hi+4 || int64(s.HighImportance) != n {
+					errs <- fmt.Errorf("a summary counts %d entries (%d important), %d to %d were stored", n, s.HighImportance, lo, hi)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	got, err := m.Summary(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := engram.New(engram.Tier1, engram.WithPath(path), engram.WithAgent("agent"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	want, err := f.Summary(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, want) || got.Kinds[0].Count != 160 {
+		t.Errorf("summary after the writers %+v\nwant %+v (160 entries)", got, want)
 	}
 }
