@@ -349,13 +349,24 @@ func TestSummarySharedHashCollision(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// a holds most of the file: b's summary reads b's rows through the
+	// agent's index, a's reads the whole table.
+	for i := range 40 {
+		if _, err := a.Semantic().Store(ctx, engram.SemanticEntry{Content: fmt.Sprintf("filler %d", i), Importance: 0.9}); err != nil {
+			t.Fatal(err)
+		}
+	}
 	for _, c := range []struct {
 		m          *engram.Memory
 		own, other string
-	}{{a, x, y}, {b, y, x}} {
+		entries    int
+	}{{a, x, y, 43}, {b, y, x, 3}} {
 		s, err := c.m.Summary(ctx)
 		if err != nil {
 			t.Fatal(err)
+		}
+		if s.Kinds[0].Count != c.entries || s.HighImportance != c.entries-3 || s.RecentlyAccessed != c.entries {
+			t.Errorf("agent %s: %+v, want %d entries, %d important", c.m.AgentID(), s, c.entries, c.entries-3)
 		}
 		var stems []string
 		for _, k := range s.Keywords {
@@ -405,11 +416,20 @@ func TestSummaryInMemory(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer m.Close()
-	if _, err := m.Semantic().Store(ctx, engram.SemanticEntry{Content: "only in memory", Importance: 0.9}); err != nil {
+	// Episodes alone: keywords, no semantic counts.
+	if _, err := m.Episodic().Log(ctx, engram.Episode{Content: "zeppelin zeppelin", Type: engram.EventToolCall}); err != nil {
 		t.Fatal(err)
 	}
 	s, err := m.Summary(ctx)
-	if err != nil || s.Kinds[0].Count != 1 || s.HighImportance != 1 || len(s.Keywords) != 1 || s.Keywords[0].Stem != "memori" {
+	if err != nil || s.Kinds[1].Count != 1 || s.HighImportance != 0 || !reflect.DeepEqual(s.Keywords, []engram.Keyword{{Stem: "zeppelin", Memories: 1}}) {
+		t.Errorf("summary %+v, %v", s, err)
+	}
+	if _, err := m.Semantic().Store(ctx, engram.SemanticEntry{Content: "only in memory zeppelin", Importance: 0.9}); err != nil {
+		t.Fatal(err)
+	}
+	s, err = m.Summary(ctx)
+	want := []engram.Keyword{{Stem: "zeppelin", Memories: 2}, {Stem: "memori", Memories: 1}}
+	if err != nil || s.Kinds[0].Count != 1 || s.HighImportance != 1 || s.RecentlyAccessed != 1 || !reflect.DeepEqual(s.Keywords, want) {
 		t.Errorf("summary %+v, %v", s, err)
 	}
 	m.Close()
