@@ -166,9 +166,7 @@ func (m *Memory) vacuumInto(ctx context.Context, path string) error {
 // CheckIntegrity checks a database: it must be engram's, of this
 // engram's schema version, pass SQLite's integrity check (which runs the
 // FTS5 indexes' own) and hold derived data that agrees with its rows.
-// SQLite's check and engram's run at once, on two connections: the file
-// is the backup's own, and nothing changes it. A failed check matches
-// ErrCorrupt.
+// A failed check matches ErrCorrupt.
 func checkCopy(ctx context.Context, path string) error {
 	u := url.URL{Scheme: "file", Path: filepath.ToSlash(path), RawQuery: "mode=ro"}
 	if !strings.HasPrefix(u.Path, "/") {
@@ -179,7 +177,7 @@ func checkCopy(ctx context.Context, path string) error {
 		return &DatabaseError{Op: "backup", Err: err}
 	}
 	defer db.Close()
-	db.SetMaxOpenConns(2)
+	db.SetMaxOpenConns(1)
 	var app, version int
 	meta := func(q *dbtx) error {
 		return q.queryRow(`SELECT (SELECT application_id FROM pragma_application_id), (SELECT user_version FROM pragma_user_version)`, nil, &app, &version)
@@ -190,15 +188,8 @@ func checkCopy(ctx context.Context, path string) error {
 	if want := len(schema.Migrations()); app != ApplicationID || version != want {
 		return &DatabaseError{Op: "backup", Err: fmt.Errorf("the copy has application_id %#x and schema version %d, want %#x and %d: %w", app, version, ApplicationID, want, ErrCorrupt)}
 	}
-	var derived error
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		derived = readCopy(ctx, db, checkDerived)
-	}()
-	err = readCopy(ctx, db, sqliteCheck)
-	<-done
-	if err := errors.Join(err, derived); err != nil {
+	err = readCopy(ctx, db, func(q *dbtx) error { return errors.Join(sqliteCheck(q), checkDerived(q)) })
+	if err != nil {
 		if ctxErr := ctx.Err(); ctxErr != nil {
 			return fmt.Errorf("engram: backup: %w", ctxErr)
 		}
@@ -207,8 +198,7 @@ func checkCopy(ctx context.Context, path string) error {
 	return nil
 }
 
-// readCopy runs fn in a read transaction on a connection of db of its
-// own.
+// readCopy runs fn in a read transaction on a connection of db.
 func readCopy(ctx context.Context, db *sql.DB, fn func(q *dbtx) error) (err error) {
 	conn, err := db.Conn(ctx)
 	if err != nil {
