@@ -35,6 +35,7 @@ import (
 type accessLog struct {
 	mu      sync.Mutex // guards the fields below
 	pending map[noteKey]accessNote
+	noted   uint64        // moves on with every note (see Memory.summaryKey)
 	oldest  time.Time     // when the oldest pending note was taken, in real time
 	batches []*accessSent // being written or written recently, oldest first
 
@@ -197,6 +198,7 @@ func (a *accessLog) note(k MemoryType, ids []string, n accessNote) bool {
 	if len(a.pending) == 0 {
 		a.oldest = time.Now()
 	}
+	a.noted++
 	for _, id := range ids {
 		key := noteKey{k, id}
 		a.pending[key] = a.pending[key].add(n)
@@ -210,6 +212,36 @@ func (a *accessLog) idle() bool {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return len(a.pending) == 0 && len(a.batches) == 0
+}
+
+// notes returns how many times note was called: what the log adds to
+// reads changes only when it moves on (or when a write commits).
+func (a *accessLog) notes() uint64 {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.noted
+}
+
+// unwrittenOf returns what the notes add to each memory of kind k in a
+// snapshot whose access version is version (see unwritten).
+func (a *accessLog) unwrittenOf(k MemoryType, version int64) map[string]accessNote {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	out := map[string]accessNote{}
+	add := func(notes map[noteKey]accessNote) {
+		for key, n := range notes {
+			if key.kind == k {
+				out[key.id] = out[key.id].add(n)
+			}
+		}
+	}
+	for _, b := range a.batches {
+		if b.version == 0 || b.version > version {
+			add(b.notes)
+		}
+	}
+	add(a.pending)
+	return out
 }
 
 // count returns how many memories have notes not written.

@@ -38,6 +38,11 @@ import (
 type store struct {
 	memory bool
 	closed atomic.Bool
+	// commits counts the transactions committed on the writer: with
+	// the writer's PRAGMA data_version, which moves with every commit of
+	// another connection, it tells a cache whether anything changed (see
+	// Memory.summaryKey).
+	commits atomic.Uint64
 
 	wmu    sync.Mutex // guards wconn and wstmts; held for a whole transaction
 	wdb    *sql.DB
@@ -331,41 +336,53 @@ func (s *store) integrityCheck(ctx context.Context) error {
 				return fmt.Errorf("%s integrity-check: %w", t, err)
 			}
 		}
-		rows, err := q.query("PRAGMA integrity_check")
-		if err != nil {
-			return err
-		}
-		var problems []string
-		for rows.Next() {
-			var line string
-			if err := rows.Scan(&line); err != nil {
-				rows.Close()
-				return err
-			}
-			if line != "ok" {
-				problems = append(problems, line)
-			}
-		}
-		// A check cut short (cancelled, or failing on a damaged page) is
-		// no clean bill of health.
-		if err := rows.Err(); err != nil {
-			rows.Close()
-			return err
-		}
-		if err := rows.Close(); err != nil {
-			return err
-		}
-		if len(problems) > 0 {
-			return fmt.Errorf("integrity_check: %s", strings.Join(problems, "; "))
-		}
-		return nil
+		return sqliteCheck(q)
 	})
 	if err != nil {
 		return err
 	}
-	return s.read(ctx, "integrity", func(q *dbtx) error {
-		return errors.Join(checkText(q), checkVectors(q))
-	})
+	return s.read(ctx, "integrity", checkDerived)
+}
+
+// sqliteCheck runs PRAGMA integrity_check in q's transaction (which also
+// runs the integrity check of every FTS5 index, through the tables'
+// xIntegrity) and returns the problems it reports.
+func sqliteCheck(q *dbtx) error {
+	rows, err := q.query("PRAGMA integrity_check")
+	if err != nil {
+		return err
+	}
+	var problems []string
+	for rows.Next() {
+		var line string
+		if err := rows.Scan(&line); err != nil {
+			rows.Close()
+			return err
+		}
+		if line != "ok" {
+			problems = append(problems, line)
+		}
+	}
+	// A check cut short (cancelled, or failing on a damaged page) is
+	// no clean bill of health.
+	if err := rows.Err(); err != nil {
+		rows.Close()
+		return err
+	}
+	if err := rows.Close(); err != nil {
+		return err
+	}
+	if len(problems) > 0 {
+		return fmt.Errorf("integrity_check: %s", strings.Join(problems, "; "))
+	}
+	return nil
+}
+
+// checkDerived checks the data derived from the rows (term vectors and
+// text statistics, vectors, the embedding cache) against them, in q's
+// transaction.
+func checkDerived(q *dbtx) error {
+	return errors.Join(checkText(q), checkVectors(q))
 }
 
 // setMeta writes a meta value in q's transaction.

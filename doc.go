@@ -112,7 +112,10 @@
 // written together or not at all. Several agents may share a file
 // ([WithPath]); a Memory only ever sees its own agent's rows. The schema is
 // versioned, and a file written by a newer engram is refused
-// ([ErrSchemaTooNew]).
+// ([ErrSchemaTooNew]). [Memory.Backup] copies the file while the agent
+// works, and checks the copy before naming it; copying memory.db without
+// its -wal loses the latest writes. [Memory.Summary] gives an overview of
+// the agent's memory: counts, the newest of each kind, its common words.
 //
 // # Errors
 //

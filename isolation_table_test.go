@@ -308,6 +308,9 @@ func isoReads() []isoCase {
 		{name: "Search/Since Until", call: isoSearch(engram.SearchOptions{Query: "backup nightly", Since: since, Until: until})},
 		{name: "Search/Threshold", call: isoSearch(engram.SearchOptions{Query: "deploy", Threshold: 0.5, Limit: 100})},
 		{name: "Search/Types snapshot", call: isoSearch(engram.SearchOptions{Query: "deploy fridays", Types: []engram.MemoryType{engram.TypeSnapshot}})},
+		{name: "Summary", call: func(ctx context.Context, m *engram.Memory) string {
+			return isoAnswer(m.Summary(ctx))
+		}},
 		{name: "Find", call: func(ctx context.Context, m *engram.Memory) string {
 			f, err := m.Find(ctx, engram.SearchOptions{Query: "blue pipeline deploy"})
 			return isoAnswer(f.Results, err) + fmt.Sprint(f.Mode, f.Terms, f.Pending)

@@ -44,6 +44,8 @@ type Memory struct {
 	stems  stemIndex    // auto-linking's and merging's candidates; the writer lock guards it
 	access accessLog    // searches' accesses and recalls' retrievals not yet written
 	noise  *noiseSource // Recall's noise
+	// summary keeps the last Summary while the database is unchanged.
+	summary summaryCache
 
 	closeOnce sync.Once
 	closeErr  error
