@@ -108,7 +108,6 @@ func exSeed(t *testing.T, m *engram.Memory, clock *testutil.Clock) {
 	clock.Advance(time.Hour)
 }
 
-
 func exExport(t *testing.T, m *engram.Memory, opts engram.ExportOptions) []byte {
 	t.Helper()
 	var b bytes.Buffer
