@@ -30,7 +30,7 @@ func exConfig() engram.Config {
 // updated, accessed), episodes, procedures, snapshots, facts (merged,
 // superseded, retracted, aliased), links, rules, and an archive that
 // holds entries with their links.
-func exSeed(t *testing.T, m *engram.Memory, clock *testutil.Clock) {
+func exSeed(t testing.TB, m *engram.Memory, clock *testutil.Clock) {
 	t.Helper()
 	ctx := context.Background()
 	step := func() { clock.Advance(time.Minute) }
@@ -108,7 +108,7 @@ func exSeed(t *testing.T, m *engram.Memory, clock *testutil.Clock) {
 	clock.Advance(time.Hour)
 }
 
-func exExport(t *testing.T, m *engram.Memory, opts engram.ExportOptions) []byte {
+func exExport(t testing.TB, m *engram.Memory, opts engram.ExportOptions) []byte {
 	t.Helper()
 	var b bytes.Buffer
 	require.NoError(t, m.Export(context.Background(), &b, opts))
@@ -116,7 +116,7 @@ func exExport(t *testing.T, m *engram.Memory, opts engram.ExportOptions) []byte 
 }
 
 // exOpen opens a memory at a fixed clock, at Tier 2 when e is not nil.
-func exOpen(t *testing.T, path, agent string, clock *testutil.Clock, e engram.Embedder) *engram.Memory {
+func exOpen(t testing.TB, path, agent string, clock *testutil.Clock, e engram.Embedder) *engram.Memory {
 	t.Helper()
 	opts := []engram.Option{engram.WithClock(clock.Now), engram.WithConfig(exConfig())}
 	if e != nil {
