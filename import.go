@@ -13,7 +13,9 @@ import (
 	"io"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/engram-go/engram/internal/bm25"
 	"github.com/engram-go/engram/internal/exchange"
@@ -137,6 +139,7 @@ func (m *Memory) Import(ctx context.Context, r io.Reader, opts ImportOptions) (I
 	err = m.write(ctx, "import", func(q *dbtx) error {
 		rep = ImportReport{Agent: h.Agent, Added: map[string]int{}, Replaced: map[string]int{}, Skipped: map[string]int{}}
 		im := &importer{m: m, q: q, conflict: opts.Conflict, rep: &rep, infos: map[string]map[string]colInfo{},
+			tables: map[*kind]*exchangeTable{}, stmts: map[string]*putSQL{},
 			skipped: map[MemoryType]map[string]bool{},
 			vectors: m.vectors != nil && h.Model == m.vectors.model && h.Dims == m.vectors.dims}
 		for {
@@ -192,11 +195,15 @@ type importer struct {
 	conflict Conflict
 	rep      *ImportReport
 	infos    map[string]map[string]colInfo // by table
+	tables   map[*kind]*exchangeTable
+	stmts    map[string]*putSQL
 	// skipped are the memories whose record ConflictSkip left out: their
 	// vector records are left out too.
 	skipped map[MemoryType]map[string]bool
 	vectors bool // the file's vectors are the embedder's
 	rules   bool // rules were written
+	// args and where are put's arguments, kept for the next row.
+	args, where []any
 }
 
 // colInfo is what the schema says of a column.
@@ -272,13 +279,14 @@ type values map[string]any
 // the record may hold (cols); when all is set every column the schema
 // requires must be there. An archived row (archived set) holds its JSON
 // columns as the archive does: as strings of JSON.
-func (im *importer) decode(table string, cols []string, row map[string]json.RawMessage, all, archived bool, field string) (values, error) {
+func (im *importer) decode(table string, cols []string, row exchange.Fields, all, archived bool, field string) (values, error) {
 	in, err := im.info(table)
 	if err != nil {
 		return nil, err
 	}
-	out := make(values, len(row))
-	for c, raw := range row {
+	out := make(values, len(cols)+3)
+	for _, f := range row {
+		c, raw := f.Key, f.Value
 		ci, ok := in[c]
 		if !ok || !slices.Contains(cols, c) {
 			return nil, invalid(field+c, "is not a column of a %s row", table)
@@ -288,17 +296,17 @@ func (im *importer) decode(table string, cols []string, row map[string]json.RawM
 			return nil, err
 		}
 		if v != nil {
-			if check := columnCheck(table, c); check != nil {
-				if err := check(im.m, field+c, v); err != nil {
-					return nil, err
-				}
+			if err := columnCheck(table, c)(im.m, field+c, v); err != nil {
+				return nil, err
 			}
 		}
 		out[c] = v
 	}
-	for _, c := range cols {
-		if _, ok := out[c]; !ok && all && in[c].required {
-			return nil, invalid(field+c, "is missing")
+	if all {
+		for _, c := range cols {
+			if _, ok := out[c]; !ok && in[c].required {
+				return nil, invalid(field+c, "is missing")
+			}
 		}
 	}
 	return out, nil
@@ -323,27 +331,26 @@ func decodeValue(ci colInfo, isJSON bool, raw json.RawMessage, field string) (an
 	}
 	switch ci.typ {
 	case "INTEGER":
-		var n int64
-		if err := json.Unmarshal(raw, &n); err != nil {
+		// Valid JSON (the reader checked the line): a number that
+		// ParseInt takes is an integer.
+		n, err := strconv.ParseInt(string(raw), 10, 64)
+		if err != nil {
 			return nil, invalid(field, "is not an integer: %s", clip(raw))
 		}
 		return n, nil
 	case "REAL":
-		var f float64
-		if raw[0] == '"' || json.Unmarshal(raw, &f) != nil {
+		f, err := strconv.ParseFloat(string(raw), 64)
+		if err != nil || raw[0] == '"' || raw[0] == 'I' || raw[0] == 'N' || raw[0] == '+' {
 			return nil, invalid(field, "is not a number: %s", clip(raw))
 		}
 		return f, nil
-	case "TEXT":
-		var s string
-		if raw[0] != '"' || json.Unmarshal(raw, &s) != nil {
+	case "TEXT", "BLOB":
+		s, ok := jsonString(raw)
+		if !ok {
 			return nil, invalid(field, "is not a string: %s", clip(raw))
 		}
-		return s, nil
-	case "BLOB":
-		var s string
-		if raw[0] != '"' || json.Unmarshal(raw, &s) != nil {
-			return nil, invalid(field, "is not a hex string: %s", clip(raw))
+		if ci.typ == "TEXT" {
+			return s, nil
 		}
 		b, err := hex.DecodeString(s)
 		if err != nil {
@@ -352,6 +359,23 @@ func decodeValue(ci colInfo, isJSON bool, raw json.RawMessage, field string) (an
 		return b, nil
 	}
 	return nil, invalid(field, "has a type (%q) engram does not import", ci.typ)
+}
+
+// jsonString decodes the JSON string raw (valid JSON): its bytes as they
+// are when it has no escapes, so that invalid UTF-8 stays invalid (and is
+// refused) rather than turning into U+FFFD.
+func jsonString(raw []byte) (string, bool) {
+	if len(raw) < 2 || raw[0] != '"' {
+		return "", false
+	}
+	if bytes.IndexByte(raw, '\\') < 0 {
+		return string(raw[1 : len(raw)-1]), true
+	}
+	if !utf8.Valid(raw) {
+		return "", false
+	}
+	var s string
+	return s, json.Unmarshal(raw, &s) == nil
 }
 
 // clip is the start of a value, for a message.
@@ -364,7 +388,11 @@ func clip(raw []byte) string {
 
 // memory imports a memory of kind k.
 func (im *importer) memory(k *kind, rec exchange.Record) error {
-	t := memoryTable(k)
+	t := im.tables[k]
+	if t == nil {
+		t = memoryTable(k)
+		im.tables[k] = t
+	}
 	vals, err := im.decode(k.table, t.cols, rec.Row, true, false, "row.")
 	if err != nil {
 		return err
@@ -414,64 +442,111 @@ func (k *kind) indexedTexts(vals values) ([]string, bool) {
 	return texts, true
 }
 
+// putSQL is the SQL of put for one table and one set of columns.
+type putSQL struct {
+	names                  []string // the columns written, in order
+	exists, insert, update string
+}
+
+// sqlFor returns put's SQL for table with the columns of cols that vals
+// holds, key and extra's.
+func (im *importer) sqlFor(table string, cols []string, vals values, key []string, extra []any) *putSQL {
+	var mask []byte
+	for _, c := range cols {
+		_, ok := vals[c]
+		mask = append(mask, "01"[btoi(ok)])
+	}
+	id := table + "\x00" + string(mask) + "\x00" + strings.Join(key, ",")
+	if p := im.stmts[id]; p != nil {
+		return p
+	}
+	p := &putSQL{}
+	where := "agent_id = ?"
+	for _, c := range key {
+		where += " AND " + c + " = ?"
+	}
+	for i := 0; i < len(extra); i += 2 {
+		where += " AND " + extra[i].(string) + " = ?"
+	}
+	for _, c := range cols {
+		if _, ok := vals[c]; ok {
+			p.names = append(p.names, c)
+		}
+	}
+	for i := 0; i < len(extra); i += 2 {
+		p.names = append(p.names, extra[i].(string))
+	}
+	p.exists = `SELECT count(*) FROM ` + table + ` WHERE ` + where
+	p.insert = `INSERT INTO ` + table + ` (agent_id, ` + strings.Join(p.names, ", ") + `) VALUES (?` + strings.Repeat(", ?", len(p.names)) + `)`
+	p.update = `UPDATE ` + table + ` SET ` + strings.Join(p.names, " = ?, ") + ` = ? WHERE ` + where
+	im.stmts[id] = p
+	return p
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
 // put writes a row of table with the values vals (cols in order) after
 // the conflict policy: key names the columns that identify it within the
 // agent, besides extra (column = value pairs). It reports whether it wrote
 // the row; onSkip runs when the policy skips it. what is what the report
 // counts it as.
 func (im *importer) put(table string, cols []string, vals values, key []string, extra []any, what string, onSkip func()) (bool, error) {
-	where := "agent_id = ?"
-	args := []any{im.m.agent}
+	p := im.sqlFor(table, cols, vals, key, extra)
+	where := append(im.where[:0], im.m.agent)
 	for _, c := range key {
-		where += " AND " + c + " = ?"
-		args = append(args, vals[c])
+		where = append(where, vals[c])
 	}
 	for i := 0; i < len(extra); i += 2 {
-		where += " AND " + extra[i].(string) + " = ?"
+		where = append(where, extra[i+1])
+	}
+	im.where = where
+	args := append(im.args[:0], im.m.agent)
+	for _, c := range p.names {
+		if v, ok := vals[c]; ok {
+			args = append(args, v)
+		}
+	}
+	for i := 0; i < len(extra); i += 2 {
 		args = append(args, extra[i+1])
 	}
-	var n int
-	if err := im.q.queryRow(`SELECT count(*) FROM `+table+` WHERE `+where, args, &n); err != nil {
-		return false, err
-	}
-	var names []string
-	var vs []any
-	for _, c := range cols {
-		if v, ok := vals[c]; ok {
-			names = append(names, c)
-			vs = append(vs, v)
-		}
-	}
-	for i := 0; i < len(extra); i += 2 {
-		names = append(names, extra[i].(string))
-		vs = append(vs, extra[i+1])
-	}
-	if n > 0 {
-		switch im.conflict {
-		case ConflictSkip:
-			im.rep.Skipped[what]++
-			if onSkip != nil {
-				onSkip()
-			}
-			return false, nil
-		case ConflictReplace:
-			_, err := im.q.exec(`UPDATE `+table+` SET `+strings.Join(names, " = ?, ")+` = ? WHERE `+where, append(vs, args...)...)
-			if err == nil {
-				im.rep.Replaced[what]++
-			}
-			return err == nil, err
-		}
-		return false, fmt.Errorf("engram: %s %s: the agent holds it already: %w", what, keyText(key, vals), ErrExists)
-	}
-	_, err := im.q.exec(`INSERT INTO `+table+` (agent_id, `+strings.Join(names, ", ")+`) VALUES (?`+strings.Repeat(", ?", len(names))+`)`,
-		append([]any{im.m.agent}, vs...)...)
-	if isUniqueViolation(err) {
-		return false, invalid("row", "conflicts with a row the agent holds (%v)", err)
-	}
+	im.args = args
+	// Insert first: a conflict is rare, and a refused INSERT writes
+	// nothing (SQLite checks the unique indexes before it writes a row).
+	_, err := im.q.exec(p.insert, args...)
 	if err == nil {
 		im.rep.Added[what]++
+		return true, nil
 	}
-	return err == nil, err
+	if !isUniqueViolation(err) {
+		return false, err
+	}
+	var n int
+	if err := im.q.queryRow(p.exists, where, &n); err != nil {
+		return false, err
+	}
+	if n == 0 {
+		return false, invalid("row", "conflicts with a row the agent holds (%v)", err)
+	}
+	switch im.conflict {
+	case ConflictSkip:
+		im.rep.Skipped[what]++
+		if onSkip != nil {
+			onSkip()
+		}
+		return false, nil
+	case ConflictReplace:
+		_, err := im.q.exec(p.update, append(args[1:], where...)...)
+		if err == nil {
+			im.rep.Replaced[what]++
+		}
+		return err == nil, err
+	}
+	return false, fmt.Errorf("engram: %s %s: the agent holds it already: %w", what, keyText(key, vals), ErrExists)
 }
 
 func keyText(key []string, vals values) string {
@@ -546,7 +621,7 @@ func (im *importer) archived(k *kind, rec exchange.Record) error {
 		return err
 	}
 	rowText := vals["row"].(string)
-	obj, err := exchange.Object(json.RawMessage(rowText))
+	obj, err := exchange.Object([]byte(rowText))
 	if err != nil {
 		return invalid("row.row", "%v", err)
 	}
@@ -598,7 +673,8 @@ func (im *importer) vector(rec exchange.Record) error {
 		return invalid("kind", "%q is not a kind of memory with vectors", rec.Kind)
 	}
 	var id, enc string
-	for f, raw := range rec.Row {
+	for _, fl := range rec.Row {
+		f, raw := fl.Key, fl.Value
 		var s string
 		if raw[0] != '"' || json.Unmarshal(raw, &s) != nil {
 			return invalid("row."+f, "is not a string")

@@ -79,6 +79,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash"
 	"hash/fnv"
 	"io"
 	"strconv"
@@ -140,9 +141,28 @@ type Header struct {
 type Record struct {
 	Type string
 	Kind string // for memory, archive and vector records
-	// Row maps each field of the record's row to its JSON value.
-	Row  map[string]json.RawMessage
+	// Row is the fields of the record's row, in the line's order.
+	Row  Fields
 	Line int // 1-based
+}
+
+// Field is a field of a JSON object: its key and its value, as JSON.
+type Field struct {
+	Key   string
+	Value json.RawMessage
+}
+
+// Fields are a JSON object's fields, each key once.
+type Fields []Field
+
+// Get returns the value of the field with key k.
+func (fs Fields) Get(k string) (json.RawMessage, bool) {
+	for _, f := range fs {
+		if f.Key == k {
+			return f.Value, true
+		}
+	}
+	return nil, false
 }
 
 // Error is a file refused at line Line (1-based) for the reason Err.
@@ -170,13 +190,14 @@ type Reader struct {
 	records int
 	done    bool
 	seen    map[[16]byte]struct{}
+	hash    hash.Hash
 	buf     []byte
 }
 
 // NewReader returns a reader of r that refuses lines longer than maxLine
 // bytes (without the newline).
 func NewReader(r io.Reader, maxLine int) *Reader {
-	return &Reader{r: bufio.NewReaderSize(r, 64<<10), max: maxLine, seen: map[[16]byte]struct{}{}}
+	return &Reader{r: bufio.NewReaderSize(r, 64<<10), max: maxLine, seen: map[[16]byte]struct{}{}, hash: fnv.New128a()}
 }
 
 // Line returns the number of the last line read.
@@ -273,6 +294,42 @@ type wire struct {
 	Records *int            `json:"records"`
 }
 
+// readWire reads a line's record: an object of the fields of wire, each
+// of its type, and no others.
+func readWire(line []byte) (wire, error) {
+	var w wire
+	fields, err := Object(line)
+	if err != nil {
+		return w, err
+	}
+	for _, f := range fields {
+		k, v := f.Key, f.Value
+		switch k {
+		case "type", "kind":
+			var s string
+			if v[0] != '"' || json.Unmarshal(v, &s) != nil {
+				return w, fmt.Errorf("%s is not a string", k)
+			}
+			if k == "type" {
+				w.Type = s
+			} else {
+				w.Kind = s
+			}
+		case "row":
+			w.Row = v
+		case "records":
+			var n int
+			if err := json.Unmarshal(v, &n); err != nil {
+				return w, fmt.Errorf("records is not an integer")
+			}
+			w.Records = &n
+		default:
+			return w, fmt.Errorf("unknown field %q", k)
+		}
+	}
+	return w, nil
+}
+
 // Next returns the next record, or io.EOF after the end record. Any
 // other error is an [*Error] naming the line, or the input's own error.
 func (r *Reader) Next() (Record, error) {
@@ -287,8 +344,8 @@ func (r *Reader) Next() (Record, error) {
 	if err != nil {
 		return Record{}, err
 	}
-	var w wire
-	if err := decodeStrict(line, &w); err != nil {
+	w, err := readWire(line)
+	if err != nil {
 		return Record{}, r.fail("not a record: %v", err)
 	}
 	if w.Type == TypeEnd {
@@ -332,13 +389,14 @@ func (r *Reader) Next() (Record, error) {
 	if err != nil {
 		return Record{}, r.fail("row: %v", err)
 	}
-	h := fnv.New128a()
+	h := r.hash
+	h.Reset()
 	h.Write([]byte(w.Type))
 	h.Write([]byte{0})
 	h.Write([]byte(w.Kind))
 	for _, k := range keys[w.Type] {
 		var s string
-		raw, ok := row[k]
+		raw, ok := row.Get(k)
 		if !ok {
 			return Record{}, r.fail("row: no %s", k)
 		}
@@ -358,51 +416,121 @@ func (r *Reader) Next() (Record, error) {
 	return Record{Type: w.Type, Kind: w.Kind, Row: row, Line: r.line}, nil
 }
 
-func keyOf(row map[string]json.RawMessage, fields []string) string {
+func keyOf(row Fields, fields []string) string {
 	var b bytes.Buffer
 	for i, f := range fields {
 		if i > 0 {
 			b.WriteString(", ")
 		}
-		b.WriteString(f + " " + string(row[f]))
+		v, _ := row.Get(f)
+		b.WriteString(f + " " + string(v))
 	}
 	return b.String()
 }
 
 // Object decodes a JSON object into its fields' raw values, refusing a
-// value that is not an object and an object holding a key twice.
-func Object(raw json.RawMessage) (map[string]json.RawMessage, error) {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	t, err := dec.Token()
-	if err != nil {
+// value that is not an object and an object holding a key twice. (It
+// checks the whole value with json.Valid, then splits the object itself:
+// a json.Decoder reading tokens costs several times as much.)
+func Object(raw []byte) (Fields, error) {
+	if !json.Valid(raw) {
+		var v any
+		err := json.Unmarshal(raw, &v)
+		if err == nil {
+			err = errors.New("not JSON")
+		}
 		return nil, err
 	}
-	if d, ok := t.(json.Delim); !ok || d != '{' {
+	i := skipSpace(raw, 0)
+	if raw[i] != '{' {
 		return nil, errors.New("not a JSON object")
 	}
-	out := map[string]json.RawMessage{}
-	for dec.More() {
-		t, err := dec.Token()
-		if err != nil {
+	out := make(Fields, 0, 20)
+	var keys map[string]bool // for a large object: Get is linear
+	i = skipSpace(raw, i+1)
+	for raw[i] != '}' {
+		end := stringEnd(raw, i)
+		var k string
+		if bytes.IndexByte(raw[i+1:end-1], '\\') < 0 {
+			k = string(raw[i+1 : end-1])
+		} else if err := json.Unmarshal(raw[i:end], &k); err != nil {
 			return nil, err
 		}
-		k, _ := t.(string)
-		if _, dup := out[k]; dup {
+		i = skipSpace(raw, end)
+		i = skipSpace(raw, i+1) // the colon
+		vend := valueEnd(raw, i)
+		if len(out) == 32 {
+			keys = make(map[string]bool, 64)
+			for _, f := range out {
+				keys[f.Key] = true
+			}
+		}
+		dup := keys[k]
+		if keys == nil {
+			_, dup = out.Get(k)
+		} else {
+			keys[k] = true
+		}
+		if dup {
 			return nil, fmt.Errorf("key %q twice", k)
 		}
-		var v json.RawMessage
-		if err := dec.Decode(&v); err != nil {
-			return nil, fmt.Errorf("%s: %v", k, err)
+		out = append(out, Field{Key: k, Value: json.RawMessage(raw[i:vend])})
+		i = skipSpace(raw, vend)
+		if raw[i] == ',' {
+			i = skipSpace(raw, i+1)
 		}
-		out[k] = v
-	}
-	if _, err := dec.Token(); err != nil {
-		return nil, err
-	}
-	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return nil, errors.New("data after the JSON object")
 	}
 	return out, nil
+}
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// stringEnd returns the index just after the JSON string that starts at
+// b[i] (a quote), in valid JSON.
+func stringEnd(b []byte, i int) int {
+	for i++; i < len(b); i++ {
+		switch b[i] {
+		case '\\':
+			i++
+		case '"':
+			return i + 1
+		}
+	}
+	return i
+}
+
+// valueEnd returns the index just after the JSON value that starts at
+// b[i], in valid JSON.
+func valueEnd(b []byte, i int) int {
+	switch b[i] {
+	case '"':
+		return stringEnd(b, i)
+	case '{', '[':
+		depth := 0
+		for ; i < len(b); i++ {
+			switch b[i] {
+			case '"':
+				i = stringEnd(b, i) - 1
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return i + 1
+				}
+			}
+		}
+		return i
+	}
+	for i < len(b) && b[i] != ',' && b[i] != '}' && b[i] != ']' && b[i] != ' ' && b[i] != '\t' && b[i] != '\n' && b[i] != '\r' {
+		i++
+	}
+	return i
 }
 
 // Writer writes a file. It buffers: call End, which flushes. It is not

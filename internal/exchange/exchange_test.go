@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"math"
 	"strings"
@@ -49,6 +50,31 @@ func TestRowFloatsReadBackExactly(t *testing.T) {
 	}
 }
 
+// TestObjectFindsDuplicateKeys finds a key given twice in a small object
+// and in a large one (where it stops comparing every pair of keys).
+func TestObjectFindsDuplicateKeys(t *testing.T) {
+	for _, n := range []int{3, 31, 32, 33, 5000} {
+		var b strings.Builder
+		b.WriteString("{")
+		for i := range n {
+			fmt.Fprintf(&b, `"k%d":%d,`, i, i)
+		}
+		ok := b.String()
+		fs, err := Object([]byte(strings.TrimSuffix(ok, ",") + "}"))
+		if err != nil || len(fs) != n {
+			t.Fatalf("%d keys: %d fields, %v", n, len(fs), err)
+		}
+		if _, err := Object([]byte(ok + `"k1":"again"}`)); err == nil {
+			t.Errorf("%d keys: a key twice is not refused", n+1)
+		}
+	}
+	for _, bad := range []string{``, `[]`, `"s"`, `{"a":1} {}`, `{"a":1`, `{"a" 1}`, `{'a':1}`} {
+		if _, err := Object([]byte(bad)); err == nil {
+			t.Errorf("%q is not refused", bad)
+		}
+	}
+}
+
 // TestWriterReaderRoundTrip reads back what a writer wrote.
 func TestWriterReaderRoundTrip(t *testing.T) {
 	var b bytes.Buffer
@@ -80,7 +106,9 @@ func TestWriterReaderRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rec.Type != TypeMemory || rec.Kind != "semantic" || rec.Line != 2 || string(rec.Row["tags"]) != `["a","b"]` || string(rec.Row["z"]) != "null" {
+	tags, _ := rec.Row.Get("tags")
+	z, _ := rec.Row.Get("z")
+	if rec.Type != TypeMemory || rec.Kind != "semantic" || rec.Line != 2 || string(tags) != `["a","b"]` || string(z) != "null" {
 		t.Fatalf("read %+v", rec)
 	}
 	if _, err := rd.Next(); !errors.Is(err, io.EOF) {
