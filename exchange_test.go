@@ -527,3 +527,55 @@ func TestImportOptionsAreChecked(t *testing.T) {
 	_, err = m.Import(context.Background(), strings.NewReader(""), engram.ImportOptions{})
 	require.ErrorIs(t, err, engram.ErrClosed)
 }
+
+// TestExportConcurrentWrites exports while another goroutine stores: each
+// export is one snapshot (a prefix of the stores, every entry whole, with
+// its links), which imports into an empty agent and round-trips.
+func TestExportConcurrentWrites(t *testing.T) {
+	ctx := context.Background()
+	path := testutil.TempDB(t)
+	m := testutil.OpenPath(t, path, "writer")
+	done := make(chan error, 1)
+	go func() {
+		for i := range 200 {
+			if _, err := m.Semantic().Store(ctx, engram.SemanticEntry{ID: fmt.Sprintf("e-%03d", i),
+				Content: fmt.Sprintf("entry %d about the deploy pipeline", i)}); err != nil {
+				done <- err
+				return
+			}
+		}
+		done <- nil
+	}()
+	for i := 0; ; i++ {
+		var b bytes.Buffer
+		require.NoError(t, m.Export(ctx, &b, engram.ExportOptions{}))
+		n := exRecordTypes(t, b.Bytes())["memory/semantic"]
+		for j := range n {
+			require.Contains(t, b.String(), fmt.Sprintf(`"id":"e-%03d"`, j), "an export is a prefix of the stores")
+		}
+		r := testutil.OpenPath(t, path, fmt.Sprintf("reader-%d", i))
+		_, err := r.Import(ctx, bytes.NewReader(b.Bytes()), engram.ImportOptions{})
+		require.NoError(t, err)
+		var again bytes.Buffer
+		require.NoError(t, r.Export(ctx, &again, engram.ExportOptions{}))
+		require.Equal(t, strings.Replace(b.String(), `"agent":"writer"`, fmt.Sprintf(`"agent":"reader-%d"`, i), 1),
+			withTimeOf(again.String(), b.String()))
+		select {
+		case err := <-done:
+			require.NoError(t, err)
+			t.Logf("%d exports, the last of %d entries", i+1, n)
+			return
+		default:
+		}
+	}
+}
+
+// withTimeOf returns got with its header's time replaced by want's: the
+// two exports ran at different times.
+func withTimeOf(got, want string) string {
+	tg, tw := strings.Index(got, `"time":"`), strings.Index(want, `"time":"`)
+	if tg < 0 || tw < 0 {
+		return got
+	}
+	return got[:tg] + want[tw:tw+len(`"time":"2026-05-04T12:21:00.000Z"`)] + got[tg+len(`"time":"2026-05-04T12:21:00.000Z"`):]
+}

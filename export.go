@@ -38,7 +38,7 @@ type exchangeTable struct {
 	kindExpr string
 	cols     []string // the columns a record's row holds, in order
 	exprs    []string // the SQL that reads each column over t
-	key      []string // what identifies a row within the agent (and kind)
+	key      []string // what identifies a row within the agent and its kind
 	order    string   // ORDER BY of an export, over t
 	from     string   // FROM, when not the table t
 }
@@ -87,7 +87,7 @@ var (
 		slices.Sort(paths)
 		exprs[1] = "json_remove(t.row, " + strings.Join(paths, ", ") + ")"
 		return &exchangeTable{rec: exchange.TypeArchive, table: "archive", kindExpr: "t.memory_type",
-			cols: archiveCols, exprs: exprs, key: []string{"memory_type", "id"}, order: "t.pk"}
+			cols: archiveCols, exprs: exprs, key: []string{"id"}, order: "t.pk"}
 	}()
 	linkTable = func() *exchangeTable {
 		cols := strings.Split(strings.ReplaceAll(linkCols, " ", ""), ",")
