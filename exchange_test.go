@@ -579,3 +579,58 @@ func withTimeOf(got, want string) string {
 	}
 	return got[:tg] + want[tw:tw+len(`"time":"2026-05-04T12:21:00.000Z"`)] + got[tg+len(`"time":"2026-05-04T12:21:00.000Z"`):]
 }
+
+// TestImportFollowsIndexes imports into a Tier 2 memory whose stem index
+// (auto-linking) and vector index are built already: both follow the
+// import's rows, and forget those of an import that was refused.
+func TestImportFollowsIndexes(t *testing.T) {
+	ctx := context.Background()
+	clock := testutil.NewClock(exStart)
+	src := exOpen(t, testutil.TempDB(t), "default", clock, newTestEmbedder(t, 64))
+	exSeed(t, src, clock)
+	file := exExport(t, src, engram.ExportOptions{Vectors: true})
+
+	e := newTestEmbedder(t, 64)
+	dst := exOpen(t, testutil.TempDB(t), "default", testutil.NewClock(clock.Now()), e)
+	// Build both indexes: a store links through the stem index, a
+	// vector search loads the vector index.
+	_, err := dst.Semantic().Store(ctx, engram.SemanticEntry{ID: "warm", Content: "an entry about nothing in particular"})
+	require.NoError(t, err)
+	_, err = dst.Search(ctx, engram.SearchOptions{Query: "nothing", Mode: engram.SearchVector})
+	require.NoError(t, err)
+
+	// A refused import first: its rows must not stay in the indexes.
+	lines := strings.SplitAfter(string(file), "\n")
+	bad := strings.Join(lines[:len(lines)-2], "") + `{"type":"vector","kind":"semantic","row":{"id":"nobody","embedding":"AAAAAA=="}}` + "\n" + lines[len(lines)-2]
+	_, err = dst.Import(ctx, strings.NewReader(bad), engram.ImportOptions{})
+	var ie *engram.ImportError
+	require.ErrorAs(t, err, &ie)
+	require.Equal(t, len(lines)-1, ie.Line, "%v", err) // the vector of nobody, before the end
+	_, err = dst.Semantic().Store(ctx, engram.SemanticEntry{ID: "probe-1", Content: "The deploy now runs from the green pipeline!"})
+	require.NoError(t, err)
+	links, err := dst.Links().For(ctx, "probe-1")
+	require.NoError(t, err)
+	require.Empty(t, links, "the stem index kept rows of a refused import")
+	res, err := dst.Search(ctx, engram.SearchOptions{Query: "green pipeline", Mode: engram.SearchVector, Types: []engram.MemoryType{engram.TypeSemantic}})
+	require.NoError(t, err)
+	for _, r := range res {
+		require.NotEqual(t, "sem-07", r.ID, "the vector index kept rows of a refused import")
+	}
+	require.NoError(t, dst.Semantic().Delete(ctx, "probe-1"))
+
+	_, err = dst.Import(ctx, bytes.NewReader(file), engram.ImportOptions{})
+	require.NoError(t, err)
+	require.NoError(t, dst.CheckIntegrity(ctx))
+	_, err = dst.Semantic().Store(ctx, engram.SemanticEntry{ID: "probe-2", Content: "The deploy now runs from the green pipeline!"})
+	require.NoError(t, err)
+	links, err = dst.Links().For(ctx, "probe-2")
+	require.NoError(t, err)
+	require.NotEmpty(t, links, "the stem index follows the import")
+	res, err = dst.Search(ctx, engram.SearchOptions{Query: "green pipeline", Mode: engram.SearchVector, Types: []engram.MemoryType{engram.TypeSemantic}, Limit: 3})
+	require.NoError(t, err)
+	var ids []string
+	for _, r := range res {
+		ids = append(ids, r.ID)
+	}
+	require.Contains(t, ids, "sem-07", "the vector index follows the import")
+}
