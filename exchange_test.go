@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -633,4 +634,54 @@ func TestImportFollowsIndexes(t *testing.T) {
 		ids = append(ids, r.ID)
 	}
 	require.Contains(t, ids, "sem-07", "the vector index follows the import")
+}
+
+// TestExportStreams exports 10,000 entries of 1 KiB (10 MiB of file) and
+// checks the live heap, after a GC, at the start and near the end of the
+// export: an export that held its rows would grow it by the file's size.
+func TestExportStreams(t *testing.T) {
+	ctx := context.Background()
+	cfg := engram.DefaultConfig()
+	cfg.Zettelkasten.Enabled = false
+	m := testutil.Open(t, engram.WithConfig(cfg))
+	entries := make([]engram.SemanticEntry, 10000)
+	for i := range entries {
+		entries[i] = engram.SemanticEntry{Content: fmt.Sprintf("entry %d %s", i, strings.Repeat("word ", 200))}
+	}
+	_, err := m.Semantic().StoreBatch(ctx, entries)
+	require.NoError(t, err)
+	w := &heapWriter{every: 1 << 20}
+	require.NoError(t, m.Export(ctx, w, engram.ExportOptions{}))
+	require.Greater(t, w.n, int64(10<<20))
+	require.GreaterOrEqual(t, len(w.live), 8)
+	growth := int64(w.live[len(w.live)-1]) - int64(w.live[0])
+	t.Logf("%d MiB written; live heap %v KiB, from the first sample to the last", w.n>>20, w.mib())
+	require.Less(t, growth, int64(4<<20), "the live heap grew with the export: %v KiB", w.mib())
+}
+
+// heapWriter discards what it is given, and every `every` bytes records
+// the live heap after a GC.
+type heapWriter struct {
+	every, n, next int64
+	live           []uint64
+}
+
+func (h *heapWriter) Write(p []byte) (int, error) {
+	h.n += int64(len(p))
+	if h.n >= h.next {
+		runtime.GC()
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		h.live = append(h.live, ms.HeapAlloc)
+		h.next = h.n + h.every
+	}
+	return len(p), nil
+}
+
+func (h *heapWriter) mib() []uint64 {
+	out := make([]uint64, len(h.live))
+	for i, b := range h.live {
+		out[i] = b >> 10
+	}
+	return out
 }
