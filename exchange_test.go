@@ -6,10 +6,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
+	"testing/iotest"
 	"time"
 
 	"github.com/stretchr/testify/require"
@@ -518,6 +520,25 @@ func (h *hugeLine) Read(p []byte) (int, error) {
 	return int(k), nil
 }
 
+// TestImportReturnsTheReadersError returns a reader's failure as it is,
+// not as the database's, and imports nothing.
+func TestImportReturnsTheReadersError(t *testing.T) {
+	ctx := context.Background()
+	clock := testutil.NewClock(exStart)
+	m := exOpen(t, testutil.TempDB(t), "default", clock, nil)
+	exSeed(t, m, clock)
+	file := exExport(t, m, engram.ExportOptions{})
+	other := exOpen(t, testutil.TempDB(t), "default", clock, nil)
+	errDisk := errors.New("the disk is gone")
+	_, err := other.Import(ctx, io.MultiReader(bytes.NewReader(file[:len(file)/2]), iotest.ErrReader(errDisk)), engram.ImportOptions{})
+	require.ErrorIs(t, err, errDisk)
+	var de *engram.DatabaseError
+	require.False(t, errors.As(err, &de), "%v", err)
+	st, err := other.Stats(ctx)
+	require.NoError(t, err)
+	require.Zero(t, st.Semantic)
+}
+
 // TestImportOptionsAreChecked refuses an unknown conflict policy.
 func TestImportOptionsAreChecked(t *testing.T) {
 	m := testutil.Open(t)
@@ -655,8 +676,8 @@ func TestExportStreams(t *testing.T) {
 	require.Greater(t, w.n, int64(10<<20))
 	require.GreaterOrEqual(t, len(w.live), 8)
 	growth := int64(w.live[len(w.live)-1]) - int64(w.live[0])
-	t.Logf("%d MiB written; live heap %v KiB, from the first sample to the last", w.n>>20, w.mib())
-	require.Less(t, growth, int64(4<<20), "the live heap grew with the export: %v KiB", w.mib())
+	t.Logf("%d MiB written; live heap %v KiB, from the first sample to the last", w.n>>20, w.kib())
+	require.Less(t, growth, int64(4<<20), "the live heap grew with the export: %v KiB", w.kib())
 }
 
 // heapWriter discards what it is given, and every `every` bytes records
@@ -678,7 +699,7 @@ func (h *heapWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-func (h *heapWriter) mib() []uint64 {
+func (h *heapWriter) kib() []uint64 {
 	out := make([]uint64, len(h.live))
 	for i, b := range h.live {
 		out[i] = b >> 10

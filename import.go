@@ -136,6 +136,7 @@ func (m *Memory) Import(ctx context.Context, r io.Reader, opts ImportOptions) (I
 		return ImportReport{}, readErr(err)
 	}
 	var rep ImportReport
+	var readFail error // the reader's own failure, kept from the write's wrapping
 	err = m.write(ctx, "import", func(q *dbtx) error {
 		rep = ImportReport{Agent: h.Agent, Added: map[string]int{}, Replaced: map[string]int{}, Skipped: map[string]int{}}
 		im := &importer{m: m, q: q, conflict: opts.Conflict, rep: &rep, infos: map[string]map[string]colInfo{},
@@ -148,7 +149,10 @@ func (m *Memory) Import(ctx context.Context, r io.Reader, opts ImportOptions) (I
 				break
 			}
 			if err != nil {
-				return readErr(err)
+				if err = readErr(err); !errors.As(err, new(*ImportError)) {
+					readFail = err
+				}
+				return err
 			}
 			if err := im.record(rec); err != nil {
 				return lineErr(rec.Line, err)
@@ -159,6 +163,9 @@ func (m *Memory) Import(ctx context.Context, r io.Reader, opts ImportOptions) (I
 		}
 		return nil
 	})
+	if readFail != nil {
+		return ImportReport{}, readFail
+	}
 	if err != nil {
 		return ImportReport{}, err
 	}
