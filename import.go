@@ -140,7 +140,7 @@ func (m *Memory) Import(ctx context.Context, r io.Reader, opts ImportOptions) (I
 	err = m.write(ctx, "import", func(q *dbtx) error {
 		rep = ImportReport{Agent: h.Agent, Added: map[string]int{}, Replaced: map[string]int{}, Skipped: map[string]int{}}
 		im := &importer{m: m, q: q, conflict: opts.Conflict, rep: &rep, infos: map[string]map[string]colInfo{},
-			tables: map[*kind]*exchangeTable{}, stmts: map[string]*putSQL{},
+			tables: map[*kind]*exchangeTable{}, stmts: map[putKey]*putSQL{}, fields: map[[2]string]string{},
 			skipped: map[MemoryType]map[string]bool{},
 			vectors: m.vectors != nil && h.Model == m.vectors.model && h.Dims == m.vectors.dims}
 		for {
@@ -203,7 +203,8 @@ type importer struct {
 	rep      *ImportReport
 	infos    map[string]map[string]colInfo // by table
 	tables   map[*kind]*exchangeTable
-	stmts    map[string]*putSQL
+	stmts    map[putKey]*putSQL
+	fields   map[[2]string]string // see fieldName
 	// skipped are the memories whose record ConflictSkip left out: their
 	// vector records are left out too.
 	skipped map[MemoryType]map[string]bool
@@ -213,11 +214,12 @@ type importer struct {
 	args, where []any
 }
 
-// colInfo is what the schema says of a column.
+// colInfo is what the schema says of a column, and its rule.
 type colInfo struct {
 	typ      string // INTEGER, REAL, TEXT or BLOB
 	required bool   // NOT NULL without a default
 	notNull  bool
+	rule     columnRule
 }
 
 // info returns the columns of table, as the schema declares them.
@@ -245,6 +247,7 @@ func (im *importer) info(table string) (map[string]colInfo, error) {
 	}
 	in := make(map[string]colInfo, len(cols))
 	for _, c := range cols {
+		c.rule = columnCheck(table, c.name)
 		in[c.name] = c.colInfo
 	}
 	im.infos[table] = in
@@ -286,7 +289,7 @@ type values map[string]any
 // the record may hold (cols); when all is set every column the schema
 // requires must be there. An archived row (archived set) holds its JSON
 // columns as the archive does: as strings of JSON.
-func (im *importer) decode(table string, cols []string, row exchange.Fields, all, archived bool, field string) (values, error) {
+func (im *importer) decode(table string, cols []string, row exchange.Fields, all, archived bool, prefix string) (values, error) {
 	in, err := im.info(table)
 	if err != nil {
 		return nil, err
@@ -296,14 +299,15 @@ func (im *importer) decode(table string, cols []string, row exchange.Fields, all
 		c, raw := f.Key, f.Value
 		ci, ok := in[c]
 		if !ok || !slices.Contains(cols, c) {
-			return nil, invalid(field+c, "is not a column of a %s row", table)
+			return nil, invalid(prefix+c, "is not a column of a %s row", table)
 		}
-		v, err := decodeValue(ci, jsonColumns[c] && !archived, raw, field+c)
+		field := im.fieldName(prefix, c)
+		v, err := decodeValue(ci, jsonColumns[c] && !archived, raw, field)
 		if err != nil {
 			return nil, err
 		}
 		if v != nil {
-			if err := columnCheck(table, c)(im.m, field+c, v); err != nil {
+			if err := ci.rule(im.m, field, v); err != nil {
 				return nil, err
 			}
 		}
@@ -312,11 +316,25 @@ func (im *importer) decode(table string, cols []string, row exchange.Fields, all
 	if all {
 		for _, c := range cols {
 			if _, ok := out[c]; !ok && in[c].required {
-				return nil, invalid(field+c, "is missing")
+				return nil, invalid(prefix+c, "is missing")
 			}
 		}
 	}
 	return out, nil
+}
+
+// fieldName returns prefix+c, made once per import: what errors name a
+// column by ("row.content").
+func (im *importer) fieldName(prefix, c string) string {
+	k := [2]string{prefix, c}
+	if f, ok := im.fields[k]; ok {
+		return f
+	}
+	f := prefix + c
+	if len(im.fields) < 1000 { // the prefixes of an archive's links are numbered
+		im.fields[k] = f
+	}
+	return f
 }
 
 // decodeValue decodes a column's JSON value as the column's type: an
@@ -458,13 +476,14 @@ type putSQL struct {
 // sqlFor returns put's SQL for table with the columns of cols that vals
 // holds, key and extra's.
 func (im *importer) sqlFor(table string, cols []string, vals values, key []string, extra []any) *putSQL {
-	var mask []byte
-	for _, c := range cols {
-		_, ok := vals[c]
-		mask = append(mask, "01"[btoi(ok)])
+	id := putKey{table: table}
+	for i, c := range cols {
+		if _, ok := vals[c]; ok {
+			id.mask |= 1 << i
+		}
 	}
-	id := table + "\x00" + string(mask) + "\x00" + strings.Join(key, ",")
-	if p := im.stmts[id]; p != nil {
+	cache := len(cols) <= 64 // a wider table's mask would not name its columns
+	if p := im.stmts[id]; p != nil && cache {
 		return p
 	}
 	p := &putSQL{}
@@ -486,15 +505,17 @@ func (im *importer) sqlFor(table string, cols []string, vals values, key []strin
 	p.exists = `SELECT count(*) FROM ` + table + ` WHERE ` + where
 	p.insert = `INSERT INTO ` + table + ` (agent_id, ` + strings.Join(p.names, ", ") + `) VALUES (?` + strings.Repeat(", ?", len(p.names)) + `)`
 	p.update = `UPDATE ` + table + ` SET ` + strings.Join(p.names, " = ?, ") + ` = ? WHERE ` + where
-	im.stmts[id] = p
+	if cache {
+		im.stmts[id] = p
+	}
 	return p
 }
 
-func btoi(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
+// putKey names put's SQL: a table (whose key and extra columns are
+// always the same) and which of its columns a row has.
+type putKey struct {
+	table string
+	mask  uint64
 }
 
 // put writes a row of table with the values vals (cols in order) after

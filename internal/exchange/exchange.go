@@ -191,6 +191,7 @@ type Reader struct {
 	done    bool
 	seen    map[[16]byte]struct{}
 	hash    hash.Hash
+	wire    Fields // the fields of the last line, reused
 	buf     []byte
 }
 
@@ -296,12 +297,13 @@ type wire struct {
 
 // readWire reads a line's record: an object of the fields of wire, each
 // of its type, and no others.
-func readWire(line []byte) (wire, error) {
+func (r *Reader) readWire(line []byte) (wire, error) {
 	var w wire
-	fields, err := Object(line)
+	fields, err := appendObject(r.wire, line)
 	if err != nil {
 		return w, err
 	}
+	r.wire = fields
 	for _, f := range fields {
 		k, v := f.Key, f.Value
 		switch k {
@@ -332,6 +334,8 @@ func readWire(line []byte) (wire, error) {
 
 // Next returns the next record, or io.EOF after the end record. Any
 // other error is an [*Error] naming the line, or the input's own error.
+// The record's row refers to the reader's buffer: it is valid until the
+// next call.
 func (r *Reader) Next() (Record, error) {
 	if r.done {
 		return Record{}, io.EOF
@@ -344,7 +348,7 @@ func (r *Reader) Next() (Record, error) {
 	if err != nil {
 		return Record{}, err
 	}
-	w, err := readWire(line)
+	w, err := r.readWire(line)
 	if err != nil {
 		return Record{}, r.fail("not a record: %v", err)
 	}
@@ -432,7 +436,11 @@ func keyOf(row Fields, fields []string) string {
 // value that is not an object and an object holding a key twice. (It
 // checks the whole value with json.Valid, then splits the object itself:
 // a json.Decoder reading tokens costs several times as much.)
-func Object(raw []byte) (Fields, error) {
+func Object(raw []byte) (Fields, error) { return appendObject(make(Fields, 0, 20), raw) }
+
+// appendObject is Object, appending the fields to out[:0].
+func appendObject(out Fields, raw []byte) (Fields, error) {
+	out = out[:0]
 	if !json.Valid(raw) {
 		var v any
 		err := json.Unmarshal(raw, &v)
@@ -445,7 +453,6 @@ func Object(raw []byte) (Fields, error) {
 	if raw[i] != '{' {
 		return nil, errors.New("not a JSON object")
 	}
-	out := make(Fields, 0, 20)
 	var keys map[string]bool // for a large object: Get is linear
 	i = skipSpace(raw, i+1)
 	for raw[i] != '}' {
