@@ -3,6 +3,7 @@ package engram_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log"
@@ -14,7 +15,7 @@ import (
 )
 
 // ExampleMemory_Export copies one agent's memory into another's, and
-// shows the header and the first record of the file.
+// shows the file's header and first record.
 func ExampleMemory_Export() {
 	dir, _ := os.MkdirTemp("", "engram-example")
 	defer os.RemoveAll(dir)
@@ -37,7 +38,16 @@ func ExampleMemory_Export() {
 		log.Fatal(err)
 	}
 	lines := strings.Split(file.String(), "\n")
-	fmt.Println(lines[0])
+	var h struct {
+		Format  string
+		Version int
+		Agent   string
+		Time    string
+	}
+	if err := json.Unmarshal([]byte(lines[0]), &h); err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(h.Format, h.Version, h.Agent, h.Time)
 	fmt.Println(lines[1])
 
 	dst := open("apprentice")
@@ -60,7 +70,7 @@ func ExampleMemory_Export() {
 	var ie *engram.ImportError
 	fmt.Println(errors.As(err, &ie), ie.Line, errors.Is(err, engram.ErrInvalid))
 	// Output:
-	// {"type":"header","format":"engram-export","version":1,"engram":"(devel)","schema":7,"agent":"helper","tier":1,"time":"2026-05-01T09:00:00.000Z"}
+	// engram-export 1 helper 2026-05-01T09:00:00.000Z
 	// {"type":"memory","kind":"semantic","row":{"id":"name","content":"The user's name is Ada","summary":"The user's name is Ada","importance":0.9,"verified":0,"tags":[],"source":"","created_at":1777626000000,"updated_at":1777626000000,"access_count":0,"last_accessed_at":1777626000000,"resonance":0.5700000000000001,"merged_from":[],"promoted_at_count":0,"retrievals":0}}
 	// from helper added map[semantic:1]
 	// The user's name is Ada

@@ -48,10 +48,10 @@ type exchangeTable struct {
 // makes them again.
 var derivedColumns = map[string]bool{"terms": true, "ntok": true, "content_hash": true}
 
-// jsonColumns are the text columns holding JSON, which a record holds as
-// JSON values rather than as strings.
-var jsonColumns = map[string]bool{"tags": true, "merged_from": true, "metadata": true, "messages": true,
-	"key_decisions": true, "task_ids": true, "sources": true, "row": true, "links": true}
+// isJSON reports whether column c holds JSON, which a record holds as a
+// JSON value rather than as a string: the kinds' JSON columns (see
+// jsonColumns in history.go) and the archive's row and links.
+func isJSON(c string) bool { return jsonColumns[c] || c == "row" || c == "links" }
 
 // exported returns cols without the derived columns.
 func exported(cols []string) []string {
@@ -242,7 +242,7 @@ func encodeColumn(row *exchange.Row, c string, v any) error {
 	case float64:
 		row.Float(c, v)
 	case string:
-		if jsonColumns[c] {
+		if isJSON(c) {
 			return row.Raw(c, []byte(v))
 		}
 		row.String(c, v)

@@ -302,7 +302,7 @@ func (im *importer) decode(table string, cols []string, row exchange.Fields, all
 			return nil, invalid(prefix+c, "is not a column of a %s row", table)
 		}
 		field := im.fieldName(prefix, c)
-		v, err := decodeValue(ci, jsonColumns[c] && !archived, raw, field)
+		v, err := decodeValue(ci, isJSON(c) && !archived, raw, field)
 		if err != nil {
 			return nil, err
 		}

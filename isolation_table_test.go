@@ -310,6 +310,9 @@ func isoReads() []isoCase {
 		{name: "Search/Since Until", call: isoSearch(engram.SearchOptions{Query: "backup nightly", Since: since, Until: until})},
 		{name: "Search/Threshold", call: isoSearch(engram.SearchOptions{Query: "deploy", Threshold: 0.5, Limit: 100})},
 		{name: "Search/Types snapshot", call: isoSearch(engram.SearchOptions{Query: "deploy fridays", Types: []engram.MemoryType{engram.TypeSnapshot}})},
+		{name: "Summary", call: func(ctx context.Context, m *engram.Memory) string {
+			return isoAnswer(m.Summary(ctx))
+		}},
 		{name: "Find", call: func(ctx context.Context, m *engram.Memory) string {
 			f, err := m.Find(ctx, engram.SearchOptions{Query: "blue pipeline deploy"})
 			return isoAnswer(f.Results, err) + fmt.Sprint(f.Mode, f.Terms, f.Pending)
@@ -386,6 +389,18 @@ func isoReads() []isoCase {
 			md, err := os.ReadFile(m.MarkdownPath())
 			return isoAnswer(string(md), err)
 		}},
+		{name: "History shared ID", call: func(ctx context.Context, m *engram.Memory) string {
+			return isoAnswer(isoHistory(m.History(ctx, "fact-04")))
+		}},
+		{name: "History a's ID", call: func(ctx context.Context, m *engram.Memory) string {
+			return isoAnswer(isoHistory(m.History(ctx, isoMark+"-fact-01")))
+		}},
+		{name: "Changes", call: func(ctx context.Context, m *engram.Memory) string {
+			return isoAnswer(isoHistory(m.Changes(ctx, engram.ChangeQuery{Limit: 10_000})))
+		}},
+		{name: "Changes Since", call: func(ctx context.Context, m *engram.Memory) string {
+			return isoAnswer(isoHistory(m.Changes(ctx, engram.ChangeQuery{Since: isoStart.Add(time.Second), Limit: 5})))
+		}},
 	}
 	return append(reads, isoFactReads()...)
 }
@@ -425,6 +440,15 @@ func isoImport(conflict engram.Conflict) func(ctx context.Context, m *engram.Mem
 	}
 }
 
+// isoHistory drops the entries' Seq, which counts the file's changes, not
+// the agent's.
+func isoHistory(h []engram.HistoryEntry, err error) ([]engram.HistoryEntry, error) {
+	for i := range h {
+		h[i].Seq = 0
+	}
+	return h, err
+}
+
 // isoMaintenance are the paths that change the memory, run in order.
 func isoMaintenance(p *isoPair) []isoCase {
 	return []isoCase{
@@ -458,6 +482,22 @@ func isoMaintenance(p *isoPair) []isoCase {
 		}},
 		{name: "PurgeArchive", call: func(ctx context.Context, m *engram.Memory) string {
 			return isoAnswer(m.PurgeArchive(ctx, time.Hour))
+		}},
+		{name: "Forget shared ID", call: func(ctx context.Context, m *engram.Memory) string {
+			err := m.Forget(ctx, "fact-04")
+			return isoAnswer(isoHistory(m.History(ctx, "fact-04"))) + isoAnswer(nil, err)
+		}},
+		{name: "Forget a's ID", call: func(ctx context.Context, m *engram.Memory) string {
+			// The error names the ID, which holds the mark: its kind is the answer.
+			return fmt.Sprint(errors.Is(m.Forget(ctx, isoMark+"-fact-01"), engram.ErrNotFound))
+		}},
+		{name: "a keeps what b forgot", call: func(ctx context.Context, _ *engram.Memory) string {
+			e, err := p.a.Semantic().Get(ctx, "fact-04")
+			if err != nil {
+				return isoAnswer(nil, err)
+			}
+			h, err := p.a.History(ctx, "fact-04")
+			return isoAnswer(len(h) > 0 && h[0].Op == engram.OpCreate && e.ID == "fact-04", err)
 		}},
 	}
 }
