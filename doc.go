@@ -104,6 +104,15 @@
 // agent's, from every table and file that held them or anything made of
 // them; [ListAgents] lists the agents of a base directory or a file.
 //
+// # Export and import
+//
+// [Memory.Export] writes an agent's memory, of every kind, with its
+// archive, links, fact aliases, rules and optionally vectors, as JSON
+// Lines in a versioned format (docs/export-format.md); [Memory.Import]
+// reads such a file into a Memory's own agent in one transaction, with a
+// [Conflict] policy, refusing a malformed file with an [*ImportError]
+// that names the line.
+//
 // # Storage
 //
 // Everything lives in one SQLite file in WAL mode, by default

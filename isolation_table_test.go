@@ -1,6 +1,7 @@
 package engram_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,6 +11,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -379,6 +381,7 @@ func isoReads() []isoCase {
 			}
 			return isoAnswer(b, err)
 		}},
+		{name: "Export", call: isoExport(engram.ExportOptions{})},
 		{name: "memory.md", call: func(ctx context.Context, m *engram.Memory) string {
 			if err := m.Flush(ctx); err != nil {
 				return isoAnswer(nil, err)
@@ -402,6 +405,41 @@ func isoReads() []isoCase {
 	return append(reads, isoFactReads()...)
 }
 
+// isoExport is an export as an isoCase call, generated IDs replaced.
+func isoExport(opts engram.ExportOptions) func(ctx context.Context, m *engram.Memory) string {
+	return func(ctx context.Context, m *engram.Memory) string {
+		var b bytes.Buffer
+		err := m.Export(ctx, &b, opts)
+		return isoAnswer(ulidRE.ReplaceAllString(b.String(), "<id>"), err)
+	}
+}
+
+// isoImport imports the agent's own export, with a link added between IDs
+// that both agents use (of a type of its own per policy), as an isoCase
+// call.
+func isoImport(conflict engram.Conflict) func(ctx context.Context, m *engram.Memory) string {
+	return func(ctx context.Context, m *engram.Memory) string {
+		var b bytes.Buffer
+		if err := m.Export(ctx, &b, engram.ExportOptions{Vectors: true}); err != nil {
+			return isoAnswer(nil, err)
+		}
+		// The link goes first in the links' section.
+		file := b.String()
+		at := strings.Index(file, `{"type":"link"`)
+		if at < 0 {
+			return "the export has no links"
+		}
+		link := `{"type":"link","row":{"source_type":"semantic","source_id":"fact-00","target_type":"semantic","target_id":"fact-08","link_type":"` +
+			map[engram.Conflict]string{engram.ConflictSkip: "contradicts", engram.ConflictReplace: "elaborates"}[conflict] + `","strength":0.5,"created_at":1}}` + "\n"
+		file = file[:at] + link + file[at:]
+		file = regexp.MustCompile(`"records":(\d+)`).ReplaceAllStringFunc(file, func(s string) string {
+			n, _ := strconv.Atoi(strings.TrimPrefix(s, `"records":`))
+			return fmt.Sprintf(`"records":%d`, n+1)
+		})
+		return isoAnswer(m.Import(ctx, strings.NewReader(file), engram.ImportOptions{Conflict: conflict}))
+	}
+}
+
 // isoHistory drops the entries' Seq, which counts the file's changes, not
 // the agent's.
 func isoHistory(h []engram.HistoryEntry, err error) ([]engram.HistoryEntry, error) {
@@ -414,6 +452,8 @@ func isoHistory(h []engram.HistoryEntry, err error) ([]engram.HistoryEntry, erro
 // isoMaintenance are the paths that change the memory, run in order.
 func isoMaintenance(p *isoPair) []isoCase {
 	return []isoCase{
+		{name: "Import skip", call: isoImport(engram.ConflictSkip)},
+		{name: "Import replace", call: isoImport(engram.ConflictReplace)},
 		{name: "Extract", call: func(ctx context.Context, m *engram.Memory) string {
 			return isoAnswer(m.Extract(ctx, []engram.Message{{Role: "user", Content: "I prefer the green pipeline for the deploy"}}))
 		}},
@@ -598,9 +638,11 @@ func TestIsolationTableTier2(t *testing.T) {
 		{name: "Search/hybrid Types Since", call: isoSearch(engram.SearchOptions{Query: "deployed build", Mode: engram.SearchHybrid,
 			Types: []engram.MemoryType{engram.TypeEpisodic}, Since: isoStart.Add(-time.Minute)})},
 		{name: "Stats", call: func(ctx context.Context, m *engram.Memory) string { return isoAnswer(m.Stats(ctx)) }},
+		{name: "Export Vectors", call: isoExport(engram.ExportOptions{Vectors: true})},
 	}
 	runIsoCases(t, ctx, p, "before", reads)
 	runIsoCases(t, ctx, p, "maintenance", []isoCase{
+		{name: "Import replace", call: isoImport(engram.ConflictReplace)},
 		{name: "Reindex", call: func(ctx context.Context, m *engram.Memory) string {
 			var last [2]int
 			err := m.Reindex(ctx, func(done, total int) { last = [2]int{done, total} })
