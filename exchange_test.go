@@ -156,11 +156,12 @@ func TestExportImportRoundTrip(t *testing.T) {
 			clock := testutil.NewClock(exStart)
 			src := exOpen(t, testutil.TempDB(t), "default", clock, emb)
 			exSeed(t, src, clock)
-			opts := engram.ExportOptions{Vectors: tier2}
+			opts := engram.ExportOptions{Vectors: tier2, History: true}
 			file := exExport(t, src, opts)
 			types := exRecordTypes(t, file)
 			for _, want := range []string{"header", "memory/semantic", "memory/episodic", "memory/procedural", "memory/snapshot",
-				"memory/fact", "archive/semantic", "archive/episodic", "link", "alias", "rule", "end"} {
+				"memory/fact", "archive/semantic", "archive/episodic", "link", "alias", "rule", "end",
+				"history/semantic", "history/episodic", "history/fact"} {
 				require.NotZero(t, types[want], "the file has no %s record: %v", want, types)
 			}
 			if tier2 {
@@ -218,6 +219,46 @@ func TestExportImportRoundTrip(t *testing.T) {
 			require.NoError(t, err)
 			require.NotEmpty(t, links, "the imported entry is in the auto-link index")
 		})
+	}
+}
+
+// TestImportIsRecorded: an import of a file without history records what
+// it writes as imports, with the call's actor and reason; with history,
+// the file's history is the agent's.
+func TestImportIsRecorded(t *testing.T) {
+	ctx := context.Background()
+	clock := testutil.NewClock(exStart)
+	src := exOpen(t, testutil.TempDB(t), "default", clock, nil)
+	exSeed(t, src, clock)
+	live, err := src.Semantic().List(ctx, engram.ListOptions{Limit: 1})
+	require.NoError(t, err)
+	require.NotEmpty(t, live)
+	id := live[0].ID
+	srcHistory, err := src.History(ctx, id)
+	require.NoError(t, err)
+	require.NotEmpty(t, srcHistory)
+
+	dst := exOpen(t, testutil.TempDB(t), "default", testutil.NewClock(clock.Now()), nil)
+	ictx := engram.ContextWithReason(engram.ContextWithActor(ctx, "migration-tool"), "moved from the old server")
+	_, err = dst.Import(ictx, bytes.NewReader(exExport(t, src, engram.ExportOptions{})), engram.ImportOptions{})
+	require.NoError(t, err)
+	h, err := dst.History(ctx, id)
+	require.NoError(t, err)
+	require.Len(t, h, 1)
+	require.Equal(t, engram.OpImport, h[0].Op)
+	require.Equal(t, "migration-tool", h[0].Actor)
+	require.Equal(t, "moved from the old server", h[0].Reason)
+	require.NotNil(t, h[0].After)
+
+	withHistory := exOpen(t, testutil.TempDB(t), "default", testutil.NewClock(clock.Now()), nil)
+	_, err = withHistory.Import(ctx, bytes.NewReader(exExport(t, src, engram.ExportOptions{History: true})), engram.ImportOptions{})
+	require.NoError(t, err)
+	h, err = withHistory.History(ctx, id)
+	require.NoError(t, err)
+	require.Equal(t, len(srcHistory), len(h))
+	for i := range h {
+		require.Equal(t, srcHistory[i].Op, h[i].Op)
+		require.JSONEq(t, string(srcHistory[i].After), string(h[i].After))
 	}
 }
 
@@ -397,6 +438,10 @@ func TestImportRefusesHostileFiles(t *testing.T) {
 		return fmt.Sprintf(`{"type":"memory","kind":"semantic","row":{"id":%q,"content":%q,"summary":"s","importance":0.5,"verified":0,"tags":["x"],"source":"","created_at":1,"updated_at":1,"access_count":0,"last_accessed_at":1,"resonance":1,"merged_from":[],"promoted_at_count":0,"retrievals":0}}`, id, content)
 	}
 	ok := sem("fresh-1", "a fresh entry")
+	hist := func(id, op, before, after, actor, reason string) string {
+		return fmt.Sprintf(`{"type":"history","kind":"semantic","row":{"id":%q,"op":%q,"before":%s,"after":%s,"actor":%q,"reason":%q,"at":1}}`,
+			id, op, before, after, actor, reason)
+	}
 	var archived string
 	for _, l := range lines {
 		if strings.HasPrefix(l, `{"type":"archive","kind":"semantic","row":{"id":"sem-00"`) {
@@ -445,6 +490,11 @@ func TestImportRefusesHostileFiles(t *testing.T) {
 		{"section out of order", file(`{"type":"link","row":{"source_type":"procedural","source_id":"proc-backup","target_type":"fact","target_id":"fact-home","link_type":"supports","strength":1,"created_at":1}}`, ok), 3},
 		{"snapshot ends before it starts", file(`{"type":"memory","kind":"snapshot","row":{"id":"sn","session_id":"s","messages":[],"summary":"","key_decisions":[],"task_ids":[],"started_at":5,"ended_at":4,"total_cost":0,"total_tokens":0,"created_at":1,"retrievals":0}}`), 2},
 		{"fact valid_to before valid_from", file(`{"type":"memory","kind":"fact","row":{"id":"f","subject":"a","predicate":"b","object":"c","subject_key":"a","predicate_key":"b","object_key":"c","valid_from":5,"valid_to":4,"created_at":1,"updated_at":1,"expired_at":null,"strength":1,"sources":[],"metadata":{},"retrievals":0}}`), 2},
+		{"history of an unknown operation", file(ok, hist("fresh-1", "dream", "null", "{}", "a", "")), 3},
+		{"history before not an object", file(ok, hist("fresh-1", "update", "[1]", "{}", "a", "")), 3},
+		{"history actor of two lines", file(ok, hist("fresh-1", "update", "{}", "{}", "a\nb", "")), 3},
+		{"history of an unknown kind", file(ok, strings.Replace(hist("fresh-1", "create", "null", "{}", "a", ""), `"kind":"semantic"`, `"kind":"dream"`, 1)), 3},
+		{"history before memories", file(hist("fresh-1", "create", "null", "{}", "a", ""), ok), 3},
 		{"data after the end", file(ok) + ok + "\n", 4},
 		{"wrong record count", strings.Replace(file(ok), `"records":1`, `"records":2`, 1), 3},
 		{"no end record", header + "\n" + ok + "\n", 3},
@@ -453,7 +503,7 @@ func TestImportRefusesHostileFiles(t *testing.T) {
 		{"trailing data after a record", file(ok + ` {}`), 2},
 		{"a whole conflicting file", string(good), 2},
 	}
-	before := exExport(t, m, engram.ExportOptions{})
+	before := exExport(t, m, engram.ExportOptions{History: true})
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			rep, err := m.Import(ctx, strings.NewReader(c.file), engram.ImportOptions{})
@@ -466,12 +516,12 @@ func TestImportRefusesHostileFiles(t *testing.T) {
 				require.ErrorIs(t, err, engram.ErrInvalid)
 			}
 			require.Zero(t, rep.Added)
-			require.Equal(t, string(before), string(exExport(t, m, engram.ExportOptions{})), "a refused import changed the memory")
+			require.Equal(t, string(before), string(exExport(t, m, engram.ExportOptions{History: true})), "a refused import changed the memory")
 		})
 	}
 	// The well-formed variant is imported: the table's files fail for
 	// what they break, not for what they share.
-	_, err := m.Import(ctx, strings.NewReader(file(ok)), engram.ImportOptions{})
+	_, err := m.Import(ctx, strings.NewReader(file(ok, hist("fresh-1", "create", "null", "{}", "a", ""))), engram.ImportOptions{})
 	require.NoError(t, err)
 }
 

@@ -20,6 +20,10 @@ type ExportOptions struct {
 	// Vectors adds, in Tier 2, each memory's embedding (vector records),
 	// so that an import by the same model need not embed again.
 	Vectors bool
+	// History adds the agent's history of changes (history records),
+	// oldest first. An import of the file then brings that history, in
+	// place of recording the import.
+	History bool
 }
 
 // exchangeTable is a table of the agent's rows that an export writes and
@@ -51,7 +55,9 @@ var derivedColumns = map[string]bool{"terms": true, "ntok": true, "content_hash"
 // isJSON reports whether column c holds JSON, which a record holds as a
 // JSON value rather than as a string: the kinds' JSON columns (see
 // jsonColumns in history.go) and the archive's row and links.
-func isJSON(c string) bool { return jsonColumns[c] || c == "row" || c == "links" }
+func isJSON(c string) bool {
+	return jsonColumns[c] || c == "row" || c == "links" || c == "before" || c == "after"
+}
 
 // exported returns cols without the derived columns.
 func exported(cols []string) []string {
@@ -106,6 +112,14 @@ var (
 	}()
 )
 
+// historyTable is the history of changes: its entries have no key (two
+// may be alike), their order is the file's.
+var historyTable = func() *exchangeTable {
+	cols := strings.Fields("id op before after actor reason at")
+	return &exchangeTable{rec: exchange.TypeHistory, table: "history", kindExpr: "t.memory_type",
+		cols: cols, exprs: overT(cols), order: "t.pk"}
+}()
+
 // vectorTable is the exchange table of kind k's vectors (k.vec).
 func vectorTable(k *kind) *exchangeTable {
 	return &exchangeTable{rec: exchange.TypeVector, kind: k, table: k.table, kindExpr: "'" + string(k.typ) + "'",
@@ -116,16 +130,19 @@ func vectorTable(k *kind) *exchangeTable {
 // exchangeTables are the sections of a file, in order: every kind's
 // memories, the archive, links, fact aliases, extraction rules, and the
 // vectors when asked for.
-func (m *Memory) exchangeTables(vectors bool) []*exchangeTable {
+func (m *Memory) exchangeTables(opts ExportOptions) []*exchangeTable {
 	var out []*exchangeTable
 	for _, k := range kinds {
 		out = append(out, memoryTable(k))
 	}
 	out = append(out, archiveTable, linkTable, aliasTable, ruleTable)
-	if vectors && m.vectors != nil {
+	if opts.Vectors && m.vectors != nil {
 		for _, k := range vectorKinds {
 			out = append(out, vectorTable(k))
 		}
+	}
+	if opts.History {
+		out = append(out, historyTable)
 	}
 	return out
 }
@@ -164,7 +181,7 @@ func (m *Memory) Export(ctx context.Context, w io.Writer, opts ExportOptions) er
 		if err := ew.Header(h); err != nil {
 			return err
 		}
-		for _, t := range m.exchangeTables(opts.Vectors) {
+		for _, t := range m.exchangeTables(opts) {
 			if err := m.exportTable(q, ew, t); err != nil {
 				return err
 			}

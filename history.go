@@ -45,6 +45,9 @@ const (
 	OpForget    HistoryOp = "forget"    // forgotten: the entry that remains, without content
 )
 
+// historyOps are the operations history records.
+var historyOps = []HistoryOp{OpCreate, OpUpdate, OpDelete, OpArchive, OpRestore, OpMerge, OpSupersede, OpDecay, OpImport, OpForget}
+
 // HistoryEntry is one change to one memory or fact.
 type HistoryEntry struct {
 	// Seq orders the agent's history: a later change has a higher Seq.

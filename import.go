@@ -143,25 +143,32 @@ func (m *Memory) Import(ctx context.Context, r io.Reader, opts ImportOptions) (I
 			tables: map[*kind]*exchangeTable{}, stmts: map[putKey]*putSQL{}, fields: map[[2]string]string{},
 			skipped: map[MemoryType]map[string]bool{},
 			vectors: m.vectors != nil && h.Model == m.vectors.model && h.Dims == m.vectors.dims}
-		for {
-			rec, err := rd.Next()
-			if errors.Is(err, io.EOF) {
-				break
-			}
-			if err != nil {
-				if err = readErr(err); !errors.As(err, new(*ImportError)) {
-					readFail = err
+		// What the import writes is recorded in history as an import,
+		// unless the file brings history of its own (see im.history).
+		if err := q.queryRow(`SELECT coalesce(max(pk), 0) FROM history`, nil, &im.historyFrom); err != nil {
+			return err
+		}
+		return q.recordAs(OpImport, "", func() error {
+			for {
+				rec, err := rd.Next()
+				if errors.Is(err, io.EOF) {
+					break
 				}
-				return err
+				if err != nil {
+					if err = readErr(err); !errors.As(err, new(*ImportError)) {
+						readFail = err
+					}
+					return err
+				}
+				if err := im.record(rec); err != nil {
+					return lineErr(rec.Line, err)
+				}
 			}
-			if err := im.record(rec); err != nil {
-				return lineErr(rec.Line, err)
+			if im.rules {
+				return m.rules.bumpVersion(q)
 			}
-		}
-		if im.rules {
-			return m.rules.bumpVersion(q)
-		}
-		return nil
+			return nil
+		})
 	})
 	if readFail != nil {
 		return ImportReport{}, readFail
@@ -210,6 +217,10 @@ type importer struct {
 	skipped map[MemoryType]map[string]bool
 	vectors bool // the file's vectors are the embedder's
 	rules   bool // rules were written
+	// historyFrom is the last pk of the history table before the import;
+	// history says the first history record has been read.
+	historyFrom int64
+	history     bool
 	// args and where are put's arguments, kept for the next row.
 	args, where []any
 }
@@ -278,6 +289,8 @@ func (im *importer) record(rec exchange.Record) error {
 		return im.plain(ruleTable, rec, im.checkRule)
 	case exchange.TypeVector:
 		return im.vector(rec)
+	case exchange.TypeHistory:
+		return im.historyEntry(rec)
 	}
 	return invalid("type", "unknown record type %q", rec.Type)
 }
@@ -690,6 +703,45 @@ func (im *importer) archived(k *kind, rec exchange.Record) error {
 		}
 	}
 	_, err = im.put("archive", archiveCols, vals, []string{"id"}, []any{"memory_type", string(k.typ)}, exchange.TypeArchive, nil)
+	return err
+}
+
+// historyEntry imports an entry of the history of changes. A file that
+// brings history brings the agent's history as it was: the entries the
+// import itself recorded until then (one per row it wrote) are dropped
+// first, so that exporting the agent again gives the same history.
+func (im *importer) historyEntry(rec exchange.Record) error {
+	if kindOf(MemoryType(rec.Kind)) == nil {
+		return invalid("kind", "%q is not a kind of memory engram stores", rec.Kind)
+	}
+	vals, err := im.decode(historyTable.table, historyTable.cols, rec.Row, true, false, "row.")
+	if err != nil {
+		return err
+	}
+	if err := validateID("row.id", str(vals["id"])); err != nil {
+		return err
+	}
+	if !slices.Contains(historyOps, HistoryOp(str(vals["op"]))) {
+		return invalid("row.op", "%q is not an operation history records", str(vals["op"]))
+	}
+	for _, f := range []string{"before", "after"} {
+		if v, ok := vals[f].(string); ok && !strings.HasPrefix(v, "{") {
+			return invalid("row."+f, "is not a JSON object or null")
+		}
+	}
+	if err := validateActor("row.actor", str(vals["actor"]), true); err != nil {
+		return err
+	}
+	if err := validateActor("row.reason", str(vals["reason"]), false); err != nil {
+		return err
+	}
+	if !im.history {
+		im.history = true
+		if _, err := im.q.exec(`DELETE FROM history WHERE agent_id = ? AND pk > ?`, im.m.agent, im.historyFrom); err != nil {
+			return err
+		}
+	}
+	_, err = im.put(historyTable.table, historyTable.cols, vals, nil, []any{"memory_type", rec.Kind}, exchange.TypeHistory, nil)
 	return err
 }
 

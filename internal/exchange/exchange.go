@@ -53,11 +53,16 @@
 //   - vector: the embedding of the memory of kind kind with the given id,
 //     by the header's model: embedding is its float32 values,
 //     little-endian, in standard base64.
+//   - history: one change to the memory of kind kind with the given id,
+//     oldest first: op (create, update, delete, archive, restore, merge,
+//     supersede, decay, import, forget), before and after (JSON objects
+//     of the memory's fields, or null), actor, reason, at. History
+//     records have no key: two may be alike, and their order is the
+//     file's.
 //
 // The last line is {"type":"end","records":N}, N counting the records
 // between the header and it: a file cut short at a line boundary is
-// told from a whole one. A history record type is reserved for the
-// changes engram records.
+// told from a whole one.
 //
 // # Reading
 //
@@ -101,7 +106,7 @@ const (
 	TypeAlias   = "alias"
 	TypeRule    = "rule"
 	TypeVector  = "vector"
-	TypeHistory = "history" // reserved: the history of changes
+	TypeHistory = "history"
 	TypeEnd     = "end"
 )
 
@@ -121,7 +126,7 @@ var keys = map[string][]string{
 }
 
 // kinded are the record types that name a kind.
-var kinded = map[string]bool{TypeMemory: true, TypeArchive: true, TypeVector: true}
+var kinded = map[string]bool{TypeMemory: true, TypeArchive: true, TypeVector: true, TypeHistory: true}
 
 // Header is the first line of a file.
 type Header struct {
@@ -370,7 +375,7 @@ func (r *Reader) Next() (Record, error) {
 		return Record{}, io.EOF
 	}
 	sec, ok := order[w.Type]
-	if !ok || w.Type == TypeHistory {
+	if !ok {
 		return Record{}, r.fail("unknown record type %q", w.Type)
 	}
 	if w.Records != nil {
@@ -392,6 +397,10 @@ func (r *Reader) Next() (Record, error) {
 	row, err := Object(w.Row)
 	if err != nil {
 		return Record{}, r.fail("row: %v", err)
+	}
+	if len(keys[w.Type]) == 0 { // history: entries may be alike
+		r.records++
+		return Record{Type: w.Type, Kind: w.Kind, Row: row, Line: r.line}, nil
 	}
 	h := r.hash
 	h.Reset()
