@@ -133,8 +133,9 @@ const digestMaxBytes = 2048
 // [Config.NeverDecayTags], and it never deletes: what leaves goes to the
 // archive with its links, from where [Memory.Restore] brings it back, and
 // only [Memory.PurgeArchive] deletes for good. Each strategy runs in one
-// transaction; then the full-text indexes are merged if they need it (see
-// [Memory.Optimize]). [Memory.Flush] runs Compact when Interval has passed
+// transaction; then history entries older than Config.History.Retention
+// are deleted (see [HistoryConfig]), and the full-text indexes are merged
+// if they need it (see [Memory.Optimize]). [Memory.Flush] runs Compact when Interval has passed
 // since its last run.
 //
 // It returns an error matching [ErrInvalid] for an unknown strategy,
