@@ -2,6 +2,7 @@ package engram
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"database/sql"
@@ -32,7 +33,10 @@ import (
 // beside memory.md (see MarkdownReport.KeptAt): nothing is lost.
 //
 // The Facts section is read-only: an edited, added or removed fact line
-// is reported as skipped, never applied (facts change through [Facts]).
+// (a line of the section with a fact's ID comment, or with " | " between
+// parts) is reported as skipped, never applied (facts change through
+// [Facts]). Any other new line there, as a person appending to the file
+// writes it, is a new entry like one above the section.
 
 // MarkdownImportance is the importance of an entry a person added to
 // memory.md without one ("- text" rather than "- (0.80) text"): as much
@@ -55,7 +59,8 @@ type MarkdownReport struct {
 	// Conflicts are the entries changed both in the file and in the
 	// database since engram wrote the file; the database's version won.
 	Conflicts []MarkdownConflict
-	// Skipped are the lines that were not read or not applied, and why.
+	// Skipped are the lines that were not read or not applied, and why
+	// (Line 0 for a line engram wrote that the file no longer holds).
 	Skipped []MarkdownSkip
 	// Rejected, when not "", says why the whole file was not read
 	// ("line 12: the file ends mid-line…"): nothing of it was imported.
@@ -83,8 +88,14 @@ type MarkdownSkip struct {
 	Reason string
 }
 
-// String says "line N: reason".
-func (s MarkdownSkip) String() string { return fmt.Sprintf("line %d: %s", s.Line, s.Reason) }
+// String says "line N: reason", or "removed line: reason" for a line
+// engram wrote that the file no longer holds.
+func (s MarkdownSkip) String() string {
+	if s.Line == 0 {
+		return "removed line: " + s.Reason
+	}
+	return fmt.Sprintf("line %d: %s", s.Line, s.Reason)
+}
 
 // needsKeeping reports whether something of the file was not imported.
 func (r *MarkdownReport) needsKeeping() bool {
@@ -338,7 +349,7 @@ func (m *Memory) applyMarkdown(q *dbtx, file *memorymd.File, st markdownState, r
 			continue
 		case l.ID != "" && count[key] > 1:
 			skip(l, fmt.Sprintf("the ID %q is on %d lines", l.ID, count[key]))
-			unsure = true
+			unsure, seen[key] = true, true
 			continue
 		case l.ID != "" && !wrote:
 			skip(l, fmt.Sprintf("the ID %q is not one engram wrote to this file (changed by hand, or copied from elsewhere)", l.ID))
@@ -348,7 +359,7 @@ func (m *Memory) applyMarkdown(q *dbtx, file *memorymd.File, st markdownState, r
 		if l.ID != "" {
 			seen[key] = true
 		}
-		if l.Fact {
+		if l.Fact && (l.ID != "" || strings.Contains(l.Body, " | ")) {
 			if l.ID == "" || l.Raw != written {
 				skip(l, "the Facts section is read-only: change facts with Facts.Assert and Facts.Retract")
 			}
@@ -405,6 +416,10 @@ func (m *Memory) applyMarkdown(q *dbtx, file *memorymd.File, st markdownState, r
 		out = append(out, leaving{PK: pk})
 		rep.Archived = append(rep.Archived, id)
 	}
+	// Lines in the file's order; removed lines (line 0) last.
+	slices.SortStableFunc(rep.Skipped, func(a, b MarkdownSkip) int {
+		return cmp.Compare(uint(a.Line-1), uint(b.Line-1)) // 0 wraps to the largest
+	})
 	// History (once it exists) labels this step "archive", reason memory.md.
 	return m.archive(q, semanticKind, out, markdownSource, now)
 }

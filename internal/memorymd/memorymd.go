@@ -165,6 +165,12 @@ func Parse(src []byte, title string) (*File, *Rejection) {
 			for it := n.FirstChild(); it != nil; it = it.NextSibling() {
 				f.Lines = append(f.Lines, readItem(it, src, facts))
 			}
+		case *ast.FencedCodeBlock:
+			at := start
+			if n.Lines().Len() > 0 && start > 0 {
+				num, at = num-1, start-1 // the fence's line
+			}
+			f.Skipped = append(f.Skipped, Skip{num, lineText(src, at), "a code block, not an entry"})
 		default:
 			f.Skipped = append(f.Skipped, Skip{num, lineText(src, start), "not a list item; write a new entry as \"- text\""})
 		}
