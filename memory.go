@@ -35,11 +35,12 @@ type Memory struct {
 	dbPath string // "" in memory
 	mdPath string // "" when no memory.md is written
 
-	mdMu   sync.Mutex   // serialises rendering and writing memory.md
-	dfs    dfCache      // document frequencies for search
-	stems  stemIndex    // auto-linking's and merging's candidates; the writer lock guards it
-	access accessLog    // searches' accesses and recalls' retrievals not yet written
-	noise  *noiseSource // Recall's noise
+	mdMu     sync.Mutex   // serialises rendering, writing and importing memory.md
+	ingestMu sync.Mutex   // serialises Ingest, whose index of chunks spans its transactions
+	dfs      dfCache      // document frequencies for search
+	stems    stemIndex    // auto-linking's and merging's candidates; the writer lock guards it
+	access   accessLog    // searches' accesses and recalls' retrievals not yet written
+	noise    *noiseSource // Recall's noise
 
 	closeOnce sync.Once
 	closeErr  error

@@ -1,0 +1,240 @@
+package engram_test
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/engram-go/engram"
+	"github.com/engram-go/engram/internal/testutil"
+)
+
+func writeTree(t *testing.T, root string, files map[string]string) {
+	t.Helper()
+	for name, text := range files {
+		p := filepath.Join(root, filepath.FromSlash(name))
+		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		require.NoError(t, os.WriteFile(p, []byte(text), 0o644))
+	}
+}
+
+const deployDoc = `---
+title: Deploying
+tags: [ops]
+---
+# Deploy
+
+Deploys run from CI on every merge to main, after the integration suite passes.
+
+## Rollback
+
+Roll back by redeploying the previous release tag from the CI pipeline page.
+
+## Canary
+
+A canary takes five percent of traffic for thirty minutes before the rollout.
+`
+
+func TestIngestTree(t *testing.T) {
+	ctx := context.Background()
+	m := testutil.Open(t)
+	root := filepath.Join(t.TempDir(), "docs")
+	writeTree(t, root, map[string]string{
+		"deploy.md":     deployDoc,
+		"guide/copy.md": "# Copy\n\nDeploys run from CI on every merge to main, after the integration suite passes.\n",
+		"guide/near.md": "# Near\n\nDeploys run from CI on every merge to main, after the integration suite passed!\n",
+		"notes.txt":     "not markdown",
+		".git/x.md":     "# hidden",
+		"bin.md":        "# Binary\x00\x01",
+		"latin1.md":     "# Caf\xe9\n",
+	})
+	outside := filepath.Join(t.TempDir(), "outside.md")
+	require.NoError(t, os.WriteFile(outside, []byte("# Outside\n\nsecret\n"), 0o644))
+	require.NoError(t, os.Symlink(outside, filepath.Join(root, "link-out.md")))
+	require.NoError(t, os.Symlink(filepath.Join(root, "deploy.md"), filepath.Join(root, "link-in.md")))
+
+	var progress []string
+	rep, err := m.Ingest(ctx, root, engram.IngestOptions{Progress: func(src string, r engram.IngestReport) { progress = append(progress, src) }})
+	require.NoError(t, err)
+	t.Logf("%+v", rep)
+	assert.Equal(t, 4, rep.Files, "deploy, copy, near, link-in")
+	assert.Equal(t, 3, rep.Stored)
+	assert.Equal(t, 3+2, rep.Linked, "the copy, the near-duplicate and link-in's three chunks")
+	assert.Equal(t, []string{"docs/bin.md", "docs/deploy.md", "docs/guide/copy.md", "docs/guide/near.md", "docs/latin1.md", "docs/link-in.md"}, progress)
+	joined := strings.Join(rep.Errors, "\n")
+	assert.Contains(t, joined, "docs/bin.md: a binary file")
+	assert.Contains(t, joined, "docs/latin1.md: not valid UTF-8")
+	assert.Contains(t, joined, "docs/link-out.md: a symbolic link leaving the tree")
+
+	res, err := m.Search(ctx, engram.SearchOptions{Query: "canary traffic"})
+	require.NoError(t, err)
+	require.NotEmpty(t, res)
+	assert.Equal(t, engram.TypeDocument, res[0].Type)
+	assert.Equal(t, "docs/deploy.md > Deploy > Canary", res[0].Source)
+	c, err := m.GetChunk(ctx, res[0].ID)
+	require.NoError(t, err)
+	assert.Equal(t, "Deploying", c.Title)
+	assert.Equal(t, []string{"ops"}, c.Tags)
+
+	again, err := m.Ingest(ctx, root, engram.IngestOptions{})
+	require.NoError(t, err)
+	assert.Zero(t, again.Stored+again.Updated+again.Linked+again.Archived, "an unchanged tree stores nothing: %+v", again)
+	assert.Equal(t, rep.Chunks, again.Skipped)
+
+	// A file that leaves, whose chunks other files hold: nothing leaves
+	// the memory, the places go.
+	require.NoError(t, os.Remove(filepath.Join(root, "link-in.md")))
+	unlinked, err := m.Ingest(ctx, root, engram.IngestOptions{})
+	require.NoError(t, err)
+	assert.Zero(t, unlinked.Stored+unlinked.Updated+unlinked.Linked+unlinked.Archived, "%+v", unlinked)
+	chunks, err := m.ChunksOf(ctx, "docs/link-in.md")
+	require.NoError(t, err)
+	assert.Empty(t, chunks)
+
+	// A changed file: one chunk changes, one leaves.
+	canary := res[0].ID
+	writeTree(t, root, map[string]string{"deploy.md": strings.Replace(strings.Split(deployDoc, "## Canary")[0], "previous release tag", "last good tag", 1)})
+	changed, err := m.Ingest(ctx, root, engram.IngestOptions{})
+	require.NoError(t, err)
+	assert.Equal(t, 1, changed.Updated, "%+v", changed)
+	assert.Equal(t, 1, changed.Archived, "%+v", changed)
+	assert.Equal(t, 3, changed.Skipped, "deploy.md's first chunk, and copy.md's and near.md's: %+v", changed)
+	chunks, err = m.ChunksOf(ctx, "docs/deploy.md")
+	require.NoError(t, err)
+	require.Len(t, chunks, 2)
+	assert.Contains(t, chunks[1].Content, "last good tag")
+	assert.Equal(t, "Deploy > Rollback", chunks[1].Heading)
+	st, err := m.Stats(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, 2, st.Documents)
+	assert.Equal(t, 1, st.Archived)
+
+	// A file that leaves the tree: its chunks leave, unless another file
+	// holds them.
+	require.NoError(t, os.Remove(filepath.Join(root, "deploy.md")))
+	gone, err := m.Ingest(ctx, root, engram.IngestOptions{})
+	require.NoError(t, err)
+	assert.Equal(t, 1, gone.Archived, "%+v", gone)
+	st, err = m.Stats(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, 1, st.Documents, "the Deploy chunk, which copy.md and near.md hold")
+	chunks, err = m.ChunksOf(ctx, "docs/guide/near.md")
+	require.NoError(t, err)
+	require.Len(t, chunks, 1)
+	assert.Equal(t, "docs/guide/copy.md", chunks[0].Source)
+	assert.Contains(t, chunks[0].Content, "Deploys run from CI")
+
+	// Archived chunks are not found, and come back with Restore.
+	found, err := m.Search(ctx, engram.SearchOptions{Query: "canary"})
+	require.NoError(t, err)
+	assert.Empty(t, found)
+	require.NoError(t, m.Restore(ctx, canary))
+	c, err = m.GetChunk(ctx, canary)
+	require.NoError(t, err)
+	assert.Equal(t, "Deploy > Canary", c.Heading)
+}
+
+// goroot returns the Go toolchain's root.
+func goroot(t testing.TB) string {
+	out, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		t.Skipf("go env GOROOT: %v", err)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// TestIngestRealMarkdown ingests markdown nobody here wrote, read where
+// it lies and never copied into the repository: the Go toolchain's own
+// (GOROOT) and the READMEs of the module cache. Every file is read or
+// reported, every chunk is searchable, and ingesting it all again stores
+// nothing.
+func TestIngestRealMarkdown(t *testing.T) {
+	if testing.Short() {
+		t.Skip("reads the toolchain's and the module cache's markdown")
+	}
+	ctx := context.Background()
+	m := testutil.Open(t)
+	root := goroot(t)
+	first, err := m.Ingest(ctx, root, engram.IngestOptions{Name: "goroot"})
+	require.NoError(t, err)
+	t.Logf("GOROOT: %d files, %d chunks: %d stored, %d linked (duplicates), %d errors %v",
+		first.Files, first.Chunks, first.Stored, first.Linked, len(first.Errors), first.Errors)
+	require.NotZero(t, first.Files)
+	assert.Equal(t, first.Chunks, first.Stored+first.Linked+chunkErrors(first))
+
+	// The module cache's READMEs, each file ingested by its own path.
+	out, err := exec.Command("go", "env", "GOMODCACHE").Output()
+	require.NoError(t, err)
+	cache := strings.TrimSpace(string(out))
+	var readmes []string
+	filepath.WalkDir(cache, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		if d.IsDir() && d.Name() == "cache" && filepath.Dir(p) == cache {
+			return filepath.SkipDir // downloads, not sources
+		}
+		if !d.IsDir() && strings.HasPrefix(strings.ToUpper(d.Name()), "README") && strings.HasSuffix(strings.ToLower(d.Name()), ".md") {
+			readmes = append(readmes, p)
+		}
+		return nil
+	})
+	ingestReadmes := func() engram.IngestReport {
+		var total engram.IngestReport
+		for _, p := range readmes {
+			rel, err := filepath.Rel(cache, p)
+			require.NoError(t, err)
+			r, err := m.Ingest(ctx, p, engram.IngestOptions{Name: "modcache/" + filepath.ToSlash(rel)})
+			require.NoError(t, err)
+			total.Files += r.Files
+			total.Chunks += r.Chunks
+			total.Stored += r.Stored
+			total.Updated += r.Updated
+			total.Linked += r.Linked
+			total.Skipped += r.Skipped
+			total.Archived += r.Archived
+			total.Errors = append(total.Errors, r.Errors...)
+		}
+		return total
+	}
+	mods := ingestReadmes()
+	t.Logf("module cache: %d READMEs, %d chunks: %d stored, %d linked, %d errors %v",
+		mods.Files, mods.Chunks, mods.Stored, mods.Linked, len(mods.Errors), mods.Errors)
+
+	again, err := m.Ingest(ctx, root, engram.IngestOptions{Name: "goroot"})
+	require.NoError(t, err)
+	modsAgain := ingestReadmes()
+	t.Logf("again: GOROOT %+v; module cache %d skipped", again, modsAgain.Skipped)
+	for _, r := range []engram.IngestReport{again, modsAgain} {
+		assert.Zero(t, r.Stored+r.Updated+r.Linked+r.Archived, "ingesting it all again stores nothing: %+v", r)
+	}
+	assert.Equal(t, first.Chunks-chunkErrors(first), again.Skipped)
+
+	st, err := m.Stats(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, first.Stored+mods.Stored, st.Documents)
+	// Every stored chunk is found by its own words, with its place.
+	res, err := m.Search(ctx, engram.SearchOptions{Query: "gofmt", Types: []engram.MemoryType{engram.TypeDocument}})
+	require.NoError(t, err)
+	for _, r := range res {
+		assert.NotEmpty(t, r.Source)
+	}
+	require.NoError(t, m.CheckIntegrity(ctx))
+}
+
+// chunkErrors counts the report's errors about single chunks.
+func chunkErrors(r engram.IngestReport) int {
+	n := 0
+	for _, e := range r.Errors {
+		if i := strings.Index(e, "]: "); i > 0 && strings.Contains(e[:i], "[") {
+			n++
+		}
+	}
+	return n
+}
