@@ -319,6 +319,7 @@ type docRow struct {
 	also    []place
 	vec     map[string]uint32 // its term vector, once the near-duplicate index holds it
 	gone    bool              // archived in this run
+	n       int               // its place in docIndex.rows
 }
 
 // docRef is a place a row was found: its primary source (at -1) or one
@@ -345,6 +346,11 @@ type docIndex struct {
 	postings map[string][]*docRow
 	norms    map[*docRow]float64
 	rows     []*docRow
+	// held is nearDuplicate's scratch, by row (docRow.n): the weight of
+	// the terms a row holds, valid where stamp is gen.
+	held  []float64
+	stamp []uint32
+	gen   uint32
 }
 
 // loadDocIndex reads the agent's chunks, without their text.
@@ -385,6 +391,7 @@ func (ix *docIndex) add(d *docRow) {
 			ix.bySource[s.Source] = append(ix.bySource[s.Source], d)
 		}
 	}
+	d.n = len(ix.rows)
 	ix.rows = append(ix.rows, d)
 }
 
@@ -405,10 +412,11 @@ func (ix *docIndex) reindexSources(d *docRow, before []place) {
 	}
 }
 
-// nearDuplicate returns a live row whose term cosine with vec reaches
-// documentNearDuplicate, or nil. Only rows holding one of vec's rarest
-// terms, which together carry more than 1 − 0.9² of its squared weight,
-// can reach it (see linkGroups), so only those are compared.
+// nearDuplicate returns the live row whose term cosine with vec is the
+// highest at or over documentNearDuplicate, or nil. vec's terms, rarest
+// first, fall into groups that each carry more than 1 − 0.9² of its
+// squared weight (see linkGroups): only a row holding a term of every
+// group can reach 0.9, so only those are compared.
 func (m *Memory) nearDuplicate(q *dbtx, ix *docIndex, vec map[string]uint32) (*docRow, error) {
 	if !ix.built {
 		if err := m.buildNearIndex(q, ix); err != nil {
@@ -438,19 +446,76 @@ func (m *Memory) nearDuplicate(q *dbtx, ix *docIndex, vec map[string]uint32) (*d
 		ws[i] = t.w
 	}
 	ends := linkGroups(nil, ws, documentNearDuplicate)
-	norm := vecNorm(vec)
-	var best *docRow
-	bestSim := 0.0
-	checked := map[*docRow]bool{}
-	for _, t := range terms[:ends[0]] {
-		for _, d := range ix.postings[t.term] {
-			if d.gone || checked[d] {
+	// A row reaching the threshold lacks at most 1 − 0.9² of vec's
+	// squared weight (its cosine is at most the norm of the terms it
+	// holds over vec's norm): so it holds a term of the first group, and
+	// of the rarest terms, whose postings are walked while they are
+	// short, it lacks at most that much.
+	normSq := 0.0
+	for _, w := range ws {
+		normSq += weightFloat(w) * weightFloat(w)
+	}
+	limit := (1 - documentNearDuplicate*documentNearDuplicate) * normSq * (1 + 1e-9)
+	ix.gen++
+	if len(ix.held) < len(ix.rows) {
+		ix.held = slices.Grow(ix.held[:0], len(ix.rows))[:len(ix.rows)]
+		ix.stamp = slices.Grow(ix.stamp[:0], len(ix.rows))[:len(ix.rows)]
+		clear(ix.stamp)
+		ix.gen = 1
+	}
+	var cands []*docRow
+	prefix := 0.0
+	for i, t := range terms {
+		post := ix.postings[t.term]
+		if i >= ends[0] && len(post) > 4*len(cands)+64 {
+			break // common terms from here on: the rows are compared instead
+		}
+		w2 := weightFloat(t.w) * weightFloat(t.w)
+		prefix += w2
+		for _, d := range post {
+			if d.gone {
 				continue
 			}
-			checked[d] = true
-			if sim := cosineMaps(vec, norm, d.vec, ix.norms[d]); sim >= documentNearDuplicate && sim > bestSim {
-				best, bestSim = d, sim
+			if ix.stamp[d.n] != ix.gen {
+				if i >= ends[0] {
+					continue
+				}
+				ix.stamp[d.n], ix.held[d.n] = ix.gen, 0
+				cands = append(cands, d)
 			}
+			ix.held[d.n] += w2
+		}
+	}
+	cands = slices.DeleteFunc(cands, func(d *docRow) bool { return prefix-ix.held[d.n] > limit })
+	// Compare in the terms' order, rarest first, giving up on a row once
+	// what is left of vec cannot bring it to the threshold: a row that
+	// lacks vec's rare terms is passed over after a few of them.
+	rest := make([]float64, len(terms)+1) // the norm of terms[i:]
+	for i := len(terms) - 1; i >= 0; i-- {
+		w := weightFloat(terms[i].w)
+		rest[i] = math.Sqrt(rest[i+1]*rest[i+1] + w*w)
+	}
+	norm := rest[0]
+	var best *docRow
+	bestSim := 0.0
+	for _, d := range cands {
+		nb := ix.norms[d]
+		need := documentNearDuplicate * norm * nb * (1 - 1e-9)
+		dot := 0.0
+		for i, t := range terms {
+			if x, ok := d.vec[t.term]; ok {
+				dot += weightFloat(t.w) * weightFloat(x)
+			}
+			if i%8 == 7 && dot+rest[i+1]*nb < need {
+				dot = -1
+				break
+			}
+		}
+		if dot < 0 || nb == 0 {
+			continue
+		}
+		if sim := min(1, dot/(norm*nb)); sim >= documentNearDuplicate && sim > bestSim {
+			best, bestSim = d, sim
 		}
 	}
 	return best, nil
@@ -499,23 +564,6 @@ func vecNorm(v map[string]uint32) float64 {
 		s += weightFloat(w) * weightFloat(w)
 	}
 	return math.Sqrt(s)
-}
-
-// cosineMaps is the cosine of two term vectors of norms na and nb.
-func cosineMaps(a map[string]uint32, na float64, b map[string]uint32, nb float64) float64 {
-	if na == 0 || nb == 0 {
-		return 0
-	}
-	if len(b) < len(a) {
-		a, b = b, a
-	}
-	dot := 0.0
-	for t, w := range a {
-		if x, ok := b[t]; ok {
-			dot += weightFloat(w) * weightFloat(x)
-		}
-	}
-	return min(1, dot/(na*nb))
 }
 
 // newChunk is a chunk of a file being ingested.
