@@ -2,10 +2,12 @@ package engram_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -237,4 +239,57 @@ func chunkErrors(r engram.IngestReport) int {
 		}
 	}
 	return n
+}
+
+// TestConcurrentIngestAndMarkdown runs ingestion, memory.md imports,
+// flushes and searches at once: no error, no race, and the memory is
+// whole afterwards.
+func TestConcurrentIngestAndMarkdown(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	md := filepath.Join(dir, "memory.md")
+	m := testutil.OpenPath(t, filepath.Join(dir, "m.db"), "c", engram.WithMarkdownPath(md))
+	root := filepath.Join(dir, "docs")
+	writeTree(t, root, map[string]string{"deploy.md": deployDoc, "b.md": "# B\n\nAnother document about backups.\n"})
+	_, err := m.Semantic().Store(ctx, engram.SemanticEntry{ID: "e1", Content: "The deploy runs from CI", Importance: 0.8})
+	require.NoError(t, err)
+	require.NoError(t, m.Flush(ctx))
+	errs := make(chan error, 64)
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 5 {
+				var err error
+				switch g {
+				case 0:
+					_, err = m.Ingest(ctx, root, engram.IngestOptions{})
+				case 1:
+					_, err = m.ImportMarkdown(ctx)
+				case 2:
+					m.Working().Add(engram.WorkingItem{Content: fmt.Sprintf("working item %d", i), Importance: 0.9})
+					err = m.Flush(ctx)
+				case 3:
+					_, err = m.Search(ctx, engram.SearchOptions{Query: "deploy rollback"})
+				}
+				if err != nil {
+					errs <- err
+				}
+			}
+		}()
+	}
+	go func() { wg.Wait(); close(done) }()
+	<-done
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	st, err := m.Stats(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, 4, st.Documents)
+	rep, err := m.ImportMarkdown(ctx)
+	require.NoError(t, err)
+	assert.False(t, rep.Changed, "%+v", rep)
 }
