@@ -611,6 +611,10 @@ func (m *Memory) ingestFile(ctx context.Context, ix *docIndex, f ingestFile, opt
 		rep.Errors = append(rep.Errors, f.source+": frontmatter title left out: "+err.Error())
 		title = ""
 	}
+	if ix.unchanged(f.source, chunks) {
+		rep.Skipped += len(chunks)
+		return nil // no transaction for a file engram holds as it is
+	}
 	now := m.now()
 	var counts IngestReport
 	var extract []string
@@ -645,6 +649,36 @@ func (m *Memory) ingestFile(ctx context.Context, ix *docIndex, f ingestFile, opt
 		}
 	}
 	return nil
+}
+
+// unchanged reports whether the file source holds exactly chunks, each
+// with the text and at the place engram has for it, and nothing else.
+func (ix *docIndex) unchanged(source string, chunks []*newChunk) bool {
+	type key struct {
+		hash, heading string
+		index         int
+	}
+	held := map[key]int{}
+	n := 0
+	for _, d := range ix.bySource[source] {
+		for _, p := range d.sources() {
+			if p.Source == source {
+				held[key{string(p.Hash), p.Heading, p.Index}]++
+				n++
+			}
+		}
+	}
+	if n != len(chunks) {
+		return false
+	}
+	for _, c := range chunks {
+		k := key{c.hash, c.HeadingPath(), c.index}
+		if held[k] == 0 {
+			return false
+		}
+		held[k]--
+	}
+	return true
 }
 
 // ingestChunks stores a file's chunks in q's transaction, and keeps ix in
