@@ -263,8 +263,9 @@ func readItem(it ast.Node, src []byte, facts bool) Line {
 			id, ok := ParseCommentID(strings.TrimPrefix(inner, prefix))
 			if !ok || id == "" || strings.ContainsFunc(id, unicode.IsSpace) {
 				l.Problem = fmt.Sprintf("the ID comment %q is malformed", comment)
+			} else {
+				l.ID = id
 			}
-			l.ID = id
 		}
 	case strings.Contains(l.Body, "<!--"):
 		l.Problem = "an ID comment that does not close or does not end the line"
