@@ -340,6 +340,7 @@ func (r docRef) place() place {
 // Ingest (which the writer lock and ingestMu keep current).
 type docIndex struct {
 	byHash   map[string][]*docRow
+	byPK     map[int64]*docRow
 	bySource map[string][]*docRow // the rows found in a file, once each
 	// The near-duplicate index, built when a chunk first needs it.
 	built    bool
@@ -355,7 +356,7 @@ type docIndex struct {
 
 // loadDocIndex reads the agent's chunks, without their text.
 func (m *Memory) loadDocIndex(ctx context.Context) (*docIndex, error) {
-	ix := &docIndex{byHash: map[string][]*docRow{}, bySource: map[string][]*docRow{}}
+	ix := &docIndex{byHash: map[string][]*docRow{}, byPK: map[int64]*docRow{}, bySource: map[string][]*docRow{}}
 	err := m.db.read(ctx, "ingest.index", func(q *dbtx) error {
 		rows, err := q.query(`SELECT pk, id, content_hash, source, heading, chunk, sources FROM document_chunks WHERE agent_id = ?`, m.agent)
 		if err != nil {
@@ -393,6 +394,7 @@ func (ix *docIndex) add(d *docRow) {
 	}
 	d.n = len(ix.rows)
 	ix.rows = append(ix.rows, d)
+	ix.byPK[d.pk] = d
 }
 
 func (d *docRow) sources() []place { return append([]place{d.primary}, d.also...) }
@@ -569,12 +571,14 @@ func vecNorm(v map[string]uint32) float64 {
 // newChunk is a chunk of a file being ingested.
 type newChunk struct {
 	mdchunk.Chunk
+	at      int // its place among the file's chunks kept (and their vectors)
 	index   int
 	hash    string
 	matched bool
 }
 
-// ingestFile ingests one file, in one transaction.
+// ingestFile ingests one file, in one transaction (none when nothing of
+// it changed).
 func (m *Memory) ingestFile(ctx context.Context, ix *docIndex, f ingestFile, opts IngestOptions, rep *IngestReport) error {
 	var doc mdchunk.Doc
 	if !f.gone {
@@ -615,13 +619,24 @@ func (m *Memory) ingestFile(ctx context.Context, ix *docIndex, f ingestFile, opt
 		rep.Skipped += len(chunks)
 		return nil // no transaction for a file engram holds as it is
 	}
+	// Tier 2: the chunks' vectors, before the transaction (the embedding
+	// cache answers for the texts embedded before).
+	texts := make([]string, len(chunks))
+	for i, c := range chunks {
+		c.at = i
+		texts[i] = c.Text
+	}
+	es, err := m.embedNew(ctx, texts)
+	if err != nil {
+		return err
+	}
 	now := m.now()
 	var counts IngestReport
 	var extract []string
 	// The index follows the transaction's changes as they are made; on
 	// error Ingest returns and drops it.
-	err := m.write(ctx, "ingest", func(q *dbtx) error {
-		return m.ingestChunks(q, ix, f.source, title, tags, chunks, now, &counts, &extract)
+	err = m.write(ctx, "ingest", func(q *dbtx) error {
+		return m.ingestChunks(q, ix, f.source, title, tags, chunks, es, now, &counts, &extract)
 	})
 	if err != nil {
 		return err
@@ -684,7 +699,7 @@ func (ix *docIndex) unchanged(source string, chunks []*newChunk) bool {
 // ingestChunks stores a file's chunks in q's transaction, and keeps ix in
 // step.
 func (m *Memory) ingestChunks(q *dbtx, ix *docIndex, source, title string, tags []string,
-	chunks []*newChunk, now time.Time, rep *IngestReport, extract *[]string) error {
+	chunks []*newChunk, es []embedded, now time.Time, rep *IngestReport, extract *[]string) error {
 	// The places this file held before.
 	var refs []docRef
 	for _, d := range ix.bySource[source] {
@@ -774,6 +789,16 @@ func (m *Memory) ingestChunks(q *dbtx, ix *docIndex, source, title string, tags 
 				return err
 			}
 		}
+		if emb := vectorOf(es, c.at); dup == nil && emb != nil {
+			// Tier 2: an embedding cosine over 0.9 is a near-duplicate too.
+			found, err := m.vectors.similar(q, documentKind, 0, emb, math.Nextafter(documentNearDuplicate, 1), 1)
+			if err != nil {
+				return err
+			}
+			if len(found) > 0 && ix.byPK[found[0].pk] != nil && !ix.byPK[found[0].pk].gone {
+				dup = ix.byPK[found[0].pk]
+			}
+		}
 		if dup != nil {
 			before := dup.sources()
 			dup.also = append(dup.also, at(c))
@@ -786,6 +811,9 @@ func (m *Memory) ingestChunks(q *dbtx, ix *docIndex, source, title string, tags 
 		}
 		d, err := m.insertChunk(q, at(c), title, tags, c, now)
 		if err != nil {
+			return err
+		}
+		if err := m.putNew(q, TypeDocument, d.pk, es, c.at); err != nil {
 			return err
 		}
 		ix.add(d)

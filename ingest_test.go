@@ -296,3 +296,75 @@ func TestConcurrentIngestAndMarkdown(t *testing.T) {
 	require.NoError(t, err)
 	assert.False(t, rep.Changed, "%+v", rep)
 }
+
+// At Tier 2 chunks have vectors from the start, vector search finds and
+// cites them, and ingesting again stores nothing.
+func TestIngestTier2(t *testing.T) {
+	ctx := context.Background()
+	e, err := engram.NewHashingEmbedder(64)
+	require.NoError(t, err)
+	m := testutil.OpenTier2(t, e)
+	root := filepath.Join(t.TempDir(), "docs")
+	writeTree(t, root, map[string]string{"deploy.md": deployDoc,
+		"again.md": "# Again\n\nDeploys run from CI on every merge to main, after the integration suite passes!!\n"})
+	rep, err := m.Ingest(ctx, root, engram.IngestOptions{})
+	require.NoError(t, err)
+	assert.Equal(t, 3, rep.Stored, "%+v", rep)
+	assert.Equal(t, 1, rep.Linked, "%+v", rep)
+	st, err := m.Stats(ctx)
+	require.NoError(t, err)
+	assert.Zero(t, st.PendingEmbeddings, "chunks are embedded as they are stored")
+	res, err := m.Search(ctx, engram.SearchOptions{Query: "canary traffic rollout", Mode: engram.SearchVector, Types: []engram.MemoryType{engram.TypeDocument}})
+	require.NoError(t, err)
+	require.NotEmpty(t, res)
+	assert.Equal(t, "docs/deploy.md > Deploy > Canary", res[0].Source)
+	again, err := m.Ingest(ctx, root, engram.IngestOptions{})
+	require.NoError(t, err)
+	assert.Zero(t, again.Stored+again.Updated+again.Linked+again.Archived, "%+v", again)
+}
+
+// topicEmbedder gives every text that mentions a topic word the same
+// vector, as a model gives paraphrases close ones.
+type topicEmbedder struct{}
+
+func (topicEmbedder) Dimensions() int { return 4 }
+func (topicEmbedder) Model() string   { return "topics" }
+func (topicEmbedder) Embed(_ context.Context, texts []string) ([][]float32, error) {
+	out := make([][]float32, len(texts))
+	for i, t := range texts {
+		switch {
+		case strings.Contains(t, "kayak"):
+			out[i] = []float32{1, 0, 0, 0}
+		case strings.Contains(t, "tent"):
+			out[i] = []float32{0, 1, 0, 0}
+		default:
+			out[i] = []float32{0, 0, 0.6, 0.8}
+		}
+	}
+	return out, nil
+}
+
+// At Tier 2 a chunk whose embedding is more than 0.9 alike a stored one's
+// is a near-duplicate, however different its words.
+func TestIngestTier2NearDuplicateByEmbedding(t *testing.T) {
+	ctx := context.Background()
+	m := testutil.OpenTier2(t, topicEmbedder{})
+	root := filepath.Join(t.TempDir(), "docs")
+	writeTree(t, root, map[string]string{
+		"a.md": "# Boats\n\nThe kayak lives in the garage, beside the paddles.\n",
+		"b.md": "# Storage\n\nWe keep our kayak hanging from the shed roof all winter.\n",
+		"c.md": "# Camping\n\nThe tent is packed in the attic.\n",
+	})
+	rep, err := m.Ingest(ctx, root, engram.IngestOptions{})
+	require.NoError(t, err)
+	assert.Equal(t, 2, rep.Stored, "%+v", rep)
+	assert.Equal(t, 1, rep.Linked, "%+v", rep)
+	chunks, err := m.ChunksOf(ctx, "docs/b.md")
+	require.NoError(t, err)
+	require.Len(t, chunks, 1)
+	assert.Equal(t, "docs/a.md", chunks[0].Source)
+	assert.Equal(t, []engram.DocumentSource{{Source: "docs/b.md", Heading: "Storage", Index: 0}}, chunks[0].Also)
+	again, err := m.Ingest(ctx, root, engram.IngestOptions{})
+	require.NoError(t, err)
+	assert.Zero(t, again.Stored+again.Updated+again.Linked+again.Archived, "%+v", again)
+}

@@ -184,6 +184,7 @@ var documentKind = &kind{
 	linkable:  true,
 	protected: "1",
 	count:     func(s *Stats) *int { return &s.Documents },
+	vec:       "vec_document",
 	cite:      "{t}.source || CASE WHEN {t}.heading = '' THEN '' ELSE ' > ' || {t}.heading END",
 }
 
