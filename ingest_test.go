@@ -368,3 +368,24 @@ func TestIngestTier2NearDuplicateByEmbedding(t *testing.T) {
 	require.NoError(t, err)
 	assert.Zero(t, again.Stored+again.Updated+again.Linked+again.Archived, "%+v", again)
 }
+
+// With Extract, each stored chunk runs through extraction: here a fact
+// rule makes a fact of a sentence in a document.
+func TestIngestExtract(t *testing.T) {
+	ctx := context.Background()
+	m := testutil.Open(t)
+	require.NoError(t, m.Rules().Add(ctx, engram.ExtractionRule{Name: "runs-on", Pattern: `(?P<subject>\w+) runs on (?P<object>\w+)`,
+		Type: engram.TypeFact, Predicate: "runs on", Active: true}))
+	root := filepath.Join(t.TempDir(), "docs")
+	writeTree(t, root, map[string]string{"infra.md": "# Infra\n\nThe billing service is old. Billing runs on Postgres.\n"})
+	rep, err := m.Ingest(ctx, root, engram.IngestOptions{Extract: true})
+	require.NoError(t, err)
+	assert.Equal(t, 1, rep.Extracted, "%+v", rep)
+	facts, err := m.Facts().Current(ctx, engram.FactQuery{Entity: "Billing"})
+	require.NoError(t, err)
+	require.Len(t, facts, 1)
+	assert.Equal(t, "Postgres", facts[0].Object)
+	again, err := m.Ingest(ctx, root, engram.IngestOptions{Extract: true})
+	require.NoError(t, err)
+	assert.Zero(t, again.Extracted, "an unchanged chunk is not extracted again")
+}
