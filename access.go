@@ -35,6 +35,7 @@ import (
 type accessLog struct {
 	mu      sync.Mutex // guards the fields below
 	pending map[noteKey]accessNote
+	noted   uint64        // moves on with every note (see Memory.summaryKey)
 	oldest  time.Time     // when the oldest pending note was taken, in real time
 	batches []*accessSent // being written or written recently, oldest first
 
@@ -197,6 +198,7 @@ func (a *accessLog) note(k MemoryType, ids []string, n accessNote) bool {
 	if len(a.pending) == 0 {
 		a.oldest = time.Now()
 	}
+	a.noted++
 	for _, id := range ids {
 		key := noteKey{k, id}
 		a.pending[key] = a.pending[key].add(n)
@@ -210,6 +212,36 @@ func (a *accessLog) idle() bool {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return len(a.pending) == 0 && len(a.batches) == 0
+}
+
+// notes returns how many times note was called: what the log adds to
+// reads changes only when it moves on (or when a write commits).
+func (a *accessLog) notes() uint64 {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.noted
+}
+
+// unwrittenOf returns what the notes add to each memory of kind k in a
+// snapshot whose access version is version (see unwritten).
+func (a *accessLog) unwrittenOf(k MemoryType, version int64) map[string]accessNote {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	out := map[string]accessNote{}
+	add := func(notes map[noteKey]accessNote) {
+		for key, n := range notes {
+			if key.kind == k {
+				out[key.id] = out[key.id].add(n)
+			}
+		}
+	}
+	for _, b := range a.batches {
+		if b.version == 0 || b.version > version {
+			add(b.notes)
+		}
+	}
+	add(a.pending)
+	return out
 }
 
 // count returns how many memories have notes not written.
@@ -299,12 +331,23 @@ func (m *Memory) flushAccess(ctx context.Context) error {
 }
 
 // write runs fn in one write transaction of the Memory's store (see
-// store.write), which first writes the accesses searches noted and no
-// write has written yet: every write of the Memory keeps the access counts
+// store.write), which first tells history who makes the changes (see
+// beginChanges; an invalid actor or reason in ctx is an error matching
+// ErrInvalid) and writes the accesses searches noted and no write has
+// written yet: every write of the Memory keeps the access counts
 // in step, so that compaction, decay, consolidation and updates work on
 // them as they are, and no write path has to remember them.
 func (m *Memory) write(ctx context.Context, op string, fn func(q *dbtx) error) error {
+	actor, reason, err := m.changeContext(ctx)
+	if err != nil {
+		return err
+	}
 	return m.db.write(ctx, op, func(q *dbtx) error {
+		if m.db.history {
+			if err := q.beginChanges(actor, reason, m.now()); err != nil {
+				return err
+			}
+		}
 		if err := m.writeAccess(q); err != nil {
 			return err
 		}

@@ -24,6 +24,9 @@ type CompactionReport struct {
 	Actions  []CompactionAction
 	// Decayed counts the memories whose resonance was recomputed.
 	Decayed int
+	// HistoryPruned counts the history entries older than
+	// Config.History.Retention that Compact deleted.
+	HistoryPruned int
 }
 
 // step runs fn, one transaction's work, and keeps what it adds to the
@@ -187,6 +190,15 @@ func (m *Memory) Compact(ctx context.Context, strategies ...CompactionStrategy) 
 			return rep, err
 		}
 	}
+	if m.cfg.History.Enabled {
+		err := m.write(ctx, "compact.history", func(q *dbtx) (err error) {
+			rep.HistoryPruned, err = m.pruneHistory(q, now)
+			return err
+		})
+		if err != nil {
+			return rep, err
+		}
+	}
 	m.embedSoon(ctx) // the day digests
 	return rep, m.optimize(ctx, false)
 }
@@ -327,7 +339,12 @@ func (m *Memory) archive(q *dbtx, k *kind, rows []leaving, reason string, now ti
 	if err != nil {
 		return err
 	}
-	_, err = q.exec(`INSERT INTO archive (agent_id, memory_type, id, row, links, reason, merged_into, archived_at)
+	return q.recordAs(OpArchive, reason, func() error { return m.archiveRows(q, k, list, reason, now) })
+}
+
+// archiveRows is archive's work, on the rows in list (JSON).
+func (m *Memory) archiveRows(q *dbtx, k *kind, list []byte, reason string, now time.Time) error {
+	_, err := q.exec(`INSERT INTO archive (agent_id, memory_type, id, row, links, reason, merged_into, archived_at)
 		SELECT r.agent_id, ?3, r.id, `+k.rowJSON("r")+`,
 			(SELECT json_group_array(json_object('source_type', l.source_type, 'source_id', l.source_id,
 				'target_type', l.target_type, 'target_id', l.target_id, 'link_type', l.link_type,
@@ -714,10 +731,12 @@ func (m *Memory) mergeGroup(q *dbtx, rep *CompactionReport, g []mergeCandidate, 
 	from, _ := json.Marshal(surv.mergedFrom)
 	tags := encodeTags(surv.tags)
 	terms, ntok := semanticTerms(surv.content, tags)
-	_, err := q.exec(`UPDATE semantic_memory SET importance = ?, access_count = ?, tags = ?, merged_from = ?,
-		updated_at = ?, terms = ?, ntok = ? WHERE pk = ?`, surv.importance, surv.access, tags, string(from), ms(now),
-		terms, ntok, surv.pk)
-	return err
+	return q.recordAs(OpMerge, "", func() error {
+		_, err := q.exec(`UPDATE semantic_memory SET importance = ?, access_count = ?, tags = ?, merged_from = ?,
+			updated_at = ?, terms = ?, ntok = ? WHERE pk = ?`, surv.importance, surv.access, tags, string(from), ms(now),
+			terms, ntok, surv.pk)
+		return err
+	})
 }
 
 // The weights of decay's formula (seed 003): resonance = e^(−rate × days)
@@ -746,13 +765,17 @@ func (m *Memory) decay(q *dbtx, rep *CompactionReport, now time.Time) error {
 	for _, k := range kindsWith(func(k *kind) bool { return k.decay != nil }) {
 		r := k.decay
 		// The formula of resonance, in SQL.
-		res, err := q.exec(`UPDATE `+k.table+` AS t SET resonance = min(1, max(0,
-			exp(-?3 * max(0, ?2 - `+over(r.since, "t")+`) / ?4) * (?5 + ?6 * min(1.0, `+over(r.uses, "t")+` / ?7) + ?8 * `+over(r.importance, "t")+`)))
-			WHERE t.agent_id = ?1`, m.agent, ms(now), r.rate(d), day, resonanceBase, resonanceUse, resonanceUses, resonanceImportance)
-		if err != nil {
+		var n int64
+		err := q.recordAs(OpDecay, stepDecay, func() error {
+			res, err := q.exec(`UPDATE `+k.table+` AS t SET resonance = min(1, max(0,
+				exp(-?3 * max(0, ?2 - `+over(r.since, "t")+`) / ?4) * (?5 + ?6 * min(1.0, `+over(r.uses, "t")+` / ?7) + ?8 * `+over(r.importance, "t")+`)))
+				WHERE t.agent_id = ?1`, m.agent, ms(now), r.rate(d), day, resonanceBase, resonanceUse, resonanceUses, resonanceImportance)
+			if err != nil {
+				return err
+			}
+			n, err = res.RowsAffected()
 			return err
-		}
-		n, err := res.RowsAffected()
+		})
 		if err != nil {
 			return err
 		}
@@ -807,9 +830,12 @@ func (m *Memory) Restore(ctx context.Context, id string) error {
 			if k == nil || k.protected == "" {
 				return fmt.Errorf("engram: restore %q: the archive holds a %q, which engram does not archive", id, t)
 			}
-			_, err := q.exec(`INSERT INTO `+k.table+` (agent_id, `+strings.Join(k.cols, ", ")+`)
-				SELECT agent_id, `+k.fromJSON("row")+` FROM archive WHERE agent_id = ? AND memory_type = ? AND id = ?`,
-				m.agent, string(t), id)
+			err := q.recordAs(OpRestore, "", func() error {
+				_, err := q.exec(`INSERT INTO `+k.table+` (agent_id, `+strings.Join(k.cols, ", ")+`)
+					SELECT agent_id, `+k.fromJSON("row")+` FROM archive WHERE agent_id = ? AND memory_type = ? AND id = ?`,
+					m.agent, string(t), id)
+				return err
+			})
 			if isUniqueViolation(err) {
 				return fmt.Errorf("engram: restore %s %q: %w", t, id, ErrExists)
 			}

@@ -38,6 +38,11 @@ import (
 type store struct {
 	memory bool
 	closed atomic.Bool
+	// commits counts the transactions committed on the writer: with
+	// the writer's PRAGMA data_version, which moves with every commit of
+	// another connection, it tells a cache whether anything changed (see
+	// Memory.summaryKey).
+	commits atomic.Uint64
 
 	wmu    sync.Mutex // guards wconn and wstmts; held for a whole transaction
 	wdb    *sql.DB
@@ -46,6 +51,9 @@ type store struct {
 	// log keeps in-memory state in step with the rows (see changelog.go);
 	// set when the Memory opens, guarded by wmu.
 	log *changeLog
+	// history says the writer connection records changes in history (see
+	// startHistory).
+	history bool
 
 	rdb     *sql.DB       // nil in memory mode
 	readers chan *reader  // idle readers
@@ -79,7 +87,10 @@ func openStore(ctx context.Context, path string, cfg StorageConfig) (_ *store, e
 		"temp_store(memory)",
 	}
 	cache := func(mib int) string { return fmt.Sprintf("cache_size(%d)", -mib*1024) }
-	writer := slices.Concat(pragmas, []string{cache(min(cfg.CacheMiB, writerCacheMiB)), "synchronous(" + strings.ToUpper(string(cfg.Synchronous)) + ")"})
+	// secure_delete: what a delete frees is overwritten, so that forgotten
+	// text does not linger in free pages (see forget.go).
+	writer := slices.Concat(pragmas, []string{cache(min(cfg.CacheMiB, writerCacheMiB)), "synchronous(" + strings.ToUpper(string(cfg.Synchronous)) + ")",
+		"secure_delete(1)"})
 	if s.memory {
 		s.wdb, err = sql.Open("sqlite", dsn(":memory:", writer))
 	} else {
@@ -251,6 +262,26 @@ func (s *store) userVersion(ctx context.Context) (int, error) {
 	return v, err
 }
 
+// checkpoint copies the write-ahead log into the database and truncates
+// it. A reader holding an older snapshot keeps the log from being
+// truncated (SQLite reports it busy after the busy timeout); that is not
+// an error: a later checkpoint finishes the work.
+func (s *store) checkpoint(ctx context.Context) error {
+	if s.memory {
+		return nil
+	}
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	if s.closed.Load() {
+		return ErrClosed
+	}
+	var busy, frames, done int
+	if err := s.wconn.QueryRowContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`).Scan(&busy, &frames, &done); err != nil {
+		return s.wrap(ctx, "checkpoint", err)
+	}
+	return nil
+}
+
 // close releases everything; it waits for a running transaction to end.
 func (s *store) close() error {
 	if !s.closed.Swap(true) {
@@ -305,41 +336,53 @@ func (s *store) integrityCheck(ctx context.Context) error {
 				return fmt.Errorf("%s integrity-check: %w", t, err)
 			}
 		}
-		rows, err := q.query("PRAGMA integrity_check")
-		if err != nil {
-			return err
-		}
-		var problems []string
-		for rows.Next() {
-			var line string
-			if err := rows.Scan(&line); err != nil {
-				rows.Close()
-				return err
-			}
-			if line != "ok" {
-				problems = append(problems, line)
-			}
-		}
-		// A check cut short (cancelled, or failing on a damaged page) is
-		// no clean bill of health.
-		if err := rows.Err(); err != nil {
-			rows.Close()
-			return err
-		}
-		if err := rows.Close(); err != nil {
-			return err
-		}
-		if len(problems) > 0 {
-			return fmt.Errorf("integrity_check: %s", strings.Join(problems, "; "))
-		}
-		return nil
+		return sqliteCheck(q)
 	})
 	if err != nil {
 		return err
 	}
-	return s.read(ctx, "integrity", func(q *dbtx) error {
-		return errors.Join(checkText(q), checkVectors(q))
-	})
+	return s.read(ctx, "integrity", checkDerived)
+}
+
+// sqliteCheck runs PRAGMA integrity_check in q's transaction (which also
+// runs the integrity check of every FTS5 index, through the tables'
+// xIntegrity) and returns the problems it reports.
+func sqliteCheck(q *dbtx) error {
+	rows, err := q.query("PRAGMA integrity_check")
+	if err != nil {
+		return err
+	}
+	var problems []string
+	for rows.Next() {
+		var line string
+		if err := rows.Scan(&line); err != nil {
+			rows.Close()
+			return err
+		}
+		if line != "ok" {
+			problems = append(problems, line)
+		}
+	}
+	// A check cut short (cancelled, or failing on a damaged page) is
+	// no clean bill of health.
+	if err := rows.Err(); err != nil {
+		rows.Close()
+		return err
+	}
+	if err := rows.Close(); err != nil {
+		return err
+	}
+	if len(problems) > 0 {
+		return fmt.Errorf("integrity_check: %s", strings.Join(problems, "; "))
+	}
+	return nil
+}
+
+// checkDerived checks the data derived from the rows (term vectors and
+// text statistics, vectors, the embedding cache) against them, in q's
+// transaction.
+func checkDerived(q *dbtx) error {
+	return errors.Join(checkText(q), checkVectors(q))
 }
 
 // setMeta writes a meta value in q's transaction.

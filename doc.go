@@ -106,6 +106,25 @@
 // turns conversation into memories and facts, by the agent's
 // [ExtractionRule]s and, optionally, by an [LLM].
 //
+// # Data the user owns
+//
+// Every change to a memory or a fact is appended to a history in the
+// transaction that makes it, with who made it ([WithActor],
+// [ContextWithActor]) and why ([ContextWithReason]): [Memory.History]
+// reads one memory's, [Memory.Changes] the agent's as a feed.
+// [Memory.Forget] erases one memory and [Memory.ForgetAgent] all of an
+// agent's, from every table and file that held them or anything made of
+// them; [ListAgents] lists the agents of a base directory or a file.
+//
+// # Export and import
+//
+// [Memory.Export] writes an agent's memory, of every kind, with its
+// archive, links, fact aliases, rules and optionally vectors, as JSON
+// Lines in a versioned format (docs/export-format.md); [Memory.Import]
+// reads such a file into a Memory's own agent in one transaction, with a
+// [Conflict] policy, refusing a malformed file with an [*ImportError]
+// that names the line.
+//
 // # Storage
 //
 // Everything lives in one SQLite file in WAL mode, by default
@@ -114,7 +133,10 @@
 // written together or not at all. Several agents may share a file
 // ([WithPath]); a Memory only ever sees its own agent's rows. The schema is
 // versioned, and a file written by a newer engram is refused
-// ([ErrSchemaTooNew]).
+// ([ErrSchemaTooNew]). [Memory.Backup] copies the file while the agent
+// works, and checks the copy before naming it; copying memory.db without
+// its -wal loses the latest writes. [Memory.Summary] gives an overview of
+// the agent's memory: counts, the newest of each kind, its common words.
 //
 // # Errors
 //

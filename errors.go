@@ -178,8 +178,9 @@ func dbErr(op string, err error) error {
 	}
 	var de *DatabaseError
 	var ie *InvalidError
+	var imp *ImportError
 	switch {
-	case errors.As(err, &de), errors.As(err, &ie),
+	case errors.As(err, &de), errors.As(err, &ie), errors.As(err, &imp),
 		errors.Is(err, ErrNotFound), errors.Is(err, ErrExists), errors.Is(err, ErrClosed),
 		errors.Is(err, ErrSchemaTooNew), errors.Is(err, ErrInvalidQuery), errors.Is(err, ErrNotEngram),
 		errors.Is(err, ErrTierUnsupported), errors.Is(err, ErrEmbedding):

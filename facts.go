@@ -380,7 +380,11 @@ func (f *Facts) assert(q *dbtx, p preparedFact, vec []float32, now time.Time) (A
 			if !s.holds(vf) {
 				continue
 			}
-			ended, err := f.end(q, s.pk, vf, now)
+			var ended Fact
+			err := q.recordAs(OpSupersede, "", func() (err error) {
+				ended, err = f.end(q, s.pk, vf, now)
+				return err
+			})
 			if err != nil {
 				return Assertion{}, err
 			}
@@ -482,13 +486,17 @@ func (f *Facts) merge(q *dbtx, p preparedFact, s *slotFact, vf int64, now time.T
 	if err != nil {
 		return Assertion{}, err
 	}
-	rows, err := q.query(`UPDATE facts SET strength = min(?3, strength + ?4), sources = ?5, metadata = ?6,
-		valid_from = min(valid_from, ?7), updated_at = ?8 WHERE agent_id = ?1 AND pk = ?2 RETURNING `+factCols,
-		f.m.agent, s.pk, maxStrength, p.Strength, sources, meta, vf, ms(now))
-	if err != nil {
-		return Assertion{}, err
-	}
-	got, err := scanAll(rows, scanFact)
+	var got []Fact
+	err = q.recordAs(OpMerge, "", func() error {
+		rows, err := q.query(`UPDATE facts SET strength = min(?3, strength + ?4), sources = ?5, metadata = ?6,
+			valid_from = min(valid_from, ?7), updated_at = ?8 WHERE agent_id = ?1 AND pk = ?2 RETURNING `+factCols,
+			f.m.agent, s.pk, maxStrength, p.Strength, sources, meta, vf, ms(now))
+		if err != nil {
+			return err
+		}
+		got, err = scanAll(rows, scanFact)
+		return err
+	})
 	if err != nil {
 		return Assertion{}, err
 	}

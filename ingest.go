@@ -636,7 +636,11 @@ func (m *Memory) ingestFile(ctx context.Context, ix *docIndex, f ingestFile, opt
 	// The index follows the transaction's changes as they are made; on
 	// error Ingest returns and drops it.
 	err = m.write(ctx, "ingest", func(q *dbtx) error {
-		return m.ingestChunks(q, ix, f.source, title, tags, chunks, es, now, &counts, &extract)
+		// History records the chunks' creations and changes with reason
+		// "ingest" (an archive is recorded as archive).
+		return q.recordAs("", "ingest", func() error {
+			return m.ingestChunks(q, ix, f.source, title, tags, chunks, es, now, &counts, &extract)
+		})
 	})
 	if err != nil {
 		return err
@@ -857,7 +861,6 @@ func (m *Memory) ingestChunks(q *dbtx, ix *docIndex, source, title string, tags 
 			return err
 		}
 	}
-	// History (once it exists) labels this step "archive", reason ingest.
 	return m.archive(q, documentKind, out, "ingest", now)
 }
 
@@ -903,7 +906,6 @@ func (m *Memory) updateChunk(q *dbtx, ix *docIndex, d *docRow, p place, title st
 	_, err := q.exec(`UPDATE document_chunks SET source = ?, heading = ?, chunk = ?, title = ?, tags = ?, content = ?,
 		content_hash = ?, updated_at = ?, terms = ?, ntok = ? WHERE pk = ? AND agent_id = ?`,
 		p.Source, p.Heading, p.Index, title, enc, c.Text, []byte(c.hash), ms(now), terms, ntok, d.pk, m.agent)
-	// History (once it exists) labels this step "update", reason ingest.
 	return err
 }
 

@@ -389,3 +389,35 @@ func TestIngestExtract(t *testing.T) {
 	require.NoError(t, err)
 	assert.Zero(t, again.Extracted, "an unchanged chunk is not extracted again")
 }
+
+// History records ingestion with reason ingest: a chunk's creation, its
+// change in place and its archiving.
+func TestIngestHistory(t *testing.T) {
+	ctx := context.Background()
+	m := testutil.Open(t)
+	root := filepath.Join(t.TempDir(), "docs")
+	writeTree(t, root, map[string]string{"deploy.md": deployDoc})
+	_, err := m.Ingest(ctx, root, engram.IngestOptions{})
+	require.NoError(t, err)
+	chunks, err := m.ChunksOf(ctx, "docs/deploy.md")
+	require.NoError(t, err)
+	require.Len(t, chunks, 3)
+	writeTree(t, root, map[string]string{"deploy.md": strings.Replace(strings.Split(deployDoc, "## Canary")[0], "previous release tag", "last good tag", 1)})
+	_, err = m.Ingest(ctx, root, engram.IngestOptions{})
+	require.NoError(t, err)
+	want := map[string][]engram.HistoryOp{
+		chunks[0].ID: {engram.OpCreate},
+		chunks[1].ID: {engram.OpCreate, engram.OpUpdate},
+		chunks[2].ID: {engram.OpCreate, engram.OpArchive},
+	}
+	for id, ops := range want {
+		h, err := m.History(ctx, id)
+		require.NoError(t, err)
+		var got []engram.HistoryOp
+		for _, e := range h {
+			got = append(got, e.Op)
+			assert.Equal(t, "ingest", e.Reason)
+		}
+		assert.Equal(t, ops, got, id)
+	}
+}

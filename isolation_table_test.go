@@ -1,6 +1,7 @@
 package engram_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,6 +11,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -344,6 +346,9 @@ func isoReads() []isoCase {
 		{name: "Search/Since Until", call: isoSearch(engram.SearchOptions{Query: "backup nightly", Since: since, Until: until})},
 		{name: "Search/Threshold", call: isoSearch(engram.SearchOptions{Query: "deploy", Threshold: 0.5, Limit: 100})},
 		{name: "Search/Types snapshot", call: isoSearch(engram.SearchOptions{Query: "deploy fridays", Types: []engram.MemoryType{engram.TypeSnapshot}})},
+		{name: "Summary", call: func(ctx context.Context, m *engram.Memory) string {
+			return isoAnswer(m.Summary(ctx))
+		}},
 		{name: "Find", call: func(ctx context.Context, m *engram.Memory) string {
 			f, err := m.Find(ctx, engram.SearchOptions{Query: "blue pipeline deploy"})
 			return isoAnswer(f.Results, err) + fmt.Sprint(f.Mode, f.Terms, f.Pending)
@@ -412,6 +417,7 @@ func isoReads() []isoCase {
 			}
 			return isoAnswer(b, err)
 		}},
+		{name: "Export", call: isoExport(engram.ExportOptions{})},
 		{name: "memory.md", call: func(ctx context.Context, m *engram.Memory) string {
 			if err := m.Flush(ctx); err != nil {
 				return isoAnswer(nil, err)
@@ -427,13 +433,71 @@ func isoReads() []isoCase {
 		{name: "ChunksOf same text", call: func(ctx context.Context, m *engram.Memory) string {
 			return isoAnswer(m.ChunksOf(ctx, "docs/guide/same.md"))
 		}},
+		{name: "History shared ID", call: func(ctx context.Context, m *engram.Memory) string {
+			return isoAnswer(isoHistory(m.History(ctx, "fact-04")))
+		}},
+		{name: "History a's ID", call: func(ctx context.Context, m *engram.Memory) string {
+			return isoAnswer(isoHistory(m.History(ctx, isoMark+"-fact-01")))
+		}},
+		{name: "Changes", call: func(ctx context.Context, m *engram.Memory) string {
+			return isoAnswer(isoHistory(m.Changes(ctx, engram.ChangeQuery{Limit: 10_000})))
+		}},
+		{name: "Changes Since", call: func(ctx context.Context, m *engram.Memory) string {
+			return isoAnswer(isoHistory(m.Changes(ctx, engram.ChangeQuery{Since: isoStart.Add(time.Second), Limit: 5})))
+		}},
 	}
 	return append(reads, isoFactReads()...)
+}
+
+// isoExport is an export as an isoCase call, generated IDs replaced.
+func isoExport(opts engram.ExportOptions) func(ctx context.Context, m *engram.Memory) string {
+	return func(ctx context.Context, m *engram.Memory) string {
+		var b bytes.Buffer
+		err := m.Export(ctx, &b, opts)
+		return isoAnswer(ulidRE.ReplaceAllString(b.String(), "<id>"), err)
+	}
+}
+
+// isoImport imports the agent's own export, with a link added between IDs
+// that both agents use (of a type of its own per policy), as an isoCase
+// call.
+func isoImport(conflict engram.Conflict) func(ctx context.Context, m *engram.Memory) string {
+	return func(ctx context.Context, m *engram.Memory) string {
+		var b bytes.Buffer
+		if err := m.Export(ctx, &b, engram.ExportOptions{Vectors: true}); err != nil {
+			return isoAnswer(nil, err)
+		}
+		// The link goes first in the links' section.
+		file := b.String()
+		at := strings.Index(file, `{"type":"link"`)
+		if at < 0 {
+			return "the export has no links"
+		}
+		link := `{"type":"link","row":{"source_type":"semantic","source_id":"fact-00","target_type":"semantic","target_id":"fact-08","link_type":"` +
+			map[engram.Conflict]string{engram.ConflictSkip: "contradicts", engram.ConflictReplace: "elaborates"}[conflict] + `","strength":0.5,"created_at":1}}` + "\n"
+		file = file[:at] + link + file[at:]
+		file = regexp.MustCompile(`"records":(\d+)`).ReplaceAllStringFunc(file, func(s string) string {
+			n, _ := strconv.Atoi(strings.TrimPrefix(s, `"records":`))
+			return fmt.Sprintf(`"records":%d`, n+1)
+		})
+		return isoAnswer(m.Import(ctx, strings.NewReader(file), engram.ImportOptions{Conflict: conflict}))
+	}
+}
+
+// isoHistory drops the entries' Seq, which counts the file's changes, not
+// the agent's.
+func isoHistory(h []engram.HistoryEntry, err error) ([]engram.HistoryEntry, error) {
+	for i := range h {
+		h[i].Seq = 0
+	}
+	return h, err
 }
 
 // isoMaintenance are the paths that change the memory, run in order.
 func isoMaintenance(p *isoPair) []isoCase {
 	return []isoCase{
+		{name: "Import skip", call: isoImport(engram.ConflictSkip)},
+		{name: "Import replace", call: isoImport(engram.ConflictReplace)},
 		{name: "Extract", call: func(ctx context.Context, m *engram.Memory) string {
 			return isoAnswer(m.Extract(ctx, []engram.Message{{Role: "user", Content: "I prefer the green pipeline for the deploy"}}))
 		}},
@@ -485,6 +549,22 @@ func isoMaintenance(p *isoPair) []isoCase {
 		}},
 		{name: "PurgeArchive", call: func(ctx context.Context, m *engram.Memory) string {
 			return isoAnswer(m.PurgeArchive(ctx, time.Hour))
+		}},
+		{name: "Forget shared ID", call: func(ctx context.Context, m *engram.Memory) string {
+			err := m.Forget(ctx, "fact-04")
+			return isoAnswer(isoHistory(m.History(ctx, "fact-04"))) + isoAnswer(nil, err)
+		}},
+		{name: "Forget a's ID", call: func(ctx context.Context, m *engram.Memory) string {
+			// The error names the ID, which holds the mark: its kind is the answer.
+			return fmt.Sprint(errors.Is(m.Forget(ctx, isoMark+"-fact-01"), engram.ErrNotFound))
+		}},
+		{name: "a keeps what b forgot", call: func(ctx context.Context, _ *engram.Memory) string {
+			e, err := p.a.Semantic().Get(ctx, "fact-04")
+			if err != nil {
+				return isoAnswer(nil, err)
+			}
+			h, err := p.a.History(ctx, "fact-04")
+			return isoAnswer(len(h) > 0 && h[0].Op == engram.OpCreate && e.ID == "fact-04", err)
 		}},
 	}
 }
@@ -625,9 +705,11 @@ func TestIsolationTableTier2(t *testing.T) {
 		{name: "Search/hybrid Types Since", call: isoSearch(engram.SearchOptions{Query: "deployed build", Mode: engram.SearchHybrid,
 			Types: []engram.MemoryType{engram.TypeEpisodic}, Since: isoStart.Add(-time.Minute)})},
 		{name: "Stats", call: func(ctx context.Context, m *engram.Memory) string { return isoAnswer(m.Stats(ctx)) }},
+		{name: "Export Vectors", call: isoExport(engram.ExportOptions{Vectors: true})},
 	}
 	runIsoCases(t, ctx, p, "before", reads)
 	runIsoCases(t, ctx, p, "maintenance", []isoCase{
+		{name: "Import replace", call: isoImport(engram.ConflictReplace)},
 		{name: "Reindex", call: func(ctx context.Context, m *engram.Memory) string {
 			var last [2]int
 			err := m.Reindex(ctx, func(done, total int) { last = [2]int{done, total} })

@@ -50,6 +50,10 @@ type kind struct {
 	// of the same texts, by the kind's own code when it writes the row.
 	fts, vocab string
 	indexed    []string
+	// tombstones says the full-text index keeps no copy of the texts
+	// (contentless): a delete marks the row's terms deleted and leaves
+	// them in the index until its segments are merged.
+	tombstones bool
 	// strength is the evidence behind a row, which recall's expected
 	// value weighs (see RecallConfig).
 	strength string
@@ -144,7 +148,7 @@ var (
 			(SELECT group_concat((value ->> '$.role') || ': ' || (value ->> '$.content'), ' / ') FROM json_each({t}.messages)), '')`,
 		importance: fmt.Sprint(snapshotImportance),
 		touched:    "{t}.ended_at",
-		fts:        "snapshot_fts", vocab: "snapshot_vocab",
+		fts:        "snapshot_fts", vocab: "snapshot_vocab", tombstones: true,
 		indexed: []string{"{t}.summary", `(SELECT group_concat(value, ' ') FROM json_each({t}.key_decisions))`,
 			`(SELECT group_concat(value ->> '$.content', ' ') FROM json_each({t}.messages))`},
 		strength: "1",

@@ -420,7 +420,7 @@ func (m *Memory) applyMarkdown(q *dbtx, file *memorymd.File, st markdownState, r
 	slices.SortStableFunc(rep.Skipped, func(a, b MarkdownSkip) int {
 		return cmp.Compare(uint(a.Line-1), uint(b.Line-1)) // 0 wraps to the largest
 	})
-	// History (once it exists) labels this step "archive", reason memory.md.
+	// History records it as archive, reason memory.md.
 	return m.archive(q, semanticKind, out, markdownSource, now)
 }
 
@@ -454,7 +454,11 @@ func (m *Memory) addMarkdownEntry(q *dbtx, l memorymd.Line, rep *MarkdownReport,
 	if err != nil {
 		return err
 	}
-	stored, err := m.semantic.insertNew(q, row, now)
+	var stored bool
+	err = q.recordAs("", markdownSource, func() (err error) {
+		stored, err = m.semantic.insertNew(q, row, now)
+		return err
+	})
 	if err != nil {
 		return err
 	}
@@ -462,7 +466,6 @@ func (m *Memory) addMarkdownEntry(q *dbtx, l memorymd.Line, rep *MarkdownReport,
 		rep.Skipped = append(rep.Skipped, MarkdownSkip{l.Num, l.Raw, "semantic memory holds this text already"})
 		return nil
 	}
-	// History (once it exists) labels this step "import".
 	rep.Added = append(rep.Added, row.ID)
 	return nil
 }
@@ -528,10 +531,12 @@ func (m *Memory) editMarkdownEntry(q *dbtx, l memorymd.Line, written string, rep
 	} else if err != nil {
 		return err
 	}
-	if _, err := m.semantic.update(q, l.ID, patch, now); err != nil {
+	if err := q.recordAs("", markdownSource, func() error {
+		_, err := m.semantic.update(q, l.ID, patch, now)
+		return err
+	}); err != nil {
 		return err
 	}
-	// History (once it exists) labels this step "update", reason memory.md.
 	rep.Updated = append(rep.Updated, l.ID)
 	return nil
 }

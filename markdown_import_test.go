@@ -364,3 +364,25 @@ func TestMarkdownImportAnotherAgentsFile(t *testing.T) {
 	assert.Equal(t, 8, st.Semantic)
 	assert.Zero(t, st.Archived)
 }
+
+// History records what an import did, with reason memory.md: an edit as
+// update, a new line as create, a removed line as archive.
+func TestMarkdownImportHistory(t *testing.T) {
+	ctx := context.Background()
+	m, _, md := markdownFixture(t)
+	editLines(t, md, func(l []string) []string {
+		l = replaceLine(l, "id:e03", "- (0.40) Prefers tabs over spaces <!-- id:e03 -->")
+		return append(dropLine(l, "id:e05"), "- A new line #hist")
+	})
+	rep, err := m.ImportMarkdown(ctx)
+	require.NoError(t, err)
+	require.Len(t, rep.Added, 1)
+	for id, op := range map[string]engram.HistoryOp{"e03": engram.OpUpdate, "e05": engram.OpArchive, rep.Added[0]: engram.OpCreate} {
+		h, err := m.History(ctx, id)
+		require.NoError(t, err)
+		require.NotEmpty(t, h, id)
+		last := h[len(h)-1]
+		assert.Equal(t, op, last.Op, id)
+		assert.Equal(t, "memory.md", last.Reason, id)
+	}
+}

@@ -27,6 +27,7 @@ import (
 type Memory struct {
 	tier   Tier
 	agent  string
+	actor  string // who history says makes changes (WithActor); "" for the agent
 	cfg    Config
 	now    func() time.Time
 	log    *slog.Logger
@@ -34,6 +35,9 @@ type Memory struct {
 	db     *store
 	dbPath string // "" in memory
 	mdPath string // "" when no memory.md is written
+	// agentDir is the agent's own directory under a base directory, ""
+	// for a file given by WithPath or in memory.
+	agentDir string
 
 	mdMu     sync.Mutex   // serialises rendering, writing and importing memory.md
 	ingestMu sync.Mutex   // serialises Ingest, whose index of chunks spans its transactions
@@ -41,6 +45,8 @@ type Memory struct {
 	stems    stemIndex    // auto-linking's and merging's candidates; the writer lock guards it
 	access   accessLog    // searches' accesses and recalls' retrievals not yet written
 	noise    *noiseSource // Recall's noise
+	// summary keeps the last Summary while the database is unchanged.
+	summary summaryCache
 
 	closeOnce sync.Once
 	closeErr  error
@@ -84,6 +90,7 @@ func New(tier Tier, opts ...Option) (*Memory, error) {
 	m := &Memory{
 		tier:  tier,
 		agent: s.agent,
+		actor: s.actor,
 		cfg:   s.cfg.clone(), // the caller keeps its slices
 		now:   s.clock,
 		log:   s.logger,
@@ -94,6 +101,9 @@ func New(tier Tier, opts ...Option) (*Memory, error) {
 		m.log = slog.New(slog.DiscardHandler)
 	}
 	m.dbPath, m.mdPath = s.paths()
+	if m.dbPath != "" && s.path == "" {
+		m.agentDir = filepath.Dir(m.dbPath)
+	}
 	if err := checkMarkdownPath(m.mdPath, m.dbPath); err != nil {
 		return nil, err
 	}
@@ -141,6 +151,11 @@ func (m *Memory) open(s settings) error {
 	}
 	if err := m.db.startChangeLog(context.Background(), followers...); err != nil {
 		return err
+	}
+	if m.cfg.History.Enabled {
+		if err := m.db.startHistory(context.Background()); err != nil {
+			return err
+		}
 	}
 	m.stems.log = m.db.log
 	if !m.db.memory && m.db.rdb != nil {

@@ -35,6 +35,7 @@ type Option func(*settings)
 
 type settings struct {
 	agent    string
+	actor    string // WithActor
 	dir      string
 	path     string
 	inMemory bool

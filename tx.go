@@ -255,6 +255,7 @@ func (s *store) write(ctx context.Context, op string, fn func(q *dbtx) error) (e
 		return s.wrap(ctx, op, err)
 	}
 	done = true
+	s.commits.Add(1)
 	for _, f := range w.commit {
 		f()
 	}

@@ -356,6 +356,7 @@ type Config struct {
 	Recall         RecallConfig
 	Limits         Limits
 	Storage        StorageConfig
+	History        HistoryConfig
 	Markdown       MarkdownConfig
 }
 
@@ -519,6 +520,7 @@ func DefaultConfig() Config {
 		},
 		Limits:   Limits{MaxContentBytes: 64 << 10, MaxTags: 32, MaxTagBytes: 64, MaxFactBytes: 1 << 10},
 		Storage:  StorageConfig{Synchronous: SyncNormal, BusyTimeout: 5 * time.Second, CacheMiB: 64, ReadConns: 4},
+		History:  HistoryConfig{Enabled: true, Retention: 365 * day},
 		Markdown: MarkdownConfig{Mode: MarkdownSync, MaxFileBytes: 4 << 20},
 	}
 }
@@ -557,6 +559,7 @@ func (c Config) clone() Config {
 //     of Facts.SingleValued, ManyValued and Synonyms: at least one word
 //     each, and no synonym leading to another
 //   - Storage.BusyTimeout [0, 1h]; CacheMiB [1, 4096]; ReadConns [1, 64]
+//   - History.Retention (0, MaxDays days] when History.Enabled
 //   - Markdown.Mode: MarkdownSync or MarkdownExport; Markdown.MaxFileBytes
 //     [1 KiB, 256 MiB]
 func (c Config) Validate() error {
@@ -614,6 +617,7 @@ func (c Config) Validate() error {
 		{between(c.Storage.BusyTimeout, 0, time.Hour), "Storage.BusyTimeout", "must be in [0, 1h]"},
 		{between(c.Storage.CacheMiB, 1, 4096), "Storage.CacheMiB", "must be in [1, 4096]"},
 		{between(c.Storage.ReadConns, 1, 64), "Storage.ReadConns", "must be in [1, 64]"},
+		{!c.History.Enabled || positiveUpTo(c.History.Retention, MaxDays*day), "History.Retention", "must be in (0, 36500 days]"},
 		{slices.Contains([]MarkdownMode{MarkdownSync, MarkdownExport}, c.Markdown.Mode), "Markdown.Mode", "must be \"sync\" or \"export\""},
 		{between(c.Markdown.MaxFileBytes, 1<<10, 256<<20), "Markdown.MaxFileBytes", "must be in [1 KiB, 256 MiB]"},
 	}

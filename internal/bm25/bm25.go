@@ -160,3 +160,11 @@ func (q *Query) Score(v []byte, n int) (float64, uint64) {
 	}
 	return score, held
 }
+
+// Each calls f with the hash and count of every stem of the term vector
+// v, in the order of their hashes.
+func Each(v []byte, f func(h uint32, count int)) {
+	for i := 0; i+entry <= len(v); i += entry {
+		f(binary.LittleEndian.Uint32(v[i:]), int(binary.LittleEndian.Uint16(v[i+4:])))
+	}
+}

@@ -69,3 +69,20 @@ func TestScoreByHand(t *testing.T) {
 		t.Errorf("held %b, want 011", held)
 	}
 }
+
+func TestEach(t *testing.T) {
+	v, _ := Vector("deploy the deploy pipeline")
+	got := map[uint32]int{}
+	Each(v, func(h uint32, n int) { got[h] = n })
+	if len(got) != 3 {
+		t.Fatalf("Each gave %d stems, want 3", len(got))
+	}
+	for h, n := range got {
+		if Count(v, h) != n {
+			t.Errorf("hash %d: Each says %d, Count %d", h, n, Count(v, h))
+		}
+	}
+	if got[Hash("deploi")] != 2 {
+		t.Errorf("deploi counted %d times, want 2", got[Hash("deploi")])
+	}
+}

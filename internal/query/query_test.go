@@ -118,3 +118,11 @@ func FuzzCompile(f *testing.F) {
 		}
 	})
 }
+
+func TestIsStopStem(t *testing.T) {
+	for stem, want := range map[string]bool{"thi": true, "the": true, "wa": true, "deploi": false, "pipelin": false} {
+		if got := IsStopStem(stem); got != want {
+			t.Errorf("IsStopStem(%q) = %v, want %v", stem, got, want)
+		}
+	}
+}

@@ -28,3 +28,16 @@ var stopwords = func() map[string]bool {
 
 // IsStopword reports whether the lowercase token w is a stopword.
 func IsStopword(w string) bool { return stopwords[w] }
+
+// stopStems are the Porter stems of the stopwords.
+var stopStems = func() map[string]bool {
+	m := make(map[string]bool, len(stopwords))
+	for w := range stopwords {
+		m[Stem(w)] = true
+	}
+	return m
+}()
+
+// IsStopStem reports whether stem is the Porter stem of a stopword: what
+// a full-text index holds of one.
+func IsStopStem(stem string) bool { return stopStems[stem] }

@@ -1,0 +1,296 @@
+package engram
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"runtime/debug"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/engram-go/engram/internal/exchange"
+)
+
+// ExportOptions says what [Memory.Export] writes besides the agent's
+// memories, archive, links, fact aliases and extraction rules.
+type ExportOptions struct {
+	// Vectors adds, in Tier 2, each memory's embedding (vector records),
+	// so that an import by the same model need not embed again.
+	Vectors bool
+	// History adds the agent's history of changes (history records),
+	// oldest first. An import of the file then brings that history, in
+	// place of recording the import.
+	History bool
+}
+
+// exchangeTable is a table of the agent's rows that an export writes and
+// an import reads back, one record per row: its record type, the columns
+// a record's row holds and what identifies a row within the agent. Each
+// kind of memory has one (derived from the kind registry); the archive,
+// links, fact aliases and extraction rules have theirs. The list of them,
+// in order, is the file's sections (see exchangeTables); a new section
+// (the history of changes, say) is one more entry.
+type exchangeTable struct {
+	rec   string // the record type
+	kind  *kind  // a memory table's kind
+	table string
+	// kindExpr is the SQL of a row's kind (over t), "" for records
+	// without one.
+	kindExpr string
+	cols     []string // the columns a record's row holds, in order
+	exprs    []string // the SQL that reads each column over t
+	key      []string // what identifies a row within the agent and its kind
+	order    string   // ORDER BY of an export, over t
+	from     string   // FROM, when not the table t
+}
+
+// derivedColumns are the columns engram makes from a row's others (term
+// vectors, the content hash): an export leaves them out and an import
+// makes them again.
+var derivedColumns = map[string]bool{"terms": true, "ntok": true, "content_hash": true}
+
+// isJSON reports whether column c holds JSON, which a record holds as a
+// JSON value rather than as a string: the kinds' JSON columns (see
+// jsonColumns in history.go) and the archive's row and links.
+func isJSON(c string) bool {
+	return jsonColumns[c] || c == "row" || c == "links" || c == "before" || c == "after"
+}
+
+// exported returns cols without the derived columns.
+func exported(cols []string) []string {
+	return slices.DeleteFunc(slices.Clone(cols), func(c string) bool { return derivedColumns[c] })
+}
+
+func overT(cols []string) []string {
+	out := make([]string, len(cols))
+	for i, c := range cols {
+		out[i] = "t." + c
+	}
+	return out
+}
+
+// memoryTable is the exchange table of kind k's rows.
+func memoryTable(k *kind) *exchangeTable {
+	cols := exported(k.cols)
+	return &exchangeTable{rec: exchange.TypeMemory, kind: k, table: k.table, kindExpr: "'" + string(k.typ) + "'",
+		cols: cols, exprs: overT(cols), key: []string{"id"}, order: "t.pk"}
+}
+
+// archiveCols are the archive's columns in a record (its memory_type is
+// the record's kind).
+var archiveCols = strings.Fields("id row links reason merged_into archived_at")
+
+var (
+	archiveTable = func() *exchangeTable {
+		exprs := overT(archiveCols)
+		var paths []string
+		for c := range derivedColumns {
+			paths = append(paths, "'$."+c+"'")
+		}
+		slices.Sort(paths)
+		exprs[1] = "json_remove(t.row, " + strings.Join(paths, ", ") + ")"
+		return &exchangeTable{rec: exchange.TypeArchive, table: "archive", kindExpr: "t.memory_type",
+			cols: archiveCols, exprs: exprs, key: []string{"id"}, order: "t.pk"}
+	}()
+	linkTable = func() *exchangeTable {
+		cols := strings.Split(strings.ReplaceAll(linkCols, " ", ""), ",")
+		return &exchangeTable{rec: exchange.TypeLink, table: "zettel_links", cols: cols, exprs: overT(cols),
+			key: cols[:5], order: "t.source_type, t.source_id, t.target_type, t.target_id, t.link_type"}
+	}()
+	aliasTable = func() *exchangeTable {
+		cols := strings.Fields("alias_key entity_key alias created_at")
+		return &exchangeTable{rec: exchange.TypeAlias, table: "fact_aliases", cols: cols, exprs: overT(cols),
+			key: cols[:1], order: "t.alias_key"}
+	}()
+	ruleTable = func() *exchangeTable {
+		cols := strings.Fields("name pattern memory_type importance tags active created_at subject predicate object")
+		return &exchangeTable{rec: exchange.TypeRule, table: "extraction_rules", cols: cols, exprs: overT(cols),
+			key: cols[:1], order: "t.pk"}
+	}()
+)
+
+// historyTable is the history of changes: its entries have no key (two
+// may be alike), their order is the file's.
+var historyTable = func() *exchangeTable {
+	cols := strings.Fields("id op before after actor reason at")
+	return &exchangeTable{rec: exchange.TypeHistory, table: "history", kindExpr: "t.memory_type",
+		cols: cols, exprs: overT(cols), order: "t.pk"}
+}()
+
+// vectorTable is the exchange table of kind k's vectors (k.vec).
+func vectorTable(k *kind) *exchangeTable {
+	return &exchangeTable{rec: exchange.TypeVector, kind: k, table: k.table, kindExpr: "'" + string(k.typ) + "'",
+		cols: []string{"id", "embedding"}, exprs: []string{"t.id", "v.embedding"}, key: []string{"id"},
+		order: "t.pk", from: k.table + " t JOIN " + k.vec + " v ON v.rowid = t.pk"}
+}
+
+// exchangeTables are the sections of a file, in order: every kind's
+// memories, the archive, links, fact aliases, extraction rules, and the
+// vectors when asked for.
+func (m *Memory) exchangeTables(opts ExportOptions) []*exchangeTable {
+	var out []*exchangeTable
+	for _, k := range kinds {
+		out = append(out, memoryTable(k))
+	}
+	out = append(out, archiveTable, linkTable, aliasTable, ruleTable)
+	if opts.Vectors && m.vectors != nil {
+		for _, k := range vectorKinds {
+			out = append(out, vectorTable(k))
+		}
+	}
+	if opts.History {
+		out = append(out, historyTable)
+	}
+	return out
+}
+
+// Export writes the agent's memory to w in engram's export format
+// (documented in docs/export-format.md): a header, then one JSON line per
+// memory of every kind, archived memory, link, fact alias and extraction
+// rule, and, with opts.Vectors in Tier 2, per vector. It reads one
+// snapshot of the database (writes that commit meanwhile are not in it)
+// and streams: it holds one row at a time, whatever the memory's size.
+// The order is fixed (kinds in engram's order, then the order rows were
+// stored in), so two exports of the same memory are the same bytes but
+// for the header's time, which is the Memory's clock's (see [WithClock]).
+// Access counts that searches noted and no write has written yet are
+// written first (the write any other write would make).
+//
+// It returns the writer's error, [ErrClosed] after Close, the context's
+// error when it ends, and a [*DatabaseError] when SQLite fails. What was
+// written to w before an error is not a whole file: an import refuses it.
+func (m *Memory) Export(ctx context.Context, w io.Writer, opts ExportOptions) error {
+	if err := m.flushAccess(ctx); err != nil {
+		return err
+	}
+	now := m.now()
+	var werr error
+	err := m.db.read(ctx, "export", func(q *dbtx) error {
+		ew := exchange.NewWriter(&errWriter{w: w, err: &werr})
+		h := exchange.Header{Engram: engramVersion(), Agent: m.agent, Tier: int(m.tier),
+			Time: now.UTC().Format("2006-01-02T15:04:05.000Z07:00")}
+		if err := q.queryRow("PRAGMA user_version", nil, &h.Schema); err != nil {
+			return err
+		}
+		if m.vectors != nil {
+			h.Model, h.Dims = m.vectors.model, m.vectors.dims
+		}
+		if err := ew.Header(h); err != nil {
+			return err
+		}
+		for _, t := range m.exchangeTables(opts) {
+			if err := m.exportTable(q, ew, t); err != nil {
+				return err
+			}
+		}
+		return ew.End()
+	})
+	if werr != nil {
+		return fmt.Errorf("engram: export: %w", werr)
+	}
+	return err
+}
+
+// errWriter keeps the destination's own error apart from the database's.
+type errWriter struct {
+	w   io.Writer
+	err *error
+}
+
+func (e *errWriter) Write(p []byte) (int, error) {
+	n, err := e.w.Write(p)
+	if err != nil && *e.err == nil {
+		*e.err = err
+	}
+	return n, err
+}
+
+// exportTable writes a record per agent's row of t, streaming.
+func (m *Memory) exportTable(q *dbtx, w *exchange.Writer, t *exchangeTable) error {
+	from := t.from
+	if from == "" {
+		from = t.table + " t"
+	}
+	kindExpr := t.kindExpr
+	if kindExpr == "" {
+		kindExpr = "''"
+	}
+	rows, err := q.query(`SELECT `+kindExpr+`, `+strings.Join(t.exprs, ", ")+` FROM `+from+
+		` WHERE t.agent_id = ? ORDER BY `+t.order, m.agent)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	var kind string
+	vals := make([]any, len(t.cols))
+	dest := make([]any, len(t.cols)+1)
+	dest[0] = &kind
+	for i := range vals {
+		dest[i+1] = &vals[i]
+	}
+	var row exchange.Row
+	for rows.Next() {
+		if err := rows.Scan(dest...); err != nil {
+			return err
+		}
+		row.Reset()
+		for i, c := range t.cols {
+			if err := encodeColumn(&row, c, vals[i]); err != nil {
+				return fmt.Errorf("%s %s: %w", t.table, kind, err)
+			}
+		}
+		if err := w.Record(t.rec, kind, &row); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}
+
+// encodeColumn adds column c's value v, as the driver read it, to row.
+func encodeColumn(row *exchange.Row, c string, v any) error {
+	switch v := v.(type) {
+	case nil:
+		row.Null(c)
+	case int64:
+		row.Int(c, v)
+	case float64:
+		row.Float(c, v)
+	case string:
+		if isJSON(c) {
+			return row.Raw(c, []byte(v))
+		}
+		row.String(c, v)
+	case []byte:
+		if c == "embedding" {
+			row.String(c, base64.StdEncoding.EncodeToString(v))
+		} else {
+			row.String(c, hex.EncodeToString(v))
+		}
+	case bool:
+		row.Int(c, map[bool]int64{false: 0, true: 1}[v])
+	case time.Time:
+		row.Int(c, ms(v))
+	default:
+		return fmt.Errorf("column %s holds a %T", c, v)
+	}
+	return nil
+}
+
+// engramVersion is the engram module's version in the running binary,
+// "(devel)" when it is not known.
+func engramVersion() string {
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		if bi.Main.Path == "github.com/engram-go/engram" && bi.Main.Version != "" {
+			return bi.Main.Version
+		}
+		for _, d := range bi.Deps {
+			if d.Path == "github.com/engram-go/engram" {
+				return d.Version
+			}
+		}
+	}
+	return "(devel)"
+}

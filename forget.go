@@ -1,0 +1,257 @@
+package engram
+
+import (
+	"context"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"strings"
+)
+
+// Forgetting erases, where archiving keeps. Forget erases one memory and
+// ForgetAgent all of an agent's, from every table that holds them or
+// anything made of them: the rows, their full-text entries, vectors and
+// cached embeddings, links, archive entries and history, then memory.md.
+// The writer connection runs with secure_delete, which overwrites what a
+// delete frees with zeros, and the full-text indexes with FTS5's
+// secure-delete, which takes a deleted row's terms out of the index
+// instead of marking them; both then checkpoint the write-ahead log into
+// the database and truncate it, so that once they return the forgotten
+// text is in neither file. (A reader that holds a snapshot open blocks the
+// truncation; the text then leaves the log at the next checkpoint.)
+
+// Forget erases the memory or fact with the given ID, current or archived,
+// with everything derived from it (see above); its history keeps one entry
+// of operation [OpForget] without content, which says that it was
+// forgotten and when. It returns [ErrNotFound] if the agent has no memory,
+// archived memory or history with that ID, an error matching [ErrInvalid]
+// for a malformed ID, [ErrClosed] after Close and a [*DatabaseError] when
+// SQLite fails.
+func (m *Memory) Forget(ctx context.Context, id string) error {
+	if err := validateID("id", id); err != nil {
+		return err
+	}
+	err := m.write(ctx, "forget", func(q *dbtx) error {
+		// The archive first: a row deleted while its archive entry exists
+		// leaves its cached embedding behind for Restore.
+		types, err := m.forgetArchived(q, `id = ?2`, id)
+		if err != nil {
+			return err
+		}
+		for _, k := range kinds {
+			got, err := deleteReturningType(q, `DELETE FROM `+k.table+` WHERE agent_id = ? AND id = ? RETURNING '`+string(k.typ)+`'`, m.agent, id)
+			if err != nil {
+				return err
+			}
+			if len(got) > 0 {
+				if err := purgeTombstones(q, k); err != nil {
+					return err
+				}
+			}
+			types = append(types, got...)
+		}
+		if _, err := q.exec(`DELETE FROM zettel_links WHERE agent_id = ?1 AND (source_id = ?2 OR target_id = ?2)`, m.agent, id); err != nil {
+			return err
+		}
+		got, err := deleteReturningType(q, `DELETE FROM history WHERE agent_id = ? AND id = ? RETURNING memory_type`, m.agent, id)
+		if err != nil {
+			return err
+		}
+		types = append(types, got...)
+		if len(types) == 0 {
+			return notFound("memory", id)
+		}
+		if !q.tx.s.history {
+			return nil
+		}
+		_, err = q.exec(`INSERT INTO history (agent_id, memory_type, id, op, actor, reason, at)
+			SELECT ?, ?, ?, ?, actor, reason, at FROM temp.history_ctx`, m.agent, string(types[0]), id, string(OpForget))
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	return m.afterForget(ctx)
+}
+
+// purgeTombstones merges the full-text index of a kind whose deletes
+// leave the terms in it (see kind.tombstones), so that they leave for
+// good. It rewrites the whole index: snapshots, the one such kind, are few.
+func purgeTombstones(q *dbtx, k *kind) error {
+	if !k.tombstones {
+		return nil
+	}
+	_, err := q.exec(`INSERT INTO ` + k.fts + `(` + k.fts + `) VALUES ('optimize')`)
+	return err
+}
+
+// deleteReturningType runs a DELETE … RETURNING a memory type and returns
+// the types of the rows it deleted.
+func deleteReturningType(q *dbtx, query string, args ...any) ([]MemoryType, error) {
+	rows, err := q.query(query, args...)
+	if err != nil {
+		return nil, err
+	}
+	return scanAll(rows, func(r scanner) (MemoryType, error) {
+		var t MemoryType
+		err := r.Scan(&t)
+		return t, err
+	})
+}
+
+// forgetArchived deletes the agent's archive entries that where selects
+// (an SQL condition, with the agent as ?1 and arg as ?2), and the copies of
+// their embeddings the embedding cache keeps for Restore, whatever the
+// model; it returns the entries' types.
+func (m *Memory) forgetArchived(q *dbtx, where string, arg any) ([]MemoryType, error) {
+	var hashes []string
+	for _, k := range kinds {
+		if k.vec == "" {
+			continue
+		}
+		rows, err := q.query(`SELECT coalesce(`+overJSON(k.text, "row")+`, '') FROM archive WHERE agent_id = ?1 AND memory_type = ?3 AND `+where,
+			m.agent, arg, string(k.typ))
+		if err != nil {
+			return nil, err
+		}
+		texts, err := scanAll(rows, func(r scanner) (string, error) {
+			var s string
+			return s, r.Scan(&s)
+		})
+		if err != nil {
+			return nil, err
+		}
+		for _, t := range texts {
+			hashes = append(hashes, hex.EncodeToString(textHash(t)))
+		}
+	}
+	if len(hashes) > 0 {
+		list, _ := json.Marshal(hashes) // a []string always marshals
+		if _, err := q.exec(`DELETE FROM embedding_cache WHERE hash IN (SELECT unhex(value) FROM json_each(?)) AND memory_pk IS NULL`, string(list)); err != nil {
+			return nil, err
+		}
+	}
+	return deleteReturningType(q, `DELETE FROM archive WHERE agent_id = ?1 AND `+where+` RETURNING memory_type`, m.agent, arg)
+}
+
+// afterForget writes memory.md again without what was forgotten, then
+// checkpoints the write-ahead log into the database and truncates it.
+func (m *Memory) afterForget(ctx context.Context) error {
+	if m.mdPath != "" {
+		if _, err := m.writeMarkdown(ctx); err != nil {
+			return err
+		}
+	}
+	return m.db.checkpoint(ctx)
+}
+
+// ForgetAgent erases every memory of m's agent and everything engram keeps
+// about it, then closes m: every row of the agent in every table of the
+// file (memories of every kind, archive, links, facts and aliases,
+// extraction rules, pending embeddings, statistics, history, its meta
+// entries) and the embeddings cached for its texts alone, all in one
+// transaction, then its memory.md. When the file is the agent's own (its
+// directory under a base directory, or a file no other agent has rows in)
+// the database files go too, and the agent's directory when that leaves
+// it empty; a file shared with other agents stays, without a trace of the
+// agent (see the comment at the top of forget.go).
+//
+// Close every other Memory of the agent first, in this process and in
+// others: one left open would keep what it holds in memory. It returns
+// [ErrClosed] after Close, a [*DatabaseError] when SQLite or the file
+// system fails (having erased the rows, a failure to remove a file is
+// reported but m is closed all the same).
+func (m *Memory) ForgetAgent(ctx context.Context) error {
+	err := ErrClosed
+	var others bool
+	m.closeOnce.Do(func() {
+		m.access.stop()
+		m.stems.stop()
+		err = m.write(ctx, "forget.agent", func(q *dbtx) (err error) {
+			others, err = m.eraseAgent(q)
+			return err
+		})
+		if err == nil {
+			err = m.db.checkpoint(ctx)
+		}
+		m.closeErr = m.db.close()
+		m.working.clearOnClose()
+	})
+	if err != nil {
+		return err
+	}
+	errs := []error{m.closeErr}
+	if m.mdPath != "" {
+		errs = append(errs, removeIfExists(m.mdPath))
+	}
+	if m.dbPath != "" && !others {
+		for _, suffix := range []string{"", "-wal", "-shm"} {
+			errs = append(errs, removeIfExists(m.dbPath+suffix))
+		}
+	}
+	if m.agentDir != "" {
+		// Only when empty: a directory holding anything else stays.
+		if left, err := os.ReadDir(m.agentDir); err == nil && len(left) == 0 {
+			errs = append(errs, removeIfExists(m.agentDir))
+		}
+	}
+	return dbErr("forget.agent", errors.Join(errs...))
+}
+
+// eraseAgent deletes every row of m's agent (see ForgetAgent), checks
+// that none is left in any table, and reports whether other agents have
+// rows in the file.
+func (m *Memory) eraseAgent(q *dbtx) (others bool, err error) {
+	if _, err := m.forgetArchived(q, `1`, nil); err != nil {
+		return false, err
+	}
+	// The embeddings that name the agent's rows go with them, by the Tier
+	// 2 triggers (the archive is empty now).
+	for _, k := range kinds {
+		res, err := q.exec(`DELETE FROM `+k.table+` WHERE agent_id = ?`, m.agent)
+		if err != nil {
+			return false, err
+		}
+		if n, err := res.RowsAffected(); err != nil {
+			return false, err
+		} else if n > 0 {
+			if err := purgeTombstones(q, k); err != nil {
+				return false, err
+			}
+		}
+	}
+	tables, err := agentTables(q)
+	if err != nil {
+		return false, err
+	}
+	// The kinds' triggers wrote history, statistics and meta counters of
+	// those deletes: everything else goes after them.
+	for _, t := range tables {
+		if _, err := q.exec(`DELETE FROM "`+t+`" WHERE agent_id = ?`, m.agent); err != nil {
+			return false, err
+		}
+	}
+	if _, err := q.exec(`DELETE FROM meta WHERE key GLOB '*:' || ?`, m.agent); err != nil {
+		return false, err
+	}
+	left, err := agentRows(q, tables, m.agent)
+	if err != nil {
+		return false, err
+	}
+	if len(left) > 0 {
+		return false, fmt.Errorf("engram: forget agent %q: rows remain in %s", m.agent, strings.Join(left, ", "))
+	}
+	agents, err := agentsOf(q, tables)
+	return len(agents) > 0, err
+}
+
+// removeIfExists removes the file at path, if there is one.
+func removeIfExists(path string) error {
+	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	return nil
+}

@@ -1,0 +1,485 @@
+package engram
+
+import (
+	"cmp"
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/engram-go/engram/internal/bm25"
+	"github.com/engram-go/engram/internal/query"
+)
+
+// Summary is an overview of an agent's memory: see [Memory.Summary].
+type Summary struct {
+	AgentID string
+	// Kinds holds, for each kind of stored memory (semantic, episodic,
+	// procedural, snapshot, fact, in that order), how many the agent has
+	// and which is the newest. Archived memories are not counted.
+	Kinds []KindSummary
+	// HighImportance counts the semantic entries whose importance is at
+	// least [SemanticConfig.ImportanceThreshold]: the other kinds have no
+	// importance of their own.
+	HighImportance int
+	// RecentlyAccessed counts the semantic entries last accessed less than
+	// RecentWindow before the clock's time when Summary ran (or later):
+	// found by a search since, or, never found, stored since. Only
+	// semantic entries keep a time of access.
+	RecentlyAccessed int
+	RecentWindow     time.Duration
+	// Keywords are the agent's most common words: the Porter stems of the
+	// full-text indexes of every kind (what the indexes hold, "deploy" for
+	// deploys, deployed and deploying), by how many of the agent's memories
+	// hold them, most first, then alphabetically; at most
+	// [SummaryKeywords]. Stopwords and numbers are left out.
+	Keywords []Keyword
+}
+
+// KindSummary is one kind's part of a [Summary].
+type KindSummary struct {
+	Type  MemoryType
+	Count int
+	// LastID and LastCreatedAt are the ID and creation time of the
+	// newest memory of the kind (by creation time, then ID); "" and the
+	// zero time when there is none.
+	LastID        string
+	LastCreatedAt time.Time
+}
+
+// Keyword is a stem of a [Summary]'s keywords and how many of the
+// agent's memories hold it.
+type Keyword struct {
+	Stem     string
+	Memories int
+}
+
+// SummaryKeywords is how many keywords a [Summary] lists at most.
+const SummaryKeywords = 10
+
+// SummaryRecentWindow is a [Summary]'s RecentWindow.
+const SummaryRecentWindow = 7 * 24 * time.Hour
+
+// Summary returns an overview of the agent's memory: counts of each kind
+// with its newest memory, how many semantic entries are important and how
+// many were accessed recently, and the agent's most common words. Like
+// every read it sees the agent's memory alone, even in a file shared with
+// other agents (whose words never appear, nor count).
+//
+// A summary is kept and returned again until the database changes: a
+// commit of this Memory's, of another Memory or of another process on
+// the same file (any agent's), a search's access noted, or a recently
+// accessed entry leaving the window, make the next call compute it anew.
+// The first call costs a pass over the agent's memory (at 100K memories,
+// see BENCHMARKS.md); later ones, while nothing changed, a lock and a
+// pragma. Checking for another connection's commits waits for this
+// Memory's write under way, if any.
+//
+// It returns [ErrClosed] after Close and a [*DatabaseError] when SQLite
+// fails.
+func (m *Memory) Summary(ctx context.Context) (Summary, error) {
+	now := m.now()
+	key, err := m.summaryKey(ctx)
+	if err != nil {
+		return Summary{}, err
+	}
+	if s, ok := m.summary.get(key, now); ok {
+		return s, nil
+	}
+	var s Summary
+	var until time.Time
+	err = m.db.read(ctx, "summary", func(q *dbtx) error {
+		var err error
+		s, until, err = m.summarize(q, now)
+		return err
+	})
+	if err != nil {
+		return Summary{}, err
+	}
+	m.summary.put(key, now, until, s)
+	return s.clone(), nil
+}
+
+// summaryKey is what a summary was computed from: the writer's commits,
+// its PRAGMA data_version (which moves with every commit of another
+// connection to the file, another process's included) and the access
+// log's notes. A summary is computed after its key is read, so it is at
+// least as new as its key says; while the key stays the same, nothing it
+// counts changed.
+type summaryKey struct {
+	commits     uint64
+	dataVersion int64
+	notes       uint64
+}
+
+// summaryKey reads the key of the database as it is now.
+func (m *Memory) summaryKey(ctx context.Context) (summaryKey, error) {
+	s := m.db
+	if s.closed.Load() {
+		return summaryKey{}, ErrClosed
+	}
+	k := summaryKey{commits: s.commits.Load(), notes: m.access.notes()}
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	if s.closed.Load() {
+		return summaryKey{}, ErrClosed
+	}
+	st, err := s.prepWriter(ctx, "PRAGMA data_version")
+	if err == nil {
+		err = st.QueryRowContext(ctx).Scan(&k.dataVersion)
+	}
+	return k, s.wrap(ctx, "summary", err)
+}
+
+// summaryCache keeps the last summary with its key.
+type summaryCache struct {
+	mu    sync.Mutex // guards the fields below
+	ok    bool
+	key   summaryKey
+	at    time.Time // the clock's time it was computed at
+	until time.Time // when its oldest recently accessed entry leaves the window
+	sum   Summary
+}
+
+// get returns a copy of the kept summary if it was computed with key and
+// still counts the recently accessed entries right at now.
+func (c *summaryCache) get(key summaryKey, now time.Time) (Summary, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.ok || c.key != key || now.Before(c.at) || !now.Before(c.until) {
+		return Summary{}, false
+	}
+	return c.sum.clone(), true
+}
+
+func (c *summaryCache) put(key summaryKey, at, until time.Time, s Summary) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.ok, c.key, c.at, c.until, c.sum = true, key, at, until, s
+}
+
+func (s Summary) clone() Summary {
+	s.Kinds = slices.Clone(s.Kinds)
+	s.Keywords = slices.Clone(s.Keywords)
+	return s
+}
+
+// summarize computes the summary in q's read at the clock's time now,
+// and returns with it when the oldest entry it counts as recently
+// accessed leaves the window.
+func (m *Memory) summarize(q *dbtx, now time.Time) (Summary, time.Time, error) {
+	s := Summary{AgentID: m.agent, RecentWindow: SummaryRecentWindow}
+	var st Stats
+	if err := q.queryRow(statsSQL, []any{m.agent}, statsInto(&st)...); err != nil {
+		return Summary{}, time.Time{}, err
+	}
+	var semanticScan string
+	for _, k := range kinds {
+		ks := KindSummary{Type: k.typ, Count: *k.count(&st)}
+		if ks.Count > 0 {
+			scan, err := agentScan(q, k, ks.Count)
+			if err != nil {
+				return Summary{}, time.Time{}, err
+			}
+			if k == semanticKind {
+				semanticScan = scan
+			}
+			var created int64
+			err = q.queryRow(`SELECT id, created_at FROM `+k.table+` WHERE `+scan+`
+				ORDER BY created_at DESC, id DESC LIMIT 1`, []any{m.agent}, &ks.LastID, &created)
+			if err != nil {
+				return Summary{}, time.Time{}, err
+			}
+			ks.LastCreatedAt = fromMS(created)
+		}
+		s.Kinds = append(s.Kinds, ks)
+	}
+	until := farFuture
+	if semanticScan != "" {
+		var err error
+		if until, err = m.semanticCounts(q, semanticScan, now, &s); err != nil {
+			return Summary{}, time.Time{}, err
+		}
+	}
+	var err error
+	if s.Keywords, err = m.keywords(q); err != nil {
+		return Summary{}, time.Time{}, err
+	}
+	return s, until, nil
+}
+
+// semanticCounts counts, in one pass over the agent's semantic entries,
+// those of high importance and those last accessed after now −
+// SummaryRecentWindow (the accesses searches noted and no write has
+// written yet included: see accessLog), and returns when the oldest of
+// the latter leaves the window (the far future for none).
+func (m *Memory) semanticCounts(q *dbtx, scan string, now time.Time, s *Summary) (time.Time, error) {
+	cutoff := ms(now.Add(-SummaryRecentWindow))
+	oldest := int64(-1)
+	var first sql.NullInt64
+	n := &s.RecentlyAccessed
+	if err := q.queryRow(`SELECT count(*) FILTER (WHERE importance >= ?2), count(*) FILTER (WHERE last_accessed_at > ?3),
+		min(last_accessed_at) FILTER (WHERE last_accessed_at > ?3) FROM semantic_memory WHERE `+strings.ReplaceAll(scan, "?", "?1"),
+		[]any{m.agent, m.cfg.Semantic.ImportanceThreshold, cutoff}, &s.HighImportance, n, &first); err != nil {
+		return time.Time{}, err
+	}
+	if first.Valid {
+		oldest = first.Int64
+	}
+	if !m.access.idle() {
+		v, err := counter(q, metaAccessVersion+m.agent)
+		if err != nil {
+			return time.Time{}, err
+		}
+		var ids []string
+		at := map[string]int64{}
+		for id, note := range m.access.unwrittenOf(TypeSemantic, v) {
+			if note.At > cutoff {
+				ids = append(ids, id)
+				at[id] = note.At
+			}
+		}
+		if len(ids) > 0 {
+			// The entries the notes bring into the window: those that
+			// exist and were not in it already.
+			list, _ := json.Marshal(ids) // a []string always marshals
+			rows, err := q.query(`SELECT id FROM semantic_memory WHERE agent_id = ? AND last_accessed_at <= ?
+				AND id IN (SELECT value FROM json_each(?))`, m.agent, cutoff, string(list))
+			if err != nil {
+				return time.Time{}, err
+			}
+			added, err := scanAll(rows, func(r scanner) (string, error) {
+				var id string
+				return id, r.Scan(&id)
+			})
+			if err != nil {
+				return time.Time{}, err
+			}
+			*n += len(added)
+			for _, id := range added {
+				if oldest < 0 || at[id] < oldest {
+					oldest = at[id]
+				}
+			}
+		}
+	}
+	if oldest < 0 {
+		return farFuture, nil
+	}
+	return time.UnixMilli(oldest).Add(SummaryRecentWindow), nil
+}
+
+// farFuture is when a summary that counts no recent access expires.
+var farFuture = time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// agentScan returns the condition that picks the agent's n rows of
+// kind k (with the agent as its one parameter) for a pass over all of
+// them. Through the agent's index each row costs a lookup in the table,
+// in the order of the index: at 100K entries ten times slower than
+// reading the whole table in order. So the condition keeps SQLite off the
+// index (the unary +) unless the agent holds under an eighth of the
+// table's rows (by its largest pk), where reading every row costs more.
+func agentScan(q *dbtx, k *kind, n int) (string, error) {
+	var size int64
+	if err := q.queryRow(`SELECT coalesce(max(pk), 0) FROM `+k.table, nil, &size); err != nil {
+		return "", err
+	}
+	if int64(n)*8 >= size {
+		return "+agent_id = ?", nil
+	}
+	return "agent_id = ?", nil
+}
+
+// keywords returns the agent's most common stems (see Summary.Keywords).
+// Where the agent is alone in a full-text index, the index's vocabulary
+// counts its documents; where it shares the index with other agents, its
+// own rows' term vectors do (see keywordsShared), so that other agents'
+// words never appear, nor count.
+func (m *Memory) keywords(q *dbtx) ([]Keyword, error) {
+	counts := map[string]int{}
+	for _, src := range ftsSources {
+		sc, err := m.scopeOf(q, src)
+		if err != nil {
+			return nil, err
+		}
+		switch {
+		case !sc.held:
+		case sc.shared:
+			err = m.keywordsShared(q, src, counts)
+		default:
+			err = keywordsAlone(q, src, sc.agentTok, counts)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	out := make([]Keyword, 0, len(counts))
+	for stem, n := range counts {
+		out = append(out, Keyword{Stem: stem, Memories: n})
+	}
+	slices.SortFunc(out, func(a, b Keyword) int {
+		return cmp.Or(cmp.Compare(b.Memories, a.Memories), cmp.Compare(a.Stem, b.Stem))
+	})
+	if len(out) > SummaryKeywords {
+		out = out[:SummaryKeywords]
+	}
+	return slices.Clip(out), nil
+}
+
+// isKeyword says whether a stem of the vocabulary may be a keyword: not
+// a stopword's, not a number.
+func isKeyword(stem string) bool {
+	if stem == "" || query.IsStopStem(stem) {
+		return false
+	}
+	for _, r := range stem {
+		if r < '0' || r > '9' {
+			return true
+		}
+	}
+	return false
+}
+
+// keywordsAlone adds to counts the stems of src's index, which holds the
+// agent's documents only, by how many documents hold them. The index's
+// agent_tok column holds the agent's token, which is no word.
+func keywordsAlone(q *dbtx, src ftsSource, agentTok string, counts map[string]int) error {
+	rows, err := q.query(`SELECT term, doc FROM ` + src.vocab)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var term string
+		var n int
+		if err := rows.Scan(&term, &n); err != nil {
+			return err
+		}
+		if term != agentTok && isKeyword(term) {
+			counts[term] += n
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	return rows.Close()
+}
+
+// keywordsShared adds to counts the stems of the agent's documents of
+// src's shared index, by how many of them hold each. A term vector holds
+// hashes of stems: the index's vocabulary (every agent's) names them,
+// and only the hashes the agent's own documents hold are looked up in it.
+// Two stems of the vocabulary with the same hash (32 bits: a few pairs
+// in a vocabulary of 100K stems) are told apart by reading the texts of
+// the agent's documents holding the hash, so that a word of another
+// agent's sharing a hash with one of this agent's never counts.
+func (m *Memory) keywordsShared(q *dbtx, src ftsSource, counts map[string]int) error {
+	docs := map[uint32]int{}
+	add := func(v []byte) { bm25.Each(v, func(h uint32, _ int) { docs[h]++ }) }
+	rows, err := q.query(`SELECT t.terms FROM `+src.table+` t WHERE t.agent_id = ? AND t.terms IS NOT NULL`, m.agent)
+	if err != nil {
+		return err
+	}
+	if _, err := scanAll(rows, func(r scanner) (struct{}, error) {
+		var terms []byte
+		err := r.Scan(&terms)
+		add(terms)
+		return struct{}{}, err
+	}); err != nil {
+		return err
+	}
+	// A row without a term vector is scored from its texts (see
+	// checkText); so is it counted.
+	rows, err = q.query(`SELECT `+src.indexedOver("t")+` FROM `+src.table+` t WHERE t.agent_id = ? AND t.terms IS NULL`, m.agent)
+	if err != nil {
+		return err
+	}
+	texts := make([]string, len(src.kind.indexed))
+	dest := textsDest(texts)
+	if _, err := scanAll(rows, func(r scanner) (struct{}, error) {
+		err := r.Scan(dest...)
+		v, _ := bm25.Vector(texts...)
+		add(v)
+		return struct{}{}, err
+	}); err != nil {
+		return err
+	}
+	if len(docs) == 0 {
+		return nil
+	}
+	named := map[uint32][]string{}
+	vocab, err := q.query(`SELECT term FROM ` + src.vocab)
+	if err != nil {
+		return err
+	}
+	if _, err := scanAll(vocab, func(r scanner) (struct{}, error) {
+		var term string
+		if err := r.Scan(&term); err != nil {
+			return struct{}{}, err
+		}
+		if h := bm25.Hash(term); docs[h] > 0 {
+			named[h] = append(named[h], term)
+		}
+		return struct{}{}, nil
+	}); err != nil {
+		return err
+	}
+	ambiguous := map[uint32]bool{}
+	for h, stems := range named {
+		if len(stems) > 1 {
+			ambiguous[h] = true
+			continue
+		}
+		if isKeyword(stems[0]) {
+			counts[stems[0]] += docs[h]
+		}
+	}
+	if len(ambiguous) == 0 {
+		return nil
+	}
+	return m.resolveStems(q, src, ambiguous, counts)
+}
+
+// resolveStems adds to counts the stems whose hashes are in ambiguous by
+// how many of the agent's documents of src hold them, read from the
+// documents' texts.
+func (m *Memory) resolveStems(q *dbtx, src ftsSource, ambiguous map[uint32]bool, counts map[string]int) error {
+	rows, err := q.query(`SELECT t.terms, `+src.indexedOver("t")+` FROM `+src.table+` t WHERE t.agent_id = ?`, m.agent)
+	if err != nil {
+		return err
+	}
+	texts := make([]string, len(src.kind.indexed))
+	var terms []byte
+	dest := textsDest(texts, &terms)
+	_, err = scanAll(rows, func(r scanner) (struct{}, error) {
+		if err := r.Scan(dest...); err != nil {
+			return struct{}{}, err
+		}
+		held := terms == nil
+		bm25.Each(terms, func(h uint32, _ int) { held = held || ambiguous[h] })
+		if !held {
+			return struct{}{}, nil
+		}
+		seen := map[string]bool{}
+		for _, t := range texts {
+			for _, tok := range query.Tokens(t) {
+				stem := query.Stem(tok)
+				if !seen[stem] && ambiguous[bm25.Hash(stem)] {
+					seen[stem] = true
+					if isKeyword(stem) {
+						counts[stem]++
+					}
+				}
+			}
+		}
+		return struct{}{}, nil
+	})
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return err
+	}
+	return nil
+}
