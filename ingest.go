@@ -127,6 +127,10 @@ type DocumentChunk struct {
 	Retrievals int
 }
 
+// maxDocumentSourceBytes bounds a chunk's source (a file's path under
+// IngestOptions.Name); a longer path is reported, not stored.
+const maxDocumentSourceBytes = 4096
+
 // documentNearDuplicate is the term cosine at or over which a new chunk is
 // the same text as a stored one, found in another place.
 const documentNearDuplicate = 0.9
@@ -181,7 +185,7 @@ func (m *Memory) Ingest(ctx context.Context, path string, opts IngestOptions) (I
 		}
 		name = filepath.Base(abs)
 	}
-	if err := validateText("IngestOptions.Name", name, true, 1024); err != nil {
+	if err := validateText("IngestOptions.Name", name, true, maxDocumentSourceBytes/4); err != nil {
 		return rep, err
 	}
 	if strings.Contains(name, `\`) || slices.Contains(strings.Split(name, "/"), "..") {
@@ -205,6 +209,10 @@ func (m *Memory) Ingest(ctx context.Context, path string, opts IngestOptions) (I
 			return rep, err
 		}
 		seen[f.source] = true
+		if len(f.source) > maxDocumentSourceBytes || !utf8.ValidString(f.source) {
+			rep.Errors = append(rep.Errors, fmt.Sprintf("%.200q: the path is over %d bytes or not UTF-8", f.source, maxDocumentSourceBytes))
+			continue
+		}
 		if err := m.ingestFile(ctx, ix, f, opts, &rep); err != nil {
 			return rep, err
 		}

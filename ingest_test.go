@@ -421,3 +421,33 @@ func TestIngestHistory(t *testing.T) {
 		assert.Equal(t, ops, got, id)
 	}
 }
+
+// Export and Import carry document chunks with their places, as every
+// kind of the registry.
+func TestIngestExportImport(t *testing.T) {
+	ctx := context.Background()
+	m := testutil.Open(t)
+	root := filepath.Join(t.TempDir(), "docs")
+	writeTree(t, root, map[string]string{"deploy.md": deployDoc, "copy.md": "# Copy\n\nDeploys run from CI on every merge to main, after the integration suite passes.\n"})
+	_, err := m.Ingest(ctx, root, engram.IngestOptions{})
+	require.NoError(t, err)
+	var buf strings.Builder
+	require.NoError(t, m.Export(ctx, &buf, engram.ExportOptions{}))
+	other := testutil.Open(t, engram.WithAgent("other"))
+	_, err = other.Import(ctx, strings.NewReader(buf.String()), engram.ImportOptions{})
+	require.NoError(t, err)
+	for _, src := range []string{"docs/deploy.md", "docs/copy.md"} {
+		want, err := m.ChunksOf(ctx, src)
+		require.NoError(t, err)
+		got, err := other.ChunksOf(ctx, src)
+		require.NoError(t, err)
+		assert.Equal(t, want, got, src)
+	}
+	again, err := other.Ingest(ctx, root, engram.IngestOptions{})
+	require.NoError(t, err)
+	assert.Zero(t, again.Stored+again.Updated+again.Linked+again.Archived, "an imported memory knows the tree: %+v", again)
+	res, err := other.Search(ctx, engram.SearchOptions{Query: "canary"})
+	require.NoError(t, err)
+	require.NotEmpty(t, res)
+	assert.Equal(t, "docs/deploy.md > Deploy > Canary", res[0].Source)
+}
