@@ -147,12 +147,21 @@ func BenchmarkIngest(b *testing.B) {
 
 // BenchmarkImportMarkdown measures ImportMarkdown of a 200-line memory.md
 // in which a person edited ten lines (their importance), added one and
-// removed one, the file then written again.
+// removed one, the file then written again: with history on (the
+// default) and off, the baseline of what recording the changes costs.
 func BenchmarkImportMarkdown(b *testing.B) {
+	for _, history := range []bool{true, false} {
+		b.Run(fmt.Sprintf("history=%v", history), func(b *testing.B) { benchImportMarkdown(b, history) })
+	}
+}
+
+func benchImportMarkdown(b *testing.B, history bool) {
 	ctx := context.Background()
 	dir := b.TempDir()
 	md := filepath.Join(dir, "memory.md")
-	m, err := engram.New(engram.Tier1, engram.WithDir(dir), engram.WithMarkdownPath(md))
+	cfg := engram.DefaultConfig()
+	cfg.History.Enabled = history
+	m, err := engram.New(engram.Tier1, engram.WithDir(dir), engram.WithMarkdownPath(md), engram.WithConfig(cfg))
 	if err != nil {
 		b.Fatal(err)
 	}

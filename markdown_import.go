@@ -296,7 +296,11 @@ func (m *Memory) importMarkdown(ctx context.Context) (MarkdownReport, error) {
 	var plan MarkdownReport
 	err = m.write(ctx, "markdown.import", func(q *dbtx) error {
 		plan = rep
-		return m.applyMarkdown(q, file, st, &plan, now)
+		// History records the edits as updates, new lines as creations
+		// and removed lines as archives, with reason memory.md.
+		return q.recordAs("", markdownSource, func() error {
+			return m.applyMarkdown(q, file, st, &plan, now)
+		})
 	})
 	if err != nil {
 		return rep, err
@@ -454,11 +458,7 @@ func (m *Memory) addMarkdownEntry(q *dbtx, l memorymd.Line, rep *MarkdownReport,
 	if err != nil {
 		return err
 	}
-	var stored bool
-	err = q.recordAs("", markdownSource, func() (err error) {
-		stored, err = m.semantic.insertNew(q, row, now)
-		return err
-	})
+	stored, err := m.semantic.insertNew(q, row, now)
 	if err != nil {
 		return err
 	}
@@ -531,10 +531,7 @@ func (m *Memory) editMarkdownEntry(q *dbtx, l memorymd.Line, written string, rep
 	} else if err != nil {
 		return err
 	}
-	if err := q.recordAs("", markdownSource, func() error {
-		_, err := m.semantic.update(q, l.ID, patch, now)
-		return err
-	}); err != nil {
+	if _, err := m.semantic.update(q, l.ID, patch, now); err != nil {
 		return err
 	}
 	rep.Updated = append(rep.Updated, l.ID)
