@@ -85,7 +85,7 @@ func (l *Links) autoLink(q *dbtx, pk int64, id, content string, emb []float32, n
 	var found []similarDoc
 	var err error
 	if emb != nil {
-		found, err = l.m.vectors.similar(q, pk, emb, zc.LinkingThreshold, zc.MaxLinksPerEntry)
+		found, err = l.m.vectors.similar(q, semanticKind, pk, emb, zc.LinkingThreshold, zc.MaxLinksPerEntry)
 	} else {
 		found, err = l.similarTexts(q, pk, content, zc.LinkingThreshold, zc.MaxLinksPerEntry)
 	}

@@ -219,6 +219,9 @@ func (m *Memory) contextRecalled(ctx context.Context, b *contextBuilder, query s
 		if r.Type == TypeEpisodic || r.Type == TypeSnapshot {
 			label += " " + r.CreatedAt.UTC().Format(time.DateOnly)
 		}
+		if r.Source != "" {
+			label += ", " + oneLine(r.Source, maxRecalledRunes/2) // a document cites its place
+		}
 		return noteKey{r.Type, r.ID}, "- (" + label + ") " + oneLine(r.Content, maxRecalledRunes)
 	})
 	return nil

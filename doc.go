@@ -48,6 +48,18 @@
 // subject's predicate changed. Search, Recall, Context and memory.md show
 // the facts that hold now.
 //
+// # Markdown both ways
+//
+// memory.md is written from the database and read back: a person's edits
+// to its entries (text, importance, tags), new lines and removed lines
+// come back into semantic memory at [Memory.Bootstrap], [Memory.Flush]
+// and [Memory.ImportMarkdown], by a three-way comparison of what engram
+// wrote, the file and the database; a conflict goes to the database, and
+// what is not imported is reported and kept (see [MarkdownReport]).
+// [Memory.Ingest] turns markdown documents into chunks of document memory
+// ([TypeDocument]), split by heading and deduplicated, each citing its
+// file and heading path in search results ([Result].Source).
+//
 // # Search
 //
 // [Memory.Search] finds memories of every kind from the words a person

@@ -48,7 +48,7 @@ func Example() {
 	// Output:
 	// # Memory of agent "helper"
 	//
-	// <!-- engram memory.md v1: generated from the database; edits here are overwritten. All 1 entry. -->
+	// <!-- engram memory.md v1: generated from the database; edits to its entries are read back. All 1 entry. -->
 	//
 	// - (0.90) The user's name is Ada <!-- id:fact-1 -->
 	// 1 recent episode: Greeted Ada

@@ -223,7 +223,7 @@ func TestMarkdownListsFactsThatHold(t *testing.T) {
 	require.NoError(t, err)
 	want := `# Memory of agent "default"
 
-<!-- engram memory.md v1: generated from the database; edits here are overwritten. All 1 entry. All 3 facts that hold. -->
+<!-- engram memory.md v1: generated from the database; edits to its entries are read back. All 1 entry. All 3 facts that hold. -->
 
 - (0.90) The deploy runs from CI only. <!-- id:<id> -->
 

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -383,4 +385,114 @@ func FuzzFacts(f *testing.F) {
 			t.Fatalf("integrity: %v", err)
 		}
 	})
+}
+
+// FuzzMarkdownImport writes fuzzed text as memory.md (seeded with the
+// file engram wrote and edits of it) and imports it: no panic and no
+// error; a rejected file changes nothing; no entry is ever lost (each one
+// stored before is still there or in the archive); every added entry
+// exists; and the file written again after the import reads back as no
+// edit.
+func FuzzMarkdownImport(f *testing.F) {
+	ctx := context.Background()
+	base := func(t testing.TB) (*engram.Memory, string) {
+		dir := t.TempDir()
+		md := filepath.Join(dir, "memory.md")
+		m, err := engram.New(engram.Tier1, engram.InMemory(), engram.WithAgent("fuzz"), engram.WithMarkdownPath(md))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, c := range []string{"The deploy runs from CI only", "Postgres listens on 6432\nvia pgbouncer", "tabs --> spaces <!-- x", "Lunch is at noon"} {
+			if _, err := m.Semantic().Store(ctx, engram.SemanticEntry{ID: fmt.Sprintf("e%d", i), Content: c, Importance: 0.9 - float64(i)/10, Tags: []string{"t" + fmt.Sprint(i%2)}}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := m.Facts().Assert(ctx, engram.Fact{ID: "f1", Subject: "Ada", Predicate: "lives in", Object: "London"}); err != nil {
+			t.Fatal(err)
+		}
+		if err := m.Flush(ctx); err != nil {
+			t.Fatal(err)
+		}
+		return m, md
+	}
+	m0, md0 := base(f)
+	written, err := os.ReadFile(md0)
+	if err != nil {
+		f.Fatal(err)
+	}
+	m0.Close()
+	w := string(written)
+	f.Add(w)
+	f.Add(strings.Replace(w, "(0.90)", "(0.20)", 1))
+	f.Add(strings.Replace(w, "Lunch is at noon", "Lunch is at one", 1) + "- a new line #new\n")
+	f.Add(strings.Replace(w, "id:e1", "id:e2", 1))
+	f.Add(w[:len(w)/2])
+	f.Add(strings.Replace(w, "London", "Paris", 1))
+	f.Add(w + "\n```\n- code\n```\n\n- nested\n  - child\n\n<div>x</div>\n")
+	f.Fuzz(func(t *testing.T, text string) {
+		m, md := base(t)
+		defer m.Close()
+		before := dumpMemory(t, m)
+		ids := entryIDs(t, m)
+		if err := os.WriteFile(md, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		rep, err := m.ImportMarkdown(ctx)
+		if err != nil {
+			t.Fatalf("ImportMarkdown: %v", err)
+		}
+		if rep.Rejected != "" || !rep.Changed {
+			if after := dumpMemory(t, m); after != before {
+				t.Fatalf("a rejected or unchanged file changed the memory (%q):\nbefore %s\nafter  %s", rep.Rejected, before, after)
+			}
+		}
+		after := entryIDs(t, m)
+		for id := range ids {
+			if !after[id] {
+				// Not live: it must be in the archive.
+				if err := m.Restore(ctx, id); err != nil {
+					t.Fatalf("entry %s is neither live nor restorable: %v", id, err)
+				}
+			}
+		}
+		for _, id := range rep.Added {
+			if _, err := m.Semantic().Get(ctx, id); err != nil {
+				t.Fatalf("added %s: %v", id, err)
+			}
+		}
+		if err := m.CheckIntegrity(ctx); err != nil {
+			t.Fatal(err)
+		}
+		again, err := m.ImportMarkdown(ctx)
+		if err != nil || again.Changed {
+			t.Fatalf("the file written again reads back as an edit: %+v, %v", again, err)
+		}
+	})
+}
+
+// dumpMemory is the agent's entries and counts, to compare.
+func dumpMemory(t *testing.T, m *engram.Memory) string {
+	t.Helper()
+	list, err := m.Semantic().List(context.Background(), engram.ListOptions{Limit: 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := m.Stats(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fmt.Sprintf("%+v %+v", list, st)
+}
+
+func entryIDs(t *testing.T, m *engram.Memory) map[string]bool {
+	t.Helper()
+	list, err := m.Semantic().List(context.Background(), engram.ListOptions{Limit: 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]bool{}
+	for _, e := range list {
+		out[e.ID] = true
+	}
+	return out
 }

@@ -345,10 +345,12 @@ func (q *dbtx) beginChanges(actor, reason string, at time.Time) error {
 	return err
 }
 
-// recordAs runs fn with the changes it makes recorded in history as op,
+// recordAs runs fn with the changes it makes recorded in history as op
+// (when op is "", as they are: a creation as create, a change as update),
 // with reason when it is not "" (else the call's reason), and puts the
 // context back as it was after: a step of a larger operation (an archive
-// inside compaction, a supersede inside an assertion) names itself.
+// inside compaction, a supersede inside an assertion, an edit read back
+// from memory.md) names itself.
 func (q *dbtx) recordAs(op HistoryOp, reason string, fn func() error) error {
 	if !q.tx.s.history {
 		return fn()
@@ -361,7 +363,11 @@ func (q *dbtx) recordAs(op HistoryOp, reason string, fn func() error) error {
 	if reason == "" {
 		reason = prevReason
 	}
-	if _, err := q.exec(`UPDATE temp.history_ctx SET op = ?, reason = ?`, string(op), reason); err != nil {
+	newOp := any(string(op))
+	if op == "" {
+		newOp = prevOp // the reason alone: creations and changes stay what they are
+	}
+	if _, err := q.exec(`UPDATE temp.history_ctx SET op = ?, reason = ?`, newOp, reason); err != nil {
 		return err
 	}
 	if err := fn(); err != nil {

@@ -99,6 +99,34 @@ var columnRules = map[string]columnRule{
 	"row":                          func(*Memory, string, any) error { return nil }, // checked as a row (see importer.archived)
 	"links":                        func(*Memory, string, any) error { return nil }, // checked as links
 	"extraction_rules.pattern":     textRule(true, func(Limits) int { return 4096 }),
+	"document_chunks.source":       lineRule(true, func(Limits) int { return maxDocumentSourceBytes }),
+	"document_chunks.heading":      lineRule(false, func(l Limits) int { return l.MaxContentBytes }),
+	"document_chunks.title":        textRule(false, func(l Limits) int { return l.MaxContentBytes }),
+	"document_chunks.chunk":        countRule,
+	"document_chunks.sources":      placesRule,
+}
+
+// placesRule checks a document chunk's other places (see place).
+func placesRule(m *Memory, f string, v any) error {
+	s, ok := v.(string)
+	if !ok {
+		return invalid(f, "is not a string")
+	}
+	ps, err := decodePlaces(s)
+	if err != nil {
+		return invalid(f, "is not a list of places")
+	}
+	for i, p := range ps {
+		switch {
+		case validateText(f, p.Source, true, maxDocumentSourceBytes) != nil || strings.ContainsAny(p.Source, "\r\n"):
+			return invalid(fmt.Sprintf("%s[%d].source", f, i), "is not a source")
+		case validateText(f, p.Heading, false, m.cfg.Limits.MaxContentBytes) != nil:
+			return invalid(fmt.Sprintf("%s[%d].heading", f, i), "is not a heading")
+		case p.Index < 0:
+			return invalid(fmt.Sprintf("%s[%d].chunk", f, i), "is negative")
+		}
+	}
+	return nil
 }
 
 // retag names field in err, an *InvalidError of a Validate method.

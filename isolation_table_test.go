@@ -36,6 +36,7 @@ type isoPair struct {
 	alone, shared *engram.Memory
 	clocks        [2]*testutil.Clock
 	a             *engram.Memory
+	docs          string // a tree of documents the maintenance ingests
 }
 
 func (p *isoPair) advance(d time.Duration) {
@@ -90,6 +91,36 @@ func isoSeed(t *testing.T, m *engram.Memory, word string, n int) {
 		t.Fatal(err)
 	}
 	isoSeedFacts(t, m, word)
+	isoSeedDocs(t, m, word)
+}
+
+// isoSeedDocs ingests a tree of documents whose files have the same names
+// in both agents.
+func isoSeedDocs(t *testing.T, m *engram.Memory, word string) {
+	t.Helper()
+	root := filepath.Join(t.TempDir(), "docs")
+	isoWriteDocs(t, root, map[string]string{
+		"deploy.md": "---\ntitle: Deploy guide\ntags: [ops]\n---\n# Deploy\n\n" + word + " the blue pipeline deploys on every merge.\n\n" +
+			"## Rollback\n\n" + word + " roll the deploy back with the previous tag.\n",
+		"guide/backup.md": "# Backup\n\n" + word + " the database backup runs nightly.\n",
+		"guide/same.md":   "# Same\n\nThe text both agents hold, word for word.\n",
+	})
+	if _, err := m.Ingest(context.Background(), root, engram.IngestOptions{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func isoWriteDocs(t *testing.T, root string, files map[string]string) {
+	t.Helper()
+	for name, text := range files {
+		p := filepath.Join(root, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
 
 // isoSeedFacts asserts an agent's facts: the same entities, predicates
@@ -230,6 +261,11 @@ func newIsoPair(t *testing.T, aEntries int) *isoPair {
 func newIsoPairTier(t *testing.T, aEntries int, e engram.Embedder) *isoPair {
 	t.Helper()
 	p := &isoPair{clocks: [2]*testutil.Clock{testutil.NewClock(isoStart), testutil.NewClock(isoStart)}}
+	p.docs = filepath.Join(t.TempDir(), "docs")
+	isoWriteDocs(t, p.docs, map[string]string{
+		"deploy.md":     "# Deploy\n\nbravo the green pipeline deploys on every merge.\n",
+		"guide/same.md": "# Same\n\nThe text both agents hold, word for word.\n",
+	})
 	aloneDir, sharedDir := t.TempDir(), t.TempDir()
 	aClock := testutil.NewClock(isoStart)
 	// a writes first, so that its rows come before b's everywhere.
@@ -389,6 +425,14 @@ func isoReads() []isoCase {
 			md, err := os.ReadFile(m.MarkdownPath())
 			return isoAnswer(string(md), err)
 		}},
+		{name: "Search/Types document", call: isoSearch(engram.SearchOptions{Query: "deploy pipeline", Types: []engram.MemoryType{engram.TypeDocument}})},
+		{name: "Search/Types document same text", call: isoSearch(engram.SearchOptions{Query: "both agents hold", Types: []engram.MemoryType{engram.TypeDocument}})},
+		{name: "ChunksOf", call: func(ctx context.Context, m *engram.Memory) string {
+			return isoAnswer(m.ChunksOf(ctx, "docs/deploy.md"))
+		}},
+		{name: "ChunksOf same text", call: func(ctx context.Context, m *engram.Memory) string {
+			return isoAnswer(m.ChunksOf(ctx, "docs/guide/same.md"))
+		}},
 		{name: "History shared ID", call: func(ctx context.Context, m *engram.Memory) string {
 			return isoAnswer(isoHistory(m.History(ctx, "fact-04")))
 		}},
@@ -459,6 +503,29 @@ func isoMaintenance(p *isoPair) []isoCase {
 		}},
 		{name: "Links.AutoLink", call: func(ctx context.Context, m *engram.Memory) string {
 			return isoAnswer(m.Links().AutoLink(ctx, "fact-04"))
+		}},
+		{name: "Ingest", call: func(ctx context.Context, m *engram.Memory) string {
+			return isoAnswer(m.Ingest(ctx, p.docs, engram.IngestOptions{}))
+		}},
+		{name: "ImportMarkdown", call: func(ctx context.Context, m *engram.Memory) string {
+			if _, err := m.ExportMarkdown(ctx); err != nil {
+				return isoAnswer(nil, err)
+			}
+			b, err := os.ReadFile(m.MarkdownPath())
+			if err != nil {
+				return isoAnswer(nil, err)
+			}
+			var keep []string
+			for _, l := range strings.Split(strings.TrimSuffix(string(b), "\n"), "\n") {
+				if !strings.Contains(l, "id:fact-04 ") {
+					keep = append(keep, strings.Replace(l, "(0.60)", "(0.65)", 1))
+				}
+			}
+			text := strings.Join(keep, "\n") + "\n- a line the person added #edit\n"
+			if err := os.WriteFile(m.MarkdownPath(), []byte(text), 0o600); err != nil {
+				return isoAnswer(nil, err)
+			}
+			return isoAnswer(m.ImportMarkdown(ctx))
 		}},
 		{name: "Compact", call: func(ctx context.Context, m *engram.Memory) string { return isoAnswer(m.Compact(ctx)) }},
 		{name: "Compact semantic", call: func(ctx context.Context, m *engram.Memory) string {

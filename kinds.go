@@ -73,6 +73,9 @@ type kind struct {
 	live string
 	// count is where Stats counts the kind.
 	count func(*Stats) *int
+	// cite, when not "", is where a row was found, for a search result
+	// to cite (see Result.Source).
+	cite string
 }
 
 // decayRule is a kind's part of decay's formula (see DecayConfig): days
@@ -168,6 +171,31 @@ var factKind = &kind{
 	count:    func(s *Stats) *int { return &s.Facts },
 }
 
+// documentKind is the document chunks' kind: see ingest.go. Chunks are
+// archivable (Ingest archives the chunks that left their file, and
+// Restore brings them back) but always protected: compaction and decay
+// never archive a document's text.
+var documentKind = &kind{
+	typ: TypeDocument, noun: "document chunk", table: "document_chunks",
+	cols:       strings.Fields("id source heading chunk title tags content content_hash sources created_at updated_at retrievals terms ntok"),
+	text:       "{t}.content",
+	tagged:     true,
+	importance: fmt.Sprint(documentImportance),
+	touched:    "{t}.updated_at",
+	fts:        "document_fts", vocab: "document_vocab",
+	indexed:   []string{"{t}.title", "{t}.heading", "{t}.content", "{t}.tags"},
+	strength:  "1 + json_array_length({t}.sources)",
+	linkable:  true,
+	protected: "1",
+	count:     func(s *Stats) *int { return &s.Documents },
+	vec:       "vec_document",
+	cite:      "{t}.source || CASE WHEN {t}.heading = '' THEN '' ELSE ' > ' || {t}.heading END",
+}
+
+// documentImportance is what a search blends in as a document chunk's
+// importance: a document has none of its own.
+const documentImportance = 0.5
+
 // factImportance is what a search blends in as a fact's importance: its
 // evidence counts in recall instead (see kind.strength).
 const factImportance = 0.5
@@ -177,7 +205,7 @@ const factImportance = 0.5
 const snapshotImportance = 0.5
 
 // kinds lists every kind, in the order engram works through them.
-var kinds = []*kind{semanticKind, episodicKind, proceduralKind, snapshotKind, factKind}
+var kinds = []*kind{semanticKind, episodicKind, proceduralKind, snapshotKind, factKind, documentKind}
 
 // neverDecay is the SQL condition that a row's tags hold one of the
 // never-decay tags, given as JSON in ?2.
@@ -292,6 +320,14 @@ func (k *kind) liveAt(alias, now string) string {
 		return "1"
 	}
 	return strings.ReplaceAll(over(k.live, alias), "{now}", now)
+}
+
+// citeOver is where the row named alias was found, or the empty string.
+func (k *kind) citeOver(alias string) string {
+	if k.cite == "" {
+		return "''"
+	}
+	return over(k.cite, alias)
 }
 
 // textOver is the kind's text over the row named alias.

@@ -5,13 +5,14 @@ import (
 	"cmp"
 	"context"
 	"fmt"
-	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/engram-go/engram/internal/memorymd"
 )
 
 // memory.md is a projection of semantic memory and of the facts that hold
@@ -44,8 +45,15 @@ const (
 	markdownFactsLines  = 3 // the facts' heading, with a blank line on each side
 )
 
-// renderMarkdown builds memory.md from the database.
-func (m *Memory) renderMarkdown(ctx context.Context) ([]byte, error) {
+// writtenLine is a line of memory.md as engram wrote it: an entry's or a
+// fact's (kind "entry" or "fact"), by ID.
+type writtenLine struct {
+	kind, id, line string
+}
+
+// renderMarkdown builds memory.md from the database, and returns its entry
+// and fact lines too.
+func (m *Memory) renderMarkdown(ctx context.Context) ([]byte, []writtenLine, error) {
 	lines := m.cfg.Semantic.MaxMarkdownLines - markdownHeaderLines
 	now := ms(m.now())
 	var total, totalFacts int
@@ -66,7 +74,7 @@ func (m *Memory) renderMarkdown(ctx context.Context) ([]byte, error) {
 		return err
 	})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	slices.SortFunc(facts, func(a, b Fact) int {
 		return cmp.Or(cmp.Compare(strings.ToLower(a.Subject), strings.ToLower(b.Subject)),
@@ -77,7 +85,11 @@ func (m *Memory) renderMarkdown(ctx context.Context) ([]byte, error) {
 	var b bytes.Buffer
 	b.Grow(64 * (len(entries) + markdownHeaderLines))
 	fmt.Fprintf(&b, "# Memory of agent %q\n\n", m.agent)
-	b.WriteString("<!-- engram memory.md v1: generated from the database; edits here are overwritten. ")
+	if m.cfg.Markdown.Mode == MarkdownSync {
+		b.WriteString(memorymd.HeaderPrefix + " v1: generated from the database; edits to its entries are read back. ")
+	} else {
+		b.WriteString(memorymd.HeaderPrefix + " v1: generated from the database; edits here are overwritten. ")
+	}
 	switch {
 	case total == 0 && totalFacts == 0:
 		b.WriteString("Nothing is known yet.")
@@ -94,53 +106,74 @@ func (m *Memory) renderMarkdown(ctx context.Context) ([]byte, error) {
 		fmt.Fprintf(&b, " All %s.", plural(totalFacts, "fact that holds", "facts that hold"))
 	}
 	b.WriteString(" -->\n\n")
+	written := make([]writtenLine, 0, len(entries)+len(facts))
 	for _, e := range entries {
-		b.WriteString("- (")
-		b.WriteString(strconv.FormatFloat(e.Importance, 'f', 2, 64))
-		if e.Verified {
-			b.WriteString(", verified")
-		}
-		b.WriteString(") ")
-		b.WriteString(markdownText(e.Summary))
-		if len(e.Tags) > 0 {
-			b.WriteString(" [")
-			for i, t := range e.Tags {
-				if i > 0 {
-					b.WriteString(", ")
-				}
-				b.WriteString(markdownText(t))
-			}
-			b.WriteString("]")
-		}
-		b.WriteString(" <!-- id:")
-		b.WriteString(commentID(e.ID))
-		b.WriteString(" -->\n")
+		line := entryLine(e)
+		written = append(written, writtenLine{"entry", e.ID, line})
+		b.WriteString(line)
+		b.WriteByte('\n')
 	}
 	if len(facts) > 0 {
-		b.WriteString("\n## Facts\n\n")
+		b.WriteString("\n" + memorymd.FactsHeading + "\n\n")
 	}
 	for _, f := range facts {
-		b.WriteString("- ")
-		b.WriteString(factPart(f.Subject))
-		b.WriteString(" | ")
-		b.WriteString(factPart(f.Predicate))
-		b.WriteString(" | ")
-		b.WriteString(factPart(f.Object))
-		b.WriteString(" (since ")
-		b.WriteString(f.ValidFrom.Format(time.DateOnly))
-		if !f.ValidTo.IsZero() {
-			b.WriteString(", until ")
-			b.WriteString(f.ValidTo.Format(time.DateOnly))
-		}
-		if f.Strength != 1 {
-			b.WriteString(", strength ")
-			b.WriteString(strconv.FormatFloat(f.Strength, 'g', 6, 64))
-		}
-		b.WriteString(") <!-- fact:")
-		b.WriteString(commentID(f.ID))
-		b.WriteString(" -->\n")
+		line := factLine(f)
+		written = append(written, writtenLine{"fact", f.ID, line})
+		b.WriteString(line)
+		b.WriteByte('\n')
 	}
-	return b.Bytes(), nil
+	return b.Bytes(), written, nil
+}
+
+// entryLine is an entry's line in memory.md.
+func entryLine(e SemanticEntry) string {
+	var b strings.Builder
+	b.WriteString("- (")
+	b.WriteString(strconv.FormatFloat(e.Importance, 'f', 2, 64))
+	if e.Verified {
+		b.WriteString(", verified")
+	}
+	b.WriteString(") ")
+	b.WriteString(markdownText(e.Summary))
+	if len(e.Tags) > 0 {
+		b.WriteString(" [")
+		for i, t := range e.Tags {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString(markdownText(t))
+		}
+		b.WriteString("]")
+	}
+	b.WriteString(" <!-- id:")
+	b.WriteString(commentID(e.ID))
+	b.WriteString(" -->")
+	return b.String()
+}
+
+// factLine is a fact's line in memory.md.
+func factLine(f Fact) string {
+	var b strings.Builder
+	b.WriteString("- ")
+	b.WriteString(factPart(f.Subject))
+	b.WriteString(" | ")
+	b.WriteString(factPart(f.Predicate))
+	b.WriteString(" | ")
+	b.WriteString(factPart(f.Object))
+	b.WriteString(" (since ")
+	b.WriteString(f.ValidFrom.Format(time.DateOnly))
+	if !f.ValidTo.IsZero() {
+		b.WriteString(", until ")
+		b.WriteString(f.ValidTo.Format(time.DateOnly))
+	}
+	if f.Strength != 1 {
+		b.WriteString(", strength ")
+		b.WriteString(strconv.FormatFloat(f.Strength, 'g', 6, 64))
+	}
+	b.WriteString(") <!-- fact:")
+	b.WriteString(commentID(f.ID))
+	b.WriteString(" -->")
+	return b.String()
 }
 
 // shareLines splits lines between entries and facts, of which there are
@@ -166,51 +199,24 @@ func factPart(s string) string {
 	return markdownText(s)
 }
 
-// commentID writes an ID so that it cannot end or open an HTML comment,
-// and reads back exactly (parseCommentID): '%', '<' and '>' and a '-'
-// before another '-' are percent-encoded. An ID of letters, digits and
-// single dashes, as engram's own are, is written as it is.
-func commentID(id string) string {
-	if !strings.ContainsAny(id, "%<>") && !strings.Contains(id, "--") {
-		return id
-	}
-	var b strings.Builder
-	for i := 0; i < len(id); i++ {
-		switch c := id[i]; {
-		case c == '%' || c == '<' || c == '>' || c == '-' && i+1 < len(id) && id[i+1] == '-':
-			fmt.Fprintf(&b, "%%%02X", c)
-		default:
-			b.WriteByte(c)
-		}
-	}
-	return b.String()
-}
-
-// parseCommentID reads back an ID commentID wrote; it returns false for
-// text commentID cannot have written.
-func parseCommentID(s string) (string, bool) {
-	if !strings.Contains(s, "%") {
-		return s, !strings.Contains(s, "--")
-	}
-	id, err := url.PathUnescape(s)
-	return id, err == nil && commentID(id) == s
-}
-
-// markdownText keeps text on one line and unable to close the ID comment.
-func markdownText(s string) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if strings.Contains(s, "-->") || strings.Contains(s, "<!--") {
-		s = strings.NewReplacer("-->", "--&gt;", "<!--", "&lt;!--").Replace(s)
-	}
-	return s
-}
+// commentID, parseCommentID and markdownText are memorymd's: the reader
+// of memory.md (see markdown_import.go) reads back what they write.
+func commentID(id string) string             { return memorymd.CommentID(id) }
+func parseCommentID(s string) (string, bool) { return memorymd.ParseCommentID(s) }
+func markdownText(s string) string           { return memorymd.Text(s) }
 
 // writeMarkdown renders memory.md and, when the Memory has a markdown path,
-// writes it atomically if its content changed. It returns the text.
+// writes it atomically if its content changed, then records what it
+// wrote (see recordMarkdown). It returns the text.
 func (m *Memory) writeMarkdown(ctx context.Context) (string, error) {
 	m.mdMu.Lock()
 	defer m.mdMu.Unlock()
-	text, err := m.renderMarkdown(ctx)
+	return m.writeMarkdownLocked(ctx)
+}
+
+// writeMarkdownLocked is writeMarkdown, its caller holding mdMu.
+func (m *Memory) writeMarkdownLocked(ctx context.Context) (string, error) {
+	text, lines, err := m.renderMarkdown(ctx)
 	if err != nil {
 		return "", err
 	}
@@ -223,6 +229,11 @@ func (m *Memory) writeMarkdown(ctx context.Context) (string, error) {
 	}
 	if written {
 		m.log.Debug("engram: wrote memory.md", "agent", m.agent, "path", m.mdPath, "bytes", len(text))
+	}
+	// The file first, then the record: a record of a file that was never
+	// written would make the old file's lines look like edits.
+	if err := m.recordMarkdown(ctx, text, lines); err != nil {
+		return "", err
 	}
 	return string(text), nil
 }

@@ -40,7 +40,7 @@ func TestMarkdownLineWithHostileID(t *testing.T) {
 	if _, err := m.Semantic().Store(ctx, SemanticEntry{ID: "evil-->id<!--", Content: "a fact with a hostile ID", Importance: 0.9}); err != nil {
 		t.Fatal(err)
 	}
-	text, err := m.renderMarkdown(ctx)
+	text, _, err := m.renderMarkdown(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}

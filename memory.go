@@ -39,11 +39,12 @@ type Memory struct {
 	// for a file given by WithPath or in memory.
 	agentDir string
 
-	mdMu   sync.Mutex   // serialises rendering and writing memory.md
-	dfs    dfCache      // document frequencies for search
-	stems  stemIndex    // auto-linking's and merging's candidates; the writer lock guards it
-	access accessLog    // searches' accesses and recalls' retrievals not yet written
-	noise  *noiseSource // Recall's noise
+	mdMu     sync.Mutex   // serialises rendering, writing and importing memory.md
+	ingestMu sync.Mutex   // serialises Ingest, whose index of chunks spans its transactions
+	dfs      dfCache      // document frequencies for search
+	stems    stemIndex    // auto-linking's and merging's candidates; the writer lock guards it
+	access   accessLog    // searches' accesses and recalls' retrievals not yet written
+	noise    *noiseSource // Recall's noise
 	// summary keeps the last Summary while the database is unchanged.
 	summary summaryCache
 
@@ -217,12 +218,25 @@ func (m *Memory) Links() *Links { return m.links }
 
 // Bootstrap loads what an agent needs at the start of a session: the text of
 // memory.md (regenerated from the database when the file is missing), the
-// most recent episodes, the active procedures and the working set.
+// most recent episodes, the active procedures and the working set. With
+// [MarkdownSync] (the default) it first reads a person's edits to
+// memory.md back, as [Memory.ImportMarkdown] does, and writes the file
+// again when it had changed; [BootstrapResult].MarkdownImport says what
+// the import did.
 //
-// It returns [ErrClosed] after Close and a [*DatabaseError] when SQLite
-// fails.
+// It returns [ErrClosed] after Close, a [*DatabaseError] when SQLite
+// fails and an [*fs.PathError] when memory.md cannot be read or written.
 func (m *Memory) Bootstrap(ctx context.Context) (*BootstrapResult, error) {
 	now := m.now()
+	imported, err := m.syncMarkdown(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if imported != nil {
+		if _, err := m.writeMarkdown(ctx); err != nil {
+			return nil, err
+		}
+	}
 	text, err := m.loadContext(ctx)
 	if err != nil {
 		return nil, err
@@ -232,6 +246,7 @@ func (m *Memory) Bootstrap(ctx context.Context) (*BootstrapResult, error) {
 		Tier:            m.tier,
 		SemanticContext: text,
 		BootstrappedAt:  now,
+		MarkdownImport:  imported,
 	}
 	err = m.db.read(ctx, "bootstrap", func(q *dbtx) error {
 		var err error
@@ -250,7 +265,8 @@ func (m *Memory) Bootstrap(ctx context.Context) (*BootstrapResult, error) {
 	return res, nil
 }
 
-// loadContext returns memory.md, regenerating it when it is missing.
+// loadContext returns memory.md, regenerating it when it is missing (with
+// MarkdownExport, the text is made and the file not written).
 func (m *Memory) loadContext(ctx context.Context) (string, error) {
 	if m.mdPath != "" {
 		b, err := os.ReadFile(m.mdPath)
@@ -260,6 +276,10 @@ func (m *Memory) loadContext(ctx context.Context) (string, error) {
 		if !errors.Is(err, fs.ErrNotExist) {
 			return "", fmt.Errorf("engram: bootstrap: %w", err)
 		}
+	}
+	if m.cfg.Markdown.Mode == MarkdownExport {
+		text, _, err := m.renderMarkdown(ctx)
+		return string(text), err
 	}
 	return m.writeMarkdown(ctx)
 }
@@ -272,7 +292,10 @@ func (m *Memory) loadContext(ctx context.Context) (string, error) {
 // writes the access and retrieval counts searches noted, runs [Memory.Compact] when [CompactionConfig.Interval] has
 // passed since compaction last ran, in Tier 2 embeds the memories still
 // waiting for their vectors (see [Stats].PendingEmbeddings), then rewrites
-// memory.md if its content changed.
+// memory.md if its content changed. With [MarkdownSync] (the default) it
+// first reads a person's edits to memory.md back, as
+// [Memory.ImportMarkdown] does, logging at warn level what it could not
+// import; with [MarkdownExport] it neither reads nor writes memory.md.
 //
 // The semantic writes are one transaction. It returns [ErrClosed] after
 // Close, a [*DatabaseError] when SQLite fails, an [*fs.PathError] when
@@ -282,6 +305,9 @@ func (m *Memory) loadContext(ctx context.Context) (string, error) {
 func (m *Memory) Flush(ctx context.Context) error {
 	items, err := m.working.Items()
 	if err != nil {
+		return err
+	}
+	if _, err := m.syncMarkdown(ctx); err != nil {
 		return err
 	}
 	if err := m.flushAccess(ctx); err != nil {
@@ -328,6 +354,9 @@ func (m *Memory) Flush(ctx context.Context) error {
 		if _, embedErr = m.vectors.embedPending(ctx, -1, nil); embedErr != nil && !errors.Is(embedErr, ErrEmbedding) {
 			return embedErr
 		}
+	}
+	if m.cfg.Markdown.Mode == MarkdownExport {
+		return embedErr
 	}
 	_, err = m.writeMarkdown(ctx)
 	return errors.Join(err, embedErr)

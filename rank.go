@@ -200,12 +200,12 @@ func (m *Memory) fillContent(ctx context.Context, cands []candidate) error {
 			}
 			for rows.Next() {
 				var pk int64
-				var content string
-				if err := rows.Scan(&pk, &content); err != nil {
+				var content, source string
+				if err := rows.Scan(&pk, &content, &source); err != nil {
 					rows.Close()
 					return err
 				}
-				cands[at[typ][pk]].Content = content
+				cands[at[typ][pk]].Content, cands[at[typ][pk]].Source = content, source
 			}
 			// A read cut short must not pass for results deleted since.
 			if err := rows.Err(); err != nil {
@@ -221,11 +221,12 @@ func (m *Memory) fillContent(ctx context.Context, cands []candidate) error {
 }
 
 // contentSQL reads the text of the rows of each kind whose pks are listed
-// in ?1, as a search result shows it.
+// in ?1, as a search result shows it, and where it was found (see
+// kind.cite).
 var contentSQL = func() map[MemoryType]string {
 	out := map[MemoryType]string{}
 	for _, k := range kinds {
-		out[k.typ] = `SELECT j.value, ` + k.textOver("t") + ` FROM json_each(?1) j CROSS JOIN ` + k.table + ` t ON t.pk = j.value`
+		out[k.typ] = `SELECT j.value, ` + k.textOver("t") + `, ` + k.citeOver("t") + ` FROM json_each(?1) j CROSS JOIN ` + k.table + ` t ON t.pk = j.value`
 	}
 	return out
 }()

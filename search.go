@@ -69,6 +69,11 @@ type Result struct {
 	Snippet   string // a short excerpt with the matched terms in **bold**
 	Tags      []string
 	CreatedAt time.Time
+	// Source, for a document chunk, is where it was found, to cite: its
+	// file (relative to what was ingested), then its heading path, joined
+	// by " > ": "guide/deploy.md > Deploy > Rollback". Other kinds have
+	// none.
+	Source string
 	// Score is the weighted blend of Parts, in [0, 1]; results come
 	// highest first.
 	Score float64

@@ -303,63 +303,14 @@ func (s *Semantic) Update(ctx context.Context, id string, patch SemanticPatch) (
 	if err := validateID("id", id); err != nil {
 		return SemanticEntry{}, err
 	}
-	lim := s.m.cfg.Limits
-	if patch.Content != nil {
-		if err := validateText("patch.Content", *patch.Content, true, lim.MaxContentBytes); err != nil {
-			return SemanticEntry{}, err
-		}
-	}
-	if patch.Summary != nil {
-		if err := validateText("patch.Summary", *patch.Summary, false, lim.MaxContentBytes); err != nil {
-			return SemanticEntry{}, err
-		}
-	}
-	if patch.Importance != nil {
-		if err := validateImportance("patch.Importance", *patch.Importance); err != nil {
-			return SemanticEntry{}, err
-		}
-	}
-	if patch.Tags != nil {
-		if err := validateTags("patch.Tags", *patch.Tags, lim); err != nil {
-			return SemanticEntry{}, err
-		}
+	if err := s.validatePatch(patch); err != nil {
+		return SemanticEntry{}, err
 	}
 	now := s.m.now()
 	var out SemanticEntry
 	err := s.m.write(ctx, "semantic.update", func(q *dbtx) error {
-		e, err := s.one(q, id)
-		if err != nil {
-			return err
-		}
-		contentChanged := patch.Content != nil && *patch.Content != e.Content
-		if patch.Content != nil {
-			e.Content = *patch.Content
-		}
-		switch {
-		case patch.Summary != nil && strings.TrimSpace(*patch.Summary) != "":
-			e.Summary = *patch.Summary
-		case patch.Summary != nil || contentChanged:
-			// A cleared summary, or new content without a new summary:
-			// derive it again so memory.md does not show stale text.
-			e.Summary = summarize(e.Content)
-		}
-		if patch.Importance != nil {
-			e.Importance = *patch.Importance
-		}
-		if patch.Verified != nil {
-			e.Verified = *patch.Verified
-		}
-		if patch.Tags != nil {
-			e.Tags = cloneStrings(*patch.Tags)
-		}
-		e.UpdatedAt = now
-		tags := encodeTags(e.Tags)
-		terms, ntok := semanticTerms(e.Content, tags)
-		_, err = q.exec(`UPDATE semantic_memory SET content = ?, summary = ?, importance = ?, verified = ?,
-			tags = ?, content_hash = ?, updated_at = ?, terms = ?, ntok = ? WHERE agent_id = ? AND id = ?`,
-			e.Content, e.Summary, e.Importance, e.Verified, tags, contentHash(e.Content),
-			ms(now), terms, ntok, s.m.agent, id)
-		out = e
+		var err error
+		out, err = s.update(q, id, patch, now)
 		return err
 	})
 	if err != nil {
@@ -367,6 +318,71 @@ func (s *Semantic) Update(ctx context.Context, id string, patch SemanticPatch) (
 	}
 	s.m.embedSoon(ctx) // new content
 	return out, nil
+}
+
+// validatePatch returns an error matching ErrInvalid for a patch that
+// Update would refuse.
+func (s *Semantic) validatePatch(patch SemanticPatch) error {
+	lim := s.m.cfg.Limits
+	if patch.Content != nil {
+		if err := validateText("patch.Content", *patch.Content, true, lim.MaxContentBytes); err != nil {
+			return err
+		}
+	}
+	if patch.Summary != nil {
+		if err := validateText("patch.Summary", *patch.Summary, false, lim.MaxContentBytes); err != nil {
+			return err
+		}
+	}
+	if patch.Importance != nil {
+		if err := validateImportance("patch.Importance", *patch.Importance); err != nil {
+			return err
+		}
+	}
+	if patch.Tags != nil {
+		if err := validateTags("patch.Tags", *patch.Tags, lim); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// update applies a validated patch to the entry with the given ID in q's
+// transaction and returns the result, or ErrNotFound.
+func (s *Semantic) update(q *dbtx, id string, patch SemanticPatch, now time.Time) (SemanticEntry, error) {
+	e, err := s.one(q, id)
+	if err != nil {
+		return SemanticEntry{}, err
+	}
+	contentChanged := patch.Content != nil && *patch.Content != e.Content
+	if patch.Content != nil {
+		e.Content = *patch.Content
+	}
+	switch {
+	case patch.Summary != nil && strings.TrimSpace(*patch.Summary) != "":
+		e.Summary = *patch.Summary
+	case patch.Summary != nil || contentChanged:
+		// A cleared summary, or new content without a new summary:
+		// derive it again so memory.md does not show stale text.
+		e.Summary = summarize(e.Content)
+	}
+	if patch.Importance != nil {
+		e.Importance = *patch.Importance
+	}
+	if patch.Verified != nil {
+		e.Verified = *patch.Verified
+	}
+	if patch.Tags != nil {
+		e.Tags = cloneStrings(*patch.Tags)
+	}
+	e.UpdatedAt = now
+	tags := encodeTags(e.Tags)
+	terms, ntok := semanticTerms(e.Content, tags)
+	_, err = q.exec(`UPDATE semantic_memory SET content = ?, summary = ?, importance = ?, verified = ?,
+		tags = ?, content_hash = ?, updated_at = ?, terms = ?, ntok = ? WHERE agent_id = ? AND id = ?`,
+		e.Content, e.Summary, e.Importance, e.Verified, tags, contentHash(e.Content),
+		ms(now), terms, ntok, s.m.agent, id)
+	return e, err
 }
 
 // Delete removes the entry with the given ID, its full-text entry and its

@@ -28,12 +28,16 @@ const (
 	// TypeFact is a subject–predicate–object fact (see [Facts]): search
 	// finds the facts that hold now.
 	TypeFact MemoryType = "fact"
+	// TypeDocument is a chunk of a markdown document (see [Memory.Ingest]):
+	// search finds chunks by their title, heading path, text and tags,
+	// and a result names where the chunk was found (see [Result].Source).
+	TypeDocument MemoryType = "document"
 )
 
 // Validate returns an error matching [ErrInvalid] unless t is a known type.
 func (t MemoryType) Validate() error {
 	switch t {
-	case TypeSemantic, TypeEpisodic, TypeProcedural, TypeWorking, TypeSnapshot, TypeFact:
+	case TypeSemantic, TypeEpisodic, TypeProcedural, TypeWorking, TypeSnapshot, TypeFact, TypeDocument:
 		return nil
 	}
 	return invalid("memory type", "unknown memory type %q", string(t))
@@ -299,6 +303,10 @@ type BootstrapResult struct {
 	ActiveProcedures []Procedure // best success rate first
 	Working          []WorkingItem
 	BootstrappedAt   time.Time
+	// MarkdownImport is what reading memory.md back did (see
+	// [Memory.ImportMarkdown]), or nil when the file had not changed
+	// since engram wrote it (or with [MarkdownExport]).
+	MarkdownImport *MarkdownReport
 }
 
 // Stats counts what a Memory holds.
@@ -308,6 +316,7 @@ type Stats struct {
 	Snapshots  int
 	Procedures int
 	Facts      int // every fact, current or not
+	Documents  int // document chunks (see [Memory.Ingest])
 	Links      int
 	Working    int
 	Archived   int // memories compaction archived (see [Memory.Restore])
@@ -348,6 +357,7 @@ type Config struct {
 	Limits         Limits
 	Storage        StorageConfig
 	History        HistoryConfig
+	Markdown       MarkdownConfig
 }
 
 // WorkingConfig configures the working set.
@@ -363,6 +373,31 @@ type SemanticConfig struct {
 	// ImportanceThreshold is the importance a working item needs for
 	// [Memory.Flush] to keep it in semantic memory. Default 0.7.
 	ImportanceThreshold float64
+}
+
+// MarkdownMode says when memory.md is written and read back.
+type MarkdownMode string
+
+// Markdown modes, as in the seed.
+const (
+	// MarkdownSync (the seed's Mode A, the default) writes memory.md
+	// whenever the database changes what it shows ([Memory.Flush],
+	// [Memory.Bootstrap]) and reads a person's edits back first: at
+	// Bootstrap, at Flush and on [Memory.ImportMarkdown].
+	MarkdownSync MarkdownMode = "sync"
+	// MarkdownExport (Mode B) writes memory.md only when asked
+	// ([Memory.ExportMarkdown]) and never reads it back by itself;
+	// [Memory.ImportMarkdown] still reads edits when called.
+	MarkdownExport MarkdownMode = "export"
+)
+
+// MarkdownConfig configures memory.md and document ingestion.
+type MarkdownConfig struct {
+	// Mode is MarkdownSync (default) or MarkdownExport.
+	Mode MarkdownMode
+	// MaxFileBytes bounds a markdown file that ImportMarkdown or Ingest
+	// reads; a larger one is reported and not read. Default 4 MiB.
+	MaxFileBytes int
 }
 
 // EpisodicConfig configures episodic memory.
@@ -483,9 +518,10 @@ func DefaultConfig() Config {
 			NoiseWeight: 0.02, NoiseStdDev: 0.05, NoiseSeed: 1, RetrievalSoftcap: 10,
 			Threshold: 0.5, PerKind: 5,
 		},
-		Limits:  Limits{MaxContentBytes: 64 << 10, MaxTags: 32, MaxTagBytes: 64, MaxFactBytes: 1 << 10},
-		Storage: StorageConfig{Synchronous: SyncNormal, BusyTimeout: 5 * time.Second, CacheMiB: 64, ReadConns: 4},
-		History: HistoryConfig{Enabled: true, Retention: 365 * day},
+		Limits:   Limits{MaxContentBytes: 64 << 10, MaxTags: 32, MaxTagBytes: 64, MaxFactBytes: 1 << 10},
+		Storage:  StorageConfig{Synchronous: SyncNormal, BusyTimeout: 5 * time.Second, CacheMiB: 64, ReadConns: 4},
+		History:  HistoryConfig{Enabled: true, Retention: 365 * day},
+		Markdown: MarkdownConfig{Mode: MarkdownSync, MaxFileBytes: 4 << 20},
 	}
 }
 
@@ -524,6 +560,8 @@ func (c Config) clone() Config {
 //     each, and no synonym leading to another
 //   - Storage.BusyTimeout [0, 1h]; CacheMiB [1, 4096]; ReadConns [1, 64]
 //   - History.Retention (0, MaxDays days] when History.Enabled
+//   - Markdown.Mode: MarkdownSync or MarkdownExport; Markdown.MaxFileBytes
+//     [1 KiB, 256 MiB]
 func (c Config) Validate() error {
 	type check struct {
 		ok    bool
@@ -580,6 +618,8 @@ func (c Config) Validate() error {
 		{between(c.Storage.CacheMiB, 1, 4096), "Storage.CacheMiB", "must be in [1, 4096]"},
 		{between(c.Storage.ReadConns, 1, 64), "Storage.ReadConns", "must be in [1, 64]"},
 		{!c.History.Enabled || positiveUpTo(c.History.Retention, MaxDays*day), "History.Retention", "must be in (0, 36500 days]"},
+		{slices.Contains([]MarkdownMode{MarkdownSync, MarkdownExport}, c.Markdown.Mode), "Markdown.Mode", "must be \"sync\" or \"export\""},
+		{between(c.Markdown.MaxFileBytes, 1<<10, 256<<20), "Markdown.MaxFileBytes", "must be in [1 KiB, 256 MiB]"},
 	}
 	for _, ch := range checks {
 		if !ch.ok {

@@ -90,9 +90,9 @@ type vectors struct {
 	written int
 	touched bool
 	undo    rollbackScope
-	// putIdx indexes the semantic vectors of puts, for similar: made on
-	// its first use in the transaction, then kept in step by put.
-	putIdx *vecindex.Index
+	// putIdx indexes the vectors of puts by kind, for similar: each made
+	// on its first use in the transaction, then kept in step by put.
+	putIdx map[MemoryType]*vecindex.Index
 }
 
 type vectorKey struct {
@@ -361,6 +361,15 @@ func (v *vectors) nameCachedRows(q *dbtx) error {
 	held := map[string]bool{}   // the hashes of the texts whose vector a row holds, as hex
 	wanted := map[string]bool{} // those of the texts of the other memories, live or archived
 	for _, vk := range vectorKinds {
+		// A kind whose vectors came in a later step (documents, step 3)
+		// has none to name yet.
+		var made bool
+		if err := q.queryRow(`SELECT EXISTS (SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = ?)`, []any{vk.vec}, &made); err != nil {
+			return err
+		}
+		if !made {
+			continue
+		}
 		rows, err := q.query(`SELECT t.pk, ` + vk.textOver("t") + `, t.pk IN (SELECT rowid FROM ` + vk.vec + `) FROM ` + vk.table + ` t`)
 		if err != nil {
 			return err
@@ -643,8 +652,8 @@ func (v *vectors) put(q *dbtx, typ MemoryType, pk int64, e embedded, replace boo
 	v.begin(q)
 	v.puts[vectorKey{typ, pk}] = e.vec
 	v.written++
-	if typ == TypeSemantic && v.putIdx != nil {
-		v.putIdx.Put(pk, e.vec)
+	if x := v.putIdx[typ]; x != nil {
+		x.Put(pk, e.vec)
 	}
 	v.own++
 	return nil
@@ -1152,10 +1161,10 @@ func (m *Memory) putNew(q *dbtx, typ MemoryType, pk int64, es []embedded, i int)
 	return m.vectors.put(q, typ, pk, es[i], false)
 }
 
-// similar returns up to n of the agent's semantic entries other than pk
-// whose vectors' cosine similarity with vec is at least threshold, most
-// similar first, in q's transaction.
-func (v *vectors) similar(q *dbtx, pk int64, vec []float32, threshold float64, n int) ([]similarDoc, error) {
+// similar returns up to n of the agent's rows of kind k (semantic entries,
+// document chunks) other than pk whose vectors' cosine similarity with
+// vec is at least threshold, most similar first, in q's transaction.
+func (v *vectors) similar(q *dbtx, k *kind, pk int64, vec []float32, threshold float64, n int) ([]similarDoc, error) {
 	if err := q.changes(); err != nil { // the drops so far count in own
 		return nil, err
 	}
@@ -1165,9 +1174,9 @@ func (v *vectors) similar(q *dbtx, pk int64, vec []float32, threshold float64, n
 		return nil, err
 	}
 	v.mu.RLock()
-	hits := v.idx[TypeSemantic].Near(vec, float32(threshold), n+1+len(v.drops))
+	hits := v.idx[k.typ].Near(vec, float32(threshold), n+1+len(v.drops))
 	v.mu.RUnlock()
-	hits = v.ownHits(hits, vec, threshold, n+1)
+	hits = v.ownHits(k.typ, hits, vec, threshold, n+1)
 	var pks []int64
 	sims := map[int64]float64{}
 	for _, h := range hits {
@@ -1180,7 +1189,7 @@ func (v *vectors) similar(q *dbtx, pk int64, vec []float32, threshold float64, n
 		return nil, nil
 	}
 	list, _ := json.Marshal(pks)
-	rows, err := q.query(`SELECT s.pk, s.id FROM json_each(?1) j CROSS JOIN semantic_memory s ON s.pk = j.value
+	rows, err := q.query(`SELECT s.pk, s.id FROM json_each(?1) j CROSS JOIN `+k.table+` s ON s.pk = j.value
 		WHERE s.agent_id = ?2`, string(list), v.m.agent)
 	if err != nil {
 		return nil, err
@@ -1198,28 +1207,32 @@ func (v *vectors) similar(q *dbtx, pk int64, vec []float32, threshold float64, n
 	return docs, nil
 }
 
-// ownHits corrects the index's semantic hits for vec with what v's
+// ownHits corrects the index's hits of kind typ for vec with what v's
 // transaction did, which reaches the index only when it commits (see
 // finish): the vectors it dropped or wrote again go, and its own vectors
 // at least threshold alike, up to n, come in. Best first, then by pk.
-func (v *vectors) ownHits(hits []vecindex.Hit, vec []float32, threshold float64, n int) []vecindex.Hit {
+func (v *vectors) ownHits(typ MemoryType, hits []vecindex.Hit, vec []float32, threshold float64, n int) []vecindex.Hit {
 	if len(v.puts) == 0 && len(v.drops) == 0 {
 		return hits
 	}
 	hits = slices.DeleteFunc(hits, func(h vecindex.Hit) bool {
-		key := vectorKey{TypeSemantic, h.ID}
+		key := vectorKey{typ, h.ID}
 		_, put := v.puts[key]
 		return v.drops[key] || put
 	})
-	if v.putIdx == nil {
-		v.putIdx = vecindex.New(v.dims)
+	if v.putIdx[typ] == nil {
+		if v.putIdx == nil {
+			v.putIdx = map[MemoryType]*vecindex.Index{}
+		}
+		x := vecindex.New(v.dims)
 		for key, w := range v.puts {
-			if key.typ == TypeSemantic {
-				v.putIdx.Put(key.pk, w)
+			if key.typ == typ {
+				x.Put(key.pk, w)
 			}
 		}
+		v.putIdx[typ] = x
 	}
-	hits = append(hits, v.putIdx.Near(vec, float32(threshold), n)...)
+	hits = append(hits, v.putIdx[typ].Near(vec, float32(threshold), n)...)
 	slices.SortFunc(hits, func(a, b vecindex.Hit) int {
 		return cmp.Or(cmp.Compare(b.Cosine, a.Cosine), cmp.Compare(a.ID, b.ID))
 	})

@@ -93,6 +93,9 @@ func TestTier2CacheOfSchema5IsMigrated(t *testing.T) {
 	}
 	live := 0
 	for _, vk := range vectorKinds {
+		if vk == documentKind {
+			continue // no table before schema v9
+		}
 		rows, err := db.Query(`SELECT pk, ` + vk.textOver("t") + ` FROM ` + vk.table + ` t`)
 		if err != nil {
 			t.Fatal(err)
