@@ -24,7 +24,8 @@ import (
 // truncation; the text then leaves the log at the next checkpoint.)
 
 // Forget erases the memory or fact with the given ID, current or archived,
-// with everything derived from it (see above); its history keeps one entry
+// with everything derived from it (see above; a memory.md.kept that an
+// import of memory.md left is removed); its history keeps one entry
 // of operation [OpForget] without content, which says that it was
 // forgotten and when. It returns [ErrNotFound] if the agent has no memory,
 // archived memory or history with that ID, an error matching [ErrInvalid]
@@ -54,6 +55,10 @@ func (m *Memory) Forget(ctx context.Context, id string) error {
 			types = append(types, got...)
 		}
 		if _, err := q.exec(`DELETE FROM zettel_links WHERE agent_id = ?1 AND (source_id = ?2 OR target_id = ?2)`, m.agent, id); err != nil {
+			return err
+		}
+		// The line memory.md last showed of it (see markdown_import.go).
+		if _, err := q.exec(`DELETE FROM markdown_lines WHERE agent_id = ? AND id = ?`, m.agent, id); err != nil {
 			return err
 		}
 		got, err := deleteReturningType(q, `DELETE FROM history WHERE agent_id = ? AND id = ? RETURNING memory_type`, m.agent, id)
@@ -137,12 +142,17 @@ func (m *Memory) forgetArchived(q *dbtx, where string, arg any) ([]MemoryType, e
 	return deleteReturningType(q, `DELETE FROM archive WHERE agent_id = ?1 AND `+where+` RETURNING memory_type`, m.agent, arg)
 }
 
-// afterForget writes memory.md again without what was forgotten, then
-// checkpoints the write-ahead log into the database and truncates it.
+// afterForget writes memory.md again without what was forgotten (and
+// removes the copy of it an import kept, memory.md.kept, which may show
+// it), then checkpoints the write-ahead log into the database and
+// truncates it.
 func (m *Memory) afterForget(ctx context.Context) error {
 	if m.mdPath != "" {
 		if _, err := m.writeMarkdown(ctx); err != nil {
 			return err
+		}
+		if err := removeIfExists(m.mdPath + keptSuffix); err != nil {
+			return &DatabaseError{Op: "forget", Err: err}
 		}
 	}
 	return m.db.checkpoint(ctx)
@@ -153,7 +163,7 @@ func (m *Memory) afterForget(ctx context.Context) error {
 // file (memories of every kind, archive, links, facts and aliases,
 // extraction rules, pending embeddings, statistics, history, its meta
 // entries) and the embeddings cached for its texts alone, all in one
-// transaction, then its memory.md. When the file is the agent's own (its
+// transaction, then its memory.md (and memory.md.kept). When the file is the agent's own (its
 // directory under a base directory, or a file no other agent has rows in)
 // the database files go too, and the agent's directory when that leaves
 // it empty; a file shared with other agents stays, without a trace of the
@@ -185,7 +195,7 @@ func (m *Memory) ForgetAgent(ctx context.Context) error {
 	}
 	errs := []error{m.closeErr}
 	if m.mdPath != "" {
-		errs = append(errs, removeIfExists(m.mdPath))
+		errs = append(errs, removeIfExists(m.mdPath), removeIfExists(m.mdPath+keptSuffix))
 	}
 	if m.dbPath != "" && !others {
 		for _, suffix := range []string{"", "-wal", "-shm"} {

@@ -40,3 +40,30 @@ func TestKindColumnsAreTheTables(t *testing.T) {
 		}
 	}
 }
+
+// TestDeletesLeaveNoTerms checks that every kind's full-text index takes a
+// deleted row's terms out (FTS5's secure-delete), or is one whose deletes
+// Forget merges away (kind.tombstones): forgotten words must not stay in
+// the index.
+func TestDeletesLeaveNoTerms(t *testing.T) {
+	m, err := New(Tier1, InMemory())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	for _, k := range kinds {
+		if k.fts == "" || k.tombstones {
+			continue
+		}
+		var on string
+		err := m.db.read(context.Background(), "test.fts", func(q *dbtx) error {
+			return q.queryRow(`SELECT coalesce((SELECT v FROM `+k.fts+`_config WHERE k = 'secure-delete'), '0')`, nil, &on)
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if on != "1" {
+			t.Errorf("%s: %s has no secure-delete", k.typ, k.fts)
+		}
+	}
+}

@@ -48,6 +48,10 @@ const MarkdownImportance = 0.7
 // archive's reason for an entry whose line was removed.
 const markdownSource = "memory.md"
 
+// keptSuffix names the copy of memory.md an import keeps (see
+// MarkdownReport.KeptAt).
+const keptSuffix = ".kept"
+
 // MarkdownReport says what [Memory.ImportMarkdown] did with memory.md.
 type MarkdownReport struct {
 	// Changed says the file differed from what engram last wrote; when
@@ -318,7 +322,7 @@ func (m *Memory) keepMarkdown(rep *MarkdownReport, data []byte) error {
 	if !rep.needsKeeping() {
 		return nil
 	}
-	rep.KeptAt = m.mdPath + ".kept"
+	rep.KeptAt = m.mdPath + keptSuffix
 	if _, err := writeFileAtomic(rep.KeptAt, data); err != nil {
 		return fmt.Errorf("engram: keeping memory.md: %w", err)
 	}

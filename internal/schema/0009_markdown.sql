@@ -55,6 +55,8 @@ CREATE VIRTUAL TABLE document_fts USING fts5(
     tokenize = 'porter unicode61'
 );
 CREATE VIRTUAL TABLE document_vocab USING fts5vocab(document_fts, 'row');
+-- A deleted chunk's terms leave the index (see 0008_history.sql).
+INSERT INTO document_fts (document_fts, rank) VALUES ('secure-delete', 1);
 
 CREATE TRIGGER document_ai AFTER INSERT ON document_chunks BEGIN
     INSERT INTO document_fts (rowid, title, heading, content, tags, agent_tok)
