@@ -244,6 +244,14 @@ func (a *accessLog) unwrittenOf(k MemoryType, version int64) map[string]accessNo
 	return out
 }
 
+// discard drops the notes not written yet: those of an agent whose memory
+// is gone (see ForgetAgent), which writing would bring back in part.
+func (a *accessLog) discard() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.pending = nil
+}
+
 // count returns how many memories have notes not written.
 func (a *accessLog) count() int {
 	a.mu.Lock()

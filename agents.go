@@ -5,9 +5,11 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 )
 
@@ -111,8 +113,21 @@ func agentTables(q *dbtx) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	return scanAll(rows, scanString)
+	names, err := scanAll(rows, scanString)
+	if err != nil {
+		return nil, err
+	}
+	// The names go into SQL: a file whose schema holds any other name is
+	// not one engram made.
+	for _, n := range names {
+		if !tableName.MatchString(n) {
+			return nil, fmt.Errorf("table %q is not engram's: %w", n, ErrNotEngram)
+		}
+	}
+	return names, nil
 }
+
+var tableName = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
 
 func scanString(r scanner) (string, error) {
 	var s string

@@ -756,3 +756,34 @@ func (h *heapWriter) kib() []uint64 {
 	}
 	return out
 }
+
+// TestImportHistoryOfSkippedMemories: the history of a memory that
+// ConflictSkip left out is left out too, so the agent's history of it ends
+// on what it holds.
+func TestImportHistoryOfSkippedMemories(t *testing.T) {
+	ctx := context.Background()
+	clock := testutil.NewClock(exStart)
+	src := exOpen(t, testutil.TempDB(t), "default", clock, nil)
+	id, err := src.Semantic().Store(ctx, engram.SemanticEntry{ID: "shared-id", Content: "theirs", Importance: 0.5})
+	require.NoError(t, err)
+	file := exExport(t, src, engram.ExportOptions{History: true})
+
+	dst := exOpen(t, testutil.TempDB(t), "default", testutil.NewClock(clock.Now()), nil)
+	_, err = dst.Semantic().Store(ctx, engram.SemanticEntry{ID: id, Content: "mine", Importance: 0.5})
+	require.NoError(t, err)
+	rep, err := dst.Import(ctx, bytes.NewReader(file), engram.ImportOptions{Conflict: engram.ConflictSkip})
+	require.NoError(t, err)
+	require.Equal(t, 1, rep.Skipped["history"])
+	h, err := dst.History(ctx, id)
+	require.NoError(t, err)
+	require.Len(t, h, 1)
+	require.Contains(t, string(h[0].After), `"mine"`)
+
+	rep, err = dst.Import(ctx, bytes.NewReader(file), engram.ImportOptions{Conflict: engram.ConflictReplace})
+	require.NoError(t, err)
+	h, err = dst.History(ctx, id)
+	require.NoError(t, err)
+	require.Len(t, h, 2, "its own history, then the file's")
+	require.Contains(t, string(h[0].After), `"mine"`)
+	require.Contains(t, string(h[1].After), `"theirs"`)
+}

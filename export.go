@@ -21,8 +21,8 @@ type ExportOptions struct {
 	// so that an import by the same model need not embed again.
 	Vectors bool
 	// History adds the agent's history of changes (history records),
-	// oldest first. An import of the file then brings that history, in
-	// place of recording the import.
+	// oldest first. An import of the file brings each memory's history
+	// in place of the entry that records its import.
 	History bool
 }
 

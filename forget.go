@@ -27,10 +27,13 @@ import (
 // with everything derived from it (see above; a memory.md.kept that an
 // import of memory.md left is removed); its history keeps one entry
 // of operation [OpForget] without content, which says that it was
-// forgotten and when. It returns [ErrNotFound] if the agent has no memory,
+// forgotten and when; the working set drops the copy Recall put there. It
+// returns [ErrNotFound] if the agent has no memory,
 // archived memory or history with that ID, an error matching [ErrInvalid]
 // for a malformed ID, [ErrClosed] after Close and a [*DatabaseError] when
-// SQLite fails.
+// SQLite fails, in which case nothing was erased. Once the memory is
+// erased, a failure to write memory.md again or to checkpoint is returned
+// as a [*DatabaseError] about what was left to do.
 func (m *Memory) Forget(ctx context.Context, id string) error {
 	if err := validateID("id", id); err != nil {
 		return err
@@ -79,6 +82,10 @@ func (m *Memory) Forget(ctx context.Context, id string) error {
 	if err != nil {
 		return err
 	}
+	// The working set's copy of it, if Recall put one there.
+	for _, k := range kinds {
+		_ = m.working.Remove(RecalledID(k.typ, id)) // ErrNotFound: none
+	}
 	return m.afterForget(ctx)
 }
 
@@ -110,7 +117,9 @@ func deleteReturningType(q *dbtx, query string, args ...any) ([]MemoryType, erro
 // forgetArchived deletes the agent's archive entries that where selects
 // (an SQL condition, with the agent as ?1 and arg as ?2), and the copies of
 // their embeddings the embedding cache keeps for Restore, whatever the
-// model; it returns the entries' types.
+// model; it returns the entries' types. The cache is shared by the file's
+// agents and keyed by text: another agent's archived memory of the same
+// text loses its copy too, and is embedded again if it is restored.
 func (m *Memory) forgetArchived(q *dbtx, where string, arg any) ([]MemoryType, error) {
 	var hashes []string
 	for _, k := range kinds {
@@ -147,62 +156,70 @@ func (m *Memory) forgetArchived(q *dbtx, where string, arg any) ([]MemoryType, e
 // it), then checkpoints the write-ahead log into the database and
 // truncates it.
 func (m *Memory) afterForget(ctx context.Context) error {
+	var errs []error
 	if m.mdPath != "" {
-		if _, err := m.writeMarkdown(ctx); err != nil {
-			return err
-		}
-		if err := removeIfExists(m.mdPath + keptSuffix); err != nil {
-			return &DatabaseError{Op: "forget", Err: err}
-		}
+		_, err := m.writeMarkdown(ctx)
+		errs = append(errs, err, removeIfExists(m.mdPath+keptSuffix))
 	}
-	return m.db.checkpoint(ctx)
+	errs = append(errs, m.db.checkpoint(ctx))
+	return dbErr("forget", errors.Join(errs...))
 }
 
 // ForgetAgent erases every memory of m's agent and everything engram keeps
 // about it, then closes m: every row of the agent in every table of the
 // file (memories of every kind, archive, links, facts and aliases,
-// extraction rules, pending embeddings, statistics, history, its meta
-// entries) and the embeddings cached for its texts alone, all in one
-// transaction, then its memory.md (and memory.md.kept). When the file is the agent's own (its
-// directory under a base directory, or a file no other agent has rows in)
-// the database files go too, and the agent's directory when that leaves
-// it empty; a file shared with other agents stays, without a trace of the
-// agent (see the comment at the top of forget.go).
+// extraction rules, pending embeddings, statistics, history, memory.md's
+// record, its meta entries) and the embeddings cached for its archived
+// texts, all in one transaction, then its memory.md (and memory.md.kept).
+// In the directory layout (a base directory, see [WithDir]) the agent's
+// database files go too, unless another agent has rows in them, and its
+// directory when that leaves it empty; a file given by [WithPath] stays,
+// without a trace of the agent (see the comment at the top of forget.go),
+// since other agents may use it.
 //
 // Close every other Memory of the agent first, in this process and in
-// others: one left open would keep what it holds in memory. It returns
-// [ErrClosed] after Close, a [*DatabaseError] when SQLite or the file
-// system fails (having erased the rows, a failure to remove a file is
-// reported but m is closed all the same).
+// others: one left open would keep what it holds in memory, and write it
+// back. One still open in this process is refused with an error matching
+// [ErrInvalid]; don't use m while ForgetAgent runs.
+//
+// It returns [ErrClosed] after Close, an error matching [ErrInvalid] for
+// an invalid actor or reason in ctx or another open Memory of the agent, a
+// [*DatabaseError] when SQLite fails; on these errors nothing was erased
+// and m stays open. Once the rows are erased m is closed, and an error
+// after that (a checkpoint, a file that cannot be removed) is a
+// [*DatabaseError] about what was left to do.
 func (m *Memory) ForgetAgent(ctx context.Context) error {
-	err := ErrClosed
+	if m.db.closed.Load() {
+		return ErrClosed
+	}
+	if n := openAgents.get(m); n > 1 {
+		return invalid("ForgetAgent", "%d other Memories of agent %q are open on %s in this process: close them first", n-1, m.agent, m.dbPath)
+	}
 	var others bool
-	m.closeOnce.Do(func() {
-		m.access.stop()
-		m.stems.stop()
-		err = m.write(ctx, "forget.agent", func(q *dbtx) (err error) {
-			others, err = m.eraseAgent(q)
-			return err
-		})
-		if err == nil {
-			err = m.db.checkpoint(ctx)
-		}
-		m.closeErr = m.db.close()
-		m.working.clearOnClose()
+	err := m.write(ctx, "forget.agent", func(q *dbtx) (err error) {
+		others, err = m.eraseAgent(q)
+		return err
 	})
 	if err != nil {
 		return err
 	}
-	errs := []error{m.closeErr}
+	errs := []error{m.db.checkpoint(ctx)}
+	m.closeOnce.Do(func() {
+		m.access.stop()
+		m.stems.stop()
+		m.access.discard()
+		m.closeErr = m.db.close()
+		m.working.clearOnClose()
+		openAgents.add(m, -1)
+	})
+	errs = append(errs, m.closeErr)
 	if m.mdPath != "" {
 		errs = append(errs, removeIfExists(m.mdPath), removeIfExists(m.mdPath+keptSuffix))
 	}
-	if m.dbPath != "" && !others {
+	if m.agentDir != "" && !others {
 		for _, suffix := range []string{"", "-wal", "-shm"} {
 			errs = append(errs, removeIfExists(m.dbPath+suffix))
 		}
-	}
-	if m.agentDir != "" {
 		// Only when empty: a directory holding anything else stays.
 		if left, err := os.ReadDir(m.agentDir); err == nil && len(left) == 0 {
 			errs = append(errs, removeIfExists(m.agentDir))

@@ -275,3 +275,50 @@ func TestForgetOneMemoryEverywhere(t *testing.T) {
 	assert.NotContains(t, string(mdText), alone)
 	require.NoError(t, m.CheckIntegrity(ctx))
 }
+
+func TestForgetAgentInASharedFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "shared.db")
+	ctx := context.Background()
+	bob := testutil.OpenPath(t, path, "bob") // open, but nothing written yet
+	ada, err := engram.New(engram.Tier1, engram.WithPath(path), engram.WithAgent("ada"))
+	require.NoError(t, err)
+	_, err = ada.Semantic().Store(ctx, engram.SemanticEntry{Content: "ada's note", Importance: 0.5})
+	require.NoError(t, err)
+
+	// A failed ForgetAgent erases nothing and leaves the Memory open.
+	err = ada.ForgetAgent(engram.ContextWithActor(ctx, "two\nlines"))
+	require.ErrorIs(t, err, engram.ErrInvalid)
+	second, err := engram.New(engram.Tier1, engram.WithPath(path), engram.WithAgent("ada"))
+	require.NoError(t, err)
+	_, err = second.Search(ctx, engram.SearchOptions{Query: "note"}) // notes an access
+	require.NoError(t, err)
+	require.ErrorIs(t, ada.ForgetAgent(ctx), engram.ErrInvalid, "another Memory of the agent is open")
+	require.NoError(t, second.Close())
+	st, err := ada.Stats(ctx)
+	require.NoError(t, err)
+	require.Equal(t, 1, st.Semantic, "nothing was erased")
+
+	require.NoError(t, ada.ForgetAgent(ctx))
+	// The file stays for bob, who writes after ada is gone.
+	id, err := bob.Semantic().Store(ctx, engram.SemanticEntry{Content: "bob's note", Importance: 0.5})
+	require.NoError(t, err)
+	require.NoError(t, bob.Close())
+	again := testutil.OpenPath(t, path, "bob")
+	_, err = again.Semantic().Get(ctx, id)
+	require.NoError(t, err)
+	assert.Empty(t, agentTraces(t, path, "ada"))
+}
+
+func TestForgetDropsTheRecalledCopy(t *testing.T) {
+	m := testutil.Open(t)
+	ctx := context.Background()
+	id, err := m.Semantic().Store(ctx, engram.SemanticEntry{Content: "The kayak is stored in the blue shed", Importance: 0.9})
+	require.NoError(t, err)
+	_, err = m.Recall(ctx, "where is the kayak stored")
+	require.NoError(t, err)
+	_, err = m.Working().Get(engram.RecalledID(engram.TypeSemantic, id))
+	require.NoError(t, err, "Recall put it in the working set")
+	require.NoError(t, m.Forget(ctx, id))
+	_, err = m.Working().Get(engram.RecalledID(engram.TypeSemantic, id))
+	assert.ErrorIs(t, err, engram.ErrNotFound)
+}

@@ -12,10 +12,12 @@ import (
 
 // History is every change to a memory or a fact, kept in the database
 // (table history) in the transaction that made it. Nothing that writes a
-// row has to remember it: triggers on the writer connection, made from the
-// registry of kinds (see kind.cols), append an entry for every insert, every
-// change of a recorded field and every delete of a memory row, whatever
-// statement made it. What the trigger cannot know (the operation, when it
+// row has to remember it: triggers on the writer connection of a Memory
+// that records history, made from the registry of kinds (see kind.cols),
+// append an entry for every insert, every change of a recorded field and
+// every delete of a memory row, whatever statement made it. (A Memory
+// with history off, or a program writing the file without engram,
+// records nothing.) What the trigger cannot know (the operation, when it
 // is more than create, update or delete; the actor; the reason) it reads
 // from temp.history_ctx, a one-row table on the writer connection that
 // Memory.write fills at the start of each transaction and steps of larger
@@ -25,8 +27,8 @@ import (
 // change (access counts, retrievals), that is derived from other fields
 // (term vectors, content hashes) or that decay recomputes (resonance): a
 // search is not a change. Decay is recorded apart, once each time a
-// memory's resonance falls into a lower tenth, so a memory gets at most
-// ten decay entries however often decay runs.
+// memory's resonance falls into a lower tenth: not at every run of decay,
+// which moves it a little.
 
 // HistoryOp is what a change did to a memory.
 type HistoryOp string
@@ -35,7 +37,7 @@ type HistoryOp string
 const (
 	OpCreate    HistoryOp = "create"    // stored
 	OpUpdate    HistoryOp = "update"    // a recorded field changed
-	OpDelete    HistoryOp = "delete"    // deleted by the caller
+	OpDelete    HistoryOp = "delete"    // deleted (by the caller, or a session's oldest snapshot by engram)
 	OpArchive   HistoryOp = "archive"   // moved to the archive (compaction, decay, a removed memory.md line)
 	OpRestore   HistoryOp = "restore"   // brought back from the archive
 	OpMerge     HistoryOp = "merge"     // merged with a near-duplicate, or a fact asserted again
@@ -56,9 +58,10 @@ type HistoryEntry struct {
 	Type MemoryType
 	ID   string
 	// Before and After are the memory's recorded fields as a JSON object,
-	// before and after the change: Before is nil for a creation (and a
-	// restore or an import), After for a deletion (and an archive).
-	// Decay records {"resonance": …} only. A forget entry has neither.
+	// before and after the change: Before is nil when the memory comes
+	// into being (a creation, a restore, the import of a new memory),
+	// After when it leaves (a deletion, an archive). Decay records
+	// {"resonance": …} only. A forget entry has neither.
 	Before, After json.RawMessage
 	// Actor is who made the change: the actor of the call's context (see
 	// [ContextWithActor]), else the Memory's ([WithActor]), else the

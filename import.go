@@ -218,9 +218,9 @@ type importer struct {
 	vectors bool // the file's vectors are the embedder's
 	rules   bool // rules were written
 	// historyFrom is the last pk of the history table before the import;
-	// history says the first history record has been read.
+	// historyOf holds the memories whose history the file brings.
 	historyFrom int64
-	history     bool
+	historyOf   map[MemoryType]map[string]bool
 	// args and where are put's arguments, kept for the next row.
 	args, where []any
 }
@@ -706,19 +706,23 @@ func (im *importer) archived(k *kind, rec exchange.Record) error {
 	return err
 }
 
-// historyEntry imports an entry of the history of changes. A file that
-// brings history brings the agent's history as it was: the entries the
-// import itself recorded until then (one per row it wrote) are dropped
-// first, so that exporting the agent again gives the same history.
+// historyEntry imports an entry of the history of changes. A memory whose
+// history the file brings gets that history after its own: the entries
+// the import itself recorded of it (its create, or its replacement) give
+// way to the file's, so that exporting the agent again gives the same
+// history. The history of a memory the import skipped (ConflictSkip) is
+// skipped too: it is another memory's.
 func (im *importer) historyEntry(rec exchange.Record) error {
-	if kindOf(MemoryType(rec.Kind)) == nil {
+	typ := MemoryType(rec.Kind)
+	if kindOf(typ) == nil {
 		return invalid("kind", "%q is not a kind of memory engram stores", rec.Kind)
 	}
 	vals, err := im.decode(historyTable.table, historyTable.cols, rec.Row, true, false, "row.")
 	if err != nil {
 		return err
 	}
-	if err := validateID("row.id", str(vals["id"])); err != nil {
+	id := str(vals["id"])
+	if err := validateID("row.id", id); err != nil {
 		return err
 	}
 	if !slices.Contains(historyOps, HistoryOp(str(vals["op"]))) {
@@ -735,9 +739,20 @@ func (im *importer) historyEntry(rec exchange.Record) error {
 	if err := validateActor("row.reason", str(vals["reason"]), false); err != nil {
 		return err
 	}
-	if !im.history {
-		im.history = true
-		if _, err := im.q.exec(`DELETE FROM history WHERE agent_id = ? AND pk > ?`, im.m.agent, im.historyFrom); err != nil {
+	if im.skipped[typ][id] {
+		im.rep.Skipped[exchange.TypeHistory]++
+		return nil
+	}
+	if !im.historyOf[typ][id] {
+		if im.historyOf == nil {
+			im.historyOf = map[MemoryType]map[string]bool{}
+		}
+		if im.historyOf[typ] == nil {
+			im.historyOf[typ] = map[string]bool{}
+		}
+		im.historyOf[typ][id] = true
+		if _, err := im.q.exec(`DELETE FROM history WHERE agent_id = ? AND id = ? AND memory_type = ? AND pk > ?`,
+			im.m.agent, id, string(typ), im.historyFrom); err != nil {
 			return err
 		}
 	}

@@ -121,8 +121,53 @@ func New(tier Tier, opts ...Option) (*Memory, error) {
 		_ = db.close()
 		return nil, err
 	}
+	openAgents.add(m, 1)
 	m.log.Debug("engram: opened", "agent", m.agent, "tier", tier, "db", m.dbPath, "markdown", m.mdPath)
 	return m, nil
+}
+
+// openAgents counts the Memories open in the process by file and agent,
+// for ForgetAgent, which must be the agent's only one.
+var openAgents = agentCount{n: map[string]int{}}
+
+type agentCount struct {
+	mu sync.Mutex
+	n  map[string]int
+}
+
+// key is m's file and agent; "" in memory, where no other Memory shares
+// the database.
+func (c *agentCount) key(m *Memory) string {
+	if m.dbPath == "" {
+		return ""
+	}
+	abs, err := filepath.Abs(m.dbPath)
+	if err != nil {
+		abs = m.dbPath
+	}
+	return abs + "\x00" + m.agent
+}
+
+func (c *agentCount) add(m *Memory, d int) {
+	k := c.key(m)
+	if k == "" {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.n[k] += d; c.n[k] <= 0 {
+		delete(c.n, k)
+	}
+}
+
+func (c *agentCount) get(m *Memory) int {
+	k := c.key(m)
+	if k == "" {
+		return 1
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.n[k]
 }
 
 // open makes the Memory's parts on its open store: the stores of each
@@ -182,6 +227,7 @@ func (m *Memory) Close() error {
 		}
 		m.closeErr = m.db.close()
 		m.working.clearOnClose()
+		openAgents.add(m, -1)
 	})
 	return m.closeErr
 }
