@@ -239,22 +239,28 @@ func BenchmarkStoreSemanticBatch(b *testing.B) {
 		b.Run(fmt.Sprintf("autolink=%v", autolink), func(b *testing.B) {
 			cfg := engram.DefaultConfig()
 			cfg.Zettelkasten.Enabled = autolink
-			m, err := engram.New(engram.Tier1, engram.WithDir(b.TempDir()), engram.WithConfig(cfg))
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer m.Close()
-			ctx := context.Background()
-			entries := benchEntries(4, 1000)
-			b.ReportAllocs()
-			for b.Loop() {
-				if _, err := m.Semantic().StoreBatch(ctx, entries); err != nil {
-					b.Fatal(err)
-				}
-			}
-			b.ReportMetric(float64(b.N*len(entries))/b.Elapsed().Seconds(), "entries/s")
+			benchStoreBatch(b, cfg)
 		})
 	}
+}
+
+// benchStoreBatch stores batches of 1,000 semantic entries into an empty
+// memory of the configuration cfg, and reports entries/s.
+func benchStoreBatch(b *testing.B, cfg engram.Config) {
+	m, err := engram.New(engram.Tier1, engram.WithDir(b.TempDir()), engram.WithConfig(cfg))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer m.Close()
+	ctx := context.Background()
+	entries := benchEntries(4, 1000)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := m.Semantic().StoreBatch(ctx, entries); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.N*len(entries))/b.Elapsed().Seconds(), "entries/s")
 }
 
 func BenchmarkSnapshot(b *testing.B) {

@@ -36,21 +36,6 @@ func BenchmarkHistoryCost(b *testing.B) {
 				i++
 			}
 		})
-		b.Run(fmt.Sprintf("op=batch/history=%v", history), func(b *testing.B) {
-			m, err := engram.New(engram.Tier1, engram.WithDir(b.TempDir()), engram.WithConfig(cfg))
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer m.Close()
-			ctx := context.Background()
-			entries := benchEntries(4, 1000)
-			b.ReportAllocs()
-			for b.Loop() {
-				if _, err := m.Semantic().StoreBatch(ctx, entries); err != nil {
-					b.Fatal(err)
-				}
-			}
-			b.ReportMetric(float64(b.N*len(entries))/b.Elapsed().Seconds(), "entries/s")
-		})
+		b.Run(fmt.Sprintf("op=batch/history=%v", history), func(b *testing.B) { benchStoreBatch(b, cfg) })
 	}
 }
