@@ -18,22 +18,24 @@ import (
 // The writer connection runs with secure_delete, which overwrites what a
 // delete frees with zeros, and the full-text indexes with FTS5's
 // secure-delete, which takes a deleted row's terms out of the index
-// instead of marking them; both then checkpoint the write-ahead log into
+// instead of marking them (the snapshots' index, which keeps no texts and
+// cannot, is merged instead: see kind.tombstones); both then checkpoint the write-ahead log into
 // the database and truncate it, so that once they return the forgotten
 // text is in neither file. (A reader that holds a snapshot open blocks the
 // truncation; the text then leaves the log at the next checkpoint.)
 
 // Forget erases the memory or fact with the given ID, current or archived,
-// with everything derived from it (see above; a memory.md.kept that an
-// import of memory.md left is removed); its history keeps one entry
-// of operation [OpForget] without content, which says that it was
-// forgotten and when; the working set drops the copy Recall put there. It
-// returns [ErrNotFound] if the agent has no memory,
-// archived memory or history with that ID, an error matching [ErrInvalid]
-// for a malformed ID, [ErrClosed] after Close and a [*DatabaseError] when
-// SQLite fails, in which case nothing was erased. Once the memory is
-// erased, a failure to write memory.md again or to checkpoint is returned
-// as a [*DatabaseError] about what was left to do.
+// with everything derived from it (see above), the copy Recall put in the
+// working set, and a memory.md.kept that an import of memory.md left. Its
+// history keeps one entry of operation [OpForget] without content, which
+// says that it was forgotten and when.
+//
+// It returns [ErrNotFound] if the agent has no memory, archived memory or
+// history with that ID, an error matching [ErrInvalid] for a malformed ID
+// or an invalid actor or reason in ctx, [ErrClosed] after Close and a
+// [*DatabaseError] when SQLite fails; on these errors nothing was erased.
+// Once the memory is erased, a failure to write memory.md again or to
+// checkpoint is returned as a [*DatabaseError] about what was left to do.
 func (m *Memory) Forget(ctx context.Context, id string) error {
 	if err := validateID("id", id); err != nil {
 		return err
