@@ -32,6 +32,8 @@ func ListAgents(ctx context.Context, opts ...Option) ([]string, error) {
 		return nil, s.bad
 	case s.inMemory:
 		return nil, invalid("options", "InMemory holds no agents to list")
+	case s.path != "" && s.dir != "":
+		return nil, invalid("options", "WithPath and WithDir are exclusive")
 	case s.path != "":
 		return agentsInFile(ctx, s.path)
 	}
