@@ -896,16 +896,8 @@ func (m *Memory) PurgeArchive(ctx context.Context, olderThan time.Duration) (int
 	}
 	var n int64
 	err := m.write(ctx, "purge_archive", func(q *dbtx) error {
-		if m.vectors != nil {
-			if err := m.vectors.forgetArchived(q, `archived_at < ?2`, cutoff); err != nil {
-				return err
-			}
-		}
-		res, err := q.exec(`DELETE FROM archive WHERE agent_id = ? AND archived_at < ?`, m.agent, cutoff)
-		if err != nil {
-			return err
-		}
-		n, err = res.RowsAffected()
+		purged, err := m.forgetArchived(q, `archived_at < ?2`, cutoff)
+		n = int64(len(purged))
 		return err
 	})
 	return int(n), err

@@ -119,7 +119,8 @@ func deleteReturningType(q *dbtx, query string, args ...any) ([]MemoryType, erro
 // forgetArchived deletes the agent's archive entries that where selects
 // (an SQL condition, with the agent as ?1 and arg as ?2), and the copies of
 // their embeddings the embedding cache keeps for Restore, whatever the
-// model; it returns the entries' types. The cache is shared by the file's
+// model; it returns the entries' types. Forget, ForgetAgent and
+// PurgeArchive delete from the archive through it. The cache is shared by the file's
 // agents and keyed by text: another agent's archived memory of the same
 // text loses its copy too, and is embedded again if it is restored.
 func (m *Memory) forgetArchived(q *dbtx, where string, arg any) ([]MemoryType, error) {
@@ -133,10 +134,7 @@ func (m *Memory) forgetArchived(q *dbtx, where string, arg any) ([]MemoryType, e
 		if err != nil {
 			return nil, err
 		}
-		texts, err := scanAll(rows, func(r scanner) (string, error) {
-			var s string
-			return s, r.Scan(&s)
-		})
+		texts, err := scanAll(rows, scanString)
 		if err != nil {
 			return nil, err
 		}

@@ -222,47 +222,6 @@ func otherAgentWithVectors(q *dbtx, agent string) (string, error) {
 	return "", nil
 }
 
-// forget deletes the embedding cache's own copies of the embeddings of
-// texts (those of archived memories), in q's transaction. An entry that
-// names a row stays: the row holds its vector.
-func (v *vectors) forget(q *dbtx, texts []string) error {
-	if len(texts) == 0 {
-		return nil
-	}
-	hexes := make([]string, len(texts))
-	for i, t := range texts {
-		hexes[i] = hex.EncodeToString(textHash(t))
-	}
-	list, _ := json.Marshal(hexes) // a []string always marshals
-	_, err := q.exec(`DELETE FROM embedding_cache WHERE model = ?1 AND hash IN (SELECT unhex(value) FROM json_each(?2))
-		AND memory_pk IS NULL`, v.model, string(list))
-	return err
-}
-
-// forgetArchived deletes the embedding cache's entries for the texts of
-// the agent's archived memories that archived rows selects (an SQL
-// condition on the archive, with the agent as ?1 and arg as ?2), before
-// they are purged.
-func (v *vectors) forgetArchived(q *dbtx, where string, arg any) error {
-	var texts []string
-	for _, vk := range vectorKinds {
-		rows, err := q.query(`SELECT coalesce(`+overJSON(vk.text, "row")+`, '') FROM archive WHERE agent_id = ?1 AND memory_type = ?3 AND `+where,
-			v.m.agent, arg, string(vk.typ))
-		if err != nil {
-			return err
-		}
-		got, err := scanAll(rows, func(r scanner) (string, error) {
-			var s string
-			return s, r.Scan(&s)
-		})
-		if err != nil {
-			return err
-		}
-		texts = append(texts, got...)
-	}
-	return v.forget(q, texts)
-}
-
 // vectorChunk is how many vectors a vec0 chunk holds. vec0 keeps a
 // chunk's vectors in one blob and writes a vector into it through
 // SQLite's incremental blob I/O, which walks the blob's overflow pages
