@@ -27,13 +27,14 @@ func ListAgents(ctx context.Context, opts ...Option) ([]string, error) {
 	for _, o := range opts {
 		o(&s)
 	}
+	if s.bad == nil {
+		s.bad = s.validateWhere()
+	}
 	switch {
 	case s.bad != nil:
 		return nil, s.bad
 	case s.inMemory:
 		return nil, invalid("options", "InMemory holds no agents to list")
-	case s.path != "" && s.dir != "":
-		return nil, invalid("options", "WithPath and WithDir are exclusive")
 	case s.path != "":
 		return agentsInFile(ctx, s.path)
 	}

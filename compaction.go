@@ -815,11 +815,7 @@ func (m *Memory) Restore(ctx context.Context, id string) error {
 		if err != nil {
 			return err
 		}
-		types, err := scanAll(rows, func(r scanner) (MemoryType, error) {
-			var t MemoryType
-			err := r.Scan(&t)
-			return t, err
-		})
+		types, err := scanAll(rows, scanMemoryType)
 		if err != nil {
 			return err
 		}

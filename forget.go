@@ -109,11 +109,13 @@ func deleteReturningType(q *dbtx, query string, args ...any) ([]MemoryType, erro
 	if err != nil {
 		return nil, err
 	}
-	return scanAll(rows, func(r scanner) (MemoryType, error) {
-		var t MemoryType
-		err := r.Scan(&t)
-		return t, err
-	})
+	return scanAll(rows, scanMemoryType)
+}
+
+func scanMemoryType(r scanner) (MemoryType, error) {
+	var t MemoryType
+	err := r.Scan(&t)
+	return t, err
 }
 
 // forgetArchived deletes the agent's archive entries that where selects
@@ -203,16 +205,9 @@ func (m *Memory) ForgetAgent(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	errs := []error{m.db.checkpoint(ctx)}
-	m.closeOnce.Do(func() {
-		m.access.stop()
-		m.stems.stop()
-		m.access.discard()
-		m.closeErr = m.db.close()
-		m.working.clearOnClose()
-		openAgents.add(m, -1)
-	})
-	errs = append(errs, m.closeErr)
+	// The notes of accesses not written are of rows that are gone:
+	// writing them would bring the agent's access counter back.
+	errs := []error{m.db.checkpoint(ctx), m.close(true)}
 	if m.mdPath != "" {
 		errs = append(errs, removeIfExists(m.mdPath), removeIfExists(m.mdPath+keptSuffix))
 	}

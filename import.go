@@ -733,12 +733,6 @@ func (im *importer) historyEntry(rec exchange.Record) error {
 			return invalid("row."+f, "is not a JSON object or null")
 		}
 	}
-	if err := validateActor("row.actor", str(vals["actor"]), true); err != nil {
-		return err
-	}
-	if err := validateActor("row.reason", str(vals["reason"]), false); err != nil {
-		return err
-	}
 	if im.skipped[typ][id] {
 		im.rep.Skipped[exchange.TypeHistory]++
 		return nil

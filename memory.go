@@ -218,11 +218,17 @@ func (m *Memory) open(s settings) error {
 // yet. When it cannot (a read-only or full disk, another process holding
 // the write lock past the busy timeout), it logs them as lost at warn
 // level and still closes: bookkeeping never makes Close fail.
-func (m *Memory) Close() error {
+func (m *Memory) Close() error { return m.close(false) }
+
+// close is Close; with discard, the access counts not written are dropped
+// instead (see ForgetAgent).
+func (m *Memory) close(discard bool) error {
 	m.closeOnce.Do(func() {
 		m.access.stop()
 		m.stems.stop()
-		if err := m.flushAccess(context.Background()); err != nil {
+		if discard {
+			m.access.discard()
+		} else if err := m.flushAccess(context.Background()); err != nil {
 			m.log.Warn("engram: access counts lost at close", "agent", m.agent, "entries", m.access.count(), "err", err)
 		}
 		m.closeErr = m.db.close()

@@ -82,6 +82,11 @@ func (s *settings) validate(tier Tier) error {
 	if err := s.cfg.Validate(); err != nil {
 		return err
 	}
+	return s.validateWhere()
+}
+
+// validateWhere checks the options that say where the memory lives.
+func (s *settings) validateWhere() error {
 	if s.inMemory && (s.path != "" || s.dir != "") {
 		return invalid("options", "InMemory cannot be combined with WithPath or WithDir")
 	}
