@@ -134,14 +134,15 @@ func BenchmarkColdStart(b *testing.B) {
 
 // BenchmarkStoreSemantic stores one entry per transaction with 10K
 // present, with auto-linking off and on (the default).
-func BenchmarkStoreSemantic(b *testing.B) {
-	benchStoreSemantic(b, func(b *testing.B, dir string, cfg engram.Config) *engram.Memory {
-		m, err := engram.New(engram.Tier1, engram.WithDir(dir), engram.WithConfig(cfg))
-		if err != nil {
-			b.Fatal(err)
-		}
-		return m
-	})
+func BenchmarkStoreSemantic(b *testing.B) { benchStoreSemantic(b, openTier1Dir) }
+
+// openTier1Dir opens a Tier 1 memory of configuration cfg under dir.
+func openTier1Dir(b *testing.B, dir string, cfg engram.Config) *engram.Memory {
+	m, err := engram.New(engram.Tier1, engram.WithDir(dir), engram.WithConfig(cfg))
+	if err != nil {
+		b.Fatal(err)
+	}
+	return m
 }
 
 // benchStoreSemantic stores one entry per transaction, with auto-linking
@@ -150,30 +151,36 @@ func BenchmarkStoreSemantic(b *testing.B) {
 func benchStoreSemantic(b *testing.B, open func(b *testing.B, dir string, cfg engram.Config) *engram.Memory) {
 	for _, autolink := range []bool{false, true} {
 		b.Run(fmt.Sprintf("autolink=%v", autolink), func(b *testing.B) {
-			dir := b.TempDir()
-			openBench(b, dir, 10_000, 0).Close()
 			cfg := engram.DefaultConfig()
 			cfg.Zettelkasten.Enabled = autolink
-			m := open(b, dir, cfg)
-			defer m.Close()
-			ctx := context.Background()
-			entries := benchEntries(3, 1<<16)
-			// A running agent's Memory has stored before: the first store
-			// starts the build of auto-linking's index in the background,
-			// which ends outside the timed loop.
-			if _, err := m.Semantic().Store(ctx, entries[len(entries)-1]); err != nil {
-				b.Fatal(err)
-			}
-			engram.AwaitLinkIndex(m)
-			b.ReportAllocs()
-			i := 0
-			for b.Loop() {
-				if _, err := m.Semantic().Store(ctx, entries[i%len(entries)]); err != nil {
-					b.Fatal(err)
-				}
-				i++
-			}
+			benchStoreOne(b, open, cfg)
 		})
+	}
+}
+
+// benchStoreOne stores one entry per transaction into the memory of
+// configuration cfg that open opens on a directory holding 10K entries.
+func benchStoreOne(b *testing.B, open func(b *testing.B, dir string, cfg engram.Config) *engram.Memory, cfg engram.Config) {
+	dir := b.TempDir()
+	openBench(b, dir, 10_000, 0).Close()
+	m := open(b, dir, cfg)
+	defer m.Close()
+	ctx := context.Background()
+	entries := benchEntries(3, 1<<16)
+	// A running agent's Memory has stored before: the first store starts
+	// the build of auto-linking's index in the background, which ends
+	// outside the timed loop.
+	if _, err := m.Semantic().Store(ctx, entries[len(entries)-1]); err != nil {
+		b.Fatal(err)
+	}
+	engram.AwaitLinkIndex(m)
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		if _, err := m.Semantic().Store(ctx, entries[i%len(entries)]); err != nil {
+			b.Fatal(err)
+		}
+		i++
 	}
 }
 
