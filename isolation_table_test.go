@@ -433,6 +433,14 @@ func isoReads() []isoCase {
 		{name: "ChunksOf same text", call: func(ctx context.Context, m *engram.Memory) string {
 			return isoAnswer(m.ChunksOf(ctx, "docs/guide/same.md"))
 		}},
+		{name: "GetChunk", call: func(ctx context.Context, m *engram.Memory) string {
+			chunks, err := m.ChunksOf(ctx, "docs/deploy.md")
+			if err != nil || len(chunks) == 0 {
+				return isoAnswer(chunks, err)
+			}
+			return isoAnswer(m.GetChunk(ctx, chunks[0].ID))
+		}},
+		{name: "Export History", call: isoExport(engram.ExportOptions{History: true})},
 		{name: "History shared ID", call: func(ctx context.Context, m *engram.Memory) string {
 			return isoAnswer(isoHistory(m.History(ctx, "fact-04")))
 		}},
@@ -557,6 +565,14 @@ func isoMaintenance(p *isoPair) []isoCase {
 		{name: "Forget a's ID", call: func(ctx context.Context, m *engram.Memory) string {
 			// The error names the ID, which holds the mark: its kind is the answer.
 			return fmt.Sprint(errors.Is(m.Forget(ctx, isoMark+"-fact-01"), engram.ErrNotFound))
+		}},
+		{name: "GetChunk a's chunk", call: func(ctx context.Context, m *engram.Memory) string {
+			chunks, err := p.a.ChunksOf(ctx, "docs/deploy.md")
+			if err != nil || len(chunks) == 0 {
+				return fmt.Sprint("a has no chunk: ", err)
+			}
+			_, err = m.GetChunk(ctx, chunks[0].ID)
+			return fmt.Sprint(errors.Is(err, engram.ErrNotFound))
 		}},
 		{name: "a keeps what b forgot", call: func(ctx context.Context, _ *engram.Memory) string {
 			e, err := p.a.Semantic().Get(ctx, "fact-04")
