@@ -81,7 +81,7 @@ func agentsInFile(ctx context.Context, path string) ([]string, error) {
 		return nil, &DatabaseError{Op: "agents", Err: err}
 	}
 	defer conn.Close()
-	s := &store{wconn: conn}
+	s := &database{wconn: conn}
 	if _, err := s.checkOwner(ctx); err != nil {
 		return nil, err
 	}

@@ -167,7 +167,7 @@ type stemIndex struct {
 	log   *changeLog // told when the index is built or thrown away
 	// db runs background builds; nil when the store has no reader
 	// connections (in memory), where the index is always built at once.
-	db *store
+	db *database
 	stemState
 	// undo is where the rollback callback that drops the index is
 	// registered: one in the transaction, and one in each savepoint that

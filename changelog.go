@@ -92,7 +92,7 @@ type watch struct {
 // changeLog is the writer connection's log. The writer lock guards it:
 // the pre-update hook runs inside the statements of the writer.
 type changeLog struct {
-	s         *store
+	s         *database
 	tables    map[string]*logged // by table name
 	followers []follower
 	on        bool     // the hook is registered: some follower needs changes now
@@ -122,7 +122,7 @@ type logged struct {
 // triggers for changes of text. The pre-update hook is registered while
 // some follower needs changes (see refresh): a memory nobody follows pays
 // nothing for the log. It is called once, when the Memory opens.
-func (s *store) startChangeLog(ctx context.Context, followers ...follower) error {
+func (s *database) startChangeLog(ctx context.Context, followers ...follower) error {
 	l := &changeLog{s: s, tables: map[string]*logged{}, followers: followers}
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
@@ -246,7 +246,7 @@ func (l *changeLog) restoreFlag() error {
 }
 
 // columnsOf finds where a kind's table keeps the columns the log reads.
-func (s *store) columnsOf(ctx context.Context, k *kind) (*logged, error) {
+func (s *database) columnsOf(ctx context.Context, k *kind) (*logged, error) {
 	rows, err := s.wconn.QueryContext(ctx, `SELECT cid, name FROM pragma_table_info(?)`, k.table)
 	if err != nil {
 		return nil, &DatabaseError{Op: "open", Err: err}
@@ -410,7 +410,7 @@ func (l *changeLog) reset() {
 // settle runs at the end of a write transaction, before COMMIT: the
 // followers get the changes not handed out yet, then the beforeCommit
 // callbacks run.
-func (s *store) settle(q *dbtx) error {
+func (s *database) settle(q *dbtx) error {
 	if err := q.changes(); err != nil {
 		return err
 	}

@@ -18,7 +18,8 @@ import (
 	"github.com/engram-go/engram/internal/schema"
 )
 
-// store owns the SQLite database.
+// database owns one SQLite file (or an in-memory database), shared by the
+// Memories of every agent a [Store] hands out from it.
 //
 // Writes go through one pinned writer connection, serialised by wmu and run
 // as BEGIN IMMEDIATE transactions, so concurrent writers in this process
@@ -35,7 +36,7 @@ import (
 // wstmts (a statement may be prepared in the middle of a transaction, which
 // database/sql's Tx cannot reuse across transactions), on each reader in
 // its own map.
-type store struct {
+type database struct {
 	memory bool
 	closed atomic.Bool
 	// commits counts the transactions committed on the writer: with
@@ -71,10 +72,10 @@ type store struct {
 // readers, which scan, keep Config.Storage.CacheMiB.
 const writerCacheMiB = 8
 
-// openStore opens (creating if needed) the database at path, or an
+// openDatabase opens (creating if needed) the database at path, or an
 // in-memory one when path is empty, and brings its schema up to date.
-func openStore(ctx context.Context, path string, cfg StorageConfig) (_ *store, err error) {
-	s := &store{memory: path == "", wstmts: make(map[string]*sql.Stmt), done: make(chan struct{})}
+func openDatabase(ctx context.Context, path string, cfg StorageConfig) (_ *database, err error) {
+	s := &database{memory: path == "", wstmts: make(map[string]*sql.Stmt), done: make(chan struct{})}
 	defer func() {
 		if err != nil {
 			_ = s.close() // the open error is the one worth reporting
@@ -151,10 +152,10 @@ func openStore(ctx context.Context, path string, cfg StorageConfig) (_ *store, e
 // checkOwner makes sure the database is engram's before anything is
 // written to it, and returns its application_id: ApplicationID, or 0 for
 // a new database or one written by an engram older than the mark (which
-// openStore then marks). Any other SQLite database, one with another
+// openDatabase then marks). Any other SQLite database, one with another
 // application_id or with tables but no engram schema, is ErrNotEngram; a
 // file that is not a database is a *DatabaseError matching ErrCorrupt.
-func (s *store) checkOwner(ctx context.Context) (int, error) {
+func (s *database) checkOwner(ctx context.Context) (int, error) {
 	var app, version, tables int
 	var engramTables bool
 	err := s.wconn.QueryRowContext(ctx, `SELECT (SELECT application_id FROM pragma_application_id),
@@ -190,7 +191,7 @@ func dsn(path string, pragmas []string) string {
 // migrate applies the embedded migrations the database lacks, each in its
 // own BEGIN IMMEDIATE transaction that re-reads user_version first, so two
 // processes opening one new file at once cannot both apply a step.
-func (s *store) migrate(ctx context.Context) error {
+func (s *database) migrate(ctx context.Context) error {
 	migrations := schema.Migrations()
 	latest := len(migrations)
 	for {
@@ -254,7 +255,7 @@ var goSteps = map[int]func(q *dbtx) error{
 	},
 }
 
-func (s *store) userVersion(ctx context.Context) (int, error) {
+func (s *database) userVersion(ctx context.Context) (int, error) {
 	var v int
 	err := s.read(ctx, "migrate", func(q *dbtx) error {
 		return q.queryRow("PRAGMA user_version", nil, &v)
@@ -266,7 +267,7 @@ func (s *store) userVersion(ctx context.Context) (int, error) {
 // it. A reader holding an older snapshot keeps the log from being
 // truncated (SQLite reports it busy after the busy timeout); that is not
 // an error: a later checkpoint finishes the work.
-func (s *store) checkpoint(ctx context.Context) error {
+func (s *database) checkpoint(ctx context.Context) error {
 	if s.memory {
 		return nil
 	}
@@ -283,7 +284,7 @@ func (s *store) checkpoint(ctx context.Context) error {
 }
 
 // close releases everything; it waits for a running transaction to end.
-func (s *store) close() error {
+func (s *database) close() error {
 	if !s.closed.Swap(true) {
 		close(s.done)
 	}
@@ -321,7 +322,7 @@ func (s *store) close() error {
 // of every full-text index (which need the write lock), then checks the
 // derived data against its rows in a read (which does not hold it); it
 // returns nil when all are clean.
-func (s *store) integrityCheck(ctx context.Context) error {
+func (s *database) integrityCheck(ctx context.Context) error {
 	err := s.write(ctx, "integrity", func(q *dbtx) error {
 		// FTS5's own check first. It goes through FTS5's normal write path,
 		// which reloads the index structure this connection has cached if

@@ -329,7 +329,7 @@ func historyStatements() []string {
 // startHistory makes the history's context table and triggers on the
 // writer connection, when the Memory records history. It is called once,
 // when the Memory opens.
-func (s *store) startHistory(ctx context.Context) error {
+func (s *database) startHistory(ctx context.Context) error {
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
 	for _, stmt := range historyStatements() {

@@ -32,7 +32,7 @@ type Memory struct {
 	now    func() time.Time
 	log    *slog.Logger
 	ids    *ulid.Generator
-	db     *store
+	db     *database
 	dbPath string // "" in memory
 	mdPath string // "" when no memory.md is written
 	// agentDir is the agent's own directory under a base directory, ""
@@ -112,7 +112,7 @@ func New(tier Tier, opts ...Option) (*Memory, error) {
 			return nil, &DatabaseError{Op: "open", Err: err}
 		}
 	}
-	db, err := openStore(context.Background(), m.dbPath, s.cfg.Storage)
+	db, err := openDatabase(context.Background(), m.dbPath, s.cfg.Storage)
 	if err != nil {
 		return nil, err
 	}

@@ -52,7 +52,7 @@ type dbtx struct {
 // it and the callbacks that in-memory state beside the database (indexes,
 // caches, pending access counts) registers to follow it.
 type writeTx struct {
-	s *store
+	s *database
 	// levels holds, per open SAVEPOINT (outermost first), how many
 	// rollback callbacks were registered when it began: those after are
 	// its own.
@@ -217,7 +217,7 @@ func (q *dbtx) queryRow(query string, args []any, dest ...any) error {
 // fn must not call write or read itself: an operation that runs another
 // inside its transaction calls that operation's transactional form with
 // q, and wraps it in q.savepoint when it must survive its failure.
-func (s *store) write(ctx context.Context, op string, fn func(q *dbtx) error) (err error) {
+func (s *database) write(ctx context.Context, op string, fn func(q *dbtx) error) (err error) {
 	if s.closed.Load() {
 		return ErrClosed
 	}
@@ -266,7 +266,7 @@ func (s *store) write(ctx context.Context, op string, fn func(q *dbtx) error) (e
 // every statement it runs sees one snapshot of the database; in memory
 // mode, on the writer connection. fn must not call read or write itself.
 // A statement still running when ctx ends is interrupted.
-func (s *store) read(ctx context.Context, op string, fn func(q *dbtx) error) error {
+func (s *database) read(ctx context.Context, op string, fn func(q *dbtx) error) error {
 	if s.closed.Load() {
 		return ErrClosed
 	}
@@ -293,7 +293,7 @@ func (s *store) read(ctx context.Context, op string, fn func(q *dbtx) error) err
 // readTx runs fn between BEGIN and COMMIT on r (a deferred transaction
 // takes its snapshot at its first read) and reports whether r is still fit
 // for use: whether its transaction ended.
-func (s *store) readTx(ctx context.Context, r *reader, fn func(q *dbtx) error) (healthy bool, err error) {
+func (s *database) readTx(ctx context.Context, r *reader, fn func(q *dbtx) error) (healthy bool, err error) {
 	begin, err := r.prep(ctx, "BEGIN")
 	if err != nil {
 		return false, err
@@ -318,7 +318,7 @@ func (s *store) readTx(ctx context.Context, r *reader, fn func(q *dbtx) error) (
 // pool's size are open, or else waits for one, for a permit to open one
 // (a reader closed instead of returned), for ctx to end or for the store
 // to close.
-func (s *store) acquire(ctx context.Context) (*reader, error) {
+func (s *database) acquire(ctx context.Context) (*reader, error) {
 	select {
 	case r := <-s.readers:
 		return r, nil
@@ -344,7 +344,7 @@ func (s *store) acquire(ctx context.Context) (*reader, error) {
 // release returns r to the pool, or closes it when it is not healthy
 // (its transaction may still be open) or the store is closed, and hands
 // its permit back so that a waiting read may open another.
-func (s *store) release(r *reader, healthy bool) {
+func (s *database) release(r *reader, healthy bool) {
 	if healthy && !s.closed.Load() {
 		s.readers <- r
 		if !s.closed.Load() {
@@ -363,7 +363,7 @@ func (s *store) release(r *reader, healthy bool) {
 }
 
 // wrap turns a failure into engram's error vocabulary.
-func (s *store) wrap(ctx context.Context, op string, err error) error {
+func (s *database) wrap(ctx context.Context, op string, err error) error {
 	if err == nil {
 		return nil
 	}
@@ -382,7 +382,7 @@ func (s *store) wrap(ctx context.Context, op string, err error) error {
 
 // execWriter runs a prepared statement without arguments on the writer.
 // The caller holds wmu.
-func (s *store) execWriter(ctx context.Context, query string) error {
+func (s *database) execWriter(ctx context.Context, query string) error {
 	st, err := s.prepWriter(ctx, query)
 	if err != nil {
 		return err
@@ -393,7 +393,7 @@ func (s *store) execWriter(ctx context.Context, query string) error {
 
 // prepWriter returns the writer's prepared statement for query. The
 // caller holds wmu.
-func (s *store) prepWriter(ctx context.Context, query string) (*sql.Stmt, error) {
+func (s *database) prepWriter(ctx context.Context, query string) (*sql.Stmt, error) {
 	if st, ok := s.wstmts[query]; ok {
 		return st, nil
 	}
