@@ -48,14 +48,16 @@ func ListAgents(ctx context.Context, opts ...Option) ([]string, error) {
 	}
 	var out []string
 	for _, e := range entries {
-		if !e.IsDir() || ValidateAgentID(e.Name()) != nil {
+		id, ok := agentOfDirName(e.Name())
+		if !e.IsDir() || !ok {
 			continue
 		}
 		if fi, err := os.Stat(filepath.Join(base, e.Name(), "memory.db")); err == nil && fi.Mode().IsRegular() {
-			out = append(out, e.Name())
+			out = append(out, id)
 		}
 	}
-	return out, nil // ReadDir sorts by name
+	slices.Sort(out) // encoded names sort apart from their IDs
+	return out, nil
 }
 
 // agentsInFile lists the agents with rows in the database at path, on a

@@ -3,7 +3,6 @@ package engram
 import (
 	"log/slog"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"time"
 )
@@ -15,20 +14,6 @@ const DefaultDir = ".engram/memory"
 
 // DefaultAgent is the agent a Memory is bound to without [WithAgent].
 const DefaultAgent = "default"
-
-// agentIDPattern is what an agent ID may look like; agent IDs become
-// directory names, so nothing else gets near a path.
-var agentIDPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,63}$`)
-
-// ValidateAgentID returns an error matching [ErrInvalid] unless id is a
-// valid agent ID: 1 to 64 characters of lowercase ASCII letters, digits,
-// '_' and '-', starting with a letter or digit.
-func ValidateAgentID(id string) error {
-	if !agentIDPattern.MatchString(id) {
-		return invalid("agent ID", "%q must match %s", id, agentIDPattern)
-	}
-	return nil
-}
 
 // Option configures [New]. Later options override earlier ones.
 type Option func(*settings)
@@ -109,7 +94,7 @@ func (s *settings) paths() (db, md string) {
 	if base == "" {
 		base = DefaultDir
 	}
-	agentDir := filepath.Join(base, s.agent)
+	agentDir := filepath.Join(base, agentDirName(s.agent))
 	md = s.mdPath
 	if md == "" {
 		md = filepath.Join(agentDir, "memory.md")
@@ -127,8 +112,12 @@ func (s *settings) fail(err error) {
 // it. The ID must satisfy [ValidateAgentID]; the default is [DefaultAgent].
 func WithAgent(id string) Option { return func(s *settings) { s.agent = id } }
 
-// WithDir sets the base directory: the database is {base}/{agent}/memory.db
-// and the projection {base}/{agent}/memory.md. The default is [DefaultDir].
+// WithDir sets the base directory: the database is {base}/{dir}/memory.db
+// and the projection {base}/{dir}/memory.md, where {dir} is the agent ID
+// itself when it has no uppercase letter ("support-bot",
+// "ada@example.com"), and otherwise "~" and the ID in lowercase base32
+// (so that IDs differing only in case never share a directory on a
+// case-insensitive file system). The default is [DefaultDir].
 func WithDir(base string) Option {
 	return func(s *settings) {
 		switch {
