@@ -144,11 +144,10 @@ func (m *Memory) checkBackupPath(dst string) (string, error) {
 func (m *Memory) vacuumInto(ctx context.Context, path string) error {
 	s := m.db
 	if s.memory {
-		s.wmu.Lock()
-		defer s.wmu.Unlock()
-		if s.closed.Load() {
-			return ErrClosed
+		if err := s.lockWriter(ctx); err != nil {
+			return err
 		}
+		defer s.wmu.Unlock()
 		_, err := s.wconn.ExecContext(ctx, "VACUUM INTO ?", path)
 		return s.wrap(ctx, "backup", err)
 	}

@@ -75,9 +75,11 @@ type follower interface {
 	// table, which holds the row's latest text. Before it changes
 	// anything, it registers with q.onRollbackIn what undoes it, so that
 	// the rollback of the transaction or of the savepoint it is in takes
-	// it back. Every follower sees every batch, once, whatever it
-	// watches, except that a savepoint that rolls back hands out again
-	// the changes from before it that it handed out.
+	// it back. Every follower sees every batch that changes a row of its
+	// agent, once, whatever it watches, except that a savepoint that
+	// rolls back hands out again the changes from before it that it
+	// handed out. (A row the hook could not read is no agent's: the
+	// followers find out from their counters.)
 	follow(q *dbtx, cs []change) error
 }
 
@@ -92,9 +94,15 @@ type watch struct {
 // changeLog is the writer connection's log. The writer lock guards it:
 // the pre-update hook runs inside the statements of the writer.
 type changeLog struct {
-	s         *database
-	tables    map[string]*logged // by table name
-	followers []follower
+	s      *database
+	tables map[string]*logged // by table name
+	// followers are the followers of each agent whose Memory is open on
+	// the database, in the order they were registered.
+	followers map[string][]follower
+	// installed are the statements that made the temporary tables and
+	// triggers on the writer connection, in order: a writer opened again
+	// (see database.wake) runs them again.
+	installed []string
 	on        bool     // the hook is registered: some follower needs changes now
 	pending   []change // seen by the hook, not handed out yet
 	// texts says a statement updated a table whose changes of text the
@@ -117,15 +125,21 @@ type logged struct {
 	onUpdateOfText bool // a trigger logs changes of text
 }
 
-// startChangeLog registers the followers and prepares what their watches
+// follow registers agent's followers with the database's change log,
+// making the log when it is the first, and prepares what their watches
 // may need on the writer connection: the temporary log table and the
 // triggers for changes of text. The pre-update hook is registered while
 // some follower needs changes (see refresh): a memory nobody follows pays
-// nothing for the log. It is called once, when the Memory opens.
-func (s *database) startChangeLog(ctx context.Context, followers ...follower) error {
-	l := &changeLog{s: s, tables: map[string]*logged{}, followers: followers}
-	s.wmu.Lock()
+// nothing for the log. It is called when a Memory opens.
+func (s *database) follow(ctx context.Context, agent string, followers ...follower) error {
+	if err := s.lockWriter(ctx); err != nil {
+		return err
+	}
 	defer s.wmu.Unlock()
+	if s.log == nil {
+		s.log = &changeLog{s: s, tables: map[string]*logged{}, followers: map[string][]follower{}}
+	}
+	l := s.log
 	stmts := []string{`CREATE TEMP TABLE IF NOT EXISTS changes (
 		seq INTEGER PRIMARY KEY, kind TEXT NOT NULL, pk INTEGER NOT NULL, agent_id TEXT NOT NULL,
 		id TEXT NOT NULL, old_text TEXT)`,
@@ -163,15 +177,55 @@ func (s *database) startChangeLog(ctx context.Context, followers ...follower) er
 			string(k.typ)+`', new.pk, new.agent_id, new.id, `+old+`); END`)
 	}
 	for _, stmt := range stmts {
+		if slices.Contains(l.installed, stmt) {
+			continue
+		}
 		if _, err := s.wconn.ExecContext(ctx, stmt); err != nil {
 			return &DatabaseError{Op: "open", Err: err}
 		}
+		l.installed = append(l.installed, stmt)
 	}
-	s.log = l
+	l.followers[agent] = append(l.followers[agent], followers...)
 	if err := l.refresh(ctx); err != nil {
+		l.followers[agent] = l.followers[agent][:len(l.followers[agent])-len(followers)]
 		return &DatabaseError{Op: "open", Err: err}
 	}
 	return nil
+}
+
+// unfollow forgets agent's followers, when its Memory closes, and
+// unregisters the hook when no other follower needs it. A writer that
+// cannot be opened again leaves nothing to unregister.
+func (s *database) unfollow(agent string, followers ...follower) {
+	if s.lockWriter(context.Background()) != nil {
+		return
+	}
+	defer s.wmu.Unlock()
+	l := s.log
+	if l == nil {
+		return
+	}
+	l.followers[agent] = slices.DeleteFunc(l.followers[agent], func(f follower) bool { return slices.Contains(followers, f) })
+	if len(l.followers[agent]) == 0 {
+		delete(l.followers, agent)
+	}
+	_ = l.refresh(context.Background()) // the hook only costs time
+}
+
+// install makes the log's temporary tables and triggers again on a new
+// writer connection, and registers the hook when it was on. The writer
+// lock is held.
+func (l *changeLog) install(ctx context.Context) error {
+	for _, stmt := range l.installed {
+		if _, err := l.s.wconn.ExecContext(ctx, stmt); err != nil {
+			return err
+		}
+	}
+	if !l.on {
+		return nil
+	}
+	l.on = false
+	return l.refresh(ctx)
 }
 
 // refresh asks the followers what they need now, and registers the
@@ -182,7 +236,7 @@ func (l *changeLog) refresh(ctx context.Context) error {
 		lg.insert, lg.delete, lg.text = false, false, false
 	}
 	need := false
-	for _, f := range l.followers {
+	for _, f := range l.all() {
 		for _, w := range f.watches(false) {
 			lg := l.tables[kindOf(w.kind).table]
 			for _, op := range []byte(w.ops) {
@@ -361,12 +415,32 @@ func (q *dbtx) changes() error {
 	if len(cs) == 0 {
 		return nil
 	}
-	for _, f := range l.followers {
-		if err := f.follow(q, cs); err != nil {
-			return err
+	// A follower needs only the batches that hold changes of its agent's
+	// rows (see follower): with many agents open on one file, a write
+	// costs the followers of the agents it writes for.
+	var agents []string
+	for _, c := range cs {
+		if c.agent != "" && !slices.Contains(agents, c.agent) {
+			agents = append(agents, c.agent)
+		}
+	}
+	for _, agent := range agents {
+		for _, f := range l.followers[agent] {
+			if err := f.follow(q, cs); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
+}
+
+// all returns every agent's followers.
+func (l *changeLog) all() []follower {
+	var out []follower
+	for _, fs := range l.followers {
+		out = append(out, fs...)
+	}
+	return out
 }
 
 // logMark is the log's state when a savepoint began: the changes not

@@ -56,6 +56,22 @@ type database struct {
 	// startHistory).
 	history bool
 
+	// A database a Store keeps for one agent's file may be parked: its
+	// connections closed while it is idle, opened again by its next read
+	// or write (see park and wake). The rest of the database stays as it
+	// is.
+	writerDSN string
+	readConns int
+	// wakes counts the writer connections opened: a connection's PRAGMA
+	// data_version means nothing to the next.
+	wakes   atomic.Uint64
+	asleep  atomic.Bool  // parked; set until a connection is opened again
+	active  atomic.Int32 // reads running
+	lastUse atomic.Int64 // when a read or write last began, in Unix nanoseconds
+	// onWake, set by a Store before the database is used, is told when a
+	// parked database opens a connection again; it must not block.
+	onWake func(*database)
+
 	rdb     *sql.DB       // nil in memory mode
 	readers chan *reader  // idle readers
 	permits chan struct{} // one per reader that may still be opened
@@ -92,13 +108,13 @@ func openDatabase(ctx context.Context, path string, cfg StorageConfig) (_ *datab
 	// text does not linger in free pages (see forget.go).
 	writer := slices.Concat(pragmas, []string{cache(min(cfg.CacheMiB, writerCacheMiB)), "synchronous(" + strings.ToUpper(string(cfg.Synchronous)) + ")",
 		"secure_delete(1)"})
-	if s.memory {
-		s.wdb, err = sql.Open("sqlite", dsn(":memory:", writer))
-	} else {
+	s.writerDSN = dsn(":memory:", writer)
+	if !s.memory {
 		// WAL is turned on below, once the file is known to be engram's:
 		// it rewrites the file's header.
-		s.wdb, err = sql.Open("sqlite", dsn(path, writer))
+		s.writerDSN = dsn(path, writer)
 	}
+	s.wdb, err = sql.Open("sqlite", s.writerDSN)
 	if err != nil {
 		return nil, &DatabaseError{Op: "open", Err: err}
 	}
@@ -108,6 +124,7 @@ func openDatabase(ctx context.Context, path string, cfg StorageConfig) (_ *datab
 	if s.wconn, err = s.wdb.Conn(ctx); err != nil {
 		return nil, &DatabaseError{Op: "open", Err: err}
 	}
+	s.wakes.Add(1)
 
 	app, err := s.checkOwner(ctx)
 	if err != nil {
@@ -136,6 +153,7 @@ func openDatabase(ctx context.Context, path string, cfg StorageConfig) (_ *datab
 		if err != nil {
 			return nil, &DatabaseError{Op: "open", Err: err}
 		}
+		s.readConns = cfg.ReadConns
 		s.rdb.SetMaxOpenConns(cfg.ReadConns)
 		s.rdb.SetMaxIdleConns(cfg.ReadConns)
 		s.rdb.SetConnMaxIdleTime(0)
@@ -271,16 +289,118 @@ func (s *database) checkpoint(ctx context.Context) error {
 	if s.memory {
 		return nil
 	}
-	s.wmu.Lock()
-	defer s.wmu.Unlock()
-	if s.closed.Load() {
-		return ErrClosed
+	if err := s.lockWriter(ctx); err != nil {
+		return err
 	}
+	defer s.wmu.Unlock()
 	var busy, frames, done int
 	if err := s.wconn.QueryRowContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`).Scan(&busy, &frames, &done); err != nil {
 		return s.wrap(ctx, "checkpoint", err)
 	}
 	return nil
+}
+
+// lockWriter takes the writer lock, opening the writer connection again
+// if the database was parked; it returns ErrClosed, without the lock,
+// after close, and a *DatabaseError when the connection cannot be opened.
+func (s *database) lockWriter(ctx context.Context) error {
+	s.wmu.Lock()
+	if s.closed.Load() {
+		s.wmu.Unlock()
+		return ErrClosed
+	}
+	s.lastUse.Store(time.Now().UnixNano())
+	if s.wconn != nil {
+		return nil
+	}
+	if err := s.wake(ctx); err != nil {
+		s.wmu.Unlock()
+		return &DatabaseError{Op: "open", Err: err}
+	}
+	return nil
+}
+
+// wake opens the writer connection of a parked database again and makes
+// what its earlier connection held: the change log's and the history's
+// temporary tables and triggers, and the change log's hook. The writer
+// lock is held.
+func (s *database) wake(ctx context.Context) error {
+	conn, err := s.wdb.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	s.wconn = conn
+	s.wakes.Add(1)
+	err = nil
+	if s.log != nil {
+		err = s.log.install(ctx)
+	}
+	if err == nil && s.history {
+		err = s.installHistory(ctx)
+	}
+	if err != nil {
+		s.closeWriter()
+		return err
+	}
+	s.woke()
+	return nil
+}
+
+// woke tells the Store that a parked database has a connection open
+// again.
+func (s *database) woke() {
+	if s.asleep.CompareAndSwap(true, false) && s.onWake != nil {
+		s.onWake(s)
+	}
+}
+
+// park closes the connections of a database that is idle, keeping
+// everything else; its next read or write opens them again. It returns
+// false, doing nothing, while a write or a read runs, for a database in
+// memory (whose connection is the database) and after close. A Store
+// parks the files of the agents least recently used when too many are
+// open.
+func (s *database) park() bool {
+	if s.memory || !s.wmu.TryLock() {
+		return false
+	}
+	defer s.wmu.Unlock()
+	if s.closed.Load() || s.active.Load() > 0 {
+		return false
+	}
+	s.asleep.Store(true)
+	s.closeWriter()
+	for drained := false; !drained; {
+		select {
+		case r := <-s.readers:
+			_ = r.close()
+			s.permits <- struct{}{}
+		default:
+			drained = true
+		}
+	}
+	if s.rdb != nil {
+		// Closing a *sql.Conn hands its connection back to the pool:
+		// keeping no idle one closes it.
+		s.rdb.SetMaxIdleConns(0)
+		s.rdb.SetMaxIdleConns(s.readConns)
+	}
+	return true
+}
+
+// closeWriter closes the writer connection and its statements, leaving
+// the database parked. The writer lock is held.
+func (s *database) closeWriter() {
+	for _, st := range s.wstmts {
+		_ = st.Close()
+	}
+	clear(s.wstmts)
+	if s.wconn != nil {
+		_ = s.wconn.Close()
+		s.wconn = nil
+	}
+	s.wdb.SetMaxIdleConns(0)
+	s.wdb.SetMaxIdleConns(1)
 }
 
 // close releases everything; it waits for a running transaction to end.

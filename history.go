@@ -330,14 +330,28 @@ func historyStatements() []string {
 // writer connection, when the Memory records history. It is called once,
 // when the Memory opens.
 func (s *database) startHistory(ctx context.Context) error {
-	s.wmu.Lock()
+	if err := s.lockWriter(ctx); err != nil {
+		return err
+	}
 	defer s.wmu.Unlock()
-	for _, stmt := range historyStatements() {
-		if _, err := s.wconn.ExecContext(ctx, stmt); err != nil {
-			return &DatabaseError{Op: "open", Err: err}
-		}
+	if s.history {
+		return nil // another agent's Memory on the database started it
+	}
+	if err := s.installHistory(ctx); err != nil {
+		return &DatabaseError{Op: "open", Err: err}
 	}
 	s.history = true
+	return nil
+}
+
+// installHistory makes the history's table and triggers on the writer
+// connection. The writer lock is held.
+func (s *database) installHistory(ctx context.Context) error {
+	for _, stmt := range historyStatements() {
+		if _, err := s.wconn.ExecContext(ctx, stmt); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 

@@ -61,6 +61,9 @@ type Memory struct {
 	rules      *Rules
 	llm        LLM      // nil without WithLLM
 	vectors    *vectors // nil in Tier 1
+	// followers are the Memory's in-memory state that the database's
+	// change log keeps in step (see changelog.go).
+	followers []follower
 }
 
 // New opens the memory of one agent, creating its database when needed.
@@ -194,9 +197,10 @@ func (m *Memory) open(s settings) error {
 		}
 		followers = append(followers, m.vectors)
 	}
-	if err := m.db.startChangeLog(context.Background(), followers...); err != nil {
+	if err := m.db.follow(context.Background(), m.agent, followers...); err != nil {
 		return err
 	}
+	m.followers = followers
 	if m.cfg.History.Enabled {
 		if err := m.db.startHistory(context.Background()); err != nil {
 			return err

@@ -112,6 +112,7 @@ func (m *Memory) Summary(ctx context.Context) (Summary, error) {
 // counts changed.
 type summaryKey struct {
 	commits     uint64
+	wakes       uint64 // which writer connection read dataVersion
 	dataVersion int64
 	notes       uint64
 }
@@ -123,11 +124,11 @@ func (m *Memory) summaryKey(ctx context.Context) (summaryKey, error) {
 		return summaryKey{}, ErrClosed
 	}
 	k := summaryKey{commits: s.commits.Load(), notes: m.access.notes()}
-	s.wmu.Lock()
-	defer s.wmu.Unlock()
-	if s.closed.Load() {
-		return summaryKey{}, ErrClosed
+	if err := s.lockWriter(ctx); err != nil {
+		return summaryKey{}, err
 	}
+	defer s.wmu.Unlock()
+	k.wakes = s.wakes.Load()
 	st, err := s.prepWriter(ctx, "PRAGMA data_version")
 	if err == nil {
 		err = st.QueryRowContext(ctx).Scan(&k.dataVersion)

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"time"
 
 	sqlite3 "modernc.org/sqlite/lib"
 )
@@ -224,11 +225,10 @@ func (s *database) write(ctx context.Context, op string, fn func(q *dbtx) error)
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	s.wmu.Lock()
-	defer s.wmu.Unlock()
-	if s.closed.Load() {
-		return ErrClosed
+	if err := s.lockWriter(ctx); err != nil {
+		return err
 	}
+	defer s.wmu.Unlock()
 	if err := s.execWriter(ctx, "BEGIN IMMEDIATE"); err != nil {
 		return s.wrap(ctx, op, err)
 	}
@@ -281,6 +281,9 @@ func (s *database) read(ctx context.Context, op string, fn func(q *dbtx) error) 
 		}
 		return s.wrap(ctx, op, fn(&dbtx{ctx: ctx, prep: s.prepWriter}))
 	}
+	s.active.Add(1)
+	defer s.active.Add(-1)
+	s.lastUse.Store(time.Now().UnixNano())
 	r, err := s.acquire(ctx)
 	if err != nil {
 		return s.wrap(ctx, op, err)
@@ -333,6 +336,7 @@ func (s *database) acquire(ctx context.Context) (*reader, error) {
 			s.permits <- struct{}{}
 			return nil, err
 		}
+		s.woke()
 		return &reader{conn: conn, stmts: map[string]*sql.Stmt{}}, nil
 	case <-s.done:
 		return nil, ErrClosed

@@ -138,10 +138,9 @@ func TestChangeLogSeesEveryWritePath(t *testing.T) {
 	}
 	defer m.Close()
 	r := &recorder{}
-	if err := m.db.startChangeLog(context.Background(), append(m.db.log.followers, r)...); err != nil {
+	if err := m.db.follow(context.Background(), m.agent, r); err != nil {
 		t.Fatal(err)
 	}
-	m.stems.log = m.db.log
 	ctx := context.Background()
 	if _, err := m.Semantic().Store(ctx, SemanticEntry{ID: "a", Content: "the deploy runs from CI"}); err != nil {
 		t.Fatal(err)
