@@ -138,7 +138,7 @@ func overlayAll[T any, P counted[T]](m *Memory, q *dbtx, list []T) error {
 // overlays the unwritten notes on them.
 func readCounted[T any, P counted[T]](ctx context.Context, m *Memory, op string, scan func(scanner) (T, error), query string, args ...any) ([]T, error) {
 	var out []T
-	err := m.db.read(ctx, op, func(q *dbtx) error {
+	err := m.read(ctx, op, func(q *dbtx) error {
 		var err error
 		out, err = queryCounted[T, P](m, q, scan, query, args...)
 		return err
@@ -346,6 +346,9 @@ func (m *Memory) flushAccess(ctx context.Context) error {
 // in step, so that compaction, decay, consolidation and updates work on
 // them as they are, and no write path has to remember them.
 func (m *Memory) write(ctx context.Context, op string, fn func(q *dbtx) error) error {
+	if m.closed.Load() {
+		return ErrClosed
+	}
 	actor, reason, err := m.changeContext(ctx)
 	if err != nil {
 		return err

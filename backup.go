@@ -44,7 +44,7 @@ import (
 // [*fs.PathError] when the file system does. A cancelled ctx interrupts
 // the copy and returns its error.
 func (m *Memory) Backup(ctx context.Context, dst string) error {
-	if m.db.closed.Load() {
+	if m.closed.Load() {
 		return ErrClosed
 	}
 	if err := ctx.Err(); err != nil {

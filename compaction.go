@@ -261,7 +261,7 @@ func (m *Memory) Decay(ctx context.Context) (CompactionReport, error) {
 // instead: a new memory has nothing worth compacting yet.
 func (m *Memory) compactDue(ctx context.Context) (bool, error) {
 	var last string
-	err := m.db.read(ctx, "compact.due", func(q *dbtx) error {
+	err := m.read(ctx, "compact.due", func(q *dbtx) error {
 		return q.queryRow(`SELECT value FROM meta WHERE key = ?`, []any{metaCompactRun + m.agent}, &last)
 	})
 	if errors.Is(err, sql.ErrNoRows) {

@@ -157,7 +157,7 @@ func (m *Memory) contextStable(ctx context.Context, b *contextBuilder) error {
 	// Enough rows to fill each section at three tokens a line, with the
 	// shares the sections before may leave it.
 	rows := func(share float64) int { return min(10_000, int(share*float64(b.budget))/3+1) }
-	err := m.db.read(ctx, "context", func(q *dbtx) error {
+	err := m.read(ctx, "context", func(q *dbtx) error {
 		var err error
 		if facts, err = m.semantic.entries(q, `1 ORDER BY importance DESC, updated_at DESC, id LIMIT ?`, rows(shareFacts)); err != nil {
 			return err

@@ -224,7 +224,7 @@ func (e *Episodic) Recent(ctx context.Context, limit int) ([]Episode, error) {
 		return nil, err
 	}
 	var out []Episode
-	err = e.m.db.read(ctx, "episodic.recent", func(q *dbtx) error {
+	err = e.m.read(ctx, "episodic.recent", func(q *dbtx) error {
 		out, err = e.recent(q, limit)
 		return err
 	})

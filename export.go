@@ -168,7 +168,7 @@ func (m *Memory) Export(ctx context.Context, w io.Writer, opts ExportOptions) er
 	}
 	now := m.now()
 	var werr error
-	err := m.db.read(ctx, "export", func(q *dbtx) error {
+	err := m.read(ctx, "export", func(q *dbtx) error {
 		ew := exchange.NewWriter(&errWriter{w: w, err: &werr})
 		h := exchange.Header{Engram: engramVersion(), Agent: m.agent, Tier: int(m.tier),
 			Time: now.UTC().Format("2006-01-02T15:04:05.000Z07:00")}

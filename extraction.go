@@ -101,7 +101,7 @@ func (r *Rules) bumpVersion(q *dbtx) error {
 // rule changed since it was filled.
 func (r *Rules) activeRules(ctx context.Context) ([]ExtractionRule, error) {
 	var rules []ExtractionRule
-	err := r.m.db.read(ctx, "extract.rules", func(q *dbtx) error {
+	err := r.m.read(ctx, "extract.rules", func(q *dbtx) error {
 		var v string
 		err := q.queryRow(`SELECT value FROM meta WHERE key = ?`, []any{metaRulesVersion + r.m.agent}, &v)
 		if errors.Is(err, sql.ErrNoRows) {
@@ -260,7 +260,7 @@ func (r *Rules) Remove(ctx context.Context, name string) error {
 // Close and a [*DatabaseError] when SQLite fails.
 func (r *Rules) List(ctx context.Context) ([]ExtractionRule, error) {
 	var out []ExtractionRule
-	err := r.m.db.read(ctx, "rules.list", func(q *dbtx) error {
+	err := r.m.read(ctx, "rules.list", func(q *dbtx) error {
 		var err error
 		out, err = listRules(q, r.m.agent, false)
 		return err
@@ -1005,7 +1005,7 @@ func (m *Memory) known(ctx context.Context, items []found) (map[MemoryType]map[s
 		keys[it.typ] = append(keys[it.typ], it.key())
 	}
 	out := map[MemoryType]map[string]bool{}
-	err := m.db.read(ctx, "extract.known", func(q *dbtx) error {
+	err := m.read(ctx, "extract.known", func(q *dbtx) error {
 		for typ, ks := range keys {
 			var err error
 			switch typ {

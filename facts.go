@@ -802,7 +802,7 @@ func (f *Facts) list(ctx context.Context, op string, fq FactQuery, when string, 
 		return nil, err
 	}
 	var out []Fact
-	err := f.m.db.read(ctx, op, func(q *dbtx) error {
+	err := f.m.read(ctx, op, func(q *dbtx) error {
 		ent, err := f.entityKey(q, fq.Entity)
 		if err != nil {
 			return err

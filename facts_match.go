@@ -29,7 +29,7 @@ func (f *Facts) predicateVectors(ctx context.Context, list []preparedFact) (map[
 	}
 	b, _ := json.Marshal(keys)
 	var known map[string]bool
-	err := m.db.read(ctx, "facts.predicates", func(q *dbtx) error {
+	err := m.read(ctx, "facts.predicates", func(q *dbtx) error {
 		var err error
 		known, err = jsonSet(q, `SELECT json_group_array(predicate_key) FROM fact_predicates
 			WHERE agent_id = ?1 AND model = ?2 AND predicate_key IN (SELECT value FROM json_each(?3))`, m.agent, m.vectors.model, string(b))

@@ -191,7 +191,7 @@ func (m *Memory) afterForget(ctx context.Context) error {
 // after that (a checkpoint, a file that cannot be removed) is a
 // [*DatabaseError] about what was left to do.
 func (m *Memory) ForgetAgent(ctx context.Context) error {
-	if m.db.closed.Load() {
+	if m.closed.Load() {
 		return ErrClosed
 	}
 	if n := openAgents.get(m); n > 1 {

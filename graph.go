@@ -105,7 +105,7 @@ func (f *Facts) Neighbours(ctx context.Context, fq FactQuery) ([]Neighbour, erro
 	}
 	sp := f.now()
 	var out []Neighbour
-	err := f.m.db.read(ctx, "facts.neighbours", func(q *dbtx) error {
+	err := f.m.read(ctx, "facts.neighbours", func(q *dbtx) error {
 		key, err := f.knownEntity(q, "Entity", fq.Entity)
 		if err != nil {
 			return err
@@ -229,7 +229,7 @@ func (f *Facts) Paths(ctx context.Context, from, to string, maxDepth int) ([]Pat
 	}
 	sp := f.now()
 	var out []Path
-	err = f.m.db.read(ctx, "facts.paths", func(q *dbtx) error {
+	err = f.m.read(ctx, "facts.paths", func(q *dbtx) error {
 		s, err := f.knownEntity(q, "from", from)
 		if err != nil {
 			return err
@@ -548,7 +548,7 @@ func (f *Facts) Reachable(ctx context.Context, entity string, depth int) ([]Reac
 	}
 	sp := f.now()
 	var out []Reached
-	err = f.m.db.read(ctx, "facts.reachable", func(q *dbtx) error {
+	err = f.m.read(ctx, "facts.reachable", func(q *dbtx) error {
 		key, err := f.knownEntity(q, "entity", entity)
 		if err != nil {
 			return err
@@ -696,7 +696,7 @@ func (f *Facts) Graph(ctx context.Context, opts GraphOptions) (Graph, error) {
 		sp = everSpan
 	}
 	g := Graph{Center: opts.Center, History: opts.History, Nodes: []GraphNode{}, Edges: []GraphEdge{}}
-	err = f.m.db.read(ctx, "facts.graph", func(q *dbtx) error {
+	err = f.m.read(ctx, "facts.graph", func(q *dbtx) error {
 		var nodes []node
 		if opts.Center == "" {
 			rows, err := q.query(topSQL, f.m.agent, sp.from, sp.to, maxNodes)

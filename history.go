@@ -167,7 +167,7 @@ func (m *Memory) History(ctx context.Context, id string) ([]HistoryEntry, error)
 		return nil, err
 	}
 	var out []HistoryEntry
-	err := m.db.read(ctx, "history", func(q *dbtx) error {
+	err := m.read(ctx, "history", func(q *dbtx) error {
 		rows, err := q.query(`SELECT `+historyCols+` FROM history INDEXED BY history_by_memory
 			WHERE agent_id = ? AND id = ? ORDER BY pk`, m.agent, id)
 		if err != nil {
@@ -211,7 +211,7 @@ func (m *Memory) Changes(ctx context.Context, cq ChangeQuery) ([]HistoryEntry, e
 		since = ms(cq.Since)
 	}
 	var out []HistoryEntry
-	err := m.db.read(ctx, "history.changes", func(q *dbtx) error {
+	err := m.read(ctx, "history.changes", func(q *dbtx) error {
 		rows, err := q.query(`SELECT `+historyCols+` FROM history INDEXED BY history_by_time
 			WHERE agent_id = ?1 AND (at > ?2 OR (at = ?2 AND pk > ?3)) ORDER BY at, pk LIMIT ?4`,
 			m.agent, since, cq.AfterSeq, limit)

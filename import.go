@@ -127,7 +127,7 @@ func (m *Memory) Import(ctx context.Context, r io.Reader, opts ImportOptions) (I
 	if opts.Conflict < ConflictFail || opts.Conflict > ConflictReplace {
 		return ImportReport{}, invalid("Conflict", "unknown conflict policy %d", int(opts.Conflict))
 	}
-	if m.db.closed.Load() {
+	if m.closed.Load() {
 		return ImportReport{}, ErrClosed
 	}
 	rd := exchange.NewReader(r, maxImportLine)

@@ -365,7 +365,7 @@ type docIndex struct {
 // loadDocIndex reads the agent's chunks, without their text.
 func (m *Memory) loadDocIndex(ctx context.Context) (*docIndex, error) {
 	ix := &docIndex{byHash: map[string][]*docRow{}, byPK: map[int64]*docRow{}, bySource: map[string][]*docRow{}}
-	err := m.db.read(ctx, "ingest.index", func(q *dbtx) error {
+	err := m.read(ctx, "ingest.index", func(q *dbtx) error {
 		rows, err := q.query(`SELECT pk, id, content_hash, source, heading, chunk, sources FROM document_chunks WHERE agent_id = ?`, m.agent)
 		if err != nil {
 			return err
@@ -964,7 +964,7 @@ func (m *Memory) GetChunk(ctx context.Context, id string) (DocumentChunk, error)
 		return DocumentChunk{}, err
 	}
 	var out []DocumentChunk
-	err := m.db.read(ctx, "document.get", func(q *dbtx) (err error) {
+	err := m.read(ctx, "document.get", func(q *dbtx) (err error) {
 		out, err = m.chunks(q, `id = ?1`, id)
 		return err
 	})
@@ -987,7 +987,7 @@ func (m *Memory) ChunksOf(ctx context.Context, source string) ([]DocumentChunk, 
 		return nil, err
 	}
 	var out []DocumentChunk
-	err := m.db.read(ctx, "document.list", func(q *dbtx) (err error) {
+	err := m.read(ctx, "document.list", func(q *dbtx) (err error) {
 		out, err = m.chunks(q, `(source = ?1 OR EXISTS (SELECT 1 FROM json_each(sources) s WHERE s.value ->> '$.source' = ?1))`, source)
 		return err
 	})

@@ -256,16 +256,56 @@ func newIsoPair(t *testing.T, aEntries int) *isoPair {
 	return newIsoPairTier(t, aEntries, nil)
 }
 
+// newIsoStorePair opens the pair at Tier 1 with a and the shared b handed
+// out by one Store over the shared file, on its one writer and readers;
+// the Store writes no memory.md in a shared file, so neither b does.
+func newIsoStorePair(t *testing.T, aEntries int) *isoPair {
+	t.Helper()
+	p := &isoPair{clocks: [2]*testutil.Clock{testutil.NewClock(isoStart), testutil.NewClock(isoStart)}}
+	p.docs = isoDocs(t)
+	// Both agents of the store read b's clock.
+	st, err := engram.Open(engram.Tier1, engram.WithPath(filepath.Join(t.TempDir(), "memory.db")), engram.WithClock(p.clocks[1].Now))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := p.shared.CheckIntegrity(context.Background()); err != nil {
+			t.Error(err)
+		}
+		if err := st.Close(); err != nil {
+			t.Error(err)
+		}
+	})
+	if p.a, err = st.Agent("a"); err != nil {
+		t.Fatal(err)
+	}
+	isoSeed(t, p.a, isoMark, aEntries)
+	if p.shared, err = st.Agent("b"); err != nil {
+		t.Fatal(err)
+	}
+	p.alone = testutil.OpenPath(t, filepath.Join(t.TempDir(), "memory.db"), "b", engram.WithClock(p.clocks[0].Now))
+	for _, m := range []*engram.Memory{p.alone, p.shared} {
+		isoSeed(t, m, "bravo", 24)
+	}
+	return p
+}
+
+// isoDocs writes the tree of documents the maintenance ingests.
+func isoDocs(t *testing.T) string {
+	dir := filepath.Join(t.TempDir(), "docs")
+	isoWriteDocs(t, dir, map[string]string{
+		"deploy.md":     "# Deploy\n\nbravo the green pipeline deploys on every merge.\n",
+		"guide/same.md": "# Same\n\nThe text both agents hold, word for word.\n",
+	})
+	return dir
+}
+
 // newIsoPairTier opens the pair at Tier 2 with embedder e, or at Tier 1
 // when e is nil.
 func newIsoPairTier(t *testing.T, aEntries int, e engram.Embedder) *isoPair {
 	t.Helper()
 	p := &isoPair{clocks: [2]*testutil.Clock{testutil.NewClock(isoStart), testutil.NewClock(isoStart)}}
-	p.docs = filepath.Join(t.TempDir(), "docs")
-	isoWriteDocs(t, p.docs, map[string]string{
-		"deploy.md":     "# Deploy\n\nbravo the green pipeline deploys on every merge.\n",
-		"guide/same.md": "# Same\n\nThe text both agents hold, word for word.\n",
-	})
+	p.docs = isoDocs(t)
 	aloneDir, sharedDir := t.TempDir(), t.TempDir()
 	aClock := testutil.NewClock(isoStart)
 	// a writes first, so that its rows come before b's everywhere.
@@ -611,6 +651,17 @@ func runIsoCases(t *testing.T, ctx context.Context, p *isoPair, phase string, ca
 func TestIsolationTable(t *testing.T) {
 	ctx := context.Background()
 	p := newIsoPair(t, 24)
+	runIsoCases(t, ctx, p, "before", isoReads())
+	runIsoCases(t, ctx, p, "maintenance", isoMaintenance(p))
+	runIsoCases(t, ctx, p, "after", isoReads())
+}
+
+// TestIsolationTableStore runs the table with a and b handed out by one
+// Store over the file they share: one writer, one set of readers, one
+// change log for both.
+func TestIsolationTableStore(t *testing.T) {
+	ctx := context.Background()
+	p := newIsoStorePair(t, 24)
 	runIsoCases(t, ctx, p, "before", isoReads())
 	runIsoCases(t, ctx, p, "maintenance", isoMaintenance(p))
 	runIsoCases(t, ctx, p, "after", isoReads())

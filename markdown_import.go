@@ -155,6 +155,9 @@ func (m *Memory) ImportMarkdown(ctx context.Context) (MarkdownReport, error) {
 // writes no memory.md, [ErrClosed] after Close, a [*DatabaseError] when
 // SQLite fails and an [*fs.PathError] when the file cannot be written.
 func (m *Memory) ExportMarkdown(ctx context.Context) (string, error) {
+	if m.closed.Load() {
+		return "", ErrClosed
+	}
 	if m.mdPath == "" {
 		return "", invalid("ExportMarkdown", "the Memory writes no memory.md (see WithMarkdownPath)")
 	}
@@ -219,7 +222,7 @@ func (m *Memory) readMarkdownState(q *dbtx) (st markdownState, ok bool, err erro
 func (m *Memory) recordMarkdown(ctx context.Context, text []byte, lines []writtenLine) error {
 	sum := sha256.Sum256(text)
 	var held []byte
-	err := m.db.read(ctx, "markdown.state", func(q *dbtx) error {
+	err := m.read(ctx, "markdown.state", func(q *dbtx) error {
 		err := q.queryRow(`SELECT hash FROM markdown_files WHERE agent_id = ?`, []any{m.agent}, &held)
 		if errors.Is(err, sql.ErrNoRows) {
 			return nil
@@ -272,7 +275,7 @@ func (m *Memory) importMarkdown(ctx context.Context) (MarkdownReport, error) {
 	}
 	var st markdownState
 	var known bool
-	if err := m.db.read(ctx, "markdown.state", func(q *dbtx) (err error) {
+	if err := m.read(ctx, "markdown.state", func(q *dbtx) (err error) {
 		st, known, err = m.readMarkdownState(q)
 		return err
 	}); err != nil {

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/engram-go/engram/internal/facts"
@@ -50,6 +51,7 @@ type Memory struct {
 
 	closeOnce sync.Once
 	closeErr  error
+	closed    atomic.Bool // set by Close: every method returns ErrClosed
 
 	working    *Working
 	semantic   *Semantic
@@ -64,6 +66,9 @@ type Memory struct {
 	// followers are the Memory's in-memory state that the database's
 	// change log keeps in step (see changelog.go).
 	followers []follower
+	// owner is the Store that handed the Memory out, nil for one from
+	// New.
+	owner *Store
 }
 
 // New opens the memory of one agent, creating its database when needed.
@@ -90,19 +95,7 @@ func New(tier Tier, opts ...Option) (*Memory, error) {
 	if err := s.validate(tier); err != nil {
 		return nil, err
 	}
-	m := &Memory{
-		tier:  tier,
-		agent: s.agent,
-		actor: s.actor,
-		cfg:   s.cfg.clone(), // the caller keeps its slices
-		now:   s.clock,
-		log:   s.logger,
-		ids:   ulid.NewGenerator(),
-		llm:   s.llm,
-	}
-	if m.log == nil {
-		m.log = slog.New(slog.DiscardHandler)
-	}
+	m := newMemory(tier, s)
 	m.dbPath, m.mdPath = s.paths()
 	if m.dbPath != "" && s.path == "" {
 		m.agentDir = filepath.Dir(m.dbPath)
@@ -127,6 +120,24 @@ func New(tier Tier, opts ...Option) (*Memory, error) {
 	openAgents.add(m, 1)
 	m.log.Debug("engram: opened", "agent", m.agent, "tier", tier, "db", m.dbPath, "markdown", m.mdPath)
 	return m, nil
+}
+
+// newMemory returns a Memory of s's agent, not open yet.
+func newMemory(tier Tier, s settings) *Memory {
+	m := &Memory{
+		tier:  tier,
+		agent: s.agent,
+		actor: s.actor,
+		cfg:   s.cfg.clone(), // the caller keeps its slices
+		now:   s.clock,
+		log:   s.logger,
+		ids:   ulid.NewGenerator(),
+		llm:   s.llm,
+	}
+	if m.log == nil {
+		m.log = slog.New(slog.DiscardHandler)
+	}
+	return m
 }
 
 // openAgents counts the Memories open in the process by file and agent,
@@ -216,7 +227,10 @@ func (m *Memory) open(s settings) error {
 // Close releases the database. It waits for a running write to finish.
 // Close is idempotent: later calls return the first call's result, and
 // every other method returns [ErrClosed] afterwards. The working set is
-// discarded; call [Memory.Flush] first to keep what matters.
+// discarded; call [Memory.Flush] first to keep what matters. A Memory
+// from [Store.Agent] releases the agent instead: the store's connections
+// stay open for its other agents, and the next Agent call for the same ID
+// opens a new Memory.
 //
 // Close writes the access counts searches noted and no write has written
 // yet. When it cannot (a read-only or full disk, another process holding
@@ -235,7 +249,12 @@ func (m *Memory) close(discard bool) error {
 		} else if err := m.flushAccess(context.Background()); err != nil {
 			m.log.Warn("engram: access counts lost at close", "agent", m.agent, "entries", m.access.count(), "err", err)
 		}
-		m.closeErr = m.db.close()
+		m.closed.Store(true)
+		if m.owner != nil {
+			m.closeErr = m.owner.release(m)
+		} else {
+			m.closeErr = m.db.close()
+		}
 		m.working.clearOnClose()
 		openAgents.add(m, -1)
 	})
@@ -304,7 +323,7 @@ func (m *Memory) Bootstrap(ctx context.Context) (*BootstrapResult, error) {
 		BootstrappedAt:  now,
 		MarkdownImport:  imported,
 	}
-	err = m.db.read(ctx, "bootstrap", func(q *dbtx) error {
+	err = m.read(ctx, "bootstrap", func(q *dbtx) error {
 		var err error
 		if res.RecentEpisodes, err = m.episodic.recent(q, m.cfg.Bootstrap.RecentEpisodes); err != nil {
 			return err
@@ -429,7 +448,7 @@ func (m *Memory) Snapshot(ctx context.Context, snap SessionSnapshot) error {
 // after Close and a [*DatabaseError] when SQLite fails.
 func (m *Memory) Stats(ctx context.Context) (Stats, error) {
 	var st Stats
-	err := m.db.read(ctx, "stats", func(q *dbtx) error {
+	err := m.read(ctx, "stats", func(q *dbtx) error {
 		return q.queryRow(statsSQL, []any{m.agent}, statsInto(&st)...)
 	})
 	if err != nil {
@@ -469,7 +488,19 @@ func statsInto(st *Stats) []any {
 // checks: it is meant for tests and for tools, not for an agent's hot
 // path.
 func (m *Memory) CheckIntegrity(ctx context.Context) error {
+	if m.closed.Load() {
+		return ErrClosed
+	}
 	return m.db.integrityCheck(ctx)
+}
+
+// read runs fn in a read transaction of the Memory's database (see
+// database.read); it returns ErrClosed after Close.
+func (m *Memory) read(ctx context.Context, op string, fn func(q *dbtx) error) error {
+	if m.closed.Load() {
+		return ErrClosed
+	}
+	return m.db.read(ctx, op, fn)
 }
 
 // newID returns a new time-ordered ID.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -132,15 +133,61 @@ func TestReopenKeepsEverything(t *testing.T) {
 	assert.Equal(t, "sky", snap.Summary)
 }
 
+// TestEveryCallAfterCloseReturnsErrClosed closes a Memory from New, and
+// one from a Store whose database stays open for another agent.
 func TestEveryCallAfterCloseReturnsErrClosed(t *testing.T) {
-	m, err := engram.New(engram.Tier1, engram.WithDir(t.TempDir()))
-	require.NoError(t, err)
 	ctx := context.Background()
-	id, err := m.Semantic().Store(ctx, engram.SemanticEntry{Content: "x", Importance: 0.5})
-	require.NoError(t, err)
-	require.NoError(t, m.Close())
+	for _, from := range []string{"New", "Store"} {
+		t.Run(from, func(t *testing.T) {
+			var m *engram.Memory
+			var err error
+			if from == "New" {
+				m, err = engram.New(engram.Tier1, engram.WithDir(t.TempDir()))
+			} else {
+				st := openStore(t, engram.WithPath(filepath.Join(t.TempDir(), "memory.db")))
+				_, err = st.Agent("other")
+				require.NoError(t, err)
+				m, err = st.Agent("ada")
+			}
+			require.NoError(t, err)
+			id, err := m.Semantic().Store(ctx, engram.SemanticEntry{Content: "x", Importance: 0.5})
+			require.NoError(t, err)
+			require.NoError(t, m.Close())
+			for name, call := range callsAfterClose(ctx, m, id) {
+				assert.ErrorIs(t, call(), engram.ErrClosed, name)
+			}
+			assert.Equal(t, 0, m.Working().Len())
+		})
+	}
+}
 
-	calls := map[string]func() error{
+// callsAfterClose returns calls of m's public methods, by name.
+func callsAfterClose(ctx context.Context, m *engram.Memory, id string) map[string]func() error {
+	dir := os.TempDir()
+	return map[string]func() error{
+		"Search":         func() error { _, err := m.Search(ctx, engram.SearchOptions{Query: "x"}); return err },
+		"Find":           func() error { _, err := m.Find(ctx, engram.SearchOptions{Query: "x"}); return err },
+		"Recall":         func() error { _, err := m.Recall(ctx, "x"); return err },
+		"Context":        func() error { _, err := m.Context(ctx, engram.ContextOptions{Query: "x"}); return err },
+		"Summary":        func() error { _, err := m.Summary(ctx); return err },
+		"History":        func() error { _, err := m.History(ctx, id); return err },
+		"Changes":        func() error { _, err := m.Changes(ctx, engram.ChangeQuery{}); return err },
+		"Export":         func() error { return m.Export(ctx, io.Discard, engram.ExportOptions{}) },
+		"Import":         func() error { _, err := m.Import(ctx, strings.NewReader(""), engram.ImportOptions{}); return err },
+		"Backup":         func() error { return m.Backup(ctx, filepath.Join(dir, "never-made.db")) },
+		"Forget":         func() error { return m.Forget(ctx, id) },
+		"ForgetAgent":    func() error { return m.ForgetAgent(ctx) },
+		"Compact":        func() error { _, err := m.Compact(ctx); return err },
+		"Decay":          func() error { _, err := m.Decay(ctx); return err },
+		"Restore":        func() error { return m.Restore(ctx, id) },
+		"ExportMarkdown": func() error { _, err := m.ExportMarkdown(ctx); return err },
+		"Ingest":         func() error { _, err := m.Ingest(ctx, dir, engram.IngestOptions{}); return err },
+		"Facts.Assert": func() error {
+			_, err := m.Facts().Assert(ctx, engram.Fact{Subject: "a", Predicate: "b", Object: "c"})
+			return err
+		},
+		"Facts.Current":  func() error { _, err := m.Facts().Current(ctx, engram.FactQuery{}); return err },
+		"Rules.List":     func() error { _, err := m.Rules().List(ctx); return err },
 		"Bootstrap":      func() error { _, err := m.Bootstrap(ctx); return err },
 		"Flush":          func() error { return m.Flush(ctx) },
 		"Snapshot":       func() error { return m.Snapshot(ctx, engram.SessionSnapshot{SessionID: "s"}) },
@@ -204,10 +251,6 @@ func TestEveryCallAfterCloseReturnsErrClosed(t *testing.T) {
 		"Working.Evict":  func() error { _, err := m.Working().Evict(); return err },
 		"Working.Clear":  func() error { return m.Working().Clear() },
 	}
-	for name, call := range calls {
-		assert.ErrorIs(t, call(), engram.ErrClosed, name)
-	}
-	assert.Equal(t, 0, m.Working().Len())
 }
 
 func TestSchemaTooNewIsRefused(t *testing.T) {

@@ -20,6 +20,7 @@ type Option func(*settings)
 
 type settings struct {
 	agent    string
+	agentSet bool   // WithAgent was given
 	actor    string // WithActor
 	dir      string
 	path     string
@@ -110,7 +111,7 @@ func (s *settings) fail(err error) {
 
 // WithAgent binds the Memory to an agent. Every read and write is scoped to
 // it. The ID must satisfy [ValidateAgentID]; the default is [DefaultAgent].
-func WithAgent(id string) Option { return func(s *settings) { s.agent = id } }
+func WithAgent(id string) Option { return func(s *settings) { s.agent, s.agentSet = id, true } }
 
 // WithDir sets the base directory: the database is {base}/{dir}/memory.db
 // and the projection {base}/{dir}/memory.md, where {dir} is the agent ID

@@ -296,7 +296,7 @@ func (p *Procedural) ListActive(ctx context.Context, limit int) ([]Procedure, er
 		return nil, err
 	}
 	var out []Procedure
-	err = p.m.db.read(ctx, "procedural.list_active", func(q *dbtx) error {
+	err = p.m.read(ctx, "procedural.list_active", func(q *dbtx) error {
 		out, err = p.active(q, limit)
 		return err
 	})

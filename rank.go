@@ -191,7 +191,7 @@ func (m *Memory) fillContent(ctx context.Context, cands []candidate) error {
 	if len(want) == 0 {
 		return nil
 	}
-	return m.db.read(ctx, "search.content", func(q *dbtx) error {
+	return m.read(ctx, "search.content", func(q *dbtx) error {
 		for typ, list := range want {
 			b, _ := json.Marshal(list)
 			rows, err := q.query(contentSQL[typ], string(b))

@@ -61,7 +61,7 @@ func (m *Memory) withContext(ctx context.Context, s *search, cands []candidate, 
 	}
 	list, _ := json.Marshal(hits)
 	var found []candidate // each with the match it came with as ContextOf
-	err := m.db.read(ctx, "search.context", func(q *dbtx) error {
+	err := m.read(ctx, "search.context", func(q *dbtx) error {
 		rows, err := q.query(contextSQL, m.agent, string(list), s.filter.since, s.filter.until)
 		if err != nil {
 			return err

@@ -80,7 +80,7 @@ var ftsSources = func() []ftsSource {
 // scorer): each kind's k best.
 func (m *Memory) textCandidates(ctx context.Context, s *search) ([]candidate, error) {
 	var cands []candidate
-	err := m.db.read(ctx, "search", func(q *dbtx) error {
+	err := m.read(ctx, "search", func(q *dbtx) error {
 		sources, err := m.textSources(q, s)
 		if err != nil {
 			return err

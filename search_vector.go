@@ -71,7 +71,7 @@ func (m *Memory) vectorCandidates(ctx context.Context, s *search) ([]candidate, 
 		n = 4 * k
 	}
 	var out []candidate
-	err = m.db.read(ctx, "search.vector", func(q *dbtx) error {
+	err = m.read(ctx, "search.vector", func(q *dbtx) error {
 		if err := v.sync(q); err != nil {
 			return err
 		}
@@ -149,7 +149,7 @@ func (m *Memory) pendingByText(ctx context.Context, s *search, cands []candidate
 		byKind[c.Type] = append(byKind[c.Type], c.pk)
 	}
 	pending := map[vectorKey]bool{}
-	err = m.db.read(ctx, "search.pending", func(q *dbtx) error {
+	err = m.read(ctx, "search.pending", func(q *dbtx) error {
 		for typ, pks := range byKind {
 			list, _ := json.Marshal(pks)
 			rows, err := q.query(`SELECT p.pk FROM json_each(?2) j CROSS JOIN vector_pending p ON p.memory_type = ?1 AND p.pk = j.value`,

@@ -261,7 +261,7 @@ func (s *Semantic) Get(ctx context.Context, id string) (SemanticEntry, error) {
 		return SemanticEntry{}, err
 	}
 	var e SemanticEntry
-	err := s.m.db.read(ctx, "semantic.get", func(q *dbtx) error {
+	err := s.m.read(ctx, "semantic.get", func(q *dbtx) error {
 		var err error
 		e, err = s.one(q, id)
 		return err
@@ -405,7 +405,7 @@ func (s *Semantic) List(ctx context.Context, opts ListOptions) ([]SemanticEntry,
 		return nil, err
 	}
 	var out []SemanticEntry
-	err = s.m.db.read(ctx, "semantic.list", func(q *dbtx) error {
+	err = s.m.read(ctx, "semantic.list", func(q *dbtx) error {
 		out, err = s.entries(q, `1 ORDER BY importance DESC, updated_at DESC, id LIMIT ? OFFSET ?`, limit, offset)
 		return err
 	})

@@ -92,7 +92,7 @@ func (m *Memory) Summary(ctx context.Context) (Summary, error) {
 	}
 	var s Summary
 	var until time.Time
-	err = m.db.read(ctx, "summary", func(q *dbtx) error {
+	err = m.read(ctx, "summary", func(q *dbtx) error {
 		var err error
 		s, until, err = m.summarize(q, now)
 		return err

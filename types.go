@@ -479,6 +479,10 @@ type StorageConfig struct {
 	BusyTimeout time.Duration // wait for other processes' locks; default 5s
 	CacheMiB    int           // page cache per reader connection, filled as needed; default 64 (the writer's is at most 8: see writerCacheMiB)
 	ReadConns   int           // reader connections; default 4
+	// OpenFiles is how many agents' database files a [Store] over a base
+	// directory keeps connections open to at once; the others' are
+	// closed while idle and opened again by their next use. Default 16.
+	OpenFiles int
 }
 
 // DefaultConfig returns the default configuration, with the seed's values.
@@ -519,7 +523,7 @@ func DefaultConfig() Config {
 			Threshold: 0.5, PerKind: 5,
 		},
 		Limits:   Limits{MaxContentBytes: 64 << 10, MaxTags: 32, MaxTagBytes: 64, MaxFactBytes: 1 << 10},
-		Storage:  StorageConfig{Synchronous: SyncNormal, BusyTimeout: 5 * time.Second, CacheMiB: 64, ReadConns: 4},
+		Storage:  StorageConfig{Synchronous: SyncNormal, BusyTimeout: 5 * time.Second, CacheMiB: 64, ReadConns: 4, OpenFiles: 16},
 		History:  HistoryConfig{Enabled: true, Retention: 365 * day},
 		Markdown: MarkdownConfig{Mode: MarkdownSync, MaxFileBytes: 4 << 20},
 	}
@@ -558,7 +562,7 @@ func (c Config) clone() Config {
 //   - Facts.UserEntity: one line of at most MaxFactBytes; the predicates
 //     of Facts.SingleValued, ManyValued and Synonyms: at least one word
 //     each, and no synonym leading to another
-//   - Storage.BusyTimeout [0, 1h]; CacheMiB [1, 4096]; ReadConns [1, 64]
+//   - Storage.BusyTimeout [0, 1h]; CacheMiB [1, 4096]; ReadConns [1, 64]; OpenFiles [1, 10000]
 //   - History.Retention (0, MaxDays days] when History.Enabled
 //   - Markdown.Mode: MarkdownSync or MarkdownExport; Markdown.MaxFileBytes
 //     [1 KiB, 256 MiB]
@@ -617,6 +621,7 @@ func (c Config) Validate() error {
 		{between(c.Storage.BusyTimeout, 0, time.Hour), "Storage.BusyTimeout", "must be in [0, 1h]"},
 		{between(c.Storage.CacheMiB, 1, 4096), "Storage.CacheMiB", "must be in [1, 4096]"},
 		{between(c.Storage.ReadConns, 1, 64), "Storage.ReadConns", "must be in [1, 64]"},
+		{between(c.Storage.OpenFiles, 1, 10_000), "Storage.OpenFiles", "must be in [1, 10000]"},
 		{!c.History.Enabled || positiveUpTo(c.History.Retention, MaxDays*day), "History.Retention", "must be in (0, 36500 days]"},
 		{slices.Contains([]MarkdownMode{MarkdownSync, MarkdownExport}, c.Markdown.Mode), "Markdown.Mode", "must be \"sync\" or \"export\""},
 		{between(c.Markdown.MaxFileBytes, 1<<10, 256<<20), "Markdown.MaxFileBytes", "must be in [1 KiB, 256 MiB]"},

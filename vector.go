@@ -470,7 +470,7 @@ func (v *vectors) embed(ctx context.Context, texts []string) ([]embedded, error)
 		hexes[i] = hex.EncodeToString(out[i].hash)
 	}
 	list, _ := json.Marshal(hexes)
-	err := v.m.db.read(ctx, "embed.cache", func(q *dbtx) error {
+	err := v.m.read(ctx, "embed.cache", func(q *dbtx) error {
 		rows, err := q.query(cacheSQL, v.model, string(list))
 		if err != nil {
 			return err
@@ -1256,7 +1256,7 @@ func (v *vectors) embedPending(ctx context.Context, limit int, progress func(don
 	done := 0
 	for limit < 0 || done < limit {
 		var batch []pendingRow
-		err := v.m.db.read(ctx, "embed.pending", func(q *dbtx) error {
+		err := v.m.read(ctx, "embed.pending", func(q *dbtx) error {
 			n := embedBatch
 			if limit >= 0 {
 				n = min(n, limit-done)
@@ -1452,7 +1452,7 @@ func (m *Memory) Reindex(ctx context.Context, progress func(done, total int)) er
 		}
 		// Rows failed alone (recorded): report them rather than loop.
 		var why string
-		err = m.db.read(ctx, "reindex", func(q *dbtx) error {
+		err = m.read(ctx, "reindex", func(q *dbtx) error {
 			return q.queryRow(`SELECT coalesce(max(last_error), '') FROM vector_pending WHERE agent_id = ? AND attempts > 0`,
 				[]any{m.agent}, &why)
 		})

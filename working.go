@@ -101,7 +101,7 @@ func (w *Working) put(items ...WorkingItem) ([]WorkingItem, error) {
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if w.m.db.closed.Load() {
+	if w.m.closed.Load() {
 		return nil, ErrClosed
 	}
 	var evicted []WorkingItem
@@ -127,7 +127,7 @@ func (w *Working) put(items ...WorkingItem) ([]WorkingItem, error) {
 func (w *Working) Get(id string) (WorkingItem, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if w.m.db.closed.Load() {
+	if w.m.closed.Load() {
 		return WorkingItem{}, ErrClosed
 	}
 	for i := range w.items {
@@ -150,7 +150,7 @@ func (w *Working) Find(query string) ([]WorkingItem, error) {
 	q := strings.ToLower(query)
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if w.m.db.closed.Load() {
+	if w.m.closed.Load() {
 		return nil, ErrClosed
 	}
 	var out []WorkingItem
@@ -169,7 +169,7 @@ func (w *Working) Find(query string) ([]WorkingItem, error) {
 func (w *Working) Items() ([]WorkingItem, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if w.m.db.closed.Load() {
+	if w.m.closed.Load() {
 		return nil, ErrClosed
 	}
 	out := make([]WorkingItem, 0, len(w.items))
@@ -191,7 +191,7 @@ func (w *Working) Len() int {
 func (w *Working) Remove(id string) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if w.m.db.closed.Load() {
+	if w.m.closed.Load() {
 		return ErrClosed
 	}
 	for i := range w.items {
@@ -209,7 +209,7 @@ func (w *Working) Remove(id string) error {
 func (w *Working) Evict() (WorkingItem, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if w.m.db.closed.Load() {
+	if w.m.closed.Load() {
 		return WorkingItem{}, ErrClosed
 	}
 	if len(w.items) == 0 {
@@ -222,7 +222,7 @@ func (w *Working) Evict() (WorkingItem, error) {
 func (w *Working) Clear() error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if w.m.db.closed.Load() {
+	if w.m.closed.Load() {
 		return ErrClosed
 	}
 	w.items = w.items[:0]

@@ -166,7 +166,7 @@ func (l *Links) For(ctx context.Context, id string) ([]Link, error) {
 		return nil, err
 	}
 	var out []Link
-	err := l.m.db.read(ctx, "links.for", func(q *dbtx) error {
+	err := l.m.read(ctx, "links.for", func(q *dbtx) error {
 		rows, err := q.query(`
 			SELECT `+linkCols+` FROM zettel_links WHERE agent_id = ?1
 				AND source_type IN `+linkTypes+` AND source_id = ?2
@@ -199,7 +199,7 @@ func (l *Links) Traverse(ctx context.Context, startID string, depth int) ([]Link
 		return nil, invalid("depth", "%d is outside [1, %d]", depth, MaxTraverseDepth)
 	}
 	var out []LinkedMemory
-	err := l.m.db.read(ctx, "links.traverse", func(q *dbtx) error {
+	err := l.m.read(ctx, "links.traverse", func(q *dbtx) error {
 		// UNION (not UNION ALL) drops a (node, depth) pair already seen, so
 		// a cycle adds nothing new once its nodes are in the frontier; the
 		// depth bound ends the recursion.
