@@ -21,6 +21,11 @@
 //	m.Flush(ctx)                            // keep important working items, rewrite memory.md
 //	m.Snapshot(ctx, engram.SessionSnapshot{SessionID: "…", Summary: "…"})
 //
+// A process serving many agents opens one [Store] instead, with [Open],
+// and gets each agent's Memory from [Store.Agent]: the agents share its
+// connections, and a base directory of many agents' files keeps a bounded
+// number of them open.
+//
 // # The four kinds of memory
 //
 //   - [Working]: the handful of items (7 by default) the agent is thinking
