@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"slices"
 	"sync"
@@ -136,6 +138,61 @@ func (st *Store) Agent(id string) (*Memory, error) {
 	}
 	close(slot.ready)
 	return slot.m, slot.err
+}
+
+// Lookup returns the Memory of the agent id, as [Store.Agent] does, but
+// only when the agent has memory in the store (it is one of
+// [Store.Agents]) or its Memory is open: it never creates anything, so a
+// read for an agent nobody has written for can answer "nothing" without
+// leaving a trace. It returns an error matching [ErrNotFound] for an
+// agent without memory, and the errors of Agent.
+func (st *Store) Lookup(ctx context.Context, id string) (*Memory, error) {
+	if err := ValidateAgentID(id); err != nil {
+		return nil, err
+	}
+	st.mu.Lock()
+	closed, slot := st.closed, st.agents[id]
+	st.mu.Unlock()
+	switch {
+	case closed:
+		return nil, ErrClosed
+	case slot != nil:
+		return st.Agent(id)
+	}
+	has, err := st.has(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if !has {
+		return nil, notFound("agent", id)
+	}
+	return st.Agent(id)
+}
+
+// has reports whether agent id has memory in the store: a database in
+// its directory, or rows in the shared database.
+func (st *Store) has(ctx context.Context, id string) (bool, error) {
+	if st.base != "" {
+		fi, err := os.Stat(filepath.Join(st.base, agentDirName(id), "memory.db"))
+		if errors.Is(err, fs.ErrNotExist) {
+			return false, nil
+		}
+		if err != nil {
+			return false, &DatabaseError{Op: "agents", Err: err}
+		}
+		return fi.Mode().IsRegular(), nil
+	}
+	var has bool
+	err := st.shared.read(ctx, "agents", func(q *dbtx) error {
+		tables, err := agentTables(q)
+		if err != nil {
+			return err
+		}
+		in, err := agentRows(q, tables, id)
+		has = slices.ContainsFunc(in, func(t string) bool { return t != "meta" })
+		return err
+	})
+	return has, err
 }
 
 // open opens the Memory of agent id on the store's database, or over a

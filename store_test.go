@@ -285,3 +285,47 @@ func TestStoreForgetAgent(t *testing.T) {
 		})
 	}
 }
+
+// TestStoreLookupCreatesNothing: Lookup finds the agents with memory and
+// the open ones, and for any other answers ErrNotFound without creating a
+// file, a directory or a row.
+func TestStoreLookupCreatesNothing(t *testing.T) {
+	ctx := context.Background()
+	for _, layout := range []string{"dir", "file"} {
+		t.Run(layout, func(t *testing.T) {
+			base := t.TempDir()
+			where := engram.WithDir(base)
+			if layout == "file" {
+				where = engram.WithPath(filepath.Join(base, "memory.db"))
+			}
+			st := openStore(t, where)
+			ada, err := st.Agent("ada")
+			require.NoError(t, err)
+			_, err = ada.Semantic().Store(ctx, engram.SemanticEntry{Content: "a note"})
+			require.NoError(t, err)
+			before, err := os.ReadDir(base)
+			require.NoError(t, err)
+
+			m, err := st.Lookup(ctx, "nobody")
+			assert.ErrorIs(t, err, engram.ErrNotFound)
+			assert.Nil(t, m)
+			after, err := os.ReadDir(base)
+			require.NoError(t, err)
+			assert.Equal(t, len(before), len(after), "no file or directory made")
+			agents, err := st.Agents(ctx)
+			require.NoError(t, err)
+			assert.Equal(t, []string{"ada"}, agents)
+
+			got, err := st.Lookup(ctx, "ada")
+			require.NoError(t, err)
+			assert.Same(t, ada, got)
+			require.NoError(t, ada.Close())
+			got, err = st.Lookup(ctx, "ada")
+			require.NoError(t, err, "an agent with memory, not open")
+			assert.Equal(t, "ada", got.AgentID())
+
+			_, err = st.Lookup(ctx, "../etc")
+			assert.ErrorIs(t, err, engram.ErrInvalid)
+		})
+	}
+}
