@@ -256,15 +256,20 @@ func newIsoPair(t *testing.T, aEntries int) *isoPair {
 	return newIsoPairTier(t, aEntries, nil)
 }
 
-// newIsoStorePair opens the pair at Tier 1 with a and the shared b handed
-// out by one Store over the shared file, on its one writer and readers;
-// the Store writes no memory.md in a shared file, so neither b does.
-func newIsoStorePair(t *testing.T, aEntries int) *isoPair {
+// newIsoStorePair opens the pair with a and the shared b handed out by
+// one Store over the shared file, on its one writer and readers; the Store
+// writes no memory.md in a shared file, so neither b does. It is at Tier 2
+// with embedder e, or at Tier 1 when e is nil.
+func newIsoStorePair(t *testing.T, aEntries int, e engram.Embedder) *isoPair {
 	t.Helper()
 	p := &isoPair{clocks: [2]*testutil.Clock{testutil.NewClock(isoStart), testutil.NewClock(isoStart)}}
 	p.docs = isoDocs(t)
 	// Both agents of the store read b's clock.
-	st, err := engram.Open(engram.Tier1, engram.WithPath(filepath.Join(t.TempDir(), "memory.db")), engram.WithClock(p.clocks[1].Now))
+	tier, opts := engram.Tier1, []engram.Option{engram.WithPath(filepath.Join(t.TempDir(), "memory.db")), engram.WithClock(p.clocks[1].Now)}
+	if e != nil {
+		tier, opts = engram.Tier2, append(opts, engram.WithEmbedder(e))
+	}
+	st, err := engram.Open(tier, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -283,7 +288,12 @@ func newIsoStorePair(t *testing.T, aEntries int) *isoPair {
 	if p.shared, err = st.Agent("b"); err != nil {
 		t.Fatal(err)
 	}
-	p.alone = testutil.OpenPath(t, filepath.Join(t.TempDir(), "memory.db"), "b", engram.WithClock(p.clocks[0].Now))
+	alone := filepath.Join(t.TempDir(), "memory.db")
+	if e != nil {
+		p.alone = testutil.OpenTier2Path(t, alone, "b", e, engram.WithClock(p.clocks[0].Now))
+	} else {
+		p.alone = testutil.OpenPath(t, alone, "b", engram.WithClock(p.clocks[0].Now))
+	}
 	for _, m := range []*engram.Memory{p.alone, p.shared} {
 		isoSeed(t, m, "bravo", 24)
 	}
@@ -661,7 +671,7 @@ func TestIsolationTable(t *testing.T) {
 // change log for both.
 func TestIsolationTableStore(t *testing.T) {
 	ctx := context.Background()
-	p := newIsoStorePair(t, 24)
+	p := newIsoStorePair(t, 24, nil)
 	runIsoCases(t, ctx, p, "before", isoReads())
 	runIsoCases(t, ctx, p, "maintenance", isoMaintenance(p))
 	runIsoCases(t, ctx, p, "after", isoReads())
@@ -764,7 +774,13 @@ func TestIsolationTableTier2(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := newIsoPairTier(t, 24, h)
+	for name, open := range map[string]func(*testing.T, int, engram.Embedder) *isoPair{"New": newIsoPairTier, "Store": newIsoStorePair} {
+		t.Run(name, func(t *testing.T) { isoTier2(t, ctx, open(t, 24, h)) })
+	}
+}
+
+// isoTier2 runs TestIsolationTableTier2's cases on p.
+func isoTier2(t *testing.T, ctx context.Context, p *isoPair) {
 	reads := []isoCase{
 		{name: "Search/vector", call: isoSearch(engram.SearchOptions{Query: "blue pipeline deploy", Mode: engram.SearchVector, Limit: 20})},
 		{name: "Search/hybrid", call: isoSearch(engram.SearchOptions{Query: "blue pipeline deploy", Mode: engram.SearchHybrid, Limit: 20})},
