@@ -162,6 +162,9 @@ func (a *app) checkGlobals(cmd *cobra.Command) error {
 		}
 	}
 	if g.tier != 1 && g.tier != 2 {
+		if !flags.Changed("tier") {
+			return usagef("ENGRAM_TIER=%q: the tier is 1 or 2", os.Getenv("ENGRAM_TIER"))
+		}
 		return usagef("--tier %d: the tier is 1 or 2", g.tier)
 	}
 	if g.tier == 1 && g.embedder != "" {
@@ -355,10 +358,17 @@ func envOr(key, def string) string {
 	return def
 }
 
-// envInt reads an integer from the environment; what is not one is 0,
-// and the flag's check reports the flag.
+// envInt reads an integer from the environment: 0 when unset, -1 when it
+// is not a number (which the flag's check refuses).
 func envInt(key string) int {
-	n, _ := strconv.Atoi(os.Getenv(key))
+	v := os.Getenv(key)
+	if v == "" {
+		return 0
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil {
+		return -1
+	}
 	return n
 }
 

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"io"
 	"strings"
 	"time"
@@ -114,9 +115,10 @@ func writeMemory(w io.Writer, v memoryView) error {
 	field("subject", v.Subject, v.Subject != "")
 	field("predicate", v.Predicate, v.Predicate != "")
 	field("object", v.Object, v.Object != "")
-	field("content", v.Content, v.Content != "" && v.Type != engram.TypeFact)
+	multiline := func(s string) bool { return strings.Contains(s, "\n") }
+	field("content", v.Content, v.Content != "" && v.Type != engram.TypeFact && !multiline(v.Content))
 	field("description", v.Description, v.Description != "")
-	field("steps", v.Steps, v.Steps != "")
+	field("steps", v.Steps, v.Steps != "" && !multiline(v.Steps))
 	field("importance", v.Importance, v.Type == engram.TypeSemantic)
 	field("verified", v.Verified, v.Verified)
 	field("event", v.EventType, v.EventType != "")
@@ -138,5 +140,14 @@ func writeMemory(w io.Writer, v memoryView) error {
 	field("retrievals", v.Retrievals, v.Retrievals > 0)
 	field("created", when(v.CreatedAt), !v.CreatedAt.IsZero())
 	field("updated", when(v.UpdatedAt), !v.UpdatedAt.IsZero() && !v.UpdatedAt.Equal(v.CreatedAt))
-	return t.flush()
+	if err := t.flush(); err != nil {
+		return err
+	}
+	// Text of several lines follows the fields, as it is.
+	for _, block := range []struct{ name, text string }{{"content", v.Content}, {"steps", v.Steps}} {
+		if multiline(block.text) {
+			fmt.Fprintf(w, "\n%s:\n%s\n", block.name, strings.TrimRight(block.text, "\n"))
+		}
+	}
+	return nil
 }
