@@ -75,9 +75,8 @@ func (e ranError) Unwrap() error { return e.err }
 
 // exitCode classifies err.
 func exitCode(err error) int {
-	var ran ranError
 	switch {
-	case errors.As(err, new(usageError)), !errors.As(err, &ran):
+	case errors.As(err, new(usageError)), !errors.As(err, new(ranError)):
 		return exitUsage
 	case errors.As(err, new(notFound)), errors.Is(err, engram.ErrNotFound):
 		return exitNotFound

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -37,8 +38,9 @@ func TestScript(t *testing.T) {
 			return false, fmt.Errorf("unknown condition %q", cond)
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"exits":  cmdExits,
-			"sqlite": cmdSQLite,
+			"exits":   cmdExits,
+			"sqlite":  cmdSQLite,
+			"capture": cmdCapture,
 		},
 	})
 }
@@ -79,6 +81,22 @@ func cmdSQLite(ts *testscript.TestScript, neg bool, args []string) {
 	defer db.Close()
 	_, err = db.Exec(args[1])
 	ts.Check(err)
+}
+
+// cmdCapture sets an environment variable to the first group of a
+// regular expression's first match in the last command's stdout, to use
+// an ID the command made:
+//
+//	capture ID '"id": "([0-9A-Z]+)"'
+func cmdCapture(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: capture NAME REGEXP")
+	}
+	m := regexp.MustCompile(args[1]).FindStringSubmatch(ts.ReadFile("stdout"))
+	if len(m) < 2 {
+		ts.Fatalf("no match for %s in stdout", args[1])
+	}
+	ts.Setenv(args[0], m[1])
 }
 
 // TestHelp checks that engram --help lists every command, and that every

@@ -88,8 +88,7 @@ func toAny(s []string) []any {
 
 // oneLine keeps a cell on one line of a table.
 func oneLine(s string) string {
-	s = strings.Join(strings.Fields(s), " ")
-	return s
+	return strings.Join(strings.Fields(s), " ")
 }
 
 // clip shortens s to n characters for a table cell.
