@@ -47,19 +47,21 @@ database when there is none. On a terminal it draws a progress bar.`,
 			if opts.Name != "" && len(args) > 1 {
 				return usagef("--name names one PATH: ingest the paths one at a time")
 			}
-			return a.withMemory(ctx, true, func(m *engram.Memory) error {
-				views, failed, err := a.ingest(ctx, m, args, opts)
+			failed := 0
+			err := a.withMemory(ctx, true, func(m *engram.Memory) error {
+				views, n, err := a.ingest(ctx, m, args, opts)
 				if err != nil {
 					return err
 				}
-				if err := a.output(views, func(w io.Writer) error { return writeIngest(w, views) }); err != nil {
-					return err
-				}
-				if failed > 0 {
-					return fmt.Errorf("ingest: %d files or chunks were not stored (listed above); the rest was", failed)
-				}
-				return nil
+				failed = n
+				return a.output(views, func(w io.Writer) error { return writeIngest(w, views) })
 			})
+			// Outside withMemory, which would take back a new database: what
+			// could be stored was.
+			if err == nil && failed > 0 {
+				err = fmt.Errorf("ingest: %d files or chunks were not stored (listed above); the rest was", failed)
+			}
+			return err
 		}),
 	}
 	f := cmd.Flags()
