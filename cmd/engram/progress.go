@@ -89,7 +89,8 @@ func (p *progress) draw(force bool) {
 		return
 	}
 	p.last, p.drawn = now, true
-	fmt.Fprint(p.w, "\r"+p.line())
+	// "\x1b[K" clears what a longer line drawn before left.
+	fmt.Fprint(p.w, "\r"+p.line()+"\x1b[K")
 }
 
 // line is the bar's text: "import [=======>      ]  52%  1.3 MB / 2.5 MB",

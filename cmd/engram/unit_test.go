@@ -66,7 +66,7 @@ func TestProgress(t *testing.T) {
 
 	p = &progress{w: &buf, label: "import", total: 2048}
 	p.bytes().add(1024)
-	if got, want := buf.String(), "\rimport [===============>              ]  50%  1.0 KB / 2.0 KB"; got != want {
+	if got, want := buf.String(), "\rimport [===============>              ]  50%  1.0 KB / 2.0 KB\x1b[K"; got != want {
 		t.Errorf("bar = %q, want %q", got, want)
 	}
 	p.add(1024) // within 100 ms of the last drawing: not drawn
@@ -74,14 +74,14 @@ func TestProgress(t *testing.T) {
 		t.Errorf("the bar was drawn again within 100 ms: %q", buf.String())
 	}
 	p.done()
-	if !strings.HasSuffix(buf.String(), "100%  2.0 KB / 2.0 KB\n") {
+	if !strings.HasSuffix(buf.String(), "100%  2.0 KB / 2.0 KB\x1b[K\n") {
 		t.Errorf("done drew %q", buf.String())
 	}
 
 	buf.Reset()
 	p = &progress{w: &buf, label: "export"}
 	p.bytes().add(3 << 20)
-	if got, want := buf.String(), "\rexport  3.0 MB"; got != want {
+	if got, want := buf.String(), "\rexport  3.0 MB\x1b[K"; got != want {
 		t.Errorf("a bar without total = %q, want %q", got, want)
 	}
 }
