@@ -1,0 +1,73 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+)
+
+// TestOpenAIEmbedder runs Tier 2 commands against a fake OpenAI-compatible
+// server: the key goes from OPENAI_API_KEY to the Authorization header,
+// and never into a message when the server refuses it.
+func TestOpenAIEmbedder(t *testing.T) {
+	const key = "sk-test-secret-0123456789"
+	reject := false
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if reject || r.Header.Get("Authorization") != "Bearer "+key {
+			http.Error(w, `{"error":{"message":"invalid api key"}}`, http.StatusUnauthorized)
+			return
+		}
+		var req struct{ Input []string }
+		if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		type datum struct {
+			Index     int       `json:"index"`
+			Embedding []float32 `json:"embedding"`
+		}
+		var resp struct {
+			Data []datum `json:"data"`
+		}
+		for i, text := range req.Input {
+			v := make([]float32, 8)
+			for j, c := range text {
+				v[j%8] += float32(c%7) + 1
+			}
+			resp.Data = append(resp.Data, datum{i, v})
+		}
+		json.NewEncoder(w).Encode(resp)
+	}))
+	defer srv.Close()
+	t.Setenv("OPENAI_API_KEY", key)
+	dir := t.TempDir()
+	engram := func(args ...string) (int, string, string) {
+		var out, errOut bytes.Buffer
+		global := []string{"--dir", dir, "--embedder", "openai", "--embedder-url", srv.URL, "--embedder-model", "test-embed", "--dims", "8"}
+		code := run(append(global, args...), nil, &out, &errOut)
+		return code, out.String(), errOut.String()
+	}
+
+	if code, _, stderr := engram("add", "fact", "The staging database runs PostgreSQL 16"); code != exitOK {
+		t.Fatalf("add exited %d: %s", code, stderr)
+	}
+	code, stdout, stderr := engram("--json", "search", "staging database", "--mode", "vector")
+	if code != exitOK || !strings.Contains(stdout, `"mode": "vector"`) || !strings.Contains(stdout, "PostgreSQL") {
+		t.Fatalf("vector search exited %d: %s%s", code, stdout, stderr)
+	}
+
+	reject = true
+	code, stdout, stderr = engram("search", "staging", "--mode", "vector")
+	if code != exitFailure {
+		t.Errorf("a vector search the server refuses exited %d, want %d: %s", code, exitFailure, stderr)
+	}
+	if !strings.Contains(stderr, "check --embedder, --embedder-url, --embedder-model and OPENAI_API_KEY") {
+		t.Errorf("the message does not say what to check: %s", stderr)
+	}
+	if strings.Contains(stdout+stderr, key) {
+		t.Errorf("the API key is in the output: %s%s", stdout, stderr)
+	}
+}

@@ -1,0 +1,257 @@
+package main
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/engram-go/engram"
+)
+
+// resultView is a search result as --json prints it.
+type resultView struct {
+	Type      engram.MemoryType `json:"type"`
+	ID        string            `json:"id"`
+	Score     float64           `json:"score"`
+	Content   string            `json:"content"`
+	Snippet   string            `json:"snippet"`
+	Source    string            `json:"source,omitempty"`
+	Tags      []string          `json:"tags,omitempty"`
+	ContextOf string            `json:"contextOf,omitempty"`
+	Parts     partsView         `json:"parts"`
+}
+
+type partsView struct {
+	Text       float64 `json:"text"`
+	Importance float64 `json:"importance"`
+	Recency    float64 `json:"recency"`
+	Vector     float64 `json:"vector,omitempty"`
+	Fused      float64 `json:"fused,omitempty"`
+}
+
+func resultOf(r engram.Result) resultView {
+	return resultView{Type: r.Type, ID: r.ID, Score: r.Score, Content: r.Content, Snippet: r.Snippet,
+		Source: r.Source, Tags: r.Tags, ContextOf: r.ContextOf,
+		Parts: partsView{r.Parts.Text, r.Parts.Importance, r.Parts.Recency, r.Parts.Vector, r.Parts.Fused}}
+}
+
+// foundView is what search prints with --json.
+type foundView struct {
+	Query   string            `json:"query"`
+	Mode    engram.SearchMode `json:"mode"`
+	Terms   []string          `json:"terms"`
+	Pending int               `json:"pending,omitempty"`
+	Results []resultView      `json:"results"`
+}
+
+func (a *app) searchCmd() *cobra.Command {
+	var (
+		opts  engram.SearchOptions
+		kinds []string
+		mode  string
+		since string
+	)
+	cmd := &cobra.Command{
+		Use:   "search QUERY",
+		Short: "Find memories of every kind by the words a person would use",
+		Long: `search finds the agent's memories that match QUERY, best first, with their
+scores. Any text is a valid query: punctuation and FTS5 syntax are inert
+unless --advanced asks for FTS5 expressions (a malformed one exits 2).
+
+--kind narrows the search to kinds (semantic, episodic, procedural,
+snapshot, fact, document); --mode is text, vector or hybrid (vector and
+hybrid need --tier 2). Semantic hits count as accesses.`,
+		Example: `  engram search "what did we decide about the deploy?"
+  engram search deploy --kind semantic,fact --limit 5
+  engram --tier 2 search "staging database" --mode vector`,
+		Args: cobra.ExactArgs(1),
+		RunE: runE(func(ctx context.Context, args []string) error {
+			opts.Query = args[0]
+			opts.Mode = engram.SearchMode(mode)
+			for _, k := range kinds {
+				opts.Types = append(opts.Types, engram.MemoryType(k))
+			}
+			var err error
+			if opts.Since, err = optTime("--since", since); err != nil {
+				return err
+			}
+			return a.withMemory(ctx, false, func(m *engram.Memory) error {
+				found, err := m.Find(ctx, opts)
+				if err != nil {
+					return err
+				}
+				v := foundView{Query: opts.Query, Mode: found.Mode, Terms: found.Terms, Pending: found.Pending,
+					Results: []resultView{}}
+				if v.Terms == nil {
+					v.Terms = []string{}
+				}
+				for _, r := range found.Results {
+					v.Results = append(v.Results, resultOf(r))
+				}
+				return a.output(v, func(w io.Writer) error { return writeResults(w, v.Results) })
+			})
+		}),
+	}
+	f := cmd.Flags()
+	f.StringSliceVar(&kinds, "kind", nil, "only these kinds, comma-separated")
+	f.IntVar(&opts.Limit, "limit", 10, "at most this many results (up to 1000)")
+	f.StringVar(&mode, "mode", "", "text, vector or hybrid (default: hybrid in Tier 2, text in Tier 1)")
+	f.StringSliceVar(&opts.Tags, "tags", nil, "only memories with one of these tags")
+	f.StringVar(&since, "since", "", "only memories created since (2026-05-01, 7d, ...)")
+	f.Float64Var(&opts.Threshold, "threshold", 0, "drop results scoring under this, in [0, 1]")
+	f.BoolVar(&opts.Advanced, "advanced", false, "QUERY is an FTS5 expression (AND, OR, NOT, NEAR, prefix*)")
+	return cmd
+}
+
+func writeResults(w io.Writer, results []resultView) error {
+	if len(results) == 0 {
+		_, err := fmt.Fprintln(w, "nothing found")
+		return err
+	}
+	t := newTable(w, "SCORE", "TYPE", "ID", "TEXT")
+	for _, r := range results {
+		text := r.Snippet
+		if r.Source != "" {
+			text += "  [" + r.Source + "]"
+		}
+		t.row(fmt.Sprintf("%.2f", r.Score), r.Type, r.ID, clip(text, 90))
+	}
+	return t.flush()
+}
+
+// recalledView is a memory recall scored, as --json prints it.
+type recalledView struct {
+	resultView
+	Gate     float64 `json:"gate"`
+	Admitted bool    `json:"admitted"`
+}
+
+func (a *app) recallCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "recall QUERY",
+		Short: "Score memories for a query with the recall gate",
+		Long: `recall searches every kind of memory for QUERY and scores each kind's best
+candidates with the recall gate (seed 004's PBWM model), as an agent's
+Memory.Recall does, and shows which would enter the working set. The
+working set lives in the process, so it ends with the command; what stays
+is the admitted memories' retrieval counts, which go up.`,
+		Example: `  engram recall "where does Ada live?"
+  engram --json recall "deploy rules"`,
+		Args: cobra.ExactArgs(1),
+		RunE: runE(func(ctx context.Context, args []string) error {
+			return a.withMemory(ctx, false, func(m *engram.Memory) error {
+				r, err := m.Recall(ctx, args[0])
+				if err != nil {
+					return err
+				}
+				views := []recalledView{}
+				for _, kind := range kindOrder(r.ByKind) {
+					for _, x := range r.ByKind[kind] {
+						views = append(views, recalledView{resultOf(x.Result), x.Gate.Gate, x.Admitted})
+					}
+				}
+				slices.SortStableFunc(views, func(x, y recalledView) int { return cmp.Compare(y.Gate, x.Gate) })
+				return a.output(map[string]any{"query": args[0], "candidates": views}, func(w io.Writer) error {
+					return writeRecalled(w, views)
+				})
+			})
+		}),
+	}
+}
+
+// kindOrder returns the kinds of a recall in engram's order.
+func kindOrder(byKind map[engram.MemoryType][]engram.Recalled) []engram.MemoryType {
+	var out []engram.MemoryType
+	for _, k := range []engram.MemoryType{engram.TypeSemantic, engram.TypeEpisodic, engram.TypeProcedural,
+		engram.TypeSnapshot, engram.TypeFact, engram.TypeDocument} {
+		if len(byKind[k]) > 0 {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+func writeRecalled(w io.Writer, views []recalledView) error {
+	if len(views) == 0 {
+		_, err := fmt.Fprintln(w, "nothing recalled")
+		return err
+	}
+	t := newTable(w, "GATE", "ADMITTED", "TYPE", "ID", "TEXT")
+	for _, v := range views {
+		admitted := "no"
+		if v.Admitted {
+			admitted = "yes"
+		}
+		t.row(fmt.Sprintf("%.3f", v.Gate), admitted, v.Type, v.ID, clip(v.Content, 80))
+	}
+	return t.flush()
+}
+
+// contextView is a context block as --json prints it.
+type contextView struct {
+	Text     string        `json:"text"`
+	Tokens   int           `json:"tokens"`
+	Stable   int           `json:"stable"`
+	Sections []sectionView `json:"sections"`
+}
+
+type sectionView struct {
+	Title   string            `json:"title"`
+	Type    engram.MemoryType `json:"type,omitempty"`
+	IDs     []string          `json:"ids"`
+	Omitted int               `json:"omitted"`
+	Tokens  int               `json:"tokens"`
+}
+
+func (a *app) contextCmd() *cobra.Command {
+	var tokens int
+	cmd := &cobra.Command{
+		Use:   "context [QUERY]",
+		Short: "Print a markdown block of memory for a system prompt",
+		Long: `context prints a block of markdown for a language model's system prompt,
+within a budget of tokens (--tokens, estimated): the most important facts,
+the facts that hold now, the active procedures, the recent episodes and,
+with a QUERY, the memories recalled for it. The part before the recalled
+memories does not depend on the query and stays byte-identical while memory
+does not change, so prompt caches keep working. It changes nothing.`,
+		Example: `  engram context
+  engram context "plan Ada's trip" --tokens 1000
+  engram --json context "deploy"`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: runE(func(ctx context.Context, args []string) error {
+			opts := engram.ContextOptions{MaxTokens: tokens}
+			if len(args) == 1 {
+				opts.Query = args[0]
+			}
+			return a.withMemory(ctx, false, func(m *engram.Memory) error {
+				b, err := m.Context(ctx, opts)
+				if err != nil {
+					return err
+				}
+				v := contextView{Text: b.Text, Tokens: b.Tokens, Stable: b.Stable, Sections: []sectionView{}}
+				for _, s := range b.Sections {
+					v.Sections = append(v.Sections, sectionView{s.Title, s.Type, nonNil(s.IDs), s.Omitted, s.Tokens})
+				}
+				return a.output(v, func(w io.Writer) error {
+					_, err := io.WriteString(w, strings.TrimRight(b.Text, "\n")+"\n")
+					return err
+				})
+			})
+		}),
+	}
+	cmd.Flags().IntVar(&tokens, "tokens", engram.DefaultContextTokens, "the budget, in estimated tokens")
+	return cmd
+}
+
+// nonNil returns s, or an empty list for nil, so that JSON shows [].
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
