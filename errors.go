@@ -73,6 +73,12 @@ var (
 	// make the other process's transactions shorter (a large
 	// [Semantic.StoreBatch] holds the lock for all of its entries).
 	ErrBusy = errors.New("engram: database is busy")
+
+	// ErrReadOnly reports a write to a database that this process may
+	// only read: the file, its directory (where SQLite makes its -wal and
+	// -shm files) or the file system is read-only (SQLITE_READONLY).
+	// Nothing was written. Check the permissions, or open a copy.
+	ErrReadOnly = errors.New("engram: database is read-only")
 )
 
 // ApplicationID is the SQLite application_id engram writes in the header of
@@ -129,11 +135,14 @@ func (e *DatabaseError) Error() string {
 
 // Is reports whether the failure is the one target names: [ErrBusy] for a
 // database locked longer than the busy timeout, [ErrCorrupt] for a damaged
-// file or one that is not a database.
+// file or one that is not a database, [ErrReadOnly] for a write the
+// process may not make.
 func (e *DatabaseError) Is(target error) bool {
 	switch target {
 	case ErrBusy:
 		return e.Busy()
+	case ErrReadOnly:
+		return sqliteCode(e.Err)&0xff == sqlite3.SQLITE_READONLY
 	case ErrCorrupt:
 		code := sqliteCode(e.Err) & 0xff
 		return code == sqlite3.SQLITE_CORRUPT || code == sqlite3.SQLITE_NOTADB

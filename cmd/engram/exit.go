@@ -130,7 +130,7 @@ func hintFor(cmd *cobra.Command, err error, code int) string {
 		return "restore memory.db from a backup (made by engram backup), with no -wal or -shm beside it"
 	case errors.Is(err, engram.ErrExists), errors.Is(err, fs.ErrExist):
 		return "choose another ID, name or file"
-	case errors.Is(err, fs.ErrPermission), sqliteCode(err) == sqliteReadOnly:
+	case errors.Is(err, fs.ErrPermission), errors.Is(err, engram.ErrReadOnly):
 		return "check the permissions of the directory, or pass another --dir or --path"
 	case errors.Is(err, engram.ErrBusy):
 		return "another process holds the database: retry"
@@ -138,18 +138,4 @@ func hintFor(cmd *cobra.Command, err error, code int) string {
 		return "check --embedder, --embedder-url, --embedder-model and OPENAI_API_KEY"
 	}
 	return ""
-}
-
-// sqliteReadOnly is SQLite's primary result code SQLITE_READONLY: a write
-// to a database file (or a directory) that the process may not write.
-const sqliteReadOnly = 8
-
-// sqliteCode returns the primary SQLite result code of the driver's error
-// inside err, or 0. engram's *DatabaseError unwraps to it.
-func sqliteCode(err error) int {
-	var coded interface{ Code() int }
-	if errors.As(err, &coded) {
-		return coded.Code() & 0xff
-	}
-	return 0
 }
