@@ -24,16 +24,25 @@ func openStore(t testing.TB, opts ...engram.Option) *engram.Store {
 	return st
 }
 
+// openStoreIn opens a Tier 1 store in a layout ("dir": a base
+// directory, "file": a shared file, "memory") under a new temporary
+// directory, which it returns too.
+func openStoreIn(t *testing.T, layout string, opts ...engram.Option) (*engram.Store, string) {
+	t.Helper()
+	base := t.TempDir()
+	where := map[string]engram.Option{
+		"dir":    engram.WithDir(base),
+		"file":   engram.WithPath(filepath.Join(base, "memory.db")),
+		"memory": engram.InMemory(),
+	}[layout]
+	return openStore(t, append([]engram.Option{where}, opts...)...), base
+}
+
 func TestStoreHandsOutOneMemoryPerAgent(t *testing.T) {
 	ctx := context.Background()
 	for _, layout := range []string{"dir", "file", "memory"} {
 		t.Run(layout, func(t *testing.T) {
-			where := map[string]engram.Option{
-				"dir":    engram.WithDir(t.TempDir()),
-				"file":   engram.WithPath(filepath.Join(t.TempDir(), "memory.db")),
-				"memory": engram.InMemory(),
-			}[layout]
-			st := openStore(t, where)
+			st, _ := openStoreIn(t, layout)
 			ada, err := st.Agent("ada@example.com")
 			require.NoError(t, err)
 			again, err := st.Agent("ada@example.com")
@@ -251,12 +260,7 @@ func TestStoreForgetAgent(t *testing.T) {
 	ctx := context.Background()
 	for _, layout := range []string{"dir", "file"} {
 		t.Run(layout, func(t *testing.T) {
-			base := t.TempDir()
-			where := engram.WithDir(base)
-			if layout == "file" {
-				where = engram.WithPath(filepath.Join(base, "memory.db"))
-			}
-			st := openStore(t, where)
+			st, base := openStoreIn(t, layout)
 			ada, err := st.Agent("ada")
 			require.NoError(t, err)
 			bob, err := st.Agent("bob")
@@ -293,12 +297,7 @@ func TestStoreLookupCreatesNothing(t *testing.T) {
 	ctx := context.Background()
 	for _, layout := range []string{"dir", "file"} {
 		t.Run(layout, func(t *testing.T) {
-			base := t.TempDir()
-			where := engram.WithDir(base)
-			if layout == "file" {
-				where = engram.WithPath(filepath.Join(base, "memory.db"))
-			}
-			st := openStore(t, where)
+			st, base := openStoreIn(t, layout)
 			ada, err := st.Agent("ada")
 			require.NoError(t, err)
 			_, err = ada.Semantic().Store(ctx, engram.SemanticEntry{Content: "a note"})

@@ -177,11 +177,7 @@ synonyms too).`,
 				views := []neighbourView{}
 				var facts []engram.Fact
 				for _, n := range ns {
-					v := neighbourView{Entity: n.Entity, Hops: []hopView{}}
-					for _, h := range n.Hops {
-						v.Hops = append(v.Hops, hopOf(h))
-						facts = append(facts, h.Fact)
-					}
+					v := neighbourView{Entity: n.Entity, Hops: hopsOf(n.Hops, &facts)}
 					views = append(views, v)
 				}
 				switch format {
@@ -214,6 +210,16 @@ func writeNeighbours(w io.Writer, views []neighbourView) error {
 		}
 	}
 	return t.flush()
+}
+
+// hopsOf returns the views of hops, and appends their facts to facts.
+func hopsOf(hops []engram.Hop, facts *[]engram.Fact) []hopView {
+	views := make([]hopView, 0, len(hops))
+	for _, h := range hops {
+		views = append(views, hopOf(h))
+		*facts = append(*facts, h.Fact)
+	}
+	return views
 }
 
 type pathView struct {
@@ -249,12 +255,7 @@ shown as <-[predicate]-.`,
 				views := []pathView{}
 				var facts []engram.Fact
 				for _, p := range paths {
-					v := pathView{Depth: len(p), Hops: []hopView{}}
-					for _, h := range p {
-						v.Hops = append(v.Hops, hopOf(h))
-						facts = append(facts, h.Fact)
-					}
-					views = append(views, v)
+					views = append(views, pathView{Depth: len(p), Hops: hopsOf(p, &facts)})
 				}
 				switch format {
 				case "json":
