@@ -93,7 +93,7 @@ func (s *Server) jsonFallback(mux *http.ServeMux) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h, pattern := mux.Handler(r)
 		if pattern != "" {
-			h.ServeHTTP(w, r)
+			mux.ServeHTTP(w, r) // which sets the request's path values
 			return
 		}
 		fw := &fallbackWriter{ResponseWriter: w}

@@ -259,9 +259,9 @@ type recalledOut struct {
 }
 
 type recallOut struct {
-	Admitted []recalledOut                        `json:"admitted"`
+	Admitted []recalledOut                       `json:"admitted"`
 	ByKind   map[engram.MemoryType][]recalledOut `json:"by_kind"`
-	Agent    string                               `json:"agent"`
+	Agent    string                              `json:"agent"`
 }
 
 func recalledOuts(rs []engram.Recalled) []recalledOut {
