@@ -1,8 +1,10 @@
 package httpapi
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"net/http"
 	"os"
@@ -185,10 +187,24 @@ func (s *Server) importMemory(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	body := http.MaxBytesReader(w, r.Body, s.opts.MaxImportBytes)
+	// The body is read whole into a temporary file first: an import holds
+	// the agent's write lock while it reads, which a slow client would
+	// otherwise stretch to the server's read timeout.
+	spool, err := os.CreateTemp("", "engram-import-*.jsonl")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(spool.Name())
+	defer spool.Close()
+	if _, err := io.Copy(spool, http.MaxBytesReader(w, r.Body, s.opts.MaxImportBytes)); err != nil {
+		return err
+	}
+	if _, err := spool.Seek(0, io.SeekStart); err != nil {
+		return err
+	}
 	var rep engram.ImportReport
 	err = s.reg.Write(r.Context(), id, func(m *engram.Memory) (err error) {
-		rep, err = m.Import(r.Context(), body, engram.ImportOptions{Conflict: conflict})
+		rep, err = m.Import(r.Context(), bufio.NewReader(spool), engram.ImportOptions{Conflict: conflict})
 		return err
 	})
 	if err != nil {

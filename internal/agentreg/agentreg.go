@@ -146,10 +146,26 @@ func (r *Registry[M]) Write(ctx context.Context, id string, fn func(M) error) er
 	})
 }
 
+// errStale says an entry was dropped (its agent removed) while a call
+// waited for its lock: the call starts again from the registry's
+// current state.
+var errStale = errors.New("agentreg: stale entry")
+
+// current reports whether a is still the registry's entry for id.
+func (r *Registry[M]) current(id string, a *agent) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.agents[id] == a
+}
+
 // run runs fn on the memory of the known agent id under its read lock.
+// It returns errStale when the agent was removed while it waited.
 func (r *Registry[M]) run(id string, a *agent, write bool, fn func(M) error) error {
 	a.rw.RLock()
 	defer a.rw.RUnlock()
+	if !r.current(id, a) {
+		return errStale
+	}
 	m, err := r.p.Agent(id)
 	if err != nil {
 		return err
@@ -162,43 +178,58 @@ func (r *Registry[M]) run(id string, a *agent, write bool, fn func(M) error) err
 	return fn(m)
 }
 
-// retry runs call, and once more when it fails because the memory was
-// closed meanwhile, after forgetting what the registry knew of the agent.
+// retry runs call, again when the agent was removed while it waited
+// (errStale), and once more when it fails because the memory was closed
+// meanwhile, after forgetting what the registry knew of the agent.
 func (r *Registry[M]) retry(id string, call func() error) error {
-	err := call()
+	err := r.fresh(call)
 	if err != nil && r.cfg.Closed != nil && r.cfg.Closed(err) {
 		if a := r.entry(id, false); a != nil {
 			r.drop(id, a)
 		}
-		err = call()
+		err = r.fresh(call)
 	}
 	return err
+}
+
+// fresh runs call until it does not find its entry stale.
+func (r *Registry[M]) fresh(call func() error) error {
+	for {
+		if err := call(); !errors.Is(err, errStale) {
+			return err
+		}
+	}
 }
 
 // Remove runs fn, which erases the agent and closes its memory, while no
 // other call of the registry uses the agent's memory. It returns
 // ErrNoAgent, without calling fn, when the agent has no memory.
 func (r *Registry[M]) Remove(ctx context.Context, id string, fn func(M) error) error {
-	a := r.entry(id, false)
-	if a == nil {
-		ok, err := r.exists(ctx, id)
+	return r.fresh(func() error {
+		a := r.entry(id, false)
+		if a == nil {
+			ok, err := r.exists(ctx, id)
+			if err != nil {
+				return err
+			}
+			if !ok {
+				return ErrNoAgent
+			}
+			a = r.entry(id, true)
+		}
+		a.rw.Lock()
+		defer a.rw.Unlock()
+		if !r.current(id, a) {
+			return errStale
+		}
+		m, err := r.p.Agent(id)
 		if err != nil {
 			return err
 		}
-		if !ok {
-			return ErrNoAgent
-		}
-		a = r.entry(id, true)
-	}
-	a.rw.Lock()
-	defer a.rw.Unlock()
-	m, err := r.p.Agent(id)
-	if err != nil {
+		err = fn(m)
+		r.drop(id, a)
 		return err
-	}
-	err = fn(m)
-	r.drop(id, a)
-	return err
+	})
 }
 
 // Touched returns the agents written to since the last call, sorted, and
@@ -231,7 +262,8 @@ func (r *Registry[M]) Flush(ctx context.Context, fn func(id string, m M) error) 
 		if a == nil {
 			continue // removed since
 		}
-		if err := r.run(id, a, false, func(m M) error { return fn(id, m) }); err != nil {
+		err := r.run(id, a, false, func(m M) error { return fn(id, m) })
+		if err != nil && !errors.Is(err, errStale) {
 			errs = append(errs, err)
 		}
 	}
