@@ -50,6 +50,10 @@ var layers = []layer{
 	{pkgs: "openai", mayImport: provider, importedBy: anyone},
 	{pkgs: "ollama", mayImport: provider, importedBy: anyone},
 	{pkgs: "gemini", mayImport: provider, importedBy: anyone},
+	// Servers: the MCP server over the root package, and the HTTP API,
+	// which mounts it at /mcp and speaks its token scopes.
+	{pkgs: "mcpserver", mayImport: provider, importedBy: anyone},
+	{pkgs: "httpapi", mayImport: []string{".", "internal/...", "mcpserver"}, importedBy: anyone},
 }
 
 var (

@@ -1,0 +1,56 @@
+// Package httpapi serves engram's memory of many agents as an HTTP JSON
+// API: the routes of seed 004's memory service, where a profile is an
+// agent, and engram's own (context, history, export, import, backup,
+// extraction rules). The OpenAPI 3.1 document at /openapi.json ([OpenAPI])
+// describes every route and every answer; field names are snake_case and
+// times RFC 3339.
+//
+//	GET    /health                    GET  /openapi.json
+//	GET    /v1/profiles               DELETE /v1/profiles/{slug}
+//	POST   /v1/ingest                 POST /v1/ingest/documents
+//	POST   /v1/search                 POST /v1/context
+//	GET    /v1/summary                GET  /v1/changes
+//	PUT    /v1/memory/{id}            DELETE /v1/memory/{id}
+//	DELETE /v1/memory                 GET  /v1/memory/{id}/history
+//	GET    /v1/rules                  POST /v1/rules     DELETE /v1/rules/{name}
+//	GET    /v1/graph/triples          GET  /v1/graph/neighbors
+//	GET    /v1/graph/paths            GET  /v1/graph/visualization
+//	DELETE /v1/graph/triple/{id}
+//	GET    /v1/export                 POST /v1/import    POST /v1/backup
+//	       /mcp                       (Options.MCP: see mcpserver)
+//
+// A request names its agent by the profile field of its JSON body or the
+// profile query parameter; without one it is engram.DefaultAgent's. A
+// read of an agent that has no memory answers as an empty memory and
+// creates nothing; the first write creates the agent.
+//
+// # Safe to expose
+//
+// With [Options].Tokens, every route but /health and /openapi.json needs
+// a bearer token, compared in constant time, and a token may be limited to
+// some agents. Without tokens the server answers only on loopback
+// ([Server.Serve] refuses other addresses, and requests must name a
+// loopback host, which defeats DNS rebinding). Bodies are bounded
+// ([Options].MaxBodyBytes, MaxImportBytes) and must be declared JSON;
+// [Server.HTTPServer] bounds headers and every timeout. CORS is off unless
+// [Options].AllowedOrigins names origins, and other sites' unsafe requests
+// are refused (http.CrossOriginProtection). Document ingestion reads only
+// under [Options].DocumentRoot and backups write only into
+// [Options].BackupDir; each route is off without its directory.
+//
+// # Errors
+//
+// Every error is JSON, {"error":{"code":"...","message":"..."}}, with a
+// stable code: invalid_argument, unauthorized, forbidden, not_found,
+// method_not_allowed, conflict, too_large, unsupported_media, internal,
+// upstream, unavailable (see [CodeInvalidArgument] and the others).
+// engram's errors are classified with errors.Is and errors.As; what fails
+// inside (a database, a file system) is logged, and the client gets only
+// the code.
+//
+// # Shutdown
+//
+// [Server.Serve] shuts down when its context is done: it stops accepting,
+// lets running requests finish, and flushes every agent written to
+// ([engram.Memory.Flush]).
+package httpapi

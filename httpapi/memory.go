@@ -1,0 +1,565 @@
+package httpapi
+
+import (
+	"errors"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/engram-go/engram"
+)
+
+// Routes about memories: ingest, search, context, summary, update, delete,
+// history, extraction rules.
+
+type ingestRequest struct {
+	Messages []engram.Message `json:"messages"`
+	Profile  string           `json:"profile"`
+}
+
+type extractedView struct {
+	Type    engram.MemoryType `json:"type"`
+	ID      string            `json:"id"`
+	Content string            `json:"content"`
+	Source  string            `json:"source"`
+}
+
+type extractedFactView struct {
+	Action     engram.FactAction `json:"action"`
+	Fact       factView          `json:"fact"`
+	Superseded []factView        `json:"superseded"`
+	Source     string            `json:"source"`
+}
+
+type rejectedView struct {
+	Source string `json:"source"`
+	List   string `json:"list"`
+	Index  int    `json:"index"`
+	Field  string `json:"field,omitempty"`
+	Reason string `json:"reason"`
+	Item   string `json:"item"`
+}
+
+type ingestResponse struct {
+	Stored     int                 `json:"stored"`
+	IDs        []string            `json:"ids"`
+	Items      []extractedView     `json:"items"`
+	Facts      []extractedFactView `json:"facts"`
+	Duplicates int                 `json:"duplicates"`
+	Rejected   []rejectedView      `json:"rejected"`
+	Profile    string              `json:"profile"`
+}
+
+// ingest answers POST /v1/ingest: the messages go through the agent's
+// extraction (its rules, and its LLM when it has one: engram.Memory.Extract)
+// and what is found is stored as memories and facts.
+func (s *Server) ingest(w http.ResponseWriter, r *http.Request) error {
+	var req ingestRequest
+	if err := decode(w, r, s.opts.MaxBodyBytes, &req); err != nil {
+		return err
+	}
+	id, err := s.agentOf(r, req.Profile)
+	if err != nil {
+		return err
+	}
+	user := false
+	for i, msg := range req.Messages {
+		if msg.Role == "" {
+			return invalidf("messages[%d].role is required", i)
+		}
+		if msg.Role == "user" && strings.TrimSpace(msg.Content) != "" {
+			user = true
+		}
+	}
+	if !user {
+		return invalidf("messages must hold at least one user message with content")
+	}
+	var res engram.ExtractionResult
+	err = s.reg.Write(r.Context(), id, func(m *engram.Memory) (err error) {
+		res, err = m.Extract(r.Context(), req.Messages)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	out := ingestResponse{IDs: []string{}, Items: []extractedView{}, Facts: []extractedFactView{}, Rejected: []rejectedView{}, Duplicates: res.Duplicates, Profile: id}
+	for _, it := range res.Items {
+		out.IDs = append(out.IDs, it.ID)
+		out.Items = append(out.Items, extractedView{it.Type, it.ID, it.Content, it.Source})
+	}
+	for _, f := range res.Facts {
+		if f.Action != engram.FactMerged {
+			out.IDs = append(out.IDs, f.Fact.ID)
+		}
+		out.Facts = append(out.Facts, extractedFactView{f.Action, factOf(f.Fact), factsOf(f.Superseded), f.Source})
+	}
+	for _, rj := range res.Rejected {
+		out.Rejected = append(out.Rejected, rejectedView{rj.Source, rj.List, rj.Index, rj.Field, rj.Reason, rj.Item})
+	}
+	out.Stored = len(out.IDs)
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
+type searchRequest struct {
+	Query   string `json:"query"`
+	Profile string `json:"profile"`
+	// Recall (default true) gates the results into the agent's working
+	// memory, as seed 004 does; false runs a plain search with the
+	// options below.
+	Recall    *bool               `json:"recall"`
+	Types     []engram.MemoryType `json:"types"`
+	Tags      []string            `json:"tags"`
+	Since     time.Time           `json:"since"`
+	Until     time.Time           `json:"until"`
+	Limit     int                 `json:"limit"`
+	Threshold float64             `json:"threshold"`
+	Mode      engram.SearchMode   `json:"mode"`
+	Advanced  bool                `json:"advanced"`
+}
+
+type searchResponse struct {
+	// WorkingMemory are the memories the gate admitted into the working
+	// set (recall), best first; empty for a plain search.
+	WorkingMemory []recalledView `json:"working_memory"`
+	// PerKind are the candidates of each kind: recall's scored ones, or
+	// a plain search's results by kind.
+	PerKind map[engram.MemoryType][]recalledView `json:"per_kind"`
+	// Results are a plain search's results, best first; empty for recall.
+	Results []resultView      `json:"results"`
+	Mode    engram.SearchMode `json:"mode,omitempty"`
+	Terms   []string          `json:"terms"`
+	Pending int               `json:"pending"`
+	Profile string            `json:"profile"`
+}
+
+// search answers POST /v1/search. By default it recalls (engram.Memory.Recall):
+// the agent's memories of every kind are searched and gated into its
+// working set, as seed 004's PBWM retrieval; with "recall": false it is a
+// plain search (engram.Memory.Find) that takes the search options.
+func (s *Server) search(w http.ResponseWriter, r *http.Request) error {
+	var req searchRequest
+	if err := decode(w, r, s.opts.MaxBodyBytes, &req); err != nil {
+		return err
+	}
+	id, err := s.agentOf(r, req.Profile)
+	if err != nil {
+		return err
+	}
+	if strings.TrimSpace(req.Query) == "" {
+		return invalidf("query is required")
+	}
+	recall := req.Recall == nil || *req.Recall
+	out := searchResponse{WorkingMemory: []recalledView{}, PerKind: map[engram.MemoryType][]recalledView{}, Results: []resultView{}, Terms: []string{}, Profile: id}
+	if recall {
+		if req.Types != nil || req.Tags != nil || !req.Since.IsZero() || !req.Until.IsZero() ||
+			req.Limit != 0 || req.Threshold != 0 || req.Mode != "" || req.Advanced {
+			return invalidf("types, tags, since, until, limit, threshold, mode and advanced apply to a plain search: set recall to false")
+		}
+		// Recall changes the working set and counts retrievals: a write,
+		// though it creates nothing for an agent with no memory.
+		var res engram.RecallResult
+		err := s.reg.Change(r.Context(), id, func(m *engram.Memory) (err error) {
+			res, err = m.Recall(r.Context(), req.Query)
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		out.WorkingMemory = recalledOf(res.Admitted)
+		for k, rs := range res.ByKind {
+			out.PerKind[k] = recalledOf(rs)
+		}
+		out.Pending = res.Pending
+		writeJSON(w, http.StatusOK, out)
+		return nil
+	}
+	opts := engram.SearchOptions{
+		Query: req.Query, Advanced: req.Advanced, Types: req.Types, Tags: req.Tags,
+		Since: req.Since, Until: req.Until, Limit: req.Limit, Threshold: req.Threshold, Mode: req.Mode,
+	}
+	var found engram.Found
+	err = s.reg.Read(r.Context(), id, func(m *engram.Memory) (err error) {
+		found, err = m.Find(r.Context(), opts)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	out.Results = resultsOf(found.Results)
+	for _, res := range found.Results {
+		out.PerKind[res.Type] = append(out.PerKind[res.Type], recalledView{resultView: resultOf(res)})
+	}
+	out.Mode, out.Terms, out.Pending = found.Mode, nonNil(found.Terms), found.Pending
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
+type contextRequest struct {
+	Query     string `json:"query"`
+	MaxTokens int    `json:"max_tokens"`
+	Profile   string `json:"profile"`
+}
+
+type sectionView struct {
+	Title   string            `json:"title"`
+	Type    engram.MemoryType `json:"type,omitempty"`
+	IDs     []string          `json:"ids"`
+	Omitted int               `json:"omitted"`
+	Tokens  int               `json:"tokens"`
+}
+
+type contextResponse struct {
+	Text     string        `json:"text"`
+	Tokens   int           `json:"tokens"`
+	Stable   int           `json:"stable"`
+	Sections []sectionView `json:"sections"`
+	Profile  string        `json:"profile"`
+}
+
+// context answers POST /v1/context: a token-budgeted block of markdown for
+// a system prompt (engram.Memory.Context). It changes nothing.
+func (s *Server) context(w http.ResponseWriter, r *http.Request) error {
+	var req contextRequest
+	if err := decode(w, r, s.opts.MaxBodyBytes, &req); err != nil {
+		return err
+	}
+	id, err := s.agentOf(r, req.Profile)
+	if err != nil {
+		return err
+	}
+	var b engram.ContextBlock
+	err = s.reg.Read(r.Context(), id, func(m *engram.Memory) (err error) {
+		b, err = m.Context(r.Context(), engram.ContextOptions{Query: req.Query, MaxTokens: req.MaxTokens})
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	out := contextResponse{Text: b.Text, Tokens: b.Tokens, Stable: b.Stable, Sections: []sectionView{}, Profile: id}
+	for _, sec := range b.Sections {
+		out.Sections = append(out.Sections, sectionView{sec.Title, sec.Type, nonNil(sec.IDs), sec.Omitted, sec.Tokens})
+	}
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
+type kindView struct {
+	Type          engram.MemoryType `json:"type"`
+	Count         int               `json:"count"`
+	LastID        string            `json:"last_id,omitempty"`
+	LastCreatedAt *time.Time        `json:"last_created_at,omitempty"`
+}
+
+type keywordView struct {
+	Stem     string `json:"stem"`
+	Memories int    `json:"memories"`
+}
+
+type summaryResponse struct {
+	Summary          []kindView    `json:"summary"`
+	HighImportance   int           `json:"high_importance"`
+	RecentlyAccessed int           `json:"recently_accessed"`
+	RecentWindowSecs int64         `json:"recent_window_seconds"`
+	Keywords         []keywordView `json:"keywords"`
+	Profile          string        `json:"profile"`
+}
+
+// summary answers GET /v1/summary (engram.Memory.Summary).
+func (s *Server) summary(w http.ResponseWriter, r *http.Request) error {
+	if err := params(r, "profile").err; err != nil {
+		return err
+	}
+	id, err := s.agentOf(r, "")
+	if err != nil {
+		return err
+	}
+	var sum engram.Summary
+	err = s.reg.Read(r.Context(), id, func(m *engram.Memory) (err error) {
+		sum, err = m.Summary(r.Context())
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	out := summaryResponse{Summary: []kindView{}, Keywords: []keywordView{}, HighImportance: sum.HighImportance,
+		RecentlyAccessed: sum.RecentlyAccessed, RecentWindowSecs: int64(sum.RecentWindow / time.Second), Profile: id}
+	for _, k := range sum.Kinds {
+		out.Summary = append(out.Summary, kindView{k.Type, k.Count, k.LastID, timeOf(k.LastCreatedAt)})
+	}
+	for _, k := range sum.Keywords {
+		out.Keywords = append(out.Keywords, keywordView{k.Stem, k.Memories})
+	}
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
+type updateRequest struct {
+	Profile string `json:"profile"`
+	// A semantic entry's fields.
+	Content    *string  `json:"content"`
+	Summary    *string  `json:"summary"`
+	Importance *float64 `json:"importance"`
+	Verified   *bool    `json:"verified"`
+	// A semantic entry's or a procedure's.
+	Tags *[]string `json:"tags"`
+	// A procedure's fields.
+	Description *string `json:"description"`
+	Pattern     *string `json:"pattern"`
+	Disabled    *bool   `json:"disabled"`
+}
+
+type updateResponse struct {
+	Updated bool              `json:"updated"`
+	ID      string            `json:"id"`
+	Type    engram.MemoryType `json:"type"`
+	Profile string            `json:"profile"`
+}
+
+// updateMemory answers PUT /v1/memory/{id}: it changes a semantic entry
+// (content, summary, importance, verified, tags) or a procedure
+// (description, pattern, tags, disabled). Episodes, snapshots and facts
+// are records of what happened and are not edited.
+func (s *Server) updateMemory(w http.ResponseWriter, r *http.Request) error {
+	var req updateRequest
+	if err := decode(w, r, s.opts.MaxBodyBytes, &req); err != nil {
+		return err
+	}
+	id, err := s.agentOf(r, req.Profile)
+	if err != nil {
+		return err
+	}
+	memID := r.PathValue("id")
+	semantic := req.Content != nil || req.Summary != nil || req.Importance != nil || req.Verified != nil
+	procedure := req.Description != nil || req.Pattern != nil || req.Disabled != nil
+	switch {
+	case semantic && procedure:
+		return invalidf("content, summary, importance and verified change a semantic entry; description, pattern and disabled a procedure: not both")
+	case !semantic && !procedure && req.Tags == nil:
+		return invalidf("nothing to change: give content, summary, importance, verified, tags, description, pattern or disabled")
+	}
+	out := updateResponse{Updated: true, ID: memID, Profile: id}
+	err = s.reg.Change(r.Context(), id, func(m *engram.Memory) error {
+		if !procedure {
+			_, err := m.Semantic().Update(r.Context(), memID, engram.SemanticPatch{
+				Content: req.Content, Summary: req.Summary, Importance: req.Importance, Verified: req.Verified, Tags: req.Tags})
+			if err == nil || !errors.Is(err, engram.ErrNotFound) || semantic {
+				out.Type = engram.TypeSemantic
+				return err
+			}
+		}
+		_, err := m.Procedural().Update(r.Context(), memID, engram.ProcedurePatch{
+			Description: req.Description, Pattern: req.Pattern, Tags: req.Tags, Disabled: req.Disabled})
+		if errors.Is(err, engram.ErrNotFound) {
+			return notFoundf("the agent has no semantic entry or procedure %q", memID)
+		}
+		out.Type = engram.TypeProcedural
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
+// deleteMemory answers DELETE /v1/memory/{id}: the memory or fact of that
+// ID, current or archived, is erased with everything made of it
+// (engram.Memory.Forget).
+func (s *Server) deleteMemory(w http.ResponseWriter, r *http.Request) error {
+	if err := params(r, "profile").err; err != nil {
+		return err
+	}
+	id, err := s.agentOf(r, "")
+	if err != nil {
+		return err
+	}
+	err = s.reg.Change(r.Context(), id, func(m *engram.Memory) error {
+		return m.Forget(r.Context(), r.PathValue("id"))
+	})
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, deletedResponse{1, id})
+	return nil
+}
+
+// deleteAllMemory answers DELETE /v1/memory: every memory of the agent is
+// erased (engram.Memory.ForgetAgent), the default agent's too.
+func (s *Server) deleteAllMemory(w http.ResponseWriter, r *http.Request) error {
+	if err := params(r, "profile").err; err != nil {
+		return err
+	}
+	id, err := s.agentOf(r, "")
+	if err != nil {
+		return err
+	}
+	n, err := s.forgetAgent(r, id)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, deletedResponse{n, id})
+	return nil
+}
+
+type historyResponse struct {
+	ID      string        `json:"id"`
+	Entries []historyView `json:"entries"`
+	Profile string        `json:"profile"`
+}
+
+// memoryHistory answers GET /v1/memory/{id}/history (engram.Memory.History).
+func (s *Server) memoryHistory(w http.ResponseWriter, r *http.Request) error {
+	if err := params(r, "profile").err; err != nil {
+		return err
+	}
+	id, err := s.agentOf(r, "")
+	if err != nil {
+		return err
+	}
+	memID := r.PathValue("id")
+	var es []engram.HistoryEntry
+	err = s.reg.Read(r.Context(), id, func(m *engram.Memory) (err error) {
+		es, err = m.History(r.Context(), memID)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, historyResponse{memID, historyOf(es), id})
+	return nil
+}
+
+type changesResponse struct {
+	Entries []historyView `json:"entries"`
+	Profile string        `json:"profile"`
+}
+
+// changes answers GET /v1/changes: the agent's history as a feed
+// (engram.Memory.Changes); page with the last entry's at and seq as since
+// and after_seq.
+func (s *Server) changes(w http.ResponseWriter, r *http.Request) error {
+	q := params(r, "profile", "since", "after_seq", "limit")
+	cq := engram.ChangeQuery{Since: q.time("since"), AfterSeq: int64(q.integer("after_seq", 0, 0, 1<<62)), Limit: q.integer("limit", 0, 0, 10000)}
+	if q.err != nil {
+		return q.err
+	}
+	id, err := s.agentOf(r, "")
+	if err != nil {
+		return err
+	}
+	var es []engram.HistoryEntry
+	err = s.reg.Read(r.Context(), id, func(m *engram.Memory) (err error) {
+		es, err = m.Changes(r.Context(), cq)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, changesResponse{historyOf(es), id})
+	return nil
+}
+
+type rulesResponse struct {
+	Rules   []ruleView `json:"rules"`
+	Profile string     `json:"profile"`
+}
+
+// listRules answers GET /v1/rules: the agent's extraction rules.
+func (s *Server) listRules(w http.ResponseWriter, r *http.Request) error {
+	if err := params(r, "profile").err; err != nil {
+		return err
+	}
+	id, err := s.agentOf(r, "")
+	if err != nil {
+		return err
+	}
+	var rules []engram.ExtractionRule
+	err = s.reg.Read(r.Context(), id, func(m *engram.Memory) (err error) {
+		rules, err = m.Rules().List(r.Context())
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	out := rulesResponse{Rules: []ruleView{}, Profile: id}
+	for _, rule := range rules {
+		out.Rules = append(out.Rules, ruleOf(rule))
+	}
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
+type ruleRequest struct {
+	Profile    string            `json:"profile"`
+	Name       string            `json:"name"`
+	Pattern    string            `json:"pattern"`
+	Type       engram.MemoryType `json:"type"`
+	Importance float64           `json:"importance"`
+	Tags       []string          `json:"tags"`
+	Active     *bool             `json:"active"`
+	Subject    string            `json:"subject"`
+	Predicate  string            `json:"predicate"`
+	Object     string            `json:"object"`
+}
+
+type ruleResponse struct {
+	Rule    ruleView `json:"rule"`
+	Profile string   `json:"profile"`
+}
+
+// addRule answers POST /v1/rules: a new extraction rule (engram.Rules.Add),
+// active unless "active" is false.
+func (s *Server) addRule(w http.ResponseWriter, r *http.Request) error {
+	var req ruleRequest
+	if err := decode(w, r, s.opts.MaxBodyBytes, &req); err != nil {
+		return err
+	}
+	id, err := s.agentOf(r, req.Profile)
+	if err != nil {
+		return err
+	}
+	rule := engram.ExtractionRule{
+		Name: req.Name, Pattern: req.Pattern, Type: req.Type, Importance: req.Importance, Tags: req.Tags,
+		Active: req.Active == nil || *req.Active, Subject: req.Subject, Predicate: req.Predicate, Object: req.Object,
+	}
+	if rule.Name == "" || rule.Pattern == "" || rule.Type == "" {
+		return invalidf("name, pattern and type are required")
+	}
+	err = s.reg.Write(r.Context(), id, func(m *engram.Memory) error {
+		if err := m.Rules().Add(r.Context(), rule); err != nil {
+			return err
+		}
+		rules, err := m.Rules().List(r.Context())
+		for _, got := range rules {
+			if got.Name == rule.Name {
+				rule = got
+			}
+		}
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusCreated, ruleResponse{ruleOf(rule), id})
+	return nil
+}
+
+// deleteRule answers DELETE /v1/rules/{name} (engram.Rules.Remove).
+func (s *Server) deleteRule(w http.ResponseWriter, r *http.Request) error {
+	if err := params(r, "profile").err; err != nil {
+		return err
+	}
+	id, err := s.agentOf(r, "")
+	if err != nil {
+		return err
+	}
+	err = s.reg.Change(r.Context(), id, func(m *engram.Memory) error {
+		return m.Rules().Remove(r.Context(), r.PathValue("name"))
+	})
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, deletedResponse{1, id})
+	return nil
+}

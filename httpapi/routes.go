@@ -1,0 +1,233 @@
+package httpapi
+
+import (
+	"errors"
+	"log/slog"
+	"net/http"
+	"runtime/debug"
+	"slices"
+
+	"github.com/engram-go/engram"
+	"github.com/engram-go/engram/internal/agentreg"
+)
+
+// handlerFunc is a route's handler: it writes its answer, or returns the
+// error to answer with.
+type handlerFunc func(w http.ResponseWriter, r *http.Request) error
+
+// routes builds the server's handler: the routes, behind authentication,
+// with JSON answers for unknown routes and methods, CORS, and recovery
+// from panics.
+func (s *Server) routes() http.Handler {
+	mux := http.NewServeMux()
+	open := func(pattern string, fn handlerFunc) { mux.Handle(pattern, s.handle(fn)) }
+	api := func(pattern string, fn handlerFunc) { mux.Handle(pattern, s.authenticate(s.handle(fn))) }
+
+	open("GET /health", s.health)
+	open("GET /openapi.json", s.openAPI)
+
+	api("GET /v1/profiles", s.listProfiles)
+	api("DELETE /v1/profiles/{slug}", s.deleteProfile)
+
+	api("POST /v1/ingest", s.ingest)
+	api("POST /v1/ingest/documents", s.ingestDocuments)
+	api("POST /v1/search", s.search)
+	api("POST /v1/context", s.context)
+	api("GET /v1/summary", s.summary)
+
+	api("PUT /v1/memory/{id}", s.updateMemory)
+	api("DELETE /v1/memory/{id}", s.deleteMemory)
+	api("DELETE /v1/memory", s.deleteAllMemory)
+	api("GET /v1/memory/{id}/history", s.memoryHistory)
+	api("GET /v1/changes", s.changes)
+
+	api("GET /v1/rules", s.listRules)
+	api("POST /v1/rules", s.addRule)
+	api("DELETE /v1/rules/{name}", s.deleteRule)
+
+	api("DELETE /v1/graph/triple/{id}", s.deleteTriple)
+	api("GET /v1/graph/triples", s.triples)
+	api("GET /v1/graph/neighbors", s.neighbors)
+	api("GET /v1/graph/paths", s.paths)
+	api("GET /v1/graph/visualization", s.visualization)
+
+	api("GET /v1/export", s.export)
+	api("POST /v1/import", s.importMemory)
+	api("POST /v1/backup", s.backup)
+
+	if s.opts.MCP != nil {
+		mux.Handle("/mcp", s.mcpHandler())
+	}
+	return s.recoverPanics(s.cors(s.jsonFallback(mux)))
+}
+
+// handle adapts a handlerFunc, answering its error as JSON.
+func (s *Server) handle(fn handlerFunc) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if err := fn(w, r); err != nil {
+			s.writeError(w, r, err)
+		}
+	})
+}
+
+// recoverPanics answers a handler's panic with an internal error and logs
+// it with its stack; the client never sees the stack.
+func (s *Server) recoverPanics(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		defer func() {
+			if v := recover(); v != nil {
+				if v == http.ErrAbortHandler {
+					panic(v)
+				}
+				s.log.Error("panic", "method", r.Method, "path", r.URL.Path, "panic", v, "stack", string(debug.Stack()))
+				writeJSON(w, http.StatusInternalServerError, errorBody{errorView{CodeInternal, "internal error; the server's log says why"}})
+			}
+		}()
+		next.ServeHTTP(w, r)
+	})
+}
+
+// jsonFallback answers requests that match no route (404) or no method
+// of their route (405) with a JSON error instead of the mux's text.
+func (s *Server) jsonFallback(mux *http.ServeMux) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h, pattern := mux.Handler(r)
+		if pattern != "" {
+			mux.ServeHTTP(w, r) // which sets the request's path values
+			return
+		}
+		fw := &fallbackWriter{ResponseWriter: w}
+		h.ServeHTTP(fw, r)
+		switch fw.status {
+		case http.StatusNotFound:
+			s.writeError(w, r, notFoundf("no route %s %s", r.Method, r.URL.Path))
+		case http.StatusMethodNotAllowed:
+			s.writeError(w, r, &apiError{http.StatusMethodNotAllowed, CodeMethodNotAllowed, "method " + r.Method + " is not allowed on " + r.URL.Path})
+		}
+	})
+}
+
+// fallbackWriter swallows the mux's 404 and 405 answers, which
+// jsonFallback replaces, and passes anything else (a redirect) on.
+type fallbackWriter struct {
+	http.ResponseWriter
+	status int
+}
+
+func (fw *fallbackWriter) WriteHeader(code int) {
+	if code == http.StatusNotFound || code == http.StatusMethodNotAllowed {
+		fw.status = code
+		fw.Header().Del("Content-Type")
+		fw.Header().Del("X-Content-Type-Options")
+		return
+	}
+	fw.ResponseWriter.WriteHeader(code)
+}
+
+func (fw *fallbackWriter) Write(b []byte) (int, error) {
+	if fw.status != 0 {
+		return len(b), nil
+	}
+	return fw.ResponseWriter.Write(b)
+}
+
+// agentOf returns the agent a request is about: the body's profile if it
+// has one, else the query's profile parameter, else engram.DefaultAgent.
+// It returns invalid_argument for an invalid agent ID or two different
+// profiles, and forbidden for an agent the request's token does not allow.
+func (s *Server) agentOf(r *http.Request, bodyProfile string) (string, error) {
+	id := bodyProfile
+	if q := r.URL.Query().Get("profile"); q != "" {
+		if id != "" && id != q {
+			return "", invalidf("the body's profile %q and the query's %q differ", id, q)
+		}
+		id = q
+	}
+	if id == "" {
+		id = engram.DefaultAgent
+	}
+	return id, s.allow(r, id)
+}
+
+// allow checks that id is a valid agent ID that the request may touch.
+func (s *Server) allow(r *http.Request, id string) error {
+	if err := engram.ValidateAgentID(id); err != nil {
+		return err
+	}
+	if !principalOf(r.Context()).allows(id) {
+		return forbiddenf("the token does not allow agent %q", id)
+	}
+	return nil
+}
+
+func (s *Server) health(w http.ResponseWriter, r *http.Request) error {
+	if err := params(r).err; err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+	return nil
+}
+
+// listProfiles answers GET /v1/profiles: the agents that have memory and
+// that the token allows.
+func (s *Server) listProfiles(w http.ResponseWriter, r *http.Request) error {
+	if err := params(r).err; err != nil {
+		return err
+	}
+	ids, err := s.reg.Agents(r.Context())
+	if err != nil {
+		return err
+	}
+	p := principalOf(r.Context())
+	ids = slices.DeleteFunc(slices.Clone(ids), func(id string) bool { return !p.allows(id) })
+	writeJSON(w, http.StatusOK, map[string][]string{"profiles": nonNil(ids)})
+	return nil
+}
+
+type deletedResponse struct {
+	Deleted int    `json:"deleted"`
+	Profile string `json:"profile"`
+}
+
+// deleteProfile answers DELETE /v1/profiles/{slug}: the agent's memory is
+// erased (engram.Memory.ForgetAgent). The default agent is protected.
+func (s *Server) deleteProfile(w http.ResponseWriter, r *http.Request) error {
+	if err := params(r).err; err != nil {
+		return err
+	}
+	id := r.PathValue("slug")
+	if err := s.allow(r, id); err != nil {
+		return err
+	}
+	if id == engram.DefaultAgent {
+		return forbiddenf("the default agent cannot be deleted; DELETE /v1/memory erases its memory")
+	}
+	n, err := s.forgetAgent(r, id)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, deletedResponse{n, id})
+	return nil
+}
+
+// forgetAgent erases agent id's memory and returns how many memories it
+// held (every kind, archived ones too): 0 for an agent with none.
+func (s *Server) forgetAgent(r *http.Request, id string) (int, error) {
+	n := 0
+	err := s.reg.Remove(r.Context(), id, func(m *engram.Memory) error {
+		st, err := m.Stats(r.Context())
+		if err != nil {
+			return err
+		}
+		n = st.Semantic + st.Episodes + st.Snapshots + st.Procedures + st.Facts + st.Documents + st.Archived
+		if err := m.ForgetAgent(r.Context()); err != nil {
+			return err
+		}
+		s.log.LogAttrs(r.Context(), slog.LevelInfo, "agent forgotten", slog.String("agent", id), slog.Int("memories", n))
+		return nil
+	})
+	if errors.Is(err, agentreg.ErrNoAgent) {
+		return 0, nil
+	}
+	return n, err
+}

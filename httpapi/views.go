@@ -1,0 +1,181 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/engram-go/engram"
+)
+
+// The JSON shapes of the API's answers. Field names are snake_case and
+// stable; times are RFC 3339 in UTC; the OpenAPI document describes each.
+
+// timeOf returns t in UTC, or nil for the zero time.
+func timeOf(t time.Time) *time.Time {
+	if t.IsZero() {
+		return nil
+	}
+	u := t.UTC()
+	return &u
+}
+
+// nonNil returns s, or an empty slice for nil, so that lists are [] in
+// JSON rather than null.
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
+
+type partsView struct {
+	Text       float64 `json:"text"`
+	Importance float64 `json:"importance"`
+	Recency    float64 `json:"recency"`
+	Vector     float64 `json:"vector"`
+	Fused      float64 `json:"fused"`
+}
+
+type resultView struct {
+	Type      engram.MemoryType `json:"type"`
+	ID        string            `json:"id"`
+	Content   string            `json:"content"`
+	Snippet   string            `json:"snippet"`
+	Tags      []string          `json:"tags"`
+	CreatedAt *time.Time        `json:"created_at,omitempty"`
+	Source    string            `json:"source,omitempty"`
+	Score     float64           `json:"score"`
+	Parts     partsView         `json:"parts"`
+	ContextOf string            `json:"context_of,omitempty"`
+}
+
+func resultOf(r engram.Result) resultView {
+	return resultView{
+		Type: r.Type, ID: r.ID, Content: r.Content, Snippet: r.Snippet, Tags: nonNil(r.Tags),
+		CreatedAt: timeOf(r.CreatedAt), Source: r.Source, Score: r.Score,
+		Parts:     partsView{r.Parts.Text, r.Parts.Importance, r.Parts.Recency, r.Parts.Vector, r.Parts.Fused},
+		ContextOf: r.ContextOf,
+	}
+}
+
+func resultsOf(rs []engram.Result) []resultView {
+	out := make([]resultView, 0, len(rs))
+	for _, r := range rs {
+		out = append(out, resultOf(r))
+	}
+	return out
+}
+
+type gateView struct {
+	Relevance     float64 `json:"relevance"`
+	Retrievals    int     `json:"retrievals"`
+	Strength      float64 `json:"strength"`
+	ExpectedValue float64 `json:"expected_value"`
+	Control       float64 `json:"control"`
+	Noise         float64 `json:"noise"`
+	X             float64 `json:"x"`
+	Gate          float64 `json:"gate"`
+}
+
+type recalledView struct {
+	resultView
+	Gate     gateView `json:"gate"`
+	Admitted bool     `json:"admitted"`
+}
+
+func recalledOf(rs []engram.Recalled) []recalledView {
+	out := make([]recalledView, 0, len(rs))
+	for _, r := range rs {
+		g := r.Gate
+		out = append(out, recalledView{
+			resultView: resultOf(r.Result),
+			Gate:       gateView{g.Relevance, g.Retrievals, g.Strength, g.ExpectedValue, g.Control, g.Noise, g.X, g.Gate},
+			Admitted:   r.Admitted,
+		})
+	}
+	return out
+}
+
+type factView struct {
+	ID         string            `json:"id"`
+	Subject    string            `json:"subject"`
+	Predicate  string            `json:"predicate"`
+	Object     string            `json:"object"`
+	ValidFrom  *time.Time        `json:"valid_from,omitempty"`
+	ValidTo    *time.Time        `json:"valid_to,omitempty"`
+	RecordedAt *time.Time        `json:"recorded_at,omitempty"`
+	ExpiredAt  *time.Time        `json:"expired_at,omitempty"`
+	Strength   float64           `json:"strength"`
+	Sources    []string          `json:"sources"`
+	Metadata   map[string]string `json:"metadata,omitempty"`
+	Retrievals int               `json:"retrievals"`
+}
+
+func factOf(f engram.Fact) factView {
+	return factView{
+		ID: f.ID, Subject: f.Subject, Predicate: f.Predicate, Object: f.Object,
+		ValidFrom: timeOf(f.ValidFrom), ValidTo: timeOf(f.ValidTo),
+		RecordedAt: timeOf(f.RecordedAt), ExpiredAt: timeOf(f.ExpiredAt),
+		Strength: f.Strength, Sources: nonNil(f.Sources), Metadata: f.Metadata, Retrievals: f.Retrievals,
+	}
+}
+
+func factsOf(fs []engram.Fact) []factView {
+	out := make([]factView, 0, len(fs))
+	for _, f := range fs {
+		out = append(out, factOf(f))
+	}
+	return out
+}
+
+type hopView struct {
+	Fact      factView `json:"fact"`
+	Direction string   `json:"direction"` // "out" along the fact, "in" against it
+	From      string   `json:"from"`
+	To        string   `json:"to"`
+}
+
+func hopsOf(hs []engram.Hop) []hopView {
+	out := make([]hopView, 0, len(hs))
+	for _, h := range hs {
+		out = append(out, hopView{Fact: factOf(h.Fact), Direction: string(h.Direction), From: h.From(), To: h.To()})
+	}
+	return out
+}
+
+type historyView struct {
+	Seq    int64             `json:"seq"`
+	Op     engram.HistoryOp  `json:"op"`
+	Type   engram.MemoryType `json:"type"`
+	ID     string            `json:"id"`
+	Before json.RawMessage   `json:"before,omitempty"`
+	After  json.RawMessage   `json:"after,omitempty"`
+	Actor  string            `json:"actor"`
+	Reason string            `json:"reason,omitempty"`
+	At     time.Time         `json:"at"`
+}
+
+func historyOf(es []engram.HistoryEntry) []historyView {
+	out := make([]historyView, 0, len(es))
+	for _, e := range es {
+		out = append(out, historyView{e.Seq, e.Op, e.Type, e.ID, e.Before, e.After, e.Actor, e.Reason, e.At.UTC()})
+	}
+	return out
+}
+
+type ruleView struct {
+	Name       string            `json:"name"`
+	Pattern    string            `json:"pattern"`
+	Type       engram.MemoryType `json:"type"`
+	Importance float64           `json:"importance"`
+	Tags       []string          `json:"tags"`
+	Active     bool              `json:"active"`
+	CreatedAt  *time.Time        `json:"created_at,omitempty"`
+	Subject    string            `json:"subject,omitempty"`
+	Predicate  string            `json:"predicate,omitempty"`
+	Object     string            `json:"object,omitempty"`
+}
+
+func ruleOf(r engram.ExtractionRule) ruleView {
+	return ruleView{r.Name, r.Pattern, r.Type, r.Importance, nonNil(r.Tags), r.Active, timeOf(r.CreatedAt), r.Subject, r.Predicate, r.Object}
+}

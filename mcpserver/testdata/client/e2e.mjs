@@ -1,0 +1,107 @@
+// e2e.mjs drives engram's MCP server with the official TypeScript SDK's
+// client, and prints one line of JSON: the verdict that mcpserver's Go test
+// (TestTypeScriptClient) checks.
+//
+//   node e2e.mjs stdio <command> [args...]   start the server as a subprocess
+//   node e2e.mjs http <url> [token]          connect over streamable HTTP
+//
+// It lists the tools, calls each with good arguments and checks what comes
+// back, makes bad calls that must be tool errors (isError) while the
+// session goes on, and reads the resources.
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+
+const [mode, target, ...rest] = process.argv.slice(2);
+const verdict = { transport: mode, tools: [], calls: {}, bad: {}, resources: [], failures: [] };
+const fail = (msg) => verdict.failures.push(msg);
+
+function transport() {
+  if (mode === "stdio") {
+    return new StdioClientTransport({ command: target, args: rest, env: { ...process.env }, stderr: "inherit" });
+  }
+  if (mode === "http") {
+    const headers = rest[0] ? { Authorization: `Bearer ${rest[0]}` } : {};
+    return new StreamableHTTPClientTransport(new URL(target), { requestInit: { headers } });
+  }
+  throw new Error(`unknown mode ${mode}`);
+}
+
+// call calls a tool and returns its structured content (or its text),
+// recording whether it was a tool error.
+async function call(name, args, key = name) {
+  const res = await client.callTool({ name, arguments: args });
+  verdict.calls[key] = res.isError ? "error: " + (res.content?.[0]?.text ?? "") : "ok";
+  if (res.isError) fail(`${key}: tool error: ${res.content?.[0]?.text}`);
+  return res.structuredContent ?? res.content?.[0]?.text;
+}
+
+// bad makes a call that must be a tool error.
+async function bad(key, name, args) {
+  try {
+    const res = await client.callTool({ name, arguments: args });
+    verdict.bad[key] = res.isError === true;
+    if (!res.isError) fail(`${key}: not a tool error: ${JSON.stringify(res)}`);
+  } catch (e) {
+    verdict.bad[key] = false;
+    fail(`${key}: a protocol error instead of a tool error: ${e.message}`);
+  }
+}
+
+function expect(cond, msg) {
+  if (!cond) fail(msg);
+}
+
+const client = new Client({ name: "engram-e2e", version: "1.0.0" });
+try {
+  await client.connect(transport());
+  const { tools } = await client.listTools();
+  verdict.tools = tools.map((t) => t.name).sort();
+  for (const t of tools) {
+    expect(t.inputSchema?.additionalProperties === false, `${t.name}: input schema allows other properties`);
+  }
+
+  const remembered = await call("remember", { content: "The deploy runs on Fridays", importance: 0.8, tags: ["ops"] });
+  expect(typeof remembered?.id === "string" && remembered.id.length > 0, "remember: no id");
+  const found = await call("search", { query: "deploy", limit: 5 });
+  expect(found?.results?.length === 1 && found.results[0].id === remembered?.id, `search: ${JSON.stringify(found)}`);
+  const recalled = await call("recall", { query: "when does the deploy run?" });
+  expect(recalled?.admitted?.length >= 1, `recall: ${JSON.stringify(recalled)}`);
+  const block = await call("context", { query: "deploy", max_tokens: 500 });
+  expect(typeof block === "string" && block.includes("Fridays"), `context: ${block}`);
+  const logged = await call("log_event", { content: "shipped version two", type: "task-completed", task_id: "t-1" });
+  expect(typeof logged?.id === "string", "log_event: no id");
+  const fact = await call("add_fact", { subject: "Ada", predicate: "works at", object: "Acme" });
+  expect(fact?.action === "insert", `add_fact: ${JSON.stringify(fact)}`);
+  const graph = await call("query_graph", { entity: "Ada", direction: "out" });
+  expect(graph?.facts?.length === 1 && graph.facts[0].object === "Acme", `query_graph: ${JSON.stringify(graph)}`);
+  const recent = await call("list_recent", { kind: "episodic", limit: 5 });
+  expect(recent?.items?.length === 1 && recent.items[0].content === "shipped version two", `list_recent: ${JSON.stringify(recent)}`);
+
+  const { resources } = await client.listResources();
+  verdict.resources = resources.map((r) => r.uri).sort();
+  const md = await client.readResource({ uri: "engram://default/memory.md" });
+  expect(md.contents?.[0]?.text?.includes("Fridays"), `memory.md: ${JSON.stringify(md)}`);
+  const sum = await client.readResource({ uri: "engram://default/summary" });
+  const summary = JSON.parse(sum.contents?.[0]?.text ?? "{}");
+  expect(summary.kinds?.find((k) => k.type === "semantic")?.count === 1, `summary: ${JSON.stringify(summary)}`);
+
+  await call("forget", { id: remembered?.id });
+  const after = await call("search", { query: "deploy" }, "search after forget");
+  expect(after?.results?.length === 0, `search after forget: ${JSON.stringify(after)}`);
+
+  await bad("missing required", "remember", {});
+  await bad("out of bounds", "remember", { content: "x", importance: 2 });
+  await bad("wrong type", "search", { query: 42 });
+  await bad("unknown property", "search", { query: "x", verbose: true });
+  await bad("not in enum", "log_event", { content: "x", type: "party" });
+  await bad("invalid agent", "remember", { content: "x", agent: "no such/agent" });
+  await bad("not found", "forget", { id: "no-such-memory" });
+  const still = await call("list_recent", { kind: "fact" }, "after bad calls");
+  expect(still?.items?.length === 1, `the session after bad calls: ${JSON.stringify(still)}`);
+} catch (e) {
+  fail(`exception: ${e.stack ?? e}`);
+} finally {
+  await client.close().catch(() => {});
+}
+process.stdout.write(JSON.stringify(verdict) + "\n");

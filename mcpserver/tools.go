@@ -1,0 +1,473 @@
+package mcpserver
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"time"
+
+	"github.com/engram-go/engram"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// The tools. Each input schema is strict: no properties but its own
+// (additionalProperties false), its required fields, enums for kinds and
+// event types, and bounds on strings, numbers and lists. The SDK checks
+// arguments against it and answers a bad argument with a tool error
+// (CallToolResult.IsError), as it does any error a tool returns: the
+// session goes on.
+
+// agentProp is the agent property every tool takes.
+const agentProp = `"agent": {"type": "string", "minLength": 1, "maxLength": 128,
+	"description": "the agent whose memory to use; default: the server's agent"}`
+
+// kinds is the enum of the kinds of stored memory.
+const kinds = `["semantic", "episodic", "procedural", "snapshot", "fact", "document"]`
+
+func schema(s string) json.RawMessage { return json.RawMessage(s) }
+
+type rememberIn struct {
+	Content    string   `json:"content"`
+	Importance float64  `json:"importance,omitempty"`
+	Tags       []string `json:"tags,omitempty"`
+	Agent      string   `json:"agent,omitempty"`
+}
+
+type searchIn struct {
+	Query string              `json:"query"`
+	Types []engram.MemoryType `json:"types,omitempty"`
+	Limit int                 `json:"limit,omitempty"`
+	Agent string              `json:"agent,omitempty"`
+}
+
+type recallIn struct {
+	Query string `json:"query"`
+	Agent string `json:"agent,omitempty"`
+}
+
+type contextIn struct {
+	Query     string `json:"query,omitempty"`
+	MaxTokens int    `json:"max_tokens,omitempty"`
+	Agent     string `json:"agent,omitempty"`
+}
+
+type forgetIn struct {
+	ID    string `json:"id"`
+	Agent string `json:"agent,omitempty"`
+}
+
+type logEventIn struct {
+	Content   string           `json:"content"`
+	Type      engram.EventType `json:"type,omitempty"`
+	TaskID    string           `json:"task_id,omitempty"`
+	SessionID string           `json:"session_id,omitempty"`
+	Agent     string           `json:"agent,omitempty"`
+}
+
+type addFactIn struct {
+	Subject   string    `json:"subject"`
+	Predicate string    `json:"predicate"`
+	Object    string    `json:"object"`
+	ValidFrom time.Time `json:"valid_from,omitzero"`
+	Agent     string    `json:"agent,omitempty"`
+}
+
+type queryGraphIn struct {
+	Entity    string           `json:"entity,omitempty"`
+	Direction engram.Direction `json:"direction,omitempty"`
+	Predicate string           `json:"predicate,omitempty"`
+	Limit     int              `json:"limit,omitempty"`
+	Agent     string           `json:"agent,omitempty"`
+}
+
+type listRecentIn struct {
+	Kind  engram.MemoryType `json:"kind,omitempty"`
+	Limit int               `json:"limit,omitempty"`
+	Agent string            `json:"agent,omitempty"`
+}
+
+func (s *Server) addTools() {
+	mcp.AddTool(s.mcp, &mcp.Tool{
+		Name:        "remember",
+		Description: "Store a piece of long-term knowledge (a semantic memory) and return its ID.",
+		InputSchema: schema(`{"type": "object", "additionalProperties": false, "required": ["content"], "properties": {
+			"content": {"type": "string", "minLength": 1, "maxLength": 65536, "description": "what to remember"},
+			"importance": {"type": "number", "minimum": 0, "maximum": 1, "description": "0 to 1; default 0.5"},
+			"tags": {"type": "array", "maxItems": 32, "items": {"type": "string", "minLength": 1, "maxLength": 64}},
+			` + agentProp + `}}`),
+	}, s.remember)
+	mcp.AddTool(s.mcp, &mcp.Tool{
+		Name:        "search",
+		Description: "Search the agent's memories of every kind (or of the kinds given) by the words of a query, best first.",
+		InputSchema: schema(`{"type": "object", "additionalProperties": false, "required": ["query"], "properties": {
+			"query": {"type": "string", "minLength": 1, "maxLength": 4096},
+			"types": {"type": "array", "maxItems": 6, "uniqueItems": true, "items": {"enum": ` + kinds + `}},
+			"limit": {"type": "integer", "minimum": 1, "maximum": 100, "description": "default 10"},
+			` + agentProp + `}}`),
+	}, s.search)
+	mcp.AddTool(s.mcp, &mcp.Tool{
+		Name:        "recall",
+		Description: "Recall what memory holds about a query into the working set, through a relevance gate; returns the memories admitted and the candidates of each kind.",
+		InputSchema: schema(`{"type": "object", "additionalProperties": false, "required": ["query"], "properties": {
+			"query": {"type": "string", "minLength": 1, "maxLength": 4096},
+			` + agentProp + `}}`),
+	}, s.recall)
+	mcp.AddTool(s.mcp, &mcp.Tool{
+		Name:        "context",
+		Description: "A markdown block of what the agent knows, for a system prompt, within a token budget; with a query, the memories recalled for it come last.",
+		InputSchema: schema(`{"type": "object", "additionalProperties": false, "properties": {
+			"query": {"type": "string", "maxLength": 4096},
+			"max_tokens": {"type": "integer", "minimum": 1, "maximum": 100000, "description": "default 2000"},
+			` + agentProp + `}}`),
+	}, s.context)
+	mcp.AddTool(s.mcp, &mcp.Tool{
+		Name:        "forget",
+		Description: "Erase the memory or fact with the given ID, and everything made of it.",
+		InputSchema: schema(`{"type": "object", "additionalProperties": false, "required": ["id"], "properties": {
+			"id": {"type": "string", "minLength": 1, "maxLength": 256},
+			` + agentProp + `}}`),
+	}, s.forget)
+	mcp.AddTool(s.mcp, &mcp.Tool{
+		Name:        "log_event",
+		Description: "Append an event to the agent's episodic log and return its ID.",
+		InputSchema: schema(`{"type": "object", "additionalProperties": false, "required": ["content"], "properties": {
+			"content": {"type": "string", "minLength": 1, "maxLength": 65536},
+			"type": {"enum": ["task-started", "task-completed", "task-failed", "decision-made", "error-encountered", "user-feedback", "tool-call", "observation"], "description": "default observation"},
+			"task_id": {"type": "string", "minLength": 1, "maxLength": 256},
+			"session_id": {"type": "string", "minLength": 1, "maxLength": 256},
+			` + agentProp + `}}`),
+	}, s.logEvent)
+	mcp.AddTool(s.mcp, &mcp.Tool{
+		Name:        "add_fact",
+		Description: "Assert a fact that stays true (subject, predicate, object: Ada | lives in | London); a new value of a single-valued predicate supersedes the old one.",
+		InputSchema: schema(`{"type": "object", "additionalProperties": false, "required": ["subject", "predicate", "object"], "properties": {
+			"subject": {"type": "string", "minLength": 1, "maxLength": 1024},
+			"predicate": {"type": "string", "minLength": 1, "maxLength": 1024},
+			"object": {"type": "string", "minLength": 1, "maxLength": 1024},
+			"valid_from": {"type": "string", "format": "date-time", "description": "when it became true (RFC 3339); default now"},
+			` + agentProp + `}}`),
+	}, s.addFact)
+	mcp.AddTool(s.mcp, &mcp.Tool{
+		Name:        "query_graph",
+		Description: "The facts that hold now about an entity (all entities' without one), in a direction, of a predicate.",
+		InputSchema: schema(`{"type": "object", "additionalProperties": false, "properties": {
+			"entity": {"type": "string", "minLength": 1, "maxLength": 1024},
+			"direction": {"enum": ["in", "out", ""], "description": "in: the entity is the object; out: the subject; empty: either"},
+			"predicate": {"type": "string", "minLength": 1, "maxLength": 1024},
+			"limit": {"type": "integer", "minimum": 1, "maximum": 1000, "description": "default 100"},
+			` + agentProp + `}}`),
+	}, s.queryGraph)
+	mcp.AddTool(s.mcp, &mcp.Tool{
+		Name: "list_recent",
+		Description: "List memories of one kind: episodic, the most recent events first; semantic, the most important " +
+			"(then most recently updated) first; procedural, the active ones, best success rate first; fact, the facts that hold now.",
+		InputSchema: schema(`{"type": "object", "additionalProperties": false, "properties": {
+			"kind": {"enum": ["episodic", "semantic", "procedural", "fact"], "description": "default episodic"},
+			"limit": {"type": "integer", "minimum": 1, "maximum": 100, "description": "default 20"},
+			` + agentProp + `}}`),
+	}, s.listRecent)
+}
+
+// agentOf returns the agent a call is about, checked against its token.
+func (s *Server) agentOf(req *mcp.CallToolRequest, agent string) (string, error) {
+	if agent == "" {
+		agent = s.agent
+	}
+	return agent, allowed(req.Extra, agent)
+}
+
+// toolError returns the error a tool answers with: engram's own words for
+// bad input and what was not found or exists already, and a generic one for
+// a failure inside, which is logged.
+func (s *Server) toolError(tool string, err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, engram.ErrInvalid), errors.Is(err, engram.ErrInvalidQuery), errors.Is(err, engram.ErrNotFound),
+		errors.Is(err, engram.ErrExists), errors.Is(err, engram.ErrTierUnsupported):
+		return err
+	case errors.Is(err, engram.ErrClosed), errors.Is(err, context.Canceled):
+		return errors.New("the server is shutting down")
+	}
+	s.log.Error("tool failed", "tool", tool, "err", err)
+	return errors.New("internal error; the server's log says why")
+}
+
+type idOut struct {
+	ID    string `json:"id"`
+	Agent string `json:"agent"`
+}
+
+func (s *Server) remember(ctx context.Context, req *mcp.CallToolRequest, in rememberIn) (*mcp.CallToolResult, any, error) {
+	agent, err := s.agentOf(req, in.Agent)
+	if err != nil {
+		return nil, nil, err
+	}
+	var id string
+	err = s.reg.Write(ctx, agent, func(m *engram.Memory) (err error) {
+		id, err = m.Semantic().Store(ctx, engram.SemanticEntry{Content: in.Content, Importance: in.Importance, Tags: in.Tags, Source: "mcp"})
+		return err
+	})
+	if err != nil {
+		return nil, nil, s.toolError("remember", err)
+	}
+	return nil, idOut{id, agent}, nil
+}
+
+type resultOut struct {
+	Type    engram.MemoryType `json:"type"`
+	ID      string            `json:"id"`
+	Content string            `json:"content"`
+	Source  string            `json:"source,omitempty"`
+	Score   float64           `json:"score"`
+	Created time.Time         `json:"created_at,omitzero"`
+}
+
+func resultsOut(rs []engram.Result) []resultOut {
+	out := make([]resultOut, 0, len(rs))
+	for _, r := range rs {
+		out = append(out, resultOut{r.Type, r.ID, r.Content, r.Source, r.Score, r.CreatedAt})
+	}
+	return out
+}
+
+type searchOut struct {
+	Results []resultOut `json:"results"`
+	Agent   string      `json:"agent"`
+}
+
+func (s *Server) search(ctx context.Context, req *mcp.CallToolRequest, in searchIn) (*mcp.CallToolResult, any, error) {
+	agent, err := s.agentOf(req, in.Agent)
+	if err != nil {
+		return nil, nil, err
+	}
+	var rs []engram.Result
+	err = s.reg.Change(ctx, agent, func(m *engram.Memory) (err error) {
+		rs, err = m.Search(ctx, engram.SearchOptions{Query: in.Query, Types: in.Types, Limit: in.Limit})
+		return err
+	})
+	if err != nil {
+		return nil, nil, s.toolError("search", err)
+	}
+	return nil, searchOut{resultsOut(rs), agent}, nil
+}
+
+type recalledOut struct {
+	resultOut
+	Gate     float64 `json:"gate"`
+	Admitted bool    `json:"admitted"`
+}
+
+type recallOut struct {
+	Admitted []recalledOut                       `json:"admitted"`
+	ByKind   map[engram.MemoryType][]recalledOut `json:"by_kind"`
+	Agent    string                              `json:"agent"`
+}
+
+func recalledOuts(rs []engram.Recalled) []recalledOut {
+	out := make([]recalledOut, 0, len(rs))
+	for _, r := range rs {
+		out = append(out, recalledOut{resultOut{r.Type, r.ID, r.Content, r.Source, r.Score, r.CreatedAt}, r.Gate.Gate, r.Admitted})
+	}
+	return out
+}
+
+func (s *Server) recall(ctx context.Context, req *mcp.CallToolRequest, in recallIn) (*mcp.CallToolResult, any, error) {
+	agent, err := s.agentOf(req, in.Agent)
+	if err != nil {
+		return nil, nil, err
+	}
+	var res engram.RecallResult
+	err = s.reg.Change(ctx, agent, func(m *engram.Memory) (err error) {
+		res, err = m.Recall(ctx, in.Query)
+		return err
+	})
+	if err != nil {
+		return nil, nil, s.toolError("recall", err)
+	}
+	out := recallOut{Admitted: recalledOuts(res.Admitted), ByKind: map[engram.MemoryType][]recalledOut{}, Agent: agent}
+	for k, rs := range res.ByKind {
+		out.ByKind[k] = recalledOuts(rs)
+	}
+	return nil, out, nil
+}
+
+func (s *Server) context(ctx context.Context, req *mcp.CallToolRequest, in contextIn) (*mcp.CallToolResult, any, error) {
+	agent, err := s.agentOf(req, in.Agent)
+	if err != nil {
+		return nil, nil, err
+	}
+	var b engram.ContextBlock
+	err = s.reg.Read(ctx, agent, func(m *engram.Memory) (err error) {
+		b, err = m.Context(ctx, engram.ContextOptions{Query: in.Query, MaxTokens: in.MaxTokens})
+		return err
+	})
+	if err != nil {
+		return nil, nil, s.toolError("context", err)
+	}
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: b.Text}}}, nil, nil
+}
+
+type forgetOut struct {
+	Forgotten string `json:"forgotten"`
+	Agent     string `json:"agent"`
+}
+
+func (s *Server) forget(ctx context.Context, req *mcp.CallToolRequest, in forgetIn) (*mcp.CallToolResult, any, error) {
+	agent, err := s.agentOf(req, in.Agent)
+	if err != nil {
+		return nil, nil, err
+	}
+	err = s.reg.Change(ctx, agent, func(m *engram.Memory) error { return m.Forget(ctx, in.ID) })
+	if err != nil {
+		return nil, nil, s.toolError("forget", err)
+	}
+	return nil, forgetOut{in.ID, agent}, nil
+}
+
+func (s *Server) logEvent(ctx context.Context, req *mcp.CallToolRequest, in logEventIn) (*mcp.CallToolResult, any, error) {
+	agent, err := s.agentOf(req, in.Agent)
+	if err != nil {
+		return nil, nil, err
+	}
+	var id string
+	err = s.reg.Write(ctx, agent, func(m *engram.Memory) (err error) {
+		id, err = m.Episodic().Log(ctx, engram.Episode{Content: in.Content, Type: in.Type, TaskID: in.TaskID, SessionID: in.SessionID,
+			Metadata: map[string]string{"source": "mcp"}})
+		return err
+	})
+	if err != nil {
+		return nil, nil, s.toolError("log_event", err)
+	}
+	return nil, idOut{id, agent}, nil
+}
+
+type factOut struct {
+	ID        string    `json:"id"`
+	Subject   string    `json:"subject"`
+	Predicate string    `json:"predicate"`
+	Object    string    `json:"object"`
+	ValidFrom time.Time `json:"valid_from,omitzero"`
+	ValidTo   time.Time `json:"valid_to,omitzero"`
+	Strength  float64   `json:"strength"`
+}
+
+func factOf(f engram.Fact) factOut {
+	return factOut{f.ID, f.Subject, f.Predicate, f.Object, f.ValidFrom, f.ValidTo, f.Strength}
+}
+
+type addFactOut struct {
+	Action     engram.FactAction `json:"action"`
+	Fact       factOut           `json:"fact"`
+	Superseded []factOut         `json:"superseded"`
+	Agent      string            `json:"agent"`
+}
+
+func (s *Server) addFact(ctx context.Context, req *mcp.CallToolRequest, in addFactIn) (*mcp.CallToolResult, any, error) {
+	agent, err := s.agentOf(req, in.Agent)
+	if err != nil {
+		return nil, nil, err
+	}
+	var a engram.Assertion
+	err = s.reg.Write(ctx, agent, func(m *engram.Memory) (err error) {
+		a, err = m.Facts().Assert(ctx, engram.Fact{Subject: in.Subject, Predicate: in.Predicate, Object: in.Object,
+			ValidFrom: in.ValidFrom, Sources: []string{"mcp"}})
+		return err
+	})
+	if err != nil {
+		return nil, nil, s.toolError("add_fact", err)
+	}
+	out := addFactOut{Action: a.Action, Fact: factOf(a.Fact), Superseded: []factOut{}, Agent: agent}
+	for _, f := range a.Superseded {
+		out.Superseded = append(out.Superseded, factOf(f))
+	}
+	return nil, out, nil
+}
+
+type factsOut struct {
+	Facts []factOut `json:"facts"`
+	Agent string    `json:"agent"`
+}
+
+func factsOf(fs []engram.Fact, agent string) factsOut {
+	out := factsOut{Facts: make([]factOut, 0, len(fs)), Agent: agent}
+	for _, f := range fs {
+		out.Facts = append(out.Facts, factOf(f))
+	}
+	return out
+}
+
+func (s *Server) queryGraph(ctx context.Context, req *mcp.CallToolRequest, in queryGraphIn) (*mcp.CallToolResult, any, error) {
+	agent, err := s.agentOf(req, in.Agent)
+	if err != nil {
+		return nil, nil, err
+	}
+	var fs []engram.Fact
+	err = s.reg.Read(ctx, agent, func(m *engram.Memory) (err error) {
+		fs, err = m.Facts().Current(ctx, engram.FactQuery{Entity: in.Entity, Direction: in.Direction, Predicate: in.Predicate, Limit: in.Limit})
+		return err
+	})
+	if err != nil {
+		return nil, nil, s.toolError("query_graph", err)
+	}
+	return nil, factsOf(fs, agent), nil
+}
+
+type listOut struct {
+	Kind  engram.MemoryType `json:"kind"`
+	Items []itemOut         `json:"items"`
+	Agent string            `json:"agent"`
+}
+
+type itemOut struct {
+	ID      string    `json:"id"`
+	Content string    `json:"content"`
+	Created time.Time `json:"created_at,omitzero"`
+}
+
+func (s *Server) listRecent(ctx context.Context, req *mcp.CallToolRequest, in listRecentIn) (*mcp.CallToolResult, any, error) {
+	agent, err := s.agentOf(req, in.Agent)
+	if err != nil {
+		return nil, nil, err
+	}
+	kind, limit := in.Kind, in.Limit
+	if kind == "" {
+		kind = engram.TypeEpisodic
+	}
+	if limit == 0 {
+		limit = 20
+	}
+	out := listOut{Kind: kind, Items: []itemOut{}, Agent: agent}
+	err = s.reg.Read(ctx, agent, func(m *engram.Memory) error {
+		switch kind {
+		case engram.TypeEpisodic:
+			eps, err := m.Episodic().Recent(ctx, limit)
+			for _, e := range eps {
+				out.Items = append(out.Items, itemOut{e.ID, e.Content, e.CreatedAt})
+			}
+			return err
+		case engram.TypeSemantic:
+			es, err := m.Semantic().List(ctx, engram.ListOptions{Limit: limit})
+			for _, e := range es {
+				out.Items = append(out.Items, itemOut{e.ID, e.Content, e.CreatedAt})
+			}
+			return err
+		case engram.TypeProcedural:
+			ps, err := m.Procedural().ListActive(ctx, limit)
+			for _, p := range ps {
+				out.Items = append(out.Items, itemOut{p.ID, p.Name + ": " + p.Pattern, p.CreatedAt})
+			}
+			return err
+		default: // the schema admits fact only
+			fs, err := m.Facts().Current(ctx, engram.FactQuery{Limit: limit})
+			for _, f := range fs {
+				out.Items = append(out.Items, itemOut{f.ID, f.String(), f.RecordedAt})
+			}
+			return err
+		}
+	})
+	if err != nil {
+		return nil, nil, s.toolError("list_recent", err)
+	}
+	return nil, out, nil
+}
