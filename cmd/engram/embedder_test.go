@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
@@ -47,7 +48,7 @@ func TestOpenAIEmbedder(t *testing.T) {
 	engram := func(args ...string) (int, string, string) {
 		var out, errOut bytes.Buffer
 		global := []string{"--dir", dir, "--embedder", "openai", "--embedder-url", srv.URL, "--embedder-model", "test-embed", "--dims", "8"}
-		code := run(append(global, args...), nil, &out, &errOut)
+		code := run(context.Background(), append(global, args...), nil, &out, &errOut)
 		return code, out.String(), errOut.String()
 	}
 

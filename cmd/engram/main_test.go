@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"database/sql"
 	"errors"
 	"fmt"
@@ -103,7 +104,7 @@ func cmdCapture(ts *testscript.TestScript, neg bool, args []string) {
 // command has a complete help that exits 0.
 func TestHelp(t *testing.T) {
 	var out, errOut bytes.Buffer
-	if code := run([]string{"--help"}, nil, &out, &errOut); code != exitOK {
+	if code := run(context.Background(), []string{"--help"}, nil, &out, &errOut); code != exitOK {
 		t.Fatalf("engram --help exited %d: %s", code, errOut.String())
 	}
 	root := (&app{}).rootCmd()
@@ -124,7 +125,7 @@ func TestHelp(t *testing.T) {
 				t.Errorf("%s lacks a Short, Long or Example", c.CommandPath())
 			}
 			var out, errOut bytes.Buffer
-			if code := run(append(path, "--help"), nil, &out, &errOut); code != exitOK {
+			if code := run(context.Background(), append(path, "--help"), nil, &out, &errOut); code != exitOK {
 				t.Errorf("%s --help exited %d: %s", c.CommandPath(), code, errOut.String())
 			}
 			if !strings.Contains(out.String(), c.Long) {

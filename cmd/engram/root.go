@@ -7,7 +7,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -41,10 +40,9 @@ type globals struct {
 	dimensionChange bool
 }
 
-// run runs the command line args and returns the process's exit code.
-func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
+// run runs the command line args until ctx is done and returns the
+// process's exit code.
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	a := &app{in: stdin, out: stdout, stderr: stderr}
 	root := a.rootCmd()
 	root.SetArgs(args)
@@ -82,7 +80,8 @@ Environment:
   ENGRAM_AGENT     default of --agent
   ENGRAM_TIER      default of --tier
   ENGRAM_EMBEDDER  default of --embedder
-  OPENAI_API_KEY   the API key of --embedder openai (never printed)
+  OPENAI_API_KEY   the API key of --embedder openai and --llm openai (never printed)
+  ENGRAM_TOKEN     the bearer token of every agent for "engram serve"
 
 Exit codes:
   0  success
@@ -119,7 +118,7 @@ func (a *app) rootCmd() *cobra.Command {
 		a.searchCmd(), a.recallCmd(), a.contextCmd(),
 		a.deleteCmd(), a.restoreCmd(), a.compactCmd(), a.decayCmd(), a.reindexCmd(), a.checkCmd(),
 		a.historyCmd(), a.exportCmd(), a.importCmd(), a.backupCmd(), a.forgetCmd(), a.ingestCmd(),
-		a.graphCmd(), a.markdownCmd(),
+		a.graphCmd(), a.markdownCmd(), a.serveCmd(), a.mcpCmd(),
 	)
 	root.CompletionOptions.HiddenDefaultCmd = true
 	return root
@@ -203,9 +202,17 @@ func (g *globals) place() string {
 	return g.base()
 }
 
-// options builds engram's options from the global flags.
+// options builds engram's options for the agent's memory from the global
+// flags.
 func (g *globals) options() ([]engram.Option, error) {
-	opts := []engram.Option{g.where(), engram.WithAgent(g.agent)}
+	opts, err := g.storeOptions()
+	return append(opts, engram.WithAgent(g.agent)), err
+}
+
+// storeOptions builds engram's options for a store of every agent from
+// the global flags.
+func (g *globals) storeOptions() ([]engram.Option, error) {
+	opts := []engram.Option{g.where()}
 	if g.tier == 2 {
 		e, err := g.newEmbedder()
 		if err != nil {
