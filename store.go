@@ -159,7 +159,7 @@ func (st *Store) Lookup(ctx context.Context, id string) (*Memory, error) {
 	case slot != nil:
 		return st.Agent(id)
 	}
-	has, err := st.has(ctx, id)
+	has, err := st.Has(ctx, id)
 	if err != nil {
 		return nil, err
 	}
@@ -169,9 +169,21 @@ func (st *Store) Lookup(ctx context.Context, id string) (*Memory, error) {
 	return st.Agent(id)
 }
 
-// has reports whether agent id has memory in the store: a database in
-// its directory, or rows in the shared database.
-func (st *Store) has(ctx context.Context, id string) (bool, error) {
+// Has reports whether the agent id has memory in the store (it is one of
+// [Store.Agents]): a database in its directory, or rows in the shared
+// database. It reads without writing, and returns an error matching
+// [ErrInvalid] for an invalid ID, [ErrClosed] after Close and a
+// [*DatabaseError] when SQLite or the file system fails.
+func (st *Store) Has(ctx context.Context, id string) (bool, error) {
+	if err := ValidateAgentID(id); err != nil {
+		return false, err
+	}
+	st.mu.Lock()
+	closed := st.closed
+	st.mu.Unlock()
+	if closed {
+		return false, ErrClosed
+	}
 	if st.base != "" {
 		fi, err := os.Stat(filepath.Join(st.base, agentDirName(id), "memory.db"))
 		if errors.Is(err, fs.ErrNotExist) {

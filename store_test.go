@@ -290,9 +290,9 @@ func TestStoreForgetAgent(t *testing.T) {
 	}
 }
 
-// TestStoreLookupCreatesNothing: Lookup finds the agents with memory and
-// the open ones, and for any other answers ErrNotFound without creating a
-// file, a directory or a row.
+// TestStoreLookupCreatesNothing: Has and Lookup find the agents with
+// memory (and Lookup the open ones), and for any other answer false and
+// ErrNotFound without creating a file, a directory or a row.
 func TestStoreLookupCreatesNothing(t *testing.T) {
 	ctx := context.Background()
 	for _, layout := range []string{"dir", "file"} {
@@ -305,6 +305,13 @@ func TestStoreLookupCreatesNothing(t *testing.T) {
 			before, err := os.ReadDir(base)
 			require.NoError(t, err)
 
+			for id, want := range map[string]bool{"ada": true, "nobody": false} {
+				has, err := st.Has(ctx, id)
+				require.NoError(t, err)
+				assert.Equal(t, want, has, id)
+			}
+			_, err = st.Has(ctx, "a/b")
+			assert.ErrorIs(t, err, engram.ErrInvalid)
 			m, err := st.Lookup(ctx, "nobody")
 			assert.ErrorIs(t, err, engram.ErrNotFound)
 			assert.Nil(t, m)

@@ -2,72 +2,58 @@ package testutil
 
 import (
 	"context"
-	"errors"
-	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/engram-go/engram"
 )
 
 // Agents is a store of many agents for the tests of the servers (httpapi,
-// mcpserver): one engram.New per agent under one base directory, each
-// opened on first use and shared after, like engram's Store hands them
-// out. A Memory closed meanwhile (ForgetAgent closes its own) is opened
-// again on the next Agent. It is safe for concurrent use.
+// mcpserver): an engram.Store over a base directory of the test's, which
+// counts the agents its Agent opened. It is safe for concurrent use.
 type Agents struct {
-	Dir  string          // the base directory
-	Opts []engram.Option // options of every agent's New, after WithDir and WithAgent
-
-	mu     sync.Mutex // guards open and opened
-	open   map[string]*engram.Memory
-	opened int // how many times Agent opened a memory
+	*engram.Store
+	Dir    string // the base directory
+	opened atomic.Int64
 }
 
-// NewAgents returns a store of agents under a new directory of t's. When
-// the test ends, every memory still open is checked (see CheckAndClose)
-// and closed.
+// NewAgents opens a Tier 1 store under a new directory of t's with opts.
+// When the test ends, the agents' database is checked (each file, through
+// an agent open on it) and the store is closed.
 func NewAgents(t testing.TB, opts ...engram.Option) *Agents {
 	t.Helper()
-	a := &Agents{Dir: t.TempDir(), Opts: opts, open: map[string]*engram.Memory{}}
+	a := &Agents{Dir: t.TempDir()}
+	st, err := engram.Open(engram.Tier1, append([]engram.Option{engram.WithDir(a.Dir)}, opts...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.Store = st
 	t.Cleanup(func() {
-		a.mu.Lock()
-		defer a.mu.Unlock()
-		for _, m := range a.open {
-			if _, err := m.Working().Items(); errors.Is(err, engram.ErrClosed) {
-				continue
+		ctx := context.Background()
+		ids, err := st.Agents(ctx)
+		if err != nil {
+			t.Error(err)
+		}
+		for _, id := range ids {
+			if m, err := st.Lookup(ctx, id); err != nil {
+				t.Error(err)
+			} else if err := m.CheckIntegrity(ctx); err != nil {
+				t.Errorf("agent %s: %v", id, err)
 			}
-			CheckAndClose(t, m)
+		}
+		if err := st.Close(); err != nil {
+			t.Error(err)
 		}
 	})
 	return a
 }
 
-// Agent returns agent id's memory, opening (and creating) it.
+// Agent returns agent id's memory, opening (and creating) it, and counts
+// the call.
 func (a *Agents) Agent(id string) (*engram.Memory, error) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if m := a.open[id]; m != nil {
-		if _, err := m.Working().Items(); !errors.Is(err, engram.ErrClosed) {
-			return m, nil
-		}
-	}
-	m, err := engram.New(engram.Tier1, append([]engram.Option{engram.WithDir(a.Dir), engram.WithAgent(id)}, a.Opts...)...)
-	if err != nil {
-		return nil, err
-	}
-	a.open[id] = m
-	a.opened++
-	return m, nil
+	a.opened.Add(1)
+	return a.Store.Agent(id)
 }
 
-// Agents lists the agents with memory under the directory.
-func (a *Agents) Agents(ctx context.Context) ([]string, error) {
-	return engram.ListAgents(ctx, engram.WithDir(a.Dir))
-}
-
-// Opened returns how many times Agent opened a memory.
-func (a *Agents) Opened() int {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return a.opened
-}
+// Opened returns how many times Agent was called.
+func (a *Agents) Opened() int { return int(a.opened.Load()) }
