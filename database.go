@@ -90,7 +90,14 @@ const writerCacheMiB = 8
 
 // openDatabase opens (creating if needed) the database at path, or an
 // in-memory one when path is empty, and brings its schema up to date.
-func openDatabase(ctx context.Context, path string, cfg StorageConfig) (_ *database, err error) {
+func openDatabase(ctx context.Context, path string, cfg StorageConfig) (*database, error) {
+	return openDatabaseWith(ctx, path, cfg, true)
+}
+
+// openDatabaseWith is openDatabase; with image, a new in-memory database
+// starts as the empty image (see schema_image.go) instead of being
+// migrated.
+func openDatabaseWith(ctx context.Context, path string, cfg StorageConfig, image bool) (_ *database, err error) {
 	s := &database{memory: path == "", wstmts: make(map[string]*sql.Stmt), done: make(chan struct{})}
 	defer func() {
 		if err != nil {
@@ -125,6 +132,11 @@ func openDatabase(ctx context.Context, path string, cfg StorageConfig) (_ *datab
 		return nil, &DatabaseError{Op: "open", Err: err}
 	}
 	s.wakes.Add(1)
+	if s.memory && image {
+		if err := s.loadImage(); err != nil {
+			return nil, &DatabaseError{Op: "open", Err: err}
+		}
+	}
 
 	app, err := s.checkOwner(ctx)
 	if err != nil {

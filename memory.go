@@ -507,8 +507,9 @@ func (m *Memory) read(ctx context.Context, op string, fn func(q *dbtx) error) er
 func (m *Memory) newID(now time.Time) string { return m.ids.New(now) }
 
 // createPrivate makes the directories of a new database readable by their
-// owner only (0700), and the file itself (0600) before SQLite opens it:
-// SQLite gives the -wal and -shm files it makes the database file's
+// owner only (0700), and the file itself (0600, as a copy of the empty
+// database of the current schema: see createFromImage) before SQLite opens
+// it: SQLite gives the -wal and -shm files it makes the database file's
 // permissions. Memory is personal data. An existing file or directory
 // keeps its permissions.
 func createPrivate(path string) error {
@@ -518,14 +519,7 @@ func createPrivate(path string) error {
 	if _, err := os.Stat(path); err == nil {
 		return nil // SQLite opens it as it can (read-only, say)
 	}
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
-	if errors.Is(err, fs.ErrExist) {
-		return nil // made meanwhile, by another process opening it
-	}
-	if err != nil {
-		return err
-	}
-	return f.Close()
+	return createFromImage(path)
 }
 
 // checkMarkdownPath refuses a memory.md path that would overwrite the

@@ -1,0 +1,135 @@
+package engram
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// dumpDatabase describes a database for comparison: its schema objects,
+// user_version and application_id, and every row of every ordinary table.
+func dumpDatabase(t *testing.T, s *database) string {
+	t.Helper()
+	var out []string
+	err := s.read(context.Background(), "dump", func(q *dbtx) error {
+		var version, app int
+		if err := q.queryRow(`SELECT (SELECT user_version FROM pragma_user_version), (SELECT application_id FROM pragma_application_id)`, nil, &version, &app); err != nil {
+			return err
+		}
+		out = append(out, fmt.Sprintf("user_version %d, application_id %#x", version, app))
+		rows, err := q.query(`SELECT type || ' ' || name || ' ' || tbl_name || ': ' || coalesce(sql, '') FROM sqlite_schema`)
+		if err != nil {
+			return err
+		}
+		objects, err := scanAll(rows, scanString)
+		if err != nil {
+			return err
+		}
+		out = append(out, objects...)
+		rows, err = q.query(`SELECT name FROM pragma_table_list WHERE schema = 'main' AND type IN ('table', 'shadow') AND name NOT LIKE 'sqlite\_%' ESCAPE '\'`)
+		if err != nil {
+			return err
+		}
+		tables, err := scanAll(rows, scanString)
+		if err != nil {
+			return err
+		}
+		for _, table := range tables {
+			rows, err := q.query(`SELECT group_concat('quote("' || name || '")', ' || '','' || ') FROM pragma_table_info(?)`, table)
+			if err != nil {
+				return err
+			}
+			cols, err := scanAll(rows, scanString)
+			if err != nil {
+				return err
+			}
+			rows, err = q.query(`SELECT ` + cols[0] + ` FROM "` + table + `"`)
+			if err != nil {
+				return fmt.Errorf("%s: %w", table, err)
+			}
+			values, err := scanAll(rows, scanString)
+			if err != nil {
+				return err
+			}
+			out = append(out, fmt.Sprintf("%s: %d rows", table, len(values)))
+			for _, v := range values {
+				out = append(out, table+": "+v)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(out)
+	return strings.Join(out, "\n")
+}
+
+// A new database made from the empty image is the database the migrations
+// make, in memory and in a file: the same schema, versions and rows.
+func TestEmptyImageIsTheMigratedSchema(t *testing.T) {
+	ctx := context.Background()
+	cfg := DefaultConfig().Storage
+	migrated, err := openDatabaseWith(ctx, "", cfg, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer migrated.close()
+	want := dumpDatabase(t, migrated)
+	if !strings.Contains(want, "semantic_memory") || !strings.Contains(want, fmt.Sprintf("application_id %#x", ApplicationID)) {
+		t.Fatalf("the migrated database is not engram's:\n%s", want)
+	}
+
+	fromImage, err := openDatabase(ctx, "", cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fromImage.close()
+	if got := dumpDatabase(t, fromImage); got != want {
+		t.Errorf("in memory, the image differs from the migrations:\n%s\nwant\n%s", got, want)
+	}
+
+	dir := t.TempDir()
+	path := filepath.Join(dir, "agent", "memory.db")
+	if err := createPrivate(path); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Stat(path); err != nil || fi.Size() == 0 || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("the new file: %v, %v", fi, err)
+	}
+	if entries, _ := os.ReadDir(filepath.Dir(path)); len(entries) != 1 {
+		t.Errorf("the temporary file stays beside the database: %v", entries)
+	}
+	file, err := openDatabase(ctx, path, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer file.close()
+	if got := dumpDatabase(t, file); got != want {
+		t.Errorf("in a file, the image differs from the migrations:\n%s\nwant\n%s", got, want)
+	}
+	if err := file.integrityCheck(ctx); err != nil {
+		t.Error(err)
+	}
+
+	// An empty file that exists already is migrated, to the same.
+	empty := filepath.Join(dir, "empty.db")
+	if err := os.WriteFile(empty, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := createPrivate(empty); err != nil {
+		t.Fatal(err)
+	}
+	old, err := openDatabase(ctx, empty, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer old.close()
+	if got := dumpDatabase(t, old); got != want {
+		t.Errorf("a migrated file differs from the migrations in memory:\n%s\nwant\n%s", got, want)
+	}
+}
