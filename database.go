@@ -60,7 +60,6 @@ type database struct {
 	// connections closed while it is idle, opened again by its next read
 	// or write (see park and wake). The rest of the database stays as it
 	// is.
-	writerDSN string
 	readConns int
 	// wakes counts the writer connections opened: a connection's PRAGMA
 	// data_version means nothing to the next.
@@ -115,13 +114,13 @@ func openDatabaseWith(ctx context.Context, path string, cfg StorageConfig, image
 	// text does not linger in free pages (see forget.go).
 	writer := slices.Concat(pragmas, []string{cache(min(cfg.CacheMiB, writerCacheMiB)), "synchronous(" + strings.ToUpper(string(cfg.Synchronous)) + ")",
 		"secure_delete(1)"})
-	s.writerDSN = dsn(":memory:", writer)
-	if !s.memory {
+	if s.memory {
+		s.wdb, err = sql.Open("sqlite", dsn(":memory:", writer))
+	} else {
 		// WAL is turned on below, once the file is known to be engram's:
 		// it rewrites the file's header.
-		s.writerDSN = dsn(path, writer)
+		s.wdb, err = sql.Open("sqlite", dsn(path, writer))
 	}
-	s.wdb, err = sql.Open("sqlite", s.writerDSN)
 	if err != nil {
 		return nil, &DatabaseError{Op: "open", Err: err}
 	}
@@ -343,7 +342,6 @@ func (s *database) wake(ctx context.Context) error {
 	}
 	s.wconn = conn
 	s.wakes.Add(1)
-	err = nil
 	if s.log != nil {
 		err = s.log.install(ctx)
 	}
