@@ -24,8 +24,8 @@ import (
 // again on their next use. However many agents it serves, a Store uses a
 // bounded number of connections and file descriptors.
 //
-// Every agent of a Store has its configuration, tier, embedder, clock,
-// logger, LLM and actor. Store is safe for concurrent use.
+// Every agent of a Store has the store's configuration, tier, embedder,
+// clock, logger, LLM and actor. Store is safe for concurrent use.
 type Store struct {
 	tier Tier
 	set  settings
