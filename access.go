@@ -353,7 +353,7 @@ func (m *Memory) write(ctx context.Context, op string, fn func(q *dbtx) error) e
 	if err != nil {
 		return err
 	}
-	return m.db.write(ctx, op, func(q *dbtx) error {
+	err = m.db.write(ctx, op, func(q *dbtx) error {
 		if m.db.history {
 			if err := q.beginChanges(actor, reason, m.now()); err != nil {
 				return err
@@ -364,6 +364,10 @@ func (m *Memory) write(ctx context.Context, op string, fn func(q *dbtx) error) e
 		}
 		return fn(q)
 	})
+	// Counted whether or not it committed: a summary computed meanwhile
+	// is computed again, never kept past a change (see summaryKey).
+	m.writes.Add(1)
+	return err
 }
 
 // writeAccess writes the pending notes in q's transaction, one statement

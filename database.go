@@ -39,11 +39,6 @@ import (
 type database struct {
 	memory bool
 	closed atomic.Bool
-	// commits counts the transactions committed on the writer: with
-	// the writer's PRAGMA data_version, which moves with every commit of
-	// another connection, it tells a cache whether anything changed (see
-	// Memory.summaryKey).
-	commits atomic.Uint64
 
 	wmu    sync.Mutex // guards wconn and wstmts; held for a whole transaction
 	wdb    *sql.DB
@@ -70,6 +65,12 @@ type database struct {
 	// onWake, set by a Store before the database is used, is told when a
 	// parked database opens a connection again; it must not block.
 	onWake func(*database)
+
+	// version is the writer's last reading of the file's version (see
+	// dataVersion), nil before the first; once someone asked for it
+	// (watchVersion), every commit reads it again.
+	version      atomic.Pointer[versionMark]
+	watchVersion atomic.Bool
 
 	rdb     *sql.DB       // nil in memory mode
 	readers chan *reader  // idle readers
@@ -354,6 +355,53 @@ func (s *database) wake(ctx context.Context) error {
 	}
 	s.woke()
 	return nil
+}
+
+// versionMark is a version of the database file as the writer sees it:
+// the writer's PRAGMA data_version, which moves with every commit of
+// another connection (another process's included) and not with the
+// writer's own, and which writer connection read it (wakes): a new
+// connection's data_version means nothing to the last one's.
+type versionMark struct {
+	wakes       uint64
+	dataVersion int64
+}
+
+// dataVersion returns the file's version. When the writer is free it reads
+// it; while a write holds the writer it returns the reading of the
+// writer's last commit instead of waiting, so that no write (another
+// agent's, in a shared file) holds up the caller, and waits only when
+// there is none yet. It returns ErrClosed after close.
+func (s *database) dataVersion(ctx context.Context) (versionMark, error) {
+	s.watchVersion.Store(true)
+	if !s.wmu.TryLock() {
+		if v := s.version.Load(); v != nil {
+			return *v, nil
+		}
+		s.wmu.Lock()
+	}
+	s.wmu.Unlock()
+	if err := s.lockWriter(ctx); err != nil {
+		return versionMark{}, err
+	}
+	defer s.wmu.Unlock()
+	return s.readVersion(ctx)
+}
+
+// readVersion reads the file's version on the writer and keeps it. The
+// writer lock is held.
+func (s *database) readVersion(ctx context.Context) (versionMark, error) {
+	v := versionMark{wakes: s.wakes.Load()}
+	st, err := s.prepWriter(ctx, "PRAGMA data_version")
+	if err == nil {
+		err = st.QueryRowContext(ctx).Scan(&v.dataVersion)
+	}
+	if err != nil {
+		s.version.Store(nil)
+		return versionMark{}, s.wrap(ctx, "version", err)
+	}
+	s.version.Store(&v)
+	return v, nil
 }
 
 // woke tells the Store that a parked database has a connection open

@@ -46,8 +46,10 @@ type Memory struct {
 	stems    stemIndex    // auto-linking's and merging's candidates; the writer lock guards it
 	access   accessLog    // searches' accesses and recalls' retrievals not yet written
 	noise    *noiseSource // Recall's noise
-	// summary keeps the last Summary while the database is unchanged.
+	// summary keeps the last Summary while the database is unchanged;
+	// writes counts the Memory's write transactions (see summaryKey).
 	summary summaryCache
+	writes  atomic.Uint64
 
 	closeOnce sync.Once
 	closeErr  error

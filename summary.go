@@ -70,14 +70,17 @@ const SummaryRecentWindow = 7 * 24 * time.Hour
 // every read it sees the agent's memory alone, even in a file shared with
 // other agents (whose words never appear, nor count).
 //
-// A summary is kept and returned again until the database changes: a
-// commit of this Memory's, of another Memory or of another process on
-// the same file (any agent's), a search's access noted, or a recently
-// accessed entry leaving the window, make the next call compute it anew.
-// The first call costs a pass over the agent's memory (at 100K memories,
-// see BENCHMARKS.md); later ones, while nothing changed, a lock and a
-// pragma. Checking for another connection's commits waits for this
-// Memory's write under way, if any.
+// A summary is kept and returned again until the agent's memory may have
+// changed: a commit of this Memory's, a commit to the file by another
+// connection (another Memory opened with New, another process: any
+// agent's), a search's access noted, or a recently accessed entry leaving
+// the window, make the next call compute it anew. The writes of the other
+// agents of a [Store] sharing the file do not, and Summary never waits for
+// them: while a write holds the store's writer, the file's version is the
+// one read when the writer last committed (a commit of another process
+// just before that write shows once it ends). The first call costs a pass
+// over the agent's memory (at 100K memories, see BENCHMARKS.md); later
+// ones, while nothing changed, a pragma at most.
 //
 // It returns [ErrClosed] after Close and a [*DatabaseError] when SQLite
 // fails.
@@ -104,36 +107,29 @@ func (m *Memory) Summary(ctx context.Context) (Summary, error) {
 	return s.clone(), nil
 }
 
-// summaryKey is what a summary was computed from: the writer's commits,
-// its PRAGMA data_version (which moves with every commit of another
-// connection to the file, another process's included) and the access
-// log's notes. A summary is computed after its key is read, so it is at
-// least as new as its key says; while the key stays the same, nothing it
-// counts changed.
+// summaryKey is what a summary was computed from: how many writes of
+// this Memory committed, the database's version (see versionMark: it moves
+// with every commit of another connection to the file, another process's
+// included) and the access log's notes. Other agents' writes through the
+// same database (a Store's shared file) move neither, so they leave this
+// agent's summary be. A summary is computed after its key is read, so it
+// is at least as new as its key says; while the key stays the same,
+// nothing it counts changed.
 type summaryKey struct {
-	commits     uint64
-	wakes       uint64 // which writer connection read dataVersion
-	dataVersion int64
-	notes       uint64
+	writes  uint64
+	version versionMark
+	notes   uint64
 }
 
-// summaryKey reads the key of the database as it is now.
+// summaryKey reads the key of the agent's memory as it is now.
 func (m *Memory) summaryKey(ctx context.Context) (summaryKey, error) {
-	s := m.db
-	if s.closed.Load() {
+	if m.closed.Load() {
 		return summaryKey{}, ErrClosed
 	}
-	k := summaryKey{commits: s.commits.Load(), notes: m.access.notes()}
-	if err := s.lockWriter(ctx); err != nil {
-		return summaryKey{}, err
-	}
-	defer s.wmu.Unlock()
-	k.wakes = s.wakes.Load()
-	st, err := s.prepWriter(ctx, "PRAGMA data_version")
-	if err == nil {
-		err = st.QueryRowContext(ctx).Scan(&k.dataVersion)
-	}
-	return k, s.wrap(ctx, "summary", err)
+	k := summaryKey{writes: m.writes.Load(), notes: m.access.notes()}
+	v, err := m.db.dataVersion(ctx)
+	k.version = v
+	return k, err
 }
 
 // summaryCache keeps the last summary with its key.

@@ -255,7 +255,9 @@ func (s *database) write(ctx context.Context, op string, fn func(q *dbtx) error)
 		return s.wrap(ctx, op, err)
 	}
 	done = true
-	s.commits.Add(1)
+	if s.watchVersion.Load() {
+		_, _ = s.readVersion(context.Background()) // a failure leaves no version: the next caller reads it
+	}
 	for _, f := range w.commit {
 		f()
 	}
