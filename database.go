@@ -317,6 +317,12 @@ func (s *database) checkpoint(ctx context.Context) error {
 // after close, and a *DatabaseError when the connection cannot be opened.
 func (s *database) lockWriter(ctx context.Context) error {
 	s.wmu.Lock()
+	return s.readyWriter(ctx)
+}
+
+// readyWriter is lockWriter once the lock is taken: on an error it
+// lets the lock go.
+func (s *database) readyWriter(ctx context.Context) error {
 	if s.closed.Load() {
 		s.wmu.Unlock()
 		return ErrClosed
@@ -374,14 +380,15 @@ type versionMark struct {
 // there is none yet. It returns ErrClosed after close.
 func (s *database) dataVersion(ctx context.Context) (versionMark, error) {
 	s.watchVersion.Store(true)
-	if !s.wmu.TryLock() {
-		if v := s.version.Load(); v != nil {
-			return *v, nil
-		}
-		s.wmu.Lock()
+	var err error
+	if s.wmu.TryLock() {
+		err = s.readyWriter(ctx)
+	} else if v := s.version.Load(); v != nil {
+		return *v, nil
+	} else {
+		err = s.lockWriter(ctx)
 	}
-	s.wmu.Unlock()
-	if err := s.lockWriter(ctx); err != nil {
+	if err != nil {
 		return versionMark{}, err
 	}
 	defer s.wmu.Unlock()
