@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/engram-go/engram"
+	"github.com/engram-go/engram/internal/agentreg"
 )
 
 // Routes that move data in and out: document ingestion, export, import,
@@ -68,10 +69,8 @@ func (s *Server) ingestDocuments(w http.ResponseWriter, r *http.Request) error {
 	if name == "" {
 		name = filepath.Base(filepath.Clean(req.Path))
 	}
-	var rep engram.IngestReport
-	err = s.reg.Write(r.Context(), id, func(m *engram.Memory) (err error) {
-		rep, err = m.Ingest(r.Context(), path, engram.IngestOptions{Name: name, Extract: req.Extract})
-		return err
+	rep, err := agentreg.Value(r.Context(), id, s.reg.Write, func(m *engram.Memory) (engram.IngestReport, error) {
+		return m.Ingest(r.Context(), path, engram.IngestOptions{Name: name, Extract: req.Extract})
 	})
 	if err != nil {
 		return err
@@ -202,10 +201,8 @@ func (s *Server) importMemory(w http.ResponseWriter, r *http.Request) error {
 	if _, err := spool.Seek(0, io.SeekStart); err != nil {
 		return err
 	}
-	var rep engram.ImportReport
-	err = s.reg.Write(r.Context(), id, func(m *engram.Memory) (err error) {
-		rep, err = m.Import(r.Context(), bufio.NewReader(spool), engram.ImportOptions{Conflict: conflict})
-		return err
+	rep, err := agentreg.Value(r.Context(), id, s.reg.Write, func(m *engram.Memory) (engram.ImportReport, error) {
+		return m.Import(r.Context(), bufio.NewReader(spool), engram.ImportOptions{Conflict: conflict})
 	})
 	if err != nil {
 		return err

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/engram-go/engram"
+	"github.com/engram-go/engram/internal/agentreg"
 )
 
 // Routes of the entity graph: the agent's facts (engram.Facts) as
@@ -44,10 +45,8 @@ func (s *Server) triples(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	var facts []engram.Fact
-	err = s.reg.Read(r.Context(), id, func(m *engram.Memory) (err error) {
-		facts, err = m.Facts().Current(r.Context(), fq)
-		return err
+	facts, err := agentreg.Value(r.Context(), id, s.reg.Read, func(m *engram.Memory) ([]engram.Fact, error) {
+		return m.Facts().Current(r.Context(), fq)
 	})
 	if err != nil {
 		return err
@@ -80,10 +79,8 @@ func (s *Server) neighbors(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	var ns []engram.Neighbour
-	err = s.reg.Read(r.Context(), id, func(m *engram.Memory) (err error) {
-		ns, err = m.Facts().Neighbours(r.Context(), fq)
-		return err
+	ns, err := agentreg.Value(r.Context(), id, s.reg.Read, func(m *engram.Memory) ([]engram.Neighbour, error) {
+		return m.Facts().Neighbours(r.Context(), fq)
 	})
 	if err != nil && !errors.Is(err, engram.ErrNotFound) {
 		return err
@@ -122,10 +119,8 @@ func (s *Server) paths(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	var ps []engram.Path
-	err = s.reg.Read(r.Context(), id, func(m *engram.Memory) (err error) {
-		ps, err = m.Facts().Paths(r.Context(), from, to, depth)
-		return err
+	ps, err := agentreg.Value(r.Context(), id, s.reg.Read, func(m *engram.Memory) ([]engram.Path, error) {
+		return m.Facts().Paths(r.Context(), from, to, depth)
 	})
 	if err != nil && !errors.Is(err, engram.ErrNotFound) {
 		return err
@@ -175,10 +170,8 @@ func (s *Server) visualization(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	var g engram.Graph
-	err = s.reg.Read(r.Context(), id, func(m *engram.Memory) (err error) {
-		g, err = m.Facts().Graph(r.Context(), opts)
-		return err
+	g, err := agentreg.Value(r.Context(), id, s.reg.Read, func(m *engram.Memory) (engram.Graph, error) {
+		return m.Facts().Graph(r.Context(), opts)
 	})
 	if err != nil && !errors.Is(err, engram.ErrNotFound) {
 		return err

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/engram-go/engram"
+	"github.com/engram-go/engram/internal/agentreg"
 )
 
 // Routes about memories: ingest, search, context, summary, update, delete,
@@ -74,10 +75,8 @@ func (s *Server) ingest(w http.ResponseWriter, r *http.Request) error {
 	if !user {
 		return invalidf("messages must hold at least one user message with content")
 	}
-	var res engram.ExtractionResult
-	err = s.reg.Write(r.Context(), id, func(m *engram.Memory) (err error) {
-		res, err = m.Extract(r.Context(), req.Messages)
-		return err
+	res, err := agentreg.Value(r.Context(), id, s.reg.Write, func(m *engram.Memory) (engram.ExtractionResult, error) {
+		return m.Extract(r.Context(), req.Messages)
 	})
 	if err != nil {
 		return err
@@ -158,10 +157,8 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) error {
 		}
 		// Recall changes the working set and counts retrievals: a write,
 		// though it creates nothing for an agent with no memory.
-		var res engram.RecallResult
-		err := s.reg.Change(r.Context(), id, func(m *engram.Memory) (err error) {
-			res, err = m.Recall(r.Context(), req.Query)
-			return err
+		res, err := agentreg.Value(r.Context(), id, s.reg.Change, func(m *engram.Memory) (engram.RecallResult, error) {
+			return m.Recall(r.Context(), req.Query)
 		})
 		if err != nil {
 			return err
@@ -178,10 +175,8 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) error {
 		Query: req.Query, Advanced: req.Advanced, Types: req.Types, Tags: req.Tags,
 		Since: req.Since, Until: req.Until, Limit: req.Limit, Threshold: req.Threshold, Mode: req.Mode,
 	}
-	var found engram.Found
-	err = s.reg.Read(r.Context(), id, func(m *engram.Memory) (err error) {
-		found, err = m.Find(r.Context(), opts)
-		return err
+	found, err := agentreg.Value(r.Context(), id, s.reg.Read, func(m *engram.Memory) (engram.Found, error) {
+		return m.Find(r.Context(), opts)
 	})
 	if err != nil {
 		return err
@@ -228,10 +223,8 @@ func (s *Server) context(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	var b engram.ContextBlock
-	err = s.reg.Read(r.Context(), id, func(m *engram.Memory) (err error) {
-		b, err = m.Context(r.Context(), engram.ContextOptions{Query: req.Query, MaxTokens: req.MaxTokens})
-		return err
+	b, err := agentreg.Value(r.Context(), id, s.reg.Read, func(m *engram.Memory) (engram.ContextBlock, error) {
+		return m.Context(r.Context(), engram.ContextOptions{Query: req.Query, MaxTokens: req.MaxTokens})
 	})
 	if err != nil {
 		return err
@@ -274,10 +267,8 @@ func (s *Server) summary(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	var sum engram.Summary
-	err = s.reg.Read(r.Context(), id, func(m *engram.Memory) (err error) {
-		sum, err = m.Summary(r.Context())
-		return err
+	sum, err := agentreg.Value(r.Context(), id, s.reg.Read, func(m *engram.Memory) (engram.Summary, error) {
+		return m.Summary(r.Context())
 	})
 	if err != nil {
 		return err
@@ -418,10 +409,8 @@ func (s *Server) memoryHistory(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	memID := r.PathValue("id")
-	var es []engram.HistoryEntry
-	err = s.reg.Read(r.Context(), id, func(m *engram.Memory) (err error) {
-		es, err = m.History(r.Context(), memID)
-		return err
+	es, err := agentreg.Value(r.Context(), id, s.reg.Read, func(m *engram.Memory) ([]engram.HistoryEntry, error) {
+		return m.History(r.Context(), memID)
 	})
 	if err != nil {
 		return err
@@ -448,10 +437,8 @@ func (s *Server) changes(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	var es []engram.HistoryEntry
-	err = s.reg.Read(r.Context(), id, func(m *engram.Memory) (err error) {
-		es, err = m.Changes(r.Context(), cq)
-		return err
+	es, err := agentreg.Value(r.Context(), id, s.reg.Read, func(m *engram.Memory) ([]engram.HistoryEntry, error) {
+		return m.Changes(r.Context(), cq)
 	})
 	if err != nil {
 		return err
@@ -474,10 +461,8 @@ func (s *Server) listRules(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	var rules []engram.ExtractionRule
-	err = s.reg.Read(r.Context(), id, func(m *engram.Memory) (err error) {
-		rules, err = m.Rules().List(r.Context())
-		return err
+	rules, err := agentreg.Value(r.Context(), id, s.reg.Read, func(m *engram.Memory) ([]engram.ExtractionRule, error) {
+		return m.Rules().List(r.Context())
 	})
 	if err != nil {
 		return err

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/engram-go/engram"
+	"github.com/engram-go/engram/internal/agentreg"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -203,10 +204,8 @@ func (s *Server) remember(ctx context.Context, req *mcp.CallToolRequest, in reme
 	if err != nil {
 		return nil, nil, err
 	}
-	var id string
-	err = s.reg.Write(ctx, agent, func(m *engram.Memory) (err error) {
-		id, err = m.Semantic().Store(ctx, engram.SemanticEntry{Content: in.Content, Importance: in.Importance, Tags: in.Tags, Source: "mcp"})
-		return err
+	id, err := agentreg.Value(ctx, agent, s.reg.Write, func(m *engram.Memory) (string, error) {
+		return m.Semantic().Store(ctx, engram.SemanticEntry{Content: in.Content, Importance: in.Importance, Tags: in.Tags, Source: "mcp"})
 	})
 	if err != nil {
 		return nil, nil, s.toolError("remember", err)
@@ -241,10 +240,8 @@ func (s *Server) search(ctx context.Context, req *mcp.CallToolRequest, in search
 	if err != nil {
 		return nil, nil, err
 	}
-	var rs []engram.Result
-	err = s.reg.Change(ctx, agent, func(m *engram.Memory) (err error) {
-		rs, err = m.Search(ctx, engram.SearchOptions{Query: in.Query, Types: in.Types, Limit: in.Limit})
-		return err
+	rs, err := agentreg.Value(ctx, agent, s.reg.Change, func(m *engram.Memory) ([]engram.Result, error) {
+		return m.Search(ctx, engram.SearchOptions{Query: in.Query, Types: in.Types, Limit: in.Limit})
 	})
 	if err != nil {
 		return nil, nil, s.toolError("search", err)
@@ -277,10 +274,8 @@ func (s *Server) recall(ctx context.Context, req *mcp.CallToolRequest, in recall
 	if err != nil {
 		return nil, nil, err
 	}
-	var res engram.RecallResult
-	err = s.reg.Change(ctx, agent, func(m *engram.Memory) (err error) {
-		res, err = m.Recall(ctx, in.Query)
-		return err
+	res, err := agentreg.Value(ctx, agent, s.reg.Change, func(m *engram.Memory) (engram.RecallResult, error) {
+		return m.Recall(ctx, in.Query)
 	})
 	if err != nil {
 		return nil, nil, s.toolError("recall", err)
@@ -297,10 +292,8 @@ func (s *Server) context(ctx context.Context, req *mcp.CallToolRequest, in conte
 	if err != nil {
 		return nil, nil, err
 	}
-	var b engram.ContextBlock
-	err = s.reg.Read(ctx, agent, func(m *engram.Memory) (err error) {
-		b, err = m.Context(ctx, engram.ContextOptions{Query: in.Query, MaxTokens: in.MaxTokens})
-		return err
+	b, err := agentreg.Value(ctx, agent, s.reg.Read, func(m *engram.Memory) (engram.ContextBlock, error) {
+		return m.Context(ctx, engram.ContextOptions{Query: in.Query, MaxTokens: in.MaxTokens})
 	})
 	if err != nil {
 		return nil, nil, s.toolError("context", err)
@@ -402,10 +395,8 @@ func (s *Server) queryGraph(ctx context.Context, req *mcp.CallToolRequest, in qu
 	if err != nil {
 		return nil, nil, err
 	}
-	var fs []engram.Fact
-	err = s.reg.Read(ctx, agent, func(m *engram.Memory) (err error) {
-		fs, err = m.Facts().Current(ctx, engram.FactQuery{Entity: in.Entity, Direction: in.Direction, Predicate: in.Predicate, Limit: in.Limit})
-		return err
+	fs, err := agentreg.Value(ctx, agent, s.reg.Read, func(m *engram.Memory) ([]engram.Fact, error) {
+		return m.Facts().Current(ctx, engram.FactQuery{Entity: in.Entity, Direction: in.Direction, Predicate: in.Predicate, Limit: in.Limit})
 	})
 	if err != nil {
 		return nil, nil, s.toolError("query_graph", err)

@@ -269,3 +269,14 @@ func (r *Registry[M]) Flush(ctx context.Context, fn func(id string, m M) error) 
 	}
 	return errors.Join(errs...)
 }
+
+// Value runs get on the memory of agent id through call (a Registry's
+// Read, Change or Write) and returns what get returned.
+func Value[M, T any](ctx context.Context, id string, call func(context.Context, string, func(M) error) error, get func(M) (T, error)) (T, error) {
+	var v T
+	err := call(ctx, id, func(m M) (err error) {
+		v, err = get(m)
+		return err
+	})
+	return v, err
+}
