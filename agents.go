@@ -52,7 +52,7 @@ func ListAgents(ctx context.Context, opts ...Option) ([]string, error) {
 		if !e.IsDir() || !ok {
 			continue
 		}
-		if fi, err := os.Stat(filepath.Join(base, e.Name(), "memory.db")); err == nil && fi.Mode().IsRegular() {
+		if has, _ := hasDatabase(filepath.Join(base, e.Name())); has {
 			out = append(out, id)
 		}
 	}
@@ -95,17 +95,35 @@ func agentsInFile(ctx context.Context, path string) ([]string, error) {
 		}
 		defer tx.Rollback() //nolint:errcheck // a read
 		q := &dbtx{ctx: ctx, prep: func(ctx context.Context, query string) (*sql.Stmt, error) { return tx.PrepareContext(ctx, query) }}
-		tables, err := agentTables(q)
-		if err != nil {
-			return err
-		}
-		out, err = agentsOf(q, tables)
+		out, err = agentsIn(q)
 		return err
 	}()
 	if err != nil {
 		return nil, dbErr("agents", err)
 	}
 	return out, nil
+}
+
+// hasDatabase reports whether an agent's directory holds its database
+// file.
+func hasDatabase(agentDir string) (bool, error) {
+	fi, err := os.Stat(filepath.Join(agentDir, "memory.db"))
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, &DatabaseError{Op: "agents", Err: err}
+	}
+	return fi.Mode().IsRegular(), nil
+}
+
+// agentsIn returns the agents with rows in the file, sorted.
+func agentsIn(q *dbtx) ([]string, error) {
+	tables, err := agentTables(q)
+	if err != nil {
+		return nil, err
+	}
+	return agentsOf(q, tables)
 }
 
 // agentTables returns the tables of the file that have an agent_id

@@ -4,8 +4,6 @@ import (
 	"cmp"
 	"context"
 	"errors"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"slices"
 	"sync"
@@ -178,21 +176,11 @@ func (st *Store) Has(ctx context.Context, id string) (bool, error) {
 	if err := ValidateAgentID(id); err != nil {
 		return false, err
 	}
-	st.mu.Lock()
-	closed := st.closed
-	st.mu.Unlock()
-	if closed {
+	if st.isClosed() {
 		return false, ErrClosed
 	}
 	if st.base != "" {
-		fi, err := os.Stat(filepath.Join(st.base, agentDirName(id), "memory.db"))
-		if errors.Is(err, fs.ErrNotExist) {
-			return false, nil
-		}
-		if err != nil {
-			return false, &DatabaseError{Op: "agents", Err: err}
-		}
-		return fi.Mode().IsRegular(), nil
+		return hasDatabase(filepath.Join(st.base, agentDirName(id)))
 	}
 	var has bool
 	err := st.shared.read(ctx, "agents", func(q *dbtx) error {
@@ -304,25 +292,25 @@ func (st *Store) woke(db *database) {
 // It returns [ErrClosed] after Close and a [*DatabaseError] when SQLite or
 // the file system fails.
 func (st *Store) Agents(ctx context.Context) ([]string, error) {
-	st.mu.Lock()
-	closed := st.closed
-	st.mu.Unlock()
-	if closed {
+	if st.isClosed() {
 		return nil, ErrClosed
 	}
 	if st.base != "" {
 		return ListAgents(ctx, WithDir(st.base))
 	}
 	var out []string
-	err := st.shared.read(ctx, "agents", func(q *dbtx) error {
-		tables, err := agentTables(q)
-		if err != nil {
-			return err
-		}
-		out, err = agentsOf(q, tables)
+	err := st.shared.read(ctx, "agents", func(q *dbtx) (err error) {
+		out, err = agentsIn(q)
 		return err
 	})
 	return out, err
+}
+
+// isClosed reports whether Close was called.
+func (st *Store) isClosed() bool {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return st.closed
 }
 
 // Close closes every agent's Memory the store handed out (as
