@@ -1,0 +1,77 @@
+package mcpserver_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/stretchr/testify/require"
+
+	"github.com/engram-go/engram"
+	"github.com/engram-go/engram/internal/testutil"
+	"github.com/engram-go/engram/mcpserver"
+)
+
+// TestAgentsAreIsolated seeds two agents with overlapping data, then calls
+// every tool and reads every resource as agent b (the server's agent, and
+// named in the arguments), including forgetting a's memory by its ID: no
+// answer holds a's data, and a's memory keeps every entry.
+func TestAgentsAreIsolated(t *testing.T) {
+	const mark = "alphamark"
+	ctx := context.Background()
+	agents := testutil.NewAgents(t)
+	seed := func(agent, word string) string {
+		m, err := agents.Agent(agent)
+		require.NoError(t, err)
+		id, err := m.Semantic().Store(ctx, engram.SemanticEntry{Content: word + " runs the deploy pipeline", Importance: 0.9})
+		require.NoError(t, err)
+		_, err = m.Episodic().Log(ctx, engram.Episode{Content: word + " deployed the pipeline"})
+		require.NoError(t, err)
+		_, err = m.Facts().Assert(ctx, engram.Fact{Subject: "User", Predicate: "works at", Object: word + "corp"})
+		require.NoError(t, err)
+		return id
+	}
+	aSem := seed("a", mark)
+	seed("b", "bravo")
+	s, err := mcpserver.New(agents, mcpserver.Options{Agent: "b"})
+	require.NoError(t, err)
+	cs := connect(t, s)
+	for _, c := range []struct {
+		tool string
+		args map[string]any
+		own  bool // the answer holds b's data
+	}{
+		{"search", map[string]any{"query": "deploy pipeline"}, true},
+		{"search", map[string]any{"query": "deploy pipeline", "agent": "b"}, true},
+		{"recall", map[string]any{"query": "deploy pipeline"}, true},
+		{"context", map[string]any{"query": "deploy"}, true},
+		{"query_graph", map[string]any{"entity": "User"}, true},
+		{"list_recent", map[string]any{}, true},
+		{"list_recent", map[string]any{"kind": "semantic"}, true},
+		{"forget", map[string]any{"id": aSem}, false},
+	} {
+		_, text := callTool(t, cs, c.tool, c.args)
+		require.NotContains(t, strings.ToLower(text), mark, "%s %v answers with a's data", c.tool, c.args)
+		if c.own {
+			require.Contains(t, text, "bravo", "%s %v: b's own data", c.tool, c.args)
+		}
+	}
+	for _, uri := range []string{"engram://b/memory.md", "engram://b/summary"} {
+		res, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri})
+		require.NoError(t, err, uri)
+		for _, c := range res.Contents {
+			require.NotContains(t, strings.ToLower(c.Text), mark, "%s holds a's data", uri)
+		}
+	}
+	a, err := agents.Agent("a")
+	require.NoError(t, err)
+	e, err := a.Semantic().Get(ctx, aSem)
+	require.NoError(t, err, "b's forget reached a's entry")
+	require.Contains(t, e.Content, mark)
+	st, err := a.Stats(ctx)
+	require.NoError(t, err)
+	require.Equal(t, 1, st.Semantic)
+	require.Equal(t, 1, st.Episodes)
+	require.Equal(t, 1, st.Facts)
+}
