@@ -43,6 +43,12 @@ type kind struct {
 	// archives the lowest first. touched is when it was last created,
 	// changed or used, for recency.
 	importance, touched string
+	// maxImportance is the most importance can be, by the CHECK
+	// constraints of its columns or as a constant: a search that reads
+	// rows only to rank them skips those whose score, with this
+	// importance and full recency, could not reach its results (see
+	// Memory.readRanked).
+	maxImportance float64
 	// fts is the row's full-text index (FTS5), vocab its fts5vocab table;
 	// "" when the kind is not searched by text. indexed are the texts the
 	// index holds of a row, as its triggers give them to FTS5; the row's
@@ -71,6 +77,10 @@ type kind struct {
 	// at the time {now} (the search's clock, in Unix milliseconds): a
 	// fact is found while it holds, not after it ended. See liveAt.
 	live string
+	// session, when not "", is the session a row was logged in: the rows
+	// of a session, in (created_at, pk) order, are each other's context
+	// in a search (see withContext).
+	session string
 	// count is where Stats counts the kind.
 	count func(*Stats) *int
 	// cite, when not "", is where a row was found, for a search result
@@ -93,12 +103,13 @@ type decayRule struct {
 var (
 	semanticKind = &kind{
 		typ: TypeSemantic, noun: "semantic entry", table: "semantic_memory",
-		cols:       strings.Fields("id content summary importance verified tags source content_hash created_at updated_at access_count last_accessed_at resonance merged_from promoted_at_count retrievals terms ntok"),
-		text:       "{t}.content",
-		tagged:     true,
-		importance: "{t}.importance * {t}.resonance",
-		touched:    "max({t}.updated_at, {t}.last_accessed_at)",
-		fts:        "semantic_fts", vocab: "semantic_vocab", indexed: []string{"{t}.content", "{t}.tags"},
+		cols:          strings.Fields("id content summary importance verified tags source content_hash created_at updated_at access_count last_accessed_at resonance merged_from promoted_at_count retrievals terms ntok"),
+		text:          "{t}.content",
+		tagged:        true,
+		importance:    "{t}.importance * {t}.resonance",
+		maxImportance: 1,
+		touched:       "max({t}.updated_at, {t}.last_accessed_at)",
+		fts:           "semantic_fts", vocab: "semantic_vocab", indexed: []string{"{t}.content", "{t}.tags"},
 		strength:  "1 + json_array_length({t}.merged_from)",
 		vec:       "vec_semantic",
 		linkable:  true,
@@ -109,11 +120,13 @@ var (
 	}
 	episodicKind = &kind{
 		typ: TypeEpisodic, noun: "episode", table: "episodic_log",
-		cols:       strings.Fields("id content event_type task_id session_id cost duration_ns metadata created_at resonance retrievals terms ntok"),
-		text:       "{t}.content",
-		importance: fmt.Sprint(episodeImportance) + " * {t}.resonance",
-		touched:    "{t}.created_at",
-		fts:        "episodic_fts", vocab: "episodic_vocab", indexed: []string{"{t}.content"},
+		cols:          strings.Fields("id content event_type task_id session_id cost duration_ns metadata created_at resonance retrievals terms ntok"),
+		text:          "{t}.content",
+		importance:    fmt.Sprint(episodeImportance) + " * {t}.resonance",
+		maxImportance: episodeImportance,
+		session:       "{t}.session_id",
+		touched:       "{t}.created_at",
+		fts:           "episodic_fts", vocab: "episodic_vocab", indexed: []string{"{t}.content"},
 		strength:  "1",
 		vec:       "vec_episodic",
 		linkable:  true,
@@ -124,12 +137,13 @@ var (
 	}
 	proceduralKind = &kind{
 		typ: TypeProcedural, noun: "procedure", table: "procedural_memory",
-		cols:       strings.Fields("id name description pattern success_rate use_count tags disabled created_at updated_at resonance retrievals terms ntok"),
-		text:       "{t}.name || ': ' || {t}.description",
-		tagged:     true,
-		importance: "{t}.success_rate * {t}.resonance",
-		touched:    "{t}.updated_at",
-		fts:        "procedural_fts", vocab: "procedural_vocab",
+		cols:          strings.Fields("id name description pattern success_rate use_count tags disabled created_at updated_at resonance retrievals terms ntok"),
+		text:          "{t}.name || ': ' || {t}.description",
+		tagged:        true,
+		importance:    "{t}.success_rate * {t}.resonance",
+		maxImportance: 1,
+		touched:       "{t}.updated_at",
+		fts:           "procedural_fts", vocab: "procedural_vocab",
 		indexed:   []string{"{t}.name", "{t}.description", "{t}.pattern", "{t}.tags"},
 		strength:  "1 + {t}.use_count * {t}.success_rate",
 		vec:       "vec_procedural",
@@ -146,9 +160,10 @@ var (
 		// its messages.
 		text: `coalesce(nullif(trim({t}.summary || coalesce(' Decisions: ' || (SELECT group_concat(value, '; ') FROM json_each({t}.key_decisions)), '')), ''),
 			(SELECT group_concat((value ->> '$.role') || ': ' || (value ->> '$.content'), ' / ') FROM json_each({t}.messages)), '')`,
-		importance: fmt.Sprint(snapshotImportance),
-		touched:    "{t}.ended_at",
-		fts:        "snapshot_fts", vocab: "snapshot_vocab", tombstones: true,
+		importance:    fmt.Sprint(snapshotImportance),
+		maxImportance: snapshotImportance,
+		touched:       "{t}.ended_at",
+		fts:           "snapshot_fts", vocab: "snapshot_vocab", tombstones: true,
 		indexed: []string{"{t}.summary", `(SELECT group_concat(value, ' ') FROM json_each({t}.key_decisions))`,
 			`(SELECT group_concat(value ->> '$.content', ' ') FROM json_each({t}.messages))`},
 		strength: "1",
@@ -160,11 +175,12 @@ var (
 // three parts, the subject, predicate and object, while it holds.
 var factKind = &kind{
 	typ: TypeFact, noun: "fact", table: "facts",
-	cols:       strings.Fields("id subject predicate object subject_key predicate_key object_key valid_from valid_to created_at updated_at expired_at strength sources metadata retrievals terms ntok"),
-	text:       "{t}.subject || ' ' || {t}.predicate || ' ' || {t}.object",
-	importance: fmt.Sprint(factImportance),
-	touched:    "{t}.updated_at",
-	fts:        "fact_fts", vocab: "fact_vocab", indexed: []string{"{t}.subject", "{t}.predicate", "{t}.object"},
+	cols:          strings.Fields("id subject predicate object subject_key predicate_key object_key valid_from valid_to created_at updated_at expired_at strength sources metadata retrievals terms ntok"),
+	text:          "{t}.subject || ' ' || {t}.predicate || ' ' || {t}.object",
+	importance:    fmt.Sprint(factImportance),
+	maxImportance: factImportance,
+	touched:       "{t}.updated_at",
+	fts:           "fact_fts", vocab: "fact_vocab", indexed: []string{"{t}.subject", "{t}.predicate", "{t}.object"},
 	strength: "{t}.strength",
 	linkable: true,
 	live:     "{t}.valid_from <= {now} AND ({t}.valid_to IS NULL OR {t}.valid_to > {now})",
@@ -177,12 +193,13 @@ var factKind = &kind{
 // never archive a document's text.
 var documentKind = &kind{
 	typ: TypeDocument, noun: "document chunk", table: "document_chunks",
-	cols:       strings.Fields("id source heading chunk title tags content content_hash sources created_at updated_at retrievals terms ntok"),
-	text:       "{t}.content",
-	tagged:     true,
-	importance: fmt.Sprint(documentImportance),
-	touched:    "{t}.updated_at",
-	fts:        "document_fts", vocab: "document_vocab",
+	cols:          strings.Fields("id source heading chunk title tags content content_hash sources created_at updated_at retrievals terms ntok"),
+	text:          "{t}.content",
+	tagged:        true,
+	importance:    fmt.Sprint(documentImportance),
+	maxImportance: documentImportance,
+	touched:       "{t}.updated_at",
+	fts:           "document_fts", vocab: "document_vocab",
 	indexed:   []string{"{t}.title", "{t}.heading", "{t}.content", "{t}.tags"},
 	strength:  "1 + json_array_length({t}.sources)",
 	linkable:  true,

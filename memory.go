@@ -43,6 +43,7 @@ type Memory struct {
 	mdMu     sync.Mutex   // serialises rendering, writing and importing memory.md
 	ingestMu sync.Mutex   // serialises Ingest, whose index of chunks spans its transactions
 	dfs      dfCache      // document frequencies for search
+	text     textIndex    // text search's postings, once it has searched
 	stems    stemIndex    // auto-linking's and merging's candidates; the writer lock guards it
 	access   accessLog    // searches' accesses and recalls' retrievals not yet written
 	noise    *noiseSource // Recall's noise
@@ -246,6 +247,7 @@ func (m *Memory) close(discard bool) error {
 	m.closeOnce.Do(func() {
 		m.access.stop()
 		m.stems.stop()
+		m.text.stop()
 		if discard {
 			m.access.discard()
 		} else if err := m.flushAccess(context.Background()); err != nil {

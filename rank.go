@@ -298,3 +298,116 @@ func (k *snippetKeys) snippet(text string) string {
 	}
 	return b.String()
 }
+
+// readRanked reads what ranking needs of the candidates the in-memory
+// text index found (partial ones), with their content, and returns the
+// candidates, all complete. need is as for find: in a text search that
+// uses only the first need, a candidate is read only if it could be among
+// them, its score with its text relevance, its kind's most importance
+// and full recency reaching the need-th best score of those read (first
+// the need with the best such bounds, and the best match by text, which
+// every score is relative to). What it leaves out could not have changed
+// the first need; a candidate deleted since it was found is dropped.
+func (m *Memory) readRanked(ctx context.Context, s *search, cands []candidate, need int) ([]candidate, error) {
+	var partial []int
+	bestText, best := 0.0, -1
+	for i, c := range cands {
+		if c.text > bestText {
+			bestText = c.text
+		}
+		if c.partial {
+			partial = append(partial, i)
+		}
+	}
+	if len(partial) == 0 {
+		return cands, nil
+	}
+	for _, i := range partial {
+		if cands[i].text == bestText && (best < 0 || cands[i].ID < cands[best].ID) {
+			best = i
+		}
+	}
+	err := m.read(ctx, "search.rows", func(q *dbtx) error {
+		if need == 0 || s.opts.Mode != SearchText || bestText == 0 {
+			return m.readRows(q, cands, partial)
+		}
+		sc := m.cfg.Search
+		total := sc.TextWeight + sc.ImportanceWeight + sc.RecencyWeight
+		bound := func(c *candidate) float64 {
+			return (sc.TextWeight*c.text/bestText + sc.ImportanceWeight*kindOf(c.Type).maxImportance + sc.RecencyWeight) / total
+		}
+		slices.SortStableFunc(partial, func(a, b int) int { return cmp.Compare(bound(&cands[b]), bound(&cands[a])) })
+		first := partial[:min(need, len(partial))]
+		if best >= 0 && !slices.Contains(first, best) {
+			first = append(slices.Clip(first), best)
+		}
+		if err := m.readRows(q, cands, first); err != nil {
+			return err
+		}
+		var known []candidate
+		for _, c := range cands {
+			if !c.partial {
+				known = append(known, c)
+			}
+		}
+		floor := s.opts.Threshold
+		if ranked := m.rank(known, s.now, s.opts); len(ranked) >= need {
+			floor = max(floor, ranked[need-1].Score)
+		}
+		var rest []int
+		for _, i := range partial {
+			// The margin keeps a bound that rounding put a hair under
+			// the score it bounds.
+			if cands[i].partial && bound(&cands[i]) >= floor-1e-9 {
+				rest = append(rest, i)
+			}
+		}
+		return m.readRows(q, cands, rest)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return slices.DeleteFunc(cands, func(c candidate) bool { return c.partial }), nil
+}
+
+// rankedSQL reads, per kind, what ranking needs of the rows whose pks
+// are listed in ?1 (see scanRanked), their text and where they were found.
+var rankedSQL = func() map[MemoryType]string {
+	out := map[MemoryType]string{}
+	for _, k := range kinds {
+		out[k.typ] = `SELECT ` + k.rankCols("t") + `, ` + k.textOver("t") + `, ` + k.citeOver("t") +
+			` FROM json_each(?1) j CROSS JOIN ` + k.table + ` t ON t.pk = j.value`
+	}
+	return out
+}()
+
+// readRows reads the candidates at the indexes at, one query per kind,
+// and marks them complete; a row no longer there stays partial.
+func (m *Memory) readRows(q *dbtx, cands []candidate, at []int) error {
+	byType := map[MemoryType][]int{}
+	for _, i := range at {
+		byType[cands[i].Type] = append(byType[cands[i].Type], i)
+	}
+	for typ, idx := range byType {
+		pks := make([]int64, len(idx))
+		where := make(map[int64]int, len(idx))
+		for j, i := range idx {
+			pks[j], where[cands[i].pk] = cands[i].pk, i
+		}
+		list, _ := json.Marshal(pks)
+		rows, err := q.query(rankedSQL[typ], string(list))
+		if err != nil {
+			return err
+		}
+		got, err := scanAll(rows, scanRanked(typ, func(c *candidate) []any { return []any{&c.Content, &c.Source} }))
+		if err != nil {
+			return err
+		}
+		for _, r := range got {
+			c := &cands[where[r.pk]]
+			c.Tags, c.CreatedAt, c.importance, c.touched, c.retrievals, c.strength = r.Tags, r.CreatedAt, r.importance, r.touched, r.retrievals, r.strength
+			c.Content, c.Source, c.partial = r.Content, r.Source, false
+		}
+	}
+	return nil
+}

@@ -175,6 +175,17 @@ type SearchConfig struct {
 	// after its matches, instead of a rank fusion that would push text's
 	// matches out. Default 0.1.
 	LexicalVectorWeight float64
+	// IndexMax is the most searchable memories an agent may hold for its
+	// text searches to keep an index of their words in memory, built in
+	// the background after the first search and kept in step with every
+	// write, from any connection: a text search then scores its matches
+	// without asking FTS5 and reads only the rows it ranks (about 100
+	// bytes a memory, 6 a word in it). An agent with more, a search with
+	// filters (Since, Until, Tags), an Advanced expression, vector and
+	// hybrid searches, and facts, which hold only for a while, are
+	// searched through FTS5, as before the index is ready; both ways give
+	// the same results. 0 keeps no index. Default 2,000,000.
+	IndexMax int
 }
 
 // MaxAdvancedBytes and MaxAdvancedTerms bound an Advanced search
@@ -297,6 +308,9 @@ func (m *Memory) find(ctx context.Context, opts SearchOptions, need int) (rankin
 				return f, err
 			}
 		}
+		if cands, err = m.readRanked(ctx, s, cands, need); err != nil {
+			return f, err
+		}
 	}
 	cands, qv, err := m.addVectorCandidates(ctx, s, cands)
 	if err != nil {
@@ -340,6 +354,17 @@ type search struct {
 	// accessVersion is the agent's access version in the snapshot the
 	// candidates were read from (see accessLog).
 	accessVersion int64
+	// fromIndex says the in-memory text index found the text candidates,
+	// and near then holds the session neighbours of its episodic ones,
+	// each with its match's ID as ContextOf (see withContext).
+	fromIndex bool
+	near      []candidate
+}
+
+// indexable reports whether the in-memory text index can answer the
+// search (see SearchConfig.IndexMax).
+func (s *search) indexable() bool {
+	return s.opts.Mode == SearchText && !s.opts.Advanced && s.filter.none()
 }
 
 // shownTerms are the search's terms as Found shows them: its prefixes
@@ -550,6 +575,9 @@ type candidate struct {
 	strength   float64
 	relevance  float64 // the part of Score that says how well it matches (see rank)
 	pending    bool    // it waits for its vector (Tier 2)
+	// partial says only its type, pk, ID and text score are known yet:
+	// the in-memory text index found it (see readRanked).
+	partial bool
 }
 
 // Search searches semantic memory only; see [Memory.Search].

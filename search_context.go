@@ -43,17 +43,17 @@ const contextShare = 0.999
 // need is how many of the ranking's first candidates the caller uses (0
 // for all): in a text search, the neighbours of a match whose own score
 // bounds theirs below the need-th candidate's are not looked up (see
-// contextWorth).
+// contextWorth). When the in-memory text index found the matches, it
+// found their neighbours too (search.near).
 func (m *Memory) withContext(ctx context.Context, s *search, cands []candidate, weight float64, need int) ([]candidate, error) {
+	if s.fromIndex {
+		return m.addContext(cands, weight, s.near), nil
+	}
 	worth := m.contextWorth(s, cands, weight, need)
-	byID := map[string]int{} // episodic candidate ID → index in cands
 	var hits []int64
-	for i, c := range cands {
-		if c.Type == TypeEpisodic && c.text > 0 {
-			byID[c.ID] = i
-			if worth(c.text) {
-				hits = append(hits, c.pk)
-			}
+	for _, c := range cands {
+		if c.Type == TypeEpisodic && c.text > 0 && worth(c.text) {
+			hits = append(hits, c.pk)
 		}
 	}
 	if len(hits) == 0 {
@@ -71,6 +71,18 @@ func (m *Memory) withContext(ctx context.Context, s *search, cands []candidate, 
 	})
 	if err != nil {
 		return nil, err
+	}
+	return m.addContext(cands, weight, found), nil
+}
+
+// addContext adds the neighbours found (each with the match it came
+// with as ContextOf) to cands, scored as withContext says.
+func (m *Memory) addContext(cands []candidate, weight float64, found []candidate) []candidate {
+	byID := map[string]int{} // episodic candidate ID → index in cands
+	for i, c := range cands {
+		if c.Type == TypeEpisodic && c.text > 0 {
+			byID[c.ID] = i
+		}
 	}
 	direct := make([]candidate, 0, len(cands))
 	for _, c := range cands {
@@ -90,7 +102,7 @@ func (m *Memory) withContext(ctx context.Context, s *search, cands []candidate, 
 		byID[n.ID] = len(cands)
 		cands = append(cands, n)
 	}
-	return cands, nil
+	return cands
 }
 
 // contextScore caps the score of a neighbour reached through a match

@@ -81,11 +81,26 @@ var ftsSources = func() []ftsSource {
 func (m *Memory) textCandidates(ctx context.Context, s *search) ([]candidate, error) {
 	var cands []candidate
 	err := m.read(ctx, "search", func(q *dbtx) error {
+		docs, tokens, err := m.textStats(q, s)
+		if err != nil {
+			return err
+		}
+		if s.indexable() {
+			d, err := m.text.view(q, m, s.textVersion, docs)
+			if err != nil {
+				return err
+			}
+			if d != nil {
+				defer m.text.mu.RUnlock()
+				cands, err = m.indexCandidates(q, s, d, docs, tokens)
+				return err
+			}
+		}
 		sources, err := m.textSources(q, s)
 		if err != nil {
 			return err
 		}
-		if err := m.chooseTerms(q, s, sources); err != nil {
+		if err := m.chooseTerms(q, s, sources, docs, tokens); err != nil {
 			return err
 		}
 		for _, ss := range sources {
@@ -136,21 +151,11 @@ func (m *Memory) textSources(q *dbtx, s *search) ([]scopedSource, error) {
 	return out, nil
 }
 
-// chooseTerms reads the statistics of the agent's memory (how many
-// searchable memories, of how many tokens, and how many hold each of the
-// query's terms, whatever their kind, whatever the search's filters) and
-// makes the search's scorer. A query with more than query.MaxTerms terms
-// keeps its rarest ones: the most informative, and the cheapest to match.
-func (m *Memory) chooseTerms(q *dbtx, s *search, sources []scopedSource) error {
-	var docs, tokens int
-	err := q.queryRow(`SELECT coalesce((SELECT docs FROM text_stats WHERE agent_id = ?1), 0),
-		coalesce((SELECT tokens FROM text_stats WHERE agent_id = ?1), 0),
-		coalesce((SELECT version FROM text_stats WHERE agent_id = ?1), 0),
-		coalesce((SELECT CAST(value AS INTEGER) FROM meta WHERE key = ?2), 0)`,
-		[]any{m.agent, metaAccessVersion + m.agent}, &docs, &tokens, &s.textVersion, &s.accessVersion)
-	if err != nil {
-		return err
-	}
+// chooseTerms reads how many of the agent's memories hold each of the
+// query's terms, whatever their kind, whatever the search's filters, and
+// makes the search's scorer. docs and tokens are the statistics
+// textStats read.
+func (m *Memory) chooseTerms(q *dbtx, s *search, sources []scopedSource, docs, tokens int) error {
 	df := map[string]int{}
 	for i := range sources {
 		ss := &sources[i]
@@ -162,29 +167,7 @@ func (m *Memory) chooseTerms(q *dbtx, s *search, sources []scopedSource) error {
 			df[stem] += d
 		}
 	}
-	if len(s.terms) > query.MaxTerms && !s.opts.Advanced {
-		// Rarest first; a term the agent's memory does not hold matches
-		// nothing and goes last.
-		order := make([]int, len(s.terms))
-		for i := range order {
-			order[i] = i
-		}
-		rank := func(i int) int {
-			if d := df[s.stems[i]]; d > 0 {
-				return d
-			}
-			return math.MaxInt
-		}
-		slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(rank(a), rank(b)) })
-		order = order[:query.MaxTerms]
-		slices.Sort(order)
-		terms, stems := make([]string, len(order)), make([]string, len(order))
-		for j, i := range order {
-			terms[j], stems[j] = s.terms[i], s.stems[i]
-		}
-		s.terms, s.stems = terms, stems
-		s.expr = query.Or(terms)
-	}
+	s.limitTerms(df)
 	stems := slices.Clone(s.stems)
 	for _, p := range s.prefixes {
 		n, err := m.prefixFreq(q, sources, p)
@@ -196,6 +179,48 @@ func (m *Memory) chooseTerms(q *dbtx, s *search, sources []scopedSource) error {
 	s.scorer = newScorer(stems, df, docs, tokens, m.cfg.Search)
 	s.scorer.prefixes = s.prefixes
 	return nil
+}
+
+// textStats reads, in the search's snapshot, how many searchable memories
+// the agent has and of how many tokens, and the versions of its texts
+// (-1 before it ever had one) and of its accesses, which it keeps in s.
+func (m *Memory) textStats(q *dbtx, s *search) (docs, tokens int, err error) {
+	err = q.queryRow(`SELECT coalesce((SELECT docs FROM text_stats WHERE agent_id = ?1), 0),
+		coalesce((SELECT tokens FROM text_stats WHERE agent_id = ?1), 0),
+		coalesce((SELECT version FROM text_stats WHERE agent_id = ?1), -1),
+		coalesce((SELECT CAST(value AS INTEGER) FROM meta WHERE key = ?2), 0)`,
+		[]any{m.agent, metaAccessVersion + m.agent}, &docs, &tokens, &s.textVersion, &s.accessVersion)
+	return docs, tokens, err
+}
+
+// limitTerms keeps, of a query with more than query.MaxTerms terms, its
+// rarest ones by df (how many of the agent's memories hold each stem):
+// the most informative, and the cheapest to match.
+func (s *search) limitTerms(df map[string]int) {
+	if len(s.terms) <= query.MaxTerms || s.opts.Advanced {
+		return
+	}
+	// Rarest first; a term the agent's memory does not hold matches
+	// nothing and goes last.
+	order := make([]int, len(s.terms))
+	for i := range order {
+		order[i] = i
+	}
+	rank := func(i int) int {
+		if d := df[s.stems[i]]; d > 0 {
+			return d
+		}
+		return math.MaxInt
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(rank(a), rank(b)) })
+	order = order[:query.MaxTerms]
+	slices.Sort(order)
+	terms, stems := make([]string, len(order)), make([]string, len(order))
+	for j, i := range order {
+		terms[j], stems[j] = s.terms[i], s.stems[i]
+	}
+	s.terms, s.stems = terms, stems
+	s.expr = query.Or(terms)
 }
 
 // prefixFreq returns how many of the agent's memories hold a word that
@@ -473,24 +498,58 @@ type ftsPlan struct {
 // stems are the terms' Porter stems, df how many of the agent's documents
 // in the index hold each (see docFreqs).
 func (m *Memory) plan(q *dbtx, src ftsSource, sc ftsScope, terms, stems []string, df map[string]int, f ftsFilter, budget int) ([]ftsPlan, error) {
+	p := planTerms(stems, df, budget)
+	keep := make([]string, len(p.keep))
+	for j, i := range p.keep {
+		keep[j] = terms[i]
+	}
+	if !p.over {
+		return []ftsPlan{{expr: sc.restrict(query.Or(keep))}}, nil
+	}
+	var plans []ftsPlan
+	if len(p.rare) > 1 {
+		w, err := m.window(q, src, sc, query.And([]string{terms[p.rare[0]], terms[p.rare[1]]}), f, budget)
+		if err != nil {
+			return nil, err
+		}
+		plans = append(plans, w)
+	}
+	w, err := m.window(q, src, sc, query.Or(keep), f, budget)
+	if err != nil {
+		return nil, err
+	}
+	return append(plans, w), nil
+}
+
+// termPlan is what plan decides of a query's terms, as indexes into them:
+// the terms to match, and whether even the rarest is held by more
+// documents than the budget (over), the two rarest then in rare (one when
+// only one term is held at all).
+type termPlan struct {
+	keep []int
+	over bool
+	rare []int
+}
+
+// planTerms plans a query of the Porter stems stems over an index where
+// df[stem] documents hold each (see plan): the same plan whether FTS5 or
+// the in-memory index (see textIndex) carries it out.
+func planTerms(stems []string, df map[string]int, budget int) termPlan {
 	// Terms not found cost nothing and are always kept; the others are
 	// taken rarest first.
-	type termDF struct {
-		term string
-		df   int
-	}
-	var keep []string
+	type termDF struct{ at, df int }
+	var p termPlan
 	var known []termDF
-	seen := make(map[string]bool, len(terms))
-	for i, t := range terms {
-		if seen[stems[i]] {
+	seen := make(map[string]bool, len(stems))
+	for i, st := range stems {
+		if seen[st] {
 			continue
 		}
-		seen[stems[i]] = true
-		if d := df[stems[i]]; d == 0 {
-			keep = append(keep, t)
+		seen[st] = true
+		if d := df[st]; d == 0 {
+			p.keep = append(p.keep, i)
 		} else {
-			known = append(known, termDF{t, d})
+			known = append(known, termDF{i, d})
 		}
 	}
 	slices.SortStableFunc(known, func(a, b termDF) int { return cmp.Compare(a.df, b.df) })
@@ -500,25 +559,17 @@ func (m *Memory) plan(q *dbtx, src ftsSource, sc ftsScope, terms, stems []string
 			break
 		}
 		spent += t.df
-		keep = append(keep, t.term)
+		p.keep = append(p.keep, t.at)
 	}
 	if spent <= budget {
-		return []ftsPlan{{expr: sc.restrict(query.Or(keep))}}, nil
+		return p
 	}
 	// Every known term is common: known[0] alone is over the budget.
-	var plans []ftsPlan
-	if len(known) > 1 {
-		p, err := m.window(q, src, sc, query.And([]string{known[0].term, known[1].term}), f, budget)
-		if err != nil {
-			return nil, err
-		}
-		plans = append(plans, p)
+	p.over = true
+	for _, t := range known[:min(2, len(known))] {
+		p.rare = append(p.rare, t.at)
 	}
-	p, err := m.window(q, src, sc, query.Or(keep), f, budget)
-	if err != nil {
-		return nil, err
-	}
-	return append(plans, p), nil
+	return p
 }
 
 // window limits expr to the agent's newest budget matches in src's index

@@ -516,6 +516,7 @@ func DefaultConfig() Config {
 			HybridTextWeight: 1, HybridVectorWeight: 1,
 			LexicalVectorWeight: 0.1,
 			BM25K1:              bm25.DefaultK1, BM25B: bm25.DefaultB,
+			IndexMax: 2_000_000,
 		},
 		Recall: RecallConfig{
 			RelevanceWeight: 1, ExpectedValueWeight: 0.4, ControlWeight: 0.05, Control: 0.3,
@@ -552,6 +553,7 @@ func (c Config) clone() Config {
 //     [256, 64 MiB]
 //   - Zettelkasten.MaxLinksPerEntry [0, 1000]; Bootstrap counts [0, 10000]
 //   - Search.Candidates [1, 10000]; Search.PostingBudget [1, 1e8];
+//     Search.IndexMax [0, 1e9];
 //     Search.RRFConstant [0, 1e6]; Search.BM25K1 [0, 10]
 //   - Recall weights [0, 1000]; Recall.Control [-1000, 1000];
 //     Recall.NoiseStdDev [0, 10]; Recall.RetrievalSoftcap [1, 1e6];
@@ -603,6 +605,7 @@ func (c Config) Validate() error {
 		{unit(c.Search.BM25B), "Search.BM25B", "must be in [0, 1]"},
 		{between(c.Search.Candidates, 1, 10_000), "Search.Candidates", "must be in [1, 10000]"},
 		{between(c.Search.PostingBudget, 1, 100_000_000), "Search.PostingBudget", "must be in [1, 100000000]"},
+		{between(c.Search.IndexMax, 0, 1_000_000_000), "Search.IndexMax", "must be in [0, 1000000000]"},
 		{between(c.Search.RRFConstant, 0, 1e6), "Search.RRFConstant", "must be in [0, 1000000]"},
 		{all(weight, c.Search.HybridTextWeight, c.Search.HybridVectorWeight) && c.Search.HybridTextWeight+c.Search.HybridVectorWeight > 0,
 			"Search hybrid weights", "must be in [0, 1000] and not both zero"},

@@ -161,6 +161,29 @@ func (q *Query) Score(v []byte, n int) (float64, uint64) {
 	return score, held
 }
 
+// Hashes returns the hashes of the query's terms, in order: ScoreCounts
+// takes a document's counts of them in the same order.
+func (q *Query) Hashes() []uint32 { return q.hashes }
+
+// ScoreCounts is Score for a document of length n tokens that holds the
+// query's i-th term counts[i] times: the same sum, term by term in the
+// same order, so the two agree to the last bit.
+func (q *Query) ScoreCounts(counts []uint16, n int) (float64, uint64) {
+	norm := q.k1 * (1 - q.b + q.b*float64(n)/q.avgLen)
+	score, held := 0.0, uint64(0)
+	for i, c := range counts {
+		if c == 0 {
+			continue
+		}
+		tf := float64(c)
+		score += q.weights[i] * tf * (q.k1 + 1) / (tf + norm)
+		if i < 64 {
+			held |= 1 << i
+		}
+	}
+	return score, held
+}
+
 // Each calls f with the hash and count of every stem of the term vector
 // v, in the order of their hashes.
 func Each(v []byte, f func(h uint32, count int)) {

@@ -86,3 +86,19 @@ func TestEach(t *testing.T) {
 		t.Errorf("deploi counted %d times, want 2", got[Hash("deploi")])
 	}
 }
+
+// ScoreCounts, given the counts Count finds, is Score to the last bit,
+// terms held twice and terms not held included.
+func TestScoreCountsIsScore(t *testing.T) {
+	v, n := Vector("kayak kayak paddle lake lake lake shore at dawn")
+	q := NewQuery([]string{"lake", "kayak", "sun", "lake", "dawn"}, []float64{1.3, 0.7, 9, 1.3, 0.01}, 6.5, 0.9, 0.4)
+	counts := make([]uint16, len(q.Hashes()))
+	for i, h := range q.Hashes() {
+		counts[i] = uint16(Count(v, h))
+	}
+	want, wantHeld := q.Score(v, n)
+	got, held := q.ScoreCounts(counts, n)
+	if got != want || held != wantHeld {
+		t.Errorf("ScoreCounts = %v, %b; Score = %v, %b", got, held, want, wantHeld)
+	}
+}

@@ -1,0 +1,543 @@
+package engram
+
+import (
+	"cmp"
+	"context"
+	"slices"
+	"sync"
+
+	"github.com/engram-go/engram/internal/bm25"
+)
+
+// The in-memory text index: a text search's matches, scored without FTS5.
+//
+// FTS5 finds a query's matches from its segments, and every match costs
+// a row lookup and a call of the search's scorer inside SQLite: most of a
+// search's time at ten thousand memories, where a search engine holding
+// its postings in memory answers several times faster. So each Memory
+// keeps, once it has searched, the postings of its agent's searchable
+// rows (which rows hold each stem hash, how often: the rows' own term
+// vectors, see internal/bm25) with each row's length, ID and session, and
+// scores a text search's matches from them exactly as FTS5's plan would
+// (the same terms, windows and scores, to the last bit), reading only the
+// rows it ranks (see Memory.readRanked).
+//
+// The index is as of a version of the agent's texts (text_stats.version,
+// which every insert, delete and change of a searchable row moves on, from
+// any connection: migrations 0005 and 0010). A search uses it only when
+// the version in its own snapshot is the index's: its results are those
+// of that snapshot, whatever else happened since. When the snapshot is
+// ahead by rows added and nothing else (each insert moves the version by
+// one, and the rows after the index's last are exactly that many), the
+// search adds them first; otherwise the index is built again in the
+// background, and searches ask FTS5 meanwhile.
+type textIndex struct {
+	mu   sync.RWMutex
+	data *textData // nil until built
+	ctl  struct {
+		mu       sync.Mutex // guards the rest of ctl
+		building bool
+		stopped  bool // no build starts any more
+		cancel   context.CancelFunc
+		wg       sync.WaitGroup
+	}
+}
+
+// textData is the index proper, as of one version of the agent's texts.
+type textData struct {
+	version int64
+	kinds   []textKind // one per ftsSources entry, in its order
+}
+
+// textKind is one kind's part of the index.
+type textKind struct {
+	docs []textDoc          // by pk
+	post map[uint32]*posts  // stem hash → the docs holding it
+	sess map[string][]int32 // a session's docs in (created_at, pk) order (kind.session)
+	last int64              // the largest pk indexed
+}
+
+// textDoc is one indexed row.
+type textDoc struct {
+	pk      int64
+	id      string
+	created int64
+	ntok    int32
+	session string
+}
+
+// posts are the docs holding a stem hash, ascending, and how often.
+type posts struct {
+	docs []int32
+	tfs  []uint16
+}
+
+// textCatchUpMax bounds the rows a search adds to the index before it
+// scores: a larger gap is closed by building it again in the background.
+const textCatchUpMax = 4096
+
+// view returns the index as of version, the agent's texts' version in
+// q's snapshot, with its read lock held (the caller releases it), after
+// adding the rows inserted since it was built if that is all that
+// changed; or nil, when the search must ask FTS5. docs is how many
+// searchable memories the snapshot holds: an agent with more than the
+// configured IndexMax gets no index.
+func (x *textIndex) view(q *dbtx, m *Memory, version int64, docs int) (*textData, error) {
+	if max := m.cfg.Search.IndexMax; max == 0 || docs > max {
+		return nil, nil
+	}
+	x.mu.RLock()
+	d := x.data
+	if d != nil && d.version == version {
+		return d, nil
+	}
+	var from int64
+	var last []int64
+	if d != nil {
+		from = d.version
+		for i := range d.kinds {
+			last = append(last, d.kinds[i].last)
+		}
+	}
+	x.mu.RUnlock()
+	if d == nil || version < from || version-from > textCatchUpMax {
+		x.build(m)
+		return nil, nil
+	}
+	// Ahead: the rows added since, if nothing else changed.
+	added := make([][]textRow, len(ftsSources))
+	n := 0
+	for i, src := range ftsSources {
+		rows, err := readTextRows(q, src.kind, m.agent, last[i])
+		if err != nil {
+			return nil, err
+		}
+		added[i], n = rows, n+len(rows)
+	}
+	if int64(n) != version-from {
+		x.build(m)
+		return nil, nil
+	}
+	x.mu.Lock()
+	if x.data == d && d.version == from { // else another search caught up, or a build installed
+		for i, rows := range added {
+			for _, r := range rows {
+				d.kinds[i].add(r)
+			}
+		}
+		d.version = version
+	}
+	x.mu.Unlock()
+	x.mu.RLock()
+	if x.data != nil && x.data.version == version {
+		return x.data, nil
+	}
+	x.mu.RUnlock()
+	return nil, nil
+}
+
+// build builds the index again in the background, unless a build is
+// under way or the Memory is closing, from a snapshot of its own.
+func (x *textIndex) build(m *Memory) {
+	x.ctl.mu.Lock()
+	defer x.ctl.mu.Unlock()
+	if x.ctl.building || x.ctl.stopped {
+		return
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	x.ctl.building, x.ctl.cancel = true, cancel
+	x.ctl.wg.Add(1)
+	go func() {
+		defer x.ctl.wg.Done()
+		defer cancel()
+		d, err := loadText(ctx, m)
+		if err == nil && d != nil {
+			x.mu.Lock()
+			x.data = d
+			x.mu.Unlock()
+		}
+		x.ctl.mu.Lock()
+		x.ctl.building = false
+		x.ctl.mu.Unlock()
+	}()
+}
+
+// stop stops a build under way and lets no other start; Close calls it.
+func (x *textIndex) stop() {
+	x.ctl.mu.Lock()
+	x.ctl.stopped = true
+	if x.ctl.cancel != nil {
+		x.ctl.cancel()
+	}
+	x.ctl.mu.Unlock()
+	x.ctl.wg.Wait()
+	x.mu.Lock()
+	x.data = nil
+	x.mu.Unlock()
+}
+
+// loadText reads every searchable row of m's agent in one read
+// transaction and indexes them; nil when the agent holds more than
+// IndexMax.
+func loadText(ctx context.Context, m *Memory) (*textData, error) {
+	var d *textData
+	err := m.read(ctx, "search.index", func(q *dbtx) error {
+		var docs int
+		var version int64
+		err := q.queryRow(`SELECT coalesce((SELECT docs FROM text_stats WHERE agent_id = ?1), 0),
+			coalesce((SELECT version FROM text_stats WHERE agent_id = ?1), -1)`, []any{m.agent}, &docs, &version)
+		if err != nil || docs > m.cfg.Search.IndexMax {
+			return err
+		}
+		d = &textData{version: version, kinds: make([]textKind, len(ftsSources))}
+		for i, src := range ftsSources {
+			rows, err := readTextRows(q, src.kind, m.agent, 0)
+			if err != nil {
+				return err
+			}
+			k := &d.kinds[i]
+			k.docs = make([]textDoc, 0, len(rows))
+			k.post = make(map[uint32]*posts)
+			for _, r := range rows {
+				k.add(r)
+			}
+		}
+		return nil
+	})
+	return d, err
+}
+
+// textRow is a row read for the index, with its term vector.
+type textRow struct {
+	textDoc
+	terms []byte
+}
+
+// textRowsSQL reads, per kind, the agent's (?1) rows after the pk ?2,
+// in pk order: what the index keeps of them, their term vector and, for
+// a row without one, its indexed texts (see fillTerms).
+var textRowsSQL = func() map[*kind]string {
+	out := map[*kind]string{}
+	for _, src := range ftsSources {
+		k := src.kind
+		session := "''"
+		if k.session != "" {
+			session = over(k.session, "t")
+		}
+		cols := `t.pk, t.id, t.created_at, t.ntok, t.terms, ` + session
+		for _, c := range k.indexed {
+			cols += `, CASE WHEN t.terms IS NULL THEN ` + over(c, "t") + ` ELSE '' END`
+		}
+		out[k] = `SELECT ` + cols + ` FROM ` + k.table + ` t WHERE t.agent_id = ?1 AND t.pk > ?2 ORDER BY t.pk`
+	}
+	return out
+}()
+
+// readTextRows reads kind k's rows of agent after the pk after.
+func readTextRows(q *dbtx, k *kind, agent string, after int64) ([]textRow, error) {
+	rows, err := q.query(textRowsSQL[k], agent, after)
+	if err != nil {
+		return nil, err
+	}
+	texts := make([]string, len(k.indexed))
+	var r textRow
+	var ntok int
+	dest := textsDest(texts, &r.pk, &r.id, &r.created, &ntok, &r.terms, &r.session)
+	return scanAll(rows, func(s scanner) (textRow, error) {
+		r.terms = nil
+		if err := s.Scan(dest...); err != nil {
+			return textRow{}, err
+		}
+		out := r
+		out.ntok = int32(ntok)
+		if out.terms == nil {
+			var n int
+			out.terms, n = bm25.Vector(texts...)
+			out.ntok = int32(n)
+		}
+		return out, nil
+	})
+}
+
+// add indexes a row whose pk is larger than any indexed.
+func (k *textKind) add(r textRow) {
+	at := int32(len(k.docs))
+	k.docs = append(k.docs, r.textDoc)
+	k.last = r.pk
+	var prev uint32
+	first := true
+	bm25.Each(r.terms, func(h uint32, n int) {
+		if !first && h == prev {
+			return // a second stem of the same hash: Count sees the first
+		}
+		first, prev = false, h
+		p := k.post[h]
+		if p == nil {
+			p = &posts{}
+			k.post[h] = p
+		}
+		p.docs = append(p.docs, at)
+		p.tfs = append(p.tfs, uint16(n))
+	})
+	if r.session == "" {
+		return
+	}
+	if k.sess == nil {
+		k.sess = make(map[string][]int32)
+	}
+	s := k.sess[r.session]
+	i, _ := slices.BinarySearchFunc(s, at, func(e, t int32) int { return k.sessionOrder(e, t) })
+	k.sess[r.session] = slices.Insert(s, i, at)
+}
+
+// sessionOrder orders two docs of a session: by created_at, then pk.
+func (k *textKind) sessionOrder(a, b int32) int {
+	da, db := &k.docs[a], &k.docs[b]
+	return cmp.Or(cmp.Compare(da.created, db.created), cmp.Compare(da.pk, db.pk))
+}
+
+// neighbours returns the docs logged just before and just after doc in
+// its session, -1 for none.
+func (k *textKind) neighbours(doc int32) (before, after int32) {
+	before, after = -1, -1
+	s := k.sess[k.docs[doc].session]
+	i, found := slices.BinarySearchFunc(s, doc, func(e, t int32) int { return k.sessionOrder(e, t) })
+	if !found {
+		return
+	}
+	if i > 0 {
+		before = s[i-1]
+	}
+	if i+1 < len(s) {
+		after = s[i+1]
+	}
+	return
+}
+
+// df returns how many of the kind's docs hold the stem.
+func (k *textKind) df(stem string) int {
+	if p := k.post[bm25.Hash(stem)]; p != nil {
+		return len(p.docs)
+	}
+	return 0
+}
+
+// best returns the kind's k best matches of the search, as FTS5 would
+// find and score them with the plan of the kind's document frequencies
+// df (see Memory.ftsBest and Memory.plan): candidates whose rank columns
+// are not read yet.
+func (k *textKind) best(s *search, typ MemoryType, df map[string]int, budget int) []candidate {
+	p := planTerms(s.stems, df, budget)
+	hashes := func(at []int) []uint32 {
+		out := make([]uint32, len(at))
+		for j, i := range at {
+			out[j] = bm25.Hash(s.stems[i])
+		}
+		return out
+	}
+	type plan struct {
+		hashes []uint32
+		and    bool
+	}
+	plans := []plan{{hashes: hashes(p.keep)}}
+	if p.over {
+		plans = plans[:0]
+		if len(p.rare) > 1 {
+			plans = append(plans, plan{hashes: hashes(p.rare), and: true})
+		}
+		plans = append(plans, plan{hashes: hashes(p.keep)})
+	}
+	var found []candidate
+	seen := map[int32]bool{}
+	for _, pl := range plans {
+		docs := k.match(pl.hashes, pl.and)
+		if p.over && len(docs) > budget {
+			docs = docs[len(docs)-budget:] // the newest budget matches
+		}
+		top := k.score(s, docs)
+		// As FTS5's query orders them: by score, then ID, the k first.
+		slices.SortFunc(top, func(a, b scored) int {
+			return cmp.Or(cmp.Compare(b.score, a.score), cmp.Compare(k.docs[a.doc].id, k.docs[b.doc].id))
+		})
+		for _, t := range top[:min(s.k, len(top))] {
+			if seen[t.doc] {
+				continue
+			}
+			seen[t.doc] = true
+			d := &k.docs[t.doc]
+			found = append(found, candidate{Result: Result{Type: typ, ID: d.id}, pk: d.pk, text: t.score, held: t.held, partial: true})
+		}
+		if len(found) >= s.k {
+			break
+		}
+	}
+	slices.SortFunc(found, func(a, b candidate) int {
+		return cmp.Or(cmp.Compare(b.text, a.text), cmp.Compare(a.ID, b.ID))
+	})
+	return found[:min(s.k, len(found))]
+}
+
+// match returns the docs holding any of the hashes (all, with and), in
+// ascending order.
+func (k *textKind) match(hashes []uint32, and bool) []int32 {
+	var lists []*posts
+	for _, h := range hashes {
+		if p := k.post[h]; p != nil {
+			lists = append(lists, p)
+		} else if and {
+			return nil
+		}
+	}
+	switch {
+	case len(lists) == 0:
+		return nil
+	case len(lists) == 1:
+		return lists[0].docs
+	case and:
+		out := lists[0].docs
+		for _, l := range lists[1:] {
+			out = intersect(out, l.docs)
+		}
+		return out
+	}
+	n := 0
+	for _, l := range lists {
+		n += len(l.docs)
+	}
+	out := make([]int32, 0, n)
+	for _, l := range lists {
+		out = append(out, l.docs...)
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// intersect returns the docs in both ascending lists.
+func intersect(a, b []int32) []int32 {
+	var out []int32
+	for i, j := 0, 0; i < len(a) && j < len(b); {
+		switch {
+		case a[i] < b[j]:
+			i++
+		case a[i] > b[j]:
+			j++
+		default:
+			out = append(out, a[i])
+			i, j = i+1, j+1
+		}
+	}
+	return out
+}
+
+// scored is a doc with its BM25 score and the query terms it holds.
+type scored struct {
+	doc   int32
+	score float64
+	held  uint64
+}
+
+// score scores the ascending docs by the search's scorer: each doc's
+// count of every query term, found by galloping through the term's
+// postings, then bm25.Query.ScoreCounts.
+func (k *textKind) score(s *search, docs []int32) []scored {
+	hs := s.scorer.Hashes()
+	counts := make([]uint16, len(docs)*len(hs))
+	for t, h := range hs {
+		p := k.post[h]
+		if p == nil {
+			continue
+		}
+		at := 0
+		for i, d := range docs {
+			at = gallop(p.docs, at, d)
+			if at == len(p.docs) {
+				break
+			}
+			if p.docs[at] == d {
+				counts[i*len(hs)+t] = p.tfs[at]
+			}
+		}
+	}
+	out := make([]scored, len(docs))
+	for i, d := range docs {
+		sc, held := s.scorer.ScoreCounts(counts[i*len(hs):(i+1)*len(hs)], int(k.docs[d].ntok))
+		out[i] = scored{doc: d, score: sc, held: held}
+	}
+	return out
+}
+
+// gallop returns the first index i ≥ from of the ascending list with
+// list[i] ≥ d, or len(list).
+func gallop(list []int32, from int, d int32) int {
+	step := 1
+	hi := from
+	for hi < len(list) && list[hi] < d {
+		from = hi + 1
+		hi += step
+		step *= 2
+	}
+	hi = min(hi, len(list))
+	i, _ := slices.BinarySearch(list[from:hi], d)
+	return from + i
+}
+
+// indexCandidates finds, per kind the search wants, the agent's memories
+// that best match its terms in the index d (as of the search's snapshot),
+// with the statistics docs and tokens, as textCandidates does through
+// FTS5: the same terms chosen, the same plans, the same scores. Facts,
+// which are found only while they hold, are still found through FTS5
+// (ftsBest), with the index's document frequencies. The session
+// neighbours of the episodic matches go to s.near.
+func (m *Memory) indexCandidates(q *dbtx, s *search, d *textData, docs, tokens int) ([]candidate, error) {
+	s.fromIndex = true
+	df := map[string]int{}
+	kindDF := make([]map[string]int, len(ftsSources))
+	for i := range ftsSources {
+		kindDF[i] = map[string]int{}
+		for _, st := range s.stems {
+			if _, done := kindDF[i][st]; done {
+				continue
+			}
+			if n := d.kinds[i].df(st); n > 0 {
+				kindDF[i][st] = n
+				df[st] += n
+			}
+		}
+	}
+	s.limitTerms(df)
+	s.scorer = newScorer(slices.Clone(s.stems), df, docs, tokens, m.cfg.Search)
+	var cands []candidate
+	for i, src := range ftsSources {
+		k := &d.kinds[i]
+		if !s.wants(src.kind) || len(k.docs) == 0 {
+			continue
+		}
+		if src.live != "" {
+			sc, err := m.scopeOf(q, src)
+			if err != nil {
+				return nil, err
+			}
+			top, err := m.ftsBest(q, s, scopedSource{ftsSource: src, scope: sc, searched: true, df: kindDF[i]})
+			if err != nil {
+				return nil, err
+			}
+			cands = append(cands, top...)
+			continue
+		}
+		top := k.best(s, src.typ, kindDF[i], m.cfg.Search.PostingBudget)
+		if src.session != "" && m.cfg.Search.ContextWeight > 0 {
+			for _, c := range top {
+				at, _ := slices.BinarySearchFunc(k.docs, c.pk, func(d textDoc, pk int64) int { return cmp.Compare(d.pk, pk) })
+				before, after := k.neighbours(int32(at))
+				for _, n := range []int32{before, after} {
+					if n >= 0 {
+						nd := &k.docs[n]
+						s.near = append(s.near, candidate{Result: Result{Type: src.typ, ID: nd.id, ContextOf: c.ID}, pk: nd.pk, partial: true})
+					}
+				}
+			}
+		}
+		cands = append(cands, top...)
+	}
+	return cands, nil
+}

@@ -1,0 +1,194 @@
+package engram
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// textIndexPair opens two Memories of one agent on one file with the
+// same clock and configuration, except that fts never keeps an in-memory
+// text index: what one finds through FTS5, the other finds through its
+// index.
+func textIndexPair(t *testing.T, cfg Config, now time.Time) (fts, idx *Memory) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "memory.db")
+	clock := WithClock(func() time.Time { return now })
+	off := cfg.clone()
+	off.Search.IndexMax = 0
+	fts, err := New(Tier1, WithPath(path), WithConfig(off), clock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	idx, err = New(Tier1, WithPath(path), WithConfig(cfg), clock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		idx.Close()
+		fts.Close()
+	})
+	return fts, idx
+}
+
+// indexReady searches m until its text index answers, and fails the
+// test if it never does.
+func indexReady(t *testing.T, m *Memory) {
+	t.Helper()
+	ctx := context.Background()
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		opts := SearchOptions{Query: "anything at all"}
+		if err := m.validateSearch(&opts); err != nil {
+			t.Fatal(err)
+		}
+		f, err := m.find(ctx, opts, opts.Limit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f.search.fromIndex {
+			return
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	t.Fatal("the text index never answered")
+}
+
+// sameFinds runs the query on both Memories with need limit and fails
+// the test unless the first limit results agree to the last bit: IDs,
+// scores and their parts, and the matches context came with. It returns
+// whether idx answered from its index.
+func sameFinds(t *testing.T, fts, idx *Memory, opts SearchOptions) bool {
+	t.Helper()
+	ctx := context.Background()
+	if err := fts.validateSearch(&opts); err != nil {
+		t.Fatal(err)
+	}
+	want, err := fts.find(ctx, opts, opts.Limit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := idx.find(ctx, opts, opts.Limit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want.search.fromIndex {
+		t.Fatal("a Memory with IndexMax 0 searched an index")
+	}
+	w, g := want.ranked[:min(opts.Limit, len(want.ranked))], got.ranked[:min(opts.Limit, len(got.ranked))]
+	if len(w) != len(g) {
+		t.Fatalf("%+v: %d results, want %d (index: %v)", opts, len(g), len(w), got.search.fromIndex)
+	}
+	for i := range w {
+		if w[i].ID != g[i].ID || w[i].Score != g[i].Score || w[i].Parts != g[i].Parts || w[i].ContextOf != g[i].ContextOf {
+			t.Fatalf("%+v (index: %v): result %d is %s %v %+v via %q, want %s %v %+v via %q", opts, got.search.fromIndex, i,
+				g[i].ID, g[i].Score, g[i].Parts, g[i].ContextOf, w[i].ID, w[i].Score, w[i].Parts, w[i].ContextOf)
+		}
+	}
+	return got.search.fromIndex
+}
+
+// A text search answered from the in-memory index finds exactly what
+// FTS5 finds, in every kind, with the plans a small posting budget makes
+// for common words, with session context, under every limit, after
+// rows are added (which a search adds to the index), and after rows are
+// deleted and changed (which make it build the index again).
+func TestTextIndexAgreesWithFTS(t *testing.T) {
+	words := strings.Fields(`kayak garage river tent stove lantern map compass boots rope trail summit lake cabin fire
+		deploy pipeline rollback canary migrate schema index vacuum backup restore token secret`)
+	common := []string{"the", "and", "of"}
+	rng := rand.New(rand.NewPCG(15, 15))
+	now := time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)
+	cfg := DefaultConfig()
+	cfg.Search.PostingBudget = 40 // common words exceed it: windows and the AND plan
+	cfg.Search.Candidates = 12
+	fts, idx := textIndexPair(t, cfg, now)
+	ctx := context.Background()
+	text := func(n int) string {
+		w := make([]string, n)
+		for j := range w {
+			if rng.IntN(3) == 0 {
+				w[j] = common[rng.IntN(len(common))]
+			} else {
+				w[j] = words[rng.IntN(len(words))]
+			}
+		}
+		return strings.Join(w, " ")
+	}
+	var semantic []string
+	add := func(n int) {
+		t.Helper()
+		var entries []SemanticEntry
+		var eps []Episode
+		for i := range n {
+			entries = append(entries, SemanticEntry{Content: text(3 + rng.IntN(8)), Importance: float64(rng.IntN(101)) / 100,
+				Tags: []string{words[rng.IntN(len(words))]}})
+			eps = append(eps, Episode{Content: text(2 + rng.IntN(10)), SessionID: fmt.Sprint("s", rng.IntN(12)),
+				CreatedAt: now.Add(-time.Duration(rng.IntN(2000)) * time.Hour)})
+			if i%10 == 0 {
+				if _, err := idx.Procedural().Store(ctx, Procedure{Name: fmt.Sprint("p", rng.Uint64()), Description: text(6), SuccessRate: rng.Float64()}); err != nil {
+					t.Fatal(err)
+				}
+				if _, err := idx.Facts().Assert(ctx, Fact{Subject: words[rng.IntN(len(words))], Predicate: "uses", Object: text(2)}); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		ids, err := idx.Semantic().StoreBatch(ctx, entries)
+		if err != nil {
+			t.Fatal(err)
+		}
+		semantic = append(semantic, ids...)
+		if _, err := idx.Episodic().LogBatch(ctx, eps); err != nil {
+			t.Fatal(err)
+		}
+	}
+	check := func(stage string, queries int) (fromIndex int) {
+		t.Helper()
+		for range queries {
+			q := text(1 + rng.IntN(5))
+			var types []MemoryType
+			if rng.IntN(3) == 0 {
+				types = []MemoryType{[]MemoryType{TypeSemantic, TypeEpisodic, TypeProcedural, TypeFact}[rng.IntN(4)]}
+			}
+			for _, limit := range []int{1, 5, 10, 25} {
+				if sameFinds(t, fts, idx, SearchOptions{Query: q, Limit: limit, Types: types}) {
+					fromIndex++
+				}
+			}
+		}
+		t.Logf("%s: %d searches from the index", stage, fromIndex)
+		return fromIndex
+	}
+
+	add(300)
+	if err := idx.Snapshot(ctx, SessionSnapshot{SessionID: "s1", Summary: text(12), KeyDecisions: []string{text(4)}}); err != nil {
+		t.Fatal(err)
+	}
+	indexReady(t, idx)
+	if check("built", 60) == 0 {
+		t.Fatal("no search used the index")
+	}
+	add(40) // inserts only: the next search adds them to the index
+	if check("rows added", 40) == 0 {
+		t.Fatal("no search used the index after rows were added")
+	}
+	for _, id := range semantic[:20] {
+		if err := fts.Semantic().Delete(ctx, id); err != nil { // through the other connection
+			t.Fatal(err)
+		}
+	}
+	changed := text(9)
+	if _, err := fts.Semantic().Update(ctx, semantic[30], SemanticPatch{Content: &changed}); err != nil {
+		t.Fatal(err)
+	}
+	check("rows deleted and changed", 20) // through FTS5 until the index is built again
+	indexReady(t, idx)
+	if check("built again", 40) == 0 {
+		t.Fatal("no search used the index after it was built again")
+	}
+}
