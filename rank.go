@@ -304,7 +304,8 @@ func (k *snippetKeys) snippet(text string) string {
 // candidates, all complete. need is as for find: in a text search that
 // uses only the first need, a candidate is read only if it could be among
 // them, its score with its text relevance, its kind's most importance
-// and full recency reaching the need-th best score of those read (first
+// and its recency (full, unless its kind is touched only when created,
+// which the index knows) reaching the need-th best score of those read (first
 // the need with the best such bounds, and the best match by text, which
 // every score is relative to). What it leaves out could not have changed
 // the first need; a candidate deleted since it was found is dropped.
@@ -334,7 +335,11 @@ func (m *Memory) readRanked(ctx context.Context, s *search, cands []candidate, n
 		sc := m.cfg.Search
 		total := sc.TextWeight + sc.ImportanceWeight + sc.RecencyWeight
 		bound := func(c *candidate) float64 {
-			return (sc.TextWeight*c.text/bestText + sc.ImportanceWeight*kindOf(c.Type).maxImportance + sc.RecencyWeight) / total
+			k, rec := kindOf(c.Type), 1.0
+			if k.touched == createdAt {
+				rec = recency(s.now, c.CreatedAt, sc.RecencyHalfLife) // known: the index holds it
+			}
+			return (sc.TextWeight*c.text/bestText + sc.ImportanceWeight*k.maxImportance + sc.RecencyWeight*rec) / total
 		}
 		slices.SortStableFunc(partial, func(a, b int) int { return cmp.Compare(bound(&cands[b]), bound(&cands[a])) })
 		first := partial[:min(need, len(partial))]
@@ -369,6 +374,10 @@ func (m *Memory) readRanked(ctx context.Context, s *search, cands []candidate, n
 	}
 	return slices.DeleteFunc(cands, func(c candidate) bool { return c.partial }), nil
 }
+
+// createdAt is the touched of a kind whose rows are touched only when
+// created (see kind.touched).
+const createdAt = "{t}.created_at"
 
 // rankedSQL reads, per kind, what ranking needs of the rows whose pks
 // are listed in ?1 (see scanRanked), their text and where they were found.

@@ -94,8 +94,11 @@ func (m *Memory) addContext(cands []candidate, weight float64, found []candidate
 		via := cands[byID[n.ContextOf]]
 		n.text = contextScore(weight*via.text, via.held, direct)
 		if i, ok := byID[n.ID]; ok {
-			if n.text > cands[i].text {
-				cands[i].text, cands[i].ContextOf = n.text, n.ContextOf
+			// The best context wins; of two alike, the match of the
+			// smaller ID, whatever order they came in.
+			c := &cands[i]
+			if n.text > c.text || n.text == c.text && c.ContextOf != "" && n.ContextOf < c.ContextOf {
+				c.text, c.ContextOf = n.text, n.ContextOf
 			}
 			continue
 		}

@@ -365,7 +365,7 @@ func (k *textKind) best(s *search, typ MemoryType, df map[string]int, budget int
 			}
 			seen[t.doc] = true
 			d := &k.docs[t.doc]
-			found = append(found, candidate{Result: Result{Type: typ, ID: d.id}, pk: d.pk, text: t.score, held: t.held, partial: true})
+			found = append(found, candidate{Result: Result{Type: typ, ID: d.id, CreatedAt: fromMS(d.created)}, pk: d.pk, text: t.score, held: t.held, partial: true})
 		}
 		if len(found) >= s.k {
 			break
@@ -532,7 +532,8 @@ func (m *Memory) indexCandidates(q *dbtx, s *search, d *textData, docs, tokens i
 				for _, n := range []int32{before, after} {
 					if n >= 0 {
 						nd := &k.docs[n]
-						s.near = append(s.near, candidate{Result: Result{Type: src.typ, ID: nd.id, ContextOf: c.ID}, pk: nd.pk, partial: true})
+						s.near = append(s.near, candidate{Result: Result{Type: src.typ, ID: nd.id, ContextOf: c.ID, CreatedAt: fromMS(nd.created)},
+							pk: nd.pk, partial: true})
 					}
 				}
 			}

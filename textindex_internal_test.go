@@ -98,14 +98,23 @@ func sameFinds(t *testing.T, fts, idx *Memory, opts SearchOptions) bool {
 // rows are added (which a search adds to the index), and after rows are
 // deleted and changed (which make it build the index again).
 func TestTextIndexAgreesWithFTS(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Search.PostingBudget = 40 // common words exceed it: windows and the AND plan
+	cfg.Search.Candidates = 12
+	t.Run("default weights", func(t *testing.T) { textIndexAgrees(t, cfg) })
+	// Importance and recency weigh more: the bounds readRanked prunes
+	// by matter more.
+	cfg.Search.TextWeight, cfg.Search.ImportanceWeight, cfg.Search.RecencyWeight = 0.4, 0.3, 0.3
+	cfg.Search.RecencyHalfLife = 10 * 24 * time.Hour
+	t.Run("importance and recency", func(t *testing.T) { textIndexAgrees(t, cfg) })
+}
+
+func textIndexAgrees(t *testing.T, cfg Config) {
 	words := strings.Fields(`kayak garage river tent stove lantern map compass boots rope trail summit lake cabin fire
 		deploy pipeline rollback canary migrate schema index vacuum backup restore token secret`)
 	common := []string{"the", "and", "of"}
 	rng := rand.New(rand.NewPCG(15, 15))
 	now := time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)
-	cfg := DefaultConfig()
-	cfg.Search.PostingBudget = 40 // common words exceed it: windows and the AND plan
-	cfg.Search.Candidates = 12
 	fts, idx := textIndexPair(t, cfg, now)
 	ctx := context.Background()
 	text := func(n int) string {
@@ -128,7 +137,7 @@ func TestTextIndexAgreesWithFTS(t *testing.T) {
 			entries = append(entries, SemanticEntry{Content: text(3 + rng.IntN(8)), Importance: float64(rng.IntN(101)) / 100,
 				Tags: []string{words[rng.IntN(len(words))]}})
 			eps = append(eps, Episode{Content: text(2 + rng.IntN(10)), SessionID: fmt.Sprint("s", rng.IntN(12)),
-				CreatedAt: now.Add(-time.Duration(rng.IntN(2000)) * time.Hour)})
+				CreatedAt: now.Add(-time.Duration(rng.IntN(300)) * time.Hour)})
 			if i%10 == 0 {
 				if _, err := idx.Procedural().Store(ctx, Procedure{Name: fmt.Sprint("p", rng.Uint64()), Description: text(6), SuccessRate: rng.Float64()}); err != nil {
 					t.Fatal(err)
@@ -190,5 +199,39 @@ func TestTextIndexAgreesWithFTS(t *testing.T) {
 	indexReady(t, idx)
 	if check("built again", 40) == 0 {
 		t.Fatal("no search used the index after it was built again")
+	}
+}
+
+// Episodes are touched only when logged, which the index knows: the
+// bound a search prunes by holds their own recency, and with recency
+// weighing most the results are still FTS5's.
+func TestTextIndexBoundsEpisodesByRecency(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Search.TextWeight, cfg.Search.ImportanceWeight, cfg.Search.RecencyWeight = 0.3, 0.1, 0.6
+	cfg.Search.RecencyHalfLife = 3 * 24 * time.Hour
+	now := time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)
+	fts, idx := textIndexPair(t, cfg, now)
+	words := strings.Fields("kayak garage river tent stove lantern map compass boots rope")
+	rng := rand.New(rand.NewPCG(16, 16))
+	var eps []Episode
+	for i := range 600 {
+		w := make([]string, 2+rng.IntN(6))
+		for j := range w {
+			w[j] = words[rng.IntN(len(words))]
+		}
+		eps = append(eps, Episode{Content: strings.Join(w, " "), SessionID: fmt.Sprint("s", i/30),
+			CreatedAt: now.Add(-time.Duration(rng.IntN(500)) * time.Hour)})
+	}
+	if _, err := idx.Episodic().LogBatch(context.Background(), eps); err != nil {
+		t.Fatal(err)
+	}
+	indexReady(t, idx)
+	for range 100 {
+		q := words[rng.IntN(len(words))] + " " + words[rng.IntN(len(words))]
+		for _, limit := range []int{1, 3, 10} {
+			if !sameFinds(t, fts, idx, SearchOptions{Query: q, Limit: limit}) {
+				t.Fatal("the index did not answer")
+			}
+		}
 	}
 }
