@@ -238,6 +238,7 @@ var contentSQL = func() map[MemoryType]string {
 type snippetKeys struct {
 	stems map[string]bool
 	first [256]bool
+	words map[string]bool // whether a word holds a key, once known
 }
 
 // newSnippetKeys returns the keys of the terms of Porter stems stems.
@@ -258,13 +259,21 @@ func newSnippetKeys(stems []string) *snippetKeys {
 func (k *snippetKeys) snippet(text string) string {
 	words := strings.Fields(text)
 	hit := make([]bool, len(words))
+	if k.words == nil {
+		k.words = map[string]bool{}
+	}
 	for i, w := range words {
-		for _, tok := range query.Tokens(w) {
-			if k.first[tok[0]] && k.stems[query.Stem(tok)] {
-				hit[i] = true
-				break
+		h, known := k.words[w]
+		if !known {
+			for _, tok := range query.Tokens(w) {
+				if k.first[tok[0]] && k.stems[query.Stem(tok)] {
+					h = true
+					break
+				}
 			}
+			k.words[w] = h
 		}
+		hit[i] = h
 	}
 	start, best, n := 0, -1, 0
 	for i := range words {
@@ -303,9 +312,10 @@ func (k *snippetKeys) snippet(text string) string {
 // text index found (partial ones), with their content, and returns the
 // candidates, all complete. need is as for find: in a text search that
 // uses only the first need, a candidate is read only if it could be among
-// them, its score with its text relevance, its kind's most importance
-// and its recency (full, unless its kind is touched only when created,
-// which the index knows) reaching the need-th best score of those read (first
+// them, its score with its text relevance, its importance (its kind's
+// most when the index's is not the snapshot's) and its recency (full,
+// unless its kind is touched only when created, which the index knows)
+// reaching the need-th best score of those read (first
 // the need with the best such bounds, and the best match by text, which
 // every score is relative to). What it leaves out could not have changed
 // the first need; a candidate deleted since it was found is dropped.
@@ -334,14 +344,19 @@ func (m *Memory) readRanked(ctx context.Context, s *search, cands []candidate, n
 		}
 		sc := m.cfg.Search
 		total := sc.TextWeight + sc.ImportanceWeight + sc.RecencyWeight
-		bound := func(c *candidate) float64 {
-			k, rec := kindOf(c.Type), 1.0
+		bounds := make(map[int]float64, len(partial))
+		for _, i := range partial {
+			c := &cands[i]
+			k, imp, rec := kindOf(c.Type), kindOf(c.Type).maxImportance, 1.0
+			if s.importanceKnown {
+				imp = c.importance
+			}
 			if k.touched == createdAt {
 				rec = recency(s.now, c.CreatedAt, sc.RecencyHalfLife) // known: the index holds it
 			}
-			return (sc.TextWeight*c.text/bestText + sc.ImportanceWeight*k.maxImportance + sc.RecencyWeight*rec) / total
+			bounds[i] = (sc.TextWeight*c.text/bestText + sc.ImportanceWeight*imp + sc.RecencyWeight*rec) / total
 		}
-		slices.SortStableFunc(partial, func(a, b int) int { return cmp.Compare(bound(&cands[b]), bound(&cands[a])) })
+		slices.SortStableFunc(partial, func(a, b int) int { return cmp.Compare(bounds[b], bounds[a]) })
 		first := partial[:min(need, len(partial))]
 		if best >= 0 && !slices.Contains(first, best) {
 			first = append(slices.Clip(first), best)
@@ -363,7 +378,7 @@ func (m *Memory) readRanked(ctx context.Context, s *search, cands []candidate, n
 		for _, i := range partial {
 			// The margin keeps a bound that rounding put a hair under
 			// the score it bounds.
-			if cands[i].partial && bound(&cands[i]) >= floor-1e-9 {
+			if cands[i].partial && bounds[i] >= floor-1e-9 {
 				rest = append(rest, i)
 			}
 		}

@@ -3,6 +3,7 @@ package engram
 import (
 	"context"
 	"encoding/json"
+	"math"
 )
 
 // Session context: in a conversation the answer is often the turn after
@@ -84,15 +85,15 @@ func (m *Memory) addContext(cands []candidate, weight float64, found []candidate
 			byID[c.ID] = i
 		}
 	}
-	direct := make([]candidate, 0, len(cands))
+	caps := contextCaps{}
 	for _, c := range cands {
 		if c.text > 0 {
-			direct = append(direct, c)
+			caps.direct = append(caps.direct, c)
 		}
 	}
 	for _, n := range found {
 		via := cands[byID[n.ContextOf]]
-		n.text = contextScore(weight*via.text, via.held, direct)
+		n.text = caps.score(weight*via.text, via.held)
 		if i, ok := byID[n.ID]; ok {
 			// The best context wins; of two alike, the match of the
 			// smaller ID, whatever order they came in.
@@ -108,15 +109,29 @@ func (m *Memory) addContext(cands []candidate, weight float64, found []candidate
 	return cands
 }
 
-// contextScore caps the score of a neighbour reached through a match
-// holding the query terms held below every direct match holding them all.
-func contextScore(score float64, held uint64, direct []candidate) float64 {
-	for _, d := range direct {
-		if d.held&held == held && d.text*contextShare < score {
-			score = d.text * contextShare
+// contextCaps caps the score of a neighbour reached through a match
+// holding the query terms held below every direct match holding them all,
+// each cap worked out once.
+type contextCaps struct {
+	direct []candidate
+	caps   map[uint64]float64 // by the terms held
+}
+
+func (cc *contextCaps) score(score float64, held uint64) float64 {
+	c, ok := cc.caps[held]
+	if !ok {
+		c = math.Inf(1)
+		for _, d := range cc.direct {
+			if d.held&held == held {
+				c = min(c, d.text*contextShare)
+			}
 		}
+		if cc.caps == nil {
+			cc.caps = map[uint64]float64{}
+		}
+		cc.caps[held] = c
 	}
-	return score
+	return min(score, c)
 }
 
 // contextWorth returns whether the neighbours of an episodic match of

@@ -43,10 +43,12 @@ type textIndex struct {
 	}
 }
 
-// textData is the index proper, as of one version of the agent's texts.
+// textData is the index proper, as of one version of the agent's texts,
+// and its rows' importance as of one version of their ranks (see
+// migration 0010).
 type textData struct {
-	version int64
-	kinds   []textKind // one per ftsSources entry, in its order
+	version, ranks int64
+	kinds          []textKind // one per ftsSources entry, in its order
 }
 
 // textKind is one kind's part of the index.
@@ -59,11 +61,12 @@ type textKind struct {
 
 // textDoc is one indexed row.
 type textDoc struct {
-	pk      int64
-	id      string
-	created int64
-	ntok    int32
-	session string
+	pk         int64
+	id         string
+	created    int64
+	importance float64 // as kind.importance makes it
+	ntok       int32
+	session    string
 }
 
 // posts are the docs holding a stem hash, ascending, and how often.
@@ -183,13 +186,14 @@ func loadText(ctx context.Context, m *Memory) (*textData, error) {
 	var d *textData
 	err := m.read(ctx, "search.index", func(q *dbtx) error {
 		var docs int
-		var version int64
+		var version, ranks int64
 		err := q.queryRow(`SELECT coalesce((SELECT docs FROM text_stats WHERE agent_id = ?1), 0),
-			coalesce((SELECT version FROM text_stats WHERE agent_id = ?1), -1)`, []any{m.agent}, &docs, &version)
+			coalesce((SELECT version FROM text_stats WHERE agent_id = ?1), -1),
+			coalesce((SELECT ranks FROM text_stats WHERE agent_id = ?1), 0)`, []any{m.agent}, &docs, &version, &ranks)
 		if err != nil || docs > m.cfg.Search.IndexMax {
 			return err
 		}
-		d = &textData{version: version, kinds: make([]textKind, len(ftsSources))}
+		d = &textData{version: version, ranks: ranks, kinds: make([]textKind, len(ftsSources))}
 		for i, src := range ftsSources {
 			rows, err := readTextRows(q, src.kind, m.agent, 0)
 			if err != nil {
@@ -224,7 +228,7 @@ var textRowsSQL = func() map[*kind]string {
 		if k.session != "" {
 			session = over(k.session, "t")
 		}
-		cols := `t.pk, t.id, t.created_at, t.ntok, t.terms, ` + session
+		cols := `t.pk, t.id, t.created_at, ` + over(k.importance, "t") + `, t.ntok, t.terms, ` + session
 		for _, c := range k.indexed {
 			cols += `, CASE WHEN t.terms IS NULL THEN ` + over(c, "t") + ` ELSE '' END`
 		}
@@ -242,7 +246,7 @@ func readTextRows(q *dbtx, k *kind, agent string, after int64) ([]textRow, error
 	texts := make([]string, len(k.indexed))
 	var r textRow
 	var ntok int
-	dest := textsDest(texts, &r.pk, &r.id, &r.created, &ntok, &r.terms, &r.session)
+	dest := textsDest(texts, &r.pk, &r.id, &r.created, &r.importance, &ntok, &r.terms, &r.session)
 	return scanAll(rows, func(s scanner) (textRow, error) {
 		r.terms = nil
 		if err := s.Scan(dest...); err != nil {
@@ -357,7 +361,10 @@ func (k *textKind) best(s *search, typ MemoryType, df map[string]int, budget int
 		top := k.score(s, docs)
 		// As FTS5's query orders them: by score, then ID, the k first.
 		slices.SortFunc(top, func(a, b scored) int {
-			return cmp.Or(cmp.Compare(b.score, a.score), cmp.Compare(k.docs[a.doc].id, k.docs[b.doc].id))
+			if c := cmp.Compare(b.score, a.score); c != 0 {
+				return c
+			}
+			return cmp.Compare(k.docs[a.doc].id, k.docs[b.doc].id)
 		})
 		for _, t := range top[:min(s.k, len(top))] {
 			if seen[t.doc] {
@@ -365,7 +372,8 @@ func (k *textKind) best(s *search, typ MemoryType, df map[string]int, budget int
 			}
 			seen[t.doc] = true
 			d := &k.docs[t.doc]
-			found = append(found, candidate{Result: Result{Type: typ, ID: d.id, CreatedAt: fromMS(d.created)}, pk: d.pk, text: t.score, held: t.held, partial: true})
+			found = append(found, candidate{Result: Result{Type: typ, ID: d.id, CreatedAt: fromMS(d.created)}, pk: d.pk,
+				text: t.score, held: t.held, importance: d.importance, partial: true})
 		}
 		if len(found) >= s.k {
 			break
@@ -490,6 +498,9 @@ func gallop(list []int32, from int, d int32) int {
 // neighbours of the episodic matches go to s.near.
 func (m *Memory) indexCandidates(q *dbtx, s *search, d *textData, docs, tokens int) ([]candidate, error) {
 	s.fromIndex = true
+	if s.importanceKnown = s.ranks == d.ranks; !s.importanceKnown {
+		m.text.build(m) // importance changed: read it again
+	}
 	df := map[string]int{}
 	kindDF := make([]map[string]int, len(ftsSources))
 	for i := range ftsSources {
@@ -533,7 +544,7 @@ func (m *Memory) indexCandidates(q *dbtx, s *search, d *textData, docs, tokens i
 					if n >= 0 {
 						nd := &k.docs[n]
 						s.near = append(s.near, candidate{Result: Result{Type: src.typ, ID: nd.id, ContextOf: c.ID, CreatedAt: fromMS(nd.created)},
-							pk: nd.pk, partial: true})
+							pk: nd.pk, importance: nd.importance, partial: true})
 					}
 				}
 			}
