@@ -231,6 +231,17 @@ var contentSQL = func() map[MemoryType]string {
 	return out
 }()
 
+// lowerASCII reports whether w is made of lowercase ASCII letters and
+// digits only: then it is one token, itself.
+func lowerASCII(w string) bool {
+	for i := 0; i < len(w); i++ {
+		if c := w[i]; (c < 'a' || c > 'z') && (c < '0' || c > '9') {
+			return false
+		}
+	}
+	return true
+}
+
 // snippetKeys are a query's terms as snippets match them: by Porter stem,
 // as the index does. Porter stemming rewrites suffixes only, so a token can
 // share a term's stem only if it starts like it: first lets most tokens
@@ -263,6 +274,9 @@ func (k *snippetKeys) snippet(text string) string {
 		k.words = map[string]bool{}
 	}
 	for i, w := range words {
+		if lowerASCII(w) && !k.first[w[0]] {
+			continue // its one token starts with no key's first letter
+		}
 		h, known := k.words[w]
 		if !known {
 			for _, tok := range query.Tokens(w) {

@@ -358,7 +358,7 @@ func (k *textKind) best(s *search, typ MemoryType, df map[string]int, budget int
 		if p.over && len(docs) > budget {
 			docs = docs[len(docs)-budget:] // the newest budget matches
 		}
-		top := k.score(s, docs)
+		top := firsts(k.score(s, docs), s.k)
 		// As FTS5's query orders them: by score, then ID, the k first.
 		slices.SortFunc(top, func(a, b scored) int {
 			if c := cmp.Compare(b.score, a.score); c != 0 {
@@ -470,6 +470,28 @@ func (k *textKind) score(s *search, docs []int32) []scored {
 	for i, d := range docs {
 		sc, held := s.scorer.ScoreCounts(counts[i*len(hs):(i+1)*len(hs)], int(k.docs[d].ntok))
 		out[i] = scored{doc: d, score: sc, held: held}
+	}
+	return out
+}
+
+// firsts returns the docs of xs whose score is among the k best, and
+// those with the same score as the k-th: all that the k first by score
+// and ID can be, in no order.
+func firsts(xs []scored, k int) []scored {
+	if len(xs) <= 2*k {
+		return xs
+	}
+	scores := make([]float64, len(xs))
+	for i, x := range xs {
+		scores[i] = x.score
+	}
+	slices.Sort(scores)
+	kth := scores[len(scores)-k]
+	out := xs[:0]
+	for _, x := range xs {
+		if x.score >= kth {
+			out = append(out, x)
+		}
 	}
 	return out
 }

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/engram-go/engram/internal/query"
 )
 
 // textIndexPair opens two Memories of one agent on one file with the
@@ -240,6 +242,41 @@ func TestTextIndexBoundsEpisodesByRecency(t *testing.T) {
 		for _, limit := range []int{1, 3, 10} {
 			if !sameFinds(t, fts, idx, SearchOptions{Query: q, Limit: limit}) {
 				t.Fatal("the index did not answer")
+			}
+		}
+	}
+}
+
+// A snippet marks exactly the words whose tokens hold one of the query's
+// stems, however the words are cased and punctuated, with the shortcuts
+// snippetKeys takes (a lowercase word starting with no key's letter, a
+// word seen before) as without them.
+func TestSnippetMarksEveryWordHoldingAKey(t *testing.T) {
+	vocab := strings.Fields("Deploy deploying deployed kayak Kayaks rollback roll-back canary (canary) über Über naïve 42 the and migrations MIGRATE")
+	rng := rand.New(rand.NewPCG(17, 17))
+	for range 300 {
+		w := make([]string, 1+rng.IntN(60))
+		for i := range w {
+			w[i] = vocab[rng.IntN(len(vocab))]
+		}
+		text := strings.Join(w, " ")
+		stems := []string{query.Stem("deploy"), query.Stem("canary"), query.Stem("über"), query.Stem("migrations")}
+		got := newSnippetKeys(stems).snippet(text)
+		// The reference: every word tokenized and stemmed.
+		keys := newSnippetKeys(stems)
+		ref := make(map[string]bool)
+		for _, word := range w {
+			for _, tok := range query.Tokens(word) {
+				if keys.stems[query.Stem(tok)] {
+					ref[word] = true
+				}
+			}
+		}
+		for _, word := range strings.Fields(strings.NewReplacer("…", " ").Replace(got)) {
+			marked := strings.HasPrefix(word, "**") && strings.HasSuffix(word, "**")
+			plain := strings.Trim(word, "*")
+			if marked != ref[plain] {
+				t.Fatalf("%q: %q marked %v, want %v (snippet %q)", text, plain, marked, ref[plain], got)
 			}
 		}
 	}
