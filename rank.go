@@ -333,7 +333,7 @@ func (k *snippetKeys) snippet(text string) string {
 // the need with the best such bounds, and the best match by text, which
 // every score is relative to). What it leaves out could not have changed
 // the first need; a candidate deleted since it was found is dropped.
-func (m *Memory) readRanked(ctx context.Context, s *search, cands []candidate, need int) ([]candidate, error) {
+func (m *Memory) readRanked(q *dbtx, s *search, cands []candidate, need int) ([]candidate, error) {
 	var partial []int
 	bestText, best := 0.0, -1
 	for i, c := range cands {
@@ -352,7 +352,7 @@ func (m *Memory) readRanked(ctx context.Context, s *search, cands []candidate, n
 			best = i
 		}
 	}
-	err := m.read(ctx, "search.rows", func(q *dbtx) error {
+	err := func() error {
 		if need == 0 || s.opts.Mode != SearchText || bestText == 0 {
 			return m.readRows(q, cands, partial)
 		}
@@ -397,7 +397,7 @@ func (m *Memory) readRanked(ctx context.Context, s *search, cands []candidate, n
 			}
 		}
 		return m.readRows(q, cands, rest)
-	})
+	}()
 	if err != nil {
 		return nil, err
 	}

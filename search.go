@@ -297,19 +297,18 @@ func (m *Memory) find(ctx context.Context, opts SearchOptions, need int) (rankin
 	var cands []candidate
 	if s.byText {
 		var err error
-		if cands, err = m.textCandidates(ctx, s); err != nil {
+		if cands, err = m.textCandidates(ctx, s, need); err != nil {
 			return f, err
 		}
-		if s.wantsType(TypeWorking) {
-			cands = append(cands, m.working.candidates(s)...)
-		}
-		if w := m.cfg.Search.ContextWeight; w > 0 && s.wantsType(TypeEpisodic) {
-			if cands, err = m.withContext(ctx, s, cands, w, need); err != nil {
-				return f, err
+		if !s.fromIndex {
+			if s.wantsType(TypeWorking) {
+				cands = append(cands, m.working.candidates(s)...)
 			}
-		}
-		if cands, err = m.readRanked(ctx, s, cands, need); err != nil {
-			return f, err
+			if w := m.cfg.Search.ContextWeight; w > 0 && s.wantsType(TypeEpisodic) {
+				if cands, err = m.withContext(ctx, s, cands, w, need); err != nil {
+					return f, err
+				}
+			}
 		}
 	}
 	cands, qv, err := m.addVectorCandidates(ctx, s, cands)

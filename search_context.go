@@ -44,12 +44,9 @@ const contextShare = 0.999
 // need is how many of the ranking's first candidates the caller uses (0
 // for all): in a text search, the neighbours of a match whose own score
 // bounds theirs below the need-th candidate's are not looked up (see
-// contextWorth). When the in-memory text index found the matches, it
-// found their neighbours too (search.near).
+// contextWorth). (When the in-memory text index finds the matches, it
+// finds their neighbours too: see textCandidates.)
 func (m *Memory) withContext(ctx context.Context, s *search, cands []candidate, weight float64, need int) ([]candidate, error) {
-	if s.fromIndex {
-		return m.addContext(cands, weight, s.near), nil
-	}
 	worth := m.contextWorth(s, cands, weight, need)
 	var hits []int64
 	for _, c := range cands {

@@ -78,7 +78,12 @@ var ftsSources = func() []ftsSource {
 // memories that best match the search's terms, in one read, and scores
 // them by BM25 over the statistics of the agent's whole memory (see
 // scorer): each kind's k best.
-func (m *Memory) textCandidates(ctx context.Context, s *search) ([]candidate, error) {
+//
+// When the in-memory text index answers (see textIndex), it also adds
+// the working set's candidates and the session context, and reads the
+// rows that ranking needs (see readRanked, need as for find), all in the
+// same read: s.fromIndex then says so.
+func (m *Memory) textCandidates(ctx context.Context, s *search, need int) ([]candidate, error) {
 	var cands []candidate
 	err := m.read(ctx, "search", func(q *dbtx) error {
 		docs, tokens, err := m.textStats(q, s)
@@ -91,8 +96,18 @@ func (m *Memory) textCandidates(ctx context.Context, s *search) ([]candidate, er
 				return err
 			}
 			if d != nil {
-				defer m.text.mu.RUnlock()
 				cands, err = m.indexCandidates(q, s, d, docs, tokens)
+				m.text.mu.RUnlock()
+				if err != nil {
+					return err
+				}
+				if s.wantsType(TypeWorking) {
+					cands = append(cands, m.working.candidates(s)...)
+				}
+				if w := m.cfg.Search.ContextWeight; w > 0 && s.wantsType(TypeEpisodic) {
+					cands = m.addContext(cands, w, s.near)
+				}
+				cands, err = m.readRanked(q, s, cands, need)
 				return err
 			}
 		}

@@ -140,7 +140,7 @@ func (m *Memory) vectorRows(q *dbtx, typ MemoryType, hits []vecindex.Hit, f ftsF
 // their vectors by text: they join the candidates, ranked by their text
 // relevance in their place (see rank).
 func (m *Memory) pendingByText(ctx context.Context, s *search, cands []candidate) ([]candidate, error) {
-	found, err := m.textCandidates(ctx, s)
+	found, err := m.textCandidates(ctx, s, 0)
 	if err != nil || len(found) == 0 {
 		return cands, err
 	}

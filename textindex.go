@@ -352,7 +352,10 @@ func (k *textKind) best(s *search, typ MemoryType, df map[string]int, budget int
 		plans = append(plans, plan{hashes: hashes(p.keep)})
 	}
 	var found []candidate
-	seen := map[int32]bool{}
+	var seen map[int32]bool // when a second plan may find them again
+	if len(plans) > 1 {
+		seen = map[int32]bool{}
+	}
 	for _, pl := range plans {
 		docs := k.match(pl.hashes, pl.and)
 		if p.over && len(docs) > budget {
@@ -370,7 +373,9 @@ func (k *textKind) best(s *search, typ MemoryType, df map[string]int, budget int
 			if seen[t.doc] {
 				continue
 			}
-			seen[t.doc] = true
+			if seen != nil {
+				seen[t.doc] = true
+			}
 			d := &k.docs[t.doc]
 			found = append(found, candidate{Result: Result{Type: typ, ID: d.id, CreatedAt: fromMS(d.created)}, pk: d.pk,
 				text: t.score, held: t.held, importance: d.importance, partial: true})
@@ -379,9 +384,14 @@ func (k *textKind) best(s *search, typ MemoryType, df map[string]int, budget int
 			break
 		}
 	}
-	slices.SortFunc(found, func(a, b candidate) int {
-		return cmp.Or(cmp.Compare(b.text, a.text), cmp.Compare(a.ID, b.ID))
-	})
+	if len(plans) > 1 {
+		slices.SortFunc(found, func(a, b candidate) int {
+			if c := cmp.Compare(b.text, a.text); c != 0 {
+				return c
+			}
+			return cmp.Compare(a.ID, b.ID)
+		})
+	}
 	return found[:min(s.k, len(found))]
 }
 
