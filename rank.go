@@ -378,15 +378,21 @@ func (m *Memory) readRanked(q *dbtx, s *search, cands []candidate, need int) ([]
 		if err := m.readRows(q, cands, first); err != nil {
 			return err
 		}
-		var known []candidate
-		for _, c := range cands {
-			if !c.partial {
-				known = append(known, c)
+		// The need-th best score of those read (which include the best
+		// text score): no candidate below it can be among the first need.
+		var scores []float64
+		for i := range cands {
+			if c := &cands[i]; !c.partial {
+				p := ScoreParts{Text: c.text / bestText, Importance: c.importance, Recency: recency(s.now, c.touched, sc.RecencyHalfLife)}
+				if sc := (sc.TextWeight*p.Text + sc.ImportanceWeight*p.Importance + sc.RecencyWeight*p.Recency) / total; sc >= s.opts.Threshold {
+					scores = append(scores, sc)
+				}
 			}
 		}
 		floor := s.opts.Threshold
-		if ranked := m.rank(known, s.now, s.opts); len(ranked) >= need {
-			floor = max(floor, ranked[need-1].Score)
+		if len(scores) >= need {
+			slices.Sort(scores)
+			floor = max(floor, scores[len(scores)-need])
 		}
 		var rest []int
 		for _, i := range partial {

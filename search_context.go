@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"math"
+	"slices"
 )
 
 // Session context: in a conversation the answer is often the turn after
@@ -85,11 +86,12 @@ func (m *Memory) addContext(cands []candidate, weight float64, found []candidate
 	caps := contextCaps{}
 	for _, c := range cands {
 		if c.text > 0 {
-			caps.direct = append(caps.direct, c)
+			caps.direct = append(caps.direct, textHeld{c.text, c.held})
 		}
 	}
+	cands = slices.Grow(cands, len(found))
 	for _, n := range found {
-		via := cands[byID[n.ContextOf]]
+		via := &cands[byID[n.ContextOf]]
 		n.text = caps.score(weight*via.text, via.held)
 		if i, ok := byID[n.ID]; ok {
 			// The best context wins; of two alike, the match of the
@@ -110,8 +112,14 @@ func (m *Memory) addContext(cands []candidate, weight float64, found []candidate
 // holding the query terms held below every direct match holding them all,
 // each cap worked out once.
 type contextCaps struct {
-	direct []candidate
+	direct []textHeld         // the direct matches
 	caps   map[uint64]float64 // by the terms held
+}
+
+// textHeld is a match's text score and the query terms it holds.
+type textHeld struct {
+	text float64
+	held uint64
 }
 
 func (cc *contextCaps) score(score float64, held uint64) float64 {

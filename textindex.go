@@ -351,7 +351,7 @@ func (k *textKind) best(s *search, typ MemoryType, df map[string]int, budget int
 		}
 		plans = append(plans, plan{hashes: hashes(p.keep)})
 	}
-	var found []candidate
+	found := make([]candidate, 0, s.k)
 	var seen map[int32]bool // when a second plan may find them again
 	if len(plans) > 1 {
 		seen = map[int32]bool{}
