@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/engram-go/engram/internal/query"
 )
@@ -231,15 +232,29 @@ var contentSQL = func() map[MemoryType]string {
 	return out
 }()
 
-// lowerASCII reports whether w is made of lowercase ASCII letters and
-// digits only: then it is one token, itself.
-func lowerASCII(w string) bool {
+// mayHold reports whether the word w may hold a key: false when it is
+// ASCII and none of its tokens (its runs of letters and digits) starts
+// with a key's first letter, as a token's stem does.
+func (k *snippetKeys) mayHold(w string) bool {
+	start := true
 	for i := 0; i < len(w); i++ {
-		if c := w[i]; (c < 'a' || c > 'z') && (c < '0' || c > '9') {
-			return false
+		c := w[i]
+		switch {
+		case c >= utf8.RuneSelf:
+			return true // folding may change it: look properly
+		case 'A' <= c && c <= 'Z':
+			c += 'a' - 'A'
+			fallthrough
+		case 'a' <= c && c <= 'z' || '0' <= c && c <= '9':
+			if start && k.first[c] {
+				return true
+			}
+			start = false
+		default:
+			start = true
 		}
 	}
-	return true
+	return false
 }
 
 // snippetKeys are a query's terms as snippets match them: by Porter stem,
@@ -274,8 +289,8 @@ func (k *snippetKeys) snippet(text string) string {
 		k.words = map[string]bool{}
 	}
 	for i, w := range words {
-		if lowerASCII(w) && !k.first[w[0]] {
-			continue // its one token starts with no key's first letter
+		if !k.mayHold(w) {
+			continue
 		}
 		h, known := k.words[w]
 		if !known {
