@@ -7,6 +7,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -232,6 +233,38 @@ var contentSQL = func() map[MemoryType]string {
 	return out
 }()
 
+// stemCache remembers the Porter stems of the tokens snippets met: the
+// same words come back in result after result, and stemming one costs
+// ten times a lookup.
+type stemCache struct {
+	mu    sync.RWMutex
+	stems map[string]string
+}
+
+// stemCacheMax bounds the cache; it starts again empty when full.
+const stemCacheMax = 1 << 16
+
+// stems is the process's cache of snippets' stems.
+var stems stemCache
+
+// of returns tok's Porter stem.
+func (c *stemCache) of(tok string) string {
+	c.mu.RLock()
+	st, ok := c.stems[tok]
+	c.mu.RUnlock()
+	if ok {
+		return st
+	}
+	st = query.Stem(tok)
+	c.mu.Lock()
+	if c.stems == nil || len(c.stems) >= stemCacheMax {
+		c.stems = make(map[string]string)
+	}
+	c.stems[strings.Clone(tok)] = st
+	c.mu.Unlock()
+	return st
+}
+
 // mayHold reports whether the word w may hold a key: false when it is
 // ASCII and none of its tokens (its runs of letters and digits) starts
 // with a key's first letter, as a token's stem does.
@@ -295,7 +328,7 @@ func (k *snippetKeys) snippet(text string) string {
 		h, known := k.words[w]
 		if !known {
 			for _, tok := range query.Tokens(w) {
-				if k.first[tok[0]] && k.stems[query.Stem(tok)] {
+				if k.first[tok[0]] && k.stems[stems.of(tok)] {
 					h = true
 					break
 				}
