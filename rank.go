@@ -402,7 +402,7 @@ func (m *Memory) readRanked(q *dbtx, s *search, cands []candidate, need int) ([]
 	}
 	err := func() error {
 		if need == 0 || s.opts.Mode != SearchText || bestText == 0 {
-			return m.readRows(q, cands, partial)
+			return m.readRows(q, s, cands, partial, true)
 		}
 		sc := m.cfg.Search
 		total := sc.TextWeight + sc.ImportanceWeight + sc.RecencyWeight
@@ -423,7 +423,7 @@ func (m *Memory) readRanked(q *dbtx, s *search, cands []candidate, need int) ([]
 		if best >= 0 && !slices.Contains(first, best) {
 			first = append(slices.Clip(first), best)
 		}
-		if err := m.readRows(q, cands, first); err != nil {
+		if err := m.readRows(q, s, cands, first, false); err != nil {
 			return err
 		}
 		// The need-th best score of those read (which include the best
@@ -450,7 +450,7 @@ func (m *Memory) readRanked(q *dbtx, s *search, cands []candidate, need int) ([]
 				rest = append(rest, i)
 			}
 		}
-		return m.readRows(q, cands, rest)
+		return m.readRows(q, s, cands, rest, false)
 	}()
 	if err != nil {
 		return nil, err
@@ -462,43 +462,116 @@ func (m *Memory) readRanked(q *dbtx, s *search, cands []candidate, need int) ([]
 // created (see kind.touched).
 const createdAt = "{t}.created_at"
 
-// rankedSQL reads, per kind, what ranking needs of the rows whose pks
-// are listed in ?1 (see scanRanked), their text and where they were found.
-var rankedSQL = func() map[MemoryType]string {
-	out := map[MemoryType]string{}
+// rowRead says which of a partial candidate's columns readRows reads
+// besides its pk and text (and its tags and citation, for the kinds that
+// have them): what the index does not know already.
+type rowRead struct {
+	importance bool // the index's is not the snapshot's
+	touched    bool // the kind is touched after it is created
+	recall     bool // retrievals and strength, for recall (need 0)
+}
+
+// rowReads are the queries of readRows, by kind and rowRead: the columns
+// of the rows whose pks are listed in ?1, in the order readRows scans
+// them.
+var rowReads = func() map[MemoryType]map[rowRead]string {
+	out := map[MemoryType]map[rowRead]string{}
 	for _, k := range kinds {
-		out[k.typ] = `SELECT ` + k.rankCols("t") + `, ` + k.textOver("t") + `, ` + k.citeOver("t") +
-			` FROM json_each(?1) j CROSS JOIN ` + k.table + ` t ON t.pk = j.value`
+		out[k.typ] = map[rowRead]string{}
+		for _, r := range []rowRead{{}, {true, false, false}, {false, true, false}, {true, true, false},
+			{false, false, true}, {true, false, true}, {false, true, true}, {true, true, true}} {
+			cols := `t.pk, ` + k.textOver("t")
+			if k.cite != "" {
+				cols += `, ` + k.citeOver("t")
+			}
+			if k.tagged {
+				cols += `, ` + k.tagsOver("t")
+			}
+			if r.importance {
+				cols += `, ` + over(k.importance, "t")
+			}
+			if r.touched {
+				cols += `, ` + over(k.touched, "t")
+			}
+			if r.recall {
+				cols += `, t.retrievals, ` + over(k.strength, "t")
+			}
+			out[k.typ][r] = `SELECT ` + cols + ` FROM json_each(?1) j CROSS JOIN ` + k.table + ` t ON t.pk = j.value`
+		}
 	}
 	return out
 }()
 
-// readRows reads the candidates at the indexes at, one query per kind,
-// and marks them complete; a row no longer there stays partial.
-func (m *Memory) readRows(q *dbtx, cands []candidate, at []int) error {
+// readRows reads what ranking and the results need of the partial
+// candidates at the indexes at, one query per kind, and marks them
+// complete; a row no longer there stays partial. Their type, ID, pk,
+// creation time and (when the search knows it) importance are the
+// index's; a kind touched only when created was touched then. recall
+// says the retrievals and strength are wanted too.
+func (m *Memory) readRows(q *dbtx, s *search, cands []candidate, at []int, recall bool) error {
 	byType := map[MemoryType][]int{}
 	for _, i := range at {
 		byType[cands[i].Type] = append(byType[cands[i].Type], i)
 	}
 	for typ, idx := range byType {
+		k := kindOf(typ)
+		rr := rowRead{importance: !s.importanceKnown, touched: k.touched != createdAt, recall: recall}
 		pks := make([]int64, len(idx))
 		where := make(map[int64]int, len(idx))
 		for j, i := range idx {
 			pks[j], where[cands[i].pk] = cands[i].pk, i
 		}
 		list, _ := json.Marshal(pks)
-		rows, err := q.query(rankedSQL[typ], string(list))
+		rows, err := q.query(rowReads[typ][rr], string(list))
 		if err != nil {
 			return err
 		}
-		got, err := scanAll(rows, scanRanked(typ, func(c *candidate) []any { return []any{&c.Content, &c.Source} }))
+		var pk, touched int64
+		var text, cite, tags string
+		dest := []any{&pk, &text}
+		if k.cite != "" {
+			dest = append(dest, &cite)
+		}
+		if k.tagged {
+			dest = append(dest, &tags)
+		}
+		var importance, strength float64
+		var retrievals int
+		if rr.importance {
+			dest = append(dest, &importance)
+		}
+		if rr.touched {
+			dest = append(dest, &touched)
+		}
+		if rr.recall {
+			dest = append(dest, &retrievals, &strength)
+		}
+		_, err = scanAll(rows, func(r scanner) (struct{}, error) {
+			if err := r.Scan(dest...); err != nil {
+				return struct{}{}, err
+			}
+			i, ok := where[pk]
+			if !ok {
+				return struct{}{}, nil
+			}
+			c := &cands[i]
+			var err error
+			if c.Tags, err = decodeTags(tags); err != nil {
+				return struct{}{}, err
+			}
+			c.Content, c.Source, c.partial = text, cite, false
+			if rr.importance {
+				c.importance = importance
+			}
+			c.touched = c.CreatedAt
+			if rr.touched {
+				c.touched = fromMS(touched)
+			}
+			c.retrievals, c.strength = retrievals, strength
+			return struct{}{}, nil
+		})
 		if err != nil {
 			return err
-		}
-		for _, r := range got {
-			c := &cands[where[r.pk]]
-			c.Tags, c.CreatedAt, c.importance, c.touched, c.retrievals, c.strength = r.Tags, r.CreatedAt, r.importance, r.touched, r.retrievals, r.strength
-			c.Content, c.Source, c.partial = r.Content, r.Source, false
 		}
 	}
 	return nil
