@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/engram-go/engram/internal/query"
@@ -298,6 +299,10 @@ type snippetKeys struct {
 	stems map[string]bool
 	first [256]bool
 	words map[string]bool // whether a word holds a key, once known
+	// spans and hit are snippet's scratch: where each word of a text
+	// starts and ends, and whether it holds a key.
+	spans [][2]int
+	hit   []bool
 }
 
 // newSnippetKeys returns the keys of the terms of Porter stems stems.
@@ -316,27 +321,33 @@ func newSnippetKeys(stems []string) *snippetKeys {
 // holds the most query terms, with each matching word in **bold**. Only
 // the results pay for it, not every candidate.
 func (k *snippetKeys) snippet(text string) string {
-	words := strings.Fields(text)
-	hit := make([]bool, len(words))
-	if k.words == nil {
-		k.words = map[string]bool{}
-	}
-	for i, w := range words {
-		if !k.mayHold(w) {
+	// The words, as strings.Fields splits them, and which hold a key.
+	k.spans, k.hit = k.spans[:0], k.hit[:0]
+	for i := 0; i < len(text); {
+		r, n := rune(text[i]), 1
+		if r >= utf8.RuneSelf {
+			r, n = utf8.DecodeRuneInString(text[i:])
+		}
+		if unicode.IsSpace(r) {
+			i += n
 			continue
 		}
-		h, known := k.words[w]
-		if !known {
-			for _, tok := range query.Tokens(w) {
-				if k.first[tok[0]] && k.stems[stems.of(tok)] {
-					h = true
-					break
-				}
+		j := i + n
+		for j < len(text) {
+			r, n := rune(text[j]), 1
+			if r >= utf8.RuneSelf {
+				r, n = utf8.DecodeRuneInString(text[j:])
 			}
-			k.words[w] = h
+			if unicode.IsSpace(r) {
+				break
+			}
+			j += n
 		}
-		hit[i] = h
+		k.spans = append(k.spans, [2]int{i, j})
+		k.hit = append(k.hit, k.holds(text[i:j]))
+		i = j
 	}
+	words, hit := k.spans, k.hit
 	start, best, n := 0, -1, 0
 	for i := range words {
 		if hit[i] {
@@ -350,7 +361,11 @@ func (k *snippetKeys) snippet(text string) string {
 		}
 	}
 	end := min(len(words), start+snippetTokens)
+	if end == start {
+		return ""
+	}
 	var b strings.Builder
+	b.Grow(words[end-1][1] - words[start][0] + 4*snippetTokens + 2*len("…"))
 	if start > 0 {
 		b.WriteString("…")
 	}
@@ -358,16 +373,41 @@ func (k *snippetKeys) snippet(text string) string {
 		if i > start {
 			b.WriteByte(' ')
 		}
+		w := text[words[i][0]:words[i][1]]
 		if hit[i] {
-			b.WriteString("**" + words[i] + "**")
+			b.WriteString("**")
+			b.WriteString(w)
+			b.WriteString("**")
 		} else {
-			b.WriteString(words[i])
+			b.WriteString(w)
 		}
 	}
 	if end < len(words) {
 		b.WriteString("…")
 	}
 	return b.String()
+}
+
+// holds reports whether the word w holds a key: one of its tokens has a
+// key's stem.
+func (k *snippetKeys) holds(w string) bool {
+	if !k.mayHold(w) {
+		return false
+	}
+	h, known := k.words[w]
+	if !known {
+		for _, tok := range query.Tokens(w) {
+			if k.first[tok[0]] && k.stems[stems.of(tok)] {
+				h = true
+				break
+			}
+		}
+		if k.words == nil {
+			k.words = map[string]bool{}
+		}
+		k.words[w] = h
+	}
+	return h
 }
 
 // readRanked reads what ranking needs of the candidates the in-memory

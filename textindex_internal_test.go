@@ -281,3 +281,76 @@ func TestSnippetMarksEveryWordHoldingAKey(t *testing.T) {
 		}
 	}
 }
+
+// snippetByFields is how snippets were cut before they kept their own
+// word spans: the reference TestSnippetSplitsAsFields holds them to.
+func snippetByFields(k *snippetKeys, text string) string {
+	words := strings.Fields(text)
+	hit := make([]bool, len(words))
+	for i, w := range words {
+		for _, tok := range query.Tokens(w) {
+			if k.stems[query.Stem(tok)] {
+				hit[i] = true
+				break
+			}
+		}
+	}
+	start, best, n := 0, -1, 0
+	for i := range words {
+		if hit[i] {
+			n++
+		}
+		if i >= snippetTokens && hit[i-snippetTokens] {
+			n--
+		}
+		if n > best {
+			best, start = n, max(0, i-snippetTokens+1)
+		}
+	}
+	end := min(len(words), start+snippetTokens)
+	var b strings.Builder
+	if start > 0 {
+		b.WriteString("…")
+	}
+	for i := start; i < end; i++ {
+		if i > start {
+			b.WriteByte(' ')
+		}
+		if hit[i] {
+			b.WriteString("**" + words[i] + "**")
+		} else {
+			b.WriteString(words[i])
+		}
+	}
+	if end < len(words) {
+		b.WriteString("…")
+	}
+	return b.String()
+}
+
+// A snippet splits words as strings.Fields does (every Unicode space)
+// and is, byte for byte, what stemming every word of strings.Fields
+// makes, whatever the snippets cut before it with the same keys.
+func TestSnippetSplitsAsFields(t *testing.T) {
+	vocab := strings.Fields("Deploy deploying kayak Kayaks roll-back (canary) über naïve 42 the migrations MIGRATE x")
+	spaces := []string{" ", "  ", "\t", "\n", "\u00a0", "\u2003", "\u3000"}
+	rng := rand.New(rand.NewPCG(18, 18))
+	keys := []string{query.Stem("deploy"), query.Stem("canary"), query.Stem("über"), query.Stem("migrations")}
+	k := newSnippetKeys(keys) // one for every text, as a search has
+	for range 500 {
+		var b strings.Builder
+		if rng.IntN(4) == 0 {
+			b.WriteString(spaces[rng.IntN(len(spaces))])
+		}
+		for i := range rng.IntN(50) {
+			if i > 0 {
+				b.WriteString(spaces[rng.IntN(len(spaces))])
+			}
+			b.WriteString(vocab[rng.IntN(len(vocab))])
+		}
+		text := b.String()
+		if got, want := k.snippet(text), snippetByFields(k, text); got != want {
+			t.Fatalf("%q:\n got %q\nwant %q", text, got, want)
+		}
+	}
+}
