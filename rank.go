@@ -446,7 +446,7 @@ func (m *Memory) readRanked(q *dbtx, s *search, cands []candidate, need int) ([]
 		}
 		sc := m.cfg.Search
 		total := sc.TextWeight + sc.ImportanceWeight + sc.RecencyWeight
-		bounds := make(map[int]float64, len(partial))
+		bounds := make([]float64, len(cands))
 		for _, i := range partial {
 			c := &cands[i]
 			k, imp, rec := kindOf(c.Type), kindOf(c.Type).maxImportance, 1.0
