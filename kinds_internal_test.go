@@ -3,6 +3,7 @@ package engram
 import (
 	"context"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -64,6 +65,41 @@ func TestDeletesLeaveNoTerms(t *testing.T) {
 		}
 		if on != "1" {
 			t.Errorf("%s: %s has no secure-delete", k.typ, k.fts)
+		}
+	}
+}
+
+// Every kind whose importance is made of columns has the trigger that
+// moves text_stats.ranks when its importance rises (migration 0010), on
+// those columns, with its own expression: the in-memory text index's
+// bounds on importance hold only while ranks has not moved.
+func TestImportanceRisesMoveRanks(t *testing.T) {
+	m, err := New(Tier1, InMemory())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	for _, k := range kinds {
+		cols := columnsOf(k.importance)
+		var sql string
+		err := m.db.read(context.Background(), "test", func(q *dbtx) error {
+			return q.queryRow(`SELECT coalesce((SELECT sql FROM sqlite_schema WHERE type = 'trigger' AND tbl_name = ?1 AND name LIKE '%_ranks_au'), '')`,
+				[]any{k.table}, &sql)
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(cols) == 0 {
+			if sql != "" {
+				t.Errorf("%s: importance %q is a constant, yet a trigger moves ranks", k.table, k.importance)
+			}
+			continue
+		}
+		want := []string{"UPDATE OF " + strings.Join(cols, ", ") + " ON " + k.table, over(k.importance, "new") + " > " + over(k.importance, "old")}
+		for _, w := range want {
+			if !strings.Contains(sql, w) {
+				t.Errorf("%s: the ranks trigger %q lacks %q", k.table, sql, w)
+			}
 		}
 	}
 }

@@ -414,8 +414,8 @@ func (k *snippetKeys) holds(w string) bool {
 // text index found (partial ones), with their content, and returns the
 // candidates, all complete. need is as for find: in a text search that
 // uses only the first need, a candidate is read only if it could be among
-// them, its score with its text relevance, its importance (its kind's
-// most when the index's is not the snapshot's) and its recency (full,
+// them, its score with its text relevance, the index's bound on its
+// importance (its kind's most when that may be stale) and its recency (full,
 // unless its kind is touched only when created, which the index knows)
 // reaching the need-th best score of those read (first
 // the need with the best such bounds, and the best match by text, which
@@ -450,8 +450,8 @@ func (m *Memory) readRanked(q *dbtx, s *search, cands []candidate, need int) ([]
 		for _, i := range partial {
 			c := &cands[i]
 			k, imp, rec := kindOf(c.Type), kindOf(c.Type).maxImportance, 1.0
-			if s.importanceKnown {
-				imp = c.importance
+			if s.importanceBound {
+				imp = c.importance // the index's, at least the row's
 			}
 			if k.touched == createdAt {
 				rec = recency(s.now, c.CreatedAt, sc.RecencyHalfLife) // known: the index holds it
@@ -503,12 +503,11 @@ func (m *Memory) readRanked(q *dbtx, s *search, cands []candidate, need int) ([]
 const createdAt = "{t}.created_at"
 
 // rowRead says which of a partial candidate's columns readRows reads
-// besides its pk and text (and its tags and citation, for the kinds that
-// have them): what the index does not know already.
+// besides its pk, text and importance (and its tags and citation, for the
+// kinds that have them): what the index does not know already.
 type rowRead struct {
-	importance bool // the index's is not the snapshot's
-	touched    bool // the kind is touched after it is created
-	recall     bool // retrievals and strength, for recall (need 0)
+	touched bool // the kind is touched after it is created
+	recall  bool // retrievals and strength, for recall (need 0)
 }
 
 // rowReads are the queries of readRows, by kind and rowRead: the columns
@@ -518,8 +517,7 @@ var rowReads = func() map[MemoryType]map[rowRead]string {
 	out := map[MemoryType]map[rowRead]string{}
 	for _, k := range kinds {
 		out[k.typ] = map[rowRead]string{}
-		for _, r := range []rowRead{{}, {true, false, false}, {false, true, false}, {true, true, false},
-			{false, false, true}, {true, false, true}, {false, true, true}, {true, true, true}} {
+		for _, r := range []rowRead{{}, {true, false}, {false, true}, {true, true}} {
 			cols := `t.pk, ` + k.textOver("t")
 			if k.cite != "" {
 				cols += `, ` + k.citeOver("t")
@@ -527,9 +525,7 @@ var rowReads = func() map[MemoryType]map[rowRead]string {
 			if k.tagged {
 				cols += `, ` + k.tagsOver("t")
 			}
-			if r.importance {
-				cols += `, ` + over(k.importance, "t")
-			}
+			cols += `, ` + over(k.importance, "t")
 			if r.touched {
 				cols += `, ` + over(k.touched, "t")
 			}
@@ -544,10 +540,9 @@ var rowReads = func() map[MemoryType]map[rowRead]string {
 
 // readRows reads what ranking and the results need of the partial
 // candidates at the indexes at, one query per kind, and marks them
-// complete; a row no longer there stays partial. Their type, ID, pk,
-// creation time and (when the search knows it) importance are the
-// index's; a kind touched only when created was touched then. recall
-// says the retrievals and strength are wanted too.
+// complete; a row no longer there stays partial. Their type, ID, pk and
+// creation time are the index's; a kind touched only when created was
+// touched then. recall says the retrievals and strength are wanted too.
 func (m *Memory) readRows(q *dbtx, s *search, cands []candidate, at []int, recall bool) error {
 	byType := map[MemoryType][]int{}
 	for _, i := range at {
@@ -555,7 +550,7 @@ func (m *Memory) readRows(q *dbtx, s *search, cands []candidate, at []int, recal
 	}
 	for typ, idx := range byType {
 		k := kindOf(typ)
-		rr := rowRead{importance: !s.importanceKnown, touched: k.touched != createdAt, recall: recall}
+		rr := rowRead{touched: k.touched != createdAt, recall: recall}
 		pks := make([]int64, len(idx))
 		where := make(map[int64]int, len(idx))
 		for j, i := range idx {
@@ -577,9 +572,7 @@ func (m *Memory) readRows(q *dbtx, s *search, cands []candidate, at []int, recal
 		}
 		var importance, strength float64
 		var retrievals int
-		if rr.importance {
-			dest = append(dest, &importance)
-		}
+		dest = append(dest, &importance)
 		if rr.touched {
 			dest = append(dest, &touched)
 		}
@@ -599,10 +592,7 @@ func (m *Memory) readRows(q *dbtx, s *search, cands []candidate, at []int, recal
 			if c.Tags, err = decodeTags(tags); err != nil {
 				return struct{}{}, err
 			}
-			c.Content, c.Source, c.partial = text, cite, false
-			if rr.importance {
-				c.importance = importance
-			}
+			c.Content, c.Source, c.importance, c.partial = text, cite, importance, false
 			c.touched = c.CreatedAt
 			if rr.touched {
 				c.touched = fromMS(touched)

@@ -358,11 +358,12 @@ type search struct {
 	// each with its match's ID as ContextOf (see withContext).
 	fromIndex bool
 	near      []candidate
-	// ranks is the version of the agent's importance the search read;
-	// importanceKnown says the index's is that one, so that its
-	// candidates' importance is known before their rows are read.
+	// ranks is the version of the agent's importance the search read
+	// (see migration 0010); importanceBound says the index's is that
+	// one, so that its candidates' importance is bounded by the index's
+	// before their rows are read.
 	ranks           int64
-	importanceKnown bool
+	importanceBound bool
 }
 
 // indexable reports whether the in-memory text index can answer the

@@ -44,8 +44,8 @@ type textIndex struct {
 }
 
 // textData is the index proper, as of one version of the agent's texts,
-// and its rows' importance as of one version of their ranks (see
-// migration 0010).
+// with bounds on its rows' importance as of one version of their ranks
+// (see migration 0010).
 type textData struct {
 	version, ranks int64
 	kinds          []textKind // one per ftsSources entry, in its order
@@ -64,7 +64,7 @@ type textDoc struct {
 	pk         int64
 	id         string
 	created    int64
-	importance float64 // as kind.importance makes it
+	importance float64 // at least kind.importance's value (see migration 0010)
 	ntok       int32
 	session    string
 }
@@ -530,8 +530,8 @@ func gallop(list []int32, from int, d int32) int {
 // neighbours of the episodic matches go to s.near.
 func (m *Memory) indexCandidates(q *dbtx, s *search, d *textData, docs, tokens int) ([]candidate, error) {
 	s.fromIndex = true
-	if s.importanceKnown = s.ranks == d.ranks; !s.importanceKnown {
-		m.text.build(m) // importance changed: read it again
+	if s.importanceBound = s.ranks == d.ranks; !s.importanceBound {
+		m.text.build(m) // some importance rose: read it again
 	}
 	df := map[string]int{}
 	kindDF := make([]map[string]int, len(ftsSources))

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -210,7 +211,19 @@ func textIndexAgrees(t *testing.T, cfg Config) {
 			t.Fatal(err)
 		}
 	}
-	check("importance changed", 40)
+	check("importance raised", 40)
+	// Lowered: ranks does not move, and the index's importance, higher
+	// than the rows', still bounds it.
+	indexReady(t, idx)
+	zero := 0.0
+	for _, id := range semantic[40:140] {
+		if _, err := fts.Semantic().Update(ctx, id, SemanticPatch{Importance: &zero}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if check("importance lowered", 40) == 0 {
+		t.Fatal("no search used the index after importance was lowered")
+	}
 }
 
 // Episodes are touched only when logged, which the index knows: the
@@ -351,6 +364,95 @@ func TestSnippetSplitsAsFields(t *testing.T) {
 		text := b.String()
 		if got, want := k.snippet(text), snippetByFields(k, text); got != want {
 			t.Fatalf("%q:\n got %q\nwant %q", text, got, want)
+		}
+	}
+}
+
+// Searches run while this Memory adds rows (which they add to the index)
+// and another connection deletes and changes some (which make it build
+// again): under the race detector, every search answers, and once the
+// writes stop the index finds exactly what FTS5 finds.
+func TestTextIndexConcurrentWritesAndSearches(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Search.PostingBudget = 40
+	now := time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)
+	fts, idx := textIndexPair(t, cfg, now)
+	words := strings.Fields("kayak garage river tent stove lantern map compass boots rope the and of")
+	ctx := context.Background()
+	text := func(rng *rand.Rand, n int) string {
+		w := make([]string, n)
+		for i := range w {
+			w[i] = words[rng.IntN(len(words))]
+		}
+		return strings.Join(w, " ")
+	}
+	rng := rand.New(rand.NewPCG(19, 19))
+	var ids []string
+	for range 4 {
+		var batch []SemanticEntry
+		for range 50 {
+			batch = append(batch, SemanticEntry{Content: text(rng, 6), Importance: rng.Float64()})
+		}
+		got, err := idx.Semantic().StoreBatch(ctx, batch)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, got...)
+	}
+	done := make(chan struct{})
+	errs := make(chan error, 4)
+	var wg sync.WaitGroup
+	run := func(seed uint64, f func(rng *rand.Rand) error) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			rng := rand.New(rand.NewPCG(seed, seed))
+			for {
+				select {
+				case <-done:
+					return
+				default:
+				}
+				if err := f(rng); err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	run(1, func(rng *rand.Rand) error { // adds rows
+		_, err := idx.Episodic().Log(ctx, Episode{Content: text(rng, 5), SessionID: fmt.Sprint("s", rng.IntN(5))})
+		return err
+	})
+	run(2, func(rng *rand.Rand) error { // changes rows through the other connection
+		id := ids[rng.IntN(len(ids))]
+		c := text(rng, 7)
+		_, err := fts.Semantic().Update(ctx, id, SemanticPatch{Content: &c})
+		time.Sleep(2 * time.Millisecond)
+		return err
+	})
+	for seed := uint64(3); seed < 5; seed++ {
+		run(seed, func(rng *rand.Rand) error {
+			rs, err := idx.Search(ctx, SearchOptions{Query: text(rng, 2)})
+			for _, r := range rs {
+				if r.ID == "" || r.Content == "" {
+					return fmt.Errorf("result %+v has no ID or content", r)
+				}
+			}
+			return err
+		})
+	}
+	time.Sleep(1500 * time.Millisecond)
+	close(done)
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	indexReady(t, idx)
+	for range 30 {
+		if !sameFinds(t, fts, idx, SearchOptions{Query: text(rng, 3), Limit: 10}) {
+			t.Fatal("the index did not answer once the writes stopped")
 		}
 	}
 }

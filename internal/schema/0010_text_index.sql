@@ -9,18 +9,21 @@ WHEN old.session_id IS NOT new.session_id OR old.created_at IS NOT new.created_a
 END;
 
 -- The index keeps each row's importance as search blends it in (see
--- kinds.go), valid while ranks has not moved: every change of a column it
--- is made of moves it, from any connection.
+-- kinds.go), as a bound on it: a search reads the rows it ranks, and skips
+-- those whose bound cannot reach its results. The bound holds while ranks
+-- has not moved: every change that raises a row's importance moves it,
+-- from any connection. One that lowers it (decay, mostly) leaves the bound
+-- above it, still a bound, and costs nothing more.
 ALTER TABLE text_stats ADD COLUMN ranks INTEGER NOT NULL DEFAULT 0;
 CREATE TRIGGER semantic_ranks_au AFTER UPDATE OF importance, resonance ON semantic_memory
-WHEN old.importance IS NOT new.importance OR old.resonance IS NOT new.resonance BEGIN
+WHEN new.importance * new.resonance > old.importance * old.resonance BEGIN
     UPDATE text_stats SET ranks = ranks + 1 WHERE agent_id = new.agent_id;
 END;
 CREATE TRIGGER episodic_ranks_au AFTER UPDATE OF resonance ON episodic_log
-WHEN old.resonance IS NOT new.resonance BEGIN
+WHEN 0.5 * new.resonance > 0.5 * old.resonance BEGIN
     UPDATE text_stats SET ranks = ranks + 1 WHERE agent_id = new.agent_id;
 END;
 CREATE TRIGGER procedural_ranks_au AFTER UPDATE OF success_rate, resonance ON procedural_memory
-WHEN old.success_rate IS NOT new.success_rate OR old.resonance IS NOT new.resonance BEGIN
+WHEN new.success_rate * new.resonance > old.success_rate * old.resonance BEGIN
     UPDATE text_stats SET ranks = ranks + 1 WHERE agent_id = new.agent_id;
 END;
