@@ -179,8 +179,8 @@ type SearchConfig struct {
 	// text searches to keep an index of their words in memory, built in
 	// the background after the first search and kept in step with every
 	// write, from any connection: a text search then scores its matches
-	// without asking FTS5 and reads only the rows it ranks (about 100
-	// bytes a memory, 6 a word in it). An agent with more, a search with
+	// without asking FTS5 and reads only the rows it ranks (about 200
+	// bytes a memory of twenty words). An agent with more, a search with
 	// filters (Since, Until, Tags), an Advanced expression, vector and
 	// hybrid searches, and facts, which hold only for a while, are
 	// searched through FTS5, as before the index is ready; both ways give

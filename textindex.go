@@ -53,20 +53,22 @@ type textData struct {
 
 // textKind is one kind's part of the index.
 type textKind struct {
-	docs []textDoc          // by pk
-	post map[uint32]*posts  // stem hash → the docs holding it
-	sess map[string][]int32 // a session's docs in (created_at, pk) order (kind.session)
-	last int64              // the largest pk indexed
+	docs []textDoc         // by pk
+	post map[uint32]*posts // stem hash → the docs holding it
+	// sessions are the docs of each session (kind.session) in
+	// (created_at, pk) order, sessionAt where each session is in it.
+	sessions  [][]int32
+	sessionAt map[string]int32
+	last      int64 // the largest pk indexed
 }
 
 // textDoc is one indexed row.
 type textDoc struct {
-	pk         int64
-	id         string
-	created    int64
-	importance float64 // at least kind.importance's value (see migration 0010)
-	ntok       int32
-	session    string
+	pk, created int64
+	importance  float64 // at least kind.importance's value (see migration 0010)
+	id          string
+	ntok        int32
+	session     int32 // in textKind.sessions; -1 for none
 }
 
 // posts are the docs holding a stem hash, ascending, and how often.
@@ -205,6 +207,7 @@ func loadText(ctx context.Context, m *Memory) (*textData, error) {
 			for _, r := range rows {
 				k.add(r)
 			}
+			k.trim()
 		}
 		return nil
 	})
@@ -214,7 +217,8 @@ func loadText(ctx context.Context, m *Memory) (*textData, error) {
 // textRow is a row read for the index, with its term vector.
 type textRow struct {
 	textDoc
-	terms []byte
+	terms   []byte
+	session string
 }
 
 // textRowsSQL reads, per kind, the agent's (?1) rows after the pk ?2,
@@ -284,14 +288,32 @@ func (k *textKind) add(r textRow) {
 		p.tfs = append(p.tfs, uint16(n))
 	})
 	if r.session == "" {
+		k.docs[at].session = -1
 		return
 	}
-	if k.sess == nil {
-		k.sess = make(map[string][]int32)
+	sn, ok := k.sessionAt[r.session]
+	if !ok {
+		if k.sessionAt == nil {
+			k.sessionAt = make(map[string]int32)
+		}
+		sn = int32(len(k.sessions))
+		k.sessionAt[r.session] = sn
+		k.sessions = append(k.sessions, nil)
 	}
-	s := k.sess[r.session]
+	k.docs[at].session = sn
+	s := k.sessions[sn]
 	i, _ := slices.BinarySearchFunc(s, at, func(e, t int32) int { return k.sessionOrder(e, t) })
-	k.sess[r.session] = slices.Insert(s, i, at)
+	k.sessions[sn] = slices.Insert(s, i, at)
+}
+
+// trim gives back the room appends left in the postings, once a build has
+// added every row.
+func (k *textKind) trim() {
+	for _, p := range k.post {
+		if cap(p.docs) > len(p.docs) {
+			p.docs, p.tfs = slices.Clone(p.docs), slices.Clone(p.tfs)
+		}
+	}
 }
 
 // sessionOrder orders two docs of a session: by created_at, then pk.
@@ -304,7 +326,11 @@ func (k *textKind) sessionOrder(a, b int32) int {
 // its session, -1 for none.
 func (k *textKind) neighbours(doc int32) (before, after int32) {
 	before, after = -1, -1
-	s := k.sess[k.docs[doc].session]
+	sn := k.docs[doc].session
+	if sn < 0 {
+		return
+	}
+	s := k.sessions[sn]
 	i, found := slices.BinarySearchFunc(s, doc, func(e, t int32) int { return k.sessionOrder(e, t) })
 	if !found {
 		return
