@@ -89,6 +89,9 @@ const textCatchUpMax = 4096
 // configured IndexMax gets no index.
 func (x *textIndex) view(q *dbtx, m *Memory, version int64, docs int) (*textData, error) {
 	if max := m.cfg.Search.IndexMax; max == 0 || docs > max {
+		x.mu.Lock()
+		x.data = nil // grown past the bound: its memory goes back
+		x.mu.Unlock()
 		return nil, nil
 	}
 	x.mu.RLock()
@@ -105,7 +108,10 @@ func (x *textIndex) view(q *dbtx, m *Memory, version int64, docs int) (*textData
 		}
 	}
 	x.mu.RUnlock()
-	if d == nil || version < from || version-from > textCatchUpMax {
+	if d != nil && version < from {
+		return nil, nil // an older snapshot than the index's
+	}
+	if d == nil || version-from > textCatchUpMax {
 		x.build(m)
 		return nil, nil
 	}
