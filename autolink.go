@@ -227,7 +227,8 @@ func postingAt(p []posting, pk int64) (int, bool) {
 	return slices.BinarySearchFunc(p, pk, func(e posting, pk int64) int { return cmp.Compare(e.pk, pk) })
 }
 
-// stemControl lets Close stop background builds without the writer lock.
+// stemControl lets Close stop background builds without the writer lock
+// (of auto-linking's stem index, and of search's text index).
 type stemControl struct {
 	mu      sync.Mutex // guards stopped and cancel
 	stopped bool       // no build starts any more
@@ -589,14 +590,18 @@ func (x *stemIndex) install(q *dbtx, b *stemBuild, d stemData, v0 int64) error {
 
 // stop stops the background build, if any, waits for it, and lets no
 // other start. Close calls it.
-func (x *stemIndex) stop() {
-	x.ctl.mu.Lock()
-	x.ctl.stopped = true
-	if x.ctl.cancel != nil {
-		x.ctl.cancel()
+func (x *stemIndex) stop() { x.ctl.stop() }
+
+// stop cancels the background work under way, waits for it, and lets no
+// other start.
+func (c *stemControl) stop() {
+	c.mu.Lock()
+	c.stopped = true
+	if c.cancel != nil {
+		c.cancel()
 	}
-	x.ctl.mu.Unlock()
-	x.ctl.wg.Wait()
+	c.mu.Unlock()
+	c.wg.Wait()
 }
 
 // put indexes the entry with rowid pk, replacing what was indexed there.

@@ -32,15 +32,10 @@ import (
 // search adds them first; otherwise the index is built again in the
 // background, and searches ask FTS5 meanwhile.
 type textIndex struct {
-	mu   sync.RWMutex
-	data *textData // nil until built
-	ctl  struct {
-		mu       sync.Mutex // guards the rest of ctl
-		building bool
-		stopped  bool // no build starts any more
-		cancel   context.CancelFunc
-		wg       sync.WaitGroup
-	}
+	mu       sync.RWMutex
+	data     *textData // nil until built
+	ctl      stemControl
+	building bool // a build is under way; ctl.mu guards it
 }
 
 // textData is the index proper, as of one version of the agent's texts,
@@ -152,11 +147,11 @@ func (x *textIndex) view(q *dbtx, m *Memory, version int64, docs int) (*textData
 func (x *textIndex) build(m *Memory) {
 	x.ctl.mu.Lock()
 	defer x.ctl.mu.Unlock()
-	if x.ctl.building || x.ctl.stopped {
+	if x.building || x.ctl.stopped {
 		return
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	x.ctl.building, x.ctl.cancel = true, cancel
+	x.building, x.ctl.cancel = true, cancel
 	x.ctl.wg.Add(1)
 	go func() {
 		defer x.ctl.wg.Done()
@@ -168,20 +163,14 @@ func (x *textIndex) build(m *Memory) {
 			x.mu.Unlock()
 		}
 		x.ctl.mu.Lock()
-		x.ctl.building = false
+		x.building = false
 		x.ctl.mu.Unlock()
 	}()
 }
 
 // stop stops a build under way and lets no other start; Close calls it.
 func (x *textIndex) stop() {
-	x.ctl.mu.Lock()
-	x.ctl.stopped = true
-	if x.ctl.cancel != nil {
-		x.ctl.cancel()
-	}
-	x.ctl.mu.Unlock()
-	x.ctl.wg.Wait()
+	x.ctl.stop()
 	x.mu.Lock()
 	x.data = nil
 	x.mu.Unlock()
