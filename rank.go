@@ -472,8 +472,8 @@ func (m *Memory) readRanked(q *dbtx, s *search, cands []candidate, need int) ([]
 		for i := range cands {
 			if c := &cands[i]; !c.partial {
 				p := ScoreParts{Text: c.text / bestText, Importance: c.importance, Recency: recency(s.now, c.touched, sc.RecencyHalfLife)}
-				if sc := (sc.TextWeight*p.Text + sc.ImportanceWeight*p.Importance + sc.RecencyWeight*p.Recency) / total; sc >= s.opts.Threshold {
-					scores = append(scores, sc)
+				if score := (sc.TextWeight*p.Text + sc.ImportanceWeight*p.Importance + sc.RecencyWeight*p.Recency) / total; score >= s.opts.Threshold {
+					scores = append(scores, score)
 				}
 			}
 		}
