@@ -410,17 +410,16 @@ func (k *snippetKeys) holds(w string) bool {
 	return h
 }
 
-// readRanked reads what ranking needs of the candidates the in-memory
-// text index found (partial ones), with their content, and returns the
-// candidates, all complete. need is as for find: in a text search that
-// uses only the first need, a candidate is read only if it could be among
-// them, its score with its text relevance, the index's bound on its
-// importance (its kind's most when that may be stale) and its recency (full,
-// unless its kind is touched only when created, which the index knows)
-// reaching the need-th best score of those read (first
-// the need with the best such bounds, and the best match by text, which
-// every score is relative to). What it leaves out could not have changed
-// the first need; a candidate deleted since it was found is dropped.
+// readRanked reads, in q's snapshot, what ranking needs of the candidates
+// the in-memory text index found (the partial ones) and their content,
+// and returns the candidates, all complete. need is as for find: in a text
+// search that uses only the first need, a candidate is read only if its
+// bound could reach the need-th best score of those read first (the need
+// best bounds, and the best match by text, which every score is relative
+// to). Its bound is its score with its own text relevance, the index's
+// bound on its importance (its kind's most when that may be stale) and its
+// recency (full, unless its kind is touched only when created, which the
+// index knows). What it leaves out could not be among the first need.
 func (m *Memory) readRanked(q *dbtx, s *search, cands []candidate, need int) ([]candidate, error) {
 	var partial []int
 	bestText, best := 0.0, -1
