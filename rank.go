@@ -267,28 +267,46 @@ func (c *stemCache) of(tok string) string {
 }
 
 // mayHold reports whether the word w may hold a key: false when it is
-// ASCII and none of its tokens (its runs of letters and digits) starts
-// with a key's first letter, as a token's stem does.
+// ASCII and none of its tokens (its runs of letters and digits, lowercased)
+// starts as a token holding a key does (see stemHead).
 func (k *snippetKeys) mayHold(w string) bool {
-	start := true
-	for i := 0; i < len(w); i++ {
+	for i := 0; i < len(w); {
 		c := w[i]
 		switch {
 		case c >= utf8.RuneSelf:
 			return true // folding may change it: look properly
-		case 'A' <= c && c <= 'Z':
-			c += 'a' - 'A'
-			fallthrough
-		case 'a' <= c && c <= 'z' || '0' <= c && c <= '9':
-			if start && k.first[c] {
+		case !asciiAlnum(c):
+			i++
+			continue
+		}
+		j := i + 1
+		for j < len(w) && asciiAlnum(w[j]) {
+			j++
+		}
+		if j < len(w) && w[j] >= utf8.RuneSelf {
+			return true
+		}
+		for _, h := range k.heads[lowerASCII(c)] {
+			if len(h) <= j-i && strings.EqualFold(w[i:i+len(h)], h) {
 				return true
 			}
-			start = false
-		default:
-			start = true
 		}
+		i = j
 	}
 	return false
+}
+
+// asciiAlnum reports whether c is an ASCII letter or digit.
+func asciiAlnum(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
+}
+
+// lowerASCII returns c lowercased, when it is an ASCII letter.
+func lowerASCII(c byte) byte {
+	if 'A' <= c && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
 }
 
 // snippetKeys are a query's terms as snippets match them: by Porter stem,
@@ -298,6 +316,9 @@ func (k *snippetKeys) mayHold(w string) bool {
 type snippetKeys struct {
 	stems map[string]bool
 	first [256]bool
+	// heads are, by first letter, the starts a token holding a key must
+	// have (see stemHead).
+	heads [256][]string
 	words map[string]bool // whether a word holds a key, once known
 	// spans and hit are snippet's scratch: where each word of a text
 	// starts and ends, and whether it holds a key.
@@ -309,13 +330,20 @@ type snippetKeys struct {
 func newSnippetKeys(stems []string) *snippetKeys {
 	k := &snippetKeys{stems: make(map[string]bool, len(stems))}
 	for _, st := range stems {
-		k.stems[st] = true
-		if st != "" {
+		if st != "" && !k.stems[st] {
 			k.first[st[0]] = true
+			k.heads[st[0]] = append(k.heads[st[0]], stemHead(st))
 		}
+		k.stems[st] = true
 	}
 	return k
 }
+
+// stemHead is how a token whose Porter stem is st starts: Porter keeps a
+// start of the token and rewrites at most two letters at its end (biliti
+// becomes ble: "sensibiliti" → "sensible"), so the token starts with st
+// but for its last two letters, and always with its first.
+func stemHead(st string) string { return st[:max(1, len(st)-2)] }
 
 // snippet returns the window of about snippetTokens words of text that
 // holds the most query terms, with each matching word in **bold**. Only

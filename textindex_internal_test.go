@@ -4,12 +4,14 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/engram-go/engram/internal/benchdata"
 	"github.com/engram-go/engram/internal/query"
 )
 
@@ -453,6 +455,45 @@ func TestTextIndexConcurrentWritesAndSearches(t *testing.T) {
 	for range 30 {
 		if !sameFinds(t, fts, idx, SearchOptions{Query: text(rng, 3), Limit: 10}) {
 			t.Fatal("the index did not answer once the writes stopped")
+		}
+	}
+}
+
+// A token starts as stemHead says a token of its Porter stem does: the
+// snippet's filter never skips a word that holds a key. Checked on every
+// word of LoCoMo (when ../shared is there), of the benchmarks' corpus,
+// and on made-up words ending in every suffix Porter rewrites, after
+// stems of every shape.
+func TestStemHeadStartsEveryToken(t *testing.T) {
+	words := map[string]bool{}
+	if raw, err := os.ReadFile("../shared/data/locomo/locomo10.json"); err == nil {
+		for _, tok := range query.Tokens(string(raw)) {
+			words[tok] = true
+		}
+	}
+	for _, d := range benchdata.NewCorpus(2000).Docs {
+		for _, tok := range query.Tokens(d) {
+			words[tok] = true
+		}
+	}
+	suffixes := strings.Fields(`s ss sses ies ed eed ing at bl iz y ational tional enci anci izer abli alli entli eli ousli ization
+		ation ator alism iveness fulness ousness aliti iviti biliti icate ative alize iciti ical ful ness al ance ence er ic able ible
+		ant ement ment ent ion ou ism ate iti ous ive ize e ll ings ingly edly ies ied iers abilities ibilities`)
+	starts := strings.Fields("a b y ab ba by yy hop hope sens rel valen generaliz caress pony ti agree plaster motor troubl siz fil fail tann fall hiss fizz")
+	for _, st := range starts {
+		for _, s1 := range suffixes {
+			words[st+s1] = true
+			for _, s2 := range suffixes[:12] {
+				words[st+s1+s2] = true
+			}
+		}
+	}
+	if len(words) < 5000 {
+		t.Fatalf("only %d words to check", len(words))
+	}
+	for w := range words {
+		if st := query.Stem(w); st != "" && !strings.HasPrefix(w, stemHead(st)) {
+			t.Errorf("%q stems to %q, which starts %q", w, st, stemHead(st))
 		}
 	}
 }
