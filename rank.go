@@ -352,24 +352,13 @@ func (k *snippetKeys) snippet(text string) string {
 	// The words, as strings.Fields splits them, and which hold a key.
 	k.spans, k.hit = k.spans[:0], k.hit[:0]
 	for i := 0; i < len(text); {
-		r, n := rune(text[i]), 1
-		if r >= utf8.RuneSelf {
-			r, n = utf8.DecodeRuneInString(text[i:])
-		}
-		if unicode.IsSpace(r) {
+		if n := spaceAt(text, i); n > 0 {
 			i += n
 			continue
 		}
-		j := i + n
-		for j < len(text) {
-			r, n := rune(text[j]), 1
-			if r >= utf8.RuneSelf {
-				r, n = utf8.DecodeRuneInString(text[j:])
-			}
-			if unicode.IsSpace(r) {
-				break
-			}
-			j += n
+		j := i + 1
+		for j < len(text) && spaceAt(text, j) == 0 {
+			j++
 		}
 		k.spans = append(k.spans, [2]int{i, j})
 		k.hit = append(k.hit, k.holds(text[i:j]))
@@ -415,6 +404,25 @@ func (k *snippetKeys) snippet(text string) string {
 	}
 	return b.String()
 }
+
+// spaceAt returns the length of the space (as unicode.IsSpace says)
+// starting at text[i], or 0 when none starts there.
+func spaceAt(text string, i int) int {
+	if c := text[i]; c < utf8.RuneSelf {
+		if asciiSpace[c] {
+			return 1
+		}
+		return 0
+	}
+	r, n := utf8.DecodeRuneInString(text[i:])
+	if unicode.IsSpace(r) {
+		return n
+	}
+	return 0
+}
+
+// asciiSpace are the ASCII bytes unicode.IsSpace takes for space.
+var asciiSpace = [utf8.RuneSelf]bool{'\t': true, '\n': true, '\v': true, '\f': true, '\r': true, ' ': true}
 
 // holds reports whether the word w holds a key: one of its tokens has a
 // key's stem.

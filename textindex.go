@@ -317,6 +317,20 @@ func (k *textKind) sessionOrder(a, b int32) int {
 	return cmp.Or(cmp.Compare(da.created, db.created), cmp.Compare(da.pk, db.pk))
 }
 
+// at returns the doc of the indexed row pk.
+func (k *textKind) at(pk int64) int32 {
+	lo, hi := 0, len(k.docs)
+	for lo < hi {
+		mid := int(uint(lo+hi) >> 1)
+		if k.docs[mid].pk < pk {
+			lo = mid + 1
+		} else {
+			hi = mid
+		}
+	}
+	return int32(lo)
+}
+
 // neighbours returns the docs logged just before and just after doc in
 // its session, -1 for none.
 func (k *textKind) neighbours(doc int32) (before, after int32) {
@@ -591,8 +605,7 @@ func (m *Memory) indexCandidates(q *dbtx, s *search, d *textData, docs, tokens i
 		top := k.best(s, src.typ, kindDF[i], m.cfg.Search.PostingBudget)
 		if src.session != "" && m.cfg.Search.ContextWeight > 0 {
 			for _, c := range top {
-				at, _ := slices.BinarySearchFunc(k.docs, c.pk, func(d textDoc, pk int64) int { return cmp.Compare(d.pk, pk) })
-				before, after := k.neighbours(int32(at))
+				before, after := k.neighbours(k.at(c.pk))
 				for _, n := range []int32{before, after} {
 					if n >= 0 {
 						nd := &k.docs[n]
