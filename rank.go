@@ -352,12 +352,24 @@ func (k *snippetKeys) snippet(text string) string {
 	// The words, as strings.Fields splits them, and which hold a key.
 	k.spans, k.hit = k.spans[:0], k.hit[:0]
 	for i := 0; i < len(text); {
-		if n := spaceAt(text, i); n > 0 {
-			i += n
+		if c := text[i]; c < utf8.RuneSelf && asciiSpace[c] {
+			i++
 			continue
+		} else if c >= utf8.RuneSelf {
+			if n := spaceAt(text, i); n > 0 {
+				i += n
+				continue
+			}
 		}
 		j := i + 1
-		for j < len(text) && spaceAt(text, j) == 0 {
+		for j < len(text) {
+			if c := text[j]; c < utf8.RuneSelf {
+				if asciiSpace[c] {
+					break
+				}
+			} else if spaceAt(text, j) > 0 {
+				break
+			}
 			j++
 		}
 		k.spans = append(k.spans, [2]int{i, j})
@@ -406,14 +418,8 @@ func (k *snippetKeys) snippet(text string) string {
 }
 
 // spaceAt returns the length of the space (as unicode.IsSpace says)
-// starting at text[i], or 0 when none starts there.
+// starting at text[i], a byte past ASCII, or 0 when none starts there.
 func spaceAt(text string, i int) int {
-	if c := text[i]; c < utf8.RuneSelf {
-		if asciiSpace[c] {
-			return 1
-		}
-		return 0
-	}
 	r, n := utf8.DecodeRuneInString(text[i:])
 	if unicode.IsSpace(r) {
 		return n
