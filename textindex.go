@@ -584,7 +584,7 @@ func (m *Memory) indexCandidates(q *dbtx, s *search, d *textData, docs, tokens i
 	}
 	s.limitTerms(df)
 	s.scorer = newScorer(slices.Clone(s.stems), df, docs, tokens, m.cfg.Search)
-	var cands []candidate
+	cands := make([]candidate, 0, s.k)
 	for i, src := range ftsSources {
 		k := &d.kinds[i]
 		if !s.wants(src.kind) || len(k.docs) == 0 {
@@ -604,6 +604,7 @@ func (m *Memory) indexCandidates(q *dbtx, s *search, d *textData, docs, tokens i
 		}
 		top := k.best(s, src.typ, kindDF[i], m.cfg.Search.PostingBudget)
 		if src.session != "" && m.cfg.Search.ContextWeight > 0 {
+			s.near = slices.Grow(s.near, 2*len(top))
 			for _, c := range top {
 				before, after := k.neighbours(k.at(c.pk))
 				for _, n := range []int32{before, after} {
