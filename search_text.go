@@ -201,11 +201,9 @@ func (m *Memory) chooseTerms(q *dbtx, s *search, sources []scopedSource, docs, t
 // (-1 before it ever had one), of their importance (see migration 0010)
 // and of its accesses, which it keeps in s.
 func (m *Memory) textStats(q *dbtx, s *search) (docs, tokens int, err error) {
-	err = q.queryRow(`SELECT coalesce((SELECT docs FROM text_stats WHERE agent_id = ?1), 0),
-		coalesce((SELECT tokens FROM text_stats WHERE agent_id = ?1), 0),
-		coalesce((SELECT version FROM text_stats WHERE agent_id = ?1), -1),
-		coalesce((SELECT ranks FROM text_stats WHERE agent_id = ?1), 0),
-		coalesce((SELECT CAST(value AS INTEGER) FROM meta WHERE key = ?2), 0)`,
+	err = q.queryRow(`SELECT coalesce(s.docs, 0), coalesce(s.tokens, 0), coalesce(s.version, -1), coalesce(s.ranks, 0),
+			coalesce((SELECT CAST(value AS INTEGER) FROM meta WHERE key = ?2), 0)
+		FROM (SELECT 1) LEFT JOIN text_stats s ON s.agent_id = ?1`,
 		[]any{m.agent, metaAccessVersion + m.agent}, &docs, &tokens, &s.textVersion, &s.ranks, &s.accessVersion)
 	return docs, tokens, err
 }

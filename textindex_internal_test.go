@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -494,6 +495,24 @@ func TestStemHeadStartsEveryToken(t *testing.T) {
 	for w := range words {
 		if st := query.Stem(w); st != "" && !strings.HasPrefix(w, stemHead(st)) {
 			t.Errorf("%q stems to %q, which starts %q", w, st, stemHead(st))
+		}
+	}
+}
+
+// nth finds what sorting would put at every index, repeated values and
+// all.
+func TestNth(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 21))
+	for range 300 {
+		xs := make([]float64, 1+rng.IntN(200))
+		for i := range xs {
+			xs[i] = float64(rng.IntN(1 + len(xs)/3)) // ties
+		}
+		sorted := slices.Clone(xs)
+		slices.Sort(sorted)
+		n := rng.IntN(len(xs))
+		if got := nth(slices.Clone(xs), n); got != sorted[n] {
+			t.Fatalf("nth(%v, %d) = %v, want %v", xs, n, got, sorted[n])
 		}
 	}
 }
