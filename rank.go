@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -592,12 +593,27 @@ func (m *Memory) readRows(q *dbtx, s *search, cands []candidate, at []int, recal
 	for typ, idx := range byType {
 		k := kindOf(typ)
 		rr := rowRead{touched: k.touched != createdAt, recall: recall}
-		pks := make([]int64, len(idx))
-		where := make(map[int64]int, len(idx))
+		list := []byte{'['}
 		for j, i := range idx {
-			pks[j], where[cands[i].pk] = cands[i].pk, i
+			if j > 0 {
+				list = append(list, ',')
+			}
+			list = strconv.AppendInt(list, cands[i].pk, 10)
 		}
-		list, _ := json.Marshal(pks)
+		list = append(list, ']')
+		// The rows come in the list's order: next is where the one after
+		// the last found should be.
+		next := 0
+		where := func(pk int64) (int, bool) {
+			for n := range len(idx) {
+				j := (next + n) % len(idx)
+				if cands[idx[j]].pk == pk {
+					next = j + 1
+					return idx[j], true
+				}
+			}
+			return 0, false
+		}
 		rows, err := q.query(rowReads[typ][rr], string(list))
 		if err != nil {
 			return err
@@ -624,7 +640,7 @@ func (m *Memory) readRows(q *dbtx, s *search, cands []candidate, at []int, recal
 			if err := r.Scan(dest...); err != nil {
 				return struct{}{}, err
 			}
-			i, ok := where[pk]
+			i, ok := where(pk)
 			if !ok {
 				return struct{}{}, nil
 			}
