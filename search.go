@@ -355,7 +355,7 @@ type search struct {
 	accessVersion int64
 	// fromIndex says the in-memory text index found the text candidates,
 	// and near then holds the session neighbours of its episodic ones,
-	// each with its match's ID as ContextOf (see withContext).
+	// each with its match's ID as ContextOf (see textCandidates).
 	fromIndex bool
 	near      []candidate
 	// ranks is the version of the agent's importance the search read

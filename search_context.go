@@ -122,6 +122,8 @@ type textHeld struct {
 	held uint64
 }
 
+// score returns the score of a neighbour reached through a match holding
+// the query terms held, capped below every direct match holding them all.
 func (cc *contextCaps) score(score float64, held uint64) float64 {
 	c, ok := cc.caps[held]
 	if !ok {
