@@ -235,9 +235,9 @@ var contentSQL = func() map[MemoryType]string {
 	return out
 }()
 
-// stemCache remembers the Porter stems of the tokens snippets met: the
-// same words come back in result after result, and stemming one costs
-// ten times a lookup.
+// stemCache remembers the Porter stems of the tokens searches and
+// snippets met: the same words come back in query after query and result
+// after result, and stemming one costs ten times a lookup.
 type stemCache struct {
 	mu    sync.RWMutex
 	stems map[string]string
@@ -246,7 +246,7 @@ type stemCache struct {
 // stemCacheMax bounds the cache; it starts again empty when full.
 const stemCacheMax = 1 << 16
 
-// stems is the process's cache of snippets' stems.
+// stems is the process's cache of stems.
 var stems stemCache
 
 // of returns tok's Porter stem.

@@ -394,7 +394,7 @@ func (m *Memory) newSearch(opts SearchOptions) *search {
 	}
 	s.stems = make([]string, len(s.terms))
 	for i, t := range s.terms {
-		s.stems[i] = query.Stem(t)
+		s.stems[i] = stems.of(t)
 	}
 	s.byText, s.byVector = opts.Mode != SearchVector, opts.Mode != SearchText
 	if s.byVector && len(opts.Types) > 0 && !slices.ContainsFunc(opts.Types, func(t MemoryType) bool { return t != TypeWorking }) {

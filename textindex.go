@@ -353,14 +353,6 @@ func (k *textKind) neighbours(doc int32) (before, after int32) {
 	return
 }
 
-// df returns how many of the kind's docs hold the stem.
-func (k *textKind) df(stem string) int {
-	if p := k.post[bm25.Hash(stem)]; p != nil {
-		return len(p.docs)
-	}
-	return 0
-}
-
 // best returns the kind's k best matches of the search, as FTS5 would
 // find and score them with the plan of the kind's document frequencies
 // df (see Memory.ftsBest and Memory.plan): candidates whose rank columns
@@ -599,16 +591,24 @@ func (m *Memory) indexCandidates(q *dbtx, s *search, d *textData, docs, tokens i
 		m.text.build(m) // some importance rose: read it again
 	}
 	df := map[string]int{}
-	kindDF := make([]map[string]int, len(ftsSources))
+	kindDF := make([]map[string]int, len(ftsSources)) // nil for a kind the agent has none of
+	hashes := make([]uint32, len(s.stems))
+	for j, st := range s.stems {
+		hashes[j] = bm25.Hash(st)
+	}
 	for i := range ftsSources {
+		k := &d.kinds[i]
+		if len(k.docs) == 0 {
+			continue
+		}
 		kindDF[i] = map[string]int{}
-		for _, st := range s.stems {
+		for j, st := range s.stems {
 			if _, done := kindDF[i][st]; done {
 				continue
 			}
-			if n := d.kinds[i].df(st); n > 0 {
-				kindDF[i][st] = n
-				df[st] += n
+			if p := k.post[hashes[j]]; p != nil {
+				kindDF[i][st] = len(p.docs)
+				df[st] += len(p.docs)
 			}
 		}
 	}
