@@ -500,8 +500,27 @@ func (m *Memory) readRanked(q *dbtx, s *search, cands []candidate, need int) ([]
 			}
 			bounds[i] = (sc.TextWeight*c.text/bestText + sc.ImportanceWeight*imp + sc.RecencyWeight*rec) / total
 		}
-		slices.SortStableFunc(partial, func(a, b int) int { return cmp.Compare(bounds[b], bounds[a]) })
-		first := partial[:min(need, len(partial))]
+		// First the need best bounds (those above the need-th, then
+		// enough of those equal to it), and the best match by text.
+		first := partial
+		if len(partial) > need {
+			bs := make([]float64, len(partial))
+			for j, i := range partial {
+				bs[j] = bounds[i]
+			}
+			kth := nth(bs, len(bs)-need)
+			first = make([]int, 0, need+1)
+			for _, i := range partial {
+				if bounds[i] > kth {
+					first = append(first, i)
+				}
+			}
+			for _, i := range partial {
+				if len(first) < need && bounds[i] == kth {
+					first = append(first, i)
+				}
+			}
+		}
 		if best >= 0 && !slices.Contains(first, best) {
 			first = append(slices.Clip(first), best)
 		}
@@ -521,8 +540,7 @@ func (m *Memory) readRanked(q *dbtx, s *search, cands []candidate, need int) ([]
 		}
 		floor := s.opts.Threshold
 		if len(scores) >= need {
-			slices.Sort(scores)
-			floor = max(floor, scores[len(scores)-need])
+			floor = max(floor, nth(scores, len(scores)-need))
 		}
 		var rest []int
 		for _, i := range partial {
