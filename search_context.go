@@ -77,7 +77,7 @@ func (m *Memory) withContext(ctx context.Context, s *search, cands []candidate, 
 // addContext adds the neighbours found (each with the match it came
 // with as ContextOf) to cands, scored as withContext says.
 func (m *Memory) addContext(cands []candidate, weight float64, found []candidate) []candidate {
-	byID := map[string]int{} // episodic candidate ID → index in cands
+	byID := make(map[string]int, len(cands)+len(found)) // episodic candidate ID → index in cands
 	for i, c := range cands {
 		if c.Type == TypeEpisodic && c.text > 0 {
 			byID[c.ID] = i

@@ -614,7 +614,18 @@ func (m *Memory) indexCandidates(q *dbtx, s *search, d *textData, docs, tokens i
 	}
 	s.limitTerms(df)
 	s.scorer = newScorer(slices.Clone(s.stems), df, docs, tokens, m.cfg.Search)
-	cands := make([]candidate, 0, s.k)
+	// Room for each kind's k best, the working set's and the session
+	// context that withContext adds.
+	room := m.working.Capacity()
+	for i, src := range ftsSources {
+		if s.wants(src.kind) && len(d.kinds[i].docs) > 0 {
+			room += s.k
+			if src.session != "" {
+				room += 2 * s.k
+			}
+		}
+	}
+	cands := make([]candidate, 0, room)
 	for i, src := range ftsSources {
 		k := &d.kinds[i]
 		if !s.wants(src.kind) || len(k.docs) == 0 {
