@@ -3,7 +3,9 @@ package engram
 import (
 	"cmp"
 	"context"
+	"database/sql/driver"
 	"encoding/json"
+	"fmt"
 	"math"
 	"slices"
 	"strconv"
@@ -632,10 +634,6 @@ func (m *Memory) readRows(q *dbtx, s *search, cands []candidate, at []int, recal
 			}
 			return 0, false
 		}
-		rows, err := q.query(rowReads[typ][rr], string(list))
-		if err != nil {
-			return err
-		}
 		var pk, touched int64
 		var text, cite, tags string
 		dest := []any{&pk, &text}
@@ -654,18 +652,16 @@ func (m *Memory) readRows(q *dbtx, s *search, cands []candidate, at []int, recal
 		if rr.recall {
 			dest = append(dest, &retrievals, &strength)
 		}
-		_, err = scanAll(rows, func(r scanner) (struct{}, error) {
-			if err := r.Scan(dest...); err != nil {
-				return struct{}{}, err
-			}
+		// fill completes the candidate of the row just read into dest.
+		fill := func() error {
 			i, ok := where(pk)
 			if !ok {
-				return struct{}{}, nil
+				return nil
 			}
 			c := &cands[i]
 			var err error
 			if c.Tags, err = decodeTags(tags); err != nil {
-				return struct{}{}, err
+				return err
 			}
 			c.Content, c.Source, c.importance, c.partial = text, cite, importance, false
 			c.touched = c.CreatedAt
@@ -673,10 +669,76 @@ func (m *Memory) readRows(q *dbtx, s *search, cands []candidate, at []int, recal
 				c.touched = fromMS(touched)
 			}
 			c.retrievals, c.strength = retrievals, strength
-			return struct{}{}, nil
+			return nil
+		}
+		query := rowReads[typ][rr]
+		if q.raw != nil {
+			err := q.raw(q.ctx, query, []any{string(list)}, func(vals []driver.Value) error {
+				if err := assignRaw(vals, dest); err != nil {
+					return err
+				}
+				return fill()
+			})
+			if err != nil {
+				return err
+			}
+			continue
+		}
+		rows, err := q.query(query, string(list))
+		if err != nil {
+			return err
+		}
+		_, err = scanAll(rows, func(r scanner) (struct{}, error) {
+			if err := r.Scan(dest...); err != nil {
+				return struct{}{}, err
+			}
+			return struct{}{}, fill()
 		})
 		if err != nil {
 			return err
+		}
+	}
+	return nil
+}
+
+// assignRaw stores a row's values, as the driver gives them, into dest,
+// as Scan would for the types readRows reads: an INTEGER or REAL into a
+// float64, an INTEGER into an int or int64, TEXT into a string. Any other
+// value is an error.
+func assignRaw(vals []driver.Value, dest []any) error {
+	if len(vals) != len(dest) {
+		return fmt.Errorf("%d columns read into %d values", len(vals), len(dest))
+	}
+	for i, d := range dest {
+		ok := false
+		switch d := d.(type) {
+		case *int64:
+			var v int64
+			if v, ok = vals[i].(int64); ok {
+				*d = v
+			}
+		case *int:
+			var v int64
+			if v, ok = vals[i].(int64); ok {
+				*d = int(v)
+			}
+		case *float64:
+			switch v := vals[i].(type) {
+			case float64:
+				*d, ok = v, true
+			case int64:
+				*d, ok = float64(v), true
+			}
+		case *string:
+			switch v := vals[i].(type) {
+			case string:
+				*d, ok = v, true
+			case []byte:
+				*d, ok = string(v), true
+			}
+		}
+		if !ok {
+			return fmt.Errorf("column %d: cannot store %T in %T", i, vals[i], d)
 		}
 	}
 	return nil

@@ -3,8 +3,10 @@ package engram
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
+	"io"
 	"time"
 
 	sqlite3 "modernc.org/sqlite/lib"
@@ -15,6 +17,58 @@ import (
 type reader struct {
 	conn  *sql.Conn
 	stmts map[string]*sql.Stmt
+	// raw are the driver's own statements of rawQuery, by query.
+	raw map[string]driver.Stmt
+}
+
+// rawQuery runs query with args on the reader's connection through the
+// driver itself, and calls row with each row's values (valid until the
+// next call): database/sql's conversions and locks cost more than
+// SQLite's work on a read of a few dozen short rows.
+func (r *reader) rawQuery(ctx context.Context, query string, args []any, row func(vals []driver.Value) error) error {
+	return r.conn.Raw(func(dc any) error {
+		st, ok := r.raw[query]
+		if !ok {
+			pc, ok := dc.(driver.ConnPrepareContext)
+			if !ok {
+				return fmt.Errorf("the SQLite driver's connection (%T) prepares no statement with a context", dc)
+			}
+			var err error
+			if st, err = pc.PrepareContext(ctx, query); err != nil {
+				return err
+			}
+			if r.raw == nil {
+				r.raw = map[string]driver.Stmt{}
+			}
+			r.raw[query] = st
+		}
+		sq, ok := st.(driver.StmtQueryContext)
+		if !ok {
+			return fmt.Errorf("the SQLite driver's statement (%T) runs no query with a context", st)
+		}
+		named := make([]driver.NamedValue, len(args))
+		for i, a := range args {
+			named[i] = driver.NamedValue{Ordinal: i + 1, Value: a}
+		}
+		rows, err := sq.QueryContext(ctx, named)
+		if err != nil {
+			return err
+		}
+		vals := make([]driver.Value, len(rows.Columns()))
+		for {
+			if err := rows.Next(vals); err == io.EOF {
+				break
+			} else if err != nil {
+				rows.Close()
+				return err
+			}
+			if err := row(vals); err != nil {
+				rows.Close()
+				return err
+			}
+		}
+		return rows.Close()
+	})
 }
 
 func (r *reader) prep(ctx context.Context, query string) (*sql.Stmt, error) {
@@ -36,6 +90,16 @@ func (r *reader) close() error {
 		errs = append(errs, st.Close())
 	}
 	clear(r.stmts)
+	if len(r.raw) > 0 {
+		errs = append(errs, r.conn.Raw(func(any) error {
+			var errs []error
+			for _, st := range r.raw {
+				errs = append(errs, st.Close())
+			}
+			return errors.Join(errs...)
+		}))
+		clear(r.raw)
+	}
 	return errors.Join(append(errs, r.conn.Close())...)
 }
 
@@ -47,6 +111,9 @@ type dbtx struct {
 	ctx  context.Context
 	prep func(ctx context.Context, query string) (*sql.Stmt, error)
 	tx   *writeTx // nil in a read
+	// raw runs a query through the driver itself (see reader.rawQuery):
+	// only in a read on a reader, nil elsewhere.
+	raw func(ctx context.Context, query string, args []any, row func(vals []driver.Value) error) error
 }
 
 // writeTx is the state of one write transaction: the savepoints open in
@@ -306,7 +373,7 @@ func (s *database) readTx(ctx context.Context, r *reader, fn func(q *dbtx) error
 	if _, err := begin.ExecContext(ctx); err != nil {
 		return ctx.Err() != nil, err // a BEGIN cut short by ctx began nothing
 	}
-	err = fn(&dbtx{ctx: ctx, prep: r.prep})
+	err = fn(&dbtx{ctx: ctx, prep: r.prep, raw: r.rawQuery})
 	// The end of a read changes nothing, whatever ctx says: it runs
 	// without it, so that a cancelled read still ends its transaction.
 	st, endErr := r.prep(context.Background(), "COMMIT")
