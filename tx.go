@@ -56,7 +56,7 @@ func (r *reader) rawQuery(ctx context.Context, query string, args []any, row fun
 		}
 		vals := make([]driver.Value, len(rows.Columns()))
 		for {
-			if err := rows.Next(vals); err == io.EOF {
+			if err := rows.Next(vals); errors.Is(err, io.EOF) {
 				break
 			} else if err != nil {
 				rows.Close()
