@@ -380,19 +380,7 @@ func (k *snippetKeys) snippet(text string) string {
 		i = j
 	}
 	words, hit := k.spans, k.hit
-	start, best, n := 0, -1, 0
-	for i := range words {
-		if hit[i] {
-			n++
-		}
-		if i >= snippetTokens && hit[i-snippetTokens] {
-			n--
-		}
-		if n > best {
-			best, start = n, max(0, i-snippetTokens+1)
-		}
-	}
-	end := min(len(words), start+snippetTokens)
+	start, end := snippetWindow(hit)
 	if end == start {
 		return ""
 	}
@@ -432,6 +420,25 @@ func spaceAt(text string, i int) int {
 
 // asciiSpace are the ASCII bytes unicode.IsSpace takes for space.
 var asciiSpace = [utf8.RuneSelf]bool{'\t': true, '\n': true, '\v': true, '\f': true, '\r': true, ' ': true}
+
+// snippetWindow returns where a snippet of words, of which those that
+// hold a key are hit, starts and ends: the first run of snippetTokens
+// words holding the most keys.
+func snippetWindow(hit []bool) (start, end int) {
+	best, n := -1, 0
+	for i := range hit {
+		if hit[i] {
+			n++
+		}
+		if i >= snippetTokens && hit[i-snippetTokens] {
+			n--
+		}
+		if n > best {
+			best, start = n, max(0, i-snippetTokens+1)
+		}
+	}
+	return start, min(len(hit), start+snippetTokens)
+}
 
 // holds reports whether the word w holds a key: one of its tokens has a
 // key's stem.
@@ -493,7 +500,8 @@ func (m *Memory) readRanked(q *dbtx, s *search, cands []candidate, need int) ([]
 		bounds := make([]float64, len(cands))
 		for _, i := range partial {
 			c := &cands[i]
-			k, imp, rec := kindOf(c.Type), kindOf(c.Type).maxImportance, 1.0
+			k := kindOf(c.Type)
+			imp, rec := k.maxImportance, 1.0
 			if s.importanceBound {
 				imp = c.importance // the index's, at least the row's
 			}

@@ -298,8 +298,9 @@ func TestSnippetMarksEveryWordHoldingAKey(t *testing.T) {
 	}
 }
 
-// snippetByFields is how snippets were cut before they kept their own
-// word spans: the reference TestSnippetSplitsAsFields holds them to.
+// snippetByFields is how snippets were made before they kept their own
+// word spans (with the same window): the reference TestSnippetSplitsAsFields
+// holds them to.
 func snippetByFields(k *snippetKeys, text string) string {
 	words := strings.Fields(text)
 	hit := make([]bool, len(words))
@@ -311,19 +312,7 @@ func snippetByFields(k *snippetKeys, text string) string {
 			}
 		}
 	}
-	start, best, n := 0, -1, 0
-	for i := range words {
-		if hit[i] {
-			n++
-		}
-		if i >= snippetTokens && hit[i-snippetTokens] {
-			n--
-		}
-		if n > best {
-			best, start = n, max(0, i-snippetTokens+1)
-		}
-	}
-	end := min(len(words), start+snippetTokens)
+	start, end := snippetWindow(hit) // unchanged: the words and their marks are what this checks
 	var b strings.Builder
 	if start > 0 {
 		b.WriteString("…")
