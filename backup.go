@@ -54,22 +54,33 @@ func (m *Memory) Backup(ctx context.Context, dst string) error {
 	if err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(abs), "."+filepath.Base(abs)+".backup-*")
+	// A copy a killed Backup left here holds data Forget may have erased
+	// since: it goes first (see backup_temp.go).
+	if err := sweepBackupTemps(abs); err != nil {
+		m.log.Warn("engram: backup: a stale temporary copy could not be removed", "backup", abs, "err", err)
+	}
+	tmp, err := newBackupTemp(abs)
 	if err != nil {
 		return fmt.Errorf("engram: backup: %w", err)
 	}
-	name := tmp.Name()
-	if err := tmp.Close(); err != nil {
-		_ = os.Remove(name)
-		return fmt.Errorf("engram: backup: %w", err)
+	recorded, err := m.db.recordBackup(ctx, tmp.path)
+	if err != nil {
+		tmp.remove()
+		return err
 	}
-	if err := m.backupTo(ctx, name, abs); err != nil {
-		_ = os.Remove(name)
-		// VACUUM INTO and the check make no file beside the copy; a
-		// failure half-way through might.
-		for _, suffix := range []string{"-journal", "-wal", "-shm"} {
-			_ = os.Remove(name + suffix)
+	err = m.backupTo(ctx, tmp.path, abs)
+	if err != nil {
+		tmp.remove()
+	} else {
+		tmp.release()
+	}
+	if recorded {
+		// The copy is gone or in place: its record goes whatever ctx says.
+		if uerr := m.db.unrecordBackup(context.WithoutCancel(ctx), tmp.path); uerr != nil {
+			m.log.Warn("engram: backup: its record could not be removed; the next open removes it", "err", uerr)
 		}
+	}
+	if err != nil {
 		return err
 	}
 	m.log.Debug("engram: backup written", "agent", m.agent, "db", m.dbPath, "backup", abs)
@@ -80,6 +91,9 @@ func (m *Memory) Backup(ctx context.Context, dst string) error {
 // it, and moves it to dst.
 func (m *Memory) backupTo(ctx context.Context, tmp, dst string) error {
 	if err := m.vacuumInto(ctx, tmp); err != nil {
+		return err
+	}
+	if err := unrecordInCopy(ctx, tmp); err != nil {
 		return err
 	}
 	if err := syncFile(tmp); err != nil {
@@ -159,6 +173,22 @@ func (m *Memory) vacuumInto(ctx context.Context, path string) error {
 	db.SetMaxOpenConns(1)
 	_, err = db.ExecContext(ctx, "VACUUM INTO ?", path)
 	return s.wrap(ctx, "backup", err)
+}
+
+// unrecordInCopy removes the records of backups in progress, its own
+// among them, from the copy at path: they are the source's bookkeeping.
+func unrecordInCopy(ctx context.Context, path string) error {
+	db, err := sql.Open("sqlite", dsn(path, []string{"secure_delete(1)"}))
+	if err != nil {
+		return &DatabaseError{Op: "backup", Err: err}
+	}
+	defer db.Close()
+	db.SetMaxOpenConns(1)
+	_, err = db.ExecContext(ctx, `DELETE FROM meta WHERE key >= ? AND key < ?`, pendingBackupKey, pendingBackupKey[:len(pendingBackupKey)-1]+";")
+	if err != nil {
+		return &DatabaseError{Op: "backup", Err: err}
+	}
+	return db.Close()
 }
 
 // checkCopy opens the copy at path read-only and checks it as

@@ -293,23 +293,57 @@ func (s *database) userVersion(ctx context.Context) (int, error) {
 	return v, err
 }
 
+// truncateWait bounds how long checkpoint keeps trying when other
+// connections keep the log from being truncated.
+const truncateWait = 30 * time.Second
+
 // checkpoint copies the write-ahead log into the database and truncates
-// it. A reader holding an older snapshot keeps the log from being
-// truncated (SQLite reports it busy after the busy timeout); that is not
-// an error: a later checkpoint finishes the work.
+// it, so that no byte of an older version of a page is left in either
+// file (what Forget and ForgetAgent promise). Other connections, in this
+// process or another, can keep that from happening for a while: a reader
+// on an older snapshot, a writer, or another connection's checkpoint
+// (SQLite answers BUSY at once then, without waiting). So checkpoint tries
+// again, letting the writer lock go in between, until SQLite reports the
+// whole log copied and truncated; after truncateWait, or when ctx ends,
+// it returns a *DatabaseError matching ErrBusy (or ctx's error).
 func (s *database) checkpoint(ctx context.Context) error {
 	if s.memory {
 		return nil
 	}
+	deadline := time.Now().Add(truncateWait)
+	pause := time.Millisecond
+	for {
+		busy, err := s.truncateLog(ctx)
+		if err != nil || !busy {
+			return err
+		}
+		if time.Now().After(deadline) {
+			return &DatabaseError{Op: "checkpoint", Err: fmt.Errorf("other connections kept the write-ahead log from being truncated for %v: %w", truncateWait, ErrBusy)}
+		}
+		t := time.NewTimer(pause)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return s.wrap(ctx, "checkpoint", ctx.Err())
+		case <-t.C:
+		}
+		pause = min(2*pause, 50*time.Millisecond)
+	}
+}
+
+// truncateLog runs one TRUNCATE checkpoint and reports whether it was
+// kept from finishing.
+func (s *database) truncateLog(ctx context.Context) (busy bool, err error) {
 	if err := s.lockWriter(ctx); err != nil {
-		return err
+		return false, err
 	}
 	defer s.wmu.Unlock()
-	var busy, frames, done int
-	if err := s.wconn.QueryRowContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`).Scan(&busy, &frames, &done); err != nil {
-		return s.wrap(ctx, "checkpoint", err)
+	var b, frames, done int
+	if err := s.wconn.QueryRowContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`).Scan(&b, &frames, &done); err != nil {
+		return false, s.wrap(ctx, "checkpoint", err)
 	}
-	return nil
+	// TRUNCATE leaves an empty log: 0 frames in it, 0 copied.
+	return b != 0 || frames != 0 || done != 0, nil
 }
 
 // lockWriter takes the writer lock, opening the writer connection again

@@ -19,10 +19,14 @@ import (
 // delete frees with zeros, and the full-text indexes with FTS5's
 // secure-delete, which takes a deleted row's terms out of the index
 // instead of marking them (the snapshots' index, which keeps no texts and
-// cannot, is merged instead: see kind.tombstones); both then checkpoint the write-ahead log into
-// the database and truncate it, so that once they return the forgotten
-// text is in neither file. (A reader that holds a snapshot open blocks the
-// truncation; the text then leaves the log at the next checkpoint.)
+// cannot, is merged instead: see kind.tombstones); both then checkpoint
+// the write-ahead log into the database and truncate it, so that once
+// they return the forgotten text is in neither file. Other connections,
+// of this process or another, can hold the truncation up for a while;
+// Forget and ForgetAgent wait for it (see database.checkpoint) and return
+// an error matching [ErrBusy] if it could not be done. They also remove
+// the temporary copies that a Backup killed half-way left (see
+// backup_temp.go): each a full copy of the file, forgotten text included.
 
 // Forget erases the memory or fact with the given ID, current or archived,
 // with everything derived from it (see above), the copy Recall put in the
@@ -155,15 +159,15 @@ func (m *Memory) forgetArchived(q *dbtx, where string, arg any) ([]MemoryType, e
 
 // afterForget writes memory.md again without what was forgotten (and
 // removes the copy of it an import kept, memory.md.kept, which may show
-// it), then checkpoints the write-ahead log into the database and
-// truncates it.
+// it) and the stale temporary copies of backups, then checkpoints the
+// write-ahead log into the database and truncates it.
 func (m *Memory) afterForget(ctx context.Context) error {
 	var errs []error
 	if m.mdPath != "" {
 		_, err := m.writeMarkdown(ctx)
 		errs = append(errs, err, removeIfExists(m.mdPath+keptSuffix))
 	}
-	errs = append(errs, m.db.checkpoint(ctx))
+	errs = append(errs, m.db.sweepRecordedBackups(ctx), m.db.checkpoint(ctx))
 	return dbErr("forget", errors.Join(errs...))
 }
 
@@ -207,7 +211,7 @@ func (m *Memory) ForgetAgent(ctx context.Context) error {
 	}
 	// The notes of accesses not written are of rows that are gone:
 	// writing them would bring the agent's access counter back.
-	errs := []error{m.db.checkpoint(ctx), m.close(true)}
+	errs := []error{m.db.sweepRecordedBackups(ctx), m.db.checkpoint(ctx), m.close(true)}
 	if m.mdPath != "" {
 		errs = append(errs, removeIfExists(m.mdPath), removeIfExists(m.mdPath+keptSuffix))
 	}

@@ -120,6 +120,7 @@ func New(tier Tier, opts ...Option) (*Memory, error) {
 		_ = db.close()
 		return nil, err
 	}
+	db.sweepBackups(context.Background(), m.dbPath, m.log)
 	openAgents.add(m, 1)
 	m.log.Debug("engram: opened", "agent", m.agent, "tier", tier, "db", m.dbPath, "markdown", m.mdPath)
 	return m, nil

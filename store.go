@@ -95,6 +95,7 @@ func Open(tier Tier, opts ...Option) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
+	db.sweepBackups(context.Background(), s.path, s.logger)
 	st.shared = db
 	return st, nil
 }
@@ -215,6 +216,7 @@ func (st *Store) open(id string) (*Memory, error) {
 			return nil, err
 		}
 		db.onWake = st.woke
+		db.sweepBackups(context.Background(), m.dbPath, m.log)
 	} else {
 		m.dbPath = s.path
 	}

@@ -1,0 +1,232 @@
+package engram
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// A backup is written to a temporary file beside its destination and
+// linked into place once checked (see Backup). A process killed half-way
+// leaves that file behind, a full copy of the database: it would fill the
+// disk, and keep what Forget erases. So every temporary copy is
+//
+//   - named for its destination (.NAME.backup-RANDOM, with SQLite's
+//     -journal beside it while the copy is written),
+//   - locked (flock) by the process writing it, for as long as it does,
+//   - recorded in the source database's meta table (key
+//     backup.pending:PATH) before the copy starts, and the record removed
+//     when the backup ends, whichever way; the copy's own record is taken
+//     out of the copy before it is checked.
+//
+// A temporary copy whose lock nobody holds is stale: its writer is gone.
+// Stale copies of a destination are removed by the next Backup to it and
+// by opening it (New, Open, and so `engram check`); stale copies recorded
+// in a database are removed by opening it, and by Forget and ForgetAgent
+// before they return.
+
+// backupTempPattern is the os.CreateTemp pattern of dst's temporary copy.
+func backupTempPattern(dst string) string { return "." + filepath.Base(dst) + ".backup-*" }
+
+// pendingBackupKey is the meta key recording a temporary copy in progress.
+const pendingBackupKey = "backup.pending:"
+
+// backupTemp is a temporary copy being written, locked by this process.
+type backupTemp struct {
+	path string
+	lock *os.File // holds the lock; closed by release
+}
+
+// newBackupTemp creates and locks an empty temporary copy beside dst.
+func newBackupTemp(dst string) (*backupTemp, error) {
+	f, err := os.CreateTemp(filepath.Dir(dst), backupTempPattern(dst))
+	if err != nil {
+		return nil, err
+	}
+	if err := lockFile(f); err != nil {
+		_ = f.Close()
+		_ = os.Remove(f.Name())
+		return nil, err
+	}
+	return &backupTemp{path: f.Name(), lock: f}, nil
+}
+
+// remove deletes the temporary copy and the files SQLite may have left
+// beside it, then lets the lock go.
+func (t *backupTemp) remove() {
+	removeCopy(t.path)
+	t.release()
+}
+
+// release lets the lock go, leaving the file.
+func (t *backupTemp) release() {
+	if t.lock != nil {
+		_ = t.lock.Close()
+		t.lock = nil
+	}
+}
+
+// removeCopy removes the database file at path and SQLite's files beside
+// it.
+func removeCopy(path string) {
+	for _, suffix := range []string{"", "-journal", "-wal", "-shm"} {
+		_ = os.Remove(path + suffix)
+	}
+}
+
+// removeIfStale removes the temporary copy at path, and the files beside
+// it, unless a live process holds its lock; it reports whether the copy is
+// gone (or never was).
+func removeIfStale(path string) (bool, error) {
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		removeCopy(path) // a -journal left without its file
+		return true, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	held, err := tryLockFile(f)
+	// Closed before the removal, which Windows refuses for an open file.
+	_ = f.Close()
+	if err != nil || !held {
+		return false, err
+	}
+	var errs []error
+	for _, suffix := range []string{"", "-journal", "-wal", "-shm"} {
+		errs = append(errs, removeIfExists(path+suffix))
+	}
+	if err := errors.Join(errs...); err != nil {
+		return false, err
+	}
+	return true, nil
+}
+
+// sweepBackupTemps removes the stale temporary copies of dst (see above).
+// Copies in progress, and files it cannot remove, are left; what went
+// wrong is returned.
+func sweepBackupTemps(dst string) error {
+	matches, err := filepath.Glob(filepath.Join(filepath.Dir(dst), globEscape(backupTempPattern(dst))+"*"))
+	if err != nil {
+		return err
+	}
+	var errs []error
+	seen := map[string]bool{}
+	for _, p := range matches {
+		for _, suffix := range []string{"-journal", "-wal", "-shm"} {
+			p = strings.TrimSuffix(p, suffix)
+		}
+		if seen[p] {
+			continue
+		}
+		seen[p] = true
+		if _, err := removeIfStale(p); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// globEscape escapes filepath.Glob's metacharacters in the pattern's
+// literal part, keeping a trailing * (os.CreateTemp's random part).
+func globEscape(pattern string) string {
+	lit, star := strings.CutSuffix(pattern, "*")
+	var b strings.Builder
+	for _, r := range lit {
+		if strings.ContainsRune(`*?[\`, r) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	if star {
+		b.WriteByte('*')
+	}
+	return b.String()
+}
+
+// sweepBackups removes, when a database file is opened, the stale
+// temporary copies a killed Backup left: those of the file itself, when it
+// is a backup's destination, and those the database recorded as its own.
+// A copy that cannot be removed is logged, not an error: the next open,
+// Backup or Forget tries again.
+func (s *database) sweepBackups(ctx context.Context, path string, log *slog.Logger) {
+	if path == "" {
+		return
+	}
+	if err := errors.Join(sweepBackupTemps(path), s.sweepRecordedBackups(ctx)); err != nil && log != nil {
+		log.Warn("engram: open: a stale temporary backup copy could not be removed", "db", path, "err", err)
+	}
+}
+
+// recordBackup records the temporary copy at path as in progress in the
+// database. A database that cannot be written (read-only storage) keeps
+// no record: nothing can be forgotten in it either.
+func (s *database) recordBackup(ctx context.Context, path string) (bool, error) {
+	err := s.write(ctx, "backup", func(q *dbtx) error {
+		_, err := q.exec(`INSERT OR REPLACE INTO meta (key, value) VALUES (?, 'in progress')`, pendingBackupKey+path)
+		return err
+	})
+	if errors.Is(err, ErrReadOnly) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+// unrecordBackup removes the record of the temporary copy at path.
+func (s *database) unrecordBackup(ctx context.Context, path string) error {
+	return s.write(ctx, "backup", func(q *dbtx) error {
+		_, err := q.exec(`DELETE FROM meta WHERE key = ?`, pendingBackupKey+path)
+		return err
+	})
+}
+
+// sweepRecordedBackups removes the stale temporary copies recorded in the
+// database, and their records; copies still in progress stay recorded.
+func (s *database) sweepRecordedBackups(ctx context.Context) error {
+	var paths []string
+	err := s.read(ctx, "backup", func(q *dbtx) error {
+		rows, err := q.query(`SELECT key FROM meta WHERE key >= ? AND key < ?`, pendingBackupKey, pendingBackupKey[:len(pendingBackupKey)-1]+";")
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var k string
+			if err := rows.Scan(&k); err != nil {
+				return err
+			}
+			paths = append(paths, strings.TrimPrefix(k, pendingBackupKey))
+		}
+		return rows.Err()
+	})
+	if err != nil || len(paths) == 0 {
+		return err
+	}
+	var gone []string
+	var errs []error
+	for _, p := range paths {
+		ok, err := removeIfStale(p)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("a stale backup copy %s: %w", p, err))
+		}
+		if ok {
+			gone = append(gone, p)
+		}
+	}
+	if len(gone) > 0 {
+		errs = append(errs, s.write(ctx, "backup", func(q *dbtx) error {
+			for _, p := range gone {
+				if _, err := q.exec(`DELETE FROM meta WHERE key = ?`, pendingBackupKey+p); err != nil {
+					return err
+				}
+			}
+			return nil
+		}))
+	}
+	return errors.Join(errs...)
+}
