@@ -16,11 +16,19 @@ import (
 // TestAgentsAreIsolated seeds two agents with overlapping data, then calls
 // every tool and reads every resource as agent b (the server's agent, and
 // named in the arguments), including forgetting a's memory by its ID: no
-// answer holds a's data, and a's memory keeps every entry.
+// answer holds a's data, and a's memory keeps every entry. It runs in each
+// layout of a store: in a shared file or in memory, a's rows are in b's
+// database. (No tool writes a file.)
 func TestAgentsAreIsolated(t *testing.T) {
+	for _, layout := range testutil.Layouts {
+		t.Run(layout, func(t *testing.T) { testAgentsAreIsolated(t, layout) })
+	}
+}
+
+func testAgentsAreIsolated(t *testing.T, layout string) {
 	const mark = "alphamark"
 	ctx := context.Background()
-	agents := testutil.NewAgents(t)
+	agents := testutil.NewAgentsIn(t, layout)
 	seed := func(agent, word string) string {
 		m, err := agents.Agent(agent)
 		require.NoError(t, err)
@@ -49,6 +57,8 @@ func TestAgentsAreIsolated(t *testing.T) {
 		{"query_graph", map[string]any{"entity": "User"}, true},
 		{"list_recent", map[string]any{}, true},
 		{"list_recent", map[string]any{"kind": "semantic"}, true},
+		{"list_recent", map[string]any{"kind": "episodic"}, true},
+		{"list_recent", map[string]any{"kind": "fact"}, true},
 		{"forget", map[string]any{"id": aSem}, false},
 	} {
 		_, text := callTool(t, cs, c.tool, c.args)
