@@ -5,10 +5,12 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/engram-go/engram/internal/schema"
@@ -44,6 +46,40 @@ import (
 // [*fs.PathError] when the file system does. A cancelled ctx interrupts
 // the copy and returns its error.
 func (m *Memory) Backup(ctx context.Context, dst string) error {
+	return m.backup(ctx, dst, false)
+}
+
+// BackupAgent writes a copy of the agent's own memory to dst, a new
+// engram database file that holds no row of any other agent: what a
+// service may hand to a client allowed this agent only, where Backup of a
+// shared file would hand it every agent's memory (httpapi's POST
+// /v1/backup calls it). Where the database is the agent's alone (its
+// file under a base directory, see [WithDir], or a database in memory
+// from [New]), the copy is the whole database, as Backup makes it. Where
+// other agents may share it (a file given by [WithPath], or the file or
+// memory of a [Store]), the copy is built from the agent's rows alone:
+// its export (see [Memory.Export]), with its history and, in Tier 2, its
+// vectors, is imported into a new database, in which no other agent's
+// text is ever written. That copy holds what an export holds and what
+// engram derives from it; what an export leaves out (statistics, caches
+// of embeddings, memory.md's record) engram makes again when it needs
+// it, and memories that wait to be embedded wait in the copy too (no
+// model is called). Either way the copy is written to a temporary file
+// beside dst, synced, checked as Backup checks its copy and checked to
+// hold no other agent's rows, and only then moved to dst; on any failure
+// the temporary file is removed and dst is not made. [New] with
+// [WithPath] and [WithAgent] opens the copy (in Tier 2 with an embedder of
+// the same model and dimension).
+//
+// BackupAgent returns the errors Backup returns; an export of the agent
+// that does not import again, or a copy that holds another agent's rows,
+// is a [*DatabaseError] matching [ErrCorrupt].
+func (m *Memory) BackupAgent(ctx context.Context, dst string) error {
+	return m.backup(ctx, dst, true)
+}
+
+// backup is Backup, and with agentOnly BackupAgent.
+func (m *Memory) backup(ctx context.Context, dst string, agentOnly bool) error {
 	if m.closed.Load() {
 		return ErrClosed
 	}
@@ -68,7 +104,10 @@ func (m *Memory) Backup(ctx context.Context, dst string) error {
 		tmp.remove()
 		return err
 	}
-	err = m.backupTo(ctx, tmp.path, abs)
+	// VACUUM INTO and the check make no file beside the copy; a failure
+	// half-way through might, and so may building an agent's copy (its
+	// write-ahead log): tmp.remove takes them too.
+	err = m.backupTo(ctx, tmp.path, abs, agentOnly)
 	if err != nil {
 		tmp.remove()
 	} else {
@@ -83,24 +122,62 @@ func (m *Memory) Backup(ctx context.Context, dst string) error {
 	if err != nil {
 		return err
 	}
-	m.log.Debug("engram: backup written", "agent", m.agent, "db", m.dbPath, "backup", abs)
+	m.log.Debug("engram: backup written", "agent", m.agent, "db", m.dbPath, "backup", abs, "agent_only", agentOnly)
 	return nil
 }
 
-// backupTo copies the database to the empty file tmp, syncs and checks
-// it, and moves it to dst.
-func (m *Memory) backupTo(ctx context.Context, tmp, dst string) error {
-	if err := m.vacuumInto(ctx, tmp); err != nil {
-		return err
+// backupTo copies the database to the empty file tmp (with agentOnly, the
+// agent's rows alone: see BackupAgent), syncs and checks it, and moves it
+// to dst.
+func (m *Memory) backupTo(ctx context.Context, tmp, dst string, agentOnly bool) error {
+	rebuild := agentOnly && m.mayShare()
+	if !rebuild {
+		if err := m.vacuumInto(ctx, tmp); err != nil {
+			return err
+		}
+		if err := unrecordInCopy(ctx, tmp); err != nil {
+			return err
+		}
+		if err := syncFile(tmp); err != nil {
+			return fmt.Errorf("engram: backup: %w", err)
+		}
+		if err := checkCopy(ctx, tmp); err != nil {
+			return err
+		}
+		if agentOnly {
+			// An agent's own file may still hold another's rows, written
+			// by a Memory opened on it with WithPath: then the copy is
+			// built as for a shared file.
+			others, err := otherAgents(ctx, tmp, m.agent)
+			if err != nil {
+				return err
+			}
+			if rebuild = len(others) > 0; rebuild {
+				// Emptied, not removed: the file is the one locked as
+				// in progress (see backup_temp.go).
+				if err := emptyCopy(tmp); err != nil {
+					return fmt.Errorf("engram: backup: %w", err)
+				}
+			}
+		}
 	}
-	if err := unrecordInCopy(ctx, tmp); err != nil {
-		return err
-	}
-	if err := syncFile(tmp); err != nil {
-		return fmt.Errorf("engram: backup: %w", err)
-	}
-	if err := checkCopy(ctx, tmp); err != nil {
-		return err
+	if rebuild {
+		if err := m.copyAgent(ctx, tmp); err != nil {
+			return err
+		}
+		if err := syncFile(tmp); err != nil {
+			return fmt.Errorf("engram: backup: %w", err)
+		}
+		if err := checkCopy(ctx, tmp); err != nil {
+			return err
+		}
+		others, err := otherAgents(ctx, tmp, m.agent)
+		if err != nil {
+			return err
+		}
+		if len(others) > 0 {
+			return &DatabaseError{Op: "backup", Err: fmt.Errorf("the copy of agent %q holds rows of agents %q: %w", m.agent, others, ErrCorrupt)}
+		}
 	}
 	if err := placeNew(tmp, dst); err != nil {
 		return err
@@ -109,6 +186,74 @@ func (m *Memory) backupTo(ctx context.Context, tmp, dst string) error {
 		return fmt.Errorf("engram: backup: %w", err)
 	}
 	return nil
+}
+
+// mayShare reports whether other agents may have rows in m's database: a
+// file given by WithPath may be shared, and a Store's file or memory is
+// shared by all its agents; an agent's file under a base directory, and a
+// database in memory from New, are its own.
+func (m *Memory) mayShare() bool {
+	if m.dbPath == "" {
+		return m.owner != nil
+	}
+	return m.agentDir == ""
+}
+
+// copyAgent builds in path, an empty file, a database of m's agent alone:
+// a new database of the agent, with m's tier, configuration and embedder,
+// into which the agent's export (history and vectors too) is imported,
+// then taken out of WAL mode so that it is one file, as VACUUM INTO makes
+// a copy. An export that the import refuses is a bug or damage, not the
+// caller's bad input: it is a *DatabaseError matching ErrCorrupt.
+func (m *Memory) copyAgent(ctx context.Context, path string) error {
+	opts := []Option{WithPath(path), WithAgent(m.agent), WithConfig(m.cfg), WithClock(m.now), WithLogger(m.log)}
+	if m.vectors != nil {
+		opts = append(opts, WithEmbedder(m.vectors.emb))
+	}
+	c, err := New(m.tier, opts...)
+	if err != nil {
+		return err
+	}
+	err = m.exportInto(ctx, c)
+	if cerr := c.Close(); err == nil {
+		err = cerr
+	}
+	var ie *ImportError
+	if errors.As(err, &ie) {
+		return &DatabaseError{Op: "backup", Err: fmt.Errorf("the agent's export does not import again: %v: %w", ie, ErrCorrupt)}
+	}
+	if err != nil {
+		return err
+	}
+	db, err := sql.Open("sqlite", dsn(path, nil))
+	if err != nil {
+		return &DatabaseError{Op: "backup", Err: err}
+	}
+	defer db.Close()
+	_, err = db.ExecContext(ctx, "PRAGMA journal_mode = DELETE")
+	return dbErr("backup", err)
+}
+
+// errCopyEnded ends an export whose import into the copy stopped.
+var errCopyEnded = errors.New("engram: backup: the copy's import ended")
+
+// exportInto streams m's export, with history and vectors, into c's
+// import. It returns the export's error first: the import's, when the
+// export failed, is only the export's failure as its reader saw it.
+func (m *Memory) exportInto(ctx context.Context, c *Memory) error {
+	pr, pw := io.Pipe()
+	exported := make(chan error, 1)
+	go func() {
+		err := m.Export(ctx, pw, ExportOptions{Vectors: true, History: true})
+		pw.CloseWithError(err) // nil: the import reads io.EOF
+		exported <- err
+	}()
+	_, err := c.importRecords(ctx, pr, ImportOptions{})
+	pr.CloseWithError(errCopyEnded) // an export still writing stops
+	if xerr := <-exported; xerr != nil && !errors.Is(xerr, errCopyEnded) {
+		return xerr
+	}
+	return err
 }
 
 // checkBackupPath returns dst made absolute, or the error Backup returns
@@ -225,6 +370,16 @@ func checkCopy(ctx context.Context, path string) error {
 		return &DatabaseError{Op: "backup", Err: fmt.Errorf("the copy fails its integrity check: %v: %w", err, ErrCorrupt)}
 	}
 	return nil
+}
+
+// otherAgents returns the agents other than agent that have rows in the
+// copy at path, which checkCopy checked, opening it read-only.
+func otherAgents(ctx context.Context, path, agent string) ([]string, error) {
+	agents, err := agentsInFile(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	return slices.DeleteFunc(agents, func(a string) bool { return a == agent }), nil
 }
 
 // readCopy runs fn in a read transaction on a connection of db.

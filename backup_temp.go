@@ -230,3 +230,14 @@ func (s *database) sweepRecordedBackups(ctx context.Context) error {
 	}
 	return errors.Join(errs...)
 }
+
+// emptyCopy empties the temporary copy at path, keeping the file (and so
+// its lock), and removes SQLite's files beside it.
+func emptyCopy(path string) error {
+	for _, suffix := range []string{"-journal", "-wal", "-shm"} {
+		if err := removeIfExists(path + suffix); err != nil {
+			return err
+		}
+	}
+	return os.Truncate(path, 0)
+}

@@ -140,7 +140,8 @@
 // versioned, and a file written by a newer engram is refused
 // ([ErrSchemaTooNew]). [Memory.Backup] copies the file while the agent
 // works, and checks the copy before naming it; copying memory.db without
-// its -wal loses the latest writes. [Memory.Summary] gives an overview of
+// its -wal loses the latest writes. [Memory.BackupAgent] copies the
+// agent's memory alone, even from a shared file. [Memory.Summary] gives an overview of
 // the agent's memory: counts, the newest of each kind, its common words.
 //
 // # Errors

@@ -124,6 +124,17 @@ const maxImportLine = 2 * maxSnapshotBytes
 // reader's error, [ErrClosed] after Close and a [*DatabaseError] when
 // SQLite fails. On any error nothing was imported.
 func (m *Memory) Import(ctx context.Context, r io.Reader, opts ImportOptions) (ImportReport, error) {
+	rep, err := m.importRecords(ctx, r, opts)
+	if err != nil {
+		return ImportReport{}, err
+	}
+	m.embedSoon(ctx)
+	return rep, nil
+}
+
+// importRecords is Import but for embedding what the file brought no
+// vector of, which it leaves pending (BackupAgent's copy calls no model).
+func (m *Memory) importRecords(ctx context.Context, r io.Reader, opts ImportOptions) (ImportReport, error) {
 	if opts.Conflict < ConflictFail || opts.Conflict > ConflictReplace {
 		return ImportReport{}, invalid("Conflict", "unknown conflict policy %d", int(opts.Conflict))
 	}
@@ -176,7 +187,6 @@ func (m *Memory) Import(ctx context.Context, r io.Reader, opts ImportOptions) (I
 	if err != nil {
 		return ImportReport{}, err
 	}
-	m.embedSoon(ctx)
 	return rep, nil
 }
 

@@ -2,7 +2,9 @@ package httpapi_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -10,11 +12,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/engram-go/engram"
 	"github.com/engram-go/engram/httpapi"
+	"github.com/engram-go/engram/mcpserver"
 )
 
 // TestOpenAPIDocument loads the document, validates it, and holds the
@@ -94,6 +98,65 @@ func TestAuth(t *testing.T) {
 	require.Error(t, err)
 	_, err = httpapi.New(e.agents, httpapi.Options{Tokens: []httpapi.Token{{Secret: all, Agents: []string{"no such/agent"}}}})
 	require.Error(t, err)
+}
+
+// TestMCPAuth: /mcp refuses a request as every other route does, with a
+// JSON error of the same status and code (not the MCP SDK's plain text),
+// and passes a valid token's agents on to the MCP handler as scopes.
+func TestMCPAuth(t *testing.T) {
+	all, alice := "all-agents-token-0123456789", "alice-only-token-0123456789"
+	scopes := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var got []string
+		if info := auth.TokenInfoFromContext(r.Context()); info != nil {
+			got = info.Scopes
+		}
+		json.NewEncoder(w).Encode(got)
+	})
+	mcpPost := func(e *env, header ...string) response {
+		t.Helper()
+		req, err := http.NewRequest("POST", e.srv.URL+"/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
+		require.NoError(t, err)
+		req.Header.Set("Content-Type", "application/json")
+		for i := 0; i+1 < len(header); i += 2 {
+			if header[i] == "Host" {
+				req.Host = header[i+1]
+			} else {
+				req.Header.Set(header[i], header[i+1])
+			}
+		}
+		resp, err := e.srv.Client().Do(req)
+		require.NoError(t, err)
+		defer resp.Body.Close()
+		body, err := io.ReadAll(resp.Body)
+		require.NoError(t, err)
+		return response{resp.StatusCode, resp.Header, body}
+	}
+
+	e := newEnv(t, httpapi.Options{MCP: scopes, Tokens: []httpapi.Token{{Secret: all}, {Secret: alice, Agents: []string{"alice"}}}})
+	r := mcpPost(e)
+	requireError(t, r, http.StatusUnauthorized, httpapi.CodeUnauthorized)
+	require.Contains(t, r.Header.Get("WWW-Authenticate"), "Bearer")
+	for _, h := range []string{"Bearer " + all + "x", "Basic " + all, "Bearer ", "Bearer " + all + " " + all} {
+		requireError(t, mcpPost(e, "Authorization", h), http.StatusUnauthorized, httpapi.CodeUnauthorized)
+	}
+	r = mcpPost(e, "Authorization", "Bearer "+alice)
+	require.Equal(t, http.StatusOK, r.Status, "%s", r.Body)
+	require.JSONEq(t, fmt.Sprintf("[%q]", mcpserver.AgentScope("alice")), string(r.Body))
+	r = mcpPost(e, "Authorization", "bearer  "+all)
+	require.Equal(t, http.StatusOK, r.Status, "%s", r.Body)
+	require.JSONEq(t, fmt.Sprintf("[%q]", mcpserver.AllAgentsScope), string(r.Body))
+
+	// Without tokens, a host that is not a loopback name is forbidden.
+	e = newEnv(t, httpapi.Options{MCP: scopes})
+	require.Equal(t, http.StatusOK, mcpPost(e).Status)
+	requireError(t, mcpPost(e, "Host", "attacker.example:7077"), http.StatusForbidden, httpapi.CodeForbidden)
+
+	// A secret /mcp could not take (the SDK splits the header at spaces)
+	// is refused for every route.
+	for _, secret := range []string{"two words-0123456789", "tab\tin-0123456789ab", "0123456789abcdef "} {
+		_, err := httpapi.New(e.agents, httpapi.Options{Tokens: []httpapi.Token{{Secret: secret}}})
+		require.Error(t, err, "%q", secret)
+	}
 }
 
 // TestLoopbackOnlyWithoutTokens: a server without tokens answers only

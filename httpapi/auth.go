@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"unicode"
 
 	"github.com/engram-go/engram"
 	"github.com/engram-go/engram/mcpserver"
@@ -19,7 +20,7 @@ import (
 // Token is a bearer token the server accepts, and the agents it may touch.
 type Token struct {
 	// Secret is the token itself, sent as "Authorization: Bearer <Secret>".
-	// At least 16 bytes.
+	// At least 16 bytes, with no spaces or control characters.
 	Secret string
 	// Agents are the agents the token may read and change; empty means
 	// every agent.
@@ -64,6 +65,11 @@ func credentials(tokens []Token) ([]credential, error) {
 	for i, t := range tokens {
 		if len(t.Secret) < MinTokenBytes {
 			return nil, fmt.Errorf("httpapi: token %d: a secret needs at least %d bytes", i, MinTokenBytes)
+		}
+		// A header's value loses its outer spaces, and the MCP SDK splits
+		// it at inner ones: a secret holding either could not be sent.
+		if strings.IndexFunc(t.Secret, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }) >= 0 {
+			return nil, fmt.Errorf("httpapi: token %d: a secret must not hold spaces or control characters", i)
 		}
 		for _, a := range t.Agents {
 			if err := engram.ValidateAgentID(a); err != nil {

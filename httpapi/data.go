@@ -228,10 +228,11 @@ type backupResponse struct {
 	Profile string `json:"profile"`
 }
 
-// backup answers POST /v1/backup: a consistent copy of the agent's
-// database file is written to Options.BackupDir, named by the agent and
-// the time (engram.Memory.Backup), and its name returned. The copy stays
-// on the server: in a file shared by several agents it holds theirs too.
+// backup answers POST /v1/backup: a consistent copy of the agent's memory
+// is written to Options.BackupDir, named by the agent and the time, and
+// its name returned. The copy holds the agent's memory alone
+// (engram.Memory.BackupAgent): of a file or memory shared by several
+// agents, it is built from the agent's rows, never a copy of the others'.
 func (s *Server) backup(w http.ResponseWriter, r *http.Request) error {
 	var req backupRequest
 	if err := decode(w, r, s.opts.MaxBodyBytes, &req); err != nil {
@@ -247,7 +248,7 @@ func (s *Server) backup(w http.ResponseWriter, r *http.Request) error {
 	name := fmt.Sprintf("%s-%s.db", id, time.Now().UTC().Format("20060102T150405.000000000Z"))
 	dst := filepath.Join(s.opts.BackupDir, name)
 	err = s.reg.Read(r.Context(), id, func(m *engram.Memory) error {
-		return m.Backup(r.Context(), dst)
+		return m.BackupAgent(r.Context(), dst)
 	})
 	if err != nil {
 		return err

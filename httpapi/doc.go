@@ -36,12 +36,14 @@
 // [Options].AllowedOrigins names origins, and other sites' unsafe requests
 // are refused (http.CrossOriginProtection). Document ingestion reads only
 // under [Options].DocumentRoot and backups write only into
-// [Options].BackupDir; each route is off without its directory.
+// [Options].BackupDir; each route is off without its directory. A backup
+// holds the one agent's memory, even where agents share a file
+// ([engram.Memory.BackupAgent]).
 //
 // # Errors
 //
 // Every error is JSON, {"error":{"code":"...","message":"..."}}, with a
-// stable code: invalid_argument, unauthorized, forbidden, not_found,
+// stable code, /mcp's refusals included: invalid_argument, unauthorized, forbidden, not_found,
 // method_not_allowed, conflict, too_large, unsupported_media, internal,
 // upstream, unavailable (see [CodeInvalidArgument] and the others).
 // engram's errors are classified with errors.Is and errors.As; what fails

@@ -64,7 +64,12 @@ type env struct {
 // newEnv starts a server with opts over a new store of agents.
 func newEnv(t testing.TB, opts httpapi.Options) *env {
 	t.Helper()
-	agents := testutil.NewAgents(t)
+	return newEnvOver(t, testutil.NewAgents(t), opts)
+}
+
+// newEnvOver starts a server with opts over agents.
+func newEnvOver(t testing.TB, agents *testutil.Agents, opts httpapi.Options) *env {
+	t.Helper()
 	api, err := httpapi.New(agents, opts)
 	require.NoError(t, err)
 	srv := httptest.NewServer(api)

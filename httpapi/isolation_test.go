@@ -3,6 +3,8 @@ package httpapi_test
 import (
 	"context"
 	"net/url"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -10,6 +12,7 @@ import (
 
 	"github.com/engram-go/engram"
 	"github.com/engram-go/engram/httpapi"
+	"github.com/engram-go/engram/internal/testutil"
 )
 
 // isoSeed stores, for agent, a memory of every kind whose texts all hold
@@ -32,18 +35,34 @@ func isoSeed(t *testing.T, e *env, agent, word string) (semID, factID string) {
 }
 
 // TestAgentsAreIsolated seeds two agents with overlapping data (the same
-// entity, procedure and rule names), then runs every route as agent b,
-// including b asking for a's memories by their IDs: no answer holds a's
-// data (no request names it: every text of a's holds the mark), and a's
-// memory is as it was.
+// entity, procedure and rule names), then runs every route with a token
+// for agent b only, including b asking for a's memories by their IDs: no
+// answer holds a byte of a's data (no request names it: every text of a's
+// holds the mark), nor does any file a route writes (a backup, read raw),
+// and a's memory is as it was. It runs in each layout of a store: in a
+// shared file or in memory, a's rows are in b's database.
 func TestAgentsAreIsolated(t *testing.T) {
-	const mark = "alphamark"
-	e := newEnv(t, httpapi.Options{})
-	aSem, aFact := isoSeed(t, e, "a", mark)
-	isoSeed(t, e, "b", "bravo")
-	before := e.do("GET", "/v1/export?profile=a", nil)
-	require.Equal(t, 200, before.Status)
+	for _, layout := range testutil.Layouts {
+		t.Run(layout, func(t *testing.T) { testAgentsAreIsolated(t, layout) })
+	}
+}
 
+func testAgentsAreIsolated(t *testing.T, layout string) {
+	const mark = "alphamark"
+	const admin, bToken = "admin-token-0123456789abcdef", "bravo-token-0123456789abcdef"
+	backups := t.TempDir()
+	e := newEnvOver(t, testutil.NewAgentsIn(t, layout), httpapi.Options{
+		Tokens:    []httpapi.Token{{Secret: admin}, {Secret: bToken, Agents: []string{"b"}}},
+		BackupDir: backups,
+	})
+	e.token = admin
+	aSem, aFact := isoSeed(t, e, "a", mark)
+	bSem, _ := isoSeed(t, e, "b", "bravo")
+	before := e.do("GET", "/v1/export?profile=a&history=true", nil)
+	require.Equal(t, 200, before.Status)
+	require.Contains(t, string(before.Body), mark)
+
+	e.token = bToken
 	q := func(path string, kv ...string) string {
 		v := url.Values{"profile": {"b"}}
 		for i := 0; i+1 < len(kv); i += 2 {
@@ -61,6 +80,7 @@ func TestAgentsAreIsolated(t *testing.T) {
 		{"POST", "/v1/context", map[string]any{"profile": "b", "query": "deploy"}, true},
 		{"GET", q("/v1/summary"), nil, true},
 		{"GET", q("/v1/changes"), nil, true},
+		{"GET", q("/v1/memory/" + bSem + "/history"), nil, true},
 		{"GET", q("/v1/memory/" + aSem + "/history"), nil, false},
 		{"GET", q("/v1/rules"), nil, true},
 		{"GET", q("/v1/graph/triples"), nil, true},
@@ -68,7 +88,8 @@ func TestAgentsAreIsolated(t *testing.T) {
 		{"GET", q("/v1/graph/neighbors", "entity", "User"), nil, true},
 		{"GET", q("/v1/graph/paths", "from", "User", "to", "bravocorp"), nil, true},
 		{"GET", q("/v1/graph/visualization", "entity", "User"), nil, true},
-		{"GET", q("/v1/export", "history", "true"), nil, true},
+		{"GET", q("/v1/export", "history", "true", "vectors", "true"), nil, true},
+		{"POST", "/v1/backup", map[string]any{"profile": "b"}, false},
 		{"PUT", "/v1/memory/" + aSem, map[string]any{"profile": "b", "content": "b writes over a's entry"}, false},
 		{"DELETE", q("/v1/memory/" + aSem), nil, false},
 		{"DELETE", q("/v1/graph/triple/" + aFact), nil, false},
@@ -80,7 +101,19 @@ func TestAgentsAreIsolated(t *testing.T) {
 			require.Contains(t, string(r.Body), "bravo", "%s %s: b's own data", c.method, c.path)
 		}
 	}
-	after := e.do("GET", "/v1/export?profile=a", nil)
+	// The files the routes wrote, read raw: the backup holds b's memory
+	// and nothing of a's, and nothing else is left in the directory.
+	files, err := os.ReadDir(backups)
+	require.NoError(t, err)
+	require.Len(t, files, 1, "the backup directory holds %v", files)
+	raw, err := os.ReadFile(filepath.Join(backups, files[0].Name()))
+	require.NoError(t, err)
+	// (The raw bytes would swamp a failure's message: it gives counts.)
+	require.Zero(t, strings.Count(strings.ToLower(string(raw)), mark), "times b's backup %s holds a's mark", files[0].Name())
+	require.NotZero(t, strings.Count(string(raw), "bravo"), "times b's backup holds b's data")
+
+	e.token = admin
+	after := e.do("GET", "/v1/export?profile=a&history=true", nil)
 	require.Equal(t, 200, after.Status)
 	// The exports differ only in their headers' time.
 	strip := func(b []byte) string {

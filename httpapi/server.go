@@ -71,8 +71,8 @@ type Server struct {
 }
 
 // New returns a Server over agents. It returns an error for a token
-// shorter than MinTokenBytes or naming an invalid agent, a malformed CORS
-// origin, or a negative limit.
+// shorter than MinTokenBytes, holding a space or a control character, or
+// naming an invalid agent, a malformed CORS origin, or a negative limit.
 func New(agents Agents, opts Options) (*Server, error) {
 	if agents == nil {
 		return nil, errors.New("httpapi: no agents")
@@ -210,17 +210,15 @@ func (s *Server) Flush(ctx context.Context) error {
 }
 
 // mcpHandler puts the MCP handler behind the server's tokens, which reach
-// mcpserver as the scopes of the request's auth.TokenInfo.
+// mcpserver as the scopes of the request's auth.TokenInfo. The routes'
+// authentication runs first, so that /mcp refuses a request as every route
+// does, with a JSON error of the same status and code; the SDK's
+// middleware, which answers in plain text, then only passes the token's
+// scopes on (it accepts every token authenticate does: see credentials).
 func (s *Server) mcpHandler() http.Handler {
 	h := s.opts.MCP
-	if len(s.creds) == 0 {
-		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if !loopbackHost(r.Host) {
-				s.writeError(w, r, forbiddenf("host %q is not a loopback name; configure a token to serve other hosts", r.Host))
-				return
-			}
-			h.ServeHTTP(w, r)
-		})
+	if len(s.creds) > 0 {
+		h = auth.RequireBearerToken(s.verifyMCP, &auth.RequireBearerTokenOptions{AllowMissingExpiration: true})(h)
 	}
-	return auth.RequireBearerToken(s.verifyMCP, &auth.RequireBearerTokenOptions{AllowMissingExpiration: true})(h)
+	return s.authenticate(h)
 }

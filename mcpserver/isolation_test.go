@@ -2,6 +2,8 @@ package mcpserver_test
 
 import (
 	"context"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -9,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/engram-go/engram"
+	"github.com/engram-go/engram/httpapi"
 	"github.com/engram-go/engram/internal/testutil"
 	"github.com/engram-go/engram/mcpserver"
 )
@@ -16,11 +19,22 @@ import (
 // TestAgentsAreIsolated seeds two agents with overlapping data, then calls
 // every tool and reads every resource as agent b (the server's agent, and
 // named in the arguments), including forgetting a's memory by its ID: no
-// answer holds a's data, and a's memory keeps every entry.
+// answer holds a's data, and a's memory keeps every entry. It runs in each
+// layout of a store (in a shared file or in memory, a's rows are in b's
+// database), on stdio's transport and on HTTP behind httpapi with a token
+// for b only. (No tool writes a file.)
 func TestAgentsAreIsolated(t *testing.T) {
+	for _, layout := range testutil.Layouts {
+		for _, transport := range []string{"stdio", "http"} {
+			t.Run(layout+"/"+transport, func(t *testing.T) { testAgentsAreIsolated(t, layout, transport) })
+		}
+	}
+}
+
+func testAgentsAreIsolated(t *testing.T, layout, transport string) {
 	const mark = "alphamark"
 	ctx := context.Background()
-	agents := testutil.NewAgents(t)
+	agents := testutil.NewAgentsIn(t, layout)
 	seed := func(agent, word string) string {
 		m, err := agents.Agent(agent)
 		require.NoError(t, err)
@@ -36,7 +50,24 @@ func TestAgentsAreIsolated(t *testing.T) {
 	seed("b", "bravo")
 	s, err := mcpserver.New(agents, mcpserver.Options{Agent: "b"})
 	require.NoError(t, err)
-	cs := connect(t, s)
+	var cs *mcp.ClientSession
+	if transport == "stdio" {
+		cs = connect(t, s)
+	} else {
+		const token = "bravo-token-0123456789abcdef"
+		api, err := httpapi.New(agents, httpapi.Options{
+			Tokens: []httpapi.Token{{Secret: token, Agents: []string{"b"}}},
+			MCP:    s.HTTPHandler(mcpserver.HTTPOptions{}),
+		})
+		require.NoError(t, err)
+		srv := httptest.NewServer(api)
+		t.Cleanup(srv.Close)
+		client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
+		cs, err = client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: srv.URL + "/mcp",
+			HTTPClient: &http.Client{Transport: bearer{token}}, DisableStandaloneSSE: true}, nil)
+		require.NoError(t, err)
+		t.Cleanup(func() { cs.Close() })
+	}
 	for _, c := range []struct {
 		tool string
 		args map[string]any
@@ -49,6 +80,8 @@ func TestAgentsAreIsolated(t *testing.T) {
 		{"query_graph", map[string]any{"entity": "User"}, true},
 		{"list_recent", map[string]any{}, true},
 		{"list_recent", map[string]any{"kind": "semantic"}, true},
+		{"list_recent", map[string]any{"kind": "episodic"}, true},
+		{"list_recent", map[string]any{"kind": "fact"}, true},
 		{"forget", map[string]any{"id": aSem}, false},
 	} {
 		_, text := callTool(t, cs, c.tool, c.args)

@@ -94,10 +94,11 @@ agent it wrote to.
 Without a token it listens on loopback only. --token (or ENGRAM_TOKEN)
 gives a token for every agent; --agent-token AGENT=SECRET a token for one
 agent (repeat it; several for one secret make a token of several agents).
-Tokens are at least 16 bytes; a flag's value shows in the process list, so
-prefer ENGRAM_TOKEN. Document ingestion reads only under --documents and
-backups go only into --backups; each route is off without its directory.
-The address it listens on is printed to stderr.
+Tokens are at least 16 bytes, without spaces; a flag's value shows in the
+process list, so prefer ENGRAM_TOKEN. Document ingestion reads only under
+--documents and backups go only into --backups (a backup holds the one
+agent's memory, even of a shared --path); each route is off without its
+directory. The address it listens on is printed to stderr.
 
 It exits 2 for a bad flag or a non-loopback --addr without a token, and 1
 when the address cannot be used.`,
