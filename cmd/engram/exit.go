@@ -128,7 +128,7 @@ func hintFor(cmd *cobra.Command, err error, code int, noVectors bool) string {
 	case errors.Is(err, engram.ErrNotFound):
 		return `check the ID ("engram search" and "engram list" show IDs) and --agent`
 	case errors.Is(err, engram.ErrSchemaTooNew):
-		return "a newer engram wrote it: go install github.com/engram-go/engram/cmd/engram@latest"
+		return "a newer engram wrote it: use that engram, or build this one again from an up-to-date clone (go install ./cmd/engram)"
 	case errors.Is(err, engram.ErrNotEngram):
 		return "another program's SQLite file, left untouched: pass another --path or --dir"
 	case notADatabase(err):
