@@ -76,7 +76,9 @@ full text (Tier 1) and by vector too (Tier 2, with an embedder).
 Commands that only read (agents, stats, summary, get, list, search, recall,
 context, history, export, check, graph) never create a database: for an
 agent without one they say so and exit 3. Commands that write (add, ingest,
-import) create it.
+import) create it. In Tier 2 only add, ingest, import and reindex set the
+vectors up, which fixes their dimension and model; the other commands use
+the vectors a database has, and read one that has none by text.
 
 Output is a table or short sentences for people; --json prints one JSON
 document on stdout for scripts. Errors go to stderr as
@@ -270,6 +272,9 @@ func geminiKey() string { return or(os.Getenv("GEMINI_API_KEY"), os.Getenv("GOOG
 // embedder, and a database without vectors yet is opened at Tier 1, so
 // that a read never fixes the dimension of the vectors to come.
 func (a *app) openMemory(ctx context.Context, create bool) (*engram.Memory, error) {
+	if _, err := a.g.storeOptions(); err != nil {
+		return nil, err // the flags' mistakes first, before any file is looked at
+	}
 	if !create {
 		if err := a.mustExist(ctx); err != nil {
 			return nil, err
