@@ -189,7 +189,7 @@ func loopTable(rs []*loopResult, reps int) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "\n### Agent loop: write, then search, %d turns per repetition\n\n", loopTurns)
 	b.WriteString("Each turn writes one memory, then searches, as an agent does: the corpus and questions of the text section, ")
-	fmt.Fprintf(&b, "each store growing by %d documents over the run. ", loopTurns*(reps+1))
+	fmt.Fprintf(&b, "each store growing by %s documents over the run. ", count(loopTurns*(reps+1)))
 	b.WriteString("engram: Tier 1, `Episodic().Log`, then `Memory.Search` of every kind (limit 10). ")
 	b.WriteString("bleve: `Index` of one document, then a match query (BM25, size 10, stored text loaded), hits in bleve's default order. ")
 	b.WriteString("chromem-go: `AddDocument` with the next vector of the vector section's data set, then `QueryEmbedding` (top 10): ")
