@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/engram-go/engram/internal/bm25"
@@ -54,7 +55,11 @@ type textKind struct {
 	// (created_at, pk) order, sessionAt where each session is in it.
 	sessions  [][]int32
 	sessionAt map[string]int32
-	last      int64 // the largest pk indexed
+	// last is a pk up to which every row of the agent is indexed: the
+	// largest pk of the kind's table, any agent's row, in the snapshot
+	// the index was built or last caught up in, so that catching up
+	// reads the rows inserted since and no other.
+	last int64
 }
 
 // textDoc is one indexed row.
@@ -124,12 +129,18 @@ func (x *textIndex) view(q *dbtx, m *Memory, version int64, docs int) (*textData
 		x.build(m)
 		return nil, nil
 	}
+	seen, err := readTextLast(q)
+	if err != nil {
+		return nil, err
+	}
 	x.mu.Lock()
 	if x.data == d && d.version == from { // else another search caught up, or a build installed
 		for i, rows := range added {
+			k := &d.kinds[i]
 			for _, r := range rows {
-				d.kinds[i].add(r)
+				k.add(r)
 			}
+			k.last = max(k.last, seen[i])
 		}
 		d.version = version
 	}
@@ -191,8 +202,12 @@ func loadText(ctx context.Context, m *Memory) (*textData, error) {
 			return err
 		}
 		d = &textData{version: version, ranks: ranks, kinds: make([]textKind, len(ftsSources))}
+		seen, err := readTextLast(q)
+		if err != nil {
+			return err
+		}
 		for i, src := range ftsSources {
-			rows, err := readTextRows(q, src.kind, m.agent, 0)
+			rows, err := readTextRows(q, src.kind, m.agent, -1)
 			if err != nil {
 				return err
 			}
@@ -202,6 +217,7 @@ func loadText(ctx context.Context, m *Memory) (*textData, error) {
 			for _, r := range rows {
 				k.add(r)
 			}
+			k.last = max(k.last, seen[i])
 			k.trim()
 		}
 		return nil
@@ -216,11 +232,17 @@ type textRow struct {
 	session string
 }
 
-// textRowsSQL reads, per kind, the agent's (?1) rows after the pk ?2,
-// in pk order: what the index keeps of them, their term vector and, for
-// a row without one, its indexed texts (see fillTerms).
-var textRowsSQL = func() map[*kind]string {
-	out := map[*kind]string{}
+// textRowsSQL reads, per kind, the agent's (?1) rows in pk order: what
+// the index keeps of them, their term vector and, for a row without one,
+// its indexed texts (see fillTerms). all reads every row of the agent,
+// through an index on agent_id, for a build. after reads those after the
+// pk ?2, for a catch-up, through the range of pks: the rows inserted
+// since the index last looked at the table, any agent's, filtered by
+// agent. (Left to choose, SQLite reads every row of the agent through an
+// index on agent_id and sorts them, on every search after a write: at
+// 100K memories, 36 ms where the range takes 0.02.)
+var textRowsSQL = func() map[*kind]struct{ all, after string } {
+	out := map[*kind]struct{ all, after string }{}
 	for _, src := range ftsSources {
 		k := src.kind
 		session := "''"
@@ -231,14 +253,23 @@ var textRowsSQL = func() map[*kind]string {
 		for _, c := range k.indexed {
 			cols += `, CASE WHEN t.terms IS NULL THEN ` + over(c, "t") + ` ELSE '' END`
 		}
-		out[k] = `SELECT ` + cols + ` FROM ` + k.table + ` t WHERE t.agent_id = ?1 AND t.pk > ?2 ORDER BY t.pk`
+		sel := `SELECT ` + cols + ` FROM ` + k.table + ` t`
+		out[k] = struct{ all, after string }{
+			all:   sel + ` WHERE t.agent_id = ?1 ORDER BY t.pk`,
+			after: sel + ` NOT INDEXED WHERE t.agent_id = ?1 AND t.pk > ?2 ORDER BY t.pk`,
+		}
 	}
 	return out
 }()
 
-// readTextRows reads kind k's rows of agent after the pk after.
+// readTextRows reads kind k's rows of agent after the pk after, or all
+// of them when after is negative.
 func readTextRows(q *dbtx, k *kind, agent string, after int64) ([]textRow, error) {
-	rows, err := q.query(textRowsSQL[k], agent, after)
+	query, args := textRowsSQL[k].after, []any{agent, after}
+	if after < 0 {
+		query, args = textRowsSQL[k].all, args[:1]
+	}
+	rows, err := q.query(query, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -260,6 +291,27 @@ func readTextRows(q *dbtx, k *kind, agent string, after int64) ([]textRow, error
 		}
 		return out, nil
 	})
+}
+
+// textLastSQL reads the largest pk of each kind's table, 0 for none, in
+// ftsSources' order.
+var textLastSQL = func() string {
+	var cols []string
+	for _, src := range ftsSources {
+		cols = append(cols, `coalesce((SELECT max(pk) FROM `+src.kind.table+`), 0)`)
+	}
+	return `SELECT ` + strings.Join(cols, ", ")
+}()
+
+// readTextLast returns the largest pk of each kind's table in q's
+// snapshot, in ftsSources' order.
+func readTextLast(q *dbtx) ([]int64, error) {
+	out := make([]int64, len(ftsSources))
+	dest := make([]any, len(out))
+	for i := range out {
+		dest[i] = &out[i]
+	}
+	return out, q.queryRow(textLastSQL, nil, dest...)
 }
 
 // add indexes a row whose pk is larger than any indexed.
