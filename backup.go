@@ -6,10 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"net/url"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/engram-go/engram/internal/schema"
 )
@@ -139,8 +137,9 @@ func (m *Memory) checkBackupPath(dst string) (string, error) {
 // vacuumInto writes a compacted copy of the database into the empty file
 // path with VACUUM INTO. The copy is one read transaction: for a file,
 // on a connection of its own (the readers are query-only, which VACUUM
-// INTO refuses), beside which the writer goes on; in memory, on the only
-// connection, holding the writer lock.
+// INTO refuses; read-only, as the database is, when it is), beside which
+// the writer goes on; in memory, on the only connection, holding the
+// writer lock.
 func (m *Memory) vacuumInto(ctx context.Context, path string) error {
 	s := m.db
 	if s.memory {
@@ -151,7 +150,7 @@ func (m *Memory) vacuumInto(ctx context.Context, path string) error {
 		_, err := s.wconn.ExecContext(ctx, "VACUUM INTO ?", path)
 		return s.wrap(ctx, "backup", err)
 	}
-	db, err := sql.Open("sqlite", dsn(m.dbPath, []string{fmt.Sprintf("busy_timeout(%d)", m.cfg.Storage.BusyTimeout.Milliseconds())}))
+	db, err := sql.Open("sqlite", dsn(s.name, []string{fmt.Sprintf("busy_timeout(%d)", m.cfg.Storage.BusyTimeout.Milliseconds())}))
 	if err != nil {
 		return &DatabaseError{Op: "backup", Err: err}
 	}
@@ -167,11 +166,7 @@ func (m *Memory) vacuumInto(ctx context.Context, path string) error {
 // FTS5 indexes' own) and hold derived data that agrees with its rows.
 // A failed check matches ErrCorrupt.
 func checkCopy(ctx context.Context, path string) error {
-	u := url.URL{Scheme: "file", Path: filepath.ToSlash(path), RawQuery: "mode=ro"}
-	if !strings.HasPrefix(u.Path, "/") {
-		u.Path = "/" + u.Path // a Windows volume: file:///C:/…
-	}
-	db, err := sql.Open("sqlite", u.String())
+	db, err := sql.Open("sqlite", fileURI(path, "mode=ro"))
 	if err != nil {
 		return &DatabaseError{Op: "backup", Err: err}
 	}

@@ -33,6 +33,7 @@ type settings struct {
 	embedder Embedder
 	newDims  bool  // WithDimensionChange
 	newModel bool  // WithModelChange
+	readOnly bool  // WithReadOnly
 	bad      error // the first invalid option, reported by New
 }
 
@@ -78,6 +79,9 @@ func (s *settings) validateWhere() error {
 	}
 	if s.path != "" && s.dir != "" {
 		return invalid("options", "WithPath and WithDir are exclusive")
+	}
+	if s.inMemory && s.readOnly {
+		return invalid("options", "InMemory cannot be combined with WithReadOnly: a new database in memory is empty")
 	}
 	return nil
 }
@@ -146,6 +150,26 @@ func WithPath(path string) Option {
 		s.path = path
 	}
 }
+
+// WithReadOnly opens an existing database for reading only, as [New]
+// does by itself when the file or its directory cannot be written (a
+// read-only mount, an immutable file, a directory without write
+// permission). Every read works; every write (a store, an update, a
+// delete, compaction, an import, [Memory.Flush] with working items to
+// keep, [Memory.ImportMarkdown], [Memory.ExportMarkdown]) returns an
+// error matching [ErrReadOnly] and changes nothing. The Memory writes
+// nothing behind the caller's back either: searches and recalls note no
+// access counts, [Memory.Bootstrap] imports no edit of memory.md and
+// writes none, and Close writes nothing. Not a byte of the database file
+// changes, and SQLite adds nothing to its write-ahead log; in a directory
+// it may write, SQLite may make the -wal and -shm files beside it that
+// every reader of a database in WAL mode needs.
+//
+// New then creates nothing: a database that does not exist is an error
+// matching [ErrNotFound], and one written by an older engram, whose
+// schema would have to be brought up to date, an error matching
+// [ErrReadOnly]. It cannot be combined with [InMemory].
+func WithReadOnly() Option { return func(s *settings) { s.readOnly = true } }
 
 // InMemory keeps the database in memory; it is gone after [Memory.Close].
 // No memory.md is written unless [WithMarkdownPath] is also given.
