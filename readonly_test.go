@@ -295,3 +295,46 @@ func checkFoundReadOnly(ctx context.Context, t *testing.T, path string, want map
 	}
 	assert.NoError(t, m.Close())
 }
+
+// TestWithReadOnlyTier2: a Tier 2 database opens read-only with the
+// embedder of its vectors, and a vector search finds what it holds
+// without writing a byte. An embedder that would need its vectors made
+// again (another model), or a file without vectors, is refused with
+// ErrReadOnly, since that would be a write.
+func TestWithReadOnlyTier2(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "memory.db")
+	emb, err := engram.NewHashingEmbedder(64)
+	require.NoError(t, err)
+	m, err := engram.New(engram.Tier2, engram.WithPath(path), engram.WithEmbedder(emb))
+	require.NoError(t, err)
+	id, err := m.Semantic().Store(ctx, engram.SemanticEntry{Content: "the kayak lives in the garage", Importance: 0.7})
+	require.NoError(t, err)
+	require.NoError(t, m.Close())
+	before := faultSum(path)
+
+	m, err = engram.New(engram.Tier2, engram.WithPath(path), engram.WithEmbedder(emb), engram.WithReadOnly())
+	require.NoError(t, err)
+	res, err := m.Search(ctx, engram.SearchOptions{Query: "kayak garage", Mode: engram.SearchVector})
+	require.NoError(t, err)
+	require.NotEmpty(t, res)
+	assert.Equal(t, id, res[0].ID)
+	_, err = m.Semantic().Store(ctx, engram.SemanticEntry{Content: "the paddle is in the shed", Importance: 0.7})
+	assert.ErrorIs(t, err, engram.ErrReadOnly)
+	assert.ErrorIs(t, m.Reindex(ctx, nil), engram.ErrReadOnly)
+	require.NoError(t, m.CheckIntegrity(ctx))
+	require.NoError(t, m.Close())
+
+	_, err = engram.New(engram.Tier2, engram.WithPath(path), engram.WithEmbedder(renamedEmbedder{emb}), engram.WithReadOnly())
+	assert.ErrorIs(t, err, engram.ErrReadOnly)
+	other, err := engram.NewHashingEmbedder(32)
+	require.NoError(t, err)
+	_, err = engram.New(engram.Tier2, engram.WithPath(path), engram.WithEmbedder(other), engram.WithReadOnly())
+	assert.ErrorIs(t, err, engram.ErrInvalid)
+	assert.Equal(t, before, faultSum(path), "the database changed")
+
+	tier1 := filepath.Join(t.TempDir(), "memory.db")
+	faultSeed(t, tier1, 2)
+	_, err = engram.New(engram.Tier2, engram.WithPath(tier1), engram.WithEmbedder(emb), engram.WithReadOnly())
+	assert.ErrorIs(t, err, engram.ErrReadOnly)
+}
