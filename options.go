@@ -163,12 +163,15 @@ func WithPath(path string) Option {
 // writes none, and Close writes nothing. Not a byte of the database file
 // changes, and SQLite adds nothing to its write-ahead log; in a directory
 // it may write, SQLite may make the -wal and -shm files beside it that
-// every reader of a database in WAL mode needs.
+// every reader of a database in WAL mode needs. Where it may not, and no
+// -wal holds writes, SQLite reads the file without the locks that need
+// the -shm: another process that may write the database must then not
+// write it while the Memory is open.
 //
 // New then creates nothing: a database that does not exist is an error
 // matching [ErrNotFound], and one written by an older engram, whose
 // schema would have to be brought up to date, an error matching
-// [ErrReadOnly]. It cannot be combined with [InMemory].
+// [ErrReadOnly]. With [InMemory] it is an error matching [ErrInvalid].
 func WithReadOnly() Option { return func(s *settings) { s.readOnly = true } }
 
 // InMemory keeps the database in memory; it is gone after [Memory.Close].

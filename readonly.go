@@ -43,8 +43,10 @@ func storageReadOnly(path string) bool {
 // (SQLite 3.22 and later); or, when the directory cannot be written (so
 // they cannot be made) and no -wal holds frames, with immutable=1, which
 // reads the file alone, without locks or -shm. The file is then all
-// there is to read, and nothing can write it meanwhile: writing it would
-// take a -wal beside it.
+// there is to read; immutable=1 assumes nothing changes it while it is
+// open, which holds on a read-only mount and for an immutable file, and
+// which a process allowed to write the directory must respect (see
+// WithReadOnly).
 func readOnlyName(path string) (string, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
