@@ -246,7 +246,7 @@ var textRowsSQL = func() map[*kind]string {
 }()
 
 // textCols are the columns textRowsSQL and textAfterSQL read of a row
-// of k, its indexed texts padded with '' to n.
+// of k, its indexed texts padded with ” to n.
 func textCols(k *kind, n int) string {
 	session := "''"
 	if k.session != "" {
