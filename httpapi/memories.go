@@ -101,7 +101,7 @@ func itemsOf(body map[string]json.RawMessage, list string) (profileFields, []map
 	raw, batch := body[list]
 	if !batch {
 		if len(body) == 0 {
-			return pf, nil, nil, invalidf("the body holds no %s: give one's fields, or a list of them in %s", strings.TrimSuffix(list, "s"), list)
+			return pf, nil, nil, invalidf("the body holds nothing to add: give one item's fields, or a list of items in %s", list)
 		}
 		return pf, []map[string]json.RawMessage{body}, []string{""}, nil
 	}
@@ -193,6 +193,9 @@ func recordOf(item string, fields map[string]json.RawMessage) (engram.Record, er
 		typ = kind.Kind
 	}
 	allowed, ok := addableKinds[typ]
+	if typ == "" {
+		return engram.Record{}, invalidf("field %s is required: semantic, episodic, procedural or fact", at(item, "type"))
+	}
 	if !ok {
 		return engram.Record{}, invalidf("field %s: want semantic, episodic, procedural or fact, not %q", at(item, "type"), typ)
 	}
@@ -200,8 +203,8 @@ func recordOf(item string, fields map[string]json.RawMessage) (engram.Record, er
 		if name == "type" || name == "kind" || slices.Contains(allowed, name) {
 			continue
 		}
-		for other, fs := range addableKinds {
-			if slices.Contains(fs, name) {
+		for _, other := range []engram.MemoryType{engram.TypeSemantic, engram.TypeEpisodic, engram.TypeProcedural, engram.TypeFact} {
+			if slices.Contains(addableKinds[other], name) {
 				return engram.Record{}, invalidf("field %s: %s has no %s (%s is a field of %s; %s takes %s)", at(item, name),
 					kindNoun[typ], name, name, kindNoun[other], typ, strings.Join(allowed, ", "))
 			}
@@ -238,11 +241,11 @@ var goFields = map[string]string{
 	"ValidFrom": "valid_from", "ValidTo": "valid_to", "Strength": "strength", "Sources": "sources", "MemoryID": "memory_id",
 }
 
-var goField = regexp.MustCompile(`^(?:(?:records|facts)\[(\d+)\]\.?)?([A-Za-z]+)(.*)$`)
+var goField = regexp.MustCompile(`^(?:(?:records|facts)\[(\d+)\]\.|patch\.)?([A-Za-z]+)(.*)$`)
 
 // renamed returns engram's invalid-input error about an item's field
 // named as the request names it ("records[2].Content" becomes
-// "memories[2].content"), or err.
+// "memories[2].content", "patch.Importance" "importance"), or err.
 func renamed(err error, list string) error {
 	var ie *engram.InvalidError
 	if !errors.As(err, &ie) {
