@@ -35,8 +35,9 @@ import (
 // says that it was forgotten and when.
 //
 // It returns [ErrNotFound] if the agent has no memory, archived memory or
-// history with that ID, an error matching [ErrInvalid] for a malformed ID
-// or an invalid actor or reason in ctx, [ErrClosed] after Close and a
+// history with that ID (a memory forgotten already has none), an error
+// matching [ErrInvalid] for a malformed ID or an invalid actor or reason
+// in ctx, [ErrClosed] after Close and a
 // [*DatabaseError] when SQLite fails; on these errors nothing was erased.
 // Once the memory is erased, a failure to write memory.md again or to
 // checkpoint is returned as a [*DatabaseError] about what was left to do.
@@ -70,7 +71,9 @@ func (m *Memory) Forget(ctx context.Context, id string) error {
 		if _, err := q.exec(`DELETE FROM markdown_lines WHERE agent_id = ? AND id = ?`, m.agent, id); err != nil {
 			return err
 		}
-		got, err := deleteReturningType(q, `DELETE FROM history WHERE agent_id = ? AND id = ? RETURNING memory_type`, m.agent, id)
+		// Its history, but for the entries of an earlier Forget: a memory
+		// forgotten already is not found again, and its entry stays.
+		got, err := deleteReturningType(q, `DELETE FROM history WHERE agent_id = ? AND id = ? AND op IS NOT ? RETURNING memory_type`, m.agent, id, string(OpForget))
 		if err != nil {
 			return err
 		}

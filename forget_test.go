@@ -322,3 +322,18 @@ func TestForgetDropsTheRecalledCopy(t *testing.T) {
 	_, err = m.Working().Get(engram.RecalledID(engram.TypeSemantic, id))
 	assert.ErrorIs(t, err, engram.ErrNotFound)
 }
+
+// TestForgetTwice forgets a memory, then again: the second time finds
+// nothing (ErrNotFound), and the entry that says it was forgotten stays.
+func TestForgetTwice(t *testing.T) {
+	m := testutil.Open(t)
+	ctx := context.Background()
+	id, err := m.Semantic().Store(ctx, engram.SemanticEntry{Content: "The spare key is under the third flowerpot", Importance: 0.6})
+	require.NoError(t, err)
+	require.NoError(t, m.Forget(ctx, id))
+	assert.ErrorIs(t, m.Forget(ctx, id), engram.ErrNotFound)
+	h, err := m.History(ctx, id)
+	require.NoError(t, err)
+	require.Len(t, h, 1)
+	assert.Equal(t, engram.OpForget, h[0].Op)
+}
