@@ -44,6 +44,9 @@ var layers = []layer{
 	{pkgs: "internal/eval/...", mayImport: anything, importedBy: nobody},
 	// The test helper opens memories, for the tests of any package.
 	{pkgs: "internal/testutil", mayImport: []string{".", "internal/..."}, importedBy: tests},
+	// The JSON views of memories that every transport (the servers and
+	// the command) shares: over the root package's types.
+	{pkgs: "internal/memview", mayImport: provider, importedBy: anyone},
 	{pkgs: "internal/...", mayImport: []string{"internal/..."}, importedBy: anyone},
 	{pkgs: ".", mayImport: []string{"internal/..."}, importedBy: anyone},
 	// Model providers: the root's interfaces and internal plumbing only.
