@@ -288,7 +288,8 @@ var archivable = kindsWith(func(k *kind) bool { return k.protected != "" })
 // columnDefaults what a column added since a row was archived restores as.
 var (
 	blobColumns    = map[string]bool{"content_hash": true, "terms": true}
-	columnDefaults = map[string]string{"retrievals": "0", "ntok": "0", "promoted_at_count": "0"}
+	columnDefaults = map[string]string{"retrievals": "0", "ntok": "0", "promoted_at_count": "0",
+		"user_id": "''", "session_id": "''", "metadata": "'{}'"}
 )
 
 // rowJSON is the SQL expression of a row of k, named alias, as a JSON
