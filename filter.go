@@ -125,13 +125,16 @@ func validateUser(field, id string) error {
 // validateScope checks a memory's user and session as the write paths
 // take them: either may be empty.
 func validateScope(field, user, session string) error {
+	if field != "" {
+		field += "."
+	}
 	if user != "" {
-		if err := validateUser(field+".UserID", user); err != nil {
+		if err := validateUser(field+"UserID", user); err != nil {
 			return err
 		}
 	}
 	if session != "" {
-		if err := validateID(field+".SessionID", session); err != nil {
+		if err := validateID(field+"SessionID", session); err != nil {
 			return err
 		}
 	}
