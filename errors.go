@@ -79,7 +79,32 @@ var (
 	// -shm files) or the file system is read-only (SQLITE_READONLY).
 	// Nothing was written. Check the permissions, or open a copy.
 	ErrReadOnly = errors.New("engram: database is read-only")
+
+	// ErrNoVectors reports a Tier 2 Memory opened with
+	// [WithExistingVectors] on a database that holds no vectors yet: no
+	// embedder was ever recorded in it. Nothing was written; open it at
+	// Tier 1, or without the option to set its vectors up.
+	ErrNoVectors = errors.New("engram: the database holds no vectors yet")
 )
+
+// VectorMismatchError reports a Tier 2 database whose vectors are not the
+// embedder's: of another dimension, which [New] refuses unless
+// [WithDimensionChange], or, with [WithExistingVectors], of another model.
+// Nothing was written. It wraps an [*InvalidError] for the field
+// "WithEmbedder", so it matches [ErrInvalid].
+type VectorMismatchError struct {
+	Dims          int    // the dimension of the database's vectors
+	Model         string // the model that made them
+	EmbedderDims  int    // the embedder's dimension
+	EmbedderModel string // the embedder's model
+	err           error
+}
+
+// Error implements error.
+func (e *VectorMismatchError) Error() string { return e.err.Error() }
+
+// Unwrap returns the [*InvalidError].
+func (e *VectorMismatchError) Unwrap() error { return e.err }
 
 // ApplicationID is the SQLite application_id engram writes in the header of
 // every database it creates ("engr"), so that it never mistakes another

@@ -189,19 +189,26 @@ type ChangeQuery struct {
 	AfterSeq int64
 	// Limit is the most entries returned: default 100, at most 10000.
 	Limit int
+	// Newest returns the newest Limit entries from Since on, newest
+	// first, instead of the oldest, oldest first: the latest changes
+	// without knowing when they were made. It takes no AfterSeq.
+	Newest bool
 }
 
 // maxChanges bounds one page of Changes.
 const maxChanges = 10_000
 
 // Changes returns the agent's changes from q.Since on, by time and then
-// Seq: a feed of what happened to its memory. It returns an error matching
-// [ErrInvalid] for a negative AfterSeq or a Limit outside [0, 10000],
+// Seq (the newest first with q.Newest): a feed of what happened to its
+// memory. It returns an error matching [ErrInvalid] for a negative
+// AfterSeq, an AfterSeq with Newest or a Limit outside [0, 10000],
 // [ErrClosed] after Close and a [*DatabaseError] when SQLite fails.
 func (m *Memory) Changes(ctx context.Context, cq ChangeQuery) ([]HistoryEntry, error) {
 	switch {
 	case cq.AfterSeq < 0:
 		return nil, invalid("ChangeQuery.AfterSeq", "%d is negative", cq.AfterSeq)
+	case cq.AfterSeq != 0 && cq.Newest:
+		return nil, invalid("ChangeQuery.AfterSeq", "%d with Newest: Newest reads back from the latest change", cq.AfterSeq)
 	case cq.Limit < 0 || cq.Limit > maxChanges:
 		return nil, invalid("ChangeQuery.Limit", "%d is outside [0, %d]", cq.Limit, maxChanges)
 	}
@@ -212,8 +219,12 @@ func (m *Memory) Changes(ctx context.Context, cq ChangeQuery) ([]HistoryEntry, e
 	}
 	var out []HistoryEntry
 	err := m.read(ctx, "history.changes", func(q *dbtx) error {
+		order := "at, pk"
+		if cq.Newest {
+			order = "at DESC, pk DESC"
+		}
 		rows, err := q.query(`SELECT `+historyCols+` FROM history INDEXED BY history_by_time
-			WHERE agent_id = ?1 AND (at > ?2 OR (at = ?2 AND pk > ?3)) ORDER BY at, pk LIMIT ?4`,
+			WHERE agent_id = ?1 AND (at > ?2 OR (at = ?2 AND pk > ?3)) ORDER BY `+order+` LIMIT ?4`,
 			m.agent, since, cq.AfterSeq, limit)
 		if err != nil {
 			return err

@@ -225,3 +225,31 @@ func TestHistoryRetentionAndDisabled(t *testing.T) {
 	cfg.History.Retention = 0
 	assert.ErrorIs(t, cfg.Validate(), engram.ErrInvalid)
 }
+
+func TestChangesNewestReadsBackFromTheLatest(t *testing.T) {
+	clock := testutil.NewClock(day0)
+	m := testutil.Open(t, engram.WithClock(clock.Now))
+	ctx := context.Background()
+	var ids []string
+	for i := range 5 {
+		clock.Advance(time.Duration(i%2) * time.Minute) // some share a time
+		id, err := m.Semantic().Store(ctx, engram.SemanticEntry{Content: "entry " + string(rune('a'+i))})
+		require.NoError(t, err)
+		ids = append(ids, id)
+	}
+	newest, err := m.Changes(ctx, engram.ChangeQuery{Limit: 2, Newest: true})
+	require.NoError(t, err)
+	require.Len(t, newest, 2)
+	assert.Equal(t, []string{ids[4], ids[3]}, []string{newest[0].ID, newest[1].ID}, "the newest two, newest first")
+
+	since, err := m.Changes(ctx, engram.ChangeQuery{Since: day0.Add(time.Minute), Limit: 10, Newest: true})
+	require.NoError(t, err)
+	var got []string
+	for _, e := range since {
+		got = append(got, e.ID)
+	}
+	assert.Equal(t, []string{ids[4], ids[3], ids[2], ids[1]}, got, "Since still bounds the feed")
+
+	_, err = m.Changes(ctx, engram.ChangeQuery{Newest: true, AfterSeq: 3})
+	assert.ErrorIs(t, err, engram.ErrInvalid)
+}

@@ -207,7 +207,7 @@ func (m *Memory) open(s settings) error {
 	m.noise = newNoiseSource(m.cfg.Recall.NoiseSeed)
 	followers := []follower{&m.stems}
 	if m.tier == Tier2 {
-		if err := m.openVectors(context.Background(), s.embedder, s.newDims, s.newDims || s.newModel); err != nil {
+		if err := m.openVectors(context.Background(), s.embedder, s.newDims, s.newDims || s.newModel, s.existing); err != nil {
 			return err
 		}
 		followers = append(followers, m.vectors)

@@ -33,6 +33,7 @@ type settings struct {
 	embedder Embedder
 	newDims  bool  // WithDimensionChange
 	newModel bool  // WithModelChange
+	existing bool  // WithExistingVectors
 	bad      error // the first invalid option, reported by New
 }
 
@@ -56,11 +57,15 @@ func (s *settings) validate(tier Tier) error {
 			{s.embedder != nil, "WithEmbedder", "an embedder is for Tier2; Tier1 searches by full text only"},
 			{s.newDims, "WithDimensionChange", "is for Tier2; Tier1 stores no vectors"},
 			{s.newModel, "WithModelChange", "is for Tier2; Tier1 stores no vectors"},
+			{s.existing, "WithExistingVectors", "is for Tier2; Tier1 stores no vectors"},
 		} {
 			if o.set {
 				return invalid(o.name, "%s", o.what)
 			}
 		}
+	}
+	if s.existing && (s.newDims || s.newModel) {
+		return invalid("WithExistingVectors", "uses the vectors as they are: it excludes WithDimensionChange and WithModelChange")
 	}
 	if err := ValidateAgentID(s.agent); err != nil {
 		return err
@@ -247,3 +252,14 @@ func WithDimensionChange() Option { return func(s *settings) { s.newDims = true 
 // agent has vectors in the file (an error matching [ErrInvalid]) and
 // touches nothing; an agent alone with its vectors changes model freely.
 func WithModelChange() Option { return func(s *settings) { s.newModel = true } }
+
+// WithExistingVectors makes a Tier 2 Memory use the vectors its database
+// holds as they are, for a caller that only reads: opening records no
+// embedder in the database, makes no vector tables and drops no vectors
+// (it still brings an older Tier 2 schema up to date, as [New] does the
+// rest of the schema). [New] returns [ErrNoVectors] for a database that
+// holds no vectors yet (open it at Tier 1, or without this option to set
+// its vectors up) and a [*VectorMismatchError] for vectors of another
+// dimension or model than the embedder's. It excludes
+// [WithDimensionChange] and [WithModelChange].
+func WithExistingVectors() Option { return func(s *settings) { s.existing = true } }

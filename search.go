@@ -30,7 +30,10 @@ type SearchOptions struct {
 	// returns an error matching [ErrInvalidQuery].
 	Advanced bool
 	// Types limits the search to these kinds of memory; empty means all
-	// of them. Facts are found while they hold (see [Facts]).
+	// of them. Each is a type's name or another name [ParseMemoryType]
+	// takes ("procedures"); an unknown one is an error matching
+	// [ErrInvalid] that lists the valid names. Facts are found while they
+	// hold (see [Facts]).
 	Types []MemoryType
 	// Tags keeps only memories carrying at least one of these tags. Episodes
 	// have no tags, so a tag filter leaves them out.
@@ -474,10 +477,19 @@ func (m *Memory) validateSearch(opts *SearchOptions) error {
 			return err
 		}
 	}
+	cloned := false
 	for i, t := range opts.Types {
-		if err := t.Validate(); err != nil {
-			return invalid(fmt.Sprintf("Types[%d]", i), "unknown memory type %q", string(t))
+		if t.Validate() == nil {
+			continue
 		}
+		canon, err := ParseMemoryType(string(t))
+		if err != nil {
+			return unknownMemoryType(fmt.Sprintf("Types[%d]", i), string(t))
+		}
+		if !cloned { // the caller's slice stays as it was
+			opts.Types, cloned = slices.Clone(opts.Types), true
+		}
+		opts.Types[i] = canon
 	}
 	if err := validateTags("Tags", opts.Tags, m.cfg.Limits); err != nil {
 		return err

@@ -34,13 +34,60 @@ const (
 	TypeDocument MemoryType = "document"
 )
 
-// Validate returns an error matching [ErrInvalid] unless t is a known type.
+// memoryTypes lists every memory type, in the order messages list them:
+// the one list of their names (see [MemoryTypes]).
+var memoryTypes = []MemoryType{TypeSemantic, TypeEpisodic, TypeProcedural, TypeWorking, TypeSnapshot, TypeFact, TypeDocument}
+
+// memoryTypeAliases are the other names [ParseMemoryType] takes for a
+// memory type: plurals, and the nouns people type for a kind.
+var memoryTypeAliases = map[string]MemoryType{
+	"episode": TypeEpisodic, "episodes": TypeEpisodic,
+	"procedure": TypeProcedural, "procedures": TypeProcedural,
+	"snapshots": TypeSnapshot,
+	"facts":     TypeFact, "triple": TypeFact, "triples": TypeFact,
+	"documents": TypeDocument, "doc": TypeDocument, "docs": TypeDocument,
+	"chunk": TypeDocument, "chunks": TypeDocument,
+}
+
+// MemoryTypes returns every memory type, a new slice on each call.
+func MemoryTypes() []MemoryType { return slices.Clone(memoryTypes) }
+
+// ParseMemoryType returns the memory type s names: its own name
+// ("procedural"), its plural or the noun of one ("procedures",
+// "procedure"; "episode", "facts", "triple", "docs", "chunk" …), in any
+// case and with spaces around it ignored. It returns an
+// [*InvalidError] matching [ErrInvalid], which lists the valid names, for
+// anything else.
+func ParseMemoryType(s string) (MemoryType, error) {
+	name := strings.ToLower(strings.TrimSpace(s))
+	if t := MemoryType(name); slices.Contains(memoryTypes, t) {
+		return t, nil
+	}
+	if t, ok := memoryTypeAliases[name]; ok {
+		return t, nil
+	}
+	return "", unknownMemoryType("memory type", s)
+}
+
+// unknownMemoryType is the error for a memory type named s that is none,
+// naming field and listing the valid names.
+func unknownMemoryType(field, s string) error {
+	names := make([]string, len(memoryTypes))
+	for i, t := range memoryTypes {
+		names[i] = string(t)
+	}
+	return invalid(field, "unknown memory type %q: use %s or %s", s,
+		strings.Join(names[:len(names)-1], ", "), names[len(names)-1])
+}
+
+// Validate returns an error matching [ErrInvalid], which lists the valid
+// names, unless t is a known type (by its own name: see
+// [ParseMemoryType] for the others).
 func (t MemoryType) Validate() error {
-	switch t {
-	case TypeSemantic, TypeEpisodic, TypeProcedural, TypeWorking, TypeSnapshot, TypeFact, TypeDocument:
+	if slices.Contains(memoryTypes, t) {
 		return nil
 	}
-	return invalid("memory type", "unknown memory type %q", string(t))
+	return unknownMemoryType("memory type", string(t))
 }
 
 // EvictionPolicy decides which working item leaves when the working set is

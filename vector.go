@@ -107,8 +107,11 @@ type vectorKey struct {
 // dimension is an error unless newDims, and a change of model while
 // another agent has vectors in the file unless newModel: the vectors of
 // one agent's model are never dropped by another's. After a change of
-// model or dimension the vec0 tables are made again, empty.
-func (m *Memory) openVectors(ctx context.Context, e Embedder, newDims, newModel bool) error {
+// model or dimension the vec0 tables are made again, empty. With
+// existing (WithExistingVectors) it only checks: a database without
+// vectors is ErrNoVectors, and one with another model's a
+// *VectorMismatchError.
+func (m *Memory) openVectors(ctx context.Context, e Embedder, newDims, newModel, existing bool) error {
 	v := &vectors{m: m, emb: e, dims: e.Dimensions(), model: e.Model(), puts: map[vectorKey][]float32{}, drops: map[vectorKey]bool{}}
 	if v.dims < 1 || v.dims > maxVectorDims {
 		return invalid("WithEmbedder", "the embedder's dimension %d is outside [1, %d]", v.dims, maxVectorDims)
@@ -117,7 +120,7 @@ func (m *Memory) openVectors(ctx context.Context, e Embedder, newDims, newModel 
 		return invalid("WithEmbedder", "the embedder has no model name")
 	}
 	err := m.db.write(ctx, "open.vectors", func(q *dbtx) error {
-		return v.prepare(q, newDims, newModel)
+		return v.prepare(q, newDims, newModel, existing)
 	})
 	if err != nil {
 		return err
@@ -130,7 +133,7 @@ func (m *Memory) openVectors(ctx context.Context, e Embedder, newDims, newModel 
 // what meta records, drops the vectors of another model or dimension
 // (when allowed), brings the Tier 2 schema up to date, and marks every
 // row pending when there were no vectors or they were dropped.
-func (v *vectors) prepare(q *dbtx, newDims, newModel bool) error {
+func (v *vectors) prepare(q *dbtx, newDims, newModel, existing bool) error {
 	var dims, model string
 	err := q.queryRow(`SELECT coalesce((SELECT value FROM meta WHERE key = ?), ''), coalesce((SELECT value FROM meta WHERE key = ?), '')`,
 		[]any{metaVectorDims, metaVectorModel}, &dims, &model)
@@ -138,9 +141,23 @@ func (v *vectors) prepare(q *dbtx, newDims, newModel bool) error {
 		return err
 	}
 	newDim := dims != "" && dims != strconv.Itoa(v.dims)
+	mismatch := func(format string, args ...any) error {
+		n, _ := strconv.Atoi(dims)
+		return &VectorMismatchError{Dims: n, Model: model, EmbedderDims: v.dims, EmbedderModel: v.model,
+			err: invalid("WithEmbedder", format, args...)}
+	}
 	if newDim && !newDims {
-		return invalid("WithEmbedder", "the database holds %s-dimension vectors (model %q) and the embedder makes %d-dimension ones (model %q); use an embedder of %s dimensions, or WithDimensionChange to embed everything again",
+		return mismatch("the database holds %s-dimension vectors (model %q) and the embedder makes %d-dimension ones (model %q); use an embedder of %s dimensions, or WithDimensionChange to embed everything again",
 			dims, model, v.dims, v.model, dims)
+	}
+	if existing {
+		switch {
+		case dims == "":
+			return fmt.Errorf("open.vectors: %w", ErrNoVectors)
+		case model != v.model:
+			return mismatch("the database holds vectors of model %q and the embedder is model %q; use model %q, or open without WithExistingVectors to embed everything again",
+				model, v.model, model)
+		}
 	}
 	// Vectors of another model or dimension are not comparable with this
 	// embedder's: they go, with their tables (vec0 declares its

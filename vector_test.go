@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -528,4 +529,60 @@ func TestTier2IsIsolated(t *testing.T) {
 	assert.Empty(t, res)
 	require.NoError(t, bob.Reindex(ctx, nil))
 	assert.Equal(t, 0, pending(t, alice))
+}
+
+func TestExistingVectorsRecordNothing(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "memory.db")
+	ctx := context.Background()
+	m, err := engram.New(engram.Tier1, engram.WithPath(path))
+	require.NoError(t, err)
+	_, err = m.Semantic().Store(ctx, engram.SemanticEntry{Content: "Ada prefers short answers"})
+	require.NoError(t, err)
+	require.NoError(t, m.Close())
+	before, err := os.ReadFile(path)
+	require.NoError(t, err)
+
+	// No vectors yet: nothing is recorded, so that a later embedder of
+	// any dimension still fits.
+	_, err = engram.New(engram.Tier2, engram.WithPath(path), engram.WithEmbedder(newTestEmbedder(t, 64)), engram.WithExistingVectors())
+	require.ErrorIs(t, err, engram.ErrNoVectors)
+	after, err := os.ReadFile(path)
+	require.NoError(t, err)
+	assert.Equal(t, before, after, "the file is as it was")
+	m, err = engram.New(engram.Tier2, engram.WithPath(path), engram.WithEmbedder(newTestEmbedder(t, 128)))
+	require.NoError(t, err, "the first embedder to set the vectors up chooses their dimension")
+	require.NoError(t, m.Reindex(ctx, nil))
+	require.NoError(t, m.Close())
+
+	// The vectors' own embedder reads them.
+	m, err = engram.New(engram.Tier2, engram.WithPath(path), engram.WithEmbedder(newTestEmbedder(t, 128)), engram.WithExistingVectors())
+	require.NoError(t, err)
+	found, err := m.Find(ctx, engram.SearchOptions{Query: "short answers", Mode: engram.SearchVector})
+	require.NoError(t, err)
+	assert.NotEmpty(t, found.Results)
+	require.NoError(t, m.Close())
+
+	// Another model of the same dimension drops nothing.
+	renamed := &testEmbedder{HashingEmbedder: newTestEmbedder(t, 128).HashingEmbedder, model: "another-model"}
+	_, err = engram.New(engram.Tier2, engram.WithPath(path), engram.WithEmbedder(renamed), engram.WithExistingVectors())
+	var mismatch *engram.VectorMismatchError
+	require.ErrorAs(t, err, &mismatch)
+	assert.ErrorIs(t, err, engram.ErrInvalid)
+	assert.Equal(t, engram.VectorMismatchError{Dims: 128, Model: newTestEmbedder(t, 128).Model(), EmbedderDims: 128, EmbedderModel: "another-model"},
+		engram.VectorMismatchError{Dims: mismatch.Dims, Model: mismatch.Model, EmbedderDims: mismatch.EmbedderDims, EmbedderModel: mismatch.EmbedderModel})
+	assert.Equal(t, 1, vectorRows(t, path, "vec_semantic"), "the vectors are kept")
+
+	// Another dimension is a VectorMismatchError with or without the option.
+	for _, opts := range [][]engram.Option{nil, {engram.WithExistingVectors()}} {
+		_, err = engram.New(engram.Tier2, append(opts, engram.WithPath(path), engram.WithEmbedder(newTestEmbedder(t, 64)))...)
+		require.ErrorAs(t, err, &mismatch)
+		assert.Equal(t, 128, mismatch.Dims)
+		assert.Equal(t, 64, mismatch.EmbedderDims)
+	}
+
+	_, err = engram.New(engram.Tier2, engram.WithPath(path), engram.WithEmbedder(newTestEmbedder(t, 64)),
+		engram.WithExistingVectors(), engram.WithDimensionChange())
+	assert.ErrorIs(t, err, engram.ErrInvalid)
+	_, err = engram.New(engram.Tier1, engram.WithPath(path), engram.WithExistingVectors())
+	assert.ErrorIs(t, err, engram.ErrInvalid)
 }

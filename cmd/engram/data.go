@@ -38,11 +38,11 @@ func (a *app) historyCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "history [ID]",
 		Short: "Show how a memory changed, or the agent's recent changes",
-		Long: `history shows the changes recorded of the memory or fact with the given ID,
-oldest first (create, update, merge, supersede, archive, restore, decay,
-import, forget), with who made each and why. Without an ID it shows the
-agent's changes as a feed, from --since on (by default all), at most
---limit of them.`,
+		Long: `history shows the changes recorded of the memory or fact with the given ID
+(create, update, merge, supersede, archive, restore, decay, import,
+forget), with who made each and why. Without an ID it shows the agent's
+changes as a feed. Either way it shows the newest first: the newest
+--limit changes, from --since on (by default all).`,
 		Example: `  engram history 01JV8ZQ4N4E9W6KX5M2T3B7C1D
   engram history --since 7d --limit 50
   engram --json history`,
@@ -52,13 +52,18 @@ agent's changes as a feed, from --since on (by default all), at most
 			if err != nil {
 				return err
 			}
+			if limit < 1 || limit > 10000 {
+				return usagef("--limit %d: use 1 to 10000", limit)
+			}
 			return a.withMemory(ctx, false, func(m *engram.Memory) error {
 				var entries []engram.HistoryEntry
 				if len(args) == 1 {
 					entries, err = m.History(ctx, args[0])
 					entries = slices.DeleteFunc(entries, func(e engram.HistoryEntry) bool { return e.At.Before(from) })
+					slices.Reverse(entries)
+					entries = entries[:min(limit, len(entries))]
 				} else {
-					entries, err = m.Changes(ctx, engram.ChangeQuery{Since: from, Limit: limit})
+					entries, err = m.Changes(ctx, engram.ChangeQuery{Since: from, Limit: limit, Newest: true})
 				}
 				if err != nil {
 					return err
@@ -73,7 +78,7 @@ agent's changes as a feed, from --since on (by default all), at most
 	}
 	f := cmd.Flags()
 	f.StringVar(&since, "since", "", "only changes since (2026-05-01, 7d, ...)")
-	f.IntVar(&limit, "limit", 100, "at most this many changes of the agent (up to 10000)")
+	f.IntVar(&limit, "limit", 100, "at most this many changes, the newest (up to 10000)")
 	return cmd
 }
 

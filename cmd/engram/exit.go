@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
 
 	"github.com/engram-go/engram"
 )
@@ -93,18 +95,19 @@ func exitCode(err error) int {
 }
 
 // describe returns err's exit code and its message for stderr:
-// "engram: what went wrong: what to do".
-func describe(cmd *cobra.Command, err error) (int, string) {
+// "engram: what went wrong: what to do". noVectors says the memory was
+// opened at Tier 1 because it holds no vectors yet (see openMemory).
+func describe(cmd *cobra.Command, err error, noVectors bool) (int, string) {
 	code := exitCode(err)
 	msg := "engram: " + strings.ReplaceAll(err.Error(), "engram: ", "")
-	if h := hintFor(cmd, err, code); h != "" {
+	if h := hintFor(cmd, err, code, noVectors); h != "" {
 		msg += ": " + h
 	}
 	return code, msg
 }
 
 // hintFor says what to do about err, unless its message says it already.
-func hintFor(cmd *cobra.Command, err error, code int) string {
+func hintFor(cmd *cobra.Command, err error, code int, noVectors bool) string {
 	var h hinted
 	if errors.As(err, &h) {
 		return h.hint
@@ -116,6 +119,8 @@ func hintFor(cmd *cobra.Command, err error, code int) string {
 	switch {
 	case errors.As(err, new(notFound)):
 		return ""
+	case code == exitUsage && errors.Is(err, engram.ErrTierUnsupported) && noVectors:
+		return `this memory has no vectors yet: run "engram reindex" with this --embedder to embed it`
 	case code == exitUsage && errors.Is(err, engram.ErrTierUnsupported):
 		return "pass --tier 2 (and --embedder) for vectors"
 	case code == exitUsage:
@@ -123,9 +128,11 @@ func hintFor(cmd *cobra.Command, err error, code int) string {
 	case errors.Is(err, engram.ErrNotFound):
 		return `check the ID ("engram search" and "engram list" show IDs) and --agent`
 	case errors.Is(err, engram.ErrSchemaTooNew):
-		return "a newer engram wrote it: go install github.com/engram-go/engram/cmd/engram@latest"
+		return "a newer engram wrote it: use that engram, or build this one again from an up-to-date clone (go install ./cmd/engram)"
 	case errors.Is(err, engram.ErrNotEngram):
 		return "another program's SQLite file, left untouched: pass another --path or --dir"
+	case notADatabase(err):
+		return "no SQLite database, so no engram memory (left untouched): pass another --path or --dir"
 	case errors.Is(err, engram.ErrCorrupt), errors.As(err, new(damaged)):
 		return "restore memory.db from a backup (made by engram backup), with no -wal or -shm beside it"
 	case errors.Is(err, engram.ErrExists), errors.Is(err, fs.ErrExist):
@@ -135,7 +142,15 @@ func hintFor(cmd *cobra.Command, err error, code int) string {
 	case errors.Is(err, engram.ErrBusy):
 		return "another process holds the database: retry"
 	case errors.Is(err, engram.ErrEmbedding), errors.As(err, new(*engram.APIError)):
-		return "check --embedder, --embedder-url, --embedder-model and OPENAI_API_KEY"
+		return "check --embedder, --embedder-url, --embedder-model and OPENAI_API_KEY or GEMINI_API_KEY"
 	}
 	return ""
+}
+
+// notADatabase reports whether err is SQLite's "file is not a database"
+// (SQLITE_NOTADB): a file with no SQLite header, rather than a database
+// with a damaged page (SQLITE_CORRUPT, which a backup repairs).
+func notADatabase(err error) bool {
+	var se *sqlite.Error
+	return errors.As(err, &se) && se.Code()&0xff == sqlite3.SQLITE_NOTADB
 }

@@ -2,7 +2,10 @@
 // add memories and facts, search, recall, export, import, back up, check
 // and forget. Run "engram --help" for the commands and their exit codes.
 //
-//	go install github.com/engram-go/engram/cmd/engram@latest
+// Build it in a clone of the repository (Go 1.26; the module is not
+// published yet):
+//
+//	go install ./cmd/engram
 package main
 
 import (

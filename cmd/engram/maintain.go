@@ -201,7 +201,7 @@ On a terminal it draws a progress bar on stderr.`,
 			if a.g.tier != 2 {
 				return usagef("reindex needs --tier 2 and an --embedder")
 			}
-			a.g.dimensionChange = change
+			a.g.dimensionChange, a.g.setsUpVectors = change, true
 			return a.withMemory(ctx, false, func(m *engram.Memory) error { return a.reindex(ctx, m) })
 		}),
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -54,7 +55,7 @@ func findMemory(ctx context.Context, m *engram.Memory, id string) (memoryView, e
 }
 
 // kinds that list can list.
-var listKinds = []string{"semantic", "episodic", "procedural", "fact"}
+var listKinds = []engram.MemoryType{engram.TypeSemantic, engram.TypeEpisodic, engram.TypeProcedural, engram.TypeFact}
 
 func (a *app) listCmd() *cobra.Command {
 	var (
@@ -71,6 +72,7 @@ func (a *app) listCmd() *cobra.Command {
   procedural  the active procedures, best success rate first
   fact        the facts that hold now
 
+A plural or noun of a kind works too (episodes, procedures, facts).
 --offset pages through semantic and episodic memory.`,
 		Example: `  engram list
   engram list --kind episodic --limit 5
@@ -102,14 +104,22 @@ func (a *app) listCmd() *cobra.Command {
 // listMemories lists memories of one kind through the kind's own listing.
 func listMemories(ctx context.Context, m *engram.Memory, kind string, limit, offset int) ([]memoryView, error) {
 	views := []memoryView{}
-	switch kind {
-	case "semantic":
+	typ, err := engram.ParseMemoryType(kind)
+	if err != nil || !slices.Contains(listKinds, typ) {
+		names := make([]string, len(listKinds))
+		for i, k := range listKinds {
+			names[i] = string(k)
+		}
+		return nil, usagef("--kind %q: use %s", kind, strings.Join(names, ", "))
+	}
+	switch typ {
+	case engram.TypeSemantic:
 		es, err := m.Semantic().List(ctx, engram.ListOptions{Limit: limit, Offset: offset})
 		for _, e := range es {
 			views = append(views, semanticView(e))
 		}
 		return views, err
-	case "episodic":
+	case engram.TypeEpisodic:
 		if offset+limit > 10000 {
 			return nil, usagef("--offset plus --limit: at most 10000 episodes back")
 		}
@@ -118,20 +128,20 @@ func listMemories(ctx context.Context, m *engram.Memory, kind string, limit, off
 			views = append(views, episodeView(e))
 		}
 		return views, err
-	case "procedural":
+	case engram.TypeProcedural:
 		ps, err := m.Procedural().ListActive(ctx, limit)
 		for _, p := range ps {
 			views = append(views, procedureView(p))
 		}
 		return views, err
-	case "fact":
+	case engram.TypeFact:
 		fs, err := m.Facts().Current(ctx, engram.FactQuery{Limit: limit})
 		for _, f := range fs {
 			views = append(views, factView(f))
 		}
 		return views, err
 	}
-	return nil, usagef("--kind %q: use %s", kind, strings.Join(listKinds, ", "))
+	return nil, fmt.Errorf("--kind %q: list has no listing of it", kind) // listKinds are all above
 }
 
 // writeList prints memories one a line.

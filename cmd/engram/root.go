@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/engram-go/engram"
+	"github.com/engram-go/engram/gemini"
 	"github.com/engram-go/engram/ollama"
 	"github.com/engram-go/engram/openai"
 )
@@ -25,6 +26,9 @@ type app struct {
 	out    io.Writer
 	stderr io.Writer
 	g      globals
+	// noVectors says the memory was opened at Tier 1 for a Tier 2
+	// command because its database holds no vectors yet.
+	noVectors bool
 }
 
 // globals are the flags every command takes.
@@ -38,6 +42,12 @@ type globals struct {
 	json             bool
 	// dimensionChange lets reindex open vectors of another dimension.
 	dimensionChange bool
+	// setsUpVectors says the command may record the embedder in the
+	// database, make its vector tables and drop another model's vectors:
+	// the commands that add memories (which open with create) and
+	// reindex. Every other command uses the vectors as they are (see
+	// openMemory).
+	setsUpVectors bool
 }
 
 // run runs the command line args until ctx is done and returns the
@@ -53,7 +63,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if err == nil {
 		return exitOK
 	}
-	code, msg := describe(cmd, err)
+	code, msg := describe(cmd, err, a.noVectors)
 	fmt.Fprintln(stderr, msg)
 	return code
 }
@@ -66,7 +76,9 @@ full text (Tier 1) and by vector too (Tier 2, with an embedder).
 Commands that only read (agents, stats, summary, get, list, search, recall,
 context, history, export, check, graph) never create a database: for an
 agent without one they say so and exit 3. Commands that write (add, ingest,
-import) create it.
+import) create it. In Tier 2 only add, ingest, import and reindex set the
+vectors up, which fixes their dimension and model; the other commands use
+the vectors a database has, and read one that has none by text.
 
 Output is a table or short sentences for people; --json prints one JSON
 document on stdout for scripts. Errors go to stderr as
@@ -81,6 +93,7 @@ Environment:
   ENGRAM_TIER      default of --tier
   ENGRAM_EMBEDDER  default of --embedder
   OPENAI_API_KEY   the API key of --embedder openai and --llm openai (never printed)
+  GEMINI_API_KEY   the API key of --embedder gemini and --llm gemini (or GOOGLE_API_KEY)
   ENGRAM_TOKEN     the bearer token of every agent for "engram serve"
 
 Exit codes:
@@ -130,10 +143,10 @@ func (a *app) globalFlags(root *cobra.Command) {
 	f.StringVar(&a.g.path, "path", os.Getenv("ENGRAM_PATH"), "one database file, which several agents may share (instead of --dir)")
 	f.StringVar(&a.g.agent, "agent", envOr("ENGRAM_AGENT", engram.DefaultAgent), "the agent whose memory to use")
 	f.IntVar(&a.g.tier, "tier", envInt("ENGRAM_TIER"), "1 (full text) or 2 (vectors too); default 2 with --embedder, else 1")
-	f.StringVar(&a.g.embedder, "embedder", os.Getenv("ENGRAM_EMBEDDER"), "Tier 2 embedder: hashing (offline), openai or ollama (default hashing)")
-	f.StringVar(&a.g.embedderURL, "embedder-url", "", "the embedder's base URL (default https://api.openai.com or "+ollama.DefaultBaseURL+")")
-	f.StringVar(&a.g.embedderModel, "embedder-model", "", "the embedder's model (default text-embedding-3-small or nomic-embed-text)")
-	f.IntVar(&a.g.dims, "dims", 0, "the embedder's dimensions (default 384 for hashing, 1536 for openai, 768 for ollama)")
+	f.StringVar(&a.g.embedder, "embedder", os.Getenv("ENGRAM_EMBEDDER"), "Tier 2 embedder: hashing (offline), openai, ollama or gemini (default hashing)")
+	f.StringVar(&a.g.embedderURL, "embedder-url", "", "the embedder's base URL (default https://api.openai.com, "+ollama.DefaultBaseURL+" or "+gemini.DefaultBaseURL+")")
+	f.StringVar(&a.g.embedderModel, "embedder-model", "", "the embedder's model (default text-embedding-3-small, nomic-embed-text or "+gemini.DefaultEmbeddingModel+")")
+	f.IntVar(&a.g.dims, "dims", 0, "the embedder's dimensions (default 384 for hashing, 1536 for openai, 768 for ollama and gemini)")
 	f.BoolVar(&a.g.json, "json", false, "print one JSON document on stdout instead of a table")
 }
 
@@ -169,8 +182,8 @@ func (a *app) checkGlobals(cmd *cobra.Command) error {
 	if g.tier == 1 && g.embedder != "" {
 		return usagef("--embedder needs --tier 2")
 	}
-	if !slices.Contains([]string{"", "hashing", "openai", "ollama"}, g.embedder) {
-		return usagef("--embedder %q: use hashing, openai or ollama", g.embedder)
+	if !slices.Contains([]string{"", "hashing", "openai", "ollama", "gemini"}, g.embedder) {
+		return usagef("--embedder %q: use hashing, openai, ollama or gemini", g.embedder)
 	}
 	if g.dims < 0 {
 		return usagef("--dims %d: the dimensions are positive", g.dims)
@@ -202,18 +215,17 @@ func (g *globals) place() string {
 	return g.base()
 }
 
-// options builds engram's options for the agent's memory from the global
-// flags.
-func (g *globals) options() ([]engram.Option, error) {
-	opts, err := g.storeOptions()
-	return append(opts, engram.WithAgent(g.agent)), err
-}
-
 // storeOptions builds engram's options for a store of every agent from
 // the global flags.
 func (g *globals) storeOptions() ([]engram.Option, error) {
+	return g.optionsAt(engram.Tier(g.tier))
+}
+
+// optionsAt builds engram's options for a store of every agent at tier,
+// from the global flags: the embedder's only at Tier 2.
+func (g *globals) optionsAt(tier engram.Tier) ([]engram.Option, error) {
 	opts := []engram.Option{g.where()}
-	if g.tier == 2 {
+	if tier == engram.Tier2 {
 		e, err := g.newEmbedder()
 		if err != nil {
 			return nil, err
@@ -236,6 +248,10 @@ func (g *globals) newEmbedder() (engram.Embedder, error) {
 	case "ollama":
 		return ollama.NewEmbedder(or(g.embedderURL, ollama.DefaultBaseURL),
 			or(g.embedderModel, "nomic-embed-text"), orInt(g.dims, 768)), nil
+	case "gemini":
+		e := gemini.NewEmbedder(geminiKey(), g.embedderModel, orInt(g.dims, 768))
+		e.BaseURL = or(g.embedderURL, gemini.DefaultBaseURL)
+		return e, nil
 	}
 	e, err := engram.NewHashingEmbedder(orInt(g.dims, 384))
 	if err != nil {
@@ -244,24 +260,69 @@ func (g *globals) newEmbedder() (engram.Embedder, error) {
 	return e, nil
 }
 
+// geminiKey is the Gemini API key, from the environment only:
+// GEMINI_API_KEY, or else GOOGLE_API_KEY.
+func geminiKey() string { return or(os.Getenv("GEMINI_API_KEY"), os.Getenv("GOOGLE_API_KEY")) }
+
 // openMemory opens the agent's memory. With create false (commands that
-// only read) it first makes sure the agent has a database, so that reading
-// never creates a file or a directory.
+// do not add memories) it first makes sure the agent has a database, so
+// that reading never creates a file or a directory. Unless the command
+// sets vectors up (create, or reindex), Tier 2 uses the vectors the
+// database holds as they are (engram.WithExistingVectors): it records no
+// embedder, and a database without vectors yet is opened at Tier 1, so
+// that a read never fixes the dimension of the vectors to come.
 func (a *app) openMemory(ctx context.Context, create bool) (*engram.Memory, error) {
-	opts, err := a.g.options()
-	if err != nil {
-		return nil, err
+	if _, err := a.g.storeOptions(); err != nil {
+		return nil, err // the flags' mistakes first, before any file is looked at
 	}
 	if !create {
 		if err := a.mustExist(ctx); err != nil {
 			return nil, err
 		}
 	}
-	m, err := engram.New(engram.Tier(a.g.tier), opts...)
+	tier := engram.Tier(a.g.tier)
+	existing := tier == engram.Tier2 && !create && !a.g.setsUpVectors
+	m, err := a.newMemory(tier, existing)
+	if existing && errors.Is(err, engram.ErrNoVectors) {
+		a.noVectors = true
+		m, err = a.newMemory(engram.Tier1, false)
+	}
 	if err != nil {
-		return nil, fmt.Errorf("agent %q in %s: %w", a.g.agent, a.g.place(), err)
+		return nil, a.openError(fmt.Sprintf("agent %q in %s", a.g.agent, a.g.place()), err)
 	}
 	return m, nil
+}
+
+// newMemory opens the agent's memory at tier, with
+// engram.WithExistingVectors when existing.
+func (a *app) newMemory(tier engram.Tier, existing bool) (*engram.Memory, error) {
+	opts, err := a.g.optionsAt(tier)
+	if err != nil {
+		return nil, err
+	}
+	opts = append(opts, engram.WithAgent(a.g.agent))
+	if existing {
+		opts = append(opts, engram.WithExistingVectors())
+	}
+	return engram.New(tier, opts...)
+}
+
+// openError says where (what was opened) opening failed, and what to do
+// about vectors that are not the embedder's in the command's own terms
+// (engram's message names its Go options).
+func (a *app) openError(where string, err error) error {
+	var vm *engram.VectorMismatchError
+	if !errors.As(err, &vm) {
+		return fmt.Errorf("%s: %w", where, err)
+	}
+	if vm.Dims != vm.EmbedderDims {
+		return hint(usagef("%s: the database holds %d-dimension vectors (model %q) and --embedder %s makes %d-dimension ones (model %q)",
+			where, vm.Dims, vm.Model, or(a.g.embedder, "hashing"), vm.EmbedderDims, vm.EmbedderModel),
+			fmt.Sprintf(`use the embedder that made them (model %q, --dims %d), or run "engram reindex --dimension-change" with this --embedder to drop them and embed everything again`, vm.Model, vm.Dims))
+	}
+	return hint(usagef("%s: the database holds vectors of model %q and --embedder %s is model %q",
+		where, vm.Model, or(a.g.embedder, "hashing"), vm.EmbedderModel),
+		fmt.Sprintf(`use the embedder that made them (model %q), or run "engram reindex" with this --embedder to embed everything again`, vm.Model))
 }
 
 // mustExist returns a notFound error unless the agent has memory where the
@@ -275,7 +336,7 @@ func (a *app) mustExist(ctx context.Context) error {
 	}
 	agents, err := engram.ListAgents(ctx, g.where())
 	if err != nil {
-		return err
+		return fmt.Errorf("%s: %w", g.place(), err)
 	}
 	if !slices.Contains(agents, g.agent) {
 		return notFoundf(`no memory for agent %q in %s: run "engram add ..." first, or pass --dir, --path or --agent (engram agents lists them)`, g.agent, g.place())

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/engram-go/engram"
 )
@@ -63,20 +64,23 @@ func (a *app) searchCmd() *cobra.Command {
 scores. Any text is a valid query: punctuation and FTS5 syntax are inert
 unless --advanced asks for FTS5 expressions (a malformed one exits 2).
 
---kind narrows the search to kinds (semantic, episodic, procedural,
-snapshot, fact, document); --mode is text, vector or hybrid (vector and
-hybrid need --tier 2). Semantic hits count as accesses.`,
+--kind (or --types) narrows the search to kinds, comma-separated: semantic,
+episodic, procedural, working, snapshot, fact or document, or a plural or
+noun of one (procedures, episode, facts, triples, docs); --mode is text,
+vector or hybrid (vector and hybrid need --tier 2). Semantic hits count as
+accesses.`,
 		Example: `  engram search "what did we decide about the deploy?"
   engram search deploy --kind semantic,fact --limit 5
+  engram search deploy --types procedures,episodes
   engram --tier 2 search "staging database" --mode vector`,
 		Args: cobra.ExactArgs(1),
 		RunE: runE(func(ctx context.Context, args []string) error {
 			opts.Query = args[0]
 			opts.Mode = engram.SearchMode(mode)
-			for _, k := range kinds {
-				opts.Types = append(opts.Types, engram.MemoryType(k))
-			}
 			var err error
+			if opts.Types, err = parseKinds("--kind", kinds); err != nil {
+				return err
+			}
 			if opts.Since, err = optTime("--since", since); err != nil {
 				return err
 			}
@@ -98,7 +102,8 @@ hybrid need --tier 2). Semantic hits count as accesses.`,
 		}),
 	}
 	f := cmd.Flags()
-	f.StringSliceVar(&kinds, "kind", nil, "only these kinds, comma-separated")
+	f.StringSliceVar(&kinds, "kind", nil, "only these kinds, comma-separated (--types is the same flag)")
+	aliasFlags(f, map[string]string{"types": "kind"})
 	f.IntVar(&opts.Limit, "limit", 10, "at most this many results (up to 1000)")
 	f.StringVar(&mode, "mode", "", "text, vector or hybrid (default: hybrid in Tier 2, text in Tier 1)")
 	f.StringSliceVar(&opts.Tags, "tags", nil, "only memories with one of these tags")
@@ -106,6 +111,32 @@ hybrid need --tier 2). Semantic hits count as accesses.`,
 	f.Float64Var(&opts.Threshold, "threshold", 0, "drop results scoring under this, in [0, 1]")
 	f.BoolVar(&opts.Advanced, "advanced", false, "QUERY is an FTS5 expression (AND, OR, NOT, NEAR, prefix*)")
 	return cmd
+}
+
+// parseKinds reads the memory types of a flag's values, by any name
+// engram.ParseMemoryType takes; an unknown one is a usage error that lists
+// the valid names.
+func parseKinds(flag string, kinds []string) ([]engram.MemoryType, error) {
+	var out []engram.MemoryType
+	for _, k := range kinds {
+		t, err := engram.ParseMemoryType(k)
+		if err != nil {
+			return nil, usageError{fmt.Errorf("%s: %w", flag, err)}
+		}
+		out = append(out, t)
+	}
+	return out, nil
+}
+
+// aliasFlags makes each name of aliases another name of the flag it maps
+// to, in the flag set f: --types sets --kind.
+func aliasFlags(f *pflag.FlagSet, aliases map[string]string) {
+	f.SetNormalizeFunc(func(_ *pflag.FlagSet, name string) pflag.NormalizedName {
+		if to, ok := aliases[name]; ok {
+			name = to
+		}
+		return pflag.NormalizedName(name)
+	})
 }
 
 func writeResults(w io.Writer, results []resultView) error {
@@ -209,23 +240,31 @@ type sectionView struct {
 }
 
 func (a *app) contextCmd() *cobra.Command {
-	var tokens int
+	var (
+		tokens int
+		query  string
+	)
 	cmd := &cobra.Command{
-		Use:   "context [QUERY]",
+		Use:   "context [QUERY | --query QUERY]",
 		Short: "Print a markdown block of memory for a system prompt",
 		Long: `context prints a block of markdown for a language model's system prompt,
 within a budget of tokens (--tokens, estimated): the most important facts,
 the facts that hold now, the active procedures, the recent episodes and,
-with a QUERY, the memories recalled for it. The part before the recalled
-memories does not depend on the query and stays byte-identical while memory
-does not change, so prompt caches keep working. It changes nothing.`,
+with a QUERY (an argument, or --query), the memories recalled for it. The
+part before the recalled memories does not depend on the query and stays
+byte-identical while memory does not change, so prompt caches keep working.
+It changes nothing. --max-tokens is another name of --tokens.`,
 		Example: `  engram context
   engram context "plan Ada's trip" --tokens 1000
+  engram context --query "plan Ada's trip" --max-tokens 1000
   engram --json context "deploy"`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: runE(func(ctx context.Context, args []string) error {
-			opts := engram.ContextOptions{MaxTokens: tokens}
+			opts := engram.ContextOptions{MaxTokens: tokens, Query: query}
 			if len(args) == 1 {
+				if query != "" && query != args[0] {
+					return usagef("context takes one query: %q and --query %q differ", args[0], query)
+				}
 				opts.Query = args[0]
 			}
 			return a.withMemory(ctx, false, func(m *engram.Memory) error {
@@ -244,7 +283,10 @@ does not change, so prompt caches keep working. It changes nothing.`,
 			})
 		}),
 	}
-	cmd.Flags().IntVar(&tokens, "tokens", engram.DefaultContextTokens, "the budget, in estimated tokens")
+	f := cmd.Flags()
+	f.IntVar(&tokens, "tokens", engram.DefaultContextTokens, "the budget, in estimated tokens (--max-tokens is the same flag)")
+	f.StringVar(&query, "query", "", "the query to recall memories for (instead of the QUERY argument)")
+	aliasFlags(f, map[string]string{"max-tokens": "tokens"})
 	return cmd
 }
 

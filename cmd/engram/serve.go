@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/engram-go/engram"
+	"github.com/engram-go/engram/gemini"
 	"github.com/engram-go/engram/httpapi"
 	"github.com/engram-go/engram/mcpserver"
 	"github.com/engram-go/engram/ollama"
@@ -27,13 +28,13 @@ type serverFlags struct {
 
 func (f *serverFlags) add(cmd *cobra.Command) {
 	fs := cmd.Flags()
-	fs.StringVar(&f.llm, "llm", "", "an LLM that extracts memories and facts from ingested messages besides the agents' rules: openai or ollama (default none)")
-	fs.StringVar(&f.llmURL, "llm-url", "", "the LLM's base URL (default https://api.openai.com or "+ollama.DefaultBaseURL+")")
-	fs.StringVar(&f.llmModel, "llm-model", "", "the LLM's model (default gpt-4o-mini or llama3.2)")
+	fs.StringVar(&f.llm, "llm", "", "an LLM that extracts memories and facts from ingested messages besides the agents' rules: openai, ollama or gemini (default none)")
+	fs.StringVar(&f.llmURL, "llm-url", "", "the LLM's base URL (default https://api.openai.com, "+ollama.DefaultBaseURL+" or "+gemini.DefaultBaseURL+")")
+	fs.StringVar(&f.llmModel, "llm-model", "", "the LLM's model (default gpt-4o-mini, llama3.2 or "+gemini.DefaultChatModel+")")
 }
 
-// newLLM makes the LLM --llm names, nil for none. The OpenAI key comes from
-// the environment only.
+// newLLM makes the LLM --llm names, nil for none. The API keys come from
+// the environment only (OPENAI_API_KEY, GEMINI_API_KEY or GOOGLE_API_KEY).
 func (f *serverFlags) newLLM() (engram.LLM, error) {
 	switch f.llm {
 	case "":
@@ -42,8 +43,10 @@ func (f *serverFlags) newLLM() (engram.LLM, error) {
 		return &openai.Chat{BaseURL: or(f.llmURL, "https://api.openai.com"), APIKey: os.Getenv("OPENAI_API_KEY"), Model: or(f.llmModel, "gpt-4o-mini")}, nil
 	case "ollama":
 		return &ollama.Chat{BaseURL: or(f.llmURL, ollama.DefaultBaseURL), Model: or(f.llmModel, "llama3.2")}, nil
+	case "gemini":
+		return &gemini.Chat{BaseURL: or(f.llmURL, gemini.DefaultBaseURL), APIKey: geminiKey(), Model: or(f.llmModel, gemini.DefaultChatModel)}, nil
 	}
-	return nil, usagef("--llm %q: use openai or ollama", f.llm)
+	return nil, usagef("--llm %q: use openai, ollama or gemini", f.llm)
 }
 
 // openStore opens the store of every agent where the global flags say,
@@ -62,7 +65,7 @@ func (a *app) openStore(f *serverFlags) (*engram.Store, error) {
 	}
 	st, err := engram.Open(engram.Tier(a.g.tier), opts...)
 	if err != nil {
-		return nil, fmt.Errorf("opening %s: %w", a.g.place(), err)
+		return nil, a.openError("opening "+a.g.place(), err)
 	}
 	return st, nil
 }
@@ -111,6 +114,11 @@ when the address cannot be used.`,
 			if err != nil {
 				return err
 			}
+			if len(tokens) == 0 {
+				if err := loopbackOnly(ctx, addr); err != nil {
+					return err
+				}
+			}
 			st, err := a.openStore(&f)
 			if err != nil {
 				return err
@@ -151,6 +159,40 @@ when the address cannot be used.`,
 	fs.StringVar(&documents, "documents", "", "the directory POST /v1/ingest/documents reads under (default: the route is off)")
 	fs.StringVar(&backups, "backups", "", "the directory POST /v1/backup writes into (default: the route is off)")
 	return cmd
+}
+
+// loopbackOnly returns a usage error unless addr (host:port) listens on
+// loopback only, which serving without a token needs: checked before
+// anything is opened or printed. A host name counts when every address
+// it resolves to is a loopback one.
+func loopbackOnly(ctx context.Context, addr string) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return usagef("--addr %q: give host:port (127.0.0.1:7077, [::1]:0): %v", addr, err)
+	}
+	var ips []net.IP
+	switch ip := net.ParseIP(strings.Trim(host, "[]")); {
+	case ip != nil:
+		ips = []net.IP{ip}
+	case host != "":
+		addrs, err := net.DefaultResolver.LookupIPAddr(ctx, host)
+		if err != nil {
+			return usagef("--addr %q: %v", addr, err)
+		}
+		for _, a := range addrs {
+			ips = append(ips, a.IP)
+		}
+	}
+	for _, ip := range ips {
+		if !ip.IsLoopback() {
+			ips = nil
+			break
+		}
+	}
+	if len(ips) == 0 { // "" (every interface), or an address beyond loopback
+		return usagef("--addr %s is not loopback: give a token (--token or ENGRAM_TOKEN), or listen on 127.0.0.1", addr)
+	}
+	return nil
 }
 
 // parseTokens makes the API's tokens: all for a token of every agent,

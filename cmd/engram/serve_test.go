@@ -115,6 +115,10 @@ func TestServeRefusesBadFlags(t *testing.T) {
 	dir := t.TempDir()
 	for name, args := range map[string][]string{
 		"beyond loopback without a token": {"--addr", "0.0.0.0:0"},
+		"every interface without a token": {"--addr", ":0"},
+		"IPv6 beyond loopback":            {"--addr", "[::]:0"},
+		"an address without a port":       {"--addr", "127.0.0.1"},
+		"an unknown Gemini-like LLM":      {"--llm", "gemini-pro"},
 		"a short token":                   {"--token", "short"},
 		"an agent token without agent":    {"--agent-token", "=0123456789abcdef0123"},
 		"an agent token of a bad agent":   {"--agent-token", "a/b=0123456789abcdef0123"},
@@ -128,6 +132,9 @@ func TestServeRefusesBadFlags(t *testing.T) {
 			}
 			if strings.Contains(errOut, "0123456789abcdef") {
 				t.Errorf("the message shows a secret: %s", errOut)
+			}
+			if strings.Contains(errOut, "serving") {
+				t.Errorf("a refused serve said it was serving: %s", errOut)
 			}
 		})
 	}

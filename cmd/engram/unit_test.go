@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/engram-go/engram"
+	"github.com/engram-go/engram/gemini"
 )
 
 // TestExitCode checks how errors map to the documented exit codes.
@@ -47,7 +48,7 @@ func TestExitCode(t *testing.T) {
 // and what to do after the last colon.
 func TestDescribe(t *testing.T) {
 	err := ranError{&engram.DatabaseError{Op: "open", Err: fs.ErrPermission}}
-	code, msg := describe(nil, err)
+	code, msg := describe(nil, err, false)
 	if code != exitFailure || strings.Count(msg, "engram:") != 1 || !strings.Contains(msg, "check the permissions") {
 		t.Errorf("describe = %d, %q", code, msg)
 	}
@@ -105,5 +106,29 @@ func TestParseTime(t *testing.T) {
 		if _, err := parseTime(in, now); err == nil {
 			t.Errorf("parseTime(%q) accepted it", in)
 		}
+	}
+}
+
+// TestLLMs checks what --llm makes: gemini with its key from
+// GEMINI_API_KEY (or GOOGLE_API_KEY) and its default model and server.
+func TestLLMs(t *testing.T) {
+	t.Setenv("GEMINI_API_KEY", "")
+	t.Setenv("GOOGLE_API_KEY", "google-key")
+	llm, err := (&serverFlags{llm: "gemini"}).newLLM()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := &gemini.Chat{BaseURL: gemini.DefaultBaseURL, APIKey: "google-key", Model: gemini.DefaultChatModel}
+	if got, ok := llm.(*gemini.Chat); !ok || *got != *want {
+		t.Errorf("--llm gemini made %#v, want %#v", llm, want)
+	}
+	t.Setenv("GEMINI_API_KEY", "gemini-key")
+	llm, err = (&serverFlags{llm: "gemini", llmURL: "http://localhost:1", llmModel: "m"}).newLLM()
+	want = &gemini.Chat{BaseURL: "http://localhost:1", APIKey: "gemini-key", Model: "m"}
+	if got, ok := llm.(*gemini.Chat); err != nil || !ok || *got != *want {
+		t.Errorf("--llm gemini with flags made %#v, %v; want %#v", llm, err, want)
+	}
+	if _, err := (&serverFlags{llm: "bard"}).newLLM(); !errors.As(err, new(usageError)) {
+		t.Errorf("--llm bard: %v, want a usage error", err)
 	}
 }

@@ -5,18 +5,22 @@
 // snapshot. Session two starts fresh, as a new process would, and shows
 // what the agent now remembers, including the memory.md it wrote.
 //
-//	go run ./examples/quickstart
+//	go run ./examples/quickstart [-dir DIR]
 //
-// Memory lives under .engram/memory/quickstart/; run it again and the
-// second run remembers the first. Delete the directory to start over.
+// Memory lives in DIR/quickstart/ (by default DIR is engram in the
+// user's cache directory: ~/.cache/engram/quickstart/ on Linux, so that
+// the working tree stays clean); it says where. Run it again and
+// the second run remembers the first. Delete the directory to start over.
 package main
 
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"log"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/engram-go/engram"
@@ -25,17 +29,31 @@ import (
 const agent = "quickstart"
 
 func main() {
+	dir := flag.String("dir", defaultDir(), "the base directory of the quickstart's memory (it keeps DIR/"+agent+"/)")
+	flag.Parse()
+	fmt.Printf("memory in %s (delete it to start over)\n", filepath.Join(*dir, agent))
 	ctx := context.Background()
-	if err := firstSession(ctx); err != nil {
+	if err := firstSession(ctx, *dir); err != nil {
 		log.Fatal(err)
 	}
-	if err := secondSession(ctx); err != nil {
+	if err := secondSession(ctx, *dir); err != nil {
 		log.Fatal(err)
 	}
 }
 
-func firstSession(ctx context.Context) error {
-	m, err := engram.New(engram.Tier1, engram.WithAgent(agent))
+// defaultDir is where the quickstart keeps its memory between runs: under
+// the user's cache directory, or the temporary directory when there is
+// none.
+func defaultDir() string {
+	base, err := os.UserCacheDir()
+	if err != nil {
+		base = os.TempDir()
+	}
+	return filepath.Join(base, "engram")
+}
+
+func firstSession(ctx context.Context, dir string) error {
+	m, err := engram.New(engram.Tier1, engram.WithDir(dir), engram.WithAgent(agent))
 	if err != nil {
 		return err
 	}
@@ -138,8 +156,8 @@ func firstSession(ctx context.Context) error {
 	})
 }
 
-func secondSession(ctx context.Context) error {
-	m, err := engram.New(engram.Tier1, engram.WithAgent(agent))
+func secondSession(ctx context.Context, dir string) error {
+	m, err := engram.New(engram.Tier1, engram.WithDir(dir), engram.WithAgent(agent))
 	if err != nil {
 		return err
 	}
