@@ -187,8 +187,10 @@ type SearchConfig struct {
 	// the background after the first search and kept in step with every
 	// write, from any connection: a text search then scores its matches
 	// without asking FTS5 and reads only the rows it ranks (about 200
-	// bytes a memory of twenty words). An agent with more, a search with
-	// filters (Since, Until, Tags), an Advanced expression, vector and
+	// bytes a memory of twenty words). The index holds each memory's user
+	// and session, so a search filtered by them (see [Filter]) stays on
+	// it. An agent with more, a search with other filters (Since, Until,
+	// Tags, metadata), an Advanced expression, vector and
 	// hybrid searches, and facts, which hold only for a while, are
 	// searched through FTS5, as before the index is ready; both ways give
 	// the same results. 0 keeps no index. Default 2,000,000.
@@ -376,7 +378,8 @@ type search struct {
 // indexable reports whether the in-memory text index can answer the
 // search (see SearchConfig.IndexMax).
 func (s *search) indexable() bool {
-	return s.opts.Mode == SearchText && !s.opts.Advanced && s.filter.none()
+	f := &s.filter
+	return s.opts.Mode == SearchText && !s.opts.Advanced && f.tags == "" && f.since <= zeroMS && f.until == math.MaxInt64 && !f.sc.byRow()
 }
 
 // where returns the SQL condition that the row of k named alias is in the
