@@ -236,7 +236,7 @@ func (e *Episodic) recent(q *dbtx, limit int, sc *scope) ([]Episode, error) {
 	}
 	cond, args := sc.whereOrAll(episodicKind, "episodic_log")
 	return queryCounted(e.m, q, scanEpisode, `SELECT `+episodeCols+` FROM episodic_log WHERE agent_id = ? AND `+cond+`
-		ORDER BY created_at DESC, pk DESC LIMIT ?`, append(append([]any{e.m.agent}, args...), limit)...)
+		ORDER BY `+sc.orderBy("created_at DESC, pk DESC")+` LIMIT ?`, append(append([]any{e.m.agent}, args...), limit)...)
 }
 
 // ByTask returns the episodes of a task, oldest first. Errors are as for

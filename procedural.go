@@ -327,7 +327,7 @@ func (p *Procedural) active(q *dbtx, limit int, sc *scope) ([]Procedure, error) 
 	}
 	cond, args := sc.whereOrAll(proceduralKind, "procedural_memory")
 	return queryCounted(p.m, q, scanProcedure, `SELECT `+procedureCols+` FROM procedural_memory WHERE agent_id = ? AND disabled = 0
-		AND `+cond+` ORDER BY success_rate DESC, use_count DESC, id LIMIT ?`, append(append([]any{p.m.agent}, args...), limit)...)
+		AND `+cond+` ORDER BY `+sc.orderBy("success_rate DESC, use_count DESC, id")+` LIMIT ?`, append(append([]any{p.m.agent}, args...), limit)...)
 }
 
 // FindByTags returns up to limit procedures carrying at least one of the

@@ -26,31 +26,10 @@ func (m *Memory) ListAll(ctx context.Context, opts ListOptions) ([]Result, error
 	if err != nil {
 		return nil, err
 	}
-	now := ms(m.now())
-	var parts []string
-	var args []any
-	for _, k := range kinds {
-		if !sc.admitsKind(k) {
-			continue
-		}
-		cond, cargs := sc.whereOrAll(k, "t")
-		// Each kind's newest offset+limit, by its index of the scope
-		// or of its times, then the page of them all.
-		parts = append(parts, `SELECT * FROM (SELECT '`+string(k.typ)+`' AS typ, t.id AS id, `+k.textOver("t")+` AS content,
-			`+k.tagsOver("t")+` AS tags, t.created_at AS created_at, `+k.citeOver("t")+` AS source
-			FROM `+k.table+` t WHERE t.agent_id = ? AND `+k.liveAt("t", "?")+` AND `+cond+`
-			ORDER BY t.created_at DESC, t.id LIMIT ?)`)
-		args = append(args, m.agent)
-		if k.live != "" {
-			args = append(args, now, now)
-		}
-		args = append(append(args, cargs...), offset+limit)
-	}
-	if len(parts) == 0 {
+	query, args := listQuery(sc, m.agent, ms(m.now()), limit, offset)
+	if query == "" {
 		return nil, nil
 	}
-	query := strings.Join(parts, " UNION ALL ") + ` ORDER BY created_at DESC, typ, id LIMIT ? OFFSET ?`
-	args = append(args, limit, offset)
 	var out []Result
 	err = m.read(ctx, "list", func(q *dbtx) error {
 		rows, err := q.query(query, args...)
@@ -72,6 +51,34 @@ func (m *Memory) ListAll(ctx context.Context, opts ListOptions) ([]Result, error
 		return err
 	})
 	return out, err
+}
+
+// listQuery returns the query of a ListAll page and its arguments, or ""
+// when the scope admits no kind.
+func listQuery(sc *scope, agent string, now int64, limit, offset int) (string, []any) {
+	var parts []string
+	var args []any
+	for _, k := range kinds {
+		if !sc.admitsKind(k) {
+			continue
+		}
+		cond, cargs := sc.whereOrAll(k, "t")
+		// Each kind's newest offset+limit, by its index of the scope
+		// or of its times, then the page of them all.
+		parts = append(parts, `SELECT * FROM (SELECT '`+string(k.typ)+`' AS typ, t.id AS id, `+k.textOver("t")+` AS content,
+			`+k.tagsOver("t")+` AS tags, t.created_at AS created_at, `+k.citeOver("t")+` AS source
+			FROM `+k.table+` t WHERE t.agent_id = ? AND `+k.liveAt("t", "?")+` AND `+cond+`
+			ORDER BY `+sc.orderBy("t.created_at DESC, t.id")+` LIMIT ?)`)
+		args = append(args, agent)
+		if k.live != "" {
+			args = append(args, now, now)
+		}
+		args = append(append(args, cargs...), offset+limit)
+	}
+	if len(parts) == 0 {
+		return "", nil
+	}
+	return strings.Join(parts, " UNION ALL ") + ` ORDER BY created_at DESC, typ, id LIMIT ? OFFSET ?`, append(args, limit, offset)
 }
 
 // listScope validates a listing's or an export's filter and compiles it;

@@ -426,7 +426,7 @@ func (s *Semantic) List(ctx context.Context, opts ListOptions) ([]SemanticEntry,
 	cond, args := sc.whereOrAll(semanticKind, "semantic_memory")
 	var out []SemanticEntry
 	err = s.m.read(ctx, "semantic.list", func(q *dbtx) error {
-		out, err = s.entries(q, cond+` ORDER BY importance DESC, updated_at DESC, id LIMIT ? OFFSET ?`, append(args, limit, offset)...)
+		out, err = s.entries(q, cond+` ORDER BY `+sc.orderBy("importance DESC, updated_at DESC, id")+` LIMIT ? OFFSET ?`, append(args, limit, offset)...)
 		return err
 	})
 	return out, err
