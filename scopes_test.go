@@ -549,3 +549,48 @@ func TestForgetUser(t *testing.T) {
 	require.NoError(t, err)
 	assert.Zero(t, n, "nothing left")
 }
+
+// Compaction keeps users apart: near-duplicates of two users never merge,
+// and a day's digest holds one user's episodes.
+func TestCompactionKeepsUsersApart(t *testing.T) {
+	ctx := context.Background()
+	clock := testutil.NewClock(scopeStart)
+	cfg := engram.DefaultConfig()
+	cfg.Zettelkasten.Enabled = false
+	cfg.Episodic.RetainDays = 2
+	m := testutil.Open(t, engram.WithClock(clock.Now), engram.WithConfig(cfg))
+	var sem []string
+	for _, u := range []string{"u1", "u2", "u1"} {
+		clock.Advance(time.Minute)
+		id, err := m.Semantic().Store(ctx, engram.SemanticEntry{UserID: u, Content: "The kayak lives in the garage by the door", Importance: 0.5})
+		require.NoError(t, err)
+		sem = append(sem, id)
+		_, err = m.Episodic().Log(ctx, engram.Episode{UserID: u, Content: u + " paddled the kayak"})
+		require.NoError(t, err)
+	}
+	clock.Advance(5 * 24 * time.Hour)
+	rep, err := m.Compact(ctx, engram.CompactSemantic, engram.CompactTime)
+	require.NoError(t, err)
+	var merges, digests []engram.CompactionAction
+	for _, a := range rep.Actions {
+		switch a.Kind {
+		case engram.ActionMerge:
+			merges = append(merges, a)
+		case engram.ActionDigest:
+			digests = append(digests, a)
+		}
+	}
+	require.Len(t, merges, 1, "u1's two entries, not u2's")
+	assert.ElementsMatch(t, []string{sem[0], sem[2]}, []string{merges[0].ID, merges[0].Into})
+	_, err = m.Semantic().Get(ctx, sem[1])
+	require.NoError(t, err, "u2's entry stays")
+	require.Len(t, digests, 2, "a digest per user")
+	for _, d := range digests {
+		ep, err := m.Episodic().Get(ctx, d.ID)
+		require.NoError(t, err)
+		other := map[string]string{"u1": "u2", "u2": "u1"}[ep.UserID]
+		require.NotEmpty(t, other, "the digest of %q", ep.UserID)
+		assert.Contains(t, ep.Content, ep.UserID+" paddled")
+		assert.NotContains(t, ep.Content, other+" paddled")
+	}
+}
