@@ -61,7 +61,8 @@ func ListAgents(ctx context.Context, opts ...Option) ([]string, error) {
 }
 
 // agentsInFile lists the agents with rows in the database at path, on a
-// connection that only reads.
+// connection that only reads (opened as a read-only Memory opens it when
+// the storage cannot be written: see readonly.go).
 func agentsInFile(ctx context.Context, path string) ([]string, error) {
 	fi, err := os.Stat(path)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -73,7 +74,13 @@ func agentsInFile(ctx context.Context, path string) ([]string, error) {
 	if !fi.Mode().IsRegular() {
 		return nil, invalid("WithPath", "%q is not a file", path)
 	}
-	db, err := sql.Open("sqlite", dsn(path, []string{"query_only(1)", "busy_timeout(5000)"}))
+	name := path
+	if storageReadOnly(path) {
+		if name, err = readOnlyName(path); err != nil {
+			return nil, &DatabaseError{Op: "agents", Err: err}
+		}
+	}
+	db, err := sql.Open("sqlite", dsn(name, []string{"query_only(1)", "busy_timeout(5000)"}))
 	if err != nil {
 		return nil, &DatabaseError{Op: "agents", Err: err}
 	}
@@ -85,6 +92,9 @@ func agentsInFile(ctx context.Context, path string) ([]string, error) {
 	defer conn.Close()
 	s := &database{wconn: conn}
 	if _, err := s.checkOwner(ctx); err != nil {
+		if name != path {
+			err = explainReadOnly(path, err)
+		}
 		return nil, err
 	}
 	var out []string

@@ -7,11 +7,9 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 
 	"github.com/engram-go/engram/internal/schema"
 )
@@ -298,8 +296,9 @@ func (m *Memory) checkBackupPath(dst string) (string, error) {
 // vacuumInto writes a compacted copy of the database into the empty file
 // path with VACUUM INTO. The copy is one read transaction: for a file,
 // on a connection of its own (the readers are query-only, which VACUUM
-// INTO refuses), beside which the writer goes on; in memory, on the only
-// connection, holding the writer lock.
+// INTO refuses; read-only, as the database is, when it is), beside which
+// the writer goes on; in memory, on the only connection, holding the
+// writer lock.
 func (m *Memory) vacuumInto(ctx context.Context, path string) error {
 	s := m.db
 	if s.memory {
@@ -310,7 +309,7 @@ func (m *Memory) vacuumInto(ctx context.Context, path string) error {
 		_, err := s.wconn.ExecContext(ctx, "VACUUM INTO ?", path)
 		return s.wrap(ctx, "backup", err)
 	}
-	db, err := sql.Open("sqlite", dsn(m.dbPath, []string{fmt.Sprintf("busy_timeout(%d)", m.cfg.Storage.BusyTimeout.Milliseconds())}))
+	db, err := sql.Open("sqlite", dsn(s.name, []string{fmt.Sprintf("busy_timeout(%d)", m.cfg.Storage.BusyTimeout.Milliseconds())}))
 	if err != nil {
 		return &DatabaseError{Op: "backup", Err: err}
 	}
@@ -342,11 +341,7 @@ func unrecordInCopy(ctx context.Context, path string) error {
 // FTS5 indexes' own) and hold derived data that agrees with its rows.
 // A failed check matches ErrCorrupt.
 func checkCopy(ctx context.Context, path string) error {
-	u := url.URL{Scheme: "file", Path: filepath.ToSlash(path), RawQuery: "mode=ro"}
-	if !strings.HasPrefix(u.Path, "/") {
-		u.Path = "/" + u.Path // a Windows volume: file:///C:/…
-	}
-	db, err := sql.Open("sqlite", u.String())
+	db, err := sql.Open("sqlite", fileURI(path, "mode=ro"))
 	if err != nil {
 		return &DatabaseError{Op: "backup", Err: err}
 	}

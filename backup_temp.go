@@ -28,7 +28,7 @@ import (
 // Stale copies of a destination are removed by the next Backup to it and
 // by opening it (New, Open, and so `engram check`); stale copies recorded
 // in a database are removed by opening it, and by Forget and ForgetAgent
-// before they return.
+// before they return. A Memory opened read-only removes nothing.
 
 // backupTempPattern is the os.CreateTemp pattern of dst's temporary copy.
 func backupTempPattern(dst string) string { return "." + filepath.Base(dst) + ".backup-*" }
@@ -155,8 +155,8 @@ func globEscape(pattern string) string {
 // A copy that cannot be removed is logged, not an error: the next open,
 // Backup or Forget tries again.
 func (s *database) sweepBackups(ctx context.Context, path string, log *slog.Logger) {
-	if path == "" {
-		return
+	if path == "" || s.readOnly {
+		return // read-only: nothing is removed or written
 	}
 	if err := errors.Join(sweepBackupTemps(path), s.sweepRecordedBackups(ctx)); err != nil && log != nil {
 		log.Warn("engram: open: a stale temporary backup copy could not be removed", "db", path, "err", err)

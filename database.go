@@ -38,7 +38,12 @@ import (
 // its own map.
 type database struct {
 	memory bool
-	closed atomic.Bool
+	// readOnly says the database is only read (see readonly.go): write
+	// refuses with ErrReadOnly, and name is a file: URI that tells SQLite
+	// so.
+	readOnly bool
+	name     string // what connections to the file open: its path, or a URI
+	closed   atomic.Bool
 
 	wmu    sync.Mutex // guards wconn and wstmts; held for a whole transaction
 	wdb    *sql.DB
@@ -91,19 +96,36 @@ const writerCacheMiB = 8
 // openDatabase opens (creating if needed) the database at path, or an
 // in-memory one when path is empty, and brings its schema up to date.
 func openDatabase(ctx context.Context, path string, cfg StorageConfig) (*database, error) {
-	return openDatabaseWith(ctx, path, cfg, true)
+	return openDatabaseWith(ctx, path, cfg, dbOptions{image: true})
 }
 
-// openDatabaseWith is openDatabase; with image, a new in-memory database
-// starts as the empty image (see schema_image.go) instead of being
-// migrated.
-func openDatabaseWith(ctx context.Context, path string, cfg StorageConfig, image bool) (_ *database, err error) {
-	s := &database{memory: path == "", wstmts: make(map[string]*sql.Stmt), done: make(chan struct{})}
+// dbOptions are how openDatabaseWith opens a database.
+type dbOptions struct {
+	// image: a new in-memory database starts as the empty image (see
+	// schema_image.go) instead of being migrated.
+	image bool
+	// readOnly: the file is only read (see readonly.go). Nothing is
+	// written to it, not even WAL mode, its mark or a migration: a schema
+	// older than this engram's is an error matching ErrReadOnly.
+	readOnly bool
+}
+
+// openDatabaseWith is openDatabase, opening as opt says.
+func openDatabaseWith(ctx context.Context, path string, cfg StorageConfig, opt dbOptions) (_ *database, err error) {
+	s := &database{memory: path == "", readOnly: opt.readOnly, name: path, wstmts: make(map[string]*sql.Stmt), done: make(chan struct{})}
 	defer func() {
 		if err != nil {
 			_ = s.close() // the open error is the one worth reporting
+			if opt.readOnly {
+				err = explainReadOnly(path, err)
+			}
 		}
 	}()
+	if opt.readOnly {
+		if s.name, err = readOnlyName(path); err != nil {
+			return nil, &DatabaseError{Op: "open", Err: err}
+		}
+	}
 
 	pragmas := []string{
 		fmt.Sprintf("busy_timeout(%d)", cfg.BusyTimeout.Milliseconds()),
@@ -120,7 +142,7 @@ func openDatabaseWith(ctx context.Context, path string, cfg StorageConfig, image
 	} else {
 		// WAL is turned on below, once the file is known to be engram's:
 		// it rewrites the file's header.
-		s.wdb, err = sql.Open("sqlite", dsn(path, writer))
+		s.wdb, err = sql.Open("sqlite", dsn(s.name, writer))
 	}
 	if err != nil {
 		return nil, &DatabaseError{Op: "open", Err: err}
@@ -132,7 +154,7 @@ func openDatabaseWith(ctx context.Context, path string, cfg StorageConfig, image
 		return nil, &DatabaseError{Op: "open", Err: err}
 	}
 	s.wakes.Add(1)
-	if s.memory && image {
+	if s.memory && opt.image {
 		if err := s.loadImage(); err != nil {
 			return nil, &DatabaseError{Op: "open", Err: err}
 		}
@@ -142,26 +164,34 @@ func openDatabaseWith(ctx context.Context, path string, cfg StorageConfig, image
 	if err != nil {
 		return nil, err
 	}
-	if !s.memory {
-		var mode string
-		if err := s.wconn.QueryRowContext(ctx, "PRAGMA journal_mode = WAL").Scan(&mode); err != nil {
-			return nil, &DatabaseError{Op: "open", Err: err}
+	if opt.readOnly {
+		// A read-only database is read as it is: in the journal mode it
+		// has, unmarked if an engram older than the mark wrote it.
+		if err := s.checkSchema(ctx); err != nil {
+			return nil, err
 		}
-		if !strings.EqualFold(mode, "wal") {
-			return nil, &DatabaseError{Op: "open", Err: fmt.Errorf("journal_mode is %q, want wal (does the file system support shared memory?)", mode)}
+	} else {
+		if !s.memory {
+			var mode string
+			if err := s.wconn.QueryRowContext(ctx, "PRAGMA journal_mode = WAL").Scan(&mode); err != nil {
+				return nil, &DatabaseError{Op: "open", Err: err}
+			}
+			if !strings.EqualFold(mode, "wal") {
+				return nil, &DatabaseError{Op: "open", Err: fmt.Errorf("journal_mode is %q, want wal (does the file system support shared memory?)", mode)}
+			}
 		}
-	}
-	if err := s.migrate(ctx); err != nil {
-		return nil, err
-	}
-	if app != ApplicationID {
-		if _, err := s.wconn.ExecContext(ctx, fmt.Sprintf("PRAGMA application_id = %d", ApplicationID)); err != nil {
-			return nil, &DatabaseError{Op: "open", Err: err}
+		if err := s.migrate(ctx); err != nil {
+			return nil, err
+		}
+		if app != ApplicationID {
+			if _, err := s.wconn.ExecContext(ctx, fmt.Sprintf("PRAGMA application_id = %d", ApplicationID)); err != nil {
+				return nil, &DatabaseError{Op: "open", Err: err}
+			}
 		}
 	}
 
 	if !s.memory {
-		s.rdb, err = sql.Open("sqlite", dsn(path, slices.Concat(pragmas, []string{cache(cfg.CacheMiB), "query_only(1)"})))
+		s.rdb, err = sql.Open("sqlite", dsn(s.name, slices.Concat(pragmas, []string{cache(cfg.CacheMiB), "query_only(1)"})))
 		if err != nil {
 			return nil, &DatabaseError{Op: "open", Err: err}
 		}
@@ -210,12 +240,18 @@ func (s *database) checkOwner(ctx context.Context) (int, error) {
 	return 0, fmt.Errorf("engram: open: the file holds %d schema objects and no engram schema: %w", tables, ErrNotEngram)
 }
 
-func dsn(path string, pragmas []string) string {
+// dsn returns the driver's name for the database name (a path, or a
+// file: URI with a query of its own) with the given pragmas.
+func dsn(name string, pragmas []string) string {
 	v := url.Values{}
 	for _, p := range pragmas {
 		v.Add("_pragma", p)
 	}
-	return path + "?" + v.Encode()
+	sep := "?"
+	if strings.Contains(name, "?") {
+		sep = "&" // a URI's query; a path has no '?' (see WithPath)
+	}
+	return name + sep + v.Encode()
 }
 
 // migrate applies the embedded migrations the database lacks, each in its
@@ -307,7 +343,7 @@ const truncateWait = 30 * time.Second
 // whole log copied and truncated; after truncateWait, or when ctx ends,
 // it returns a *DatabaseError matching ErrBusy (or ctx's error).
 func (s *database) checkpoint(ctx context.Context) error {
-	if s.memory {
+	if s.memory || s.readOnly {
 		return nil
 	}
 	deadline := time.Now().Add(truncateWait)
@@ -542,6 +578,13 @@ func (s *database) close() error {
 // derived data against its rows in a read (which does not hold it); it
 // returns nil when all are clean.
 func (s *database) integrityCheck(ctx context.Context) error {
+	if s.readOnly {
+		// The FTS5 checks below write (through FTS5's write path); a
+		// read-only database has them run by PRAGMA integrity_check,
+		// whose cached index structure nothing can have made stale: no
+		// connection of this database writes.
+		return s.read(ctx, "integrity", func(q *dbtx) error { return errors.Join(sqliteCheck(q), checkDerived(q)) })
+	}
 	err := s.write(ctx, "integrity", func(q *dbtx) error {
 		// FTS5's own check first. It goes through FTS5's normal write path,
 		// which reloads the index structure this connection has cached if

@@ -39,6 +39,11 @@
 // [Links] connect memories of any kind into a graph that
 // [Links.Traverse] walks in one query.
 //
+// Memories of any kind, as [Record]s: [Memory.AddAll] stores entries,
+// episodes, procedures and facts together in one transaction,
+// [Memory.Get] finds a memory by ID whatever its kind, and [Memory.List]
+// pages through every kind, newest first, by cursor.
+//
 // # Facts
 //
 // [Facts] keeps knowledge that stays true: subject–predicate–object

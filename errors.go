@@ -75,8 +75,10 @@ var (
 	ErrBusy = errors.New("engram: database is busy")
 
 	// ErrReadOnly reports a write to a database that this process may
-	// only read: the file, its directory (where SQLite makes its -wal and
-	// -shm files) or the file system is read-only (SQLITE_READONLY).
+	// only read: one opened with [WithReadOnly], or whose file, directory
+	// (where SQLite makes its -wal and -shm files) or file system is
+	// read-only, which [New] opens for reading only by itself (or, for
+	// storage that became read-only while it was open, SQLITE_READONLY).
 	// Nothing was written. Check the permissions, or open a copy.
 	ErrReadOnly = errors.New("engram: database is read-only")
 
@@ -217,7 +219,7 @@ func dbErr(op string, err error) error {
 	case errors.As(err, &de), errors.As(err, &ie), errors.As(err, &imp),
 		errors.Is(err, ErrNotFound), errors.Is(err, ErrExists), errors.Is(err, ErrClosed),
 		errors.Is(err, ErrSchemaTooNew), errors.Is(err, ErrInvalidQuery), errors.Is(err, ErrNotEngram),
-		errors.Is(err, ErrTierUnsupported), errors.Is(err, ErrEmbedding):
+		errors.Is(err, ErrTierUnsupported), errors.Is(err, ErrEmbedding), errors.Is(err, ErrReadOnly):
 		return err
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return err

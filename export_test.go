@@ -26,3 +26,7 @@ func HoldRead(m *Memory, started chan<- struct{}, release <-chan struct{}) error
 // AwaitLinkIndex waits for the background build of m's stem index (see
 // stemIndex), if one runs, to end.
 func AwaitLinkIndex(m *Memory) { m.stems.ctl.wg.Wait() }
+
+// AwaitTextIndex waits for the background build of m's text index (see
+// textIndex), if one runs, to end.
+func AwaitTextIndex(m *Memory) { m.text.ctl.wg.Wait() }

@@ -153,6 +153,10 @@ type compiledRule struct {
 // Rules returns the agent's extraction rules.
 func (m *Memory) Rules() *Rules { return m.rules }
 
+// HasLLM reports whether the Memory was opened [WithLLM]: whether
+// [Memory.Extract] asks a model, besides applying the agent's rules.
+func (m *Memory) HasLLM() bool { return m.llm != nil }
+
 // minExtractedRunes is the shortest match worth keeping, as in the seed.
 const minExtractedRunes = 6
 

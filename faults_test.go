@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -14,6 +15,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -52,7 +54,7 @@ func faultKind(err error) string {
 	}{{engram.ErrInvalid, "ErrInvalid"}, {engram.ErrNotFound, "ErrNotFound"}, {engram.ErrExists, "ErrExists"},
 		{engram.ErrClosed, "ErrClosed"}, {engram.ErrSchemaTooNew, "ErrSchemaTooNew"},
 		{engram.ErrTierUnsupported, "ErrTierUnsupported"}, {engram.ErrEmbedding, "ErrEmbedding"},
-		{engram.ErrInvalidQuery, "ErrInvalidQuery"}, {engram.ErrBadAnswer, "ErrBadAnswer"},
+		{engram.ErrInvalidQuery, "ErrInvalidQuery"}, {engram.ErrBadAnswer, "ErrBadAnswer"}, {engram.ErrReadOnly, "ErrReadOnly"},
 		{context.DeadlineExceeded, "DeadlineExceeded"}, {context.Canceled, "Canceled"}} {
 		if errors.Is(err, s.err) {
 			return s.name
@@ -265,7 +267,9 @@ func TestDiskFull(t *testing.T) {
 }
 
 // faultReadOnlyChild mounts s.Dir read-only (in its own mount namespace)
-// and tries to use the database in it, printing what each call returns.
+// and uses the database in it, printing what each call returns: first
+// "new", "readonly" and the writes, then faultReads' lines, then "bytes"
+// (the file's SHA-256 after everything) and "close".
 func faultReadOnlyChild(s faultSettings) {
 	if err := syscall.Mount(s.Dir, s.Dir, "", syscall.MS_BIND, ""); err != nil {
 		fmt.Println("nomount", err)
@@ -281,74 +285,195 @@ func faultReadOnlyChild(s faultSettings) {
 		return
 	}
 	ctx := context.Background()
-	m, err := engram.New(engram.Tier1, engram.WithPath(s.DB))
+	m, err := engram.New(engram.Tier1, engram.WithPath(s.DB), engram.WithClock(faultClock))
 	fmt.Printf("new %s %v\n", faultKind(err), err)
 	if err != nil {
 		return
 	}
+	fmt.Println("readonly", m.ReadOnly())
 	_, err = m.Semantic().Store(ctx, engram.SemanticEntry{Content: "written to a read-only file", Importance: 0.5})
 	fmt.Printf("store %s %v\n", faultKind(err), err)
 	_, err = m.Episodic().Log(ctx, engram.Episode{Content: "logged to a read-only file"})
 	fmt.Printf("log %s %v\n", faultKind(err), err)
+	err = m.Links().Add(ctx, engram.Link{SourceID: "seed-002", TargetID: "seed-003", Type: engram.LinkSupports})
+	fmt.Printf("link %s %v\n", faultKind(err), err)
+	_, err = m.Compact(ctx)
+	fmt.Printf("compact %s %v\n", faultKind(err), err)
+	for _, l := range faultReads(ctx, m) {
+		fmt.Println(l)
+	}
+	closeErr := m.Close()
+	fmt.Println("bytes", faultSum(s.DB))
+	fmt.Printf("close %s\n", faultKind(closeErr))
+}
+
+// faultClock is the clock of both sides of TestReadOnlyFile, so that
+// their searches rank alike and their exports' headers are the same.
+func faultClock() time.Time { return time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC) }
+
+// faultSum returns the SHA-256 of the file at path, in hex.
+func faultSum(path string) string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "unreadable: " + err.Error()
+	}
+	return fmt.Sprintf("%x", sha256.Sum256(b))
+}
+
+// faultReads makes the reads TestReadOnlyFile compares between a Memory
+// on the read-only mount and one on the same file where it can be
+// written, one line each: what each read returns (a digest of anything
+// long). The reads that note accesses and retrievals come last, so that
+// a writable Memory's notes change nothing the others return.
+func faultReads(ctx context.Context, m *engram.Memory) []string {
+	var out []string
+	add := func(name string, err error, v any) {
+		out = append(out, fmt.Sprintf("%s %s %v", name, faultKind(err), v))
+	}
+	digest := func(s string) string { return fmt.Sprintf("%x", sha256.Sum256([]byte(s)))[:16] }
+
+	var buf bytes.Buffer
+	err := m.Export(ctx, &buf, engram.ExportOptions{})
+	add("export", err, digest(buf.String()))
 	e, err := m.Semantic().Get(ctx, "seed-003")
-	fmt.Printf("get %s %q\n", faultKind(err), e.Content)
+	add("get", err, strconv.Quote(e.Content))
+	list, err := m.Semantic().List(ctx, engram.ListOptions{})
+	add("list", err, len(list))
+	st, err := m.Stats(ctx)
+	add("stats", err, fmt.Sprintf("%+v", st))
+	b, err := m.Bootstrap(ctx)
+	if b == nil {
+		b = &engram.BootstrapResult{}
+	}
+	add("bootstrap", err, fmt.Sprintf("%s %d %d", digest(b.SemanticContext), len(b.RecentEpisodes), len(b.ActiveProcedures)))
+	hist, err := m.History(ctx, "seed-003")
+	add("history", err, len(hist))
+	links, err := m.Links().For(ctx, "seed-000")
+	add("links", err, len(links))
+	facts, err := m.Facts().Current(ctx, engram.FactQuery{Entity: "Ada"})
+	add("facts", err, len(facts))
+	g, err := m.Facts().Graph(ctx, engram.GraphOptions{Center: "Ada"})
+	add("graph", err, fmt.Sprintf("%d %d", len(g.Nodes), len(g.Edges)))
+	add("integrity", m.CheckIntegrity(ctx), "")
+	backup := filepath.Join(os.TempDir(), fmt.Sprintf("engram-readonly-%d.db", os.Getpid()))
+	err = m.Backup(ctx, backup)
+	os.Remove(backup)
+	add("backup", err, "")
 	res, err := m.Search(ctx, engram.SearchOptions{Query: "deploy"})
-	fmt.Printf("search %s %d\n", faultKind(err), len(res))
-	fmt.Printf("close %s\n", faultKind(m.Close()))
+	var ids []string
+	for _, r := range res {
+		ids = append(ids, r.ID)
+	}
+	add("search", err, ids)
+	rec, err := m.Recall(ctx, "deploy")
+	add("recall", err, len(rec.Admitted))
+	c, err := m.Context(ctx, engram.ContextOptions{Query: "deploy"})
+	add("context", err, digest(c.Text))
+	return out
 }
 
 // TestReadOnlyFile opens a database in a directory mounted read-only: the
 // process cannot write the file, whatever its permissions (file modes do
-// not stop root, a read-only mount does). Writes fail with a named error,
-// and the file is unchanged. The mount needs CAP_SYS_ADMIN; the child
-// makes it in a mount namespace of its own, so nothing outlives it.
+// not stop root, a read-only mount does). New opens it read-only by
+// itself; every read returns what a Memory on the writable file returns,
+// every write fails with ErrReadOnly, and the file is unchanged. The
+// mount needs CAP_SYS_ADMIN; the child makes it in a mount namespace of
+// its own, so nothing outlives it.
+//
+// In "closed", the file was closed cleanly: it is all there is (SQLite
+// removed its -wal and -shm). In "live", a Memory of this process holds
+// it open, its last write still in the -wal beside it: the child reads
+// that write too.
 func TestReadOnlyFile(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("a read-only bind mount needs root (CAP_SYS_ADMIN)")
 	}
+	t.Run("closed", func(t *testing.T) { testReadOnlyMount(t, false) })
+	t.Run("live", func(t *testing.T) { testReadOnlyMount(t, true) })
+}
+
+func testReadOnlyMount(t *testing.T, live bool) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "memory.db")
 	want := faultSeed(t, path, 10)
-	before, err := os.ReadFile(path)
+	ctx := context.Background()
+	m, err := engram.New(engram.Tier1, engram.WithPath(path), engram.WithClock(faultClock))
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer m.Close()
+	if _, err := m.Facts().Assert(ctx, engram.Fact{Subject: "Ada", Predicate: "lives in", Object: "London"}); err != nil {
+		t.Fatal(err)
+	}
+	if live {
+		want["seed-003"] = "deploy seed-003 changed, the change still in the log"
+		if _, err := m.Semantic().Update(ctx, "seed-003", engram.SemanticPatch{Content: new(want["seed-003"])}); err != nil {
+			t.Fatal(err)
+		}
+		if fi, err := os.Stat(path + "-wal"); err != nil || fi.Size() == 0 {
+			t.Fatalf("no write-ahead log to read: %v, %v", fi, err)
+		}
+	} else if err := m.Close(); err != nil {
+		t.Fatal(err)
+	}
+	before := faultSum(path)
+
 	lines := faultChild(t, faultSettings{Kind: "readonly", DB: path, Dir: dir}, &syscall.SysProcAttr{Unshareflags: syscall.CLONE_NEWNS})
 	t.Logf("on a read-only mount: %s", strings.Join(lines, " | "))
 	if len(lines) == 0 || strings.HasPrefix(lines[0], "nomount") {
 		t.Skipf("cannot mount read-only here: %v", lines)
 	}
+	got := map[string]string{}
+	var reads []string
 	for _, l := range lines {
-		f := strings.Fields(l)
-		switch f[0] {
-		case "new", "store", "log":
-			if f[1] == "nil" && f[0] != "new" {
-				t.Errorf("%s succeeded on a read-only file", f[0])
-			}
-			if f[1] != "nil" && !strings.HasPrefix(f[1], "*DatabaseError") && !strings.HasPrefix(f[1], "Err") {
-				t.Errorf("%s on a read-only file returned an unnamed error: %s", f[0], l)
-			}
+		name, rest, _ := strings.Cut(l, " ")
+		got[name] = rest
+		if !slices.Contains([]string{"new", "readonly", "store", "log", "link", "compact", "bytes", "close"}, name) {
+			reads = append(reads, l)
 		}
 	}
-	after, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
+	if !strings.HasPrefix(got["new"], "nil") {
+		t.Fatalf("New on a read-only mount: %s", got["new"])
 	}
-	if !bytes.Equal(before, after) {
+	if got["readonly"] != "true" {
+		t.Errorf("ReadOnly() = %s, want true", got["readonly"])
+	}
+	for _, w := range []string{"store", "log", "link", "compact"} {
+		if !strings.HasPrefix(got[w], "ErrReadOnly ") {
+			t.Errorf("%s on a read-only mount returned %q, want an error matching ErrReadOnly", w, got[w])
+		}
+	}
+	if got["close"] != "nil" {
+		t.Errorf("Close on a read-only mount: %s", got["close"])
+	}
+	if got["bytes"] != before {
+		t.Errorf("the file changed on the read-only mount")
+	}
+	if after := faultSum(path); after != before {
 		t.Errorf("the read-only file changed")
 	}
-	ctx := context.Background()
-	m, err := engram.New(engram.Tier1, engram.WithPath(path))
-	if err != nil {
-		t.Fatal(err)
+	if want := strconv.Quote(want["seed-003"]); got["get"] != "nil "+want {
+		t.Errorf("Get on a read-only mount: %s, want nil %s", got["get"], want)
 	}
-	defer m.Close()
-	if err := m.CheckIntegrity(ctx); err != nil {
-		t.Errorf("CheckIntegrity: %v", err)
+
+	// The same reads where the file can be written return the same.
+	if !live {
+		m, err = engram.New(engram.Tier1, engram.WithPath(path), engram.WithClock(faultClock))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer m.Close()
 	}
-	for id, c := range want {
-		if e, err := m.Semantic().Get(ctx, id); err != nil || e.Content != c {
-			t.Errorf("Get(%s) = %q, %v; want %q", id, e.Content, err, c)
+	if m.ReadOnly() {
+		t.Errorf("ReadOnly() on a writable file = true")
+	}
+	wantReads := faultReads(ctx, m)
+	if !slices.Equal(reads, wantReads) {
+		t.Errorf("reads on a read-only mount:\n%s\nwhere it can be written:\n%s", strings.Join(reads, "\n"), strings.Join(wantReads, "\n"))
+	}
+	for _, l := range wantReads {
+		if f := strings.Fields(l); f[1] != "nil" {
+			t.Errorf("%s failed where the file can be written", l)
 		}
 	}
 }

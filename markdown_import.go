@@ -130,12 +130,16 @@ func (r *MarkdownReport) needsKeeping() bool {
 // imports nothing and is written again.
 //
 // It returns an error matching [ErrInvalid] when the Memory writes no
-// memory.md, [ErrClosed] after Close, a [*DatabaseError] when SQLite
-// fails and an [*fs.PathError] when the file cannot be read or written.
-// The import is one transaction: on error nothing of it was applied.
+// memory.md, [ErrReadOnly] for a read-only Memory, [ErrClosed] after
+// Close, a [*DatabaseError] when SQLite fails and an [*fs.PathError] when
+// the file cannot be read or written. The import is one transaction: on
+// error nothing of it was applied.
 func (m *Memory) ImportMarkdown(ctx context.Context) (MarkdownReport, error) {
 	if m.mdPath == "" {
 		return MarkdownReport{}, invalid("ImportMarkdown", "the Memory writes no memory.md (see WithMarkdownPath)")
+	}
+	if m.db.readOnly {
+		return MarkdownReport{}, fmt.Errorf("engram: markdown.import: %w", ErrReadOnly)
 	}
 	m.mdMu.Lock()
 	defer m.mdMu.Unlock()
@@ -152,14 +156,18 @@ func (m *Memory) ImportMarkdown(ctx context.Context) (MarkdownReport, error) {
 // it is the only call that writes the file. A person's edits since engram
 // last wrote the file are overwritten: call [Memory.ImportMarkdown] first
 // to keep them. It returns an error matching [ErrInvalid] when the Memory
-// writes no memory.md, [ErrClosed] after Close, a [*DatabaseError] when
-// SQLite fails and an [*fs.PathError] when the file cannot be written.
+// writes no memory.md, [ErrReadOnly] for a read-only Memory, [ErrClosed]
+// after Close, a [*DatabaseError] when SQLite fails and an
+// [*fs.PathError] when the file cannot be written.
 func (m *Memory) ExportMarkdown(ctx context.Context) (string, error) {
 	if m.closed.Load() {
 		return "", ErrClosed
 	}
 	if m.mdPath == "" {
 		return "", invalid("ExportMarkdown", "the Memory writes no memory.md (see WithMarkdownPath)")
+	}
+	if m.db.readOnly {
+		return "", fmt.Errorf("engram: markdown.export: %w", ErrReadOnly)
 	}
 	return m.writeMarkdown(ctx)
 }

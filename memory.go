@@ -88,6 +88,13 @@ type Memory struct {
 // not a database, and a [*DatabaseError] when SQLite fails or the
 // database's directory or file cannot be made. New directories are made
 // 0700 and a new database file 0600.
+//
+// A database that exists and that the process cannot write (its file or
+// directory is read-only, or the file system is) is opened for reading
+// only, as [WithReadOnly] asks (see [Memory.ReadOnly]); then New also
+// returns an error matching [ErrReadOnly] for a database written by an
+// older engram, which it cannot bring up to date, and, with WithReadOnly,
+// one matching [ErrNotFound] for a database that does not exist.
 func New(tier Tier, opts ...Option) (*Memory, error) {
 	s := settings{agent: DefaultAgent, cfg: DefaultConfig(), clock: time.Now}
 	for _, o := range opts {
@@ -106,12 +113,7 @@ func New(tier Tier, opts ...Option) (*Memory, error) {
 	if err := checkMarkdownPath(m.mdPath, m.dbPath); err != nil {
 		return nil, err
 	}
-	if m.dbPath != "" {
-		if err := createPrivate(m.dbPath); err != nil {
-			return nil, &DatabaseError{Op: "open", Err: err}
-		}
-	}
-	db, err := openDatabase(context.Background(), m.dbPath, s.cfg.Storage)
+	db, err := openStorage(context.Background(), m.dbPath, &s)
 	if err != nil {
 		return nil, err
 	}
@@ -216,7 +218,8 @@ func (m *Memory) open(s settings) error {
 		return err
 	}
 	m.followers = followers
-	if m.cfg.History.Enabled {
+	// A read-only Memory makes no change for history to record.
+	if m.cfg.History.Enabled && !m.db.readOnly {
 		if err := m.db.startHistory(context.Background()); err != nil {
 			return err
 		}
@@ -281,6 +284,11 @@ func (m *Memory) Path() string { return m.dbPath }
 // MarkdownPath returns where memory.md is written, or "" when it is not.
 func (m *Memory) MarkdownPath() string { return m.mdPath }
 
+// ReadOnly reports whether the Memory only reads its database: opened
+// with [WithReadOnly], or on storage that [New] found it cannot write.
+// Its writes then return an error matching [ErrReadOnly].
+func (m *Memory) ReadOnly() bool { return m.db.readOnly }
+
 // Working returns the in-process working set.
 func (m *Memory) Working() *Working { return m.working }
 
@@ -302,15 +310,20 @@ func (m *Memory) Links() *Links { return m.links }
 // [MarkdownSync] (the default) it first reads a person's edits to
 // memory.md back, as [Memory.ImportMarkdown] does, and writes the file
 // again when it had changed; [BootstrapResult].MarkdownImport says what
-// the import did.
+// the import did. A read-only Memory (see [Memory.ReadOnly]) imports and
+// writes nothing: its context is memory.md as it is, or, without one,
+// the text memory.md would hold.
 //
 // It returns [ErrClosed] after Close, a [*DatabaseError] when SQLite
 // fails and an [*fs.PathError] when memory.md cannot be read or written.
 func (m *Memory) Bootstrap(ctx context.Context) (*BootstrapResult, error) {
 	now := m.now()
-	imported, err := m.syncMarkdown(ctx)
-	if err != nil {
-		return nil, err
+	var imported *MarkdownReport
+	var err error
+	if !m.db.readOnly {
+		if imported, err = m.syncMarkdown(ctx); err != nil {
+			return nil, err
+		}
 	}
 	if imported != nil {
 		if _, err := m.writeMarkdown(ctx); err != nil {
@@ -346,7 +359,8 @@ func (m *Memory) Bootstrap(ctx context.Context) (*BootstrapResult, error) {
 }
 
 // loadContext returns memory.md, regenerating it when it is missing (with
-// MarkdownExport, the text is made and the file not written).
+// MarkdownExport, or in a read-only Memory, the text is made and the file
+// not written).
 func (m *Memory) loadContext(ctx context.Context) (string, error) {
 	if m.mdPath != "" {
 		b, err := os.ReadFile(m.mdPath)
@@ -357,7 +371,7 @@ func (m *Memory) loadContext(ctx context.Context) (string, error) {
 			return "", fmt.Errorf("engram: bootstrap: %w", err)
 		}
 	}
-	if m.cfg.Markdown.Mode == MarkdownExport {
+	if m.cfg.Markdown.Mode == MarkdownExport || m.db.readOnly {
 		text, _, err := m.renderMarkdown(ctx)
 		return string(text), err
 	}
@@ -382,10 +396,17 @@ func (m *Memory) loadContext(ctx context.Context) (string, error) {
 // memory.md cannot be written, and an error matching [ErrEmbedding] when
 // the embedder fails, after doing everything else: the memories it could
 // not embed stay pending, found by text meanwhile.
+//
+// A read-only Memory (see [Memory.ReadOnly]) writes nothing: Flush
+// returns an error matching [ErrReadOnly] when working items are due to
+// be kept, and nil otherwise.
 func (m *Memory) Flush(ctx context.Context) error {
 	items, err := m.working.Items()
 	if err != nil {
 		return err
+	}
+	if m.db.readOnly {
+		return m.flushReadOnly(items)
 	}
 	if _, err := m.syncMarkdown(ctx); err != nil {
 		return err
@@ -396,7 +417,7 @@ func (m *Memory) Flush(ctx context.Context) error {
 	now := m.now()
 	var keep []SemanticEntry
 	for _, it := range items {
-		if it.Recalled == "" && it.Importance >= m.cfg.Semantic.ImportanceThreshold {
+		if m.keeps(it) {
 			keep = append(keep, SemanticEntry{
 				ID:         it.ID,
 				Content:    it.Content,
@@ -440,6 +461,23 @@ func (m *Memory) Flush(ctx context.Context) error {
 	}
 	_, err = m.writeMarkdown(ctx)
 	return errors.Join(err, embedErr)
+}
+
+// keeps reports whether Flush keeps the working item it in semantic
+// memory: it is important enough, and not brought by Recall from memory.
+func (m *Memory) keeps(it WorkingItem) bool {
+	return it.Recalled == "" && it.Importance >= m.cfg.Semantic.ImportanceThreshold
+}
+
+// flushReadOnly is Flush for a read-only Memory: it refuses to drop the
+// working items that Flush would keep.
+func (m *Memory) flushReadOnly(items []WorkingItem) error {
+	for _, it := range items {
+		if m.keeps(it) {
+			return fmt.Errorf("engram: flush: working item %q is due to be kept: %w", it.ID, ErrReadOnly)
+		}
+	}
+	return nil
 }
 
 // Snapshot stores a snapshot of the session that is ending; see

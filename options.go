@@ -34,6 +34,7 @@ type settings struct {
 	newDims  bool  // WithDimensionChange
 	newModel bool  // WithModelChange
 	existing bool  // WithExistingVectors
+	readOnly bool  // WithReadOnly
 	bad      error // the first invalid option, reported by New
 }
 
@@ -83,6 +84,9 @@ func (s *settings) validateWhere() error {
 	}
 	if s.path != "" && s.dir != "" {
 		return invalid("options", "WithPath and WithDir are exclusive")
+	}
+	if s.inMemory && s.readOnly {
+		return invalid("options", "InMemory cannot be combined with WithReadOnly: a new database in memory is empty")
 	}
 	return nil
 }
@@ -151,6 +155,29 @@ func WithPath(path string) Option {
 		s.path = path
 	}
 }
+
+// WithReadOnly opens an existing database for reading only, as [New]
+// does by itself when the file or its directory cannot be written (a
+// read-only mount, an immutable file, a directory without write
+// permission). Every read works; every write (a store, an update, a
+// delete, compaction, an import, [Memory.Flush] with working items to
+// keep, [Memory.ImportMarkdown], [Memory.ExportMarkdown]) returns an
+// error matching [ErrReadOnly] and changes nothing. The Memory writes
+// nothing behind the caller's back either: searches and recalls note no
+// access counts, [Memory.Bootstrap] imports no edit of memory.md and
+// writes none, and Close writes nothing. Not a byte of the database file
+// changes, and SQLite adds nothing to its write-ahead log; in a directory
+// it may write, SQLite may make the -wal and -shm files beside it that
+// every reader of a database in WAL mode needs. Where it may not, and no
+// -wal holds writes, SQLite reads the file without the locks that need
+// the -shm: another process that may write the database must then not
+// write it while the Memory is open.
+//
+// New then creates nothing: a database that does not exist is an error
+// matching [ErrNotFound], and one written by an older engram, whose
+// schema would have to be brought up to date, an error matching
+// [ErrReadOnly]. With [InMemory] it is an error matching [ErrInvalid].
+func WithReadOnly() Option { return func(s *settings) { s.readOnly = true } }
 
 // InMemory keeps the database in memory; it is gone after [Memory.Close].
 // No memory.md is written unless [WithMarkdownPath] is also given.

@@ -156,8 +156,8 @@ func recency(now, t time.Time, halfLife time.Duration) float64 {
 
 // present makes the ranked candidates what a search returns: it reads
 // the content of those that lack it, drops those deleted since they were
-// ranked, cuts their snippets and, unless the search is quiet, notes the
-// semantic hits as accesses.
+// ranked, cuts their snippets and, unless the search is quiet or the
+// Memory read-only, notes the semantic hits as accesses.
 func (m *Memory) present(ctx context.Context, s *search, cands []candidate) ([]candidate, error) {
 	if err := m.fillContent(ctx, cands); err != nil {
 		return nil, err
@@ -172,7 +172,7 @@ func (m *Memory) present(ctx context.Context, s *search, cands []candidate) ([]c
 			touched = append(touched, cands[i].ID)
 		}
 	}
-	if !s.quiet && len(touched) > 0 && m.access.note(TypeSemantic, touched, accessNote{N: 1, At: ms(s.now)}) {
+	if !s.quiet && !m.db.readOnly && len(touched) > 0 && m.access.note(TypeSemantic, touched, accessNote{N: 1, At: ms(s.now)}) {
 		m.flushAccessSoon()
 	}
 	return cands, nil

@@ -232,7 +232,8 @@ func (m *Memory) gate(c candidate, noisy bool) GateParts {
 }
 
 // admit puts the admitted memories in the working set, the best last, all
-// or none, and notes their retrievals.
+// or none, and notes their retrievals (unless the Memory is read-only:
+// they could never be written).
 func (m *Memory) admit(admitted []Recalled) error {
 	now := m.now()
 	byKind := map[MemoryType][]string{}
@@ -246,6 +247,9 @@ func (m *Memory) admit(admitted []Recalled) error {
 	}
 	if _, err := m.working.put(items...); err != nil {
 		return err
+	}
+	if m.db.readOnly {
+		return nil
 	}
 	due := false
 	for typ, ids := range byKind {

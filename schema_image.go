@@ -33,7 +33,7 @@ var image struct {
 
 // makeImage migrates a new in-memory database and serializes it.
 func makeImage() ([]byte, error) {
-	s, err := openDatabaseWith(context.Background(), "", DefaultConfig().Storage, false)
+	s, err := openDatabaseWith(context.Background(), "", DefaultConfig().Storage, dbOptions{})
 	if err != nil {
 		return nil, err
 	}

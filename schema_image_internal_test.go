@@ -74,7 +74,7 @@ func dumpDatabase(t *testing.T, s *database) string {
 func TestEmptyImageIsTheMigratedSchema(t *testing.T) {
 	ctx := context.Background()
 	cfg := DefaultConfig().Storage
-	migrated, err := openDatabaseWith(ctx, "", cfg, false)
+	migrated, err := openDatabaseWith(ctx, "", cfg, dbOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -54,7 +54,7 @@ type agentSlot struct {
 // ([WithDir], or [DefaultDir] without a location option), in one file
 // ([WithPath], created when needed) or in memory ([InMemory]). It takes
 // the options of [New] that apply to every agent (configuration,
-// embedder, clock, logger, LLM, actor); [WithAgent] and
+// embedder, clock, logger, LLM, actor, [WithReadOnly]); [WithAgent] and
 // [WithMarkdownPath] are refused, since the store serves every agent and
 // each agent's memory.md lives in its own directory. Nothing is created
 // under a base directory until [Store.Agent] opens an agent there.
@@ -83,15 +83,11 @@ func Open(tier Tier, opts ...Option) (*Store, error) {
 	st := &Store{tier: tier, set: s, agents: map[string]*agentSlot{}, files: map[*database]bool{}}
 	switch {
 	case s.inMemory:
-	case s.path != "":
-		if err := createPrivate(s.path); err != nil {
-			return nil, &DatabaseError{Op: "open", Err: err}
-		}
-	default:
+	case s.path == "":
 		st.base = cmp.Or(s.dir, DefaultDir)
 		return st, nil
 	}
-	db, err := openDatabase(context.Background(), s.path, s.cfg.Storage)
+	db, err := openStorage(context.Background(), s.path, &s)
 	if err != nil {
 		return nil, err
 	}
@@ -208,11 +204,8 @@ func (st *Store) open(id string) (*Memory, error) {
 		m.agentDir = filepath.Join(st.base, agentDirName(id))
 		m.dbPath = filepath.Join(m.agentDir, "memory.db")
 		m.mdPath = filepath.Join(m.agentDir, "memory.md")
-		if err := createPrivate(m.dbPath); err != nil {
-			return nil, &DatabaseError{Op: "open", Err: err}
-		}
 		var err error
-		if db, err = openDatabase(context.Background(), m.dbPath, s.cfg.Storage); err != nil {
+		if db, err = openStorage(context.Background(), m.dbPath, &s); err != nil {
 			return nil, err
 		}
 		db.onWake = st.woke

@@ -3,7 +3,9 @@ package engram
 import (
 	"cmp"
 	"context"
+	"fmt"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/engram-go/engram/internal/bm25"
@@ -54,7 +56,11 @@ type textKind struct {
 	// (created_at, pk) order, sessionAt where each session is in it.
 	sessions  [][]int32
 	sessionAt map[string]int32
-	last      int64 // the largest pk indexed
+	// last is a pk up to which every row of the agent is indexed: the
+	// largest pk of the kind's table, any agent's row, in the snapshot
+	// the index was built or last caught up in, so that catching up
+	// reads the rows inserted since and no other.
+	last int64
 	// scopeAt numbers the users and sessions (kind.userCol and
 	// sessionCol) of the docs, from 1, for a search's Filter; 0 is none.
 	scopeAt map[string]int32
@@ -117,25 +123,30 @@ func (x *textIndex) view(q *dbtx, m *Memory, version int64, docs int) (*textData
 		return nil, nil
 	}
 	// Ahead: the rows added since, if nothing else changed.
-	added := make([][]textRow, len(ftsSources))
+	added, err := readTextAfter(q, m.agent, last)
+	if err != nil {
+		return nil, err
+	}
 	n := 0
-	for i, src := range ftsSources {
-		rows, err := readTextRows(q, src.kind, m.agent, last[i])
-		if err != nil {
-			return nil, err
-		}
-		added[i], n = rows, n+len(rows)
+	for _, rows := range added {
+		n += len(rows)
 	}
 	if int64(n) != version-from {
 		x.build(m)
 		return nil, nil
 	}
+	seen, err := readTextLast(q)
+	if err != nil {
+		return nil, err
+	}
 	x.mu.Lock()
 	if x.data == d && d.version == from { // else another search caught up, or a build installed
 		for i, rows := range added {
+			k := &d.kinds[i]
 			for _, r := range rows {
-				d.kinds[i].add(r)
+				k.add(r)
 			}
+			k.last = max(k.last, seen[i])
 		}
 		d.version = version
 	}
@@ -197,8 +208,12 @@ func loadText(ctx context.Context, m *Memory) (*textData, error) {
 			return err
 		}
 		d = &textData{version: version, ranks: ranks, kinds: make([]textKind, len(ftsSources))}
+		seen, err := readTextLast(q)
+		if err != nil {
+			return err
+		}
 		for i, src := range ftsSources {
-			rows, err := readTextRows(q, src.kind, m.agent, 0)
+			rows, err := readTextRows(q, src.kind, m.agent)
 			if err != nil {
 				return err
 			}
@@ -208,6 +223,7 @@ func loadText(ctx context.Context, m *Memory) (*textData, error) {
 			for _, r := range rows {
 				k.add(r)
 			}
+			k.last = max(k.last, seen[i])
 			k.trim()
 		}
 		return nil
@@ -223,36 +239,74 @@ type textRow struct {
 	userID, sessionID string // kind.userCol's and sessionCol's
 }
 
-// textRowsSQL reads, per kind, the agent's (?1) rows after the pk ?2,
-// in pk order: what the index keeps of them, their term vector and, for
-// a row without one, its indexed texts (see fillTerms).
+// textRowsSQL reads, per kind, the agent's (?1) rows in pk order: what
+// the index keeps of them, their term vector and, for a row without one,
+// its indexed texts (see fillTerms), through an index on agent_id: what a
+// build reads.
 var textRowsSQL = func() map[*kind]string {
 	out := map[*kind]string{}
 	for _, src := range ftsSources {
 		k := src.kind
-		session := "''"
-		if k.session != "" {
-			session = over(k.session, "t")
-		}
-		user, sess := "''", "''"
-		if k.userCol != "" {
-			user = "t." + k.userCol
-		}
-		if k.sessionCol != "" {
-			sess = "t." + k.sessionCol
-		}
-		cols := `t.pk, t.id, t.created_at, ` + over(k.importance, "t") + `, t.ntok, t.terms, ` + session + `, ` + user + `, ` + sess
-		for _, c := range k.indexed {
-			cols += `, CASE WHEN t.terms IS NULL THEN ` + over(c, "t") + ` ELSE '' END`
-		}
-		out[k] = `SELECT ` + cols + ` FROM ` + k.table + ` t WHERE t.agent_id = ?1 AND t.pk > ?2 ORDER BY t.pk`
+		out[k] = `SELECT ` + textCols(k, len(k.indexed)) + ` FROM ` + k.table + ` t WHERE t.agent_id = ?1 ORDER BY t.pk`
 	}
 	return out
 }()
 
-// readTextRows reads kind k's rows of agent after the pk after.
-func readTextRows(q *dbtx, k *kind, agent string, after int64) ([]textRow, error) {
-	rows, err := q.query(textRowsSQL[k], agent, after)
+// textCols are the columns textRowsSQL and textAfterSQL read of a row
+// of k, its indexed texts padded with ” to n.
+func textCols(k *kind, n int) string {
+	session := "''"
+	if k.session != "" {
+		session = over(k.session, "t")
+	}
+	user, sess := "''", "''"
+	if k.userCol != "" {
+		user = "t." + k.userCol
+	}
+	if k.sessionCol != "" {
+		sess = "t." + k.sessionCol
+	}
+	cols := `t.pk, t.id, t.created_at, ` + over(k.importance, "t") + `, t.ntok, t.terms, ` + session + `, ` + user + `, ` + sess
+	for i := range n {
+		if i < len(k.indexed) {
+			cols += `, CASE WHEN t.terms IS NULL THEN ` + over(k.indexed[i], "t") + ` ELSE '' END`
+		} else {
+			cols += `, ''`
+		}
+	}
+	return cols
+}
+
+// textAfterSQL reads, for a catch-up, the agent's (?1) rows of every
+// kind after the pk the index last saw of the kind's table (?2, ?3, … in
+// ftsSources' order), each row led by its kind's place in ftsSources: one
+// statement, not one a kind, since a search after every write pays it.
+// Each kind's rows come through the range of pks (the rows inserted since,
+// any agent's, filtered by agent), not through an index on agent_id: left
+// to choose, SQLite reads every row of the agent through one and sorts
+// them, on every search after a write (at 100K memories, 36 ms where the
+// range takes 0.02).
+var textAfterSQL = func() string {
+	var parts []string
+	for i, src := range ftsSources {
+		k := src.kind
+		parts = append(parts, fmt.Sprintf(`SELECT %d, %s FROM %s t NOT INDEXED WHERE t.agent_id = ?1 AND t.pk > ?%d`, i, textCols(k, textAfterTexts), k.table, i+2))
+	}
+	return strings.Join(parts, "\nUNION ALL ")
+}()
+
+// textAfterTexts is how many indexed texts a row of textAfterSQL holds.
+var textAfterTexts = func() int {
+	n := 0
+	for _, src := range ftsSources {
+		n = max(n, len(src.kind.indexed))
+	}
+	return n
+}()
+
+// readTextRows reads every row of kind k of agent, in pk order.
+func readTextRows(q *dbtx, k *kind, agent string) ([]textRow, error) {
+	rows, err := q.query(textRowsSQL[k], agent)
 	if err != nil {
 		return nil, err
 	}
@@ -265,15 +319,82 @@ func readTextRows(q *dbtx, k *kind, agent string, after int64) ([]textRow, error
 		if err := s.Scan(dest...); err != nil {
 			return textRow{}, err
 		}
-		out := r
-		out.ntok = int32(ntok)
-		if out.terms == nil {
-			var n int
-			out.terms, n = bm25.Vector(texts...)
-			out.ntok = int32(n)
-		}
-		return out, nil
+		return r.vector(texts, ntok), nil
 	})
+}
+
+// vector returns r with its term vector: the one read, or, for a row
+// without one, made of its texts.
+func (r textRow) vector(texts []string, ntok int) textRow {
+	r.ntok = int32(ntok)
+	if r.terms == nil {
+		var n int
+		r.terms, n = bm25.Vector(texts...)
+		r.ntok = int32(n)
+	}
+	return r
+}
+
+// readTextAfter reads the rows of agent of each kind (in ftsSources'
+// order) after the pk last[i], each kind's in pk order, in one statement.
+func readTextAfter(q *dbtx, agent string, last []int64) ([][]textRow, error) {
+	args := make([]any, 0, 1+len(last))
+	args = append(args, agent)
+	for _, l := range last {
+		args = append(args, l)
+	}
+	rows, err := q.query(textAfterSQL, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := make([][]textRow, len(ftsSources))
+	texts := make([]string, textAfterTexts)
+	var r textRow
+	var ntok, at int
+	dest := textsDest(texts, &at, &r.pk, &r.id, &r.created, &r.importance, &ntok, &r.terms, &r.session, &r.userID, &r.sessionID)
+	for rows.Next() {
+		r.terms = nil
+		if err := rows.Scan(dest...); err != nil {
+			return nil, err
+		}
+		if at < 0 || at >= len(out) {
+			return nil, fmt.Errorf("engram: text index: a row of kind %d", at)
+		}
+		out[at] = append(out[at], r.vector(texts[:len(ftsSources[at].kind.indexed)], ntok))
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	// In pk order, which the range gives, though SQL does not promise it
+	// without an ORDER BY (which a compound statement would sort by).
+	for _, rs := range out {
+		if !slices.IsSortedFunc(rs, func(a, b textRow) int { return cmp.Compare(a.pk, b.pk) }) {
+			slices.SortFunc(rs, func(a, b textRow) int { return cmp.Compare(a.pk, b.pk) })
+		}
+	}
+	return out, rows.Close()
+}
+
+// textLastSQL reads the largest pk of each kind's table, 0 for none, in
+// ftsSources' order.
+var textLastSQL = func() string {
+	var cols []string
+	for _, src := range ftsSources {
+		cols = append(cols, `coalesce((SELECT max(pk) FROM `+src.kind.table+`), 0)`)
+	}
+	return `SELECT ` + strings.Join(cols, ", ")
+}()
+
+// readTextLast returns the largest pk of each kind's table in q's
+// snapshot, in ftsSources' order.
+func readTextLast(q *dbtx) ([]int64, error) {
+	out := make([]int64, len(ftsSources))
+	dest := make([]any, len(out))
+	for i := range out {
+		dest[i] = &out[i]
+	}
+	return out, q.queryRow(textLastSQL, nil, dest...)
 }
 
 // add indexes a row whose pk is larger than any indexed.
@@ -334,9 +455,9 @@ func (k *textKind) scopeID(s string) int32 {
 }
 
 // inScope returns a filter of the kind's docs by the search's user and
-// session (see Filter), or nil when the search has neither; ok is false
-// when no doc can pass.
-func (k *textKind) inScope(s *search) (keep func(doc int32) bool, ok bool) {
+// session (see Filter), or nil when the search has neither; possible is
+// false when no doc can pass.
+func (k *textKind) inScope(s *search) (keep func(doc int32) bool, possible bool) {
 	sc := &s.filter.sc
 	if sc.user == "" && sc.session == "" {
 		return nil, true

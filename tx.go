@@ -285,9 +285,15 @@ func (q *dbtx) queryRow(query string, args []any, dest ...any) error {
 // fn must not call write or read itself: an operation that runs another
 // inside its transaction calls that operation's transactional form with
 // q, and wraps it in q.savepoint when it must survive its failure.
+//
+// On a read-only database it returns an error matching ErrReadOnly and
+// runs nothing.
 func (s *database) write(ctx context.Context, op string, fn func(q *dbtx) error) (err error) {
 	if s.closed.Load() {
 		return ErrClosed
+	}
+	if s.readOnly {
+		return fmt.Errorf("engram: %s: %w", op, ErrReadOnly)
 	}
 	if err := ctx.Err(); err != nil {
 		return err

@@ -119,9 +119,14 @@ func (m *Memory) openVectors(ctx context.Context, e Embedder, newDims, newModel,
 	if v.model == "" {
 		return invalid("WithEmbedder", "the embedder has no model name")
 	}
-	err := m.db.write(ctx, "open.vectors", func(q *dbtx) error {
-		return v.prepare(q, newDims, newModel, existing)
-	})
+	var err error
+	if m.db.readOnly {
+		err = m.db.read(ctx, "open.vectors", v.checkReadOnly)
+	} else {
+		err = m.db.write(ctx, "open.vectors", func(q *dbtx) error {
+			return v.prepare(q, newDims, newModel, existing)
+		})
+	}
 	if err != nil {
 		return err
 	}
@@ -181,6 +186,40 @@ func (v *vectors) prepare(q *dbtx, newDims, newModel, existing bool) error {
 		return err
 	}
 	return setMeta(q, metaVectorModel, v.model)
+}
+
+// checkReadOnly is prepare for a read-only database, which cannot be changed:
+// its vectors must be the embedder's, of the Tier 2 schema of this
+// engram. Any change prepare would make is an error matching ErrReadOnly
+// (ErrInvalid for another dimension, as in prepare).
+func (v *vectors) checkReadOnly(q *dbtx) error {
+	var dims, model string
+	err := q.queryRow(`SELECT coalesce((SELECT value FROM meta WHERE key = ?), ''), coalesce((SELECT value FROM meta WHERE key = ?), '')`,
+		[]any{metaVectorDims, metaVectorModel}, &dims, &model)
+	if err != nil {
+		return err
+	}
+	switch {
+	case dims == "":
+		return fmt.Errorf("engram: open: the database holds no vectors, and a read-only Tier2 memory cannot make them; open it as Tier1: %w", ErrReadOnly)
+	case dims != strconv.Itoa(v.dims):
+		return invalid("WithEmbedder", "the database holds %s-dimension vectors (model %q) and the embedder makes %d-dimension ones (model %q); use an embedder of %s dimensions",
+			dims, model, v.dims, v.model, dims)
+	case model != v.model:
+		return fmt.Errorf("engram: open: the database holds the vectors of model %q and the embedder is model %q, and a read-only memory cannot embed again: %w",
+			model, v.model, ErrReadOnly)
+	}
+	applied, _, err := tier2Applied(q)
+	if err != nil {
+		return err
+	}
+	if want := len(schema.Tier2Migrations(v.dims, vectorChunk)); applied != want {
+		if applied > want {
+			return fmt.Errorf("engram: open: Tier 2 schema version %d, this engram knows %d: %w", applied, want, ErrSchemaTooNew)
+		}
+		return fmt.Errorf("engram: open: Tier 2 schema version %d, this engram needs %d and cannot bring a read-only database up to date: %w", applied, want, ErrReadOnly)
+	}
+	return nil
 }
 
 // dropAll drops the vector tables, of every agent, whose vectors are
@@ -263,26 +302,9 @@ const metaVectorSchema = "vector.schema"
 // unless fresh. A database whose Tier 2 schema is newer than this
 // engram's is ErrSchemaTooNew. The writer lock is held.
 func (v *vectors) migrate(q *dbtx, fresh bool) error {
-	applied := 0
-	var raw string
-	err := q.queryRow(`SELECT value FROM meta WHERE key = ?`, []any{metaVectorSchema}, &raw)
-	switch {
-	case errors.Is(err, sql.ErrNoRows):
-		// Before the Tier 2 schema had versions, opening made what is
-		// now its first step.
-		var made bool
-		if err := q.queryRow(`SELECT EXISTS (SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'vec_semantic')`, nil, &made); err != nil {
-			return err
-		}
-		if made {
-			applied = 1
-		}
-	case err != nil:
+	applied, raw, err := tier2Applied(q)
+	if err != nil {
 		return err
-	default:
-		if applied, err = strconv.Atoi(raw); err != nil {
-			return fmt.Errorf("meta %s is %q: %w", metaVectorSchema, raw, err)
-		}
 	}
 	if fresh {
 		applied = 0
@@ -308,6 +330,31 @@ func (v *vectors) migrate(q *dbtx, fresh bool) error {
 		return nil // an open that changes nothing writes nothing
 	}
 	return setMeta(q, metaVectorSchema, strconv.Itoa(len(steps)))
+}
+
+// tier2Applied returns how many steps of the Tier 2 schema the database
+// has, and meta's record of it ("" when there is none).
+func tier2Applied(q *dbtx) (applied int, raw string, err error) {
+	err = q.queryRow(`SELECT value FROM meta WHERE key = ?`, []any{metaVectorSchema}, &raw)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		// Before the Tier 2 schema had versions, opening made what is
+		// now its first step.
+		var made bool
+		if err := q.queryRow(`SELECT EXISTS (SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'vec_semantic')`, nil, &made); err != nil {
+			return 0, "", err
+		}
+		if made {
+			applied = 1
+		}
+		return applied, "", nil
+	case err != nil:
+		return 0, "", err
+	}
+	if applied, err = strconv.Atoi(raw); err != nil {
+		return 0, "", fmt.Errorf("meta %s is %q: %w", metaVectorSchema, raw, err)
+	}
+	return applied, raw, nil
 }
 
 // tier2Data are the Go halves of the Tier 2 schema's steps that rewrite

@@ -36,7 +36,7 @@ func TestOpenAPIDocument(t *testing.T) {
 	ops := 0
 	for path, item := range doc.Paths.Map() {
 		concrete := strings.NewReplacer("{slug}", "nobody", "{id}", "no-such-id", "{name}", "no-such-rule").Replace(path)
-		for _, method := range []string{"GET", "POST", "PUT", "DELETE"} {
+		for _, method := range []string{"GET", "POST", "PUT", "PATCH", "DELETE"} {
 			r := e.do(method, concrete, nil)
 			if item.GetOperation(method) == nil {
 				requireError(t, r, http.StatusMethodNotAllowed, httpapi.CodeMethodNotAllowed)
@@ -49,7 +49,7 @@ func TestOpenAPIDocument(t *testing.T) {
 			}
 		}
 	}
-	require.Equal(t, 25, ops, "operations in the document")
+	require.Equal(t, 32, ops, "operations in the document")
 }
 
 func TestHealthAndUnknownRoutes(t *testing.T) {
@@ -185,7 +185,8 @@ func TestBadRequests(t *testing.T) {
 		{"not an object", `[1, 2]`, nil, 400, httpapi.CodeInvalidArgument},
 		{"wrong type", `{"query": 42}`, nil, 400, httpapi.CodeInvalidArgument},
 		{"wrong nested type", `{"query": "x", "recall": false, "limit": "ten"}`, nil, 400, httpapi.CodeInvalidArgument},
-		{"unknown field", `{"query": "x", "profileId": "a"}`, nil, 400, httpapi.CodeInvalidArgument},
+		{"unknown field", `{"query": "x", "profile_id": "a"}`, nil, 400, httpapi.CodeInvalidArgument},
+		{"profile and profileId differ", `{"query": "x", "profile": "a", "profileId": "b"}`, nil, 400, httpapi.CodeInvalidArgument},
 		{"two values", `{"query": "x"} {"query": "y"}`, nil, 400, httpapi.CodeInvalidArgument},
 		{"empty body", ``, nil, 400, httpapi.CodeInvalidArgument},
 		{"missing query", `{}`, nil, 400, httpapi.CodeInvalidArgument},
@@ -204,7 +205,12 @@ func TestBadRequests(t *testing.T) {
 	}
 	// Query parameters: unknown, repeated, out of range, of the wrong type.
 	for _, path := range []string{
-		"/v1/summary?profileId=a",
+		"/v1/summary?profile_id=a",
+		"/v1/summary?profileId=a&profile=b",
+		"/v1/graph/triples?maxResults=0",
+		"/v1/graph/triples?maxResults=5&max_results=6",
+		"/v1/graph/visualization?includeHistory=maybe",
+		"/v1/graph/paths?from=a&to=b&maxDepth=9",
 		"/v1/summary?profile=a&profile=b",
 		"/v1/summary?profile=no%20such%2Fagent",
 		"/v1/graph/triples?max_results=0",
@@ -221,6 +227,7 @@ func TestBadRequests(t *testing.T) {
 	}
 	// The body's profile and the query's must agree.
 	requireError(t, e.do("POST", "/v1/search?profile=a", map[string]any{"query": "x", "profile": "b"}), 400, httpapi.CodeInvalidArgument)
+	requireError(t, e.do("POST", "/v1/search?profileId=a", map[string]any{"query": "x", "profileId": "b"}), 400, httpapi.CodeInvalidArgument)
 	// Ingest needs a user message with content.
 	for _, body := range []string{
 		`{"messages": []}`,

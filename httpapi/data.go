@@ -22,8 +22,8 @@ import (
 type documentsRequest struct {
 	// Path is a markdown file or a directory, relative to the server's
 	// DocumentRoot.
-	Path    string `json:"path"`
-	Profile string `json:"profile"`
+	Path string `json:"path"`
+	profileFields
 	// Name is what the chunks' sources are named under (default: the
 	// path's base name).
 	Name string `json:"name"`
@@ -46,15 +46,16 @@ type documentsResponse struct {
 
 // ingestDocuments answers POST /v1/ingest/documents: the markdown file or
 // tree at path, under Options.DocumentRoot, is stored as document chunks
-// (engram.Memory.Ingest). Clients name paths relative to the root; a path
-// that leaves it, by "..", by being absolute or by a symbolic link, is
+// (engram.Memory.Ingest). Clients name paths under the root: relative to
+// it, or absolute with the root as "/" (seed 004's clients send absolute
+// paths); a path that leaves it, by ".." or by a symbolic link, is
 // refused.
 func (s *Server) ingestDocuments(w http.ResponseWriter, r *http.Request) error {
 	var req documentsRequest
 	if err := decode(w, r, s.opts.MaxBodyBytes, &req); err != nil {
 		return err
 	}
-	id, err := s.agentOf(r, req.Profile)
+	id, err := s.agentOf(r, req.profileFields)
 	if err != nil {
 		return err
 	}
@@ -81,11 +82,20 @@ func (s *Server) ingestDocuments(w http.ResponseWriter, r *http.Request) error {
 }
 
 // underRoot returns the path of rel under root, refusing one that is
-// empty, absolute, leaves root by ".." or by a symbolic link, or does not
-// exist.
+// empty, leaves root by ".." or by a symbolic link, or does not exist. An
+// absolute rel is read with root as the file system's root, as a chroot
+// does: "/notes" is root/notes.
 func underRoot(root, rel string) (string, error) {
 	if rel == "" {
 		return "", invalidf("path is required")
+	}
+	if filepath.IsAbs(rel) {
+		// The root stands for the file system's: "/notes" is root/notes.
+		rel = strings.TrimLeft(filepath.ToSlash(filepath.Clean(rel)), "/")
+		if rel == "" {
+			rel = "."
+		}
+		rel = filepath.FromSlash(rel)
 	}
 	if !filepath.IsLocal(rel) {
 		return "", invalidf("path %q must be relative to the document root and stay under it", rel)
@@ -116,7 +126,7 @@ func (s *Server) export(w http.ResponseWriter, r *http.Request) error {
 	if q.err != nil {
 		return q.err
 	}
-	id, err := s.agentOf(r, "")
+	id, err := s.agentOf(r, profileFields{})
 	if err != nil {
 		return err
 	}
@@ -182,7 +192,7 @@ func (s *Server) importMemory(w http.ResponseWriter, r *http.Request) error {
 	if !strings.HasPrefix(ct, "application/x-ndjson") && !strings.HasPrefix(ct, "application/jsonl") {
 		return &apiError{http.StatusUnsupportedMediaType, CodeUnsupportedMedia, "the body must be an export file, with Content-Type: application/x-ndjson"}
 	}
-	id, err := s.agentOf(r, "")
+	id, err := s.agentOf(r, profileFields{})
 	if err != nil {
 		return err
 	}
@@ -219,7 +229,7 @@ func counts(m map[string]int) map[string]int {
 }
 
 type backupRequest struct {
-	Profile string `json:"profile"`
+	profileFields
 }
 
 type backupResponse struct {
@@ -238,7 +248,7 @@ func (s *Server) backup(w http.ResponseWriter, r *http.Request) error {
 	if err := decode(w, r, s.opts.MaxBodyBytes, &req); err != nil {
 		return err
 	}
-	id, err := s.agentOf(r, req.Profile)
+	id, err := s.agentOf(r, req.profileFields)
 	if err != nil {
 		return err
 	}

@@ -10,6 +10,9 @@
 //	POST   /v1/ingest                 POST /v1/ingest/documents
 //	POST   /v1/search                 POST /v1/context
 //	GET    /v1/summary                GET  /v1/changes
+//	POST   /v1/memories               GET  /v1/memories
+//	GET    /v1/memories/{id}          PATCH /v1/memories/{id}  DELETE /v1/memories/{id}
+//	POST   /v1/facts                  GET  /v1/facts
 //	PUT    /v1/memory/{id}            DELETE /v1/memory/{id}
 //	DELETE /v1/memory                 GET  /v1/memory/{id}/history
 //	GET    /v1/rules                  POST /v1/rules     DELETE /v1/rules/{name}
@@ -20,9 +23,35 @@
 //	       /mcp                       (Options.MCP: see mcpserver)
 //
 // A request names its agent by the profile field of its JSON body or the
-// profile query parameter; without one it is engram.DefaultAgent's. A
-// read of an agent that has no memory answers as an empty memory and
-// creates nothing; the first write creates the agent.
+// profile query parameter (or profileId, seed 004's alias; both given
+// must agree); without one it is engram.DefaultAgent's. Seed 004's
+// camelCase query parameters are aliases of the snake_case ones
+// (maxDepth of max_depth, includeHistory of include_history, …). A read
+// of an agent that has no memory answers as an empty memory and creates
+// nothing; the first write creates the agent.
+//
+// # Memories and facts
+//
+// POST /v1/memories adds one memory (the body's fields) or a batch
+// (memories), each of any kind: semantic, episodic, procedural or fact,
+// named in type (or kind), with that kind's fields only. Every item is
+// checked before anything is written, and a batch is stored in one
+// transaction, whatever its kinds: all of it or, on any error, none
+// ([engram.Memory.AddAll]). GET /v1/memories lists every kind, newest
+// first, a page at a time (next_cursor), filtered by kind, tags, since
+// and until ([engram.Memory.List]); GET /v1/memories/{id} answers with a
+// memory of any kind in its kind's view ([engram.Memory.Get]); PATCH
+// changes what the memory's kind lets change, and refuses, naming it, a
+// field the kind does not have (PUT /v1/memory/{id}, seed 004's, stays);
+// DELETE erases it, as DELETE /v1/memory/{id} does. POST /v1/facts
+// asserts one fact or a batch; GET /v1/facts answers what holds now,
+// what held at a time (as_of), what was believed then (known_at), and a
+// slot's history.
+//
+// POST /v1/ingest extracts with the agent's rules and LLM; an agent with
+// neither keeps the messages as episodes, and the answer says so
+// (episodes, note). Seed 004's reasoning and feedback are accepted and
+// ignored, and its metadata is kept on those episodes.
 //
 // # Safe to expose
 //

@@ -41,7 +41,7 @@ func (s *Server) triples(w http.ResponseWriter, r *http.Request) error {
 	if q.err != nil {
 		return q.err
 	}
-	id, err := s.agentOf(r, "")
+	id, err := s.agentOf(r, profileFields{})
 	if err != nil {
 		return err
 	}
@@ -75,7 +75,7 @@ func (s *Server) neighbors(w http.ResponseWriter, r *http.Request) error {
 	if q.err != nil {
 		return q.err
 	}
-	id, err := s.agentOf(r, "")
+	id, err := s.agentOf(r, profileFields{})
 	if err != nil {
 		return err
 	}
@@ -115,7 +115,7 @@ func (s *Server) paths(w http.ResponseWriter, r *http.Request) error {
 	if q.err != nil {
 		return q.err
 	}
-	id, err := s.agentOf(r, "")
+	id, err := s.agentOf(r, profileFields{})
 	if err != nil {
 		return err
 	}
@@ -166,7 +166,7 @@ func (s *Server) visualization(w http.ResponseWriter, r *http.Request) error {
 	if q.err != nil {
 		return q.err
 	}
-	id, err := s.agentOf(r, "")
+	id, err := s.agentOf(r, profileFields{})
 	if err != nil {
 		return err
 	}
@@ -194,7 +194,7 @@ func (s *Server) deleteTriple(w http.ResponseWriter, r *http.Request) error {
 	if err := params(r, "profile").err; err != nil {
 		return err
 	}
-	id, err := s.agentOf(r, "")
+	id, err := s.agentOf(r, profileFields{})
 	if err != nil {
 		return err
 	}

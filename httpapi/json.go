@@ -96,17 +96,49 @@ type query struct {
 	err error
 }
 
-// params checks r's query parameters against the names allowed.
+// params checks r's query parameters against the names allowed. Seed
+// 004's camelCase names are accepted as aliases of the snake_case ones
+// (maxDepth for max_depth, includeHistory for include_history, …), and
+// profileId of profile; an alias and its name both given must agree.
 func params(r *http.Request, allowed ...string) *query {
-	q := &query{v: r.URL.Query()}
-	for name, vals := range q.v {
+	q := &query{v: url.Values{}}
+	from := map[string]string{} // the name each parameter was given by
+	for name, vals := range r.URL.Query() {
+		canon := name
 		if !slices.Contains(allowed, name) {
+			canon = aliasOf(name)
+		}
+		switch {
+		case !slices.Contains(allowed, canon):
 			q.fail(invalidf("unknown query parameter %q (this route takes: %s)", name, strings.Join(allowed, ", ")))
-		} else if len(vals) > 1 {
+		case len(vals) > 1:
 			q.fail(invalidf("query parameter %q is given %d times", name, len(vals)))
+		case q.v.Has(canon) && q.v.Get(canon) != vals[0]:
+			q.fail(invalidf("query parameters %s and %s are one parameter, and differ", from[canon], name))
+		default:
+			q.v.Set(canon, vals[0])
+			from[canon] = name
 		}
 	}
 	return q
+}
+
+// aliasOf returns the snake_case name a camelCase query parameter is an
+// alias of ("maxDepth" → "max_depth", "profileId" → "profile"), or name
+// itself.
+func aliasOf(name string) string {
+	if name == "profileId" {
+		return "profile"
+	}
+	var b strings.Builder
+	for _, c := range name {
+		if 'A' <= c && c <= 'Z' {
+			b.WriteByte('_')
+			c += 'a' - 'A'
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
 }
 
 func (q *query) fail(err error) {

@@ -1,13 +1,18 @@
 package httpapi
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
+	"fmt"
+	"maps"
 	"net/http"
 	"strings"
 	"time"
 
 	"github.com/engram-go/engram"
 	"github.com/engram-go/engram/internal/agentreg"
+	"github.com/engram-go/engram/internal/memview"
 )
 
 // Routes about memories: ingest, search, context, summary, update, delete,
@@ -15,7 +20,14 @@ import (
 
 type ingestRequest struct {
 	Messages []engram.Message `json:"messages"`
-	Profile  string           `json:"profile"`
+	profileFields
+	// Reasoning and Feedback are seed 004's, accepted and ignored, as
+	// the seed does.
+	Reasoning json.RawMessage `json:"reasoning"`
+	Feedback  json.RawMessage `json:"feedback"`
+	// Metadata is kept on the episodes stored when the agent has nothing
+	// to extract with; a value that is not a string is kept as its JSON.
+	Metadata map[string]json.RawMessage `json:"metadata"`
 }
 
 type extractedView struct {
@@ -48,18 +60,27 @@ type ingestResponse struct {
 	Facts      []extractedFactView `json:"facts"`
 	Duplicates int                 `json:"duplicates"`
 	Rejected   []rejectedView      `json:"rejected"`
-	Profile    string              `json:"profile"`
+	// Episodes counts the messages stored as episodes, when the agent
+	// had nothing to extract with (no active rules, no LLM).
+	Episodes int `json:"episodes"`
+	// Note says why nothing, or only episodes, were stored.
+	Note    string `json:"note,omitempty"`
+	Profile string `json:"profile"`
 }
 
 // ingest answers POST /v1/ingest: the messages go through the agent's
 // extraction (its rules, and its LLM when it has one: engram.Memory.Extract)
-// and what is found is stored as memories and facts.
+// and what is found is stored as memories and facts. An agent with
+// nothing to extract with (no active rule, no LLM) keeps the messages
+// as episodes instead, and the answer says so (episodes, note). Seed
+// 004's reasoning and feedback are accepted and ignored; its metadata is
+// kept on those episodes (extraction's memories have no place for it).
 func (s *Server) ingest(w http.ResponseWriter, r *http.Request) error {
 	var req ingestRequest
 	if err := decode(w, r, s.opts.MaxBodyBytes, &req); err != nil {
 		return err
 	}
-	id, err := s.agentOf(r, req.Profile)
+	id, err := s.agentOf(r, req.profileFields)
 	if err != nil {
 		return err
 	}
@@ -75,34 +96,115 @@ func (s *Server) ingest(w http.ResponseWriter, r *http.Request) error {
 	if !user {
 		return invalidf("messages must hold at least one user message with content")
 	}
-	res, err := agentreg.Value(r.Context(), id, s.reg.Write, func(m *engram.Memory) (engram.ExtractionResult, error) {
-		return m.Extract(r.Context(), req.Messages)
-	})
+	meta, err := metadataOf(req.Metadata)
 	if err != nil {
 		return err
 	}
-	out := ingestResponse{IDs: []string{}, Items: []extractedView{}, Facts: []extractedFactView{}, Rejected: []rejectedView{}, Duplicates: res.Duplicates, Profile: id}
-	for _, it := range res.Items {
-		out.IDs = append(out.IDs, it.ID)
-		out.Items = append(out.Items, extractedView{it.Type, it.ID, it.Content, it.Source})
-	}
-	for _, f := range res.Facts {
-		if f.Action != engram.FactMerged {
-			out.IDs = append(out.IDs, f.Fact.ID)
+	out := ingestResponse{IDs: []string{}, Items: []extractedView{}, Facts: []extractedFactView{}, Rejected: []rejectedView{}, Profile: id}
+	err = s.reg.Write(r.Context(), id, func(m *engram.Memory) error {
+		rules, err := m.Rules().List(r.Context())
+		if err != nil {
+			return err
 		}
-		out.Facts = append(out.Facts, extractedFactView{f.Action, factOf(f.Fact), factsOf(f.Superseded), f.Source})
-	}
-	for _, rj := range res.Rejected {
-		out.Rejected = append(out.Rejected, rejectedView{rj.Source, rj.List, rj.Index, rj.Field, rj.Reason, rj.Item})
+		active := 0
+		for _, rule := range rules {
+			if rule.Active {
+				active++
+			}
+		}
+		if active == 0 && !m.HasLLM() {
+			return logMessages(r, m, req.Messages, meta, &out)
+		}
+		res, err := m.Extract(r.Context(), req.Messages)
+		if err != nil {
+			return err
+		}
+		out.Duplicates = res.Duplicates
+		for _, it := range res.Items {
+			out.IDs = append(out.IDs, it.ID)
+			out.Items = append(out.Items, extractedView{it.Type, it.ID, it.Content, it.Source})
+		}
+		for _, f := range res.Facts {
+			if f.Action != engram.FactMerged {
+				out.IDs = append(out.IDs, f.Fact.ID)
+			}
+			out.Facts = append(out.Facts, extractedFactView{f.Action, factOf(f.Fact), factsOf(f.Superseded), f.Source})
+		}
+		for _, rj := range res.Rejected {
+			out.Rejected = append(out.Rejected, rejectedView{rj.Source, rj.List, rj.Index, rj.Field, rj.Reason, rj.Item})
+		}
+		switch {
+		case len(out.IDs) > 0 || len(res.Facts) > 0:
+		case res.Duplicates > 0:
+			out.Note = "nothing new: what extraction found is known already"
+		case m.HasLLM():
+			out.Note = fmt.Sprintf("extraction found nothing in the messages (the agent's %d active rules and its LLM)", active)
+		default:
+			out.Note = fmt.Sprintf("extraction found nothing in the messages (the agent's %d active rules; no LLM)", active)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	out.Stored = len(out.IDs)
 	writeJSON(w, http.StatusOK, out)
 	return nil
 }
 
+// metadataOf returns an ingest's metadata as episodes keep it: strings as
+// they are, other values as their JSON.
+func metadataOf(raw map[string]json.RawMessage) (map[string]string, error) {
+	out := make(map[string]string, len(raw))
+	for k, v := range raw {
+		var s string
+		if err := json.Unmarshal(v, &s); err == nil {
+			out[k] = s
+			continue
+		}
+		var c bytes.Buffer
+		if err := json.Compact(&c, v); err != nil {
+			return nil, invalidf("field metadata.%s: %v", k, err)
+		}
+		out[k] = c.String()
+	}
+	return out, nil
+}
+
+// ingestNote explains an ingest that stored the messages as episodes.
+const ingestNote = "the agent has no active extraction rules and no LLM, so nothing could be extracted: " +
+	"the messages were stored as episodes (add rules with POST /v1/rules, or serve with an LLM, to extract memories and facts)"
+
+// logMessages stores each message with content as an episode, in one
+// transaction: what ingest keeps of a conversation when the agent has
+// nothing to extract with. Each episode's metadata holds the ingest's,
+// the message's role and source "ingest".
+func logMessages(r *http.Request, m *engram.Memory, msgs []engram.Message, meta map[string]string, out *ingestResponse) error {
+	var eps []engram.Episode
+	for _, msg := range msgs {
+		if strings.TrimSpace(msg.Content) == "" {
+			continue
+		}
+		md := map[string]string{}
+		maps.Copy(md, meta)
+		md["role"], md["source"] = msg.Role, "ingest"
+		eps = append(eps, engram.Episode{Content: msg.Content, CreatedAt: msg.Time, Metadata: md})
+	}
+	ids, err := m.Episodic().LogBatch(r.Context(), eps)
+	if err != nil {
+		return err
+	}
+	for i, id := range ids {
+		out.IDs = append(out.IDs, id)
+		out.Items = append(out.Items, extractedView{engram.TypeEpisodic, id, eps[i].Content, "ingest"})
+	}
+	out.Episodes, out.Note = len(ids), ingestNote
+	return nil
+}
+
 type searchRequest struct {
-	Query   string `json:"query"`
-	Profile string `json:"profile"`
+	Query string `json:"query"`
+	profileFields
 	// Recall (default true) gates the results into the agent's working
 	// memory, as seed 004 does; false runs a plain search with the
 	// options below.
@@ -141,7 +243,7 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) error {
 	if err := decode(w, r, s.opts.MaxBodyBytes, &req); err != nil {
 		return err
 	}
-	id, err := s.agentOf(r, req.Profile)
+	id, err := s.agentOf(r, req.profileFields)
 	if err != nil {
 		return err
 	}
@@ -193,7 +295,7 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) error {
 type contextRequest struct {
 	Query     string `json:"query"`
 	MaxTokens int    `json:"max_tokens"`
-	Profile   string `json:"profile"`
+	profileFields
 }
 
 type sectionView struct {
@@ -219,7 +321,7 @@ func (s *Server) context(w http.ResponseWriter, r *http.Request) error {
 	if err := decode(w, r, s.opts.MaxBodyBytes, &req); err != nil {
 		return err
 	}
-	id, err := s.agentOf(r, req.Profile)
+	id, err := s.agentOf(r, req.profileFields)
 	if err != nil {
 		return err
 	}
@@ -255,26 +357,40 @@ type summaryResponse struct {
 	RecentlyAccessed int           `json:"recently_accessed"`
 	RecentWindowSecs int64         `json:"recent_window_seconds"`
 	Keywords         []keywordView `json:"keywords"`
-	Profile          string        `json:"profile"`
+	// Recent are the newest memories of every kind, newest first (limit
+	// of them), each in its kind's view.
+	Recent  []any  `json:"recent"`
+	Profile string `json:"profile"`
 }
 
-// summary answers GET /v1/summary (engram.Memory.Summary).
+// summary answers GET /v1/summary (engram.Memory.Summary), with the limit
+// newest memories (default 50; engram.Memory.List), as seed 004's does.
 func (s *Server) summary(w http.ResponseWriter, r *http.Request) error {
-	if err := params(r, "profile").err; err != nil {
-		return err
+	q := params(r, "profile", "limit")
+	limit := q.integer("limit", 50, 0, engram.MaxListPage)
+	if q.err != nil {
+		return q.err
 	}
-	id, err := s.agentOf(r, "")
+	id, err := s.agentOf(r, profileFields{})
 	if err != nil {
 		return err
 	}
-	sum, err := agentreg.Value(r.Context(), id, s.reg.Read, func(m *engram.Memory) (engram.Summary, error) {
-		return m.Summary(r.Context())
+	var sum engram.Summary
+	var recent engram.MemoryPage
+	err = s.reg.Read(r.Context(), id, func(m *engram.Memory) error {
+		var err error
+		if sum, err = m.Summary(r.Context()); err != nil || limit == 0 {
+			return err
+		}
+		recent, err = m.List(r.Context(), engram.MemoryQuery{Limit: limit})
+		return err
 	})
 	if err != nil {
 		return err
 	}
 	out := summaryResponse{Summary: []kindView{}, Keywords: []keywordView{}, HighImportance: sum.HighImportance,
-		RecentlyAccessed: sum.RecentlyAccessed, RecentWindowSecs: int64(sum.RecentWindow / time.Second), Profile: id}
+		RecentlyAccessed: sum.RecentlyAccessed, RecentWindowSecs: int64(sum.RecentWindow / time.Second),
+		Recent: memview.List(recent.Records), Profile: id}
 	for _, k := range sum.Kinds {
 		out.Summary = append(out.Summary, kindView{k.Type, k.Count, k.LastID, timeOf(k.LastCreatedAt)})
 	}
@@ -286,7 +402,7 @@ func (s *Server) summary(w http.ResponseWriter, r *http.Request) error {
 }
 
 type updateRequest struct {
-	Profile string `json:"profile"`
+	profileFields
 	// A semantic entry's fields.
 	Content    *string  `json:"content"`
 	Summary    *string  `json:"summary"`
@@ -316,7 +432,7 @@ func (s *Server) updateMemory(w http.ResponseWriter, r *http.Request) error {
 	if err := decode(w, r, s.opts.MaxBodyBytes, &req); err != nil {
 		return err
 	}
-	id, err := s.agentOf(r, req.Profile)
+	id, err := s.agentOf(r, req.profileFields)
 	if err != nil {
 		return err
 	}
@@ -361,7 +477,7 @@ func (s *Server) deleteMemory(w http.ResponseWriter, r *http.Request) error {
 	if err := params(r, "profile").err; err != nil {
 		return err
 	}
-	id, err := s.agentOf(r, "")
+	id, err := s.agentOf(r, profileFields{})
 	if err != nil {
 		return err
 	}
@@ -381,7 +497,7 @@ func (s *Server) deleteAllMemory(w http.ResponseWriter, r *http.Request) error {
 	if err := params(r, "profile").err; err != nil {
 		return err
 	}
-	id, err := s.agentOf(r, "")
+	id, err := s.agentOf(r, profileFields{})
 	if err != nil {
 		return err
 	}
@@ -404,7 +520,7 @@ func (s *Server) memoryHistory(w http.ResponseWriter, r *http.Request) error {
 	if err := params(r, "profile").err; err != nil {
 		return err
 	}
-	id, err := s.agentOf(r, "")
+	id, err := s.agentOf(r, profileFields{})
 	if err != nil {
 		return err
 	}
@@ -433,7 +549,7 @@ func (s *Server) changes(w http.ResponseWriter, r *http.Request) error {
 	if q.err != nil {
 		return q.err
 	}
-	id, err := s.agentOf(r, "")
+	id, err := s.agentOf(r, profileFields{})
 	if err != nil {
 		return err
 	}
@@ -457,7 +573,7 @@ func (s *Server) listRules(w http.ResponseWriter, r *http.Request) error {
 	if err := params(r, "profile").err; err != nil {
 		return err
 	}
-	id, err := s.agentOf(r, "")
+	id, err := s.agentOf(r, profileFields{})
 	if err != nil {
 		return err
 	}
@@ -476,7 +592,7 @@ func (s *Server) listRules(w http.ResponseWriter, r *http.Request) error {
 }
 
 type ruleRequest struct {
-	Profile    string            `json:"profile"`
+	profileFields
 	Name       string            `json:"name"`
 	Pattern    string            `json:"pattern"`
 	Type       engram.MemoryType `json:"type"`
@@ -500,7 +616,7 @@ func (s *Server) addRule(w http.ResponseWriter, r *http.Request) error {
 	if err := decode(w, r, s.opts.MaxBodyBytes, &req); err != nil {
 		return err
 	}
-	id, err := s.agentOf(r, req.Profile)
+	id, err := s.agentOf(r, req.profileFields)
 	if err != nil {
 		return err
 	}
@@ -535,7 +651,7 @@ func (s *Server) deleteRule(w http.ResponseWriter, r *http.Request) error {
 	if err := params(r, "profile").err; err != nil {
 		return err
 	}
-	id, err := s.agentOf(r, "")
+	id, err := s.agentOf(r, profileFields{})
 	if err != nil {
 		return err
 	}

@@ -35,6 +35,16 @@ func (s *Server) routes() http.Handler {
 	api("POST /v1/context", s.context)
 	api("GET /v1/summary", s.summary)
 
+	api("POST /v1/memories", s.addMemories)
+	api("GET /v1/memories", s.listMemories)
+	api("GET /v1/memories/{id}", s.getMemory)
+	api("PATCH /v1/memories/{id}", s.patchMemory)
+	api("DELETE /v1/memories/{id}", s.deleteMemory)
+	api("POST /v1/facts", s.addFacts)
+	api("GET /v1/facts", s.getFacts)
+
+	// Seed 004's routes of one memory, kept: PUT changes a semantic entry
+	// or a procedure as PATCH /v1/memories/{id} does.
 	api("PUT /v1/memory/{id}", s.updateMemory)
 	api("DELETE /v1/memory/{id}", s.deleteMemory)
 	api("DELETE /v1/memory", s.deleteAllMemory)
@@ -131,13 +141,30 @@ func (fw *fallbackWriter) Write(b []byte) (int, error) {
 	return fw.ResponseWriter.Write(b)
 }
 
-// agentOf returns the agent a request is about: the body's profile if it
-// has one, else the query's profile parameter, else engram.DefaultAgent.
-// It returns invalid_argument for an invalid agent ID or two different
-// profiles, and forbidden for an agent the request's token does not allow.
-func (s *Server) agentOf(r *http.Request, bodyProfile string) (string, error) {
-	id := bodyProfile
-	if q := r.URL.Query().Get("profile"); q != "" {
+// profileFields name the agent of a request's body: profile, or its alias
+// profileId (seed 004 reads either).
+type profileFields struct {
+	Profile   string `json:"profile"`
+	ProfileID string `json:"profileId"`
+}
+
+// agentOf returns the agent a request is about: the body's profile (or
+// profileId) if it has one, else the query's profile (or profileId)
+// parameter, else engram.DefaultAgent. It returns invalid_argument for an
+// invalid agent ID or two different profiles (the body's and the query's,
+// or a profile and a profileId), and forbidden for an agent the request's
+// token does not allow.
+func (s *Server) agentOf(r *http.Request, body profileFields) (string, error) {
+	id, err := oneProfile("the body's", body.Profile, body.ProfileID)
+	if err != nil {
+		return "", err
+	}
+	v := r.URL.Query()
+	q, err := oneProfile("the query's", v.Get("profile"), v.Get("profileId"))
+	if err != nil {
+		return "", err
+	}
+	if q != "" {
 		if id != "" && id != q {
 			return "", invalidf("the body's profile %q and the query's %q differ", id, q)
 		}
@@ -147,6 +174,18 @@ func (s *Server) agentOf(r *http.Request, bodyProfile string) (string, error) {
 		id = engram.DefaultAgent
 	}
 	return id, s.allow(r, id)
+}
+
+// oneProfile returns profile or its alias profileID, whichever is given,
+// and an error when both are, and differ.
+func oneProfile(where, profile, profileID string) (string, error) {
+	if profile != "" && profileID != "" && profile != profileID {
+		return "", invalidf("%s profile %q and profileId %q differ", where, profile, profileID)
+	}
+	if profile != "" {
+		return profile, nil
+	}
+	return profileID, nil
 }
 
 // allow checks that id is a valid agent ID that the request may touch.

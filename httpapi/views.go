@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/engram-go/engram"
+	"github.com/engram-go/engram/internal/memview"
 )
 
 // The JSON shapes of the API's answers. Field names are snake_case and
@@ -96,29 +97,11 @@ func recalledOf(rs []engram.Recalled) []recalledView {
 	return out
 }
 
-type factView struct {
-	ID         string            `json:"id"`
-	Subject    string            `json:"subject"`
-	Predicate  string            `json:"predicate"`
-	Object     string            `json:"object"`
-	ValidFrom  *time.Time        `json:"valid_from,omitempty"`
-	ValidTo    *time.Time        `json:"valid_to,omitempty"`
-	RecordedAt *time.Time        `json:"recorded_at,omitempty"`
-	ExpiredAt  *time.Time        `json:"expired_at,omitempty"`
-	Strength   float64           `json:"strength"`
-	Sources    []string          `json:"sources"`
-	Metadata   map[string]string `json:"metadata,omitempty"`
-	Retrievals int               `json:"retrievals"`
-}
+// factView is a fact of the graph; memview holds it, with the views of
+// every kind of memory that answers about memories use (memview.Of).
+type factView = memview.Fact
 
-func factOf(f engram.Fact) factView {
-	return factView{
-		ID: f.ID, Subject: f.Subject, Predicate: f.Predicate, Object: f.Object,
-		ValidFrom: timeOf(f.ValidFrom), ValidTo: timeOf(f.ValidTo),
-		RecordedAt: timeOf(f.RecordedAt), ExpiredAt: timeOf(f.ExpiredAt),
-		Strength: f.Strength, Sources: nonNil(f.Sources), Metadata: f.Metadata, Retrievals: f.Retrievals,
-	}
-}
+func factOf(f engram.Fact) factView { return memview.FactOf(f) }
 
 func factsOf(fs []engram.Fact) []factView {
 	out := make([]factView, 0, len(fs))

@@ -89,7 +89,8 @@ type verdict struct {
 	Failures  []string          `json:"failures"`
 }
 
-var allTools = []string{"add_fact", "context", "forget", "list_recent", "log_event", "query_graph", "recall", "remember", "search"}
+var allTools = []string{"add_fact", "add_facts", "add_memories", "context", "delete_memory", "forget", "get_facts", "get_memory",
+	"list_memories", "list_recent", "log_event", "query_graph", "recall", "remember", "search", "update_memory"}
 
 // runClient runs the TypeScript client with args and returns its verdict.
 // It skips the test when node or the client's node_modules are missing
@@ -123,7 +124,7 @@ func checkVerdict(t *testing.T, v verdict) {
 	for _, tool := range allTools {
 		require.Equal(t, "ok", v.Calls[tool], "call of %s", tool)
 	}
-	require.Len(t, v.Bad, 7)
+	require.Len(t, v.Bad, 8)
 	for name, isError := range v.Bad {
 		require.True(t, isError, "bad call %q is not a tool error", name)
 	}

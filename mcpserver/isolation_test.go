@@ -83,7 +83,23 @@ func testAgentsAreIsolated(t *testing.T, layout, transport string) {
 		{"list_recent", map[string]any{"kind": "episodic"}, true},
 		{"list_recent", map[string]any{"kind": "fact"}, true},
 		{"forget", map[string]any{"id": aSem}, false},
+		{"list_memories", map[string]any{"limit": 100}, true},
+		{"list_memories", map[string]any{"kinds": []string{"fact", "semantic"}}, true},
+		{"get_memory", map[string]any{"id": aSem}, false},
+		{"get_memory", map[string]any{"id": aSem, "agent": "a"}, false},
+		{"list_memories", map[string]any{"agent": "a"}, false},
+		{"update_memory", map[string]any{"id": aSem, "content": "b writes over a's entry"}, false},
+		{"delete_memory", map[string]any{"id": aSem}, false},
+		{"add_memories", map[string]any{"memories": []any{map[string]any{"type": "fact", "subject": "User", "predicate": "likes", "object": "tea", "memory_id": aSem}}}, false},
+		{"add_memories", map[string]any{"agent": "a", "memories": []any{map[string]any{"type": "semantic", "content": "b writes into a"}}}, false},
+		{"get_facts", map[string]any{"entity": "User"}, true},
+		{"get_facts", map[string]any{"entity": "User", "predicate": "works at", "history": true}, true},
+		{"get_facts", map[string]any{"entity": "User", "agent": "a"}, false},
+		{"add_facts", map[string]any{"agent": "a", "facts": []any{map[string]any{"subject": "User", "predicate": "works at", "object": "b's choice"}}}, false},
 	} {
+		if c.args["agent"] == "a" && transport == "stdio" {
+			continue // a stdio session has no token: it may name any agent
+		}
 		_, text := callTool(t, cs, c.tool, c.args)
 		require.NotContains(t, strings.ToLower(text), mark, "%s %v answers with a's data", c.tool, c.args)
 		if c.own {

@@ -167,6 +167,7 @@ func (s *Server) addTools() {
 			"limit": {"type": "integer", "minimum": 1, "maximum": 100, "description": "default 20"},
 			` + agentProp + `}}`),
 	}, s.listRecent)
+	s.addMemoryTools()
 }
 
 // agentOf returns the agent a call is about, checked against its token.

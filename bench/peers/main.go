@@ -9,7 +9,10 @@
 // the LoCoMo conversations, engram Tier 1 against bleve), text (latency of
 // questions on a synthetic corpus of each -sizes entries, engram Tier 1
 // against bleve) and vector (top-10 latency and recall@10 on 384-dimension
-// vectors, engram Tier 2 against chromem-go and an exact scan).
+// vectors, engram Tier 2 against chromem-go and an exact scan) and loop
+// (an agent's loop on the text corpus, every turn a write then a search:
+// engram's Log and Search against bleve's Index and match query, with
+// chromem-go's AddDocument and QueryEmbedding on the vectors beside).
 //
 // Every section asks each contender the same queries, -reps times,
 // contenders interleaved round-robin, and reports the median over
@@ -56,14 +59,14 @@ type config struct {
 // usage.
 type parseError struct{ error }
 
-var allSections = []string{"locomo", "text", "vector"}
+var allSections = []string{"locomo", "text", "vector", "loop"}
 
 func parseFlags(args []string) (config, error) {
 	fs := flag.NewFlagSet("peers", flag.ContinueOnError)
 	data := fs.String("data", "../../../shared/data/locomo/locomo10.json", "path to LoCoMo's locomo10.json")
 	reps := fs.Int("reps", 5, "timed repetitions of each section's queries per contender (at least 1; medians want 5 or more)")
-	sizes := fs.String("sizes", "10000,100000", "comma-separated corpus sizes of the text and vector sections")
-	only := fs.String("only", strings.Join(allSections, ","), "comma-separated sections to run: locomo, text, vector")
+	sizes := fs.String("sizes", "10000,100000", "comma-separated corpus sizes of the text, vector and loop sections")
+	only := fs.String("only", strings.Join(allSections, ","), "comma-separated sections to run: locomo, text, vector, loop")
 	dir := fs.String("dir", os.TempDir(), "directory to build the stores in (a fresh subdirectory, removed at the end)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -188,6 +191,17 @@ func run(ctx context.Context, cfg config, args []string) error {
 				runtime.GC()
 			}
 			out.WriteString(vectorTable(rs))
+		case "loop":
+			var rs []*loopResult
+			for _, n := range cfg.sizes {
+				r, err := runLoop(ctx, filepath.Join(root, fmt.Sprintf("loop-%d", n)), n, cfg.reps)
+				if err != nil {
+					return err
+				}
+				rs = append(rs, r)
+				runtime.GC()
+			}
+			out.WriteString(loopTable(rs, cfg.reps))
 		}
 		fmt.Fprint(os.Stderr, "\n")
 	}

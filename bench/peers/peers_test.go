@@ -11,11 +11,11 @@ import (
 
 func TestParseFlags(t *testing.T) {
 	dir := t.TempDir()
-	c, err := parseFlags([]string{"-dir", dir, "-only", "text, vector,text", "-sizes", "1000,200,1000", "-reps", "3"})
+	c, err := parseFlags([]string{"-dir", dir, "-only", "text, vector,text,loop", "-sizes", "1000,200,1000", "-reps", "3"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Equal(c.sections, []string{"text", "vector"}) || !slices.Equal(c.sizes, []int{1000, 200}) || c.reps != 3 {
+	if !slices.Equal(c.sections, []string{"text", "vector", "loop"}) || !slices.Equal(c.sizes, []int{1000, 200}) || c.reps != 3 {
 		t.Errorf("got %+v", c)
 	}
 	for _, bad := range [][]string{
@@ -84,5 +84,18 @@ func TestCount(t *testing.T) {
 		if got := count(n); got != want {
 			t.Errorf("count(%d) = %q, want %q", n, got, want)
 		}
+	}
+}
+
+func TestLoopPercentiles(t *testing.T) {
+	var lat []time.Duration
+	for i := 100; i >= 1; i-- {
+		lat = append(lat, time.Duration(i))
+	}
+	if got := loopPercentiles(lat); got != [3]time.Duration{51, 91, 100} {
+		t.Errorf("loopPercentiles = %v, want [51 91 100]", got)
+	}
+	if lat[0] != 100 {
+		t.Error("loopPercentiles sorted its argument")
 	}
 }

@@ -86,6 +86,27 @@ try {
   const summary = JSON.parse(sum.contents?.[0]?.text ?? "{}");
   expect(summary.kinds?.find((k) => k.type === "semantic")?.count === 1, `summary: ${JSON.stringify(summary)}`);
 
+  // The tools of memories by ID and of facts, on another agent.
+  const agent = "second";
+  const added = await call("add_memories", { agent, memories: [
+    { type: "semantic", content: "Staging deploys run nightly", tags: ["ops"] },
+    { type: "fact", subject: "Ada", predicate: "lives in", object: "London" },
+  ] });
+  expect(added?.memories?.length === 2 && added.memories[1].action === "insert", `add_memories: ${JSON.stringify(added)}`);
+  const noteId = added?.memories?.[0]?.id;
+  const got = await call("get_memory", { agent, id: noteId });
+  expect(got?.type === "semantic" && got.memory?.content === "Staging deploys run nightly", `get_memory: ${JSON.stringify(got)}`);
+  const listed = await call("list_memories", { agent, limit: 10 });
+  expect(listed?.memories?.length === 2 && !listed.next_cursor, `list_memories: ${JSON.stringify(listed)}`);
+  const updated = await call("update_memory", { agent, id: noteId, importance: 0.9 });
+  expect(updated?.memory?.importance === 0.9, `update_memory: ${JSON.stringify(updated)}`);
+  const asserted = await call("add_facts", { agent, facts: [{ subject: "Ada", predicate: "lives in", object: "Paris" }] });
+  expect(asserted?.facts?.[0]?.action === "supersede", `add_facts: ${JSON.stringify(asserted)}`);
+  const slot = await call("get_facts", { agent, entity: "Ada", predicate: "lives in", history: true });
+  expect(slot?.facts?.map((f) => f.object).join() === "London,Paris", `get_facts: ${JSON.stringify(slot)}`);
+  await call("delete_memory", { agent, id: noteId });
+  await bad("not its kind's field", "add_memories", { agent, memories: [{ type: "semantic", content: "x", pattern: "y" }] });
+
   await call("forget", { id: remembered?.id });
   const after = await call("search", { query: "deploy" }, "search after forget");
   expect(after?.results?.length === 0, `search after forget: ${JSON.stringify(after)}`);

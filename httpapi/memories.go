@@ -1,0 +1,611 @@
+package httpapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"reflect"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/engram-go/engram"
+	"github.com/engram-go/engram/internal/agentreg"
+	"github.com/engram-go/engram/internal/memview"
+)
+
+// Routes of memories of every kind by ID (add, list, get, change,
+// delete) and of facts (assert, query). A memory is shown by its kind's
+// view (memview), which names the kind in "type".
+
+// MaxBatch is the most memories or facts one request adds.
+const MaxBatch = 1000
+
+// addableKinds are the kinds POST /v1/memories adds, with the fields of
+// each besides type (or kind).
+var addableKinds = map[engram.MemoryType][]string{
+	engram.TypeSemantic:   {"id", "created_at", "content", "summary", "importance", "verified", "tags", "source"},
+	engram.TypeEpisodic:   {"id", "created_at", "content", "event_type", "task_id", "session_id", "cost", "duration_ms", "metadata"},
+	engram.TypeProcedural: {"id", "created_at", "name", "description", "pattern", "success_rate", "tags", "disabled"},
+	engram.TypeFact:       {"id", "subject", "predicate", "object", "valid_from", "valid_to", "strength", "sources", "memory_id", "metadata"},
+}
+
+// kindNoun names one memory of a kind in messages.
+var kindNoun = map[engram.MemoryType]string{
+	engram.TypeSemantic: "a semantic entry", engram.TypeEpisodic: "an episode", engram.TypeProcedural: "a procedure",
+	engram.TypeFact: "a fact", engram.TypeSnapshot: "a session snapshot", engram.TypeDocument: "a document chunk",
+}
+
+// memoryItem is one memory to add: the fields of every kind, of which an
+// item may hold its own kind's only (see addableKinds).
+type memoryItem struct {
+	Type        engram.MemoryType `json:"type"`
+	Kind        engram.MemoryType `json:"kind"`
+	ID          string            `json:"id"`
+	CreatedAt   time.Time         `json:"created_at"`
+	Content     string            `json:"content"`
+	Summary     string            `json:"summary"`
+	Importance  float64           `json:"importance"`
+	Verified    bool              `json:"verified"`
+	Tags        []string          `json:"tags"`
+	Source      string            `json:"source"`
+	EventType   engram.EventType  `json:"event_type"`
+	TaskID      string            `json:"task_id"`
+	SessionID   string            `json:"session_id"`
+	Cost        float64           `json:"cost"`
+	DurationMS  int64             `json:"duration_ms"`
+	Metadata    map[string]string `json:"metadata"`
+	Name        string            `json:"name"`
+	Description string            `json:"description"`
+	Pattern     string            `json:"pattern"`
+	SuccessRate float64           `json:"success_rate"`
+	Disabled    bool              `json:"disabled"`
+	factFields
+}
+
+// factFields are the fields of a fact to assert.
+type factFields struct {
+	ID        string            `json:"id"`
+	Subject   string            `json:"subject"`
+	Predicate string            `json:"predicate"`
+	Object    string            `json:"object"`
+	ValidFrom time.Time         `json:"valid_from"`
+	ValidTo   time.Time         `json:"valid_to"`
+	Strength  float64           `json:"strength"`
+	Sources   []string          `json:"sources"`
+	MemoryID  string            `json:"memory_id"`
+	Metadata  map[string]string `json:"metadata"`
+}
+
+func (f factFields) fact() engram.Fact {
+	return engram.Fact{ID: f.ID, Subject: f.Subject, Predicate: f.Predicate, Object: f.Object, ValidFrom: f.ValidFrom,
+		ValidTo: f.ValidTo, Strength: f.Strength, Sources: f.Sources, MemoryID: f.MemoryID, Metadata: f.Metadata}
+}
+
+// itemsOf reads a body that is one item or a batch of them under list
+// ("memories", "facts"), beside the profile: the items' fields, and the
+// names the items go by in errors ("memories[2]", or "" for one item).
+func itemsOf(body map[string]json.RawMessage, list string) (profileFields, []map[string]json.RawMessage, []string, error) {
+	var pf profileFields
+	for name, dst := range map[string]*string{"profile": &pf.Profile, "profileId": &pf.ProfileID} {
+		if raw, ok := body[name]; ok {
+			if err := json.Unmarshal(raw, dst); err != nil {
+				return pf, nil, nil, invalidf("field %s: want a string", name)
+			}
+			delete(body, name)
+		}
+	}
+	raw, batch := body[list]
+	if !batch {
+		if len(body) == 0 {
+			return pf, nil, nil, invalidf("the body holds nothing to add: give one item's fields, or a list of items in %s", list)
+		}
+		return pf, []map[string]json.RawMessage{body}, []string{""}, nil
+	}
+	if len(body) > 1 {
+		others := slices.Sorted(func(yield func(string) bool) {
+			for k := range body {
+				if k != list && !yield(k) {
+					return
+				}
+			}
+		})
+		return pf, nil, nil, invalidf("%s is a batch: give each item's fields inside it, not %s beside it", list, strings.Join(others, ", "))
+	}
+	var items []map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &items); err != nil {
+		return pf, nil, nil, invalidf("field %s: want an array of objects", list)
+	}
+	if len(items) == 0 || len(items) > MaxBatch {
+		return pf, nil, nil, invalidf("%s holds %d items; give 1 to %d", list, len(items), MaxBatch)
+	}
+	names := make([]string, len(items))
+	for i, it := range items {
+		if it == nil {
+			return pf, nil, nil, invalidf("%s[%d] is not an object", list, i)
+		}
+		names[i] = fmt.Sprintf("%s[%d]", list, i)
+	}
+	return pf, items, names, nil
+}
+
+// at names a field of an item: "memories[2].content", or "content".
+func at(item, field string) string {
+	if item == "" {
+		return field
+	}
+	return item + "." + field
+}
+
+// strictDecode decodes an item's fields into v, refusing unknown ones and
+// values of the wrong type, named after the item.
+func strictDecode(item string, fields map[string]json.RawMessage, v any) error {
+	b, err := json.Marshal(fields)
+	if err != nil {
+		return err
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		var typ *json.UnmarshalTypeError
+		if errors.As(err, &typ) {
+			return invalidf("field %s: want %s, not %s", at(item, typ.Field), typeName(typ.Type.String()), typ.Value)
+		}
+		if name, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
+			return invalidf("unknown field %s", at(item, strings.Trim(name, `"`)))
+		}
+		return invalidf("%s: %v", or(item, "the body"), err)
+	}
+	return nil
+}
+
+func or(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+// recordOf reads one memory to add: its kind, then only that kind's
+// fields.
+func recordOf(item string, fields map[string]json.RawMessage) (engram.Record, error) {
+	var kind struct {
+		Type engram.MemoryType `json:"type"`
+		Kind engram.MemoryType `json:"kind"`
+	}
+	kindFields := map[string]json.RawMessage{}
+	for _, k := range []string{"type", "kind"} {
+		if v, ok := fields[k]; ok {
+			kindFields[k] = v
+		}
+	}
+	if err := strictDecode(item, kindFields, &kind); err != nil {
+		return engram.Record{}, err
+	}
+	typ := kind.Type
+	switch {
+	case typ != "" && kind.Kind != "" && typ != kind.Kind:
+		return engram.Record{}, invalidf("%s: type %q and kind %q differ (kind is an alias of type)", or(item, "the body"), typ, kind.Kind)
+	case typ == "":
+		typ = kind.Kind
+	}
+	allowed, ok := addableKinds[typ]
+	if typ == "" {
+		return engram.Record{}, invalidf("field %s is required: semantic, episodic, procedural or fact", at(item, "type"))
+	}
+	if !ok {
+		return engram.Record{}, invalidf("field %s: want semantic, episodic, procedural or fact, not %q", at(item, "type"), typ)
+	}
+	for name := range fields {
+		if name == "type" || name == "kind" || slices.Contains(allowed, name) {
+			continue
+		}
+		for _, other := range []engram.MemoryType{engram.TypeSemantic, engram.TypeEpisodic, engram.TypeProcedural, engram.TypeFact} {
+			if slices.Contains(addableKinds[other], name) {
+				return engram.Record{}, invalidf("field %s: %s has no %s (%s is a field of %s; %s takes %s)", at(item, name),
+					kindNoun[typ], name, name, kindNoun[other], typ, strings.Join(allowed, ", "))
+			}
+		}
+		return engram.Record{}, invalidf("unknown field %s", at(item, name))
+	}
+	var it memoryItem
+	if err := strictDecode(item, fields, &it); err != nil {
+		return engram.Record{}, err
+	}
+	switch typ {
+	case engram.TypeSemantic:
+		return engram.Record{Semantic: &engram.SemanticEntry{ID: it.ID, CreatedAt: it.CreatedAt, Content: it.Content, Summary: it.Summary,
+			Importance: it.Importance, Verified: it.Verified, Tags: it.Tags, Source: or(it.Source, "api")}}, nil
+	case engram.TypeEpisodic:
+		return engram.Record{Episode: &engram.Episode{ID: it.ID, CreatedAt: it.CreatedAt, Content: it.Content, Type: it.EventType,
+			TaskID: it.TaskID, SessionID: it.SessionID, Cost: it.Cost, Duration: time.Duration(it.DurationMS) * time.Millisecond,
+			Metadata: it.Metadata}}, nil
+	case engram.TypeProcedural:
+		return engram.Record{Procedure: &engram.Procedure{ID: it.ID, CreatedAt: it.CreatedAt, Name: it.Name, Description: it.Description,
+			Pattern: it.Pattern, SuccessRate: it.SuccessRate, Tags: it.Tags, Disabled: it.Disabled}}, nil
+	}
+	f := it.factFields.fact()
+	f.ID, f.Metadata = it.ID, it.Metadata // memoryItem's own, which hide factFields'
+	return engram.Record{Fact: &f}, nil
+}
+
+// goFields are the JSON names of the Go fields engram's errors name.
+var goFields = map[string]string{
+	"ID": "id", "CreatedAt": "created_at", "Content": "content", "Summary": "summary", "Importance": "importance",
+	"Tags": "tags", "Source": "source", "Type": "event_type", "TaskID": "task_id", "SessionID": "session_id", "Cost": "cost",
+	"Duration": "duration_ms", "Metadata": "metadata", "Name": "name", "Description": "description", "Pattern": "pattern",
+	"SuccessRate": "success_rate", "Subject": "subject", "Predicate": "predicate", "Object": "object",
+	"ValidFrom": "valid_from", "ValidTo": "valid_to", "Strength": "strength", "Sources": "sources", "MemoryID": "memory_id",
+}
+
+var goField = regexp.MustCompile(`^(?:(?:records|facts)\[(\d+)\]\.|patch\.)?([A-Za-z]+)(.*)$`)
+
+// renamed returns engram's invalid-input error about an item's field
+// named as the request names it ("records[2].Content" becomes
+// "memories[2].content", "patch.Importance" "importance"), or err.
+func renamed(err error, list string) error {
+	var ie *engram.InvalidError
+	if !errors.As(err, &ie) {
+		return err
+	}
+	m := goField.FindStringSubmatch(ie.Field)
+	if m == nil {
+		return err
+	}
+	name, ok := goFields[m[2]]
+	if !ok {
+		return err
+	}
+	field := name + m[3]
+	if m[1] != "" {
+		field = list + "[" + m[1] + "]." + field
+	}
+	return invalidf("field %s: %s", field, ie.Reason)
+}
+
+type assertionView struct {
+	Action     engram.FactAction `json:"action"`
+	Fact       factView          `json:"fact"`
+	Superseded []factView        `json:"superseded"`
+}
+
+func assertionOf(a engram.Assertion) assertionView {
+	return assertionView{a.Action, factOf(a.Fact), factsOf(a.Superseded)}
+}
+
+type addedView struct {
+	Type engram.MemoryType `json:"type"`
+	ID   string            `json:"id"`
+	// A fact's assertion: what it did, and the facts it superseded.
+	Action     engram.FactAction `json:"action,omitempty"`
+	Superseded []factView        `json:"superseded,omitempty"`
+}
+
+type addMemoriesResponse struct {
+	Memories []addedView `json:"memories"`
+	IDs      []string    `json:"ids"`
+	Count    int         `json:"count"`
+	Profile  string      `json:"profile"`
+}
+
+// addMemories answers POST /v1/memories: one memory (the body's fields)
+// or a batch (the list in "memories"), of any kind each: semantic,
+// episodic, procedural or fact, named in "type" (or "kind"). Every item
+// is read and checked before anything is written, and the batch is
+// stored in one transaction (engram.Memory.AddAll): all of it or, on any
+// error, none.
+func (s *Server) addMemories(w http.ResponseWriter, r *http.Request) error {
+	if err := params(r, "profile").err; err != nil {
+		return err
+	}
+	var body map[string]json.RawMessage
+	if err := decode(w, r, s.opts.MaxBodyBytes, &body); err != nil {
+		return err
+	}
+	pf, items, names, err := itemsOf(body, "memories")
+	if err != nil {
+		return err
+	}
+	records := make([]engram.Record, len(items))
+	for i, it := range items {
+		if records[i], err = recordOf(names[i], it); err != nil {
+			return err
+		}
+	}
+	id, err := s.agentOf(r, pf)
+	if err != nil {
+		return err
+	}
+	added, err := agentreg.Value(r.Context(), id, s.reg.Write, func(m *engram.Memory) ([]engram.Added, error) {
+		return m.AddAll(r.Context(), records)
+	})
+	if err != nil {
+		return renamed(err, "memories")
+	}
+	out := addMemoriesResponse{Memories: []addedView{}, IDs: []string{}, Count: len(added), Profile: id}
+	for _, a := range added {
+		v := addedView{Type: a.Type, ID: a.ID}
+		if a.Assertion != nil {
+			v.Action, v.Superseded = a.Assertion.Action, factsOf(a.Assertion.Superseded)
+		}
+		out.Memories = append(out.Memories, v)
+		out.IDs = append(out.IDs, a.ID)
+	}
+	writeJSON(w, http.StatusCreated, out)
+	return nil
+}
+
+// listKinds reads a list parameter of memory kinds ("semantic,fact").
+func listKinds(q *query, name string) []engram.MemoryType {
+	var out []engram.MemoryType
+	for k := range strings.SplitSeq(q.str(name), ",") {
+		if k = strings.TrimSpace(k); k == "" {
+			continue
+		}
+		t := engram.MemoryType(k)
+		if _, ok := kindNoun[t]; !ok {
+			q.fail(invalidf("query parameter %s: want semantic, episodic, procedural, fact, snapshot or document, not %q", name, k))
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
+// list reads a comma-separated list parameter.
+func (q *query) list(name string) []string {
+	var out []string
+	for v := range strings.SplitSeq(q.str(name), ",") {
+		if v = strings.TrimSpace(v); v != "" {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+type listMemoriesResponse struct {
+	Memories   []any  `json:"memories"`
+	Count      int    `json:"count"`
+	NextCursor string `json:"next_cursor,omitempty"`
+	Profile    string `json:"profile"`
+}
+
+// listMemories answers GET /v1/memories: the agent's memories of every
+// kind (or of kind, a comma-separated list), newest first, a page at a
+// time (engram.Memory.List): the next page is asked for with the
+// next_cursor of the last.
+func (s *Server) listMemories(w http.ResponseWriter, r *http.Request) error {
+	q := params(r, "profile", "kind", "tags", "since", "until", "limit", "cursor")
+	mq := engram.MemoryQuery{Types: listKinds(q, "kind"), Tags: q.list("tags"), Since: q.time("since"), Until: q.time("until"),
+		Limit: q.integer("limit", 50, 1, engram.MaxListPage), Cursor: q.str("cursor")}
+	if q.err != nil {
+		return q.err
+	}
+	id, err := s.agentOf(r, profileFields{})
+	if err != nil {
+		return err
+	}
+	page, err := agentreg.Value(r.Context(), id, s.reg.Read, func(m *engram.Memory) (engram.MemoryPage, error) {
+		return m.List(r.Context(), mq)
+	})
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, listMemoriesResponse{memview.List(page.Records), len(page.Records), page.Next, id})
+	return nil
+}
+
+type memoryResponse struct {
+	Type    engram.MemoryType `json:"type"`
+	Memory  any               `json:"memory"`
+	Profile string            `json:"profile"`
+}
+
+// getMemory answers GET /v1/memories/{id}: the memory of that ID,
+// whatever its kind (engram.Memory.Get), with its kind.
+func (s *Server) getMemory(w http.ResponseWriter, r *http.Request) error {
+	if err := params(r, "profile").err; err != nil {
+		return err
+	}
+	id, err := s.agentOf(r, profileFields{})
+	if err != nil {
+		return err
+	}
+	rec, err := agentreg.Value(r.Context(), id, s.reg.Read, func(m *engram.Memory) (engram.Record, error) {
+		return m.Get(r.Context(), r.PathValue("id"))
+	})
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, memoryResponse{rec.Type, memview.Of(rec), id})
+	return nil
+}
+
+// patchable are the fields PATCH changes, by kind.
+var patchable = map[engram.MemoryType][]string{
+	engram.TypeSemantic:   {"content", "summary", "importance", "verified", "tags"},
+	engram.TypeProcedural: {"description", "pattern", "tags", "disabled"},
+}
+
+// given returns the JSON names of the fields a patch sets.
+func (u updateRequest) given() []string {
+	var out []string
+	v := reflect.ValueOf(u)
+	for i := range v.NumField() {
+		f := v.Type().Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if f.Type.Kind() == reflect.Pointer && !v.Field(i).IsNil() {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+type patchResponse struct {
+	Updated bool              `json:"updated"`
+	Type    engram.MemoryType `json:"type"`
+	Memory  any               `json:"memory"`
+	Profile string            `json:"profile"`
+}
+
+// patchMemory answers PATCH /v1/memories/{id}: the fields of the memory
+// that its kind lets change (a semantic entry's content, summary,
+// importance, verified and tags; a procedure's description, pattern, tags
+// and disabled) are changed. A field the memory's kind does not have is
+// refused, naming it; episodes, facts, snapshots and document chunks are
+// records of what happened or was read, and are not edited (a fact's new
+// value is asserted: POST /v1/facts).
+func (s *Server) patchMemory(w http.ResponseWriter, r *http.Request) error {
+	var req updateRequest
+	if err := decode(w, r, s.opts.MaxBodyBytes, &req); err != nil {
+		return err
+	}
+	set := req.given()
+	if len(set) == 0 {
+		return invalidf("nothing to change: give the fields to change (a semantic entry's %s; a procedure's %s)",
+			strings.Join(patchable[engram.TypeSemantic], ", "), strings.Join(patchable[engram.TypeProcedural], ", "))
+	}
+	id, err := s.agentOf(r, req.profileFields)
+	if err != nil {
+		return err
+	}
+	memID := r.PathValue("id")
+	var rec engram.Record
+	err = s.reg.Change(r.Context(), id, func(m *engram.Memory) error {
+		got, err := m.Get(r.Context(), memID)
+		if err != nil {
+			return err
+		}
+		allowed, ok := patchable[got.Type]
+		if !ok {
+			return invalidf("memory %q is %s, which is not edited: %s cannot change (only semantic entries and procedures are)",
+				memID, kindNoun[got.Type], strings.Join(set, ", "))
+		}
+		for _, f := range set {
+			if !slices.Contains(allowed, f) {
+				return invalidf("field %s: memory %q is %s, which has no %s (its fields: %s)", f, memID, kindNoun[got.Type], f, strings.Join(allowed, ", "))
+			}
+		}
+		rec.Type = got.Type
+		if got.Type == engram.TypeSemantic {
+			e, err := m.Semantic().Update(r.Context(), memID, engram.SemanticPatch{
+				Content: req.Content, Summary: req.Summary, Importance: req.Importance, Verified: req.Verified, Tags: req.Tags})
+			rec.Semantic = &e
+			return err
+		}
+		p, err := m.Procedural().Update(r.Context(), memID, engram.ProcedurePatch{
+			Description: req.Description, Pattern: req.Pattern, Tags: req.Tags, Disabled: req.Disabled})
+		rec.Procedure = &p
+		return err
+	})
+	if err != nil {
+		return renamed(err, "")
+	}
+	writeJSON(w, http.StatusOK, patchResponse{true, rec.Type, memview.Of(rec), id})
+	return nil
+}
+
+type addFactsResponse struct {
+	Facts   []assertionView `json:"facts"`
+	Profile string          `json:"profile"`
+}
+
+// addFacts answers POST /v1/facts: one fact (the body's fields) or a
+// batch (the list in "facts") is asserted, in one transaction
+// (engram.Facts.AssertAll): each is inserted, merged into the same fact
+// known already, or supersedes the value of a predicate that holds one.
+func (s *Server) addFacts(w http.ResponseWriter, r *http.Request) error {
+	if err := params(r, "profile").err; err != nil {
+		return err
+	}
+	var body map[string]json.RawMessage
+	if err := decode(w, r, s.opts.MaxBodyBytes, &body); err != nil {
+		return err
+	}
+	pf, items, names, err := itemsOf(body, "facts")
+	if err != nil {
+		return err
+	}
+	facts := make([]engram.Fact, len(items))
+	for i, it := range items {
+		var f factFields
+		if err := strictDecode(names[i], it, &f); err != nil {
+			return err
+		}
+		facts[i] = f.fact()
+	}
+	id, err := s.agentOf(r, pf)
+	if err != nil {
+		return err
+	}
+	as, err := agentreg.Value(r.Context(), id, s.reg.Write, func(m *engram.Memory) ([]engram.Assertion, error) {
+		return m.Facts().AssertAll(r.Context(), facts)
+	})
+	if err != nil {
+		return renamed(err, "facts")
+	}
+	out := addFactsResponse{Facts: []assertionView{}, Profile: id}
+	for _, a := range as {
+		out.Facts = append(out.Facts, assertionOf(a))
+	}
+	writeJSON(w, http.StatusCreated, out)
+	return nil
+}
+
+type factsResponse struct {
+	Entity    string     `json:"entity,omitempty"`
+	Predicate string     `json:"predicate,omitempty"`
+	AsOf      *time.Time `json:"as_of,omitempty"`
+	KnownAt   *time.Time `json:"known_at,omitempty"`
+	History   bool       `json:"history"`
+	Facts     []factView `json:"facts"`
+	Count     int        `json:"count"`
+	Profile   string     `json:"profile"`
+}
+
+// getFacts answers GET /v1/facts: the facts that hold now (of an entity,
+// in a direction, of a predicate: engram.Facts.Current); with as_of, those
+// that held then as engram knows them now (AsOf); with known_at, what
+// engram held true then (KnownAt); with history, every fact of the
+// entity's predicate, current and past, in the order they started
+// (History).
+func (s *Server) getFacts(w http.ResponseWriter, r *http.Request) error {
+	q := params(r, "profile", "entity", "predicate", "direction", "as_of", "known_at", "history", "limit")
+	fq := engram.FactQuery{Entity: q.str("entity"), Predicate: q.str("predicate"), Direction: direction(q), Limit: q.integer("limit", 100, 1, 10000)}
+	asOf, knownAt, history := q.time("as_of"), q.time("known_at"), q.boolean("history")
+	if q.err != nil {
+		return q.err
+	}
+	switch {
+	case !asOf.IsZero() && !knownAt.IsZero():
+		return invalidf("as_of and known_at are two questions: give one")
+	case history && (fq.Entity == "" || fq.Predicate == ""):
+		return invalidf("history is a slot's: give entity (the subject) and predicate")
+	case history && (!asOf.IsZero() || !knownAt.IsZero() || q.str("direction") != ""):
+		return invalidf("history lists every time of the slot: as_of, known_at and direction do not apply")
+	}
+	id, err := s.agentOf(r, profileFields{})
+	if err != nil {
+		return err
+	}
+	facts, err := agentreg.Value(r.Context(), id, s.reg.Read, func(m *engram.Memory) ([]engram.Fact, error) {
+		f := m.Facts()
+		switch {
+		case history:
+			fs, err := f.History(r.Context(), fq.Entity, fq.Predicate)
+			return fs[:min(len(fs), fq.Limit)], err
+		case !asOf.IsZero():
+			return f.AsOf(r.Context(), asOf, fq)
+		case !knownAt.IsZero():
+			return f.KnownAt(r.Context(), knownAt, fq)
+		}
+		return f.Current(r.Context(), fq)
+	})
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, factsResponse{fq.Entity, fq.Predicate, timeOf(asOf), timeOf(knownAt), history, factsOf(facts), len(facts), id})
+	return nil
+}

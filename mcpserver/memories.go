@@ -1,0 +1,470 @@
+package mcpserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/engram-go/engram"
+	"github.com/engram-go/engram/internal/agentreg"
+	"github.com/engram-go/engram/internal/memview"
+)
+
+// The tools of memories of every kind by ID and of facts, named as
+// httpapi's routes are (POST /v1/memories is add_memories, GET
+// /v1/memories/{id} get_memory, …) and answering with the same views of
+// memories (memview).
+
+// Parts of the schemas.
+const (
+	idSchema    = `{"type": "string", "minLength": 1, "maxLength": 256}`
+	timeSchema  = `{"type": "string", "format": "date-time"}`
+	textSchema  = `{"type": "string", "minLength": 1, "maxLength": 65536}`
+	text0Schema = `{"type": "string", "maxLength": 65536}`
+	unitSchema  = `{"type": "number", "minimum": 0, "maximum": 1}`
+	tagsSchema  = `{"type": "array", "maxItems": 32, "items": {"type": "string", "minLength": 1, "maxLength": 64}}`
+	partSchema  = `{"type": "string", "minLength": 1, "maxLength": 1024}`
+	metaSchema  = `{"type": "object", "maxProperties": 64, "additionalProperties": {"type": "string", "maxLength": 4096}}`
+)
+
+// memorySchema is the schema of one memory to add: an object of one
+// kind's fields, named by its type.
+const memorySchema = `{"oneOf": [
+	{"type": "object", "additionalProperties": false, "required": ["type", "content"], "properties": {
+		"type": {"const": "semantic"}, "id": ` + idSchema + `, "created_at": ` + timeSchema + `,
+		"content": ` + textSchema + `, "summary": ` + text0Schema + `, "importance": ` + unitSchema + `,
+		"verified": {"type": "boolean"}, "tags": ` + tagsSchema + `, "source": {"type": "string", "maxLength": 64}}},
+	{"type": "object", "additionalProperties": false, "required": ["type", "content"], "properties": {
+		"type": {"const": "episodic"}, "id": ` + idSchema + `, "created_at": ` + timeSchema + `,
+		"content": ` + textSchema + `,
+		"event_type": {"enum": ["task-started", "task-completed", "task-failed", "decision-made", "error-encountered", "user-feedback", "tool-call", "observation"]},
+		"task_id": ` + idSchema + `, "session_id": ` + idSchema + `, "metadata": ` + metaSchema + `}},
+	{"type": "object", "additionalProperties": false, "required": ["type", "name"], "properties": {
+		"type": {"const": "procedural"}, "id": ` + idSchema + `, "created_at": ` + timeSchema + `,
+		"name": {"type": "string", "minLength": 1, "maxLength": 256}, "description": ` + text0Schema + `,
+		"pattern": ` + text0Schema + `, "success_rate": ` + unitSchema + `, "tags": ` + tagsSchema + `, "disabled": {"type": "boolean"}}},
+	{"type": "object", "additionalProperties": false, "required": ["type", "subject", "predicate", "object"], "properties": {
+		"type": {"const": "fact"}, "id": ` + idSchema + `, ` + factProps + `}}
+]}`
+
+// factProps are the properties of a fact to assert.
+const factProps = `"subject": ` + partSchema + `, "predicate": ` + partSchema + `, "object": ` + partSchema + `,
+	"valid_from": {"type": "string", "format": "date-time", "description": "when it became true; default now"},
+	"valid_to": {"type": "string", "format": "date-time", "description": "when it stopped being true; default: it holds"},
+	"strength": {"type": "number", "minimum": 0, "maximum": 1000000, "description": "the evidence; default 1"},
+	"sources": {"type": "array", "maxItems": 32, "items": {"type": "string", "minLength": 1, "maxLength": 256}},
+	"memory_id": {"type": "string", "minLength": 1, "maxLength": 256, "description": "the memory it came from: linked to it"},
+	"metadata": ` + metaSchema
+
+// memoryIn is one memory to add: its type's fields (the schema admits no
+// others).
+type memoryIn struct {
+	Type        engram.MemoryType `json:"type"`
+	ID          string            `json:"id,omitempty"`
+	CreatedAt   time.Time         `json:"created_at,omitzero"`
+	Content     string            `json:"content,omitempty"`
+	Summary     string            `json:"summary,omitempty"`
+	Importance  float64           `json:"importance,omitempty"`
+	Verified    bool              `json:"verified,omitempty"`
+	Tags        []string          `json:"tags,omitempty"`
+	Source      string            `json:"source,omitempty"`
+	EventType   engram.EventType  `json:"event_type,omitempty"`
+	TaskID      string            `json:"task_id,omitempty"`
+	SessionID   string            `json:"session_id,omitempty"`
+	Metadata    map[string]string `json:"metadata,omitempty"`
+	Name        string            `json:"name,omitempty"`
+	Description string            `json:"description,omitempty"`
+	Pattern     string            `json:"pattern,omitempty"`
+	SuccessRate float64           `json:"success_rate,omitempty"`
+	Disabled    bool              `json:"disabled,omitempty"`
+	factIn
+}
+
+// factIn is a fact to assert.
+type factIn struct {
+	Subject   string    `json:"subject,omitempty"`
+	Predicate string    `json:"predicate,omitempty"`
+	Object    string    `json:"object,omitempty"`
+	ValidFrom time.Time `json:"valid_from,omitzero"`
+	ValidTo   time.Time `json:"valid_to,omitzero"`
+	Strength  float64   `json:"strength,omitempty"`
+	Sources   []string  `json:"sources,omitempty"`
+	MemoryID  string    `json:"memory_id,omitempty"`
+	// ID and Metadata are memoryIn's in add_memories.
+	FactID       string            `json:"id,omitempty"`
+	FactMetadata map[string]string `json:"metadata,omitempty"`
+}
+
+func (f factIn) fact(id string, md map[string]string) engram.Fact {
+	return engram.Fact{ID: id, Subject: f.Subject, Predicate: f.Predicate, Object: f.Object, ValidFrom: f.ValidFrom, ValidTo: f.ValidTo,
+		Strength: f.Strength, Sources: append(slices.Clone(f.Sources), "mcp"), MemoryID: f.MemoryID, Metadata: md}
+}
+
+func (in memoryIn) record() engram.Record {
+	switch in.Type {
+	case engram.TypeSemantic:
+		return engram.Record{Semantic: &engram.SemanticEntry{ID: in.ID, CreatedAt: in.CreatedAt, Content: in.Content, Summary: in.Summary,
+			Importance: in.Importance, Verified: in.Verified, Tags: in.Tags, Source: cmpOr(in.Source, "mcp")}}
+	case engram.TypeEpisodic:
+		md := map[string]string{"source": "mcp"}
+		for k, v := range in.Metadata {
+			md[k] = v
+		}
+		return engram.Record{Episode: &engram.Episode{ID: in.ID, CreatedAt: in.CreatedAt, Content: in.Content, Type: in.EventType,
+			TaskID: in.TaskID, SessionID: in.SessionID, Metadata: md}}
+	case engram.TypeProcedural:
+		return engram.Record{Procedure: &engram.Procedure{ID: in.ID, CreatedAt: in.CreatedAt, Name: in.Name, Description: in.Description,
+			Pattern: in.Pattern, SuccessRate: in.SuccessRate, Tags: in.Tags, Disabled: in.Disabled}}
+	case engram.TypeFact:
+		f := in.factIn.fact(in.ID, in.Metadata)
+		return engram.Record{Fact: &f}
+	}
+	return engram.Record{Type: in.Type} // refused by AddAll: the schema admits none
+}
+
+func cmpOr(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+type addMemoriesIn struct {
+	Memories []memoryIn `json:"memories"`
+	Agent    string     `json:"agent,omitempty"`
+}
+
+type listMemoriesIn struct {
+	Kinds  []engram.MemoryType `json:"kinds,omitempty"`
+	Tags   []string            `json:"tags,omitempty"`
+	Since  time.Time           `json:"since,omitzero"`
+	Until  time.Time           `json:"until,omitzero"`
+	Limit  int                 `json:"limit,omitempty"`
+	Cursor string              `json:"cursor,omitempty"`
+	Agent  string              `json:"agent,omitempty"`
+}
+
+type updateMemoryIn struct {
+	ID          string    `json:"id"`
+	Content     *string   `json:"content,omitempty"`
+	Summary     *string   `json:"summary,omitempty"`
+	Importance  *float64  `json:"importance,omitempty"`
+	Verified    *bool     `json:"verified,omitempty"`
+	Tags        *[]string `json:"tags,omitempty"`
+	Description *string   `json:"description,omitempty"`
+	Pattern     *string   `json:"pattern,omitempty"`
+	Disabled    *bool     `json:"disabled,omitempty"`
+	Agent       string    `json:"agent,omitempty"`
+}
+
+type addFactsIn struct {
+	Facts []factIn `json:"facts"`
+	Agent string   `json:"agent,omitempty"`
+}
+
+type getFactsIn struct {
+	Entity    string           `json:"entity,omitempty"`
+	Predicate string           `json:"predicate,omitempty"`
+	Direction engram.Direction `json:"direction,omitempty"`
+	AsOf      time.Time        `json:"as_of,omitzero"`
+	KnownAt   time.Time        `json:"known_at,omitzero"`
+	History   bool             `json:"history,omitempty"`
+	Limit     int              `json:"limit,omitempty"`
+	Agent     string           `json:"agent,omitempty"`
+}
+
+func (s *Server) addMemoryTools() {
+	mcp.AddTool(s.mcp, &mcp.Tool{
+		Name: "add_memories",
+		Description: "Add one memory or a batch, of any kind each (type: semantic knowledge, an episodic event, a procedure, " +
+			"or a fact as subject, predicate, object), in one transaction: all of them or, on any error, none. Returns their IDs in order.",
+		InputSchema: schema(`{"type": "object", "additionalProperties": false, "required": ["memories"], "properties": {
+			"memories": {"type": "array", "minItems": 1, "maxItems": 1000, "items": ` + memorySchema + `},
+			` + agentProp + `}}`),
+	}, s.addMemories)
+	mcp.AddTool(s.mcp, &mcp.Tool{
+		Name:        "get_memory",
+		Description: "Get the memory with the given ID, whatever its kind, with its kind.",
+		InputSchema: schema(`{"type": "object", "additionalProperties": false, "required": ["id"], "properties": {
+			"id": ` + idSchema + `, ` + agentProp + `}}`),
+	}, s.getMemory)
+	mcp.AddTool(s.mcp, &mcp.Tool{
+		Name: "list_memories",
+		Description: "List the agent's memories of every kind (or of kinds), newest first, a page at a time: " +
+			"pass the answer's next_cursor as cursor for the next page.",
+		InputSchema: schema(`{"type": "object", "additionalProperties": false, "properties": {
+			"kinds": {"type": "array", "maxItems": 6, "uniqueItems": true, "items": {"enum": ` + kinds + `}},
+			"tags": ` + tagsSchema + `,
+			"since": ` + timeSchema + `, "until": ` + timeSchema + `,
+			"limit": {"type": "integer", "minimum": 1, "maximum": 100, "description": "default 20"},
+			"cursor": {"type": "string", "minLength": 1, "maxLength": 1024},
+			` + agentProp + `}}`),
+	}, s.listMemories)
+	mcp.AddTool(s.mcp, &mcp.Tool{
+		Name: "update_memory",
+		Description: "Change a memory's fields that its kind lets change: a semantic entry's content, summary, importance, " +
+			"verified and tags; a procedure's description, pattern, tags and disabled. Episodes and facts are not edited.",
+		InputSchema: schema(`{"type": "object", "additionalProperties": false, "required": ["id"], "minProperties": 2, "properties": {
+			"id": ` + idSchema + `, "content": ` + textSchema + `, "summary": ` + text0Schema + `,
+			"importance": ` + unitSchema + `, "verified": {"type": "boolean"}, "tags": ` + tagsSchema + `,
+			"description": ` + text0Schema + `, "pattern": ` + text0Schema + `, "disabled": {"type": "boolean"},
+			` + agentProp + `}}`),
+	}, s.updateMemory)
+	mcp.AddTool(s.mcp, &mcp.Tool{
+		Name:        "delete_memory",
+		Description: "Erase the memory or fact with the given ID, and everything made of it (the same as forget).",
+		InputSchema: schema(`{"type": "object", "additionalProperties": false, "required": ["id"], "properties": {
+			"id": ` + idSchema + `, ` + agentProp + `}}`),
+	}, s.forget)
+	mcp.AddTool(s.mcp, &mcp.Tool{
+		Name: "add_facts",
+		Description: "Assert one fact or a batch, in order and in one transaction: each is inserted, merged into the same fact " +
+			"known already, or supersedes the value of a predicate that holds one (lives in, works at, …).",
+		InputSchema: schema(`{"type": "object", "additionalProperties": false, "required": ["facts"], "properties": {
+			"facts": {"type": "array", "minItems": 1, "maxItems": 1000, "items": {"type": "object", "additionalProperties": false,
+				"required": ["subject", "predicate", "object"], "properties": {"id": ` + idSchema + `, ` + factProps + `}}},
+			` + agentProp + `}}`),
+	}, s.addFacts)
+	mcp.AddTool(s.mcp, &mcp.Tool{
+		Name: "get_facts",
+		Description: "Facts: those that hold now (of an entity, in a direction, of a predicate); with as_of, those that held then; " +
+			"with known_at, what was believed then; with history, every fact of the entity's predicate, in the order they started.",
+		InputSchema: schema(`{"type": "object", "additionalProperties": false, "properties": {
+			"entity": ` + partSchema + `, "predicate": ` + partSchema + `,
+			"direction": {"enum": ["in", "out", ""], "description": "in: the entity is the object; out: the subject; empty: either"},
+			"as_of": ` + timeSchema + `, "known_at": ` + timeSchema + `,
+			"history": {"type": "boolean", "description": "needs entity and predicate"},
+			"limit": {"type": "integer", "minimum": 1, "maximum": 1000, "description": "default 100"},
+			` + agentProp + `}}`),
+	}, s.getFacts)
+}
+
+type addedOut struct {
+	Type       engram.MemoryType `json:"type"`
+	ID         string            `json:"id"`
+	Action     engram.FactAction `json:"action,omitempty"`
+	Superseded []memview.Fact    `json:"superseded,omitempty"`
+}
+
+type addMemoriesOut struct {
+	Memories []addedOut `json:"memories"`
+	Agent    string     `json:"agent"`
+}
+
+func factViews(fs []engram.Fact) []memview.Fact {
+	out := make([]memview.Fact, 0, len(fs))
+	for _, f := range fs {
+		out = append(out, memview.FactOf(f))
+	}
+	return out
+}
+
+func (s *Server) addMemories(ctx context.Context, req *mcp.CallToolRequest, in addMemoriesIn) (*mcp.CallToolResult, any, error) {
+	agent, err := s.agentOf(req, in.Agent)
+	if err != nil {
+		return nil, nil, err
+	}
+	records := make([]engram.Record, len(in.Memories))
+	for i, m := range in.Memories {
+		records[i] = m.record()
+	}
+	added, err := agentreg.Value(ctx, agent, s.reg.Write, func(m *engram.Memory) ([]engram.Added, error) {
+		return m.AddAll(ctx, records)
+	})
+	if err != nil {
+		return nil, nil, s.toolError("add_memories", err)
+	}
+	out := addMemoriesOut{Memories: []addedOut{}, Agent: agent}
+	for _, a := range added {
+		v := addedOut{Type: a.Type, ID: a.ID}
+		if a.Assertion != nil {
+			v.Action, v.Superseded = a.Assertion.Action, factViews(a.Assertion.Superseded)
+		}
+		out.Memories = append(out.Memories, v)
+	}
+	return nil, out, nil
+}
+
+type memoryOut struct {
+	Type   engram.MemoryType `json:"type"`
+	Memory any               `json:"memory"`
+	Agent  string            `json:"agent"`
+}
+
+func (s *Server) getMemory(ctx context.Context, req *mcp.CallToolRequest, in forgetIn) (*mcp.CallToolResult, any, error) {
+	agent, err := s.agentOf(req, in.Agent)
+	if err != nil {
+		return nil, nil, err
+	}
+	rec, err := agentreg.Value(ctx, agent, s.reg.Read, func(m *engram.Memory) (engram.Record, error) {
+		return m.Get(ctx, in.ID)
+	})
+	if err != nil {
+		return nil, nil, s.toolError("get_memory", err)
+	}
+	return nil, memoryOut{rec.Type, memview.Of(rec), agent}, nil
+}
+
+type listMemoriesOut struct {
+	Memories   []any  `json:"memories"`
+	NextCursor string `json:"next_cursor,omitempty"`
+	Agent      string `json:"agent"`
+}
+
+func (s *Server) listMemories(ctx context.Context, req *mcp.CallToolRequest, in listMemoriesIn) (*mcp.CallToolResult, any, error) {
+	agent, err := s.agentOf(req, in.Agent)
+	if err != nil {
+		return nil, nil, err
+	}
+	mq := engram.MemoryQuery{Types: in.Kinds, Tags: in.Tags, Since: in.Since, Until: in.Until, Limit: cmp0(in.Limit, 20), Cursor: in.Cursor}
+	page, err := agentreg.Value(ctx, agent, s.reg.Read, func(m *engram.Memory) (engram.MemoryPage, error) {
+		return m.List(ctx, mq)
+	})
+	if err != nil {
+		return nil, nil, s.toolError("list_memories", err)
+	}
+	return nil, listMemoriesOut{memview.List(page.Records), page.Next, agent}, nil
+}
+
+func cmp0(n, def int) int {
+	if n == 0 {
+		return def
+	}
+	return n
+}
+
+// errNotEdited refuses a change a memory's kind does not take.
+var errNotEdited = errors.New("engram: not edited")
+
+func (s *Server) updateMemory(ctx context.Context, req *mcp.CallToolRequest, in updateMemoryIn) (*mcp.CallToolResult, any, error) {
+	agent, err := s.agentOf(req, in.Agent)
+	if err != nil {
+		return nil, nil, err
+	}
+	var given []string
+	for name, set := range map[string]bool{"content": in.Content != nil, "summary": in.Summary != nil, "importance": in.Importance != nil,
+		"verified": in.Verified != nil, "tags": in.Tags != nil, "description": in.Description != nil, "pattern": in.Pattern != nil,
+		"disabled": in.Disabled != nil} {
+		if set {
+			given = append(given, name)
+		}
+	}
+	slices.Sort(given)
+	fields := map[engram.MemoryType][]string{
+		engram.TypeSemantic:   {"content", "summary", "importance", "verified", "tags"},
+		engram.TypeProcedural: {"description", "pattern", "tags", "disabled"},
+	}
+	var rec engram.Record
+	err = s.reg.Change(ctx, agent, func(m *engram.Memory) error {
+		got, err := m.Get(ctx, in.ID)
+		if err != nil {
+			return err
+		}
+		allowed, ok := fields[got.Type]
+		if !ok {
+			return fmt.Errorf("%w: memory %q is of kind %s, which is not edited (only semantic and procedural memories are)", errNotEdited, in.ID, got.Type)
+		}
+		for _, f := range given {
+			if !slices.Contains(allowed, f) {
+				return fmt.Errorf("%w: memory %q is of kind %s, which has no %s (its fields: %s)", errNotEdited, in.ID, got.Type, f, strings.Join(allowed, ", "))
+			}
+		}
+		rec.Type = got.Type
+		if got.Type == engram.TypeSemantic {
+			e, err := m.Semantic().Update(ctx, in.ID, engram.SemanticPatch{Content: in.Content, Summary: in.Summary,
+				Importance: in.Importance, Verified: in.Verified, Tags: in.Tags})
+			rec.Semantic = &e
+			return err
+		}
+		p, err := m.Procedural().Update(ctx, in.ID, engram.ProcedurePatch{Description: in.Description, Pattern: in.Pattern,
+			Tags: in.Tags, Disabled: in.Disabled})
+		rec.Procedure = &p
+		return err
+	})
+	if errors.Is(err, errNotEdited) {
+		return nil, nil, err
+	}
+	if err != nil {
+		return nil, nil, s.toolError("update_memory", err)
+	}
+	return nil, memoryOut{rec.Type, memview.Of(rec), agent}, nil
+}
+
+type assertionOut struct {
+	Action     engram.FactAction `json:"action"`
+	Fact       memview.Fact      `json:"fact"`
+	Superseded []memview.Fact    `json:"superseded"`
+}
+
+type addFactsOut struct {
+	Facts []assertionOut `json:"facts"`
+	Agent string         `json:"agent"`
+}
+
+func (s *Server) addFacts(ctx context.Context, req *mcp.CallToolRequest, in addFactsIn) (*mcp.CallToolResult, any, error) {
+	agent, err := s.agentOf(req, in.Agent)
+	if err != nil {
+		return nil, nil, err
+	}
+	facts := make([]engram.Fact, len(in.Facts))
+	for i, f := range in.Facts {
+		facts[i] = f.fact(f.FactID, f.FactMetadata)
+	}
+	as, err := agentreg.Value(ctx, agent, s.reg.Write, func(m *engram.Memory) ([]engram.Assertion, error) {
+		return m.Facts().AssertAll(ctx, facts)
+	})
+	if err != nil {
+		return nil, nil, s.toolError("add_facts", err)
+	}
+	out := addFactsOut{Facts: []assertionOut{}, Agent: agent}
+	for _, a := range as {
+		out.Facts = append(out.Facts, assertionOut{a.Action, memview.FactOf(a.Fact), factViews(a.Superseded)})
+	}
+	return nil, out, nil
+}
+
+type getFactsOut struct {
+	Facts []memview.Fact `json:"facts"`
+	Agent string         `json:"agent"`
+}
+
+// errBadQuery refuses a get_facts call whose arguments ask two questions.
+var errBadQuery = errors.New("engram: bad facts query")
+
+func (s *Server) getFacts(ctx context.Context, req *mcp.CallToolRequest, in getFactsIn) (*mcp.CallToolResult, any, error) {
+	agent, err := s.agentOf(req, in.Agent)
+	if err != nil {
+		return nil, nil, err
+	}
+	switch {
+	case !in.AsOf.IsZero() && !in.KnownAt.IsZero():
+		return nil, nil, fmt.Errorf("%w: as_of and known_at are two questions: give one", errBadQuery)
+	case in.History && (in.Entity == "" || in.Predicate == ""):
+		return nil, nil, fmt.Errorf("%w: history is a slot's: give entity (the subject) and predicate", errBadQuery)
+	case in.History && (!in.AsOf.IsZero() || !in.KnownAt.IsZero() || in.Direction != ""):
+		return nil, nil, fmt.Errorf("%w: history lists every time of the slot: as_of, known_at and direction do not apply", errBadQuery)
+	}
+	fq := engram.FactQuery{Entity: in.Entity, Predicate: in.Predicate, Direction: in.Direction, Limit: cmp0(in.Limit, 100)}
+	fs, err := agentreg.Value(ctx, agent, s.reg.Read, func(m *engram.Memory) ([]engram.Fact, error) {
+		f := m.Facts()
+		switch {
+		case in.History:
+			fs, err := f.History(ctx, fq.Entity, fq.Predicate)
+			return fs[:min(len(fs), fq.Limit)], err
+		case !in.AsOf.IsZero():
+			return f.AsOf(ctx, in.AsOf, fq)
+		case !in.KnownAt.IsZero():
+			return f.KnownAt(ctx, in.KnownAt, fq)
+		}
+		return f.Current(ctx, fq)
+	})
+	if err != nil {
+		return nil, nil, s.toolError("get_facts", err)
+	}
+	return nil, getFactsOut{factViews(fs), agent}, nil
+}
