@@ -8,7 +8,7 @@ import (
 
 // The statements a filter by user or session runs find the rows through
 // the full-text index or the indexes of the user and the session (see
-// migration 0011), never by a scan of the agent's rows: the full-text
+// migration 0012), never by a scan of the agent's rows: the full-text
 // queries of a search (its best matches, its windows and the session
 // context), the vector search's rows, a listing of every kind, the
 // semantic listing, an export's memories and ForgetUser's deletes. A

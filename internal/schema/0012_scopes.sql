@@ -1,4 +1,4 @@
--- engram schema v11: scopes below the agent.
+-- engram schema v12: scopes below the agent.
 --
 -- A memory may belong to a user and a session of the agent, and carry
 -- metadata (a JSON object), so that one agent can serve many users and a
