@@ -288,7 +288,8 @@ var archivable = kindsWith(func(k *kind) bool { return k.protected != "" })
 // columnDefaults what a column added since a row was archived restores as.
 var (
 	blobColumns    = map[string]bool{"content_hash": true, "terms": true}
-	columnDefaults = map[string]string{"retrievals": "0", "ntok": "0", "promoted_at_count": "0"}
+	columnDefaults = map[string]string{"retrievals": "0", "ntok": "0", "promoted_at_count": "0",
+		"user_id": "''", "session_id": "''", "metadata": "'{}'"}
 )
 
 // rowJSON is the SQL expression of a row of k, named alias, as a JSON
@@ -440,8 +441,10 @@ func (m *Memory) compactTime(q *dbtx, rep *CompactionReport, now time.Time) erro
 	}
 	today := now.UTC().Truncate(24 * time.Hour)
 	cutoff := today.AddDate(0, 0, -m.cfg.Episodic.RetainDays)
+	// A digest per day and user: one user's episodes never go into
+	// another's digest.
 	rows, err := q.query(`SELECT pk, `+episodeCols+` FROM episodic_log
-		WHERE agent_id = ? AND created_at < ? AND event_type <> ? ORDER BY created_at, pk`,
+		WHERE agent_id = ? AND created_at < ? AND event_type <> ? ORDER BY user_id, created_at, pk`,
 		m.agent, ms(cutoff), string(EventDigest))
 	if err != nil {
 		return err
@@ -462,7 +465,7 @@ func (m *Memory) compactTime(q *dbtx, rep *CompactionReport, now time.Time) erro
 	for start := 0; start < len(eps); {
 		day := eps[start].ep.Day()
 		end := start
-		for end < len(eps) && eps[end].ep.Day() == day {
+		for end < len(eps) && eps[end].ep.Day() == day && eps[end].ep.UserID == eps[start].ep.UserID {
 			end++
 		}
 		dayEps := make([]Episode, end-start)
@@ -477,6 +480,7 @@ func (m *Memory) compactTime(q *dbtx, rep *CompactionReport, now time.Time) erro
 			Type:      EventDigest,
 			Metadata:  map[string]string{"day": day, "events": strconv.Itoa(len(dayEps))},
 			CreatedAt: dayStart.Add(24*time.Hour - time.Millisecond),
+			UserID:    eps[start].ep.UserID,
 		}
 		row, err := m.episodic.prepare("digest", digest, now)
 		if err != nil {
@@ -585,6 +589,7 @@ type mergeCandidate struct {
 	tags       []string
 	mergedFrom []string
 	protected  bool
+	user       string // its user: entries of different users never merge
 }
 
 // mergeDuplicates merges near-duplicate semantic entries.
@@ -602,17 +607,24 @@ func (m *Memory) mergeDuplicates(q *dbtx, rep *CompactionReport, now time.Time) 
 		return err
 	}
 	for _, pks := range groups {
-		var g []mergeCandidate
+		// A group of one user's entries at a time: one user's memory
+		// never merges into another's (nor into one of no user).
+		byUser := map[string][]mergeCandidate{}
+		var users []string
 		for _, pk := range pks {
 			if c, ok := byPK[pk]; ok {
-				g = append(g, c)
+				if byUser[c.user] == nil {
+					users = append(users, c.user)
+				}
+				byUser[c.user] = append(byUser[c.user], c)
 			}
 		}
-		if len(g) < 2 {
-			continue
-		}
-		if err := m.mergeGroup(q, rep, g, now); err != nil {
-			return err
+		for _, u := range users {
+			if g := byUser[u]; len(g) >= 2 {
+				if err := m.mergeGroup(q, rep, g, now); err != nil {
+					return err
+				}
+			}
 		}
 	}
 	return nil
@@ -660,7 +672,7 @@ func (m *Memory) duplicateGroups(q *dbtx) ([][]int64, error) {
 func (m *Memory) mergeCandidates(q *dbtx, pks []int64) (map[int64]mergeCandidate, error) {
 	list, _ := json.Marshal(pks)
 	rows, err := q.query(`SELECT s.pk, s.id, s.content, s.importance, s.access_count, s.created_at, s.tags, s.merged_from,
-			`+over(semanticKind.protected, "s")+`
+			`+over(semanticKind.protected, "s")+`, s.user_id
 		FROM json_each(?1) j CROSS JOIN semantic_memory s ON s.pk = j.value WHERE s.agent_id = ?3`,
 		string(list), m.neverDecayJSON(), m.agent)
 	if err != nil {
@@ -669,7 +681,7 @@ func (m *Memory) mergeCandidates(q *dbtx, pks []int64) (map[int64]mergeCandidate
 	cands, err := scanAll(rows, func(r scanner) (mergeCandidate, error) {
 		var c mergeCandidate
 		var tags, from string
-		if err := r.Scan(&c.pk, &c.id, &c.content, &c.importance, &c.access, &c.created, &tags, &from, &c.protected); err != nil {
+		if err := r.Scan(&c.pk, &c.id, &c.content, &c.importance, &c.access, &c.created, &tags, &from, &c.protected, &c.user); err != nil {
 			return c, err
 		}
 		var err error

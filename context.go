@@ -22,6 +22,10 @@ type ContextOptions struct {
 	// Tokens counts the tokens of a text; nil means [EstimateTokens].
 	// Give the model's tokenizer for an exact count.
 	Tokens func(string) int
+	// Filter, when not nil, keeps in every section only the memories it
+	// keeps (see [Filter]): the block of one user, say. A section of a
+	// kind the filter leaves out is empty.
+	Filter *Filter
 }
 
 // DefaultContextTokens is the budget of [Memory.Context] when
@@ -134,14 +138,24 @@ func (m *Memory) Context(ctx context.Context, opts ContextOptions) (ContextBlock
 	if opts.Tokens == nil {
 		opts.Tokens = EstimateTokens
 	}
+	var sc *scope
+	if opts.Filter != nil {
+		if err := opts.Filter.validate("Filter", m.cfg.Limits); err != nil {
+			return ContextBlock{}, err
+		}
+		f := opts.Filter.clone()
+		opts.Filter = &f
+		s := newScope(f)
+		sc = &s
+	}
 	b := &contextBuilder{budget: opts.MaxTokens, tokens: opts.Tokens, shown: map[noteKey]bool{}}
 	b.line("# Memory of "+m.agent, false)
-	if err := m.contextStable(ctx, b); err != nil {
+	if err := m.contextStable(ctx, b, sc); err != nil {
 		return ContextBlock{}, err
 	}
 	b.stable = b.size()
 	if strings.TrimSpace(opts.Query) != "" {
-		if err := m.contextRecalled(ctx, b, opts.Query); err != nil {
+		if err := m.contextRecalled(ctx, b, opts.Query, opts.Filter); err != nil {
 			return ContextBlock{}, err
 		}
 	}
@@ -149,7 +163,7 @@ func (m *Memory) Context(ctx context.Context, opts ContextOptions) (ContextBlock
 }
 
 // contextStable writes the sections that do not depend on the query.
-func (m *Memory) contextStable(ctx context.Context, b *contextBuilder) error {
+func (m *Memory) contextStable(ctx context.Context, b *contextBuilder, sc *scope) error {
 	var facts []SemanticEntry
 	var triples []Fact
 	var procs []Procedure
@@ -159,16 +173,19 @@ func (m *Memory) contextStable(ctx context.Context, b *contextBuilder) error {
 	rows := func(share float64) int { return min(10_000, int(share*float64(b.budget))/3+1) }
 	err := m.read(ctx, "context", func(q *dbtx) error {
 		var err error
-		if facts, err = m.semantic.entries(q, `1 ORDER BY importance DESC, updated_at DESC, id LIMIT ?`, rows(shareFacts)); err != nil {
+		if sc.admitsKind(semanticKind) {
+			cond, args := sc.whereOrAll(semanticKind, "semantic_memory")
+			if facts, err = m.semantic.entries(q, cond+` ORDER BY `+sc.orderBy("importance DESC, updated_at DESC, id")+` LIMIT ?`, append(args, rows(shareFacts))...); err != nil {
+				return err
+			}
+		}
+		if triples, err = m.facts.strongest(q, rows(shareFacts+shareTriples), sc); err != nil {
 			return err
 		}
-		if triples, err = m.facts.strongest(q, rows(shareFacts+shareTriples)); err != nil {
+		if procs, err = m.procedural.active(q, rows(shareFacts+shareTriples+shareProcedures), sc); err != nil {
 			return err
 		}
-		if procs, err = m.procedural.active(q, rows(shareFacts+shareTriples+shareProcedures)); err != nil {
-			return err
-		}
-		recent, err = m.episodic.recent(q, rows(shareFacts+shareTriples+shareProcedures+shareRecent))
+		recent, err = m.episodic.recent(q, rows(shareFacts+shareTriples+shareProcedures+shareRecent), sc)
 		return err
 	})
 	if err != nil {
@@ -200,10 +217,10 @@ func (m *Memory) contextStable(ctx context.Context, b *contextBuilder) error {
 
 // contextRecalled writes the memories recalled for query that the block
 // does not show yet, best gate first, in what is left of the budget.
-func (m *Memory) contextRecalled(ctx context.Context, b *contextBuilder, query string) error {
+func (m *Memory) contextRecalled(ctx context.Context, b *contextBuilder, query string, f *Filter) error {
 	// More candidates than Recall scores: the sections before may show
 	// some already.
-	res, err := m.recallQuiet(ctx, query, max(m.cfg.Recall.PerKind, contextRecalled))
+	res, err := m.recall(ctx, RecallOptions{Query: query, Filter: f}, true, max(m.cfg.Recall.PerKind, contextRecalled))
 	if err != nil {
 		return err
 	}

@@ -83,6 +83,22 @@
 // search ran. Storing a semantic entry links it to its near-duplicates
 // ([Links.AutoLink]).
 //
+// # Users, sessions and filters
+//
+// One agent can serve many users: a semantic entry, an episode or a
+// procedure may belong to a user and a session of its agent
+// ([SemanticEntry].UserID and SessionID, [Episode].UserID) and carry
+// metadata. One [Filter] type (a user, a session, kinds, tags, a time
+// range, and metadata conditions built with [MetaEq], [MetaIn], [MetaGt],
+// [MetaAnd], [MetaOr], [MetaNot] and the like) narrows
+// [SearchOptions], [ContextOptions], [Memory.RecallWith], [ListOptions]
+// ([Semantic.List], [Memory.ListAll]) and [ExportOptions]; a search
+// filtered by user or session stays as fast as an unfiltered one.
+// [Memory.ForgetUser] erases one user's memories as [Memory.Forget]
+// erases one. Facts, snapshots (which have a session) and document
+// chunks belong to the agent, not to a user: a filter by user leaves
+// them out.
+//
 // # Recall and context
 //
 // [Memory.Recall] brings what memory holds about a query into the working

@@ -15,7 +15,7 @@ import (
 // from [Memory.Episodic]; it is safe for concurrent use.
 type Episodic struct{ m *Memory }
 
-const episodeCols = `id, content, event_type, task_id, session_id, cost, duration_ns, metadata, created_at, retrievals`
+const episodeCols = `id, content, event_type, task_id, session_id, cost, duration_ns, metadata, created_at, retrievals, user_id`
 
 const (
 	maxMetadataKeys = 64
@@ -112,10 +112,8 @@ func (e *Episodic) prepare(field string, ep Episode, now time.Time) (episodeRow,
 			return episodeRow{}, err
 		}
 	}
-	if ep.SessionID != "" {
-		if err := validateID(field+".SessionID", ep.SessionID); err != nil {
-			return episodeRow{}, err
-		}
+	if err := validateScope(field, ep.UserID, ep.SessionID); err != nil {
+		return episodeRow{}, err
 	}
 	if math.IsNaN(ep.Cost) || math.IsInf(ep.Cost, 0) || ep.Cost < 0 {
 		return episodeRow{}, invalid(field+".Cost", "%v is not a finite, non-negative number", ep.Cost)
@@ -173,9 +171,9 @@ func (e *Episodic) holding(q *dbtx, contents []string) (map[string]bool, error) 
 func (e *Episodic) insert(q *dbtx, r episodeRow) (int64, error) {
 	terms, ntok := bm25.Vector(r.Content) // see episodicKind.indexed
 	res, err := q.exec(`INSERT INTO episodic_log (id, agent_id, content, event_type, task_id, session_id,
-		cost, duration_ns, metadata, created_at, resonance, terms, ntok) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		cost, duration_ns, metadata, created_at, resonance, terms, ntok, user_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		r.ID, e.m.agent, r.Content, string(r.Type), r.TaskID, r.SessionID, r.Cost,
-		int64(r.Duration), r.metadata, ms(r.CreatedAt), resonance(0, 0, 0, episodeImportance), terms, ntok)
+		int64(r.Duration), r.metadata, ms(r.CreatedAt), resonance(0, 0, 0, episodeImportance), terms, ntok, r.UserID)
 	if isUniqueViolation(err) {
 		return 0, fmt.Errorf("engram: episode %q: %w", r.ID, ErrExists)
 	}
@@ -225,19 +223,20 @@ func (e *Episodic) Recent(ctx context.Context, limit int) ([]Episode, error) {
 	}
 	var out []Episode
 	err = e.m.read(ctx, "episodic.recent", func(q *dbtx) error {
-		out, err = e.recent(q, limit)
+		out, err = e.recent(q, limit, nil)
 		return err
 	})
 	return out, err
 }
 
 // recent reads the limit most recent episodes in q's transaction.
-func (e *Episodic) recent(q *dbtx, limit int) ([]Episode, error) {
-	if limit == 0 {
+func (e *Episodic) recent(q *dbtx, limit int, sc *scope) ([]Episode, error) {
+	if limit == 0 || !sc.admitsKind(episodicKind) {
 		return nil, nil
 	}
-	return queryCounted(e.m, q, scanEpisode, `SELECT `+episodeCols+` FROM episodic_log WHERE agent_id = ?
-		ORDER BY created_at DESC, pk DESC LIMIT ?`, e.m.agent, limit)
+	cond, args := sc.whereOrAll(episodicKind, "episodic_log")
+	return queryCounted(e.m, q, scanEpisode, `SELECT `+episodeCols+` FROM episodic_log WHERE agent_id = ? AND `+cond+`
+		ORDER BY `+sc.orderBy("created_at DESC, pk DESC")+` LIMIT ?`, append(append([]any{e.m.agent}, args...), limit)...)
 }
 
 // ByTask returns the episodes of a task, oldest first. Errors are as for
@@ -311,7 +310,7 @@ func scanEpisode(r scanner) (Episode, error) {
 	var ep Episode
 	var typ, meta string
 	var dur, created int64
-	err := r.Scan(&ep.ID, &ep.Content, &typ, &ep.TaskID, &ep.SessionID, &ep.Cost, &dur, &meta, &created, &ep.Retrievals)
+	err := r.Scan(&ep.ID, &ep.Content, &typ, &ep.TaskID, &ep.SessionID, &ep.Cost, &dur, &meta, &created, &ep.Retrievals, &ep.UserID)
 	if err != nil {
 		return ep, err
 	}

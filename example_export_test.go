@@ -71,7 +71,7 @@ func ExampleMemory_Export() {
 	fmt.Println(errors.As(err, &ie), ie.Line, errors.Is(err, engram.ErrInvalid))
 	// Output:
 	// engram-export 1 helper 2026-05-01T09:00:00.000Z
-	// {"type":"memory","kind":"semantic","row":{"id":"name","content":"The user's name is Ada","summary":"The user's name is Ada","importance":0.9,"verified":0,"tags":[],"source":"","created_at":1777626000000,"updated_at":1777626000000,"access_count":0,"last_accessed_at":1777626000000,"resonance":0.5700000000000001,"merged_from":[],"promoted_at_count":0,"retrievals":0}}
+	// {"type":"memory","kind":"semantic","row":{"id":"name","content":"The user's name is Ada","summary":"The user's name is Ada","importance":0.9,"verified":0,"tags":[],"source":"","created_at":1777626000000,"updated_at":1777626000000,"access_count":0,"last_accessed_at":1777626000000,"resonance":0.5700000000000001,"merged_from":[],"promoted_at_count":0,"retrievals":0,"user_id":"","session_id":"","metadata":{}}}
 	// from helper added map[semantic:1]
 	// The user's name is Ada
 	// true

@@ -24,6 +24,13 @@ type ExportOptions struct {
 	// oldest first. An import of the file brings each memory's history
 	// in place of the entry that records its import.
 	History bool
+	// Filter, when not nil, exports only the memories it keeps (see
+	// [Filter]): one user's, say. The file then holds those memories,
+	// their archived entries that the filter keeps, the links between
+	// two memories it holds, their vectors and (with History) their
+	// history, the extraction rules, and the fact aliases only when the
+	// filter keeps facts.
+	Filter *Filter
 }
 
 // exchangeTable is a table of the agent's rows that an export writes and
@@ -163,12 +170,16 @@ func (m *Memory) exchangeTables(opts ExportOptions) []*exchangeTable {
 // error when it ends, and a [*DatabaseError] when SQLite fails. What was
 // written to w before an error is not a whole file: an import refuses it.
 func (m *Memory) Export(ctx context.Context, w io.Writer, opts ExportOptions) error {
+	sc, err := m.listScope(opts.Filter)
+	if err != nil {
+		return err
+	}
 	if err := m.flushAccess(ctx); err != nil {
 		return err
 	}
 	now := m.now()
 	var werr error
-	err := m.read(ctx, "export", func(q *dbtx) error {
+	err = m.read(ctx, "export", func(q *dbtx) error {
 		ew := exchange.NewWriter(&errWriter{w: w, err: &werr})
 		h := exchange.Header{Engram: engramVersion(), Agent: m.agent, Tier: int(m.tier),
 			Time: now.UTC().Format("2006-01-02T15:04:05.000Z07:00")}
@@ -182,7 +193,11 @@ func (m *Memory) Export(ctx context.Context, w io.Writer, opts ExportOptions) er
 			return err
 		}
 		for _, t := range m.exchangeTables(opts) {
-			if err := m.exportTable(q, ew, t); err != nil {
+			cond, args, skip := t.scoped(sc)
+			if skip {
+				continue
+			}
+			if err := m.exportTable(q, ew, t, cond, args); err != nil {
 				return err
 			}
 		}
@@ -208,8 +223,9 @@ func (e *errWriter) Write(p []byte) (int, error) {
 	return n, err
 }
 
-// exportTable writes a record per agent's row of t, streaming.
-func (m *Memory) exportTable(q *dbtx, w *exchange.Writer, t *exchangeTable) error {
+// exportTable writes a record per agent's row of t that the SQL condition
+// cond (over t, with args) selects, streaming.
+func (m *Memory) exportTable(q *dbtx, w *exchange.Writer, t *exchangeTable, cond string, args []any) error {
 	from := t.from
 	if from == "" {
 		from = t.table + " t"
@@ -219,7 +235,7 @@ func (m *Memory) exportTable(q *dbtx, w *exchange.Writer, t *exchangeTable) erro
 		kindExpr = "''"
 	}
 	rows, err := q.query(`SELECT `+kindExpr+`, `+strings.Join(t.exprs, ", ")+` FROM `+from+
-		` WHERE t.agent_id = ? ORDER BY `+t.order, m.agent)
+		` WHERE t.agent_id = ? AND `+cond+` ORDER BY `+t.order, append([]any{m.agent}, args...)...)
 	if err != nil {
 		return err
 	}
@@ -293,4 +309,85 @@ func engramVersion() string {
 		}
 	}
 	return "(devel)"
+}
+
+// scoped returns the SQL condition (over t, with plain ?s and args) that
+// a row of the table belongs to what an export filtered by sc holds (see
+// ExportOptions.Filter), or skip when the table has none of it: "1" for
+// every row without a filter.
+func (t *exchangeTable) scoped(sc *scope) (cond string, args []any, skip bool) {
+	if sc == nil {
+		return "1", nil, false
+	}
+	switch t {
+	case archiveTable:
+		// The archived row's columns, read from its JSON copy.
+		return scopeByKind(sc, "t.memory_type", func(k *kind) (string, []any) {
+			c, a := sc.where(k, "{t}", 0)
+			return overJSON(c, "t.row"), a
+		}, kindsWith(func(k *kind) bool { return k.protected != "" }))
+	case linkTable:
+		var parts []string
+		for _, end := range []string{"source", "target"} {
+			c, a, none := scopeByKind(sc, "t."+end+"_type", func(k *kind) (string, []any) {
+				return heldBy(sc, k, "t."+end+"_id")
+			}, kindsWith(func(k *kind) bool { return k.linkable }))
+			if none {
+				return "", nil, true
+			}
+			parts, args = append(parts, c), append(args, a...)
+		}
+		return strings.Join(parts, " AND "), args, false
+	case aliasTable:
+		return "1", nil, !sc.admits(factKind)
+	case ruleTable:
+		return "1", nil, false
+	case historyTable:
+		// The history of the memories the file holds, current or
+		// archived.
+		current, a, none := scopeByKind(sc, "t.memory_type", func(k *kind) (string, []any) {
+			return heldBy(sc, k, "t.id")
+		}, kinds)
+		if none {
+			return "", nil, true
+		}
+		archived, b, none := archiveTable.scoped(sc)
+		if none {
+			return current, a, false
+		}
+		return "(" + current + " OR EXISTS (SELECT 1 FROM archive t2 WHERE t2.agent_id = t.agent_id AND t2.id = t.id AND t2.memory_type = t.memory_type AND " +
+			strings.ReplaceAll(archived, "t.", "t2.") + "))", append(a, b...), false
+	}
+	if t.kind == nil || !sc.admits(t.kind) {
+		return "", nil, true
+	}
+	c, a := sc.where(t.kind, "t", 0)
+	return c, a, false
+}
+
+// scopeByKind returns the condition that a row whose kind is the SQL
+// expression typ is of one of ks that sc admits and meets that kind's
+// condition (by cond), or none when sc admits none of them.
+func scopeByKind(sc *scope, typ string, cond func(*kind) (string, []any), ks []*kind) (string, []any, bool) {
+	var parts []string
+	var args []any
+	for _, k := range ks {
+		if !sc.admits(k) {
+			continue
+		}
+		c, a := cond(k)
+		parts = append(parts, "("+typ+" = '"+string(k.typ)+"' AND "+c+")")
+		args = append(args, a...)
+	}
+	if len(parts) == 0 {
+		return "", nil, true
+	}
+	return "(" + strings.Join(parts, " OR ") + ")", args, false
+}
+
+// heldBy is the condition that the agent's (t.agent_id's) memory of kind
+// k with the ID the SQL expression id gives is in sc.
+func heldBy(sc *scope, k *kind, id string) (string, []any) {
+	c, a := sc.where(k, "x", 0)
+	return "EXISTS (SELECT 1 FROM " + k.table + " x WHERE x.agent_id = t.agent_id AND x.id = " + id + " AND " + c + ")", a
 }

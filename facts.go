@@ -867,9 +867,13 @@ func (f *Facts) validateQuery(fq *FactQuery) error {
 
 // strongest reads up to limit of the facts that hold now, strongest
 // first, then most recently confirmed: what memory.md and Context show.
-func (f *Facts) strongest(q *dbtx, limit int) ([]Fact, error) {
-	return queryCounted(f.m, q, scanFact, `SELECT `+factCols+` FROM facts f WHERE agent_id = ?1 AND `+factKind.liveAt("f", "?2")+`
-		ORDER BY strength DESC, updated_at DESC, id LIMIT ?3`, f.m.agent, ms(f.m.now()), limit)
+func (f *Facts) strongest(q *dbtx, limit int, sc *scope) ([]Fact, error) {
+	if !sc.admitsKind(factKind) {
+		return nil, nil
+	}
+	cond, args := sc.whereOrAll(factKind, "f")
+	return queryCounted(f.m, q, scanFact, `SELECT `+factCols+` FROM facts f WHERE agent_id = ? AND `+factKind.liveAt("f", "?")+`
+		AND `+cond+` ORDER BY strength DESC, updated_at DESC, id LIMIT ?`, append(append([]any{f.m.agent, ms(f.m.now()), ms(f.m.now())}, args...), limit)...)
 }
 
 // entityKey is the key of the entity name stands for, aliases resolved;

@@ -95,6 +95,9 @@ var columnRules = map[string]columnRule{
 	"task_ids":                     func(m *Memory, f string, v any) error { return listRule(m, f, v, false) },
 	"sources":                      func(m *Memory, f string, v any) error { return listRule(m, f, v, false) },
 	"metadata":                     metadataRule,
+	"semantic_memory.metadata":     anyMetadataRule,
+	"procedural_memory.metadata":   anyMetadataRule,
+	"user_id":                      userRule,
 	"messages":                     messagesRule,
 	"row":                          func(*Memory, string, any) error { return nil }, // checked as a row (see importer.archived)
 	"links":                        func(*Memory, string, any) error { return nil }, // checked as links
@@ -104,6 +107,18 @@ var columnRules = map[string]columnRule{
 	"document_chunks.title":        textRule(false, func(l Limits) int { return l.MaxContentBytes }),
 	"document_chunks.chunk":        countRule,
 	"document_chunks.sources":      placesRule,
+}
+
+// userRule checks a memory's user: none, or a valid user ID.
+func userRule(_ *Memory, f string, v any) error {
+	s, ok := v.(string)
+	if !ok {
+		return invalid(f, "is not a string")
+	}
+	if s == "" {
+		return nil
+	}
+	return validateUser(f, s)
 }
 
 // placesRule checks a document chunk's other places (see place).

@@ -1,6 +1,7 @@
 package engram_test
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"testing"
@@ -97,4 +98,88 @@ func contentsOf(res []engram.Result) []string {
 		out[i] = r.Content
 	}
 	return out
+}
+
+// Users of one agent are isolated as agents are: u1's memories (every
+// text of which holds the word "alphamark") never answer a search
+// (through the in-memory index, through FTS5, by vector and hybrid), a
+// listing, a context block, a recall or an export scoped to u2, though
+// both users share words, sessions, tags, metadata and IDs' shapes.
+func TestUserIsolation(t *testing.T) {
+	ctx := context.Background()
+	m := testutil.OpenTier2(t, newTestEmbedder(t, 32))
+	for _, u := range []string{"u1", "u2"} {
+		mark := "bravomark"
+		if u == "u1" {
+			mark = "alphamark"
+		}
+		for i := range 30 {
+			session := fmt.Sprint("s", i%3)
+			meta := map[string]any{"topic": "deploy", "n": float64(i)}
+			_, err := m.Semantic().Store(ctx, engram.SemanticEntry{UserID: u, SessionID: session, Tags: []string{"ops"}, Metadata: meta,
+				Content: fmt.Sprintf("%s the deploy runs from the blue pipeline, step %d", mark, i)})
+			require.NoError(t, err)
+			_, err = m.Episodic().Log(ctx, engram.Episode{UserID: u, SessionID: session, Metadata: map[string]string{"topic": "deploy"},
+				Content: fmt.Sprintf("%s deployed build %d through the pipeline", mark, i)})
+			require.NoError(t, err)
+		}
+		_, err := m.Procedural().Store(ctx, engram.Procedure{UserID: u, SessionID: "s1", Name: u + " deploy", Description: mark + " how to deploy the pipeline",
+			Tags: []string{"ops"}, Metadata: map[string]any{"topic": "deploy"}})
+		require.NoError(t, err)
+	}
+	// Searched again until the in-memory index answers, then once more.
+	scoped := func(f engram.Filter) *engram.Filter {
+		f.User = "u2"
+		return &f
+	}
+	filters := []*engram.Filter{scoped(engram.Filter{}), scoped(engram.Filter{Session: "s1"}), scoped(engram.Filter{Tags: []string{"ops"}}),
+		scoped(engram.Filter{Metadata: engram.MetaEq("topic", "deploy")}), scoped(engram.Filter{Kinds: []engram.MemoryType{engram.TypeEpisodic}})}
+	leaks := func(what string, s string) {
+		t.Helper()
+		assert.NotContains(t, s, "alphamark", what)
+	}
+	for _, f := range filters {
+		for _, mode := range []engram.SearchMode{engram.SearchText, engram.SearchVector, engram.SearchHybrid} {
+			for range 3 {
+				res, err := m.Search(ctx, engram.SearchOptions{Query: "deploy pipeline alphamark bravomark", Mode: mode, Limit: 100, Filter: f})
+				require.NoError(t, err)
+				assert.NotEmpty(t, res)
+				for _, r := range res {
+					leaks(fmt.Sprintf("search %s %+v", mode, *f), r.Content)
+				}
+			}
+		}
+		listed, err := m.ListAll(ctx, engram.ListOptions{Limit: 1000, Filter: f})
+		require.NoError(t, err)
+		assert.NotEmpty(t, listed)
+		for _, r := range listed {
+			leaks("list", r.Content)
+		}
+		sem, err := m.Semantic().List(ctx, engram.ListOptions{Limit: 1000, Filter: f})
+		require.NoError(t, err)
+		for _, e := range sem {
+			leaks("semantic list", e.Content)
+		}
+		block, err := m.Context(ctx, engram.ContextOptions{Query: "deploy pipeline alphamark", MaxTokens: 50000, Filter: f})
+		require.NoError(t, err)
+		assert.Contains(t, block.Text, "bravomark")
+		leaks("context", block.Text)
+		rec, err := m.RecallWith(ctx, engram.RecallOptions{Query: "deploy pipeline alphamark", Filter: f})
+		require.NoError(t, err)
+		assert.NotEmpty(t, rec.ByKind)
+		for _, list := range rec.ByKind {
+			for _, r := range list {
+				leaks("recall", r.Content)
+			}
+		}
+		var buf bytes.Buffer
+		require.NoError(t, m.Export(ctx, &buf, engram.ExportOptions{Vectors: true, History: true, Filter: f}))
+		leaks("export", buf.String())
+		assert.Contains(t, buf.String(), "bravomark")
+	}
+	// Recall put u2's memories in the working set; a search scoped to a
+	// user never shows the working set.
+	res, err := m.Search(ctx, engram.SearchOptions{Query: "bravomark deploy", Types: []engram.MemoryType{engram.TypeWorking}, Filter: &engram.Filter{User: "u2"}})
+	require.NoError(t, err)
+	assert.Empty(t, res)
 }

@@ -86,6 +86,11 @@ type kind struct {
 	// cite, when not "", is where a row was found, for a search result
 	// to cite (see Result.Source).
 	cite string
+	// userCol, sessionCol and metaCol are the columns of a row's user,
+	// session and metadata (a JSON object), "" for a kind without one: a
+	// [Filter] naming a user, a session or metadata conditions leaves out
+	// the kinds without the column (see filter.go).
+	userCol, sessionCol, metaCol string
 }
 
 // decayRule is a kind's part of decay's formula (see DecayConfig): days
@@ -103,7 +108,8 @@ type decayRule struct {
 var (
 	semanticKind = &kind{
 		typ: TypeSemantic, noun: "semantic entry", table: "semantic_memory",
-		cols:          strings.Fields("id content summary importance verified tags source content_hash created_at updated_at access_count last_accessed_at resonance merged_from promoted_at_count retrievals terms ntok"),
+		cols:    strings.Fields("id content summary importance verified tags source content_hash created_at updated_at access_count last_accessed_at resonance merged_from promoted_at_count retrievals terms ntok user_id session_id metadata"),
+		userCol: "user_id", sessionCol: "session_id", metaCol: "metadata",
 		text:          "{t}.content",
 		tagged:        true,
 		importance:    "{t}.importance * {t}.resonance",
@@ -120,7 +126,8 @@ var (
 	}
 	episodicKind = &kind{
 		typ: TypeEpisodic, noun: "episode", table: "episodic_log",
-		cols:          strings.Fields("id content event_type task_id session_id cost duration_ns metadata created_at resonance retrievals terms ntok"),
+		cols:    strings.Fields("id content event_type task_id session_id cost duration_ns metadata created_at resonance retrievals terms ntok user_id"),
+		userCol: "user_id", sessionCol: "session_id", metaCol: "metadata",
 		text:          "{t}.content",
 		importance:    fmt.Sprint(episodeImportance) + " * {t}.resonance",
 		maxImportance: episodeImportance,
@@ -137,7 +144,8 @@ var (
 	}
 	proceduralKind = &kind{
 		typ: TypeProcedural, noun: "procedure", table: "procedural_memory",
-		cols:          strings.Fields("id name description pattern success_rate use_count tags disabled created_at updated_at resonance retrievals terms ntok"),
+		cols:    strings.Fields("id name description pattern success_rate use_count tags disabled created_at updated_at resonance retrievals terms ntok user_id session_id metadata"),
+		userCol: "user_id", sessionCol: "session_id", metaCol: "metadata",
 		text:          "{t}.name || ': ' || {t}.description",
 		tagged:        true,
 		importance:    "{t}.success_rate * {t}.resonance",
@@ -155,7 +163,8 @@ var (
 	}
 	snapshotKind = &kind{
 		typ: TypeSnapshot, noun: "snapshot", table: "session_snapshots",
-		cols: strings.Fields("id session_id messages summary key_decisions task_ids started_at ended_at total_cost total_tokens created_at retrievals terms ntok"),
+		cols:       strings.Fields("id session_id messages summary key_decisions task_ids started_at ended_at total_cost total_tokens created_at retrievals terms ntok"),
+		sessionCol: "session_id",
 		// The summary and the decisions; a snapshot with neither shows
 		// its messages.
 		text: `coalesce(nullif(trim({t}.summary || coalesce(' Decisions: ' || (SELECT group_concat(value, '; ') FROM json_each({t}.key_decisions)), '')), ''),
@@ -176,6 +185,7 @@ var (
 var factKind = &kind{
 	typ: TypeFact, noun: "fact", table: "facts",
 	cols:          strings.Fields("id subject predicate object subject_key predicate_key object_key valid_from valid_to created_at updated_at expired_at strength sources metadata retrievals terms ntok"),
+	metaCol:       "metadata",
 	text:          "{t}.subject || ' ' || {t}.predicate || ' ' || {t}.object",
 	importance:    fmt.Sprint(factImportance),
 	maxImportance: factImportance,

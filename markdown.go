@@ -70,7 +70,7 @@ func (m *Memory) renderMarkdown(ctx context.Context) ([]byte, []writtenLine, err
 		if entries, err = m.semantic.entries(q, `1 ORDER BY importance DESC, updated_at DESC, id LIMIT ?`, nEntries); err != nil {
 			return err
 		}
-		facts, err = m.facts.strongest(q, nFacts)
+		facts, err = m.facts.strongest(q, nFacts, nil)
 		return err
 	})
 	if err != nil {

@@ -343,10 +343,10 @@ func (m *Memory) Bootstrap(ctx context.Context) (*BootstrapResult, error) {
 	}
 	err = m.read(ctx, "bootstrap", func(q *dbtx) error {
 		var err error
-		if res.RecentEpisodes, err = m.episodic.recent(q, m.cfg.Bootstrap.RecentEpisodes); err != nil {
+		if res.RecentEpisodes, err = m.episodic.recent(q, m.cfg.Bootstrap.RecentEpisodes, nil); err != nil {
 			return err
 		}
-		res.ActiveProcedures, err = m.procedural.active(q, m.cfg.Bootstrap.ActiveProcedures)
+		res.ActiveProcedures, err = m.procedural.active(q, m.cfg.Bootstrap.ActiveProcedures, nil)
 		return err
 	})
 	if err != nil {

@@ -15,7 +15,7 @@ import (
 type Procedural struct{ m *Memory }
 
 const procedureCols = `id, name, description, pattern, success_rate, use_count, tags, disabled,
-	created_at, updated_at, retrievals`
+	created_at, updated_at, retrievals, user_id, session_id, metadata`
 
 // outcomeAlpha is the weight of the newest outcome in the success rate's
 // exponential moving average.
@@ -92,6 +92,16 @@ func (p *Procedural) prepare(field string, pr Procedure, now time.Time) (Procedu
 	if err := validateTime(field+"CreatedAt", pr.CreatedAt); err != nil {
 		return pr, err
 	}
+	if err := validateScope(strings.TrimSuffix(field, "."), pr.UserID, pr.SessionID); err != nil {
+		return pr, err
+	}
+	meta, err := encodeAnyMetadata(field+"Metadata", pr.Metadata)
+	if err != nil {
+		return pr, err
+	}
+	if pr.Metadata, err = decodeAnyMetadata(meta); err != nil {
+		return pr, err
+	}
 	if pr.ID == "" {
 		pr.ID = p.m.newID(now)
 	}
@@ -141,11 +151,17 @@ func procedureTerms(pr Procedure, tags string) ([]byte, int) {
 func (p *Procedural) insert(q *dbtx, pr Procedure) (int64, error) {
 	tags := encodeTags(pr.Tags)
 	terms, ntok := procedureTerms(pr, tags)
+	meta, err := encodeAnyMetadata("Metadata", pr.Metadata) // checked by prepare
+	if err != nil {
+		return 0, err
+	}
 	res, err := q.exec(`INSERT INTO procedural_memory (id, agent_id, name, description, pattern,
-		success_rate, use_count, tags, disabled, created_at, updated_at, resonance, terms, ntok)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		success_rate, use_count, tags, disabled, created_at, updated_at, resonance, terms, ntok,
+		user_id, session_id, metadata)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		pr.ID, p.m.agent, pr.Name, pr.Description, pr.Pattern, pr.SuccessRate, pr.UseCount,
-		tags, pr.Disabled, ms(pr.CreatedAt), ms(pr.UpdatedAt), resonance(0, 0, pr.UseCount, pr.SuccessRate), terms, ntok)
+		tags, pr.Disabled, ms(pr.CreatedAt), ms(pr.UpdatedAt), resonance(0, 0, pr.UseCount, pr.SuccessRate), terms, ntok,
+		pr.UserID, pr.SessionID, meta)
 	if isUniqueViolation(err) {
 		return 0, fmt.Errorf("engram: procedure %q (%s): %w", pr.Name, pr.ID, ErrExists)
 	}
@@ -297,7 +313,7 @@ func (p *Procedural) ListActive(ctx context.Context, limit int) ([]Procedure, er
 	}
 	var out []Procedure
 	err = p.m.read(ctx, "procedural.list_active", func(q *dbtx) error {
-		out, err = p.active(q, limit)
+		out, err = p.active(q, limit, nil)
 		return err
 	})
 	return out, err
@@ -305,12 +321,13 @@ func (p *Procedural) ListActive(ctx context.Context, limit int) ([]Procedure, er
 
 // active reads up to limit active procedures in q's transaction, best
 // first.
-func (p *Procedural) active(q *dbtx, limit int) ([]Procedure, error) {
-	if limit == 0 {
+func (p *Procedural) active(q *dbtx, limit int, sc *scope) ([]Procedure, error) {
+	if limit == 0 || !sc.admitsKind(proceduralKind) {
 		return nil, nil
 	}
+	cond, args := sc.whereOrAll(proceduralKind, "procedural_memory")
 	return queryCounted(p.m, q, scanProcedure, `SELECT `+procedureCols+` FROM procedural_memory WHERE agent_id = ? AND disabled = 0
-		ORDER BY success_rate DESC, use_count DESC, id LIMIT ?`, p.m.agent, limit)
+		AND `+cond+` ORDER BY `+sc.orderBy("success_rate DESC, use_count DESC, id")+` LIMIT ?`, append(append([]any{p.m.agent}, args...), limit)...)
 }
 
 // FindByTags returns up to limit procedures carrying at least one of the
@@ -355,12 +372,15 @@ func (p *Procedural) list(ctx context.Context, op, query string, args ...any) ([
 
 func scanProcedure(r scanner) (Procedure, error) {
 	var pr Procedure
-	var tags string
+	var tags, meta string
 	var created, updated int64
 	err := r.Scan(&pr.ID, &pr.Name, &pr.Description, &pr.Pattern, &pr.SuccessRate, &pr.UseCount,
-		&tags, &pr.Disabled, &created, &updated, &pr.Retrievals)
+		&tags, &pr.Disabled, &created, &updated, &pr.Retrievals, &pr.UserID, &pr.SessionID, &meta)
 	if err != nil {
 		return pr, err
+	}
+	if pr.Metadata, err = decodeAnyMetadata(meta); err != nil {
+		return pr, fmt.Errorf("procedure %q: %w", pr.ID, err)
 	}
 	pr.CreatedAt, pr.UpdatedAt = fromMS(created), fromMS(updated)
 	pr.Tags, err = decodeTags(tags)

@@ -115,7 +115,23 @@ const recalledSource = "recall"
 // [ErrClosed] after Close and a [*DatabaseError] when SQLite fails; in Tier
 // 2 a query that cannot be embedded is searched by text.
 func (m *Memory) Recall(ctx context.Context, query string) (RecallResult, error) {
-	res, err := m.recall(ctx, query, false, m.cfg.Recall.PerKind)
+	return m.RecallWith(ctx, RecallOptions{Query: query})
+}
+
+// RecallOptions says what [Memory.RecallWith] recalls.
+type RecallOptions struct {
+	// Query is what to recall, as for [Memory.Recall]; required.
+	Query string
+	// Filter, when not nil, recalls only the memories it keeps (see
+	// [Filter]): one user's, say.
+	Filter *Filter
+}
+
+// RecallWith is [Memory.Recall] with options: it recalls only the
+// memories opts.Filter keeps. Errors are as for Recall, and an error
+// matching [ErrInvalid] names a bad part of the filter.
+func (m *Memory) RecallWith(ctx context.Context, opts RecallOptions) (RecallResult, error) {
+	res, err := m.recall(ctx, opts, false, m.cfg.Recall.PerKind)
 	if err != nil {
 		return RecallResult{}, err
 	}
@@ -131,11 +147,11 @@ func (m *Memory) Recall(ctx context.Context, query string) (RecallResult, error)
 // recall scores the candidates and decides what to admit, changing
 // nothing. A quiet recall (for Context) notes no access and draws no
 // noise, so that it changes nothing at all.
-func (m *Memory) recall(ctx context.Context, query string, quiet bool, perKind int) (RecallResult, error) {
+func (m *Memory) recall(ctx context.Context, ro RecallOptions, quiet bool, perKind int) (RecallResult, error) {
 	rc := m.cfg.Recall
 	// Each kind's best perKind are scored; a search ranks at least Limit
 	// full-text matches of each kind (see SearchConfig.Candidates).
-	opts := SearchOptions{Query: query, Types: storedTypes, Limit: min(maxSearchLimit, perKind*len(storedTypes))}
+	opts := SearchOptions{Query: ro.Query, Types: storedTypes, Limit: min(maxSearchLimit, perKind*len(storedTypes)), Filter: ro.Filter}
 	if err := m.validateSearch(&opts); err != nil {
 		return RecallResult{}, err
 	}
@@ -175,12 +191,6 @@ func (m *Memory) recall(ctx context.Context, query string, quiet bool, perKind i
 		res.ByKind[all[i].Type] = append(res.ByKind[all[i].Type], all[i])
 	}
 	return res, nil
-}
-
-// recallQuiet is recall for Context: it changes nothing, and scores
-// perKind candidates of each kind.
-func (m *Memory) recallQuiet(ctx context.Context, query string, perKind int) (RecallResult, error) {
-	return m.recall(ctx, query, true, perKind)
 }
 
 // byGate orders recalled memories best gate first, then by search score,

@@ -49,6 +49,10 @@ type SearchOptions struct {
 	// value is hybrid in Tier 2 and text in Tier 1, where the other two
 	// return [ErrTierUnsupported].
 	Mode SearchMode
+	// Filter, when not nil, keeps only the memories it keeps (see
+	// [Filter]): a user's, a session's, those whose metadata meets a
+	// condition. Types, Tags, Since and Until above apply as well.
+	Filter *Filter
 }
 
 // SearchMode says how [Memory.Search] finds memories.
@@ -183,8 +187,10 @@ type SearchConfig struct {
 	// the background after the first search and kept in step with every
 	// write, from any connection: a text search then scores its matches
 	// without asking FTS5 and reads only the rows it ranks (about 200
-	// bytes a memory of twenty words). An agent with more, a search with
-	// filters (Since, Until, Tags), an Advanced expression, vector and
+	// bytes a memory of twenty words). The index holds each memory's user
+	// and session, so a search filtered by them (see [Filter]) stays on
+	// it. An agent with more, a search with other filters (Since, Until,
+	// Tags, metadata), an Advanced expression, vector and
 	// hybrid searches, and facts, which hold only for a while, are
 	// searched through FTS5, as before the index is ready; both ways give
 	// the same results. 0 keeps no index. Default 2,000,000.
@@ -372,7 +378,14 @@ type search struct {
 // indexable reports whether the in-memory text index can answer the
 // search (see SearchConfig.IndexMax).
 func (s *search) indexable() bool {
-	return s.opts.Mode == SearchText && !s.opts.Advanced && s.filter.none()
+	f := &s.filter
+	return s.opts.Mode == SearchText && !s.opts.Advanced && f.tags == "" && f.since <= zeroMS && f.until == math.MaxInt64 && !f.sc.byRow()
+}
+
+// where returns the SQL condition that the row of k named alias is in the
+// search's scope (see Filter), with its arguments numbered from base.
+func (s *search) where(k *kind, alias string, base int) (string, []any) {
+	return s.filter.sc.where(k, alias, base)
 }
 
 // shownTerms are the search's terms as Found shows them: its prefixes
@@ -412,7 +425,7 @@ func (m *Memory) newSearch(opts SearchOptions) *search {
 		// No words to look for by text; a vector search still looks.
 		s.byText = false
 	}
-	s.filter = ftsFilter{since: ms(opts.Since), until: math.MaxInt64}
+	s.filter = ftsFilter{since: ms(opts.Since), until: math.MaxInt64, sc: scope{since: zeroMS, until: math.MaxInt64}}
 	if !opts.Until.IsZero() {
 		s.filter.until = ms(opts.Until)
 	}
@@ -420,18 +433,34 @@ func (m *Memory) newSearch(opts SearchOptions) *search {
 		b, _ := json.Marshal(opts.Tags)
 		s.filter.tags = string(b)
 	}
+	if opts.Filter != nil {
+		// The filter's time bounds join the options' own; the rest
+		// is the scope's, which every query over rows adds.
+		sc := newScope(*opts.Filter)
+		s.filter.since, s.filter.until = max(s.filter.since, sc.since), min(s.filter.until, sc.until)
+		sc.since, sc.until = zeroMS, math.MaxInt64
+		s.filter.sc = sc
+		s.filter.tagList = opts.Filter.Tags
+	}
 	return s
 }
 
-// wantsType reports whether the search looks through memories of type t.
+// wantsType reports whether the search looks through memories of type t
+// (of the types asked for, and of its filter's kinds). The working set
+// has no user, session or metadata: a filter on those leaves it out.
 func (s *search) wantsType(t MemoryType) bool {
-	return len(s.opts.Types) == 0 || slices.Contains(s.opts.Types, t)
+	sc := &s.filter.sc
+	if t == TypeWorking && (sc.user != "" || sc.session != "" || sc.meta != nil) {
+		return false
+	}
+	return (len(s.opts.Types) == 0 || slices.Contains(s.opts.Types, t)) && sc.admitsType(t)
 }
 
 // wants reports whether the search looks through kind k: one of the types
-// asked for, and tagged if the search filters by tag.
+// asked for, tagged if the search filters by tag, and with the columns its
+// filter reads.
 func (s *search) wants(k *kind) bool {
-	return s.wantsType(k.typ) && (k.tagged || s.filter.tags == "")
+	return s.wantsType(k.typ) && (k.tagged || s.filter.tags == "") && s.filter.sc.admits(k)
 }
 
 func (m *Memory) validateSearch(opts *SearchOptions) error {
@@ -467,6 +496,13 @@ func (m *Memory) validateSearch(opts *SearchOptions) error {
 	}
 	if err := validateTags("Tags", opts.Tags, m.cfg.Limits); err != nil {
 		return err
+	}
+	if opts.Filter != nil {
+		if err := opts.Filter.validate("Filter", m.cfg.Limits); err != nil {
+			return err
+		}
+		f := opts.Filter.clone()
+		opts.Filter = &f
 	}
 	if err := errors.Join(validateTime("Since", opts.Since), validateTime("Until", opts.Until)); err != nil {
 		return err

@@ -52,8 +52,9 @@ func searchDir(b testing.TB, n int) string {
 	rng := rand.New(rand.NewPCG(3, 3))
 	for start := 0; start < n; start += 1000 {
 		batch := make([]engram.SemanticEntry, 0, 1000)
-		for _, d := range c.Docs[start:min(n, start+1000)] {
-			batch = append(batch, engram.SemanticEntry{Content: d, Importance: float64(rng.IntN(101)) / 100})
+		for i, d := range c.Docs[start:min(n, start+1000)] {
+			batch = append(batch, engram.SemanticEntry{Content: d, Importance: float64(rng.IntN(101)) / 100,
+				UserID: benchdata.User(start + i)})
 		}
 		if _, err := m.Semantic().StoreBatch(context.Background(), batch); err != nil {
 			b.Fatal(err)
@@ -97,6 +98,17 @@ func BenchmarkSearchText(b *testing.B) {
 		if err == nil && len(res) == 0 {
 			err = errors.New("no results")
 		}
+		return err
+	})
+}
+
+// BenchmarkSearchFiltered is BenchmarkSearchText limited to one user of
+// the corpus's hundred (1% of the memories; see benchdata.User): its p50
+// should stay within twice the unfiltered search's.
+func BenchmarkSearchFiltered(b *testing.B) {
+	f := &engram.Filter{User: benchdata.User(7)}
+	benchAsk(b, []int{10_000, 100_000}, func(ctx context.Context, m *engram.Memory, q string) error {
+		_, err := m.Search(ctx, engram.SearchOptions{Query: q, Filter: f})
 		return err
 	})
 }

@@ -29,7 +29,7 @@ var contextSQL = `
 			WHERE x.agent_id = ?1 AND x.session_id = h.session_id AND x.session_id <> '' AND (x.created_at, x.pk) > (h.created_at, h.pk)
 			ORDER BY x.created_at, x.pk LIMIT 1) FROM hit h)
 	SELECT ` + episodicKind.rankCols("e") + `, n.hit FROM near n JOIN episodic_log e ON e.pk = n.pk
-	WHERE e.created_at >= ?3 AND e.created_at < ?4`
+	WHERE e.created_at >= ?3 AND e.created_at < ?4 AND ` + scopeMark
 
 // contextShare caps a neighbour's text score below the direct matches it
 // must not outrank (see withContext).
@@ -61,7 +61,8 @@ func (m *Memory) withContext(ctx context.Context, s *search, cands []candidate, 
 	list, _ := json.Marshal(hits)
 	var found []candidate // each with the match it came with as ContextOf
 	err := m.read(ctx, "search.context", func(q *dbtx) error {
-		rows, err := q.query(contextSQL, m.agent, string(list), s.filter.since, s.filter.until)
+		query, scoped := s.filter.scoped(contextSQL, episodicKind, "e", 5)
+		rows, err := q.query(query, append([]any{m.agent, string(list), s.filter.since, s.filter.until}, scoped...)...)
 		if err != nil {
 			return err
 		}

@@ -60,12 +60,13 @@ var ftsSources = func() []ftsSource {
 						ELSE engram_bm25(?7, t.terms, t.ntok) END AS score
 					FROM ` + k.fts + ` CROSS JOIN ` + k.table + ` t ON t.pk = ` + k.fts + `.rowid
 					WHERE ` + k.fts + ` MATCH ?1 AND ` + k.fts + `.rowid >= ?6 AND t.agent_id = ?2 AND t.created_at >= ?3 AND t.created_at < ?4
-						AND ` + k.tagFilter("t", "?5") + ` AND ` + k.liveAt("t", "?10") + `
+						AND ` + k.tagFilter("t", "?5") + ` AND ` + k.liveAt("t", "?10") + ` AND ` + scopeMark + `
 					ORDER BY score DESC, id LIMIT ?9) b
 				CROSS JOIN ` + k.table + ` t ON t.pk = b.pk
 				ORDER BY b.score DESC, b.id`,
 			window: `SELECT t.pk FROM ` + k.fts + ` CROSS JOIN ` + k.table + ` t ON t.pk = ` + k.fts + `.rowid
 				WHERE ` + k.fts + ` MATCH ?1 AND t.agent_id = ?3 AND t.created_at >= ?4 AND t.created_at < ?5 AND ` + k.tagFilter("t", "?6") + `
+					AND ` + scopeMark + `
 				ORDER BY ` + k.fts + `.rowid DESC LIMIT 1 OFFSET ?2`,
 			indexed: `SELECT t.pk, ` + k.indexedOver("t") + `
 				FROM json_each(?1) j CROSS JOIN ` + k.table + ` t ON t.pk = j.value`,
@@ -277,9 +278,10 @@ func (m *Memory) ftsBest(q *dbtx, s *search, ss scopedSource) ([]candidate, erro
 	var terms []byte
 	var ntok int
 	scan := scanRanked(ss.typ, func(*candidate) []any { return []any{&terms, &ntok} })
+	best, scoped := s.filter.scoped(ss.best, ss.kind, "t", 11)
 	for _, p := range plans {
-		rows, err := q.query(ss.best, p.expr, m.agent, s.filter.since, s.filter.until, s.filter.tags, p.from,
-			handle, fromText, s.k, ms(s.now))
+		rows, err := q.query(best, append([]any{p.expr, m.agent, s.filter.since, s.filter.until, s.filter.tags, p.from,
+			handle, fromText, s.k, ms(s.now)}, scoped...)...)
 		if err != nil {
 			return nil, err
 		}
@@ -599,7 +601,8 @@ func (m *Memory) window(q *dbtx, src ftsSource, sc ftsScope, expr string, f ftsF
 		err = q.queryRow(`SELECT rowid FROM `+src.fts+` WHERE `+src.fts+` MATCH ?1 ORDER BY rowid DESC LIMIT 1 OFFSET ?2`,
 			[]any{expr, budget - 1}, &from)
 	} else {
-		err = q.queryRow(src.window, []any{expr, budget - 1, m.agent, f.since, f.until, f.tags}, &from)
+		window, scoped := f.scoped(src.window, src.kind, "t", 7)
+		err = q.queryRow(window, append([]any{expr, budget - 1, m.agent, f.since, f.until, f.tags}, scoped...), &from)
 	}
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return ftsPlan{}, err
@@ -613,9 +616,30 @@ func (m *Memory) window(q *dbtx, src ftsSource, sc ftsScope, expr string, f ftsF
 type ftsFilter struct {
 	since, until int64
 	tags         string
+	// sc is the rest of the search's Filter (its time bounds are in
+	// since and until), and tagList its tags.
+	sc      scope
+	tagList []string
 }
 
-func (f ftsFilter) none() bool { return f.tags == "" && f.since <= zeroMS && f.until == math.MaxInt64 }
+func (f ftsFilter) none() bool {
+	return f.tags == "" && f.since <= zeroMS && f.until == math.MaxInt64 && f.sc.empty()
+}
+
+// scopeMark stands in a query for the condition of the search's scope
+// (see ftsFilter.scoped).
+const scopeMark = "1 /*scope*/"
+
+// scoped returns the query, whose rows of kind k are named alias, with the
+// scope's condition in place of its scopeMark, and the condition's
+// arguments, numbered from base (one past the query's own).
+func (f *ftsFilter) scoped(query string, k *kind, alias string, base int) (string, []any) {
+	if f.sc.empty() {
+		return query, nil
+	}
+	cond, args := f.sc.where(k, alias, base)
+	return strings.Replace(query, scopeMark, "("+cond+")", 1), args
+}
 
 // ftsScope is where a search looks in one full-text index: whether the
 // agent has any memory of its kind (held), and whether other agents have

@@ -22,7 +22,7 @@ var vectorSQL = func() map[MemoryType]string {
 	for _, k := range vectorKinds {
 		out[k.typ] = `SELECT ` + k.rankCols("t") + `
 			FROM json_each(?1) j CROSS JOIN ` + k.table + ` t ON t.pk = j.value
-			WHERE t.agent_id = ?2 AND t.created_at >= ?3 AND t.created_at < ?4 AND ` + k.tagFilter("t", "?5")
+			WHERE t.agent_id = ?2 AND t.created_at >= ?3 AND t.created_at < ?4 AND ` + k.tagFilter("t", "?5") + ` AND ` + scopeMark
 	}
 	return out
 }()
@@ -125,7 +125,8 @@ func (m *Memory) vectorRows(q *dbtx, typ MemoryType, hits []vecindex.Hit, f ftsF
 		pks[i], cos[h.ID] = h.ID, float64(h.Cosine)
 	}
 	list, _ := json.Marshal(pks)
-	rows, err := q.query(vectorSQL[typ], string(list), m.agent, f.since, f.until, f.tags)
+	query, scoped := f.scoped(vectorSQL[typ], kindOf(typ), "t", 6)
+	rows, err := q.query(query, append([]any{string(list), m.agent, f.since, f.until, f.tags}, scoped...)...)
 	if err != nil {
 		return nil, err
 	}

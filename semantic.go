@@ -19,7 +19,8 @@ import (
 type Semantic struct{ m *Memory }
 
 const semanticCols = `id, content, summary, importance, verified, tags, source,
-	created_at, updated_at, access_count, last_accessed_at, resonance, merged_from, retrievals`
+	created_at, updated_at, access_count, last_accessed_at, resonance, merged_from, retrievals,
+	user_id, session_id, metadata`
 
 // maxSummaryRunes bounds a summary derived from content.
 const maxSummaryRunes = 200
@@ -119,6 +120,7 @@ func (s *Semantic) store(q *dbtx, r semanticRow, es []embedded, i int, now time.
 type semanticRow struct {
 	SemanticEntry
 	tags  string
+	meta  string // Metadata as JSON
 	hash  []byte
 	terms []byte // the term vector of content and tags (see internal/bm25)
 	ntok  int
@@ -155,6 +157,13 @@ func (s *Semantic) prepare(field string, e SemanticEntry, now time.Time) (semant
 	if err := validateTime(field+".CreatedAt", e.CreatedAt); err != nil {
 		return semanticRow{}, err
 	}
+	if err := validateScope(field, e.UserID, e.SessionID); err != nil {
+		return semanticRow{}, err
+	}
+	meta, err := encodeAnyMetadata(field+".Metadata", e.Metadata)
+	if err != nil {
+		return semanticRow{}, err
+	}
 	if e.ID == "" {
 		e.ID = s.m.newID(now)
 	}
@@ -172,7 +181,10 @@ func (s *Semantic) prepare(field string, e SemanticEntry, now time.Time) (semant
 	}
 	e.Resonance, e.MergedFrom = resonance(0, 0, 0, e.Importance), nil
 	e.Tags = cloneStrings(e.Tags)
-	r := semanticRow{SemanticEntry: e, tags: encodeTags(e.Tags), hash: contentHash(e.Content)}
+	if e.Metadata, err = decodeAnyMetadata(meta); err != nil {
+		return semanticRow{}, err
+	}
+	r := semanticRow{SemanticEntry: e, tags: encodeTags(e.Tags), hash: contentHash(e.Content), meta: meta}
 	r.terms, r.ntok = semanticTerms(r.Content, r.tags)
 	return r, nil
 }
@@ -181,10 +193,11 @@ func (s *Semantic) prepare(field string, e SemanticEntry, now time.Time) (semant
 func (s *Semantic) insert(q *dbtx, r semanticRow) (int64, error) {
 	res, err := q.exec(`INSERT INTO semantic_memory (id, agent_id, content, summary, importance,
 		verified, tags, source, content_hash, created_at, updated_at, access_count, last_accessed_at, resonance,
-		terms, ntok)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?)`,
+		terms, ntok, user_id, session_id, metadata)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?, ?, ?)`,
 		r.ID, s.m.agent, r.Content, r.Summary, r.Importance, r.Verified, r.tags, r.Source,
-		r.hash, ms(r.CreatedAt), ms(r.UpdatedAt), ms(r.LastAccessedAt), r.Resonance, r.terms, r.ntok)
+		r.hash, ms(r.CreatedAt), ms(r.UpdatedAt), ms(r.LastAccessedAt), r.Resonance, r.terms, r.ntok,
+		r.UserID, r.SessionID, r.meta)
 	if isUniqueViolation(err) {
 		return 0, fmt.Errorf("engram: semantic entry %q: %w", r.ID, ErrExists)
 	}
@@ -398,15 +411,22 @@ func (s *Semantic) Delete(ctx context.Context, id string) error {
 }
 
 // List returns entries, most important first and, among equals, most
-// recently updated first. Errors are as for [Semantic.Get].
+// recently updated first; with opts.Filter, only those it keeps (none when
+// its kinds leave semantic memory out). Errors are as for [Semantic.Get];
+// an error matching [ErrInvalid] names a bad part of the filter.
 func (s *Semantic) List(ctx context.Context, opts ListOptions) ([]SemanticEntry, error) {
 	limit, offset, err := opts.resolve()
 	if err != nil {
 		return nil, err
 	}
+	sc, err := s.m.listScope(opts.Filter)
+	if err != nil || !sc.admitsKind(semanticKind) {
+		return nil, err
+	}
+	cond, args := sc.whereOrAll(semanticKind, "semantic_memory")
 	var out []SemanticEntry
 	err = s.m.read(ctx, "semantic.list", func(q *dbtx) error {
-		out, err = s.entries(q, `1 ORDER BY importance DESC, updated_at DESC, id LIMIT ? OFFSET ?`, limit, offset)
+		out, err = s.entries(q, cond+` ORDER BY `+sc.orderBy("importance DESC, updated_at DESC, id")+` LIMIT ? OFFSET ?`, append(args, limit, offset)...)
 		return err
 	})
 	return out, err
@@ -456,12 +476,16 @@ func (s *Semantic) bumpAccess(q *dbtx, ids []string, now time.Time) (int, error)
 
 func scanSemantic(r scanner) (SemanticEntry, error) {
 	var e SemanticEntry
-	var tags, from string
+	var tags, from, meta string
 	var created, updated, accessed int64
 	err := r.Scan(&e.ID, &e.Content, &e.Summary, &e.Importance, &e.Verified, &tags, &e.Source,
-		&created, &updated, &e.AccessCount, &accessed, &e.Resonance, &from, &e.Retrievals)
+		&created, &updated, &e.AccessCount, &accessed, &e.Resonance, &from, &e.Retrievals,
+		&e.UserID, &e.SessionID, &meta)
 	if err != nil {
 		return e, err
+	}
+	if e.Metadata, err = decodeAnyMetadata(meta); err != nil {
+		return e, fmt.Errorf("semantic entry %q: %w", e.ID, err)
 	}
 	e.CreatedAt, e.UpdatedAt, e.LastAccessedAt = fromMS(created), fromMS(updated), fromMS(accessed)
 	if e.Tags, err = decodeTags(tags); err != nil {

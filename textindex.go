@@ -61,6 +61,9 @@ type textKind struct {
 	// the index was built or last caught up in, so that catching up
 	// reads the rows inserted since and no other.
 	last int64
+	// scopeAt numbers the users and sessions (kind.userCol and
+	// sessionCol) of the docs, from 1, for a search's Filter; 0 is none.
+	scopeAt map[string]int32
 }
 
 // textDoc is one indexed row.
@@ -70,6 +73,9 @@ type textDoc struct {
 	id          string
 	ntok        int32
 	session     int32 // in textKind.sessions; -1 for none
+	// user and sess are the row's user and session in
+	// textKind.scopeAt, 0 for none.
+	user, sess int32
 }
 
 // posts are the docs holding a stem hash, ascending, and how often.
@@ -228,8 +234,9 @@ func loadText(ctx context.Context, m *Memory) (*textData, error) {
 // textRow is a row read for the index, with its term vector.
 type textRow struct {
 	textDoc
-	terms   []byte
-	session string
+	terms             []byte
+	session           string
+	userID, sessionID string // kind.userCol's and sessionCol's
 }
 
 // textRowsSQL reads, per kind, the agent's (?1) rows in pk order: what
@@ -252,7 +259,14 @@ func textCols(k *kind, n int) string {
 	if k.session != "" {
 		session = over(k.session, "t")
 	}
-	cols := `t.pk, t.id, t.created_at, ` + over(k.importance, "t") + `, t.ntok, t.terms, ` + session
+	user, sess := "''", "''"
+	if k.userCol != "" {
+		user = "t." + k.userCol
+	}
+	if k.sessionCol != "" {
+		sess = "t." + k.sessionCol
+	}
+	cols := `t.pk, t.id, t.created_at, ` + over(k.importance, "t") + `, t.ntok, t.terms, ` + session + `, ` + user + `, ` + sess
 	for i := range n {
 		if i < len(k.indexed) {
 			cols += `, CASE WHEN t.terms IS NULL THEN ` + over(k.indexed[i], "t") + ` ELSE '' END`
@@ -299,7 +313,7 @@ func readTextRows(q *dbtx, k *kind, agent string) ([]textRow, error) {
 	texts := make([]string, len(k.indexed))
 	var r textRow
 	var ntok int
-	dest := textsDest(texts, &r.pk, &r.id, &r.created, &r.importance, &ntok, &r.terms, &r.session)
+	dest := textsDest(texts, &r.pk, &r.id, &r.created, &r.importance, &ntok, &r.terms, &r.session, &r.userID, &r.sessionID)
 	return scanAll(rows, func(s scanner) (textRow, error) {
 		r.terms = nil
 		if err := s.Scan(dest...); err != nil {
@@ -338,7 +352,7 @@ func readTextAfter(q *dbtx, agent string, last []int64) ([][]textRow, error) {
 	texts := make([]string, textAfterTexts)
 	var r textRow
 	var ntok, at int
-	dest := textsDest(texts, &at, &r.pk, &r.id, &r.created, &r.importance, &ntok, &r.terms, &r.session)
+	dest := textsDest(texts, &at, &r.pk, &r.id, &r.created, &r.importance, &ntok, &r.terms, &r.session, &r.userID, &r.sessionID)
 	for rows.Next() {
 		r.terms = nil
 		if err := rows.Scan(dest...); err != nil {
@@ -386,6 +400,7 @@ func readTextLast(q *dbtx) ([]int64, error) {
 // add indexes a row whose pk is larger than any indexed.
 func (k *textKind) add(r textRow) {
 	at := int32(len(k.docs))
+	r.user, r.sess = k.scopeID(r.userID), k.scopeID("\x00"+r.sessionID)
 	k.docs = append(k.docs, r.textDoc)
 	k.last = r.pk
 	var prev uint32
@@ -420,6 +435,48 @@ func (k *textKind) add(r textRow) {
 	s := k.sessions[sn]
 	i, _ := slices.BinarySearchFunc(s, at, func(e, t int32) int { return k.sessionOrder(e, t) })
 	k.sessions[sn] = slices.Insert(s, i, at)
+}
+
+// scopeID returns the number of a user (or, after a NUL, a session) in
+// the kind's docs, numbering it if new; 0 for none.
+func (k *textKind) scopeID(s string) int32 {
+	if s == "" || s == "\x00" {
+		return 0
+	}
+	if n, ok := k.scopeAt[s]; ok {
+		return n
+	}
+	if k.scopeAt == nil {
+		k.scopeAt = make(map[string]int32)
+	}
+	n := int32(len(k.scopeAt) + 1)
+	k.scopeAt[s] = n
+	return n
+}
+
+// inScope returns a filter of the kind's docs by the search's user and
+// session (see Filter), or nil when the search has neither; possible is
+// false when no doc can pass.
+func (k *textKind) inScope(s *search) (keep func(doc int32) bool, possible bool) {
+	sc := &s.filter.sc
+	if sc.user == "" && sc.session == "" {
+		return nil, true
+	}
+	var user, sess int32
+	if sc.user != "" {
+		if user = k.scopeAt[sc.user]; user == 0 {
+			return nil, false
+		}
+	}
+	if sc.session != "" {
+		if sess = k.scopeAt["\x00"+sc.session]; sess == 0 {
+			return nil, false
+		}
+	}
+	return func(doc int32) bool {
+		d := &k.docs[doc]
+		return (user == 0 || d.user == user) && (sess == 0 || d.sess == sess)
+	}, true
 }
 
 // trim gives back the room appends left in the postings, once a build has
@@ -504,8 +561,23 @@ func (k *textKind) best(s *search, typ MemoryType, df map[string]int, budget int
 	if len(plans) > 1 {
 		seen = map[int32]bool{}
 	}
+	keep, possible := k.inScope(s)
+	if !possible {
+		return nil
+	}
 	for _, pl := range plans {
 		docs := k.match(pl.hashes, pl.and)
+		if keep != nil {
+			// As FTS5's plan with the scope in SQL: the matches
+			// that pass, then the newest budget of them.
+			kept := make([]int32, 0, len(docs)/8)
+			for _, d := range docs {
+				if keep(d) {
+					kept = append(kept, d)
+				}
+			}
+			docs = kept
+		}
 		if p.over && len(docs) > budget {
 			docs = docs[len(docs)-budget:] // the newest budget matches
 		}
@@ -767,10 +839,13 @@ func (m *Memory) indexCandidates(q *dbtx, s *search, d *textData, docs, tokens i
 		top := k.best(s, src.typ, kindDF[i], m.cfg.Search.PostingBudget)
 		if src.session != "" && m.cfg.Search.ContextWeight > 0 {
 			s.near = slices.Grow(s.near, 2*len(top))
+			keep, _ := k.inScope(s)
 			for _, c := range top {
 				before, after := k.neighbours(k.at(c.pk))
 				for _, n := range []int32{before, after} {
-					if n >= 0 {
+					// A neighbour outside the search's scope is left
+					// out, as contextSQL leaves it out.
+					if n >= 0 && (keep == nil || keep(n)) {
 						nd := &k.docs[n]
 						s.near = append(s.near, candidate{Result: Result{Type: src.typ, ID: nd.id, ContextOf: c.ID, CreatedAt: fromMS(nd.created)},
 							pk: nd.pk, importance: nd.importance, partial: true})

@@ -505,3 +505,69 @@ func TestNth(t *testing.T) {
 		}
 	}
 }
+
+// Filtered by user and session, a text search still answers from the
+// in-memory index, and finds exactly what FTS5 finds with the filter in
+// SQL: with the plans a small posting budget makes, and with session
+// context, whose neighbours of another user are left out alike (the
+// users share sessions here). A metadata condition is searched through
+// FTS5 by both.
+func TestTextIndexAgreesWithFTSUnderFilters(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Search.PostingBudget = 30
+	cfg.Search.Candidates = 10
+	now := time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)
+	fts, idx := textIndexPair(t, cfg, now)
+	ctx := context.Background()
+	words := strings.Fields(`kayak garage river tent stove lantern map compass boots rope the and of`)
+	rng := rand.New(rand.NewPCG(33, 33))
+	text := func(n int) string {
+		w := make([]string, n)
+		for j := range w {
+			w[j] = words[rng.IntN(len(words))]
+		}
+		return strings.Join(w, " ")
+	}
+	users := []string{"", "u1", "u2", "u3"}
+	sessions := []string{"", "s1", "s2", "s3", "s4"}
+	var entries []SemanticEntry
+	var eps []Episode
+	for i := range 400 {
+		u, s := users[rng.IntN(len(users))], sessions[rng.IntN(len(sessions))]
+		entries = append(entries, SemanticEntry{Content: text(3 + rng.IntN(6)), Importance: float64(rng.IntN(101)) / 100,
+			UserID: u, SessionID: s, Metadata: map[string]any{"n": float64(i % 7)}})
+		eps = append(eps, Episode{Content: text(2 + rng.IntN(8)), UserID: users[rng.IntN(len(users))], SessionID: sessions[1+rng.IntN(len(sessions)-1)],
+			CreatedAt: now.Add(-time.Duration(rng.IntN(300)) * time.Hour)})
+		if i%8 == 0 {
+			if _, err := idx.Procedural().Store(ctx, Procedure{Name: fmt.Sprint("p", i), Description: text(5), SuccessRate: rng.Float64(), UserID: u, SessionID: s}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if _, err := idx.Semantic().StoreBatch(ctx, entries); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := idx.Episodic().LogBatch(ctx, eps); err != nil {
+		t.Fatal(err)
+	}
+	indexReady(t, idx)
+	filters := []Filter{{User: "u1"}, {User: "u2", Session: "s3"}, {Session: "s2"}, {User: "nobody"}, {Session: "none"},
+		{User: "u3", Kinds: []MemoryType{TypeEpisodic}}}
+	fromIndex := 0
+	for range 40 {
+		q := text(1 + rng.IntN(4))
+		for _, f := range filters {
+			for _, limit := range []int{1, 5, 20} {
+				if sameFinds(t, fts, idx, SearchOptions{Query: q, Limit: limit, Filter: &f}) {
+					fromIndex++
+				}
+			}
+		}
+		if sameFinds(t, fts, idx, SearchOptions{Query: q, Limit: 10, Filter: &Filter{User: "u1", Metadata: MetaGte("n", 3)}}) {
+			t.Fatal("a metadata condition was answered from the index")
+		}
+	}
+	if want := 40 * len(filters) * 3; fromIndex != want {
+		t.Fatalf("%d of %d filtered searches answered from the index", fromIndex, want)
+	}
+}

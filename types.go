@@ -222,6 +222,18 @@ type SemanticEntry struct {
 	// the working set; engram maintains it (Store ignores it), as for
 	// every kind of memory.
 	Retrievals int
+	// UserID and SessionID, when set, are the user and the session of the
+	// agent the entry belongs to (see [Filter] and [ValidateUserID]; a
+	// session ID is as an ID). They are set when the entry is stored and
+	// Update leaves them.
+	UserID, SessionID string
+	// Metadata is the entry's metadata, which a [Filter] can select on:
+	// at most 64 top-level keys, each 1 to 64 letters, digits and _ - . :,
+	// values nested at most [MaxMetadataDepth] deep, at most
+	// [MaxMetadataBytes] as JSON (see [MetaCond] for what it holds).
+	// Read back, numbers are float64, lists []any and objects
+	// map[string]any.
+	Metadata map[string]any
 }
 
 // SemanticPatch changes some fields of a [SemanticEntry]; nil fields are
@@ -240,6 +252,9 @@ type SemanticPatch struct {
 type ListOptions struct {
 	Limit  int // at most this many; 0 means 100
 	Offset int // skip this many first
+	// Filter, when not nil, lists only the memories it keeps (see
+	// [Filter]).
+	Filter *Filter
 }
 
 // Episode is one event in the agent's episodic log (the seed's
@@ -257,6 +272,9 @@ type Episode struct {
 	// Retrievals counts how often [Memory.Recall] admitted the episode
 	// into the working set; Log ignores it.
 	Retrievals int
+	// UserID, when set, is the user of the agent the episode belongs to
+	// (see [Filter] and [ValidateUserID]).
+	UserID string
 }
 
 // Day returns the UTC date of the episode, as YYYY-MM-DD.
@@ -304,6 +322,11 @@ type Procedure struct {
 	// Retrievals counts how often [Memory.Recall] admitted the procedure
 	// into the working set; Store ignores it.
 	Retrievals int
+	// UserID, SessionID and Metadata are as a [SemanticEntry]'s, set when
+	// the procedure is stored; Update leaves them. A procedure's Name is
+	// unique in its agent, whatever its user.
+	UserID, SessionID string
+	Metadata          map[string]any
 }
 
 // WorkingItem is an entry of the in-process working set.

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"sync/atomic"
 	"testing"
 
@@ -118,8 +119,11 @@ func TestTier2CacheOfSchema5IsMigrated(t *testing.T) {
 	cache("a memory deleted long ago")
 	// v5's compaction: the row to the archive, then deleted (its vector
 	// goes with it, its cached copy stays).
+	// (The row as v5 had it: without the columns of schema v12.)
+	v5 := *semanticKind
+	v5.cols = slices.DeleteFunc(slices.Clone(v5.cols), func(c string) bool { return c == "user_id" || c == "session_id" || c == "metadata" })
 	exec(`INSERT INTO archive (agent_id, memory_type, id, row, reason, archived_at)
-		SELECT r.agent_id, 'semantic', r.id, ` + semanticKind.rowJSON("r") + `, 'count', 0 FROM semantic_memory r WHERE r.id = 'note'`)
+		SELECT r.agent_id, 'semantic', r.id, ` + v5.rowJSON("r") + `, 'count', 0 FROM semantic_memory r WHERE r.id = 'note'`)
 	exec(`DELETE FROM semantic_memory WHERE id = 'note'`)
 	live--
 	if err := db.Close(); err != nil {

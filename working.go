@@ -281,10 +281,13 @@ func (w *Working) candidates(s *search) []candidate {
 		if it.Recalled != "" && s.wantsType(it.Recalled) {
 			continue // the search finds the memory itself
 		}
-		if !opts.Since.IsZero() && it.AddedAt.Before(opts.Since) || !opts.Until.IsZero() && !it.AddedAt.Before(opts.Until) {
+		if added := ms(it.AddedAt); added < s.filter.since || added >= s.filter.until {
 			continue
 		}
 		if len(opts.Tags) > 0 && !slices.ContainsFunc(it.Tags, func(t string) bool { return slices.Contains(opts.Tags, t) }) {
+			continue
+		}
+		if tl := s.filter.tagList; len(tl) > 0 && !slices.ContainsFunc(it.Tags, func(t string) bool { return slices.Contains(tl, t) }) {
 			continue
 		}
 		terms, ntok := slot.terms, slot.ntok

@@ -91,3 +91,10 @@ func (c Corpus) Questions(n int) []string {
 	}
 	return out
 }
+
+// Users is how many users a corpus's documents belong to: document i is
+// User(i)'s, so that each holds 1% of them.
+const Users = 100
+
+// User returns the user of document i (see Users).
+func User(i int) string { return fmt.Sprintf("user-%02d", i%Users) }

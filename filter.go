@@ -1,0 +1,563 @@
+package engram
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// Scopes and filters: every memory of an agent may belong to a user and a
+// session of that agent and carry metadata, and one Filter type says which
+// memories a search, a listing, a context block, a recall, an export or a
+// count looks at.
+
+// Filter narrows what [Memory.Search], [Memory.Context],
+// [Memory.RecallWith], the listings ([ListOptions]) and [Memory.Export]
+// look at, below the agent. The zero value filters nothing; every field
+// set must hold (AND). Where an options struct also has fields of its
+// own of the same meaning (SearchOptions.Types, Tags, Since and Until),
+// both apply.
+//
+// Semantic entries, episodes and procedures have a user, a session and
+// metadata; snapshots have a session; facts have metadata; document
+// chunks have none of them. A filter naming a user leaves out the kinds
+// without a user, one naming a session those without a session, and one
+// with metadata conditions those without metadata, as a tag filter leaves
+// out the kinds without tags. The working set belongs to no user, session
+// or metadata either: such a filter leaves it out too.
+type Filter struct {
+	// User keeps only the memories of this user (see [ValidateUserID]);
+	// "" keeps every user's and those of none.
+	User string
+	// Session keeps only the memories of this session; "" keeps every
+	// session's.
+	Session string
+	// Kinds keeps only memories of these kinds; empty means all of them.
+	Kinds []MemoryType
+	// Tags keeps only memories carrying at least one of these tags.
+	Tags []string
+	// Since and Until keep memories created in [Since, Until); a zero
+	// value leaves that side open.
+	Since, Until time.Time
+	// Metadata is a condition on the memories' metadata (see
+	// [MetaCond]); nil keeps all.
+	Metadata *MetaCond
+}
+
+// clone returns a copy of f that shares no slice or condition with it.
+func (f Filter) clone() Filter {
+	f.Kinds, f.Tags = slices.Clone(f.Kinds), slices.Clone(f.Tags)
+	f.Metadata = f.Metadata.clone()
+	return f
+}
+
+// IsZero reports whether f filters nothing.
+func (f Filter) IsZero() bool {
+	return f.User == "" && f.Session == "" && len(f.Kinds) == 0 && len(f.Tags) == 0 &&
+		f.Since.IsZero() && f.Until.IsZero() && f.Metadata == nil
+}
+
+// Validate returns an error matching [ErrInvalid] that names the first bad
+// part of f ("Filter.User", "Filter.Metadata.Conds[1].Key", …), or nil.
+// Tags are checked against the default [Limits]; the calls that take a
+// Filter check them against their Memory's.
+func (f Filter) Validate() error { return f.validate("Filter", DefaultConfig().Limits) }
+
+func (f Filter) validate(field string, lim Limits) error {
+	if f.User != "" {
+		if err := validateUser(field+".User", f.User); err != nil {
+			return err
+		}
+	}
+	if f.Session != "" {
+		if err := validateID(field+".Session", f.Session); err != nil {
+			return err
+		}
+	}
+	for i, t := range f.Kinds {
+		if err := t.Validate(); err != nil {
+			return invalid(fmt.Sprintf("%s.Kinds[%d]", field, i), "unknown memory type %q", string(t))
+		}
+	}
+	if err := validateTags(field+".Tags", f.Tags, lim); err != nil {
+		return err
+	}
+	if err := validateTime(field+".Since", f.Since); err != nil {
+		return err
+	}
+	if err := validateTime(field+".Until", f.Until); err != nil {
+		return err
+	}
+	if !f.Until.IsZero() && !f.Until.After(f.Since) {
+		return invalid(field+".Until", "%v is not after Since (%v)", f.Until, f.Since)
+	}
+	if f.Metadata != nil {
+		n := 0
+		if err := f.Metadata.validate(field+".Metadata", 1, &n); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// userIDPattern is what a user ID may look like: as an agent ID.
+var userIDPattern = agentIDPattern
+
+// ValidateUserID returns an error matching [ErrInvalid] unless id is a
+// valid user ID: as an agent ID (see [ValidateAgentID]), 1 to 128 ASCII
+// letters, digits and '.', '_', '@', '+', '-', starting with a letter or
+// digit. User IDs are case-sensitive.
+func ValidateUserID(id string) error { return validateUser("user ID", id) }
+
+func validateUser(field, id string) error {
+	if !userIDPattern.MatchString(id) {
+		return invalid(field, "%q must be 1 to 128 letters, digits and . _ @ + -, starting with a letter or digit", id)
+	}
+	return nil
+}
+
+// validateScope checks a memory's user and session as the write paths
+// take them: either may be empty.
+func validateScope(field, user, session string) error {
+	if field != "" {
+		field += "."
+	}
+	if user != "" {
+		if err := validateUser(field+"UserID", user); err != nil {
+			return err
+		}
+	}
+	if session != "" {
+		if err := validateID(field+"SessionID", session); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// MetaOp is the operation of a [MetaCond].
+type MetaOp string
+
+// Metadata operations. The comparisons (Eq, Ne, In, Gt, Gte, Lt, Lte)
+// compare the value of a top-level key of a memory's metadata with the
+// condition's value(s): a string with strings, bytewise (so times in one
+// fixed format, such as RFC 3339 in UTC, compare as times), a number with
+// numbers, a bool (Eq, Ne and In only) with bools; a value of another type
+// never matches. An episode's metadata holds strings only.
+const (
+	MetaOpEq     MetaOp = "eq"     // the key's value equals Value
+	MetaOpNe     MetaOp = "ne"     // not Eq: the key is missing or holds another value
+	MetaOpIn     MetaOp = "in"     // the key's value equals one of Values
+	MetaOpGt     MetaOp = "gt"     // the key's value is greater than Value
+	MetaOpGte    MetaOp = "gte"    // … greater than or equal to Value
+	MetaOpLt     MetaOp = "lt"     // … less than Value
+	MetaOpLte    MetaOp = "lte"    // … less than or equal to Value
+	MetaOpExists MetaOp = "exists" // the key is present (null included)
+	MetaOpAnd    MetaOp = "and"    // every one of Conds holds
+	MetaOpOr     MetaOp = "or"     // at least one of Conds holds
+	MetaOpNot    MetaOp = "not"    // the one condition of Conds does not hold
+)
+
+// MetaCond is a condition on a memory's metadata: a comparison of one
+// top-level key (Op, Key and Value or Values) or a combination of
+// conditions (MetaOpAnd, MetaOpOr, MetaOpNot with Conds). Build it with
+// [MetaEq], [MetaIn], [MetaAnd] and the other constructors, or decode it
+// from JSON ({"op": "eq", "key": "lang", "value": "go"}); any use
+// validates it.
+//
+// A condition is bounded: at most [MaxMetaConds] conditions in all, nested
+// at most [MaxMetaDepth] deep, an In of at most [MaxMetaValues] values.
+// Keys are 1 to 64 ASCII letters, digits and '_', '-', '.', ':';
+// values are strings (valid UTF-8 of at most 1 KiB), finite numbers (of
+// any Go numeric type), bools or [time.Time] (compared as its RFC 3339
+// text in UTC, as encoding/json writes a UTC time).
+type MetaCond struct {
+	Op     MetaOp      `json:"op"`
+	Key    string      `json:"key,omitempty"`
+	Value  any         `json:"value,omitzero"`
+	Values []any       `json:"values,omitempty"`
+	Conds  []*MetaCond `json:"conds,omitempty"`
+}
+
+// Bounds of a [MetaCond].
+const (
+	MaxMetaConds  = 64  // conditions in all, combinations included
+	MaxMetaDepth  = 8   // nesting of combinations
+	MaxMetaValues = 100 // values of one In
+)
+
+// maxMetaValueBytes bounds a string a condition compares with.
+const maxMetaValueBytes = 1024
+
+// MetaEq is the condition that metadata key holds v.
+func MetaEq(key string, v any) *MetaCond { return &MetaCond{Op: MetaOpEq, Key: key, Value: v} }
+
+// MetaNe is the condition that metadata key does not hold v (or is missing).
+func MetaNe(key string, v any) *MetaCond { return &MetaCond{Op: MetaOpNe, Key: key, Value: v} }
+
+// MetaIn is the condition that metadata key holds one of vs.
+func MetaIn(key string, vs ...any) *MetaCond {
+	return &MetaCond{Op: MetaOpIn, Key: key, Values: slices.Clone(vs)}
+}
+
+// MetaGt is the condition that metadata key holds a value greater than v.
+func MetaGt(key string, v any) *MetaCond { return &MetaCond{Op: MetaOpGt, Key: key, Value: v} }
+
+// MetaGte is the condition that metadata key holds a value of at least v.
+func MetaGte(key string, v any) *MetaCond { return &MetaCond{Op: MetaOpGte, Key: key, Value: v} }
+
+// MetaLt is the condition that metadata key holds a value less than v.
+func MetaLt(key string, v any) *MetaCond { return &MetaCond{Op: MetaOpLt, Key: key, Value: v} }
+
+// MetaLte is the condition that metadata key holds a value of at most v.
+func MetaLte(key string, v any) *MetaCond { return &MetaCond{Op: MetaOpLte, Key: key, Value: v} }
+
+// MetaExists is the condition that metadata has key.
+func MetaExists(key string) *MetaCond { return &MetaCond{Op: MetaOpExists, Key: key} }
+
+// MetaAnd is the condition that every one of conds holds.
+func MetaAnd(conds ...*MetaCond) *MetaCond {
+	return &MetaCond{Op: MetaOpAnd, Conds: slices.Clone(conds)}
+}
+
+// MetaOr is the condition that at least one of conds holds.
+func MetaOr(conds ...*MetaCond) *MetaCond {
+	return &MetaCond{Op: MetaOpOr, Conds: slices.Clone(conds)}
+}
+
+// MetaNot is the condition that c does not hold.
+func MetaNot(c *MetaCond) *MetaCond { return &MetaCond{Op: MetaOpNot, Conds: []*MetaCond{c}} }
+
+// clone returns a deep copy of c.
+func (c *MetaCond) clone() *MetaCond {
+	if c == nil {
+		return nil
+	}
+	out := *c
+	out.Values = slices.Clone(c.Values)
+	if c.Conds != nil {
+		out.Conds = make([]*MetaCond, len(c.Conds))
+		for i, sub := range c.Conds {
+			out.Conds[i] = sub.clone()
+		}
+	}
+	return &out
+}
+
+// metaKeyPattern is what a metadata key a condition names may look like
+// (and a top-level key of a semantic entry's or procedure's metadata).
+var metaKeyPattern = regexp.MustCompile(`^[A-Za-z0-9_.:-]{1,64}$`)
+
+// Validate returns an error matching [ErrInvalid] that names the first bad
+// part of c ("Metadata.Conds[0].Value", …), or nil.
+func (c *MetaCond) Validate() error {
+	n := 0
+	return c.validate("Metadata", 1, &n)
+}
+
+// validate checks c at the given depth; n counts the conditions seen.
+func (c *MetaCond) validate(field string, depth int, n *int) error {
+	if c == nil {
+		return invalid(field, "is nil")
+	}
+	if *n++; *n > MaxMetaConds {
+		return invalid(field, "is one condition more than the limit of %d", MaxMetaConds)
+	}
+	switch c.Op {
+	case MetaOpAnd, MetaOpOr, MetaOpNot:
+		if depth > MaxMetaDepth {
+			return invalid(field, "nests deeper than the limit of %d", MaxMetaDepth)
+		}
+		if c.Key != "" || c.Value != nil || c.Values != nil {
+			return invalid(field, "%q takes Conds only, not Key, Value or Values", c.Op)
+		}
+		if c.Op == MetaOpNot && len(c.Conds) != 1 {
+			return invalid(field+".Conds", "%q takes one condition, not %d", c.Op, len(c.Conds))
+		}
+		if len(c.Conds) == 0 {
+			return invalid(field+".Conds", "%q needs at least one condition", c.Op)
+		}
+		for i, sub := range c.Conds {
+			if err := sub.validate(fmt.Sprintf("%s.Conds[%d]", field, i), depth+1, n); err != nil {
+				return err
+			}
+		}
+		return nil
+	case MetaOpEq, MetaOpNe, MetaOpIn, MetaOpGt, MetaOpGte, MetaOpLt, MetaOpLte, MetaOpExists:
+	case "":
+		return invalid(field+".Op", "is empty")
+	default:
+		return invalid(field+".Op", "unknown operation %q", string(c.Op))
+	}
+	if !metaKeyPattern.MatchString(c.Key) {
+		return invalid(field+".Key", "%q must be 1 to 64 letters, digits and _ - . :", c.Key)
+	}
+	if c.Conds != nil {
+		return invalid(field+".Conds", "%q takes no conditions", c.Op)
+	}
+	switch c.Op {
+	case MetaOpExists:
+		if c.Value != nil || c.Values != nil {
+			return invalid(field, "%q takes a Key only", c.Op)
+		}
+	case MetaOpIn:
+		if c.Value != nil {
+			return invalid(field+".Value", "%q takes Values, not Value", c.Op)
+		}
+		if len(c.Values) == 0 || len(c.Values) > MaxMetaValues {
+			return invalid(field+".Values", "has %d values, not 1 to %d", len(c.Values), MaxMetaValues)
+		}
+		for i, v := range c.Values {
+			if _, err := metaValue(fmt.Sprintf("%s.Values[%d]", field, i), v, false); err != nil {
+				return err
+			}
+		}
+	default:
+		if c.Values != nil {
+			return invalid(field+".Values", "%q takes Value, not Values", c.Op)
+		}
+		ordered := c.Op != MetaOpEq && c.Op != MetaOpNe
+		if _, err := metaValue(field+".Value", c.Value, ordered); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// metaValue returns the value v a condition compares with as SQL takes
+// it (a string, a float64, or a bool), or an error matching ErrInvalid;
+// ordered says the comparison orders values, which bools are not.
+func metaValue(field string, v any, ordered bool) (any, error) {
+	var f float64
+	switch x := v.(type) {
+	case nil:
+		return nil, invalid(field, "is missing")
+	case string:
+		if !utf8.ValidString(x) || strings.IndexByte(x, 0) >= 0 || len(x) > maxMetaValueBytes {
+			return nil, invalid(field, "must be valid UTF-8 without NUL of at most %d bytes", maxMetaValueBytes)
+		}
+		return x, nil
+	case time.Time:
+		if err := validateTime(field, x); err != nil {
+			return nil, err
+		}
+		return x.UTC().Format(time.RFC3339Nano), nil
+	case bool:
+		if ordered {
+			return nil, invalid(field, "a bool has no order")
+		}
+		return x, nil
+	case float64:
+		f = x
+	case float32:
+		f = float64(x)
+	case int:
+		f = float64(x)
+	case int8:
+		f = float64(x)
+	case int16:
+		f = float64(x)
+	case int32:
+		f = float64(x)
+	case int64:
+		f = float64(x)
+	case uint:
+		f = float64(x)
+	case uint8:
+		f = float64(x)
+	case uint16:
+		f = float64(x)
+	case uint32:
+		f = float64(x)
+	case uint64:
+		f = float64(x)
+	case json.Number:
+		var err error
+		if f, err = x.Float64(); err != nil {
+			return nil, invalid(field, "%q is not a number", string(x))
+		}
+	default:
+		return nil, invalid(field, "has a type (%T) a condition cannot compare; use a string, number, bool or time.Time", v)
+	}
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return nil, invalid(field, "%v is not a finite number", f)
+	}
+	return f, nil
+}
+
+// sqlArgs collects the arguments of an SQL fragment whose parameters are
+// numbered from a base (or, with base 0, are plain ?s, in order): add
+// returns the parameter of a new argument.
+type sqlArgs struct {
+	base int
+	args []any
+}
+
+func (a *sqlArgs) add(v any) string {
+	a.args = append(a.args, v)
+	if a.base == 0 {
+		return "?"
+	}
+	return "?" + strconv.Itoa(a.base+len(a.args)-1)
+}
+
+// sql returns the SQL condition that the metadata in the SQL expression
+// col meets c (validated).
+func (c *MetaCond) sql(col string, a *sqlArgs) string {
+	switch c.Op {
+	case MetaOpAnd, MetaOpOr:
+		parts := make([]string, len(c.Conds))
+		for i, sub := range c.Conds {
+			parts[i] = sub.sql(col, a)
+		}
+		return "(" + strings.Join(parts, map[MetaOp]string{MetaOpAnd: " AND ", MetaOpOr: " OR "}[c.Op]) + ")"
+	case MetaOpNot:
+		return "NOT " + c.Conds[0].sql(col, a)
+	}
+	// A condition on a missing key is false, never NULL, so that NOT
+	// turns it true. Each use of the key's path is an argument of its
+	// own, for plain ?s.
+	path := `$."` + c.Key + `"`
+	typ := func() string { return "json_type(" + col + ", " + a.add(path) + ")" }
+	value := func() string { return "(" + col + " ->> " + a.add(path) + ")" }
+	compare := func(op string, v any) string {
+		v, _ = metaValue("", v, false)
+		switch x := v.(type) {
+		case bool:
+			if x {
+				return "coalesce(" + typ() + " = 'true', 0)"
+			}
+			return "coalesce(" + typ() + " = 'false', 0)"
+		case string:
+			t := typ()
+			return "coalesce(" + t + " = 'text' AND " + value() + " " + op + " " + a.add(x) + ", 0)"
+		default:
+			t := typ()
+			return "coalesce(" + t + " IN ('integer', 'real') AND " + value() + " " + op + " " + a.add(x) + ", 0)"
+		}
+	}
+	switch c.Op {
+	case MetaOpExists:
+		return "(" + typ() + " IS NOT NULL)"
+	case MetaOpEq:
+		return compare("=", c.Value)
+	case MetaOpNe:
+		return "NOT " + compare("=", c.Value)
+	case MetaOpIn:
+		parts := make([]string, len(c.Values))
+		for i, v := range c.Values {
+			parts[i] = compare("=", v)
+		}
+		return "(" + strings.Join(parts, " OR ") + ")"
+	}
+	return compare(map[MetaOp]string{MetaOpGt: ">", MetaOpGte: ">=", MetaOpLt: "<", MetaOpLte: "<="}[c.Op], c.Value)
+}
+
+// scope is a validated Filter, ready for SQL: what a query adds to its
+// agent's condition.
+type scope struct {
+	kinds        []MemoryType
+	tags         string // a JSON list, or ""
+	since, until int64  // Unix ms; until is math.MaxInt64 when open
+	user         string
+	session      string
+	meta         *MetaCond
+}
+
+// newScope compiles a validated filter.
+func newScope(f Filter) scope {
+	sc := scope{kinds: slices.Clone(f.Kinds), since: ms(f.Since), until: math.MaxInt64,
+		user: f.User, session: f.Session, meta: f.Metadata}
+	if !f.Until.IsZero() {
+		sc.until = ms(f.Until)
+	}
+	if len(f.Tags) > 0 {
+		b, _ := json.Marshal(f.Tags)
+		sc.tags = string(b)
+	}
+	return sc
+}
+
+// admits reports whether the scope may hold memories of kind k: one of its
+// kinds, with every column its conditions read.
+func (sc *scope) admits(k *kind) bool {
+	return sc.admitsType(k.typ) && (sc.tags == "" || k.tagged) && (sc.user == "" || k.userCol != "") &&
+		(sc.session == "" || k.sessionCol != "") && (sc.meta == nil || k.metaCol != "")
+}
+
+// admitsKind is admits for a scope that may be nil (no filter).
+func (sc *scope) admitsKind(k *kind) bool { return sc == nil || sc.admits(k) }
+
+// whereOrAll is where for a scope that may be nil, with plain ?s.
+func (sc *scope) whereOrAll(k *kind, alias string) (string, []any) {
+	if sc == nil {
+		return "1", nil
+	}
+	return sc.where(k, alias, 0)
+}
+
+// orderBy returns the ORDER BY terms order of a query over rows that the
+// scope, which may be nil, selects: with a user or a session, its first
+// term made an expression (+x), so that the planner finds the rows by the
+// index of the user or session and sorts them, rather than walking every
+// row of the agent in an index of that order.
+func (sc *scope) orderBy(order string) string {
+	if sc == nil || sc.user == "" && sc.session == "" {
+		return order
+	}
+	return "+" + order
+}
+
+// admitsType reports whether the scope's kinds hold t.
+func (sc *scope) admitsType(t MemoryType) bool {
+	return len(sc.kinds) == 0 || slices.Contains(sc.kinds, t)
+}
+
+// empty reports whether the scope keeps every row of a kind it admits.
+func (sc *scope) empty() bool {
+	return sc.tags == "" && sc.since <= zeroMS && sc.until == math.MaxInt64 && sc.user == "" && sc.session == "" && sc.meta == nil
+}
+
+// byRow reports whether the scope has conditions beyond the user and the
+// session, which the in-memory text index does not hold.
+func (sc *scope) byRow() bool {
+	return sc.tags != "" || sc.since > zeroMS || sc.until != math.MaxInt64 || sc.meta != nil
+}
+
+// where returns the SQL condition that the row of kind k (which the scope
+// admits) named alias is in the scope, with its arguments numbered from
+// base: "1" when it keeps every row.
+func (sc *scope) where(k *kind, alias string, base int) (string, []any) {
+	a := &sqlArgs{base: base}
+	var parts []string
+	if sc.user != "" {
+		parts = append(parts, alias+"."+k.userCol+" = "+a.add(sc.user))
+	}
+	if sc.session != "" {
+		// Said twice so that a partial index of the non-empty sessions
+		// serves (see episodic_by_session).
+		parts = append(parts, alias+"."+k.sessionCol+" = "+a.add(sc.session)+" AND "+alias+"."+k.sessionCol+" <> ''")
+	}
+	if sc.since > zeroMS {
+		parts = append(parts, alias+".created_at >= "+a.add(sc.since))
+	}
+	if sc.until != math.MaxInt64 {
+		parts = append(parts, alias+".created_at < "+a.add(sc.until))
+	}
+	if sc.tags != "" {
+		parts = append(parts, tagsIn(alias, a.add(sc.tags)))
+	}
+	if sc.meta != nil {
+		parts = append(parts, sc.meta.sql(alias+"."+k.metaCol, a))
+	}
+	if len(parts) == 0 {
+		return "1", nil
+	}
+	return strings.Join(parts, " AND "), a.args
+}

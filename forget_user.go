@@ -1,0 +1,144 @@
+package engram
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+)
+
+// ForgetUser erases every memory of one user of the agent (see
+// [Filter].User), as [Memory.Forget] erases one memory: the user's
+// semantic entries, episodes and procedures, current or archived, with
+// everything derived from them (full-text entries, vectors and cached
+// embeddings, links, memory.md's lines, the copies Recall put in the
+// working set) and their history, in one transaction, with secure delete
+// and a checkpoint that truncates the write-ahead log (see the comment at
+// the top of forget.go). The history keeps, for each memory erased, one
+// entry of operation [OpForget] without content. Memories of no user, and
+// the agent's facts, snapshots and documents, which have no user, stay.
+// It returns how many memories it erased (0 when the user had none).
+//
+// It returns an error matching [ErrInvalid] for an invalid user ID or an
+// invalid actor or reason in ctx, [ErrClosed] after Close and a
+// [*DatabaseError] when SQLite fails; on these errors nothing was erased.
+// Once the memories are erased, a failure to write memory.md again or to
+// checkpoint is returned as a [*DatabaseError] about what was left to do,
+// with the count.
+func (m *Memory) ForgetUser(ctx context.Context, user string) (int, error) {
+	if err := validateUser("user", user); err != nil {
+		return 0, err
+	}
+	scoped := kindsWith(func(k *kind) bool { return k.userCol != "" })
+	var forgotten []typedID
+	err := m.write(ctx, "forget.user", func(q *dbtx) error {
+		var err error
+		forgotten, err = m.eraseUser(q, user, scoped)
+		return err
+	})
+	if err != nil {
+		return 0, err
+	}
+	for _, f := range forgotten {
+		_ = m.working.Remove(RecalledID(f.Type, f.ID)) // ErrNotFound: none
+	}
+	if len(forgotten) == 0 {
+		return 0, nil
+	}
+	return len(forgotten), m.afterForget(ctx)
+}
+
+// typedID names a memory: its kind and ID.
+type typedID struct {
+	Type MemoryType `json:"t"`
+	ID   string     `json:"i"`
+}
+
+// eraseUser deletes, in q's transaction, the user's memories of the kinds
+// scoped (those with a user) and everything derived from them, and
+// returns them, once each.
+func (m *Memory) eraseUser(q *dbtx, user string, scoped []*kind) ([]typedID, error) {
+	var types []string
+	for _, k := range scoped {
+		types = append(types, "'"+string(k.typ)+"'")
+	}
+	inScoped := "memory_type IN (" + strings.Join(types, ", ") + ")"
+	seen := map[typedID]bool{}
+	var out []typedID
+	add := func(rows []typedID) {
+		for _, r := range rows {
+			if !seen[r] {
+				seen[r] = true
+				out = append(out, r)
+			}
+		}
+	}
+	// The archive first (see Forget), then the rows: their triggers take
+	// their full-text entries, vectors and links.
+	got, err := queryTyped(q, `SELECT memory_type, id FROM archive WHERE agent_id = ?1 AND `+inScoped+` AND (row ->> '$.user_id') = ?2`, m.agent, user)
+	if err != nil {
+		return nil, err
+	}
+	add(got)
+	if _, err := m.forgetArchived(q, inScoped+` AND (row ->> '$.user_id') = ?2`, user); err != nil {
+		return nil, err
+	}
+	for _, k := range scoped {
+		got, err := queryTyped(q, `DELETE FROM `+k.table+` WHERE agent_id = ? AND `+k.userCol+` = ? RETURNING '`+string(k.typ)+`', id`, m.agent, user)
+		if err != nil {
+			return nil, err
+		}
+		if len(got) > 0 {
+			if err := purgeTombstones(q, k); err != nil {
+				return nil, err
+			}
+		}
+		add(got)
+	}
+	// Memories of the user deleted before, whose history still holds
+	// their content.
+	got, err = queryTyped(q, `SELECT DISTINCT memory_type, id FROM history WHERE agent_id = ?1 AND `+inScoped+`
+		AND ((before ->> '$.user_id') = ?2 OR (after ->> '$.user_id') = ?2)`, m.agent, user)
+	if err != nil {
+		return nil, err
+	}
+	add(got)
+	if len(out) == 0 {
+		return nil, nil
+	}
+	list, err := json.Marshal(out)
+	if err != nil {
+		return nil, err
+	}
+	pairs := `SELECT j.value ->> '$.t' AS t, j.value ->> '$.i' AS i FROM json_each(?2) j`
+	for _, stmt := range []string{
+		`DELETE FROM zettel_links WHERE agent_id = ?1 AND ((source_type, source_id) IN (` + pairs + `) OR (target_type, target_id) IN (` + pairs + `))`,
+		`DELETE FROM markdown_lines WHERE agent_id = ?1 AND id IN (SELECT i FROM (` + pairs + `))`,
+		`DELETE FROM history WHERE pk IN (SELECT h.pk FROM (` + pairs + `) p JOIN history h ON h.agent_id = ?1 AND h.id = p.i AND h.memory_type = p.t)`,
+	} {
+		if _, err := q.exec(stmt, m.agent, string(list)); err != nil {
+			return nil, err
+		}
+	}
+	if q.tx.s.history {
+		_, err = q.exec(`INSERT INTO history (agent_id, memory_type, id, op, actor, reason, at)
+			SELECT ?1, p.t, p.i, ?3, c.actor, c.reason, c.at FROM (`+pairs+`) p, temp.history_ctx c`, m.agent, string(list), string(OpForget))
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// queryTyped runs a query (or a DELETE … RETURNING) of memory types and
+// IDs.
+func queryTyped(q *dbtx, query string, args ...any) ([]typedID, error) {
+	rows, err := q.query(query, args...)
+	if err != nil {
+		return nil, err
+	}
+	return scanAll(rows, func(r scanner) (typedID, error) {
+		var t typedID
+		err := r.Scan(&t.Type, &t.ID)
+		return t, err
+	})
+}

@@ -1,0 +1,96 @@
+package engram
+
+import (
+	"context"
+	"strings"
+	"testing"
+)
+
+// The statements a filter by user or session runs find the rows through
+// the full-text index or the indexes of the user and the session (see
+// migration 0012), never by a scan of the agent's rows: the full-text
+// queries of a search (its best matches, its windows and the session
+// context), the vector search's rows, a listing of every kind, the
+// semantic listing, an export's memories and ForgetUser's deletes. A
+// metadata condition is checked on the rows a search's full-text index
+// found.
+func TestScopeQueryPlans(t *testing.T) {
+	m, err := New(Tier1, WithDir(t.TempDir()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	filters := map[string]*Filter{
+		"user":             {User: "u1"},
+		"session":          {Session: "s1"},
+		"user and session": {User: "u1", Session: "s1"},
+		"user and meta":    {User: "u1", Metadata: MetaAnd(MetaEq("lang", "go"), MetaNot(MetaGt("n", 3)))},
+	}
+	stmts := map[string]string{}
+	for name, f := range filters {
+		sc := newScope(*f)
+		ff := ftsFilter{sc: sc}
+		for _, src := range ftsSources {
+			if !sc.admits(src.kind) {
+				continue
+			}
+			stmts[name+": best "+src.table], _ = ff.scoped(src.best, src.kind, "t", 11)
+			stmts[name+": window "+src.table], _ = ff.scoped(src.window, src.kind, "t", 7)
+			if src.vec != "" {
+				stmts[name+": vector rows "+src.table], _ = ff.scoped(vectorSQL[src.typ], src.kind, "t", 6)
+			}
+		}
+		stmts[name+": context"], _ = ff.scoped(contextSQL, episodicKind, "e", 5)
+		if f.Metadata != nil {
+			continue // the rest by metadata alone reads the agent's rows
+		}
+		stmts[name+": list all"], _ = listQuery(&sc, "a", 0, 10, 0)
+		cond, _ := sc.where(semanticKind, "semantic_memory", 0)
+		stmts[name+": semantic list"] = `SELECT ` + semanticCols + ` FROM semantic_memory WHERE agent_id = ? AND ` + cond +
+			` ORDER BY ` + sc.orderBy("importance DESC, updated_at DESC, id") + ` LIMIT ? OFFSET ?`
+		for _, k := range kinds {
+			if tab := memoryTable(k); sc.admits(k) {
+				cond, _, _ := tab.scoped(&sc)
+				stmts[name+": export "+k.table] = `SELECT ` + strings.Join(tab.exprs, ", ") + ` FROM ` + k.table + ` t WHERE t.agent_id = ? AND ` + cond + ` ORDER BY ` + tab.order
+			}
+		}
+	}
+	for _, k := range kindsWith(func(k *kind) bool { return k.userCol != "" }) {
+		stmts["forget user "+k.table] = `DELETE FROM ` + k.table + ` WHERE agent_id = ? AND ` + k.userCol + ` = ? RETURNING id`
+	}
+	args := make([]any, 40)
+	for i := range args {
+		args[i] = "a"
+	}
+	for name, query := range stmts {
+		var plan []string
+		err := m.db.read(context.Background(), "test", func(q *dbtx) error {
+			rows, err := q.query(`EXPLAIN QUERY PLAN `+query, args...)
+			if err != nil {
+				return err
+			}
+			defer rows.Close()
+			for rows.Next() {
+				var id, parent, unused int
+				var detail string
+				if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
+					return err
+				}
+				plan = append(plan, detail)
+			}
+			return rows.Err()
+		})
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		t.Logf("%s:\n\t%s", name, strings.Join(plan, "\n\t"))
+		for _, step := range plan {
+			f := strings.Fields(step)
+			scan := len(f) > 1 && f[0] == "SCAN" && !strings.Contains(step, "VIRTUAL TABLE") && f[1] != "j" && !strings.HasPrefix(f[1], "(") &&
+				!strings.Contains(step, "SUBQUERY") && f[1] != "b" && f[1] != "n" && f[1] != "near" && f[1] != "hit" && f[1] != "h"
+			if scan || strings.HasSuffix(step, "(agent_id=?)") {
+				t.Errorf("%s scans the agent's rows: %s", name, step)
+			}
+		}
+	}
+}
