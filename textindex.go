@@ -135,9 +135,15 @@ func (x *textIndex) view(q *dbtx, m *Memory, version int64, docs int) (*textData
 		x.build(m)
 		return nil, nil
 	}
-	seen, err := readTextLast(q)
-	if err != nil {
-		return nil, err
+	// Where the table may hold other agents' rows, the index looks past
+	// them to the table's last row, so that the next catch-up does not
+	// read them again; in an agent's own file, its last row read is the
+	// table's (k.add keeps it), and that statement is saved.
+	var seen []int64
+	if m.mayShare() {
+		if seen, err = readTextLast(q); err != nil {
+			return nil, err
+		}
 	}
 	x.mu.Lock()
 	if x.data == d && d.version == from { // else another search caught up, or a build installed
@@ -146,7 +152,9 @@ func (x *textIndex) view(q *dbtx, m *Memory, version int64, docs int) (*textData
 			for _, r := range rows {
 				k.add(r)
 			}
-			k.last = max(k.last, seen[i])
+			if seen != nil {
+				k.last = max(k.last, seen[i])
+			}
 		}
 		d.version = version
 	}
@@ -223,7 +231,9 @@ func loadText(ctx context.Context, m *Memory) (*textData, error) {
 			for _, r := range rows {
 				k.add(r)
 			}
-			k.last = max(k.last, seen[i])
+			if seen != nil {
+				k.last = max(k.last, seen[i])
+			}
 			k.trim()
 		}
 		return nil
@@ -253,7 +263,7 @@ var textRowsSQL = func() map[*kind]string {
 }()
 
 // textCols are the columns textRowsSQL and textAfterSQL read of a row
-// of k, its indexed texts padded with ” to n.
+// of k, its indexed texts padded with empty strings to n.
 func textCols(k *kind, n int) string {
 	session := "''"
 	if k.session != "" {
