@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -150,16 +149,9 @@ type listMemoriesIn struct {
 }
 
 type updateMemoryIn struct {
-	ID          string    `json:"id"`
-	Content     *string   `json:"content,omitempty"`
-	Summary     *string   `json:"summary,omitempty"`
-	Importance  *float64  `json:"importance,omitempty"`
-	Verified    *bool     `json:"verified,omitempty"`
-	Tags        *[]string `json:"tags,omitempty"`
-	Description *string   `json:"description,omitempty"`
-	Pattern     *string   `json:"pattern,omitempty"`
-	Disabled    *bool     `json:"disabled,omitempty"`
-	Agent       string    `json:"agent,omitempty"`
+	ID string `json:"id"`
+	memview.Patch
+	Agent string `json:"agent,omitempty"`
 }
 
 type addFactsIn struct {
@@ -338,57 +330,14 @@ func cmp0(n, def int) int {
 	return n
 }
 
-// errNotEdited refuses a change a memory's kind does not take.
-var errNotEdited = errors.New("engram: not edited")
-
 func (s *Server) updateMemory(ctx context.Context, req *mcp.CallToolRequest, in updateMemoryIn) (*mcp.CallToolResult, any, error) {
 	agent, err := s.agentOf(req, in.Agent)
 	if err != nil {
 		return nil, nil, err
 	}
-	var given []string
-	for name, set := range map[string]bool{"content": in.Content != nil, "summary": in.Summary != nil, "importance": in.Importance != nil,
-		"verified": in.Verified != nil, "tags": in.Tags != nil, "description": in.Description != nil, "pattern": in.Pattern != nil,
-		"disabled": in.Disabled != nil} {
-		if set {
-			given = append(given, name)
-		}
-	}
-	slices.Sort(given)
-	fields := map[engram.MemoryType][]string{
-		engram.TypeSemantic:   {"content", "summary", "importance", "verified", "tags"},
-		engram.TypeProcedural: {"description", "pattern", "tags", "disabled"},
-	}
-	var rec engram.Record
-	err = s.reg.Change(ctx, agent, func(m *engram.Memory) error {
-		got, err := m.Get(ctx, in.ID)
-		if err != nil {
-			return err
-		}
-		allowed, ok := fields[got.Type]
-		if !ok {
-			return fmt.Errorf("%w: memory %q is of kind %s, which is not edited (only semantic and procedural memories are)", errNotEdited, in.ID, got.Type)
-		}
-		for _, f := range given {
-			if !slices.Contains(allowed, f) {
-				return fmt.Errorf("%w: memory %q is of kind %s, which has no %s (its fields: %s)", errNotEdited, in.ID, got.Type, f, strings.Join(allowed, ", "))
-			}
-		}
-		rec.Type = got.Type
-		if got.Type == engram.TypeSemantic {
-			e, err := m.Semantic().Update(ctx, in.ID, engram.SemanticPatch{Content: in.Content, Summary: in.Summary,
-				Importance: in.Importance, Verified: in.Verified, Tags: in.Tags})
-			rec.Semantic = &e
-			return err
-		}
-		p, err := m.Procedural().Update(ctx, in.ID, engram.ProcedurePatch{Description: in.Description, Pattern: in.Pattern,
-			Tags: in.Tags, Disabled: in.Disabled})
-		rec.Procedure = &p
-		return err
+	rec, err := agentreg.Value(ctx, agent, s.reg.Change, func(m *engram.Memory) (engram.Record, error) {
+		return memview.Apply(ctx, m, in.ID, in.Patch)
 	})
-	if errors.Is(err, errNotEdited) {
-		return nil, nil, err
-	}
 	if err != nil {
 		return nil, nil, s.toolError("update_memory", err)
 	}
