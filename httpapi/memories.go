@@ -376,8 +376,8 @@ type listMemoriesResponse struct {
 // time (engram.Memory.List): the next page is asked for with the
 // next_cursor of the last.
 func (s *Server) listMemories(w http.ResponseWriter, r *http.Request) error {
-	q := params(r, "profile", "kind", "tags", "since", "until", "limit", "cursor")
-	mq := engram.MemoryQuery{Types: listKinds(q, "kind"), Tags: q.list("tags"), Since: q.time("since"), Until: q.time("until"),
+	q := params(r, "profile", "type", "tags", "since", "until", "limit", "cursor")
+	mq := engram.MemoryQuery{Types: listKinds(q, "type"), Tags: q.list("tags"), Since: q.time("since"), Until: q.time("until"),
 		Limit: q.integer("limit", 50, 1, engram.MaxListPage), Cursor: q.str("cursor")}
 	if q.err != nil {
 		return q.err

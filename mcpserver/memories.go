@@ -32,22 +32,23 @@ const (
 )
 
 // memorySchema is the schema of one memory to add: an object of one
-// kind's fields, named by its type.
+// kind's fields, named by its type. Each branch's anchor is its kind, so
+// that the error of an item that is none of them names the kinds.
 const memorySchema = `{"oneOf": [
-	{"type": "object", "additionalProperties": false, "required": ["type", "content"], "properties": {
+	{"$anchor": "semantic", "type": "object", "additionalProperties": false, "required": ["type", "content"], "properties": {
 		"type": {"const": "semantic"}, "id": ` + idSchema + `, "created_at": ` + timeSchema + `,
 		"content": ` + textSchema + `, "summary": ` + text0Schema + `, "importance": ` + unitSchema + `,
 		"verified": {"type": "boolean"}, "tags": ` + tagsSchema + `, "source": {"type": "string", "maxLength": 64}}},
-	{"type": "object", "additionalProperties": false, "required": ["type", "content"], "properties": {
+	{"$anchor": "episodic", "type": "object", "additionalProperties": false, "required": ["type", "content"], "properties": {
 		"type": {"const": "episodic"}, "id": ` + idSchema + `, "created_at": ` + timeSchema + `,
 		"content": ` + textSchema + `,
 		"event_type": {"enum": ["task-started", "task-completed", "task-failed", "decision-made", "error-encountered", "user-feedback", "tool-call", "observation"]},
 		"task_id": ` + idSchema + `, "session_id": ` + idSchema + `, "metadata": ` + metaSchema + `}},
-	{"type": "object", "additionalProperties": false, "required": ["type", "name"], "properties": {
+	{"$anchor": "procedural", "type": "object", "additionalProperties": false, "required": ["type", "name"], "properties": {
 		"type": {"const": "procedural"}, "id": ` + idSchema + `, "created_at": ` + timeSchema + `,
 		"name": {"type": "string", "minLength": 1, "maxLength": 256}, "description": ` + text0Schema + `,
 		"pattern": ` + text0Schema + `, "success_rate": ` + unitSchema + `, "tags": ` + tagsSchema + `, "disabled": {"type": "boolean"}}},
-	{"type": "object", "additionalProperties": false, "required": ["type", "subject", "predicate", "object"], "properties": {
+	{"$anchor": "fact", "type": "object", "additionalProperties": false, "required": ["type", "subject", "predicate", "object"], "properties": {
 		"type": {"const": "fact"}, "id": ` + idSchema + `, ` + factProps + `}}
 ]}`
 
@@ -139,7 +140,7 @@ type addMemoriesIn struct {
 }
 
 type listMemoriesIn struct {
-	Kinds  []engram.MemoryType `json:"kinds,omitempty"`
+	Types  []engram.MemoryType `json:"types,omitempty"`
 	Tags   []string            `json:"tags,omitempty"`
 	Since  time.Time           `json:"since,omitzero"`
 	Until  time.Time           `json:"until,omitzero"`
@@ -187,10 +188,10 @@ func (s *Server) addMemoryTools() {
 	}, s.getMemory)
 	mcp.AddTool(s.mcp, &mcp.Tool{
 		Name: "list_memories",
-		Description: "List the agent's memories of every kind (or of kinds), newest first, a page at a time: " +
+		Description: "List the agent's memories of every kind (or of types), newest first, a page at a time: " +
 			"pass the answer's next_cursor as cursor for the next page.",
 		InputSchema: schema(`{"type": "object", "additionalProperties": false, "properties": {
-			"kinds": {"type": "array", "maxItems": 6, "uniqueItems": true, "items": {"enum": ` + kinds + `}},
+			"types": {"type": "array", "maxItems": 6, "uniqueItems": true, "items": {"enum": ` + kinds + `}},
 			"tags": ` + tagsSchema + `,
 			"since": ` + timeSchema + `, "until": ` + timeSchema + `,
 			"limit": {"type": "integer", "minimum": 1, "maximum": 100, "description": "default 20"},
@@ -313,7 +314,7 @@ func (s *Server) listMemories(ctx context.Context, req *mcp.CallToolRequest, in 
 	if err != nil {
 		return nil, nil, err
 	}
-	mq := engram.MemoryQuery{Types: in.Kinds, Tags: in.Tags, Since: in.Since, Until: in.Until, Limit: cmp0(in.Limit, 20), Cursor: in.Cursor}
+	mq := engram.MemoryQuery{Types: in.Types, Tags: in.Tags, Since: in.Since, Until: in.Until, Limit: cmp0(in.Limit, 20), Cursor: in.Cursor}
 	page, err := agentreg.Value(ctx, agent, s.reg.Read, func(m *engram.Memory) (engram.MemoryPage, error) {
 		return m.List(ctx, mq)
 	})
