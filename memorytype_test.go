@@ -15,6 +15,7 @@ func TestParseMemoryTypeTakesTheNamesPeopleType(t *testing.T) {
 	for in, want := range map[string]engram.MemoryType{
 		"semantic": engram.TypeSemantic, "Episodic": engram.TypeEpisodic, " procedural ": engram.TypeProcedural,
 		"working": engram.TypeWorking, "snapshot": engram.TypeSnapshot, "fact": engram.TypeFact, "document": engram.TypeDocument,
+		"note": engram.TypeSemantic, "Notes": engram.TypeSemantic,
 		"procedure": engram.TypeProcedural, "procedures": engram.TypeProcedural,
 		"episode": engram.TypeEpisodic, "EPISODES": engram.TypeEpisodic,
 		"facts": engram.TypeFact, "triples": engram.TypeFact, "snapshots": engram.TypeSnapshot,

@@ -41,6 +41,7 @@ var memoryTypes = []MemoryType{TypeSemantic, TypeEpisodic, TypeProcedural, TypeW
 // memoryTypeAliases are the other names [ParseMemoryType] takes for a
 // memory type: plurals, and the nouns people type for a kind.
 var memoryTypeAliases = map[string]MemoryType{
+	"note": TypeSemantic, "notes": TypeSemantic,
 	"episode": TypeEpisodic, "episodes": TypeEpisodic,
 	"procedure": TypeProcedural, "procedures": TypeProcedural,
 	"snapshots": TypeSnapshot,
@@ -54,7 +55,7 @@ func MemoryTypes() []MemoryType { return slices.Clone(memoryTypes) }
 
 // ParseMemoryType returns the memory type s names: its own name
 // ("procedural"), its plural or the noun of one ("procedures",
-// "procedure"; "episode", "facts", "triple", "docs", "chunk" …), in any
+// "procedure"; "note", "episode", "facts", "triple", "docs", "chunk" …), in any
 // case and with spaces around it ignored. It returns an
 // [*InvalidError] matching [ErrInvalid], which lists the valid names, for
 // anything else.

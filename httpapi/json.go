@@ -124,11 +124,14 @@ func params(r *http.Request, allowed ...string) *query {
 }
 
 // aliasOf returns the snake_case name a camelCase query parameter is an
-// alias of ("maxDepth" → "max_depth", "profileId" → "profile"), or name
-// itself.
+// alias of ("maxDepth" → "max_depth", "profileId" → "profile"), the
+// word kind is an alias of (type: see internal/vocab), or name itself.
 func aliasOf(name string) string {
-	if name == "profileId" {
+	switch name {
+	case "profileId":
 		return "profile"
+	case "kind":
+		return "type"
 	}
 	var b strings.Builder
 	for _, c := range name {

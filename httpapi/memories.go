@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"reflect"
 	"regexp"
 	"slices"
 	"strings"
@@ -377,8 +376,8 @@ type listMemoriesResponse struct {
 // time (engram.Memory.List): the next page is asked for with the
 // next_cursor of the last.
 func (s *Server) listMemories(w http.ResponseWriter, r *http.Request) error {
-	q := params(r, "profile", "kind", "tags", "since", "until", "limit", "cursor")
-	mq := engram.MemoryQuery{Types: listKinds(q, "kind"), Tags: q.list("tags"), Since: q.time("since"), Until: q.time("until"),
+	q := params(r, "profile", "type", "tags", "since", "until", "limit", "cursor")
+	mq := engram.MemoryQuery{Types: listKinds(q, "type"), Tags: q.list("tags"), Since: q.time("since"), Until: q.time("until"),
 		Limit: q.integer("limit", 50, 1, engram.MaxListPage), Cursor: q.str("cursor")}
 	if q.err != nil {
 		return q.err
@@ -423,26 +422,6 @@ func (s *Server) getMemory(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// patchable are the fields PATCH changes, by kind.
-var patchable = map[engram.MemoryType][]string{
-	engram.TypeSemantic:   {"content", "summary", "importance", "verified", "tags"},
-	engram.TypeProcedural: {"description", "pattern", "tags", "disabled"},
-}
-
-// given returns the JSON names of the fields a patch sets.
-func (u updateRequest) given() []string {
-	var out []string
-	v := reflect.ValueOf(u)
-	for i := range v.NumField() {
-		f := v.Type().Field(i)
-		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-		if f.Type.Kind() == reflect.Pointer && !v.Field(i).IsNil() {
-			out = append(out, name)
-		}
-	}
-	return out
-}
-
 type patchResponse struct {
 	Updated bool              `json:"updated"`
 	Type    engram.MemoryType `json:"type"`
@@ -462,43 +441,16 @@ func (s *Server) patchMemory(w http.ResponseWriter, r *http.Request) error {
 	if err := decode(w, r, s.opts.MaxBodyBytes, &req); err != nil {
 		return err
 	}
-	set := req.given()
-	if len(set) == 0 {
+	if len(req.Given()) == 0 {
 		return invalidf("nothing to change: give the fields to change (a semantic entry's %s; a procedure's %s)",
-			strings.Join(patchable[engram.TypeSemantic], ", "), strings.Join(patchable[engram.TypeProcedural], ", "))
+			strings.Join(memview.PatchFields(engram.TypeSemantic), ", "), strings.Join(memview.PatchFields(engram.TypeProcedural), ", "))
 	}
 	id, err := s.agentOf(r, req.profileFields)
 	if err != nil {
 		return err
 	}
-	memID := r.PathValue("id")
-	var rec engram.Record
-	err = s.reg.Change(r.Context(), id, func(m *engram.Memory) error {
-		got, err := m.Get(r.Context(), memID)
-		if err != nil {
-			return err
-		}
-		allowed, ok := patchable[got.Type]
-		if !ok {
-			return invalidf("memory %q is %s, which is not edited: %s cannot change (only semantic entries and procedures are)",
-				memID, kindNoun[got.Type], strings.Join(set, ", "))
-		}
-		for _, f := range set {
-			if !slices.Contains(allowed, f) {
-				return invalidf("field %s: memory %q is %s, which has no %s (its fields: %s)", f, memID, kindNoun[got.Type], f, strings.Join(allowed, ", "))
-			}
-		}
-		rec.Type = got.Type
-		if got.Type == engram.TypeSemantic {
-			e, err := m.Semantic().Update(r.Context(), memID, engram.SemanticPatch{
-				Content: req.Content, Summary: req.Summary, Importance: req.Importance, Verified: req.Verified, Tags: req.Tags})
-			rec.Semantic = &e
-			return err
-		}
-		p, err := m.Procedural().Update(r.Context(), memID, engram.ProcedurePatch{
-			Description: req.Description, Pattern: req.Pattern, Tags: req.Tags, Disabled: req.Disabled})
-		rec.Procedure = &p
-		return err
+	rec, err := agentreg.Value(r.Context(), id, s.reg.Change, func(m *engram.Memory) (engram.Record, error) {
+		return memview.Apply(r.Context(), m, r.PathValue("id"), req.Patch)
 	})
 	if err != nil {
 		return renamed(err, "")

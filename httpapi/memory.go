@@ -403,17 +403,10 @@ func (s *Server) summary(w http.ResponseWriter, r *http.Request) error {
 
 type updateRequest struct {
 	profileFields
-	// A semantic entry's fields.
-	Content    *string  `json:"content"`
-	Summary    *string  `json:"summary"`
-	Importance *float64 `json:"importance"`
-	Verified   *bool    `json:"verified"`
-	// A semantic entry's or a procedure's.
-	Tags *[]string `json:"tags"`
-	// A procedure's fields.
-	Description *string `json:"description"`
-	Pattern     *string `json:"pattern"`
-	Disabled    *bool   `json:"disabled"`
+	// The fields to change: a semantic entry's content, summary,
+	// importance, verified and tags; a procedure's description,
+	// pattern, tags and disabled.
+	memview.Patch
 }
 
 type updateResponse struct {

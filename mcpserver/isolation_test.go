@@ -84,7 +84,7 @@ func testAgentsAreIsolated(t *testing.T, layout, transport string) {
 		{"list_recent", map[string]any{"kind": "fact"}, true},
 		{"forget", map[string]any{"id": aSem}, false},
 		{"list_memories", map[string]any{"limit": 100}, true},
-		{"list_memories", map[string]any{"kinds": []string{"fact", "semantic"}}, true},
+		{"list_memories", map[string]any{"types": []string{"fact", "semantic"}}, true},
 		{"get_memory", map[string]any{"id": aSem}, false},
 		{"get_memory", map[string]any{"id": aSem, "agent": "a"}, false},
 		{"list_memories", map[string]any{"agent": "a"}, false},

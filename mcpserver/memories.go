@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -33,22 +32,23 @@ const (
 )
 
 // memorySchema is the schema of one memory to add: an object of one
-// kind's fields, named by its type.
+// kind's fields, named by its type. Each branch's anchor is its kind, so
+// that the error of an item that is none of them names the kinds.
 const memorySchema = `{"oneOf": [
-	{"type": "object", "additionalProperties": false, "required": ["type", "content"], "properties": {
+	{"$anchor": "semantic", "type": "object", "additionalProperties": false, "required": ["type", "content"], "properties": {
 		"type": {"const": "semantic"}, "id": ` + idSchema + `, "created_at": ` + timeSchema + `,
 		"content": ` + textSchema + `, "summary": ` + text0Schema + `, "importance": ` + unitSchema + `,
 		"verified": {"type": "boolean"}, "tags": ` + tagsSchema + `, "source": {"type": "string", "maxLength": 64}}},
-	{"type": "object", "additionalProperties": false, "required": ["type", "content"], "properties": {
+	{"$anchor": "episodic", "type": "object", "additionalProperties": false, "required": ["type", "content"], "properties": {
 		"type": {"const": "episodic"}, "id": ` + idSchema + `, "created_at": ` + timeSchema + `,
 		"content": ` + textSchema + `,
 		"event_type": {"enum": ["task-started", "task-completed", "task-failed", "decision-made", "error-encountered", "user-feedback", "tool-call", "observation"]},
 		"task_id": ` + idSchema + `, "session_id": ` + idSchema + `, "metadata": ` + metaSchema + `}},
-	{"type": "object", "additionalProperties": false, "required": ["type", "name"], "properties": {
+	{"$anchor": "procedural", "type": "object", "additionalProperties": false, "required": ["type", "name"], "properties": {
 		"type": {"const": "procedural"}, "id": ` + idSchema + `, "created_at": ` + timeSchema + `,
 		"name": {"type": "string", "minLength": 1, "maxLength": 256}, "description": ` + text0Schema + `,
 		"pattern": ` + text0Schema + `, "success_rate": ` + unitSchema + `, "tags": ` + tagsSchema + `, "disabled": {"type": "boolean"}}},
-	{"type": "object", "additionalProperties": false, "required": ["type", "subject", "predicate", "object"], "properties": {
+	{"$anchor": "fact", "type": "object", "additionalProperties": false, "required": ["type", "subject", "predicate", "object"], "properties": {
 		"type": {"const": "fact"}, "id": ` + idSchema + `, ` + factProps + `}}
 ]}`
 
@@ -140,7 +140,7 @@ type addMemoriesIn struct {
 }
 
 type listMemoriesIn struct {
-	Kinds  []engram.MemoryType `json:"kinds,omitempty"`
+	Types  []engram.MemoryType `json:"types,omitempty"`
 	Tags   []string            `json:"tags,omitempty"`
 	Since  time.Time           `json:"since,omitzero"`
 	Until  time.Time           `json:"until,omitzero"`
@@ -150,16 +150,9 @@ type listMemoriesIn struct {
 }
 
 type updateMemoryIn struct {
-	ID          string    `json:"id"`
-	Content     *string   `json:"content,omitempty"`
-	Summary     *string   `json:"summary,omitempty"`
-	Importance  *float64  `json:"importance,omitempty"`
-	Verified    *bool     `json:"verified,omitempty"`
-	Tags        *[]string `json:"tags,omitempty"`
-	Description *string   `json:"description,omitempty"`
-	Pattern     *string   `json:"pattern,omitempty"`
-	Disabled    *bool     `json:"disabled,omitempty"`
-	Agent       string    `json:"agent,omitempty"`
+	ID string `json:"id"`
+	memview.Patch
+	Agent string `json:"agent,omitempty"`
 }
 
 type addFactsIn struct {
@@ -195,10 +188,10 @@ func (s *Server) addMemoryTools() {
 	}, s.getMemory)
 	mcp.AddTool(s.mcp, &mcp.Tool{
 		Name: "list_memories",
-		Description: "List the agent's memories of every kind (or of kinds), newest first, a page at a time: " +
+		Description: "List the agent's memories of every kind (or of types), newest first, a page at a time: " +
 			"pass the answer's next_cursor as cursor for the next page.",
 		InputSchema: schema(`{"type": "object", "additionalProperties": false, "properties": {
-			"kinds": {"type": "array", "maxItems": 6, "uniqueItems": true, "items": {"enum": ` + kinds + `}},
+			"types": {"type": "array", "maxItems": 6, "uniqueItems": true, "items": {"enum": ` + kinds + `}},
 			"tags": ` + tagsSchema + `,
 			"since": ` + timeSchema + `, "until": ` + timeSchema + `,
 			"limit": {"type": "integer", "minimum": 1, "maximum": 100, "description": "default 20"},
@@ -321,7 +314,7 @@ func (s *Server) listMemories(ctx context.Context, req *mcp.CallToolRequest, in 
 	if err != nil {
 		return nil, nil, err
 	}
-	mq := engram.MemoryQuery{Types: in.Kinds, Tags: in.Tags, Since: in.Since, Until: in.Until, Limit: cmp0(in.Limit, 20), Cursor: in.Cursor}
+	mq := engram.MemoryQuery{Types: in.Types, Tags: in.Tags, Since: in.Since, Until: in.Until, Limit: cmp0(in.Limit, 20), Cursor: in.Cursor}
 	page, err := agentreg.Value(ctx, agent, s.reg.Read, func(m *engram.Memory) (engram.MemoryPage, error) {
 		return m.List(ctx, mq)
 	})
@@ -338,57 +331,14 @@ func cmp0(n, def int) int {
 	return n
 }
 
-// errNotEdited refuses a change a memory's kind does not take.
-var errNotEdited = errors.New("engram: not edited")
-
 func (s *Server) updateMemory(ctx context.Context, req *mcp.CallToolRequest, in updateMemoryIn) (*mcp.CallToolResult, any, error) {
 	agent, err := s.agentOf(req, in.Agent)
 	if err != nil {
 		return nil, nil, err
 	}
-	var given []string
-	for name, set := range map[string]bool{"content": in.Content != nil, "summary": in.Summary != nil, "importance": in.Importance != nil,
-		"verified": in.Verified != nil, "tags": in.Tags != nil, "description": in.Description != nil, "pattern": in.Pattern != nil,
-		"disabled": in.Disabled != nil} {
-		if set {
-			given = append(given, name)
-		}
-	}
-	slices.Sort(given)
-	fields := map[engram.MemoryType][]string{
-		engram.TypeSemantic:   {"content", "summary", "importance", "verified", "tags"},
-		engram.TypeProcedural: {"description", "pattern", "tags", "disabled"},
-	}
-	var rec engram.Record
-	err = s.reg.Change(ctx, agent, func(m *engram.Memory) error {
-		got, err := m.Get(ctx, in.ID)
-		if err != nil {
-			return err
-		}
-		allowed, ok := fields[got.Type]
-		if !ok {
-			return fmt.Errorf("%w: memory %q is of kind %s, which is not edited (only semantic and procedural memories are)", errNotEdited, in.ID, got.Type)
-		}
-		for _, f := range given {
-			if !slices.Contains(allowed, f) {
-				return fmt.Errorf("%w: memory %q is of kind %s, which has no %s (its fields: %s)", errNotEdited, in.ID, got.Type, f, strings.Join(allowed, ", "))
-			}
-		}
-		rec.Type = got.Type
-		if got.Type == engram.TypeSemantic {
-			e, err := m.Semantic().Update(ctx, in.ID, engram.SemanticPatch{Content: in.Content, Summary: in.Summary,
-				Importance: in.Importance, Verified: in.Verified, Tags: in.Tags})
-			rec.Semantic = &e
-			return err
-		}
-		p, err := m.Procedural().Update(ctx, in.ID, engram.ProcedurePatch{Description: in.Description, Pattern: in.Pattern,
-			Tags: in.Tags, Disabled: in.Disabled})
-		rec.Procedure = &p
-		return err
+	rec, err := agentreg.Value(ctx, agent, s.reg.Change, func(m *engram.Memory) (engram.Record, error) {
+		return memview.Apply(ctx, m, in.ID, in.Patch)
 	})
-	if errors.Is(err, errNotEdited) {
-		return nil, nil, err
-	}
 	if err != nil {
 		return nil, nil, s.toolError("update_memory", err)
 	}

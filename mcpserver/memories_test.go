@@ -74,7 +74,7 @@ func TestMemoryTools(t *testing.T) {
 		args["cursor"] = next
 	}
 	require.ElementsMatch(t, ids, listed)
-	res, text = callTool(t, cs, "list_memories", map[string]any{"kinds": []string{"procedural"}})
+	res, text = callTool(t, cs, "list_memories", map[string]any{"types": []string{"procedural"}})
 	require.False(t, res.IsError, text)
 	require.Len(t, decodeText(t, text)["memories"], 1)
 
@@ -181,7 +181,7 @@ func TestMemoryToolSchemas(t *testing.T) {
 		{"add_memories", map[string]any{"memories": []any{map[string]any{"type": "fact", "subject": "a", "predicate": "b"}}}},
 		{"add_memories", map[string]any{"memories": []any{map[string]any{"type": "semantic", "content": "x", "importance": 2}}}},
 		{"get_memory", map[string]any{}},
-		{"list_memories", map[string]any{"kinds": []string{"working"}}},
+		{"list_memories", map[string]any{"types": []string{"working"}}},
 		{"list_memories", map[string]any{"limit": 101}},
 		{"list_memories", map[string]any{"cursor": "garbage"}},
 		{"update_memory", map[string]any{"id": "x"}},

@@ -1,9 +1,11 @@
 package mcpserver
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/engram-go/engram"
@@ -82,6 +84,8 @@ type queryGraphIn struct {
 }
 
 type listRecentIn struct {
+	Type engram.MemoryType `json:"type,omitempty"`
+	// Kind is an alias of Type (see internal/vocab).
 	Kind  engram.MemoryType `json:"kind,omitempty"`
 	Limit int               `json:"limit,omitempty"`
 	Agent string            `json:"agent,omitempty"`
@@ -163,7 +167,8 @@ func (s *Server) addTools() {
 		Description: "List memories of one kind: episodic, the most recent events first; semantic, the most important " +
 			"(then most recently updated) first; procedural, the active ones, best success rate first; fact, the facts that hold now.",
 		InputSchema: schema(`{"type": "object", "additionalProperties": false, "properties": {
-			"kind": {"enum": ["episodic", "semantic", "procedural", "fact"], "description": "default episodic"},
+			"type": {"enum": ["episodic", "semantic", "procedural", "fact"], "description": "default episodic"},
+			"kind": {"enum": ["episodic", "semantic", "procedural", "fact"], "description": "alias of type; both given must agree"},
 			"limit": {"type": "integer", "minimum": 1, "maximum": 100, "description": "default 20"},
 			` + agentProp + `}}`),
 	}, s.listRecent)
@@ -422,7 +427,10 @@ func (s *Server) listRecent(ctx context.Context, req *mcp.CallToolRequest, in li
 	if err != nil {
 		return nil, nil, err
 	}
-	kind, limit := in.Kind, in.Limit
+	kind, limit := cmp.Or(in.Type, in.Kind), in.Limit
+	if in.Type != "" && in.Kind != "" && in.Type != in.Kind {
+		return nil, nil, fmt.Errorf("%w: type %q and kind %q differ (kind is an alias of type)", errBadQuery, in.Type, in.Kind)
+	}
 	if kind == "" {
 		kind = engram.TypeEpisodic
 	}

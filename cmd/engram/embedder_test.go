@@ -52,7 +52,7 @@ func TestOpenAIEmbedder(t *testing.T) {
 		return code, out.String(), errOut.String()
 	}
 
-	if code, _, stderr := engram("add", "fact", "The staging database runs PostgreSQL 16"); code != exitOK {
+	if code, _, stderr := engram("add", "semantic", "The staging database runs PostgreSQL 16"); code != exitOK {
 		t.Fatalf("add exited %d: %s", code, stderr)
 	}
 	code, stdout, stderr := engram("--json", "search", "staging database", "--mode", "vector")
@@ -127,7 +127,7 @@ func TestGeminiEmbedder(t *testing.T) {
 		return code, out.String(), errOut.String()
 	}
 
-	if code, _, stderr := engram("add", "fact", "The staging database runs PostgreSQL 16"); code != exitOK {
+	if code, _, stderr := engram("add", "semantic", "The staging database runs PostgreSQL 16"); code != exitOK {
 		t.Fatalf("add exited %d: %s", code, stderr)
 	}
 	code, stdout, stderr := engram("--json", "search", "staging database", "--mode", "vector")

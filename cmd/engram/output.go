@@ -24,19 +24,27 @@ func runE(f func(ctx context.Context, args []string) error) func(*cobra.Command,
 	}
 }
 
-// group makes cmd a command of subcommands: run alone it is a usage
-// error naming them, and with an unknown subcommand cobra says so.
+// group makes cmd a command of subcommands: run alone, or with an
+// unknown subcommand, it is a usage error naming them.
 func group(cmd *cobra.Command, subs ...*cobra.Command) *cobra.Command {
 	cmd.AddCommand(subs...)
-	cmd.Args = cobra.NoArgs
-	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
+	names := func() string {
 		var names []string
 		for _, c := range cmd.Commands() {
 			if c.IsAvailableCommand() {
 				names = append(names, c.Name())
 			}
 		}
-		return usagef("%s needs one of its commands: %s", cmd.Name(), strings.Join(names, ", "))
+		return strings.Join(names, ", ")
+	}
+	cmd.Args = func(cmd *cobra.Command, args []string) error {
+		if len(args) > 0 {
+			return usagef("unknown command %q for %q: use %s", args[0], cmd.CommandPath(), names())
+		}
+		return nil
+	}
+	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
+		return usagef("%s needs one of its commands: %s", cmd.Name(), names())
 	}
 	return cmd
 }

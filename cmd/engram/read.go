@@ -5,12 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/engram-go/engram"
+	"github.com/engram-go/engram/internal/memview"
 )
 
 func (a *app) getCmd() *cobra.Command {
@@ -18,130 +18,118 @@ func (a *app) getCmd() *cobra.Command {
 		Use:   "get ID",
 		Short: "Show one memory or fact, of any kind",
 		Long: `get shows the memory with the given ID, whatever its kind: a semantic entry,
-an episode, a procedure, a fact or a document chunk. An ID the agent does
-not have (another agent's included) exits 3.`,
+an episode, a procedure, a fact, a session snapshot or a document chunk.
+With --json it prints the memory as GET /v1/memories/{id} and the MCP tool
+get_memory show it. An ID the agent does not have (another agent's
+included) exits 3.`,
 		Example: `  engram get 01JV8ZQ4N4E9W6KX5M2T3B7C1D
   engram --json get 01JV8ZQ4N4E9W6KX5M2T3B7C1D`,
-		Args: cobra.ExactArgs(1),
+		Args: exactArgs(1, "ID"),
 		RunE: runE(func(ctx context.Context, args []string) error {
 			return a.withMemory(ctx, false, func(m *engram.Memory) error {
-				v, err := findMemory(ctx, m, args[0])
+				rec, err := m.Get(ctx, args[0])
+				if errors.Is(err, engram.ErrNotFound) {
+					return notFoundf("no memory %q for agent %q: check the ID (engram search and engram list show IDs) and --agent", args[0], m.AgentID())
+				}
 				if err != nil {
 					return err
 				}
-				return a.output(v, func(w io.Writer) error { return writeMemory(w, v) })
+				return a.output(memview.Of(rec), func(w io.Writer) error { return writeMemory(w, recordView(rec)) })
 			})
 		}),
 	}
 }
 
-// findMemory looks id up in each kind of stored memory, in turn. It
-// returns ErrNotFound when no kind has it.
-func findMemory(ctx context.Context, m *engram.Memory, id string) (memoryView, error) {
-	lookups := []func() (memoryView, error){
-		func() (memoryView, error) { e, err := m.Semantic().Get(ctx, id); return semanticView(e), err },
-		func() (memoryView, error) { e, err := m.Episodic().Get(ctx, id); return episodeView(e), err },
-		func() (memoryView, error) { p, err := m.Procedural().Get(ctx, id); return procedureView(p), err },
-		func() (memoryView, error) { f, err := m.Facts().Get(ctx, id); return factView(f), err },
-		func() (memoryView, error) { c, err := m.GetChunk(ctx, id); return chunkView(c), err },
-	}
-	for _, get := range lookups {
-		v, err := get()
-		if !errors.Is(err, engram.ErrNotFound) {
-			return v, err
-		}
-	}
-	return memoryView{}, notFoundf("no memory %q for agent %q: check the ID (engram search and engram list show IDs) and --agent", id, m.AgentID())
+// listView is what list prints with --json: a page of GET /v1/memories.
+type listView struct {
+	Memories   []any  `json:"memories"`
+	Count      int    `json:"count"`
+	NextCursor string `json:"next_cursor,omitempty"`
 }
-
-// kinds that list can list.
-var listKinds = []engram.MemoryType{engram.TypeSemantic, engram.TypeEpisodic, engram.TypeProcedural, engram.TypeFact}
 
 func (a *app) listCmd() *cobra.Command {
 	var (
-		kind          string
-		limit, offset int
+		types, tags          []string
+		since, until, cursor string
+		limit                int
 	)
 	cmd := &cobra.Command{
 		Use:   "list",
-		Short: "List memories of one kind",
-		Long: `list lists the agent's memories of one kind (--kind):
+		Short: "List memories of every kind, newest first, a page at a time",
+		Long: `list lists the agent's memories of every kind, newest first by when they were
+stored (a fact by when it was recorded, current or not), as GET /v1/memories
+and the MCP tool list_memories do. When there are more than --limit, the
+next page's cursor follows the table ("next page: --cursor ..."; with
+--json, next_cursor): pass it to --cursor.
 
-  semantic    most important first, then most recently updated (the default)
-  episodic    newest first
-  procedural  the active procedures, best success rate first
-  fact        the facts that hold now
-
-A plural or noun of a kind works too (episodes, procedures, facts).
---offset pages through semantic and episodic memory.`,
+--type (or --kind) keeps some kinds, comma-separated: semantic, episodic,
+procedural, fact, snapshot or document, or a plural or noun of one (notes,
+episodes, procedures, triples, docs). --tags keeps the memories with one of
+the tags (kinds without tags are left out); --since and --until keep those
+stored in [since, until). Archived memories are not listed.`,
 		Example: `  engram list
-  engram list --kind episodic --limit 5
-  engram --json list --kind fact`,
+  engram list --type episodic,fact --limit 5
+  engram list --tags ops --since 7d
+  engram --json list --cursor eyJ0IjoxNzE...`,
 		Args: cobra.NoArgs,
 		RunE: runE(func(ctx context.Context, _ []string) error {
-			if limit < 1 || limit > 10000 {
-				return usagef("--limit %d: use 1 to 10000", limit)
+			if limit < 1 || limit > engram.MaxListPage {
+				return usagef("--limit %d: use 1 to %d", limit, engram.MaxListPage)
 			}
-			if offset < 0 {
-				return usagef("--offset %d: use 0 or more", offset)
+			mq := engram.MemoryQuery{Tags: tags, Limit: limit, Cursor: cursor}
+			var err error
+			if mq.Types, err = parseKinds("--type", types); err != nil {
+				return err
+			}
+			if mq.Since, err = optTime("--since", since); err != nil {
+				return err
+			}
+			if mq.Until, err = optTime("--until", until); err != nil {
+				return err
 			}
 			return a.withMemory(ctx, false, func(m *engram.Memory) error {
-				views, err := listMemories(ctx, m, kind, limit, offset)
+				page, err := m.List(ctx, mq)
 				if err != nil {
-					return err
+					return listError(err)
 				}
-				return a.output(views, func(w io.Writer) error { return writeList(w, views) })
+				v := listView{Memories: memview.List(page.Records), Count: len(page.Records), NextCursor: page.Next}
+				return a.output(v, func(w io.Writer) error {
+					views := make([]memoryView, len(page.Records))
+					for i, r := range page.Records {
+						views[i] = recordView(r)
+					}
+					if err := writeList(w, views); err != nil || page.Next == "" {
+						return err
+					}
+					_, err := fmt.Fprintf(w, "next page: --cursor %s\n", page.Next)
+					return err
+				})
 			})
 		}),
 	}
 	f := cmd.Flags()
-	f.StringVar(&kind, "kind", "semantic", "semantic, episodic, procedural or fact")
-	f.IntVar(&limit, "limit", 20, "at most this many")
-	f.IntVar(&offset, "offset", 0, "skip this many first (semantic, episodic)")
+	f.StringSliceVar(&types, "type", nil, "only these kinds, comma-separated (--kind is the same flag)")
+	f.StringSliceVar(&tags, "tags", nil, "only memories with one of these tags, comma-separated")
+	f.StringVar(&since, "since", "", "only memories stored since (2026-05-01, 7d, ...)")
+	f.StringVar(&until, "until", "", "only memories stored before")
+	f.IntVar(&limit, "limit", 50, fmt.Sprintf("at most this many, 1 to %d", engram.MaxListPage))
+	f.StringVar(&cursor, "cursor", "", "the page after the one that printed this cursor")
+	aliasFlags(cmd, map[string]string{"kind": "type"})
 	return cmd
 }
 
-// listMemories lists memories of one kind through the kind's own listing.
-func listMemories(ctx context.Context, m *engram.Memory, kind string, limit, offset int) ([]memoryView, error) {
-	views := []memoryView{}
-	typ, err := engram.ParseMemoryType(kind)
-	if err != nil || !slices.Contains(listKinds, typ) {
-		names := make([]string, len(listKinds))
-		for i, k := range listKinds {
-			names[i] = string(k)
-		}
-		return nil, usagef("--kind %q: use %s", kind, strings.Join(names, ", "))
+// listError names the flag an error of engram.Memory.List is about.
+func listError(err error) error {
+	var ie *engram.InvalidError
+	if !errors.As(err, &ie) {
+		return err
 	}
-	switch typ {
-	case engram.TypeSemantic:
-		es, err := m.Semantic().List(ctx, engram.ListOptions{Limit: limit, Offset: offset})
-		for _, e := range es {
-			views = append(views, semanticView(e))
-		}
-		return views, err
-	case engram.TypeEpisodic:
-		if offset+limit > 10000 {
-			return nil, usagef("--offset plus --limit: at most 10000 episodes back")
-		}
-		es, err := m.Episodic().Recent(ctx, offset+limit)
-		for _, e := range es[min(offset, len(es)):] {
-			views = append(views, episodeView(e))
-		}
-		return views, err
-	case engram.TypeProcedural:
-		ps, err := m.Procedural().ListActive(ctx, limit)
-		for _, p := range ps {
-			views = append(views, procedureView(p))
-		}
-		return views, err
-	case engram.TypeFact:
-		fs, err := m.Facts().Current(ctx, engram.FactQuery{Limit: limit})
-		for _, f := range fs {
-			views = append(views, factView(f))
-		}
-		return views, err
+	flag, ok := map[string]string{"Types": "--type", "Tags": "--tags", "Since": "--since", "Until": "--until",
+		"Limit": "--limit", "Cursor": "--cursor"}[strings.SplitN(ie.Field, "[", 2)[0]]
+	if !ok {
+		return err
 	}
-	return nil, fmt.Errorf("--kind %q: list has no listing of it", kind) // listKinds are all above
+	return usagef("%s: %s", flag, ie.Reason)
 }
 
 // writeList prints memories one a line.

@@ -73,8 +73,8 @@ procedures, subject–predicate–object triples and documents, in one SQLite
 file per agent (.engram/memory/{agent}/memory.db by default), searchable by
 full text (Tier 1) and by vector too (Tier 2, with an embedder).
 
-Commands that only read (agents, stats, summary, get, list, search, recall,
-context, history, export, check, graph) never create a database: for an
+Commands that only read (agents, stats, summary, get, list, facts, search,
+recall, context, history, export, check, graph) never create a database: for an
 agent without one they say so and exit 3. Commands that write (add, ingest,
 import) create it. In Tier 2 only add, ingest, import and reindex set the
 vectors up, which fixes their dimension and model; the other commands use
@@ -106,8 +106,9 @@ Exit codes:
   5  conflict: it exists already (an ID, a procedure name, a backup file,
      an imported record under --conflict fail)`
 
-const rootExample = `  engram add fact "Ada prefers short answers" --importance 0.9 --tags user
-  engram add triple Ada "lives in" London
+const rootExample = `  engram add semantic "Ada prefers short answers" --importance 0.9 --tags user
+  engram add fact Ada "lives in" London
+  engram facts Ada
   engram search "what does Ada prefer?"
   engram --agent support-bot --json stats
   engram export -o ada.jsonl && engram --agent copy import ada.jsonl`
@@ -127,7 +128,7 @@ func (a *app) rootCmd() *cobra.Command {
 	a.globalFlags(root)
 	root.AddCommand(
 		a.agentsCmd(), a.statsCmd(), a.summaryCmd(),
-		a.addCmd(), a.getCmd(), a.listCmd(),
+		a.addCmd(), a.getCmd(), a.listCmd(), a.updateCmd(), a.factsCmd(),
 		a.searchCmd(), a.recallCmd(), a.contextCmd(),
 		a.deleteCmd(), a.restoreCmd(), a.compactCmd(), a.decayCmd(), a.reindexCmd(), a.checkCmd(),
 		a.historyCmd(), a.exportCmd(), a.importCmd(), a.backupCmd(), a.forgetCmd(), a.ingestCmd(),

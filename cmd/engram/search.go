@@ -64,13 +64,13 @@ func (a *app) searchCmd() *cobra.Command {
 scores. Any text is a valid query: punctuation and FTS5 syntax are inert
 unless --advanced asks for FTS5 expressions (a malformed one exits 2).
 
---kind (or --types) narrows the search to kinds, comma-separated: semantic,
+--type (or --kind, --types) narrows the search to kinds, comma-separated: semantic,
 episodic, procedural, working, snapshot, fact or document, or a plural or
 noun of one (procedures, episode, facts, triples, docs); --mode is text,
 vector or hybrid (vector and hybrid need --tier 2). Semantic hits count as
 accesses.`,
 		Example: `  engram search "what did we decide about the deploy?"
-  engram search deploy --kind semantic,fact --limit 5
+  engram search deploy --type semantic,fact --limit 5
   engram search deploy --types procedures,episodes
   engram --tier 2 search "staging database" --mode vector`,
 		Args: cobra.ExactArgs(1),
@@ -78,7 +78,7 @@ accesses.`,
 			opts.Query = args[0]
 			opts.Mode = engram.SearchMode(mode)
 			var err error
-			if opts.Types, err = parseKinds("--kind", kinds); err != nil {
+			if opts.Types, err = parseKinds("--type", kinds); err != nil {
 				return err
 			}
 			if opts.Since, err = optTime("--since", since); err != nil {
@@ -102,8 +102,8 @@ accesses.`,
 		}),
 	}
 	f := cmd.Flags()
-	f.StringSliceVar(&kinds, "kind", nil, "only these kinds, comma-separated (--types is the same flag)")
-	aliasFlags(f, map[string]string{"types": "kind"})
+	f.StringSliceVar(&kinds, "type", nil, "only these kinds, comma-separated (--kind and --types are the same flag)")
+	aliasFlags(cmd, map[string]string{"kind": "type", "types": "type"})
 	f.IntVar(&opts.Limit, "limit", 10, "at most this many results (up to 1000)")
 	f.StringVar(&mode, "mode", "", "text, vector or hybrid (default: hybrid in Tier 2, text in Tier 1)")
 	f.StringSliceVar(&opts.Tags, "tags", nil, "only memories with one of these tags")
@@ -128,10 +128,24 @@ func parseKinds(flag string, kinds []string) ([]engram.MemoryType, error) {
 	return out, nil
 }
 
+// flagAliases is the annotation of a command that lists its flags'
+// other names, "alias=flag" comma-separated (see aliasFlags).
+const flagAliases = "engram.flag-aliases"
+
 // aliasFlags makes each name of aliases another name of the flag it maps
-// to, in the flag set f: --types sets --kind.
-func aliasFlags(f *pflag.FlagSet, aliases map[string]string) {
-	f.SetNormalizeFunc(func(_ *pflag.FlagSet, name string) pflag.NormalizedName {
+// to, among cmd's flags (--kind sets --type), and records them in cmd's
+// annotation flagAliases.
+func aliasFlags(cmd *cobra.Command, aliases map[string]string) {
+	var list []string
+	for from, to := range aliases {
+		list = append(list, from+"="+to)
+	}
+	slices.Sort(list)
+	if cmd.Annotations == nil {
+		cmd.Annotations = map[string]string{}
+	}
+	cmd.Annotations[flagAliases] = strings.Join(list, ",")
+	cmd.Flags().SetNormalizeFunc(func(_ *pflag.FlagSet, name string) pflag.NormalizedName {
 		if to, ok := aliases[name]; ok {
 			name = to
 		}
@@ -248,15 +262,15 @@ func (a *app) contextCmd() *cobra.Command {
 		Use:   "context [QUERY | --query QUERY]",
 		Short: "Print a markdown block of memory for a system prompt",
 		Long: `context prints a block of markdown for a language model's system prompt,
-within a budget of tokens (--tokens, estimated): the most important facts,
+within a budget of tokens (--max-tokens, estimated): the most important facts,
 the facts that hold now, the active procedures, the recent episodes and,
 with a QUERY (an argument, or --query), the memories recalled for it. The
 part before the recalled memories does not depend on the query and stays
 byte-identical while memory does not change, so prompt caches keep working.
-It changes nothing. --max-tokens is another name of --tokens.`,
+It changes nothing. --tokens is another name of --max-tokens.`,
 		Example: `  engram context
-  engram context "plan Ada's trip" --tokens 1000
-  engram context --query "plan Ada's trip" --max-tokens 1000
+  engram context "plan Ada's trip" --max-tokens 1000
+  engram context --query "plan Ada's trip" --tokens 1000
   engram --json context "deploy"`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: runE(func(ctx context.Context, args []string) error {
@@ -284,9 +298,9 @@ It changes nothing. --max-tokens is another name of --tokens.`,
 		}),
 	}
 	f := cmd.Flags()
-	f.IntVar(&tokens, "tokens", engram.DefaultContextTokens, "the budget, in estimated tokens (--max-tokens is the same flag)")
+	f.IntVar(&tokens, "max-tokens", engram.DefaultContextTokens, "the budget, in estimated tokens (--tokens is the same flag)")
 	f.StringVar(&query, "query", "", "the query to recall memories for (instead of the QUERY argument)")
-	aliasFlags(f, map[string]string{"max-tokens": "tokens"})
+	aliasFlags(cmd, map[string]string{"tokens": "max-tokens"})
 	return cmd
 }
 

@@ -91,6 +91,30 @@ func factView(f engram.Fact) memoryView {
 		Metadata: f.Metadata, Retrievals: f.Retrievals}
 }
 
+func snapshotView(s engram.SessionSnapshot) memoryView {
+	return memoryView{Type: engram.TypeSnapshot, ID: s.ID, Content: s.Summary, SessionID: s.SessionID,
+		CreatedAt: s.CreatedAt, Retrievals: s.Retrievals}
+}
+
+// recordView returns the view of the memory r holds, of its kind.
+func recordView(r engram.Record) memoryView {
+	switch {
+	case r.Semantic != nil:
+		return semanticView(*r.Semantic)
+	case r.Episode != nil:
+		return episodeView(*r.Episode)
+	case r.Procedure != nil:
+		return procedureView(*r.Procedure)
+	case r.Fact != nil:
+		return factView(*r.Fact)
+	case r.Snapshot != nil:
+		return snapshotView(*r.Snapshot)
+	case r.Document != nil:
+		return chunkView(*r.Document)
+	}
+	return memoryView{Type: r.Type}
+}
+
 func chunkView(c engram.DocumentChunk) memoryView {
 	v := memoryView{Type: engram.TypeDocument, ID: c.ID, Content: c.Content, Source: c.Source,
 		Heading: c.Heading, Title: c.Title, Tags: c.Tags, CreatedAt: c.CreatedAt,
