@@ -49,17 +49,25 @@ func filterOf(f memview.Filter, prefix string) (*engram.Filter, error) {
 var filterFields = map[string]string{"User": "user", "Session": "session", "Kinds": "types", "Tags": "tags",
 	"Since": "since", "Until": "until", "Metadata": "metadata"}
 
+// listParams are the query parameters of GET /v1/memories by the
+// engram.MemoryQuery fields they set.
+var listParams = map[string]string{"Types": "type", "Tags": "tags", "Since": "since", "Until": "until", "Cursor": "cursor"}
+
 // renamedFilter returns an invalid-input error about a filter (memview's,
 // named by JSON path, or engram's, "Filter.Tags", checked by the agent's
 // limits) as the request names it: "field filter.tags: …" in a body
-// (prefix "filter"), "query parameter tags: …" in a query (prefix "");
-// any other error is returned as it is.
+// (prefix "filter"), "query parameter tags: …" in a query (prefix "",
+// with GET /v1/memories's own parameters); any other error is returned
+// as it is.
 func renamedFilter(err error, prefix string) error {
 	var ie *engram.InvalidError
 	if !errors.As(err, &ie) {
 		return err
 	}
 	field := ie.Field
+	if param, ok := listParams[field]; ok && prefix == "" {
+		return invalidf("query parameter %s: %s", param, ie.Reason)
+	}
 	if rest, ok := strings.CutPrefix(field, "Filter."); ok {
 		name, _, _ := strings.Cut(rest, ".")
 		name, _, _ = strings.Cut(name, "[")
