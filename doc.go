@@ -91,8 +91,9 @@
 // metadata. One [Filter] type (a user, a session, kinds, tags, a time
 // range, and metadata conditions built with [MetaEq], [MetaIn], [MetaGt],
 // [MetaAnd], [MetaOr], [MetaNot] and the like) narrows
-// [SearchOptions], [ContextOptions], [Memory.RecallWith], [ListOptions]
-// ([Semantic.List], [Memory.ListAll]) and [ExportOptions]; a search
+// [SearchOptions], [ContextOptions], [Memory.RecallWith], [MemoryQuery]
+// ([Memory.List], the one listing of every kind, a page at a time),
+// [ListOptions] ([Semantic.List]) and [ExportOptions]; a search
 // filtered by user or session stays as fast as an unfiltered one.
 // [Memory.ForgetUser] erases one user's memories as [Memory.Forget]
 // erases one. Facts, snapshots (which have a session) and document

@@ -18,7 +18,8 @@ import (
 // count looks at.
 
 // Filter narrows what [Memory.Search], [Memory.Context],
-// [Memory.RecallWith], the listings ([ListOptions]) and [Memory.Export]
+// [Memory.RecallWith], the listings ([MemoryQuery], [ListOptions]) and
+// [Memory.Export]
 // look at, below the agent. The zero value filters nothing; every field
 // set must hold (AND). Where an options struct also has fields of its
 // own of the same meaning (SearchOptions.Types, Tags, Since and Until),

@@ -3,6 +3,7 @@ package engram_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"testing"
 	"time"
@@ -149,11 +150,13 @@ func TestUserIsolation(t *testing.T) {
 				}
 			}
 		}
-		listed, err := m.ListAll(ctx, engram.ListOptions{Limit: 1000, Filter: f})
+		listed, err := m.List(ctx, engram.MemoryQuery{Limit: 1000, Filter: f})
 		require.NoError(t, err)
-		assert.NotEmpty(t, listed)
-		for _, r := range listed {
-			leaks("list", r.Content)
+		assert.NotEmpty(t, listed.Records)
+		for _, r := range listed.Records {
+			b, err := json.Marshal(r)
+			require.NoError(t, err)
+			leaks("list", string(b))
 		}
 		sem, err := m.Semantic().List(ctx, engram.ListOptions{Limit: 1000, Filter: f})
 		require.NoError(t, err)

@@ -304,6 +304,11 @@ type MemoryQuery struct {
 	// Since and Until keep memories stored in [Since, Until); zero
 	// means no bound.
 	Since, Until time.Time
+	// Filter, when not nil, lists only the memories it keeps as well
+	// (see [Filter]): one user's or session's, with metadata conditions.
+	// Its kinds, tags and times apply with Types, Tags, Since and Until,
+	// all of them: a memory listed meets both.
+	Filter *Filter
 	// Limit is how many to return, at most [MaxListPage]; 0 means 50.
 	Limit int
 	// Cursor continues a listing where the page it came from
@@ -357,9 +362,15 @@ func decodeCursor(s string) (listCursor, error) {
 // new listing starts. Archived memories are not listed. Each page is read
 // in one transaction.
 //
+// With a Filter, the pages hold the memories it keeps, and the cursor
+// goes on through them: the pages of one listing put together are the
+// memories the filter keeps, each once. A filter by user or session finds
+// the rows by their indexes.
+//
 // It returns an error matching [ErrInvalid] for an unknown or unstored
 // kind (working), invalid tags, Until not after Since, a Limit outside
-// [0, MaxListPage] or a Cursor that List did not return; [ErrClosed]
+// [0, MaxListPage], a Cursor that List did not return or a bad part of
+// the Filter (named: "Filter.User"); [ErrClosed]
 // after Close and a [*DatabaseError] when SQLite fails.
 func (m *Memory) List(ctx context.Context, mq MemoryQuery) (MemoryPage, error) {
 	types := listedKinds
@@ -395,6 +406,10 @@ func (m *Memory) List(ctx context.Context, mq MemoryQuery) (MemoryPage, error) {
 	if err != nil {
 		return MemoryPage{}, err
 	}
+	sc, err := m.listScope(mq.Filter)
+	if err != nil {
+		return MemoryPage{}, err
+	}
 	tags := ""
 	if len(mq.Tags) > 0 {
 		b, _ := json.Marshal(mq.Tags) // a []string always marshals
@@ -404,15 +419,12 @@ func (m *Memory) List(ctx context.Context, mq MemoryQuery) (MemoryPage, error) {
 	err = m.read(ctx, "memory.list", func(q *dbtx) error {
 		for _, typ := range types {
 			k := kindByType(typ)
-			if tags != "" && !k.tagged {
+			if tags != "" && !k.tagged || !sc.admitsKind(k) {
 				continue
 			}
-			where := `created_at >= ?2 AND created_at < ?3 AND (created_at, id, '` + string(typ) + `') < (?4, ?5, ?6)`
-			if tags != "" {
-				where += ` AND EXISTS (SELECT 1 FROM json_each(tags) WHERE value IN (SELECT value FROM json_each(?7)))`
-			}
-			where += ` ORDER BY created_at DESC, id DESC LIMIT ?8`
-			list, err := m.records(q, typ, where, ms(mq.Since), until, cur.At, cur.ID, string(cur.Type), tags, limit+1)
+			where, scArgs := listWhere(k, sc, tags != "")
+			args := append([]any{ms(mq.Since), until, cur.At, cur.ID, string(cur.Type), tags, limit + 1}, scArgs...)
+			list, err := m.records(q, typ, where, args...)
 			if err != nil {
 				return err
 			}

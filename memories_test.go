@@ -1,7 +1,9 @@
 package engram_test
 
 import (
+	"cmp"
 	"context"
+	"slices"
 	"testing"
 	"time"
 
@@ -200,4 +202,64 @@ func recordIDs(rs []engram.Record) []string {
 		out[i] = r.ID()
 	}
 	return out
+}
+
+// TestListPagesUnderAFilter: under each filter, the pages of a listing,
+// of any size, put together are the memories the filter keeps, newest
+// first, each once; the filter applies with the query's own kinds, tags
+// and times; a bad filter is refused, named.
+func TestListPagesUnderAFilter(t *testing.T) {
+	ctx := context.Background()
+	m, _ := openScopes(t)
+	for _, c := range scopeCases() {
+		t.Run(c.name, func(t *testing.T) {
+			f := c.filter
+			all, err := m.List(ctx, engram.MemoryQuery{Limit: engram.MaxListPage, Filter: &f})
+			require.NoError(t, err)
+			require.Empty(t, all.Next)
+			require.NotEmpty(t, all.Records)
+			assert.True(t, slices.IsSortedFunc(all.Records, func(a, b engram.Record) int {
+				return cmp.Or(b.CreatedAt().Compare(a.CreatedAt()), cmp.Compare(b.ID(), a.ID()))
+			}), "newest first, then by ID")
+			for _, r := range all.Records {
+				if !slices.Contains(c.want, r.ID()) && r.ID() != "none-fact" {
+					t.Errorf("%s is listed, but the filter does not keep it", r.ID())
+				}
+			}
+			for _, size := range []int{1, 2, 5} {
+				var got []string
+				cursor := ""
+				for range len(all.Records) + 1 {
+					page, err := m.List(ctx, engram.MemoryQuery{Limit: size, Cursor: cursor, Filter: &f})
+					require.NoError(t, err)
+					require.LessOrEqual(t, len(page.Records), size)
+					got = append(got, recordIDs(page.Records)...)
+					if cursor = page.Next; cursor == "" {
+						break
+					}
+				}
+				assert.Equal(t, recordIDs(all.Records), got, "pages of %d", size)
+			}
+		})
+	}
+
+	// The query's own fields and the filter's both apply.
+	f := engram.Filter{User: "u1", Kinds: []engram.MemoryType{engram.TypeSemantic, engram.TypeEpisodic}}
+	page, err := m.List(ctx, engram.MemoryQuery{Types: []engram.MemoryType{engram.TypeEpisodic, engram.TypeProcedural}, Filter: &f})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"u1-ep-s2", "u1-ep-s1"}, recordIDs(page.Records), "episodes, the one kind in both")
+	page, err = m.List(ctx, engram.MemoryQuery{Tags: []string{"tag-s1"}, Filter: &engram.Filter{User: "u2", Tags: []string{"tag-s1", "tag-s2"}}})
+	require.NoError(t, err)
+	assert.ElementsMatch(t, []string{"u2-sem-s1", "u2-proc-s1"}, recordIDs(page.Records))
+	page, err = m.List(ctx, engram.MemoryQuery{Since: scopeStart.AddDate(0, 0, 1), Filter: &engram.Filter{User: "u2", Until: scopeStart.AddDate(0, 0, 3)}})
+	require.NoError(t, err)
+	assert.ElementsMatch(t, []string{"u2-sem-s1", "u2-ep-s1", "u2-proc-s1"}, recordIDs(page.Records), "u2's first day: the second of all")
+
+	for _, bad := range badFilters() {
+		f := bad.f
+		_, err := m.List(ctx, engram.MemoryQuery{Filter: &f})
+		var ie *engram.InvalidError
+		require.ErrorAs(t, err, &ie)
+		assert.Equal(t, bad.part, ie.Field)
+	}
 }

@@ -1,86 +1,5 @@
 package engram
 
-import (
-	"context"
-	"strings"
-)
-
-// ListAll returns the agent's memories of every stored kind that
-// opts.Filter keeps (all of them without a filter), newest first (then by
-// kind and ID), a page at a time: opts.Limit of them (0 means 100, at most
-// 1000) after the first opts.Offset. Each [Result] carries the memory's
-// kind, ID, text (as a search shows it), tags, creation time and, for a
-// document chunk, its Source; its Score is 0. Facts are listed while they
-// hold, as a search finds them; archived memories and the working set are
-// not listed.
-//
-// It returns an error matching [ErrInvalid] for bad options (a bad part
-// of the filter is named), [ErrClosed] after Close and a [*DatabaseError]
-// when SQLite fails.
-func (m *Memory) ListAll(ctx context.Context, opts ListOptions) ([]Result, error) {
-	limit, offset, err := opts.resolve()
-	if err != nil {
-		return nil, err
-	}
-	sc, err := m.listScope(opts.Filter)
-	if err != nil {
-		return nil, err
-	}
-	query, args := listQuery(sc, m.agent, ms(m.now()), limit, offset)
-	if query == "" {
-		return nil, nil
-	}
-	var out []Result
-	err = m.read(ctx, "list", func(q *dbtx) error {
-		rows, err := q.query(query, args...)
-		if err != nil {
-			return err
-		}
-		out, err = scanAll(rows, func(r scanner) (Result, error) {
-			var res Result
-			var typ, tags string
-			var created int64
-			if err := r.Scan(&typ, &res.ID, &res.Content, &tags, &created, &res.Source); err != nil {
-				return res, err
-			}
-			res.Type, res.CreatedAt = MemoryType(typ), fromMS(created)
-			var err error
-			res.Tags, err = decodeTags(tags)
-			return res, err
-		})
-		return err
-	})
-	return out, err
-}
-
-// listQuery returns the query of a ListAll page and its arguments, or ""
-// when the scope admits no kind.
-func listQuery(sc *scope, agent string, now int64, limit, offset int) (string, []any) {
-	var parts []string
-	var args []any
-	for _, k := range kinds {
-		if !sc.admitsKind(k) {
-			continue
-		}
-		cond, cargs := sc.whereOrAll(k, "t")
-		// Each kind's newest offset+limit, by its index of the scope
-		// or of its times, then the page of them all.
-		parts = append(parts, `SELECT * FROM (SELECT '`+string(k.typ)+`' AS typ, t.id AS id, `+k.textOver("t")+` AS content,
-			`+k.tagsOver("t")+` AS tags, t.created_at AS created_at, `+k.citeOver("t")+` AS source
-			FROM `+k.table+` t WHERE t.agent_id = ? AND `+k.liveAt("t", "?")+` AND `+cond+`
-			ORDER BY `+sc.orderBy("t.created_at DESC, t.id")+` LIMIT ?)`)
-		args = append(args, agent)
-		if k.live != "" {
-			args = append(args, now, now)
-		}
-		args = append(append(args, cargs...), offset+limit)
-	}
-	if len(parts) == 0 {
-		return "", nil
-	}
-	return strings.Join(parts, " UNION ALL ") + ` ORDER BY created_at DESC, typ, id LIMIT ? OFFSET ?`, append(args, limit, offset)
-}
-
 // listScope validates a listing's or an export's filter and compiles it;
 // nil for none.
 func (m *Memory) listScope(f *Filter) (*scope, error) {
@@ -92,4 +11,36 @@ func (m *Memory) listScope(f *Filter) (*scope, error) {
 	}
 	sc := newScope(f.clone())
 	return &sc, nil
+}
+
+// listWhere returns the condition, order and limit of one kind's part of
+// a [Memory.List] page, over k's table (see Memory.records: the agent is
+// ?1), with ?2 and ?3 the times [since, until) in Unix ms, ?4 to ?6 the
+// cursor (time, ID, kind), ?7 the tags as a JSON list ("" for none), ?8
+// the limit, and the scope's arguments, returned, from ?9 on. The scope
+// (nil for none) admits k. With a user or a session, the order is made
+// an expression (see scope.orderBy), so that the rows are found by the
+// index of the user or session and sorted, not by a walk of the agent's
+// rows in time order; with a user and no session, the times too.
+func listWhere(k *kind, sc *scope, tagged bool) (string, []any) {
+	at := "created_at"
+	if sc != nil && sc.user != "" && sc.session == "" {
+		// The time, made an expression: else the index of the agent's
+		// times serves the bounds, and the user's rows are looked for
+		// among all of the agent's.
+		at = "+created_at"
+	}
+	where := at + ` >= ?2 AND ` + at + ` < ?3 AND (` + at + `, id, '` + string(k.typ) + `') < (?4, ?5, ?6)`
+	if tagged {
+		where += ` AND EXISTS (SELECT 1 FROM json_each(tags) WHERE value IN (SELECT value FROM json_each(?7)))`
+	}
+	var args []any
+	if sc != nil {
+		var cond string
+		cond, args = sc.where(k, k.table, 9)
+		if cond != "1" {
+			where += ` AND ` + cond
+		}
+	}
+	return where + ` ORDER BY ` + sc.orderBy("created_at DESC, id DESC") + ` LIMIT ?8`, args
 }

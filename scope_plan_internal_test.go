@@ -2,6 +2,8 @@ package engram
 
 import (
 	"context"
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -10,8 +12,8 @@ import (
 // the full-text index or the indexes of the user and the session (see
 // migration 0012), never by a scan of the agent's rows: the full-text
 // queries of a search (its best matches, its windows and the session
-// context), the vector search's rows, a listing of every kind, the
-// semantic listing, an export's memories and ForgetUser's deletes. A
+// context), the vector search's rows, Memory.List's pages, the semantic
+// listing, an export's memories and ForgetUser's deletes. A
 // metadata condition is checked on the rows a search's full-text index
 // found.
 func TestScopeQueryPlans(t *testing.T) {
@@ -27,6 +29,7 @@ func TestScopeQueryPlans(t *testing.T) {
 		"user and meta":    {User: "u1", Metadata: MetaAnd(MetaEq("lang", "go"), MetaNot(MetaGt("n", 3)))},
 	}
 	stmts := map[string]string{}
+	byScope := map[string]bool{} // statements that must use an index of the user or the session
 	for name, f := range filters {
 		sc := newScope(*f)
 		ff := ftsFilter{sc: sc}
@@ -44,7 +47,18 @@ func TestScopeQueryPlans(t *testing.T) {
 		if f.Metadata != nil {
 			continue // the rest by metadata alone reads the agent's rows
 		}
-		stmts[name+": list all"], _ = listQuery(&sc, "a", 0, 10, 0)
+		for _, k := range kinds {
+			if sc.admits(k) {
+				// Memory.List's page of each kind, as Memory.records
+				// runs it, with a tag filter of its own or not.
+				for _, tagged := range []bool{false, k.tagged} {
+					where, _ := listWhere(k, &sc, tagged)
+					stmt := fmt.Sprintf("%s: list %s (tags %v)", name, k.table, tagged)
+					stmts[stmt] = `SELECT id FROM ` + k.table + ` WHERE agent_id = ?1 AND ` + where
+					byScope[stmt] = true
+				}
+			}
+		}
 		cond, _ := sc.where(semanticKind, "semantic_memory", 0)
 		stmts[name+": semantic list"] = `SELECT ` + semanticCols + ` FROM semantic_memory WHERE agent_id = ? AND ` + cond +
 			` ORDER BY ` + sc.orderBy("importance DESC, updated_at DESC, id") + ` LIMIT ? OFFSET ?`
@@ -84,6 +98,11 @@ func TestScopeQueryPlans(t *testing.T) {
 			t.Fatalf("%s: %v", name, err)
 		}
 		t.Logf("%s:\n\t%s", name, strings.Join(plan, "\n\t"))
+		if byScope[name] && !slices.ContainsFunc(plan, func(step string) bool {
+			return strings.Contains(step, "_by_user ") || strings.Contains(step, "_by_session ")
+		}) {
+			t.Errorf("%s does not use an index of the user or the session", name)
+		}
 		for _, step := range plan {
 			f := strings.Fields(step)
 			scan := len(f) > 1 && f[0] == "SCAN" && !strings.Contains(step, "VIRTUAL TABLE") && f[1] != "j" && !strings.HasPrefix(f[1], "(") &&

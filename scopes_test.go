@@ -144,9 +144,10 @@ func TestFilterFieldsOnSearchListExportContextRecall(t *testing.T) {
 			require.NoError(t, err)
 			assert.Equal(t, c.want, idsOf(res), "search")
 
-			listed, err := m.ListAll(ctx, engram.ListOptions{Limit: 1000, Filter: &f})
+			listed, err := m.List(ctx, engram.MemoryQuery{Limit: 1000, Filter: &f})
 			require.NoError(t, err)
-			var want []string // ListAll lists facts too
+			assert.Empty(t, listed.Next)
+			var want []string // List lists facts too
 			for _, id := range c.want {
 				want = append(want, id)
 			}
@@ -154,7 +155,9 @@ func TestFilterFieldsOnSearchListExportContextRecall(t *testing.T) {
 				want = append(want, "none-fact")
 			}
 			slices.Sort(want)
-			assert.Equal(t, want, idsOf(listed), "list")
+			listedIDs := recordIDs(listed.Records)
+			slices.Sort(listedIDs)
+			assert.Equal(t, want, listedIDs, "list")
 
 			sem, err := m.Semantic().List(ctx, engram.ListOptions{Limit: 1000, Filter: &f})
 			require.NoError(t, err)
@@ -381,8 +384,8 @@ func TestFilterValidation(t *testing.T) {
 			check("Context", err)
 			_, err = m.RecallWith(ctx, engram.RecallOptions{Query: "kayak", Filter: &f})
 			check("RecallWith", err)
-			_, err = m.ListAll(ctx, engram.ListOptions{Filter: &f})
-			check("ListAll", err)
+			_, err = m.List(ctx, engram.MemoryQuery{Filter: &f})
+			check("List", err)
 			_, err = m.Semantic().List(ctx, engram.ListOptions{Filter: &f})
 			check("Semantic.List", err)
 			var buf bytes.Buffer

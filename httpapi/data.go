@@ -118,13 +118,19 @@ func underRoot(root, rel string) (string, error) {
 }
 
 // export answers GET /v1/export: the agent's memory in engram's export
-// format, JSON Lines, streamed (engram.Memory.Export). An agent with no
-// memory exports as an empty one.
+// format, JSON Lines, streamed (engram.Memory.Export); with filter
+// parameters (see queryFilter), only the memories they keep. An agent
+// with no memory exports as an empty one.
 func (s *Server) export(w http.ResponseWriter, r *http.Request) error {
-	q := params(r, "profile", "vectors", "history")
+	q := params(r, append([]string{"profile", "vectors", "history"}, filterParams...)...)
 	opts := engram.ExportOptions{Vectors: q.boolean("vectors"), History: q.boolean("history")}
+	f := q.filter()
 	if q.err != nil {
 		return q.err
+	}
+	var err error
+	if opts.Filter, err = filterOf(f, ""); err != nil {
+		return err
 	}
 	id, err := s.agentOf(r, profileFields{})
 	if err != nil {
@@ -140,7 +146,7 @@ func (s *Server) export(w http.ResponseWriter, r *http.Request) error {
 		s.log.Error("export failed midway", "agent", id, "err", err)
 		panic(http.ErrAbortHandler)
 	}
-	return err
+	return renamedFilter(err, "")
 }
 
 // committedWriter sends the export's headers before its first byte, so

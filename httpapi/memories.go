@@ -26,9 +26,9 @@ const MaxBatch = 1000
 // addableKinds are the kinds POST /v1/memories adds, with the fields of
 // each besides type (or kind).
 var addableKinds = map[engram.MemoryType][]string{
-	engram.TypeSemantic:   {"id", "created_at", "content", "summary", "importance", "verified", "tags", "source"},
-	engram.TypeEpisodic:   {"id", "created_at", "content", "event_type", "task_id", "session_id", "cost", "duration_ms", "metadata"},
-	engram.TypeProcedural: {"id", "created_at", "name", "description", "pattern", "success_rate", "tags", "disabled"},
+	engram.TypeSemantic:   {"id", "created_at", "content", "summary", "importance", "verified", "tags", "source", "user", "session", "metadata"},
+	engram.TypeEpisodic:   {"id", "created_at", "content", "event_type", "task_id", "user", "session", "session_id", "cost", "duration_ms", "metadata"},
+	engram.TypeProcedural: {"id", "created_at", "name", "description", "pattern", "success_rate", "tags", "disabled", "user", "session", "metadata"},
 	engram.TypeFact:       {"id", "subject", "predicate", "object", "valid_from", "valid_to", "strength", "sources", "memory_id", "metadata"},
 }
 
@@ -39,7 +39,10 @@ var kindNoun = map[engram.MemoryType]string{
 }
 
 // memoryItem is one memory to add: the fields of every kind, of which an
-// item may hold its own kind's only (see addableKinds).
+// item may hold its own kind's only (see addableKinds). Metadata is read
+// by kind: any JSON values for a semantic entry or a procedure, strings
+// for an episode or a fact. An episode's session_id is its session, by
+// the name the first version of the route gave it.
 type memoryItem struct {
 	Type        engram.MemoryType `json:"type"`
 	Kind        engram.MemoryType `json:"kind"`
@@ -53,10 +56,12 @@ type memoryItem struct {
 	Source      string            `json:"source"`
 	EventType   engram.EventType  `json:"event_type"`
 	TaskID      string            `json:"task_id"`
+	User        string            `json:"user"`
+	Session     string            `json:"session"`
 	SessionID   string            `json:"session_id"`
 	Cost        float64           `json:"cost"`
 	DurationMS  int64             `json:"duration_ms"`
-	Metadata    map[string]string `json:"metadata"`
+	Metadata    json.RawMessage   `json:"metadata"`
 	Name        string            `json:"name"`
 	Description string            `json:"description"`
 	Pattern     string            `json:"pattern"`
@@ -214,27 +219,50 @@ func recordOf(item string, fields map[string]json.RawMessage) (engram.Record, er
 	if err := strictDecode(item, fields, &it); err != nil {
 		return engram.Record{}, err
 	}
+	if it.Session != "" && it.SessionID != "" && it.Session != it.SessionID {
+		return engram.Record{}, invalidf("field %s: %q and session_id %q differ (session_id is an alias of session)", at(item, "session"), it.Session, it.SessionID)
+	}
+	session := or(it.Session, it.SessionID)
+	var anyMeta map[string]any
+	var strMeta map[string]string
+	if len(it.Metadata) > 0 {
+		var err error
+		if typ == engram.TypeSemantic || typ == engram.TypeProcedural {
+			err = json.Unmarshal(it.Metadata, &anyMeta)
+		} else {
+			err = json.Unmarshal(it.Metadata, &strMeta)
+		}
+		if err != nil {
+			want := "an object"
+			if strMeta != nil || typ == engram.TypeEpisodic || typ == engram.TypeFact {
+				want = "an object of strings"
+			}
+			return engram.Record{}, invalidf("field %s: want %s", at(item, "metadata"), want)
+		}
+	}
 	switch typ {
 	case engram.TypeSemantic:
 		return engram.Record{Semantic: &engram.SemanticEntry{ID: it.ID, CreatedAt: it.CreatedAt, Content: it.Content, Summary: it.Summary,
-			Importance: it.Importance, Verified: it.Verified, Tags: it.Tags, Source: or(it.Source, "api")}}, nil
+			Importance: it.Importance, Verified: it.Verified, Tags: it.Tags, Source: or(it.Source, "api"),
+			UserID: it.User, SessionID: session, Metadata: anyMeta}}, nil
 	case engram.TypeEpisodic:
 		return engram.Record{Episode: &engram.Episode{ID: it.ID, CreatedAt: it.CreatedAt, Content: it.Content, Type: it.EventType,
-			TaskID: it.TaskID, SessionID: it.SessionID, Cost: it.Cost, Duration: time.Duration(it.DurationMS) * time.Millisecond,
-			Metadata: it.Metadata}}, nil
+			TaskID: it.TaskID, UserID: it.User, SessionID: session, Cost: it.Cost, Duration: time.Duration(it.DurationMS) * time.Millisecond,
+			Metadata: strMeta}}, nil
 	case engram.TypeProcedural:
 		return engram.Record{Procedure: &engram.Procedure{ID: it.ID, CreatedAt: it.CreatedAt, Name: it.Name, Description: it.Description,
-			Pattern: it.Pattern, SuccessRate: it.SuccessRate, Tags: it.Tags, Disabled: it.Disabled}}, nil
+			Pattern: it.Pattern, SuccessRate: it.SuccessRate, Tags: it.Tags, Disabled: it.Disabled,
+			UserID: it.User, SessionID: session, Metadata: anyMeta}}, nil
 	}
 	f := it.factFields.fact()
-	f.ID, f.Metadata = it.ID, it.Metadata // memoryItem's own, which hide factFields'
+	f.ID, f.Metadata = it.ID, strMeta // memoryItem's own, which hide factFields'
 	return engram.Record{Fact: &f}, nil
 }
 
 // goFields are the JSON names of the Go fields engram's errors name.
 var goFields = map[string]string{
 	"ID": "id", "CreatedAt": "created_at", "Content": "content", "Summary": "summary", "Importance": "importance",
-	"Tags": "tags", "Source": "source", "Type": "event_type", "TaskID": "task_id", "SessionID": "session_id", "Cost": "cost",
+	"Tags": "tags", "Source": "source", "Type": "event_type", "TaskID": "task_id", "UserID": "user", "SessionID": "session", "Cost": "cost",
 	"Duration": "duration_ms", "Metadata": "metadata", "Name": "name", "Description": "description", "Pattern": "pattern",
 	"SuccessRate": "success_rate", "Subject": "subject", "Predicate": "predicate", "Object": "object",
 	"ValidFrom": "valid_from", "ValidTo": "valid_to", "Strength": "strength", "Sources": "sources", "MemoryID": "memory_id",
@@ -372,15 +400,25 @@ type listMemoriesResponse struct {
 }
 
 // listMemories answers GET /v1/memories: the agent's memories of every
-// kind (or of kind, a comma-separated list), newest first, a page at a
-// time (engram.Memory.List): the next page is asked for with the
-// next_cursor of the last.
+// kind (or of type, a comma-separated list; kind is its alias), newest
+// first, a page at a time (engram.Memory.List), those of a user, a
+// session, tags, a time range and metadata conditions (see queryFilter)
+// only when asked: the next page is asked for with the next_cursor of
+// the last, and the same filter.
 func (s *Server) listMemories(w http.ResponseWriter, r *http.Request) error {
-	q := params(r, "profile", "type", "tags", "since", "until", "limit", "cursor")
+	q := params(r, append([]string{"profile", "limit", "cursor"}, filterParams...)...)
 	mq := engram.MemoryQuery{Types: listKinds(q, "type"), Tags: q.list("tags"), Since: q.time("since"), Until: q.time("until"),
 		Limit: q.integer("limit", 50, 1, engram.MaxListPage), Cursor: q.str("cursor")}
+	// The filter's user, session and metadata; its type, tags and times
+	// are the query's own.
+	f := q.filter()
+	f.Types, f.Tags, f.Since, f.Until = nil, nil, time.Time{}, time.Time{}
 	if q.err != nil {
 		return q.err
+	}
+	var err error
+	if mq.Filter, err = filterOf(f, ""); err != nil {
+		return err
 	}
 	id, err := s.agentOf(r, profileFields{})
 	if err != nil {
@@ -390,7 +428,7 @@ func (s *Server) listMemories(w http.ResponseWriter, r *http.Request) error {
 		return m.List(r.Context(), mq)
 	})
 	if err != nil {
-		return err
+		return renamedFilter(err, "")
 	}
 	writeJSON(w, http.StatusOK, listMemoriesResponse{memview.List(page.Records), len(page.Records), page.Next, id})
 	return nil
@@ -433,12 +471,17 @@ type patchResponse struct {
 // that its kind lets change (a semantic entry's content, summary,
 // importance, verified and tags; a procedure's description, pattern, tags
 // and disabled) are changed. A field the memory's kind does not have is
-// refused, naming it; episodes, facts, snapshots and document chunks are
+// refused, naming it, and so are user, session and metadata, which a
+// memory keeps from when it was stored; episodes, facts, snapshots and
+// document chunks are
 // records of what happened or was read, and are not edited (a fact's new
 // value is asserted: POST /v1/facts).
 func (s *Server) patchMemory(w http.ResponseWriter, r *http.Request) error {
 	var req updateRequest
 	if err := decode(w, r, s.opts.MaxBodyBytes, &req); err != nil {
+		return err
+	}
+	if err := req.unchangeable(); err != nil {
 		return err
 	}
 	if len(req.Given()) == 0 {

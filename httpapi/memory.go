@@ -217,6 +217,9 @@ type searchRequest struct {
 	Threshold float64             `json:"threshold"`
 	Mode      engram.SearchMode   `json:"mode"`
 	Advanced  bool                `json:"advanced"`
+	// Filter narrows a recall and a plain search alike: a user's
+	// memories, a session's, … (see memview.Filter).
+	Filter memview.Filter `json:"filter"`
 }
 
 type searchResponse struct {
@@ -250,20 +253,24 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) error {
 	if strings.TrimSpace(req.Query) == "" {
 		return invalidf("query is required")
 	}
+	filter, err := filterOf(req.Filter, "filter")
+	if err != nil {
+		return err
+	}
 	recall := req.Recall == nil || *req.Recall
 	out := searchResponse{WorkingMemory: []recalledView{}, PerKind: map[engram.MemoryType][]recalledView{}, Results: []resultView{}, Terms: []string{}, Profile: id}
 	if recall {
 		if req.Types != nil || req.Tags != nil || !req.Since.IsZero() || !req.Until.IsZero() ||
 			req.Limit != 0 || req.Threshold != 0 || req.Mode != "" || req.Advanced {
-			return invalidf("types, tags, since, until, limit, threshold, mode and advanced apply to a plain search: set recall to false")
+			return invalidf("types, tags, since, until, limit, threshold, mode and advanced apply to a plain search: set recall to false (a filter applies to both)")
 		}
 		// Recall changes the working set and counts retrievals: a write,
 		// though it creates nothing for an agent with no memory.
 		res, err := agentreg.Value(r.Context(), id, s.reg.Change, func(m *engram.Memory) (engram.RecallResult, error) {
-			return m.Recall(r.Context(), req.Query)
+			return m.RecallWith(r.Context(), engram.RecallOptions{Query: req.Query, Filter: filter})
 		})
 		if err != nil {
-			return err
+			return renamedFilter(err, "filter")
 		}
 		out.WorkingMemory = recalledOf(res.Admitted)
 		for k, rs := range res.ByKind {
@@ -275,13 +282,13 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) error {
 	}
 	opts := engram.SearchOptions{
 		Query: req.Query, Advanced: req.Advanced, Types: req.Types, Tags: req.Tags,
-		Since: req.Since, Until: req.Until, Limit: req.Limit, Threshold: req.Threshold, Mode: req.Mode,
+		Since: req.Since, Until: req.Until, Limit: req.Limit, Threshold: req.Threshold, Mode: req.Mode, Filter: filter,
 	}
 	found, err := agentreg.Value(r.Context(), id, s.reg.Read, func(m *engram.Memory) (engram.Found, error) {
 		return m.Find(r.Context(), opts)
 	})
 	if err != nil {
-		return err
+		return renamedFilter(err, "filter")
 	}
 	out.Results = resultsOf(found.Results)
 	for _, res := range found.Results {
@@ -296,6 +303,8 @@ type contextRequest struct {
 	Query     string `json:"query"`
 	MaxTokens int    `json:"max_tokens"`
 	profileFields
+	// Filter narrows the memories the block shows (see memview.Filter).
+	Filter memview.Filter `json:"filter"`
 }
 
 type sectionView struct {
@@ -325,11 +334,15 @@ func (s *Server) context(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	b, err := agentreg.Value(r.Context(), id, s.reg.Read, func(m *engram.Memory) (engram.ContextBlock, error) {
-		return m.Context(r.Context(), engram.ContextOptions{Query: req.Query, MaxTokens: req.MaxTokens})
-	})
+	filter, err := filterOf(req.Filter, "filter")
 	if err != nil {
 		return err
+	}
+	b, err := agentreg.Value(r.Context(), id, s.reg.Read, func(m *engram.Memory) (engram.ContextBlock, error) {
+		return m.Context(r.Context(), engram.ContextOptions{Query: req.Query, MaxTokens: req.MaxTokens, Filter: filter})
+	})
+	if err != nil {
+		return renamedFilter(err, "filter")
 	}
 	out := contextResponse{Text: b.Text, Tokens: b.Tokens, Stable: b.Stable, Sections: []sectionView{}, Profile: id}
 	for _, sec := range b.Sections {
@@ -407,6 +420,27 @@ type updateRequest struct {
 	// importance, verified and tags; a procedure's description,
 	// pattern, tags and disabled.
 	memview.Patch
+	// A memory's scope, which engram sets when the memory is stored and
+	// does not change: read only to be refused by name (see
+	// unchangeable).
+	User     json.RawMessage `json:"user"`
+	Session  json.RawMessage `json:"session"`
+	Metadata json.RawMessage `json:"metadata"`
+}
+
+// unchangeable refuses a change of a memory's user, session or metadata,
+// naming the field: engram keeps them as the memory was stored.
+func (u updateRequest) unchangeable() error {
+	for _, f := range []struct {
+		name string
+		raw  json.RawMessage
+	}{{"user", u.User}, {"session", u.Session}, {"metadata", u.Metadata}} {
+		if f.raw != nil {
+			return invalidf("field %s: a memory's user, session and metadata are set when it is stored and cannot change; "+
+				"store a new memory (POST /v1/memories) and delete this one", f.name)
+		}
+	}
+	return nil
 }
 
 type updateResponse struct {
@@ -423,6 +457,9 @@ type updateResponse struct {
 func (s *Server) updateMemory(w http.ResponseWriter, r *http.Request) error {
 	var req updateRequest
 	if err := decode(w, r, s.opts.MaxBodyBytes, &req); err != nil {
+		return err
+	}
+	if err := req.unchangeable(); err != nil {
 		return err
 	}
 	id, err := s.agentOf(r, req.profileFields)

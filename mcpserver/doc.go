@@ -9,7 +9,7 @@
 //     delete_memory, add_facts and get_facts, named as httpapi's routes
 //     of memories and facts are and answering with the same views of
 //     memories (one per kind, its kind in "type"); search, recall and
-//     context; and the first tools, kept under their names: remember,
+//     context; forget_user; and the first tools, kept under their names: remember,
 //     log_event, add_fact, forget, query_graph and list_recent (see
 //     below). Each has a strict input schema; a bad argument is a tool
 //     error (the result's IsError), never a closed session;
@@ -31,6 +31,18 @@
 // add_facts asserts one fact or a batch ([engram.Facts.AssertAll]);
 // get_facts answers what holds now, what held at a time (as_of), what
 // was believed at a time (known_at) and a slot's history.
+//
+// # Users, sessions and filters
+//
+// add_memories takes a memory's user, session and metadata (a semantic
+// entry's and a procedure's of any JSON values, an episode's of
+// strings); the views show them. search, recall, context and
+// list_memories take user, session and filter, httpapi's filter: user,
+// session, types, tags, since, until and a metadata condition tree
+// ({"key": "lang", "eq": "go"}, {"and": […]}, {"or": […]}, {"not": …});
+// a bad part is a tool error that names it ("filter.metadata.and[1].gt").
+// forget_user erases one user's memories of the agent
+// ([engram.Memory.ForgetUser]).
 //
 // The first tools stay, each the same operation as a new one with fewer
 // arguments, so that clients written for them go on working: remember is

@@ -89,7 +89,7 @@ type verdict struct {
 	Failures  []string          `json:"failures"`
 }
 
-var allTools = []string{"add_fact", "add_facts", "add_memories", "context", "delete_memory", "forget", "get_facts", "get_memory",
+var allTools = []string{"add_fact", "add_facts", "add_memories", "context", "delete_memory", "forget", "forget_user", "get_facts", "get_memory",
 	"list_memories", "list_recent", "log_event", "query_graph", "recall", "remember", "search", "update_memory"}
 
 // runClient runs the TypeScript client with args and returns its verdict.

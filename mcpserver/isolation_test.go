@@ -19,8 +19,8 @@ import (
 // TestAgentsAreIsolated seeds two agents with overlapping data, then calls
 // every tool and reads every resource as agent b (the server's agent, and
 // named in the arguments), including forgetting a's memory by its ID: no
-// answer holds a's data, and a's memory keeps every entry. It runs in each
-// layout of a store (in a shared file or in memory, a's rows are in b's
+// answer holds a's data, and a's memory keeps every entry (forget_user
+// of b's user u1 leaves a's u1). It runs in each layout of a store (in a shared file or in memory, a's rows are in b's
 // database), on stdio's transport and on HTTP behind httpapi with a token
 // for b only. (No tool writes a file.)
 func TestAgentsAreIsolated(t *testing.T) {
@@ -38,7 +38,7 @@ func testAgentsAreIsolated(t *testing.T, layout, transport string) {
 	seed := func(agent, word string) string {
 		m, err := agents.Agent(agent)
 		require.NoError(t, err)
-		id, err := m.Semantic().Store(ctx, engram.SemanticEntry{Content: word + " runs the deploy pipeline", Importance: 0.9})
+		id, err := m.Semantic().Store(ctx, engram.SemanticEntry{Content: word + " runs the deploy pipeline", Importance: 0.9, UserID: "u1"})
 		require.NoError(t, err)
 		_, err = m.Episodic().Log(ctx, engram.Episode{Content: word + " deployed the pipeline"})
 		require.NoError(t, err)
@@ -96,6 +96,10 @@ func testAgentsAreIsolated(t *testing.T, layout, transport string) {
 		{"get_facts", map[string]any{"entity": "User", "predicate": "works at", "history": true}, true},
 		{"get_facts", map[string]any{"entity": "User", "agent": "a"}, false},
 		{"add_facts", map[string]any{"agent": "a", "facts": []any{map[string]any{"subject": "User", "predicate": "works at", "object": "b's choice"}}}, false},
+		{"search", map[string]any{"query": "deploy pipeline", "user": "u1"}, true},
+		{"list_memories", map[string]any{"filter": map[string]any{"user": "u1"}}, true},
+		{"forget_user", map[string]any{"user": "u1", "agent": "a"}, false},
+		{"forget_user", map[string]any{"user": "u1"}, false}, // b's own u1, last
 	} {
 		if c.args["agent"] == "a" && transport == "stdio" {
 			continue // a stdio session has no token: it may name any agent

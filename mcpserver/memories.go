@@ -29,6 +29,11 @@ const (
 	tagsSchema  = `{"type": "array", "maxItems": 32, "items": {"type": "string", "minLength": 1, "maxLength": 64}}`
 	partSchema  = `{"type": "string", "minLength": 1, "maxLength": 1024}`
 	metaSchema  = `{"type": "object", "maxProperties": 64, "additionalProperties": {"type": "string", "maxLength": 4096}}`
+	// anyMetaSchema is a semantic entry's or a procedure's metadata: any
+	// JSON values, checked by engram.
+	anyMetaSchema = `{"type": "object", "maxProperties": 64, "description": "any JSON values under keys of 1 to 64 letters, digits and _ - . :"}`
+	userSchema    = `{"type": "string", "minLength": 1, "maxLength": 128, "description": "the user it belongs to: letters, digits and . _ @ + -"}`
+	sessionSchema = `{"type": "string", "minLength": 1, "maxLength": 256, "description": "the session it belongs to"}`
 )
 
 // memorySchema is the schema of one memory to add: an object of one
@@ -38,16 +43,19 @@ const memorySchema = `{"oneOf": [
 	{"$anchor": "semantic", "type": "object", "additionalProperties": false, "required": ["type", "content"], "properties": {
 		"type": {"const": "semantic"}, "id": ` + idSchema + `, "created_at": ` + timeSchema + `,
 		"content": ` + textSchema + `, "summary": ` + text0Schema + `, "importance": ` + unitSchema + `,
-		"verified": {"type": "boolean"}, "tags": ` + tagsSchema + `, "source": {"type": "string", "maxLength": 64}}},
+		"verified": {"type": "boolean"}, "tags": ` + tagsSchema + `, "source": {"type": "string", "maxLength": 64},
+		"user": ` + userSchema + `, "session": ` + sessionSchema + `, "metadata": ` + anyMetaSchema + `}},
 	{"$anchor": "episodic", "type": "object", "additionalProperties": false, "required": ["type", "content"], "properties": {
 		"type": {"const": "episodic"}, "id": ` + idSchema + `, "created_at": ` + timeSchema + `,
 		"content": ` + textSchema + `,
 		"event_type": {"enum": ["task-started", "task-completed", "task-failed", "decision-made", "error-encountered", "user-feedback", "tool-call", "observation"]},
-		"task_id": ` + idSchema + `, "session_id": ` + idSchema + `, "metadata": ` + metaSchema + `}},
+		"task_id": ` + idSchema + `, "user": ` + userSchema + `, "session": ` + sessionSchema + `,
+		"session_id": {"type": "string", "minLength": 1, "maxLength": 256, "description": "alias of session"}, "metadata": ` + metaSchema + `}},
 	{"$anchor": "procedural", "type": "object", "additionalProperties": false, "required": ["type", "name"], "properties": {
 		"type": {"const": "procedural"}, "id": ` + idSchema + `, "created_at": ` + timeSchema + `,
 		"name": {"type": "string", "minLength": 1, "maxLength": 256}, "description": ` + text0Schema + `,
-		"pattern": ` + text0Schema + `, "success_rate": ` + unitSchema + `, "tags": ` + tagsSchema + `, "disabled": {"type": "boolean"}}},
+		"pattern": ` + text0Schema + `, "success_rate": ` + unitSchema + `, "tags": ` + tagsSchema + `, "disabled": {"type": "boolean"},
+		"user": ` + userSchema + `, "session": ` + sessionSchema + `, "metadata": ` + anyMetaSchema + `}},
 	{"$anchor": "fact", "type": "object", "additionalProperties": false, "required": ["type", "subject", "predicate", "object"], "properties": {
 		"type": {"const": "fact"}, "id": ` + idSchema + `, ` + factProps + `}}
 ]}`
@@ -64,24 +72,28 @@ const factProps = `"subject": ` + partSchema + `, "predicate": ` + partSchema + 
 // memoryIn is one memory to add: its type's fields (the schema admits no
 // others).
 type memoryIn struct {
-	Type        engram.MemoryType `json:"type"`
-	ID          string            `json:"id,omitempty"`
-	CreatedAt   time.Time         `json:"created_at,omitzero"`
-	Content     string            `json:"content,omitempty"`
-	Summary     string            `json:"summary,omitempty"`
-	Importance  float64           `json:"importance,omitempty"`
-	Verified    bool              `json:"verified,omitempty"`
-	Tags        []string          `json:"tags,omitempty"`
-	Source      string            `json:"source,omitempty"`
-	EventType   engram.EventType  `json:"event_type,omitempty"`
-	TaskID      string            `json:"task_id,omitempty"`
-	SessionID   string            `json:"session_id,omitempty"`
-	Metadata    map[string]string `json:"metadata,omitempty"`
-	Name        string            `json:"name,omitempty"`
-	Description string            `json:"description,omitempty"`
-	Pattern     string            `json:"pattern,omitempty"`
-	SuccessRate float64           `json:"success_rate,omitempty"`
-	Disabled    bool              `json:"disabled,omitempty"`
+	Type       engram.MemoryType `json:"type"`
+	ID         string            `json:"id,omitempty"`
+	CreatedAt  time.Time         `json:"created_at,omitzero"`
+	Content    string            `json:"content,omitempty"`
+	Summary    string            `json:"summary,omitempty"`
+	Importance float64           `json:"importance,omitempty"`
+	Verified   bool              `json:"verified,omitempty"`
+	Tags       []string          `json:"tags,omitempty"`
+	Source     string            `json:"source,omitempty"`
+	EventType  engram.EventType  `json:"event_type,omitempty"`
+	TaskID     string            `json:"task_id,omitempty"`
+	User       string            `json:"user,omitempty"`
+	Session    string            `json:"session,omitempty"`
+	SessionID  string            `json:"session_id,omitempty"` // an episode's: session's alias
+	// Metadata is any JSON values for a semantic entry or a procedure,
+	// strings for an episode or a fact (the schema says which).
+	Metadata    map[string]any `json:"metadata,omitempty"`
+	Name        string         `json:"name,omitempty"`
+	Description string         `json:"description,omitempty"`
+	Pattern     string         `json:"pattern,omitempty"`
+	SuccessRate float64        `json:"success_rate,omitempty"`
+	Disabled    bool           `json:"disabled,omitempty"`
 	factIn
 }
 
@@ -105,26 +117,50 @@ func (f factIn) fact(id string, md map[string]string) engram.Fact {
 		Strength: f.Strength, Sources: append(slices.Clone(f.Sources), "mcp"), MemoryID: f.MemoryID, Metadata: md}
 }
 
-func (in memoryIn) record() engram.Record {
+// errBadMemory refuses a memory to add whose fields disagree.
+var errBadMemory = errors.New("engram: bad memory")
+
+// strings returns metadata of strings (the schema admits no other for an
+// episode or a fact), nil for none.
+func stringMeta(md map[string]any) map[string]string {
+	if md == nil {
+		return nil
+	}
+	out := make(map[string]string, len(md))
+	for k, v := range md {
+		out[k], _ = v.(string)
+	}
+	return out
+}
+
+// record returns the memory in (the i-th of its call) stands for.
+func (in memoryIn) record(i int) (engram.Record, error) {
+	if in.Session != "" && in.SessionID != "" && in.Session != in.SessionID {
+		return engram.Record{}, fmt.Errorf("%w: memories[%d].session %q and session_id %q differ (session_id is an alias of session)",
+			errBadMemory, i, in.Session, in.SessionID)
+	}
+	session := cmpOr(in.Session, in.SessionID)
 	switch in.Type {
 	case engram.TypeSemantic:
 		return engram.Record{Semantic: &engram.SemanticEntry{ID: in.ID, CreatedAt: in.CreatedAt, Content: in.Content, Summary: in.Summary,
-			Importance: in.Importance, Verified: in.Verified, Tags: in.Tags, Source: cmpOr(in.Source, "mcp")}}
+			Importance: in.Importance, Verified: in.Verified, Tags: in.Tags, Source: cmpOr(in.Source, "mcp"),
+			UserID: in.User, SessionID: session, Metadata: in.Metadata}}, nil
 	case engram.TypeEpisodic:
 		md := map[string]string{"source": "mcp"}
-		for k, v := range in.Metadata {
+		for k, v := range stringMeta(in.Metadata) {
 			md[k] = v
 		}
 		return engram.Record{Episode: &engram.Episode{ID: in.ID, CreatedAt: in.CreatedAt, Content: in.Content, Type: in.EventType,
-			TaskID: in.TaskID, SessionID: in.SessionID, Metadata: md}}
+			TaskID: in.TaskID, UserID: in.User, SessionID: session, Metadata: md}}, nil
 	case engram.TypeProcedural:
 		return engram.Record{Procedure: &engram.Procedure{ID: in.ID, CreatedAt: in.CreatedAt, Name: in.Name, Description: in.Description,
-			Pattern: in.Pattern, SuccessRate: in.SuccessRate, Tags: in.Tags, Disabled: in.Disabled}}
+			Pattern: in.Pattern, SuccessRate: in.SuccessRate, Tags: in.Tags, Disabled: in.Disabled,
+			UserID: in.User, SessionID: session, Metadata: in.Metadata}}, nil
 	case engram.TypeFact:
-		f := in.factIn.fact(in.ID, in.Metadata)
-		return engram.Record{Fact: &f}
+		f := in.factIn.fact(in.ID, stringMeta(in.Metadata))
+		return engram.Record{Fact: &f}, nil
 	}
-	return engram.Record{Type: in.Type} // refused by AddAll: the schema admits none
+	return engram.Record{Type: in.Type}, nil // refused by AddAll: the schema admits none
 }
 
 func cmpOr(s, def string) string {
@@ -140,6 +176,7 @@ type addMemoriesIn struct {
 }
 
 type listMemoriesIn struct {
+	scopeIn
 	Types  []engram.MemoryType `json:"types,omitempty"`
 	Tags   []string            `json:"tags,omitempty"`
 	Since  time.Time           `json:"since,omitzero"`
@@ -189,14 +226,15 @@ func (s *Server) addMemoryTools() {
 	mcp.AddTool(s.mcp, &mcp.Tool{
 		Name: "list_memories",
 		Description: "List the agent's memories of every kind (or of types), newest first, a page at a time: " +
-			"pass the answer's next_cursor as cursor for the next page.",
+			"pass the answer's next_cursor as cursor for the next page, with the same filter. user, session and filter keep only " +
+			"the memories of a user, a session, metadata conditions…",
 		InputSchema: schema(`{"type": "object", "additionalProperties": false, "properties": {
 			"types": {"type": "array", "maxItems": 6, "uniqueItems": true, "items": {"enum": ` + kinds + `}},
 			"tags": ` + tagsSchema + `,
 			"since": ` + timeSchema + `, "until": ` + timeSchema + `,
 			"limit": {"type": "integer", "minimum": 1, "maximum": 100, "description": "default 20"},
 			"cursor": {"type": "string", "minLength": 1, "maxLength": 1024},
-			` + agentProp + `}}`),
+			` + scopeProps + `, ` + agentProp + `}}`),
 	}, s.listMemories)
 	mcp.AddTool(s.mcp, &mcp.Tool{
 		Name: "update_memory",
@@ -264,7 +302,9 @@ func (s *Server) addMemories(ctx context.Context, req *mcp.CallToolRequest, in a
 	}
 	records := make([]engram.Record, len(in.Memories))
 	for i, m := range in.Memories {
-		records[i] = m.record()
+		if records[i], err = m.record(i); err != nil {
+			return nil, nil, err
+		}
 	}
 	added, err := agentreg.Value(ctx, agent, s.reg.Write, func(m *engram.Memory) ([]engram.Added, error) {
 		return m.AddAll(ctx, records)
@@ -315,6 +355,9 @@ func (s *Server) listMemories(ctx context.Context, req *mcp.CallToolRequest, in 
 		return nil, nil, err
 	}
 	mq := engram.MemoryQuery{Types: in.Types, Tags: in.Tags, Since: in.Since, Until: in.Until, Limit: cmp0(in.Limit, 20), Cursor: in.Cursor}
+	if mq.Filter, err = in.filter(); err != nil {
+		return nil, nil, err
+	}
 	page, err := agentreg.Value(ctx, agent, s.reg.Read, func(m *engram.Memory) (engram.MemoryPage, error) {
 		return m.List(ctx, mq)
 	})

@@ -37,6 +37,7 @@ type rememberIn struct {
 }
 
 type searchIn struct {
+	scopeIn
 	Query string              `json:"query"`
 	Types []engram.MemoryType `json:"types,omitempty"`
 	Limit int                 `json:"limit,omitempty"`
@@ -44,11 +45,13 @@ type searchIn struct {
 }
 
 type recallIn struct {
+	scopeIn
 	Query string `json:"query"`
 	Agent string `json:"agent,omitempty"`
 }
 
 type contextIn struct {
+	scopeIn
 	Query     string `json:"query,omitempty"`
 	MaxTokens int    `json:"max_tokens,omitempty"`
 	Agent     string `json:"agent,omitempty"`
@@ -108,14 +111,14 @@ func (s *Server) addTools() {
 			"query": {"type": "string", "minLength": 1, "maxLength": 4096},
 			"types": {"type": "array", "maxItems": 6, "uniqueItems": true, "items": {"enum": ` + kinds + `}},
 			"limit": {"type": "integer", "minimum": 1, "maximum": 100, "description": "default 10"},
-			` + agentProp + `}}`),
+			` + scopeProps + `, ` + agentProp + `}}`),
 	}, s.search)
 	mcp.AddTool(s.mcp, &mcp.Tool{
 		Name:        "recall",
 		Description: "Recall what memory holds about a query into the working set, through a relevance gate; returns the memories admitted and the candidates of each kind.",
 		InputSchema: schema(`{"type": "object", "additionalProperties": false, "required": ["query"], "properties": {
 			"query": {"type": "string", "minLength": 1, "maxLength": 4096},
-			` + agentProp + `}}`),
+			` + scopeProps + `, ` + agentProp + `}}`),
 	}, s.recall)
 	mcp.AddTool(s.mcp, &mcp.Tool{
 		Name:        "context",
@@ -123,7 +126,7 @@ func (s *Server) addTools() {
 		InputSchema: schema(`{"type": "object", "additionalProperties": false, "properties": {
 			"query": {"type": "string", "maxLength": 4096},
 			"max_tokens": {"type": "integer", "minimum": 1, "maximum": 100000, "description": "default 2000"},
-			` + agentProp + `}}`),
+			` + scopeProps + `, ` + agentProp + `}}`),
 	}, s.context)
 	mcp.AddTool(s.mcp, &mcp.Tool{
 		Name:        "forget",
@@ -173,6 +176,7 @@ func (s *Server) addTools() {
 			` + agentProp + `}}`),
 	}, s.listRecent)
 	s.addMemoryTools()
+	s.addScopeTools()
 }
 
 // agentOf returns the agent a call is about, checked against its token.
@@ -246,8 +250,12 @@ func (s *Server) search(ctx context.Context, req *mcp.CallToolRequest, in search
 	if err != nil {
 		return nil, nil, err
 	}
+	filter, err := in.filter()
+	if err != nil {
+		return nil, nil, err
+	}
 	rs, err := agentreg.Value(ctx, agent, s.reg.Change, func(m *engram.Memory) ([]engram.Result, error) {
-		return m.Search(ctx, engram.SearchOptions{Query: in.Query, Types: in.Types, Limit: in.Limit})
+		return m.Search(ctx, engram.SearchOptions{Query: in.Query, Types: in.Types, Limit: in.Limit, Filter: filter})
 	})
 	if err != nil {
 		return nil, nil, s.toolError("search", err)
@@ -280,8 +288,12 @@ func (s *Server) recall(ctx context.Context, req *mcp.CallToolRequest, in recall
 	if err != nil {
 		return nil, nil, err
 	}
+	filter, err := in.filter()
+	if err != nil {
+		return nil, nil, err
+	}
 	res, err := agentreg.Value(ctx, agent, s.reg.Change, func(m *engram.Memory) (engram.RecallResult, error) {
-		return m.Recall(ctx, in.Query)
+		return m.RecallWith(ctx, engram.RecallOptions{Query: in.Query, Filter: filter})
 	})
 	if err != nil {
 		return nil, nil, s.toolError("recall", err)
@@ -298,8 +310,12 @@ func (s *Server) context(ctx context.Context, req *mcp.CallToolRequest, in conte
 	if err != nil {
 		return nil, nil, err
 	}
+	filter, err := in.filter()
+	if err != nil {
+		return nil, nil, err
+	}
 	b, err := agentreg.Value(ctx, agent, s.reg.Read, func(m *engram.Memory) (engram.ContextBlock, error) {
-		return m.Context(ctx, engram.ContextOptions{Query: in.Query, MaxTokens: in.MaxTokens})
+		return m.Context(ctx, engram.ContextOptions{Query: in.Query, MaxTokens: in.MaxTokens, Filter: filter})
 	})
 	if err != nil {
 		return nil, nil, s.toolError("context", err)

@@ -2,7 +2,9 @@
 // the servers answer with (httpapi's routes, mcpserver's tools): one view
 // per kind, each naming its kind in "type" (semantic, episodic,
 // procedural, fact, snapshot, document). Field names are snake_case and
-// stable; times are RFC 3339 in UTC; lists are [] rather than null.
+// stable; times are RFC 3339 in UTC; lists are [] rather than null. A
+// memory's user, session and metadata (see engram.Filter) are "user",
+// "session" and "metadata", left out when empty.
 package memview
 
 import (
@@ -28,21 +30,27 @@ type Semantic struct {
 	Resonance      float64           `json:"resonance"`
 	MergedFrom     []string          `json:"merged_from,omitempty"`
 	Retrievals     int               `json:"retrievals"`
+	User           string            `json:"user,omitempty"`
+	Session        string            `json:"session,omitempty"`
+	Metadata       map[string]any    `json:"metadata,omitempty"`
 }
 
 // Episode is an episode of the event log.
 type Episode struct {
-	Type       engram.MemoryType `json:"type"`
-	ID         string            `json:"id"`
-	Content    string            `json:"content"`
-	EventType  engram.EventType  `json:"event_type"`
-	TaskID     string            `json:"task_id,omitempty"`
+	Type      engram.MemoryType `json:"type"`
+	ID        string            `json:"id"`
+	Content   string            `json:"content"`
+	EventType engram.EventType  `json:"event_type"`
+	TaskID    string            `json:"task_id,omitempty"`
+	// SessionID is Session, under the name the first views gave it.
 	SessionID  string            `json:"session_id,omitempty"`
 	Cost       float64           `json:"cost"`
 	DurationMS int64             `json:"duration_ms"`
 	Metadata   map[string]string `json:"metadata,omitempty"`
 	CreatedAt  *time.Time        `json:"created_at,omitempty"`
 	Retrievals int               `json:"retrievals"`
+	User       string            `json:"user,omitempty"`
+	Session    string            `json:"session,omitempty"`
 }
 
 // Procedure is a procedure.
@@ -59,6 +67,9 @@ type Procedure struct {
 	CreatedAt   *time.Time        `json:"created_at,omitempty"`
 	UpdatedAt   *time.Time        `json:"updated_at,omitempty"`
 	Retrievals  int               `json:"retrievals"`
+	User        string            `json:"user,omitempty"`
+	Session     string            `json:"session,omitempty"`
+	Metadata    map[string]any    `json:"metadata,omitempty"`
 }
 
 // Fact is a subject–predicate–object fact with the times it holds. Its
@@ -149,15 +160,16 @@ func Of(r engram.Record) any {
 	case r.Semantic != nil:
 		e := r.Semantic
 		return Semantic{engram.TypeSemantic, e.ID, e.Content, e.Summary, e.Importance, e.Verified, NonNil(e.Tags), e.Source,
-			Time(e.CreatedAt), Time(e.UpdatedAt), e.AccessCount, Time(e.LastAccessedAt), e.Resonance, e.MergedFrom, e.Retrievals}
+			Time(e.CreatedAt), Time(e.UpdatedAt), e.AccessCount, Time(e.LastAccessedAt), e.Resonance, e.MergedFrom, e.Retrievals,
+			e.UserID, e.SessionID, e.Metadata}
 	case r.Episode != nil:
 		e := r.Episode
 		return Episode{engram.TypeEpisodic, e.ID, e.Content, e.Type, e.TaskID, e.SessionID, e.Cost, e.Duration.Milliseconds(),
-			e.Metadata, Time(e.CreatedAt), e.Retrievals}
+			e.Metadata, Time(e.CreatedAt), e.Retrievals, e.UserID, e.SessionID}
 	case r.Procedure != nil:
 		p := r.Procedure
 		return Procedure{engram.TypeProcedural, p.ID, p.Name, p.Description, p.Pattern, p.SuccessRate, p.UseCount, NonNil(p.Tags),
-			p.Disabled, Time(p.CreatedAt), Time(p.UpdatedAt), p.Retrievals}
+			p.Disabled, Time(p.CreatedAt), Time(p.UpdatedAt), p.Retrievals, p.UserID, p.SessionID, p.Metadata}
 	case r.Fact != nil:
 		f := FactOf(*r.Fact)
 		f.Type = engram.TypeFact

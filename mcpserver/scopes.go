@@ -1,0 +1,87 @@
+package mcpserver
+
+import (
+	"context"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/engram-go/engram"
+	"github.com/engram-go/engram/internal/memview"
+)
+
+// Scopes: the tools that read memories (search, recall, context,
+// list_memories) take a user, a session and a filter, the same filter
+// as httpapi's routes (memview.Filter); forget_user erases one user's
+// memories.
+
+// filterSchema is the schema of a filter. Its metadata condition tree is
+// recursive: memview.ParseMeta checks it, naming the bad part.
+const filterSchema = `{"type": "object", "additionalProperties": false, "properties": {
+	"user": ` + userSchema + `, "session": ` + sessionSchema + `,
+	"types": {"type": "array", "maxItems": 6, "uniqueItems": true, "items": {"enum": ` + kinds + `}},
+	"tags": ` + tagsSchema + `, "since": ` + timeSchema + `, "until": ` + timeSchema + `,
+	"metadata": {"type": "object", "minProperties": 1, "maxProperties": 2, "description":
+		"a condition on metadata: {\"key\": \"lang\", \"eq\": \"go\"} (or ne, gt, gte, lt, lte; \"in\": [values]; \"exists\": true or false), or {\"and\": [conditions]}, {\"or\": [conditions]}, {\"not\": condition}"}},
+	"description": "only the memories that meet every part given: a user's, a session's, of kinds, with tags, created in [since, until), with metadata"}`
+
+// scopeProps are the scope properties of a tool that reads memories.
+const scopeProps = `"user": {"type": "string", "minLength": 1, "maxLength": 128, "description": "only this user's memories"},
+	"session": {"type": "string", "minLength": 1, "maxLength": 256, "description": "only this session's memories"},
+	"filter": ` + filterSchema
+
+// scopeIn is the scope of a tool that reads memories: user and session
+// are the filter's, given beside it.
+type scopeIn struct {
+	User    string         `json:"user,omitempty"`
+	Session string         `json:"session,omitempty"`
+	Filter  memview.Filter `json:"filter,omitzero"`
+}
+
+// filter returns the engram filter of the scope (nil for none), or an
+// error matching engram.ErrInvalid naming its bad part ("filter.user",
+// "filter.metadata.and[1].gt").
+func (in scopeIn) filter() (*engram.Filter, error) {
+	f, err := in.Filter.WithScope("filter", in.User, in.Session)
+	if err != nil {
+		return nil, err
+	}
+	return f.Engram("filter")
+}
+
+type forgetUserIn struct {
+	User  string `json:"user"`
+	Agent string `json:"agent,omitempty"`
+}
+
+type forgetUserOut struct {
+	Deleted int    `json:"deleted"`
+	User    string `json:"user"`
+	Agent   string `json:"agent"`
+}
+
+func (s *Server) addScopeTools() {
+	mcp.AddTool(s.mcp, &mcp.Tool{
+		Name: "forget_user",
+		Description: "Erase every memory of one user of the agent (semantic, episodic and procedural, with everything made of them); " +
+			"other users' memories and the agent's own stay. Returns how many were erased.",
+		InputSchema: schema(`{"type": "object", "additionalProperties": false, "required": ["user"], "properties": {
+			"user": {"type": "string", "minLength": 1, "maxLength": 128},
+			` + agentProp + `}}`),
+	}, s.forgetUser)
+}
+
+func (s *Server) forgetUser(ctx context.Context, req *mcp.CallToolRequest, in forgetUserIn) (*mcp.CallToolResult, any, error) {
+	agent, err := s.agentOf(req, in.Agent)
+	if err != nil {
+		return nil, nil, err
+	}
+	n := 0
+	err = s.reg.Change(ctx, agent, func(m *engram.Memory) (err error) {
+		n, err = m.ForgetUser(ctx, in.User)
+		return err
+	})
+	if err != nil {
+		return nil, nil, s.toolError("forget_user", err)
+	}
+	return nil, forgetUserOut{n, in.User, agent}, nil
+}
