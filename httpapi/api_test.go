@@ -35,7 +35,7 @@ func TestOpenAPIDocument(t *testing.T) {
 
 	ops := 0
 	for path, item := range doc.Paths.Map() {
-		concrete := strings.NewReplacer("{slug}", "nobody", "{id}", "no-such-id", "{name}", "no-such-rule", "{user}", "nobody").Replace(path)
+		concrete := strings.NewReplacer("{slug}", "nobody", "{id}", "no-such-id", "{name}", "no-such-rule", "{user_id}", "nobody").Replace(path)
 		for _, method := range []string{"GET", "POST", "PUT", "PATCH", "DELETE"} {
 			r := e.do(method, concrete, nil)
 			if item.GetOperation(method) == nil {

@@ -14,18 +14,18 @@ import (
 )
 
 // Filters: one shape on every route that reads memories. A POST route's
-// body takes "filter": {"user", "session", "types", "tags", "since",
+// body takes "filter": {"user_id", "session_id", "types", "tags", "since",
 // "until", "metadata"}; a GET route takes the same as query parameters
 // (filterParams), metadata as the JSON text of its condition tree (see
 // memview.ParseMeta): metadata={"key":"lang","eq":"go"}.
 
 // filterParams are the query parameters of a filter.
-var filterParams = []string{"user", "session", "type", "tags", "since", "until", "metadata"}
+var filterParams = []string{"user_id", "session_id", "type", "tags", "since", "until", "metadata"}
 
 // filter reads the filter of a route's query parameters; q.err says
 // what was wrong with them.
 func (q *query) filter() memview.Filter {
-	f := memview.Filter{User: q.str("user"), Session: q.str("session"), Types: listKinds(q, "type"), Tags: q.list("tags"),
+	f := memview.Filter{User: q.str("user_id"), Session: q.str("session_id"), Types: listKinds(q, "type"), Tags: q.list("tags"),
 		Since: q.time("since"), Until: q.time("until")}
 	if m := q.str("metadata"); m != "" {
 		if !json.Valid([]byte(m)) {
@@ -46,7 +46,7 @@ func filterOf(f memview.Filter, prefix string) (*engram.Filter, error) {
 }
 
 // filterFields are the JSON names of engram.Filter's fields.
-var filterFields = map[string]string{"User": "user", "Session": "session", "Kinds": "types", "Tags": "tags",
+var filterFields = map[string]string{"User": "user_id", "Session": "session_id", "Kinds": "types", "Tags": "tags",
 	"Since": "since", "Until": "until", "Metadata": "metadata"}
 
 // listParams are the query parameters of GET /v1/memories by the
@@ -101,11 +101,11 @@ func renamedFilter(err error, prefix string) error {
 
 type deletedUserResponse struct {
 	Deleted int    `json:"deleted"`
-	User    string `json:"user"`
+	User    string `json:"user_id"`
 	Profile string `json:"profile"`
 }
 
-// deleteUser answers DELETE /v1/users/{user}: every memory of the user
+// deleteUser answers DELETE /v1/users/{user_id}: every memory of the user
 // in the agent (the profile's) is erased, with everything made of it
 // (engram.Memory.ForgetUser); other users' memories and the agent's
 // own stay, as does every other agent's. The answer says how many
@@ -114,7 +114,7 @@ func (s *Server) deleteUser(w http.ResponseWriter, r *http.Request) error {
 	if err := params(r, "profile").err; err != nil {
 		return err
 	}
-	user := r.PathValue("user")
+	user := r.PathValue("user_id")
 	if err := engram.ValidateUserID(user); err != nil {
 		return err
 	}

@@ -26,9 +26,9 @@ const MaxBatch = 1000
 // addableKinds are the kinds POST /v1/memories adds, with the fields of
 // each besides type (or kind).
 var addableKinds = map[engram.MemoryType][]string{
-	engram.TypeSemantic:   {"id", "created_at", "content", "summary", "importance", "verified", "tags", "source", "user", "session", "metadata"},
-	engram.TypeEpisodic:   {"id", "created_at", "content", "event_type", "task_id", "user", "session", "session_id", "cost", "duration_ms", "metadata"},
-	engram.TypeProcedural: {"id", "created_at", "name", "description", "pattern", "success_rate", "tags", "disabled", "user", "session", "metadata"},
+	engram.TypeSemantic:   {"id", "created_at", "content", "summary", "importance", "verified", "tags", "source", "user_id", "session_id", "metadata"},
+	engram.TypeEpisodic:   {"id", "created_at", "content", "event_type", "task_id", "user_id", "session_id", "cost", "duration_ms", "metadata"},
+	engram.TypeProcedural: {"id", "created_at", "name", "description", "pattern", "success_rate", "tags", "disabled", "user_id", "session_id", "metadata"},
 	engram.TypeFact:       {"id", "subject", "predicate", "object", "valid_from", "valid_to", "strength", "sources", "memory_id", "metadata"},
 }
 
@@ -56,9 +56,8 @@ type memoryItem struct {
 	Source      string            `json:"source"`
 	EventType   engram.EventType  `json:"event_type"`
 	TaskID      string            `json:"task_id"`
-	User        string            `json:"user"`
-	Session     string            `json:"session"`
-	SessionID   string            `json:"session_id"`
+	User        string            `json:"user_id"`
+	Session     string            `json:"session_id"`
 	Cost        float64           `json:"cost"`
 	DurationMS  int64             `json:"duration_ms"`
 	Metadata    json.RawMessage   `json:"metadata"`
@@ -219,10 +218,7 @@ func recordOf(item string, fields map[string]json.RawMessage) (engram.Record, er
 	if err := strictDecode(item, fields, &it); err != nil {
 		return engram.Record{}, err
 	}
-	if it.Session != "" && it.SessionID != "" && it.Session != it.SessionID {
-		return engram.Record{}, invalidf("field %s: %q and session_id %q differ (session_id is an alias of session)", at(item, "session"), it.Session, it.SessionID)
-	}
-	session := or(it.Session, it.SessionID)
+	session := it.Session
 	var anyMeta map[string]any
 	var strMeta map[string]string
 	if len(it.Metadata) > 0 {
@@ -262,7 +258,7 @@ func recordOf(item string, fields map[string]json.RawMessage) (engram.Record, er
 // goFields are the JSON names of the Go fields engram's errors name.
 var goFields = map[string]string{
 	"ID": "id", "CreatedAt": "created_at", "Content": "content", "Summary": "summary", "Importance": "importance",
-	"Tags": "tags", "Source": "source", "Type": "event_type", "TaskID": "task_id", "UserID": "user", "SessionID": "session", "Cost": "cost",
+	"Tags": "tags", "Source": "source", "Type": "event_type", "TaskID": "task_id", "UserID": "user_id", "SessionID": "session_id", "Cost": "cost",
 	"Duration": "duration_ms", "Metadata": "metadata", "Name": "name", "Description": "description", "Pattern": "pattern",
 	"SuccessRate": "success_rate", "Subject": "subject", "Predicate": "predicate", "Object": "object",
 	"ValidFrom": "valid_from", "ValidTo": "valid_to", "Strength": "strength", "Sources": "sources", "MemoryID": "memory_id",

@@ -423,8 +423,8 @@ type updateRequest struct {
 	// A memory's scope, which engram sets when the memory is stored and
 	// does not change: read only to be refused by name (see
 	// unchangeable).
-	User     json.RawMessage `json:"user"`
-	Session  json.RawMessage `json:"session"`
+	User     json.RawMessage `json:"user_id"`
+	Session  json.RawMessage `json:"session_id"`
 	Metadata json.RawMessage `json:"metadata"`
 }
 
@@ -434,9 +434,9 @@ func (u updateRequest) unchangeable() error {
 	for _, f := range []struct {
 		name string
 		raw  json.RawMessage
-	}{{"user", u.User}, {"session", u.Session}, {"metadata", u.Metadata}} {
+	}{{"user_id", u.User}, {"session_id", u.Session}, {"metadata", u.Metadata}} {
 		if f.raw != nil {
-			return invalidf("field %s: a memory's user, session and metadata are set when it is stored and cannot change; "+
+			return invalidf("field %s: a memory's user_id, session_id and metadata are set when it is stored and cannot change; "+
 				"store a new memory (POST /v1/memories) and delete this one", f.name)
 		}
 	}

@@ -28,7 +28,7 @@ func (s *Server) routes() http.Handler {
 
 	api("GET /v1/profiles", s.listProfiles)
 	api("DELETE /v1/profiles/{slug}", s.deleteProfile)
-	api("DELETE /v1/users/{user}", s.deleteUser)
+	api("DELETE /v1/users/{user_id}", s.deleteUser)
 
 	api("POST /v1/ingest", s.ingest)
 	api("POST /v1/ingest/documents", s.ingestDocuments)

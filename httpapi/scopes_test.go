@@ -21,12 +21,12 @@ func seedUsers(t *testing.T, e *env, profile, word string) {
 	var items []any
 	for i, u := range []string{"u1", "u2"} {
 		items = append(items,
-			map[string]any{"type": "semantic", "id": profile + "-" + u + "-sem", "content": word + " note of " + u, "user": u, "session": "s1",
+			map[string]any{"type": "semantic", "id": profile + "-" + u + "-sem", "content": word + " note of " + u, "user_id": u, "session_id": "s1",
 				"metadata": map[string]any{"lang": []string{"go", "rust"}[i], "rank": i + 1}},
-			map[string]any{"type": "episodic", "id": profile + "-" + u + "-ep", "content": word + " event of " + u, "user": u, "session_id": "s1",
+			map[string]any{"type": "episodic", "id": profile + "-" + u + "-ep", "content": word + " event of " + u, "user_id": u, "session_id": "s1",
 				"metadata": map[string]string{"lang": []string{"go", "rust"}[i]}},
 			map[string]any{"type": "procedural", "id": profile + "-" + u + "-proc", "name": word + " drill of " + u, "description": word + " steps",
-				"user": u, "session": "s1", "metadata": map[string]any{"lang": []string{"go", "rust"}[i]}})
+				"user_id": u, "session_id": "s1", "metadata": map[string]any{"lang": []string{"go", "rust"}[i]}})
 	}
 	items = append(items, map[string]any{"type": "fact", "id": profile + "-fact", "subject": word, "predicate": "is", "object": "shared"})
 	r := e.do("POST", "/v1/memories", map[string]any{"profile": profile, "memories": items})
@@ -57,15 +57,15 @@ func TestMemoryScopes(t *testing.T) {
 	r := e.do("GET", "/v1/memories/ada-u1-sem?profile=ada", nil)
 	require.Equal(t, http.StatusOK, r.Status)
 	mem := r.JSON(t)["memory"].(map[string]any)
-	assert.Equal(t, "u1", mem["user"])
-	assert.Equal(t, "s1", mem["session"])
+	assert.Equal(t, "u1", mem["user_id"])
+	assert.Equal(t, "s1", mem["session_id"])
 	assert.Equal(t, map[string]any{"lang": "go", "rank": 1.0}, mem["metadata"])
 	ep := e.do("GET", "/v1/memories/ada-u2-ep?profile=ada", nil).JSON(t)["memory"].(map[string]any)
-	assert.Equal(t, "u2", ep["user"])
-	assert.Equal(t, "s1", ep["session"], "session_id is session's alias")
+	assert.Equal(t, "u2", ep["user_id"])
+	assert.Equal(t, "s1", ep["session_id"])
 	assert.Equal(t, "s1", ep["session_id"])
 	pr := e.do("GET", "/v1/memories/ada-u1-proc?profile=ada", nil).JSON(t)["memory"].(map[string]any)
-	assert.Equal(t, "u1", pr["user"])
+	assert.Equal(t, "u1", pr["user_id"])
 	assert.Equal(t, map[string]any{"lang": "go"}, pr["metadata"])
 
 	// The listing, by every part of the filter.
@@ -73,12 +73,12 @@ func TestMemoryScopes(t *testing.T) {
 		query url.Values
 		want  []string
 	}{
-		{url.Values{"user": {"u1"}}, []string{"ada-u1-ep", "ada-u1-proc", "ada-u1-sem"}},
-		{url.Values{"user": {"u2"}, "type": {"semantic,procedural"}}, []string{"ada-u2-proc", "ada-u2-sem"}},
-		{url.Values{"session": {"s1"}, "metadata": {`{"key":"lang","eq":"rust"}`}}, []string{"ada-u2-ep", "ada-u2-proc", "ada-u2-sem"}},
+		{url.Values{"user_id": {"u1"}}, []string{"ada-u1-ep", "ada-u1-proc", "ada-u1-sem"}},
+		{url.Values{"user_id": {"u2"}, "type": {"semantic,procedural"}}, []string{"ada-u2-proc", "ada-u2-sem"}},
+		{url.Values{"session_id": {"s1"}, "metadata": {`{"key":"lang","eq":"rust"}`}}, []string{"ada-u2-ep", "ada-u2-proc", "ada-u2-sem"}},
 		{url.Values{"metadata": {`{"and":[{"key":"rank","gte":1},{"not":{"key":"lang","in":["rust"]}}]}`}}, []string{"ada-u1-sem"}},
 		{url.Values{"metadata": {`{"key":"rank","exists":false}`}, "kind": {"fact,procedural"}}, []string{"ada-fact", "ada-u1-proc", "ada-u2-proc"}},
-		{url.Values{"user": {"nobody"}}, nil},
+		{url.Values{"user_id": {"nobody"}}, nil},
 	} {
 		c.query.Set("profile", "ada")
 		assert.Equal(t, c.want, listIDs(t, e, c.query), "%v", c.query)
@@ -87,7 +87,7 @@ func TestMemoryScopes(t *testing.T) {
 	var paged []string
 	cursor := ""
 	for {
-		q := url.Values{"profile": {"ada"}, "user": {"u1"}, "limit": {"2"}}
+		q := url.Values{"profile": {"ada"}, "user_id": {"u1"}, "limit": {"2"}}
 		if cursor != "" {
 			q.Set("cursor", cursor)
 		}
@@ -108,32 +108,32 @@ func TestMemoryScopes(t *testing.T) {
 	// filter.
 	for _, recall := range []bool{false, true} {
 		r := e.do("POST", "/v1/search", map[string]any{"profile": "ada", "query": "kayak", "recall": recall,
-			"filter": map[string]any{"user": "u2", "metadata": map[string]any{"key": "lang", "eq": "rust"}}})
+			"filter": map[string]any{"user_id": "u2", "metadata": map[string]any{"key": "lang", "eq": "rust"}}})
 		require.Equal(t, http.StatusOK, r.Status, "%s", r.Body)
 		body := string(r.Body)
 		assert.Contains(t, body, "ada-u2-sem", "recall %v", recall)
 		assert.NotContains(t, body, "of u1", "recall %v", recall)
 	}
-	r = e.do("POST", "/v1/context", map[string]any{"profile": "ada", "query": "kayak", "filter": map[string]any{"user": "u1", "types": []string{"semantic"}}})
+	r = e.do("POST", "/v1/context", map[string]any{"profile": "ada", "query": "kayak", "filter": map[string]any{"user_id": "u1", "types": []string{"semantic"}}})
 	require.Equal(t, http.StatusOK, r.Status, "%s", r.Body)
 	assert.Contains(t, r.JSON(t)["text"], "note of u1")
 	assert.NotContains(t, r.JSON(t)["text"], "u2")
 
-	r = e.do("GET", "/v1/export?profile=ada&user=u1&type=semantic", nil)
+	r = e.do("GET", "/v1/export?profile=ada&user_id=u1&type=semantic", nil)
 	require.Equal(t, http.StatusOK, r.Status, "%s", r.Body)
 	assert.Contains(t, string(r.Body), "ada-u1-sem")
 	assert.NotContains(t, string(r.Body), "ada-u1-ep")
 	assert.NotContains(t, string(r.Body), "ada-u2")
 
 	// A memory's scope does not change: PATCH and PUT name the field.
-	for _, field := range []string{"user", "session", "metadata"} {
+	for _, field := range []string{"user_id", "session_id", "metadata"} {
 		for _, method := range []string{"PATCH /v1/memories/", "PUT /v1/memory/"} {
 			m, path, _ := strings.Cut(method, " ")
 			r := e.do(m, path+"ada-u1-sem?profile=ada", map[string]any{field: "x", "importance": 0.9})
 			requireField(t, r, "field "+field+":")
 		}
 	}
-	assert.Equal(t, "u1", e.do("GET", "/v1/memories/ada-u1-sem?profile=ada", nil).JSON(t)["memory"].(map[string]any)["user"])
+	assert.Equal(t, "u1", e.do("GET", "/v1/memories/ada-u1-sem?profile=ada", nil).JSON(t)["memory"].(map[string]any)["user_id"])
 	assert.Equal(t, 0.5, e.do("GET", "/v1/memories/ada-u1-sem?profile=ada", nil).JSON(t)["memory"].(map[string]any)["importance"], "unchanged")
 
 	// Bad input, named.
@@ -142,12 +142,12 @@ func TestMemoryScopes(t *testing.T) {
 		body  any
 		field string
 	}{
-		{map[string]any{"profile": "ada", "type": "semantic", "content": "x", "user": "no spaces"}, "memories[0].user:"},
-		{map[string]any{"profile": "ada", "type": "episodic", "content": "x", "session": "a", "session_id": "b"}, "field session"},
+		{map[string]any{"profile": "ada", "type": "semantic", "content": "x", "user_id": "no spaces"}, "memories[0].user_id:"},
+		{map[string]any{"profile": "ada", "type": "episodic", "content": "x", "session": "a"}, "unknown field session"},
 		{map[string]any{"profile": "ada", "type": "episodic", "content": "x", "metadata": map[string]any{"n": 1}}, "field metadata: want an object of strings"},
 		{map[string]any{"profile": "ada", "type": "semantic", "content": "x", "metadata": []int{1}}, "field metadata: want an object"},
 		{map[string]any{"profile": "ada", "type": "semantic", "content": "x", "metadata": map[string]any{"bad key": 1}}, "memories[0].metadata:"},
-		{map[string]any{"profile": "ada", "type": "fact", "subject": "a", "predicate": "b", "object": "c", "user": "u1"}, "field user"},
+		{map[string]any{"profile": "ada", "type": "fact", "subject": "a", "predicate": "b", "object": "c", "user_id": "u1"}, "field user_id"},
 	} {
 		requireField(t, e.do("POST", "/v1/memories", c.body), c.field)
 	}
@@ -156,7 +156,7 @@ func TestMemoryScopes(t *testing.T) {
 		filter any
 		field  string
 	}{
-		{map[string]any{"user": "no spaces"}, "field filter.user:"},
+		{map[string]any{"user_id": "no spaces"}, "field filter.user_id:"},
 		{map[string]any{"types": []string{"notes"}}, "filter.types"},
 		{map[string]any{"since": "2026-02-01T00:00:00Z", "until": "2026-01-01T00:00:00Z"}, "field filter.until:"},
 		{map[string]any{"metadata": map[string]any{"key": "a"}}, "field filter.metadata:"},
@@ -176,7 +176,7 @@ func TestMemoryScopes(t *testing.T) {
 		}
 	}
 	for _, c := range []struct{ query, field string }{
-		{"user=no%20spaces", "query parameter user:"},
+		{"user_id=no%20spaces", "query parameter user_id:"},
 		{"type=notes", "query parameter type:"},
 		{"type=semantic&kind=fact", "type and kind"},
 		{"metadata=%7Bnot-json", "query parameter metadata: want a JSON condition tree"},
@@ -194,19 +194,19 @@ func TestMemoryScopes(t *testing.T) {
 
 // TestUsersAreIsolated: in one agent, a user's memories never answer a
 // listing, a search, a recall, a context block or an export scoped to
-// another user; DELETE /v1/users/{user} erases that user's memories
+// another user; DELETE /v1/users/{user_id} erases that user's memories
 // only, in that agent only.
 func TestUsersAreIsolated(t *testing.T) {
 	e := newEnv(t, httpapi.Options{})
 	seedUsers(t, e, "ada", "kayak")
 	seedUsers(t, e, "bob", "kayak")
-	u2 := map[string]any{"user": "u2"}
+	u2 := map[string]any{"user_id": "u2"}
 	checks := []struct {
 		method, path string
 		body         any
 	}{
-		{"GET", "/v1/memories?profile=ada&user=u2", nil},
-		{"GET", "/v1/export?profile=ada&user=u2", nil},
+		{"GET", "/v1/memories?profile=ada&user_id=u2", nil},
+		{"GET", "/v1/export?profile=ada&user_id=u2", nil},
 		{"POST", "/v1/search", map[string]any{"profile": "ada", "query": "kayak note event drill u1 u2", "recall": false, "filter": u2}},
 		{"POST", "/v1/search", map[string]any{"profile": "ada", "query": "kayak note event drill u1 u2", "filter": u2}},
 		{"POST", "/v1/context", map[string]any{"profile": "ada", "query": "kayak note event drill u1 u2", "max_tokens": 50000, "filter": u2}},
@@ -221,10 +221,10 @@ func TestUsersAreIsolated(t *testing.T) {
 
 	r := e.do("DELETE", "/v1/users/u1?profile=ada", nil)
 	require.Equal(t, http.StatusOK, r.Status, "%s", r.Body)
-	assert.Equal(t, map[string]any{"deleted": 3.0, "user": "u1", "profile": "ada"}, r.JSON(t))
+	assert.Equal(t, map[string]any{"deleted": 3.0, "user_id": "u1", "profile": "ada"}, r.JSON(t))
 	assert.Equal(t, []string{"ada-fact", "ada-u2-ep", "ada-u2-proc", "ada-u2-sem"}, listIDs(t, e, url.Values{"profile": {"ada"}}), "u2's and the agent's stay")
 	assert.Len(t, listIDs(t, e, url.Values{"profile": {"bob"}}), 7, "another agent's u1 stays")
-	assert.Len(t, listIDs(t, e, url.Values{"profile": {"bob"}, "user": {"u1"}}), 3)
+	assert.Len(t, listIDs(t, e, url.Values{"profile": {"bob"}, "user_id": {"u1"}}), 3)
 	r = e.do("DELETE", "/v1/users/u1?profile=ada", nil)
 	require.Equal(t, http.StatusOK, r.Status, "%s", r.Body)
 	assert.EqualValues(t, 0, r.JSON(t)["deleted"], "none left")
@@ -237,5 +237,5 @@ func TestUsersAreIsolated(t *testing.T) {
 	e2.token = bobToken
 	requireError(t, e2.do("DELETE", "/v1/users/u1?profile=ada", nil), http.StatusForbidden, httpapi.CodeForbidden)
 	e2.token = admin
-	assert.Len(t, listIDs(t, e2, url.Values{"profile": {"ada"}, "user": {"u1"}}), 3)
+	assert.Len(t, listIDs(t, e2, url.Values{"profile": {"ada"}, "user_id": {"u1"}}), 3)
 }

@@ -96,10 +96,10 @@ func testAgentsAreIsolated(t *testing.T, layout, transport string) {
 		{"get_facts", map[string]any{"entity": "User", "predicate": "works at", "history": true}, true},
 		{"get_facts", map[string]any{"entity": "User", "agent": "a"}, false},
 		{"add_facts", map[string]any{"agent": "a", "facts": []any{map[string]any{"subject": "User", "predicate": "works at", "object": "b's choice"}}}, false},
-		{"search", map[string]any{"query": "deploy pipeline", "user": "u1"}, true},
-		{"list_memories", map[string]any{"filter": map[string]any{"user": "u1"}}, true},
-		{"forget_user", map[string]any{"user": "u1", "agent": "a"}, false},
-		{"forget_user", map[string]any{"user": "u1"}, false}, // b's own u1, last
+		{"search", map[string]any{"query": "deploy pipeline", "user_id": "u1"}, true},
+		{"list_memories", map[string]any{"filter": map[string]any{"user_id": "u1"}}, true},
+		{"forget_user", map[string]any{"user_id": "u1", "agent": "a"}, false},
+		{"forget_user", map[string]any{"user_id": "u1"}, false}, // b's own u1, last
 	} {
 		if c.args["agent"] == "a" && transport == "stdio" {
 			continue // a stdio session has no token: it may name any agent

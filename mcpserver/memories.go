@@ -44,18 +44,17 @@ const memorySchema = `{"oneOf": [
 		"type": {"const": "semantic"}, "id": ` + idSchema + `, "created_at": ` + timeSchema + `,
 		"content": ` + textSchema + `, "summary": ` + text0Schema + `, "importance": ` + unitSchema + `,
 		"verified": {"type": "boolean"}, "tags": ` + tagsSchema + `, "source": {"type": "string", "maxLength": 64},
-		"user": ` + userSchema + `, "session": ` + sessionSchema + `, "metadata": ` + anyMetaSchema + `}},
+		"user_id": ` + userSchema + `, "session_id": ` + sessionSchema + `, "metadata": ` + anyMetaSchema + `}},
 	{"$anchor": "episodic", "type": "object", "additionalProperties": false, "required": ["type", "content"], "properties": {
 		"type": {"const": "episodic"}, "id": ` + idSchema + `, "created_at": ` + timeSchema + `,
 		"content": ` + textSchema + `,
 		"event_type": {"enum": ["task-started", "task-completed", "task-failed", "decision-made", "error-encountered", "user-feedback", "tool-call", "observation"]},
-		"task_id": ` + idSchema + `, "user": ` + userSchema + `, "session": ` + sessionSchema + `,
-		"session_id": {"type": "string", "minLength": 1, "maxLength": 256, "description": "alias of session"}, "metadata": ` + metaSchema + `}},
+		"task_id": ` + idSchema + `, "user_id": ` + userSchema + `, "session_id": ` + sessionSchema + `, "metadata": ` + metaSchema + `}},
 	{"$anchor": "procedural", "type": "object", "additionalProperties": false, "required": ["type", "name"], "properties": {
 		"type": {"const": "procedural"}, "id": ` + idSchema + `, "created_at": ` + timeSchema + `,
 		"name": {"type": "string", "minLength": 1, "maxLength": 256}, "description": ` + text0Schema + `,
 		"pattern": ` + text0Schema + `, "success_rate": ` + unitSchema + `, "tags": ` + tagsSchema + `, "disabled": {"type": "boolean"},
-		"user": ` + userSchema + `, "session": ` + sessionSchema + `, "metadata": ` + anyMetaSchema + `}},
+		"user_id": ` + userSchema + `, "session_id": ` + sessionSchema + `, "metadata": ` + anyMetaSchema + `}},
 	{"$anchor": "fact", "type": "object", "additionalProperties": false, "required": ["type", "subject", "predicate", "object"], "properties": {
 		"type": {"const": "fact"}, "id": ` + idSchema + `, ` + factProps + `}}
 ]}`
@@ -83,9 +82,8 @@ type memoryIn struct {
 	Source     string            `json:"source,omitempty"`
 	EventType  engram.EventType  `json:"event_type,omitempty"`
 	TaskID     string            `json:"task_id,omitempty"`
-	User       string            `json:"user,omitempty"`
-	Session    string            `json:"session,omitempty"`
-	SessionID  string            `json:"session_id,omitempty"` // an episode's: session's alias
+	User       string            `json:"user_id,omitempty"`
+	Session    string            `json:"session_id,omitempty"`
 	// Metadata is any JSON values for a semantic entry or a procedure,
 	// strings for an episode or a fact (the schema says which).
 	Metadata    map[string]any `json:"metadata,omitempty"`
@@ -135,11 +133,7 @@ func stringMeta(md map[string]any) map[string]string {
 
 // record returns the memory in (the i-th of its call) stands for.
 func (in memoryIn) record(i int) (engram.Record, error) {
-	if in.Session != "" && in.SessionID != "" && in.Session != in.SessionID {
-		return engram.Record{}, fmt.Errorf("%w: memories[%d].session %q and session_id %q differ (session_id is an alias of session)",
-			errBadMemory, i, in.Session, in.SessionID)
-	}
-	session := cmpOr(in.Session, in.SessionID)
+	session := in.Session
 	switch in.Type {
 	case engram.TypeSemantic:
 		return engram.Record{Semantic: &engram.SemanticEntry{ID: in.ID, CreatedAt: in.CreatedAt, Content: in.Content, Summary: in.Summary,

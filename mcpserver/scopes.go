@@ -17,7 +17,7 @@ import (
 // filterSchema is the schema of a filter. Its metadata condition tree is
 // recursive: memview.ParseMeta checks it, naming the bad part.
 const filterSchema = `{"type": "object", "additionalProperties": false, "properties": {
-	"user": ` + userSchema + `, "session": ` + sessionSchema + `,
+	"user_id": ` + userSchema + `, "session_id": ` + sessionSchema + `,
 	"types": {"type": "array", "maxItems": 6, "uniqueItems": true, "items": {"enum": ` + kinds + `}},
 	"tags": ` + tagsSchema + `, "since": ` + timeSchema + `, "until": ` + timeSchema + `,
 	"metadata": {"type": "object", "minProperties": 1, "maxProperties": 2, "description":
@@ -25,15 +25,15 @@ const filterSchema = `{"type": "object", "additionalProperties": false, "propert
 	"description": "only the memories that meet every part given: a user's, a session's, of kinds, with tags, created in [since, until), with metadata"}`
 
 // scopeProps are the scope properties of a tool that reads memories.
-const scopeProps = `"user": {"type": "string", "minLength": 1, "maxLength": 128, "description": "only this user's memories"},
-	"session": {"type": "string", "minLength": 1, "maxLength": 256, "description": "only this session's memories"},
+const scopeProps = `"user_id": {"type": "string", "minLength": 1, "maxLength": 128, "description": "only this user's memories"},
+	"session_id": {"type": "string", "minLength": 1, "maxLength": 256, "description": "only this session's memories"},
 	"filter": ` + filterSchema
 
 // scopeIn is the scope of a tool that reads memories: user and session
 // are the filter's, given beside it.
 type scopeIn struct {
-	User    string         `json:"user,omitempty"`
-	Session string         `json:"session,omitempty"`
+	User    string         `json:"user_id,omitempty"`
+	Session string         `json:"session_id,omitempty"`
 	Filter  memview.Filter `json:"filter,omitzero"`
 }
 
@@ -49,13 +49,13 @@ func (in scopeIn) filter() (*engram.Filter, error) {
 }
 
 type forgetUserIn struct {
-	User  string `json:"user"`
+	User  string `json:"user_id"`
 	Agent string `json:"agent,omitempty"`
 }
 
 type forgetUserOut struct {
 	Deleted int    `json:"deleted"`
-	User    string `json:"user"`
+	User    string `json:"user_id"`
 	Agent   string `json:"agent"`
 }
 
@@ -64,8 +64,8 @@ func (s *Server) addScopeTools() {
 		Name: "forget_user",
 		Description: "Erase every memory of one user of the agent (semantic, episodic and procedural, with everything made of them); " +
 			"other users' memories and the agent's own stay. Returns how many were erased.",
-		InputSchema: schema(`{"type": "object", "additionalProperties": false, "required": ["user"], "properties": {
-			"user": {"type": "string", "minLength": 1, "maxLength": 128},
+		InputSchema: schema(`{"type": "object", "additionalProperties": false, "required": ["user_id"], "properties": {
+			"user_id": {"type": "string", "minLength": 1, "maxLength": 128},
 			` + agentProp + `}}`),
 	}, s.forgetUser)
 }

@@ -16,8 +16,8 @@ import (
 // route's query parameters. Metadata is a condition tree (see
 // [ParseMeta]).
 type Filter struct {
-	User     string              `json:"user,omitempty"`
-	Session  string              `json:"session,omitempty"`
+	User     string              `json:"user_id,omitempty"`
+	Session  string              `json:"session_id,omitempty"`
 	Types    []engram.MemoryType `json:"types,omitempty"`
 	Tags     []string            `json:"tags,omitempty"`
 	Since    time.Time           `json:"since,omitzero"`
@@ -27,7 +27,7 @@ type Filter struct {
 
 // filterFields are the JSON names of engram.Filter's fields.
 var filterFields = map[string]string{
-	"User": "user", "Session": "session", "Kinds": "types", "Tags": "tags", "Since": "since", "Until": "until", "Metadata": "metadata",
+	"User": "user_id", "Session": "session_id", "Kinds": "types", "Tags": "tags", "Since": "since", "Until": "until", "Metadata": "metadata",
 }
 
 // Engram returns the engram.Filter f stands for, validated, or nil when f
@@ -75,7 +75,7 @@ func (f Filter) WithScope(prefix, user, session string) (Filter, error) {
 		dst      *string
 		given    string
 		filtered string
-	}{{"user", &f.User, user, f.User}, {"session", &f.Session, session, f.Session}} {
+	}{{"user_id", &f.User, user, f.User}, {"session_id", &f.Session, session, f.Session}} {
 		if p.given == "" {
 			continue
 		}

@@ -88,8 +88,8 @@ func TestFilterEngram(t *testing.T) {
 	assert.Nil(t, f)
 
 	for field, bad := range map[string]memview.Filter{
-		"filter.user":               {User: "no spaces"},
-		"filter.session":            {Session: strings.Repeat("s", 300)},
+		"filter.user_id":            {User: "no spaces"},
+		"filter.session_id":         {Session: strings.Repeat("s", 300)},
 		"filter.types[0]":           {Types: []engram.MemoryType{"notes"}},
 		"filter.until":              {Since: since, Until: since},
 		"filter.metadata.and[0].eq": {Metadata: json.RawMessage(`{"and": [{"key": "a", "eq": {}}]}`)},
@@ -106,5 +106,5 @@ func TestFilterEngram(t *testing.T) {
 	_, err = memview.Filter{User: "u1"}.WithScope("filter", "u2", "")
 	var ie *engram.InvalidError
 	require.ErrorAs(t, err, &ie)
-	assert.Equal(t, "filter.user", ie.Field)
+	assert.Equal(t, "filter.user_id", ie.Field)
 }

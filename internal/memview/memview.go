@@ -3,8 +3,8 @@
 // per kind, each naming its kind in "type" (semantic, episodic,
 // procedural, fact, snapshot, document). Field names are snake_case and
 // stable; times are RFC 3339 in UTC; lists are [] rather than null. A
-// memory's user, session and metadata (see engram.Filter) are "user",
-// "session" and "metadata", left out when empty.
+// memory's user, session and metadata (see engram.Filter) are "user_id",
+// "session_id" and "metadata", left out when empty.
 package memview
 
 import (
@@ -30,27 +30,25 @@ type Semantic struct {
 	Resonance      float64           `json:"resonance"`
 	MergedFrom     []string          `json:"merged_from,omitempty"`
 	Retrievals     int               `json:"retrievals"`
-	User           string            `json:"user,omitempty"`
-	Session        string            `json:"session,omitempty"`
+	User           string            `json:"user_id,omitempty"`
+	Session        string            `json:"session_id,omitempty"`
 	Metadata       map[string]any    `json:"metadata,omitempty"`
 }
 
 // Episode is an episode of the event log.
 type Episode struct {
-	Type      engram.MemoryType `json:"type"`
-	ID        string            `json:"id"`
-	Content   string            `json:"content"`
-	EventType engram.EventType  `json:"event_type"`
-	TaskID    string            `json:"task_id,omitempty"`
-	// SessionID is Session, under the name the first views gave it.
-	SessionID  string            `json:"session_id,omitempty"`
+	Type       engram.MemoryType `json:"type"`
+	ID         string            `json:"id"`
+	Content    string            `json:"content"`
+	EventType  engram.EventType  `json:"event_type"`
+	TaskID     string            `json:"task_id,omitempty"`
 	Cost       float64           `json:"cost"`
 	DurationMS int64             `json:"duration_ms"`
 	Metadata   map[string]string `json:"metadata,omitempty"`
 	CreatedAt  *time.Time        `json:"created_at,omitempty"`
 	Retrievals int               `json:"retrievals"`
-	User       string            `json:"user,omitempty"`
-	Session    string            `json:"session,omitempty"`
+	User       string            `json:"user_id,omitempty"`
+	Session    string            `json:"session_id,omitempty"`
 }
 
 // Procedure is a procedure.
@@ -67,8 +65,8 @@ type Procedure struct {
 	CreatedAt   *time.Time        `json:"created_at,omitempty"`
 	UpdatedAt   *time.Time        `json:"updated_at,omitempty"`
 	Retrievals  int               `json:"retrievals"`
-	User        string            `json:"user,omitempty"`
-	Session     string            `json:"session,omitempty"`
+	User        string            `json:"user_id,omitempty"`
+	Session     string            `json:"session_id,omitempty"`
 	Metadata    map[string]any    `json:"metadata,omitempty"`
 }
 
@@ -164,7 +162,7 @@ func Of(r engram.Record) any {
 			e.UserID, e.SessionID, e.Metadata}
 	case r.Episode != nil:
 		e := r.Episode
-		return Episode{engram.TypeEpisodic, e.ID, e.Content, e.Type, e.TaskID, e.SessionID, e.Cost, e.Duration.Milliseconds(),
+		return Episode{engram.TypeEpisodic, e.ID, e.Content, e.Type, e.TaskID, e.Cost, e.Duration.Milliseconds(),
 			e.Metadata, Time(e.CreatedAt), e.Retrievals, e.UserID, e.SessionID}
 	case r.Procedure != nil:
 		p := r.Procedure

@@ -47,12 +47,19 @@ var words = []Word{
 	{Name: "content"}, {Name: "tags"}, {Name: "source"}, {Name: "created_at"}, {Name: "updated_at"},
 	{Name: "retrievals"}, {Name: "metadata", Aliases: []string{"meta"}},
 
+	// The scope of a memory below its agent (a user, a session or run),
+	// and the filter over it, user, session, kinds, tags, times and
+	// metadata conditions (see engram.Filter and engram.MetaCond).
+	{Name: "user_id", Aliases: []string{"user"}}, {Name: "session_id", Aliases: []string{"session"}},
+	{Name: "filter"}, {Name: "key"}, {Name: "eq"}, {Name: "ne"}, {Name: "in"}, {Name: "gt"}, {Name: "gte"},
+	{Name: "lt"}, {Name: "lte"}, {Name: "exists"}, {Name: "and"}, {Name: "or"}, {Name: "not"},
+
 	// A semantic entry.
 	{Name: "summary"}, {Name: "importance"}, {Name: "verified"}, {Name: "access_count"},
 	{Name: "last_accessed_at"}, {Name: "resonance"}, {Name: "merged_from"},
 
 	// An episode.
-	{Name: "event_type"}, {Name: "task_id", Aliases: []string{"task"}}, {Name: "session_id", Aliases: []string{"session"}},
+	{Name: "event_type"}, {Name: "task_id", Aliases: []string{"task"}},
 	{Name: "cost"}, {Name: "duration"}, {Name: "duration_ms"},
 
 	// A procedure.
