@@ -33,14 +33,14 @@ import (
 // out the kinds without tags. The working set belongs to no user, session
 // or metadata either: such a filter leaves it out too.
 type Filter struct {
-	// User keeps only the memories of this user (see [ValidateUserID]);
+	// UserID keeps only the memories of this user (see [ValidateUserID]);
 	// "" keeps every user's and those of none.
-	User string
-	// Session keeps only the memories of this session; "" keeps every
+	UserID string
+	// SessionID keeps only the memories of this session; "" keeps every
 	// session's.
-	Session string
-	// Kinds keeps only memories of these kinds; empty means all of them.
-	Kinds []MemoryType
+	SessionID string
+	// Types keeps only memories of these kinds; empty means all of them.
+	Types []MemoryType
 	// Tags keeps only memories carrying at least one of these tags.
 	Tags []string
 	// Since and Until keep memories created in [Since, Until); a zero
@@ -53,37 +53,37 @@ type Filter struct {
 
 // clone returns a copy of f that shares no slice or condition with it.
 func (f Filter) clone() Filter {
-	f.Kinds, f.Tags = slices.Clone(f.Kinds), slices.Clone(f.Tags)
+	f.Types, f.Tags = slices.Clone(f.Types), slices.Clone(f.Tags)
 	f.Metadata = f.Metadata.clone()
 	return f
 }
 
 // IsZero reports whether f filters nothing.
 func (f Filter) IsZero() bool {
-	return f.User == "" && f.Session == "" && len(f.Kinds) == 0 && len(f.Tags) == 0 &&
+	return f.UserID == "" && f.SessionID == "" && len(f.Types) == 0 && len(f.Tags) == 0 &&
 		f.Since.IsZero() && f.Until.IsZero() && f.Metadata == nil
 }
 
 // Validate returns an error matching [ErrInvalid] that names the first bad
-// part of f ("Filter.User", "Filter.Metadata.Conds[1].Key", …), or nil.
+// part of f ("Filter.UserID", "Filter.Metadata.Conds[1].Key", …), or nil.
 // Tags are checked against the default [Limits]; the calls that take a
 // Filter check them against their Memory's.
 func (f Filter) Validate() error { return f.validate("Filter", DefaultConfig().Limits) }
 
 func (f Filter) validate(field string, lim Limits) error {
-	if f.User != "" {
-		if err := validateUser(field+".User", f.User); err != nil {
+	if f.UserID != "" {
+		if err := validateUser(field+".UserID", f.UserID); err != nil {
 			return err
 		}
 	}
-	if f.Session != "" {
-		if err := validateID(field+".Session", f.Session); err != nil {
+	if f.SessionID != "" {
+		if err := validateID(field+".SessionID", f.SessionID); err != nil {
 			return err
 		}
 	}
-	for i, t := range f.Kinds {
+	for i, t := range f.Types {
 		if err := t.Validate(); err != nil {
-			return invalid(fmt.Sprintf("%s.Kinds[%d]", field, i), "unknown memory type %q", string(t))
+			return invalid(fmt.Sprintf("%s.Types[%d]", field, i), "unknown memory type %q", string(t))
 		}
 	}
 	if err := validateTags(field+".Tags", f.Tags, lim); err != nil {
@@ -473,8 +473,8 @@ type scope struct {
 
 // newScope compiles a validated filter.
 func newScope(f Filter) scope {
-	sc := scope{kinds: slices.Clone(f.Kinds), since: ms(f.Since), until: math.MaxInt64,
-		user: f.User, session: f.Session, meta: f.Metadata}
+	sc := scope{kinds: slices.Clone(f.Types), since: ms(f.Since), until: math.MaxInt64,
+		user: f.UserID, session: f.SessionID, meta: f.Metadata}
 	if !f.Until.IsZero() {
 		sc.until = ms(f.Until)
 	}

@@ -130,11 +130,11 @@ func TestUserIsolation(t *testing.T) {
 	}
 	// Searched again until the in-memory index answers, then once more.
 	scoped := func(f engram.Filter) *engram.Filter {
-		f.User = "u2"
+		f.UserID = "u2"
 		return &f
 	}
-	filters := []*engram.Filter{scoped(engram.Filter{}), scoped(engram.Filter{Session: "s1"}), scoped(engram.Filter{Tags: []string{"ops"}}),
-		scoped(engram.Filter{Metadata: engram.MetaEq("topic", "deploy")}), scoped(engram.Filter{Kinds: []engram.MemoryType{engram.TypeEpisodic}})}
+	filters := []*engram.Filter{scoped(engram.Filter{}), scoped(engram.Filter{SessionID: "s1"}), scoped(engram.Filter{Tags: []string{"ops"}}),
+		scoped(engram.Filter{Metadata: engram.MetaEq("topic", "deploy")}), scoped(engram.Filter{Types: []engram.MemoryType{engram.TypeEpisodic}})}
 	leaks := func(what string, s string) {
 		t.Helper()
 		assert.NotContains(t, s, "alphamark", what)
@@ -182,7 +182,7 @@ func TestUserIsolation(t *testing.T) {
 	}
 	// Recall put u2's memories in the working set; a search scoped to a
 	// user never shows the working set.
-	res, err := m.Search(ctx, engram.SearchOptions{Query: "bravomark deploy", Types: []engram.MemoryType{engram.TypeWorking}, Filter: &engram.Filter{User: "u2"}})
+	res, err := m.Search(ctx, engram.SearchOptions{Query: "bravomark deploy", Types: []engram.MemoryType{engram.TypeWorking}, Filter: &engram.Filter{UserID: "u2"}})
 	require.NoError(t, err)
 	assert.Empty(t, res)
 }

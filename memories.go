@@ -370,7 +370,7 @@ func decodeCursor(s string) (listCursor, error) {
 // It returns an error matching [ErrInvalid] for an unknown or unstored
 // kind (working), invalid tags, Until not after Since, a Limit outside
 // [0, MaxListPage], a Cursor that List did not return or a bad part of
-// the Filter (named: "Filter.User"); [ErrClosed]
+// the Filter (named: "Filter.UserID"); [ErrClosed]
 // after Close and a [*DatabaseError] when SQLite fails.
 func (m *Memory) List(ctx context.Context, mq MemoryQuery) (MemoryPage, error) {
 	types := listedKinds

@@ -244,14 +244,14 @@ func TestListPagesUnderAFilter(t *testing.T) {
 	}
 
 	// The query's own fields and the filter's both apply.
-	f := engram.Filter{User: "u1", Kinds: []engram.MemoryType{engram.TypeSemantic, engram.TypeEpisodic}}
+	f := engram.Filter{UserID: "u1", Types: []engram.MemoryType{engram.TypeSemantic, engram.TypeEpisodic}}
 	page, err := m.List(ctx, engram.MemoryQuery{Types: []engram.MemoryType{engram.TypeEpisodic, engram.TypeProcedural}, Filter: &f})
 	require.NoError(t, err)
 	assert.Equal(t, []string{"u1-ep-s2", "u1-ep-s1"}, recordIDs(page.Records), "episodes, the one kind in both")
-	page, err = m.List(ctx, engram.MemoryQuery{Tags: []string{"tag-s1"}, Filter: &engram.Filter{User: "u2", Tags: []string{"tag-s1", "tag-s2"}}})
+	page, err = m.List(ctx, engram.MemoryQuery{Tags: []string{"tag-s1"}, Filter: &engram.Filter{UserID: "u2", Tags: []string{"tag-s1", "tag-s2"}}})
 	require.NoError(t, err)
 	assert.ElementsMatch(t, []string{"u2-sem-s1", "u2-proc-s1"}, recordIDs(page.Records))
-	page, err = m.List(ctx, engram.MemoryQuery{Since: scopeStart.AddDate(0, 0, 1), Filter: &engram.Filter{User: "u2", Until: scopeStart.AddDate(0, 0, 3)}})
+	page, err = m.List(ctx, engram.MemoryQuery{Since: scopeStart.AddDate(0, 0, 1), Filter: &engram.Filter{UserID: "u2", Until: scopeStart.AddDate(0, 0, 3)}})
 	require.NoError(t, err)
 	assert.ElementsMatch(t, []string{"u2-sem-s1", "u2-ep-s1", "u2-proc-s1"}, recordIDs(page.Records), "u2's first day: the second of all")
 

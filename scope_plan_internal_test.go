@@ -23,10 +23,10 @@ func TestScopeQueryPlans(t *testing.T) {
 	}
 	defer m.Close()
 	filters := map[string]*Filter{
-		"user":             {User: "u1"},
-		"session":          {Session: "s1"},
-		"user and session": {User: "u1", Session: "s1"},
-		"user and meta":    {User: "u1", Metadata: MetaAnd(MetaEq("lang", "go"), MetaNot(MetaGt("n", 3)))},
+		"user":             {UserID: "u1"},
+		"session":          {SessionID: "s1"},
+		"user and session": {UserID: "u1", SessionID: "s1"},
+		"user and meta":    {UserID: "u1", Metadata: MetaAnd(MetaEq("lang", "go"), MetaNot(MetaGt("n", 3)))},
 	}
 	stmts := map[string]string{}
 	byScope := map[string]bool{} // statements that must use an index of the user or the session

@@ -104,27 +104,27 @@ func scopeCases() []struct {
 		filter engram.Filter
 		want   []string
 	}{
-		{"user", engram.Filter{User: "u1"}, all([]string{"u1"}, []string{"s1", "s2"}, scoped...)},
-		{"user and session", engram.Filter{User: "u2", Session: "s2"}, all([]string{"u2"}, []string{"s2"}, scoped...)},
-		{"session", engram.Filter{Session: "s1"}, func() []string {
+		{"user", engram.Filter{UserID: "u1"}, all([]string{"u1"}, []string{"s1", "s2"}, scoped...)},
+		{"user and session", engram.Filter{UserID: "u2", SessionID: "s2"}, all([]string{"u2"}, []string{"s2"}, scoped...)},
+		{"session", engram.Filter{SessionID: "s1"}, func() []string {
 			out := append(all([]string{"u1", "u2", "none"}, []string{"s1"}, scoped...), "none-snap-s1")
 			slices.Sort(out)
 			return out
 		}()},
-		{"kinds", engram.Filter{User: "u1", Kinds: []engram.MemoryType{engram.TypeEpisodic}}, all([]string{"u1"}, []string{"s1", "s2"}, "ep")},
-		{"tags", engram.Filter{User: "u1", Tags: []string{"tag-s2"}}, all([]string{"u1"}, []string{"s2"}, "proc", "sem")},
-		{"since", engram.Filter{User: "u2", Since: scopeStart.AddDate(0, 0, 3)}, all([]string{"u2"}, []string{"s2"}, scoped...)},
-		{"until", engram.Filter{User: "u2", Until: scopeStart.AddDate(0, 0, 3)}, all([]string{"u2"}, []string{"s1"}, scoped...)},
-		{"metadata eq", engram.Filter{User: "u1", Metadata: engram.MetaEq("lang", "rust")}, all([]string{"u1"}, []string{"s2"}, scoped...)},
-		{"metadata ne", engram.Filter{Kinds: []engram.MemoryType{engram.TypeSemantic}, Metadata: engram.MetaNe("owner", "u1")},
+		{"kinds", engram.Filter{UserID: "u1", Types: []engram.MemoryType{engram.TypeEpisodic}}, all([]string{"u1"}, []string{"s1", "s2"}, "ep")},
+		{"tags", engram.Filter{UserID: "u1", Tags: []string{"tag-s2"}}, all([]string{"u1"}, []string{"s2"}, "proc", "sem")},
+		{"since", engram.Filter{UserID: "u2", Since: scopeStart.AddDate(0, 0, 3)}, all([]string{"u2"}, []string{"s2"}, scoped...)},
+		{"until", engram.Filter{UserID: "u2", Until: scopeStart.AddDate(0, 0, 3)}, all([]string{"u2"}, []string{"s1"}, scoped...)},
+		{"metadata eq", engram.Filter{UserID: "u1", Metadata: engram.MetaEq("lang", "rust")}, all([]string{"u1"}, []string{"s2"}, scoped...)},
+		{"metadata ne", engram.Filter{Types: []engram.MemoryType{engram.TypeSemantic}, Metadata: engram.MetaNe("owner", "u1")},
 			all([]string{"u2", "none"}, []string{"s1", "s2"}, "sem")},
-		{"metadata in", engram.Filter{Kinds: []engram.MemoryType{engram.TypeProcedural}, Metadata: engram.MetaIn("owner", "u2", "none")},
+		{"metadata in", engram.Filter{Types: []engram.MemoryType{engram.TypeProcedural}, Metadata: engram.MetaIn("owner", "u2", "none")},
 			all([]string{"u2", "none"}, []string{"s1", "s2"}, "proc")},
 		{"metadata range", engram.Filter{Metadata: engram.MetaGte("rank", 2)}, all([]string{"u1", "u2", "none"}, []string{"s2"}, "proc", "sem")},
 		{"metadata string range", engram.Filter{Metadata: engram.MetaAnd(engram.MetaGt("owner", "none"), engram.MetaLt("owner", "u2"))},
 			all([]string{"u1"}, []string{"s1", "s2"}, scoped...)},
 		{"metadata bool", engram.Filter{Metadata: engram.MetaEq("pinned", true)}, all([]string{"u1", "u2", "none"}, []string{"s1"}, "proc", "sem")},
-		{"metadata exists not", engram.Filter{User: "u1", Metadata: engram.MetaNot(engram.MetaExists("rank"))}, all([]string{"u1"}, []string{"s1", "s2"}, "ep")},
+		{"metadata exists not", engram.Filter{UserID: "u1", Metadata: engram.MetaNot(engram.MetaExists("rank"))}, all([]string{"u1"}, []string{"s1", "s2"}, "ep")},
 		{"metadata or", engram.Filter{Metadata: engram.MetaOr(engram.MetaEq("owner", "u2"), engram.MetaLte("rank", 1))},
 			func() []string {
 				out := append(all([]string{"u2"}, []string{"s1", "s2"}, scoped...), all([]string{"u1", "none"}, []string{"s1"}, "proc", "sem")...)
@@ -151,7 +151,7 @@ func TestFilterFieldsOnSearchListExportContextRecall(t *testing.T) {
 			for _, id := range c.want {
 				want = append(want, id)
 			}
-			if !f.IsZero() && f.User == "" && f.Session == "" && f.Metadata == nil && len(f.Tags) == 0 {
+			if !f.IsZero() && f.UserID == "" && f.SessionID == "" && f.Metadata == nil && len(f.Tags) == 0 {
 				want = append(want, "none-fact")
 			}
 			slices.Sort(want)
@@ -225,7 +225,7 @@ func TestSearchOptionsAndFilterBothApply(t *testing.T) {
 	ctx := context.Background()
 	m, _ := openScopes(t)
 	res, err := m.Search(ctx, engram.SearchOptions{Query: "kayak", Limit: 100, Types: []engram.MemoryType{engram.TypeSemantic, engram.TypeEpisodic},
-		Filter: &engram.Filter{User: "u1", Kinds: []engram.MemoryType{engram.TypeEpisodic, engram.TypeProcedural}}})
+		Filter: &engram.Filter{UserID: "u1", Types: []engram.MemoryType{engram.TypeEpisodic, engram.TypeProcedural}}})
 	require.NoError(t, err)
 	assert.Equal(t, []string{"u1-ep-s1", "u1-ep-s2"}, idsOf(res))
 	res, err = m.Search(ctx, engram.SearchOptions{Query: "kayak", Limit: 100, Tags: []string{"tag-s1"},
@@ -233,7 +233,7 @@ func TestSearchOptionsAndFilterBothApply(t *testing.T) {
 	require.NoError(t, err)
 	assert.Empty(t, res)
 	res, err = m.Search(ctx, engram.SearchOptions{Query: "kayak", Limit: 100, Since: scopeStart.AddDate(0, 0, 1),
-		Filter: &engram.Filter{User: "u1", Until: scopeStart.AddDate(0, 0, 10)}})
+		Filter: &engram.Filter{UserID: "u1", Until: scopeStart.AddDate(0, 0, 10)}})
 	require.NoError(t, err)
 	assert.Equal(t, []string{"u1-ep-s2", "u1-proc-s2", "u1-sem-s2"}, idsOf(res))
 }
@@ -267,7 +267,7 @@ func TestScopeRoundTrips(t *testing.T) {
 	assert.Equal(t, e.UserID, e2.UserID)
 	assert.Equal(t, e.SessionID, e2.SessionID)
 	assert.Equal(t, e.Metadata, e2.Metadata)
-	res, err := other.Search(ctx, engram.SearchOptions{Query: "kayak", Filter: &engram.Filter{User: "u2", Session: "s1"}})
+	res, err := other.Search(ctx, engram.SearchOptions{Query: "kayak", Filter: &engram.Filter{UserID: "u2", SessionID: "s1"}})
 	require.NoError(t, err)
 	assert.Equal(t, []string{"u2-ep-s1", "u2-proc-s1", "u2-sem-s1"}, idsOf(res))
 
@@ -302,7 +302,7 @@ func TestImportOfAnExportWithoutScopes(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "", e.UserID)
 	assert.Nil(t, e.Metadata)
-	res, err := m.Search(ctx, engram.SearchOptions{Query: "kayak", Filter: &engram.Filter{User: "u1"}})
+	res, err := m.Search(ctx, engram.SearchOptions{Query: "kayak", Filter: &engram.Filter{UserID: "u1"}})
 	require.NoError(t, err)
 	assert.Empty(t, res)
 }
@@ -329,10 +329,10 @@ func badFilters() map[string]struct {
 		f    engram.Filter
 		part string
 	}{
-		"user":            {engram.Filter{User: "bad user"}, "Filter.User"},
-		"user too long":   {engram.Filter{User: strings.Repeat("u", 129)}, "Filter.User"},
-		"session":         {engram.Filter{Session: "bad\nsession"}, "Filter.Session"},
-		"kind":            {engram.Filter{Kinds: []engram.MemoryType{"nope"}}, "Filter.Kinds[0]"},
+		"user":            {engram.Filter{UserID: "bad user"}, "Filter.UserID"},
+		"user too long":   {engram.Filter{UserID: strings.Repeat("u", 129)}, "Filter.UserID"},
+		"session":         {engram.Filter{SessionID: "bad\nsession"}, "Filter.SessionID"},
+		"kind":            {engram.Filter{Types: []engram.MemoryType{"nope"}}, "Filter.Types[0]"},
 		"tag":             {engram.Filter{Tags: []string{""}}, "Filter.Tags[0]"},
 		"until":           {engram.Filter{Since: scopeStart, Until: scopeStart}, "Filter.Until"},
 		"time":            {engram.Filter{Since: time.Date(-5, 1, 1, 0, 0, 0, 0, time.UTC)}, "Filter.Since"},

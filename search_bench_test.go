@@ -106,7 +106,7 @@ func BenchmarkSearchText(b *testing.B) {
 // the corpus's hundred (1% of the memories; see benchdata.User): its p50
 // should stay within twice the unfiltered search's.
 func BenchmarkSearchFiltered(b *testing.B) {
-	f := &engram.Filter{User: benchdata.User(7)}
+	f := &engram.Filter{UserID: benchdata.User(7)}
 	benchAsk(b, []int{10_000, 100_000}, func(ctx context.Context, m *engram.Memory, q string) error {
 		_, err := m.Search(ctx, engram.SearchOptions{Query: q, Filter: f})
 		return err

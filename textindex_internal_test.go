@@ -551,8 +551,8 @@ func TestTextIndexAgreesWithFTSUnderFilters(t *testing.T) {
 		t.Fatal(err)
 	}
 	indexReady(t, idx)
-	filters := []Filter{{User: "u1"}, {User: "u2", Session: "s3"}, {Session: "s2"}, {User: "nobody"}, {Session: "none"},
-		{User: "u3", Kinds: []MemoryType{TypeEpisodic}}}
+	filters := []Filter{{UserID: "u1"}, {UserID: "u2", SessionID: "s3"}, {SessionID: "s2"}, {UserID: "nobody"}, {SessionID: "none"},
+		{UserID: "u3", Types: []MemoryType{TypeEpisodic}}}
 	fromIndex := 0
 	for range 40 {
 		q := text(1 + rng.IntN(4))
@@ -563,7 +563,7 @@ func TestTextIndexAgreesWithFTSUnderFilters(t *testing.T) {
 				}
 			}
 		}
-		if sameFinds(t, fts, idx, SearchOptions{Query: q, Limit: 10, Filter: &Filter{User: "u1", Metadata: MetaGte("n", 3)}}) {
+		if sameFinds(t, fts, idx, SearchOptions{Query: q, Limit: 10, Filter: &Filter{UserID: "u1", Metadata: MetaGte("n", 3)}}) {
 			t.Fatal("a metadata condition was answered from the index")
 		}
 	}

@@ -45,10 +45,6 @@ func filterOf(f memview.Filter, prefix string) (*engram.Filter, error) {
 	return out, renamedFilter(err, prefix)
 }
 
-// filterFields are the JSON names of engram.Filter's fields.
-var filterFields = map[string]string{"User": "user_id", "Session": "session_id", "Kinds": "types", "Tags": "tags",
-	"Since": "since", "Until": "until", "Metadata": "metadata"}
-
 // listParams are the query parameters of GET /v1/memories by the
 // engram.MemoryQuery fields they set.
 var listParams = map[string]string{"Types": "type", "Tags": "tags", "Since": "since", "Until": "until", "Cursor": "cursor"}
@@ -71,7 +67,7 @@ func renamedFilter(err error, prefix string) error {
 	if rest, ok := strings.CutPrefix(field, "Filter."); ok {
 		name, _, _ := strings.Cut(rest, ".")
 		name, _, _ = strings.Cut(name, "[")
-		if field, ok = filterFields[name]; !ok {
+		if field, ok = memview.FilterFields[name]; !ok {
 			return err
 		}
 		if prefix != "" {
@@ -86,7 +82,7 @@ func renamedFilter(err error, prefix string) error {
 	}
 	name, _, _ := strings.Cut(field, ".")
 	name, _, _ = strings.Cut(name, "[")
-	if !slices.Contains(slices.Collect(maps.Values(filterFields)), name) {
+	if !slices.Contains(slices.Collect(maps.Values(memview.FilterFields)), name) {
 		return err
 	}
 	param := name

@@ -25,9 +25,10 @@ type Filter struct {
 	Metadata json.RawMessage     `json:"metadata,omitempty"`
 }
 
-// filterFields are the JSON names of engram.Filter's fields.
-var filterFields = map[string]string{
-	"User": "user_id", "Session": "session_id", "Kinds": "types", "Tags": "tags", "Since": "since", "Until": "until", "Metadata": "metadata",
+// FilterFields are the JSON names of engram.Filter's fields, by their Go
+// names: what an error about a filter is renamed by.
+var FilterFields = map[string]string{
+	"UserID": "user_id", "SessionID": "session_id", "Types": "types", "Tags": "tags", "Since": "since", "Until": "until", "Metadata": "metadata",
 }
 
 // Engram returns the engram.Filter f stands for, validated, or nil when f
@@ -35,7 +36,7 @@ var filterFields = map[string]string{
 // "filter.metadata.and[1].gt"; "" names its fields alone). Errors are an
 // [*engram.InvalidError] whose Field is the JSON path of the bad part.
 func (f Filter) Engram(prefix string) (*engram.Filter, error) {
-	out := engram.Filter{User: f.User, Session: f.Session, Kinds: f.Types, Tags: f.Tags, Since: f.Since, Until: f.Until}
+	out := engram.Filter{UserID: f.User, SessionID: f.Session, Types: f.Types, Tags: f.Tags, Since: f.Since, Until: f.Until}
 	if len(f.Metadata) > 0 && !bytes.Equal(bytes.TrimSpace(f.Metadata), []byte("null")) {
 		c, err := ParseMeta(join(prefix, "metadata"), f.Metadata)
 		if err != nil {
@@ -48,7 +49,7 @@ func (f Filter) Engram(prefix string) (*engram.Filter, error) {
 			field := strings.TrimPrefix(ie.Field, "Filter.")
 			name, rest, _ := strings.Cut(field, ".")
 			name, idx, _ := strings.Cut(name, "[")
-			if jf, ok := filterFields[name]; ok {
+			if jf, ok := FilterFields[name]; ok {
 				if idx != "" {
 					jf += "[" + idx
 				}

@@ -81,7 +81,7 @@ func TestFilterEngram(t *testing.T) {
 	f, err := memview.Filter{User: "u1", Session: "s1", Types: []engram.MemoryType{engram.TypeSemantic}, Tags: []string{"x"},
 		Since: since, Metadata: json.RawMessage(`{"key": "lang", "eq": "go"}`)}.Engram("filter")
 	require.NoError(t, err)
-	assert.Equal(t, &engram.Filter{User: "u1", Session: "s1", Kinds: []engram.MemoryType{engram.TypeSemantic}, Tags: []string{"x"},
+	assert.Equal(t, &engram.Filter{UserID: "u1", SessionID: "s1", Types: []engram.MemoryType{engram.TypeSemantic}, Tags: []string{"x"},
 		Since: since, Metadata: engram.MetaEq("lang", "go")}, f)
 	f, err = memview.Filter{Metadata: json.RawMessage(`null`)}.Engram("filter")
 	require.NoError(t, err)
