@@ -392,6 +392,17 @@ func TestMemoryRoutes(t *testing.T) {
 	require.Equal(t, "update", hist[1].(map[string]any)["op"])
 	changes := e.do("GET", "/v1/changes?profile=ada&limit=100", nil).JSON(t)["entries"].([]any)
 	require.GreaterOrEqual(t, len(changes), 4)
+	// Without since or after_seq the newest come first, so a limit keeps
+	// the latest: the procedure's update; from after_seq on, a feed goes
+	// forward.
+	latest := e.do("GET", "/v1/changes?profile=ada&limit=2", nil).JSON(t)["entries"].([]any)
+	require.Len(t, latest, 2)
+	require.Equal(t, changes[0], latest[0])
+	require.Equal(t, procID, latest[0].(map[string]any)["id"])
+	require.Greater(t, latest[0].(map[string]any)["seq"].(float64), latest[1].(map[string]any)["seq"].(float64))
+	feed := e.do("GET", "/v1/changes?profile=ada&after_seq=1&limit=2", nil).JSON(t)["entries"].([]any)
+	require.Len(t, feed, 2)
+	require.Less(t, feed[0].(map[string]any)["seq"].(float64), feed[1].(map[string]any)["seq"].(float64))
 
 	// Delete: the fact through the graph route, the note by ID, the rule.
 	require.Equal(t, http.StatusOK, e.do("DELETE", "/v1/graph/triple/"+factID+"?profile=ada", nil).Status)

@@ -570,15 +570,19 @@ type changesResponse struct {
 	Profile string        `json:"profile"`
 }
 
-// changes answers GET /v1/changes: the agent's history as a feed
-// (engram.Memory.Changes); page with the last entry's at and seq as since
-// and after_seq.
+// changes answers GET /v1/changes: the agent's history
+// (engram.Memory.Changes), the newest first; with since or after_seq, as
+// a feed, oldest first from there: page with the last entry's at and seq
+// as since and after_seq.
 func (s *Server) changes(w http.ResponseWriter, r *http.Request) error {
 	q := params(r, "profile", "since", "after_seq", "limit")
 	cq := engram.ChangeQuery{Since: q.time("since"), AfterSeq: int64(q.integer("after_seq", 0, 0, 1<<62)), Limit: q.integer("limit", 0, 0, 10000)}
 	if q.err != nil {
 		return q.err
 	}
+	// A feed read from since or after_seq goes forward, oldest first;
+	// without either, a person asks what changed lately: the newest first.
+	cq.Newest = cq.AfterSeq == 0 && cq.Since.IsZero()
 	id, err := s.agentOf(r, profileFields{})
 	if err != nil {
 		return err
