@@ -12,8 +12,9 @@ import (
 )
 
 // Resources: each agent's memory.md and summary, at engram://{agent}/memory.md
-// and engram://{agent}/summary. The server's agent's are listed; any
-// agent's can be read by its URI (resource templates).
+// and engram://{agent}/summary. The server's agent's are listed (for a
+// token of one other agent, that agent's instead: see resourcesOfToken);
+// any agent's can be read by its URI (resource templates).
 
 // addResources adds the resources and their templates.
 func (s *Server) addResources() {
@@ -99,4 +100,34 @@ func summaryOf(s engram.Summary) summaryOut {
 		out.Keywords = append(out.Keywords, k.Stem)
 	}
 	return out
+}
+
+// resourcesOfToken lists, to a call whose token does not allow the
+// server's agent, the resources of the one agent the token allows instead
+// of the server's agent's (none, for a token of several agents): a client
+// is not shown what it may not read.
+func (s *Server) resourcesOfToken(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		res, err := next(ctx, method, req)
+		list, ok := res.(*mcp.ListResourcesResult)
+		if err != nil || method != "resources/list" || !ok || allowed(req.GetExtra(), s.agent) == nil {
+			return res, err
+		}
+		id, one := tokenAgent(req.GetExtra())
+		out := *list
+		out.Resources = nil
+		for _, r := range list.Resources {
+			rest, ours := strings.CutPrefix(r.URI, "engram://"+s.agent+"/")
+			switch {
+			case !ours:
+				out.Resources = append(out.Resources, r)
+			case one:
+				c := *r
+				c.URI = "engram://" + id + "/" + rest
+				c.Description = strings.ReplaceAll(c.Description, "agent "+s.agent, "agent "+id)
+				out.Resources = append(out.Resources, &c)
+			}
+		}
+		return &out, nil
+	}
 }

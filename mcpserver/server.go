@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/engram-go/engram"
@@ -40,10 +41,13 @@ type Options struct {
 // HTTP behind a token verifier (see HTTPHandler): a call may touch agent id
 // when the token has AgentScope(id) or AllAgentsScope. A call with no
 // token information (stdio, or HTTP without tokens) may touch every agent.
-const AllAgentsScope = "engram:agent:*"
+const AllAgentsScope = agentScopePrefix + "*"
+
+// agentScopePrefix starts every agent's scope.
+const agentScopePrefix = "engram:agent:"
 
 // AgentScope returns the scope that lets a token touch agent id.
-func AgentScope(id string) string { return "engram:agent:" + id }
+func AgentScope(id string) string { return agentScopePrefix + id }
 
 // Server is engram's MCP server: tools to remember, search, recall,
 // forget, log events, assert facts and query the graph, and each agent's
@@ -88,6 +92,7 @@ func New(agents Agents, opts Options) (*Server, error) {
 	})
 	s.addTools()
 	s.addResources()
+	s.mcp.AddReceivingMiddleware(s.resourcesOfToken)
 	return s, nil
 }
 
@@ -161,6 +166,34 @@ func (s *Server) Flush(ctx context.Context) error {
 		}
 		return nil
 	})
+}
+
+// defaultAgent is the agent of a call that names none: the one agent its
+// token allows, for a token of one agent (a client given alice's token
+// means alice), or else the server's.
+func (s *Server) defaultAgent(extra *mcp.RequestExtra) string {
+	if id, ok := tokenAgent(extra); ok {
+		return id
+	}
+	return s.agent
+}
+
+// tokenAgent returns the agent a call's token is for, when it allows one
+// agent and not every agent.
+func tokenAgent(extra *mcp.RequestExtra) (string, bool) {
+	if extra == nil || extra.TokenInfo == nil || slices.Contains(extra.TokenInfo.Scopes, AllAgentsScope) {
+		return "", false
+	}
+	var id string
+	for _, sc := range extra.TokenInfo.Scopes {
+		if a, ok := strings.CutPrefix(sc, agentScopePrefix); ok {
+			if id != "" && id != a {
+				return "", false
+			}
+			id = a
+		}
+	}
+	return id, id != ""
 }
 
 // allowed checks that a call may touch agent id: a valid ID, and, for a

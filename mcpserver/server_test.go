@@ -150,15 +150,16 @@ func TestTokenScopes(t *testing.T) {
 
 	res, text := callTool(t, cs, "remember", map[string]any{"content": "alice's", "agent": "alice"})
 	require.False(t, res.IsError, text)
-	for _, agent := range []string{"bob", ""} { // "": the server's agent, default
-		args := map[string]any{"content": "not alice's"}
-		if agent != "" {
-			args["agent"] = agent
-		}
-		res, text = callTool(t, cs, "remember", args)
+	for _, agent := range []string{"bob", "default"} {
+		res, text = callTool(t, cs, "remember", map[string]any{"content": "not alice's", "agent": agent})
 		require.True(t, res.IsError, "agent %q: %s", agent, text)
 		require.Contains(t, text, "does not allow")
 	}
+	// A call that names no agent is the token's one agent's, not the
+	// server's (default), which the token does not allow.
+	res, text = callTool(t, cs, "remember", map[string]any{"content": "alice's too"})
+	require.False(t, res.IsError, text)
+	require.Contains(t, text, `"agent":"alice"`)
 	_, err = cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: "engram://bob/summary"})
 	require.Error(t, err)
 	_, err = cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: "engram://alice/summary"})

@@ -182,7 +182,7 @@ func (s *Server) addTools() {
 // agentOf returns the agent a call is about, checked against its token.
 func (s *Server) agentOf(req *mcp.CallToolRequest, agent string) (string, error) {
 	if agent == "" {
-		agent = s.agent
+		agent = s.defaultAgent(req.Extra)
 	}
 	return agent, allowed(req.Extra, agent)
 }
