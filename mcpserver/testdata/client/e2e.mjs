@@ -105,6 +105,17 @@ try {
   const slot = await call("get_facts", { agent, entity: "Ada", predicate: "lives in", history: true });
   expect(slot?.facts?.map((f) => f.object).join() === "London,Paris", `get_facts: ${JSON.stringify(slot)}`);
   await call("delete_memory", { agent, id: noteId });
+  // A user's memories, scoped searches, and forgetting the user.
+  await call("add_memories", { agent, memories: [
+    { type: "semantic", content: "Ada prefers tea", user_id: "ada" },
+    { type: "semantic", content: "Bob prefers tea too", user_id: "bob" },
+  ] }, "add_memories of users");
+  const adas = await call("search", { agent, query: "tea", user_id: "ada" }, "search of a user");
+  expect(adas?.results?.length === 1 && adas.results[0].content === "Ada prefers tea", `search of ada: ${JSON.stringify(adas)}`);
+  const forgot = await call("forget_user", { agent, user_id: "ada" });
+  expect(forgot?.deleted === 1, `forget_user: ${JSON.stringify(forgot)}`);
+  const bobs = await call("list_memories", { agent, filter: { user_id: "bob" } }, "list of a user");
+  expect(bobs?.memories?.length === 1, `bob's after forgetting ada: ${JSON.stringify(bobs)}`);
   await bad("not its kind's field", "add_memories", { agent, memories: [{ type: "semantic", content: "x", pattern: "y" }] });
 
   await call("forget", { id: remembered?.id });
