@@ -46,47 +46,14 @@ func (m *Memory) Forget(ctx context.Context, id string) error {
 		return err
 	}
 	err := m.write(ctx, "forget", func(q *dbtx) error {
-		// The archive first: a row deleted while its archive entry exists
-		// leaves its cached embedding behind for Restore.
-		types, err := m.forgetArchived(q, `id = ?2`, id)
+		types, err := m.eraseID(q, id)
 		if err != nil {
 			return err
 		}
-		for _, k := range kinds {
-			got, err := deleteReturningType(q, `DELETE FROM `+k.table+` WHERE agent_id = ? AND id = ? RETURNING '`+string(k.typ)+`'`, m.agent, id)
-			if err != nil {
-				return err
-			}
-			if len(got) > 0 {
-				if err := purgeTombstones(q, k); err != nil {
-					return err
-				}
-			}
-			types = append(types, got...)
-		}
-		if _, err := q.exec(`DELETE FROM zettel_links WHERE agent_id = ?1 AND (source_id = ?2 OR target_id = ?2)`, m.agent, id); err != nil {
-			return err
-		}
-		// The line memory.md last showed of it (see markdown_import.go).
-		if _, err := q.exec(`DELETE FROM markdown_lines WHERE agent_id = ? AND id = ?`, m.agent, id); err != nil {
-			return err
-		}
-		// Its history, but for the entries of an earlier Forget: a memory
-		// forgotten already is not found again, and its entry stays.
-		got, err := deleteReturningType(q, `DELETE FROM history WHERE agent_id = ? AND id = ? AND op IS NOT ? RETURNING memory_type`, m.agent, id, string(OpForget))
-		if err != nil {
-			return err
-		}
-		types = append(types, got...)
 		if len(types) == 0 {
 			return notFound("memory", id)
 		}
-		if !q.tx.s.history {
-			return nil
-		}
-		_, err = q.exec(`INSERT INTO history (agent_id, memory_type, id, op, actor, reason, at)
-			SELECT ?, ?, ?, ?, actor, reason, at FROM temp.history_ctx`, m.agent, string(types[0]), id, string(OpForget))
-		return err
+		return nil
 	})
 	if err != nil {
 		return err
@@ -96,6 +63,51 @@ func (m *Memory) Forget(ctx context.Context, id string) error {
 		_ = m.working.Remove(RecalledID(k.typ, id)) // ErrNotFound: none
 	}
 	return m.afterForget(ctx)
+}
+
+// eraseID deletes, in q's transaction, the memory or fact id, current or
+// archived, with its links, memory.md's line and history, and writes the
+// history entry that says it was forgotten; it returns the kinds it was
+// found as (none: not found, and nothing written).
+func (m *Memory) eraseID(q *dbtx, id string) ([]MemoryType, error) {
+	// The archive first: a row deleted while its archive entry exists
+	// leaves its cached embedding behind for Restore.
+	types, err := m.forgetArchived(q, `id = ?2`, id)
+	if err != nil {
+		return nil, err
+	}
+	for _, k := range kinds {
+		got, err := deleteReturningType(q, `DELETE FROM `+k.table+` WHERE agent_id = ? AND id = ? RETURNING '`+string(k.typ)+`'`, m.agent, id)
+		if err != nil {
+			return nil, err
+		}
+		if len(got) > 0 {
+			if err := purgeTombstones(q, k); err != nil {
+				return nil, err
+			}
+		}
+		types = append(types, got...)
+	}
+	if _, err := q.exec(`DELETE FROM zettel_links WHERE agent_id = ?1 AND (source_id = ?2 OR target_id = ?2)`, m.agent, id); err != nil {
+		return nil, err
+	}
+	// The line memory.md last showed of it (see markdown_import.go).
+	if _, err := q.exec(`DELETE FROM markdown_lines WHERE agent_id = ? AND id = ?`, m.agent, id); err != nil {
+		return nil, err
+	}
+	// Its history, but for the entries of an earlier Forget: a memory
+	// forgotten already is not found again, and its entry stays.
+	got, err := deleteReturningType(q, `DELETE FROM history WHERE agent_id = ? AND id = ? AND op IS NOT ? RETURNING memory_type`, m.agent, id, string(OpForget))
+	if err != nil {
+		return nil, err
+	}
+	types = append(types, got...)
+	if len(types) == 0 || !q.tx.s.history {
+		return types, nil
+	}
+	_, err = q.exec(`INSERT INTO history (agent_id, memory_type, id, op, actor, reason, at)
+		SELECT ?, ?, ?, ?, actor, reason, at FROM temp.history_ctx`, m.agent, string(types[0]), id, string(OpForget))
+	return types, err
 }
 
 // purgeTombstones merges the full-text index of a kind whose deletes

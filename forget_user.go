@@ -3,6 +3,7 @@ package engram
 import (
 	"context"
 	"encoding/json"
+	"math"
 	"strings"
 )
 
@@ -141,4 +142,69 @@ func queryTyped(q *dbtx, query string, args ...any) ([]typedID, error) {
 		err := r.Scan(&t.Type, &t.ID)
 		return t, err
 	})
+}
+
+// ForgetMatching erases every memory the filter matches, as
+// [Memory.Forget] erases one (current ones, each with its archive entry,
+// links, memory.md's line, history and the copy Recall put in the working
+// set), in one transaction, and returns how many. It matches what
+// [Memory.List] with the same filter lists: semantic entries, episodes,
+// procedures, facts, snapshots and document chunks, current; to erase a
+// user's archived memories and the history of those deleted before too,
+// use [Memory.ForgetUser]. An empty filter, which would match every
+// memory, is refused: [Memory.ForgetAgent] erases an agent.
+//
+// It returns an error matching [ErrInvalid] for an invalid or empty
+// filter or an invalid actor or reason in ctx, [ErrClosed] after Close
+// and a [*DatabaseError] when SQLite fails; on these errors nothing was
+// erased. Once the memories are erased, a failure to write memory.md
+// again or to checkpoint is returned as a [*DatabaseError] about what was
+// left to do, with the count.
+func (m *Memory) ForgetMatching(ctx context.Context, f Filter) (int, error) {
+	if f.IsZero() {
+		return 0, invalid("Filter", "is empty: it matches every memory (ForgetAgent erases an agent)")
+	}
+	sc, err := m.listScope(&f)
+	if err != nil {
+		return 0, err
+	}
+	var forgotten []typedID
+	err = m.write(ctx, "forget.matching", func(q *dbtx) error {
+		var ids []typedID
+		for _, typ := range listedKinds {
+			k := kindByType(typ)
+			if !sc.admitsKind(k) {
+				continue
+			}
+			// Every row listWhere admits: from the first time to the last,
+			// before a cursor past every row, with no limit.
+			where, args := listWhere(k, sc, false)
+			args = append([]any{m.agent, int64(math.MinInt64), int64(math.MaxInt64), int64(math.MaxInt64), "", "", "", -1}, args...)
+			got, err := queryTyped(q, `SELECT '`+string(typ)+`', id FROM `+k.table+` WHERE agent_id = ?1 AND `+where, args...)
+			if err != nil {
+				return err
+			}
+			ids = append(ids, got...)
+		}
+		for _, t := range ids {
+			types, err := m.eraseID(q, t.ID)
+			if err != nil {
+				return err
+			}
+			if len(types) > 0 {
+				forgotten = append(forgotten, t)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, err
+	}
+	for _, t := range forgotten {
+		_ = m.working.Remove(RecalledID(t.Type, t.ID)) // ErrNotFound: none
+	}
+	if len(forgotten) == 0 {
+		return 0, nil
+	}
+	return len(forgotten), m.afterForget(ctx)
 }
