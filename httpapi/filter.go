@@ -130,3 +130,43 @@ func (s *Server) deleteUser(w http.ResponseWriter, r *http.Request) error {
 	writeJSON(w, http.StatusOK, deletedUserResponse{n, user, id})
 	return nil
 }
+
+type deletedMatchingResponse struct {
+	Deleted int    `json:"deleted"`
+	Profile string `json:"profile"`
+}
+
+// deleteMatching answers DELETE /v1/memories with a filter in its query
+// (user_id, session_id, type, tags, since, until, metadata): every memory
+// the filter matches, erased as one is (engram.Memory.ForgetMatching).
+// Without a filter it refuses: DELETE /v1/memory erases every memory of
+// a profile, on purpose.
+func (s *Server) deleteMatching(w http.ResponseWriter, r *http.Request) error {
+	q := params(r, append([]string{"profile"}, filterParams...)...)
+	f := q.filter()
+	if q.err != nil {
+		return q.err
+	}
+	ef, err := filterOf(f, "")
+	if err != nil {
+		return err
+	}
+	if ef == nil {
+		return invalidf("DELETE /v1/memories takes a filter (%s); DELETE /v1/memory erases every memory of a profile", strings.Join(filterParams, ", "))
+	}
+	id, err := s.agentOf(r, profileFields{})
+	if err != nil {
+		return err
+	}
+	n := 0
+	err = s.reg.Change(r.Context(), id, func(m *engram.Memory) error {
+		n, err = m.ForgetMatching(r.Context(), *ef)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	s.log.LogAttrs(r.Context(), slog.LevelInfo, "memories forgotten by filter", slog.String("agent", id), slog.Int("memories", n))
+	writeJSON(w, http.StatusOK, deletedMatchingResponse{n, id})
+	return nil
+}

@@ -38,6 +38,7 @@ func (s *Server) routes() http.Handler {
 
 	api("POST /v1/memories", s.addMemories)
 	api("GET /v1/memories", s.listMemories)
+	api("DELETE /v1/memories", s.deleteMatching)
 	api("GET /v1/memories/{id}", s.getMemory)
 	api("PATCH /v1/memories/{id}", s.patchMemory)
 	api("DELETE /v1/memories/{id}", s.deleteMemory)

@@ -239,3 +239,24 @@ func TestUsersAreIsolated(t *testing.T) {
 	e2.token = admin
 	assert.Len(t, listIDs(t, e2, url.Values{"profile": {"ada"}, "user_id": {"u1"}}), 3)
 }
+
+// TestDeleteMatching: DELETE /v1/memories erases what its filter matches
+// and nothing else, of the profile's agent alone; without a filter, or
+// with a bad one, it refuses and erases nothing.
+func TestDeleteMatching(t *testing.T) {
+	e := newEnv(t, httpapi.Options{})
+	seedUsers(t, e, "ada", "kayak")
+	seedUsers(t, e, "bob", "kayak")
+	before := count(t, e, "ada")
+	requireField(t, e.do("DELETE", "/v1/memories?profile=ada", nil), "takes a filter")
+	requireField(t, e.do("DELETE", "/v1/memories?profile=ada&user_id=no%20spaces", nil), "query parameter user_id:")
+	requireField(t, e.do("DELETE", "/v1/memories?profile=ada&metadata=%7B%22key%22%3A%22lang%22%7D", nil), "query parameter metadata")
+	require.Equal(t, before, count(t, e, "ada"), "nothing erased on bad input")
+
+	q := url.Values{"profile": {"ada"}, "session_id": {"s1"}, "metadata": {`{"key":"lang","eq":"rust"}`}}
+	r := e.do("DELETE", "/v1/memories?"+q.Encode(), nil)
+	require.Equal(t, http.StatusOK, r.Status, "%s", r.Body)
+	assert.Equal(t, map[string]any{"deleted": 3.0, "profile": "ada"}, r.JSON(t))
+	assert.Equal(t, []string{"ada-fact", "ada-u1-ep", "ada-u1-proc", "ada-u1-sem"}, listIDs(t, e, url.Values{"profile": {"ada"}}))
+	assert.Len(t, listIDs(t, e, url.Values{"profile": {"bob"}}), before, "another agent's stay")
+}

@@ -89,7 +89,7 @@ type verdict struct {
 	Failures  []string          `json:"failures"`
 }
 
-var allTools = []string{"add_fact", "add_facts", "add_memories", "context", "delete_memory", "forget", "forget_user", "get_facts", "get_memory",
+var allTools = []string{"add_fact", "add_facts", "add_memories", "context", "delete_memory", "forget", "forget_memories", "forget_user", "get_facts", "get_memory",
 	"list_memories", "list_recent", "log_event", "query_graph", "recall", "remember", "search", "update_memory"}
 
 // runClient runs the TypeScript client with args and returns its verdict.
@@ -124,7 +124,7 @@ func checkVerdict(t *testing.T, v verdict) {
 	for _, tool := range allTools {
 		require.Equal(t, "ok", v.Calls[tool], "call of %s", tool)
 	}
-	require.Len(t, v.Bad, 8)
+	require.Len(t, v.Bad, 9)
 	for name, isError := range v.Bad {
 		require.True(t, isError, "bad call %q is not a tool error", name)
 	}

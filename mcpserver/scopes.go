@@ -2,6 +2,7 @@ package mcpserver
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -59,7 +60,24 @@ type forgetUserOut struct {
 	Agent   string `json:"agent"`
 }
 
+type forgetMatchingIn struct {
+	scopeIn
+	Agent string `json:"agent,omitempty"`
+}
+
+type forgetMatchingOut struct {
+	Deleted int    `json:"deleted"`
+	Agent   string `json:"agent"`
+}
+
 func (s *Server) addScopeTools() {
+	mcp.AddTool(s.mcp, &mcp.Tool{
+		Name: "forget_memories",
+		Description: "Erase every memory that a filter matches (what list_memories lists with it), each as forget erases one. " +
+			"A filter is required. Returns how many were erased.",
+		InputSchema: schema(`{"type": "object", "additionalProperties": false, "properties": {
+			` + scopeProps + `, ` + agentProp + `}}`),
+	}, s.forgetMatching)
 	mcp.AddTool(s.mcp, &mcp.Tool{
 		Name: "forget_user",
 		Description: "Erase every memory of one user of the agent (semantic, episodic and procedural, with everything made of them); " +
@@ -84,4 +102,27 @@ func (s *Server) forgetUser(ctx context.Context, req *mcp.CallToolRequest, in fo
 		return nil, nil, s.toolError("forget_user", err)
 	}
 	return nil, forgetUserOut{n, in.User, agent}, nil
+}
+
+func (s *Server) forgetMatching(ctx context.Context, req *mcp.CallToolRequest, in forgetMatchingIn) (*mcp.CallToolResult, any, error) {
+	agent, err := s.agentOf(req, in.Agent)
+	if err != nil {
+		return nil, nil, err
+	}
+	f, err := in.filter()
+	if err != nil {
+		return nil, nil, err
+	}
+	if f == nil {
+		return nil, nil, fmt.Errorf("%w: forget_memories takes a filter (user_id, session_id, filter): an empty one would match every memory", engram.ErrInvalid)
+	}
+	n := 0
+	err = s.reg.Change(ctx, agent, func(m *engram.Memory) (err error) {
+		n, err = m.ForgetMatching(ctx, *f)
+		return err
+	})
+	if err != nil {
+		return nil, nil, s.toolError("forget_memories", err)
+	}
+	return nil, forgetMatchingOut{n, agent}, nil
 }

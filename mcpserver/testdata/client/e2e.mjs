@@ -116,6 +116,9 @@ try {
   expect(forgot?.deleted === 1, `forget_user: ${JSON.stringify(forgot)}`);
   const bobs = await call("list_memories", { agent, filter: { user_id: "bob" } }, "list of a user");
   expect(bobs?.memories?.length === 1, `bob's after forgetting ada: ${JSON.stringify(bobs)}`);
+  const erased = await call("forget_memories", { agent, filter: { user_id: "bob", metadata: { key: "kept", exists: false } } });
+  expect(erased?.deleted === 1, `forget_memories: ${JSON.stringify(erased)}`);
+  await bad("forget everything", "forget_memories", { agent });
   await bad("not its kind's field", "add_memories", { agent, memories: [{ type: "semantic", content: "x", pattern: "y" }] });
 
   await call("forget", { id: remembered?.id });
