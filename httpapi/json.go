@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"maps"
 	"mime"
 	"net/http"
 	"net/url"
@@ -103,7 +104,10 @@ type query struct {
 func params(r *http.Request, allowed ...string) *query {
 	q := &query{v: url.Values{}}
 	from := map[string]string{} // the name each parameter was given by
-	for name, vals := range r.URL.Query() {
+	query := r.URL.Query()
+	// In the order of their names, so that an error names them always alike.
+	for _, name := range slices.Sorted(maps.Keys(query)) {
+		vals := query[name]
 		canon := name
 		if !slices.Contains(allowed, name) {
 			canon = aliasOf(name)

@@ -178,7 +178,7 @@ func TestMemoryScopes(t *testing.T) {
 	for _, c := range []struct{ query, field string }{
 		{"user_id=no%20spaces", "query parameter user_id:"},
 		{"type=notes", "query parameter type:"},
-		{"type=semantic&kind=fact", "type and kind"},
+		{"type=semantic&kind=fact", "kind and type are one parameter"},
 		{"metadata=%7Bnot-json", "query parameter metadata: want a JSON condition tree"},
 		{"metadata=" + url.QueryEscape(`{"not":{"key":"a","lt":null}}`), "query parameter metadata: metadata.not.lt:"},
 		{"since=2026-02-01T00:00:00Z&until=2026-01-01T00:00:00Z", "query parameter until:"},
