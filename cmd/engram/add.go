@@ -69,7 +69,7 @@ it to its near-duplicates. An importance of 0 means the default, 0.5.
 			return a.withMemory(ctx, true, func(m *engram.Memory) error {
 				id, err := m.Semantic().Store(ctx, e)
 				if err != nil {
-					return err
+					return scopeError(err)
 				}
 				return a.printAdded(engram.TypeSemantic, id)
 			})
@@ -82,7 +82,16 @@ it to its near-duplicates. An importance of 0 means the default, 0.5.
 	f.BoolVar(&e.Verified, "verified", false, "mark it verified: compaction and decay never archive it")
 	f.StringVar(&e.Source, "source", "", `who or what it came from ("user", "tool", ...)`)
 	f.StringVar(&e.ID, "id", "", "its ID (default: a new time-ordered ID)")
+	scopeFlags(cmd, &e.UserID, &e.SessionID)
+	f.Var(anyMetaValue{&e.Metadata}, "metadata", `metadata, a JSON object: {"lang":"go","stars":3}`)
 	return cmd
+}
+
+// scopeFlags gives an add command the flags of the user and the session
+// the memory belongs to.
+func scopeFlags(cmd *cobra.Command, user, session *string) {
+	cmd.Flags().StringVar(user, "user-id", "", "the user of the agent it belongs to (search, list, ... --user-id find it)")
+	cmd.Flags().StringVar(session, "session-id", "", "the session it belongs to")
 }
 
 // exactArgs accepts n arguments, and says which (names) otherwise.
@@ -117,7 +126,7 @@ digest. "add episode" is the same command.`,
 			return a.withMemory(ctx, true, func(m *engram.Memory) error {
 				id, err := m.Episodic().Log(ctx, ep)
 				if err != nil {
-					return err
+					return scopeError(err)
 				}
 				return a.printAdded(engram.TypeEpisodic, id)
 			})
@@ -126,10 +135,11 @@ digest. "add episode" is the same command.`,
 	f := cmd.Flags()
 	f.StringVar(&typ, "type", "", "the event's type (default observation)")
 	f.StringVar(&ep.TaskID, "task-id", "", "the task it belongs to (--task is the same flag)")
+	f.StringVar(&ep.UserID, "user-id", "", "the user of the agent it belongs to (search, list, ... --user-id find it)")
 	f.StringVar(&ep.SessionID, "session-id", "", "the session it happened in (--session is the same flag)")
 	f.Float64Var(&ep.Cost, "cost", 0, "what it cost, in your unit")
 	f.DurationVar(&ep.Duration, "duration", 0, "how long it took (90s, 5m)")
-	f.StringToStringVar(&ep.Metadata, "metadata", nil, "metadata, as key=value pairs (--meta is the same flag)")
+	f.Var(stringMetaValue{&ep.Metadata}, "metadata", `metadata of strings, as key=value pairs or a JSON object: {"lang":"go"} (--meta is the same flag)`)
 	f.StringVar(&ep.ID, "id", "", "its ID (default: a new time-ordered ID)")
 	aliasFlags(cmd, map[string]string{"task": "task-id", "session": "session-id", "meta": "metadata"})
 	return cmd
@@ -156,7 +166,7 @@ recorded (default 0). "add procedure" is the same command.`,
 			return a.withMemory(ctx, true, func(m *engram.Memory) error {
 				id, err := m.Procedural().Store(ctx, p)
 				if err != nil {
-					return err
+					return scopeError(err)
 				}
 				return a.printAdded(engram.TypeProcedural, id)
 			})
@@ -169,6 +179,8 @@ recorded (default 0). "add procedure" is the same command.`,
 	f.StringSliceVar(&p.Tags, "tags", nil, "tags, comma-separated")
 	f.Float64Var(&p.SuccessRate, "success-rate", 0, "the prior success rate, in [0, 1]")
 	f.StringVar(&p.ID, "id", "", "its ID (default: a new time-ordered ID)")
+	scopeFlags(cmd, &p.UserID, &p.SessionID)
+	f.Var(anyMetaValue{&p.Metadata}, "metadata", `metadata, a JSON object: {"lang":"go","stars":3}`)
 	aliasFlags(cmd, map[string]string{"steps": "pattern"})
 	_ = cmd.MarkFlagRequired("name")
 	return cmd
