@@ -27,8 +27,12 @@ when there is none. Its commands are named for the kinds, as the HTTP API's
   add fact S P O         a subject–predicate–object fact with the time it
                          holds (alias: triple)
 
+semantic, episodic and procedural take --user-id and --session-id, the user
+and the session of the agent the memory belongs to, which search, recall,
+context, list, export and forget --user-id select by, and --metadata.
+
 Invalid input (empty text, an importance outside [0, 1], an unknown event
-type) exits 2 and stores nothing; an ID or procedure name the agent has
+type, a bad --user-id or --metadata) exits 2 and stores nothing; an ID or procedure name the agent has
 already exits 5.`,
 		Example: `  engram add semantic "Deploys go through CI only" --importance 0.8 --tags ops,deploy
   engram add episodic "Rolled out behind a flag" --type decision-made --task-id t-42
@@ -62,6 +66,7 @@ entries are what memory.md shows, most important first; storing one links
 it to its near-duplicates. An importance of 0 means the default, 0.5.
 "add note" is the same command.`,
 		Example: `  engram add semantic "Ada prefers short answers" --importance 0.9 --tags user
+  engram add semantic "Prefers short answers" --user-id ada --metadata '{"lang":"en","stars":3}'
   engram add note "The office is in Leeds" --verified --source user`,
 		Args: exactArgs(1, "TEXT"),
 		RunE: runE(func(ctx context.Context, args []string) error {
@@ -118,7 +123,9 @@ func (a *app) addEpisodeCmd() *cobra.Command {
 error-encountered, user-feedback, tool-call, observation (the default) or
 digest. "add episode" is the same command.`,
 		Example: `  engram add episodic "Upgraded the payments service" --type task-completed --task-id t-42
-  engram add episode "Ada asked for shorter answers" --type user-feedback --session-id s-1`,
+  engram add episode "Ada asked for shorter answers" --type user-feedback --session-id s-1
+  engram add episodic "Asked about deploys" --user-id ada --metadata '{"channel":"chat"}'
+  engram add episodic "Asked about deploys" --user-id ada --metadata channel=chat,lang=en`,
 		Args: exactArgs(1, "TEXT"),
 		RunE: runE(func(ctx context.Context, args []string) error {
 			ep.Content = args[0]
@@ -159,7 +166,8 @@ its ID. Each --pattern (or --steps) is one step, kept in order, one a line:
 the procedure's pattern. --success-rate is the prior before any outcome is
 recorded (default 0). "add procedure" is the same command.`,
 		Example: `  engram add procedural --name deploy --pattern "run the tests" --pattern "tag the release" --tags ops
-  engram add procedure --name rollback --steps "revert the tag"`,
+  engram add procedure --name rollback --steps "revert the tag"
+  engram add procedural --name answer-ada --pattern "answer first" --user-id ada --metadata '{"lang":"en"}'`,
 		Args: cobra.NoArgs,
 		RunE: runE(func(ctx context.Context, _ []string) error {
 			p.Pattern = strings.Join(steps, "\n")
