@@ -27,8 +27,12 @@ when there is none. Its commands are named for the kinds, as the HTTP API's
   add fact S P O         a subject–predicate–object fact with the time it
                          holds (alias: triple)
 
+semantic, episodic and procedural take --user-id and --session-id, the user
+and the session of the agent the memory belongs to, which search, recall,
+context, list, export and forget --user-id select by, and --metadata.
+
 Invalid input (empty text, an importance outside [0, 1], an unknown event
-type) exits 2 and stores nothing; an ID or procedure name the agent has
+type, a bad --user-id or --metadata) exits 2 and stores nothing; an ID or procedure name the agent has
 already exits 5.`,
 		Example: `  engram add semantic "Deploys go through CI only" --importance 0.8 --tags ops,deploy
   engram add episodic "Rolled out behind a flag" --type decision-made --task-id t-42
@@ -62,6 +66,7 @@ entries are what memory.md shows, most important first; storing one links
 it to its near-duplicates. An importance of 0 means the default, 0.5.
 "add note" is the same command.`,
 		Example: `  engram add semantic "Ada prefers short answers" --importance 0.9 --tags user
+  engram add semantic "Prefers short answers" --user-id ada --metadata '{"lang":"en","stars":3}'
   engram add note "The office is in Leeds" --verified --source user`,
 		Args: exactArgs(1, "TEXT"),
 		RunE: runE(func(ctx context.Context, args []string) error {
@@ -69,7 +74,7 @@ it to its near-duplicates. An importance of 0 means the default, 0.5.
 			return a.withMemory(ctx, true, func(m *engram.Memory) error {
 				id, err := m.Semantic().Store(ctx, e)
 				if err != nil {
-					return err
+					return scopeError(err)
 				}
 				return a.printAdded(engram.TypeSemantic, id)
 			})
@@ -82,7 +87,16 @@ it to its near-duplicates. An importance of 0 means the default, 0.5.
 	f.BoolVar(&e.Verified, "verified", false, "mark it verified: compaction and decay never archive it")
 	f.StringVar(&e.Source, "source", "", `who or what it came from ("user", "tool", ...)`)
 	f.StringVar(&e.ID, "id", "", "its ID (default: a new time-ordered ID)")
+	scopeFlags(cmd, &e.UserID, &e.SessionID)
+	f.Var(anyMetaValue{&e.Metadata}, "metadata", `metadata, a JSON object: {"lang":"go","stars":3}`)
 	return cmd
+}
+
+// scopeFlags gives an add command the flags of the user and the session
+// the memory belongs to.
+func scopeFlags(cmd *cobra.Command, user, session *string) {
+	cmd.Flags().StringVar(user, "user-id", "", "the user of the agent it belongs to (search, list, ... --user-id find it)")
+	cmd.Flags().StringVar(session, "session-id", "", "the session it belongs to")
 }
 
 // exactArgs accepts n arguments, and says which (names) otherwise.
@@ -109,7 +123,9 @@ func (a *app) addEpisodeCmd() *cobra.Command {
 error-encountered, user-feedback, tool-call, observation (the default) or
 digest. "add episode" is the same command.`,
 		Example: `  engram add episodic "Upgraded the payments service" --type task-completed --task-id t-42
-  engram add episode "Ada asked for shorter answers" --type user-feedback --session-id s-1`,
+  engram add episode "Ada asked for shorter answers" --type user-feedback --session-id s-1
+  engram add episodic "Asked about deploys" --user-id ada --metadata '{"channel":"chat"}'
+  engram add episodic "Asked about deploys" --user-id ada --metadata channel=chat,lang=en`,
 		Args: exactArgs(1, "TEXT"),
 		RunE: runE(func(ctx context.Context, args []string) error {
 			ep.Content = args[0]
@@ -117,7 +133,7 @@ digest. "add episode" is the same command.`,
 			return a.withMemory(ctx, true, func(m *engram.Memory) error {
 				id, err := m.Episodic().Log(ctx, ep)
 				if err != nil {
-					return err
+					return scopeError(err)
 				}
 				return a.printAdded(engram.TypeEpisodic, id)
 			})
@@ -126,10 +142,11 @@ digest. "add episode" is the same command.`,
 	f := cmd.Flags()
 	f.StringVar(&typ, "type", "", "the event's type (default observation)")
 	f.StringVar(&ep.TaskID, "task-id", "", "the task it belongs to (--task is the same flag)")
+	f.StringVar(&ep.UserID, "user-id", "", "the user of the agent it belongs to (search, list, ... --user-id find it)")
 	f.StringVar(&ep.SessionID, "session-id", "", "the session it happened in (--session is the same flag)")
 	f.Float64Var(&ep.Cost, "cost", 0, "what it cost, in your unit")
 	f.DurationVar(&ep.Duration, "duration", 0, "how long it took (90s, 5m)")
-	f.StringToStringVar(&ep.Metadata, "metadata", nil, "metadata, as key=value pairs (--meta is the same flag)")
+	f.Var(stringMetaValue{&ep.Metadata}, "metadata", `metadata of strings, as key=value pairs or a JSON object: {"lang":"go"} (--meta is the same flag)`)
 	f.StringVar(&ep.ID, "id", "", "its ID (default: a new time-ordered ID)")
 	aliasFlags(cmd, map[string]string{"task": "task-id", "session": "session-id", "meta": "metadata"})
 	return cmd
@@ -149,14 +166,15 @@ its ID. Each --pattern (or --steps) is one step, kept in order, one a line:
 the procedure's pattern. --success-rate is the prior before any outcome is
 recorded (default 0). "add procedure" is the same command.`,
 		Example: `  engram add procedural --name deploy --pattern "run the tests" --pattern "tag the release" --tags ops
-  engram add procedure --name rollback --steps "revert the tag"`,
+  engram add procedure --name rollback --steps "revert the tag"
+  engram add procedural --name answer-ada --pattern "answer first" --user-id ada --metadata '{"lang":"en"}'`,
 		Args: cobra.NoArgs,
 		RunE: runE(func(ctx context.Context, _ []string) error {
 			p.Pattern = strings.Join(steps, "\n")
 			return a.withMemory(ctx, true, func(m *engram.Memory) error {
 				id, err := m.Procedural().Store(ctx, p)
 				if err != nil {
-					return err
+					return scopeError(err)
 				}
 				return a.printAdded(engram.TypeProcedural, id)
 			})
@@ -169,6 +187,8 @@ recorded (default 0). "add procedure" is the same command.`,
 	f.StringSliceVar(&p.Tags, "tags", nil, "tags, comma-separated")
 	f.Float64Var(&p.SuccessRate, "success-rate", 0, "the prior success rate, in [0, 1]")
 	f.StringVar(&p.ID, "id", "", "its ID (default: a new time-ordered ID)")
+	scopeFlags(cmd, &p.UserID, &p.SessionID)
+	f.Var(anyMetaValue{&p.Metadata}, "metadata", `metadata, a JSON object: {"lang":"go","stars":3}`)
 	aliasFlags(cmd, map[string]string{"steps": "pattern"})
 	_ = cmd.MarkFlagRequired("name")
 	return cmd

@@ -98,6 +98,7 @@ func (a *app) exportCmd() *cobra.Command {
 	var (
 		out  string
 		opts engram.ExportOptions
+		ff   filterFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "export",
@@ -109,19 +110,29 @@ written beside its name first and renamed when complete (an existing file
 exits 5). --vectors adds Tier 2's vectors, --history the history of changes.
 engram import reads it back, into any agent.
 
+With a filter, it writes only the memories the filter keeps (one user's,
+say), with their archived entries the filter keeps, the links between two
+of them, their vectors and history, the extraction rules, and the fact
+aliases when the filter keeps facts. ` + filterHelp + `
+
 On a terminal it draws a progress bar on stderr.`,
 		Example: `  engram export > ada.jsonl
   engram export -o ada.jsonl --history
+  engram export --user-id ada -o ada-user.jsonl
   engram --tier 2 export --vectors -o ada.jsonl`,
 		Args: cobra.NoArgs,
 		RunE: runE(func(ctx context.Context, _ []string) error {
+			var err error
+			if opts.Filter, err = ff.filter(); err != nil {
+				return err
+			}
 			return a.withMemory(ctx, false, func(m *engram.Memory) error {
 				if out == "" {
-					return a.export(ctx, m, a.out, opts)
+					return filterError(a.export(ctx, m, a.out, opts))
 				}
 				n, err := a.exportFile(ctx, m, out, opts)
 				if err != nil {
-					return err
+					return filterError(err)
 				}
 				return a.output(map[string]any{"path": out, "bytes": n}, func(w io.Writer) error {
 					_, err := fmt.Fprintf(w, "exported agent %q to %s (%d bytes)\n", m.AgentID(), out, n)
@@ -134,6 +145,7 @@ On a terminal it draws a progress bar on stderr.`,
 	f.StringVarP(&out, "output", "o", "", "write to this new file instead of stdout")
 	f.BoolVar(&opts.Vectors, "vectors", false, "add each memory's vector (Tier 2)")
 	f.BoolVar(&opts.History, "history", false, "add the history of changes")
+	ff.add(cmd, "only these kinds, comma-separated")
 	return cmd
 }
 
@@ -324,34 +336,63 @@ which live in memory.db-wal.`,
 }
 
 func (a *app) forgetCmd() *cobra.Command {
-	var all, yes bool
-	cmd := &cobra.Command{
-		Use:   "forget ID | forget --agent-all --yes",
-		Short: "Erase a memory, or all of an agent's, for good",
+	var (
+		all, yes bool
+		user     string
+		cmd      *cobra.Command
+	)
+	cmd = &cobra.Command{
+		Use:   "forget ID | forget --user-id USER --yes | forget --agent-all --yes",
+		Short: "Erase a memory, a user's memories, or all of an agent's, for good",
 		Long: `forget ID erases the memory or fact with the given ID, current or archived,
 from every place that held it: its row, full-text entry, vector, links,
 archive entry and history (one "forget" entry without content remains) and
 memory.md. Deleted bytes are overwritten.
+
+forget --user-id USER --yes erases, in the same way, every memory of one
+user of the agent (semantic entries, episodes and procedures stored with
+--user-id USER, current or archived) and prints how many; other users'
+memories, those of no user, and the agent's facts, snapshots and documents
+stay. It asks for --yes because nothing brings them back, as DELETE
+/v1/users/{user_id} and the MCP tool forget_user do without asking.
 
 forget --agent-all --yes erases every memory of the agent and everything
 engram keeps about it, and in the directory layout its database files and
 directory. It asks for --yes because nothing brings the memory back; close
 every program using the agent's memory first.`,
 		Example: `  engram forget 01JV8ZQ4N4E9W6KX5M2T3B7C1D
+  engram forget --user-id ada --yes
   engram --agent old-bot forget --agent-all --yes`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: runE(func(ctx context.Context, args []string) error {
+			byUser := cmd.Flags().Changed("user-id")
 			switch {
-			case all && len(args) == 1:
+			case all && byUser:
+				return usagef("give --user-id or --agent-all, not both")
+			case len(args) == 1 && all:
 				return usagef("give an ID or --agent-all, not both")
-			case !all && len(args) == 0:
-				return usagef("give the ID to forget, or --agent-all --yes")
+			case len(args) == 1 && byUser:
+				return usagef("give an ID or --user-id, not both")
+			case !all && !byUser && len(args) == 0:
+				return usagef("give the ID to forget, --user-id USER --yes or --agent-all --yes")
+			}
+			if byUser {
+				if err := engram.ValidateUserID(user); err != nil {
+					return usagef("--user-id: %w", err)
+				}
+			}
+			switch {
 			case all && !yes:
 				return usagef("forget --agent-all erases agent %q for good: pass --yes too", a.g.agent)
+			case byUser && !yes:
+				return usagef("forget --user-id erases every memory of user %q of agent %q for good: pass --yes too", user, a.g.agent)
 			}
 			return a.withMemory(ctx, false, func(m *engram.Memory) error {
-				if all {
+				switch {
+				case all:
 					return a.forgetAgent(ctx, m)
+				case byUser:
+					return a.forgetUser(ctx, m, user)
 				}
 				if err := m.Forget(ctx, args[0]); err != nil {
 					return err
@@ -364,8 +405,27 @@ every program using the agent's memory first.`,
 		}),
 	}
 	cmd.Flags().BoolVar(&all, "agent-all", false, "erase every memory of the agent")
-	cmd.Flags().BoolVar(&yes, "yes", false, "confirm --agent-all")
+	cmd.Flags().StringVar(&user, "user-id", "", "erase every memory of this user of the agent")
+	cmd.Flags().BoolVar(&yes, "yes", false, "confirm --user-id or --agent-all")
 	return cmd
+}
+
+// forgetUser erases the memories of user in m and says how many there
+// were, as DELETE /v1/users/{user_id} answers.
+func (a *app) forgetUser(ctx context.Context, m *engram.Memory, user string) error {
+	n, err := m.ForgetUser(ctx, user)
+	if err != nil {
+		return err
+	}
+	v := map[string]any{"agent": m.AgentID(), "user_id": user, "deleted": n}
+	return a.output(v, func(w io.Writer) error {
+		noun := "memories"
+		if n == 1 {
+			noun = "memory"
+		}
+		_, err := fmt.Fprintf(w, "forgot %d %s of user %q\n", n, noun, user)
+		return err
+	})
 }
 
 func (a *app) forgetAgent(ctx context.Context, m *engram.Memory) error {

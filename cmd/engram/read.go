@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -49,9 +50,9 @@ type listView struct {
 
 func (a *app) listCmd() *cobra.Command {
 	var (
-		types, tags          []string
-		since, until, cursor string
-		limit                int
+		ff     filterFlags
+		cursor string
+		limit  int
 	)
 	cmd := &cobra.Command{
 		Use:   "list",
@@ -66,26 +67,34 @@ next page's cursor follows the table ("next page: --cursor ..."; with
 procedural, fact, snapshot or document, or a plural or noun of one (notes,
 episodes, procedures, triples, docs). --tags keeps the memories with one of
 the tags (kinds without tags are left out); --since and --until keep those
-stored in [since, until). Archived memories are not listed.`,
+stored in [since, until). Archived memories are not listed. The next page
+is asked for with the same filter and the cursor.
+
+` + filterHelp,
 		Example: `  engram list
   engram list --type episodic,fact --limit 5
   engram list --tags ops --since 7d
+  engram list --user-id ada --metadata '{"key":"lang","in":["en","fr"]}'
   engram --json list --cursor eyJ0IjoxNzE...`,
 		Args: cobra.NoArgs,
 		RunE: runE(func(ctx context.Context, _ []string) error {
 			if limit < 1 || limit > engram.MaxListPage {
 				return usagef("--limit %d: use 1 to %d", limit, engram.MaxListPage)
 			}
-			mq := engram.MemoryQuery{Tags: tags, Limit: limit, Cursor: cursor}
-			var err error
-			if mq.Types, err = parseKinds("--type", types); err != nil {
+			mq := engram.MemoryQuery{Limit: limit, Cursor: cursor}
+			f, err := ff.filter()
+			if err != nil {
 				return err
 			}
-			if mq.Since, err = optTime("--since", since); err != nil {
-				return err
-			}
-			if mq.Until, err = optTime("--until", until); err != nil {
-				return err
+			if f != nil {
+				// The kinds, tags and times are the query's own, as
+				// GET /v1/memories has them: List names the kinds it
+				// lists (no working set).
+				mq.Types, mq.Tags, mq.Since, mq.Until = f.Types, f.Tags, f.Since, f.Until
+				f.Types, f.Tags, f.Since, f.Until = nil, nil, time.Time{}, time.Time{}
+				if !f.IsZero() {
+					mq.Filter = f
+				}
 			}
 			return a.withMemory(ctx, false, func(m *engram.Memory) error {
 				page, err := m.List(ctx, mq)
@@ -108,17 +117,15 @@ stored in [since, until). Archived memories are not listed.`,
 		}),
 	}
 	f := cmd.Flags()
-	f.StringSliceVar(&types, "type", nil, "only these kinds, comma-separated (--kind is the same flag)")
-	f.StringSliceVar(&tags, "tags", nil, "only memories with one of these tags, comma-separated")
-	f.StringVar(&since, "since", "", "only memories stored since (2026-05-01, 7d, ...)")
-	f.StringVar(&until, "until", "", "only memories stored before")
+	ff.add(cmd, "only these kinds, comma-separated (--kind is the same flag)")
 	f.IntVar(&limit, "limit", 50, fmt.Sprintf("at most this many, 1 to %d", engram.MaxListPage))
 	f.StringVar(&cursor, "cursor", "", "the page after the one that printed this cursor")
 	aliasFlags(cmd, map[string]string{"kind": "type"})
 	return cmd
 }
 
-// listError names the flag an error of engram.Memory.List is about.
+// listError names the flag an error of engram.Memory.List is about: one
+// of the query's, or of the filter's (see filterError).
 func listError(err error) error {
 	var ie *engram.InvalidError
 	if !errors.As(err, &ie) {
@@ -127,18 +134,32 @@ func listError(err error) error {
 	flag, ok := map[string]string{"Types": "--type", "Tags": "--tags", "Since": "--since", "Until": "--until",
 		"Limit": "--limit", "Cursor": "--cursor"}[strings.SplitN(ie.Field, "[", 2)[0]]
 	if !ok {
-		return err
+		return filterError(err)
 	}
 	return usagef("%s: %s", flag, ie.Reason)
 }
 
-// writeList prints memories one a line.
+// writeList prints memories one a line; the columns USER, SESSION and
+// METADATA when a memory listed has one.
 func writeList(w io.Writer, views []memoryView) error {
 	if len(views) == 0 {
 		_, err := fmt.Fprintln(w, "no memories")
 		return err
 	}
-	t := newTable(w, "ID", "TYPE", "CREATED", "TEXT")
+	var users, sessions, metas bool
+	for _, v := range views {
+		users, sessions, metas = users || v.UserID != "", sessions || v.SessionID != "", metas || len(v.Metadata) > 0
+	}
+	header := []string{"ID", "TYPE", "CREATED"}
+	for _, c := range []struct {
+		shown bool
+		name  string
+	}{{users, "USER"}, {sessions, "SESSION"}, {metas, "METADATA"}} {
+		if c.shown {
+			header = append(header, c.name)
+		}
+	}
+	t := newTable(w, append(header, "TEXT")...)
 	for _, v := range views {
 		text := v.Content
 		switch v.Type {
@@ -151,7 +172,16 @@ func writeList(w io.Writer, views []memoryView) error {
 		if created.IsZero() {
 			created = v.RecordedAt
 		}
-		t.row(v.ID, v.Type, when(created), clip(text, 80))
+		cells := []any{v.ID, v.Type, when(created)}
+		for _, c := range []struct {
+			shown bool
+			value string
+		}{{users, v.UserID}, {sessions, v.SessionID}, {metas, clip(metadataText(v.Metadata), 40)}} {
+			if c.shown {
+				cells = append(cells, or(c.value, "-"))
+			}
+		}
+		t.row(append(cells, clip(text, 80))...)
 	}
 	return t.flush()
 }

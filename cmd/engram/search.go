@@ -52,10 +52,9 @@ type foundView struct {
 
 func (a *app) searchCmd() *cobra.Command {
 	var (
-		opts  engram.SearchOptions
-		kinds []string
-		mode  string
-		since string
+		opts engram.SearchOptions
+		ff   filterFlags
+		mode string
 	)
 	cmd := &cobra.Command{
 		Use:   "search QUERY",
@@ -68,26 +67,26 @@ unless --advanced asks for FTS5 expressions (a malformed one exits 2).
 episodic, procedural, working, snapshot, fact or document, or a plural or
 noun of one (procedures, episode, facts, triples, docs); --mode is text,
 vector or hybrid (vector and hybrid need --tier 2). Semantic hits count as
-accesses.`,
+accesses.
+
+` + filterHelp,
 		Example: `  engram search "what did we decide about the deploy?"
   engram search deploy --type semantic,fact --limit 5
   engram search deploy --types procedures,episodes
+  engram search "answer style" --user-id ada --metadata '{"key":"lang","eq":"en"}'
   engram --tier 2 search "staging database" --mode vector`,
 		Args: cobra.ExactArgs(1),
 		RunE: runE(func(ctx context.Context, args []string) error {
 			opts.Query = args[0]
 			opts.Mode = engram.SearchMode(mode)
 			var err error
-			if opts.Types, err = parseKinds("--type", kinds); err != nil {
-				return err
-			}
-			if opts.Since, err = optTime("--since", since); err != nil {
+			if opts.Filter, err = ff.filter(); err != nil {
 				return err
 			}
 			return a.withMemory(ctx, false, func(m *engram.Memory) error {
 				found, err := m.Find(ctx, opts)
 				if err != nil {
-					return err
+					return filterError(err)
 				}
 				v := foundView{Query: opts.Query, Mode: found.Mode, Terms: found.Terms, Pending: found.Pending,
 					Results: []resultView{}}
@@ -102,12 +101,10 @@ accesses.`,
 		}),
 	}
 	f := cmd.Flags()
-	f.StringSliceVar(&kinds, "type", nil, "only these kinds, comma-separated (--kind and --types are the same flag)")
+	ff.add(cmd, "only these kinds, comma-separated (--kind and --types are the same flag)")
 	aliasFlags(cmd, map[string]string{"kind": "type", "types": "type"})
 	f.IntVar(&opts.Limit, "limit", 10, "at most this many results (up to 1000)")
 	f.StringVar(&mode, "mode", "", "text, vector or hybrid (default: hybrid in Tier 2, text in Tier 1)")
-	f.StringSliceVar(&opts.Tags, "tags", nil, "only memories with one of these tags")
-	f.StringVar(&since, "since", "", "only memories created since (2026-05-01, 7d, ...)")
 	f.Float64Var(&opts.Threshold, "threshold", 0, "drop results scoring under this, in [0, 1]")
 	f.BoolVar(&opts.Advanced, "advanced", false, "QUERY is an FTS5 expression (AND, OR, NOT, NEAR, prefix*)")
 	return cmd
@@ -177,22 +174,30 @@ type recalledView struct {
 }
 
 func (a *app) recallCmd() *cobra.Command {
-	return &cobra.Command{
+	var ff filterFlags
+	cmd := &cobra.Command{
 		Use:   "recall QUERY",
 		Short: "Score memories for a query with the recall gate",
 		Long: `recall searches every kind of memory for QUERY and scores each kind's best
 candidates with the recall gate (seed 004's PBWM model), as an agent's
 Memory.Recall does, and shows which would enter the working set. The
 working set lives in the process, so it ends with the command; what stays
-is the admitted memories' retrieval counts, which go up.`,
+is the admitted memories' retrieval counts, which go up.
+
+` + filterHelp,
 		Example: `  engram recall "where does Ada live?"
+  engram recall "how to answer" --user-id ada
   engram --json recall "deploy rules"`,
 		Args: cobra.ExactArgs(1),
 		RunE: runE(func(ctx context.Context, args []string) error {
+			filter, err := ff.filter()
+			if err != nil {
+				return err
+			}
 			return a.withMemory(ctx, false, func(m *engram.Memory) error {
-				r, err := m.Recall(ctx, args[0])
+				r, err := m.RecallWith(ctx, engram.RecallOptions{Query: args[0], Filter: filter})
 				if err != nil {
-					return err
+					return filterError(err)
 				}
 				views := []recalledView{}
 				for _, kind := range kindOrder(r.ByKind) {
@@ -207,6 +212,8 @@ is the admitted memories' retrieval counts, which go up.`,
 			})
 		}),
 	}
+	ff.add(cmd, "only these kinds, comma-separated")
+	return cmd
 }
 
 // kindOrder returns the kinds of a recall in engram's order.
@@ -257,6 +264,7 @@ func (a *app) contextCmd() *cobra.Command {
 	var (
 		tokens int
 		query  string
+		ff     filterFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "context [QUERY | --query QUERY]",
@@ -267,10 +275,13 @@ the facts that hold now, the active procedures, the recent episodes and,
 with a QUERY (an argument, or --query), the memories recalled for it. The
 part before the recalled memories does not depend on the query and stays
 byte-identical while memory does not change, so prompt caches keep working.
-It changes nothing. --tokens is another name of --max-tokens.`,
+It changes nothing. --tokens is another name of --max-tokens.
+
+` + filterHelp + ` A section of a kind the filter leaves out is empty.`,
 		Example: `  engram context
   engram context "plan Ada's trip" --max-tokens 1000
   engram context --query "plan Ada's trip" --tokens 1000
+  engram context "plan the trip" --user-id ada
   engram --json context "deploy"`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: runE(func(ctx context.Context, args []string) error {
@@ -281,10 +292,14 @@ It changes nothing. --tokens is another name of --max-tokens.`,
 				}
 				opts.Query = args[0]
 			}
+			var err error
+			if opts.Filter, err = ff.filter(); err != nil {
+				return err
+			}
 			return a.withMemory(ctx, false, func(m *engram.Memory) error {
 				b, err := m.Context(ctx, opts)
 				if err != nil {
-					return err
+					return filterError(err)
 				}
 				v := contextView{Text: b.Text, Tokens: b.Tokens, Stable: b.Stable, Sections: []sectionView{}}
 				for _, s := range b.Sections {
@@ -300,6 +315,7 @@ It changes nothing. --tokens is another name of --max-tokens.`,
 	f := cmd.Flags()
 	f.IntVar(&tokens, "max-tokens", engram.DefaultContextTokens, "the budget, in estimated tokens (--tokens is the same flag)")
 	f.StringVar(&query, "query", "", "the query to recall memories for (instead of the QUERY argument)")
+	ff.add(cmd, "only these kinds, comma-separated")
 	aliasFlags(cmd, map[string]string{"tokens": "max-tokens"})
 	return cmd
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -28,12 +29,16 @@ type memoryView struct {
 	MergedFrom     []string  `json:"mergedFrom,omitempty"`
 
 	// episodic
-	EventType  engram.EventType  `json:"eventType,omitempty"`
-	TaskID     string            `json:"taskId,omitempty"`
-	SessionID  string            `json:"sessionId,omitempty"`
-	Cost       float64           `json:"cost,omitempty"`
-	DurationMS int64             `json:"durationMs,omitempty"`
-	Metadata   map[string]string `json:"metadata,omitempty"`
+	EventType  engram.EventType `json:"eventType,omitempty"`
+	TaskID     string           `json:"taskId,omitempty"`
+	Cost       float64          `json:"cost,omitempty"`
+	DurationMS int64            `json:"durationMs,omitempty"`
+
+	// the scope below the agent: semantic, episodic, procedural (a
+	// snapshot has a session, a fact metadata)
+	UserID    string         `json:"userId,omitempty"`
+	SessionID string         `json:"sessionId,omitempty"`
+	Metadata  map[string]any `json:"metadata,omitempty"`
 
 	// procedural
 	Name        string  `json:"name,omitempty"`
@@ -69,26 +74,40 @@ func semanticView(e engram.SemanticEntry) memoryView {
 	return memoryView{Type: engram.TypeSemantic, ID: e.ID, Content: e.Content, Summary: e.Summary,
 		Importance: e.Importance, Verified: e.Verified, Source: e.Source, AccessCount: e.AccessCount,
 		LastAccessedAt: e.LastAccessedAt, Resonance: e.Resonance, MergedFrom: e.MergedFrom,
-		Tags: e.Tags, CreatedAt: e.CreatedAt, UpdatedAt: e.UpdatedAt, Retrievals: e.Retrievals}
+		Tags: e.Tags, CreatedAt: e.CreatedAt, UpdatedAt: e.UpdatedAt, Retrievals: e.Retrievals,
+		UserID: e.UserID, SessionID: e.SessionID, Metadata: e.Metadata}
+}
+
+// anyMap returns a map of strings as a map of any values (nil for none).
+func anyMap(m map[string]string) map[string]any {
+	if m == nil {
+		return nil
+	}
+	out := make(map[string]any, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
 }
 
 func episodeView(e engram.Episode) memoryView {
 	return memoryView{Type: engram.TypeEpisodic, ID: e.ID, Content: e.Content, EventType: e.Type,
 		TaskID: e.TaskID, SessionID: e.SessionID, Cost: e.Cost, DurationMS: e.Duration.Milliseconds(),
-		Metadata: e.Metadata, CreatedAt: e.CreatedAt, Retrievals: e.Retrievals}
+		UserID: e.UserID, Metadata: anyMap(e.Metadata), CreatedAt: e.CreatedAt, Retrievals: e.Retrievals}
 }
 
 func procedureView(p engram.Procedure) memoryView {
 	return memoryView{Type: engram.TypeProcedural, ID: p.ID, Name: p.Name, Description: p.Description,
 		Steps: p.Pattern, SuccessRate: p.SuccessRate, UseCount: p.UseCount, Disabled: p.Disabled,
-		Tags: p.Tags, CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt, Retrievals: p.Retrievals}
+		Tags: p.Tags, CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt, Retrievals: p.Retrievals,
+		UserID: p.UserID, SessionID: p.SessionID, Metadata: p.Metadata}
 }
 
 func factView(f engram.Fact) memoryView {
 	return memoryView{Type: engram.TypeFact, ID: f.ID, Content: f.String(), Subject: f.Subject,
 		Predicate: f.Predicate, Object: f.Object, ValidFrom: f.ValidFrom, ValidTo: f.ValidTo,
 		RecordedAt: f.RecordedAt, ExpiredAt: f.ExpiredAt, Strength: f.Strength, Sources: f.Sources,
-		Metadata: f.Metadata, Retrievals: f.Retrievals}
+		Metadata: anyMap(f.Metadata), Retrievals: f.Retrievals}
 }
 
 func snapshotView(s engram.SessionSnapshot) memoryView {
@@ -147,7 +166,9 @@ func writeMemory(w io.Writer, v memoryView) error {
 	field("verified", v.Verified, v.Verified)
 	field("event", v.EventType, v.EventType != "")
 	field("task", v.TaskID, v.TaskID != "")
+	field("user", v.UserID, v.UserID != "")
 	field("session", v.SessionID, v.SessionID != "")
+	field("metadata", metadataText(v.Metadata), len(v.Metadata) > 0)
 	field("success rate", v.SuccessRate, v.Type == engram.TypeProcedural)
 	field("uses", v.UseCount, v.Type == engram.TypeProcedural)
 	field("disabled", v.Disabled, v.Disabled)
@@ -174,4 +195,18 @@ func writeMemory(w io.Writer, v memoryView) error {
 		}
 	}
 	return nil
+}
+
+// metadataText is metadata for people: its JSON, keys sorted.
+func metadataText(m map[string]any) string {
+	if len(m) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(m); err != nil {
+		return fmt.Sprint(m)
+	}
+	return strings.TrimSpace(b.String())
 }
