@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/engram-go/engram/internal/schema"
 )
@@ -69,7 +70,8 @@ func (m *Memory) Backup(ctx context.Context, dst string) error {
 // [WithPath] and [WithAgent] opens the copy (in Tier 2 with an embedder of
 // the same model and dimension).
 //
-// BackupAgent returns the errors Backup returns; an export of the agent
+// BackupAgent returns the errors Backup returns, and an error matching
+// [ErrInvalid] for a dst holding '?' (see [WithPath]); an export of the agent
 // that does not import again, or a copy that holds another agent's rows,
 // is a [*DatabaseError] matching [ErrCorrupt].
 func (m *Memory) BackupAgent(ctx context.Context, dst string) error {
@@ -87,6 +89,10 @@ func (m *Memory) backup(ctx context.Context, dst string, agentOnly bool) error {
 	abs, err := m.checkBackupPath(dst)
 	if err != nil {
 		return err
+	}
+	if agentOnly && strings.ContainsRune(abs, '?') {
+		// An agent's copy is opened as a Memory, by WithPath.
+		return invalid("dst", "%q must not contain '?', as no path engram opens may", dst)
 	}
 	// A copy a killed Backup left here holds data Forget may have erased
 	// since: it goes first (see backup_temp.go).
@@ -322,13 +328,21 @@ func (m *Memory) vacuumInto(ctx context.Context, path string) error {
 // unrecordInCopy removes the records of backups in progress, its own
 // among them, from the copy at path: they are the source's bookkeeping.
 func unrecordInCopy(ctx context.Context, path string) error {
-	db, err := sql.Open("sqlite", dsn(path, []string{"secure_delete(1)"}))
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return &DatabaseError{Op: "backup", Err: err}
+	}
+	// By URI, which escapes what the file's name holds ("?", "#").
+	db, err := sql.Open("sqlite", fileURI(abs, ""))
 	if err != nil {
 		return &DatabaseError{Op: "backup", Err: err}
 	}
 	defer db.Close()
 	db.SetMaxOpenConns(1)
-	_, err = db.ExecContext(ctx, `DELETE FROM meta WHERE key >= ? AND key < ?`, pendingBackupKey, pendingBackupKey[:len(pendingBackupKey)-1]+";")
+	_, err = db.ExecContext(ctx, `PRAGMA secure_delete = 1`)
+	if err == nil {
+		_, err = db.ExecContext(ctx, `DELETE FROM meta WHERE key >= ? AND key < ?`, pendingBackupKey, pendingBackupKey[:len(pendingBackupKey)-1]+";")
+	}
 	if err != nil {
 		return &DatabaseError{Op: "backup", Err: err}
 	}

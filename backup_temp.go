@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 )
 
@@ -43,17 +44,31 @@ type backupTemp struct {
 }
 
 // newBackupTemp creates and locks an empty temporary copy beside dst.
+//
+// Between its creation and its lock, another process's sweep may take the
+// new file for a stale one and remove it: then it is made again.
 func newBackupTemp(dst string) (*backupTemp, error) {
-	f, err := os.CreateTemp(filepath.Dir(dst), backupTempPattern(dst))
-	if err != nil {
-		return nil, err
-	}
-	if err := lockFile(f); err != nil {
+	for range 8 {
+		f, err := os.CreateTemp(filepath.Dir(dst), backupTempPattern(dst))
+		if err != nil {
+			return nil, err
+		}
+		if err := lockFile(f); err != nil {
+			_ = f.Close()
+			_ = os.Remove(f.Name())
+			return nil, err
+		}
+		held, herr := f.Stat()
+		named, nerr := os.Stat(f.Name())
+		if herr == nil && nerr == nil && os.SameFile(held, named) {
+			return &backupTemp{path: f.Name(), lock: f}, nil
+		}
 		_ = f.Close()
-		_ = os.Remove(f.Name())
-		return nil, err
+		if herr != nil {
+			return nil, herr
+		}
 	}
-	return &backupTemp{path: f.Name(), lock: f}, nil
+	return nil, errors.New("the temporary copy was removed as soon as made, again and again")
 }
 
 // remove deletes the temporary copy and the files SQLite may have left
@@ -83,6 +98,9 @@ func removeCopy(path string) {
 // it, unless a live process holds its lock; it reports whether the copy is
 // gone (or never was).
 func removeIfStale(path string) (bool, error) {
+	if !isBackupTemp(path) {
+		return false, fmt.Errorf("%s is not the name of a temporary backup copy: left as it is", path)
+	}
 	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		removeCopy(path) // a -journal left without its file
@@ -107,6 +125,17 @@ func removeIfStale(path string) (bool, error) {
 	return true, nil
 }
 
+// backupTempName is the base name of a temporary copy: a dot, its
+// destination's name, ".backup-" and os.CreateTemp's random digits.
+var backupTempName = regexp.MustCompile(`^\..+\.backup-[0-9]+$`)
+
+// isBackupTemp reports whether path names a temporary copy, and nothing
+// else: a record in a database (which may come from anywhere) or a file
+// beside a destination that merely starts like one is never removed.
+func isBackupTemp(path string) bool {
+	return filepath.IsAbs(path) && backupTempName.MatchString(filepath.Base(path))
+}
+
 // sweepBackupTemps removes the stale temporary copies of dst (see above).
 // Copies in progress, and files it cannot remove, are left; what went
 // wrong is returned.
@@ -121,7 +150,7 @@ func sweepBackupTemps(dst string) error {
 		for _, suffix := range []string{"-journal", "-wal", "-shm"} {
 			p = strings.TrimSuffix(p, suffix)
 		}
-		if seen[p] {
+		if seen[p] || !isBackupTemp(p) {
 			continue
 		}
 		seen[p] = true
@@ -210,6 +239,12 @@ func (s *database) sweepRecordedBackups(ctx context.Context) error {
 	var gone []string
 	var errs []error
 	for _, p := range paths {
+		if !isBackupTemp(p) {
+			// Not a name engram gives a copy: the record goes, the file
+			// it names stays.
+			gone = append(gone, p)
+			continue
+		}
 		ok, err := removeIfStale(p)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("a stale backup copy %s: %w", p, err))

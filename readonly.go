@@ -41,7 +41,8 @@ func storageReadOnly(path string) bool {
 // read it only: a file: URI with mode=ro, which reads a database in WAL
 // mode through its -wal and -shm files, making them when they are missing
 // (SQLite 3.22 and later); or, when the directory cannot be written (so
-// they cannot be made) and no -wal holds frames, with immutable=1, which
+// they cannot be made) and there is neither (no connection has the
+// database open), with immutable=1, which
 // reads the file alone, without locks or -shm. The file is then all
 // there is to read; immutable=1 assumes nothing changes it while it is
 // open, which holds on a read-only mount and for an immutable file, and
@@ -53,7 +54,9 @@ func readOnlyName(path string) (string, error) {
 		return "", err
 	}
 	query := "mode=ro"
-	if !writable(filepath.Dir(abs)) && !walHolds(abs) {
+	if !writable(filepath.Dir(abs)) && !exists(abs+"-wal") && !exists(abs+"-shm") {
+		// No -wal or -shm: no connection has the database open (the last
+		// to close removes both), so none is writing it as it is opened.
 		query = "immutable=1"
 	}
 	return fileURI(abs, query), nil
@@ -69,18 +72,11 @@ func fileURI(abs, query string) string {
 	return u.String()
 }
 
-// walHolds reports whether the database at path has a -wal file that is
-// not empty: writes that may not be in the database file yet.
-func walHolds(path string) bool {
-	fi, err := os.Stat(path + "-wal")
-	return err == nil && fi.Size() > 0
-}
-
-// explainReadOnly makes the failure to open a read-only database whose
-// -wal holds frames and whose -shm cannot be made say so: SQLite only
-// says it cannot open the file.
+// explainReadOnly makes the failure to open a read-only database that has
+// a -wal (another connection's, or one left by a crash) and no -shm that
+// can be made say so: SQLite only says it cannot open the file.
 func explainReadOnly(path string, err error) error {
-	if sqliteCode(err)&0xff != sqlite3.SQLITE_CANTOPEN || !walHolds(path) {
+	if sqliteCode(err)&0xff != sqlite3.SQLITE_CANTOPEN || !exists(path+"-wal") {
 		return err
 	}
 	cause := err
@@ -88,7 +84,7 @@ func explainReadOnly(path string, err error) error {
 	if errors.As(err, &de) {
 		cause = de.Err
 	}
-	return &DatabaseError{Op: "open", Err: fmt.Errorf("%s holds writes not yet in the database, which SQLite reads only through a -shm file it cannot make in a directory it may not write: open it once where it can be written, or let the directory be written: %w (%w)",
+	return &DatabaseError{Op: "open", Err: fmt.Errorf("%s may hold writes not yet in the database, which SQLite reads only through a -shm file it cannot make in a directory it may not write: open it once where it can be written, or let the directory be written: %w (%w)",
 		path+"-wal", ErrReadOnly, cause)}
 }
 
@@ -128,4 +124,10 @@ func openStorage(ctx context.Context, path string, s *settings) (*database, erro
 		return nil, fmt.Errorf("engram: open: a read-only memory makes no database: %w", notFound("database", path))
 	}
 	return openDatabaseWith(ctx, path, s.cfg.Storage, dbOptions{image: true, readOnly: readOnly})
+}
+
+// exists reports whether there is a file at path.
+func exists(path string) bool {
+	_, err := os.Lstat(path)
+	return err == nil
 }
