@@ -46,12 +46,17 @@ func (m *Memory) Forget(ctx context.Context, id string) error {
 		return err
 	}
 	err := m.write(ctx, "forget", func(q *dbtx) error {
-		types, err := m.eraseID(q, id)
+		types, purge, err := m.eraseID(q, id, "")
 		if err != nil {
 			return err
 		}
 		if len(types) == 0 {
 			return notFound("memory", id)
+		}
+		for _, k := range purge {
+			if err := purgeTombstones(q, k); err != nil {
+				return err
+			}
 		}
 		return nil
 	})
@@ -65,49 +70,64 @@ func (m *Memory) Forget(ctx context.Context, id string) error {
 	return m.afterForget(ctx)
 }
 
-// eraseID deletes, in q's transaction, the memory or fact id, current or
-// archived, with its links, memory.md's line and history, and writes the
-// history entry that says it was forgotten; it returns the kinds it was
-// found as (none: not found, and nothing written).
-func (m *Memory) eraseID(q *dbtx, id string) ([]MemoryType, error) {
+// eraseID deletes, in q's transaction, the memory or fact id (of the kind
+// only, or of any kind when only is ""), current or archived, with its
+// links, memory.md's line and history, and writes the history entry that
+// says it was forgotten; it returns the kinds it was found as (none: not
+// found, and nothing written) and the kinds whose full-text index keeps
+// tombstones of what it deleted, for the caller to purge (see
+// purgeTombstones).
+func (m *Memory) eraseID(q *dbtx, id string, only MemoryType) (types []MemoryType, purge []*kind, err error) {
+	ofKind, linked, logged := "", "", ""
+	if only != "" {
+		// A constant of this package, never the caller's text.
+		ofKind = ` AND memory_type = '` + string(only) + `'`
+		linked = ` AND source_type = '` + string(only) + `'`
+		logged = ofKind
+	}
 	// The archive first: a row deleted while its archive entry exists
 	// leaves its cached embedding behind for Restore.
-	types, err := m.forgetArchived(q, `id = ?2`, id)
+	types, err = m.forgetArchived(q, `id = ?2`+ofKind, id)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	for _, k := range kinds {
+		if only != "" && k.typ != only {
+			continue
+		}
 		got, err := deleteReturningType(q, `DELETE FROM `+k.table+` WHERE agent_id = ? AND id = ? RETURNING '`+string(k.typ)+`'`, m.agent, id)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		if len(got) > 0 {
-			if err := purgeTombstones(q, k); err != nil {
-				return nil, err
-			}
+		if len(got) > 0 && k.tombstones {
+			purge = append(purge, k)
 		}
 		types = append(types, got...)
 	}
-	if _, err := q.exec(`DELETE FROM zettel_links WHERE agent_id = ?1 AND (source_id = ?2 OR target_id = ?2)`, m.agent, id); err != nil {
-		return nil, err
+	links := `DELETE FROM zettel_links WHERE agent_id = ?1 AND (source_id = ?2 OR target_id = ?2)`
+	if only != "" {
+		links = `DELETE FROM zettel_links WHERE agent_id = ?1 AND ((source_id = ?2` + linked + `) OR (target_id = ?2 AND target_type = '` + string(only) + `'))`
+	}
+	if _, err := q.exec(links, m.agent, id); err != nil {
+		return nil, nil, err
 	}
 	// The line memory.md last showed of it (see markdown_import.go).
 	if _, err := q.exec(`DELETE FROM markdown_lines WHERE agent_id = ? AND id = ?`, m.agent, id); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	// Its history, but for the entries of an earlier Forget: a memory
 	// forgotten already is not found again, and its entry stays.
-	got, err := deleteReturningType(q, `DELETE FROM history WHERE agent_id = ? AND id = ? AND op IS NOT ? RETURNING memory_type`, m.agent, id, string(OpForget))
+	got, err := deleteReturningType(q, `DELETE FROM history WHERE agent_id = ? AND id = ? AND op IS NOT ?`+logged+` RETURNING memory_type`, m.agent, id, string(OpForget))
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	types = append(types, got...)
 	if len(types) == 0 || !q.tx.s.history {
-		return types, nil
+		return types, purge, nil
 	}
 	_, err = q.exec(`INSERT INTO history (agent_id, memory_type, id, op, actor, reason, at)
 		SELECT ?, ?, ?, ?, actor, reason, at FROM temp.history_ctx`, m.agent, string(types[0]), id, string(OpForget))
-	return types, err
+	return types, purge, err
 }
 
 // purgeTombstones merges the full-text index of a kind whose deletes

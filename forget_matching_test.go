@@ -61,3 +61,24 @@ func TestForgetMatching(t *testing.T) {
 	assert.Zero(t, n, "nothing left to match")
 	require.NoError(t, m.CheckIntegrity(ctx))
 }
+
+// TestForgetMatchingKeepsTheSameIDOfAnotherKind: IDs are the caller's to
+// give, and two kinds may hold one; erasing what a filter matches erases
+// the matching memory of its kind, not another user's memory of another
+// kind that has the same ID.
+func TestForgetMatchingKeepsTheSameIDOfAnotherKind(t *testing.T) {
+	m := testutil.Open(t)
+	ctx := context.Background()
+	_, err := m.Semantic().Store(ctx, engram.SemanticEntry{ID: "x1", Content: "bob's note", UserID: "bob"})
+	require.NoError(t, err)
+	_, err = m.Episodic().Log(ctx, engram.Episode{ID: "x1", Content: "alice's event", UserID: "alice"})
+	require.NoError(t, err)
+	n, err := m.ForgetMatching(ctx, engram.Filter{UserID: "alice"})
+	require.NoError(t, err)
+	assert.Equal(t, 1, n)
+	e, err := m.Semantic().Get(ctx, "x1")
+	require.NoError(t, err, "bob's note stays")
+	assert.Equal(t, "bob's note", e.Content)
+	_, err = m.Episodic().Get(ctx, "x1")
+	assert.ErrorIs(t, err, engram.ErrNotFound)
+}

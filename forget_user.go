@@ -186,13 +186,27 @@ func (m *Memory) ForgetMatching(ctx context.Context, f Filter) (int, error) {
 			}
 			ids = append(ids, got...)
 		}
+		// Each of its own kind alone: another kind's memory of the same
+		// ID, which the filter may not match, stays.
+		purge := map[*kind]bool{}
 		for _, t := range ids {
-			types, err := m.eraseID(q, t.ID)
+			types, ks, err := m.eraseID(q, t.ID, t.Type)
 			if err != nil {
 				return err
 			}
 			if len(types) > 0 {
 				forgotten = append(forgotten, t)
+			}
+			for _, k := range ks {
+				purge[k] = true
+			}
+		}
+		// Once a kind, not once a memory: a purge rewrites the index.
+		for _, k := range kinds {
+			if purge[k] {
+				if err := purgeTombstones(q, k); err != nil {
+					return err
+				}
 			}
 		}
 		return nil
