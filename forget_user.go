@@ -16,7 +16,10 @@ import (
 // and a checkpoint that truncates the write-ahead log (see the comment at
 // the top of forget.go). The history keeps, for each memory erased, one
 // entry of operation [OpForget] without content. Memories of no user, and
-// the agent's facts, snapshots and documents, which have no user, stay.
+// the agent's facts, snapshots and documents, which have no user, stay:
+// so do the facts asserted from the user's memories (their MemoryID; only
+// the link goes), which are the agent's; erase those with [Memory.Forget]
+// by ID.
 // It returns how many memories it erased (0 when the user had none).
 //
 // It returns an error matching [ErrInvalid] for an invalid user ID or an

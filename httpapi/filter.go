@@ -25,6 +25,14 @@ var filterParams = []string{"user_id", "session_id", "type", "tags", "since", "u
 // filter reads the filter of a route's query parameters; q.err says
 // what was wrong with them.
 func (q *query) filter() memview.Filter {
+	// Given empty, a scope would mean every user's (or session's): a
+	// mistake (an unset variable in a script), never a wish, when the
+	// request may erase what it matches.
+	for _, name := range []string{"user_id", "session_id", "metadata"} {
+		if q.v.Has(name) && q.v.Get(name) == "" {
+			q.fail(invalidf("query parameter %s: is empty; leave it out to mean any", name))
+		}
+	}
 	f := memview.Filter{User: q.str("user_id"), Session: q.str("session_id"), Types: listKinds(q, "type"), Tags: q.list("tags"),
 		Since: q.time("since"), Until: q.time("until")}
 	if m := q.str("metadata"); m != "" {

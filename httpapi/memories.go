@@ -473,6 +473,9 @@ type patchResponse struct {
 // records of what happened or was read, and are not edited (a fact's new
 // value is asserted: POST /v1/facts).
 func (s *Server) patchMemory(w http.ResponseWriter, r *http.Request) error {
+	if err := params(r, "profile").err; err != nil {
+		return err
+	}
 	var req updateRequest
 	if err := decode(w, r, s.opts.MaxBodyBytes, &req); err != nil {
 		return err

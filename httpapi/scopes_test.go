@@ -249,6 +249,8 @@ func TestDeleteMatching(t *testing.T) {
 	seedUsers(t, e, "bob", "kayak")
 	before := count(t, e, "ada")
 	requireField(t, e.do("DELETE", "/v1/memories?profile=ada", nil), "takes a filter")
+	requireField(t, e.do("DELETE", "/v1/memories?profile=ada&user_id=&type=semantic", nil), "query parameter user_id: is empty")
+	requireField(t, e.do("GET", "/v1/memories?profile=ada&session_id=", nil), "query parameter session_id: is empty")
 	requireField(t, e.do("DELETE", "/v1/memories?profile=ada&user_id=no%20spaces", nil), "query parameter user_id:")
 	requireField(t, e.do("DELETE", "/v1/memories?profile=ada&metadata=%7B%22key%22%3A%22lang%22%7D", nil), "query parameter metadata")
 	require.Equal(t, before, count(t, e, "ada"), "nothing erased on bad input")

@@ -2,7 +2,6 @@ package mcpserver
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -115,10 +114,7 @@ func (f factIn) fact(id string, md map[string]string) engram.Fact {
 		Strength: f.Strength, Sources: append(slices.Clone(f.Sources), "mcp"), MemoryID: f.MemoryID, Metadata: md}
 }
 
-// errBadMemory refuses a memory to add whose fields disagree.
-var errBadMemory = errors.New("engram: bad memory")
-
-// strings returns metadata of strings (the schema admits no other for an
+// stringMeta returns metadata of strings (the schema admits no other for an
 // episode or a fact), nil for none.
 func stringMeta(md map[string]any) map[string]string {
 	if md == nil {
@@ -131,30 +127,30 @@ func stringMeta(md map[string]any) map[string]string {
 	return out
 }
 
-// record returns the memory in (the i-th of its call) stands for.
-func (in memoryIn) record(i int) (engram.Record, error) {
+// record returns the memory in stands for.
+func (in memoryIn) record() engram.Record {
 	session := in.Session
 	switch in.Type {
 	case engram.TypeSemantic:
 		return engram.Record{Semantic: &engram.SemanticEntry{ID: in.ID, CreatedAt: in.CreatedAt, Content: in.Content, Summary: in.Summary,
 			Importance: in.Importance, Verified: in.Verified, Tags: in.Tags, Source: cmpOr(in.Source, "mcp"),
-			UserID: in.User, SessionID: session, Metadata: in.Metadata}}, nil
+			UserID: in.User, SessionID: session, Metadata: in.Metadata}}
 	case engram.TypeEpisodic:
 		md := map[string]string{"source": "mcp"}
 		for k, v := range stringMeta(in.Metadata) {
 			md[k] = v
 		}
 		return engram.Record{Episode: &engram.Episode{ID: in.ID, CreatedAt: in.CreatedAt, Content: in.Content, Type: in.EventType,
-			TaskID: in.TaskID, UserID: in.User, SessionID: session, Metadata: md}}, nil
+			TaskID: in.TaskID, UserID: in.User, SessionID: session, Metadata: md}}
 	case engram.TypeProcedural:
 		return engram.Record{Procedure: &engram.Procedure{ID: in.ID, CreatedAt: in.CreatedAt, Name: in.Name, Description: in.Description,
 			Pattern: in.Pattern, SuccessRate: in.SuccessRate, Tags: in.Tags, Disabled: in.Disabled,
-			UserID: in.User, SessionID: session, Metadata: in.Metadata}}, nil
+			UserID: in.User, SessionID: session, Metadata: in.Metadata}}
 	case engram.TypeFact:
 		f := in.factIn.fact(in.ID, stringMeta(in.Metadata))
-		return engram.Record{Fact: &f}, nil
+		return engram.Record{Fact: &f}
 	}
-	return engram.Record{Type: in.Type}, nil // refused by AddAll: the schema admits none
+	return engram.Record{Type: in.Type} // refused by AddAll: the schema admits none
 }
 
 func cmpOr(s, def string) string {
@@ -296,9 +292,7 @@ func (s *Server) addMemories(ctx context.Context, req *mcp.CallToolRequest, in a
 	}
 	records := make([]engram.Record, len(in.Memories))
 	for i, m := range in.Memories {
-		if records[i], err = m.record(i); err != nil {
-			return nil, nil, err
-		}
+		records[i] = m.record()
 	}
 	added, err := agentreg.Value(ctx, agent, s.reg.Write, func(m *engram.Memory) ([]engram.Added, error) {
 		return m.AddAll(ctx, records)
@@ -420,8 +414,9 @@ type getFactsOut struct {
 	Agent string         `json:"agent"`
 }
 
-// errBadQuery refuses a get_facts call whose arguments ask two questions.
-var errBadQuery = errors.New("engram: bad facts query")
+// errBadQuery refuses a call whose arguments ask two questions: bad
+// input, as engram's own errors say it.
+var errBadQuery = fmt.Errorf("%w: the arguments disagree", engram.ErrInvalid)
 
 func (s *Server) getFacts(ctx context.Context, req *mcp.CallToolRequest, in getFactsIn) (*mcp.CallToolResult, any, error) {
 	agent, err := s.agentOf(req, in.Agent)
