@@ -311,6 +311,17 @@ func engramVersion() string {
 	return "(devel)"
 }
 
+// archivedIn returns the SQL condition (over the archive aliased alias,
+// with plain ?s and args) that an archived row belongs to what an export
+// filtered by sc holds: its columns, read from its JSON copy; or skip
+// when no archived kind is in it.
+func archivedIn(sc *scope, alias string) (cond string, args []any, skip bool) {
+	return scopeByKind(sc, alias+".memory_type", func(k *kind) (string, []any) {
+		c, a := sc.where(k, "{t}", 0)
+		return overJSON(c, alias+".row"), a
+	}, kindsWith(func(k *kind) bool { return k.protected != "" }))
+}
+
 // scoped returns the SQL condition (over t, with plain ?s and args) that
 // a row of the table belongs to what an export filtered by sc holds (see
 // ExportOptions.Filter), or skip when the table has none of it: "1" for
@@ -321,11 +332,7 @@ func (t *exchangeTable) scoped(sc *scope) (cond string, args []any, skip bool) {
 	}
 	switch t {
 	case archiveTable:
-		// The archived row's columns, read from its JSON copy.
-		return scopeByKind(sc, "t.memory_type", func(k *kind) (string, []any) {
-			c, a := sc.where(k, "{t}", 0)
-			return overJSON(c, "t.row"), a
-		}, kindsWith(func(k *kind) bool { return k.protected != "" }))
+		return archivedIn(sc, "t")
 	case linkTable:
 		var parts []string
 		for _, end := range []string{"source", "target"} {
@@ -351,12 +358,12 @@ func (t *exchangeTable) scoped(sc *scope) (cond string, args []any, skip bool) {
 		if none {
 			return "", nil, true
 		}
-		archived, b, none := archiveTable.scoped(sc)
+		archived, b, none := archivedIn(sc, "t2")
 		if none {
 			return current, a, false
 		}
 		return "(" + current + " OR EXISTS (SELECT 1 FROM archive t2 WHERE t2.agent_id = t.agent_id AND t2.id = t.id AND t2.memory_type = t.memory_type AND " +
-			strings.ReplaceAll(archived, "t.", "t2.") + "))", append(a, b...), false
+			archived + "))", append(a, b...), false
 	}
 	if t.kind == nil || !sc.admits(t.kind) {
 		return "", nil, true
