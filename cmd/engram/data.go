@@ -338,11 +338,11 @@ which live in memory.db-wal.`,
 func (a *app) forgetCmd() *cobra.Command {
 	var (
 		all, yes bool
-		user     string
+		ff       filterFlags
 		cmd      *cobra.Command
 	)
 	cmd = &cobra.Command{
-		Use:   "forget ID | forget --user-id USER --yes | forget --agent-all --yes",
+		Use:   "forget ID | forget --user-id USER --yes | forget FILTER --yes | forget --agent-all --yes",
 		Short: "Erase a memory, a user's memories, or all of an agent's, for good",
 		Long: `forget ID erases the memory or fact with the given ID, current or archived,
 from every place that held it: its row, full-text entry, vector, links,
@@ -356,43 +356,54 @@ memories, those of no user, and the agent's facts, snapshots and documents
 stay. It asks for --yes because nothing brings them back, as DELETE
 /v1/users/{user_id} and the MCP tool forget_user do without asking.
 
+forget with any other filter flag (--session-id, --type, --tags, --since,
+--until, --metadata, with or without --user-id) and --yes erases every
+current memory that list shows with the same flags, each as forget ID
+does, and prints how many (DELETE /v1/memories and the MCP tool
+forget_memories with a filter).
+
 forget --agent-all --yes erases every memory of the agent and everything
 engram keeps about it, and in the directory layout its database files and
 directory. It asks for --yes because nothing brings the memory back; close
 every program using the agent's memory first.`,
 		Example: `  engram forget 01JV8ZQ4N4E9W6KX5M2T3B7C1D
   engram forget --user-id ada --yes
+  engram forget --session-id run-7 --metadata '{"key":"stage","eq":"draft"}' --yes
   engram --agent old-bot forget --agent-all --yes`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: runE(func(ctx context.Context, args []string) error {
-			byUser := cmd.Flags().Changed("user-id")
+			f, err := ff.filter()
+			if err != nil {
+				return err
+			}
+			// --user-id alone is ForgetUser, which takes the user's archived
+			// memories and history too; any other filter is ForgetMatching.
+			byUser := f != nil && f.UserID != "" && (&engram.Filter{SessionID: f.SessionID, Types: f.Types, Tags: f.Tags,
+				Since: f.Since, Until: f.Until, Metadata: f.Metadata}).IsZero()
 			switch {
-			case all && byUser:
-				return usagef("give --user-id or --agent-all, not both")
+			case all && f != nil:
+				return usagef("give a filter or --agent-all, not both")
 			case len(args) == 1 && all:
 				return usagef("give an ID or --agent-all, not both")
-			case len(args) == 1 && byUser:
-				return usagef("give an ID or --user-id, not both")
-			case !all && !byUser && len(args) == 0:
-				return usagef("give the ID to forget, --user-id USER --yes or --agent-all --yes")
-			}
-			if byUser {
-				if err := engram.ValidateUserID(user); err != nil {
-					return usagef("--user-id: %w", err)
-				}
-			}
-			switch {
+			case len(args) == 1 && f != nil:
+				return usagef("give an ID or a filter (--user-id, ...), not both")
+			case !all && f == nil && len(args) == 0:
+				return usagef("give the ID to forget, --user-id USER --yes, a filter and --yes, or --agent-all --yes")
 			case all && !yes:
 				return usagef("forget --agent-all erases agent %q for good: pass --yes too", a.g.agent)
 			case byUser && !yes:
-				return usagef("forget --user-id erases every memory of user %q of agent %q for good: pass --yes too", user, a.g.agent)
+				return usagef("forget --user-id erases every memory of user %q of agent %q for good: pass --yes too", f.UserID, a.g.agent)
+			case f != nil && !yes:
+				return usagef("forget with a filter erases every memory it matches in agent %q for good: pass --yes too", a.g.agent)
 			}
 			return a.withMemory(ctx, false, func(m *engram.Memory) error {
 				switch {
 				case all:
 					return a.forgetAgent(ctx, m)
 				case byUser:
-					return a.forgetUser(ctx, m, user)
+					return a.forgetUser(ctx, m, f.UserID)
+				case f != nil:
+					return a.forgetMatching(ctx, m, *f)
 				}
 				if err := m.Forget(ctx, args[0]); err != nil {
 					return err
@@ -405,9 +416,27 @@ every program using the agent's memory first.`,
 		}),
 	}
 	cmd.Flags().BoolVar(&all, "agent-all", false, "erase every memory of the agent")
-	cmd.Flags().StringVar(&user, "user-id", "", "erase every memory of this user of the agent")
-	cmd.Flags().BoolVar(&yes, "yes", false, "confirm --user-id or --agent-all")
+	ff.add(cmd, "erase only memories of these kinds, comma-separated")
+	cmd.Flags().BoolVar(&yes, "yes", false, "confirm a filter or --agent-all")
 	return cmd
+}
+
+// forgetMatching erases the memories of m that f matches and says how
+// many there were, as DELETE /v1/memories answers.
+func (a *app) forgetMatching(ctx context.Context, m *engram.Memory, f engram.Filter) error {
+	n, err := m.ForgetMatching(ctx, f)
+	if err != nil {
+		return err
+	}
+	v := map[string]any{"agent": m.AgentID(), "deleted": n}
+	return a.output(v, func(w io.Writer) error {
+		noun := "memories"
+		if n == 1 {
+			noun = "memory"
+		}
+		_, err := fmt.Fprintf(w, "forgot %d %s\n", n, noun)
+		return err
+	})
 }
 
 // forgetUser erases the memories of user in m and says how many there
