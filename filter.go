@@ -126,16 +126,19 @@ func validateUser(field, id string) error {
 // validateScope checks a memory's user and session as the write paths
 // take them: either may be empty.
 func validateScope(field, user, session string) error {
-	if field != "" {
-		field += "."
+	name := func(f string) string { // made only for an error: a write pays nothing
+		if field == "" {
+			return f
+		}
+		return field + "." + f
 	}
 	if user != "" {
-		if err := validateUser(field+"UserID", user); err != nil {
+		if err := validateUser(name("UserID"), user); err != nil {
 			return err
 		}
 	}
 	if session != "" {
-		if err := validateID(field+"SessionID", session); err != nil {
+		if err := validateID(name("SessionID"), session); err != nil {
 			return err
 		}
 	}

@@ -18,9 +18,11 @@ import (
 // [Memory.Semantic]; it is safe for concurrent use.
 type Semantic struct{ m *Memory }
 
+// The scope's columns are NULL when empty, which scans into a nil
+// pointer: no string is made for them, for the many rows that have none.
 const semanticCols = `id, content, summary, importance, verified, tags, source,
 	created_at, updated_at, access_count, last_accessed_at, resonance, merged_from, retrievals,
-	user_id, session_id, metadata`
+	nullif(user_id, ''), nullif(session_id, ''), nullif(metadata, '{}')`
 
 // maxSummaryRunes bounds a summary derived from content.
 const maxSummaryRunes = 200
@@ -476,16 +478,25 @@ func (s *Semantic) bumpAccess(q *dbtx, ids []string, now time.Time) (int, error)
 
 func scanSemantic(r scanner) (SemanticEntry, error) {
 	var e SemanticEntry
-	var tags, from, meta string
+	var tags, from string
+	var user, session, meta *string
 	var created, updated, accessed int64
 	err := r.Scan(&e.ID, &e.Content, &e.Summary, &e.Importance, &e.Verified, &tags, &e.Source,
 		&created, &updated, &e.AccessCount, &accessed, &e.Resonance, &from, &e.Retrievals,
-		&e.UserID, &e.SessionID, &meta)
+		&user, &session, &meta)
 	if err != nil {
 		return e, err
 	}
-	if e.Metadata, err = decodeAnyMetadata(meta); err != nil {
-		return e, fmt.Errorf("semantic entry %q: %w", e.ID, err)
+	if user != nil {
+		e.UserID = *user
+	}
+	if session != nil {
+		e.SessionID = *session
+	}
+	if meta != nil {
+		if e.Metadata, err = decodeAnyMetadata(*meta); err != nil {
+			return e, fmt.Errorf("semantic entry %q: %w", e.ID, err)
+		}
 	}
 	e.CreatedAt, e.UpdatedAt, e.LastAccessedAt = fromMS(created), fromMS(updated), fromMS(accessed)
 	if e.Tags, err = decodeTags(tags); err != nil {
