@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"reflect"
 	"regexp"
 	"slices"
 	"strconv"
@@ -275,30 +276,39 @@ func (c *MetaCond) validate(field string, depth int, n *int) error {
 	}
 	switch c.Op {
 	case MetaOpAnd, MetaOpOr, MetaOpNot:
-		if depth > MaxMetaDepth {
-			return invalid(field, "nests deeper than the limit of %d", MaxMetaDepth)
-		}
-		if c.Key != "" || c.Value != nil || c.Values != nil {
-			return invalid(field, "%q takes Conds only, not Key, Value or Values", c.Op)
-		}
-		if c.Op == MetaOpNot && len(c.Conds) != 1 {
-			return invalid(field+".Conds", "%q takes one condition, not %d", c.Op, len(c.Conds))
-		}
-		if len(c.Conds) == 0 {
-			return invalid(field+".Conds", "%q needs at least one condition", c.Op)
-		}
-		for i, sub := range c.Conds {
-			if err := sub.validate(fmt.Sprintf("%s.Conds[%d]", field, i), depth+1, n); err != nil {
-				return err
-			}
-		}
-		return nil
+		return c.validateGroup(field, depth, n)
 	case MetaOpEq, MetaOpNe, MetaOpIn, MetaOpGt, MetaOpGte, MetaOpLt, MetaOpLte, MetaOpExists:
+		return c.validateLeaf(field)
 	case "":
 		return invalid(field+".Op", "is empty")
-	default:
-		return invalid(field+".Op", "unknown operation %q", string(c.Op))
 	}
+	return invalid(field+".Op", "unknown operation %q", string(c.Op))
+}
+
+// validateGroup checks an And, Or or Not and the conditions in it.
+func (c *MetaCond) validateGroup(field string, depth int, n *int) error {
+	if depth > MaxMetaDepth {
+		return invalid(field, "nests deeper than the limit of %d", MaxMetaDepth)
+	}
+	if c.Key != "" || c.Value != nil || c.Values != nil {
+		return invalid(field, "%q takes Conds only, not Key, Value or Values", c.Op)
+	}
+	if c.Op == MetaOpNot && len(c.Conds) != 1 {
+		return invalid(field+".Conds", "%q takes one condition, not %d", c.Op, len(c.Conds))
+	}
+	if len(c.Conds) == 0 {
+		return invalid(field+".Conds", "%q needs at least one condition", c.Op)
+	}
+	for i, sub := range c.Conds {
+		if err := sub.validate(fmt.Sprintf("%s.Conds[%d]", field, i), depth+1, n); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// validateLeaf checks a comparison of one key.
+func (c *MetaCond) validateLeaf(field string) error {
 	if !metaKeyPattern.MatchString(c.Key) {
 		return invalid(field+".Key", "%q must be 1 to 64 letters, digits and _ - . :", c.Key)
 	}
@@ -357,30 +367,8 @@ func metaValue(field string, v any, ordered bool) (any, error) {
 			return nil, invalid(field, "a bool has no order")
 		}
 		return x, nil
-	case float64:
-		f = x
-	case float32:
-		f = float64(x)
-	case int:
-		f = float64(x)
-	case int8:
-		f = float64(x)
-	case int16:
-		f = float64(x)
-	case int32:
-		f = float64(x)
-	case int64:
-		f = float64(x)
-	case uint:
-		f = float64(x)
-	case uint8:
-		f = float64(x)
-	case uint16:
-		f = float64(x)
-	case uint32:
-		f = float64(x)
-	case uint64:
-		f = float64(x)
+	case float64, float32, int, int8, int16, int32, int64, uint, uint8, uint16, uint32, uint64:
+		f = reflect.ValueOf(x).Convert(reflect.TypeFor[float64]()).Float()
 	case json.Number:
 		var err error
 		if f, err = x.Float64(); err != nil {
