@@ -18,11 +18,11 @@ import (
 // [Memory.Semantic]; it is safe for concurrent use.
 type Semantic struct{ m *Memory }
 
-// The scope's columns are NULL when empty, which scans into a nil
-// pointer: no string is made for them, for the many rows that have none.
+// The metadata is NULL when empty, which scans into a nil pointer: no
+// string is made for it, for the many rows that have none.
 const semanticCols = `id, content, summary, importance, verified, tags, source,
 	created_at, updated_at, access_count, last_accessed_at, resonance, merged_from, retrievals,
-	nullif(user_id, ''), nullif(session_id, ''), nullif(metadata, '{}')`
+	user_id, session_id, nullif(metadata, '{}')`
 
 // maxSummaryRunes bounds a summary derived from content.
 const maxSummaryRunes = 200
@@ -479,19 +479,13 @@ func (s *Semantic) bumpAccess(q *dbtx, ids []string, now time.Time) (int, error)
 func scanSemantic(r scanner) (SemanticEntry, error) {
 	var e SemanticEntry
 	var tags, from string
-	var user, session, meta *string
+	var meta *string
 	var created, updated, accessed int64
 	err := r.Scan(&e.ID, &e.Content, &e.Summary, &e.Importance, &e.Verified, &tags, &e.Source,
 		&created, &updated, &e.AccessCount, &accessed, &e.Resonance, &from, &e.Retrievals,
-		&user, &session, &meta)
+		&e.UserID, &e.SessionID, &meta)
 	if err != nil {
 		return e, err
-	}
-	if user != nil {
-		e.UserID = *user
-	}
-	if session != nil {
-		e.SessionID = *session
 	}
 	if meta != nil {
 		if e.Metadata, err = decodeAnyMetadata(*meta); err != nil {
