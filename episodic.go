@@ -152,7 +152,7 @@ func (e *Episodic) log(q *dbtx, r episodeRow, es []embedded, i int) error {
 // logNew logs a prepared episode in q's transaction unless the agent has
 // an episode with the same content, and reports whether it did.
 func (e *Episodic) logNew(q *dbtx, r episodeRow) (bool, error) {
-	held, err := e.holding(q, []string{r.Content})
+	held, err := e.holding(q, []string{r.Content}, r.UserID)
 	if err != nil || held[r.Content] {
 		return false, err
 	}
@@ -160,11 +160,11 @@ func (e *Episodic) logNew(q *dbtx, r episodeRow) (bool, error) {
 }
 
 // holding returns which of contents the agent's episodes hold, in one
-// query.
-func (e *Episodic) holding(q *dbtx, contents []string) (map[string]bool, error) {
+// query: the episodes of user, or of any user when user is "".
+func (e *Episodic) holding(q *dbtx, contents []string, user string) (map[string]bool, error) {
 	b, _ := json.Marshal(contents) // a []string always marshals
 	return jsonSet(q, `SELECT json_group_array(content) FROM episodic_log
-		WHERE agent_id = ?1 AND content IN (SELECT value FROM json_each(?2))`, e.m.agent, string(b))
+		WHERE agent_id = ?1 AND content IN (SELECT value FROM json_each(?2)) AND (?3 = '' OR user_id = ?3)`, e.m.agent, string(b), user)
 }
 
 // insert adds the row and returns its rowid.

@@ -869,6 +869,26 @@ func (m *Memory) validateMessages(messages []Message) error {
 // chats), the context's error when it is cancelled, [ErrClosed] after
 // Close and a [*DatabaseError] when SQLite fails.
 func (m *Memory) Extract(ctx context.Context, messages []Message) (ExtractionResult, error) {
+	return m.ExtractWith(ctx, messages, ExtractOptions{})
+}
+
+// ExtractOptions scope what [Memory.ExtractWith] stores below the agent.
+type ExtractOptions struct {
+	// UserID and SessionID, when given, are the user and the session of
+	// every semantic entry, episode and procedure stored (see
+	// [SemanticEntry].UserID); what a user's memories hold already is not
+	// stored again for that user, whatever other users hold. Facts are the
+	// agent's and take neither.
+	UserID, SessionID string
+}
+
+// ExtractWith is [Memory.Extract] with its memories scoped to a user and
+// a session (see [ExtractOptions]). It returns the errors Extract returns,
+// and an error matching [ErrInvalid] for an invalid user or session.
+func (m *Memory) ExtractWith(ctx context.Context, messages []Message, opts ExtractOptions) (ExtractionResult, error) {
+	if err := validateScope("ExtractOptions", opts.UserID, opts.SessionID); err != nil {
+		return ExtractionResult{}, err
+	}
 	if err := m.validateMessages(messages); err != nil {
 		return ExtractionResult{}, err
 	}
@@ -891,14 +911,14 @@ func (m *Memory) Extract(ctx context.Context, messages []Message) (ExtractionRes
 	if len(items) == 0 {
 		return ExtractionResult{Rejected: rejected}, nil
 	}
-	return m.storeFound(ctx, items, rejected)
+	return m.storeFound(ctx, items, rejected, opts)
 }
 
 // storeFound stores what extraction found that memory does not hold yet,
 // and asserts the facts found; rejected are the rejects so far. One read
 // weeds out what memory holds already, so that extraction that finds
 // nothing new writes nothing; the write checks again.
-func (m *Memory) storeFound(ctx context.Context, items []found, rejected []RejectedItem) (ExtractionResult, error) {
+func (m *Memory) storeFound(ctx context.Context, items []found, rejected []RejectedItem, scope ExtractOptions) (ExtractionResult, error) {
 	res := ExtractionResult{Rejected: rejected}
 	seen := map[string]bool{}
 	fresh := items[:0:0]
@@ -926,7 +946,7 @@ func (m *Memory) storeFound(ctx context.Context, items []found, rejected []Rejec
 		seen[key] = true
 		fresh = append(fresh, it)
 	}
-	known, err := m.known(ctx, fresh)
+	known, err := m.known(ctx, fresh, scope.UserID)
 	if err != nil {
 		return ExtractionResult{}, err
 	}
@@ -960,7 +980,7 @@ func (m *Memory) storeFound(ctx context.Context, items []found, rejected []Rejec
 		// and sentence: the memory the facts found there came from.
 		from := map[[2]int]string{}
 		for _, it := range items {
-			id, err := m.storeOne(q, it, now)
+			id, err := m.storeOne(q, it, now, scope)
 			if err != nil {
 				return err
 			}
@@ -1003,7 +1023,7 @@ func (it found) key() string {
 }
 
 // known returns, per type, the keys of the items that memory holds.
-func (m *Memory) known(ctx context.Context, items []found) (map[MemoryType]map[string]bool, error) {
+func (m *Memory) known(ctx context.Context, items []found, user string) (map[MemoryType]map[string]bool, error) {
 	keys := map[MemoryType][]string{}
 	for _, it := range items {
 		keys[it.typ] = append(keys[it.typ], it.key())
@@ -1014,9 +1034,9 @@ func (m *Memory) known(ctx context.Context, items []found) (map[MemoryType]map[s
 			var err error
 			switch typ {
 			case TypeSemantic:
-				out[typ], err = m.semantic.holding(q, ks)
+				out[typ], err = m.semantic.holding(q, ks, user)
 			case TypeEpisodic:
-				out[typ], err = m.episodic.holding(q, ks)
+				out[typ], err = m.episodic.holding(q, ks, user)
 			default:
 				out[typ], err = m.procedural.named(q, ks)
 			}
@@ -1029,14 +1049,14 @@ func (m *Memory) known(ctx context.Context, items []found) (map[MemoryType]map[s
 	return out, err
 }
 
-// storeOne stores one found item unless memory holds it already, and
-// returns its ID ("" for a duplicate).
-func (m *Memory) storeOne(q *dbtx, it found, now time.Time) (string, error) {
+// storeOne stores one found item, in scope, unless memory holds it
+// already, and returns its ID ("" for a duplicate).
+func (m *Memory) storeOne(q *dbtx, it found, now time.Time, scope ExtractOptions) (string, error) {
 	field := "extracted " + string(it.typ)
 	switch it.typ {
 	case TypeSemantic:
 		row, err := m.semantic.prepare(field, SemanticEntry{Content: it.content, Importance: it.importance,
-			Tags: it.tags, Source: it.source}, now)
+			Tags: it.tags, Source: it.source, UserID: scope.UserID, SessionID: scope.SessionID}, now)
 		if err != nil {
 			return "", err
 		}
@@ -1047,7 +1067,7 @@ func (m *Memory) storeOne(q *dbtx, it found, now time.Time) (string, error) {
 		return row.ID, nil
 	case TypeEpisodic:
 		row, err := m.episodic.prepare(field, Episode{Content: it.content, Type: it.event,
-			Metadata: map[string]string{"source": it.source}}, now)
+			Metadata: map[string]string{"source": it.source}, UserID: scope.UserID, SessionID: scope.SessionID}, now)
 		if err != nil {
 			return "", err
 		}
@@ -1058,7 +1078,7 @@ func (m *Memory) storeOne(q *dbtx, it found, now time.Time) (string, error) {
 		return row.ID, nil
 	default:
 		p := Procedure{Name: truncateUTF8(it.name, 200), Description: it.content, Pattern: it.steps,
-			SuccessRate: it.importance, Tags: it.tags}
+			SuccessRate: it.importance, Tags: it.tags, UserID: scope.UserID, SessionID: scope.SessionID}
 		row, err := m.procedural.prepare(field, p, now)
 		if err != nil {
 			return "", err

@@ -273,3 +273,41 @@ func TestExtractLLMFailures(t *testing.T) {
 	_, err = small.Extract(ctx, []engram.Message{{Role: "user", Content: strings.Repeat("word ", 100)}})
 	assert.ErrorIs(t, err, engram.ErrInvalid, "a message over the prompt budget")
 }
+
+// TestExtractWithScopesWhatItStores: ExtractWith stores what it finds as
+// the user's and the session's; the same words from another user are
+// stored again, as that user's (what one user's memories hold is not
+// another's), and again from the same user are a duplicate. An invalid
+// scope stores nothing.
+func TestExtractWithScopesWhatItStores(t *testing.T) {
+	m := testutil.Open(t)
+	ctx := context.Background()
+	addRules(t, m, seedRules...)
+	msgs := []engram.Message{{Role: "user", Content: "I prefer tea in the morning."}}
+	_, err := m.ExtractWith(ctx, msgs, engram.ExtractOptions{UserID: "not a user"})
+	require.ErrorIs(t, err, engram.ErrInvalid)
+	page, err := m.List(ctx, engram.MemoryQuery{})
+	require.NoError(t, err)
+	require.Empty(t, page.Records, "nothing stored on bad input")
+
+	for _, c := range []struct {
+		user, session string
+		stored, dups  int
+	}{{"ada", "s1", 1, 0}, {"bob", "s2", 1, 0}, {"ada", "s3", 0, 1}} {
+		res, err := m.ExtractWith(ctx, msgs, engram.ExtractOptions{UserID: c.user, SessionID: c.session})
+		require.NoError(t, err)
+		require.Len(t, res.Items, c.stored, c.user)
+		assert.Equal(t, c.dups, res.Duplicates, c.user)
+		for _, it := range res.Items {
+			e, err := m.Semantic().Get(ctx, it.ID)
+			require.NoError(t, err)
+			assert.Equal(t, c.user, e.UserID)
+			assert.Equal(t, c.session, e.SessionID)
+		}
+	}
+	for _, user := range []string{"ada", "bob"} {
+		page, err := m.List(ctx, engram.MemoryQuery{Filter: &engram.Filter{UserID: user}})
+		require.NoError(t, err)
+		require.Len(t, page.Records, 1, user)
+	}
+}

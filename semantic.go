@@ -240,7 +240,7 @@ func (s *Semantic) promote(q *dbtx, e *SemanticEntry, now time.Time) error {
 // insertNew inserts and links the row unless the agent holds an entry with
 // the same content already, and reports whether it did.
 func (s *Semantic) insertNew(q *dbtx, row semanticRow, now time.Time) (bool, error) {
-	held, err := s.holding(q, []string{row.Content})
+	held, err := s.holding(q, []string{row.Content}, row.UserID)
 	if err != nil || held[row.Content] {
 		return false, err
 	}
@@ -248,8 +248,9 @@ func (s *Semantic) insertNew(q *dbtx, row semanticRow, now time.Time) (bool, err
 }
 
 // holding returns which of contents the agent's entries hold, in one
-// query (found by hash, then compared).
-func (s *Semantic) holding(q *dbtx, contents []string) (map[string]bool, error) {
+// query (found by hash, then compared): the entries of user, or of any
+// user when user is "".
+func (s *Semantic) holding(q *dbtx, contents []string, user string) (map[string]bool, error) {
 	type keyHash struct {
 		K string `json:"k"`
 		H string `json:"h"`
@@ -264,8 +265,8 @@ func (s *Semantic) holding(q *dbtx, contents []string) (map[string]bool, error) 
 	}
 	return jsonSet(q, `SELECT json_group_array(j.value ->> '$.k') FROM json_each(?2) j
 		WHERE EXISTS (SELECT 1 FROM semantic_memory WHERE agent_id = ?1 AND content_hash = unhex(j.value ->> '$.h')
-			AND content = j.value ->> '$.k')`,
-		s.m.agent, string(b))
+			AND content = j.value ->> '$.k' AND (?3 = '' OR user_id = ?3))`,
+		s.m.agent, string(b), user)
 }
 
 // Get returns the entry with the given ID. It returns [ErrNotFound] if the

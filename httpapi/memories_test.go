@@ -325,3 +325,27 @@ func TestSummaryRecent(t *testing.T) {
 	requireError(t, e.do("GET", "/v1/summary?profile=s&limit=-1", nil), 400, httpapi.CodeInvalidArgument)
 	require.True(t, strings.HasPrefix(e.do("GET", "/v1/summary", nil).JSON(t)["profile"].(string), engram.DefaultAgent))
 }
+
+// TestIngestScopedToAUser: ingest with a user_id and session_id stores
+// what it keeps as that user's and session's, the episodes of an agent
+// with nothing to extract with and the memories its rules extract alike;
+// the user's list holds them and another user's does not; a bad user_id
+// stores nothing.
+func TestIngestScopedToAUser(t *testing.T) {
+	e := newEnv(t, httpapi.Options{})
+	require.Equal(t, http.StatusCreated, e.do("POST", "/v1/rules", rule("ruled", "note")).Status)
+	for _, profile := range []string{"plain", "ruled"} {
+		body := ingestBody(profile, "note: the kayak is in the blue shed")
+		body["user_id"], body["session_id"] = "ada", "s1"
+		r := e.do("POST", "/v1/ingest", body)
+		require.Equal(t, http.StatusOK, r.Status, "%s", r.Body)
+		require.NotZero(t, r.JSON(t)["stored"], "%s", r.Body)
+		ada := listIDs(t, e, url.Values{"profile": {profile}, "user_id": {"ada"}, "session_id": {"s1"}})
+		require.Len(t, ada, int(r.JSON(t)["stored"].(float64)), profile)
+		require.Empty(t, listIDs(t, e, url.Values{"profile": {profile}, "user_id": {"bob"}}), profile)
+		body["user_id"] = "no spaces"
+		before := count(t, e, profile)
+		requireError(t, e.do("POST", "/v1/ingest", body), 400, httpapi.CodeInvalidArgument)
+		require.Equal(t, before, count(t, e, profile), "nothing stored")
+	}
+}

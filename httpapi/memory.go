@@ -28,6 +28,10 @@ type ingestRequest struct {
 	// Metadata is kept on the episodes stored when the agent has nothing
 	// to extract with; a value that is not a string is kept as its JSON.
 	Metadata map[string]json.RawMessage `json:"metadata"`
+	// UserID and SessionID scope what is stored (engram.ExtractOptions):
+	// the memories extracted and the episodes stored instead.
+	UserID    string `json:"user_id"`
+	SessionID string `json:"session_id"`
 }
 
 type extractedView struct {
@@ -100,6 +104,7 @@ func (s *Server) ingest(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	scope := engram.ExtractOptions{UserID: req.UserID, SessionID: req.SessionID}
 	out := ingestResponse{IDs: []string{}, Items: []extractedView{}, Facts: []extractedFactView{}, Rejected: []rejectedView{}, Profile: id}
 	err = s.reg.Write(r.Context(), id, func(m *engram.Memory) error {
 		rules, err := m.Rules().List(r.Context())
@@ -113,9 +118,9 @@ func (s *Server) ingest(w http.ResponseWriter, r *http.Request) error {
 			}
 		}
 		if active == 0 && !m.HasLLM() {
-			return logMessages(r, m, req.Messages, meta, &out)
+			return logMessages(r, m, req.Messages, meta, scope, &out)
 		}
-		res, err := m.Extract(r.Context(), req.Messages)
+		res, err := m.ExtractWith(r.Context(), req.Messages, scope)
 		if err != nil {
 			return err
 		}
@@ -178,8 +183,9 @@ const ingestNote = "the agent has no active extraction rules and no LLM, so noth
 // logMessages stores each message with content as an episode, in one
 // transaction: what ingest keeps of a conversation when the agent has
 // nothing to extract with. Each episode's metadata holds the ingest's,
-// the message's role and source "ingest".
-func logMessages(r *http.Request, m *engram.Memory, msgs []engram.Message, meta map[string]string, out *ingestResponse) error {
+// the message's role and source "ingest"; each belongs to scope's user and
+// session.
+func logMessages(r *http.Request, m *engram.Memory, msgs []engram.Message, meta map[string]string, scope engram.ExtractOptions, out *ingestResponse) error {
 	var eps []engram.Episode
 	for _, msg := range msgs {
 		if strings.TrimSpace(msg.Content) == "" {
@@ -188,7 +194,7 @@ func logMessages(r *http.Request, m *engram.Memory, msgs []engram.Message, meta 
 		md := map[string]string{}
 		maps.Copy(md, meta)
 		md["role"], md["source"] = msg.Role, "ingest"
-		eps = append(eps, engram.Episode{Content: msg.Content, CreatedAt: msg.Time, Metadata: md})
+		eps = append(eps, engram.Episode{Content: msg.Content, CreatedAt: msg.Time, Metadata: md, UserID: scope.UserID, SessionID: scope.SessionID})
 	}
 	ids, err := m.Episodic().LogBatch(r.Context(), eps)
 	if err != nil {
