@@ -131,7 +131,8 @@
 // from events that recur. Nothing is deleted: what leaves goes to an
 // archive, from where [Memory.Restore] brings it back. [Memory.Extract]
 // turns conversation into memories and facts, by the agent's
-// [ExtractionRule]s and, optionally, by an [LLM].
+// [ExtractionRule]s and, optionally, by an [LLM]; [Memory.ExtractWith]
+// stores them as a user's and a session's.
 //
 // # Data the user owns
 //
