@@ -585,17 +585,7 @@ func (s *Server) getFacts(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	facts, err := agentreg.Value(r.Context(), id, s.reg.Read, func(m *engram.Memory) ([]engram.Fact, error) {
-		f := m.Facts()
-		switch {
-		case history:
-			fs, err := f.History(r.Context(), fq.Entity, fq.Predicate)
-			return fs[:min(len(fs), fq.Limit)], err
-		case !asOf.IsZero():
-			return f.AsOf(r.Context(), asOf, fq)
-		case !knownAt.IsZero():
-			return f.KnownAt(r.Context(), knownAt, fq)
-		}
-		return f.Current(r.Context(), fq)
+		return memview.Facts(r.Context(), m, memview.FactsAsked{Query: fq, AsOf: asOf, KnownAt: knownAt, History: history})
 	})
 	if err != nil {
 		return err

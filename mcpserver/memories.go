@@ -433,17 +433,7 @@ func (s *Server) getFacts(ctx context.Context, req *mcp.CallToolRequest, in getF
 	}
 	fq := engram.FactQuery{Entity: in.Entity, Predicate: in.Predicate, Direction: in.Direction, Limit: cmp0(in.Limit, 100)}
 	fs, err := agentreg.Value(ctx, agent, s.reg.Read, func(m *engram.Memory) ([]engram.Fact, error) {
-		f := m.Facts()
-		switch {
-		case in.History:
-			fs, err := f.History(ctx, fq.Entity, fq.Predicate)
-			return fs[:min(len(fs), fq.Limit)], err
-		case !in.AsOf.IsZero():
-			return f.AsOf(ctx, in.AsOf, fq)
-		case !in.KnownAt.IsZero():
-			return f.KnownAt(ctx, in.KnownAt, fq)
-		}
-		return f.Current(ctx, fq)
+		return memview.Facts(ctx, m, memview.FactsAsked{Query: fq, AsOf: in.AsOf, KnownAt: in.KnownAt, History: in.History})
 	})
 	if err != nil {
 		return nil, nil, s.toolError("get_facts", err)

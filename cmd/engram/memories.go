@@ -190,19 +190,7 @@ Times are 2026-05-01, 2026-05-01T15:04, RFC 3339, or an age such as 7d.`,
 				fq.Predicate = slotOf
 			}
 			return a.withMemory(ctx, false, func(m *engram.Memory) error {
-				var fs []engram.Fact
-				var err error
-				switch f := m.Facts(); {
-				case history:
-					fs, err = f.History(ctx, fq.Entity, fq.Predicate)
-					fs = fs[:min(len(fs), fq.Limit)]
-				case !at.IsZero():
-					fs, err = f.AsOf(ctx, at, fq)
-				case !known.IsZero():
-					fs, err = f.KnownAt(ctx, known, fq)
-				default:
-					fs, err = f.Current(ctx, fq)
-				}
+				fs, err := memview.Facts(ctx, m, memview.FactsAsked{Query: fq, AsOf: at, KnownAt: known, History: history})
 				if err != nil {
 					return entityHint(err)
 				}
