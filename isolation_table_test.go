@@ -428,6 +428,19 @@ func isoReads() []isoCase {
 		{name: "Semantic.List", call: func(ctx context.Context, m *engram.Memory) string {
 			return isoAnswer(m.Semantic().List(ctx, engram.ListOptions{Limit: 1000}))
 		}},
+		{name: "Memory.Get shared ID", call: func(ctx context.Context, m *engram.Memory) string {
+			return isoAnswer(m.Get(ctx, "fact-04"))
+		}},
+		{name: "Memory.Get a's ID", call: func(ctx context.Context, m *engram.Memory) string {
+			_, err := m.Get(ctx, isoMark+"-fact-01")
+			return fmt.Sprint("not found: ", errors.Is(err, engram.ErrNotFound))
+		}},
+		{name: "Memory.List", call: func(ctx context.Context, m *engram.Memory) string {
+			return isoAnswer(m.List(ctx, engram.MemoryQuery{Limit: 1000}))
+		}},
+		{name: "Memory.List filtered", call: func(ctx context.Context, m *engram.Memory) string {
+			return isoAnswer(m.List(ctx, engram.MemoryQuery{Limit: 1000, Filter: &engram.Filter{Tags: []string{"release"}}}))
+		}},
 		{name: "Episodic.Recent", call: func(ctx context.Context, m *engram.Memory) string { return isoAnswer(m.Episodic().Recent(ctx, 100)) }},
 		{name: "Episodic.Today", call: func(ctx context.Context, m *engram.Memory) string { return isoAnswer(m.Episodic().Today(ctx)) }},
 		{name: "Episodic.ByTask", call: func(ctx context.Context, m *engram.Memory) string {
@@ -623,6 +636,21 @@ func isoMaintenance(p *isoPair) []isoCase {
 			}
 			_, err = m.GetChunk(ctx, chunks[0].ID)
 			return fmt.Sprint(errors.Is(err, engram.ErrNotFound))
+		}},
+		{name: "AddAll", call: func(ctx context.Context, m *engram.Memory) string {
+			return isoAnswer(m.AddAll(ctx, []engram.Record{{Semantic: &engram.SemanticEntry{ID: "b-added", Content: "the deploy pipeline added at once"}},
+				{Fact: &engram.Fact{Subject: "User", Predicate: "likes", Object: "green builds"}}}))
+		}},
+		{name: "ExtractWith a user", call: func(ctx context.Context, m *engram.Memory) string {
+			return isoAnswer(m.ExtractWith(ctx, []engram.Message{{Role: "user", Content: "I prefer green builds"}}, engram.ExtractOptions{UserID: "u1"}))
+		}},
+		{name: "ForgetMatching procedures", call: func(ctx context.Context, m *engram.Memory) string {
+			return isoAnswer(m.ForgetMatching(ctx, engram.Filter{Types: []engram.MemoryType{engram.TypeProcedural}}))
+		}},
+		{name: "ForgetUser", call: func(ctx context.Context, m *engram.Memory) string { return isoAnswer(m.ForgetUser(ctx, "u1")) }},
+		{name: "a keeps its procedures", call: func(ctx context.Context, _ *engram.Memory) string {
+			ps, err := p.a.Procedural().ListActive(ctx, 100)
+			return isoAnswer(len(ps), err)
 		}},
 		{name: "a keeps what b forgot", call: func(ctx context.Context, _ *engram.Memory) string {
 			e, err := p.a.Semantic().Get(ctx, "fact-04")
