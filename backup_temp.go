@@ -86,13 +86,26 @@ func (t *backupTemp) release() {
 	}
 }
 
-// removeCopy removes the database file at path and SQLite's files beside
-// it.
-func removeCopy(path string) {
-	for _, suffix := range []string{"", "-journal", "-wal", "-shm"} {
-		_ = os.Remove(path + suffix)
+// sqliteSidecars are the files SQLite keeps beside a database, by suffix.
+var sqliteSidecars = []string{"-journal", "-wal", "-shm"}
+
+// removeDatabase removes the files SQLite keeps beside the database at
+// path, and with file the database file too; what is not there is no
+// error.
+func removeDatabase(path string, file bool) error {
+	var errs []error
+	if file {
+		errs = append(errs, removeIfExists(path))
 	}
+	for _, suffix := range sqliteSidecars {
+		errs = append(errs, removeIfExists(path+suffix))
+	}
+	return errors.Join(errs...)
 }
+
+// removeCopy removes the database file at path and SQLite's files beside
+// it, as far as it can: a copy that failed is gone or a sweep's to take.
+func removeCopy(path string) { _ = removeDatabase(path, true) }
 
 // removeIfStale removes the temporary copy at path, and the files beside
 // it, unless a live process holds its lock; it reports whether the copy is
@@ -115,11 +128,7 @@ func removeIfStale(path string) (bool, error) {
 	if err != nil || !held {
 		return false, err
 	}
-	var errs []error
-	for _, suffix := range []string{"", "-journal", "-wal", "-shm"} {
-		errs = append(errs, removeIfExists(path+suffix))
-	}
-	if err := errors.Join(errs...); err != nil {
+	if err := removeDatabase(path, true); err != nil {
 		return false, err
 	}
 	return true, nil
@@ -147,7 +156,7 @@ func sweepBackupTemps(dst string) error {
 	var errs []error
 	seen := map[string]bool{}
 	for _, p := range matches {
-		for _, suffix := range []string{"-journal", "-wal", "-shm"} {
+		for _, suffix := range sqliteSidecars {
 			p = strings.TrimSuffix(p, suffix)
 		}
 		if seen[p] || !isBackupTemp(p) {
@@ -269,10 +278,8 @@ func (s *database) sweepRecordedBackups(ctx context.Context) error {
 // emptyCopy empties the temporary copy at path, keeping the file (and so
 // its lock), and removes SQLite's files beside it.
 func emptyCopy(path string) error {
-	for _, suffix := range []string{"-journal", "-wal", "-shm"} {
-		if err := removeIfExists(path + suffix); err != nil {
-			return err
-		}
+	if err := removeDatabase(path, false); err != nil {
+		return err
 	}
 	return os.Truncate(path, 0)
 }

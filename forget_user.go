@@ -42,6 +42,14 @@ func (m *Memory) ForgetUser(ctx context.Context, user string) (int, error) {
 	if err != nil {
 		return 0, err
 	}
+	return m.finishForget(ctx, forgotten)
+}
+
+// finishForget finishes erasing the memories of forgotten, which a
+// transaction deleted: the copies Recall put in the working set go, then
+// memory.md and the log (see afterForget). It returns how many there
+// were, with afterForget's error.
+func (m *Memory) finishForget(ctx context.Context, forgotten []typedID) (int, error) {
 	for _, f := range forgotten {
 		_ = m.working.Remove(RecalledID(f.Type, f.ID)) // ErrNotFound: none
 	}
@@ -217,11 +225,5 @@ func (m *Memory) ForgetMatching(ctx context.Context, f Filter) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	for _, t := range forgotten {
-		_ = m.working.Remove(RecalledID(t.Type, t.ID)) // ErrNotFound: none
-	}
-	if len(forgotten) == 0 {
-		return 0, nil
-	}
-	return len(forgotten), m.afterForget(ctx)
+	return m.finishForget(ctx, forgotten)
 }
