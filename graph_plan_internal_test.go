@@ -32,23 +32,7 @@ func TestGraphQueryPlans(t *testing.T) {
 		"degree":               `SELECT ` + degreeSQL("?4") + `, ` + degreeSQL("?5"),
 	}
 	for name, query := range stmts {
-		var plan []string
-		err := m.db.read(context.Background(), "test", func(q *dbtx) error {
-			rows, err := q.query(`EXPLAIN QUERY PLAN `+query, "a", 1, 1, "x", "y", 10, 10)
-			if err != nil {
-				return err
-			}
-			defer rows.Close()
-			for rows.Next() {
-				var id, parent, unused int
-				var detail string
-				if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
-					return err
-				}
-				plan = append(plan, detail)
-			}
-			return rows.Err()
-		})
+		plan, err := queryPlan(context.Background(), m.db.read, query)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}

@@ -72,28 +72,8 @@ func TestScopeQueryPlans(t *testing.T) {
 	for _, k := range kindsWith(func(k *kind) bool { return k.userCol != "" }) {
 		stmts["forget user "+k.table] = `DELETE FROM ` + k.table + ` WHERE agent_id = ? AND ` + k.userCol + ` = ? RETURNING id`
 	}
-	args := make([]any, 40)
-	for i := range args {
-		args[i] = "a"
-	}
 	for name, query := range stmts {
-		var plan []string
-		err := m.db.read(context.Background(), "test", func(q *dbtx) error {
-			rows, err := q.query(`EXPLAIN QUERY PLAN `+query, args...)
-			if err != nil {
-				return err
-			}
-			defer rows.Close()
-			for rows.Next() {
-				var id, parent, unused int
-				var detail string
-				if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
-					return err
-				}
-				plan = append(plan, detail)
-			}
-			return rows.Err()
-		})
+		plan, err := queryPlan(context.Background(), m.db.read, query)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
