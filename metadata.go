@@ -55,6 +55,20 @@ func encodeAnyMetadata(field string, md map[string]any) (string, error) {
 	return string(b), nil
 }
 
+// checkMetaList checks the n values of a list of metadata at the given
+// depth, the i-th being at(i).
+func checkMetaList(field string, n int, at func(int) any, depth int) error {
+	if depth > MaxMetadataDepth {
+		return invalid(field, "nests deeper than %d", MaxMetadataDepth)
+	}
+	for i := range n {
+		if err := checkMetaValue(fmt.Sprintf("%s[%d]", field, i), at(i), depth+1); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // checkMetaValue checks a value of metadata at the given depth.
 func checkMetaValue(field string, v any, depth int) error {
 	switch x := v.(type) {
@@ -68,25 +82,9 @@ func checkMetaValue(field string, v any, depth int) error {
 	case time.Time:
 		return validateTime(field, x)
 	case []string:
-		if depth > MaxMetadataDepth {
-			return invalid(field, "nests deeper than %d", MaxMetadataDepth)
-		}
-		for i, s := range x {
-			if err := checkMetaValue(fmt.Sprintf("%s[%d]", field, i), s, depth+1); err != nil {
-				return err
-			}
-		}
-		return nil
+		return checkMetaList(field, len(x), func(i int) any { return x[i] }, depth)
 	case []any:
-		if depth > MaxMetadataDepth {
-			return invalid(field, "nests deeper than %d", MaxMetadataDepth)
-		}
-		for i, s := range x {
-			if err := checkMetaValue(fmt.Sprintf("%s[%d]", field, i), s, depth+1); err != nil {
-				return err
-			}
-		}
-		return nil
+		return checkMetaList(field, len(x), func(i int) any { return x[i] }, depth)
 	case map[string]string:
 		m := make(map[string]any, len(x))
 		for k, s := range x {
