@@ -25,8 +25,11 @@ var loopSizes = flag.String("agentloop.sizes", "10000,100000",
 // fact), then Search, Recall and a 2,000-token Context with one of the
 // corpus's questions; each step's p50, p90 and p99 are reported.
 // search-after-write, on the same memory, logs an episode (not timed),
-// searches, and searches again with no write between: the ratio of their
-// p50s is what a write costs the search after it. The Memory has
+// then asks two questions, each once: one right after the write, one
+// with no write before it (after/no-write: what a write costs the search
+// after it); then asks the first again at once (after/again: a repeated
+// question finds the processor's caches warm with its postings and rows,
+// a gain no write takes away, so that ratio is larger). The Memory has
 // searched and stored before the timed loop, as a running agent's has.
 func BenchmarkAgentLoop(b *testing.B) {
 	for _, n := range parseSizes(b, "agentloop.sizes", *loopSizes) {
@@ -139,24 +142,32 @@ func (l *agentLoop) turns(b *testing.B) {
 // another search, alternately.
 func (l *agentLoop) searchAfterWrite(b *testing.B) {
 	ctx := context.Background()
-	var after, idle latencies
+	var after, idle, again latencies
 	for b.Loop() {
-		q := l.qs[l.turn%len(l.qs)]
+		// Two questions a turn, each asked once with cold caches: one
+		// right after a write, one with none before it; then the first
+		// again, at once.
+		q, p := l.qs[(2*l.turn)%len(l.qs)], l.qs[(2*l.turn+1)%len(l.qs)]
 		if err := l.log(ctx); err != nil {
 			b.Fatal(err)
 		}
-		for _, into := range []*latencies{&after, &idle} {
+		for _, s := range []struct {
+			into *latencies
+			q    string
+		}{{&after, q}, {&idle, p}, {&again, q}} {
 			start := time.Now()
-			if err := l.search(ctx, q); err != nil {
-				b.Fatalf("%q: %v", q, err)
+			if err := l.search(ctx, s.q); err != nil {
+				b.Fatalf("%q: %v", s.q, err)
 			}
-			*into = append(*into, time.Since(start))
+			*s.into = append(*s.into, time.Since(start))
 		}
 		l.turn++
 	}
 	after.percentiles(b, "after-write")
 	idle.percentiles(b, "no-write")
+	again.percentiles(b, "again")
 	b.ReportMetric(after.at(50)/idle.at(50), "after/no-write-p50")
+	b.ReportMetric(after.at(50)/again.at(50), "after/again-p50")
 }
 
 // percentiles reports the p50, p90 and p99 of the latencies, in

@@ -20,7 +20,8 @@ import (
 // from the connections' statement caches, so that the list follows the
 // code.
 func TestAgentLoopQueryPlans(t *testing.T) {
-	m, err := New(Tier1, WithDir(t.TempDir()))
+	dir := t.TempDir()
+	m, err := New(Tier1, WithDir(dir))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,6 +36,18 @@ func TestAgentLoopQueryPlans(t *testing.T) {
 	forgetStatements(t, m.db)
 	for turn := 1; turn <= 5; turn++ {
 		loopTurn(t, m, turn)
+	}
+	// Another handle's write: the search catches the index up itself.
+	other, err := New(Tier1, WithDir(dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	if _, err := other.Episodic().Log(ctx, Episode{Content: "kayak lantern from another handle"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Search(ctx, SearchOptions{Query: "kayak lantern"}); err != nil {
+		t.Fatal(err)
 	}
 	if err := m.flushAccess(ctx); err != nil {
 		t.Fatal(err)
@@ -81,9 +94,13 @@ func TestAgentLoopQueryPlans(t *testing.T) {
 		}
 		t.Errorf("the loop never ran the bounded statement %s", stmt)
 	}
-	// The turns searched after writing: the index caught up, by pk.
+	// The turns' own writes caught the index up as they committed, and
+	// the search after the other handle's write caught it up: by pk.
+	if !slices.Contains(writes, textAfterSQL) {
+		t.Errorf("the loop's writes never caught the text index up")
+	}
 	if !slices.Contains(reads, textAfterSQL) {
-		t.Errorf("the loop never caught the text index up")
+		t.Errorf("no search caught the text index up after another handle's write")
 	}
 }
 

@@ -207,7 +207,7 @@ func (m *Memory) open(s settings) error {
 	m.rules = &Rules{m: m}
 	m.stems.agent = m.agent
 	m.noise = newNoiseSource(m.cfg.Recall.NoiseSeed)
-	followers := []follower{&m.stems}
+	followers := []follower{&m.stems, &textFollower{m: m}}
 	if m.tier == Tier2 {
 		if err := m.openVectors(context.Background(), s.embedder, s.newDims, s.newDims || s.newModel, s.existing); err != nil {
 			return err

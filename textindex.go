@@ -109,10 +109,7 @@ func (x *textIndex) view(q *dbtx, m *Memory, version int64, docs int) (*textData
 	var from int64
 	var last []int64
 	if d != nil {
-		from = d.version
-		for i := range d.kinds {
-			last = append(last, d.kinds[i].last)
-		}
+		from, last = d.version, d.lasts()
 	}
 	x.mu.RUnlock()
 	if d != nil && version < from {
@@ -123,6 +120,46 @@ func (x *textIndex) view(q *dbtx, m *Memory, version int64, docs int) (*textData
 		return nil, nil
 	}
 	// Ahead: the rows added since, if nothing else changed.
+	up, err := readCatchUp(q, m, last, version-from)
+	if err != nil {
+		return nil, err
+	}
+	if up == nil {
+		x.build(m)
+		return nil, nil
+	}
+	x.install(d, from, version, up)
+	x.mu.RLock()
+	if x.data != nil && x.data.version == version {
+		return x.data, nil
+	}
+	x.mu.RUnlock()
+	return nil, nil
+}
+
+// lasts returns each kind's last pk (see textKind.last), in ftsSources'
+// order.
+func (d *textData) lasts() []int64 {
+	last := make([]int64, len(d.kinds))
+	for i := range d.kinds {
+		last[i] = d.kinds[i].last
+	}
+	return last
+}
+
+// catchUp is what the index lacks of a later snapshot: the rows inserted
+// since, per kind (in ftsSources' order), and, where the tables may hold
+// other agents' rows, each table's last pk.
+type catchUp struct {
+	added [][]textRow
+	seen  []int64
+}
+
+// readCatchUp reads in q's snapshot the rows of m's agent after the pks
+// last of an index that is want versions behind the snapshot: nil when
+// those rows are not exactly the difference (something other than
+// inserts changed the texts), and the index must be built again.
+func readCatchUp(q *dbtx, m *Memory, last []int64, want int64) (*catchUp, error) {
 	added, err := readTextAfter(q, m.agent, last)
 	if err != nil {
 		return nil, err
@@ -131,40 +168,41 @@ func (x *textIndex) view(q *dbtx, m *Memory, version int64, docs int) (*textData
 	for _, rows := range added {
 		n += len(rows)
 	}
-	if int64(n) != version-from {
-		x.build(m)
+	if int64(n) != want {
 		return nil, nil
 	}
 	// Where the table may hold other agents' rows, the index looks past
 	// them to the table's last row, so that the next catch-up does not
 	// read them again; in an agent's own file, its last row read is the
 	// table's (k.add keeps it), and that statement is saved.
-	var seen []int64
+	up := &catchUp{added: added}
 	if m.mayShare() {
-		if seen, err = readTextLast(q); err != nil {
+		if up.seen, err = readTextLast(q); err != nil {
 			return nil, err
 		}
 	}
+	return up, nil
+}
+
+// install adds up to the index d, as of version from, making it as of
+// version; unless the index is no longer d at from (another search caught
+// up, or a build installed another), when up is dropped.
+func (x *textIndex) install(d *textData, from, version int64, up *catchUp) {
 	x.mu.Lock()
-	if x.data == d && d.version == from { // else another search caught up, or a build installed
-		for i, rows := range added {
-			k := &d.kinds[i]
-			for _, r := range rows {
-				k.add(r)
-			}
-			if seen != nil {
-				k.last = max(k.last, seen[i])
-			}
+	defer x.mu.Unlock()
+	if x.data != d || d.version != from {
+		return
+	}
+	for i, rows := range up.added {
+		k := &d.kinds[i]
+		for _, r := range rows {
+			k.add(r)
 		}
-		d.version = version
+		if up.seen != nil {
+			k.last = max(k.last, up.seen[i])
+		}
 	}
-	x.mu.Unlock()
-	x.mu.RLock()
-	if x.data != nil && x.data.version == version {
-		return x.data, nil
-	}
-	x.mu.RUnlock()
-	return nil, nil
+	d.version = version
 }
 
 // build builds the index again in the background, unless a build is
@@ -186,6 +224,7 @@ func (x *textIndex) build(m *Memory) {
 			x.mu.Lock()
 			x.data = d
 			x.mu.Unlock()
+			m.followText(ctx)
 		}
 		x.ctl.mu.Lock()
 		x.building = false

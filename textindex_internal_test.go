@@ -2,6 +2,7 @@ package engram
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -569,5 +570,96 @@ func TestTextIndexAgreesWithFTSUnderFilters(t *testing.T) {
 	}
 	if want := 40 * len(filters) * 3; fromIndex != want {
 		t.Fatalf("%d of %d filtered searches answered from the index", fromIndex, want)
+	}
+}
+
+// A Memory's own writes catch its text index up as they commit, with no
+// search in between; a write that rolls back leaves it as it was; and
+// what the index then finds is what FTS5 finds.
+func TestTextIndexFollowsOwnWrites(t *testing.T) {
+	now := time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)
+	fts, idx := textIndexPair(t, DefaultConfig(), now)
+	ctx := context.Background()
+	var batch []SemanticEntry
+	for i := range 50 {
+		batch = append(batch, SemanticEntry{Content: fmt.Sprintf("kayak lantern note %d", i)})
+	}
+	if _, err := idx.Semantic().StoreBatch(ctx, batch); err != nil {
+		t.Fatal(err)
+	}
+	indexReady(t, idx)
+	settle(idx)
+	version := func() (index, rows int64) {
+		t.Helper()
+		idx.text.mu.RLock()
+		if idx.text.data != nil {
+			index = idx.text.data.version
+		}
+		idx.text.mu.RUnlock()
+		err := idx.db.read(ctx, "test", func(q *dbtx) error {
+			return q.queryRow(`SELECT version FROM text_stats WHERE agent_id = ?1`, []any{idx.agent}, &rows)
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return index, rows
+	}
+	for i := range 3 {
+		if _, err := idx.Episodic().Log(ctx, Episode{Content: fmt.Sprintf("kayak trip %d", i), SessionID: "s1"}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := idx.Semantic().Store(ctx, SemanticEntry{Content: fmt.Sprintf("lantern fuel %d", i)}); err != nil {
+			t.Fatal(err)
+		}
+		if index, rows := version(); index != rows {
+			t.Fatalf("write %d: the index is at version %d, the rows at %d", i, index, rows)
+		}
+	}
+	// A write that inserts a row and then fails rolls back: the index
+	// stays where the rows are.
+	before, _ := version()
+	boom := errors.New("boom")
+	err := idx.db.write(ctx, "test", func(q *dbtx) error {
+		row, err := idx.Semantic().prepare("entry", SemanticEntry{Content: "kayak paddle"}, now)
+		if err != nil {
+			return err
+		}
+		if _, err := idx.Semantic().insert(q, row); err != nil {
+			return err
+		}
+		return boom
+	})
+	if !errors.Is(err, boom) {
+		t.Fatalf("the failing write returned %v", err)
+	}
+	if index, rows := version(); index != before || rows != before {
+		t.Fatalf("after a rolled back write: index %d, rows %d, before %d", index, rows, before)
+	}
+	// The same with the failure after the transaction's end began: a
+	// callback before COMMIT fails once the index's catch-up is read.
+	err = idx.db.write(ctx, "test", func(q *dbtx) error {
+		row, err := idx.Semantic().prepare("entry", SemanticEntry{Content: "kayak paddle"}, now)
+		if err != nil {
+			return err
+		}
+		if _, err := idx.Semantic().insert(q, row); err != nil {
+			return err
+		}
+		q.beforeCommit(func(q *dbtx) error {
+			q.beforeCommit(func(*dbtx) error { return boom })
+			return nil
+		})
+		return nil
+	})
+	if !errors.Is(err, boom) {
+		t.Fatalf("the write failing before COMMIT returned %v", err)
+	}
+	if index, rows := version(); index != before || rows != before {
+		t.Fatalf("after a write failing before COMMIT: index %d, rows %d, before %d", index, rows, before)
+	}
+	for _, q := range []string{"kayak", "lantern fuel", "kayak trip", "note 7"} {
+		if !sameFinds(t, fts, idx, SearchOptions{Query: q}) {
+			t.Errorf("%q: the index and FTS5 disagree", q)
+		}
 	}
 }
