@@ -44,6 +44,10 @@ func (s *Server) routes() http.Handler {
 	api("DELETE /v1/memories/{id}", s.deleteMemory)
 	api("POST /v1/facts", s.addFacts)
 	api("GET /v1/facts", s.getFacts)
+	api("GET /v1/memories/{id}/links", s.memoryLinks)
+	api("POST /v1/memories/{id}/archive", s.archiveMemory)
+	api("POST /v1/memories/{id}/restore", s.restoreMemory)
+	api("GET /v1/stats", s.stats)
 
 	// Seed 004's routes of one memory, kept: PUT changes a semantic entry
 	// or a procedure as PATCH /v1/memories/{id} does.
