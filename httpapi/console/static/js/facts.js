@@ -50,31 +50,46 @@ export async function render(view, params, ctx) {
 
 function factTable(a, facts, asOf, id) {
   if (!facts.length) return h('p', {id}, 'None.');
-  return h('table', {class: 'grid', id},
+  const table = h('table', {class: 'grid', id},
     h('thead', {}, h('tr', {}, ['Subject', 'Predicate', 'Object', 'Held from', 'Until', 'Learned', 'Memory']
       .map((c) => h('th', {scope: 'col'}, c)))),
-    h('tbody', {}, facts.map((f) => h('tr', {'data-fact': f.id},
+    h('tbody', {}, facts.map((f, i) => h('tr', {'data-fact': f.id, hidden: i >= SHOWN},
       h('td', {}, h('a', {href: href.entity(a, f.subject, asOf)}, f.subject)),
       h('td', {class: 'pred'}, f.predicate),
       h('td', {class: 'obj'}, h('a', {href: href.entity(a, f.object, asOf)}, f.object)),
       h('td', {}, when(f.valid_from)), h('td', {}, f.valid_to ? when(f.valid_to) : 'now'),
       h('td', {}, when(f.recorded_at)),
       h('td', {}, h('a', {href: href.memory(a, f.id), 'aria-label': 'open the fact ' + f.id}, 'open'))))));
+  return facts.length > SHOWN ? [table, more(table, facts.length)] : table;
+}
+
+// SHOWN is how many rows of a long list show before "Show all".
+const SHOWN = 25;
+
+// more is a button that shows a list's hidden rows.
+function more(list, n) {
+  const b = h('button', {type: 'button', class: 'quiet more'}, `Show all ${n}`);
+  b.addEventListener('click', () => {
+    for (const el of list.querySelectorAll('[hidden]')) el.hidden = false;
+    b.remove();
+  });
+  return b;
 }
 
 // timeline lists a slot's values in the order they started.
 function timeline(a, entity, predicate, facts) {
-  return h('div', {class: 'timeline'},
-    h('h3', {}, entity + ' ', h('span', {class: 'pred'}, predicate)),
-    h('ol', {}, facts.map((f, i) => {
+  const list = h('ol', {}, facts.map((f, i) => {
       const next = facts[i + 1];
-      return h('li', {class: f.valid_to || f.expired_at ? 'past' : 'now'},
+      return h('li', {class: f.valid_to || f.expired_at ? 'past' : 'now', hidden: i >= SHOWN},
         h('a', {href: href.memory(a, f.id), class: 'val'}, f.object), ' ',
         h('span', {class: 'meta'},
           `held ${when(f.valid_from)} → ${f.valid_to ? when(f.valid_to) : 'now'}; learned ${when(f.recorded_at)}` +
           (f.expired_at ? `; retired ${when(f.expired_at)}` : '') +
           (next && f.valid_to ? `; superseded by ${next.object}` : '')));
-    })));
+    }));
+  return h('div', {class: 'timeline'},
+    h('h3', {}, entity + ' ', h('span', {class: 'pred'}, predicate)),
+    list, facts.length > SHOWN ? more(list, facts.length) : null);
 }
 
 // graph draws the entity and its neighbours on rings around it; each
@@ -87,7 +102,7 @@ function graph(a, entity, neighbours, asOf) {
   const R0 = 130;
   const size = 2 * (R0 + (rings - 1) * 70) + 220;
   const c = size / 2;
-  const svg = s('svg', {viewBox: `0 0 ${size} ${size}`, class: 'graph', id: 'graph', role: 'group',
+  const svg = s('svg', {viewBox: `0 0 ${size} ${size}`, width: Math.round(size * 1.2), height: Math.round(size * 1.2), class: 'graph', id: 'graph', role: 'group',
     'aria-label': `${entity} and ${n} neighbour${n === 1 ? '' : 's'}`});
   const edges = s('g', {class: 'edges', 'aria-hidden': 'true'});
   const nodes = s('g', {class: 'nodes'});

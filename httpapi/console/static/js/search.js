@@ -67,9 +67,9 @@ function result(a, r) {
   return h('li', {class: 'card result', 'data-id': r.id},
     h('div', {class: 'head'},
       badge(r.type),
-      h('a', {href: href.memory(a, r.id), class: 'title'}, r.snippet || r.content || r.id),
+      h('a', {href: href.memory(a, r.id), class: 'title'}, marked(r.snippet || r.content || r.id)),
       h('span', {class: 'score', title: 'score'}, num(r.score))),
-    r.snippet && r.content !== r.snippet ? h('p', {class: 'content'}, clip(r.content)) : null,
+    r.snippet && r.content !== r.snippet.replaceAll('**', '') ? h('p', {class: 'content'}, clip(r.content)) : null,
     h('dl', {class: 'parts', 'aria-label': 'Score parts'},
       ['text', 'importance', 'recency', 'vector', 'fused'].flatMap((k) => [h('dt', {}, k), h('dd', {}, num(parts[k]))])),
     h('p', {class: 'meta'},
@@ -81,4 +81,10 @@ function result(a, r) {
 
 function clip(s) {
   return s && s.length > 400 ? s.slice(0, 400) + '…' : s;
+}
+
+// marked shows a snippet's matched terms, which engram wraps in **, as
+// mark elements (their text set as text).
+function marked(snippet) {
+  return snippet.split('**').map((part, i) => (i % 2 ? h('mark', {}, part) : part));
 }
