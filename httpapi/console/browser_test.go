@@ -284,6 +284,15 @@ func (b *browser) check(name string) {
 	require.NoError(b.t, os.WriteFile(filepath.Join(b.out, name+".png"), png, 0o644))
 }
 
+// viewport saves what the window shows as name.png (the README's
+// screenshot is one).
+func (b *browser) viewport(name string) {
+	b.t.Helper()
+	png, err := chromedp.Run(b.ctx, chromedp.CaptureScreenshot())
+	require.NoError(b.t, err)
+	require.NoError(b.t, os.WriteFile(filepath.Join(b.out, name+".png"), png, 0o644))
+}
+
 // noScriptRan checks that no memory's text ran as script or made an
 // element: the XSS texts set window.__xss, and the console draws no img.
 func (b *browser) noScriptRan() {
@@ -403,6 +412,7 @@ func TestConsoleInTheBrowser(t *testing.T) {
 	require.Contains(t, b.text(`document.querySelector("#facts").innerText`), "Paris")
 	require.NotContains(t, b.text(`document.querySelector("#facts").innerText`), "Berlin")
 	b.check("facts-as-of")
+	b.viewport("facts-as-of-window")
 
 	// Walk the graph: Ada → Grace by click, Grace → Alan from the keyboard.
 	b.go_("#/facts?agent=alice&entity=Ada")

@@ -99,8 +99,8 @@ function graph(a, entity, neighbours, asOf) {
   const n = neighbours.length;
   const perRing = 24;
   const rings = Math.max(1, Math.ceil(n / perRing));
-  const R0 = 130;
-  const size = 2 * (R0 + (rings - 1) * 70) + 220;
+  const R0 = n <= 12 ? 120 : 140;
+  const size = 2 * (R0 + (rings - 1) * 70) + 150;
   const c = size / 2;
   const svg = s('svg', {viewBox: `0 0 ${size} ${size}`, width: Math.round(size * 1.2), height: Math.round(size * 1.2), class: 'graph', id: 'graph', role: 'group',
     'aria-label': `${entity} and ${n} neighbour${n === 1 ? '' : 's'}`});
@@ -110,14 +110,17 @@ function graph(a, entity, neighbours, asOf) {
   neighbours.forEach((nb, i) => {
     const ring = Math.floor(i / perRing);
     const inRing = Math.min(perRing, n - ring * perRing);
-    const angle = (2 * Math.PI * (i % perRing)) / inRing + ring * 0.3 - Math.PI / 2;
+    const angle = (2 * Math.PI * (i % perRing)) / inRing + ring * 0.3 - Math.PI / 3;
     const r = R0 + ring * 70;
     const x = c + r * Math.cos(angle);
     const y = c + r * Math.sin(angle);
     const preds = [...new Set(nb.hops.map((hp) => hp.fact.predicate))].join(', ');
     edges.append(s('line', {x1: c, y1: c, x2: x, y2: y}));
     if (n <= 24) {
-      edges.append(s('text', {x: (c + x) / 2, y: (c + y) / 2 - 4, class: 'edge-label', 'text-anchor': 'middle'}, preds));
+      // Beside the middle of the edge, off to its side.
+      const lx = (c + x) / 2 - (10 * (y - c)) / r;
+      const ly = (c + y) / 2 + (10 * (x - c)) / r;
+      edges.append(s('text', {x: lx, y: ly + 4, class: 'edge-label', 'text-anchor': 'middle'}, preds));
     }
     nodes.append(s('a', {href: href.entity(a, nb.entity, asOf), class: 'node', 'aria-label': `${nb.entity} (${preds})`},
       s('title', {}, `${nb.entity}: ${preds}`),
@@ -126,7 +129,7 @@ function graph(a, entity, neighbours, asOf) {
   });
   nodes.append(s('g', {class: 'node center', 'aria-hidden': 'true'},
     s('circle', {cx: c, cy: c, r: 16}),
-    s('text', {x: c, y: c + 36, 'text-anchor': 'middle'}, short(entity))));
+    s('text', {x: c, y: c - 24, 'text-anchor': 'middle', class: 'center-label'}, short(entity))));
   const ms = performance.now() - t0;
   svg.dataset.drawMs = ms.toFixed(1);
   return h('section', {class: 'card', 'aria-labelledby': 'graph-h'},
