@@ -67,6 +67,10 @@ func TestInspectRoutes(t *testing.T) {
 	r = e.do("PATCH", "/v1/memories/"+other+"?profile=p", map[string]any{"content": "Tea is brewed at 85 degrees", "reason": "a person corrected it"})
 	require.Equal(t, http.StatusOK, r.Status, "%s", r.Body)
 	requireError(t, e.do("POST", "/v1/memories/"+other+"/archive?profile=p", nil), http.StatusUnsupportedMediaType, httpapi.CodeUnsupportedMedia)
+	// Another site's page cannot archive: cross-origin protection refuses
+	// its request before the route reads it.
+	requireError(t, e.do("POST", "/v1/memories/"+other+"/archive?profile=p", map[string]any{},
+		"Origin", "https://elsewhere.example", "Sec-Fetch-Site", "cross-site"), http.StatusForbidden, httpapi.CodeForbidden)
 	r = e.do("POST", "/v1/memories/"+other+"/archive?profile=p", map[string]any{"reason": "stale"})
 	require.Equal(t, http.StatusOK, r.Status, "%s", r.Body)
 	require.Equal(t, true, r.JSON(t)["archived"])
