@@ -207,7 +207,7 @@ func (b *browser) text(js string) string { b.t.Helper(); return evalAs[string](b
 // waitFor waits until the expression is true in the page.
 func (b *browser) waitFor(js string) {
 	b.t.Helper()
-	_, err := chromedp.Run(b.ctx, chromedp.Poll[bool](js, chromedp.WithPollingTimeout(20*time.Second)))
+	_, err := chromedp.Run(b.ctx, chromedp.Poll[bool](js, chromedp.WithPollingTimeout(time.Minute)))
 	require.NoError(b.t, err, "waiting for %s; the page shows:\n%s", js, b.bodyText())
 }
 

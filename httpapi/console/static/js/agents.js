@@ -49,9 +49,9 @@ export async function render(view, params, ctx) {
       h('th', {scope: 'row'}, h('a', {href: href.search(p)}, p)),
       KINDS.map((k) => h('td', {class: 'n'}, String(st.counts[k]))),
       h('td', {class: 'n'}, String(st.archived)),
-      h('td', {class: 'n', title: 'memories of every kind, and links'}, `${st.total} memories, ${st.links} links`),
-      h('td', {}, when(st.last_change)),
-      h('td', {}, h('a', {href: href.changes(p), class: 'button quiet'}, 'Changes'), ' ', forget)), confirmRow);
+      h('td', {class: 'n nowrap'}, plural(st.total, 'memory', 'memories'), h('br'), plural(st.links, 'link', 'links')),
+      h('td', {}, h('a', {href: href.changes(p), 'aria-label': `${when(st.last_change)}: the changes of ${p}`}, when(st.last_change))),
+      h('td', {class: 'actions'}, forget)), confirmRow);
   });
   table.append(body);
   view.append(h('div', {class: 'scroll'}, table), open);
@@ -82,4 +82,8 @@ function confirmForm(cell, name, total) {
   });
   clear(cell, form);
   input.focus();
+}
+
+function plural(n, one, many) {
+  return `${n} ${n === 1 ? one : many}`;
 }

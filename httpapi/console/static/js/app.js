@@ -72,8 +72,10 @@ chooser.addEventListener('change', () => {
 
 document.getElementById('signout').addEventListener('click', () => {
   token.clear();
-  location.hash = '#/signin';
-  signIn();
+  // The hash's change draws the sign-in form (route); drawn here only
+  // when the hash stays as it is.
+  if (location.hash === '#/signin') signIn();
+  else location.hash = '#/signin';
 });
 
 // parse reads the hash: "#/facts?agent=a&entity=Ada" → ['facts', params].
