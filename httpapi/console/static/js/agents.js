@@ -43,7 +43,7 @@ export async function render(view, params, ctx) {
       const shown = !confirmRow.hidden;
       confirmRow.hidden = shown;
       forget.setAttribute('aria-expanded', String(!shown));
-      if (!shown) confirmForm(confirm, p, st.total);
+      if (!shown) confirmForm(confirm, p, st.total, ctx);
     });
     body.append(h('tr', {'data-agent': p},
       h('th', {scope: 'row'}, h('a', {href: href.search(p)}, p)),
@@ -58,7 +58,7 @@ export async function render(view, params, ctx) {
 }
 
 // confirmForm asks for the agent's name before forgetting all it holds.
-function confirmForm(cell, name, total) {
+function confirmForm(cell, name, total, ctx) {
   const input = h('input', {id: 'confirm-' + name, autocomplete: 'off', spellcheck: 'false'});
   const go = h('button', {type: 'submit', class: 'danger', disabled: true}, 'Forget ' + name + ' for good');
   const err = h('div');
@@ -75,7 +75,7 @@ function confirmForm(cell, name, total) {
         : await del('/v1/profiles/' + encodeURIComponent(name));
       status(`Forgot ${name}: ${res.deleted} memories.`);
       if (current.get() === name) current.set('');
-      location.hash = '#/agents?t=' + Date.now();
+      ctx.reload();
     } catch (e) {
       clear(err, errorBox(e));
     }

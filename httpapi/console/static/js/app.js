@@ -1,5 +1,5 @@
 // app.js: sign-in, the agent chooser and the hash router of the console.
-import {h, clear, errorBox, status} from './dom.js';
+import {h, clear, errorBox} from './dom.js';
 import {get, token, agent} from './api.js';
 import * as agents from './agents.js';
 import * as search from './search.js';
@@ -91,6 +91,7 @@ let generation = 0;
 async function route() {
   if (!token.has()) return signIn();
   const [name, params] = parse();
+  if (name === 'signin') { location.hash = '#/agents'; return; }
   const page = pages[name];
   if (!page) return clear(main, h('h1', {tabindex: '-1'}, 'No such page'), h('p', {}, h('a', {href: '#/agents'}, 'Go to the agents')));
   const a = params.get('agent');
@@ -134,4 +135,3 @@ window.addEventListener('hashchange', () => { if (location.hash.startsWith('#/')
   route();
 })();
 
-export {status};
