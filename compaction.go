@@ -877,6 +877,41 @@ func (m *Memory) Restore(ctx context.Context, id string) error {
 	return err
 }
 
+// Archive moves the memory with the given ID to the archive, as
+// compaction does, with the links that touch it: search, listings and Get
+// no longer find it, [Memory.History] records the move with reason (or
+// the context's, see [ContextWithReason]), and [Memory.Restore] brings it
+// back. It returns [ErrNotFound] if the agent has no memory of that ID
+// (an archived one included), an error matching [ErrInvalid] for a
+// malformed ID or a memory of a kind engram does not archive (a fact,
+// which [Facts.Retract] ends instead), [ErrClosed] after Close and a
+// [*DatabaseError] when SQLite fails.
+func (m *Memory) Archive(ctx context.Context, id, reason string) error {
+	if err := validateID("id", id); err != nil {
+		return err
+	}
+	if err := validateActor("reason", reason, false); err != nil {
+		return err
+	}
+	return m.write(ctx, "archive", func(q *dbtx) error {
+		for _, k := range archivable {
+			var pk int64
+			err := q.queryRow(`SELECT pk FROM `+k.table+` WHERE agent_id = ? AND id = ?`, []any{m.agent, id}, &pk)
+			if errors.Is(err, sql.ErrNoRows) {
+				continue
+			}
+			if err != nil {
+				return err
+			}
+			return m.archive(q, k, []leaving{{PK: pk}}, cmp.Or(reason, "archived by hand"), m.now())
+		}
+		if t, err := resolveType(q, m.agent, id, "", "id"); err == nil {
+			return invalid("id", "%q is a %s, which engram does not archive", id, kindOf(t).noun)
+		}
+		return notFound("memory", id)
+	})
+}
+
 // memoryExists is the SQL condition that the agent has a memory of the
 // given type and ID (all three SQL expressions), of a kind links may join.
 func memoryExists(agent, typ, id string) string {

@@ -500,3 +500,41 @@ func TestOptimizeKeepsWhatSearchFinds(t *testing.T) {
 	assert.Equal(t, searchIDs(before), searchIDs(after))
 	require.NoError(t, m.CheckIntegrity(ctx))
 }
+
+func TestArchiveByHandAndRestore(t *testing.T) {
+	m, _ := compactionMemory(t, nil)
+	ctx := context.Background()
+	a := storeSemantic(t, m, engram.SemanticEntry{Content: "the zeppelin hangar is in Friedrichshafen", Importance: 0.9, Verified: true})
+	b := storeSemantic(t, m, engram.SemanticEntry{Content: "airships need helium", Importance: 0.9})
+	require.NoError(t, m.Links().Add(ctx, engram.Link{SourceID: a, TargetID: b, SourceType: engram.TypeSemantic,
+		TargetType: engram.TypeSemantic, Type: engram.LinkElaborates, Strength: 0.7}))
+
+	require.NoError(t, m.Archive(engram.ContextWithActor(ctx, "console"), a, "wrong hangar"), "a verified entry too: a person decides")
+	_, err := m.Get(ctx, a)
+	assert.ErrorIs(t, err, engram.ErrNotFound)
+	res, err := m.Search(ctx, engram.SearchOptions{Query: "zeppelin"})
+	require.NoError(t, err)
+	assert.Empty(t, res)
+	h, err := m.History(ctx, a)
+	require.NoError(t, err)
+	last := h[len(h)-1]
+	assert.Equal(t, engram.OpArchive, last.Op)
+	assert.Equal(t, "console", last.Actor)
+	assert.Equal(t, "wrong hangar", last.Reason)
+	assert.ErrorIs(t, m.Archive(ctx, a, ""), engram.ErrNotFound, "archived already")
+
+	require.NoError(t, m.Restore(ctx, a))
+	got, err := m.Semantic().Get(ctx, a)
+	require.NoError(t, err)
+	assert.Equal(t, "the zeppelin hangar is in Friedrichshafen", got.Content)
+	links, err := m.Links().For(ctx, b)
+	require.NoError(t, err)
+	require.Len(t, links, 1, "the link came back with it")
+
+	f, err := m.Facts().Assert(ctx, engram.Fact{Subject: "hangar", Predicate: "located_in", Object: "Friedrichshafen"})
+	require.NoError(t, err)
+	assert.ErrorIs(t, m.Archive(ctx, f.Fact.ID, ""), engram.ErrInvalid, "facts are retracted, not archived")
+	assert.ErrorIs(t, m.Archive(ctx, "no-such", ""), engram.ErrNotFound)
+	assert.ErrorIs(t, m.Archive(ctx, "bad id!", ""), engram.ErrInvalid)
+	assert.ErrorIs(t, m.Archive(ctx, b, "two\x00parts"), engram.ErrInvalid)
+}

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -193,6 +194,14 @@ type ChangeQuery struct {
 	// first, instead of the oldest, oldest first: the latest changes
 	// without knowing when they were made. It takes no AfterSeq.
 	Newest bool
+	// Until is the latest time of the entries returned; zero for no
+	// bound. BeforeSeq, with Until, skips the entries at Until whose Seq
+	// is at least BeforeSeq: to read the page before a page read with
+	// Newest, pass its last entry's At as Until and its Seq as BeforeSeq.
+	Until     time.Time
+	BeforeSeq int64
+	// Actor keeps the entries of that actor only; "" keeps every actor's.
+	Actor string
 }
 
 // maxChanges bounds one page of Changes.
@@ -201,7 +210,8 @@ const maxChanges = 10_000
 // Changes returns the agent's changes from q.Since on, by time and then
 // Seq (the newest first with q.Newest): a feed of what happened to its
 // memory. It returns an error matching [ErrInvalid] for a negative
-// AfterSeq, an AfterSeq with Newest or a Limit outside [0, 10000],
+// AfterSeq, an AfterSeq with Newest, a Limit outside [0, 10000], a
+// negative BeforeSeq or one without Until, or an Actor of two lines,
 // [ErrClosed] after Close and a [*DatabaseError] when SQLite fails.
 func (m *Memory) Changes(ctx context.Context, cq ChangeQuery) ([]HistoryEntry, error) {
 	switch {
@@ -211,11 +221,24 @@ func (m *Memory) Changes(ctx context.Context, cq ChangeQuery) ([]HistoryEntry, e
 		return nil, invalid("ChangeQuery.AfterSeq", "%d with Newest: Newest reads back from the latest change", cq.AfterSeq)
 	case cq.Limit < 0 || cq.Limit > maxChanges:
 		return nil, invalid("ChangeQuery.Limit", "%d is outside [0, %d]", cq.Limit, maxChanges)
+	case cq.BeforeSeq < 0:
+		return nil, invalid("ChangeQuery.BeforeSeq", "%d is negative", cq.BeforeSeq)
+	case cq.BeforeSeq != 0 && cq.Until.IsZero():
+		return nil, invalid("ChangeQuery.BeforeSeq", "%d without Until: it counts among the entries at Until", cq.BeforeSeq)
+	}
+	if err := validateActor("ChangeQuery.Actor", cq.Actor, true); err != nil {
+		return nil, err
 	}
 	limit := cmp.Or(cq.Limit, 100)
-	since := int64(minTime)
+	since, until, before := int64(minTime), int64(math.MaxInt64), int64(math.MaxInt64)
 	if !cq.Since.IsZero() {
 		since = ms(cq.Since)
+	}
+	if !cq.Until.IsZero() {
+		until = ms(cq.Until)
+	}
+	if cq.BeforeSeq != 0 {
+		before = cq.BeforeSeq
 	}
 	var out []HistoryEntry
 	err := m.read(ctx, "history.changes", func(q *dbtx) error {
@@ -224,8 +247,10 @@ func (m *Memory) Changes(ctx context.Context, cq ChangeQuery) ([]HistoryEntry, e
 			order = "at DESC, pk DESC"
 		}
 		rows, err := q.query(`SELECT `+historyCols+` FROM history INDEXED BY history_by_time
-			WHERE agent_id = ?1 AND (at > ?2 OR (at = ?2 AND pk > ?3)) ORDER BY `+order+` LIMIT ?4`,
-			m.agent, since, cq.AfterSeq, limit)
+			WHERE agent_id = ?1 AND (at > ?2 OR (at = ?2 AND pk > ?3)) AND (at < ?5 OR (at = ?5 AND pk < ?6))
+				AND (?7 = '' OR actor = ?7)
+			ORDER BY `+order+` LIMIT ?4`,
+			m.agent, since, cq.AfterSeq, limit, until, before, cq.Actor)
 		if err != nil {
 			return err
 		}

@@ -253,3 +253,54 @@ func TestChangesNewestReadsBackFromTheLatest(t *testing.T) {
 	_, err = m.Changes(ctx, engram.ChangeQuery{Newest: true, AfterSeq: 3})
 	assert.ErrorIs(t, err, engram.ErrInvalid)
 }
+
+func TestChangesPagesBackFromTheNewestByActor(t *testing.T) {
+	clock := testutil.NewClock(day0)
+	m := testutil.Open(t, engram.WithClock(clock.Now))
+	ctx := context.Background()
+	var ids []string
+	for i := range 7 {
+		clock.Advance(time.Duration(i%2) * time.Minute) // some share a time
+		actor := "agent"
+		if i%3 == 0 {
+			actor = "console"
+		}
+		id, err := m.Semantic().Store(engram.ContextWithActor(ctx, actor), engram.SemanticEntry{Content: "entry " + string(rune('a'+i))})
+		require.NoError(t, err)
+		ids = append(ids, id)
+	}
+	// Pages of 3, newest first, each read from the last of the one before.
+	var got []string
+	cq := engram.ChangeQuery{Limit: 3, Newest: true}
+	for range 4 {
+		page, err := m.Changes(ctx, cq)
+		require.NoError(t, err)
+		for _, e := range page {
+			got = append(got, e.ID)
+		}
+		if len(page) == 0 {
+			break
+		}
+		last := page[len(page)-1]
+		cq.Until, cq.BeforeSeq = last.At, last.Seq
+	}
+	assert.Equal(t, []string{ids[6], ids[5], ids[4], ids[3], ids[2], ids[1], ids[0]}, got, "every entry once, newest first")
+
+	byConsole, err := m.Changes(ctx, engram.ChangeQuery{Newest: true, Actor: "console"})
+	require.NoError(t, err)
+	got = nil
+	for _, e := range byConsole {
+		assert.Equal(t, "console", e.Actor)
+		got = append(got, e.ID)
+	}
+	assert.Equal(t, []string{ids[6], ids[3], ids[0]}, got, "the console's changes only")
+
+	for _, bad := range []engram.ChangeQuery{
+		{BeforeSeq: -1, Until: day0},
+		{BeforeSeq: 3},
+		{Actor: "two\nlines"},
+	} {
+		_, err := m.Changes(ctx, bad)
+		assert.ErrorIs(t, err, engram.ErrInvalid, "%+v", bad)
+	}
+}

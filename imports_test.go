@@ -56,7 +56,10 @@ var layers = []layer{
 	// Servers: the MCP server over the root package, and the HTTP API,
 	// which mounts it at /mcp and speaks its token scopes.
 	{pkgs: "mcpserver", mayImport: provider, importedBy: anyone},
-	{pkgs: "httpapi", mayImport: []string{".", "internal/...", "mcpserver"}, importedBy: anyone},
+	// The web console: static files the HTTP API serves, importing
+	// nothing of engram (it calls the API from the browser).
+	{pkgs: "httpapi/console", mayImport: []string{}, importedBy: anyone},
+	{pkgs: "httpapi", mayImport: []string{".", "internal/...", "mcpserver", "httpapi/console"}, importedBy: anyone},
 }
 
 var (

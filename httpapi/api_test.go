@@ -49,7 +49,7 @@ func TestOpenAPIDocument(t *testing.T) {
 			}
 		}
 	}
-	require.Equal(t, 34, ops, "operations in the document")
+	require.Equal(t, 38, ops, "operations in the document")
 }
 
 func TestHealthAndUnknownRoutes(t *testing.T) {

@@ -12,6 +12,8 @@
 //	GET    /v1/summary                GET  /v1/changes
 //	POST   /v1/memories               GET  /v1/memories
 //	GET    /v1/memories/{id}          PATCH /v1/memories/{id}  DELETE /v1/memories/{id}
+//	GET    /v1/memories/{id}/links    POST /v1/memories/{id}/archive  POST /v1/memories/{id}/restore
+//	GET    /v1/stats
 //	POST   /v1/facts                  GET  /v1/facts
 //	PUT    /v1/memory/{id}            DELETE /v1/memory/{id}
 //	DELETE /v1/memory                 GET  /v1/memory/{id}/history
@@ -21,6 +23,7 @@
 //	DELETE /v1/graph/triple/{id}
 //	GET    /v1/export                 POST /v1/import    POST /v1/backup
 //	       /mcp                       (Options.MCP: see mcpserver)
+//	GET    /ui/                       the web console (package console); / leads to it
 //
 // A request names its agent by the profile field of its JSON body or the
 // profile query parameter (or profileId, seed 004's alias; both given

@@ -492,7 +492,7 @@ func (s *Server) patchMemory(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	rec, err := agentreg.Value(r.Context(), id, s.reg.Change, func(m *engram.Memory) (engram.Record, error) {
-		return memview.Apply(r.Context(), m, r.PathValue("id"), req.Patch)
+		return memview.Apply(withReason(r, req.Reason), m, r.PathValue("id"), req.Patch)
 	})
 	if err != nil {
 		return renamed(err, "")

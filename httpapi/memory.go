@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -432,6 +433,16 @@ type updateRequest struct {
 	User     json.RawMessage `json:"user_id"`
 	Session  json.RawMessage `json:"session_id"`
 	Metadata json.RawMessage `json:"metadata"`
+	// Reason is what history records of why (engram.ContextWithReason).
+	Reason string `json:"reason"`
+}
+
+// withReason returns r's context carrying reason, when it is not "".
+func withReason(r *http.Request, reason string) context.Context {
+	if reason == "" {
+		return r.Context()
+	}
+	return engram.ContextWithReason(r.Context(), reason)
 }
 
 // unchangeable refuses a change of a memory's user, session or metadata,
@@ -577,18 +588,23 @@ type changesResponse struct {
 }
 
 // changes answers GET /v1/changes: the agent's history
-// (engram.Memory.Changes), the newest first; with since or after_seq, as
-// a feed, oldest first from there: page with the last entry's at and seq
-// as since and after_seq.
+// (engram.Memory.Changes), the newest first, back from until and
+// before_seq (the last entry's at and seq of the page before); with since
+// or after_seq, as a feed, oldest first from there: page with the last
+// entry's at and seq as since and after_seq. actor keeps one actor's.
 func (s *Server) changes(w http.ResponseWriter, r *http.Request) error {
-	q := params(r, "profile", "since", "after_seq", "limit")
-	cq := engram.ChangeQuery{Since: q.time("since"), AfterSeq: int64(q.integer("after_seq", 0, 0, 1<<62)), Limit: q.integer("limit", 0, 0, 10000)}
+	q := params(r, "profile", "since", "after_seq", "until", "before_seq", "actor", "limit")
+	cq := engram.ChangeQuery{Since: q.time("since"), AfterSeq: int64(q.integer("after_seq", 0, 0, 1<<62)), Limit: q.integer("limit", 0, 0, 10000),
+		Until: q.time("until"), BeforeSeq: int64(q.integer("before_seq", 0, 0, 1<<62)), Actor: q.str("actor")}
 	if q.err != nil {
 		return q.err
 	}
 	// A feed read from since or after_seq goes forward, oldest first;
 	// without either, a person asks what changed lately: the newest first.
 	cq.Newest = cq.AfterSeq == 0 && cq.Since.IsZero()
+	if cq.BeforeSeq != 0 && cq.Until.IsZero() {
+		return invalidf("before_seq counts among the entries at until: give until too")
+	}
 	id, err := s.agentOf(r, profileFields{})
 	if err != nil {
 		return err

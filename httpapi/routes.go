@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/engram-go/engram"
+	"github.com/engram-go/engram/httpapi/console"
 	"github.com/engram-go/engram/internal/agentreg"
 )
 
@@ -25,6 +26,10 @@ func (s *Server) routes() http.Handler {
 
 	open("GET /health", s.health)
 	open("GET /openapi.json", s.openAPI)
+	// The web console: static files that call the routes below with the
+	// person's token (see package console); the root leads to it.
+	mux.Handle("GET "+console.Prefix, console.Handler())
+	mux.Handle("GET /{$}", http.RedirectHandler(console.Prefix, http.StatusFound))
 
 	api("GET /v1/profiles", s.listProfiles)
 	api("DELETE /v1/profiles/{slug}", s.deleteProfile)
@@ -44,6 +49,10 @@ func (s *Server) routes() http.Handler {
 	api("DELETE /v1/memories/{id}", s.deleteMemory)
 	api("POST /v1/facts", s.addFacts)
 	api("GET /v1/facts", s.getFacts)
+	api("GET /v1/memories/{id}/links", s.memoryLinks)
+	api("POST /v1/memories/{id}/archive", s.archiveMemory)
+	api("POST /v1/memories/{id}/restore", s.restoreMemory)
+	api("GET /v1/stats", s.stats)
 
 	// Seed 004's routes of one memory, kept: PUT changes a semantic entry
 	// or a procedure as PATCH /v1/memories/{id} does.

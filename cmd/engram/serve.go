@@ -87,7 +87,7 @@ func (a *app) serveCmd() *cobra.Command {
 	)
 	cmd := &cobra.Command{
 		Use:   "serve",
-		Short: "Serve every agent's memory as an HTTP JSON API, and MCP at /mcp",
+		Short: "Serve every agent's memory as an HTTP JSON API, MCP at /mcp and a web console at /ui/",
 		Long: `serve answers seed 004's HTTP routes and engram's own (see /openapi.json,
 and the README's curl examples) for every agent under --dir or in --path,
 and MCP's streamable HTTP transport at /mcp, until it is interrupted
@@ -140,7 +140,7 @@ when the address cannot be used.`,
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(a.stderr, "engram: serving http://%s (MCP at /mcp)\n", ln.Addr())
+			fmt.Fprintf(a.stderr, "engram: serving http://%s (MCP at /mcp, the console at /ui/)\n", ln.Addr())
 			if err := api.Serve(ctx, ln); err != nil {
 				if errors.Is(err, httpapi.ErrNoToken) {
 					return usagef("--addr %s is not loopback: give a token (--token or ENGRAM_TOKEN)", addr)

@@ -104,6 +104,12 @@ var words = []Word{
 	// Changes and history.
 	{Name: "entries"}, {Name: "op"}, {Name: "at"}, {Name: "seq"}, {Name: "after_seq", Aliases: []string{"afterSeq"}},
 	{Name: "actor"}, {Name: "before"}, {Name: "after"}, {Name: "target"},
+	{Name: "before_seq", Aliases: []string{"beforeSeq"}}, {Name: "last_change"},
+
+	// An agent's counts (GET /v1/stats) and a memory's links.
+	{Name: "counts"}, {Name: "total"}, {Name: "links"}, {Name: "working"}, {Name: "pending_embeddings"},
+	{Name: "other"}, {Name: "other_type"}, {Name: "source_id"}, {Name: "source_type"}, {Name: "target_id"},
+	{Name: "target_type"}, {Name: "supports"},
 
 	// The graph.
 	{Name: "from"}, {Name: "to"}, {Name: "depth"}, {Name: "max_depth", Aliases: []string{"maxDepth"}},
