@@ -35,7 +35,7 @@ export async function render(view, params, ctx) {
   ]);
   if (!ctx.current()) return;
   const slots = [...new Set(now.facts.filter((f) => f.subject === entity).map((f) => f.predicate))];
-  const timelines = await Promise.all(slots.map((p) => get('/v1/facts', {profile: a, entity, predicate: p, history: true})));
+  const timelines = await Promise.all(slots.map((p) => get('/v1/facts', {profile: a, entity, predicate: p, history: true, limit: 500})));
   if (!ctx.current()) return;
 
   view.append(
