@@ -112,6 +112,54 @@ func (l *Links) autoLink(q *dbtx, pk int64, id, content string, emb []float32, n
 	return links, nil
 }
 
+// linkRows auto-links the entries of a batch inserted at once (see
+// Semantic.storeRows), rows with rowids pks, in q's transaction: each to
+// its most similar entries among those stored before it, as autoLink
+// links one entry when it is stored. The links are written a few dozen
+// per statement, in the order autoLink would write them.
+func (l *Links) linkRows(q *dbtx, rows []semanticRow, pks []int64, now time.Time) error {
+	zc := l.m.cfg.Zettelkasten
+	if zc.MaxLinksPerEntry == 0 {
+		return nil
+	}
+	at := make(map[int64]int, len(pks))
+	for i, pk := range pks {
+		at[pk] = i
+	}
+	var links []any // source, target and strength of each link
+	for i, r := range rows {
+		later := func(pk int64) bool {
+			j, ok := at[pk]
+			return ok && j > i
+		}
+		found, err := l.similarBefore(q, pks[i], r.Content, zc.LinkingThreshold, zc.MaxLinksPerEntry, later, len(rows)-1-i)
+		if err != nil {
+			return err
+		}
+		for _, f := range found {
+			links = append(links, r.ID, f.id, f.sim)
+		}
+	}
+	for len(links) > 0 {
+		n := semanticInsertMax
+		for 3*n > len(links) {
+			n /= 4
+		}
+		// The targets are checked in SQL too, as autoLink does.
+		_, err := q.exec(`INSERT INTO zettel_links (agent_id, `+linkCols+`)
+			SELECT ?1, 'semantic', v.column1, 'semantic', v.column2, ?2, v.column3, ?3
+			FROM (VALUES (?, ?, ?)`+strings.Repeat(", (?, ?, ?)", n-1)+`) v
+			WHERE EXISTS (SELECT 1 FROM semantic_memory WHERE agent_id = ?1 AND id = v.column2)
+			ON CONFLICT DO UPDATE SET strength = excluded.strength`,
+			append([]any{l.m.agent, string(LinkSimilar), ms(now)}, links[:3*n]...)...)
+		if err != nil {
+			return err
+		}
+		links = links[3*n:]
+	}
+	return nil
+}
+
 // similarTexts returns up to n of the agent's other semantic entries
 // whose term vectors' cosine with that of the entry with rowid pk (whose
 // text is content) reaches threshold, best first (see bestSimilar). The
@@ -119,15 +167,23 @@ func (l *Links) autoLink(q *dbtx, pk int64, id, content string, emb []float32, n
 // both find every such entry and compute the same similarities to the
 // last bit, so the links made do not depend on which one answered.
 func (l *Links) similarTexts(q *dbtx, pk int64, content string, threshold float64, n int) ([]similarDoc, error) {
+	return l.similarBefore(q, pk, content, threshold, n, nil, 0)
+}
+
+// similarBefore is similarTexts leaving out the entries skip reports
+// (none when skip is nil): the later entries of a batch inserted at once
+// (see Semantic.storeRows), which links each entry as if those were not
+// stored yet. later is how many they are (see stemIndex.readyFor).
+func (l *Links) similarBefore(q *dbtx, pk int64, content string, threshold float64, n int, skip func(pk int64) bool, later int) ([]similarDoc, error) {
 	x := &l.m.stems
-	ok, err := x.ready(q)
+	ok, err := x.readyFor(q, later)
 	if err != nil {
 		return nil, err
 	}
 	if ok {
-		return x.similar(pk, threshold, n), nil
+		return x.similarSkip(pk, threshold, n, skip), nil
 	}
-	return l.textSimilar(q, pk, content, threshold, n)
+	return l.textSimilarSkip(q, pk, content, threshold, n, skip)
 }
 
 // The stem index.
@@ -445,7 +501,14 @@ func (x *stemIndex) sync(q *dbtx) error {
 // reports whether it did. For a larger agent it makes sure a background
 // build is under way instead (one starts when q commits) and reports
 // false: the caller uses FTS5.
-func (x *stemIndex) ready(q *dbtx) (bool, error) {
+func (x *stemIndex) ready(q *dbtx) (bool, error) { return x.readyFor(q, 0) }
+
+// readyFor is ready for the link of an entry of a batch inserted at once
+// (see Semantic.storeRows), later of whose entries come after it: they do
+// not count among the agent's entries that decide whether the index is
+// built at once, as they would not have been stored yet had the batch
+// stored its entries one at a time.
+func (x *stemIndex) readyFor(q *dbtx, later int) (bool, error) {
 	ok, err := x.current(q)
 	if err != nil || ok {
 		return ok, err
@@ -464,11 +527,11 @@ func (x *stemIndex) ready(q *dbtx) (bool, error) {
 	if x.db != nil {
 		var n int
 		err := q.queryRow(`SELECT count(*) FROM (SELECT 1 FROM semantic_memory WHERE agent_id = ? LIMIT ?)`,
-			[]any{x.agent, stemSyncMax + 1}, &n)
+			[]any{x.agent, stemSyncMax + 1 + later}, &n)
 		if err != nil {
 			return false, err
 		}
-		if n > stemSyncMax {
+		if n-later > stemSyncMax {
 			x.startIn = q.tx
 			q.onCommit(x.startBuild)
 			return false, nil
@@ -658,6 +721,12 @@ func (d *stemData) drop(pk int64) {
 // carrying threshold² of the entry's squared weight cannot reach
 // threshold (Cauchy–Schwarz), and is not looked up.
 func (x *stemIndex) similar(pk int64, threshold float64, n int) []similarDoc {
+	return x.similarSkip(pk, threshold, n, nil)
+}
+
+// similarSkip is similar leaving out the entries skip reports (none when
+// skip is nil).
+func (x *stemIndex) similarSkip(pk int64, threshold float64, n int, skip func(pk int64) bool) []similarDoc {
 	d, ok := x.docs[pk]
 	if !ok || n < 1 || len(d.vec) == 0 {
 		return nil
@@ -693,7 +762,7 @@ func (x *stemIndex) similar(pk int64, threshold float64, n int) []similarDoc {
 	slices.Sort(sc.cands)
 	var out []similarDoc
 	for i, c := range sc.cands {
-		if i > 0 && c == sc.cands[i-1] {
+		if i > 0 && c == sc.cands[i-1] || skip != nil && skip(c) {
 			continue
 		}
 		cd := x.docs[c]
@@ -846,6 +915,12 @@ const linkCountedTerms = 64
 // restricted to the agent's entries (see ftsScope), so that their entries
 // change neither what is found nor how many candidates are read.
 func (l *Links) textSimilar(q *dbtx, pk int64, content string, threshold float64, n int) ([]similarDoc, error) {
+	return l.textSimilarSkip(q, pk, content, threshold, n, nil)
+}
+
+// textSimilarSkip is textSimilar leaving out the entries skip reports
+// (none when skip is nil).
+func (l *Links) textSimilarSkip(q *dbtx, pk int64, content string, threshold float64, n int, skip func(pk int64) bool) ([]similarDoc, error) {
 	a := termVector(content)
 	if len(a) == 0 || n < 1 {
 		return nil, nil
@@ -906,7 +981,7 @@ func (l *Links) textSimilar(q *dbtx, pk int64, content string, threshold float64
 		if err := r.Scan(&d.pk, &d.id, &stored, &text); err != nil {
 			return struct{}{}, err
 		}
-		if stored != nil && !mayReach(terms, stored, total, threshold) {
+		if skip != nil && skip(d.pk) || stored != nil && !mayReach(terms, stored, total, threshold) {
 			return struct{}{}, nil
 		}
 		b := termVector(string(text))

@@ -86,6 +86,9 @@ func (s *Semantic) StoreBatch(ctx context.Context, entries []SemanticEntry) ([]s
 		return nil, err
 	}
 	err = s.m.write(ctx, "semantic.store_batch", func(q *dbtx) error {
+		if es == nil {
+			return s.storeRows(q, rows, now)
+		}
 		for i, r := range rows {
 			if err := s.store(q, r, es, i, now); err != nil {
 				return err
@@ -116,6 +119,101 @@ func (s *Semantic) store(q *dbtx, r semanticRow, es []embedded, i int, now time.
 	}
 	_, err = s.m.links.autoLink(q, pk, r.ID, r.Content, vectorOf(es, i), now)
 	return err
+}
+
+// storeRows stores prepared rows without vectors in q's transaction, as
+// store would one after the other, but inserted a few dozen per
+// statement and linked after: FTS5 writes what it holds to its index
+// whenever a statement of the transaction begins, so rows inserted one
+// statement each leave one index segment each, which FTS5 then spends
+// most of a batch merging. Each row is auto-linked, when the Zettelkasten
+// is enabled, to the entries stored before it, not to those after it in
+// the batch: the links are those of one store after the other. It
+// returns an error matching ErrExists for the first row (in order) whose
+// ID the agent or an earlier row of the batch holds.
+func (s *Semantic) storeRows(q *dbtx, rows []semanticRow, now time.Time) error {
+	if err := s.checkNew(q, rows); err != nil {
+		return err
+	}
+	pks := make([]int64, len(rows))
+	at := make(map[string]int, len(rows))
+	for i, r := range rows {
+		at[r.ID] = i
+	}
+	for start := 0; start < len(rows); {
+		n := semanticInsertMax
+		for n > len(rows)-start {
+			n /= 4
+		}
+		args := make([]any, 0, n*semanticInsertArgs)
+		for _, r := range rows[start : start+n] {
+			args = append(args, r.ID, s.m.agent, r.Content, r.Summary, r.Importance, r.Verified, r.tags, r.Source,
+				r.hash, ms(r.CreatedAt), ms(r.UpdatedAt), ms(r.LastAccessedAt), r.Resonance, r.terms, r.ntok,
+				r.UserID, r.SessionID, r.meta)
+		}
+		res, err := q.query(semanticInsertSQL(n)+` RETURNING id, pk`, args...)
+		if err != nil {
+			return err
+		}
+		_, err = scanAll(res, func(sc scanner) (struct{}, error) {
+			var id string
+			var pk int64
+			err := sc.Scan(&id, &pk)
+			pks[at[id]] = pk
+			return struct{}{}, err
+		})
+		if isUniqueViolation(err) { // checkNew found none: not expected
+			return fmt.Errorf("engram: semantic entries: %w", ErrExists)
+		}
+		if err != nil {
+			return err
+		}
+		start += n
+	}
+	if !s.m.cfg.Zettelkasten.Enabled {
+		return nil
+	}
+	return s.m.links.linkRows(q, rows, pks, now)
+}
+
+// semanticInsertMax is how many rows storeRows inserts per statement at
+// most: it inserts 64, 16, 4 or 1, the most that what is left holds, so
+// that a batch runs few statements, and few are prepared.
+const semanticInsertMax = 64
+
+// semanticInsertArgs is how many arguments a row of semanticInsertSQL
+// takes.
+const semanticInsertArgs = 18
+
+// semanticInsertSQL returns the INSERT of n rows into semantic_memory.
+func semanticInsertSQL(n int) string {
+	row := `(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?, ?, ?)`
+	return `INSERT INTO semantic_memory (id, agent_id, content, summary, importance,
+		verified, tags, source, content_hash, created_at, updated_at, access_count, last_accessed_at, resonance,
+		terms, ntok, user_id, session_id, metadata)
+		VALUES ` + row + strings.Repeat(", "+row, n-1)
+}
+
+// checkNew returns an error matching ErrExists for the first of rows
+// whose ID the agent's entries or an earlier row hold.
+func (s *Semantic) checkNew(q *dbtx, rows []semanticRow) error {
+	ids := make([]string, len(rows))
+	for i, r := range rows {
+		ids[i] = r.ID
+	}
+	list, _ := json.Marshal(ids) // a []string always marshals
+	held, err := jsonSet(q, `SELECT json_group_array(id) FROM semantic_memory
+		WHERE agent_id = ?1 AND id IN (SELECT value FROM json_each(?2))`, s.m.agent, string(list))
+	if err != nil {
+		return err
+	}
+	for _, id := range ids {
+		if held[id] {
+			return fmt.Errorf("engram: semantic entry %q: %w", id, ErrExists)
+		}
+		held[id] = true
+	}
+	return nil
 }
 
 // semanticRow is a validated entry ready to insert.

@@ -1,0 +1,180 @@
+package engram
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// StoreBatch links each entry to its most similar entries among those
+// stored before it, whichever way the links are found (the stem index
+// built in the batch's transaction, or FTS5 while it is built in the
+// background): exactly the links, strengths and history of storing the
+// entries one at a time.
+func TestStoreBatchLinksAsStores(t *testing.T) {
+	for _, c := range []struct {
+		name     string
+		pre, add int
+	}{
+		{"index built at once", 0, 600},
+		{"index built across the batch", stemSyncMax - 100, 300},
+		{"through FTS5", stemSyncMax + 100, 200},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			texts := linkCorpus(9, c.pre+c.add)
+			entries := make([]SemanticEntry, c.add)
+			for i, text := range texts[c.pre:] {
+				// Every fourth a near-copy of an earlier entry of the batch.
+				if i%4 == 3 {
+					text = entries[i/2].Content + " again"
+				}
+				entries[i] = SemanticEntry{ID: fmt.Sprintf("e-%04d", i), Content: text}
+			}
+			at := time.Date(2026, 11, 27, 1, 0, 0, 0, time.UTC)
+			var got [2][]string
+			for way := range 2 {
+				path := filepath.Join(t.TempDir(), "memory.db")
+				clock := WithClock(func() time.Time { return at })
+				cfg := DefaultConfig()
+				cfg.Zettelkasten.Enabled = false
+				pre, err := New(Tier1, WithPath(path), WithAgent("alice"), WithConfig(cfg), clock)
+				if err != nil {
+					t.Fatal(err)
+				}
+				ctx := context.Background()
+				for i, text := range texts[:c.pre] {
+					if _, err := pre.Semantic().Store(ctx, SemanticEntry{ID: fmt.Sprintf("p-%04d", i), Content: text}); err != nil {
+						t.Fatal(err)
+					}
+				}
+				if err := pre.Close(); err != nil {
+					t.Fatal(err)
+				}
+				m, err := New(Tier1, WithPath(path), WithAgent("alice"), clock)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if way == 0 {
+					for _, e := range entries {
+						if _, err := m.Semantic().Store(ctx, e); err != nil {
+							t.Fatal(err)
+						}
+					}
+				} else if _, err := m.Semantic().StoreBatch(ctx, entries); err != nil {
+					t.Fatal(err)
+				}
+				got[way] = linksAndHistory(t, m)
+				if err := m.Close(); err != nil {
+					t.Fatal(err)
+				}
+			}
+			links := 0
+			for _, l := range got[0] {
+				if l[0] == 'l' {
+					links++
+				}
+			}
+			if links < c.add/8 {
+				t.Fatalf("one store after the other made %d links: the test needs more", links)
+			}
+			if i := firstDiff(got[0], got[1]); i >= 0 {
+				t.Errorf("StoreBatch wrote %d links and history rows, one Store after the other %d; the first that differ, at %d:\n%s\n%s",
+					len(got[1]), len(got[0]), i, rowAt(got[1], i), rowAt(got[0], i))
+			}
+		})
+	}
+}
+
+// firstDiff returns the first index at which a and b differ, -1 when
+// they are equal.
+func firstDiff(a, b []string) int {
+	for i := range max(len(a), len(b)) {
+		if i >= len(a) || i >= len(b) || a[i] != b[i] {
+			return i
+		}
+	}
+	return -1
+}
+
+// rowAt returns s[i], or "(none)" past its end.
+func rowAt(s []string, i int) string {
+	if i < len(s) {
+		return s[i]
+	}
+	return "(none)"
+}
+
+// linksAndHistory returns m's links, with their strengths, and its
+// history of semantic entries, in the order they were written.
+func linksAndHistory(t *testing.T, m *Memory) []string {
+	t.Helper()
+	var out []string
+	err := m.db.read(context.Background(), "test", func(q *dbtx) error {
+		rows, err := q.query(`SELECT 'l ' || source_id || ' ' || target_id || ' ' || link_type || ' ' || printf('%!.20g', strength) || ' ' || created_at
+			FROM zettel_links WHERE agent_id = ? ORDER BY source_id, strength DESC, target_id`, m.agent)
+		if err != nil {
+			return err
+		}
+		links, err := scanAll(rows, func(r scanner) (string, error) {
+			var s string
+			return s, r.Scan(&s)
+		})
+		if err != nil {
+			return err
+		}
+		rows, err = q.query(`SELECT 'h ' || id || ' ' || op || ' ' || coalesce(after, '') || ' ' || at FROM history
+			WHERE agent_id = ? AND memory_type = 'semantic' ORDER BY pk`, m.agent)
+		if err != nil {
+			return err
+		}
+		hist, err := scanAll(rows, func(r scanner) (string, error) {
+			var s string
+			return s, r.Scan(&s)
+		})
+		out = append(links, hist...)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// A batch holding an ID the agent holds, or one ID twice, is refused with
+// ErrExists naming the first such ID, and writes nothing.
+func TestStoreBatchRefusesTakenIDs(t *testing.T) {
+	m, err := New(Tier1, InMemory())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	ctx := context.Background()
+	s := m.Semantic()
+	if _, err := s.Store(ctx, SemanticEntry{ID: "taken", Content: "stored before"}); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		ids  []string
+		want string
+	}{
+		{[]string{"a", "taken", "b", "b"}, `"taken"`},
+		{[]string{"a", "b", "b", "taken"}, `"b"`},
+	} {
+		entries := make([]SemanticEntry, len(c.ids))
+		for i, id := range c.ids {
+			entries[i] = SemanticEntry{ID: id, Content: "entry " + id}
+		}
+		_, err := s.StoreBatch(ctx, entries)
+		if !errors.Is(err, ErrExists) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("StoreBatch(%v) returned %v, want ErrExists naming %s", c.ids, err, c.want)
+		}
+		list, err := s.List(ctx, ListOptions{})
+		if err != nil || len(list) != 1 {
+			t.Errorf("%d entries after the refused batch (%v), want 1", len(list), err)
+		}
+	}
+}
