@@ -34,8 +34,9 @@ import (
 // the entries holding one of those are compared. They are looked up in an
 // in-memory index of the agent's stems, which costs no query. An agent
 // with many entries (more than a thousand) has that index built in the
-// background, from the first link on, so that no store waits for it:
-// until it is ready, FTS5 finds the entries holding one of those terms
+// background, from the first link on, so that no store waits for it (a
+// store's links then wait for the index: see [Semantic.Store]); until it
+// is ready, AutoLink has FTS5 find the entries holding one of those terms
 // (among the agent's entries only, however many other agents share the
 // file), at a cost set by how many entries hold those terms rather than
 // by how many the agent has. Both ways find the same links. With vectors (Tier 2), similarity is the cosine
@@ -126,6 +127,14 @@ func (l *Links) linkRows(q *dbtx, rows []semanticRow, pks []int64, now time.Time
 	for i, pk := range pks {
 		at[pk] = i
 	}
+	if ok, err := l.deferring(q, len(rows)-1); err != nil || ok {
+		for _, pk := range pks {
+			if ok {
+				l.m.stems.deferLink(q, pk)
+			}
+		}
+		return err
+	}
 	var links []any // source, target and strength of each link
 	for i, r := range rows {
 		later := func(pk int64) bool {
@@ -140,6 +149,112 @@ func (l *Links) linkRows(q *dbtx, rows []semanticRow, pks []int64, now time.Time
 			links = append(links, r.ID, f.id, f.sim)
 		}
 	}
+	return l.insertLinks(q, links, now)
+}
+
+// deferring reports whether the links of the entries q's transaction
+// stores wait for the stem index (see stemIndex.deferLink): when it is
+// being built in the background, or starts to be when q commits (see
+// stemIndex.readyFor, which later is passed to). A store then costs what
+// it costs once the index is built, not the FTS5 queries of
+// textSimilar, which cost milliseconds an entry in a memory of 100,000.
+func (l *Links) deferring(q *dbtx, later int) (bool, error) {
+	x := &l.m.stems
+	if x.db == nil || x.link == nil {
+		return false, nil // the index is always built at once
+	}
+	ok, err := x.readyFor(q, later)
+	return !ok, err
+}
+
+// linkDeferred links the entries whose links waited for the stem index
+// (see stemIndex.deferLink), in q's transaction, each to its most similar
+// entries among those stored before it (a lower rowid: rows are numbered
+// in the order they are stored), as autoLink would have when it was
+// stored: through the index when useIndex is set (the install of a
+// background build), else through FTS5 (Close, which stopped the build).
+// An entry deleted meanwhile is skipped.
+func (l *Links) linkDeferred(q *dbtx, useIndex bool) error {
+	x := &l.m.stems
+	pks := x.deferred
+	if len(pks) == 0 {
+		return nil
+	}
+	zc := l.m.cfg.Zettelkasten
+	var links []any
+	if zc.Enabled && zc.MaxLinksPerEntry > 0 {
+		list, _ := json.Marshal(pks)
+		rows, err := q.query(`SELECT s.pk, s.id, s.content FROM json_each(?1) j CROSS JOIN semantic_memory s ON s.pk = j.value
+			WHERE s.agent_id = ?2 ORDER BY j.key`, string(list), l.m.agent)
+		if err != nil {
+			return err
+		}
+		type entry struct {
+			pk          int64
+			id, content string
+		}
+		entries, err := scanAll(rows, func(r scanner) (entry, error) {
+			var e entry
+			return e, r.Scan(&e.pk, &e.id, &e.content)
+		})
+		if err != nil {
+			return err
+		}
+		for _, e := range entries {
+			later := func(pk int64) bool { return pk > e.pk }
+			var found []similarDoc
+			if useIndex {
+				found = x.similarSkip(e.pk, zc.LinkingThreshold, zc.MaxLinksPerEntry, later)
+			} else if found, err = l.textSimilarSkip(q, e.pk, e.content, zc.LinkingThreshold, zc.MaxLinksPerEntry, later); err != nil {
+				return err
+			}
+			for _, f := range found {
+				links = append(links, e.id, f.id, f.sim)
+			}
+		}
+	}
+	if err := l.insertLinks(q, links, l.m.now()); err != nil {
+		return err
+	}
+	x.deferred = nil
+	q.onRollback(func() { x.deferred = pks })
+	return nil
+}
+
+// closeLinkFTSMax is how many deferred entries Close links through FTS5
+// at most; past it, it builds the stem index in its transaction (about
+// 30 µs an entry of the agent's) and links them through it.
+const closeLinkFTSMax = 64
+
+// linkDeferred links, when the Memory closes, the entries whose links
+// still wait for the stem index (see stemIndex.deferLink): the
+// background build was stopped before it was ready. When it cannot, it
+// logs how many stay unlinked at warn level: bookkeeping never makes
+// Close fail.
+func (m *Memory) linkDeferred() {
+	x := &m.stems
+	if len(x.deferred) == 0 {
+		return
+	}
+	n := len(x.deferred)
+	err := m.db.write(context.Background(), "links.auto_link", func(q *dbtx) error {
+		useIndex := n > closeLinkFTSMax
+		if useIndex {
+			if err := x.sync(q); err != nil {
+				return err
+			}
+		}
+		return m.links.linkDeferred(q, useIndex)
+	})
+	if err != nil {
+		m.log.Warn("engram: entries left without their similar links at close", "agent", m.agent, "entries", n, "err", err)
+	}
+}
+
+// insertLinks writes the "similar" links of links (the source, target and
+// strength of each, in turn), made at now, a few dozen per statement, in
+// order.
+func (l *Links) insertLinks(q *dbtx, links []any, now time.Time) error {
 	for len(links) > 0 {
 		n := semanticInsertMax
 		for 3*n > len(links) {
@@ -231,7 +346,16 @@ type stemIndex struct {
 	// back what a transaction or savepoint added to recorded.
 	undo, recUndo rollbackScope
 	ctl           stemControl
-	scratch       struct { // similar's buffers, kept between calls
+	// deferred are the rowids of the entries stored while a background
+	// build ran (or was about to), in the order they were stored, whose
+	// links wait for the index: the install links them (see
+	// Links.linkDeferred), or Close. Unlike stemState, a reset keeps
+	// them: the next build links them.
+	deferred []int64
+	// link links the deferred entries in q's transaction (see
+	// Links.linkDeferred); the Memory sets it when it opens.
+	link    func(q *dbtx, useIndex bool) error
+	scratch struct { // similar's buffers, kept between calls
 		order []termWeight
 		ws    []uint32
 		ends  []int
@@ -557,6 +681,9 @@ func (x *stemIndex) build(q *dbtx) error {
 		x.reset()
 		return err
 	}
+	if len(x.deferred) > 0 && x.link != nil {
+		return x.link(q, true) // a background build this one replaced left them
+	}
 	return nil
 }
 
@@ -623,6 +750,10 @@ func (x *stemIndex) run(ctx context.Context, b *stemBuild, snap chan<- bool) {
 	_ = x.db.write(ctx, "links.index", func(q *dbtx) error { return x.install(q, b, d, v0) })
 }
 
+// textSimilarHook, set by tests only, runs whenever textSimilar looks
+// for an entry's similar entries through FTS5.
+var textSimilarHook func()
+
 // stemSnapshotHook, set by tests only, runs in a background build right
 // after it took its snapshot, with its context.
 var stemSnapshotHook func(ctx context.Context)
@@ -648,7 +779,22 @@ func (x *stemIndex) install(q *dbtx, b *stemBuild, d stemData, v0 int64) error {
 	}
 	x.stemState = stemState{built: true, version: v, stemData: d}
 	x.changedIn(q)
-	return x.apply(q, recorded)
+	if err := x.apply(q, recorded); err != nil {
+		return err
+	}
+	if x.link == nil {
+		return nil
+	}
+	return x.link(q, true)
+}
+
+// deferLink notes that the entry with rowid pk, stored in q's
+// transaction, is linked once the index is built; the rollback of the
+// transaction, or of the savepoint open in it, forgets it again.
+func (x *stemIndex) deferLink(q *dbtx, pk int64) {
+	n := len(x.deferred)
+	x.deferred = append(x.deferred, pk)
+	q.onRollback(func() { x.deferred = x.deferred[:n] })
 }
 
 // stop stops the background build, if any, waits for it, and lets no
@@ -921,6 +1067,9 @@ func (l *Links) textSimilar(q *dbtx, pk int64, content string, threshold float64
 // textSimilarSkip is textSimilar leaving out the entries skip reports
 // (none when skip is nil).
 func (l *Links) textSimilarSkip(q *dbtx, pk int64, content string, threshold float64, n int, skip func(pk int64) bool) ([]similarDoc, error) {
+	if textSimilarHook != nil {
+		textSimilarHook()
+	}
 	a := termVector(content)
 	if len(a) == 0 || n < 1 {
 		return nil, nil

@@ -31,7 +31,14 @@ const maxSummaryRunes = 200
 // time-ordered ID, a zero CreatedAt the clock's now, and an empty Summary a
 // one-line summary of Content. When [ZettelkastenConfig.Enabled] is set,
 // the entry is linked to its most similar entries in the same transaction
-// (see [Links.AutoLink]).
+// (see [Links.AutoLink]), each to those stored before it; except in Tier 1
+// while the index auto-linking uses is built in the background (in the
+// first seconds after opening a memory of more than a thousand entries),
+// when the store does not wait for it: the links are made, the same, in
+// the transaction that installs the index, or by [Memory.Close] at the
+// latest. A process that ends without Close, or crashes, then leaves
+// those entries without their similar links ([Links.AutoLink] makes
+// them).
 //
 // It returns an error matching [ErrInvalid] for bad input, [ErrExists] if
 // the agent already has an entry with that ID, [ErrClosed] after Close and a
@@ -117,7 +124,18 @@ func (s *Semantic) store(q *dbtx, r semanticRow, es []embedded, i int, now time.
 	if !s.m.cfg.Zettelkasten.Enabled {
 		return nil
 	}
-	_, err = s.m.links.autoLink(q, pk, r.ID, r.Content, vectorOf(es, i), now)
+	emb := vectorOf(es, i)
+	if emb == nil && s.m.cfg.Zettelkasten.MaxLinksPerEntry > 0 {
+		wait, err := s.m.links.deferring(q, 0)
+		if err != nil {
+			return err
+		}
+		if wait {
+			s.m.stems.deferLink(q, pk)
+			return nil
+		}
+	}
+	_, err = s.m.links.autoLink(q, pk, r.ID, r.Content, emb, now)
 	return err
 }
 

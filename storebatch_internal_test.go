@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -65,6 +66,14 @@ func TestStoreBatchLinksAsStores(t *testing.T) {
 						}
 					}
 				} else if _, err := m.Semantic().StoreBatch(ctx, entries); err != nil {
+					t.Fatal(err)
+				}
+				// Links that wait for the stem index are made when its
+				// background build is installed, or at Close at the latest.
+				if err := m.Close(); err != nil {
+					t.Fatal(err)
+				}
+				if m, err = New(Tier1, WithPath(path), WithAgent("alice"), WithReadOnly()); err != nil {
 					t.Fatal(err)
 				}
 				got[way] = linksAndHistory(t, m)
@@ -176,5 +185,119 @@ func TestStoreBatchRefusesTakenIDs(t *testing.T) {
 		if err != nil || len(list) != 1 {
 			t.Errorf("%d entries after the refused batch (%v), want 1", len(list), err)
 		}
+	}
+}
+
+// countFTSLinks counts textSimilar's searches through FTS5 until the test
+// ends.
+func countFTSLinks(t *testing.T) *int {
+	n := new(int)
+	textSimilarHook = func() { *n++ }
+	t.Cleanup(func() { textSimilarHook = nil })
+	return n
+}
+
+// linkedTo returns the targets of the entry id's links.
+func linkedTo(t *testing.T, m *Memory, id string) []string {
+	t.Helper()
+	ls, err := m.Links().For(context.Background(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, l := range ls {
+		if l.SourceID == id {
+			out = append(out, l.TargetID)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// idOf returns the ID of m's semantic entry holding content.
+func idOf(t *testing.T, m *Memory, content string) string {
+	t.Helper()
+	var id string
+	err := m.db.read(context.Background(), "test", func(q *dbtx) error {
+		return q.queryRow(`SELECT id FROM semantic_memory WHERE agent_id = ? AND content = ?`, []any{m.agent, content}, &id)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return id
+}
+
+// While a large agent's stem index is built in the background, Store and
+// StoreBatch look for no similar entry through FTS5 (milliseconds an
+// entry in a large memory): the entries are linked when the index is
+// installed, each to the entries stored before it, as they would have
+// been when stored.
+func TestStoreDuringStemBuildLinksWhenReady(t *testing.T) {
+	release := holdBuilds(t)
+	fts := countFTSLinks(t)
+	m, _, texts := openLarge(t)
+	ctx := context.Background()
+	s := m.Semantic()
+	first, err := s.Store(ctx, SemanticEntry{Content: texts[5] + " again"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	batch, err := s.StoreBatch(ctx, []SemanticEntry{{Content: texts[5] + " once more"}, {Content: texts[9] + " again"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if *fts != 0 {
+		t.Errorf("the stores searched FTS5 %d times while the index was built, want none", *fts)
+	}
+	if m.stems.bg == nil {
+		t.Fatal("no background build under way")
+	}
+	release()
+	m.stems.ctl.wg.Wait()
+	if !m.stems.built || len(m.stems.deferred) != 0 {
+		t.Fatalf("built %v, %d entries waiting for links after the build: want it installed and none waiting", m.stems.built, len(m.stems.deferred))
+	}
+	old5, old9 := idOf(t, m, texts[5]), idOf(t, m, texts[9])
+	want := map[string][]string{
+		first:    {old5},
+		batch[0]: {first, old5},
+		batch[1]: {old9},
+	}
+	for id, targets := range want {
+		got := linkedTo(t, m, id)
+		for _, target := range targets {
+			if !slices.Contains(got, target) {
+				t.Errorf("entry %s is linked to %v, want %s among them", id, got, target)
+			}
+		}
+		if slices.Contains(got, batch[0]) && id == first {
+			t.Errorf("entry %s is linked to %s, stored after it", id, batch[0])
+		}
+	}
+}
+
+// Close links the entries still waiting for the stem index, whose build
+// it stops.
+func TestCloseLinksWaitingEntries(t *testing.T) {
+	holdBuilds(t) // never released: only Close ends the build
+	m, path, texts := openLarge(t)
+	ctx := context.Background()
+	id, err := m.Semantic().Store(ctx, SemanticEntry{Content: texts[5] + " again"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.stems.deferred) != 1 {
+		t.Fatalf("%d entries wait for their links, want 1", len(m.stems.deferred))
+	}
+	if err := m.Close(); err != nil {
+		t.Fatal(err)
+	}
+	m, err = New(Tier1, WithPath(path), WithAgent("alice"), WithReadOnly())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	if got, old := linkedTo(t, m, id), idOf(t, m, texts[5]); !slices.Contains(got, old) {
+		t.Errorf("after Close, entry %s is linked to %v, want %s among them", id, got, old)
 	}
 }
