@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/engram-go/engram/internal/bm25"
+	"github.com/engram-go/engram/internal/query"
 )
 
 // Semantic is the agent's long-term knowledge. Get it from
@@ -118,6 +119,7 @@ func (s *Semantic) store(q *dbtx, r semanticRow, es []embedded, i int, now time.
 	if err != nil {
 		return err
 	}
+	q.knowTerms(r.Content, r.stems)
 	if err := s.m.putNew(q, TypeSemantic, pk, es, i); err != nil {
 		return err
 	}
@@ -165,6 +167,7 @@ func (s *Semantic) storeRows(q *dbtx, rows []semanticRow, now time.Time) error {
 		}
 		args := make([]any, 0, n*semanticInsertArgs)
 		for _, r := range rows[start : start+n] {
+			q.knowTerms(r.Content, r.stems)
 			args = append(args, r.ID, s.m.agent, r.Content, r.Summary, r.Importance, r.Verified, r.tags, r.Source,
 				r.hash, ms(r.CreatedAt), ms(r.UpdatedAt), ms(r.LastAccessedAt), r.Resonance, r.terms, r.ntok,
 				r.UserID, r.SessionID, r.meta)
@@ -242,12 +245,29 @@ type semanticRow struct {
 	hash  []byte
 	terms []byte // the term vector of content and tags (see internal/bm25)
 	ntok  int
+	stems map[string]uint32 // auto-linking's term vector of content (see termVector)
 }
 
 // semanticTerms is the term vector of an entry's indexed text: its
 // content and its tags, encoded as the tags column holds them (see
 // semanticKind.indexed).
 func semanticTerms(content, tags string) ([]byte, int) { return bm25.Vector(content, tags) }
+
+// semanticVectors is semanticTerms with, from the same stems, the term
+// vector auto-linking's index keeps of content (termVector's): a store
+// stems its text once.
+func semanticVectors(content, tags string) ([]byte, int, map[string]uint32) {
+	v := map[string]uint32{} // counts, then weights
+	b, n := bm25.VectorEach(func(i int, tok, stem string) {
+		if i == 0 && !query.IsStopword(tok) {
+			v[stem]++
+		}
+	}, content, tags)
+	for st, tf := range v {
+		v[st] = termWeight32(int(tf))
+	}
+	return b, n, v
+}
 
 // prepare validates e, fills in what the caller left empty and encodes it.
 func (s *Semantic) prepare(field string, e SemanticEntry, now time.Time) (semanticRow, error) {
@@ -303,7 +323,7 @@ func (s *Semantic) prepare(field string, e SemanticEntry, now time.Time) (semant
 		return semanticRow{}, err
 	}
 	r := semanticRow{SemanticEntry: e, tags: encodeTags(e.Tags), hash: contentHash(e.Content), meta: meta}
-	r.terms, r.ntok = semanticTerms(r.Content, r.tags)
+	r.terms, r.ntok, r.stems = semanticVectors(r.Content, r.tags)
 	return r, nil
 }
 

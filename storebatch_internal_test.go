@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -299,5 +300,26 @@ func TestCloseLinksWaitingEntries(t *testing.T) {
 	defer m.Close()
 	if got, old := linkedTo(t, m, id), idOf(t, m, texts[5]); !slices.Contains(got, old) {
 		t.Errorf("after Close, entry %s is linked to %v, want %s among them", id, got, old)
+	}
+}
+
+// The term vector a store makes of its content while it stems it for
+// search is auto-linking's: what termVector makes of the content alone,
+// stopwords left out, whatever the tags.
+func TestSemanticVectorsAreTermVectors(t *testing.T) {
+	for _, c := range []struct{ content, tags string }{
+		{"The deploy pipelines deployed; the deploying of it", `["deploy","ops"]`},
+		{"Ünïcödé café naïve résumé — and the CAFÉ again", ""},
+		{"the of and to a in is it", `["the"]`},
+		{"kubernetes k8s 10.2.3 x_y foo-bar", `[]`},
+	} {
+		wantTerms, wantN := semanticTerms(c.content, c.tags)
+		terms, n, stems := semanticVectors(c.content, c.tags)
+		if string(terms) != string(wantTerms) || n != wantN {
+			t.Errorf("semanticVectors(%q, %q) made another search vector than semanticTerms", c.content, c.tags)
+		}
+		if want := termVector(c.content); !maps.Equal(stems, want) {
+			t.Errorf("semanticVectors(%q, %q) = %v, want termVector's %v", c.content, c.tags, stems, want)
+		}
 	}
 }
