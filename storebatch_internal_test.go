@@ -1,6 +1,7 @@
 package engram
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -321,5 +322,83 @@ func TestSemanticVectorsAreTermVectors(t *testing.T) {
 		if want := termVector(c.content); !maps.Equal(stems, want) {
 			t.Errorf("semanticVectors(%q, %q) = %v, want termVector's %v", c.content, c.tags, stems, want)
 		}
+	}
+}
+
+// An import inserts its memories many to a statement; a record that
+// conflicts in the middle of them takes that statement back, with what
+// the indexes beside the database saw of it, and the records are then put
+// one by one: the policy applies to the one at fault, and the indexes
+// hold exactly the rows written.
+func TestImportConflictInABatch(t *testing.T) {
+	ctx := context.Background()
+	src, err := New(Tier1, InMemory())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	ids := []string{"n1", "n2", "taken", "n3", "n4"}
+	entries := make([]SemanticEntry, len(ids))
+	for i, id := range ids {
+		entries[i] = SemanticEntry{ID: id, Content: "imported entry about " + id + " and the pipeline"}
+	}
+	if _, err := src.Semantic().StoreBatch(ctx, entries); err != nil {
+		t.Fatal(err)
+	}
+	var file bytes.Buffer
+	if err := src.Export(ctx, &file, ExportOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		policy   Conflict
+		content  string
+		replaced int
+	}{{ConflictSkip, "held before about taken", 0}, {ConflictReplace, "imported entry about taken and the pipeline", 1}} {
+		t.Run(c.policy.String(), func(t *testing.T) {
+			m, err := New(Tier1, WithPath(filepath.Join(t.TempDir(), "memory.db")))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer m.Close()
+			for _, e := range []SemanticEntry{{ID: "taken", Content: "held before about taken"}, {Content: "the pipeline held before"}} {
+				if _, err := m.Semantic().Store(ctx, e); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if _, err := m.Search(ctx, SearchOptions{Query: "pipeline"}); err != nil { // the text index follows from here
+				t.Fatal(err)
+			}
+			rep, err := m.Import(ctx, bytes.NewReader(file.Bytes()), ImportOptions{Conflict: c.policy})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rep.Added["semantic"] != 4 || rep.Replaced["semantic"] != c.replaced {
+				t.Errorf("the import added %v and replaced %v, want 4 semantic entries added and %d replaced", rep.Added, rep.Replaced, c.replaced)
+			}
+			checkStems(t, m)
+			if err := m.CheckIntegrity(ctx); err != nil {
+				t.Fatal(err)
+			}
+			for _, id := range ids {
+				want := "imported entry about " + id + " and the pipeline"
+				if id == "taken" {
+					want = c.content
+				}
+				res, err := m.Search(ctx, SearchOptions{Query: want, Limit: 1})
+				if err != nil || len(res) != 1 || res[0].ID != id {
+					t.Errorf("a search for %q found %v (%v), want %s", want, res, err, id)
+				}
+				e, err := m.Semantic().Get(ctx, id)
+				if err != nil || e.Content != want {
+					t.Errorf("entry %s holds %q (%v), want %q", id, e.Content, err, want)
+				}
+			}
+			var n int
+			if err := m.db.read(ctx, "test", func(q *dbtx) error {
+				return q.queryRow(`SELECT count(*) FROM semantic_memory WHERE agent_id = ?`, []any{m.agent}, &n)
+			}); err != nil || n != 6 {
+				t.Errorf("%d semantic entries (%v), want 6", n, err)
+			}
+		})
 	}
 }
