@@ -146,7 +146,19 @@ func linksAndHistory(t *testing.T, m *Memory) []string {
 			var s string
 			return s, r.Scan(&s)
 		})
-		out = append(links, hist...)
+		if err != nil {
+			return err
+		}
+		rows, err = q.query(`SELECT 'r ' || pk || ' ' || id || ' ' || hex(terms) || ' ' || ntok || ' ' || hex(content_hash) || ' ' || resonance
+			FROM semantic_memory WHERE agent_id = ? ORDER BY pk`, m.agent)
+		if err != nil {
+			return err
+		}
+		derived, err := scanAll(rows, func(r scanner) (string, error) {
+			var s string
+			return s, r.Scan(&s)
+		})
+		out = append(append(links, hist...), derived...)
 		return err
 	})
 	if err != nil {
@@ -400,5 +412,81 @@ func TestImportConflictInABatch(t *testing.T) {
 				t.Errorf("%d semantic entries (%v), want 6", n, err)
 			}
 		})
+	}
+}
+
+// LogBatch, which inserts its episodes many to a statement, writes what
+// Log writes one episode after the other: the same rows, history and
+// full-text index; and it refuses a batch holding a taken ID, writing
+// nothing.
+func TestLogBatchAsLogs(t *testing.T) {
+	ctx := context.Background()
+	at := time.Date(2026, 11, 27, 1, 0, 0, 0, time.UTC)
+	texts := linkCorpus(4, 150)
+	eps := make([]Episode, len(texts))
+	for i, text := range texts {
+		eps[i] = Episode{ID: fmt.Sprintf("ep-%03d", i), Content: text, SessionID: fmt.Sprintf("s%d", i/40), TaskID: "t1",
+			Metadata: map[string]string{"n": fmt.Sprint(i)}}
+	}
+	var exports [2]string
+	var found [2][]string
+	for way := range 2 {
+		m, err := New(Tier1, WithPath(filepath.Join(t.TempDir(), "memory.db")), WithClock(func() time.Time { return at }))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if way == 0 {
+			for _, ep := range eps {
+				if _, err := m.Episodic().Log(ctx, ep); err != nil {
+					t.Fatal(err)
+				}
+			}
+		} else if _, err := m.Episodic().LogBatch(ctx, eps); err != nil {
+			t.Fatal(err)
+		}
+		var b bytes.Buffer
+		if err := m.Export(ctx, &b, ExportOptions{History: true}); err != nil {
+			t.Fatal(err)
+		}
+		exports[way] = b.String()
+		err = m.db.read(ctx, "test", func(q *dbtx) error { // the derived columns export leaves out
+			var derived string
+			err := q.queryRow(`SELECT group_concat(id || ':' || hex(terms) || ':' || ntok || ':' || resonance, ' ') FROM
+				(SELECT * FROM episodic_log ORDER BY pk)`, nil, &derived)
+			exports[way] += derived
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, text := range texts[:20] {
+			res, err := m.Episodic().Search(ctx, SearchOptions{Query: text, Limit: 3})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, r := range res {
+				found[way] = append(found[way], r.ID)
+			}
+		}
+		if way == 1 {
+			_, err := m.Episodic().LogBatch(ctx, []Episode{{ID: "new", Content: "a"}, {ID: "ep-007", Content: "b"}})
+			if !errors.Is(err, ErrExists) || !strings.Contains(err.Error(), `"ep-007"`) {
+				t.Errorf("a batch with a taken ID returned %v, want ErrExists naming it", err)
+			}
+			if _, err := m.Episodic().Get(ctx, "new"); !errors.Is(err, ErrNotFound) {
+				t.Errorf("the refused batch wrote its first episode (%v)", err)
+			}
+		}
+		if err := m.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if exports[0] != exports[1] {
+		a, b := strings.Split(exports[0], "\n"), strings.Split(exports[1], "\n")
+		i := firstDiff(a, b)
+		t.Errorf("LogBatch's memory exports otherwise than Log's, from line %d:\n%s\n%s", i, rowAt(b, i), rowAt(a, i))
+	}
+	if !slices.Equal(found[0], found[1]) {
+		t.Errorf("searches after LogBatch found %v, after Log %v", found[1], found[0])
 	}
 }
