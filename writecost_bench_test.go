@@ -1,10 +1,12 @@
 package engram_test
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"flag"
 	"fmt"
+	"math/rand/v2"
 	"path/filepath"
 	"testing"
 	"time"
@@ -34,6 +36,7 @@ func BenchmarkWriteCost(b *testing.B) {
 			defer db.Close()
 			lat := make(latencies, 0, 4096)
 			b.ReportAllocs()
+			cpu := cpuTime()
 			i := 0
 			for b.Loop() {
 				e := texts[i%len(texts)]
@@ -52,6 +55,7 @@ func BenchmarkWriteCost(b *testing.B) {
 				i++
 			}
 			lat.report(b)
+			reportCPU(b, cpu)
 		})
 		for _, autolink := range []bool{true, false} {
 			b.Run(fmt.Sprintf("N=%d/op=store/autolink=%v", n, autolink), func(b *testing.B) {
@@ -60,6 +64,7 @@ func BenchmarkWriteCost(b *testing.B) {
 				ctx := context.Background()
 				lat := make(latencies, 0, 4096)
 				b.ReportAllocs()
+				cpu := cpuTime()
 				i := 0
 				for b.Loop() {
 					start := time.Now()
@@ -70,6 +75,7 @@ func BenchmarkWriteCost(b *testing.B) {
 					i++
 				}
 				lat.report(b)
+				reportCPU(b, cpu)
 			})
 		}
 		b.Run(fmt.Sprintf("N=%d/op=log", n), func(b *testing.B) {
@@ -78,6 +84,7 @@ func BenchmarkWriteCost(b *testing.B) {
 			ctx := context.Background()
 			lat := make(latencies, 0, 4096)
 			b.ReportAllocs()
+			cpu := cpuTime()
 			i := 0
 			for b.Loop() {
 				start := time.Now()
@@ -90,8 +97,99 @@ func BenchmarkWriteCost(b *testing.B) {
 				i++
 			}
 			lat.report(b)
+			reportCPU(b, cpu)
 		})
 	}
+}
+
+// reportCPU reports the process's CPU time per op since cpu (a cpuTime
+// reading), background work included.
+func reportCPU(b *testing.B, cpu time.Duration) {
+	if cpu > 0 {
+		b.ReportMetric(float64((cpuTime()-cpu).Microseconds())/float64(b.N), "cpu-µs/op")
+	}
+}
+
+var bulkSize = flag.Int("bulk.size", 100_000, "the number of memories BenchmarkBulkBuild builds")
+
+// BenchmarkBulkBuild builds a memory of the search benchmarks' corpus of
+// bulk.size texts, as bench/peers' text section builds engram's (the
+// yardstick there is bleve indexing the same texts): op=storebatch
+// stores them as semantic entries with auto-linking on (the default),
+// 1,000 per StoreBatch, then merges the full-text indexes (Optimize);
+// op=import imports that memory's export into an empty memory;
+// op=logbatch logs the texts as episodes, 1,000 per LogBatch. Each op
+// builds a new memory; cpu-s/op is the process's CPU time. Run it with
+// -benchtime 1x.
+func BenchmarkBulkBuild(b *testing.B) {
+	n := *bulkSize
+	ctx := context.Background()
+	docs := benchdata.NewCorpus(n).Docs
+	entries := make([]engram.SemanticEntry, n)
+	rng := rand.New(rand.NewPCG(3, 3))
+	for i, d := range docs {
+		entries[i] = engram.SemanticEntry{Content: d, Importance: float64(rng.IntN(101)) / 100}
+	}
+	var file []byte
+	build := func(b *testing.B, op func(m *engram.Memory) error) {
+		cpu := cpuTime()
+		for b.Loop() {
+			m, err := engram.New(engram.Tier1, engram.WithDir(b.TempDir()))
+			if err != nil {
+				b.Fatal(err)
+			}
+			if err := op(m); err != nil {
+				b.Fatal(err)
+			}
+			b.StopTimer()
+			if file == nil {
+				var buf bytes.Buffer
+				if err := m.Export(ctx, &buf, engram.ExportOptions{}); err != nil {
+					b.Fatal(err)
+				}
+				file = buf.Bytes()
+			}
+			if err := m.Close(); err != nil {
+				b.Fatal(err)
+			}
+			b.StartTimer()
+		}
+		b.ReportMetric((cpuTime()-cpu).Seconds()/float64(b.N), "cpu-s/op")
+		b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "memories/s")
+	}
+	b.Run(fmt.Sprintf("N=%d/op=storebatch", n), func(b *testing.B) {
+		build(b, func(m *engram.Memory) error {
+			for i := 0; i < n; i += 1000 {
+				if _, err := m.Semantic().StoreBatch(ctx, entries[i:min(n, i+1000)]); err != nil {
+					return err
+				}
+			}
+			return m.Optimize(ctx)
+		})
+	})
+	b.Run(fmt.Sprintf("N=%d/op=import", n), func(b *testing.B) {
+		if file == nil {
+			b.Skip("op=storebatch makes the file")
+		}
+		build(b, func(m *engram.Memory) error {
+			_, err := m.Import(ctx, bytes.NewReader(file), engram.ImportOptions{})
+			return err
+		})
+	})
+	b.Run(fmt.Sprintf("N=%d/op=logbatch", n), func(b *testing.B) {
+		eps := make([]engram.Episode, n)
+		for i, d := range docs {
+			eps[i] = engram.Episode{Content: d, SessionID: fmt.Sprintf("session-%d", i/50)}
+		}
+		build(b, func(m *engram.Memory) error {
+			for i := 0; i < n; i += 1000 {
+				if _, err := m.Episodic().LogBatch(ctx, eps[i:min(n, i+1000)]); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	})
 }
 
 // openWarm opens a copy of the search benchmarks' memory of n entries,
