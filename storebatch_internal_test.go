@@ -490,3 +490,39 @@ func TestLogBatchAsLogs(t *testing.T) {
 		t.Errorf("searches after LogBatch found %v, after Log %v", found[1], found[0])
 	}
 }
+
+// A large batch, prepared on several goroutines, names its first invalid
+// entry, writes nothing, and gives the entries without an ID IDs in the
+// batch's order.
+func TestStoreBatchPreparesInOrder(t *testing.T) {
+	m, err := New(Tier1, InMemory())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	ctx := context.Background()
+	entries := make([]SemanticEntry, 4*prepareParallelMin)
+	for i := range entries {
+		entries[i] = SemanticEntry{Content: fmt.Sprintf("entry number %d", i)}
+	}
+	bad := slices.Clone(entries)
+	bad[len(bad)-10].Importance = 2
+	bad[prepareParallelMin+3].Content = ""
+	if _, err := m.Semantic().StoreBatch(ctx, bad); !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), fmt.Sprintf("entries[%d]", prepareParallelMin+3)) {
+		t.Errorf("StoreBatch returned %v, want ErrInvalid naming entries[%d]", err, prepareParallelMin+3)
+	}
+	if list, err := m.Semantic().List(ctx, ListOptions{Limit: 1}); err != nil || len(list) != 0 {
+		t.Fatalf("the refused batch left %d entries (%v)", len(list), err)
+	}
+	ids, err := m.Semantic().StoreBatch(ctx, entries)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.IsSorted(ids) {
+		t.Error("the batch's new IDs are not in its order")
+	}
+	list, err := m.Semantic().List(ctx, ListOptions{Limit: 10})
+	if err != nil || len(list) != 10 {
+		t.Fatalf("listed %d entries (%v)", len(list), err)
+	}
+}
