@@ -34,8 +34,9 @@ import (
 // the entries holding one of those are compared. They are looked up in an
 // in-memory index of the agent's stems, which costs no query. An agent
 // with many entries (more than a thousand) has that index built in the
-// background, from the first link on, so that no store waits for it:
-// until it is ready, FTS5 finds the entries holding one of those terms
+// background, from the first link on, so that no store waits for it (a
+// store's links then wait for the index: see [Semantic.Store]); until it
+// is ready, AutoLink has FTS5 find the entries holding one of those terms
 // (among the agent's entries only, however many other agents share the
 // file), at a cost set by how many entries hold those terms rather than
 // by how many the agent has. Both ways find the same links. With vectors (Tier 2), similarity is the cosine
@@ -112,6 +113,168 @@ func (l *Links) autoLink(q *dbtx, pk int64, id, content string, emb []float32, n
 	return links, nil
 }
 
+// linkRows auto-links the entries of a batch inserted at once (see
+// Semantic.storeRows), rows with rowids pks, in q's transaction: each to
+// its most similar entries among those stored before it, as autoLink
+// links one entry when it is stored. The links are written a few dozen
+// per statement, in the order autoLink would write them.
+func (l *Links) linkRows(q *dbtx, rows []semanticRow, pks []int64, now time.Time) error {
+	zc := l.m.cfg.Zettelkasten
+	if zc.MaxLinksPerEntry == 0 {
+		return nil
+	}
+	at := make(map[int64]int, len(pks))
+	for i, pk := range pks {
+		at[pk] = i
+	}
+	if ok, err := l.deferring(q, len(rows)-1); err != nil || ok {
+		for _, pk := range pks {
+			if ok {
+				l.m.stems.deferLink(q, pk)
+			}
+		}
+		return err
+	}
+	var links []any // source, target and strength of each link
+	for i, r := range rows {
+		later := func(pk int64) bool {
+			j, ok := at[pk]
+			return ok && j > i
+		}
+		found, err := l.similarBefore(q, pks[i], r.Content, zc.LinkingThreshold, zc.MaxLinksPerEntry, later, len(rows)-1-i)
+		if err != nil {
+			return err
+		}
+		for _, f := range found {
+			links = append(links, r.ID, f.id, f.sim)
+		}
+	}
+	return l.insertLinks(q, links, now)
+}
+
+// deferring reports whether the links of the entries q's transaction
+// stores wait for the stem index (see stemIndex.deferLink): when it is
+// being built in the background, or starts to be when q commits (see
+// stemIndex.readyFor, which later is passed to). A store then costs what
+// it costs once the index is built, not the FTS5 queries of
+// textSimilar, which cost milliseconds an entry in a memory of 100,000.
+func (l *Links) deferring(q *dbtx, later int) (bool, error) {
+	x := &l.m.stems
+	if x.db == nil || x.link == nil {
+		return false, nil // the index is always built at once
+	}
+	ok, err := x.readyFor(q, later)
+	return !ok, err
+}
+
+// linkDeferred links the entries whose links waited for the stem index
+// (see stemIndex.deferLink), in q's transaction, each to its most similar
+// entries among those stored before it (a lower rowid: rows are numbered
+// in the order they are stored), as autoLink would have when it was
+// stored: through the index when useIndex is set (the install of a
+// background build), else through FTS5 (Close, which stopped the build).
+// An entry deleted meanwhile is skipped.
+func (l *Links) linkDeferred(q *dbtx, useIndex bool) error {
+	x := &l.m.stems
+	pks := x.deferred
+	if len(pks) == 0 {
+		return nil
+	}
+	zc := l.m.cfg.Zettelkasten
+	var links []any
+	if zc.Enabled && zc.MaxLinksPerEntry > 0 {
+		list, _ := json.Marshal(pks)
+		rows, err := q.query(`SELECT s.pk, s.id, s.content FROM json_each(?1) j CROSS JOIN semantic_memory s ON s.pk = j.value
+			WHERE s.agent_id = ?2 ORDER BY j.key`, string(list), l.m.agent)
+		if err != nil {
+			return err
+		}
+		type entry struct {
+			pk          int64
+			id, content string
+		}
+		entries, err := scanAll(rows, func(r scanner) (entry, error) {
+			var e entry
+			return e, r.Scan(&e.pk, &e.id, &e.content)
+		})
+		if err != nil {
+			return err
+		}
+		for _, e := range entries {
+			later := func(pk int64) bool { return pk > e.pk }
+			var found []similarDoc
+			if useIndex {
+				found = x.similarSkip(e.pk, zc.LinkingThreshold, zc.MaxLinksPerEntry, later)
+			} else if found, err = l.textSimilarSkip(q, e.pk, e.content, zc.LinkingThreshold, zc.MaxLinksPerEntry, later); err != nil {
+				return err
+			}
+			for _, f := range found {
+				links = append(links, e.id, f.id, f.sim)
+			}
+		}
+	}
+	if err := l.insertLinks(q, links, l.m.now()); err != nil {
+		return err
+	}
+	x.deferred = nil
+	q.onRollback(func() { x.deferred = pks })
+	return nil
+}
+
+// closeLinkFTSMax is how many deferred entries Close links through FTS5
+// at most; past it, it builds the stem index in its transaction (about
+// 30 µs an entry of the agent's) and links them through it.
+const closeLinkFTSMax = 64
+
+// linkDeferred links, when the Memory closes, the entries whose links
+// still wait for the stem index (see stemIndex.deferLink): the
+// background build was stopped before it was ready. When it cannot, it
+// logs how many stay unlinked at warn level: bookkeeping never makes
+// Close fail.
+func (m *Memory) linkDeferred() {
+	x := &m.stems
+	if len(x.deferred) == 0 {
+		return
+	}
+	n := len(x.deferred)
+	err := m.db.write(context.Background(), "links.auto_link", func(q *dbtx) error {
+		useIndex := n > closeLinkFTSMax
+		if useIndex {
+			if err := x.sync(q); err != nil {
+				return err
+			}
+		}
+		return m.links.linkDeferred(q, useIndex)
+	})
+	if err != nil {
+		m.log.Warn("engram: entries left without their similar links at close", "agent", m.agent, "entries", n, "err", err)
+	}
+}
+
+// insertLinks writes the "similar" links of links (the source, target and
+// strength of each, in turn), made at now, a few dozen per statement, in
+// order.
+func (l *Links) insertLinks(q *dbtx, links []any, now time.Time) error {
+	for len(links) > 0 {
+		n := semanticInsertMax
+		for 3*n > len(links) {
+			n /= 4
+		}
+		// The targets are checked in SQL too, as autoLink does.
+		_, err := q.exec(`INSERT INTO zettel_links (agent_id, `+linkCols+`)
+			SELECT ?1, 'semantic', v.column1, 'semantic', v.column2, ?2, v.column3, ?3
+			FROM (VALUES (?, ?, ?)`+strings.Repeat(", (?, ?, ?)", n-1)+`) v
+			WHERE EXISTS (SELECT 1 FROM semantic_memory WHERE agent_id = ?1 AND id = v.column2)
+			ON CONFLICT DO UPDATE SET strength = excluded.strength`,
+			append([]any{l.m.agent, string(LinkSimilar), ms(now)}, links[:3*n]...)...)
+		if err != nil {
+			return err
+		}
+		links = links[3*n:]
+	}
+	return nil
+}
+
 // similarTexts returns up to n of the agent's other semantic entries
 // whose term vectors' cosine with that of the entry with rowid pk (whose
 // text is content) reaches threshold, best first (see bestSimilar). The
@@ -119,15 +282,23 @@ func (l *Links) autoLink(q *dbtx, pk int64, id, content string, emb []float32, n
 // both find every such entry and compute the same similarities to the
 // last bit, so the links made do not depend on which one answered.
 func (l *Links) similarTexts(q *dbtx, pk int64, content string, threshold float64, n int) ([]similarDoc, error) {
+	return l.similarBefore(q, pk, content, threshold, n, nil, 0)
+}
+
+// similarBefore is similarTexts leaving out the entries skip reports
+// (none when skip is nil): the later entries of a batch inserted at once
+// (see Semantic.storeRows), which links each entry as if those were not
+// stored yet. later is how many they are (see stemIndex.readyFor).
+func (l *Links) similarBefore(q *dbtx, pk int64, content string, threshold float64, n int, skip func(pk int64) bool, later int) ([]similarDoc, error) {
 	x := &l.m.stems
-	ok, err := x.ready(q)
+	ok, err := x.readyFor(q, later)
 	if err != nil {
 		return nil, err
 	}
 	if ok {
-		return x.similar(pk, threshold, n), nil
+		return x.similarSkip(pk, threshold, n, skip), nil
 	}
-	return l.textSimilar(q, pk, content, threshold, n)
+	return l.textSimilarSkip(q, pk, content, threshold, n, skip)
 }
 
 // The stem index.
@@ -175,7 +346,16 @@ type stemIndex struct {
 	// back what a transaction or savepoint added to recorded.
 	undo, recUndo rollbackScope
 	ctl           stemControl
-	scratch       struct { // similar's buffers, kept between calls
+	// deferred are the rowids of the entries stored while a background
+	// build ran (or was about to), in the order they were stored, whose
+	// links wait for the index: the install links them (see
+	// Links.linkDeferred), or Close. Unlike stemState, a reset keeps
+	// them: the next build links them.
+	deferred []int64
+	// link links the deferred entries in q's transaction (see
+	// Links.linkDeferred); the Memory sets it when it opens.
+	link    func(q *dbtx, useIndex bool) error
+	scratch struct { // similar's buffers, kept between calls
 		order []termWeight
 		ws    []uint32
 		ends  []int
@@ -445,7 +625,14 @@ func (x *stemIndex) sync(q *dbtx) error {
 // reports whether it did. For a larger agent it makes sure a background
 // build is under way instead (one starts when q commits) and reports
 // false: the caller uses FTS5.
-func (x *stemIndex) ready(q *dbtx) (bool, error) {
+func (x *stemIndex) ready(q *dbtx) (bool, error) { return x.readyFor(q, 0) }
+
+// readyFor is ready for the link of an entry of a batch inserted at once
+// (see Semantic.storeRows), later of whose entries come after it: they do
+// not count among the agent's entries that decide whether the index is
+// built at once, as they would not have been stored yet had the batch
+// stored its entries one at a time.
+func (x *stemIndex) readyFor(q *dbtx, later int) (bool, error) {
 	ok, err := x.current(q)
 	if err != nil || ok {
 		return ok, err
@@ -464,11 +651,11 @@ func (x *stemIndex) ready(q *dbtx) (bool, error) {
 	if x.db != nil {
 		var n int
 		err := q.queryRow(`SELECT count(*) FROM (SELECT 1 FROM semantic_memory WHERE agent_id = ? LIMIT ?)`,
-			[]any{x.agent, stemSyncMax + 1}, &n)
+			[]any{x.agent, stemSyncMax + 1 + later}, &n)
 		if err != nil {
 			return false, err
 		}
-		if n > stemSyncMax {
+		if n-later > stemSyncMax {
 			x.startIn = q.tx
 			q.onCommit(x.startBuild)
 			return false, nil
@@ -493,6 +680,9 @@ func (x *stemIndex) build(q *dbtx) error {
 	if err := x.log.refresh(q.ctx); err != nil {
 		x.reset()
 		return err
+	}
+	if len(x.deferred) > 0 && x.link != nil {
+		return x.link(q, true) // a background build this one replaced left them
 	}
 	return nil
 }
@@ -560,6 +750,10 @@ func (x *stemIndex) run(ctx context.Context, b *stemBuild, snap chan<- bool) {
 	_ = x.db.write(ctx, "links.index", func(q *dbtx) error { return x.install(q, b, d, v0) })
 }
 
+// textSimilarHook, set by tests only, runs whenever textSimilar looks
+// for an entry's similar entries through FTS5.
+var textSimilarHook func()
+
 // stemSnapshotHook, set by tests only, runs in a background build right
 // after it took its snapshot, with its context.
 var stemSnapshotHook func(ctx context.Context)
@@ -585,7 +779,22 @@ func (x *stemIndex) install(q *dbtx, b *stemBuild, d stemData, v0 int64) error {
 	}
 	x.stemState = stemState{built: true, version: v, stemData: d}
 	x.changedIn(q)
-	return x.apply(q, recorded)
+	if err := x.apply(q, recorded); err != nil {
+		return err
+	}
+	if x.link == nil {
+		return nil
+	}
+	return x.link(q, true)
+}
+
+// deferLink notes that the entry with rowid pk, stored in q's
+// transaction, is linked once the index is built; the rollback of the
+// transaction, or of the savepoint open in it, forgets it again.
+func (x *stemIndex) deferLink(q *dbtx, pk int64) {
+	n := len(x.deferred)
+	x.deferred = append(x.deferred, pk)
+	q.onRollback(func() { x.deferred = x.deferred[:n] })
 }
 
 // stop stops the background build, if any, waits for it, and lets no
@@ -658,6 +867,12 @@ func (d *stemData) drop(pk int64) {
 // carrying threshold² of the entry's squared weight cannot reach
 // threshold (Cauchy–Schwarz), and is not looked up.
 func (x *stemIndex) similar(pk int64, threshold float64, n int) []similarDoc {
+	return x.similarSkip(pk, threshold, n, nil)
+}
+
+// similarSkip is similar leaving out the entries skip reports (none when
+// skip is nil).
+func (x *stemIndex) similarSkip(pk int64, threshold float64, n int, skip func(pk int64) bool) []similarDoc {
 	d, ok := x.docs[pk]
 	if !ok || n < 1 || len(d.vec) == 0 {
 		return nil
@@ -693,7 +908,7 @@ func (x *stemIndex) similar(pk int64, threshold float64, n int) []similarDoc {
 	slices.Sort(sc.cands)
 	var out []similarDoc
 	for i, c := range sc.cands {
-		if i > 0 && c == sc.cands[i-1] {
+		if i > 0 && c == sc.cands[i-1] || skip != nil && skip(c) {
 			continue
 		}
 		cd := x.docs[c]
@@ -846,6 +1061,15 @@ const linkCountedTerms = 64
 // restricted to the agent's entries (see ftsScope), so that their entries
 // change neither what is found nor how many candidates are read.
 func (l *Links) textSimilar(q *dbtx, pk int64, content string, threshold float64, n int) ([]similarDoc, error) {
+	return l.textSimilarSkip(q, pk, content, threshold, n, nil)
+}
+
+// textSimilarSkip is textSimilar leaving out the entries skip reports
+// (none when skip is nil).
+func (l *Links) textSimilarSkip(q *dbtx, pk int64, content string, threshold float64, n int, skip func(pk int64) bool) ([]similarDoc, error) {
+	if textSimilarHook != nil {
+		textSimilarHook()
+	}
 	a := termVector(content)
 	if len(a) == 0 || n < 1 {
 		return nil, nil
@@ -906,7 +1130,7 @@ func (l *Links) textSimilar(q *dbtx, pk int64, content string, threshold float64
 		if err := r.Scan(&d.pk, &d.id, &stored, &text); err != nil {
 			return struct{}{}, err
 		}
-		if stored != nil && !mayReach(terms, stored, total, threshold) {
+		if skip != nil && skip(d.pk) || stored != nil && !mayReach(terms, stored, total, threshold) {
 			return struct{}{}, nil
 		}
 		b := termVector(string(text))

@@ -221,6 +221,9 @@ func BenchmarkStoreSemanticFirst(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
+				// Its links wait for auto-linking's index, which builds in
+				// the background (see Semantic.Store).
+				engram.AwaitLinkIndex(m)
 				ls, err := m.Links().For(ctx, id)
 				if err != nil {
 					b.Fatal(err)

@@ -415,6 +415,14 @@ func (q *dbtx) changes() error {
 	if len(cs) == 0 {
 		return nil
 	}
+	if known := q.tx.terms; len(known) > 0 {
+		for i := range cs {
+			if c := &cs[i]; c.terms == nil && c.op == changeInsert {
+				c.terms = known[c.text]
+			}
+		}
+		clear(known)
+	}
 	// A follower needs only the batches that hold changes of its agent's
 	// rows (see follower): with many agents open on one file, a write
 	// costs the followers of the agents it writes for.
@@ -432,6 +440,20 @@ func (q *dbtx) changes() error {
 		}
 	}
 	return nil
+}
+
+// knowTerms tells the change log the term vector of text (termVector's),
+// which the write made already, so that an insert of text that the log
+// hands out in q's transaction carries it instead of having it made again
+// (see change.termVector).
+func (q *dbtx) knowTerms(text string, terms map[string]uint32) {
+	if terms == nil || q.tx.s.log == nil || !q.tx.s.log.on {
+		return
+	}
+	if q.tx.terms == nil {
+		q.tx.terms = map[string]map[string]uint32{}
+	}
+	q.tx.terms[text] = terms
 }
 
 // all returns every agent's followers.

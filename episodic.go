@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 	"time"
 
 	"github.com/engram-go/engram/internal/bm25"
@@ -73,6 +74,9 @@ func (e *Episodic) LogBatch(ctx context.Context, eps []Episode) ([]string, error
 		return nil, err
 	}
 	err = e.m.write(ctx, "episodic.log_batch", func(q *dbtx) error {
+		if es == nil {
+			return e.logRows(q, rows)
+		}
 		for i, r := range rows {
 			if err := e.log(q, r, es, i); err != nil {
 				return err
@@ -168,6 +172,53 @@ func (e *Episodic) holding(q *dbtx, contents []string, user string) (map[string]
 }
 
 // insert adds the row and returns its rowid.
+// logRows inserts prepared episodes without vectors in q's transaction,
+// as log would one after the other, but up to semanticInsertMax per
+// statement (see Semantic.storeRows, for why). It returns an error
+// matching ErrExists for the first episode (in order) whose ID the agent
+// or an earlier episode of the batch holds.
+func (e *Episodic) logRows(q *dbtx, rows []episodeRow) error {
+	ids := make([]string, len(rows))
+	for i, r := range rows {
+		ids[i] = r.ID
+	}
+	list, _ := json.Marshal(ids) // a []string always marshals
+	held, err := jsonSet(q, `SELECT json_group_array(id) FROM episodic_log
+		WHERE agent_id = ?1 AND id IN (SELECT value FROM json_each(?2))`, e.m.agent, string(list))
+	if err != nil {
+		return err
+	}
+	for _, id := range ids {
+		if held[id] {
+			return fmt.Errorf("engram: episode %q: %w", id, ErrExists)
+		}
+		held[id] = true
+	}
+	const row = `(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	for start := 0; start < len(rows); {
+		n := semanticInsertMax
+		for n > len(rows)-start {
+			n /= 4
+		}
+		args := make([]any, 0, n*14)
+		for _, r := range rows[start : start+n] {
+			terms, ntok := bm25.Vector(r.Content) // see episodicKind.indexed
+			args = append(args, r.ID, e.m.agent, r.Content, string(r.Type), r.TaskID, r.SessionID, r.Cost,
+				int64(r.Duration), r.metadata, ms(r.CreatedAt), resonance(0, 0, 0, episodeImportance), terms, ntok, r.UserID)
+		}
+		_, err := q.exec(`INSERT INTO episodic_log (id, agent_id, content, event_type, task_id, session_id,
+			cost, duration_ns, metadata, created_at, resonance, terms, ntok, user_id) VALUES `+row+strings.Repeat(", "+row, n-1), args...)
+		if isUniqueViolation(err) { // not expected: checked above
+			return fmt.Errorf("engram: episodes: %w", ErrExists)
+		}
+		if err != nil {
+			return err
+		}
+		start += n
+	}
+	return nil
+}
+
 func (e *Episodic) insert(q *dbtx, r episodeRow) (int64, error) {
 	terms, ntok := bm25.Vector(r.Content) // see episodicKind.indexed
 	res, err := q.exec(`INSERT INTO episodic_log (id, agent_id, content, event_type, task_id, session_id,

@@ -175,6 +175,9 @@ func (m *Memory) importRecords(ctx context.Context, r io.Reader, opts ImportOpti
 					return lineErr(rec.Line, err)
 				}
 			}
+			if err := im.flush(); err != nil {
+				return err
+			}
 			if im.rules {
 				return m.rules.bumpVersion(q)
 			}
@@ -203,6 +206,9 @@ func readErr(err error) error {
 // fault: invalid, a conflict, or refused by a constraint of the schema.
 func lineErr(line int, err error) error {
 	var ie *InvalidError
+	if errors.As(err, new(*ImportError)) {
+		return err // a buffered row's, which names its own line (see importer.flush)
+	}
 	switch {
 	case errors.As(err, &ie), errors.Is(err, ErrExists):
 		return &ImportError{Line: line, Err: err}
@@ -233,6 +239,9 @@ type importer struct {
 	historyOf   map[MemoryType]map[string]bool
 	// args and where are put's arguments, kept for the next row.
 	args, where []any
+	// pending are memory records waiting to be inserted together (see
+	// buffer).
+	pending []bufferedRow
 }
 
 // colInfo is what the schema says of a column, and its rule.
@@ -277,6 +286,13 @@ func (im *importer) info(table string) (map[string]colInfo, error) {
 
 // record imports one record.
 func (im *importer) record(rec exchange.Record) error {
+	if rec.Type != exchange.TypeMemory {
+		// What follows may need the memories buffered: links, vectors
+		// and history name them.
+		if err := im.flush(); err != nil {
+			return err
+		}
+	}
 	switch rec.Type {
 	case exchange.TypeMemory:
 		k := kindOf(MemoryType(rec.Kind))
@@ -458,6 +474,12 @@ func (im *importer) memory(k *kind, rec exchange.Record) error {
 		vals["terms"], vals["ntok"] = bm25.Vector(texts...)
 		filled = true
 	}
+	if filled {
+		return im.buffer(k, vals, rec.Line)
+	}
+	if err := im.flush(); err != nil {
+		return err
+	}
 	done, err := im.put(k.table, k.cols, vals, []string{"id"}, nil, string(k.typ), func() {
 		if im.skipped[k.typ] == nil {
 			im.skipped[k.typ] = map[string]bool{}
@@ -468,6 +490,80 @@ func (im *importer) memory(k *kind, rec exchange.Record) error {
 		return err
 	}
 	return fillTerms(im.q, k, `t.agent_id = ? AND t.id = ?`, im.m.agent, id)
+}
+
+// importBatch is how many memory records an import inserts per
+// statement at most (see importer.buffer).
+const importBatch = 64
+
+// bufferedRow is a memory record waiting in importer.pending.
+type bufferedRow struct {
+	k    *kind
+	vals values
+	line int
+}
+
+// buffer keeps the memory record of kind k with the values vals (of the
+// file's line), ready to insert, for flush to insert with the records
+// before and after it of the same kind and columns, in one statement:
+// FTS5 writes what it holds to its index whenever a statement begins, so
+// rows inserted one statement each leave one index segment each, which
+// FTS5 spends most of an import merging.
+func (im *importer) buffer(k *kind, vals values, line int) error {
+	if n := len(im.pending); n > 0 {
+		first := im.pending[0]
+		if n == importBatch || first.k != k || im.sqlFor(k.table, k.cols, vals, []string{"id"}, nil) != im.sqlFor(k.table, k.cols, first.vals, []string{"id"}, nil) {
+			if err := im.flush(); err != nil {
+				return err
+			}
+		}
+	}
+	im.pending = append(im.pending, bufferedRow{k: k, vals: vals, line: line})
+	return nil
+}
+
+// flush inserts the buffered memory records in one statement, in a
+// savepoint. When that fails (a record conflicts with a memory, or is
+// refused by the schema), the savepoint takes the statement back and
+// each record is put on its own, in order, as it would have been without
+// the buffer: the conflict policy then applies, and an error names the
+// record's line.
+func (im *importer) flush() error {
+	rows := im.pending
+	if len(rows) == 0 {
+		return nil
+	}
+	im.pending = im.pending[:0]
+	k := rows[0].k
+	p := im.sqlFor(k.table, k.cols, rows[0].vals, []string{"id"}, nil)
+	if len(rows) > 1 {
+		args := make([]any, 0, len(rows)*(len(p.names)+1))
+		for _, r := range rows {
+			args = append(args, im.m.agent)
+			for _, c := range p.names {
+				args = append(args, r.vals[c])
+			}
+		}
+		one := `, (?` + strings.Repeat(", ?", len(p.names)) + `)`
+		insert := p.insert + strings.Repeat(one, len(rows)-1)
+		if err := im.q.savepoint(func(q *dbtx) error { _, err := q.exec(insert, args...); return err }); err == nil {
+			im.rep.Added[string(k.typ)] += len(rows)
+			return nil
+		}
+	}
+	for _, r := range rows {
+		id := r.vals["id"].(string)
+		_, err := im.put(k.table, k.cols, r.vals, []string{"id"}, nil, string(k.typ), func() {
+			if im.skipped[k.typ] == nil {
+				im.skipped[k.typ] = map[string]bool{}
+			}
+			im.skipped[k.typ][id] = true
+		})
+		if err != nil {
+			return lineErr(r.line, err)
+		}
+	}
+	return nil
 }
 
 // indexedTexts returns the row's indexed texts (see kind.indexed) when

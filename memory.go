@@ -228,6 +228,7 @@ func (m *Memory) open(s settings) error {
 	if !m.db.memory && m.db.rdb != nil {
 		m.stems.db = m.db // builds in the background on a reader
 	}
+	m.stems.link = m.links.linkDeferred
 	return nil
 }
 
@@ -240,9 +241,11 @@ func (m *Memory) open(s settings) error {
 // opens a new Memory.
 //
 // Close writes the access counts searches noted and no write has written
-// yet. When it cannot (a read-only or full disk, another process holding
-// the write lock past the busy timeout), it logs them as lost at warn
-// level and still closes: bookkeeping never makes Close fail.
+// yet, and the similar links of the entries stored while auto-linking's
+// index was still being built (see [Semantic.Store]). When it cannot (a
+// read-only or full disk, another process holding the write lock past
+// the busy timeout), it logs them as lost at warn level and still
+// closes: bookkeeping never makes Close fail.
 func (m *Memory) Close() error { return m.close(false) }
 
 // close is Close; with discard, the access counts not written are dropped
@@ -252,6 +255,9 @@ func (m *Memory) close(discard bool) error {
 		m.access.stop()
 		m.stems.stop()
 		m.text.stop()
+		if !discard {
+			m.linkDeferred()
+		}
 		if discard {
 			m.access.discard()
 		} else if err := m.flushAccess(context.Background()); err != nil {

@@ -7,11 +7,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"runtime"
+	"slices"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
 	"github.com/engram-go/engram/internal/bm25"
+	"github.com/engram-go/engram/internal/query"
 )
 
 // Semantic is the agent's long-term knowledge. Get it from
@@ -31,7 +35,14 @@ const maxSummaryRunes = 200
 // time-ordered ID, a zero CreatedAt the clock's now, and an empty Summary a
 // one-line summary of Content. When [ZettelkastenConfig.Enabled] is set,
 // the entry is linked to its most similar entries in the same transaction
-// (see [Links.AutoLink]).
+// (see [Links.AutoLink]), each to those stored before it; except in Tier 1
+// while the index auto-linking uses is built in the background (in the
+// first seconds after opening a memory of more than a thousand entries),
+// when the store does not wait for it: the links are made, the same, in
+// the transaction that installs the index, or by [Memory.Close] at the
+// latest. A process that ends without Close, or crashes, then leaves
+// those entries without their similar links ([Links.AutoLink] makes
+// them).
 //
 // It returns an error matching [ErrInvalid] for bad input, [ErrExists] if
 // the agent already has an entry with that ID, [ErrClosed] after Close and a
@@ -68,14 +79,13 @@ func (s *Semantic) Store(ctx context.Context, e SemanticEntry) (string, error) {
 // shorter than their busy timeout (a few thousand entries), or raise it.
 func (s *Semantic) StoreBatch(ctx context.Context, entries []SemanticEntry) ([]string, error) {
 	now := s.m.now()
-	rows := make([]semanticRow, len(entries))
-	ids := make([]string, len(entries))
-	for i, e := range entries {
-		r, err := s.prepare(fmt.Sprintf("entries[%d]", i), e, now)
-		if err != nil {
-			return nil, err
-		}
-		rows[i], ids[i] = r, r.ID
+	rows, err := s.prepareAll(entries, now)
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]string, len(rows))
+	for i, r := range rows {
+		ids[i] = r.ID
 	}
 	texts := make([]string, len(rows))
 	for i, r := range rows {
@@ -86,6 +96,9 @@ func (s *Semantic) StoreBatch(ctx context.Context, entries []SemanticEntry) ([]s
 		return nil, err
 	}
 	err = s.m.write(ctx, "semantic.store_batch", func(q *dbtx) error {
+		if es == nil {
+			return s.storeRows(q, rows, now)
+		}
 		for i, r := range rows {
 			if err := s.store(q, r, es, i, now); err != nil {
 				return err
@@ -108,14 +121,172 @@ func (s *Semantic) store(q *dbtx, r semanticRow, es []embedded, i int, now time.
 	if err != nil {
 		return err
 	}
+	q.knowTerms(r.Content, r.stems)
 	if err := s.m.putNew(q, TypeSemantic, pk, es, i); err != nil {
 		return err
 	}
 	if !s.m.cfg.Zettelkasten.Enabled {
 		return nil
 	}
-	_, err = s.m.links.autoLink(q, pk, r.ID, r.Content, vectorOf(es, i), now)
+	emb := vectorOf(es, i)
+	if emb == nil && s.m.cfg.Zettelkasten.MaxLinksPerEntry > 0 {
+		wait, err := s.m.links.deferring(q, 0)
+		if err != nil {
+			return err
+		}
+		if wait {
+			s.m.stems.deferLink(q, pk)
+			return nil
+		}
+	}
+	_, err = s.m.links.autoLink(q, pk, r.ID, r.Content, emb, now)
 	return err
+}
+
+// prepareParallelMin is how many entries a batch holds at least for
+// prepareAll to prepare them on several goroutines: stemming a text
+// costs about ten microseconds, a goroutine less than one.
+const prepareParallelMin = 256
+
+// prepareAll prepares a batch's entries, as prepare does each (entries[i]
+// named as such), on up to GOMAXPROCS goroutines for a large batch. The
+// entries without an ID get theirs first, in order, so that the
+// time-ordered IDs follow the batch's order whichever goroutine prepares
+// them. It returns the error of the first invalid entry.
+func (s *Semantic) prepareAll(entries []SemanticEntry, now time.Time) ([]semanticRow, error) {
+	rows := make([]semanticRow, len(entries))
+	workers := min(runtime.GOMAXPROCS(0), len(entries)/(prepareParallelMin/2))
+	if workers < 2 || len(entries) < prepareParallelMin {
+		for i, e := range entries {
+			r, err := s.prepare(fmt.Sprintf("entries[%d]", i), e, now)
+			if err != nil {
+				return nil, err
+			}
+			rows[i] = r
+		}
+		return rows, nil
+	}
+	entries = slices.Clone(entries)
+	for i := range entries {
+		if entries[i].ID == "" {
+			entries[i].ID = s.m.newID(now)
+		}
+	}
+	errs := make([]error, len(entries))
+	var wg sync.WaitGroup
+	per := (len(entries) + workers - 1) / workers
+	for lo := 0; lo < len(entries); lo += per {
+		wg.Go(func() {
+			for i := lo; i < min(len(entries), lo+per); i++ {
+				if rows[i], errs[i] = s.prepare(fmt.Sprintf("entries[%d]", i), entries[i], now); errs[i] != nil {
+					return // the first error of this goroutine's entries is all that may be returned
+				}
+			}
+		})
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	return rows, nil
+}
+
+// storeRows stores prepared rows without vectors in q's transaction, as
+// store would one after the other, but inserted a few dozen per
+// statement and linked after: FTS5 writes what it holds to its index
+// whenever a statement of the transaction begins, so rows inserted one
+// statement each leave one index segment each, which FTS5 then spends
+// most of a batch merging. Each row is auto-linked, when the Zettelkasten
+// is enabled, to the entries stored before it, not to those after it in
+// the batch: the links are those of one store after the other. It
+// returns an error matching ErrExists for the first row (in order) whose
+// ID the agent or an earlier row of the batch holds.
+func (s *Semantic) storeRows(q *dbtx, rows []semanticRow, now time.Time) error {
+	if err := s.checkNew(q, rows); err != nil {
+		return err
+	}
+	pks := make([]int64, len(rows))
+	at := make(map[string]int, len(rows))
+	for i, r := range rows {
+		at[r.ID] = i
+	}
+	for start := 0; start < len(rows); {
+		n := semanticInsertMax
+		for n > len(rows)-start {
+			n /= 4
+		}
+		args := make([]any, 0, n*semanticInsertArgs)
+		for _, r := range rows[start : start+n] {
+			q.knowTerms(r.Content, r.stems)
+			args = append(args, r.ID, s.m.agent, r.Content, r.Summary, r.Importance, r.Verified, r.tags, r.Source,
+				r.hash, ms(r.CreatedAt), ms(r.UpdatedAt), ms(r.LastAccessedAt), r.Resonance, r.terms, r.ntok,
+				r.UserID, r.SessionID, r.meta)
+		}
+		res, err := q.query(semanticInsertSQL(n)+` RETURNING id, pk`, args...)
+		if err != nil {
+			return err
+		}
+		_, err = scanAll(res, func(sc scanner) (struct{}, error) {
+			var id string
+			var pk int64
+			err := sc.Scan(&id, &pk)
+			pks[at[id]] = pk
+			return struct{}{}, err
+		})
+		if isUniqueViolation(err) { // checkNew found none: not expected
+			return fmt.Errorf("engram: semantic entries: %w", ErrExists)
+		}
+		if err != nil {
+			return err
+		}
+		start += n
+	}
+	if !s.m.cfg.Zettelkasten.Enabled {
+		return nil
+	}
+	return s.m.links.linkRows(q, rows, pks, now)
+}
+
+// semanticInsertMax is how many rows storeRows inserts per statement at
+// most: it inserts 64, 16, 4 or 1, the most that what is left holds, so
+// that a batch runs few statements, and few are prepared.
+const semanticInsertMax = 64
+
+// semanticInsertArgs is how many arguments a row of semanticInsertSQL
+// takes.
+const semanticInsertArgs = 18
+
+// semanticInsertSQL returns the INSERT of n rows into semantic_memory.
+func semanticInsertSQL(n int) string {
+	row := `(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?, ?, ?)`
+	return `INSERT INTO semantic_memory (id, agent_id, content, summary, importance,
+		verified, tags, source, content_hash, created_at, updated_at, access_count, last_accessed_at, resonance,
+		terms, ntok, user_id, session_id, metadata)
+		VALUES ` + row + strings.Repeat(", "+row, n-1)
+}
+
+// checkNew returns an error matching ErrExists for the first of rows
+// whose ID the agent's entries or an earlier row hold.
+func (s *Semantic) checkNew(q *dbtx, rows []semanticRow) error {
+	ids := make([]string, len(rows))
+	for i, r := range rows {
+		ids[i] = r.ID
+	}
+	list, _ := json.Marshal(ids) // a []string always marshals
+	held, err := jsonSet(q, `SELECT json_group_array(id) FROM semantic_memory
+		WHERE agent_id = ?1 AND id IN (SELECT value FROM json_each(?2))`, s.m.agent, string(list))
+	if err != nil {
+		return err
+	}
+	for _, id := range ids {
+		if held[id] {
+			return fmt.Errorf("engram: semantic entry %q: %w", id, ErrExists)
+		}
+		held[id] = true
+	}
+	return nil
 }
 
 // semanticRow is a validated entry ready to insert.
@@ -126,12 +297,29 @@ type semanticRow struct {
 	hash  []byte
 	terms []byte // the term vector of content and tags (see internal/bm25)
 	ntok  int
+	stems map[string]uint32 // auto-linking's term vector of content (see termVector)
 }
 
 // semanticTerms is the term vector of an entry's indexed text: its
 // content and its tags, encoded as the tags column holds them (see
 // semanticKind.indexed).
 func semanticTerms(content, tags string) ([]byte, int) { return bm25.Vector(content, tags) }
+
+// semanticVectors is semanticTerms with, from the same stems, the term
+// vector auto-linking's index keeps of content (termVector's): a store
+// stems its text once.
+func semanticVectors(content, tags string) ([]byte, int, map[string]uint32) {
+	v := map[string]uint32{} // counts, then weights
+	b, n := bm25.VectorEach(func(i int, tok, stem string) {
+		if i == 0 && !query.IsStopword(tok) {
+			v[stem]++
+		}
+	}, content, tags)
+	for st, tf := range v {
+		v[st] = termWeight32(int(tf))
+	}
+	return b, n, v
+}
 
 // prepare validates e, fills in what the caller left empty and encodes it.
 func (s *Semantic) prepare(field string, e SemanticEntry, now time.Time) (semanticRow, error) {
@@ -187,7 +375,7 @@ func (s *Semantic) prepare(field string, e SemanticEntry, now time.Time) (semant
 		return semanticRow{}, err
 	}
 	r := semanticRow{SemanticEntry: e, tags: encodeTags(e.Tags), hash: contentHash(e.Content), meta: meta}
-	r.terms, r.ntok = semanticTerms(r.Content, r.tags)
+	r.terms, r.ntok, r.stems = semanticVectors(r.Content, r.tags)
 	return r, nil
 }
 

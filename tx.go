@@ -124,7 +124,10 @@ type writeTx struct {
 	// levels holds, per open SAVEPOINT (outermost first), how many
 	// rollback callbacks were registered when it began: those after are
 	// its own.
-	levels   []int
+	levels []int
+	// terms are the term vectors of texts inserted in the transaction,
+	// known before the change log hands the inserts out (see knowTerms).
+	terms    map[string]map[string]uint32
 	before   []func(q *dbtx) error // just before COMMIT, in order (see store.settle)
 	commit   []func()              // after COMMIT succeeds, in order
 	rollback []func()              // when what registered them is rolled back, last first

@@ -264,12 +264,12 @@ func textTable(rs []*textResult) string {
 	b.WriteString("The corpus and questions of engram's `BenchmarkSearchText` (half stopwords, Zipf vocabulary of 5,000 words, fixed seeds). ")
 	b.WriteString("engram: Tier 1, semantic memories of one agent, `Memory.Search`. bleve: one scorch index, `en` analyser, BM25, match query, stored text loaded. ")
 	b.WriteString("Both on disk, merged after building.\n\n")
-	b.WriteString("| N | contender | p50 | p90 | engram/peer p50 | build (one run) |\n| --- | --- | --- | --- | --- | --- |\n")
+	b.WriteString("| N | contender | p50 | p90 | engram/peer p50 | build (one run) | build CPU |\n| --- | --- | --- | --- | --- | --- | --- |\n")
 	for _, r := range rs {
 		eng := find(r.timings, "engram")
 		for _, t := range r.timings {
-			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s |\n", count(r.n), label(t.name), ms(median(t.p50)), ms(median(t.p90)),
-				ratioCell(eng, t), r.build[t.name].Round(100*time.Millisecond))
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s |\n", count(r.n), label(t.name), ms(median(t.p50)), ms(median(t.p90)),
+				ratioCell(eng, t), r.build[t.name].Round(100*time.Millisecond), r.buildCPU[t.name].Round(100*time.Millisecond))
 		}
 	}
 	return b.String()

@@ -20,9 +20,10 @@ const textQuestions = 512
 
 // textResult is what the text section reports for one corpus size.
 type textResult struct {
-	n       int
-	build   map[string]time.Duration
-	timings []timing
+	n        int
+	build    map[string]time.Duration
+	buildCPU map[string]time.Duration // the process's CPU time during each build
+	timings  []timing
 }
 
 // runText builds the synthetic corpus of n entries into engram (Tier 1,
@@ -30,23 +31,23 @@ type textResult struct {
 // fixture does) and into a bleve index, and asks both the same questions
 // (limit 10), reps times, interleaved.
 func runText(ctx context.Context, dir string, n, reps int) (*textResult, error) {
-	res := &textResult{n: n, build: map[string]time.Duration{}}
+	res := &textResult{n: n, build: map[string]time.Duration{}, buildCPU: map[string]time.Duration{}}
 	c := benchdata.NewCorpus(n)
 	qs := c.Questions(textQuestions)
 
-	start := time.Now()
+	start, cpu := time.Now(), cpuTime()
 	edir := filepath.Join(dir, "engram")
 	if err := buildEngramText(ctx, edir, c.Docs); err != nil {
 		return nil, fmt.Errorf("engram: %w", err)
 	}
-	res.build["engram"] = time.Since(start)
+	res.build["engram"], res.buildCPU["engram"] = time.Since(start), cpuTime()-cpu
 	m, err := engram.New(engram.Tier1, engram.WithDir(edir))
 	if err != nil {
 		return nil, err
 	}
 	defer m.Close()
 
-	start = time.Now()
+	start, cpu = time.Now(), cpuTime()
 	ids := make([]string, n)
 	for i := range ids {
 		ids[i] = strconv.Itoa(i)
@@ -56,8 +57,10 @@ func runText(ctx context.Context, dir string, n, reps int) (*textResult, error) 
 		return nil, fmt.Errorf("bleve: %w", err)
 	}
 	defer idx.Close()
-	res.build["bleve BM25"] = time.Since(start)
-	logf("text N=%d: built engram in %s, bleve in %s", n, res.build["engram"].Round(time.Millisecond), res.build["bleve BM25"].Round(time.Millisecond))
+	res.build["bleve BM25"], res.buildCPU["bleve BM25"] = time.Since(start), cpuTime()-cpu
+	logf("text N=%d: built engram in %s (CPU %s), bleve in %s (CPU %s)", n,
+		res.build["engram"].Round(time.Millisecond), res.buildCPU["engram"].Round(time.Millisecond),
+		res.build["bleve BM25"].Round(time.Millisecond), res.buildCPU["bleve BM25"].Round(time.Millisecond))
 
 	cs := []contender{
 		{name: "engram", ask: func(i int) error {

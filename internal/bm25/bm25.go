@@ -57,15 +57,32 @@ func Vector(texts ...string) ([]byte, int) { return VectorPrefixed(nil, texts...
 // cannot be looked up in a stored vector, whose stems are hashed: the
 // vector is made again, from the text.)
 func VectorPrefixed(prefixes []string, texts ...string) ([]byte, int) {
+	return vector(prefixes, nil, texts)
+}
+
+// VectorEach is Vector calling each with every token of texts[i] and its
+// stem, in order: a caller that needs other counts of the same stems
+// (auto-linking's term vectors) gets them without tokenizing and stemming
+// the texts again.
+func VectorEach(each func(i int, tok, stem string), texts ...string) ([]byte, int) {
+	return vector(nil, each, texts)
+}
+
+// vector is VectorPrefixed calling each, when it is not nil, as
+// VectorEach does.
+func vector(prefixes []string, each func(i int, tok, stem string), texts []string) ([]byte, int) {
 	counts := map[uint32]int{}
 	prefixHashes := make([]uint32, len(prefixes))
 	for i, p := range prefixes {
 		prefixHashes[i] = Hash(PrefixTerm(p))
 	}
 	n := 0
-	for _, t := range texts {
+	for ti, t := range texts {
 		for _, tok := range query.Tokens(t) {
 			stem := query.Stem(tok)
+			if each != nil {
+				each(ti, tok, stem)
+			}
 			counts[Hash(stem)]++
 			for i, p := range prefixes {
 				if strings.HasPrefix(stem, p) {
