@@ -7,10 +7,15 @@
 //	go run ./internal/eval/locomo -data ../shared/data/locomo/locomo10.json [-tier 2]
 //
 // Tier 1 searches by full text; Tier 2 embeds with the offline hashing
-// embedder and searches in hybrid mode. The last line it prints is the
-// summary:
+// embedder and searches in hybrid mode. -convs asks only some of the
+// conversations (to tune on one half and report on the other). It prints
+// a line per question category, then the summary:
 //
-//	locomo tier1 questions=1536 R@1=… R@5=… R@10=… R@25=…
+//	locomo tier1 questions=1536 R@1=… R@5=… R@10=… R@25=… sessionR@10=… sessions@10=…
+//
+// sessionR@10 is session-level recall: the share of a question's evidence
+// sessions among the sessions of its top ten turns; sessions@10 is how
+// many sessions the top ten span.
 package main
 
 import (
@@ -35,6 +40,7 @@ func main() {
 	b := flag.Float64("b", engram.DefaultConfig().Search.BM25B, "BM25's b (length normalization)")
 	budget := flag.Int("budget", engram.DefaultConfig().Search.PostingBudget, "how many of the agent's documents a query's terms may match before common terms are left out")
 	cands := flag.Int("candidates", engram.DefaultConfig().Search.Candidates, "full-text matches ranked per kind")
+	convs := flag.String("convs", "", "the conversations to ask, numbered from 1: 1-5, 6-10, 1,3,7 (default all)")
 	flag.Parse()
 	cfg := engram.DefaultConfig()
 	cfg.Search.HybridVectorWeight, cfg.Search.RRFConstant, cfg.Search.ContextWeight = *vw, *rrfK, *cw
@@ -48,7 +54,11 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	rep, err := run(context.Background(), d, cfg, engram.Tier(*tier))
+	sel, err := locomodata.ParseConvs(*convs, len(d))
+	if err != nil {
+		log.Fatal(err)
+	}
+	rep, err := run(context.Background(), d, sel, cfg, engram.Tier(*tier))
 	if err != nil {
 		log.Fatal(err)
 	}
