@@ -16,10 +16,13 @@ import (
 const dataPath = "../../../../shared/data/locomo/locomo10.json"
 
 // Recall the harness reached with the default configuration, minus one
-// point: a change that loses more than that fails CI.
+// point: a change that loses more than that fails CI. Session 14 raised
+// it by what scoring a match with the turn beside it gained out of
+// sample on the half that gained least (R@5 +0.013, R@10 +0.006; see
+// BENCHMARKS.md), not by its gain on the whole set.
 const (
-	floorR5  = 0.610 - 0.01
-	floorR10 = 0.696 - 0.01
+	floorR5  = 0.623 - 0.01
+	floorR10 = 0.702 - 0.01
 )
 
 func TestLoCoMoRecall(t *testing.T) {

@@ -35,6 +35,7 @@ func main() {
 	vw := flag.Float64("vector-weight", engram.DefaultConfig().Search.HybridVectorWeight, "hybrid: the vector ranking's weight")
 	rrfK := flag.Float64("rrf-k", engram.DefaultConfig().Search.RRFConstant, "hybrid: the RRF constant")
 	cw := flag.Float64("context-weight", engram.DefaultConfig().Search.ContextWeight, "the share of a match's relevance its session neighbours get")
+	dw := flag.Float64("dialogue-weight", engram.DefaultConfig().Search.DialogueWeight, "the share of the matching turn beside it a match adds to its own")
 	lw := flag.Float64("lexical-weight", engram.DefaultConfig().Search.LexicalVectorWeight, "hybrid with the (lexical) hashing embedder: the cosine's share")
 	k1 := flag.Float64("k1", engram.DefaultConfig().Search.BM25K1, "BM25's k1 (term frequency saturation)")
 	b := flag.Float64("b", engram.DefaultConfig().Search.BM25B, "BM25's b (length normalization)")
@@ -44,6 +45,7 @@ func main() {
 	flag.Parse()
 	cfg := engram.DefaultConfig()
 	cfg.Search.HybridVectorWeight, cfg.Search.RRFConstant, cfg.Search.ContextWeight = *vw, *rrfK, *cw
+	cfg.Search.DialogueWeight = *dw
 	cfg.Search.LexicalVectorWeight, cfg.Search.BM25K1, cfg.Search.BM25B = *lw, *k1, *b
 	cfg.Search.PostingBudget, cfg.Search.Candidates = *budget, *cands
 	searchMode = engram.SearchMode(*mode)
