@@ -12,6 +12,10 @@ import (
 // searchMode is the mode questions are asked in; "" is the tier's default.
 var searchMode engram.SearchMode
 
+// wordVecPath, when not "", is a word-vector file Tier 2 embeds with
+// instead of the hashing embedder (see wordVectors).
+var wordVecPath string
+
 // run loads each conversation of d at the indexes convs (all of them
 // when nil) into a fresh memory of the tier and asks its questions. Tier
 // 2 embeds with the hashing embedder (384 dimensions) and searches in
@@ -20,11 +24,21 @@ func run(ctx context.Context, d locomodata.Dataset, convs []int, cfg engram.Conf
 	rep := locomodata.NewReport(fmt.Sprintf("locomo tier%d", tier))
 	opts := []engram.Option{engram.InMemory(), engram.WithConfig(cfg), engram.WithAgent("locomo")}
 	if tier == engram.Tier2 {
-		h, err := engram.NewHashingEmbedder(384)
-		if err != nil {
-			return nil, err
+		var emb engram.Embedder
+		if wordVecPath != "" {
+			w, err := loadWordVectors(wordVecPath)
+			if err != nil {
+				return nil, err
+			}
+			emb = w
+		} else {
+			h, err := engram.NewHashingEmbedder(384)
+			if err != nil {
+				return nil, err
+			}
+			emb = h
 		}
-		opts = append(opts, engram.WithEmbedder(h))
+		opts = append(opts, engram.WithEmbedder(emb))
 	}
 	if convs == nil {
 		convs, _ = locomodata.ParseConvs("", len(d))

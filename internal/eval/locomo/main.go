@@ -7,7 +7,8 @@
 //	go run ./internal/eval/locomo -data ../shared/data/locomo/locomo10.json [-tier 2]
 //
 // Tier 1 searches by full text; Tier 2 embeds with the offline hashing
-// embedder and searches in hybrid mode. -convs asks only some of the
+// embedder and searches in hybrid mode (-wordvec embeds with averaged word
+// vectors instead, a stand-in semantic embedder for this evaluation only). -convs asks only some of the
 // conversations (to tune on one half and report on the other). It prints
 // a line per question category, then the summary:
 //
@@ -41,6 +42,7 @@ func main() {
 	b := flag.Float64("b", engram.DefaultConfig().Search.BM25B, "BM25's b (length normalization)")
 	budget := flag.Int("budget", engram.DefaultConfig().Search.PostingBudget, "how many of the agent's documents a query's terms may match before common terms are left out")
 	cands := flag.Int("candidates", engram.DefaultConfig().Search.Candidates, "full-text matches ranked per kind")
+	wordVec := flag.String("wordvec", "", "tier 2: embed with this word-vector file (\"word v1 … vn\" lines, most frequent first) instead of the hashing embedder")
 	convs := flag.String("convs", "", "the conversations to ask, numbered from 1: 1-5, 6-10, 1,3,7 (default all)")
 	flag.Parse()
 	cfg := engram.DefaultConfig()
@@ -48,7 +50,7 @@ func main() {
 	cfg.Search.DialogueWeight = *dw
 	cfg.Search.LexicalVectorWeight, cfg.Search.BM25K1, cfg.Search.BM25B = *lw, *k1, *b
 	cfg.Search.PostingBudget, cfg.Search.Candidates = *budget, *cands
-	searchMode = engram.SearchMode(*mode)
+	searchMode, wordVecPath = engram.SearchMode(*mode), *wordVec
 	if err := engram.Tier(*tier).Validate(); err != nil {
 		log.Fatal(err)
 	}
