@@ -53,7 +53,7 @@ func (m *Memory) rank(cands []candidate, now time.Time, opts SearchOptions) []ca
 	for i, c := range cands {
 		p := ScoreParts{Importance: c.importance, Recency: recency(now, c.touched, sc.RecencyHalfLife)}
 		if bestText > 0 {
-			p.Text = c.text / bestText
+			p.Text, p.Dialogue = c.text/bestText, c.dialogue/bestText
 		}
 		if c.hasCosine {
 			p.Vector = max(0, min(1, c.cosine))

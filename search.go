@@ -90,6 +90,11 @@ type Result struct {
 	// its Text part is a share of that match's (see
 	// [SearchConfig.ContextWeight]).
 	ContextOf string
+	// DialogueWith is set on an episode that matched and was scored with
+	// the turn beside it, the match DialogueWith names, logged just before
+	// or after it in the same session: Parts.Dialogue is what that turn
+	// added to its Text part (see [SearchConfig.DialogueWeight]).
+	DialogueWith string
 }
 
 // ScoreParts are the components of a [Result]'s Score, each in [0, 1].
@@ -127,6 +132,11 @@ type ScoreParts struct {
 	// LexicalVectorWeight), relative to the best's (1); it takes Text's
 	// place in Score.
 	Fused float64
+	// Dialogue is the part of Text that the matching turn beside the
+	// episode (see [Result].DialogueWith) added: DialogueWeight times that
+	// turn's own BM25 score, relative to the best match's. Text less
+	// Dialogue is the episode's own. 0 for every other result.
+	Dialogue float64
 }
 
 // SearchConfig weighs the parts of a search score.
@@ -142,6 +152,17 @@ type SearchConfig struct {
 	// is often the turn after the one that shares the question's words. 0
 	// turns it off; default 0.7, chosen on LoCoMo (see BENCHMARKS.md).
 	ContextWeight float64
+	// DialogueWeight scores a matching episode with the turn beside it:
+	// when the episode logged just before or after a match, in the same
+	// session, matches too, the match's text score is its own plus this
+	// share of that turn's own (of the better of the two, and only when
+	// that beats the share ContextWeight gives it), so that a question and
+	// its answer that both share the query's words rise together (see
+	// [ScoreParts].Dialogue). The neighbours are those ContextWeight
+	// finds: with ContextWeight 0 it does nothing. 0 turns it off; default
+	// 0.3, chosen on half of LoCoMo's conversations and checked on the
+	// other half (see BENCHMARKS.md, session 14).
+	DialogueWeight float64
 	// Candidates is how many full-text matches per memory type are ranked
 	// before the blend picks the results; default 50.
 	Candidates int
@@ -616,7 +637,10 @@ type candidate struct {
 	Result
 	pk   int64   // the row, when its Content is still to be read
 	text float64 // its BM25 score (0 when only the vector search found it)
-	held uint64  // which of the query's terms it holds (see bm25.Query.Score)
+	// dialogue is the part of text the matching turn beside it added
+	// (see SearchConfig.DialogueWeight).
+	dialogue float64
+	held     uint64 // which of the query's terms it holds (see bm25.Query.Score)
 	// cosine is the vector similarity, when known (hasCosine): for the
 	// vector search's finds and, in vector and hybrid searches, every
 	// other candidate with a vector.

@@ -76,12 +76,40 @@ func (m *Memory) withContext(ctx context.Context, s *search, cands []candidate, 
 }
 
 // addContext adds the neighbours found (each with the match it came
-// with as ContextOf) to cands, scored as withContext says.
+// with as ContextOf) to cands, scored as withContext says, and scores a
+// match that is a neighbour of another match with that match (see
+// SearchConfig.DialogueWeight): its own text score plus the share of the
+// other's own, when that is more than what it has.
 func (m *Memory) addContext(cands []candidate, weight float64, found []candidate) []candidate {
 	byID := make(map[string]int, len(cands)+len(found)) // episodic candidate ID → index in cands
 	for i, c := range cands {
 		if c.Type == TypeEpisodic && c.text > 0 {
 			byID[c.ID] = i
+		}
+	}
+	// First a match beside a match is scored with it, from the matches'
+	// own scores alone, whatever order the neighbours come in; the
+	// context shares below are of those scores.
+	if u := m.cfg.Search.DialogueWeight; u > 0 {
+		type unit struct {
+			added float64
+			with  string
+		}
+		units := map[int]unit{} // by index in cands
+		for _, n := range found {
+			i, direct := byID[n.ID]
+			if !direct {
+				continue
+			}
+			// The better turn wins; of two alike, the smaller ID.
+			added := u * cands[byID[n.ContextOf]].text
+			if x, seen := units[i]; !seen || added > x.added || added == x.added && n.ContextOf < x.with {
+				units[i] = unit{added, n.ContextOf}
+			}
+		}
+		for i, x := range units {
+			c := &cands[i]
+			c.text, c.dialogue, c.DialogueWith = c.text+x.added, x.added, x.with
 		}
 	}
 	caps := contextCaps{}
@@ -96,10 +124,12 @@ func (m *Memory) addContext(cands []candidate, weight float64, found []candidate
 		n.text = caps.score(weight*via.text, via.held)
 		if i, ok := byID[n.ID]; ok {
 			// The best context wins; of two alike, the match of the
-			// smaller ID, whatever order they came in.
+			// smaller ID, whatever order they came in. A match scored
+			// with the turn beside it is scored as context instead when
+			// that is more.
 			c := &cands[i]
 			if n.text > c.text || n.text == c.text && c.ContextOf != "" && n.ContextOf < c.ContextOf {
-				c.text, c.ContextOf = n.text, n.ContextOf
+				c.text, c.ContextOf, c.dialogue, c.DialogueWith = n.text, n.ContextOf, 0, ""
 			}
 			continue
 		}
@@ -144,14 +174,17 @@ func (cc *contextCaps) score(score float64, held uint64) float64 {
 
 // contextWorth returns whether the neighbours of an episodic match of
 // text score t could be among the first need candidates of a search
-// ranking cands and their neighbours. In a text search a neighbour's
+// ranking cands and their neighbours (always, when matches are scored
+// with the turns beside them: see SearchConfig.DialogueWeight). In a text search a neighbour's
 // Text part is at most weight × t over the best text score, and its
 // importance and recency at most 1, which bounds its score; the need-th
 // best score of cands can only rise as neighbours come. Other searches,
 // and need 0, want every match's neighbours.
 func (m *Memory) contextWorth(s *search, cands []candidate, weight float64, need int) func(t float64) bool {
 	all := func(float64) bool { return true }
-	if need == 0 || s.opts.Mode != SearchText {
+	if need == 0 || s.opts.Mode != SearchText || m.cfg.Search.DialogueWeight > 0 {
+		// A match scored with the turn beside it may become the best
+		// match, which moves every score: no bound holds.
 		return all
 	}
 	ranked := m.rank(cands, s.now, s.opts)

@@ -71,7 +71,7 @@ func TestContextPruningKeepsTheResults(t *testing.T) {
 					t.Fatalf("weights %d, query %d %q, limit %d: %d results, want %d", wi, qi, q, limit, len(got), len(want))
 				}
 				for i := range want {
-					if want[i].ID != got[i].ID || want[i].Score != got[i].Score || want[i].ContextOf != got[i].ContextOf {
+					if want[i].ID != got[i].ID || want[i].Score != got[i].Score || want[i].ContextOf != got[i].ContextOf || want[i].DialogueWith != got[i].DialogueWith {
 						t.Fatalf("weights %d, query %q, limit %d: result %d is %s (%v, via %q), want %s (%v, via %q)", wi, q, limit, i,
 							got[i].ID, got[i].Score, got[i].ContextOf, want[i].ID, want[i].Score, want[i].ContextOf)
 					}

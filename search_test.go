@@ -427,3 +427,67 @@ func TestSearchSpellsWordsAsTheIndex(t *testing.T) {
 		}
 	}
 }
+
+// A question and its answer that both hold the query's words rise
+// together: each is scored with the other (DialogueWeight), the question
+// above a turn of another session that matches better by itself, and the
+// explanation says by how much and through which turn.
+func TestSearchScoresATurnWithTheTurnBesideIt(t *testing.T) {
+	ctx := context.Background()
+	open := func(weight float64) *engram.Memory {
+		cfg := engram.DefaultConfig()
+		cfg.Search.DialogueWeight = weight
+		clock := testutil.NewClock(t0)
+		m := testutil.Open(t, engram.WithClock(clock.Now), engram.WithConfig(cfg))
+		for _, e := range []engram.Episode{
+			{ID: "ask", Content: "which board games do you play with friends", SessionID: "s1"},
+			{ID: "answer", Content: "chess and board games, with friends", SessionID: "s1"},
+			{ID: "after", Content: "sounds lovely", SessionID: "s1"},
+			{ID: "other", Content: "we play board games with friends", SessionID: "s2"},
+			{ID: "other-after", Content: "nice", SessionID: "s2"},
+		} {
+			_, err := m.Episodic().Log(ctx, e)
+			require.NoError(t, err)
+			clock.Advance(time.Minute)
+		}
+		return m
+	}
+	q := engram.SearchOptions{Query: "What board games does she play with friends?"}
+
+	res, err := open(0).Episodic().Search(ctx, q)
+	require.NoError(t, err)
+	require.NotEmpty(t, res)
+	require.Equal(t, []string{"other", "ask"}, searchIDs(res[:2]), "by itself the short turn of s2 matches best")
+	for _, r := range res {
+		assert.Empty(t, r.DialogueWith)
+		assert.Zero(t, r.Parts.Dialogue)
+	}
+
+	res, err = open(0.3).Episodic().Search(ctx, q)
+	require.NoError(t, err)
+	byID := map[string]engram.Result{}
+	for _, r := range res {
+		byID[r.ID] = r
+	}
+	require.GreaterOrEqual(t, len(res), 3)
+	assert.Equal(t, []string{"ask", "other", "answer"}, searchIDs(res[:3]), "the question, scored with its answer, comes first")
+	ask, answer := byID["ask"], byID["answer"]
+	assert.Equal(t, "answer", ask.DialogueWith)
+	assert.Equal(t, "ask", answer.DialogueWith)
+	assert.Empty(t, ask.ContextOf)
+	assert.Empty(t, answer.ContextOf)
+	// Each adds 0.3 of the other's own score: Text less Dialogue.
+	assert.InDelta(t, 0.3*(answer.Parts.Text-answer.Parts.Dialogue), ask.Parts.Dialogue, 1e-9)
+	assert.InDelta(t, 0.3*(ask.Parts.Text-ask.Parts.Dialogue), answer.Parts.Dialogue, 1e-9)
+	assert.Zero(t, byID["other"].Parts.Dialogue, "no match beside it")
+	assert.Empty(t, byID["other"].DialogueWith)
+	if after, ok := byID["after"]; ok {
+		assert.Equal(t, "answer", after.ContextOf, "context, as before")
+		assert.Zero(t, after.Parts.Dialogue)
+	}
+
+	cfg := engram.DefaultConfig()
+	cfg.Search.DialogueWeight = 1.5
+	_, err = engram.New(engram.Tier1, engram.InMemory(), engram.WithConfig(cfg))
+	assert.ErrorIs(t, err, engram.ErrInvalid)
+}

@@ -67,8 +67,8 @@ func indexReady(t *testing.T, m *Memory) {
 
 // sameFinds runs the query on both Memories with need limit and fails
 // the test unless the first limit results agree to the last bit: IDs,
-// scores and their parts, and the matches context came with. It returns
-// whether idx answered from its index.
+// scores and their parts, and the matches context and dialogue came
+// with. It returns whether idx answered from its index.
 func sameFinds(t *testing.T, fts, idx *Memory, opts SearchOptions) bool {
 	t.Helper()
 	ctx := context.Background()
@@ -91,7 +91,7 @@ func sameFinds(t *testing.T, fts, idx *Memory, opts SearchOptions) bool {
 		t.Fatalf("%+v: %d results, want %d (index: %v)", opts, len(g), len(w), got.search.fromIndex)
 	}
 	for i := range w {
-		if w[i].ID != g[i].ID || w[i].Score != g[i].Score || w[i].Parts != g[i].Parts || w[i].ContextOf != g[i].ContextOf {
+		if w[i].ID != g[i].ID || w[i].Score != g[i].Score || w[i].Parts != g[i].Parts || w[i].ContextOf != g[i].ContextOf || w[i].DialogueWith != g[i].DialogueWith {
 			t.Fatalf("%+v (index: %v): result %d is %s %v %+v via %q, want %s %v %+v via %q", opts, got.search.fromIndex, i,
 				g[i].ID, g[i].Score, g[i].Parts, g[i].ContextOf, w[i].ID, w[i].Score, w[i].Parts, w[i].ContextOf)
 		}

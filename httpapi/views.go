@@ -35,6 +35,7 @@ type partsView struct {
 	Recency    float64 `json:"recency"`
 	Vector     float64 `json:"vector"`
 	Fused      float64 `json:"fused"`
+	Dialogue   float64 `json:"dialogue"`
 }
 
 type resultView struct {
@@ -48,14 +49,17 @@ type resultView struct {
 	Score     float64           `json:"score"`
 	Parts     partsView         `json:"parts"`
 	ContextOf string            `json:"context_of,omitempty"`
+	// DialogueWith is the matching turn beside the episode that it was
+	// scored with (see engram.Result.DialogueWith).
+	DialogueWith string `json:"dialogue_with,omitempty"`
 }
 
 func resultOf(r engram.Result) resultView {
 	return resultView{
 		Type: r.Type, ID: r.ID, Content: r.Content, Snippet: r.Snippet, Tags: nonNil(r.Tags),
 		CreatedAt: timeOf(r.CreatedAt), Source: r.Source, Score: r.Score,
-		Parts:     partsView{r.Parts.Text, r.Parts.Importance, r.Parts.Recency, r.Parts.Vector, r.Parts.Fused},
-		ContextOf: r.ContextOf,
+		Parts:     partsView{r.Parts.Text, r.Parts.Importance, r.Parts.Recency, r.Parts.Vector, r.Parts.Fused, r.Parts.Dialogue},
+		ContextOf: r.ContextOf, DialogueWith: r.DialogueWith,
 	}
 }
 

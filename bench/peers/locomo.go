@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"path/filepath"
@@ -29,6 +30,7 @@ type question struct {
 	conv     int // index into the conversations' memories and indexes
 	text     string
 	evidence []string
+	category int
 }
 
 // recallAt returns the mean over questions of the share of each one's
@@ -54,10 +56,12 @@ func recallAt(qs []question, ranked [][]string, k int) float64 {
 // locomoResult is what the LoCoMo section reports.
 type locomoResult struct {
 	convs     int
+	which     string // the conversations asked, as -convs says them
 	questions int
 	turns     int
 	recall    map[string][3]float64 // contender → R@5, R@10, R@25
 	timings   []timing
+	reports   map[string]*locomodata.Report // contender → R@k and session-level recall by category
 }
 
 // runLoCoMo loads every conversation into an engram memory (Tier 1, one
@@ -65,12 +69,21 @@ type locomoResult struct {
 // per conversation, as engram keeps one database per agent; one set
 // scored by BM25, one by TF-IDF), then asks every question of each, reps
 // times, interleaved.
-func runLoCoMo(ctx context.Context, path, dir string, reps int) (*locomoResult, error) {
-	d, err := locomodata.Load(path)
+func runLoCoMo(ctx context.Context, path, convs, dir string, reps int) (*locomoResult, error) {
+	all, err := locomodata.Load(path)
 	if err != nil {
 		return nil, err
 	}
-	res := &locomoResult{recall: map[string][3]float64{}}
+	sel, err := locomodata.ParseConvs(convs, len(all))
+	if err != nil {
+		return nil, err
+	}
+	var d locomodata.Dataset
+	for _, i := range sel {
+		d = append(d, all[i])
+	}
+	res := &locomoResult{recall: map[string][3]float64{}, which: cmp.Or(convs, "all")}
+	sessionOf := map[string]string{} // conversation index and turn → session
 	var (
 		mems []*engram.Memory
 		idxs = map[string][]bleve.Index{} // scoring model → one index per conversation
@@ -98,6 +111,7 @@ func runLoCoMo(ctx context.Context, path, dir string, reps int) (*locomoResult, 
 		texts := make([]string, len(eps))
 		for i, e := range eps {
 			turns[e.ID] = true
+			sessionOf[fmt.Sprint(ci, " ", e.ID)] = e.SessionID
 			ids[i], texts[i] = e.ID, e.Content
 		}
 		res.turns += len(eps)
@@ -128,7 +142,7 @@ func runLoCoMo(ctx context.Context, path, dir string, reps int) (*locomoResult, 
 			if len(ev) == 0 {
 				continue
 			}
-			qs = append(qs, question{conv: ci, text: q.Question, evidence: ev})
+			qs = append(qs, question{conv: ci, text: q.Question, evidence: ev, category: q.Category})
 		}
 	}
 	res.questions, res.convs = len(qs), len(d)
@@ -183,6 +197,14 @@ func runLoCoMo(ctx context.Context, path, dir string, reps int) (*locomoResult, 
 		return nil, err
 	}
 	res.recall = first
+	res.reports = map[string]*locomodata.Report{}
+	for name, r := range ranked {
+		rep := locomodata.NewReport(name)
+		for i, q := range qs {
+			rep.Add(q.category, q.evidence, r[i], func(turn string) string { return sessionOf[fmt.Sprint(q.conv, " ", turn)] })
+		}
+		res.reports[name] = rep
+	}
 	for name, last := range recalls() {
 		if last != first[name] {
 			return nil, fmt.Errorf("locomo %s: recall changed between passes: %v then %v", name, first[name], last)

@@ -30,6 +30,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/engram-go/engram/internal/locomodata"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -53,6 +54,7 @@ type config struct {
 	sizes    []int
 	sections []string
 	dir      string
+	convs    string // the LoCoMo conversations to ask, as -convs says
 }
 
 // parseError is an error the flag package has already printed, with the
@@ -68,6 +70,7 @@ func parseFlags(args []string) (config, error) {
 	sizes := fs.String("sizes", "10000,100000", "comma-separated corpus sizes of the text, vector and loop sections")
 	only := fs.String("only", strings.Join(allSections, ","), "comma-separated sections to run: locomo, text, vector, loop")
 	dir := fs.String("dir", os.TempDir(), "directory to build the stores in (a fresh subdirectory, removed at the end)")
+	convs := fs.String("convs", "", "locomo: the conversations to ask, numbered from 1: 1-5, 6-10, 1,3,7 (default all)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return config{}, err
@@ -77,7 +80,7 @@ func parseFlags(args []string) (config, error) {
 	if fs.NArg() > 0 {
 		return config{}, fmt.Errorf("unexpected arguments: %q", fs.Args())
 	}
-	c := config{data: *data, reps: *reps, dir: *dir}
+	c := config{data: *data, reps: *reps, dir: *dir, convs: *convs}
 	if c.reps < 1 {
 		return c, fmt.Errorf("-reps %d: want at least 1", c.reps)
 	}
@@ -160,7 +163,7 @@ func run(ctx context.Context, cfg config, args []string) error {
 	for _, s := range cfg.sections {
 		switch s {
 		case "locomo":
-			r, err := runLoCoMo(ctx, cfg.data, filepath.Join(root, "locomo"), cfg.reps)
+			r, err := runLoCoMo(ctx, cfg.data, cfg.convs, filepath.Join(root, "locomo"), cfg.reps)
 			if err != nil {
 				return err
 			}
@@ -242,7 +245,7 @@ func machine() string {
 
 func (r *locomoResult) table() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "\n### LoCoMo: %s questions on %s turns of %d conversations, limit %d\n\n", count(r.questions), count(r.turns), r.convs, locomoLimit)
+	fmt.Fprintf(&b, "\n### LoCoMo: %s questions on %s turns of %d conversations (%s), limit %d\n\n", count(r.questions), count(r.turns), r.convs, r.which, locomoLimit)
 	b.WriteString("engram: Tier 1, one agent per conversation, `Episodic().Search` as `internal/eval/locomo` asks. ")
 	b.WriteString("bleve: one scorch index per conversation (as engram keeps one database per agent), `en` analyser, ")
 	b.WriteString("a match query on the question, stored text loaded, equal scores ordered by ID (else bleve's order changes from build to build); ")
@@ -254,6 +257,20 @@ func (r *locomoResult) table() string {
 		rec := r.recall[t.name]
 		fmt.Fprintf(&b, "| %s | %.3f | %.3f | %.3f | %s | %s | %s |\n", label(t.name), rec[0], rec[1], rec[2],
 			ms(median(t.p50)), ms(median(t.p90)), ratioCell(eng, t))
+	}
+	b.WriteString("\nBy category, engram and bleve BM25 (ties by ID) in the same run. sR@10: session-level recall, the share of a question's ")
+	b.WriteString("evidence sessions among the sessions of its top ten turns; sessions: how many sessions the top ten span.\n\n")
+	b.WriteString("| contender | category | questions | R@1 | R@5 | R@10 | R@25 | sR@10 | sessions |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
+	for _, name := range []string{"engram", "bleve BM25"} {
+		rep := r.reports[name]
+		row := func(cat string, l locomodata.Line) {
+			fmt.Fprintf(&b, "| %s | %s | %d | %.3f | %.3f | %.3f | %.3f | %.3f | %.2f |\n", label(name), cat, l.Questions,
+				l.Recall[0], l.Recall[1], l.Recall[2], l.Recall[3], l.Sessions, l.Spanned)
+		}
+		for _, c := range rep.Categories() {
+			row(fmt.Sprintf("%d %s", c, locomodata.CategoryNames[c]), rep.Category(c))
+		}
+		row("all", rep.Overall())
 	}
 	return b.String()
 }

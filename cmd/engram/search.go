@@ -24,7 +24,10 @@ type resultView struct {
 	Source    string            `json:"source,omitempty"`
 	Tags      []string          `json:"tags,omitempty"`
 	ContextOf string            `json:"contextOf,omitempty"`
-	Parts     partsView         `json:"parts"`
+	// DialogueWith is the matching turn beside the episode that it was
+	// scored with (see engram.Result.DialogueWith).
+	DialogueWith string    `json:"dialogueWith,omitempty"`
+	Parts        partsView `json:"parts"`
 }
 
 type partsView struct {
@@ -33,12 +36,13 @@ type partsView struct {
 	Recency    float64 `json:"recency"`
 	Vector     float64 `json:"vector,omitempty"`
 	Fused      float64 `json:"fused,omitempty"`
+	Dialogue   float64 `json:"dialogue,omitempty"`
 }
 
 func resultOf(r engram.Result) resultView {
 	return resultView{Type: r.Type, ID: r.ID, Score: r.Score, Content: r.Content, Snippet: r.Snippet,
-		Source: r.Source, Tags: r.Tags, ContextOf: r.ContextOf,
-		Parts: partsView{r.Parts.Text, r.Parts.Importance, r.Parts.Recency, r.Parts.Vector, r.Parts.Fused}}
+		Source: r.Source, Tags: r.Tags, ContextOf: r.ContextOf, DialogueWith: r.DialogueWith,
+		Parts: partsView{r.Parts.Text, r.Parts.Importance, r.Parts.Recency, r.Parts.Vector, r.Parts.Fused, r.Parts.Dialogue}}
 }
 
 // foundView is what search prints with --json.

@@ -16,10 +16,13 @@ import (
 const dataPath = "../../../../shared/data/locomo/locomo10.json"
 
 // Recall the harness reached with the default configuration, minus one
-// point: a change that loses more than that fails CI.
+// point: a change that loses more than that fails CI. Session 14 raised
+// it by what scoring a match with the turn beside it gained out of
+// sample on the half that gained least (R@5 +0.013, R@10 +0.006; see
+// BENCHMARKS.md), not by its gain on the whole set.
 const (
-	floorR5  = 0.610 - 0.01
-	floorR10 = 0.696 - 0.01
+	floorR5  = 0.623 - 0.01
+	floorR10 = 0.702 - 0.01
 )
 
 func TestLoCoMoRecall(t *testing.T) {
@@ -33,29 +36,17 @@ func TestLoCoMoRecall(t *testing.T) {
 		}
 		t.Skipf("LoCoMo data not found: %v", err)
 	}
-	rep, err := run(context.Background(), d, engram.DefaultConfig(), engram.Tier1)
+	rep, err := run(context.Background(), d, nil, engram.DefaultConfig(), engram.Tier1)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Log("\n" + rep.String())
-	n, r := rep.overall()
-	if n != 1536 {
-		t.Errorf("questions = %d, want 1536", n)
+	o := rep.Overall()
+	if o.Questions != 1536 {
+		t.Errorf("questions = %d, want 1536", o.Questions)
 	}
-	if r[1] < floorR5 || r[2] < floorR10 {
+	if r := o.Recall; r[1] < floorR5 || r[2] < floorR10 {
 		t.Errorf("R@5 = %.3f, R@10 = %.3f; want at least %.3f and %.3f", r[1], r[2], floorR5, floorR10)
-	}
-}
-
-func TestRecallArithmetic(t *testing.T) {
-	r := newReport(1)
-	r.add(4, []string{"a", "b"}, []string{"x", "a", "y", "z", "w", "b"})
-	_, rec := r.overall()
-	want := []float64{0, 0.5, 1, 1} // a at rank 2, b at rank 6
-	for i := range want {
-		if rec[i] != want[i] {
-			t.Fatalf("recall = %v, want %v", rec, want)
-		}
 	}
 }
 

@@ -7,10 +7,16 @@
 //	go run ./internal/eval/locomo -data ../shared/data/locomo/locomo10.json [-tier 2]
 //
 // Tier 1 searches by full text; Tier 2 embeds with the offline hashing
-// embedder and searches in hybrid mode. The last line it prints is the
-// summary:
+// embedder and searches in hybrid mode (-wordvec embeds with averaged word
+// vectors instead, a stand-in semantic embedder for this evaluation only). -convs asks only some of the
+// conversations (to tune on one half and report on the other). It prints
+// a line per question category, then the summary:
 //
-//	locomo tier1 questions=1536 R@1=… R@5=… R@10=… R@25=…
+//	locomo tier1 questions=1536 R@1=… R@5=… R@10=… R@25=… sessionR@10=… sessions@10=…
+//
+// sessionR@10 is session-level recall: the share of a question's evidence
+// sessions among the sessions of its top ten turns; sessions@10 is how
+// many sessions the top ten span.
 package main
 
 import (
@@ -30,17 +36,21 @@ func main() {
 	vw := flag.Float64("vector-weight", engram.DefaultConfig().Search.HybridVectorWeight, "hybrid: the vector ranking's weight")
 	rrfK := flag.Float64("rrf-k", engram.DefaultConfig().Search.RRFConstant, "hybrid: the RRF constant")
 	cw := flag.Float64("context-weight", engram.DefaultConfig().Search.ContextWeight, "the share of a match's relevance its session neighbours get")
+	dw := flag.Float64("dialogue-weight", engram.DefaultConfig().Search.DialogueWeight, "the share of the matching turn beside it a match adds to its own")
 	lw := flag.Float64("lexical-weight", engram.DefaultConfig().Search.LexicalVectorWeight, "hybrid with the (lexical) hashing embedder: the cosine's share")
 	k1 := flag.Float64("k1", engram.DefaultConfig().Search.BM25K1, "BM25's k1 (term frequency saturation)")
 	b := flag.Float64("b", engram.DefaultConfig().Search.BM25B, "BM25's b (length normalization)")
 	budget := flag.Int("budget", engram.DefaultConfig().Search.PostingBudget, "how many of the agent's documents a query's terms may match before common terms are left out")
 	cands := flag.Int("candidates", engram.DefaultConfig().Search.Candidates, "full-text matches ranked per kind")
+	wordVec := flag.String("wordvec", "", "tier 2: embed with this word-vector file (\"word v1 … vn\" lines, most frequent first) instead of the hashing embedder")
+	convs := flag.String("convs", "", "the conversations to ask, numbered from 1: 1-5, 6-10, 1,3,7 (default all)")
 	flag.Parse()
 	cfg := engram.DefaultConfig()
 	cfg.Search.HybridVectorWeight, cfg.Search.RRFConstant, cfg.Search.ContextWeight = *vw, *rrfK, *cw
+	cfg.Search.DialogueWeight = *dw
 	cfg.Search.LexicalVectorWeight, cfg.Search.BM25K1, cfg.Search.BM25B = *lw, *k1, *b
 	cfg.Search.PostingBudget, cfg.Search.Candidates = *budget, *cands
-	searchMode = engram.SearchMode(*mode)
+	searchMode, wordVecPath = engram.SearchMode(*mode), *wordVec
 	if err := engram.Tier(*tier).Validate(); err != nil {
 		log.Fatal(err)
 	}
@@ -48,7 +58,11 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	rep, err := run(context.Background(), d, cfg, engram.Tier(*tier))
+	sel, err := locomodata.ParseConvs(*convs, len(d))
+	if err != nil {
+		log.Fatal(err)
+	}
+	rep, err := run(context.Background(), d, sel, cfg, engram.Tier(*tier))
 	if err != nil {
 		log.Fatal(err)
 	}
