@@ -571,3 +571,85 @@ func TestTextIndexAgreesWithFTSUnderFilters(t *testing.T) {
 		t.Fatalf("%d of %d filtered searches answered from the index", fromIndex, want)
 	}
 }
+
+// A build of the text index in an agent's own file reads each kind's
+// rows straight through its table, in pk order: no statement it runs
+// sorts the agent's rows or reaches them through an index on agent_id
+// (which cost most of a build at 100K memories: a lookup per row, then a
+// sort of them all). In a file shared with another agent, it reads the
+// agent's rows alone, and the index agrees with FTS5 either way.
+func TestTextIndexBuildReadsTablesInOrder(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "memory.db")
+	m, err := New(Tier1, WithDir(filepath.Dir(path)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	seedLoop(t, m, 60)
+	settle(m)
+	forgetStatements(t, m.db)
+	d, err := loadText(ctx, m)
+	if err != nil || d == nil {
+		t.Fatal(err, d == nil)
+	}
+	_, reads := preparedStatements(t, m.db)
+	builds := 0
+	for _, stmt := range reads {
+		if !strings.Contains(stmt, "t.terms") || !strings.HasSuffix(stmt, "ORDER BY t.pk") {
+			continue
+		}
+		builds++
+		plan, err := queryPlan(ctx, m.db.read, stmt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, step := range plan {
+			if strings.Contains(step, "TEMP B-TREE") || strings.Contains(step, "USING INDEX") {
+				t.Errorf("a build reads %s\n\t%s", flat(stmt), strings.Join(plan, "\n\t"))
+			}
+		}
+	}
+	if builds == 0 {
+		t.Fatal("no statement of the build was found")
+	}
+	for i, src := range ftsSources {
+		want := 0
+		err := m.db.read(ctx, "test", func(q *dbtx) error {
+			return q.queryRow(`SELECT count(*) FROM `+src.table+` WHERE agent_id = ?`, []any{m.agent}, &want)
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := len(d.kinds[i].docs); got != want {
+			t.Errorf("%s: %d rows indexed, the table holds %d of the agent's", src.table, got, want)
+		}
+	}
+	// Another agent in a file of its own (WithPath: it may be shared)
+	// with the first agent's rows in it: its index holds its rows alone.
+	other, err := New(Tier1, WithPath(filepath.Join(filepath.Dir(path), "shared.db")), WithAgent("other"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	first, err := New(Tier1, WithPath(filepath.Join(filepath.Dir(path), "shared.db")), WithAgent("first"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer first.Close()
+	seedLoop(t, first, 30)
+	if _, err := other.Semantic().Store(ctx, SemanticEntry{Content: "the kayak rests in the garage"}); err != nil {
+		t.Fatal(err)
+	}
+	od, err := loadText(ctx, other)
+	if err != nil || od == nil {
+		t.Fatal(err, od == nil)
+	}
+	n := 0
+	for _, k := range od.kinds {
+		n += len(k.docs)
+	}
+	if n != 1 {
+		t.Errorf("the other agent's index holds %d rows, want its 1", n)
+	}
+}
