@@ -219,7 +219,8 @@ func loadText(ctx context.Context, m *Memory) (*textData, error) {
 			return err
 		}
 		if !m.db.memory {
-			restore, err := smallCache(q, m.cfg.Storage.CacheMiB)
+			var restore func() error
+			restore, err = smallCache(q, m.cfg.Storage.CacheMiB)
 			if err != nil {
 				return err
 			}
