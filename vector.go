@@ -833,7 +833,7 @@ func (v *vectors) cosines(qv []float32, cands []candidate) {
 // sync loads the index again unless it is in step with q's view of the
 // agent's vectors, or ahead of it (q's snapshot may predate this
 // process's latest commit).
-func (v *vectors) sync(q *dbtx) (err error) {
+func (v *vectors) sync(q *dbtx) error {
 	ver, err := counter(q, metaVectorVersion+v.m.agent)
 	if err != nil {
 		return err
@@ -861,21 +861,6 @@ func (v *vectors) sync(q *dbtx) (err error) {
 	}
 	if dims != strconv.Itoa(v.dims) {
 		return invalid("WithEmbedder", "another handle changed the database's vectors to %s dimensions; reopen with an embedder of %s dimensions", dims, dims)
-	}
-	if q.raw != nil {
-		// On a reader: the vectors' pages are read once (150 MiB at
-		// 100K of 384 dimensions); a full page cache would keep
-		// Storage.CacheMiB of them beside the index.
-		var restore func() error
-		restore, err = smallCache(q, v.m.cfg.Storage.CacheMiB)
-		if err != nil {
-			return err
-		}
-		defer func() {
-			if rerr := restore(); err == nil {
-				err = rerr
-			}
-		}()
 	}
 	idx := map[MemoryType]*vecindex.Index{}
 	for _, vk := range vectorKinds {
