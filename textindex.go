@@ -252,14 +252,17 @@ func loadText(ctx context.Context, m *Memory) (*textData, error) {
 }
 
 // textBuildCacheKiB is the page cache of the reader that builds the text
-// index, while it builds: a build reads each page of the agent's tables
-// once, and a cache of Storage.CacheMiB would keep tens of megabytes of
-// them after it (the whole of it, at 100K memories), beside the index.
+// index, while it builds. A build reads each page of the agent's tables
+// once. SQLite's page caches are one pool for all of the process's
+// connections (modernc's SQLite is built with
+// SQLITE_ENABLE_MEMORY_MANAGEMENT), as large as their sizes added up: a
+// reader of Storage.CacheMiB would fill it with as much of those pages,
+// tens of megabytes that no search needs, beside the index.
 const textBuildCacheKiB = 2048
 
 // smallCache sets the page cache of q's reader to textBuildCacheKiB,
-// which gives back the pages it holds beyond that, and returns what sets
-// it back to mib MiB.
+// which gives back the pages the pool holds beyond its new size, and
+// returns what sets it back to mib MiB.
 func smallCache(q *dbtx, mib int) (restore func() error, err error) {
 	if _, err := q.exec(fmt.Sprintf("PRAGMA cache_size = -%d", textBuildCacheKiB)); err != nil {
 		return nil, err
@@ -293,8 +296,8 @@ var textRowsSQL = func() map[*kind]string {
 
 // textScanSQL is textRowsSQL for a table that holds the agent's rows
 // alone: straight through the table in pk order. Through an index on
-// agent_id, SQLite looks every row up by its pk and sorts them all (most
-// of a build's time at 100K memories).
+// agent_id, SQLite looks every row up by its pk and sorts them all: about
+// a third of a build's time at 100K memories.
 var textScanSQL = func() map[*kind]string {
 	out := map[*kind]string{}
 	for _, src := range ftsSources {

@@ -2,6 +2,7 @@ package engram
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/engram-go/engram/internal/benchdata"
 	"github.com/engram-go/engram/internal/query"
+	"modernc.org/sqlite"
 )
 
 // textIndexPair opens two Memories of one agent on one file with the
@@ -651,5 +653,92 @@ func TestTextIndexBuildReadsTablesInOrder(t *testing.T) {
 	}
 	if n != 1 {
 		t.Errorf("the other agent's index holds %d rows, want its 1", n)
+	}
+}
+
+// A build of the text index reads every page of the agent's tables
+// once, and leaves no more of them in SQLite's page caches than
+// textBuildCacheKiB: the caches of a process's connections are one pool
+// (modernc's SQLite is built with SQLITE_ENABLE_MEMORY_MANAGEMENT) as
+// large as their sizes added up, which a build on a reader of
+// Storage.CacheMiB would fill with pages no search needs (here all of
+// them, 9 MiB). The reader's cache_size is set back after.
+func TestTextIndexBuildLeavesPageCacheSmall(t *testing.T) {
+	ctx := context.Background()
+	cfg := DefaultConfig()
+	cfg.Zettelkasten.Enabled = false
+	m, err := New(Tier1, WithDir(t.TempDir()), WithConfig(cfg))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	words := strings.Fields("kayak garage river tent stove lantern compass boots rope trail summit lake cabin")
+	batch := make([]SemanticEntry, 2000)
+	for i := range batch {
+		text := make([]string, 600)
+		for j := range text {
+			text[j] = words[(i*7+j*13+j/len(words))%len(words)]
+		}
+		batch[i] = SemanticEntry{Content: fmt.Sprintf("entry %d %s", i, strings.Join(text, " "))}
+	}
+	if _, err := m.Semantic().StoreBatch(ctx, batch); err != nil {
+		t.Fatal(err)
+	}
+	settle(m)
+	// No reader open: the build opens one.
+	for _, r := range idleReaders(m.db) {
+		if err := r.close(); err != nil {
+			t.Fatal(err)
+		}
+		m.db.permits <- struct{}{}
+	}
+	cached := func(c *sql.Conn) int {
+		var used int
+		err := c.Raw(func(dc any) error {
+			st, ok := dc.(interface {
+				Status(op sqlite.DBStatusOp, reset bool) (current, high int, err error)
+			})
+			if !ok {
+				return fmt.Errorf("the driver's connection (%T) has no Status", dc)
+			}
+			var err error
+			used, _, err = st.Status(sqlite.DBStatusCacheUsed, false)
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return used
+	}
+	m.db.wmu.Lock()
+	before := cached(m.db.wconn)
+	m.db.wmu.Unlock()
+	d, err := loadText(ctx, m)
+	if err != nil || d == nil || len(d.kinds[0].docs) != len(batch) {
+		t.Fatal(err, d == nil)
+	}
+	readers := idleReaders(m.db)
+	defer func() {
+		for _, r := range readers {
+			m.db.readers <- r
+		}
+	}()
+	if len(readers) != 1 {
+		t.Fatalf("%d readers after a build, want its 1", len(readers))
+	}
+	m.db.wmu.Lock()
+	grown := cached(m.db.wconn) - before
+	m.db.wmu.Unlock()
+	r := readers[0]
+	grown += cached(r.conn)
+	if grown > 2*textBuildCacheKiB<<10 {
+		t.Errorf("the page caches hold %d KiB more after a build, want at most %d", grown>>10, 2*textBuildCacheKiB)
+	}
+	var size int
+	if err := r.conn.QueryRowContext(ctx, "PRAGMA cache_size").Scan(&size); err != nil {
+		t.Fatal(err)
+	}
+	if want := -cfg.Storage.CacheMiB * 1024; size != want {
+		t.Errorf("the reader's cache_size is %d after a build, want %d", size, want)
 	}
 }
