@@ -3,6 +3,7 @@ package engram
 import (
 	"cmp"
 	"context"
+	"database/sql"
 	"fmt"
 	"slices"
 	"strings"
@@ -242,17 +243,31 @@ func (x *textIndex) stop() {
 
 // loadText reads every searchable row of m's agent in one read
 // transaction and indexes them; nil when the agent holds more than
-// IndexMax.
+// IndexMax. The rows are indexed as they are read, never all held at
+// once, and the reader's page cache is kept small while it reads them
+// (see textBuildCacheKiB).
 func loadText(ctx context.Context, m *Memory) (*textData, error) {
 	var d *textData
-	err := m.read(ctx, "search.index", func(q *dbtx) error {
+	err := m.read(ctx, "search.index", func(q *dbtx) (err error) {
 		var docs int
 		var version, ranks int64
-		err := q.queryRow(`SELECT coalesce((SELECT docs FROM text_stats WHERE agent_id = ?1), 0),
+		err = q.queryRow(`SELECT coalesce((SELECT docs FROM text_stats WHERE agent_id = ?1), 0),
 			coalesce((SELECT version FROM text_stats WHERE agent_id = ?1), -1),
 			coalesce((SELECT ranks FROM text_stats WHERE agent_id = ?1), 0)`, []any{m.agent}, &docs, &version, &ranks)
 		if err != nil || docs > m.cfg.Search.IndexMax {
 			return err
+		}
+		if !m.db.memory {
+			var restore func() error
+			restore, err = smallCache(q, m.cfg.Storage.CacheMiB)
+			if err != nil {
+				return err
+			}
+			defer func() {
+				if rerr := restore(); err == nil {
+					err = rerr
+				}
+			}()
 		}
 		d = &textData{version: version, ranks: ranks, kinds: make([]textKind, len(ftsSources))}
 		seen, err := readTextLast(q)
@@ -260,15 +275,10 @@ func loadText(ctx context.Context, m *Memory) (*textData, error) {
 			return err
 		}
 		for i, src := range ftsSources {
-			rows, err := readTextRows(q, src.kind, m.agent)
-			if err != nil {
-				return err
-			}
 			k := &d.kinds[i]
-			k.docs = make([]textDoc, 0, len(rows))
 			k.post = make(map[uint32]*posts)
-			for _, r := range rows {
-				k.add(r)
+			if err := eachTextRow(q, src.kind, m.agent, k.add); err != nil {
+				return err
 			}
 			if seen != nil {
 				k.last = max(k.last, seen[i])
@@ -278,6 +288,28 @@ func loadText(ctx context.Context, m *Memory) (*textData, error) {
 		return nil
 	})
 	return d, err
+}
+
+// textBuildCacheKiB is the page cache of the reader that builds the text
+// index, while it builds. A build reads each page of the agent's tables
+// once. SQLite's page caches are one pool for all of the process's
+// connections (modernc's SQLite is built with
+// SQLITE_ENABLE_MEMORY_MANAGEMENT), as large as their sizes added up: a
+// reader of Storage.CacheMiB would fill it with as much of those pages,
+// tens of megabytes that no search needs, beside the index.
+const textBuildCacheKiB = 2048
+
+// smallCache sets the page cache of q's reader to textBuildCacheKiB,
+// which gives back the pages the pool holds beyond its new size, and
+// returns what sets it back to mib MiB.
+func smallCache(q *dbtx, mib int) (restore func() error, err error) {
+	if _, err := q.exec(fmt.Sprintf("PRAGMA cache_size = -%d", textBuildCacheKiB)); err != nil {
+		return nil, err
+	}
+	return func() error {
+		_, err := q.execBackground(fmt.Sprintf("PRAGMA cache_size = -%d", mib*1024))
+		return err
+	}, nil
 }
 
 // textRow is a row read for the index, with its term vector.
@@ -291,12 +323,25 @@ type textRow struct {
 // textRowsSQL reads, per kind, the agent's (?1) rows in pk order: what
 // the index keeps of them, their term vector and, for a row without one,
 // its indexed texts (see fillTerms), through an index on agent_id: what a
-// build reads.
+// build reads when the kind's table holds other agents' rows too.
 var textRowsSQL = func() map[*kind]string {
 	out := map[*kind]string{}
 	for _, src := range ftsSources {
 		k := src.kind
 		out[k] = `SELECT ` + textCols(k, len(k.indexed)) + ` FROM ` + k.table + ` t WHERE t.agent_id = ?1 ORDER BY t.pk`
+	}
+	return out
+}()
+
+// textScanSQL is textRowsSQL for a table that holds the agent's rows
+// alone: straight through the table in pk order. Through an index on
+// agent_id, SQLite looks every row up by its pk and sorts them all: about
+// a third of a build's time at 100K memories.
+var textScanSQL = func() map[*kind]string {
+	out := map[*kind]string{}
+	for _, src := range ftsSources {
+		k := src.kind
+		out[k] = `SELECT ` + textCols(k, len(k.indexed)) + ` FROM ` + k.table + ` t NOT INDEXED WHERE t.agent_id = ?1 ORDER BY t.pk`
 	}
 	return out
 }()
@@ -353,23 +398,40 @@ var textAfterTexts = func() int {
 	return n
 }()
 
-// readTextRows reads every row of kind k of agent, in pk order.
-func readTextRows(q *dbtx, k *kind, agent string) ([]textRow, error) {
-	rows, err := q.query(textRowsSQL[k], agent)
+// eachTextRow calls fn with every row of kind k of agent, in pk order;
+// the row's term vector is valid only during the call.
+func eachTextRow(q *dbtx, k *kind, agent string, fn func(textRow)) error {
+	var others bool
+	err := q.queryRow(`SELECT EXISTS (SELECT 1 FROM `+k.table+` WHERE agent_id < ?1)
+		OR EXISTS (SELECT 1 FROM `+k.table+` WHERE agent_id > ?1)`, []any{agent}, &others)
 	if err != nil {
-		return nil, err
+		return err
 	}
+	stmt := textScanSQL[k]
+	if others {
+		stmt = textRowsSQL[k]
+	}
+	rows, err := q.query(stmt, agent)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
 	texts := make([]string, len(k.indexed))
 	var r textRow
 	var ntok int
-	dest := textsDest(texts, &r.pk, &r.id, &r.created, &r.importance, &ntok, &r.terms, &r.session, &r.userID, &r.sessionID)
-	return scanAll(rows, func(s scanner) (textRow, error) {
-		r.terms = nil
-		if err := s.Scan(dest...); err != nil {
-			return textRow{}, err
+	var terms sql.RawBytes
+	dest := textsDest(texts, &r.pk, &r.id, &r.created, &r.importance, &ntok, &terms, &r.session, &r.userID, &r.sessionID)
+	for rows.Next() {
+		if err := rows.Scan(dest...); err != nil {
+			return err
 		}
-		return r.vector(texts, ntok), nil
-	})
+		r.terms = terms
+		fn(r.vector(texts, ntok))
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	return rows.Close()
 }
 
 // vector returns r with its term vector: the one read, or, for a row
@@ -528,9 +590,12 @@ func (k *textKind) inScope(s *search) (keep func(doc int32) bool, possible bool)
 	}, true
 }
 
-// trim gives back the room appends left in the postings, once a build has
-// added every row.
+// trim gives back the room appends left in the docs and the postings,
+// once a build has added every row.
 func (k *textKind) trim() {
+	if cap(k.docs) > len(k.docs)+len(k.docs)/16 {
+		k.docs = slices.Clone(k.docs)
+	}
 	for _, p := range k.post {
 		if cap(p.docs) > len(p.docs) {
 			p.docs, p.tfs = slices.Clone(p.docs), slices.Clone(p.tfs)

@@ -2,6 +2,7 @@ package engram
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/engram-go/engram/internal/benchdata"
 	"github.com/engram-go/engram/internal/query"
+	"modernc.org/sqlite"
 )
 
 // textIndexPair opens two Memories of one agent on one file with the
@@ -661,5 +663,174 @@ func TestTextIndexFollowsOwnWrites(t *testing.T) {
 		if !sameFinds(t, fts, idx, SearchOptions{Query: q}) {
 			t.Errorf("%q: the index and FTS5 disagree", q)
 		}
+	}
+}
+
+// A build of the text index in an agent's own file reads each kind's
+// rows straight through its table, in pk order: no statement it runs
+// sorts the agent's rows or reaches them through an index on agent_id
+// (which cost most of a build at 100K memories: a lookup per row, then a
+// sort of them all). In a file shared with another agent, it reads the
+// agent's rows alone, and the index agrees with FTS5 either way.
+func TestTextIndexBuildReadsTablesInOrder(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "memory.db")
+	m, err := New(Tier1, WithDir(filepath.Dir(path)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	seedLoop(t, m, 60)
+	settle(m)
+	forgetStatements(t, m.db)
+	d, err := loadText(ctx, m)
+	if err != nil || d == nil {
+		t.Fatal(err, d == nil)
+	}
+	_, reads := preparedStatements(t, m.db)
+	builds := 0
+	for _, stmt := range reads {
+		if !strings.Contains(stmt, "t.terms") || !strings.HasSuffix(stmt, "ORDER BY t.pk") {
+			continue
+		}
+		builds++
+		plan, err := queryPlan(ctx, m.db.read, stmt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, step := range plan {
+			if strings.Contains(step, "TEMP B-TREE") || strings.Contains(step, "USING INDEX") {
+				t.Errorf("a build reads %s\n\t%s", flat(stmt), strings.Join(plan, "\n\t"))
+			}
+		}
+	}
+	if builds == 0 {
+		t.Fatal("no statement of the build was found")
+	}
+	for i, src := range ftsSources {
+		want := 0
+		err := m.db.read(ctx, "test", func(q *dbtx) error {
+			return q.queryRow(`SELECT count(*) FROM `+src.table+` WHERE agent_id = ?`, []any{m.agent}, &want)
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := len(d.kinds[i].docs); got != want {
+			t.Errorf("%s: %d rows indexed, the table holds %d of the agent's", src.table, got, want)
+		}
+	}
+	// Another agent in a file of its own (WithPath: it may be shared)
+	// with the first agent's rows in it: its index holds its rows alone.
+	other, err := New(Tier1, WithPath(filepath.Join(filepath.Dir(path), "shared.db")), WithAgent("other"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	first, err := New(Tier1, WithPath(filepath.Join(filepath.Dir(path), "shared.db")), WithAgent("first"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer first.Close()
+	seedLoop(t, first, 30)
+	if _, err := other.Semantic().Store(ctx, SemanticEntry{Content: "the kayak rests in the garage"}); err != nil {
+		t.Fatal(err)
+	}
+	od, err := loadText(ctx, other)
+	if err != nil || od == nil {
+		t.Fatal(err, od == nil)
+	}
+	n := 0
+	for _, k := range od.kinds {
+		n += len(k.docs)
+	}
+	if n != 1 {
+		t.Errorf("the other agent's index holds %d rows, want its 1", n)
+	}
+}
+
+// A build of the text index reads every page of the agent's tables
+// once, and leaves no more of them in SQLite's page caches than
+// textBuildCacheKiB: the caches of a process's connections are one pool
+// (modernc's SQLite is built with SQLITE_ENABLE_MEMORY_MANAGEMENT) as
+// large as their sizes added up, which a build on a reader of
+// Storage.CacheMiB would fill with pages no search needs (here all of
+// them, 9 MiB). The reader's cache_size is set back after.
+func TestTextIndexBuildLeavesPageCacheSmall(t *testing.T) {
+	ctx := context.Background()
+	cfg := DefaultConfig()
+	cfg.Zettelkasten.Enabled = false
+	m, err := New(Tier1, WithDir(t.TempDir()), WithConfig(cfg))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	words := strings.Fields("kayak garage river tent stove lantern compass boots rope trail summit lake cabin")
+	batch := make([]SemanticEntry, 2000)
+	for i := range batch {
+		text := make([]string, 600)
+		for j := range text {
+			text[j] = words[(i*7+j*13+j/len(words))%len(words)]
+		}
+		batch[i] = SemanticEntry{Content: fmt.Sprintf("entry %d %s", i, strings.Join(text, " "))}
+	}
+	if _, err := m.Semantic().StoreBatch(ctx, batch); err != nil {
+		t.Fatal(err)
+	}
+	settle(m)
+	// No reader open: the build opens one.
+	for _, r := range idleReaders(m.db) {
+		if err := r.close(); err != nil {
+			t.Fatal(err)
+		}
+		m.db.permits <- struct{}{}
+	}
+	cached := func(c *sql.Conn) int {
+		var used int
+		err := c.Raw(func(dc any) error {
+			st, ok := dc.(interface {
+				Status(op sqlite.DBStatusOp, reset bool) (current, high int, err error)
+			})
+			if !ok {
+				return fmt.Errorf("the driver's connection (%T) has no Status", dc)
+			}
+			var err error
+			used, _, err = st.Status(sqlite.DBStatusCacheUsed, false)
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return used
+	}
+	m.db.wmu.Lock()
+	before := cached(m.db.wconn)
+	m.db.wmu.Unlock()
+	d, err := loadText(ctx, m)
+	if err != nil || d == nil || len(d.kinds[0].docs) != len(batch) {
+		t.Fatal(err, d == nil)
+	}
+	readers := idleReaders(m.db)
+	defer func() {
+		for _, r := range readers {
+			m.db.readers <- r
+		}
+	}()
+	if len(readers) != 1 {
+		t.Fatalf("%d readers after a build, want its 1", len(readers))
+	}
+	m.db.wmu.Lock()
+	grown := cached(m.db.wconn) - before
+	m.db.wmu.Unlock()
+	r := readers[0]
+	grown += cached(r.conn)
+	if grown > 2*textBuildCacheKiB<<10 {
+		t.Errorf("the page caches hold %d KiB more after a build, want at most %d", grown>>10, 2*textBuildCacheKiB)
+	}
+	var size int
+	if err := r.conn.QueryRowContext(ctx, "PRAGMA cache_size").Scan(&size); err != nil {
+		t.Fatal(err)
+	}
+	if want := -cfg.Storage.CacheMiB * 1024; size != want {
+		t.Errorf("the reader's cache_size is %d after a build, want %d", size, want)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"sort"
 	"sync"
@@ -374,7 +375,10 @@ func BenchmarkStoreSemanticTier2(b *testing.B) {
 // it has not opened yet: a new Memory on vectorDB's file, then one vector
 // search (limit 10), which loads the agent's vectors into the index. The
 // reported ms/op is that open and search; Close is not timed. ms/open
-// is the open alone.
+// is the open alone. rss-peak-MB and rss-after-MB are the process's
+// peak resident memory during the op and its resident memory after the
+// search, less what it held before the open (see
+// BenchmarkOpenSearchText).
 func BenchmarkOpenSearchVector(b *testing.B) {
 	for _, n := range []int{10_000, 100_000} {
 		b.Run(fmt.Sprintf("N=%d", n), func(b *testing.B) {
@@ -382,8 +386,13 @@ func BenchmarkOpenSearchVector(b *testing.B) {
 			emb := set.embedder()
 			ctx := context.Background()
 			var total, open time.Duration
+			var peak, rss []float64
 			i := 0
 			for b.Loop() {
+				b.StopTimer()
+				debug.FreeOSMemory()
+				base, hasRSS := resetPeakRSS()
+				b.StartTimer()
 				start := time.Now()
 				m, err := engram.New(engram.Tier2, engram.WithPath(path), engram.WithEmbedder(emb),
 					engram.WithClock(func() time.Time { return benchEpoch }))
@@ -399,6 +408,11 @@ func BenchmarkOpenSearchVector(b *testing.B) {
 				total += time.Since(start)
 				open += opened.Sub(start)
 				b.StopTimer()
+				if hasRSS {
+					if hwm, now, ok := procRSS(); ok {
+						peak, rss = append(peak, float64(hwm-base)/(1<<20)), append(rss, float64(now-base)/(1<<20))
+					}
+				}
 				if err := m.Close(); err != nil {
 					b.Fatal(err)
 				}
@@ -407,6 +421,10 @@ func BenchmarkOpenSearchVector(b *testing.B) {
 			}
 			b.ReportMetric(float64(total.Microseconds())/1000/float64(i), "ms/op")
 			b.ReportMetric(float64(open.Microseconds())/1000/float64(i), "ms/open")
+			if len(peak) > 0 {
+				b.ReportMetric(median(peak), "rss-peak-MB")
+				b.ReportMetric(median(rss), "rss-after-MB")
+			}
 		})
 	}
 }
