@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"io"
 	"runtime/debug"
@@ -234,15 +235,19 @@ func (m *Memory) exportTable(q *dbtx, w *exchange.Writer, t *exchangeTable, cond
 	if kindExpr == "" {
 		kindExpr = "''"
 	}
-	rows, err := q.query(`SELECT `+kindExpr+`, `+strings.Join(t.exprs, ", ")+` FROM `+from+
+	exprs := t.exprs
+	if t == historyTable {
+		exprs = append(slices.Clone(exprs), "t.pk", "t.form")
+	}
+	rows, err := q.query(`SELECT `+kindExpr+`, `+strings.Join(exprs, ", ")+` FROM `+from+
 		` WHERE t.agent_id = ? AND `+cond+` ORDER BY `+t.order, append([]any{m.agent}, args...)...)
 	if err != nil {
 		return err
 	}
 	defer rows.Close()
 	var kind string
-	vals := make([]any, len(t.cols))
-	dest := make([]any, len(t.cols)+1)
+	vals := make([]any, len(exprs))
+	dest := make([]any, len(exprs)+1)
 	dest[0] = &kind
 	for i := range vals {
 		dest[i+1] = &vals[i]
@@ -251,6 +256,11 @@ func (m *Memory) exportTable(q *dbtx, w *exchange.Writer, t *exchangeTable, cond
 	for rows.Next() {
 		if err := rows.Scan(dest...); err != nil {
 			return err
+		}
+		if t == historyTable && vals[len(vals)-1] != nil {
+			if err := m.exportedHistory(q, kind, vals); err != nil {
+				return err
+			}
 		}
 		row.Reset()
 		for i, c := range t.cols {
@@ -263,6 +273,26 @@ func (m *Memory) exportTable(q *dbtx, w *exchange.Writer, t *exchangeTable, cond
 		}
 	}
 	return rows.Err()
+}
+
+// exportedHistory puts back together the fields of a compact history
+// entry read for an export (historyTable's columns, then its pk and form)
+// in its before and after (see historyStates).
+func (m *Memory) exportedHistory(q *dbtx, kind string, vals []any) error {
+	id, _ := vals[0].(string)
+	seq, _ := vals[len(vals)-2].(int64)
+	states := map[int64]historyState{}
+	if err := q.historyStates(m.agent, MemoryType(kind), id, seq, states); err != nil {
+		return err
+	}
+	st := states[seq]
+	for i, f := range []json.RawMessage{st.before, st.after} {
+		vals[2+i] = nil
+		if f != nil {
+			vals[2+i] = string(f)
+		}
+	}
+	return nil
 }
 
 // encodeColumn adds column c's value v, as the driver read it, to row.

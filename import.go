@@ -755,6 +755,9 @@ func (im *importer) historyEntry(rec exchange.Record) error {
 			im.historyOf[typ] = map[string]bool{}
 		}
 		im.historyOf[typ][id] = true
+		if err := im.q.settleHistory(im.m.agent, typ, id, im.historyFrom); err != nil {
+			return err
+		}
 		if _, err := im.q.exec(`DELETE FROM history WHERE agent_id = ? AND id = ? AND memory_type = ? AND pk > ?`,
 			im.m.agent, id, string(typ), im.historyFrom); err != nil {
 			return err
