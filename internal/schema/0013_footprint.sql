@@ -8,3 +8,12 @@
 -- before the old values of the fields it changed, and no after. A
 -- deletion holds the row it deleted, as before. engram reads all three.
 ALTER TABLE history ADD COLUMN form INTEGER;
+
+-- Term vectors (the terms columns, see internal/bm25) take a compact form:
+-- each stem's 4-byte hash, and a count only for the stems that occur more
+-- than once, instead of 6 bytes for every stem. engram rewrites the
+-- vectors of the rows written before this step when it applies it.
+-- An archived row keeps its vector in its JSON copy: those of the old
+-- form are dropped, and a restore makes the row's vector from its text,
+-- as it does for rows archived before there were vectors.
+UPDATE archive SET row = json_remove(row, '$.terms') WHERE row ->> '$.terms' IS NOT NULL;
