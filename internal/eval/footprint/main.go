@@ -1,0 +1,113 @@
+// Command footprint says where the bytes of a Tier 1 file go, per memory:
+// it stores the search benchmarks' synthetic corpus (internal/benchdata)
+// with history on, merges the full-text indexes as compaction does, and
+// prints each table and index of the file (SQLite's dbstat) in bytes per
+// memory, as a markdown table.
+//
+//	go run ./internal/eval/footprint -n 100000 [-dir /tmp/fp] [-keep]
+package main
+
+import (
+	"context"
+	"database/sql"
+	"flag"
+	"fmt"
+	"log"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+
+	"github.com/engram-go/engram"
+	"github.com/engram-go/engram/internal/benchdata"
+	_ "modernc.org/sqlite"
+)
+
+func main() {
+	n := flag.Int("n", 100_000, "memories stored")
+	dir := flag.String("dir", "", "where the file is built (default a temporary directory, removed at the end)")
+	keep := flag.Bool("keep", false, "keep the built file")
+	flag.Parse()
+	log.SetFlags(log.Ltime)
+	if *n < 1 {
+		log.Fatal("-n must be at least 1")
+	}
+	d := *dir
+	if d == "" {
+		var err error
+		if d, err = os.MkdirTemp("", "engram-footprint"); err != nil {
+			log.Fatal(err)
+		}
+	}
+	if !*keep {
+		defer os.RemoveAll(d)
+	}
+	if err := run(context.Background(), d, *n); err != nil {
+		log.Fatal(err)
+	}
+}
+
+func run(ctx context.Context, dir string, n int) error {
+	docs := benchdata.NewCorpus(n).Docs
+	raw := 0
+	for _, d := range docs {
+		raw += len(d)
+	}
+	cfg := engram.DefaultConfig()
+	cfg.Zettelkasten.Enabled = false // the corpus has no near-duplicates: linking would add nothing
+	m, err := engram.New(engram.Tier1, engram.WithDir(dir), engram.WithConfig(cfg))
+	if err != nil {
+		return err
+	}
+	rng := rand.New(rand.NewPCG(3, 3))
+	for lo := 0; lo < n; lo += 1000 {
+		batch := make([]engram.SemanticEntry, 0, 1000)
+		for _, d := range docs[lo:min(n, lo+1000)] {
+			batch = append(batch, engram.SemanticEntry{Content: d, Importance: float64(rng.IntN(101)) / 100})
+		}
+		if _, err := m.Semantic().StoreBatch(ctx, batch); err != nil {
+			m.Close()
+			return err
+		}
+	}
+	if err := m.Optimize(ctx); err != nil {
+		m.Close()
+		return err
+	}
+	if err := m.Close(); err != nil {
+		return err
+	}
+	path := filepath.Join(dir, "default", "memory.db")
+	st, err := os.Stat(path)
+	if err != nil {
+		return err
+	}
+	db, err := sql.Open("sqlite", "file:"+path+"?mode=ro")
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	rows, err := db.Query(`SELECT name, sum(pgsize), sum(payload), sum(unused) FROM dbstat GROUP BY name ORDER BY 2 DESC`)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	fmt.Printf("%d memories, raw text %.0f B/memory, file %.0f B/memory (%.1f× the text)\n\n", n,
+		float64(raw)/float64(n), float64(st.Size())/float64(n), float64(st.Size())/float64(raw))
+	fmt.Println("| table or index | B/memory | payload B/memory | unused B/memory |")
+	fmt.Println("| --- | ---: | ---: | ---: |")
+	var total int64
+	for rows.Next() {
+		var name string
+		var size, payload, unused int64
+		if err := rows.Scan(&name, &size, &payload, &unused); err != nil {
+			return err
+		}
+		total += size
+		if size*1000 < st.Size() {
+			continue
+		}
+		fmt.Printf("| %s | %.0f | %.0f | %.0f |\n", name, float64(size)/float64(n), float64(payload)/float64(n), float64(unused)/float64(n))
+	}
+	fmt.Printf("| all pages | %.0f | | |\n", float64(total)/float64(n))
+	return rows.Err()
+}
