@@ -17,3 +17,18 @@ ALTER TABLE history ADD COLUMN form INTEGER;
 -- form are dropped, and a restore makes the row's vector from its text,
 -- as it does for rows archived before there were vectors.
 UPDATE archive SET row = json_remove(row, '$.terms') WHERE row ->> '$.terms' IS NOT NULL;
+
+-- The indexes of users and sessions hold the rows that have one: a
+-- memory without a user or a session (most, in a memory that serves one
+-- person) costs them nothing, and the queries that read them say the
+-- value is not '' (see scope.where), as episodic_by_session's do.
+DROP INDEX semantic_by_user;
+DROP INDEX semantic_by_session;
+DROP INDEX episodic_by_user;
+DROP INDEX procedural_by_user;
+DROP INDEX procedural_by_session;
+CREATE INDEX semantic_by_user ON semantic_memory (agent_id, user_id, session_id, created_at) WHERE user_id <> '';
+CREATE INDEX semantic_by_session ON semantic_memory (agent_id, session_id, created_at) WHERE session_id <> '';
+CREATE INDEX episodic_by_user ON episodic_log (agent_id, user_id, session_id, created_at) WHERE user_id <> '';
+CREATE INDEX procedural_by_user ON procedural_memory (agent_id, user_id, session_id, created_at) WHERE user_id <> '';
+CREATE INDEX procedural_by_session ON procedural_memory (agent_id, session_id, created_at) WHERE session_id <> '';
