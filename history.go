@@ -319,9 +319,18 @@ func historyStatements() []string {
 			same = append(same, "CASE WHEN old."+c+" IS new."+c+" THEN '$."+c+"' ELSE '$."+noField+"' END")
 		}
 		// An update keeps the old values of the fields it changed.
-		stmts = append(stmts, `CREATE TEMP TRIGGER IF NOT EXISTS `+name+`_update AFTER UPDATE OF `+strings.Join(k.recorded(), ", ")+
+		stmts = append(stmts, `CREATE TEMP TRIGGER IF NOT EXISTS `+name+`_update AFTER UPDATE OF `+strings.Join(k.writtenCols(k.recorded()), ", ")+
 			` ON main.`+k.table+` WHEN `+strings.Join(changed, " OR ")+` BEGIN `+
 			insert(k, "new", string(OpUpdate), "json_remove("+k.recordedJSON("old")+", "+strings.Join(same, ", ")+")", "NULL", strconv.Itoa(formUpdate))+` END`)
+		if slices.Contains(k.recorded(), "updated_at") {
+			// A write that moves updated_at alone is no change (nothing
+			// is recorded of it), but the row no longer holds the fields
+			// the memory's last entry left: that entry keeps them.
+			stmts = append(stmts, `CREATE TEMP TRIGGER IF NOT EXISTS `+name+`_touch AFTER UPDATE OF updated_at ON main.`+k.table+
+				` WHEN old.updated_at IS NOT new.updated_at AND NOT (`+strings.Join(changed, " OR ")+`) BEGIN
+				UPDATE main.history SET after = `+k.recordedJSON("old")+` WHERE pk = (SELECT max(pk) FROM main.history
+					WHERE agent_id = old.agent_id AND id = old.id AND memory_type = '`+string(k.typ)+`') AND form IS NOT NULL AND after IS NULL; END`)
+		}
 		if k.decay != nil {
 			stmts = append(stmts, `CREATE TEMP TRIGGER IF NOT EXISTS `+name+`_decay AFTER UPDATE OF resonance ON main.`+k.table+
 				` WHEN CAST(old.resonance * 10 AS INTEGER) > CAST(new.resonance * 10 AS INTEGER) BEGIN `+

@@ -21,6 +21,10 @@ import (
 //   - formUpdate: before holds the old values of the fields that changed
 //     only; after, as for formCreate.
 //
+// An entry of either form holds after, whole, when a later write moved
+// the row's updated_at alone (which history does not record) while it
+// was the memory's last entry (see the _touch trigger).
+//
 // A deletion keeps the whole row in before, as it did, because nothing
 // else holds it once it is gone. historyStates puts the entries back
 // together, newest first. (What a change made with history off did is not
@@ -142,22 +146,25 @@ type historyState struct{ before, after json.RawMessage }
 // memory's entries from there, newest first, starting from the row's
 // fields now (when it still exists) and undoing each change.
 func (q *dbtx) historyStates(agent string, typ MemoryType, id string, from int64, states map[int64]historyState) error {
-	rows, err := q.query(`SELECT pk, before, form FROM history INDEXED BY history_by_memory
+	rows, err := q.query(`SELECT pk, before, after, form FROM history INDEXED BY history_by_memory
 		WHERE agent_id = ? AND id = ? AND pk >= ? AND memory_type = ? ORDER BY pk DESC`, agent, id, from, string(typ))
 	if err != nil {
 		return err
 	}
 	type entry struct {
-		seq    int64
-		before []byte
-		form   sql.NullInt64
+		seq           int64
+		before, after []byte
+		form          sql.NullInt64
 	}
 	es, err := scanAll(rows, func(r scanner) (entry, error) {
 		var e entry
-		var before *string
-		err := r.Scan(&e.seq, &before, &e.form)
+		var before, after *string
+		err := r.Scan(&e.seq, &before, &after, &e.form)
 		if before != nil {
 			e.before = []byte(*before)
+		}
+		if after != nil {
+			e.after = []byte(*after)
 		}
 		return e, err
 	})
@@ -177,6 +184,8 @@ func (q *dbtx) historyStates(agent string, typ MemoryType, id string, from int64
 				cur, known = json.RawMessage(e.before), true
 			}
 			continue
+		case e.after != nil:
+			cur, known = json.RawMessage(e.after), true // kept when updated_at moved alone
 		case !known:
 			if cur, err = q.rowFields(agent, typ, id); err != nil {
 				return err
