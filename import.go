@@ -271,6 +271,20 @@ func (im *importer) info(table string) (map[string]colInfo, error) {
 		c.rule = columnCheck(table, c.name)
 		in[c.name] = c.colInfo
 	}
+	for _, k := range kinds {
+		if k.table != table {
+			continue
+		}
+		// A generated column a record holds is written as the column it
+		// is generated from (see kind.writeAs).
+		for c, w := range k.writeAs {
+			if ci, ok := in[w]; ok {
+				ci.rule = columnCheck(table, c)
+				in[c] = ci
+				delete(in, w)
+			}
+		}
+	}
 	im.infos[table] = in
 	return in, nil
 }
@@ -454,6 +468,11 @@ func (im *importer) memory(k *kind, rec exchange.Record) error {
 		content, _ := vals["content"].(string)
 		vals["content_hash"] = contentHash(content)
 	}
+	if k == semanticKind {
+		summary, _ := vals["summary"].(string)
+		content, _ := vals["content"].(string)
+		vals["summary"] = compactSummary(summary, content)
+	}
 	if texts, ok := k.indexedTexts(vals); ok && slices.Contains(k.cols, "terms") {
 		vals["terms"], vals["ntok"] = bm25.Vector(texts...)
 		filled = true
@@ -525,9 +544,15 @@ func (im *importer) sqlFor(table string, cols []string, vals values, key []strin
 	for i := 0; i < len(extra); i += 2 {
 		p.names = append(p.names, extra[i].(string))
 	}
+	written := p.names
+	for _, k := range kinds {
+		if k.table == table {
+			written = k.writtenCols(p.names)
+		}
+	}
 	p.exists = `SELECT count(*) FROM ` + table + ` WHERE ` + where
-	p.insert = `INSERT INTO ` + table + ` (agent_id, ` + strings.Join(p.names, ", ") + `) VALUES (?` + strings.Repeat(", ?", len(p.names)) + `)`
-	p.update = `UPDATE ` + table + ` SET ` + strings.Join(p.names, " = ?, ") + ` = ? WHERE ` + where
+	p.insert = `INSERT INTO ` + table + ` (agent_id, ` + strings.Join(written, ", ") + `) VALUES (?` + strings.Repeat(", ?", len(p.names)) + `)`
+	p.update = `UPDATE ` + table + ` SET ` + strings.Join(written, " = ?, ") + ` = ? WHERE ` + where
 	if cache {
 		im.stmts[id] = p
 	}

@@ -32,3 +32,19 @@ CREATE INDEX semantic_by_session ON semantic_memory (agent_id, session_id, creat
 CREATE INDEX episodic_by_user ON episodic_log (agent_id, user_id, session_id, created_at) WHERE user_id <> '';
 CREATE INDEX procedural_by_user ON procedural_memory (agent_id, user_id, session_id, created_at) WHERE user_id <> '';
 CREATE INDEX procedural_by_session ON procedural_memory (agent_id, session_id, created_at) WHERE session_id <> '';
+
+-- A semantic entry's summary is most often its content (a one-line
+-- content is its own summary): the row holds it once. summary_own holds
+-- the summary, or '' when it is the content, and summary is generated
+-- from it, so that every read of summary is as it was. (A summary is
+-- never empty: engram makes one of the content when none is given.)
+ALTER TABLE semantic_memory RENAME COLUMN summary TO summary_own;
+ALTER TABLE semantic_memory ADD COLUMN summary TEXT GENERATED ALWAYS AS (CASE WHEN summary_own = '' THEN content ELSE summary_own END) VIRTUAL;
+UPDATE semantic_memory SET summary_own = '' WHERE summary_own = content;
+
+-- An index of a table with a rowid ends with the rowid: naming pk in it
+-- too stored it twice.
+DROP INDEX history_by_memory;
+DROP INDEX history_by_time;
+CREATE INDEX history_by_memory ON history (agent_id, id);
+CREATE INDEX history_by_time ON history (agent_id, at);
