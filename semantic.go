@@ -504,10 +504,10 @@ func scanSemantic(r scanner) (SemanticEntry, error) {
 }
 
 // compactSummary is what a semantic entry's summary_own column holds for
-// the summary: '' when it is the content (a one-line content is its own
-// summary), which the summary column, generated from summary_own, reads
-// back as the content. A summary is never empty (see prepare), so ''
-// stands for nothing else.
+// the summary: the empty string when it is the content (a one-line
+// content is its own summary), which the summary column, generated from
+// summary_own, reads back as the content. A summary is never empty (see
+// prepare), so the empty string stands for nothing else.
 func compactSummary(summary, content string) string {
 	if summary == content {
 		return ""
