@@ -108,6 +108,17 @@ func run(ctx context.Context, dir string, n int) error {
 		}
 		fmt.Printf("| %s | %.0f | %.0f | %.0f |\n", name, float64(size)/float64(n), float64(payload)/float64(n), float64(unused)/float64(n))
 	}
-	fmt.Printf("| all pages | %.0f | | |\n", float64(total)/float64(n))
-	return rows.Err()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	var free, pageSize int64
+	if err := db.QueryRow(`PRAGMA freelist_count`).Scan(&free); err != nil {
+		return err
+	}
+	if err := db.QueryRow(`PRAGMA page_size`).Scan(&pageSize); err != nil {
+		return err
+	}
+	fmt.Printf("| all pages in use | %.0f | | |\n", float64(total)/float64(n))
+	fmt.Printf("| free pages | %.0f | | |\n", float64(free*pageSize)/float64(n))
+	return nil
 }
