@@ -253,12 +253,13 @@ func (m *Memory) exportTable(q *dbtx, w *exchange.Writer, t *exchangeTable, cond
 		dest[i+1] = &vals[i]
 	}
 	var row exchange.Row
+	var hist historyCache
 	for rows.Next() {
 		if err := rows.Scan(dest...); err != nil {
 			return err
 		}
 		if t == historyTable && vals[len(vals)-1] != nil {
-			if err := m.exportedHistory(q, kind, vals); err != nil {
+			if err := hist.fill(q, m.agent, kind, vals); err != nil {
 				return err
 			}
 		}
@@ -275,17 +276,50 @@ func (m *Memory) exportTable(q *dbtx, w *exchange.Writer, t *exchangeTable, cond
 	return rows.Err()
 }
 
-// exportedHistory puts back together the fields of a compact history
-// entry read for an export (historyTable's columns, then its pk and form)
-// in its before and after (see historyStates).
-func (m *Memory) exportedHistory(q *dbtx, kind string, vals []any) error {
+// historyCache puts back together the fields of the compact history
+// entries an export reads, one at a time in the order of their Seq (see
+// historyStates). The fields of an entry come from the newer entries of
+// its memory: a memory with a long history keeps them here between its
+// entries (up to maxCachedStates in all), so that an export reads each
+// entry's chain once rather than once an entry.
+type historyCache struct {
+	states map[memoryKey]map[int64]historyState
+	n      int
+}
+
+const (
+	longHistory     = 16      // entries put back together at once that make a memory's history long
+	maxCachedStates = 100_000 // entries kept in all
+)
+
+// fill sets the before and after of the compact entry read (historyTable's
+// columns, then its pk and form) of the memory kind/vals[0].
+func (c *historyCache) fill(q *dbtx, agent, kind string, vals []any) error {
 	id, _ := vals[0].(string)
 	seq, _ := vals[len(vals)-2].(int64)
-	states := map[int64]historyState{}
-	if err := q.historyStates(m.agent, MemoryType(kind), id, seq, states); err != nil {
-		return err
+	k := memoryKey{MemoryType(kind), id}
+	st, ok := c.states[k][seq]
+	if ok {
+		delete(c.states[k], seq)
+		c.n--
+		if len(c.states[k]) == 0 {
+			delete(c.states, k)
+		}
+	} else {
+		states := map[int64]historyState{}
+		if err := q.historyStates(agent, k.typ, id, seq, states); err != nil {
+			return err
+		}
+		st = states[seq]
+		delete(states, seq)
+		if len(states) >= longHistory && c.n+len(states) <= maxCachedStates {
+			if c.states == nil {
+				c.states = map[memoryKey]map[int64]historyState{}
+			}
+			c.states[k] = states
+			c.n += len(states)
+		}
 	}
-	st := states[seq]
 	for i, f := range []json.RawMessage{st.before, st.after} {
 		vals[2+i] = nil
 		if f != nil {

@@ -67,10 +67,6 @@ func scanHistoryRow(r scanner) (historyRow, error) {
 // historyEntries returns rows as entries, the fields of those written in
 // the compact forms put back together (see historyStates).
 func (q *dbtx) historyEntries(agent string, rows []historyRow) ([]HistoryEntry, error) {
-	type memoryKey struct {
-		typ MemoryType
-		id  string
-	}
 	from := map[memoryKey]int64{}
 	for _, r := range rows {
 		if r.form.Valid {
@@ -136,6 +132,12 @@ func (q *dbtx) settleHistory(agent string, typ MemoryType, id string, upTo int64
 		}
 	}
 	return nil
+}
+
+// memoryKey names a memory in history: its kind and ID.
+type memoryKey struct {
+	typ MemoryType
+	id  string
 }
 
 // historyState is a compact entry's fields put back together.

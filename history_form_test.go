@@ -1,8 +1,10 @@
 package engram_test
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
+	"encoding/json"
 	"fmt"
 	"testing"
 	"time"
@@ -123,4 +125,58 @@ func TestSchema12HistoryReads(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, h, changes)
 	require.NoError(t, m.CheckIntegrity(ctx))
+}
+
+// An export gives the entries of a memory with a long history (which it
+// puts back together once, not once an entry) as History does, between
+// the entries of another memory.
+func TestExportOfALongHistory(t *testing.T) {
+	m := testutil.Open(t)
+	ctx := context.Background()
+	long, err := m.Semantic().Store(ctx, engram.SemanticEntry{Content: "the kayak lives in the garage", Importance: 0.5})
+	require.NoError(t, err)
+	other, err := m.Semantic().Store(ctx, engram.SemanticEntry{Content: "the canoe lives at the lake", Importance: 0.5})
+	require.NoError(t, err)
+	for i := range 40 {
+		imp := float64(i%10) / 10
+		_, err := m.Semantic().Update(ctx, long, engram.SemanticPatch{Importance: &imp})
+		require.NoError(t, err)
+		if i%7 == 0 {
+			tags := []string{fmt.Sprint(i)}
+			_, err := m.Semantic().Update(ctx, other, engram.SemanticPatch{Tags: &tags})
+			require.NoError(t, err)
+		}
+	}
+	var file bytes.Buffer
+	require.NoError(t, m.Export(ctx, &file, engram.ExportOptions{History: true}))
+	exported := map[string][][2]string{}
+	for _, line := range bytes.Split(file.Bytes(), []byte("\n")) {
+		var rec struct {
+			Type string
+			Row  struct {
+				ID            string
+				Before, After json.RawMessage
+			}
+		}
+		if len(line) == 0 || json.Unmarshal(line, &rec) != nil || rec.Type != "history" {
+			continue
+		}
+		exported[rec.Row.ID] = append(exported[rec.Row.ID], [2]string{string(rec.Row.Before), string(rec.Row.After)})
+	}
+	for _, id := range []string{long, other} {
+		h, err := m.History(ctx, id)
+		require.NoError(t, err)
+		require.Len(t, exported[id], len(h), id)
+		for i, e := range h {
+			before, after := string(e.Before), string(e.After)
+			if before == "" {
+				before = "null"
+			}
+			if after == "" {
+				after = "null"
+			}
+			assert.Equal(t, [2]string{before, after}, exported[id][i], "%s entry %d", id, i)
+		}
+	}
+	assert.Len(t, exported[long], 41)
 }
