@@ -4,7 +4,10 @@
 // prints each table and index of the file (SQLite's dbstat) in bytes per
 // memory, as a markdown table.
 //
-//	go run ./internal/eval/footprint -n 100000 [-dir /tmp/fp] [-keep]
+//	go run ./internal/eval/footprint -n 100000 [-tier 2] [-dir /tmp/fp] [-keep]
+//
+// At -tier 2 each memory also gets a vector of 384 dimensions (engram's
+// hashing embedder: the sizes are those of any embedder's vectors).
 package main
 
 import (
@@ -26,10 +29,11 @@ func main() {
 	n := flag.Int("n", 100_000, "memories stored")
 	dir := flag.String("dir", "", "where the file is built (default a temporary directory, removed at the end)")
 	keep := flag.Bool("keep", false, "keep the built file")
+	tier := flag.Int("tier", 1, "the tier of the file: 1, or 2 with vectors")
 	flag.Parse()
 	log.SetFlags(log.Ltime)
-	if *n < 1 {
-		log.Fatal("-n must be at least 1")
+	if *n < 1 || *tier < 1 || *tier > 2 {
+		log.Fatal("-n must be at least 1, -tier 1 or 2")
 	}
 	d := *dir
 	if d == "" {
@@ -41,12 +45,15 @@ func main() {
 	if !*keep {
 		defer os.RemoveAll(d)
 	}
-	if err := run(context.Background(), d, *n); err != nil {
+	if err := run(context.Background(), d, *n, *tier); err != nil {
 		log.Fatal(err)
 	}
 }
 
-func run(ctx context.Context, dir string, n int) error {
+// dims is the vectors' dimension at Tier 2.
+const dims = 384
+
+func run(ctx context.Context, dir string, n, tier int) error {
 	docs := benchdata.NewCorpus(n).Docs
 	raw := 0
 	for _, d := range docs {
@@ -54,7 +61,16 @@ func run(ctx context.Context, dir string, n int) error {
 	}
 	cfg := engram.DefaultConfig()
 	cfg.Zettelkasten.Enabled = false // the corpus has no near-duplicates: linking would add nothing
-	m, err := engram.New(engram.Tier1, engram.WithDir(dir), engram.WithConfig(cfg))
+	opts := []engram.Option{engram.WithDir(dir), engram.WithConfig(cfg)}
+	t := engram.Tier1
+	if tier == 2 {
+		e, err := engram.NewHashingEmbedder(dims)
+		if err != nil {
+			return err
+		}
+		t, opts = engram.Tier2, append(opts, engram.WithEmbedder(e))
+	}
+	m, err := engram.New(t, opts...)
 	if err != nil {
 		return err
 	}
@@ -91,8 +107,12 @@ func run(ctx context.Context, dir string, n int) error {
 		return err
 	}
 	defer rows.Close()
-	fmt.Printf("%d memories, raw text %.0f B/memory, file %.0f B/memory (%.1f× the text)\n\n", n,
+	fmt.Printf("%d memories, raw text %.0f B/memory, file %.0f B/memory (%.1f× the text)\n", n,
 		float64(raw)/float64(n), float64(st.Size())/float64(n), float64(st.Size())/float64(raw))
+	if tier == 2 {
+		fmt.Printf("raw vectors %d B/memory: the file is %.3f× them\n", 4*dims, float64(st.Size())/float64(n*4*dims))
+	}
+	fmt.Println()
 	fmt.Println("| table or index | B/memory | payload B/memory | unused B/memory |")
 	fmt.Println("| --- | ---: | ---: | ---: |")
 	var total int64
