@@ -253,79 +253,103 @@ func (m *Memory) exportTable(q *dbtx, w *exchange.Writer, t *exchangeTable, cond
 		dest[i+1] = &vals[i]
 	}
 	var row exchange.Row
-	var hist historyCache
-	for rows.Next() {
-		if err := rows.Scan(dest...); err != nil {
-			return err
-		}
-		if t == historyTable && vals[len(vals)-1] != nil {
-			if err := hist.fill(q, m.agent, kind, vals); err != nil {
-				return err
-			}
-		}
+	write := func(kind string, vals []any) error {
 		row.Reset()
 		for i, c := range t.cols {
 			if err := encodeColumn(&row, c, vals[i]); err != nil {
 				return fmt.Errorf("%s %s: %w", t.table, kind, err)
 			}
 		}
-		if err := w.Record(t.rec, kind, &row); err != nil {
-			return err
-		}
+		return w.Record(t.rec, kind, &row)
 	}
-	return rows.Err()
-}
-
-// historyCache puts back together the fields of the compact history
-// entries an export reads, one at a time in the order of their Seq (see
-// historyStates). The fields of an entry come from the newer entries of
-// its memory: a memory with a long history keeps them here between its
-// entries (up to maxCachedStates in all), so that an export reads each
-// entry's chain once rather than once an entry.
-type historyCache struct {
-	states map[memoryKey]map[int64]historyState
-	n      int
-}
-
-const (
-	longHistory     = 16      // entries put back together at once that make a memory's history long
-	maxCachedStates = 100_000 // entries kept in all
-)
-
-// fill sets the before and after of the compact entry read (historyTable's
-// columns, then its pk and form) of the memory kind/vals[0].
-func (c *historyCache) fill(q *dbtx, agent, kind string, vals []any) error {
-	id, _ := vals[0].(string)
-	seq, _ := vals[len(vals)-2].(int64)
-	k := memoryKey{MemoryType(kind), id}
-	st, ok := c.states[k][seq]
-	if ok {
-		delete(c.states[k], seq)
-		c.n--
-		if len(c.states[k]) == 0 {
-			delete(c.states, k)
-		}
-	} else {
-		states := map[int64]historyState{}
-		if err := q.historyStates(agent, k.typ, id, seq, states); err != nil {
+	var hist historyBatch
+	for rows.Next() {
+		if err := rows.Scan(dest...); err != nil {
 			return err
 		}
-		st = states[seq]
-		delete(states, seq)
-		if len(states) >= longHistory && c.n+len(states) <= maxCachedStates {
-			if c.states == nil {
-				c.states = map[memoryKey]map[int64]historyState{}
+		if t == historyTable {
+			if hist.add(kind, vals) < historyBatchSize {
+				continue
 			}
-			c.states[k] = states
-			c.n += len(states)
+			if err := hist.flush(q, m.agent, write); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := write(kind, vals); err != nil {
+			return err
 		}
 	}
-	for i, f := range []json.RawMessage{st.before, st.after} {
-		vals[2+i] = nil
-		if f != nil {
-			vals[2+i] = string(f)
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	return hist.flush(q, m.agent, write)
+}
+
+// historyBatchSize is how many history entries an export reads before it
+// writes them.
+const historyBatchSize = 256
+
+// historyBatch holds history entries an export read (historyTable's
+// columns, then pk and form) until it has put back together the fields of
+// those in the compact forms, a batch at a time (see historyStates): a
+// memory's fields come from its newer entries and its row, read for all
+// the batch's memories of a kind at once.
+type historyBatch struct {
+	kinds []string
+	vals  [][]any
+}
+
+// add copies an entry into the batch and returns the batch's size.
+func (b *historyBatch) add(kind string, vals []any) int {
+	b.kinds = append(b.kinds, kind)
+	b.vals = append(b.vals, slices.Clone(vals))
+	return len(b.kinds)
+}
+
+// flush puts the batch's compact entries back together, writes every
+// entry with write, in order, and empties the batch.
+func (b *historyBatch) flush(q *dbtx, agent string, write func(kind string, vals []any) error) error {
+	ids := map[MemoryType][]string{}
+	from := map[MemoryType]int64{}
+	seen := map[memoryKey]bool{}
+	for i, v := range b.vals {
+		if v[len(v)-1] == nil {
+			continue // a whole entry
+		}
+		typ := MemoryType(b.kinds[i])
+		id, _ := v[0].(string)
+		seq, _ := v[len(v)-2].(int64)
+		if k := (memoryKey{typ, id}); !seen[k] {
+			seen[k] = true
+			ids[typ] = append(ids[typ], id)
+		}
+		if f, ok := from[typ]; !ok || seq < f {
+			from[typ] = seq
 		}
 	}
+	states := map[int64]historyState{}
+	for typ, list := range ids {
+		if err := q.historyStates(agent, typ, list, from[typ], states); err != nil {
+			return err
+		}
+	}
+	for i, v := range b.vals {
+		if v[len(v)-1] != nil {
+			seq, _ := v[len(v)-2].(int64)
+			st := states[seq]
+			for j, f := range []json.RawMessage{st.before, st.after} {
+				v[2+j] = nil
+				if f != nil {
+					v[2+j] = string(f)
+				}
+			}
+		}
+		if err := write(b.kinds[i], v); err != nil {
+			return err
+		}
+	}
+	b.kinds, b.vals = b.kinds[:0], b.vals[:0]
 	return nil
 }
 

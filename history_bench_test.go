@@ -47,8 +47,8 @@ func BenchmarkHistoryRead(b *testing.B) {
 		ids = append(ids, got...)
 	}
 	for i := 0; i < n; i += 10 {
-		for _, imp := range []float64{0.9, 0.1} {
-			if _, err := m.Semantic().Update(ctx, ids[i], engram.SemanticPatch{Importance: &imp}); err != nil {
+		for _, tag := range []string{"first", "second"} {
+			if _, err := m.Semantic().Update(ctx, ids[i], engram.SemanticPatch{Tags: &[]string{tag}}); err != nil {
 				b.Fatal(err)
 			}
 		}

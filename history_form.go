@@ -77,8 +77,16 @@ func (q *dbtx) historyEntries(agent string, rows []historyRow) ([]HistoryEntry, 
 		}
 	}
 	states := map[int64]historyState{}
+	byType := map[MemoryType][]string{}
+	since := map[MemoryType]int64{}
 	for k, f := range from {
-		if err := q.historyStates(agent, k.typ, k.id, f, states); err != nil {
+		byType[k.typ] = append(byType[k.typ], k.id)
+		if s, ok := since[k.typ]; !ok || f < s {
+			since[k.typ] = f
+		}
+	}
+	for typ, ids := range byType {
+		if err := q.historyStates(agent, typ, ids, since[typ], states); err != nil {
 			return nil, err
 		}
 	}
@@ -113,7 +121,7 @@ func (q *dbtx) settleHistory(agent string, typ MemoryType, id string, upTo int64
 		return err
 	}
 	states := map[int64]historyState{}
-	if err := q.historyStates(agent, typ, id, first[0], states); err != nil {
+	if err := q.historyStates(agent, typ, []string{id}, first[0], states); err != nil {
 		return err
 	}
 	for seq, st := range states {
@@ -144,16 +152,23 @@ type memoryKey struct {
 type historyState struct{ before, after json.RawMessage }
 
 // historyStates puts back together the fields of the compact entries of
-// the memory typ/id from Seq from on, into states by Seq: it reads the
-// memory's entries from there, newest first, starting from the row's
-// fields now (when it still exists) and undoing each change.
-func (q *dbtx) historyStates(agent string, typ MemoryType, id string, from int64, states map[int64]historyState) error {
-	rows, err := q.query(`SELECT pk, before, after, form FROM history INDEXED BY history_by_memory
-		WHERE agent_id = ? AND id = ? AND pk >= ? AND memory_type = ? ORDER BY pk DESC`, agent, id, from, string(typ))
+// the memories of kind typ with the given IDs, from Seq from on, into
+// states by Seq: it reads their entries from there, newest first,
+// starting from each row's fields now (when it still exists) and undoing
+// each change.
+func (q *dbtx) historyStates(agent string, typ MemoryType, ids []string, from int64, states map[int64]historyState) error {
+	list, err := json.Marshal(ids)
+	if err != nil {
+		return err
+	}
+	rows, err := q.query(`SELECT id, pk, before, after, form FROM history INDEXED BY history_by_memory
+		WHERE agent_id = ?1 AND id IN (SELECT value FROM json_each(?2)) AND pk >= ?3 AND memory_type = ?4
+		ORDER BY id, pk DESC`, agent, string(list), from, string(typ))
 	if err != nil {
 		return err
 	}
 	type entry struct {
+		id            string
 		seq           int64
 		before, after []byte
 		form          sql.NullInt64
@@ -161,7 +176,7 @@ func (q *dbtx) historyStates(agent string, typ MemoryType, id string, from int64
 	es, err := scanAll(rows, func(r scanner) (entry, error) {
 		var e entry
 		var before, after *string
-		err := r.Scan(&e.seq, &before, &after, &e.form)
+		err := r.Scan(&e.id, &e.seq, &before, &after, &e.form)
 		if before != nil {
 			e.before = []byte(*before)
 		}
@@ -173,9 +188,15 @@ func (q *dbtx) historyStates(agent string, typ MemoryType, id string, from int64
 	if err != nil {
 		return err
 	}
+	current, err := q.rowFields(agent, typ, list)
+	if err != nil {
+		return err
+	}
 	var cur json.RawMessage // the fields after the entry at hand
-	known := false
-	for _, e := range es {
+	for i, e := range es {
+		if i == 0 || e.id != es[i-1].id { // the newest entry of the next memory
+			cur = current[e.id]
+		}
 		switch {
 		case !e.form.Valid:
 			// A whole entry: a deletion's (or an imported or older
@@ -183,16 +204,11 @@ func (q *dbtx) historyStates(agent string, typ MemoryType, id string, from int64
 			// decay's, a forget's, a creation's) say nothing of the
 			// fields before them.
 			if isRowFields(e.before) {
-				cur, known = json.RawMessage(e.before), true
+				cur = json.RawMessage(e.before)
 			}
 			continue
 		case e.after != nil:
-			cur, known = json.RawMessage(e.after), true // kept when updated_at moved alone
-		case !known:
-			if cur, err = q.rowFields(agent, typ, id); err != nil {
-				return err
-			}
-			known = true
+			cur = json.RawMessage(e.after) // kept when updated_at moved alone
 		}
 		st := historyState{after: cur}
 		switch e.form.Int64 {
@@ -211,24 +227,27 @@ func (q *dbtx) historyStates(agent string, typ MemoryType, id string, from int64
 	return nil
 }
 
-// rowFields returns the recorded fields of the memory typ/id as its row
-// holds them now, as history's triggers write them; nil when it has no
-// row.
-func (q *dbtx) rowFields(agent string, typ MemoryType, id string) (json.RawMessage, error) {
+// rowFields returns the recorded fields of the memories of kind typ with
+// the IDs of the JSON list ids, as their rows hold them now (as history's
+// triggers write them), by ID; a memory without a row has none.
+func (q *dbtx) rowFields(agent string, typ MemoryType, ids []byte) (map[string]json.RawMessage, error) {
 	k := kindOf(typ)
 	if k == nil {
 		return nil, nil
 	}
-	var s string
-	err := q.queryRow(`SELECT `+k.recordedJSON("t")+` FROM `+k.table+` t WHERE t.agent_id = ? AND t.id = ?`,
-		[]any{agent, id}, &s)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, nil
-	}
+	rows, err := q.query(`SELECT t.id, `+k.recordedJSON("t")+` FROM `+k.table+` t
+		WHERE t.agent_id = ?1 AND t.id IN (SELECT value FROM json_each(?2))`, agent, string(ids))
 	if err != nil {
 		return nil, err
 	}
-	return json.RawMessage(s), nil
+	out := map[string]json.RawMessage{}
+	_, err = scanAll(rows, func(r scanner) (struct{}, error) {
+		var id, fields string
+		err := r.Scan(&id, &fields)
+		out[id] = json.RawMessage(fields)
+		return struct{}{}, err
+	})
+	return out, err
 }
 
 // isRowFields reports whether b is a row's recorded fields (a JSON object
@@ -260,10 +279,7 @@ func patchFields(fields, old json.RawMessage) (json.RawMessage, error) {
 	if err != nil {
 		return nil, err
 	}
-	byKey := make(map[string]json.RawMessage, len(repl))
-	for _, m := range repl {
-		byKey[m.key] = m.value
-	}
+	used := make([]bool, len(repl)) // an update changes a few fields: look them up in order
 	var b bytes.Buffer
 	b.Grow(len(fields) + len(old))
 	b.WriteByte('{')
@@ -271,21 +287,23 @@ func patchFields(fields, old json.RawMessage) (json.RawMessage, error) {
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		b.Write(m.rawKey)
+		b.Write(m.key)
 		b.WriteByte(':')
-		if v, ok := byKey[m.key]; ok {
-			b.Write(v)
-			delete(byKey, m.key)
-		} else {
-			b.Write(m.value)
+		v := m.value
+		for r := range repl {
+			if !used[r] && bytes.Equal(repl[r].key, m.key) {
+				v, used[r] = repl[r].value, true
+				break
+			}
 		}
+		b.Write(v)
 	}
-	for _, m := range repl { // a field the row no longer has
-		if _, ok := byKey[m.key]; ok {
+	for r, m := range repl { // a field the row no longer has
+		if !used[r] {
 			if b.Len() > 1 {
 				b.WriteByte(',')
 			}
-			b.Write(m.rawKey)
+			b.Write(m.key)
 			b.WriteByte(':')
 			b.Write(m.value)
 		}
@@ -294,37 +312,112 @@ func patchFields(fields, old json.RawMessage) (json.RawMessage, error) {
 	return b.Bytes(), nil
 }
 
-// jsonMember is one member of a JSON object: its key as written, decoded,
-// and its value as written.
+// jsonMember is one member of a JSON object: its key and its value, as
+// written.
 type jsonMember struct {
-	rawKey []byte
-	key    string
-	value  json.RawMessage
+	key, value []byte
 }
 
+// errNotObject says history fields are not a JSON object.
+var errNotObject = errors.New("history fields are not a JSON object")
+
 // jsonMembers splits a JSON object into its members, in order.
-func jsonMembers(obj json.RawMessage) ([]jsonMember, error) {
-	d := json.NewDecoder(bytes.NewReader(obj))
-	if t, err := d.Token(); err != nil || t != json.Delim('{') {
-		return nil, fmt.Errorf("history fields are not a JSON object: %.40q", obj)
+func jsonMembers(obj []byte) ([]jsonMember, error) {
+	i := skipSpace(obj, 0)
+	if i == len(obj) || obj[i] != '{' {
+		return nil, errNotObject
 	}
-	var out []jsonMember
-	for d.More() {
-		start := d.InputOffset()
-		t, err := d.Token()
-		if err != nil {
-			return nil, err
-		}
-		key, ok := t.(string)
-		if !ok {
-			return nil, fmt.Errorf("history fields: key %v", t)
-		}
-		raw := bytes.TrimLeft(obj[start:d.InputOffset()], " \t\r\n,")
-		var v json.RawMessage
-		if err := d.Decode(&v); err != nil {
-			return nil, err
-		}
-		out = append(out, jsonMember{rawKey: raw, key: key, value: v})
+	out := make([]jsonMember, 0, 24)
+	i = skipSpace(obj, i+1)
+	if i < len(obj) && obj[i] == '}' {
+		return out, nil
 	}
-	return out, nil
+	for {
+		k := i
+		i = skipString(obj, i)
+		if i < 0 {
+			return nil, errNotObject
+		}
+		key := obj[k:i]
+		if i = skipSpace(obj, i); i == len(obj) || obj[i] != ':' {
+			return nil, errNotObject
+		}
+		v := skipSpace(obj, i+1)
+		if i = skipValue(obj, v); i < 0 {
+			return nil, errNotObject
+		}
+		out = append(out, jsonMember{key: key, value: obj[v:i]})
+		if i = skipSpace(obj, i); i == len(obj) {
+			return nil, errNotObject
+		}
+		switch obj[i] {
+		case ',':
+			i = skipSpace(obj, i+1)
+		case '}':
+			return out, nil
+		default:
+			return nil, errNotObject
+		}
+	}
+}
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// skipString returns the end of the JSON string at b[i], or -1.
+func skipString(b []byte, i int) int {
+	if i >= len(b) || b[i] != '"' {
+		return -1
+	}
+	for i++; i < len(b); i++ {
+		switch b[i] {
+		case '\\':
+			i++
+		case '"':
+			return i + 1
+		}
+	}
+	return -1
+}
+
+// skipValue returns the end of the JSON value at b[i], or -1.
+func skipValue(b []byte, i int) int {
+	if i >= len(b) {
+		return -1
+	}
+	switch b[i] {
+	case '"':
+		return skipString(b, i)
+	case '{', '[':
+		depth := 0
+		for i < len(b) {
+			switch b[i] {
+			case '"':
+				if i = skipString(b, i); i < 0 {
+					return -1
+				}
+				continue
+			case '{', '[':
+				depth++
+			case '}', ']':
+				if depth--; depth == 0 {
+					return i + 1
+				}
+			}
+			i++
+		}
+		return -1
+	}
+	start := i
+	for i < len(b) && b[i] != ',' && b[i] != '}' && b[i] != ']' && b[i] != ' ' && b[i] != '\t' && b[i] != '\n' && b[i] != '\r' {
+		i++
+	}
+	if i == start {
+		return -1
+	}
+	return i
 }

@@ -63,3 +63,29 @@ func TestHistoryKeepsWhatAWriteOfUpdatedAtAloneMoves(t *testing.T) {
 		t.Error("the next update starts from the row's fields, with the updated_at the touches left")
 	}
 }
+
+// patchFields puts the old values in place byte for byte, whatever the
+// values hold (quotes, braces, nested lists and objects, null), and
+// refuses what is not a JSON object without panicking.
+func TestPatchFields(t *testing.T) {
+	fields := `{"id":"a","content":"say \"}\" and {","tags":["x","]"],"metadata":{"k":{"n":[1,2]}},"valid_to":null,"importance":0.5}`
+	got, err := patchFields([]byte(fields), []byte(`{"content":"it was \\ \"this\"","valid_to":12,"metadata":{}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"id":"a","content":"it was \\ \"this\"","tags":["x","]"],"metadata":{},"valid_to":12,"importance":0.5}`
+	if string(got) != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+	if got, err := patchFields([]byte(`{"id":"a"}`), []byte(`{"gone":1}`)); err != nil || string(got) != `{"id":"a","gone":1}` {
+		t.Errorf("a field the row no longer has: %s, %v", got, err)
+	}
+	for _, bad := range []string{``, `[]`, `{`, `{"a"}`, `{"a":}`, `{"a":1`, `{"a":"x}`, `{"a":[1}`, `{"a":1 "b":2}`, `{a:1}`} {
+		if _, err := patchFields([]byte(`{"id":"a"}`), []byte(bad)); err == nil {
+			t.Errorf("%q: no error", bad)
+		}
+		if _, err := patchFields([]byte(bad), []byte(`{"id":"b"}`)); err == nil && bad != "" {
+			t.Errorf("fields %q: no error", bad)
+		}
+	}
+}

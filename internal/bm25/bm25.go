@@ -140,7 +140,13 @@ type view struct {
 
 // parse splits v; a malformed v gives an empty view.
 func parse(v []byte) view {
-	n, k := binary.Uvarint(v)
+	var n uint64
+	var k int
+	if len(v) > 0 && v[0] < 0x80 {
+		n, k = uint64(v[0]), 1 // fewer than 128 stems
+	} else {
+		n, k = binary.Uvarint(v)
+	}
 	if k <= 0 || n > uint64(len(v)-k)/hashSize {
 		return view{}
 	}
@@ -162,16 +168,26 @@ func (w view) repeats() repeats { return repeats{x: w.extra, n: w.n, prev: -1} }
 // next returns the index and count of the next stem held more than once,
 // and false after the last (or at a malformed byte).
 func (r *repeats) next() (int, int, bool) {
-	d, k := binary.Uvarint(r.x)
-	if k <= 0 {
-		return 0, 0, false
+	var d, c uint64
+	if len(r.x) >= 2 && r.x[0] < 0x80 && r.x[1] < 0x80 { // both one byte, as most are
+		d, c = uint64(r.x[0]), uint64(r.x[1])
+		r.x = r.x[2:]
+	} else {
+		var k, k2 int
+		if d, k = binary.Uvarint(r.x); k <= 0 {
+			r.x = nil
+			return 0, 0, false
+		}
+		if c, k2 = binary.Uvarint(r.x[k:]); k2 <= 0 {
+			r.x = nil
+			return 0, 0, false
+		}
+		r.x = r.x[k+k2:]
 	}
-	c, k2 := binary.Uvarint(r.x[k:])
-	if k2 <= 0 || d >= uint64(r.n-r.prev-1) {
+	if d >= uint64(r.n-r.prev-1) {
 		r.x = nil
 		return 0, 0, false
 	}
-	r.x = r.x[k+k2:]
 	r.prev += int(d) + 1
 	return r.prev, int(min(c+2, math.MaxUint16)), true
 }
@@ -287,12 +303,14 @@ func Each(v []byte, f func(h uint32, count int)) {
 	w := parse(v)
 	r := w.repeats()
 	next, count, ok := r.next()
-	for i := range w.n {
+	hs := w.hashes
+	for i := 0; len(hs) >= hashSize; i++ {
+		c := 1
 		if ok && i == next {
-			f(w.hash(i), count)
+			c = count
 			next, count, ok = r.next()
-		} else {
-			f(w.hash(i), 1)
 		}
+		f(uint32(hs[0])|uint32(hs[1])<<8|uint32(hs[2])<<16|uint32(hs[3])<<24, c)
+		hs = hs[hashSize:]
 	}
 }
