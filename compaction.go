@@ -840,7 +840,7 @@ func (m *Memory) Restore(ctx context.Context, id string) error {
 				return fmt.Errorf("engram: restore %q: the archive holds a %q, which engram does not archive", id, t)
 			}
 			err := q.recordAs(OpRestore, "", func() error {
-				_, err := q.exec(`INSERT INTO `+k.table+` (agent_id, `+strings.Join(k.cols, ", ")+`)
+				_, err := q.exec(`INSERT INTO `+k.table+` (agent_id, `+strings.Join(k.writtenCols(k.cols), ", ")+`)
 					SELECT agent_id, `+k.fromJSON("row")+` FROM archive WHERE agent_id = ? AND memory_type = ? AND id = ?`,
 					m.agent, string(t), id)
 				return err

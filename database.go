@@ -15,6 +15,7 @@ import (
 
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 
+	"github.com/engram-go/engram/internal/bm25"
 	"github.com/engram-go/engram/internal/schema"
 )
 
@@ -319,6 +320,50 @@ var goSteps = map[int]func(q *dbtx) error{
 		}
 		return nil
 	},
+	// 0013: the term vectors in their compact form (see internal/bm25).
+	13: func(q *dbtx) error {
+		for _, k := range kinds {
+			if slices.Contains(k.cols, "terms") {
+				if err := recodeTerms(q, k.table); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	},
+}
+
+// recodeTerms rewrites the term vectors of table from the fixed-width
+// form of schema v5 to the compact one; a vector that is neither is
+// cleared, so that its row is scored from its text (see fillTerms).
+func recodeTerms(q *dbtx, table string) error {
+	for after := int64(0); ; {
+		rows, err := q.query(`SELECT pk, terms FROM `+table+` WHERE pk > ? AND terms IS NOT NULL ORDER BY pk LIMIT 1000`, after)
+		if err != nil {
+			return err
+		}
+		type row struct {
+			pk    int64
+			terms []byte
+		}
+		got, err := scanAll(rows, func(r scanner) (row, error) {
+			var x row
+			return x, r.Scan(&x.pk, &x.terms)
+		})
+		if err != nil || len(got) == 0 {
+			return err
+		}
+		for _, x := range got {
+			var v any
+			if t, ok := bm25.FromFixed(x.terms); ok {
+				v = t
+			}
+			if _, err := q.exec(`UPDATE `+table+` SET terms = ? WHERE pk = ?`, v, x.pk); err != nil {
+				return err
+			}
+		}
+		after = got[len(got)-1].pk
+	}
 }
 
 func (s *database) userVersion(ctx context.Context) (int, error) {

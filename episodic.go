@@ -297,7 +297,7 @@ func (e *Episodic) ByTask(ctx context.Context, taskID string) ([]Episode, error)
 		return nil, err
 	}
 	return e.list(ctx, "episodic.by_task", `SELECT `+episodeCols+` FROM episodic_log
-		WHERE agent_id = ? AND task_id = ? ORDER BY created_at, pk`, e.m.agent, taskID)
+		WHERE agent_id = ? AND task_id = ? AND task_id <> '' ORDER BY created_at, pk`, e.m.agent, taskID)
 }
 
 // Range returns the episodes created in [from, to), oldest first. A zero to

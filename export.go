@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"io"
 	"runtime/debug"
@@ -234,35 +235,122 @@ func (m *Memory) exportTable(q *dbtx, w *exchange.Writer, t *exchangeTable, cond
 	if kindExpr == "" {
 		kindExpr = "''"
 	}
-	rows, err := q.query(`SELECT `+kindExpr+`, `+strings.Join(t.exprs, ", ")+` FROM `+from+
+	exprs := t.exprs
+	if t == historyTable {
+		exprs = append(slices.Clone(exprs), "t.pk", "t.form")
+	}
+	rows, err := q.query(`SELECT `+kindExpr+`, `+strings.Join(exprs, ", ")+` FROM `+from+
 		` WHERE t.agent_id = ? AND `+cond+` ORDER BY `+t.order, append([]any{m.agent}, args...)...)
 	if err != nil {
 		return err
 	}
 	defer rows.Close()
 	var kind string
-	vals := make([]any, len(t.cols))
-	dest := make([]any, len(t.cols)+1)
+	vals := make([]any, len(exprs))
+	dest := make([]any, len(exprs)+1)
 	dest[0] = &kind
 	for i := range vals {
 		dest[i+1] = &vals[i]
 	}
 	var row exchange.Row
-	for rows.Next() {
-		if err := rows.Scan(dest...); err != nil {
-			return err
-		}
+	write := func(kind string, vals []any) error {
 		row.Reset()
 		for i, c := range t.cols {
 			if err := encodeColumn(&row, c, vals[i]); err != nil {
 				return fmt.Errorf("%s %s: %w", t.table, kind, err)
 			}
 		}
-		if err := w.Record(t.rec, kind, &row); err != nil {
+		return w.Record(t.rec, kind, &row)
+	}
+	var hist historyBatch
+	for rows.Next() {
+		if err := rows.Scan(dest...); err != nil {
+			return err
+		}
+		if t == historyTable {
+			if hist.add(kind, vals) < historyBatchSize {
+				continue
+			}
+			if err := hist.flush(q, m.agent, write); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := write(kind, vals); err != nil {
 			return err
 		}
 	}
-	return rows.Err()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	return hist.flush(q, m.agent, write)
+}
+
+// historyBatchSize is how many history entries an export reads before it
+// writes them.
+const historyBatchSize = 256
+
+// historyBatch holds history entries an export read (historyTable's
+// columns, then pk and form) until it has put back together the fields of
+// those in the compact forms, a batch at a time (see historyStates): a
+// memory's fields come from its newer entries and its row, read for all
+// the batch's memories of a kind at once.
+type historyBatch struct {
+	kinds []string
+	vals  [][]any
+}
+
+// add copies an entry into the batch and returns the batch's size.
+func (b *historyBatch) add(kind string, vals []any) int {
+	b.kinds = append(b.kinds, kind)
+	b.vals = append(b.vals, slices.Clone(vals))
+	return len(b.kinds)
+}
+
+// flush puts the batch's compact entries back together, writes every
+// entry with write, in order, and empties the batch.
+func (b *historyBatch) flush(q *dbtx, agent string, write func(kind string, vals []any) error) error {
+	ids := map[MemoryType][]string{}
+	from := map[MemoryType]int64{}
+	seen := map[memoryKey]bool{}
+	for i, v := range b.vals {
+		if v[len(v)-1] == nil {
+			continue // a whole entry
+		}
+		typ := MemoryType(b.kinds[i])
+		id, _ := v[0].(string)
+		seq, _ := v[len(v)-2].(int64)
+		if k := (memoryKey{typ, id}); !seen[k] {
+			seen[k] = true
+			ids[typ] = append(ids[typ], id)
+		}
+		if f, ok := from[typ]; !ok || seq < f {
+			from[typ] = seq
+		}
+	}
+	states := map[int64]historyState{}
+	for typ, list := range ids {
+		if err := q.historyStates(agent, typ, list, from[typ], states); err != nil {
+			return err
+		}
+	}
+	for i, v := range b.vals {
+		if v[len(v)-1] != nil {
+			seq, _ := v[len(v)-2].(int64)
+			st := states[seq]
+			for j, f := range []json.RawMessage{st.before, st.after} {
+				v[2+j] = nil
+				if f != nil {
+					v[2+j] = string(f)
+				}
+			}
+		}
+		if err := write(b.kinds[i], v); err != nil {
+			return err
+		}
+	}
+	b.kinds, b.vals = b.kinds[:0], b.vals[:0]
+	return nil
 }
 
 // encodeColumn adds column c's value v, as the driver read it, to row.

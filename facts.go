@@ -738,7 +738,7 @@ func (f *Facts) Alias(ctx context.Context, name, alias string) error {
 			return err // one entity already: nothing to do
 		}
 		// ae and every alias of it now stand for ne.
-		if _, err := q.exec(`UPDATE fact_aliases SET entity_key = ?3 WHERE agent_id = ?1 AND entity_key = ?2`, f.m.agent, ae, ne); err != nil {
+		if _, err := q.exec(`UPDATE fact_aliases INDEXED BY fact_aliases_by_entity SET entity_key = ?3 WHERE agent_id = ?1 AND entity_key = ?2`, f.m.agent, ae, ne); err != nil {
 			return err
 		}
 		// The alias's own key, and that of the entity it stood for.

@@ -528,12 +528,12 @@ func (sc *scope) byRow() bool {
 func (sc *scope) where(k *kind, alias string, base int) (string, []any) {
 	a := &sqlArgs{base: base}
 	var parts []string
+	// A user and a session are said twice so that the partial indexes of
+	// the non-empty ones serve (see migration 0013).
 	if sc.user != "" {
-		parts = append(parts, alias+"."+k.userCol+" = "+a.add(sc.user))
+		parts = append(parts, alias+"."+k.userCol+" = "+a.add(sc.user)+" AND "+alias+"."+k.userCol+" <> ''")
 	}
 	if sc.session != "" {
-		// Said twice so that a partial index of the non-empty sessions
-		// serves (see episodic_by_session).
 		parts = append(parts, alias+"."+k.sessionCol+" = "+a.add(sc.session)+" AND "+alias+"."+k.sessionCol+" <> ''")
 	}
 	if sc.since > zeroMS {

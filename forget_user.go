@@ -95,7 +95,7 @@ func (m *Memory) eraseUser(q *dbtx, user string, scoped []*kind) ([]typedID, err
 		return nil, err
 	}
 	for _, k := range scoped {
-		got, err := queryTyped(q, `DELETE FROM `+k.table+` WHERE agent_id = ? AND `+k.userCol+` = ? RETURNING '`+string(k.typ)+`', id`, m.agent, user)
+		got, err := queryTyped(q, `DELETE FROM `+k.table+` WHERE agent_id = ? AND `+k.userCol+` = ? AND `+k.userCol+` <> '' RETURNING '`+string(k.typ)+`', id`, m.agent, user)
 		if err != nil {
 			return nil, err
 		}

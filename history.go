@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -169,12 +170,16 @@ func (m *Memory) History(ctx context.Context, id string) ([]HistoryEntry, error)
 	}
 	var out []HistoryEntry
 	err := m.read(ctx, "history", func(q *dbtx) error {
-		rows, err := q.query(`SELECT `+historyCols+` FROM history INDEXED BY history_by_memory
+		rows, err := q.query(`SELECT `+historyRowCols+` FROM history INDEXED BY history_by_memory
 			WHERE agent_id = ? AND id = ? ORDER BY pk`, m.agent, id)
 		if err != nil {
 			return err
 		}
-		out, err = scanAll(rows, scanHistory)
+		hs, err := scanAll(rows, scanHistoryRow)
+		if err != nil {
+			return err
+		}
+		out, err = q.historyEntries(m.agent, hs)
 		return err
 	})
 	return out, err
@@ -246,7 +251,7 @@ func (m *Memory) Changes(ctx context.Context, cq ChangeQuery) ([]HistoryEntry, e
 		if cq.Newest {
 			order = "at DESC, pk DESC"
 		}
-		rows, err := q.query(`SELECT `+historyCols+` FROM history INDEXED BY history_by_time
+		rows, err := q.query(`SELECT `+historyRowCols+` FROM history INDEXED BY history_by_time
 			WHERE agent_id = ?1 AND (at > ?2 OR (at = ?2 AND pk > ?3)) AND (at < ?5 OR (at = ?5 AND pk < ?6))
 				AND (?7 = '' OR actor = ?7)
 			ORDER BY `+order+` LIMIT ?4`,
@@ -254,7 +259,11 @@ func (m *Memory) Changes(ctx context.Context, cq ChangeQuery) ([]HistoryEntry, e
 		if err != nil {
 			return err
 		}
-		out, err = scanAll(rows, scanHistory)
+		hs, err := scanAll(rows, scanHistoryRow)
+		if err != nil {
+			return err
+		}
+		out, err = q.historyEntries(m.agent, hs)
 		return err
 	})
 	return out, err
@@ -264,23 +273,6 @@ func (m *Memory) Changes(ctx context.Context, cq ChangeQuery) ([]HistoryEntry, e
 const minTime = -1 << 62
 
 const historyCols = `pk, op, memory_type, id, before, after, actor, reason, at`
-
-func scanHistory(r scanner) (HistoryEntry, error) {
-	var e HistoryEntry
-	var before, after *string
-	var at int64
-	if err := r.Scan(&e.Seq, &e.Op, &e.Type, &e.ID, &before, &after, &e.Actor, &e.Reason, &at); err != nil {
-		return e, err
-	}
-	if before != nil {
-		e.Before = json.RawMessage(*before)
-	}
-	if after != nil {
-		e.After = json.RawMessage(*after)
-	}
-	e.At = fromMS(at)
-	return e, nil
-}
 
 // pruneHistory deletes the agent's entries older than the retention.
 func (m *Memory) pruneHistory(q *dbtx, now time.Time) (int, error) {
@@ -332,31 +324,42 @@ func historyStatements() []string {
 			one INTEGER PRIMARY KEY CHECK (one = 1), op TEXT, actor TEXT NOT NULL, reason TEXT NOT NULL, at INTEGER NOT NULL)`,
 		`INSERT OR IGNORE INTO temp.history_ctx (one, op, actor, reason, at) VALUES (1, NULL, '', '', 0)`,
 	}
-	insert := func(k *kind, alias, op, before, after string) string {
-		return `INSERT INTO main.history (agent_id, memory_type, id, op, before, after, actor, reason, at)
+	insert := func(k *kind, alias, op, before, after, form string) string {
+		return `INSERT INTO main.history (agent_id, memory_type, id, op, before, after, form, actor, reason, at)
 			SELECT ` + alias + `.agent_id, '` + string(k.typ) + `', ` + alias + `.id, coalesce(c.op, '` + op + `'), ` +
-			before + `, ` + after + `, c.actor, c.reason, c.at FROM temp.history_ctx c;`
+			before + `, ` + after + `, ` + form + `, c.actor, c.reason, c.at FROM temp.history_ctx c;`
 	}
 	for _, k := range kinds {
 		name := "history_" + k.table
 		stmts = append(stmts,
 			`CREATE TEMP TRIGGER IF NOT EXISTS `+name+`_insert AFTER INSERT ON main.`+k.table+` BEGIN `+
-				insert(k, "new", string(OpCreate), "NULL", k.recordedJSON("new"))+` END`,
+				insert(k, "new", string(OpCreate), "NULL", "NULL", strconv.Itoa(formCreate))+` END`,
 			`CREATE TEMP TRIGGER IF NOT EXISTS `+name+`_delete AFTER DELETE ON main.`+k.table+` BEGIN `+
-				insert(k, "old", string(OpDelete), k.recordedJSON("old"), "NULL")+` END`)
-		var changed []string
+				insert(k, "old", string(OpDelete), k.recordedJSON("old"), "NULL", "NULL")+` END`)
+		var changed, same []string
 		for _, c := range k.recorded() {
 			if c != "updated_at" {
 				changed = append(changed, "old."+c+" IS NOT new."+c)
 			}
+			same = append(same, "CASE WHEN old."+c+" IS new."+c+" THEN '$."+c+"' ELSE '$."+noField+"' END")
 		}
-		stmts = append(stmts, `CREATE TEMP TRIGGER IF NOT EXISTS `+name+`_update AFTER UPDATE OF `+strings.Join(k.recorded(), ", ")+
+		// An update keeps the old values of the fields it changed.
+		stmts = append(stmts, `CREATE TEMP TRIGGER IF NOT EXISTS `+name+`_update AFTER UPDATE OF `+strings.Join(k.writtenCols(k.recorded()), ", ")+
 			` ON main.`+k.table+` WHEN `+strings.Join(changed, " OR ")+` BEGIN `+
-			insert(k, "new", string(OpUpdate), k.recordedJSON("old"), k.recordedJSON("new"))+` END`)
+			insert(k, "new", string(OpUpdate), "json_remove("+k.recordedJSON("old")+", "+strings.Join(same, ", ")+")", "NULL", strconv.Itoa(formUpdate))+` END`)
+		if slices.Contains(k.recorded(), "updated_at") {
+			// A write that moves updated_at alone is no change (nothing
+			// is recorded of it), but the row no longer holds the fields
+			// the memory's last entry left: that entry keeps them.
+			stmts = append(stmts, `CREATE TEMP TRIGGER IF NOT EXISTS `+name+`_touch AFTER UPDATE OF updated_at ON main.`+k.table+
+				` WHEN old.updated_at IS NOT new.updated_at AND NOT (`+strings.Join(changed, " OR ")+`) BEGIN
+				UPDATE main.history SET after = `+k.recordedJSON("old")+` WHERE pk = (SELECT max(pk) FROM main.history
+					WHERE agent_id = old.agent_id AND id = old.id AND memory_type = '`+string(k.typ)+`') AND form IS NOT NULL AND after IS NULL; END`)
+		}
 		if k.decay != nil {
 			stmts = append(stmts, `CREATE TEMP TRIGGER IF NOT EXISTS `+name+`_decay AFTER UPDATE OF resonance ON main.`+k.table+
 				` WHEN CAST(old.resonance * 10 AS INTEGER) > CAST(new.resonance * 10 AS INTEGER) BEGIN `+
-				insert(k, "new", string(OpDecay), "json_object('resonance', old.resonance)", "json_object('resonance', new.resonance)")+` END`)
+				insert(k, "new", string(OpDecay), "json_object('resonance', old.resonance)", "json_object('resonance', new.resonance)", "NULL")+` END`)
 		}
 	}
 	return stmts

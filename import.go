@@ -280,6 +280,20 @@ func (im *importer) info(table string) (map[string]colInfo, error) {
 		c.rule = columnCheck(table, c.name)
 		in[c.name] = c.colInfo
 	}
+	for _, k := range kinds {
+		if k.table != table {
+			continue
+		}
+		// A generated column a record holds is written as the column it
+		// is generated from (see kind.writeAs).
+		for c, w := range k.writeAs {
+			if ci, ok := in[w]; ok {
+				ci.rule = columnCheck(table, c)
+				in[c] = ci
+				delete(in, w)
+			}
+		}
+	}
 	im.infos[table] = in
 	return in, nil
 }
@@ -470,6 +484,11 @@ func (im *importer) memory(k *kind, rec exchange.Record) error {
 		content, _ := vals["content"].(string)
 		vals["content_hash"] = contentHash(content)
 	}
+	if k == semanticKind {
+		summary, _ := vals["summary"].(string)
+		content, _ := vals["content"].(string)
+		vals["summary"] = compactSummary(summary, content)
+	}
 	if texts, ok := k.indexedTexts(vals); ok && slices.Contains(k.cols, "terms") {
 		vals["terms"], vals["ntok"] = bm25.Vector(texts...)
 		filled = true
@@ -621,9 +640,15 @@ func (im *importer) sqlFor(table string, cols []string, vals values, key []strin
 	for i := 0; i < len(extra); i += 2 {
 		p.names = append(p.names, extra[i].(string))
 	}
+	written := p.names
+	for _, k := range kinds {
+		if k.table == table {
+			written = k.writtenCols(p.names)
+		}
+	}
 	p.exists = `SELECT count(*) FROM ` + table + ` WHERE ` + where
-	p.insert = `INSERT INTO ` + table + ` (agent_id, ` + strings.Join(p.names, ", ") + `) VALUES (?` + strings.Repeat(", ?", len(p.names)) + `)`
-	p.update = `UPDATE ` + table + ` SET ` + strings.Join(p.names, " = ?, ") + ` = ? WHERE ` + where
+	p.insert = `INSERT INTO ` + table + ` (agent_id, ` + strings.Join(written, ", ") + `) VALUES (?` + strings.Repeat(", ?", len(p.names)) + `)`
+	p.update = `UPDATE ` + table + ` SET ` + strings.Join(written, " = ?, ") + ` = ? WHERE ` + where
 	if cache {
 		im.stmts[id] = p
 	}
@@ -851,6 +876,9 @@ func (im *importer) historyEntry(rec exchange.Record) error {
 			im.historyOf[typ] = map[string]bool{}
 		}
 		im.historyOf[typ][id] = true
+		if err := im.q.settleHistory(im.m.agent, typ, id, im.historyFrom); err != nil {
+			return err
+		}
 		if _, err := im.q.exec(`DELETE FROM history WHERE agent_id = ? AND id = ? AND memory_type = ? AND pk > ?`,
 			im.m.agent, id, string(typ), im.historyFrom); err != nil {
 			return err

@@ -27,6 +27,11 @@ type kind struct {
 	// writes back, what history records of a change and what an export
 	// writes.
 	cols []string
+	// writeAs names, for a column of cols that is generated from another
+	// (which a write names instead), that other: semantic entries'
+	// summary is generated from summary_own, which holds '' when the
+	// summary is the content (see compactSummary).
+	writeAs map[string]string
 	// text is the kind's text: what a search result shows, what Tier 2
 	// embeds and what the change log reports: columns joined with ||
 	// and string literals. textCols are the columns it is made of, and
@@ -109,6 +114,7 @@ var (
 	semanticKind = &kind{
 		typ: TypeSemantic, noun: "semantic entry", table: "semantic_memory",
 		cols:    strings.Fields("id content summary importance verified tags source content_hash created_at updated_at access_count last_accessed_at resonance merged_from promoted_at_count retrievals terms ntok user_id session_id metadata"),
+		writeAs: map[string]string{"summary": "summary_own"},
 		userCol: "user_id", sessionCol: "session_id", metaCol: "metadata",
 		text:          "{t}.content",
 		tagged:        true,
@@ -294,6 +300,24 @@ func (k *kind) textFrom(col func(i int) string) string {
 		}
 	}
 	return b.String()
+}
+
+// written returns the column a write names for column c of the kind's
+// rows (see kind.writeAs).
+func (k *kind) written(c string) string {
+	if w, ok := k.writeAs[c]; ok {
+		return w
+	}
+	return c
+}
+
+// writtenCols returns the columns a write of cols names.
+func (k *kind) writtenCols(cols []string) []string {
+	out := make([]string, len(cols))
+	for i, c := range cols {
+		out[i] = k.written(c)
+	}
+	return out
 }
 
 // kindOf returns the kind of stored memory t names, or nil.

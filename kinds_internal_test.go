@@ -35,7 +35,9 @@ func TestKindColumnsAreTheTables(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, want := slices.Sorted(slices.Values(k.cols)), slices.Sorted(slices.Values(cols))
+		// A column written as another (kind.writeAs) is read from the
+		// generated one.
+		got, want := slices.Sorted(slices.Values(k.writtenCols(k.cols))), slices.Sorted(slices.Values(cols))
 		if !slices.Equal(got, want) {
 			t.Errorf("%s: cols %v, the table has %v", k.typ, got, want)
 		}

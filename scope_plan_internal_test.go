@@ -70,7 +70,7 @@ func TestScopeQueryPlans(t *testing.T) {
 		}
 	}
 	for _, k := range kindsWith(func(k *kind) bool { return k.userCol != "" }) {
-		stmts["forget user "+k.table] = `DELETE FROM ` + k.table + ` WHERE agent_id = ? AND ` + k.userCol + ` = ? RETURNING id`
+		stmts["forget user "+k.table] = `DELETE FROM ` + k.table + ` WHERE agent_id = ? AND ` + k.userCol + ` = ? AND ` + k.userCol + ` <> '' RETURNING id`
 	}
 	for name, query := range stmts {
 		plan, err := queryPlan(context.Background(), m.db.read, query)

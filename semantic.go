@@ -381,11 +381,11 @@ func (s *Semantic) prepare(field string, e SemanticEntry, now time.Time) (semant
 
 // insert adds the row and returns its rowid.
 func (s *Semantic) insert(q *dbtx, r semanticRow) (int64, error) {
-	res, err := q.exec(`INSERT INTO semantic_memory (id, agent_id, content, summary, importance,
+	res, err := q.exec(`INSERT INTO semantic_memory (id, agent_id, content, summary_own, importance,
 		verified, tags, source, content_hash, created_at, updated_at, access_count, last_accessed_at, resonance,
 		terms, ntok, user_id, session_id, metadata)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?, ?, ?)`,
-		r.ID, s.m.agent, r.Content, r.Summary, r.Importance, r.Verified, r.tags, r.Source,
+		r.ID, s.m.agent, r.Content, compactSummary(r.Summary, r.Content), r.Importance, r.Verified, r.tags, r.Source,
 		r.hash, ms(r.CreatedAt), ms(r.UpdatedAt), ms(r.LastAccessedAt), r.Resonance, r.terms, r.ntok,
 		r.UserID, r.SessionID, r.meta)
 	if isUniqueViolation(err) {
@@ -414,9 +414,9 @@ func (s *Semantic) promote(q *dbtx, e *SemanticEntry, now time.Time) error {
 		if string(hash) == string(row.hash) {
 			return nil
 		}
-		_, err = q.exec(`UPDATE semantic_memory SET content = ?, summary = ?, importance = ?, tags = ?,
+		_, err = q.exec(`UPDATE semantic_memory SET content = ?, summary_own = ?, importance = ?, tags = ?,
 			content_hash = ?, updated_at = ?, terms = ?, ntok = ? WHERE pk = ?`,
-			row.Content, row.Summary, row.Importance, row.tags, row.hash, ms(now), row.terms, row.ntok, pk)
+			row.Content, compactSummary(row.Summary, row.Content), row.Importance, row.tags, row.hash, ms(now), row.terms, row.ntok, pk)
 		return err
 	case !errors.Is(err, sql.ErrNoRows):
 		return err
@@ -582,9 +582,9 @@ func (s *Semantic) update(q *dbtx, id string, patch SemanticPatch, now time.Time
 	e.UpdatedAt = now
 	tags := encodeTags(e.Tags)
 	terms, ntok := semanticTerms(e.Content, tags)
-	_, err = q.exec(`UPDATE semantic_memory SET content = ?, summary = ?, importance = ?, verified = ?,
+	_, err = q.exec(`UPDATE semantic_memory SET content = ?, summary_own = ?, importance = ?, verified = ?,
 		tags = ?, content_hash = ?, updated_at = ?, terms = ?, ntok = ? WHERE agent_id = ? AND id = ?`,
-		e.Content, e.Summary, e.Importance, e.Verified, tags, contentHash(e.Content),
+		e.Content, compactSummary(e.Summary, e.Content), e.Importance, e.Verified, tags, contentHash(e.Content),
 		ms(now), terms, ntok, s.m.agent, id)
 	return e, err
 }
@@ -689,6 +689,18 @@ func scanSemantic(r scanner) (SemanticEntry, error) {
 		e.MergedFrom, err = decodeTags(from)
 	}
 	return e, err
+}
+
+// compactSummary is what a semantic entry's summary_own column holds for
+// the summary: the empty string when it is the content (a one-line
+// content is its own summary), which the summary column, generated from
+// summary_own, reads back as the content. A summary is never empty (see
+// prepare), so the empty string stands for nothing else.
+func compactSummary(summary, content string) string {
+	if summary == content {
+		return ""
+	}
+	return summary
 }
 
 // summarize derives a one-line summary from content: its first non-empty

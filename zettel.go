@@ -171,7 +171,7 @@ func (l *Links) For(ctx context.Context, id string) ([]Link, error) {
 			SELECT `+linkCols+` FROM zettel_links WHERE agent_id = ?1
 				AND source_type IN `+linkTypes+` AND source_id = ?2
 			UNION
-			SELECT `+linkCols+` FROM zettel_links WHERE agent_id = ?1
+			SELECT `+linkCols+` FROM zettel_links INDEXED BY links_by_target WHERE agent_id = ?1
 				AND target_type IN `+linkTypes+` AND target_id = ?2
 			ORDER BY strength DESC, created_at, source_id, target_id, link_type`, l.m.agent, id)
 		if err != nil {

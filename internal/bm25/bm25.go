@@ -11,6 +11,13 @@
 // a Vector holds, for each distinct stem of a document, a 32-bit hash of
 // the stem and how often it occurs, sorted by hash, so a score costs a
 // binary search per query term and no text is read.
+//
+// A Vector's bytes are: the number n of stems (a uvarint), their n hashes
+// in increasing order (4 bytes each, little endian), then, for each stem
+// that occurs more than once, in the order of the hashes, its index
+// after the previous such stem's (the first's after -1, a uvarint of the
+// difference less one) and its count less two (a uvarint). Most stems of
+// a short text occur once: they cost their hash alone.
 package bm25
 
 import (
@@ -30,9 +37,13 @@ const (
 	DefaultB  = 0.4
 )
 
-// entry is a Vector entry's size: a uint32 hash and a uint16 count, little
+// hashSize is the size of a stem's hash in a Vector.
+const hashSize = 4
+
+// fixedEntry is the size of an entry of the fixed-width vectors engram
+// wrote before (see FromFixed): a uint32 hash and a uint16 count, little
 // endian.
-const entry = 6
+const fixedEntry = 6
 
 // Hash returns the hash a Vector keys a stem by: 32-bit FNV-1a.
 func Hash(stem string) uint32 {
@@ -97,12 +108,105 @@ func vector(prefixes []string, each func(i int, tok, stem string), texts []strin
 		hashes = append(hashes, h)
 	}
 	slices.Sort(hashes)
-	v := make([]byte, 0, entry*len(hashes))
+	return encode(hashes, func(i int) int { return counts[hashes[i]] }), n
+}
+
+// encode makes a Vector of the sorted hashes, the i-th counted count(i)
+// times (at most 65,535).
+func encode(hashes []uint32, count func(i int) int) []byte {
+	v := make([]byte, 0, binary.MaxVarintLen32+hashSize*len(hashes)+8)
+	v = binary.AppendUvarint(v, uint64(len(hashes)))
 	for _, h := range hashes {
 		v = binary.LittleEndian.AppendUint32(v, h)
-		v = binary.LittleEndian.AppendUint16(v, uint16(min(counts[h], math.MaxUint16)))
 	}
-	return v, n
+	prev := -1
+	for i := range hashes {
+		if c := min(count(i), math.MaxUint16); c > 1 {
+			v = binary.AppendUvarint(v, uint64(i-prev-1))
+			v = binary.AppendUvarint(v, uint64(c-2))
+			prev = i
+		}
+	}
+	return v
+}
+
+// FromFixed returns the Vector of a term vector in the fixed-width form
+// engram wrote before schema v13 (6 bytes an entry: the hash and the
+// count as a uint16, little endian), and false when v is not one.
+func FromFixed(v []byte) ([]byte, bool) {
+	if len(v)%fixedEntry != 0 {
+		return nil, false
+	}
+	hashes := make([]uint32, len(v)/fixedEntry)
+	for i := range hashes {
+		hashes[i] = binary.LittleEndian.Uint32(v[fixedEntry*i:])
+		if i > 0 && hashes[i] <= hashes[i-1] {
+			return nil, false
+		}
+	}
+	return encode(hashes, func(i int) int { return int(binary.LittleEndian.Uint16(v[fixedEntry*i+4:])) }), true
+}
+
+// view is a Vector split into its parts: n hashes, then the counts of
+// those held more than once. Every reading of a Vector goes through it.
+type view struct {
+	hashes []byte // n × 4 bytes
+	n      int
+	extra  []byte
+}
+
+// parse splits v; a malformed v gives an empty view.
+func parse(v []byte) view {
+	var n uint64
+	var k int
+	if len(v) > 0 && v[0] < 0x80 {
+		n, k = uint64(v[0]), 1 // fewer than 128 stems
+	} else {
+		n, k = binary.Uvarint(v)
+	}
+	if k <= 0 || n > uint64(len(v)-k)/hashSize {
+		return view{}
+	}
+	end := k + int(n)*hashSize
+	return view{hashes: v[k:end], n: int(n), extra: v[end:]}
+}
+
+func (w view) hash(i int) uint32 { return binary.LittleEndian.Uint32(w.hashes[hashSize*i:]) }
+
+// repeats reads the stems of a view held more than once, in order.
+type repeats struct {
+	x    []byte
+	n    int // the view's stems
+	prev int // the index of the last stem read
+}
+
+func (w view) repeats() repeats { return repeats{x: w.extra, n: w.n, prev: -1} }
+
+// next returns the index and count of the next stem held more than once,
+// and false after the last (or at a malformed byte).
+func (r *repeats) next() (int, int, bool) {
+	var d, c uint64
+	if len(r.x) >= 2 && r.x[0] < 0x80 && r.x[1] < 0x80 { // both one byte, as most are
+		d, c = uint64(r.x[0]), uint64(r.x[1])
+		r.x = r.x[2:]
+	} else {
+		var k, k2 int
+		if d, k = binary.Uvarint(r.x); k <= 0 {
+			r.x = nil
+			return 0, 0, false
+		}
+		if c, k2 = binary.Uvarint(r.x[k:]); k2 <= 0 {
+			r.x = nil
+			return 0, 0, false
+		}
+		r.x = r.x[k+k2:]
+	}
+	if d >= uint64(r.n-r.prev-1) {
+		r.x = nil
+		return 0, 0, false
+	}
+	r.prev += int(d) + 1
+	return r.prev, int(min(c+2, math.MaxUint16)), true
 }
 
 // PrefixTerm is the term a prefix counts as, in VectorPrefixed's vectors
@@ -112,20 +216,29 @@ func PrefixTerm(prefix string) string { return prefix + "*" }
 // Count returns how often the stem hashed to h occurs in the document of
 // term vector v (0 when it does not, or when v is malformed).
 func Count(v []byte, h uint32) int {
-	n := len(v) / entry
-	lo, hi := 0, n
+	w := parse(v)
+	lo, hi := 0, w.n
 	for lo < hi {
 		mid := int(uint(lo+hi) >> 1)
-		if binary.LittleEndian.Uint32(v[entry*mid:]) < h {
+		if w.hash(mid) < h {
 			lo = mid + 1
 		} else {
 			hi = mid
 		}
 	}
-	if lo < n && binary.LittleEndian.Uint32(v[entry*lo:]) == h {
-		return int(binary.LittleEndian.Uint16(v[entry*lo+4:]))
+	if lo == w.n || w.hash(lo) != h {
+		return 0
 	}
-	return 0
+	r := w.repeats()
+	for {
+		i, c, ok := r.next()
+		if !ok || i > lo {
+			return 1
+		}
+		if i == lo {
+			return c
+		}
+	}
 }
 
 // IDF is the inverse document frequency of a term held by n of docs
@@ -204,7 +317,17 @@ func (q *Query) ScoreCounts(counts []uint16, n int) (float64, uint64) {
 // Each calls f with the hash and count of every stem of the term vector
 // v, in the order of their hashes.
 func Each(v []byte, f func(h uint32, count int)) {
-	for i := 0; i+entry <= len(v); i += entry {
-		f(binary.LittleEndian.Uint32(v[i:]), int(binary.LittleEndian.Uint16(v[i+4:])))
+	w := parse(v)
+	r := w.repeats()
+	next, count, ok := r.next()
+	hs := w.hashes
+	for i := 0; len(hs) >= hashSize; i++ {
+		c := 1
+		if ok && i == next {
+			c = count
+			next, count, ok = r.next()
+		}
+		f(uint32(hs[0])|uint32(hs[1])<<8|uint32(hs[2])<<16|uint32(hs[3])<<24, c)
+		hs = hs[hashSize:]
 	}
 }

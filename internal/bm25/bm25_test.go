@@ -1,7 +1,10 @@
 package bm25
 
 import (
+	"bytes"
+	"encoding/binary"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/engram-go/engram/internal/query"
@@ -17,7 +20,7 @@ func TestVectorCountsEveryStem(t *testing.T) {
 			t.Errorf("Count(%q) = %d, want %d", stem, got, want)
 		}
 	}
-	if got := len(v) / entry; got != 3 {
+	if got := parse(v).n; got != 3 {
 		t.Errorf("%d entries, want 3 (the, deploi, cafe)", got)
 	}
 	if Count(v[:len(v)-1], Hash("the")) > 2 || Count(nil, Hash("the")) != 0 {
@@ -100,5 +103,84 @@ func TestScoreCountsIsScore(t *testing.T) {
 	got, held := q.ScoreCounts(counts, n)
 	if got != want || held != wantHeld {
 		t.Errorf("ScoreCounts = %v, %b; Score = %v, %b", got, held, want, wantHeld)
+	}
+}
+
+// A stem that occurs once costs its hash alone: four bytes, after the
+// count of stems; a repeated one adds its index and count.
+func TestVectorHoldsCountsOfRepeatsOnly(t *testing.T) {
+	v, _ := Vector("kayak paddle lake")
+	if len(v) != 1+3*hashSize {
+		t.Errorf("%d bytes for 3 stems held once, want %d", len(v), 1+3*hashSize)
+	}
+	v, _ = Vector("kayak paddle lake lake kayak lake")
+	if len(v) != 1+3*hashSize+2*2 {
+		t.Errorf("%d bytes for 3 stems, 2 repeated, want %d", len(v), 1+3*hashSize+2*2)
+	}
+	for stem, want := range map[string]int{"kayak": 2, "paddl": 1, "lake": 3} {
+		if got := Count(v, Hash(stem)); got != want {
+			t.Errorf("Count(%q) = %d, want %d", stem, got, want)
+		}
+	}
+	many := strings.Repeat("lake ", 70_000) + "shore"
+	v, _ = Vector(many)
+	if got := Count(v, Hash("lake")); got != 65_535 {
+		t.Errorf("a count stops at 65,535: got %d", got)
+	}
+	if got := Count(v, Hash("shore")); got != 1 {
+		t.Errorf("Count(shore) = %d, want 1", got)
+	}
+}
+
+// fixed makes the vector of the form before schema v13 from a Vector.
+func fixed(v []byte) []byte {
+	var out []byte
+	Each(v, func(h uint32, n int) {
+		out = binary.LittleEndian.AppendUint32(out, h)
+		out = binary.LittleEndian.AppendUint16(out, uint16(n))
+	})
+	return out
+}
+
+// FromFixed turns the fixed-width vectors of older files into the
+// Vectors of the same texts, byte for byte, and refuses what is not one.
+func TestFromFixed(t *testing.T) {
+	for _, text := range []string{"", "kayak", "the deploy deploys the deployed pipeline at dawn dawn", strings.Repeat("a b c ", 300)} {
+		v, _ := Vector(text)
+		got, ok := FromFixed(fixed(v))
+		if !ok || !bytes.Equal(got, v) {
+			t.Errorf("%q: FromFixed = %x, %v; want %x", text, got, ok, v)
+		}
+	}
+	v, _ := Vector("kayak paddle")
+	f := fixed(v)
+	if _, ok := FromFixed(f[:len(f)-1]); ok {
+		t.Error("a length that is no number of entries is refused")
+	}
+	swapped := append(append([]byte{}, f[6:]...), f[:6]...)
+	if _, ok := FromFixed(swapped); ok {
+		t.Error("hashes out of order are refused")
+	}
+}
+
+// A malformed vector never panics and never counts more than was written.
+func TestMalformedVectors(t *testing.T) {
+	v, _ := Vector("kayak kayak paddle lake lake lake shore at dawn")
+	for cut := range len(v) + 1 {
+		w := v[:cut]
+		total := 0
+		Each(w, func(_ uint32, n int) { total += n })
+		if total > 9 {
+			t.Errorf("cut at %d: Each counts %d tokens of 9", cut, total)
+		}
+		for _, s := range []string{"kayak", "lake", "dawn"} {
+			if Count(w, Hash(s)) > 3 {
+				t.Errorf("cut at %d: Count(%q) = %d", cut, s, Count(w, Hash(s)))
+			}
+		}
+	}
+	for _, w := range [][]byte{{0xff}, {0xff, 0xff, 0xff, 0xff, 0xff, 0x0f}, {2, 1, 0, 0, 0}, {1, 1, 0, 0, 0, 0, 0xff}} {
+		Each(w, func(uint32, int) {})
+		Count(w, 1)
 	}
 }
