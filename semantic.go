@@ -220,7 +220,7 @@ func (s *Semantic) storeRows(q *dbtx, rows []semanticRow, now time.Time) error {
 		args := make([]any, 0, n*semanticInsertArgs)
 		for _, r := range rows[start : start+n] {
 			q.knowTerms(r.Content, r.stems)
-			args = append(args, r.ID, s.m.agent, r.Content, r.Summary, r.Importance, r.Verified, r.tags, r.Source,
+			args = append(args, r.ID, s.m.agent, r.Content, compactSummary(r.Summary, r.Content), r.Importance, r.Verified, r.tags, r.Source,
 				r.hash, ms(r.CreatedAt), ms(r.UpdatedAt), ms(r.LastAccessedAt), r.Resonance, r.terms, r.ntok,
 				r.UserID, r.SessionID, r.meta)
 		}
@@ -261,7 +261,7 @@ const semanticInsertArgs = 18
 // semanticInsertSQL returns the INSERT of n rows into semantic_memory.
 func semanticInsertSQL(n int) string {
 	row := `(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?, ?, ?)`
-	return `INSERT INTO semantic_memory (id, agent_id, content, summary, importance,
+	return `INSERT INTO semantic_memory (id, agent_id, content, summary_own, importance,
 		verified, tags, source, content_hash, created_at, updated_at, access_count, last_accessed_at, resonance,
 		terms, ntok, user_id, session_id, metadata)
 		VALUES ` + row + strings.Repeat(", "+row, n-1)
