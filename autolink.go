@@ -123,17 +123,17 @@ func (l *Links) linkRows(q *dbtx, rows []semanticRow, pks []int64, now time.Time
 	if zc.MaxLinksPerEntry == 0 {
 		return nil
 	}
+	wait, err := l.deferring(q, len(rows)-1)
+	if err != nil {
+		return err
+	}
+	if wait {
+		l.m.stems.deferLink(q, pks...)
+		return nil
+	}
 	at := make(map[int64]int, len(pks))
 	for i, pk := range pks {
 		at[pk] = i
-	}
-	if ok, err := l.deferring(q, len(rows)-1); err != nil || ok {
-		for _, pk := range pks {
-			if ok {
-				l.m.stems.deferLink(q, pk)
-			}
-		}
-		return err
 	}
 	var links []any // source, target and strength of each link
 	for i, r := range rows {
@@ -788,12 +788,12 @@ func (x *stemIndex) install(q *dbtx, b *stemBuild, d stemData, v0 int64) error {
 	return x.link(q, true)
 }
 
-// deferLink notes that the entry with rowid pk, stored in q's
-// transaction, is linked once the index is built; the rollback of the
-// transaction, or of the savepoint open in it, forgets it again.
-func (x *stemIndex) deferLink(q *dbtx, pk int64) {
+// deferLink notes that the entries with rowids pks, stored in q's
+// transaction, are linked once the index is built; the rollback of the
+// transaction, or of the savepoint open in it, forgets them again.
+func (x *stemIndex) deferLink(q *dbtx, pks ...int64) {
 	n := len(x.deferred)
-	x.deferred = append(x.deferred, pk)
+	x.deferred = append(x.deferred, pks...)
 	q.onRollback(func() { x.deferred = x.deferred[:n] })
 }
 
