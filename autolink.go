@@ -9,6 +9,7 @@ import (
 	"math"
 	"math/bits"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -128,8 +129,7 @@ func (l *Links) linkRows(q *dbtx, rows []semanticRow, pks []int64, now time.Time
 		return err
 	}
 	if wait {
-		l.m.stems.deferLink(q, pks...)
-		return nil
+		return l.m.stems.deferLink(q, pks...)
 	}
 	at := make(map[int64]int, len(pks))
 	for i, pk := range pks {
@@ -214,6 +214,9 @@ func (l *Links) linkDeferred(q *dbtx, useIndex bool) error {
 		}
 	}
 	if err := l.insertLinks(q, links, l.m.now()); err != nil {
+		return err
+	}
+	if err := x.dropDeferred(q, pks); err != nil {
 		return err
 	}
 	x.deferred = nil
@@ -791,10 +794,73 @@ func (x *stemIndex) install(q *dbtx, b *stemBuild, d stemData, v0 int64) error {
 // deferLink notes that the entries with rowids pks, stored in q's
 // transaction, are linked once the index is built; the rollback of the
 // transaction, or of the savepoint open in it, forgets them again.
-func (x *stemIndex) deferLink(q *dbtx, pks ...int64) {
+//
+// The wait is written down too, in meta (a key per entry, see
+// deferredKey), in q's transaction: an entry stored and committed is
+// linked even if the process ends before the index is ready, by the next
+// Memory to open the agent (see loadDeferred).
+func (x *stemIndex) deferLink(q *dbtx, pks ...int64) error {
+	for _, pk := range pks {
+		if _, err := q.exec(`INSERT OR IGNORE INTO meta (key, value) VALUES (?, '')`, deferredKey(pk, x.agent)); err != nil {
+			return err
+		}
+	}
 	n := len(x.deferred)
 	x.deferred = append(x.deferred, pks...)
 	q.onRollback(func() { x.deferred = x.deferred[:n] })
+	return nil
+}
+
+// deferredKey is the meta key that says the entry with rowid pk of agent
+// waits for its links. It ends with ":" and the agent, as every per-agent
+// meta key does, so that ForgetAgent removes it.
+func deferredKey(pk int64, agent string) string {
+	return metaLinkDeferred + strconv.FormatInt(pk, 10) + ":" + agent
+}
+
+// metaLinkDeferred starts the meta keys of deferredKey.
+const metaLinkDeferred = "links.deferred."
+
+// loadDeferred reads, when the Memory opens, the entries of its agent
+// whose links an earlier Memory left waiting (it ended before its index
+// was ready, and before Close): the next install or Close links them.
+func (x *stemIndex) loadDeferred(q *dbtx) error {
+	// The keys of every agent's waiting entries, by the primary key's
+	// range ('/' follows '.'): few, and only while an index builds.
+	rows, err := q.query(`SELECT key FROM meta WHERE key > ?1 AND key < ?2`, metaLinkDeferred, strings.TrimSuffix(metaLinkDeferred, ".")+"/")
+	if err != nil {
+		return err
+	}
+	keys, err := scanAll(rows, func(r scanner) (string, error) {
+		var k string
+		return k, r.Scan(&k)
+	})
+	if err != nil {
+		return err
+	}
+	for _, k := range keys {
+		num, agent, ok := strings.Cut(strings.TrimPrefix(k, metaLinkDeferred), ":")
+		if !ok || agent != x.agent {
+			continue // another agent's, whose name ends as this one's does
+		}
+		if pk, err := strconv.ParseInt(num, 10, 64); err == nil {
+			x.deferred = append(x.deferred, pk)
+		}
+	}
+	slices.Sort(x.deferred)
+	return nil
+}
+
+// dropDeferred removes the meta keys of the entries pks, which q's
+// transaction linked (or found deleted).
+func (x *stemIndex) dropDeferred(q *dbtx, pks []int64) error {
+	keys := make([]string, len(pks))
+	for i, pk := range pks {
+		keys[i] = deferredKey(pk, x.agent)
+	}
+	list, _ := json.Marshal(keys) // a []string always marshals
+	_, err := q.exec(`DELETE FROM meta WHERE key IN (SELECT value FROM json_each(?))`, string(list))
+	return err
 }
 
 // stop stops the background build, if any, waits for it, and lets no

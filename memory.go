@@ -229,6 +229,11 @@ func (m *Memory) open(s settings) error {
 		m.stems.db = m.db // builds in the background on a reader
 	}
 	m.stems.link = m.links.linkDeferred
+	if m.cfg.Zettelkasten.Enabled && !m.db.readOnly {
+		if err := m.db.read(context.Background(), "open", m.stems.loadDeferred); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 

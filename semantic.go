@@ -40,9 +40,9 @@ const maxSummaryRunes = 200
 // first seconds after opening a memory of more than a thousand entries),
 // when the store does not wait for it: the links are made, the same, in
 // the transaction that installs the index, or by [Memory.Close] at the
-// latest. A process that ends without Close, or crashes, then leaves
-// those entries without their similar links ([Links.AutoLink] makes
-// them).
+// latest. That the entry waits is written with it: should the process end
+// without Close, or crash, the next Memory to open the agent makes its
+// links.
 //
 // It returns an error matching [ErrInvalid] for bad input, [ErrExists] if
 // the agent already has an entry with that ID, [ErrClosed] after Close and a
@@ -135,8 +135,7 @@ func (s *Semantic) store(q *dbtx, r semanticRow, es []embedded, i int, now time.
 			return err
 		}
 		if wait {
-			s.m.stems.deferLink(q, pk)
-			return nil
+			return s.m.stems.deferLink(q, pk)
 		}
 	}
 	_, err = s.m.links.autoLink(q, pk, r.ID, r.Content, emb, now)

@@ -316,6 +316,60 @@ func TestCloseLinksWaitingEntries(t *testing.T) {
 	}
 }
 
+// An entry whose links wait for the index is written down with it: when
+// the Memory that stored it ends without linking it (a process killed
+// before its index was ready and before Close: emulated here by dropping
+// its in-memory list before Close), the next Memory to open the agent
+// links it, and the note goes once it is linked.
+func TestWaitingLinksOutliveTheirMemory(t *testing.T) {
+	holdBuilds(t) // never released: only Close ends the build
+	m, path, texts := openLarge(t)
+	ctx := context.Background()
+	id, err := m.Semantic().Store(ctx, SemanticEntry{Content: texts[5] + " again"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.stems.deferred) != 1 {
+		t.Fatalf("%d entries wait for their links, want 1", len(m.stems.deferred))
+	}
+	m.stems.deferred = nil // what a killed process's memory holds: nothing
+	if err := m.Close(); err != nil {
+		t.Fatal(err)
+	}
+	waiting := func(m *Memory) int {
+		t.Helper()
+		var n int
+		err := m.db.read(ctx, "test", func(q *dbtx) error {
+			return q.queryRow(`SELECT count(*) FROM meta WHERE key GLOB 'links.deferred.*'`, nil, &n)
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	m, err = New(Tier1, WithPath(path), WithAgent("alice"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.stems.deferred) != 1 || waiting(m) != 1 {
+		t.Fatalf("the next Memory finds %d entries waiting, %d noted, want 1", len(m.stems.deferred), waiting(m))
+	}
+	if err := m.Close(); err != nil {
+		t.Fatal(err)
+	}
+	m, err = New(Tier1, WithPath(path), WithAgent("alice"), WithReadOnly())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	if got, old := linkedTo(t, m, id), idOf(t, m, texts[5]); !slices.Contains(got, old) {
+		t.Errorf("after the next Memory's Close, entry %s is linked to %v, want %s among them", id, got, old)
+	}
+	if n := waiting(m); n != 0 {
+		t.Errorf("%d entries still noted as waiting once linked", n)
+	}
+}
+
 // The term vector a store makes of its content while it stems it for
 // search is auto-linking's: what termVector makes of the content alone,
 // stopwords left out, whatever the tags.
