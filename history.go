@@ -350,11 +350,13 @@ func historyStatements() []string {
 		if slices.Contains(k.recorded(), "updated_at") {
 			// A write that moves updated_at alone is no change (nothing
 			// is recorded of it), but the row no longer holds the fields
-			// the memory's last entry left: that entry keeps them.
+			// the memory's last entry that knows them (not a decay's)
+			// left: that entry keeps them.
 			stmts = append(stmts, `CREATE TEMP TRIGGER IF NOT EXISTS `+name+`_touch AFTER UPDATE OF updated_at ON main.`+k.table+
 				` WHEN old.updated_at IS NOT new.updated_at AND NOT (`+strings.Join(changed, " OR ")+`) BEGIN
 				UPDATE main.history SET after = `+k.recordedJSON("old")+` WHERE pk = (SELECT max(pk) FROM main.history
-					WHERE agent_id = old.agent_id AND id = old.id AND memory_type = '`+string(k.typ)+`') AND form IS NOT NULL AND after IS NULL; END`)
+					WHERE agent_id = old.agent_id AND id = old.id AND memory_type = '`+string(k.typ)+`'
+						AND (form IS NOT NULL OR json_type(before, '$.id') IS NOT NULL)) AND form IS NOT NULL AND after IS NULL; END`)
 		}
 		if k.decay != nil {
 			stmts = append(stmts, `CREATE TEMP TRIGGER IF NOT EXISTS `+name+`_decay AFTER UPDATE OF resonance ON main.`+k.table+

@@ -37,13 +37,25 @@ func TestHistoryKeepsWhatAWriteOfUpdatedAtAloneMoves(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// A decay's entry after the update says nothing of the fields: the
+	// update's entry is the one that keeps them.
+	err = m.write(ctx, "test", func(q *dbtx) error {
+		return q.recordAs(OpDecay, "decay", func() error {
+			_, err := q.exec(`UPDATE semantic_memory SET resonance = 0.05 WHERE id = ?`, id)
+			return err
+		})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	before = append(before, HistoryEntry{})
 	touch()
 	touch()
 	after, err := m.History(ctx, id)
-	if err != nil || len(after) != 2 {
+	if err != nil || len(after) != 3 || after[2].Op != OpDecay {
 		t.Fatal(err, len(after))
 	}
-	for i := range before {
+	for i := range before[:2] {
 		if string(before[i].Before) != string(after[i].Before) || string(before[i].After) != string(after[i].After) {
 			t.Errorf("entry %d changed with updated_at:\n%s → %s\n%s → %s", i, before[i].Before, after[i].Before, before[i].After, after[i].After)
 		}
@@ -53,13 +65,13 @@ func TestHistoryKeepsWhatAWriteOfUpdatedAtAloneMoves(t *testing.T) {
 		t.Fatal(err)
 	}
 	last, err := m.History(ctx, id)
-	if err != nil || len(last) != 3 {
+	if err != nil || len(last) != 4 {
 		t.Fatal(err, len(last))
 	}
 	if string(last[1].After) != string(before[1].After) {
 		t.Errorf("the update's fields after it: %s, want %s", last[1].After, before[1].After)
 	}
-	if string(last[2].Before) == string(last[1].After) {
+	if string(last[3].Before) == string(last[1].After) {
 		t.Error("the next update starts from the row's fields, with the updated_at the touches left")
 	}
 }
