@@ -215,8 +215,10 @@ func PrefixTerm(prefix string) string { return prefix + "*" }
 
 // Count returns how often the stem hashed to h occurs in the document of
 // term vector v (0 when it does not, or when v is malformed).
-func Count(v []byte, h uint32) int {
-	w := parse(v)
+func Count(v []byte, h uint32) int { return parse(v).count(h) }
+
+// count is Count over the parsed vector.
+func (w view) count(h uint32) int {
 	lo, hi := 0, w.n
 	for lo < hi {
 		mid := int(uint(lo+hi) >> 1)
@@ -278,8 +280,9 @@ func NewQuery(stems []string, weights []float64, avgLen, k1, b float64) *Query {
 func (q *Query) Score(v []byte, n int) (float64, uint64) {
 	norm := q.k1 * (1 - q.b + q.b*float64(n)/q.avgLen)
 	score, held := 0.0, uint64(0)
+	w := parse(v)
 	for i, h := range q.hashes {
-		tf := float64(Count(v, h))
+		tf := float64(w.count(h))
 		if tf == 0 {
 			continue
 		}
@@ -318,6 +321,12 @@ func (q *Query) ScoreCounts(counts []uint16, n int) (float64, uint64) {
 // v, in the order of their hashes.
 func Each(v []byte, f func(h uint32, count int)) {
 	w := parse(v)
+	if len(w.extra) == 0 { // every stem once
+		for hs := w.hashes; len(hs) >= hashSize; hs = hs[hashSize:] {
+			f(binary.LittleEndian.Uint32(hs), 1)
+		}
+		return
+	}
 	r := w.repeats()
 	next, count, ok := r.next()
 	hs := w.hashes
@@ -327,7 +336,7 @@ func Each(v []byte, f func(h uint32, count int)) {
 			c = count
 			next, count, ok = r.next()
 		}
-		f(uint32(hs[0])|uint32(hs[1])<<8|uint32(hs[2])<<16|uint32(hs[3])<<24, c)
+		f(binary.LittleEndian.Uint32(hs), c)
 		hs = hs[hashSize:]
 	}
 }
