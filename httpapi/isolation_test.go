@@ -117,6 +117,17 @@ func testAgentsAreIsolated(t *testing.T, layout string) {
 		{"POST", "/v1/facts", map[string]any{"profileId": "a", "subject": "User", "predicate": "works at", "object": "b's choice"}, false},
 		{"POST", "/v1/ingest", map[string]any{"profileId": "a", "messages": []any{map[string]any{"role": "user", "content": "b speaks for a"}}}, false},
 		{"GET", "/v1/graph/triples?profileId=a&maxResults=5", nil, false},
+		// The console's routes.
+		{"GET", q("/v1/stats"), nil, false},
+		{"GET", "/v1/stats?profile=a", nil, false},
+		{"GET", q("/v1/memories/" + bSem + "/links"), nil, false},
+		{"GET", q("/v1/memories/" + aSem + "/links"), nil, false},
+		{"GET", q("/v1/memories/" + aFact + "/links"), nil, false},
+		{"GET", q("/v1/changes", "actor", "a"), nil, false},
+		{"GET", q("/v1/changes", "until", "2100-01-01T00:00:00Z", "limit", "1000"), nil, true},
+		{"POST", "/v1/memories/" + aSem + "/archive", map[string]any{"profile": "b", "reason": "b archives a's"}, false},
+		{"POST", "/v1/memories/" + aSem + "/restore", map[string]any{"profile": "b"}, false},
+		{"POST", "/v1/memories/" + aSem + "/archive", map[string]any{"profile": "a"}, false},
 	} {
 		r := e.do(c.method, c.path, c.body)
 		require.NotContains(t, strings.ToLower(string(r.Body)), mark, "%s %s answers with a's data", c.method, c.path)
