@@ -171,7 +171,6 @@ func (e *Episodic) holding(q *dbtx, contents []string, user string) (map[string]
 		WHERE agent_id = ?1 AND content IN (SELECT value FROM json_each(?2)) AND (?3 = '' OR user_id = ?3)`, e.m.agent, string(b), user)
 }
 
-// insert adds the row and returns its rowid.
 // logRows inserts prepared episodes without vectors in q's transaction,
 // as log would one after the other, but up to semanticInsertMax per
 // statement (see Semantic.storeRows, for why). It returns an error
@@ -182,17 +181,8 @@ func (e *Episodic) logRows(q *dbtx, rows []episodeRow) error {
 	for i, r := range rows {
 		ids[i] = r.ID
 	}
-	list, _ := json.Marshal(ids) // a []string always marshals
-	held, err := jsonSet(q, `SELECT json_group_array(id) FROM episodic_log
-		WHERE agent_id = ?1 AND id IN (SELECT value FROM json_each(?2))`, e.m.agent, string(list))
-	if err != nil {
+	if err := checkIDsNew(q, episodicKind, e.m.agent, ids); err != nil {
 		return err
-	}
-	for _, id := range ids {
-		if held[id] {
-			return fmt.Errorf("engram: episode %q: %w", id, ErrExists)
-		}
-		held[id] = true
 	}
 	const row = `(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 	for start := 0; start < len(rows); {

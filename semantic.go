@@ -273,15 +273,22 @@ func (s *Semantic) checkNew(q *dbtx, rows []semanticRow) error {
 	for i, r := range rows {
 		ids[i] = r.ID
 	}
+	return checkIDsNew(q, semanticKind, s.m.agent, ids)
+}
+
+// checkIDsNew returns an error matching ErrExists for the first of ids
+// that agent's rows of kind k, or an earlier of ids, hold: a batch's
+// check, in one query.
+func checkIDsNew(q *dbtx, k *kind, agent string, ids []string) error {
 	list, _ := json.Marshal(ids) // a []string always marshals
-	held, err := jsonSet(q, `SELECT json_group_array(id) FROM semantic_memory
-		WHERE agent_id = ?1 AND id IN (SELECT value FROM json_each(?2))`, s.m.agent, string(list))
+	held, err := jsonSet(q, `SELECT json_group_array(id) FROM `+k.table+`
+		WHERE agent_id = ?1 AND id IN (SELECT value FROM json_each(?2))`, agent, string(list))
 	if err != nil {
 		return err
 	}
 	for _, id := range ids {
 		if held[id] {
-			return fmt.Errorf("engram: semantic entry %q: %w", id, ErrExists)
+			return fmt.Errorf("engram: %s %q: %w", k.noun, id, ErrExists)
 		}
 		held[id] = true
 	}
