@@ -8,6 +8,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/engram-go/engram/internal/store"
 )
 
 // accessLog holds the accesses searches noted (a search's semantic hits)
@@ -136,7 +138,7 @@ func overlayAll[T any, P counted[T]](m *Memory, q *dbtx, list []T) error {
 
 // readCounted runs query in one read, scans every row with scan and
 // overlays the unwritten notes on them.
-func readCounted[T any, P counted[T]](ctx context.Context, m *Memory, op string, scan func(scanner) (T, error), query string, args ...any) ([]T, error) {
+func readCounted[T any, P counted[T]](ctx context.Context, m *Memory, op string, scan func(store.Scanner) (T, error), query string, args ...any) ([]T, error) {
 	var out []T
 	err := m.read(ctx, op, func(q *dbtx) error {
 		var err error
@@ -147,12 +149,12 @@ func readCounted[T any, P counted[T]](ctx context.Context, m *Memory, op string,
 }
 
 // queryCounted is readCounted in q's transaction.
-func queryCounted[T any, P counted[T]](m *Memory, q *dbtx, scan func(scanner) (T, error), query string, args ...any) ([]T, error) {
+func queryCounted[T any, P counted[T]](m *Memory, q *dbtx, scan func(store.Scanner) (T, error), query string, args ...any) ([]T, error) {
 	rows, err := q.query(query, args...)
 	if err != nil {
 		return nil, err
 	}
-	out, err := scanAll(rows, scan)
+	out, err := store.ScanAll(rows, scan)
 	if err != nil {
 		return nil, err
 	}

@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+
+	"github.com/engram-go/engram/internal/store"
 )
 
 // ListAgents returns the IDs of the agents that have memory where the
@@ -146,7 +148,7 @@ func agentTables(q *dbtx) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	names, err := scanAll(rows, scanString)
+	names, err := store.ScanAll(rows, scanString)
 	if err != nil {
 		return nil, err
 	}
@@ -162,7 +164,7 @@ func agentTables(q *dbtx) ([]string, error) {
 
 var tableName = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
 
-func scanString(r scanner) (string, error) {
+func scanString(r store.Scanner) (string, error) {
 	var s string
 	err := r.Scan(&s)
 	return s, err
@@ -182,7 +184,7 @@ func agentsOf(q *dbtx, tables []string) ([]string, error) {
 		if err != nil {
 			return nil, err
 		}
-		ids, err := scanAll(rows, scanString)
+		ids, err := store.ScanAll(rows, scanString)
 		if err != nil {
 			return nil, err
 		}

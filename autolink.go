@@ -16,6 +16,7 @@ import (
 
 	"github.com/engram-go/engram/internal/bm25"
 	"github.com/engram-go/engram/internal/query"
+	"github.com/engram-go/engram/internal/store"
 )
 
 // AutoLink links the semantic entry with the given ID to the agent's most
@@ -193,7 +194,7 @@ func (l *Links) linkDeferred(q *dbtx, useIndex bool) error {
 			pk          int64
 			id, content string
 		}
-		entries, err := scanAll(rows, func(r scanner) (entry, error) {
+		entries, err := store.ScanAll(rows, func(r store.Scanner) (entry, error) {
 			var e entry
 			return e, r.Scan(&e.pk, &e.id, &e.content)
 		})
@@ -561,7 +562,7 @@ func (d *stemData) putRows(q *dbtx, query string, args ...any) error {
 	if err != nil {
 		return err
 	}
-	_, err = scanAll(rows, func(r scanner) (struct{}, error) {
+	_, err = store.ScanAll(rows, func(r store.Scanner) (struct{}, error) {
 		var pk int64
 		var id, content string
 		if err := r.Scan(&pk, &id, &content); err != nil {
@@ -831,7 +832,7 @@ func (x *stemIndex) loadDeferred(q *dbtx) error {
 	if err != nil {
 		return err
 	}
-	keys, err := scanAll(rows, func(r scanner) (string, error) {
+	keys, err := store.ScanAll(rows, func(r store.Scanner) (string, error) {
 		var k string
 		return k, r.Scan(&k)
 	})
@@ -1190,7 +1191,7 @@ func (l *Links) textSimilarSkip(q *dbtx, pk int64, content string, threshold flo
 	}
 	na := math.Sqrt(total.value())
 	var found []similarDoc
-	_, err = scanAll(rows, func(r scanner) (struct{}, error) {
+	_, err = store.ScanAll(rows, func(r store.Scanner) (struct{}, error) {
 		var d similarDoc
 		var stored, text sql.RawBytes
 		if err := r.Scan(&d.pk, &d.id, &stored, &text); err != nil {

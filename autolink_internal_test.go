@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/engram-go/engram/internal/store"
 )
 
 // linkCorpus returns n texts, a third of them near-duplicates of earlier
@@ -181,7 +183,7 @@ func TestLinkSearchesAgree(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		if _, err := scanAll(rows, func(r scanner) (struct{}, error) {
+		if _, err := store.ScanAll(rows, func(r store.Scanner) (struct{}, error) {
 			var pk int64
 			var c string
 			err := r.Scan(&pk, &c)
@@ -241,7 +243,7 @@ func checkStems(t *testing.T, m *Memory) {
 			return err
 		}
 		want := stemData{terms: map[string]uint32{}, docs: map[int64]stemDoc{}}
-		_, err = scanAll(rows, func(r scanner) (struct{}, error) {
+		_, err = store.ScanAll(rows, func(r store.Scanner) (struct{}, error) {
 			var pk int64
 			var id, content string
 			err := r.Scan(&pk, &id, &content)

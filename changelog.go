@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/engram-go/engram/internal/store"
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
 )
@@ -306,7 +307,7 @@ func (s *database) columnsOf(ctx context.Context, k *kind) (*logged, error) {
 		return nil, &DatabaseError{Op: "open", Err: err}
 	}
 	at := map[string]int{}
-	_, err = scanAll(rows, func(r scanner) (struct{}, error) {
+	_, err = store.ScanAll(rows, func(r store.Scanner) (struct{}, error) {
 		var cid int
 		var name string
 		err := r.Scan(&cid, &name)
@@ -400,7 +401,7 @@ func (q *dbtx) changes() error {
 		if err != nil {
 			return err
 		}
-		texts, err := scanAll(rows, func(r scanner) (change, error) {
+		texts, err := store.ScanAll(rows, func(r store.Scanner) (change, error) {
 			var c change
 			var kind string
 			err := r.Scan(&kind, &c.pk, &c.agent, &c.id, &c.text)

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/engram-go/engram/internal/store"
 )
 
 // CompactionReport says what a run of [Memory.Compact], [Memory.Decay] or
@@ -409,7 +411,7 @@ func (m *Memory) scanLeaving(rows *sql.Rows, rep *CompactionReport, kind ActionK
 		pk int64
 		id string
 	}
-	got, err := scanAll(rows, func(r scanner) (pkID, error) {
+	got, err := store.ScanAll(rows, func(r store.Scanner) (pkID, error) {
 		var p pkID
 		err := r.Scan(&p.pk, &p.id)
 		return p, err
@@ -453,7 +455,7 @@ func (m *Memory) compactTime(q *dbtx, rep *CompactionReport, now time.Time) erro
 		pk int64
 		ep Episode
 	}
-	eps, err := scanAll(rows, func(r scanner) (old, error) {
+	eps, err := store.ScanAll(rows, func(r store.Scanner) (old, error) {
 		var o old
 		ep, err := scanEpisode(pkScanner{r, &o.pk})
 		o.ep = ep
@@ -505,7 +507,7 @@ func (m *Memory) compactTime(q *dbtx, rep *CompactionReport, now time.Time) erro
 // pkScanner reads a leading pk column before the ones a scan function
 // expects.
 type pkScanner struct {
-	r  scanner
+	r  store.Scanner
 	pk *int64
 }
 
@@ -678,7 +680,7 @@ func (m *Memory) mergeCandidates(q *dbtx, pks []int64) (map[int64]mergeCandidate
 	if err != nil {
 		return nil, err
 	}
-	cands, err := scanAll(rows, func(r scanner) (mergeCandidate, error) {
+	cands, err := store.ScanAll(rows, func(r store.Scanner) (mergeCandidate, error) {
 		var c mergeCandidate
 		var tags, from string
 		if err := r.Scan(&c.pk, &c.id, &c.content, &c.importance, &c.access, &c.created, &tags, &from, &c.protected, &c.user); err != nil {
@@ -827,7 +829,7 @@ func (m *Memory) Restore(ctx context.Context, id string) error {
 		if err != nil {
 			return err
 		}
-		types, err := scanAll(rows, scanMemoryType)
+		types, err := store.ScanAll(rows, scanMemoryType)
 		if err != nil {
 			return err
 		}
@@ -845,7 +847,7 @@ func (m *Memory) Restore(ctx context.Context, id string) error {
 					m.agent, string(t), id)
 				return err
 			})
-			if isUniqueViolation(err) {
+			if store.IsUniqueViolation(err) {
 				return fmt.Errorf("engram: restore %s %q: %w", t, id, ErrExists)
 			}
 			if err != nil {
@@ -996,7 +998,7 @@ func (m *Memory) promote(q *dbtx, rep *CompactionReport, now time.Time) error {
 		importance float64
 		times      int
 	}
-	list, err := scanAll(rows, func(r scanner) (hot, error) {
+	list, err := store.ScanAll(rows, func(r store.Scanner) (hot, error) {
 		var h hot
 		err := r.Scan(&h.pk, &h.id, &h.importance, &h.times)
 		return h, err
@@ -1035,7 +1037,7 @@ func (m *Memory) recur(q *dbtx, rep *CompactionReport, now time.Time) error {
 		days    int
 		ids     []string
 	}
-	events, err := scanAll(rows, func(r scanner) (event, error) {
+	events, err := store.ScanAll(rows, func(r store.Scanner) (event, error) {
 		var e event
 		var ids string
 		if err := r.Scan(&e.content, &e.days, &ids); err != nil {

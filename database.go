@@ -3,7 +3,6 @@ package engram
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/url"
@@ -17,6 +16,7 @@ import (
 
 	"github.com/engram-go/engram/internal/bm25"
 	"github.com/engram-go/engram/internal/schema"
+	"github.com/engram-go/engram/internal/store"
 )
 
 // database owns one SQLite file (or an in-memory database), shared by the
@@ -346,7 +346,7 @@ func recodeTerms(q *dbtx, table string) error {
 			pk    int64
 			terms []byte
 		}
-		got, err := scanAll(rows, func(r scanner) (row, error) {
+		got, err := store.ScanAll(rows, func(r store.Scanner) (row, error) {
 			var x row
 			return x, r.Scan(&x.pk, &x.terms)
 		})
@@ -718,80 +718,18 @@ func bumpCounter(q *dbtx, key string, n int) error {
 
 // Encoding shared by the stores.
 
-// scanner is a *sql.Rows or *sql.Row.
-type scanner interface{ Scan(dest ...any) error }
+// ms encodes a time as Unix milliseconds (see store.MS).
+func ms(t time.Time) int64 { return store.MS(t) }
 
-// scanAll scans every row with scan and closes rows.
-func scanAll[T any](rows *sql.Rows, scan func(scanner) (T, error)) ([]T, error) {
-	defer rows.Close()
-	var out []T
-	for rows.Next() {
-		v, err := scan(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, v)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return out, rows.Close()
-}
-
-// ms encodes a time as Unix milliseconds. Every time engram stores is in
-// [MinTime, MaxTime] (validateTime), where this cannot overflow; the zero
-// time, which stands for "unset", encodes as its own Unix milliseconds
-// (those of year 1), so it never meets the Unix epoch, which is 0.
-func ms(t time.Time) int64 { return t.UnixMilli() }
+// fromMS decodes Unix milliseconds (see store.FromMS).
+func fromMS(v int64) time.Time { return store.FromMS(v) }
 
 // zeroMS is the zero time's encoding.
-var zeroMS = time.Time{}.UnixMilli()
+var zeroMS = store.ZeroMS
 
-// fromMS decodes Unix milliseconds as a UTC time, and zeroMS as the zero
-// time.
-func fromMS(v int64) time.Time {
-	if v == zeroMS {
-		return time.Time{}
-	}
-	return time.UnixMilli(v).UTC()
-}
+func encodeTags(tags []string) string { return store.EncodeTags(tags) }
 
-func encodeTags(tags []string) string {
-	if len(tags) == 0 {
-		return "[]"
-	}
-	b, _ := json.Marshal(tags) // a []string always marshals
-	return string(b)
-}
-
-func decodeTags(s string) ([]string, error) {
-	if s == "" || s == "[]" {
-		return nil, nil
-	}
-	var tags []string
-	if err := json.Unmarshal([]byte(s), &tags); err != nil {
-		return nil, fmt.Errorf("decoding tags: %w", err)
-	}
-	return tags, nil
-}
-
-// jsonSet runs query, which returns one row holding a JSON list of
-// strings (one row costs less than a row each), and returns the strings.
-func jsonSet(q *dbtx, query string, args ...any) (map[string]bool, error) {
-	var list string
-	if err := q.queryRow(query, args, &list); err != nil {
-		return nil, err
-	}
-	var got []string
-	if err := json.Unmarshal([]byte(list), &got); err != nil {
-		return nil, err
-	}
-	out := make(map[string]bool, len(got))
-	for _, s := range got {
-		out[s] = true
-	}
-	return out, nil
-}
+func decodeTags(s string) ([]string, error) { return store.DecodeTags(s) }
 
 // deleteByID deletes the agent's row of kind k with the given ID, or
 // returns ErrNotFound. The table's triggers remove its full-text entry,

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/engram-go/engram/internal/bm25"
+	"github.com/engram-go/engram/internal/store"
 )
 
 // Episodic is the agent's log of events and its session snapshots. Get it
@@ -167,7 +168,7 @@ func (e *Episodic) logNew(q *dbtx, r episodeRow) (bool, error) {
 // query: the episodes of user, or of any user when user is "".
 func (e *Episodic) holding(q *dbtx, contents []string, user string) (map[string]bool, error) {
 	b, _ := json.Marshal(contents) // a []string always marshals
-	return jsonSet(q, `SELECT json_group_array(content) FROM episodic_log
+	return store.JSONSet(q, `SELECT json_group_array(content) FROM episodic_log
 		WHERE agent_id = ?1 AND content IN (SELECT value FROM json_each(?2)) AND (?3 = '' OR user_id = ?3)`, e.m.agent, string(b), user)
 }
 
@@ -198,7 +199,7 @@ func (e *Episodic) logRows(q *dbtx, rows []episodeRow) error {
 		}
 		_, err := q.exec(`INSERT INTO episodic_log (id, agent_id, content, event_type, task_id, session_id,
 			cost, duration_ns, metadata, created_at, resonance, terms, ntok, user_id) VALUES `+row+strings.Repeat(", "+row, n-1), args...)
-		if isUniqueViolation(err) { // not expected: checked above
+		if store.IsUniqueViolation(err) { // not expected: checked above
 			return fmt.Errorf("engram: episodes: %w", ErrExists)
 		}
 		if err != nil {
@@ -215,7 +216,7 @@ func (e *Episodic) insert(q *dbtx, r episodeRow) (int64, error) {
 		cost, duration_ns, metadata, created_at, resonance, terms, ntok, user_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		r.ID, e.m.agent, r.Content, string(r.Type), r.TaskID, r.SessionID, r.Cost,
 		int64(r.Duration), r.metadata, ms(r.CreatedAt), resonance(0, 0, 0, episodeImportance), terms, ntok, r.UserID)
-	if isUniqueViolation(err) {
+	if store.IsUniqueViolation(err) {
 		return 0, fmt.Errorf("engram: episode %q: %w", r.ID, ErrExists)
 	}
 	if err != nil {
@@ -347,7 +348,7 @@ func (e *Episodic) list(ctx context.Context, op, query string, args ...any) ([]E
 	return readCounted(ctx, e.m, op, scanEpisode, query, args...)
 }
 
-func scanEpisode(r scanner) (Episode, error) {
+func scanEpisode(r store.Scanner) (Episode, error) {
 	var ep Episode
 	var typ, meta string
 	var dur, created int64

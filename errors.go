@@ -5,10 +5,10 @@ import (
 	"errors"
 	"fmt"
 
-	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
 
 	"github.com/engram-go/engram/internal/modelapi"
+	"github.com/engram-go/engram/internal/store"
 )
 
 // Sentinel errors. Callers classify failures with [errors.Is]; the message
@@ -169,9 +169,9 @@ func (e *DatabaseError) Is(target error) bool {
 	case ErrBusy:
 		return e.Busy()
 	case ErrReadOnly:
-		return sqliteCode(e.Err)&0xff == sqlite3.SQLITE_READONLY
+		return store.Code(e.Err)&0xff == sqlite3.SQLITE_READONLY
 	case ErrCorrupt:
-		code := sqliteCode(e.Err) & 0xff
+		code := store.Code(e.Err) & 0xff
 		return code == sqlite3.SQLITE_CORRUPT || code == sqlite3.SQLITE_NOTADB
 	}
 	return false
@@ -183,27 +183,7 @@ func (e *DatabaseError) Unwrap() error { return e.Err }
 // Busy reports whether the database was locked by another process for
 // longer than the busy timeout (SQLITE_BUSY or SQLITE_LOCKED).
 func (e *DatabaseError) Busy() bool {
-	code := sqliteCode(e.Err) & 0xff
-	return code == sqlite3.SQLITE_BUSY || code == sqlite3.SQLITE_LOCKED
-}
-
-// sqliteCode returns the extended SQLite result code in err, or 0.
-func sqliteCode(err error) int {
-	var se *sqlite.Error
-	if errors.As(err, &se) {
-		return se.Code()
-	}
-	return 0
-}
-
-// isUniqueViolation reports whether err is a UNIQUE or PRIMARY KEY
-// constraint failure.
-func isUniqueViolation(err error) bool {
-	switch sqliteCode(err) {
-	case sqlite3.SQLITE_CONSTRAINT_UNIQUE, sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY:
-		return true
-	}
-	return false
+	return store.IsBusy(e.Err)
 }
 
 // dbErr wraps err as a *DatabaseError unless it is already one of engram's

@@ -15,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/engram-go/engram/internal/facts"
+	"github.com/engram-go/engram/internal/store"
 )
 
 // ExtractionRule turns what users say into memories with no model at all
@@ -220,7 +221,7 @@ func (r *Rules) Add(ctx context.Context, rule ExtractionRule) error {
 				subject, predicate, object)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, r.m.agent, rule.Name, rule.Pattern, string(rule.Type), rule.Importance,
 			encodeTags(rule.Tags), rule.Active, ms(rule.CreatedAt), rule.Subject, rule.Predicate, rule.Object)
-		if isUniqueViolation(err) {
+		if store.IsUniqueViolation(err) {
 			return fmt.Errorf("engram: rule %q: %w", rule.Name, ErrExists)
 		}
 		if err != nil {
@@ -278,7 +279,7 @@ func listRules(q *dbtx, agent string, activeOnly bool) ([]ExtractionRule, error)
 	if err != nil {
 		return nil, err
 	}
-	return scanAll(rows, func(s scanner) (ExtractionRule, error) {
+	return store.ScanAll(rows, func(s store.Scanner) (ExtractionRule, error) {
 		var r ExtractionRule
 		var typ, tags string
 		var created int64

@@ -14,6 +14,7 @@ import (
 
 	"github.com/engram-go/engram/internal/bm25"
 	"github.com/engram-go/engram/internal/facts"
+	"github.com/engram-go/engram/internal/store"
 )
 
 // Facts is the agent's knowledge as subject–predicate–object triples that
@@ -433,7 +434,7 @@ func (f *Facts) resolve(q *dbtx, p *preparedFact) error {
 	if err != nil {
 		return err
 	}
-	aliases, err := scanAll(rows, func(r scanner) ([2]string, error) {
+	aliases, err := store.ScanAll(rows, func(r store.Scanner) ([2]string, error) {
 		var a [2]string
 		return a, r.Scan(&a[0], &a[1])
 	})
@@ -468,7 +469,7 @@ func (f *Facts) slot(q *dbtx, p preparedFact, vf int64) ([]slotFact, error) {
 	if err != nil {
 		return nil, err
 	}
-	return scanAll(rows, func(r scanner) (slotFact, error) {
+	return store.ScanAll(rows, func(r store.Scanner) (slotFact, error) {
 		var s slotFact
 		return s, r.Scan(&s.pk, &s.objectKey, &s.validFrom, &s.validTo, &s.sources, &s.metadata)
 	})
@@ -494,7 +495,7 @@ func (f *Facts) merge(q *dbtx, p preparedFact, s *slotFact, vf int64, now time.T
 		if err != nil {
 			return err
 		}
-		got, err = scanAll(rows, scanFact)
+		got, err = store.ScanAll(rows, scanFact)
 		return err
 	})
 	if err != nil {
@@ -516,7 +517,7 @@ func (f *Facts) end(q *dbtx, pk, at int64, now time.Time) (Fact, error) {
 	if err != nil {
 		return Fact{}, err
 	}
-	got, err := scanAll(rows, scanFact)
+	got, err := store.ScanAll(rows, scanFact)
 	if err != nil {
 		return Fact{}, err
 	}
@@ -566,9 +567,9 @@ func (f *Facts) insert(q *dbtx, p preparedFact, now time.Time) (Fact, error) {
 		ms(p.ValidFrom), validTo, ms(now), ms(now), expired, p.Strength, encodeTags(p.Sources), meta, terms, ntok)
 	var got []Fact
 	if err == nil {
-		got, err = scanAll(rows, scanFact)
+		got, err = store.ScanAll(rows, scanFact)
 	}
-	if isUniqueViolation(err) {
+	if store.IsUniqueViolation(err) {
 		return Fact{}, fmt.Errorf("engram: fact %s: %w", p.ID, ErrExists)
 	}
 	if err != nil {
@@ -898,7 +899,7 @@ func prefixed(prefix, cols string) string {
 	return strings.Join(fields, ", ")
 }
 
-func scanFact(r scanner) (Fact, error) {
+func scanFact(r store.Scanner) (Fact, error) {
 	var f Fact
 	var from, recorded int64
 	var to, expired *int64

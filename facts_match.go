@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"math"
 	"slices"
+
+	"github.com/engram-go/engram/internal/store"
 )
 
 // Tier 2 matches a predicate the subject has no fact of to one it has by
@@ -31,7 +33,7 @@ func (f *Facts) predicateVectors(ctx context.Context, list []preparedFact) (map[
 	var known map[string]bool
 	err := m.read(ctx, "facts.predicates", func(q *dbtx) error {
 		var err error
-		known, err = jsonSet(q, `SELECT json_group_array(predicate_key) FROM fact_predicates
+		known, err = store.JSONSet(q, `SELECT json_group_array(predicate_key) FROM fact_predicates
 			WHERE agent_id = ?1 AND model = ?2 AND predicate_key IN (SELECT value FROM json_each(?3))`, m.agent, m.vectors.model, string(b))
 		return err
 	})
@@ -76,7 +78,7 @@ func (f *Facts) matchPredicate(q *dbtx, p *preparedFact, vec []float32) error {
 		key string
 		vec []byte
 	}
-	list, err := scanAll(rows, func(r scanner) (known, error) {
+	list, err := store.ScanAll(rows, func(r store.Scanner) (known, error) {
 		var k known
 		return k, r.Scan(&k.key, &k.vec)
 	})

@@ -9,6 +9,8 @@ import (
 	"io/fs"
 	"os"
 	"strings"
+
+	"github.com/engram-go/engram/internal/store"
 )
 
 // Forgetting erases, where archiving keeps. Forget erases one memory and
@@ -148,10 +150,10 @@ func deleteReturningType(q *dbtx, query string, args ...any) ([]MemoryType, erro
 	if err != nil {
 		return nil, err
 	}
-	return scanAll(rows, scanMemoryType)
+	return store.ScanAll(rows, scanMemoryType)
 }
 
-func scanMemoryType(r scanner) (MemoryType, error) {
+func scanMemoryType(r store.Scanner) (MemoryType, error) {
 	var t MemoryType
 	err := r.Scan(&t)
 	return t, err
@@ -175,7 +177,7 @@ func (m *Memory) forgetArchived(q *dbtx, where string, arg any) ([]MemoryType, e
 		if err != nil {
 			return nil, err
 		}
-		texts, err := scanAll(rows, scanString)
+		texts, err := store.ScanAll(rows, scanString)
 		if err != nil {
 			return nil, err
 		}

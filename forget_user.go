@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"math"
 	"strings"
+
+	"github.com/engram-go/engram/internal/store"
 )
 
 // ForgetUser erases every memory of one user of the agent (see
@@ -148,7 +150,7 @@ func queryTyped(q *dbtx, query string, args ...any) ([]typedID, error) {
 	if err != nil {
 		return nil, err
 	}
-	return scanAll(rows, func(r scanner) (typedID, error) {
+	return store.ScanAll(rows, func(r store.Scanner) (typedID, error) {
 		var t typedID
 		err := r.Scan(&t.Type, &t.ID)
 		return t, err

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/engram-go/engram/internal/graphview"
+	"github.com/engram-go/engram/internal/store"
 )
 
 // The entity graph: the agent's facts seen as edges between the entities
@@ -123,7 +124,7 @@ func (f *Facts) Neighbours(ctx context.Context, fq FactQuery) ([]Neighbour, erro
 			k   string
 			hop Hop
 		}
-		list, err := scanAll(rows, func(r scanner) (row, error) {
+		list, err := store.ScanAll(rows, func(r store.Scanner) (row, error) {
 			var x row
 			var isOut bool
 			fact, err := scanFact(prefixScanner{r, []any{&x.k, &isOut}})
@@ -280,7 +281,7 @@ func (f *Facts) paths(q *dbtx, sp span, s, t string, depth int) ([]Path, error) 
 		if err != nil {
 			return nil, err
 		}
-		got, err := scanAll(rows, func(r scanner) ([]int64, error) {
+		got, err := store.ScanAll(rows, func(r store.Scanner) ([]int64, error) {
 			pks := make([]int64, n)
 			dest := make([]any, n)
 			for i := range pks {
@@ -490,7 +491,7 @@ func (f *Facts) byPK(q *dbtx, pks []int64) (map[int64]edgeFact, error) {
 		pk int64
 		edgeFact
 	}
-	got, err := scanAll(rows, func(r scanner) (keyed, error) {
+	got, err := store.ScanAll(rows, func(r store.Scanner) (keyed, error) {
 		var k keyed
 		fact, err := scanFact(prefixScanner{r, []any{&k.pk, &k.subjectKey, &k.objectKey}})
 		k.Fact = fact
@@ -521,7 +522,7 @@ var byPKSQL = `SELECT f.pk, f.subject_key, f.object_key, ` + prefixed("f.", fact
 
 // prefixScanner scans the columns before a row's fact into pre.
 type prefixScanner struct {
-	r   scanner
+	r   store.Scanner
 	pre []any
 }
 
@@ -587,7 +588,7 @@ func (f *Facts) walk(q *dbtx, sp span, key string, depth, limit int) ([]node, er
 	if err != nil {
 		return nil, err
 	}
-	return scanAll(rows, func(r scanner) (node, error) {
+	return store.ScanAll(rows, func(r store.Scanner) (node, error) {
 		var n node
 		return n, r.Scan(&n.key, &n.label, &n.distance)
 	})
@@ -703,7 +704,7 @@ func (f *Facts) Graph(ctx context.Context, opts GraphOptions) (Graph, error) {
 			if err != nil {
 				return err
 			}
-			nodes, err = scanAll(rows, func(r scanner) (node, error) {
+			nodes, err = store.ScanAll(rows, func(r store.Scanner) (node, error) {
 				var n node
 				return n, r.Scan(&n.key, &n.label)
 			})
@@ -733,7 +734,7 @@ func (f *Facts) Graph(ctx context.Context, opts GraphOptions) (Graph, error) {
 		if err != nil {
 			return err
 		}
-		edges, err := scanAll(rows, func(r scanner) (GraphEdge, error) {
+		edges, err := store.ScanAll(rows, func(r store.Scanner) (GraphEdge, error) {
 			var e GraphEdge
 			var from int64
 			var to *int64

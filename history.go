@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/engram-go/engram/internal/store"
 )
 
 // History is every change to a memory or a fact, kept in the database
@@ -175,7 +177,7 @@ func (m *Memory) History(ctx context.Context, id string) ([]HistoryEntry, error)
 		if err != nil {
 			return err
 		}
-		hs, err := scanAll(rows, scanHistoryRow)
+		hs, err := store.ScanAll(rows, scanHistoryRow)
 		if err != nil {
 			return err
 		}
@@ -259,7 +261,7 @@ func (m *Memory) Changes(ctx context.Context, cq ChangeQuery) ([]HistoryEntry, e
 		if err != nil {
 			return err
 		}
-		hs, err := scanAll(rows, scanHistoryRow)
+		hs, err := store.ScanAll(rows, scanHistoryRow)
 		if err != nil {
 			return err
 		}

@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+
+	"github.com/engram-go/engram/internal/store"
 )
 
 // How a history entry holds the memory's fields (the history table's form
@@ -47,7 +49,7 @@ type historyRow struct {
 
 const historyRowCols = historyCols + `, form`
 
-func scanHistoryRow(r scanner) (historyRow, error) {
+func scanHistoryRow(r store.Scanner) (historyRow, error) {
 	var h historyRow
 	var before, after *string
 	var at int64
@@ -113,7 +115,7 @@ func (q *dbtx) settleHistory(agent string, typ MemoryType, id string, upTo int64
 	if err != nil {
 		return err
 	}
-	first, err := scanAll(rows, func(r scanner) (int64, error) {
+	first, err := store.ScanAll(rows, func(r store.Scanner) (int64, error) {
 		var pk int64
 		return pk, r.Scan(&pk)
 	})
@@ -173,7 +175,7 @@ func (q *dbtx) historyStates(agent string, typ MemoryType, ids []string, from in
 		before, after []byte
 		form          sql.NullInt64
 	}
-	es, err := scanAll(rows, func(r scanner) (entry, error) {
+	es, err := store.ScanAll(rows, func(r store.Scanner) (entry, error) {
 		var e entry
 		var before, after *string
 		err := r.Scan(&e.id, &e.seq, &before, &after, &e.form)
@@ -241,7 +243,7 @@ func (q *dbtx) rowFields(agent string, typ MemoryType, ids []byte) (map[string]j
 		return nil, err
 	}
 	out := map[string]json.RawMessage{}
-	_, err = scanAll(rows, func(r scanner) (struct{}, error) {
+	_, err = store.ScanAll(rows, func(r store.Scanner) (struct{}, error) {
 		var id, fields string
 		err := r.Scan(&id, &fields)
 		out[id] = json.RawMessage(fields)

@@ -19,6 +19,7 @@ import (
 
 	"github.com/engram-go/engram/internal/bm25"
 	"github.com/engram-go/engram/internal/exchange"
+	"github.com/engram-go/engram/internal/store"
 	sqlite3 "modernc.org/sqlite/lib"
 )
 
@@ -212,7 +213,7 @@ func lineErr(line int, err error) error {
 	switch {
 	case errors.As(err, &ie), errors.Is(err, ErrExists):
 		return &ImportError{Line: line, Err: err}
-	case sqliteCode(err)&0xff == sqlite3.SQLITE_CONSTRAINT:
+	case store.Code(err)&0xff == sqlite3.SQLITE_CONSTRAINT:
 		return &ImportError{Line: line, Err: invalid("row", "%v", err)}
 	}
 	return err
@@ -265,7 +266,7 @@ func (im *importer) info(table string) (map[string]colInfo, error) {
 		name string
 		colInfo
 	}
-	cols, err := scanAll(rows, func(r scanner) (col, error) {
+	cols, err := store.ScanAll(rows, func(r store.Scanner) (col, error) {
 		var c col
 		var dflt bool
 		err := r.Scan(&c.name, &c.typ, &c.notNull, &dflt)
@@ -694,7 +695,7 @@ func (im *importer) put(table string, cols []string, vals values, key []string, 
 		im.rep.Added[what]++
 		return true, nil
 	}
-	if !isUniqueViolation(err) {
+	if !store.IsUniqueViolation(err) {
 		return false, err
 	}
 	var n int

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/engram-go/engram/internal/store"
 )
 
 // TestEveryIndexIsUsed names, for every index of the schema (but those
@@ -118,7 +120,7 @@ func TestEveryIndexIsUsed(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		indexes, err = scanAll(rows, func(r scanner) (string, error) {
+		indexes, err = store.ScanAll(rows, func(r store.Scanner) (string, error) {
 			var s string
 			return s, r.Scan(&s)
 		})

@@ -17,6 +17,7 @@ import (
 
 	"github.com/engram-go/engram/internal/bm25"
 	"github.com/engram-go/engram/internal/mdchunk"
+	"github.com/engram-go/engram/internal/store"
 )
 
 // Document ingestion (seed 004): markdown files become chunks, a kind of
@@ -370,7 +371,7 @@ func (m *Memory) loadDocIndex(ctx context.Context) (*docIndex, error) {
 		if err != nil {
 			return err
 		}
-		list, err := scanAll(rows, func(r scanner) (*docRow, error) {
+		list, err := store.ScanAll(rows, func(r store.Scanner) (*docRow, error) {
 			var d docRow
 			var hash []byte
 			var also string
@@ -1016,7 +1017,7 @@ func (m *Memory) chunks(q *dbtx, where string, args ...any) ([]DocumentChunk, er
 	if err != nil {
 		return nil, err
 	}
-	return scanAll(rows, func(r scanner) (DocumentChunk, error) {
+	return store.ScanAll(rows, func(r store.Scanner) (DocumentChunk, error) {
 		var c DocumentChunk
 		var also, tags string
 		var created, updated int64

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/engram-go/engram/internal/store"
 )
 
 // TestKindColumnsAreTheTables checks that every kind's cols are exactly
@@ -25,7 +27,7 @@ func TestKindColumnsAreTheTables(t *testing.T) {
 			if err != nil {
 				return err
 			}
-			cols, err = scanAll(rows, func(r scanner) (string, error) {
+			cols, err = store.ScanAll(rows, func(r store.Scanner) (string, error) {
 				var c string
 				err := r.Scan(&c)
 				return c, err

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/engram-go/engram/internal/memorymd"
+	"github.com/engram-go/engram/internal/store"
 )
 
 // Reading memory.md back (the seed's Mode A).
@@ -216,7 +217,7 @@ func (m *Memory) readMarkdownState(q *dbtx) (st markdownState, ok bool, err erro
 		return st, false, err
 	}
 	st.lines = map[string]string{}
-	_, err = scanAll(rows, func(r scanner) (struct{}, error) {
+	_, err = store.ScanAll(rows, func(r store.Scanner) (struct{}, error) {
 		var kind, id, line string
 		err := r.Scan(&kind, &id, &line)
 		st.lines[lineKey(kind, id)] = line

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/engram-go/engram/internal/bm25"
+	"github.com/engram-go/engram/internal/store"
 )
 
 // Procedural is the agent's learned workflows and how well they work. Get it
@@ -136,7 +137,7 @@ func (p *Procedural) storeNew(q *dbtx, pr Procedure) (bool, error) {
 // named returns which of names the agent's procedures have, in one query.
 func (p *Procedural) named(q *dbtx, names []string) (map[string]bool, error) {
 	b, _ := json.Marshal(names) // a []string always marshals
-	return jsonSet(q, `SELECT json_group_array(name) FROM procedural_memory
+	return store.JSONSet(q, `SELECT json_group_array(name) FROM procedural_memory
 		WHERE agent_id = ?1 AND name IN (SELECT value FROM json_each(?2))`, p.m.agent, string(b))
 }
 
@@ -162,7 +163,7 @@ func (p *Procedural) insert(q *dbtx, pr Procedure) (int64, error) {
 		pr.ID, p.m.agent, pr.Name, pr.Description, pr.Pattern, pr.SuccessRate, pr.UseCount,
 		tags, pr.Disabled, ms(pr.CreatedAt), ms(pr.UpdatedAt), resonance(0, 0, pr.UseCount, pr.SuccessRate), terms, ntok,
 		pr.UserID, pr.SessionID, meta)
-	if isUniqueViolation(err) {
+	if store.IsUniqueViolation(err) {
 		return 0, fmt.Errorf("engram: procedure %q (%s): %w", pr.Name, pr.ID, ErrExists)
 	}
 	if err != nil {
@@ -232,7 +233,7 @@ func (p *Procedural) Update(ctx context.Context, id string, patch ProcedurePatch
 		if err != nil {
 			return err
 		}
-		list, err := scanAll(rows, scanProcedure)
+		list, err := store.ScanAll(rows, scanProcedure)
 		if err != nil {
 			return err
 		}
@@ -291,7 +292,7 @@ func (p *Procedural) RecordOutcome(ctx context.Context, id string, success bool)
 		if err != nil {
 			return err
 		}
-		out, err = scanAll(rows, scanProcedure)
+		out, err = store.ScanAll(rows, scanProcedure)
 		if err == nil && len(out) == 0 {
 			return notFound("procedure", id)
 		}
@@ -370,7 +371,7 @@ func (p *Procedural) list(ctx context.Context, op, query string, args ...any) ([
 	return readCounted(ctx, p.m, op, scanProcedure, query, args...)
 }
 
-func scanProcedure(r scanner) (Procedure, error) {
+func scanProcedure(r store.Scanner) (Procedure, error) {
 	var pr Procedure
 	var tags, meta string
 	var created, updated int64

@@ -16,6 +16,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/engram-go/engram/internal/query"
+	"github.com/engram-go/engram/internal/store"
 )
 
 // Ranking: every candidate's parts (text relevance, importance, recency
@@ -696,7 +697,7 @@ func (m *Memory) readRows(q *dbtx, s *search, cands []candidate, at []int, recal
 		if err != nil {
 			return err
 		}
-		_, err = scanAll(rows, func(r scanner) (struct{}, error) {
+		_, err = store.ScanAll(rows, func(r store.Scanner) (struct{}, error) {
 			if err := r.Scan(dest...); err != nil {
 				return struct{}{}, err
 			}

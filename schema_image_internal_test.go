@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/engram-go/engram/internal/store"
 )
 
 // dumpDatabase describes a database for comparison: its schema objects,
@@ -25,7 +27,7 @@ func dumpDatabase(t *testing.T, s *database) string {
 		if err != nil {
 			return err
 		}
-		objects, err := scanAll(rows, scanString)
+		objects, err := store.ScanAll(rows, scanString)
 		if err != nil {
 			return err
 		}
@@ -34,7 +36,7 @@ func dumpDatabase(t *testing.T, s *database) string {
 		if err != nil {
 			return err
 		}
-		tables, err := scanAll(rows, scanString)
+		tables, err := store.ScanAll(rows, scanString)
 		if err != nil {
 			return err
 		}
@@ -43,7 +45,7 @@ func dumpDatabase(t *testing.T, s *database) string {
 			if err != nil {
 				return err
 			}
-			cols, err := scanAll(rows, scanString)
+			cols, err := store.ScanAll(rows, scanString)
 			if err != nil {
 				return err
 			}
@@ -51,7 +53,7 @@ func dumpDatabase(t *testing.T, s *database) string {
 			if err != nil {
 				return fmt.Errorf("%s: %w", table, err)
 			}
-			values, err := scanAll(rows, scanString)
+			values, err := store.ScanAll(rows, scanString)
 			if err != nil {
 				return err
 			}

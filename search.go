@@ -13,6 +13,7 @@ import (
 
 	"github.com/engram-go/engram/internal/bm25"
 	"github.com/engram-go/engram/internal/query"
+	"github.com/engram-go/engram/internal/store"
 )
 
 // SearchOptions says what to search for. The zero value of every field but
@@ -613,8 +614,8 @@ func (k *kind) rankCols(alias string) string {
 
 // scanRanked scans a row of rankCols into a candidate of type typ, and
 // the columns after them, if any, into more(c).
-func scanRanked(typ MemoryType, more func(c *candidate) []any) func(scanner) (candidate, error) {
-	return func(r scanner) (candidate, error) {
+func scanRanked(typ MemoryType, more func(c *candidate) []any) func(store.Scanner) (candidate, error) {
+	return func(r store.Scanner) (candidate, error) {
 		c := candidate{Result: Result{Type: typ}}
 		var tags string
 		var created, touched int64

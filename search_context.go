@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"math"
 	"slices"
+
+	"github.com/engram-go/engram/internal/store"
 )
 
 // Session context: in a conversation the answer is often the turn after
@@ -66,7 +68,7 @@ func (m *Memory) withContext(ctx context.Context, s *search, cands []candidate, 
 		if err != nil {
 			return err
 		}
-		found, err = scanAll(rows, scanRanked(TypeEpisodic, func(c *candidate) []any { return []any{&c.ContextOf} }))
+		found, err = store.ScanAll(rows, scanRanked(TypeEpisodic, func(c *candidate) []any { return []any{&c.ContextOf} }))
 		return err
 	})
 	if err != nil {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/engram-go/engram/internal/bm25"
 	"github.com/engram-go/engram/internal/query"
+	"github.com/engram-go/engram/internal/store"
 )
 
 // Full-text candidates: each kind with a full-text index is searched by
@@ -285,7 +286,7 @@ func (m *Memory) ftsBest(q *dbtx, s *search, ss scopedSource) ([]candidate, erro
 		if err != nil {
 			return nil, err
 		}
-		_, err = scanAll(rows, func(r scanner) (struct{}, error) {
+		_, err = store.ScanAll(rows, func(r store.Scanner) (struct{}, error) {
 			c, err := scan(r)
 			if err != nil || seen[c.pk] {
 				return struct{}{}, err
@@ -387,7 +388,7 @@ func fillTerms(q *dbtx, k *kind, where string, args ...any) error {
 		}
 		var pk int64
 		dest := textsDest(texts, &pk)
-		got, err := scanAll(rows, func(r scanner) (row, error) {
+		got, err := store.ScanAll(rows, func(r store.Scanner) (row, error) {
 			if err := r.Scan(dest...); err != nil {
 				return row{}, err
 			}
@@ -694,7 +695,7 @@ func checkText(q *dbtx) error {
 	if err != nil {
 		return err
 	}
-	bad, err := scanAll(got, func(r scanner) (string, error) {
+	bad, err := store.ScanAll(got, func(r store.Scanner) (string, error) {
 		var agent string
 		var sd, st, rd, rt int
 		err := r.Scan(&agent, &sd, &st, &rd, &rt)
@@ -730,7 +731,7 @@ func checkTerms(q *dbtx, src ftsSource) (int, error) {
 	var terms []byte
 	var ntok int
 	dest := textsDest(texts, &terms, &ntok)
-	bad, err := scanAll(rows, func(r scanner) (bool, error) {
+	bad, err := store.ScanAll(rows, func(r store.Scanner) (bool, error) {
 		if err := r.Scan(dest...); err != nil {
 			return false, err
 		}

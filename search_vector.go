@@ -7,6 +7,7 @@ import (
 	"errors"
 	"slices"
 
+	"github.com/engram-go/engram/internal/store"
 	"github.com/engram-go/engram/internal/vecindex"
 )
 
@@ -130,7 +131,7 @@ func (m *Memory) vectorRows(q *dbtx, typ MemoryType, hits []vecindex.Hit, f ftsF
 	if err != nil {
 		return nil, err
 	}
-	got, err := scanAll(rows, scanRanked(typ, nil))
+	got, err := store.ScanAll(rows, scanRanked(typ, nil))
 	for i := range got {
 		got[i].cosine, got[i].hasCosine = cos[got[i].pk], true
 	}
@@ -158,7 +159,7 @@ func (m *Memory) pendingByText(ctx context.Context, s *search, cands []candidate
 			if err != nil {
 				return err
 			}
-			got, err := scanAll(rows, func(r scanner) (int64, error) {
+			got, err := store.ScanAll(rows, func(r store.Scanner) (int64, error) {
 				var pk int64
 				return pk, r.Scan(&pk)
 			})

@@ -16,6 +16,7 @@ import (
 
 	"github.com/engram-go/engram/internal/bm25"
 	"github.com/engram-go/engram/internal/query"
+	"github.com/engram-go/engram/internal/store"
 )
 
 // Semantic is the agent's long-term knowledge. Get it from
@@ -227,14 +228,14 @@ func (s *Semantic) storeRows(q *dbtx, rows []semanticRow, now time.Time) error {
 		if err != nil {
 			return err
 		}
-		_, err = scanAll(res, func(sc scanner) (struct{}, error) {
+		_, err = store.ScanAll(res, func(sc store.Scanner) (struct{}, error) {
 			var id string
 			var pk int64
 			err := sc.Scan(&id, &pk)
 			pks[at[id]] = pk
 			return struct{}{}, err
 		})
-		if isUniqueViolation(err) { // checkNew found none: not expected
+		if store.IsUniqueViolation(err) { // checkNew found none: not expected
 			return fmt.Errorf("engram: semantic entries: %w", ErrExists)
 		}
 		if err != nil {
@@ -281,7 +282,7 @@ func (s *Semantic) checkNew(q *dbtx, rows []semanticRow) error {
 // check, in one query.
 func checkIDsNew(q *dbtx, k *kind, agent string, ids []string) error {
 	list, _ := json.Marshal(ids) // a []string always marshals
-	held, err := jsonSet(q, `SELECT json_group_array(id) FROM `+k.table+`
+	held, err := store.JSONSet(q, `SELECT json_group_array(id) FROM `+k.table+`
 		WHERE agent_id = ?1 AND id IN (SELECT value FROM json_each(?2))`, agent, string(list))
 	if err != nil {
 		return err
@@ -394,7 +395,7 @@ func (s *Semantic) insert(q *dbtx, r semanticRow) (int64, error) {
 		r.ID, s.m.agent, r.Content, compactSummary(r.Summary, r.Content), r.Importance, r.Verified, r.tags, r.Source,
 		r.hash, ms(r.CreatedAt), ms(r.UpdatedAt), ms(r.LastAccessedAt), r.Resonance, r.terms, r.ntok,
 		r.UserID, r.SessionID, r.meta)
-	if isUniqueViolation(err) {
+	if store.IsUniqueViolation(err) {
 		return 0, fmt.Errorf("engram: semantic entry %q: %w", r.ID, ErrExists)
 	}
 	if err != nil {
@@ -457,7 +458,7 @@ func (s *Semantic) holding(q *dbtx, contents []string, user string) (map[string]
 	if err != nil {
 		return nil, err
 	}
-	return jsonSet(q, `SELECT json_group_array(j.value ->> '$.k') FROM json_each(?2) j
+	return store.JSONSet(q, `SELECT json_group_array(j.value ->> '$.k') FROM json_each(?2) j
 		WHERE EXISTS (SELECT 1 FROM semantic_memory WHERE agent_id = ?1 AND content_hash = unhex(j.value ->> '$.h')
 			AND content = j.value ->> '$.k' AND (?3 = '' OR user_id = ?3))`,
 		s.m.agent, string(b), user)
@@ -487,7 +488,7 @@ func (s *Semantic) entries(q *dbtx, where string, args ...any) ([]SemanticEntry,
 	if err != nil {
 		return nil, err
 	}
-	list, err := scanAll(rows, scanSemantic)
+	list, err := store.ScanAll(rows, scanSemantic)
 	if err != nil {
 		return nil, err
 	}
@@ -671,7 +672,7 @@ func (s *Semantic) bumpAccess(q *dbtx, ids []string, now time.Time) (int, error)
 	return int(n), err
 }
 
-func scanSemantic(r scanner) (SemanticEntry, error) {
+func scanSemantic(r store.Scanner) (SemanticEntry, error) {
 	var e SemanticEntry
 	var tags, from string
 	var meta *string

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/engram-go/engram/internal/bm25"
+	"github.com/engram-go/engram/internal/store"
 )
 
 // Session snapshots: how a session went (its messages, a summary and the
@@ -147,7 +148,7 @@ func (e *Episodic) saveSnapshot(q *dbtx, s snapshotRow) error {
 		s.ID, e.m.agent, s.SessionID, s.messages, s.Summary, s.decisions,
 		s.tasks, ms(s.StartedAt), ms(s.EndedAt), s.TotalCost, s.TotalTokens,
 		ms(s.CreatedAt), terms, ntok)
-	if isUniqueViolation(err) {
+	if store.IsUniqueViolation(err) {
 		return fmt.Errorf("engram: snapshot %q: %w", s.ID, ErrExists)
 	}
 	if err != nil {
@@ -195,7 +196,7 @@ func (e *Episodic) Snapshots(ctx context.Context, sessionID string) ([]SessionSn
 		WHERE agent_id = ? AND session_id = ? ORDER BY ended_at DESC, pk DESC`, e.m.agent, sessionID)
 }
 
-func scanSnapshot(r scanner) (SessionSnapshot, error) {
+func scanSnapshot(r store.Scanner) (SessionSnapshot, error) {
 	var s SessionSnapshot
 	var msgs, decisions, tasks string
 	var started, ended, created int64

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/engram-go/engram/internal/store"
 )
 
 // StoreBatch links each entry to its most similar entries among those
@@ -130,7 +132,7 @@ func linksAndHistory(t *testing.T, m *Memory) []string {
 		if err != nil {
 			return err
 		}
-		links, err := scanAll(rows, func(r scanner) (string, error) {
+		links, err := store.ScanAll(rows, func(r store.Scanner) (string, error) {
 			var s string
 			return s, r.Scan(&s)
 		})
@@ -142,7 +144,7 @@ func linksAndHistory(t *testing.T, m *Memory) []string {
 		if err != nil {
 			return err
 		}
-		hist, err := scanAll(rows, func(r scanner) (string, error) {
+		hist, err := store.ScanAll(rows, func(r store.Scanner) (string, error) {
 			var s string
 			return s, r.Scan(&s)
 		})
@@ -154,7 +156,7 @@ func linksAndHistory(t *testing.T, m *Memory) []string {
 		if err != nil {
 			return err
 		}
-		derived, err := scanAll(rows, func(r scanner) (string, error) {
+		derived, err := store.ScanAll(rows, func(r store.Scanner) (string, error) {
 			var s string
 			return s, r.Scan(&s)
 		})

@@ -13,6 +13,7 @@ import (
 
 	"github.com/engram-go/engram/internal/bm25"
 	"github.com/engram-go/engram/internal/query"
+	"github.com/engram-go/engram/internal/store"
 )
 
 // Summary is an overview of an agent's memory: see [Memory.Summary].
@@ -249,7 +250,7 @@ func (m *Memory) semanticCounts(q *dbtx, scan string, now time.Time, s *Summary)
 			if err != nil {
 				return time.Time{}, err
 			}
-			added, err := scanAll(rows, func(r scanner) (string, error) {
+			added, err := store.ScanAll(rows, func(r store.Scanner) (string, error) {
 				var id string
 				return id, r.Scan(&id)
 			})
@@ -381,7 +382,7 @@ func (m *Memory) keywordsShared(q *dbtx, src ftsSource, counts map[string]int) e
 	if err != nil {
 		return err
 	}
-	if _, err := scanAll(rows, func(r scanner) (struct{}, error) {
+	if _, err := store.ScanAll(rows, func(r store.Scanner) (struct{}, error) {
 		var terms []byte
 		err := r.Scan(&terms)
 		add(terms)
@@ -397,7 +398,7 @@ func (m *Memory) keywordsShared(q *dbtx, src ftsSource, counts map[string]int) e
 	}
 	texts := make([]string, len(src.kind.indexed))
 	dest := textsDest(texts)
-	if _, err := scanAll(rows, func(r scanner) (struct{}, error) {
+	if _, err := store.ScanAll(rows, func(r store.Scanner) (struct{}, error) {
 		err := r.Scan(dest...)
 		v, _ := bm25.Vector(texts...)
 		add(v)
@@ -413,7 +414,7 @@ func (m *Memory) keywordsShared(q *dbtx, src ftsSource, counts map[string]int) e
 	if err != nil {
 		return err
 	}
-	if _, err := scanAll(vocab, func(r scanner) (struct{}, error) {
+	if _, err := store.ScanAll(vocab, func(r store.Scanner) (struct{}, error) {
 		var term string
 		if err := r.Scan(&term); err != nil {
 			return struct{}{}, err
@@ -452,7 +453,7 @@ func (m *Memory) resolveStems(q *dbtx, src ftsSource, ambiguous map[uint32]bool,
 	texts := make([]string, len(src.kind.indexed))
 	var terms []byte
 	dest := textsDest(texts, &terms)
-	_, err = scanAll(rows, func(r scanner) (struct{}, error) {
+	_, err = store.ScanAll(rows, func(r store.Scanner) (struct{}, error) {
 		if err := r.Scan(dest...); err != nil {
 			return struct{}{}, err
 		}

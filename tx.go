@@ -9,6 +9,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/engram-go/engram/internal/store"
 	sqlite3 "modernc.org/sqlite/lib"
 )
 
@@ -278,6 +279,21 @@ func (q *dbtx) queryRow(query string, args []any, dest ...any) error {
 	return st.QueryRowContext(q.ctx, args...).Scan(dest...)
 }
 
+// Exec, Query and QueryRow make q a store.Querier: the functions of
+// package store run their statements in q's transaction.
+
+// Exec runs a statement that returns no rows.
+func (q *dbtx) Exec(query string, args ...any) (sql.Result, error) { return q.exec(query, args...) }
+
+// Query runs a statement that returns rows.
+func (q *dbtx) Query(query string, args ...any) (*sql.Rows, error) { return q.query(query, args...) }
+
+// QueryRow scans the single row of query into dest; it returns
+// sql.ErrNoRows when there is none.
+func (q *dbtx) QueryRow(query string, args []any, dest ...any) error {
+	return q.queryRow(query, args, dest...)
+}
+
 // write runs fn in one BEGIN IMMEDIATE transaction on the writer
 // connection: it commits when fn returns nil and rolls back when fn returns
 // an error or panics. Just before COMMIT it hands the transaction's changes
@@ -452,7 +468,7 @@ func (s *database) wrap(ctx context.Context, op string, err error) error {
 	if s.closed.Load() {
 		return ErrClosed
 	}
-	if ctxErr := ctx.Err(); ctxErr != nil && (errors.Is(err, ctxErr) || sqliteCode(err)&0xff == sqlite3.SQLITE_INTERRUPT) {
+	if ctxErr := ctx.Err(); ctxErr != nil && (errors.Is(err, ctxErr) || store.Code(err)&0xff == sqlite3.SQLITE_INTERRUPT) {
 		// SQLite reports a statement the context interrupted as
 		// SQLITE_INTERRUPT; the caller wants to know it was their
 		// context. Any other failure keeps its error, whenever the

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/engram-go/engram/internal/store"
 )
 
 func countRows(t *testing.T, m *Memory, table string) int {
@@ -428,7 +430,7 @@ func checkFollowers(t *testing.T, m *Memory, built bool) {
 		if err != nil {
 			return err
 		}
-		_, err = scanAll(rs, func(r scanner) (struct{}, error) {
+		_, err = store.ScanAll(rs, func(r store.Scanner) (struct{}, error) {
 			var pk int64
 			var id string
 			var hasVec bool

@@ -22,6 +22,7 @@ import (
 	_ "modernc.org/sqlite/vec" // registers sqlite-vec's vec0 on every connection
 
 	"github.com/engram-go/engram/internal/schema"
+	"github.com/engram-go/engram/internal/store"
 	"github.com/engram-go/engram/internal/vecindex"
 )
 
@@ -423,7 +424,7 @@ func (v *vectors) nameCachedRows(q *dbtx) error {
 		if err != nil {
 			return err
 		}
-		archived, err := scanAll(rows, func(r scanner) (string, error) {
+		archived, err := store.ScanAll(rows, func(r store.Scanner) (string, error) {
 			var s string
 			return s, r.Scan(&s)
 		})
@@ -442,7 +443,7 @@ func (v *vectors) nameCachedRows(q *dbtx) error {
 		pk   int64
 		hash string
 	}
-	copies, err := scanAll(rows, func(r scanner) (entry, error) {
+	copies, err := store.ScanAll(rows, func(r store.Scanner) (entry, error) {
 		var e entry
 		return e, r.Scan(&e.pk, &e.hash)
 	})
@@ -1068,7 +1069,7 @@ var errChunkLayout = errors.New("unexpected vec0 chunk layout")
 // errChunkLayout when the table or column read is not there, and as
 // itself otherwise (the context's end, a busy database, an I/O error).
 func chunkLayoutErr(err error) error {
-	if sqliteCode(err)&0xff == sqlite3.SQLITE_ERROR {
+	if store.Code(err)&0xff == sqlite3.SQLITE_ERROR {
 		if msg := err.Error(); strings.Contains(msg, "no such table") || strings.Contains(msg, "no such column") {
 			return fmt.Errorf("%w: %w", errChunkLayout, err)
 		}
@@ -1217,7 +1218,7 @@ func (v *vectors) similar(q *dbtx, k *kind, pk int64, vec []float32, threshold f
 	if err != nil {
 		return nil, err
 	}
-	docs, err := scanAll(rows, func(r scanner) (similarDoc, error) {
+	docs, err := store.ScanAll(rows, func(r store.Scanner) (similarDoc, error) {
 		var d similarDoc
 		err := r.Scan(&d.pk, &d.id)
 		d.sim = sims[d.pk]
@@ -1329,7 +1330,7 @@ func (v *vectors) embedPending(ctx context.Context, limit int, progress func(don
 			if err != nil {
 				return err
 			}
-			batch, err = scanAll(rows, func(r scanner) (pendingRow, error) {
+			batch, err = store.ScanAll(rows, func(r store.Scanner) (pendingRow, error) {
 				var p pendingRow
 				var typ string
 				var text sql.NullString // NULL: the row is gone (none should be)
@@ -1622,7 +1623,7 @@ func checkCache(q *dbtx) ([]string, error) {
 		if err != nil {
 			return nil, err
 		}
-		wrong, err := scanAll(rows, func(r scanner) (bool, error) {
+		wrong, err := store.ScanAll(rows, func(r store.Scanner) (bool, error) {
 			var h []byte
 			var text string
 			err := r.Scan(&h, &text)

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"strings"
+
+	"github.com/engram-go/engram/internal/store"
 )
 
 // Links is the Zettelkasten graph: typed, weighted links between the
@@ -115,7 +117,7 @@ func resolveType(q *dbtx, agent, id string, want MemoryType, field string) (Memo
 	if err != nil {
 		return "", err
 	}
-	found, err := scanAll(rows, func(r scanner) (MemoryType, error) {
+	found, err := store.ScanAll(rows, func(r store.Scanner) (MemoryType, error) {
 		var t string
 		err := r.Scan(&t)
 		return MemoryType(t), err
@@ -177,7 +179,7 @@ func (l *Links) For(ctx context.Context, id string) ([]Link, error) {
 		if err != nil {
 			return err
 		}
-		out, err = scanAll(rows, scanLink)
+		out, err = store.ScanAll(rows, scanLink)
 		return err
 	})
 	return out, err
@@ -223,7 +225,7 @@ func (l *Links) Traverse(ctx context.Context, startID string, depth int) ([]Link
 			return err
 		}
 		starts := 0
-		out, err = scanAll(rows, func(r scanner) (LinkedMemory, error) {
+		out, err = store.ScanAll(rows, func(r store.Scanner) (LinkedMemory, error) {
 			var lm LinkedMemory
 			var kind string
 			err := r.Scan(&starts, &kind, &lm.ID, &lm.Depth)
@@ -249,7 +251,7 @@ func (l *Links) Traverse(ctx context.Context, startID string, depth int) ([]Link
 	return out, err
 }
 
-func scanLink(r scanner) (Link, error) {
+func scanLink(r store.Scanner) (Link, error) {
 	var lk Link
 	var st, tt, typ string
 	var created int64

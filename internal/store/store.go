@@ -1,0 +1,49 @@
+// Package store holds engram's SQL: the statements that read and write a
+// memory's rows, and the encodings of its columns. The root package
+// validates, converts and decides; it calls the functions here inside the
+// transactions it runs, and speaks no SQL itself.
+//
+// Every function takes the transaction to run in as a [Querier], so a
+// statement runs wherever its caller's transaction is: a write on the
+// writer connection, or a read on a reader. Functions return the driver's
+// errors unchanged; the root package wraps them (see [IsUniqueViolation]
+// and [Code] for the ones it tells apart).
+//
+// SQLite is the only engine so far. Times are stored as Unix milliseconds
+// (see [MS]), tag lists as JSON arrays (see [EncodeTags]).
+package store
+
+import "database/sql"
+
+// Querier runs statements in one transaction. The root package's
+// transaction type implements it: statements are prepared once per
+// connection and kept.
+type Querier interface {
+	// Exec runs a statement that returns no rows.
+	Exec(query string, args ...any) (sql.Result, error)
+	// Query runs a statement that returns rows; the caller closes them.
+	Query(query string, args ...any) (*sql.Rows, error)
+	// QueryRow scans the single row of query into dest; it returns
+	// sql.ErrNoRows when there is none.
+	QueryRow(query string, args []any, dest ...any) error
+}
+
+// Scanner is a *sql.Rows or a *sql.Row.
+type Scanner interface{ Scan(dest ...any) error }
+
+// ScanAll scans every row with scan and closes rows.
+func ScanAll[T any](rows *sql.Rows, scan func(Scanner) (T, error)) ([]T, error) {
+	defer rows.Close()
+	var out []T
+	for rows.Next() {
+		v, err := scan(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return out, rows.Close()
+}
