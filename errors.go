@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 
-	sqlite3 "modernc.org/sqlite/lib"
-
 	"github.com/engram-go/engram/internal/modelapi"
 	"github.com/engram-go/engram/internal/store"
 )
@@ -169,10 +167,9 @@ func (e *DatabaseError) Is(target error) bool {
 	case ErrBusy:
 		return e.Busy()
 	case ErrReadOnly:
-		return store.Code(e.Err)&0xff == sqlite3.SQLITE_READONLY
+		return store.IsReadOnly(e.Err)
 	case ErrCorrupt:
-		code := store.Code(e.Err) & 0xff
-		return code == sqlite3.SQLITE_CORRUPT || code == sqlite3.SQLITE_NOTADB
+		return store.IsCorrupt(e.Err)
 	}
 	return false
 }

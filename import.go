@@ -20,7 +20,6 @@ import (
 	"github.com/engram-go/engram/internal/bm25"
 	"github.com/engram-go/engram/internal/exchange"
 	"github.com/engram-go/engram/internal/store"
-	sqlite3 "modernc.org/sqlite/lib"
 )
 
 // Conflict says what [Memory.Import] does with a record whose memory (or
@@ -213,7 +212,7 @@ func lineErr(line int, err error) error {
 	switch {
 	case errors.As(err, &ie), errors.Is(err, ErrExists):
 		return &ImportError{Line: line, Err: err}
-	case store.Code(err)&0xff == sqlite3.SQLITE_CONSTRAINT:
+	case store.IsConstraint(err):
 		return &ImportError{Line: line, Err: invalid("row", "%v", err)}
 	}
 	return err

@@ -10,8 +10,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	sqlite3 "modernc.org/sqlite/lib"
-
 	"github.com/engram-go/engram/internal/schema"
 	"github.com/engram-go/engram/internal/store"
 )
@@ -77,7 +75,7 @@ func fileURI(abs, query string) string {
 // a -wal (another connection's, or one left by a crash) and no -shm that
 // can be made say so: SQLite only says it cannot open the file.
 func explainReadOnly(path string, err error) error {
-	if store.Code(err)&0xff != sqlite3.SQLITE_CANTOPEN || !exists(path+"-wal") {
+	if !store.IsCantOpen(err) || !exists(path+"-wal") {
 		return err
 	}
 	cause := err

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/engram-go/engram/internal/store"
-	sqlite3 "modernc.org/sqlite/lib"
 )
 
 // reader is a connection of the reader pool with its prepared statements.
@@ -468,7 +467,7 @@ func (s *database) wrap(ctx context.Context, op string, err error) error {
 	if s.closed.Load() {
 		return ErrClosed
 	}
-	if ctxErr := ctx.Err(); ctxErr != nil && (errors.Is(err, ctxErr) || store.Code(err)&0xff == sqlite3.SQLITE_INTERRUPT) {
+	if ctxErr := ctx.Err(); ctxErr != nil && (errors.Is(err, ctxErr) || store.IsInterrupt(err)) {
 		// SQLite reports a statement the context interrupted as
 		// SQLITE_INTERRUPT; the caller wants to know it was their
 		// context. Any other failure keeps its error, whenever the

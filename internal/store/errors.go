@@ -33,3 +33,26 @@ func IsBusy(err error) bool {
 	code := Code(err) & 0xff
 	return code == sqlite3.SQLITE_BUSY || code == sqlite3.SQLITE_LOCKED
 }
+
+// IsReadOnly reports whether err says the database may not be written
+// (SQLITE_READONLY).
+func IsReadOnly(err error) bool { return Code(err)&0xff == sqlite3.SQLITE_READONLY }
+
+// IsCorrupt reports whether err says the file is damaged or is not a
+// database (SQLITE_CORRUPT or SQLITE_NOTADB).
+func IsCorrupt(err error) bool {
+	code := Code(err) & 0xff
+	return code == sqlite3.SQLITE_CORRUPT || code == sqlite3.SQLITE_NOTADB
+}
+
+// IsConstraint reports whether err is a failed constraint of any sort
+// (SQLITE_CONSTRAINT: UNIQUE, CHECK, NOT NULL, FOREIGN KEY, ...).
+func IsConstraint(err error) bool { return Code(err)&0xff == sqlite3.SQLITE_CONSTRAINT }
+
+// IsCantOpen reports whether err says a file could not be opened
+// (SQLITE_CANTOPEN).
+func IsCantOpen(err error) bool { return Code(err)&0xff == sqlite3.SQLITE_CANTOPEN }
+
+// IsInterrupt reports whether err says a statement was interrupted
+// (SQLITE_INTERRUPT), as a cancelled context does.
+func IsInterrupt(err error) bool { return Code(err)&0xff == sqlite3.SQLITE_INTERRUPT }
