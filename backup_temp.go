@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+
+	"github.com/engram-go/engram/internal/store"
 )
 
 // A backup is written to a temporary file beside its destination and
@@ -206,8 +208,7 @@ func (s *database) sweepBackups(ctx context.Context, path string, log *slog.Logg
 // no record: nothing can be forgotten in it either.
 func (s *database) recordBackup(ctx context.Context, path string) (bool, error) {
 	err := s.write(ctx, "backup", func(q *dbtx) error {
-		_, err := q.exec(`INSERT OR REPLACE INTO meta (key, value) VALUES (?, 'in progress')`, pendingBackupKey+path)
-		return err
+		return store.SetMeta(q, pendingBackupKey+path, "in progress")
 	})
 	if errors.Is(err, ErrReadOnly) {
 		return false, nil
@@ -218,8 +219,7 @@ func (s *database) recordBackup(ctx context.Context, path string) (bool, error) 
 // unrecordBackup removes the record of the temporary copy at path.
 func (s *database) unrecordBackup(ctx context.Context, path string) error {
 	return s.write(ctx, "backup", func(q *dbtx) error {
-		_, err := q.exec(`DELETE FROM meta WHERE key = ?`, pendingBackupKey+path)
-		return err
+		return store.DeleteMeta(q, pendingBackupKey+path)
 	})
 }
 
@@ -228,19 +228,11 @@ func (s *database) unrecordBackup(ctx context.Context, path string) error {
 func (s *database) sweepRecordedBackups(ctx context.Context) error {
 	var paths []string
 	err := s.read(ctx, "backup", func(q *dbtx) error {
-		rows, err := q.query(`SELECT key FROM meta WHERE key >= ? AND key < ?`, pendingBackupKey, pendingBackupKey[:len(pendingBackupKey)-1]+";")
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			var k string
-			if err := rows.Scan(&k); err != nil {
-				return err
-			}
+		keys, err := store.MetaKeys(q, pendingBackupKey)
+		for _, k := range keys {
 			paths = append(paths, strings.TrimPrefix(k, pendingBackupKey))
 		}
-		return rows.Err()
+		return err
 	})
 	if err != nil || len(paths) == 0 {
 		return err
@@ -265,7 +257,7 @@ func (s *database) sweepRecordedBackups(ctx context.Context) error {
 	if len(gone) > 0 {
 		errs = append(errs, s.write(ctx, "backup", func(q *dbtx) error {
 			for _, p := range gone {
-				if _, err := q.exec(`DELETE FROM meta WHERE key = ?`, pendingBackupKey+p); err != nil {
+				if err := store.DeleteMeta(q, pendingBackupKey+p); err != nil {
 					return err
 				}
 			}

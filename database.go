@@ -694,27 +694,16 @@ func checkDerived(q *dbtx) error {
 }
 
 // setMeta writes a meta value in q's transaction.
-func setMeta(q *dbtx, key, value string) error {
-	_, err := q.exec(`INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`, key, value)
-	return err
-}
+func setMeta(q *dbtx, key, value string) error { return store.SetMeta(q, key, value) }
 
 // counter reads a meta counter: a per-agent change counter that an
 // in-process cache compares with what it last saw (0 before the first
 // change).
-func counter(q *dbtx, key string) (int64, error) {
-	var v int64
-	err := q.queryRow(`SELECT coalesce((SELECT CAST(value AS INTEGER) FROM meta WHERE key = ?), 0)`, []any{key}, &v)
-	return v, err
-}
+func counter(q *dbtx, key string) (int64, error) { return store.Counter(q, key) }
 
 // bumpCounter moves a meta counter on by n, in q's transaction. (The
 // triggers of migration 0002 and of the Tier 2 schema do the same in SQL.)
-func bumpCounter(q *dbtx, key string, n int) error {
-	_, err := q.exec(`INSERT INTO meta (key, value) VALUES (?1, ?2)
-		ON CONFLICT (key) DO UPDATE SET value = CAST(value AS INTEGER) + ?2`, key, n)
-	return err
-}
+func bumpCounter(q *dbtx, key string, n int) error { return store.BumpCounter(q, key, n) }
 
 // Encoding shared by the stores.
 

@@ -3,8 +3,6 @@ package engram
 import (
 	"cmp"
 	"context"
-	"database/sql"
-	"errors"
 	"fmt"
 	"regexp"
 	"regexp/syntax"
@@ -103,13 +101,9 @@ func (r *Rules) bumpVersion(q *dbtx) error {
 func (r *Rules) activeRules(ctx context.Context) ([]ExtractionRule, error) {
 	var rules []ExtractionRule
 	err := r.m.read(ctx, "extract.rules", func(q *dbtx) error {
-		var v string
-		err := q.queryRow(`SELECT value FROM meta WHERE key = ?`, []any{metaRulesVersion + r.m.agent}, &v)
-		if errors.Is(err, sql.ErrNoRows) {
-			return nil // no rule was ever added
-		}
-		if err != nil {
-			return err
+		v, set, err := store.Meta(q, metaRulesVersion+r.m.agent)
+		if err != nil || !set {
+			return err // unset: no rule was ever added
 		}
 		r.mu.Lock()
 		if v == r.version {
@@ -217,10 +211,11 @@ func (r *Rules) Add(ctx context.Context, rule ExtractionRule) error {
 		rule.CreatedAt = r.m.now()
 	}
 	return r.m.write(ctx, "rules.add", func(q *dbtx) error {
-		_, err := q.exec(`INSERT INTO extraction_rules (agent_id, name, pattern, memory_type, importance, tags, active, created_at,
-				subject, predicate, object)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, r.m.agent, rule.Name, rule.Pattern, string(rule.Type), rule.Importance,
-			encodeTags(rule.Tags), rule.Active, ms(rule.CreatedAt), rule.Subject, rule.Predicate, rule.Object)
+		err := store.InsertRule(q, r.m.agent, store.RuleRow{
+			Name: rule.Name, Pattern: rule.Pattern, Type: string(rule.Type), Importance: rule.Importance,
+			Tags: rule.Tags, Active: rule.Active, CreatedAt: rule.CreatedAt,
+			Subject: rule.Subject, Predicate: rule.Predicate, Object: rule.Object,
+		})
 		if store.IsUniqueViolation(err) {
 			return fmt.Errorf("engram: rule %q: %w", rule.Name, ErrExists)
 		}
@@ -238,9 +233,8 @@ func (r *Rules) SetActive(ctx context.Context, name string, active bool) error {
 		return err
 	}
 	return r.m.write(ctx, "rules.set_active", func(q *dbtx) error {
-		res, err := q.exec(`UPDATE extraction_rules SET active = ? WHERE agent_id = ? AND name = ?`, active, r.m.agent, name)
-		if err := notFoundUnless(res, err, "rule", name); err != nil {
-			return err
+		if found, err := store.SetRuleActive(q, r.m.agent, name, active); err != nil || !found {
+			return cmp.Or(err, notFound("rule", name))
 		}
 		return r.bumpVersion(q)
 	})
@@ -253,9 +247,8 @@ func (r *Rules) Remove(ctx context.Context, name string) error {
 		return err
 	}
 	return r.m.write(ctx, "rules.remove", func(q *dbtx) error {
-		res, err := q.exec(`DELETE FROM extraction_rules WHERE agent_id = ? AND name = ?`, r.m.agent, name)
-		if err := notFoundUnless(res, err, "rule", name); err != nil {
-			return err
+		if found, err := store.DeleteRule(q, r.m.agent, name); err != nil || !found {
+			return cmp.Or(err, notFound("rule", name))
 		}
 		return r.bumpVersion(q)
 	})
@@ -273,24 +266,22 @@ func (r *Rules) List(ctx context.Context) ([]ExtractionRule, error) {
 	return out, err
 }
 
+// listRules returns the agent's rules (only the active ones with
+// activeOnly) by name, in q's transaction.
 func listRules(q *dbtx, agent string, activeOnly bool) ([]ExtractionRule, error) {
-	rows, err := q.query(`SELECT name, pattern, memory_type, importance, tags, active, created_at, subject, predicate, object
-		FROM extraction_rules WHERE agent_id = ? AND (active OR NOT ?) ORDER BY name`, agent, activeOnly)
-	if err != nil {
+	rows, err := store.Rules(q, agent, activeOnly)
+	if len(rows) == 0 {
 		return nil, err
 	}
-	return store.ScanAll(rows, func(s store.Scanner) (ExtractionRule, error) {
-		var r ExtractionRule
-		var typ, tags string
-		var created int64
-		if err := s.Scan(&r.Name, &r.Pattern, &typ, &r.Importance, &tags, &r.Active, &created, &r.Subject, &r.Predicate, &r.Object); err != nil {
-			return r, err
+	out := make([]ExtractionRule, len(rows))
+	for i, r := range rows {
+		out[i] = ExtractionRule{
+			Name: r.Name, Pattern: r.Pattern, Type: MemoryType(r.Type), Importance: r.Importance,
+			Tags: r.Tags, Active: r.Active, CreatedAt: r.CreatedAt,
+			Subject: r.Subject, Predicate: r.Predicate, Object: r.Object,
 		}
-		r.Type, r.CreatedAt = MemoryType(typ), fromMS(created)
-		var err error
-		r.Tags, err = decodeTags(tags)
-		return r, err
-	})
+	}
+	return out, err
 }
 
 // compile returns the compiled rule, compiling it once.

@@ -47,3 +47,13 @@ func ScanAll[T any](rows *sql.Rows, scan func(Scanner) (T, error)) ([]T, error) 
 	}
 	return out, rows.Close()
 }
+
+// affected reports whether the statement whose result and error it is
+// changed a row.
+func affected(res sql.Result, err error) (bool, error) {
+	if err != nil {
+		return false, err
+	}
+	n, err := res.RowsAffected()
+	return n > 0, err
+}
