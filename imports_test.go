@@ -47,6 +47,9 @@ var layers = []layer{
 	// The JSON views of memories that every transport (the servers and
 	// the command) shares: over the root package's types.
 	{pkgs: "internal/memview", mayImport: provider, importedBy: anyone},
+	// The store layer: every SQL statement. Only the root package speaks
+	// to it; the transports and the providers go through the root.
+	{pkgs: "internal/store", mayImport: []string{"internal/..."}, importedBy: anyone, onlyBy: []string{".", "internal/eval/..."}},
 	{pkgs: "internal/...", mayImport: []string{"internal/..."}, importedBy: anyone},
 	{pkgs: ".", mayImport: []string{"internal/..."}, importedBy: anyone},
 	// Model providers: the root's interfaces and internal plumbing only.
@@ -72,6 +75,9 @@ type layer struct {
 	pkgs       string   // the packages of the row
 	mayImport  []string // what of engram's their code may import
 	importedBy importers
+	// onlyBy, when set, are the packages whose code alone may import the
+	// row's (any package's tests may).
+	onlyBy []string
 }
 
 // importers says who may import a package.
@@ -136,6 +142,8 @@ func violations(pkgs []pkg) []string {
 			}
 			if target, ok := rowOf(imp); ok && target.importedBy == tests {
 				out = append(out, fmt.Sprintf("%s imports %s: %s is imported by tests only", display(p.dir), display(imp), target.pkgs))
+			} else if ok && target.onlyBy != nil && !slices.ContainsFunc(target.onlyBy, func(pattern string) bool { return matches(pattern, p.dir) }) {
+				out = append(out, fmt.Sprintf("%s imports %s: %s is imported only by %s", display(p.dir), display(imp), target.pkgs, strings.Join(target.onlyBy, ", ")))
 			}
 		}
 		for i, imports := range [][]string{p.imports, p.testImports} {
@@ -251,6 +259,7 @@ func TestImportLayeringRules(t *testing.T) {
 		{dir: "internal/eval/locomo", imports: []string{"examples/quickstart"}},
 		{dir: "cmd/engram", imports: []string{".", "openai", "internal/eval/locomo"}},
 		{dir: "server", imports: []string{"."}},
+		{dir: "mcpserver", imports: []string{".", "internal/store"}},
 	}
 	assert.Equal(t, []string{
 		"the root package imports openai: . may import only internal/...",
@@ -261,5 +270,6 @@ func TestImportLayeringRules(t *testing.T) {
 		"internal/eval/locomo imports examples/quickstart: examples/... is imported by nothing",
 		"cmd/engram imports internal/eval/locomo: internal/eval/... is imported by nothing",
 		"server is in no row of layers: give it one",
+		"mcpserver imports internal/store: internal/store is imported only by ., internal/eval/...",
 	}, violations(graph))
 }
