@@ -3,13 +3,9 @@ package engram
 import (
 	"cmp"
 	"context"
-	"database/sql"
-	"encoding/json"
-	"errors"
 	"math"
 	"math/bits"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -53,14 +49,9 @@ func (l *Links) AutoLink(ctx context.Context, id string) ([]Link, error) {
 	now := l.m.now()
 	var out []Link
 	err := l.m.write(ctx, "links.auto_link", func(q *dbtx) error {
-		var pk int64
-		var content string
-		if err := q.queryRow(`SELECT pk, content FROM semantic_memory WHERE agent_id = ? AND id = ?`,
-			[]any{l.m.agent, id}, &pk, &content); err != nil {
-			if errors.Is(err, sql.ErrNoRows) {
-				return notFound("semantic entry", id)
-			}
-			return err
+		pk, content, found, err := store.SemanticText(q, l.m.agent, id)
+		if err != nil || !found {
+			return cmp.Or(err, notFound("semantic entry", id))
 		}
 		var vec []float32
 		if l.m.vectors != nil {
@@ -69,7 +60,6 @@ func (l *Links) AutoLink(ctx context.Context, id string) ([]Link, error) {
 				return err
 			}
 		}
-		var err error
 		out, err = l.autoLink(q, pk, id, content, vec, now)
 		return err
 	})
@@ -97,16 +87,12 @@ func (l *Links) autoLink(q *dbtx, pk int64, id, content string, emb []float32, n
 	}
 	links := make([]Link, 0, len(found))
 	for _, f := range found {
-		// The target is checked in SQL too: the index is not the truth.
-		res, err := q.exec(`INSERT INTO zettel_links (agent_id, `+linkCols+`)
-			SELECT ?1, 'semantic', ?2, 'semantic', ?3, ?4, ?5, ?6
-			WHERE EXISTS (SELECT 1 FROM semantic_memory WHERE agent_id = ?1 AND id = ?3)
-			ON CONFLICT DO UPDATE SET strength = excluded.strength`,
-			l.m.agent, id, f.id, string(LinkSimilar), f.sim, ms(now))
+		// The target is checked by the store too: the index is not the truth.
+		written, err := store.LinkSimilar(q, l.m.agent, id, f.id, string(LinkSimilar), f.sim, now)
 		if err != nil {
 			return nil, err
 		}
-		if n, err := res.RowsAffected(); err != nil || n == 0 {
+		if !written {
 			continue
 		}
 		links = append(links, Link{SourceID: id, TargetID: f.id, Type: LinkSimilar, Strength: f.sim,
@@ -136,7 +122,7 @@ func (l *Links) linkRows(q *dbtx, rows []semanticRow, pks []int64, now time.Time
 	for i, pk := range pks {
 		at[pk] = i
 	}
-	var links []any // source, target and strength of each link
+	var links []store.SimilarLink
 	for i, r := range rows {
 		later := func(pk int64) bool {
 			j, ok := at[pk]
@@ -147,7 +133,7 @@ func (l *Links) linkRows(q *dbtx, rows []semanticRow, pks []int64, now time.Time
 			return err
 		}
 		for _, f := range found {
-			links = append(links, r.ID, f.id, f.sim)
+			links = append(links, store.SimilarLink{Source: r.ID, Target: f.id, Strength: f.sim})
 		}
 	}
 	return l.insertLinks(q, links, now)
@@ -182,35 +168,22 @@ func (l *Links) linkDeferred(q *dbtx, useIndex bool) error {
 		return nil
 	}
 	zc := l.m.cfg.Zettelkasten
-	var links []any
+	var links []store.SimilarLink
 	if zc.Enabled && zc.MaxLinksPerEntry > 0 {
-		list, _ := json.Marshal(pks)
-		rows, err := q.query(`SELECT s.pk, s.id, s.content FROM json_each(?1) j CROSS JOIN semantic_memory s ON s.pk = j.value
-			WHERE s.agent_id = ?2 ORDER BY j.key`, string(list), l.m.agent)
-		if err != nil {
-			return err
-		}
-		type entry struct {
-			pk          int64
-			id, content string
-		}
-		entries, err := store.ScanAll(rows, func(r store.Scanner) (entry, error) {
-			var e entry
-			return e, r.Scan(&e.pk, &e.id, &e.content)
-		})
+		entries, err := store.SemanticDocsByPK(q, l.m.agent, pks)
 		if err != nil {
 			return err
 		}
 		for _, e := range entries {
-			later := func(pk int64) bool { return pk > e.pk }
+			later := func(pk int64) bool { return pk > e.PK }
 			var found []similarDoc
 			if useIndex {
-				found = x.similarSkip(e.pk, zc.LinkingThreshold, zc.MaxLinksPerEntry, later)
-			} else if found, err = l.textSimilarSkip(q, e.pk, e.content, zc.LinkingThreshold, zc.MaxLinksPerEntry, later); err != nil {
+				found = x.similarSkip(e.PK, zc.LinkingThreshold, zc.MaxLinksPerEntry, later)
+			} else if found, err = l.textSimilarSkip(q, e.PK, e.Content, zc.LinkingThreshold, zc.MaxLinksPerEntry, later); err != nil {
 				return err
 			}
 			for _, f := range found {
-				links = append(links, e.id, f.id, f.sim)
+				links = append(links, store.SimilarLink{Source: e.ID, Target: f.id, Strength: f.sim})
 			}
 		}
 	}
@@ -255,28 +228,11 @@ func (m *Memory) linkDeferred() {
 	}
 }
 
-// insertLinks writes the "similar" links of links (the source, target and
-// strength of each, in turn), made at now, a few dozen per statement, in
-// order.
-func (l *Links) insertLinks(q *dbtx, links []any, now time.Time) error {
-	for len(links) > 0 {
-		n := semanticInsertMax
-		for 3*n > len(links) {
-			n /= 4
-		}
-		// The targets are checked in SQL too, as autoLink does.
-		_, err := q.exec(`INSERT INTO zettel_links (agent_id, `+linkCols+`)
-			SELECT ?1, 'semantic', v.column1, 'semantic', v.column2, ?2, v.column3, ?3
-			FROM (VALUES (?, ?, ?)`+strings.Repeat(", (?, ?, ?)", n-1)+`) v
-			WHERE EXISTS (SELECT 1 FROM semantic_memory WHERE agent_id = ?1 AND id = v.column2)
-			ON CONFLICT DO UPDATE SET strength = excluded.strength`,
-			append([]any{l.m.agent, string(LinkSimilar), ms(now)}, links[:3*n]...)...)
-		if err != nil {
-			return err
-		}
-		links = links[3*n:]
-	}
-	return nil
+// insertLinks writes the "similar" links of links, made at now, a few
+// dozen per statement, in order. The targets are checked by the store
+// too, as autoLink's are.
+func (l *Links) insertLinks(q *dbtx, links []store.SimilarLink, now time.Time) error {
+	return store.LinkSimilarBatch(q, l.m.agent, string(LinkSimilar), now, links)
 }
 
 // similarTexts returns up to n of the agent's other semantic entries
@@ -529,9 +485,9 @@ func (x *stemIndex) apply(q *dbtx, cs []change) error {
 	for _, pk := range changed {
 		x.drop(pk)
 	}
-	list, _ := json.Marshal(changed)
-	return x.putRows(q, `SELECT s.pk, s.id, s.content FROM json_each(?1) j CROSS JOIN semantic_memory s ON s.pk = j.value
-		WHERE s.agent_id = ?2`, string(list), x.agent)
+	docs, err := store.SemanticDocsByPK(q, x.agent, changed)
+	x.putDocs(docs)
+	return err
 }
 
 // record keeps the agent's changes of cs for the background build's
@@ -556,28 +512,20 @@ func (x *stemIndex) record(q *dbtx, cs []change) {
 	}
 }
 
-// putRows indexes the entries query returns as (pk, id, content).
-func (d *stemData) putRows(q *dbtx, query string, args ...any) error {
-	rows, err := q.query(query, args...)
-	if err != nil {
-		return err
+// putDocs indexes the entries docs.
+func (d *stemData) putDocs(docs []store.SemanticDoc) {
+	for _, doc := range docs {
+		d.put(doc.PK, doc.ID, termVector(doc.Content))
 	}
-	_, err = store.ScanAll(rows, func(r store.Scanner) (struct{}, error) {
-		var pk int64
-		var id, content string
-		if err := r.Scan(&pk, &id, &content); err != nil {
-			return struct{}{}, err
-		}
-		d.put(pk, id, termVector(content))
-		return struct{}{}, nil
-	})
-	return err
 }
 
 // loadStems indexes all of agent's semantic entries.
 func loadStems(q *dbtx, agent string) (stemData, error) {
 	d := stemData{terms: make(map[string]uint32), docs: make(map[int64]stemDoc)}
-	err := d.putRows(q, `SELECT pk, id, content FROM semantic_memory WHERE agent_id = ? ORDER BY pk`, agent)
+	err := store.EachSemanticDoc(q, agent, func(doc store.SemanticDoc) error {
+		d.put(doc.PK, doc.ID, termVector(doc.Content))
+		return nil
+	})
 	return d, err
 }
 
@@ -653,9 +601,7 @@ func (x *stemIndex) readyFor(q *dbtx, later int) (bool, error) {
 		return false, nil
 	}
 	if x.db != nil {
-		var n int
-		err := q.queryRow(`SELECT count(*) FROM (SELECT 1 FROM semantic_memory WHERE agent_id = ? LIMIT ?)`,
-			[]any{x.agent, stemSyncMax + 1 + later}, &n)
+		n, err := store.CountSemanticUpTo(q, x.agent, stemSyncMax+1+later)
 		if err != nil {
 			return false, err
 		}
@@ -797,14 +743,12 @@ func (x *stemIndex) install(q *dbtx, b *stemBuild, d stemData, v0 int64) error {
 // transaction, or of the savepoint open in it, forgets them again.
 //
 // The wait is written down too, in meta (a key per entry, see
-// deferredKey), in q's transaction: an entry stored and committed is
+// store.MarkLinksWaiting), in q's transaction: an entry stored and committed is
 // linked even if the process ends before the index is ready, by the next
 // Memory to open the agent (see loadDeferred).
 func (x *stemIndex) deferLink(q *dbtx, pks ...int64) error {
-	for _, pk := range pks {
-		if _, err := q.exec(`INSERT OR IGNORE INTO meta (key, value) VALUES (?, '')`, deferredKey(pk, x.agent)); err != nil {
-			return err
-		}
+	if err := store.MarkLinksWaiting(q, x.agent, pks); err != nil {
+		return err
 	}
 	n := len(x.deferred)
 	x.deferred = append(x.deferred, pks...)
@@ -812,56 +756,20 @@ func (x *stemIndex) deferLink(q *dbtx, pks ...int64) error {
 	return nil
 }
 
-// deferredKey is the meta key that says the entry with rowid pk of agent
-// waits for its links. It ends with ":" and the agent, as every per-agent
-// meta key does, so that ForgetAgent removes it.
-func deferredKey(pk int64, agent string) string {
-	return metaLinkDeferred + strconv.FormatInt(pk, 10) + ":" + agent
-}
-
-// metaLinkDeferred starts the meta keys of deferredKey.
-const metaLinkDeferred = "links.deferred."
-
 // loadDeferred reads, when the Memory opens, the entries of its agent
 // whose links an earlier Memory left waiting (it ended before its index
 // was ready, and before Close): the next install or Close links them.
 func (x *stemIndex) loadDeferred(q *dbtx) error {
-	// The keys of every agent's waiting entries, by the primary key's
-	// range ('/' follows '.'): few, and only while an index builds.
-	rows, err := q.query(`SELECT key FROM meta WHERE key > ?1 AND key < ?2`, metaLinkDeferred, strings.TrimSuffix(metaLinkDeferred, ".")+"/")
-	if err != nil {
-		return err
-	}
-	keys, err := store.ScanAll(rows, func(r store.Scanner) (string, error) {
-		var k string
-		return k, r.Scan(&k)
-	})
-	if err != nil {
-		return err
-	}
-	for _, k := range keys {
-		num, agent, ok := strings.Cut(strings.TrimPrefix(k, metaLinkDeferred), ":")
-		if !ok || agent != x.agent {
-			continue // another agent's, whose name ends as this one's does
-		}
-		if pk, err := strconv.ParseInt(num, 10, 64); err == nil {
-			x.deferred = append(x.deferred, pk)
-		}
-	}
+	pks, err := store.LinksWaiting(q, x.agent)
+	x.deferred = append(x.deferred, pks...)
 	slices.Sort(x.deferred)
-	return nil
+	return err
 }
 
 // dropDeferred removes the meta keys of the entries pks, which q's
 // transaction linked (or found deleted).
 func (x *stemIndex) dropDeferred(q *dbtx, pks []int64) error {
-	keys := make([]string, len(pks))
-	for i, pk := range pks {
-		keys[i] = deferredKey(pk, x.agent)
-	}
-	list, _ := json.Marshal(keys) // a []string always marshals
-	_, err := q.exec(`DELETE FROM meta WHERE key IN (SELECT value FROM json_each(?))`, string(list))
-	return err
+	return store.UnmarkLinksWaiting(q, x.agent, pks)
 }
 
 // stop stops the background build, if any, waits for it, and lets no
@@ -1151,8 +1059,8 @@ func (l *Links) textSimilarSkip(q *dbtx, pk int64, content string, threshold flo
 		if i >= linkCountedTerms {
 			continue
 		}
-		err := q.queryRow(`SELECT count(*) FROM (SELECT 1 FROM semantic_fts WHERE semantic_fts MATCH ?1 LIMIT ?2)`,
-			[]any{sc.restrict("content : " + query.Or([]string{terms[i].tok})), linkCountCap + 1}, &terms[i].df)
+		var err error
+		terms[i].df, err = store.CountSemanticMatches(q, sc.restrict("content : "+query.Or([]string{terms[i].tok})), linkCountCap+1)
 		if err != nil {
 			return nil, err
 		}
@@ -1179,11 +1087,6 @@ func (l *Links) textSimilarSkip(q *dbtx, pk int64, content string, threshold flo
 		start = end
 	}
 	expr.WriteString(")")
-	rows, err := q.query(`SELECT t.pk, t.id, t.terms, t.content FROM semantic_fts CROSS JOIN semantic_memory t ON t.pk = semantic_fts.rowid
-		WHERE semantic_fts MATCH ?1 AND t.agent_id = ?2 AND t.pk <> ?3`, sc.restrict(expr.String()), l.m.agent, pk)
-	if err != nil {
-		return nil, err
-	}
 	var total exactSum
 	for i := range terms {
 		total.add(terms[i].w, terms[i].w)
@@ -1191,14 +1094,9 @@ func (l *Links) textSimilarSkip(q *dbtx, pk int64, content string, threshold flo
 	}
 	na := math.Sqrt(total.value())
 	var found []similarDoc
-	_, err = store.ScanAll(rows, func(r store.Scanner) (struct{}, error) {
-		var d similarDoc
-		var stored, text sql.RawBytes
-		if err := r.Scan(&d.pk, &d.id, &stored, &text); err != nil {
-			return struct{}{}, err
-		}
-		if skip != nil && skip(d.pk) || stored != nil && !mayReach(terms, stored, total, threshold) {
-			return struct{}{}, nil
+	err = store.SemanticMatches(q, l.m.agent, sc.restrict(expr.String()), pk, func(dpk int64, id string, stored, text []byte) error {
+		if skip != nil && skip(dpk) || stored != nil && !mayReach(terms, stored, total, threshold) {
+			return nil
 		}
 		b := termVector(string(text))
 		var dot, nb exactSum
@@ -1208,11 +1106,10 @@ func (l *Links) textSimilarSkip(q *dbtx, pk int64, content string, threshold flo
 				dot.add(aw, w)
 			}
 		}
-		if d.sim = cosineOf(dot, na, math.Sqrt(nb.value())); d.sim >= threshold && d.sim > 0 {
-			d.id = strings.Clone(d.id)
-			found = append(found, d)
+		if sim := cosineOf(dot, na, math.Sqrt(nb.value())); sim >= threshold && sim > 0 {
+			found = append(found, similarDoc{pk: dpk, id: strings.Clone(id), sim: sim})
 		}
-		return struct{}{}, nil
+		return nil
 	})
 	if err != nil {
 		return nil, err
