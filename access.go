@@ -410,8 +410,8 @@ func (m *Memory) writeAccess(q *dbtx) error {
 		}
 		_, err = q.exec(`WITH j(id, n, r, at) AS MATERIALIZED (
 				SELECT value ->> '$.id', value ->> '$.n', value ->> '$.r', value ->> '$.at' FROM json_each(?2))
-			UPDATE `+k.table+` SET `+set+`
-			FROM j WHERE `+k.table+`.agent_id = ?1 AND `+k.table+`.id = j.id`,
+			UPDATE `+k.Table+` SET `+set+`
+			FROM j WHERE `+k.Table+`.agent_id = ?1 AND `+k.Table+`.id = j.id`,
 			m.agent, string(b))
 		if err != nil {
 			return err

@@ -58,7 +58,7 @@ func (c *change) termVector() map[string]uint32 {
 // Change log operations.
 const (
 	changeInsert = 'i'
-	changeText   = 'u' // the kind's text (see kind.text) changed
+	changeText   = 'u' // the kind's text (see store.Kind.Text) changed
 	changeDelete = 'd'
 )
 
@@ -150,16 +150,16 @@ func (s *database) follow(ctx context.Context, agent string, followers ...follow
 	for _, f := range followers {
 		for _, w := range f.watches(true) {
 			k := kindOf(w.kind)
-			if w.text && k.textErr != nil {
-				return &DatabaseError{Op: "open", Err: fmt.Errorf("the change log cannot make the text of a %s: %w", k.noun, k.textErr)}
+			if w.text && k.TextErr != nil {
+				return &DatabaseError{Op: "open", Err: fmt.Errorf("the change log cannot make the text of a %s: %w", k.Noun, k.TextErr)}
 			}
-			lg := l.tables[k.table]
+			lg := l.tables[k.Table]
 			if lg == nil {
 				var err error
 				if lg, err = s.columnsOf(ctx, k); err != nil {
 					return err
 				}
-				l.tables[k.table] = lg
+				l.tables[k.Table] = lg
 			}
 			if strings.IndexByte(w.ops, changeText) >= 0 {
 				lg.onUpdateOfText = true
@@ -171,10 +171,10 @@ func (s *database) follow(ctx context.Context, agent string, followers ...follow
 		k := lg.k
 		old := "NULL"
 		if withText {
-			old = k.textOver("old")
+			old = k.TextOver("old")
 		}
-		stmts = append(stmts, `CREATE TEMP TRIGGER IF NOT EXISTS changes_`+k.table+` AFTER UPDATE ON main.`+k.table+
-			` WHEN (`+k.textChanged()+`) AND EXISTS (SELECT 1 FROM temp.changes_on) BEGIN INSERT INTO temp.changes (kind, pk, agent_id, id, old_text) VALUES ('`+
+		stmts = append(stmts, `CREATE TEMP TRIGGER IF NOT EXISTS changes_`+k.Table+` AFTER UPDATE ON main.`+k.Table+
+			` WHEN (`+k.TextChanged()+`) AND EXISTS (SELECT 1 FROM temp.changes_on) BEGIN INSERT INTO temp.changes (kind, pk, agent_id, id, old_text) VALUES ('`+
 			string(k.typ)+`', new.pk, new.agent_id, new.id, `+old+`); END`)
 	}
 	for _, stmt := range stmts {
@@ -239,7 +239,7 @@ func (l *changeLog) refresh(ctx context.Context) error {
 	need := false
 	for _, f := range l.all() {
 		for _, w := range f.watches(false) {
-			lg := l.tables[kindOf(w.kind).table]
+			lg := l.tables[kindOf(w.kind).Table]
 			for _, op := range []byte(w.ops) {
 				switch op {
 				case changeInsert:
@@ -302,7 +302,7 @@ func (l *changeLog) restoreFlag() error {
 
 // columnsOf finds where a kind's table keeps the columns the log reads.
 func (s *database) columnsOf(ctx context.Context, k *kind) (*logged, error) {
-	rows, err := s.wconn.QueryContext(ctx, `SELECT cid, name FROM pragma_table_info(?)`, k.table)
+	rows, err := s.wconn.QueryContext(ctx, `SELECT cid, name FROM pragma_table_info(?)`, k.Table)
 	if err != nil {
 		return nil, &DatabaseError{Op: "open", Err: err}
 	}
@@ -318,11 +318,11 @@ func (s *database) columnsOf(ctx context.Context, k *kind) (*logged, error) {
 		return nil, &DatabaseError{Op: "open", Err: err}
 	}
 	lg := &logged{k: k}
-	need := append([]string{"id", "agent_id"}, k.textCols...)
+	need := append([]string{"id", "agent_id"}, k.TextCols...)
 	for i, name := range need {
 		c, ok := at[name]
 		if !ok {
-			return nil, &DatabaseError{Op: "open", Err: fmt.Errorf("table %s has no column %s", k.table, name)}
+			return nil, &DatabaseError{Op: "open", Err: fmt.Errorf("table %s has no column %s", k.Table, name)}
 		}
 		switch i {
 		case 0:
@@ -379,7 +379,7 @@ func (l *changeLog) hook(d sqlite.SQLitePreUpdateData) {
 		c.id, _ = vals[lg.id].(string)
 		c.agent, _ = vals[lg.agent].(string)
 		if lg.text {
-			c.text = lg.k.textFrom(func(i int) string { s, _ := vals[lg.textCols[i]].(string); return s })
+			c.text = lg.k.TextFrom(func(i int) string { s, _ := vals[lg.textCols[i]].(string); return s })
 		}
 	}
 	l.pending = append(l.pending, c)

@@ -222,7 +222,7 @@ func (m *Memory) Optimize(ctx context.Context) error { return m.optimize(ctx, tr
 // merging changes how they are stored, not what they hold.
 func (m *Memory) optimize(ctx context.Context, always bool) error {
 	for _, src := range ftsSources {
-		fts := src.fts
+		fts := src.FTS
 		err := m.write(ctx, "optimize", func(q *dbtx) error {
 			if !always {
 				var segments int
@@ -284,7 +284,7 @@ func (m *Memory) compactDue(ctx context.Context) (bool, error) {
 }
 
 // archivable are the kinds compaction may archive.
-var archivable = kindsWith(func(k *kind) bool { return k.protected != "" })
+var archivable = kindsWith(func(k *kind) bool { return k.Protected != "" })
 
 // blobColumns are the columns the archive keeps as hex, and
 // columnDefaults what a column added since a row was archived restores as.
@@ -297,8 +297,8 @@ var (
 // rowJSON is the SQL expression of a row of k, named alias, as a JSON
 // object of its columns (cols); blobs are stored as hex.
 func (k *kind) rowJSON(alias string) string {
-	parts := make([]string, 0, 2*len(k.cols))
-	for _, c := range k.cols {
+	parts := make([]string, 0, 2*len(k.Cols))
+	for _, c := range k.Cols {
 		v := alias + "." + c
 		if blobColumns[c] {
 			v = "hex(" + v + ")"
@@ -312,8 +312,8 @@ func (k *kind) rowJSON(alias string) string {
 // expression j; a column the archived row lacks (added since) takes its
 // default.
 func (k *kind) fromJSON(j string) string {
-	parts := make([]string, len(k.cols))
-	for i, c := range k.cols {
+	parts := make([]string, len(k.Cols))
+	for i, c := range k.Cols {
 		parts[i] = "json_extract(" + j + ", '$." + c + "')"
 		if blobColumns[c] {
 			// hex(NULL) is '': a NULL blob comes back NULL.
@@ -356,7 +356,7 @@ func (m *Memory) archiveRows(q *dbtx, k *kind, list []byte, reason string, now t
 			FROM zettel_links l WHERE l.agent_id = r.agent_id
 				AND ((l.source_type = ?3 AND l.source_id = r.id) OR (l.target_type = ?3 AND l.target_id = r.id))),
 			?4, j.value ->> '$.into', ?5
-		FROM json_each(?1) j CROSS JOIN `+k.table+` r ON r.pk = j.value ->> '$.pk'
+		FROM json_each(?1) j CROSS JOIN `+k.Table+` r ON r.pk = j.value ->> '$.pk'
 		WHERE r.agent_id = ?2
 		ON CONFLICT (agent_id, memory_type, id) DO UPDATE SET row = excluded.row, links = excluded.links,
 			reason = excluded.reason, merged_into = excluded.merged_into, archived_at = excluded.archived_at`,
@@ -364,7 +364,7 @@ func (m *Memory) archiveRows(q *dbtx, k *kind, list []byte, reason string, now t
 	if err != nil {
 		return err
 	}
-	_, err = q.exec(`DELETE FROM `+k.table+` WHERE agent_id = ?2 AND pk IN (SELECT value ->> '$.pk' FROM json_each(?1))`,
+	_, err = q.exec(`DELETE FROM `+k.Table+` WHERE agent_id = ?2 AND pk IN (SELECT value ->> '$.pk' FROM json_each(?1))`,
 		string(list), m.agent)
 	return err
 }
@@ -383,14 +383,14 @@ func (m *Memory) compactCount(q *dbtx, rep *CompactionReport, now time.Time) err
 	limit := m.cfg.Compaction.MaxEntries
 	for _, k := range archivable {
 		var n int
-		if err := q.queryRow(`SELECT count(*) FROM `+k.table+` WHERE agent_id = ?`, []any{m.agent}, &n); err != nil {
+		if err := q.queryRow(`SELECT count(*) FROM `+k.Table+` WHERE agent_id = ?`, []any{m.agent}, &n); err != nil {
 			return err
 		}
 		if n <= limit {
 			continue
 		}
-		rows, err := q.query(`SELECT t.pk, t.id FROM `+k.table+` t WHERE t.agent_id = ?1 AND NOT `+over(k.protected, "t")+`
-			ORDER BY `+over(k.importance, "t")+`, t.created_at, t.pk LIMIT ?3`, m.agent, m.neverDecayJSON(), n-limit)
+		rows, err := q.query(`SELECT t.pk, t.id FROM `+k.Table+` t WHERE t.agent_id = ?1 AND NOT `+store.Over(k.Protected, "t")+`
+			ORDER BY `+store.Over(k.Importance, "t")+`, t.created_at, t.pk LIMIT ?3`, m.agent, m.neverDecayJSON(), n-limit)
 		if err != nil {
 			return err
 		}
@@ -674,7 +674,7 @@ func (m *Memory) duplicateGroups(q *dbtx) ([][]int64, error) {
 func (m *Memory) mergeCandidates(q *dbtx, pks []int64) (map[int64]mergeCandidate, error) {
 	list, _ := json.Marshal(pks)
 	rows, err := q.query(`SELECT s.pk, s.id, s.content, s.importance, s.access_count, s.created_at, s.tags, s.merged_from,
-			`+over(semanticKind.protected, "s")+`, s.user_id
+			`+store.Over(semanticKind.Protected, "s")+`, s.user_id
 		FROM json_each(?1) j CROSS JOIN semantic_memory s ON s.pk = j.value WHERE s.agent_id = ?3`,
 		string(list), m.neverDecayJSON(), m.agent)
 	if err != nil {
@@ -777,14 +777,14 @@ func resonance(rate, days float64, uses int, importance float64) float64 {
 func (m *Memory) decay(q *dbtx, rep *CompactionReport, now time.Time) error {
 	d := m.cfg.Decay
 	const day = float64(24 * time.Hour / time.Millisecond)
-	for _, k := range kindsWith(func(k *kind) bool { return k.decay != nil }) {
-		r := k.decay
+	for _, k := range kindsWith(func(k *kind) bool { return k.Decay != nil }) {
+		r := k.Decay
 		// The formula of resonance, in SQL.
 		var n int64
 		err := q.recordAs(OpDecay, stepDecay, func() error {
-			res, err := q.exec(`UPDATE `+k.table+` AS t SET resonance = min(1, max(0,
-				exp(-?3 * max(0, ?2 - `+over(r.since, "t")+`) / ?4) * (?5 + ?6 * min(1.0, `+over(r.uses, "t")+` / ?7) + ?8 * `+over(r.importance, "t")+`)))
-				WHERE t.agent_id = ?1`, m.agent, ms(now), r.rate(d), day, resonanceBase, resonanceUse, resonanceUses, resonanceImportance)
+			res, err := q.exec(`UPDATE `+k.Table+` AS t SET resonance = min(1, max(0,
+				exp(-?3 * max(0, ?2 - `+store.Over(r.Since, "t")+`) / ?4) * (?5 + ?6 * min(1.0, `+store.Over(r.Uses, "t")+` / ?7) + ?8 * `+store.Over(r.Importance, "t")+`)))
+				WHERE t.agent_id = ?1`, m.agent, ms(now), k.rate(d), day, resonanceBase, resonanceUse, resonanceUses, resonanceImportance)
 			if err != nil {
 				return err
 			}
@@ -796,9 +796,9 @@ func (m *Memory) decay(q *dbtx, rep *CompactionReport, now time.Time) error {
 		}
 		rep.Decayed += int(n)
 	}
-	for _, k := range kindsWith(func(k *kind) bool { return k.decay != nil && k.decay.archive }) {
-		rows, err := q.query(`SELECT t.pk, t.id FROM `+k.table+` t WHERE t.agent_id = ?1 AND t.resonance < ?3 AND `+over(k.decay.importance, "t")+` < 0.5
-			AND NOT `+over(k.protected, "t")+` ORDER BY t.pk`, m.agent, m.neverDecayJSON(), d.MinResonance)
+	for _, k := range kindsWith(func(k *kind) bool { return k.Decay != nil && k.Decay.Archive }) {
+		rows, err := q.query(`SELECT t.pk, t.id FROM `+k.Table+` t WHERE t.agent_id = ?1 AND t.resonance < ?3 AND `+store.Over(k.Decay.Importance, "t")+` < 0.5
+			AND NOT `+store.Over(k.Protected, "t")+` ORDER BY t.pk`, m.agent, m.neverDecayJSON(), d.MinResonance)
 		if err != nil {
 			return err
 		}
@@ -838,11 +838,11 @@ func (m *Memory) Restore(ctx context.Context, id string) error {
 		}
 		for _, t := range types {
 			k := kindOf(t)
-			if k == nil || k.protected == "" {
+			if k == nil || k.Protected == "" {
 				return fmt.Errorf("engram: restore %q: the archive holds a %q, which engram does not archive", id, t)
 			}
 			err := q.recordAs(OpRestore, "", func() error {
-				_, err := q.exec(`INSERT INTO `+k.table+` (agent_id, `+strings.Join(k.writtenCols(k.cols), ", ")+`)
+				_, err := q.exec(`INSERT INTO `+k.Table+` (agent_id, `+strings.Join(k.WrittenCols(k.Cols), ", ")+`)
 					SELECT agent_id, `+k.fromJSON("row")+` FROM archive WHERE agent_id = ? AND memory_type = ? AND id = ?`,
 					m.agent, string(t), id)
 				return err
@@ -898,7 +898,7 @@ func (m *Memory) Archive(ctx context.Context, id, reason string) error {
 	return m.write(ctx, "archive", func(q *dbtx) error {
 		for _, k := range archivable {
 			var pk int64
-			err := q.queryRow(`SELECT pk FROM `+k.table+` WHERE agent_id = ? AND id = ?`, []any{m.agent, id}, &pk)
+			err := q.queryRow(`SELECT pk FROM `+k.Table+` WHERE agent_id = ? AND id = ?`, []any{m.agent, id}, &pk)
 			if errors.Is(err, sql.ErrNoRows) {
 				continue
 			}
@@ -908,7 +908,7 @@ func (m *Memory) Archive(ctx context.Context, id, reason string) error {
 			return m.archive(q, k, []leaving{{PK: pk}}, cmp.Or(reason, "archived by hand"), m.now())
 		}
 		if t, err := resolveType(q, m.agent, id, "", "id"); err == nil {
-			return invalid("id", "%q is a %s, which engram does not archive", id, kindOf(t).noun)
+			return invalid("id", "%q is a %s, which engram does not archive", id, kindOf(t).Noun)
 		}
 		return notFound("memory", id)
 	})
@@ -920,7 +920,7 @@ func memoryExists(agent, typ, id string) string {
 	var b strings.Builder
 	b.WriteString("CASE " + typ)
 	for _, k := range linkable {
-		b.WriteString(" WHEN '" + string(k.typ) + "' THEN EXISTS (SELECT 1 FROM " + k.table + " WHERE agent_id = " + agent + " AND id = " + id + ")")
+		b.WriteString(" WHEN '" + string(k.typ) + "' THEN EXISTS (SELECT 1 FROM " + k.Table + " WHERE agent_id = " + agent + " AND id = " + id + ")")
 	}
 	b.WriteString(" ELSE 0 END")
 	return b.String()

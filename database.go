@@ -308,7 +308,7 @@ var goSteps = map[int]func(q *dbtx) error{
 	5: func(q *dbtx) error {
 		for _, src := range ftsSources {
 			var made bool
-			if err := q.queryRow(`SELECT EXISTS (SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = ?)`, []any{src.table}, &made); err != nil {
+			if err := q.queryRow(`SELECT EXISTS (SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = ?)`, []any{src.Table}, &made); err != nil {
 				return err
 			}
 			if !made {
@@ -323,8 +323,8 @@ var goSteps = map[int]func(q *dbtx) error{
 	// 0013: the term vectors in their compact form (see internal/bm25).
 	13: func(q *dbtx) error {
 		for _, k := range kinds {
-			if slices.Contains(k.cols, "terms") {
-				if err := recodeTerms(q, k.table); err != nil {
+			if slices.Contains(k.Cols, "terms") {
+				if err := recodeTerms(q, k.Table); err != nil {
 					return err
 				}
 			}
@@ -639,7 +639,7 @@ func (s *database) integrityCheck(ctx context.Context) error {
 		// corruption in about 1 run in 20 of the two-handle stress test
 		// while a fresh connection found the file clean.
 		for _, src := range ftsSources {
-			t := src.fts
+			t := src.FTS
 			if _, err := q.exec(fmt.Sprintf("INSERT INTO %s(%s, rank) VALUES ('integrity-check', 1)", t, t)); err != nil {
 				return fmt.Errorf("%s integrity-check: %w", t, err)
 			}
@@ -724,8 +724,8 @@ func decodeTags(s string) ([]string, error) { return store.DecodeTags(s) }
 // returns ErrNotFound. The table's triggers remove its full-text entry,
 // vector and links.
 func deleteByID(q *dbtx, k *kind, agent, id string) error {
-	res, err := q.exec(`DELETE FROM `+k.table+` WHERE agent_id = ? AND id = ?`, agent, id)
-	return notFoundUnless(res, err, k.noun, id)
+	res, err := q.exec(`DELETE FROM `+k.Table+` WHERE agent_id = ? AND id = ?`, agent, id)
+	return notFoundUnless(res, err, k.Noun, id)
 }
 
 // notFoundUnless passes on the error of a statement that changes the row

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/engram-go/engram/internal/exchange"
+	"github.com/engram-go/engram/internal/store"
 )
 
 // ExportOptions says what [Memory.Export] writes besides the agent's
@@ -82,8 +83,8 @@ func overT(cols []string) []string {
 
 // memoryTable is the exchange table of kind k's rows.
 func memoryTable(k *kind) *exchangeTable {
-	cols := exported(k.cols)
-	return &exchangeTable{rec: exchange.TypeMemory, kind: k, table: k.table, kindExpr: "'" + string(k.typ) + "'",
+	cols := exported(k.Cols)
+	return &exchangeTable{rec: exchange.TypeMemory, kind: k, table: k.Table, kindExpr: "'" + string(k.typ) + "'",
 		cols: cols, exprs: overT(cols), key: []string{"id"}, order: "t.pk"}
 }
 
@@ -130,9 +131,9 @@ var historyTable = func() *exchangeTable {
 
 // vectorTable is the exchange table of kind k's vectors (k.vec).
 func vectorTable(k *kind) *exchangeTable {
-	return &exchangeTable{rec: exchange.TypeVector, kind: k, table: k.table, kindExpr: "'" + string(k.typ) + "'",
+	return &exchangeTable{rec: exchange.TypeVector, kind: k, table: k.Table, kindExpr: "'" + string(k.typ) + "'",
 		cols: []string{"id", "embedding"}, exprs: []string{"t.id", "v.embedding"}, key: []string{"id"},
-		order: "t.pk", from: k.table + " t JOIN " + k.vec + " v ON v.rowid = t.pk"}
+		order: "t.pk", from: k.Table + " t JOIN " + k.Vec + " v ON v.rowid = t.pk"}
 }
 
 // exchangeTables are the sections of a file, in order: every kind's
@@ -406,8 +407,8 @@ func engramVersion() string {
 func archivedIn(sc *scope, alias string) (cond string, args []any, skip bool) {
 	return scopeByKind(sc, alias+".memory_type", func(k *kind) (string, []any) {
 		c, a := sc.where(k, "{t}", 0)
-		return overJSON(c, alias+".row"), a
-	}, kindsWith(func(k *kind) bool { return k.protected != "" }))
+		return store.OverJSON(c, alias+".row"), a
+	}, kindsWith(func(k *kind) bool { return k.Protected != "" }))
 }
 
 // scoped returns the SQL condition (over t, with plain ?s and args) that
@@ -426,7 +427,7 @@ func (t *exchangeTable) scoped(sc *scope) (cond string, args []any, skip bool) {
 		for _, end := range []string{"source", "target"} {
 			c, a, none := scopeByKind(sc, "t."+end+"_type", func(k *kind) (string, []any) {
 				return heldBy(sc, k, "t."+end+"_id")
-			}, kindsWith(func(k *kind) bool { return k.linkable }))
+			}, kindsWith(func(k *kind) bool { return k.Linkable }))
 			if none {
 				return "", nil, true
 			}
@@ -484,5 +485,5 @@ func scopeByKind(sc *scope, typ string, cond func(*kind) (string, []any), ks []*
 // k with the ID the SQL expression id gives is in sc.
 func heldBy(sc *scope, k *kind, id string) (string, []any) {
 	c, a := sc.where(k, "x", 0)
-	return "EXISTS (SELECT 1 FROM " + k.table + " x WHERE x.agent_id = t.agent_id AND x.id = " + id + " AND " + c + ")", a
+	return "EXISTS (SELECT 1 FROM " + k.Table + " x WHERE x.agent_id = t.agent_id AND x.id = " + id + " AND " + c + ")", a
 }

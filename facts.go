@@ -873,7 +873,7 @@ func (f *Facts) strongest(q *dbtx, limit int, sc *scope) ([]Fact, error) {
 		return nil, nil
 	}
 	cond, args := sc.whereOrAll(factKind, "f")
-	return queryCounted(f.m, q, scanFact, `SELECT `+factCols+` FROM facts f WHERE agent_id = ? AND `+factKind.liveAt("f", "?")+`
+	return queryCounted(f.m, q, scanFact, `SELECT `+factCols+` FROM facts f WHERE agent_id = ? AND `+factKind.LiveAt("f", "?")+`
 		AND `+cond+` ORDER BY strength DESC, updated_at DESC, id LIMIT ?`, append(append([]any{f.m.agent, ms(f.m.now()), ms(f.m.now())}, args...), limit)...)
 }
 

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/engram-go/engram/internal/store"
 )
 
 // Scopes and filters: every memory of an agent may belong to a user and a
@@ -479,8 +481,8 @@ func newScope(f Filter) scope {
 // admits reports whether the scope may hold memories of kind k: one of its
 // kinds, with every column its conditions read.
 func (sc *scope) admits(k *kind) bool {
-	return sc.admitsType(k.typ) && (sc.tags == "" || k.tagged) && (sc.user == "" || k.userCol != "") &&
-		(sc.session == "" || k.sessionCol != "") && (sc.meta == nil || k.metaCol != "")
+	return sc.admitsType(k.typ) && (sc.tags == "" || k.Tagged) && (sc.user == "" || k.UserCol != "") &&
+		(sc.session == "" || k.SessionCol != "") && (sc.meta == nil || k.MetaCol != "")
 }
 
 // admitsKind is admits for a scope that may be nil (no filter).
@@ -531,10 +533,10 @@ func (sc *scope) where(k *kind, alias string, base int) (string, []any) {
 	// A user and a session are said twice so that the partial indexes of
 	// the non-empty ones serve (see migration 0013).
 	if sc.user != "" {
-		parts = append(parts, alias+"."+k.userCol+" = "+a.add(sc.user)+" AND "+alias+"."+k.userCol+" <> ''")
+		parts = append(parts, alias+"."+k.UserCol+" = "+a.add(sc.user)+" AND "+alias+"."+k.UserCol+" <> ''")
 	}
 	if sc.session != "" {
-		parts = append(parts, alias+"."+k.sessionCol+" = "+a.add(sc.session)+" AND "+alias+"."+k.sessionCol+" <> ''")
+		parts = append(parts, alias+"."+k.SessionCol+" = "+a.add(sc.session)+" AND "+alias+"."+k.SessionCol+" <> ''")
 	}
 	if sc.since > zeroMS {
 		parts = append(parts, alias+".created_at >= "+a.add(sc.since))
@@ -543,10 +545,10 @@ func (sc *scope) where(k *kind, alias string, base int) (string, []any) {
 		parts = append(parts, alias+".created_at < "+a.add(sc.until))
 	}
 	if sc.tags != "" {
-		parts = append(parts, tagsIn(alias, a.add(sc.tags)))
+		parts = append(parts, store.TagsIn(alias, a.add(sc.tags)))
 	}
 	if sc.meta != nil {
-		parts = append(parts, sc.meta.sql(alias+"."+k.metaCol, a))
+		parts = append(parts, sc.meta.sql(alias+"."+k.MetaCol, a))
 	}
 	if len(parts) == 0 {
 		return "1", nil

@@ -21,7 +21,7 @@ import (
 // delete frees with zeros, and the full-text indexes with FTS5's
 // secure-delete, which takes a deleted row's terms out of the index
 // instead of marking them (the snapshots' index, which keeps no texts and
-// cannot, is merged instead: see kind.tombstones); both then checkpoint
+// cannot, is merged instead: see store.Kind.Tombstones); both then checkpoint
 // the write-ahead log into the database and truncate it, so that once
 // they return the forgotten text is in neither file. Other connections,
 // of this process or another, can hold the truncation up for a while;
@@ -97,11 +97,11 @@ func (m *Memory) eraseID(q *dbtx, id string, only MemoryType) (types []MemoryTyp
 		if only != "" && k.typ != only {
 			continue
 		}
-		got, err := deleteReturningType(q, `DELETE FROM `+k.table+` WHERE agent_id = ? AND id = ? RETURNING '`+string(k.typ)+`'`, m.agent, id)
+		got, err := deleteReturningType(q, `DELETE FROM `+k.Table+` WHERE agent_id = ? AND id = ? RETURNING '`+string(k.typ)+`'`, m.agent, id)
 		if err != nil {
 			return nil, nil, err
 		}
-		if len(got) > 0 && k.tombstones {
+		if len(got) > 0 && k.Tombstones {
 			purge = append(purge, k)
 		}
 		types = append(types, got...)
@@ -133,13 +133,13 @@ func (m *Memory) eraseID(q *dbtx, id string, only MemoryType) (types []MemoryTyp
 }
 
 // purgeTombstones merges the full-text index of a kind whose deletes
-// leave the terms in it (see kind.tombstones), so that they leave for
+// leave the terms in it (see store.Kind.Tombstones), so that they leave for
 // good. It rewrites the whole index: snapshots, the one such kind, are few.
 func purgeTombstones(q *dbtx, k *kind) error {
-	if !k.tombstones {
+	if !k.Tombstones {
 		return nil
 	}
-	_, err := q.exec(`INSERT INTO ` + k.fts + `(` + k.fts + `) VALUES ('optimize')`)
+	_, err := q.exec(`INSERT INTO ` + k.FTS + `(` + k.FTS + `) VALUES ('optimize')`)
 	return err
 }
 
@@ -169,10 +169,10 @@ func scanMemoryType(r store.Scanner) (MemoryType, error) {
 func (m *Memory) forgetArchived(q *dbtx, where string, arg any) ([]MemoryType, error) {
 	var hashes []string
 	for _, k := range kinds {
-		if k.vec == "" {
+		if k.Vec == "" {
 			continue
 		}
-		rows, err := q.query(`SELECT coalesce(`+overJSON(k.text, "row")+`, '') FROM archive WHERE agent_id = ?1 AND memory_type = ?3 AND `+where,
+		rows, err := q.query(`SELECT coalesce(`+store.OverJSON(k.Text, "row")+`, '') FROM archive WHERE agent_id = ?1 AND memory_type = ?3 AND `+where,
 			m.agent, arg, string(k.typ))
 		if err != nil {
 			return nil, err
@@ -274,7 +274,7 @@ func (m *Memory) eraseAgent(q *dbtx) (others bool, err error) {
 	// The embeddings that name the agent's rows go with them, by the Tier
 	// 2 triggers (the archive is empty now).
 	for _, k := range kinds {
-		res, err := q.exec(`DELETE FROM `+k.table+` WHERE agent_id = ?`, m.agent)
+		res, err := q.exec(`DELETE FROM `+k.Table+` WHERE agent_id = ?`, m.agent)
 		if err != nil {
 			return false, err
 		}

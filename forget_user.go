@@ -34,7 +34,7 @@ func (m *Memory) ForgetUser(ctx context.Context, user string) (int, error) {
 	if err := validateUser("user", user); err != nil {
 		return 0, err
 	}
-	scoped := kindsWith(func(k *kind) bool { return k.userCol != "" })
+	scoped := kindsWith(func(k *kind) bool { return k.UserCol != "" })
 	var forgotten []typedID
 	err := m.write(ctx, "forget.user", func(q *dbtx) error {
 		var err error
@@ -97,7 +97,7 @@ func (m *Memory) eraseUser(q *dbtx, user string, scoped []*kind) ([]typedID, err
 		return nil, err
 	}
 	for _, k := range scoped {
-		got, err := queryTyped(q, `DELETE FROM `+k.table+` WHERE agent_id = ? AND `+k.userCol+` = ? AND `+k.userCol+` <> '' RETURNING '`+string(k.typ)+`', id`, m.agent, user)
+		got, err := queryTyped(q, `DELETE FROM `+k.Table+` WHERE agent_id = ? AND `+k.UserCol+` = ? AND `+k.UserCol+` <> '' RETURNING '`+string(k.typ)+`', id`, m.agent, user)
 		if err != nil {
 			return nil, err
 		}
@@ -193,7 +193,7 @@ func (m *Memory) ForgetMatching(ctx context.Context, f Filter) (int, error) {
 			// before a cursor past every row, with no limit.
 			where, args := listWhere(k, sc, false)
 			args = append([]any{m.agent, int64(math.MinInt64), int64(math.MaxInt64), int64(math.MaxInt64), "", "", "", -1}, args...)
-			got, err := queryTyped(q, `SELECT '`+string(typ)+`', id FROM `+k.table+` WHERE agent_id = ?1 AND `+where, args...)
+			got, err := queryTyped(q, `SELECT '`+string(typ)+`', id FROM `+k.Table+` WHERE agent_id = ?1 AND `+where, args...)
 			if err != nil {
 				return err
 			}

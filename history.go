@@ -17,7 +17,7 @@ import (
 // History is every change to a memory or a fact, kept in the database
 // (table history) in the transaction that made it. Nothing that writes a
 // row has to remember it: triggers on the writer connection of a Memory
-// that records history, made from the registry of kinds (see kind.cols),
+// that records history, made from the registry of kinds (see store.Kind.Cols),
 // append an entry for every insert, every change of a recorded field and
 // every delete of a memory row, whatever statement made it. (A Memory
 // with history off, or a program writing the file without engram,
@@ -301,7 +301,7 @@ var jsonColumns = map[string]bool{
 
 // recorded returns the kind's columns history records.
 func (k *kind) recorded() []string {
-	return slices.DeleteFunc(slices.Clone(k.cols), func(c string) bool { return unrecorded[c] })
+	return slices.DeleteFunc(slices.Clone(k.Cols), func(c string) bool { return unrecorded[c] })
 }
 
 // recordedJSON is the SQL expression of the recorded fields of the row
@@ -332,11 +332,11 @@ func historyStatements() []string {
 			before + `, ` + after + `, ` + form + `, c.actor, c.reason, c.at FROM temp.history_ctx c;`
 	}
 	for _, k := range kinds {
-		name := "history_" + k.table
+		name := "history_" + k.Table
 		stmts = append(stmts,
-			`CREATE TEMP TRIGGER IF NOT EXISTS `+name+`_insert AFTER INSERT ON main.`+k.table+` BEGIN `+
+			`CREATE TEMP TRIGGER IF NOT EXISTS `+name+`_insert AFTER INSERT ON main.`+k.Table+` BEGIN `+
 				insert(k, "new", string(OpCreate), "NULL", "NULL", strconv.Itoa(formCreate))+` END`,
-			`CREATE TEMP TRIGGER IF NOT EXISTS `+name+`_delete AFTER DELETE ON main.`+k.table+` BEGIN `+
+			`CREATE TEMP TRIGGER IF NOT EXISTS `+name+`_delete AFTER DELETE ON main.`+k.Table+` BEGIN `+
 				insert(k, "old", string(OpDelete), k.recordedJSON("old"), "NULL", "NULL")+` END`)
 		var changed, same []string
 		for _, c := range k.recorded() {
@@ -346,22 +346,22 @@ func historyStatements() []string {
 			same = append(same, "CASE WHEN old."+c+" IS new."+c+" THEN '$."+c+"' ELSE '$."+noField+"' END")
 		}
 		// An update keeps the old values of the fields it changed.
-		stmts = append(stmts, `CREATE TEMP TRIGGER IF NOT EXISTS `+name+`_update AFTER UPDATE OF `+strings.Join(k.writtenCols(k.recorded()), ", ")+
-			` ON main.`+k.table+` WHEN `+strings.Join(changed, " OR ")+` BEGIN `+
+		stmts = append(stmts, `CREATE TEMP TRIGGER IF NOT EXISTS `+name+`_update AFTER UPDATE OF `+strings.Join(k.WrittenCols(k.recorded()), ", ")+
+			` ON main.`+k.Table+` WHEN `+strings.Join(changed, " OR ")+` BEGIN `+
 			insert(k, "new", string(OpUpdate), "json_remove("+k.recordedJSON("old")+", "+strings.Join(same, ", ")+")", "NULL", strconv.Itoa(formUpdate))+` END`)
 		if slices.Contains(k.recorded(), "updated_at") {
 			// A write that moves updated_at alone is no change (nothing
 			// is recorded of it), but the row no longer holds the fields
 			// the memory's last entry that knows them (not a decay's)
 			// left: that entry keeps them.
-			stmts = append(stmts, `CREATE TEMP TRIGGER IF NOT EXISTS `+name+`_touch AFTER UPDATE OF updated_at ON main.`+k.table+
+			stmts = append(stmts, `CREATE TEMP TRIGGER IF NOT EXISTS `+name+`_touch AFTER UPDATE OF updated_at ON main.`+k.Table+
 				` WHEN old.updated_at IS NOT new.updated_at AND NOT (`+strings.Join(changed, " OR ")+`) BEGIN
 				UPDATE main.history SET after = `+k.recordedJSON("old")+` WHERE pk = (SELECT max(pk) FROM main.history
 					WHERE agent_id = old.agent_id AND id = old.id AND memory_type = '`+string(k.typ)+`'
 						AND (form IS NOT NULL OR json_type(before, '$.id') IS NOT NULL)) AND form IS NOT NULL AND after IS NULL; END`)
 		}
-		if k.decay != nil {
-			stmts = append(stmts, `CREATE TEMP TRIGGER IF NOT EXISTS `+name+`_decay AFTER UPDATE OF resonance ON main.`+k.table+
+		if k.Decay != nil {
+			stmts = append(stmts, `CREATE TEMP TRIGGER IF NOT EXISTS `+name+`_decay AFTER UPDATE OF resonance ON main.`+k.Table+
 				` WHEN CAST(old.resonance * 10 AS INTEGER) > CAST(new.resonance * 10 AS INTEGER) BEGIN `+
 				insert(k, "new", string(OpDecay), "json_object('resonance', old.resonance)", "json_object('resonance', new.resonance)", "NULL")+` END`)
 		}

@@ -237,7 +237,7 @@ func (q *dbtx) rowFields(agent string, typ MemoryType, ids []byte) (map[string]j
 	if k == nil {
 		return nil, nil
 	}
-	rows, err := q.query(`SELECT t.id, `+k.recordedJSON("t")+` FROM `+k.table+` t
+	rows, err := q.query(`SELECT t.id, `+k.recordedJSON("t")+` FROM `+k.Table+` t
 		WHERE t.agent_id = ?1 AND t.id IN (SELECT value FROM json_each(?2))`, agent, string(ids))
 	if err != nil {
 		return nil, err

@@ -281,12 +281,12 @@ func (im *importer) info(table string) (map[string]colInfo, error) {
 		in[c.name] = c.colInfo
 	}
 	for _, k := range kinds {
-		if k.table != table {
+		if k.Table != table {
 			continue
 		}
 		// A generated column a record holds is written as the column it
-		// is generated from (see kind.writeAs).
-		for c, w := range k.writeAs {
+		// is generated from (see store.Kind.WriteAs).
+		for c, w := range k.WriteAs {
 			if ci, ok := in[w]; ok {
 				ci.rule = columnCheck(table, c)
 				in[c] = ci
@@ -316,7 +316,7 @@ func (im *importer) record(rec exchange.Record) error {
 		return im.memory(k, rec)
 	case exchange.TypeArchive:
 		k := kindOf(MemoryType(rec.Kind))
-		if k == nil || k.protected == "" {
+		if k == nil || k.Protected == "" {
 			return invalid("kind", "%q is not a kind of memory engram archives", rec.Kind)
 		}
 		return im.archived(k, rec)
@@ -471,7 +471,7 @@ func (im *importer) memory(k *kind, rec exchange.Record) error {
 		t = memoryTable(k)
 		im.tables[k] = t
 	}
-	vals, err := im.decode(k.table, t.cols, rec.Row, true, false, "row.")
+	vals, err := im.decode(k.Table, t.cols, rec.Row, true, false, "row.")
 	if err != nil {
 		return err
 	}
@@ -480,7 +480,7 @@ func (im *importer) memory(k *kind, rec exchange.Record) error {
 	}
 	id := vals["id"].(string)
 	filled := false
-	if slices.Contains(k.cols, "content_hash") {
+	if slices.Contains(k.Cols, "content_hash") {
 		content, _ := vals["content"].(string)
 		vals["content_hash"] = contentHash(content)
 	}
@@ -489,7 +489,7 @@ func (im *importer) memory(k *kind, rec exchange.Record) error {
 		content, _ := vals["content"].(string)
 		vals["summary"] = compactSummary(summary, content)
 	}
-	if texts, ok := k.indexedTexts(vals); ok && slices.Contains(k.cols, "terms") {
+	if texts, ok := k.indexedTexts(vals); ok && slices.Contains(k.Cols, "terms") {
 		vals["terms"], vals["ntok"] = bm25.Vector(texts...)
 		filled = true
 	}
@@ -499,13 +499,13 @@ func (im *importer) memory(k *kind, rec exchange.Record) error {
 	if err := im.flush(); err != nil {
 		return err
 	}
-	done, err := im.put(k.table, k.cols, vals, []string{"id"}, nil, string(k.typ), func() {
+	done, err := im.put(k.Table, k.Cols, vals, []string{"id"}, nil, string(k.typ), func() {
 		if im.skipped[k.typ] == nil {
 			im.skipped[k.typ] = map[string]bool{}
 		}
 		im.skipped[k.typ][id] = true
 	})
-	if err != nil || !done || filled || !slices.Contains(k.cols, "terms") {
+	if err != nil || !done || filled || !slices.Contains(k.Cols, "terms") {
 		return err
 	}
 	return fillTerms(im.q, k, `t.agent_id = ? AND t.id = ?`, im.m.agent, id)
@@ -531,7 +531,7 @@ type bufferedRow struct {
 func (im *importer) buffer(k *kind, vals values, line int) error {
 	if n := len(im.pending); n > 0 {
 		first := im.pending[0]
-		if n == importBatch || first.k != k || im.sqlFor(k.table, k.cols, vals, []string{"id"}, nil) != im.sqlFor(k.table, k.cols, first.vals, []string{"id"}, nil) {
+		if n == importBatch || first.k != k || im.sqlFor(k.Table, k.Cols, vals, []string{"id"}, nil) != im.sqlFor(k.Table, k.Cols, first.vals, []string{"id"}, nil) {
 			if err := im.flush(); err != nil {
 				return err
 			}
@@ -554,7 +554,7 @@ func (im *importer) flush() error {
 	}
 	im.pending = im.pending[:0]
 	k := rows[0].k
-	p := im.sqlFor(k.table, k.cols, rows[0].vals, []string{"id"}, nil)
+	p := im.sqlFor(k.Table, k.Cols, rows[0].vals, []string{"id"}, nil)
 	if len(rows) > 1 {
 		args := make([]any, 0, len(rows)*(len(p.names)+1))
 		for _, r := range rows {
@@ -572,7 +572,7 @@ func (im *importer) flush() error {
 	}
 	for _, r := range rows {
 		id := r.vals["id"].(string)
-		_, err := im.put(k.table, k.cols, r.vals, []string{"id"}, nil, string(k.typ), func() {
+		_, err := im.put(k.Table, k.Cols, r.vals, []string{"id"}, nil, string(k.typ), func() {
 			if im.skipped[k.typ] == nil {
 				im.skipped[k.typ] = map[string]bool{}
 			}
@@ -585,13 +585,13 @@ func (im *importer) flush() error {
 	return nil
 }
 
-// indexedTexts returns the row's indexed texts (see kind.indexed) when
+// indexedTexts returns the row's indexed texts (see store.Kind.Indexed) when
 // each is a column of the row, as a term vector is made of them.
 func (k *kind) indexedTexts(vals values) ([]string, bool) {
-	texts := make([]string, len(k.indexed))
-	for i, x := range k.indexed {
+	texts := make([]string, len(k.Indexed))
+	for i, x := range k.Indexed {
 		c, ok := strings.CutPrefix(x, "{t}.")
-		if !ok || !slices.Contains(k.cols, c) {
+		if !ok || !slices.Contains(k.Cols, c) {
 			return nil, false
 		}
 		switch v := vals[c].(type) {
@@ -642,8 +642,8 @@ func (im *importer) sqlFor(table string, cols []string, vals values, key []strin
 	}
 	written := p.names
 	for _, k := range kinds {
-		if k.table == table {
-			written = k.writtenCols(p.names)
+		if k.Table == table {
+			written = k.WrittenCols(p.names)
 		}
 	}
 	p.exists = `SELECT count(*) FROM ` + table + ` WHERE ` + where
@@ -797,15 +797,15 @@ func (im *importer) archived(k *kind, rec exchange.Record) error {
 	if err != nil {
 		return invalid("row.row", "%v", err)
 	}
-	row, err := im.decode(k.table, exported(k.cols), obj, false, true, "row.row.")
+	row, err := im.decode(k.Table, exported(k.Cols), obj, false, true, "row.row.")
 	if err != nil {
 		return err
 	}
-	in, err := im.info(k.table)
+	in, err := im.info(k.Table)
 	if err != nil {
 		return err
 	}
-	for _, c := range exported(k.cols) {
+	for _, c := range exported(k.Cols) {
 		if _, ok := row[c]; !ok && in[c].required && columnDefaults[c] == "" {
 			return invalid("row.row."+c, "is missing")
 		}
@@ -816,7 +816,7 @@ func (im *importer) archived(k *kind, rec exchange.Record) error {
 	if row["id"] != vals["id"] {
 		return invalid("row.row.id", "%q is not the entry's id %q", row["id"], vals["id"])
 	}
-	if slices.Contains(k.cols, "content_hash") {
+	if slices.Contains(k.Cols, "content_hash") {
 		content, _ := row["content"].(string)
 		vals["row"] = strings.TrimSuffix(rowText, "}") + `,"content_hash":"` + hex.EncodeToString(contentHash(content)) + `"}`
 	}
@@ -892,7 +892,7 @@ func (im *importer) historyEntry(rec exchange.Record) error {
 // embedder's.
 func (im *importer) vector(rec exchange.Record) error {
 	k := kindOf(MemoryType(rec.Kind))
-	if k == nil || k.vec == "" {
+	if k == nil || k.Vec == "" {
 		return invalid("kind", "%q is not a kind of memory with vectors", rec.Kind)
 	}
 	var id, enc string
@@ -926,10 +926,10 @@ func (im *importer) vector(rec exchange.Record) error {
 		}
 	}
 	var pk int64
-	err = im.q.queryRow(`SELECT pk FROM `+k.table+` WHERE agent_id = ? AND id = ?`, []any{im.m.agent, id}, &pk)
+	err = im.q.queryRow(`SELECT pk FROM `+k.Table+` WHERE agent_id = ? AND id = ?`, []any{im.m.agent, id}, &pk)
 	if err != nil {
 		if errors.Is(err, sql.ErrNoRows) {
-			return invalid("row.id", "the agent has no %s %q (a vector follows its memory)", k.noun, id)
+			return invalid("row.id", "the agent has no %s %q (a vector follows its memory)", k.Noun, id)
 		}
 		return err
 	}

@@ -237,7 +237,7 @@ func timeRule(_ *Memory, f string, v any) error {
 
 func endTypeRule(_ *Memory, f string, v any) error {
 	t := MemoryType(v.(string))
-	if k := kindOf(t); k == nil || !k.linkable {
+	if k := kindOf(t); k == nil || !k.Linkable {
 		return invalid(f, "%q is not a kind links may join", string(t))
 	}
 	return nil

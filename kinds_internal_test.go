@@ -23,7 +23,7 @@ func TestKindColumnsAreTheTables(t *testing.T) {
 		var cols []string
 		err := m.db.read(context.Background(), "test.columns", func(q *dbtx) error {
 			// hidden: 0 a column, 2 or 3 a generated one.
-			rows, err := q.query(`SELECT name FROM pragma_table_xinfo(?) WHERE hidden = 0 AND name NOT IN ('pk', 'agent_id') ORDER BY cid`, k.table)
+			rows, err := q.query(`SELECT name FROM pragma_table_xinfo(?) WHERE hidden = 0 AND name NOT IN ('pk', 'agent_id') ORDER BY cid`, k.Table)
 			if err != nil {
 				return err
 			}
@@ -37,9 +37,9 @@ func TestKindColumnsAreTheTables(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		// A column written as another (kind.writeAs) is read from the
+		// A column written as another (store.Kind.WriteAs) is read from the
 		// generated one.
-		got, want := slices.Sorted(slices.Values(k.writtenCols(k.cols))), slices.Sorted(slices.Values(cols))
+		got, want := slices.Sorted(slices.Values(k.WrittenCols(k.Cols))), slices.Sorted(slices.Values(cols))
 		if !slices.Equal(got, want) {
 			t.Errorf("%s: cols %v, the table has %v", k.typ, got, want)
 		}
@@ -48,7 +48,7 @@ func TestKindColumnsAreTheTables(t *testing.T) {
 
 // TestDeletesLeaveNoTerms checks that every kind's full-text index takes a
 // deleted row's terms out (FTS5's secure-delete), or is one whose deletes
-// Forget merges away (kind.tombstones): forgotten words must not stay in
+// Forget merges away (store.Kind.Tombstones): forgotten words must not stay in
 // the index.
 func TestDeletesLeaveNoTerms(t *testing.T) {
 	m, err := New(Tier1, InMemory())
@@ -57,18 +57,18 @@ func TestDeletesLeaveNoTerms(t *testing.T) {
 	}
 	defer m.Close()
 	for _, k := range kinds {
-		if k.fts == "" || k.tombstones {
+		if k.FTS == "" || k.Tombstones {
 			continue
 		}
 		var on string
 		err := m.db.read(context.Background(), "test.fts", func(q *dbtx) error {
-			return q.queryRow(`SELECT coalesce((SELECT v FROM `+k.fts+`_config WHERE k = 'secure-delete'), '0')`, nil, &on)
+			return q.queryRow(`SELECT coalesce((SELECT v FROM `+k.FTS+`_config WHERE k = 'secure-delete'), '0')`, nil, &on)
 		})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if on != "1" {
-			t.Errorf("%s: %s has no secure-delete", k.typ, k.fts)
+			t.Errorf("%s: %s has no secure-delete", k.typ, k.FTS)
 		}
 	}
 }
@@ -84,25 +84,25 @@ func TestImportanceRisesMoveRanks(t *testing.T) {
 	}
 	defer m.Close()
 	for _, k := range kinds {
-		cols := columnsOf(k.importance)
+		cols := store.ColumnsOf(k.Importance)
 		var sql string
 		err := m.db.read(context.Background(), "test", func(q *dbtx) error {
 			return q.queryRow(`SELECT coalesce((SELECT sql FROM sqlite_schema WHERE type = 'trigger' AND tbl_name = ?1 AND name LIKE '%_ranks_au'), '')`,
-				[]any{k.table}, &sql)
+				[]any{k.Table}, &sql)
 		})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if len(cols) == 0 {
 			if sql != "" {
-				t.Errorf("%s: importance %q is a constant, yet a trigger moves ranks", k.table, k.importance)
+				t.Errorf("%s: importance %q is a constant, yet a trigger moves ranks", k.Table, k.Importance)
 			}
 			continue
 		}
-		want := []string{"UPDATE OF " + strings.Join(cols, ", ") + " ON " + k.table, over(k.importance, "new") + " > " + over(k.importance, "old")}
+		want := []string{"UPDATE OF " + strings.Join(cols, ", ") + " ON " + k.Table, store.Over(k.Importance, "new") + " > " + store.Over(k.Importance, "old")}
 		for _, w := range want {
 			if !strings.Contains(sql, w) {
-				t.Errorf("%s: the ranks trigger %q lacks %q", k.table, sql, w)
+				t.Errorf("%s: the ranks trigger %q lacks %q", k.Table, sql, w)
 			}
 		}
 	}

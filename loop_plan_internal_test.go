@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/engram-go/engram/internal/store"
 )
 
 // The agent loop's statements: every turn an agent logs an episode or
@@ -96,10 +98,10 @@ func TestAgentLoopQueryPlans(t *testing.T) {
 	}
 	// The turns' own writes caught the index up as they committed, and
 	// the search after the other handle's write caught it up: by pk.
-	if !slices.Contains(writes, textAfterSQL) {
+	if !slices.Contains(writes, store.TextAfterSQL) {
 		t.Errorf("the loop's writes never caught the text index up")
 	}
-	if !slices.Contains(reads, textAfterSQL) {
+	if !slices.Contains(reads, store.TextAfterSQL) {
 		t.Errorf("no search caught the text index up after another handle's write")
 	}
 }
@@ -281,19 +283,19 @@ func boundedReads() map[string]string {
 		`SELECT EXISTS (SELECT 1 FROM facts WHERE agent_id = ?1), EXISTS (SELECT 1 FROM facts WHERE agent_id < ?1 OR agent_id > ?1)`: "EXISTS stops at the first fact",
 	}
 	for _, src := range ftsSources {
-		out[flat(textRowsSQL[src.kind])] = "a build of the text index reads all of the agent's rows, once, in the background; a turn catches it up instead"
-		out[flat(textScanSQL[src.kind])] = "a build of the text index reads all of the rows of a table that holds the agent's alone, once, in the background; a turn catches it up instead"
+		out[flat(store.TextRowsSQL[src.Kind])] = "a build of the text index reads all of the agent's rows, once, in the background; a turn catches it up instead"
+		out[flat(store.TextScanSQL[src.Kind])] = "a build of the text index reads all of the rows of a table that holds the agent's alone, once, in the background; a turn catches it up instead"
 	}
 	return out
 }
 
 // textBuildAlternative pairs each kind's two statements of a text index
-// build (textRowsSQL, textScanSQL), of which a build runs one: the second
+// build (store.TextRowsSQL, store.TextScanSQL), of which a build runs one: the second
 // when the table holds the agent's rows alone.
 var textBuildAlternative = func() map[string]string {
 	out := map[string]string{}
 	for _, src := range ftsSources {
-		rows, scan := flat(textRowsSQL[src.kind]), flat(textScanSQL[src.kind])
+		rows, scan := flat(store.TextRowsSQL[src.Kind]), flat(store.TextScanSQL[src.Kind])
 		out[rows], out[scan] = scan, rows
 	}
 	return out

@@ -61,7 +61,7 @@ func (m *Memory) renderMarkdown(ctx context.Context) ([]byte, []writtenLine, err
 	var facts []Fact
 	err := m.read(ctx, "markdown", func(q *dbtx) error {
 		if err := q.queryRow(`SELECT (SELECT count(*) FROM semantic_memory WHERE agent_id = ?1),
-				(SELECT count(*) FROM facts f WHERE agent_id = ?1 AND `+factKind.liveAt("f", "?2")+`)`,
+				(SELECT count(*) FROM facts f WHERE agent_id = ?1 AND `+factKind.LiveAt("f", "?2")+`)`,
 			[]any{m.agent, now}, &total, &totalFacts); err != nil {
 			return err
 		}

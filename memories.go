@@ -419,7 +419,7 @@ func (m *Memory) List(ctx context.Context, mq MemoryQuery) (MemoryPage, error) {
 	err = m.read(ctx, "memory.list", func(q *dbtx) error {
 		for _, typ := range types {
 			k := kindByType(typ)
-			if tags != "" && !k.tagged || !sc.admitsKind(k) {
+			if tags != "" && !k.Tagged || !sc.admitsKind(k) {
 				continue
 			}
 			where, scArgs := listWhere(k, sc, tags != "")

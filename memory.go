@@ -517,7 +517,7 @@ func (m *Memory) Stats(ctx context.Context) (Stats, error) {
 var statsSQL = func() string {
 	var counts []string
 	for _, k := range kinds {
-		counts = append(counts, `(SELECT count(*) FROM `+k.table+` WHERE agent_id = ?1)`)
+		counts = append(counts, `(SELECT count(*) FROM `+k.Table+` WHERE agent_id = ?1)`)
 	}
 	for _, t := range []string{"zettel_links", "archive", "vector_pending"} {
 		counts = append(counts, `(SELECT count(*) FROM `+t+` WHERE agent_id = ?1)`)

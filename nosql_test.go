@@ -29,11 +29,11 @@ var sqlStillIn = []string{
 	"changelog.go", "compaction.go", "database.go", "episodic.go",
 	"export.go", "facts.go", "facts_match.go", "forget.go",
 	"forget_user.go", "graph.go", "history.go", "history_form.go",
-	"import.go", "ingest.go", "kinds.go", "markdown.go", "markdown_import.go",
+	"import.go", "ingest.go", "markdown.go", "markdown_import.go",
 	"memories.go", "memory.go", "procedural.go", "rank.go", "scope_list.go",
 	"search.go", "search_context.go", "search_score.go", "search_text.go",
 	"search_vector.go", "semantic.go", "snapshot.go", "summary.go",
-	"textindex.go", "textindex_follow.go", "tx.go", "vector.go", "zettel.go",
+	"tx.go", "vector.go", "zettel.go",
 }
 
 // TestRootSpeaksNoSQL holds the root package to its floor plan: its

@@ -229,11 +229,11 @@ func (m *Memory) fillContent(ctx context.Context, cands []candidate) error {
 
 // contentSQL reads the text of the rows of each kind whose pks are listed
 // in ?1, as a search result shows it, and where it was found (see
-// kind.cite).
+// store.Kind.Cite).
 var contentSQL = func() map[MemoryType]string {
 	out := map[MemoryType]string{}
 	for _, k := range kinds {
-		out[k.typ] = `SELECT j.value, ` + k.textOver("t") + `, ` + k.citeOver("t") + ` FROM json_each(?1) j CROSS JOIN ` + k.table + ` t ON t.pk = j.value`
+		out[k.typ] = `SELECT j.value, ` + k.TextOver("t") + `, ` + k.CiteOver("t") + ` FROM json_each(?1) j CROSS JOIN ` + k.Table + ` t ON t.pk = j.value`
 	}
 	return out
 }()
@@ -502,11 +502,11 @@ func (m *Memory) readRanked(q *dbtx, s *search, cands []candidate, need int) ([]
 		for _, i := range partial {
 			c := &cands[i]
 			k := kindOf(c.Type)
-			imp, rec := k.maxImportance, 1.0
+			imp, rec := k.MaxImportance, 1.0
 			if s.importanceBound {
 				imp = c.importance // the index's, at least the row's
 			}
-			if k.touched == createdAt {
+			if k.Touched == createdAt {
 				rec = recency(s.now, c.CreatedAt, sc.RecencyHalfLife) // known: the index holds it
 			}
 			bounds[i] = (sc.TextWeight*c.text/bestText + sc.ImportanceWeight*imp + sc.RecencyWeight*rec) / total
@@ -570,7 +570,7 @@ func (m *Memory) readRanked(q *dbtx, s *search, cands []candidate, need int) ([]
 }
 
 // createdAt is the touched of a kind whose rows are touched only when
-// created (see kind.touched).
+// created (see store.Kind.Touched).
 const createdAt = "{t}.created_at"
 
 // rowRead says which of a partial candidate's columns readRows reads
@@ -589,21 +589,21 @@ var rowReads = func() map[MemoryType]map[rowRead]string {
 	for _, k := range kinds {
 		out[k.typ] = map[rowRead]string{}
 		for _, r := range []rowRead{{}, {true, false}, {false, true}, {true, true}} {
-			cols := `t.pk, ` + k.textOver("t")
-			if k.cite != "" {
-				cols += `, ` + k.citeOver("t")
+			cols := `t.pk, ` + k.TextOver("t")
+			if k.Cite != "" {
+				cols += `, ` + k.CiteOver("t")
 			}
-			if k.tagged {
-				cols += `, ` + k.tagsOver("t")
+			if k.Tagged {
+				cols += `, ` + k.TagsOver("t")
 			}
-			cols += `, ` + over(k.importance, "t")
+			cols += `, ` + store.Over(k.Importance, "t")
 			if r.touched {
-				cols += `, ` + over(k.touched, "t")
+				cols += `, ` + store.Over(k.Touched, "t")
 			}
 			if r.recall {
-				cols += `, t.retrievals, ` + over(k.strength, "t")
+				cols += `, t.retrievals, ` + store.Over(k.Strength, "t")
 			}
-			out[k.typ][r] = `SELECT ` + cols + ` FROM json_each(?1) j CROSS JOIN ` + k.table + ` t ON t.pk = j.value`
+			out[k.typ][r] = `SELECT ` + cols + ` FROM json_each(?1) j CROSS JOIN ` + k.Table + ` t ON t.pk = j.value`
 		}
 	}
 	return out
@@ -621,7 +621,7 @@ func (m *Memory) readRows(q *dbtx, s *search, cands []candidate, at []int, recal
 	}
 	for typ, idx := range byType {
 		k := kindOf(typ)
-		rr := rowRead{touched: k.touched != createdAt, recall: recall}
+		rr := rowRead{touched: k.Touched != createdAt, recall: recall}
 		list := []byte{'['}
 		for j, i := range idx {
 			if j > 0 {
@@ -646,10 +646,10 @@ func (m *Memory) readRows(q *dbtx, s *search, cands []candidate, at []int, recal
 		var pk, touched int64
 		var text, cite, tags string
 		dest := []any{&pk, &text}
-		if k.cite != "" {
+		if k.Cite != "" {
 			dest = append(dest, &cite)
 		}
-		if k.tagged {
+		if k.Tagged {
 			dest = append(dest, &tags)
 		}
 		var importance, strength float64

@@ -37,7 +37,7 @@ func listWhere(k *kind, sc *scope, tagged bool) (string, []any) {
 	var args []any
 	if sc != nil {
 		var cond string
-		cond, args = sc.where(k, k.table, 9)
+		cond, args = sc.where(k, k.Table, 9)
 		if cond != "1" {
 			where += ` AND ` + cond
 		}

@@ -37,10 +37,10 @@ func TestScopeQueryPlans(t *testing.T) {
 			if !sc.admits(src.kind) {
 				continue
 			}
-			stmts[name+": best "+src.table], _ = ff.scoped(src.best, src.kind, "t", 11)
-			stmts[name+": window "+src.table], _ = ff.scoped(src.window, src.kind, "t", 7)
-			if src.vec != "" {
-				stmts[name+": vector rows "+src.table], _ = ff.scoped(vectorSQL[src.typ], src.kind, "t", 6)
+			stmts[name+": best "+src.Table], _ = ff.scoped(src.best, src.kind, "t", 11)
+			stmts[name+": window "+src.Table], _ = ff.scoped(src.window, src.kind, "t", 7)
+			if src.Vec != "" {
+				stmts[name+": vector rows "+src.Table], _ = ff.scoped(vectorSQL[src.typ], src.kind, "t", 6)
 			}
 		}
 		stmts[name+": context"], _ = ff.scoped(contextSQL, episodicKind, "e", 5)
@@ -51,10 +51,10 @@ func TestScopeQueryPlans(t *testing.T) {
 			if sc.admits(k) {
 				// Memory.List's page of each kind, as Memory.records
 				// runs it, with a tag filter of its own or not.
-				for _, tagged := range []bool{false, k.tagged} {
+				for _, tagged := range []bool{false, k.Tagged} {
 					where, _ := listWhere(k, &sc, tagged)
-					stmt := fmt.Sprintf("%s: list %s (tags %v)", name, k.table, tagged)
-					stmts[stmt] = `SELECT id FROM ` + k.table + ` WHERE agent_id = ?1 AND ` + where
+					stmt := fmt.Sprintf("%s: list %s (tags %v)", name, k.Table, tagged)
+					stmts[stmt] = `SELECT id FROM ` + k.Table + ` WHERE agent_id = ?1 AND ` + where
 					byScope[stmt] = true
 				}
 			}
@@ -65,12 +65,12 @@ func TestScopeQueryPlans(t *testing.T) {
 		for _, k := range kinds {
 			if tab := memoryTable(k); sc.admits(k) {
 				cond, _, _ := tab.scoped(&sc)
-				stmts[name+": export "+k.table] = `SELECT ` + strings.Join(tab.exprs, ", ") + ` FROM ` + k.table + ` t WHERE t.agent_id = ? AND ` + cond + ` ORDER BY ` + tab.order
+				stmts[name+": export "+k.Table] = `SELECT ` + strings.Join(tab.exprs, ", ") + ` FROM ` + k.Table + ` t WHERE t.agent_id = ? AND ` + cond + ` ORDER BY ` + tab.order
 			}
 		}
 	}
-	for _, k := range kindsWith(func(k *kind) bool { return k.userCol != "" }) {
-		stmts["forget user "+k.table] = `DELETE FROM ` + k.table + ` WHERE agent_id = ? AND ` + k.userCol + ` = ? AND ` + k.userCol + ` <> '' RETURNING id`
+	for _, k := range kindsWith(func(k *kind) bool { return k.UserCol != "" }) {
+		stmts["forget user "+k.Table] = `DELETE FROM ` + k.Table + ` WHERE agent_id = ? AND ` + k.UserCol + ` = ? AND ` + k.UserCol + ` <> '' RETURNING id`
 	}
 	for name, query := range stmts {
 		plan, err := queryPlan(context.Background(), m.db.read, query)

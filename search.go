@@ -482,7 +482,7 @@ func (s *search) wantsType(t MemoryType) bool {
 // asked for, tagged if the search filters by tag, and with the columns its
 // filter reads.
 func (s *search) wants(k *kind) bool {
-	return s.wantsType(k.typ) && (k.tagged || s.filter.tags == "") && s.filter.sc.admits(k)
+	return s.wantsType(k.typ) && (k.Tagged || s.filter.tags == "") && s.filter.sc.admits(k)
 }
 
 func (m *Memory) validateSearch(opts *SearchOptions) error {
@@ -608,8 +608,8 @@ func checkExpression(expr string) error {
 // needs, in the order scanRanked reads them: pk, id, tags, created_at,
 // importance, last touched, retrievals and strength.
 func (k *kind) rankCols(alias string) string {
-	return alias + ".pk, " + alias + ".id, " + k.tagsOver(alias) + ", " + alias + ".created_at, " +
-		over(k.importance, alias) + ", " + over(k.touched, alias) + ", " + alias + ".retrievals, " + over(k.strength, alias)
+	return alias + ".pk, " + alias + ".id, " + k.TagsOver(alias) + ", " + alias + ".created_at, " +
+		store.Over(k.Importance, alias) + ", " + store.Over(k.Touched, alias) + ", " + alias + ".retrievals, " + store.Over(k.Strength, alias)
 }
 
 // scanRanked scans a row of rankCols into a candidate of type typ, and

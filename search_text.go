@@ -28,7 +28,7 @@ type ftsSource struct {
 	// best takes (expr, agent, since, until, the tags as JSON or an
 	// empty string, lowest rowid to match, the search's scorer handle,
 	// whether to score from the texts, k, the search's now) and returns
-	// the k live matches (see kind.live) with the best BM25 scores, then
+	// the k live matches (see store.Kind.Live) with the best BM25 scores, then
 	// by ID: what ranking needs of each (see scanRanked), then its term
 	// vector and length. Every match is
 	// scored inside SQLite (see search_score.go) and sorted by its pk,
@@ -46,31 +46,31 @@ type ftsSource struct {
 	// the tags ?6 (a JSON list, or '' for any); see Memory.window.
 	window string
 	// indexed reads the indexed texts of the rows whose pks are listed in
-	// ?1 (pk, then kind.indexed), for a row without a term vector.
+	// ?1 (pk, then store.Kind.Indexed), for a row without a term vector.
 	indexed string
 }
 
 // ftsSources are the kinds searched by full text, with their queries.
 var ftsSources = func() []ftsSource {
 	var out []ftsSource
-	for _, k := range kindsWith(func(k *kind) bool { return k.fts != "" }) {
+	for _, k := range kindsWith(func(k *kind) bool { return k.FTS != "" }) {
 		out = append(out, ftsSource{
 			kind: k,
 			best: `SELECT ` + k.rankCols("t") + `, t.terms, t.ntok FROM (
-					SELECT ` + k.fts + `.rowid AS pk, t.id AS id, CASE WHEN ?8 OR t.terms IS NULL THEN engram_bm25_text(?7, ` + k.indexedOver("t") + `)
+					SELECT ` + k.FTS + `.rowid AS pk, t.id AS id, CASE WHEN ?8 OR t.terms IS NULL THEN engram_bm25_text(?7, ` + k.IndexedOver("t") + `)
 						ELSE engram_bm25(?7, t.terms, t.ntok) END AS score
-					FROM ` + k.fts + ` CROSS JOIN ` + k.table + ` t ON t.pk = ` + k.fts + `.rowid
-					WHERE ` + k.fts + ` MATCH ?1 AND ` + k.fts + `.rowid >= ?6 AND t.agent_id = ?2 AND t.created_at >= ?3 AND t.created_at < ?4
-						AND ` + k.tagFilter("t", "?5") + ` AND ` + k.liveAt("t", "?10") + ` AND ` + scopeMark + `
+					FROM ` + k.FTS + ` CROSS JOIN ` + k.Table + ` t ON t.pk = ` + k.FTS + `.rowid
+					WHERE ` + k.FTS + ` MATCH ?1 AND ` + k.FTS + `.rowid >= ?6 AND t.agent_id = ?2 AND t.created_at >= ?3 AND t.created_at < ?4
+						AND ` + k.TagFilter("t", "?5") + ` AND ` + k.LiveAt("t", "?10") + ` AND ` + scopeMark + `
 					ORDER BY score DESC, id LIMIT ?9) b
-				CROSS JOIN ` + k.table + ` t ON t.pk = b.pk
+				CROSS JOIN ` + k.Table + ` t ON t.pk = b.pk
 				ORDER BY b.score DESC, b.id`,
-			window: `SELECT t.pk FROM ` + k.fts + ` CROSS JOIN ` + k.table + ` t ON t.pk = ` + k.fts + `.rowid
-				WHERE ` + k.fts + ` MATCH ?1 AND t.agent_id = ?3 AND t.created_at >= ?4 AND t.created_at < ?5 AND ` + k.tagFilter("t", "?6") + `
+			window: `SELECT t.pk FROM ` + k.FTS + ` CROSS JOIN ` + k.Table + ` t ON t.pk = ` + k.FTS + `.rowid
+				WHERE ` + k.FTS + ` MATCH ?1 AND t.agent_id = ?3 AND t.created_at >= ?4 AND t.created_at < ?5 AND ` + k.TagFilter("t", "?6") + `
 					AND ` + scopeMark + `
-				ORDER BY ` + k.fts + `.rowid DESC LIMIT 1 OFFSET ?2`,
-			indexed: `SELECT t.pk, ` + k.indexedOver("t") + `
-				FROM json_each(?1) j CROSS JOIN ` + k.table + ` t ON t.pk = j.value`,
+				ORDER BY ` + k.FTS + `.rowid DESC LIMIT 1 OFFSET ?2`,
+			indexed: `SELECT t.pk, ` + k.IndexedOver("t") + `
+				FROM json_each(?1) j CROSS JOIN ` + k.Table + ` t ON t.pk = j.value`,
 		})
 	}
 	return out
@@ -246,7 +246,7 @@ func (m *Memory) prefixFreq(q *dbtx, sources []scopedSource, prefix string) (int
 	total := 0
 	for _, ss := range sources {
 		var n int
-		err := q.queryRow(`SELECT count(*) FROM `+ss.fts+` WHERE `+ss.fts+` MATCH ?`,
+		err := q.queryRow(`SELECT count(*) FROM `+ss.FTS+` WHERE `+ss.FTS+` MATCH ?`,
 			[]any{ss.scope.restrict(query.Or([]string{prefix}) + "*")}, &n)
 		if err != nil {
 			return 0, err
@@ -334,9 +334,9 @@ func (m *Memory) scoreFromText(q *dbtx, s *search, src ftsSource, found []candid
 		return err
 	}
 	defer rows.Close()
-	texts := make([]string, len(src.kind.indexed))
+	texts := make([]string, len(src.kind.Indexed))
 	var pk int64
-	dest := textsDest(texts, &pk)
+	dest := store.TextsDest(texts, &pk)
 	for rows.Next() {
 		if err := rows.Scan(dest...); err != nil {
 			return err
@@ -374,8 +374,8 @@ func newScorer(stems []string, df map[string]int, docs, tokens int, sc SearchCon
 // condition where (over the row named t, with args) selects, from their
 // indexed texts, a thousand at a time.
 func fillTerms(q *dbtx, k *kind, where string, args ...any) error {
-	query := `SELECT t.pk, ` + k.indexedOver("t") + ` FROM ` + k.table + ` t WHERE ` + where + ` AND t.pk > ? ORDER BY t.pk LIMIT 1000`
-	texts := make([]string, len(k.indexed))
+	query := `SELECT t.pk, ` + k.IndexedOver("t") + ` FROM ` + k.Table + ` t WHERE ` + where + ` AND t.pk > ? ORDER BY t.pk LIMIT 1000`
+	texts := make([]string, len(k.Indexed))
 	for after := int64(0); ; {
 		rows, err := q.query(query, append(args, after)...)
 		if err != nil {
@@ -387,7 +387,7 @@ func fillTerms(q *dbtx, k *kind, where string, args ...any) error {
 			ntok  int
 		}
 		var pk int64
-		dest := textsDest(texts, &pk)
+		dest := store.TextsDest(texts, &pk)
 		got, err := store.ScanAll(rows, func(r store.Scanner) (row, error) {
 			if err := r.Scan(dest...); err != nil {
 				return row{}, err
@@ -400,7 +400,7 @@ func fillTerms(q *dbtx, k *kind, where string, args ...any) error {
 			return err
 		}
 		for _, x := range got {
-			if _, err := q.exec(`UPDATE `+k.table+` SET terms = ?, ntok = ? WHERE pk = ?`, x.terms, x.ntok, x.pk); err != nil {
+			if _, err := q.exec(`UPDATE `+k.Table+` SET terms = ?, ntok = ? WHERE pk = ?`, x.terms, x.ntok, x.pk); err != nil {
 				return err
 			}
 		}
@@ -444,7 +444,7 @@ func (m *Memory) docFreqs(q *dbtx, src ftsSource, sc ftsScope, terms, stems []st
 	c := &m.dfs
 	c.mu.Lock()
 	for i := range terms {
-		e, ok := c.entries[src.vocab+"\x00"+stems[i]]
+		e, ok := c.entries[src.Vocab+"\x00"+stems[i]]
 		if ok && e.version == version {
 			if e.df > 0 {
 				df[stems[i]] = e.df
@@ -466,10 +466,10 @@ func (m *Memory) docFreqs(q *dbtx, src ftsSource, sc ftsScope, terms, stems []st
 		var n int
 		var err error
 		if sc.shared {
-			err = q.queryRow(`SELECT count(*) FROM `+src.fts+` WHERE `+src.fts+` MATCH ?`,
+			err = q.queryRow(`SELECT count(*) FROM `+src.FTS+` WHERE `+src.FTS+` MATCH ?`,
 				[]any{sc.restrict(query.Or([]string{terms[i]}))}, &n)
 		} else {
-			err = q.queryRow(`SELECT doc FROM `+src.vocab+` WHERE term = ?`, []any{st}, &n)
+			err = q.queryRow(`SELECT doc FROM `+src.Vocab+` WHERE term = ?`, []any{st}, &n)
 		}
 		if err != nil && !errors.Is(err, sql.ErrNoRows) {
 			return nil, err
@@ -484,7 +484,7 @@ func (m *Memory) docFreqs(q *dbtx, src ftsSource, sc ftsScope, terms, stems []st
 		c.entries = make(map[string]dfEntry)
 	}
 	for st, n := range found {
-		c.entries[src.vocab+"\x00"+st] = dfEntry{df: n, version: version}
+		c.entries[src.Vocab+"\x00"+st] = dfEntry{df: n, version: version}
 	}
 	c.mu.Unlock()
 	return df, nil
@@ -599,7 +599,7 @@ func (m *Memory) window(q *dbtx, src ftsSource, sc ftsScope, expr string, f ftsF
 	var from int64
 	var err error
 	if f.none() {
-		err = q.queryRow(`SELECT rowid FROM `+src.fts+` WHERE `+src.fts+` MATCH ?1 ORDER BY rowid DESC LIMIT 1 OFFSET ?2`,
+		err = q.queryRow(`SELECT rowid FROM `+src.FTS+` WHERE `+src.FTS+` MATCH ?1 ORDER BY rowid DESC LIMIT 1 OFFSET ?2`,
 			[]any{expr, budget - 1}, &from)
 	} else {
 		window, scoped := f.scoped(src.window, src.kind, "t", 7)
@@ -667,8 +667,8 @@ func (sc ftsScope) restrict(expr string) string {
 // scopeOf finds the agent's scope in src's index: two index lookups.
 func (m *Memory) scopeOf(q *dbtx, src ftsSource) (ftsScope, error) {
 	sc := ftsScope{agentTok: agentToken(m.agent)}
-	err := q.queryRow(`SELECT EXISTS (SELECT 1 FROM `+src.table+` WHERE agent_id = ?1),
-		EXISTS (SELECT 1 FROM `+src.table+` WHERE agent_id < ?1 OR agent_id > ?1)`,
+	err := q.queryRow(`SELECT EXISTS (SELECT 1 FROM `+src.Table+` WHERE agent_id = ?1),
+		EXISTS (SELECT 1 FROM `+src.Table+` WHERE agent_id < ?1 OR agent_id > ?1)`,
 		[]any{m.agent}, &sc.held, &sc.shared)
 	return sc, err
 }
@@ -684,7 +684,7 @@ func agentToken(agent string) string { return "x" + hex.EncodeToString([]byte(ag
 func checkText(q *dbtx) error {
 	var rows []string
 	for _, src := range ftsSources {
-		rows = append(rows, `SELECT agent_id, ntok FROM `+src.table)
+		rows = append(rows, `SELECT agent_id, ntok FROM `+src.Table)
 	}
 	var problems []string
 	got, err := q.query(`WITH r(agent_id, docs, tokens) AS (
@@ -711,7 +711,7 @@ func checkText(q *dbtx) error {
 			return err
 		}
 		if n > 0 {
-			problems = append(problems, fmt.Sprintf("%s: %d term vectors disagree with their rows' text", src.table, n))
+			problems = append(problems, fmt.Sprintf("%s: %d term vectors disagree with their rows' text", src.Table, n))
 		}
 	}
 	if len(problems) > 0 {
@@ -723,14 +723,14 @@ func checkText(q *dbtx) error {
 // checkTerms counts the rows of src whose term vector or length is not
 // what their indexed texts make.
 func checkTerms(q *dbtx, src ftsSource) (int, error) {
-	rows, err := q.query(`SELECT t.terms, t.ntok, ` + src.indexedOver("t") + ` FROM ` + src.table + ` t WHERE t.terms IS NOT NULL`)
+	rows, err := q.query(`SELECT t.terms, t.ntok, ` + src.IndexedOver("t") + ` FROM ` + src.Table + ` t WHERE t.terms IS NOT NULL`)
 	if err != nil {
 		return 0, err
 	}
-	texts := make([]string, len(src.kind.indexed))
+	texts := make([]string, len(src.kind.Indexed))
 	var terms []byte
 	var ntok int
-	dest := textsDest(texts, &terms, &ntok)
+	dest := store.TextsDest(texts, &terms, &ntok)
 	bad, err := store.ScanAll(rows, func(r store.Scanner) (bool, error) {
 		if err := r.Scan(dest...); err != nil {
 			return false, err

@@ -22,8 +22,8 @@ var vectorSQL = func() map[MemoryType]string {
 	out := map[MemoryType]string{}
 	for _, k := range vectorKinds {
 		out[k.typ] = `SELECT ` + k.rankCols("t") + `
-			FROM json_each(?1) j CROSS JOIN ` + k.table + ` t ON t.pk = j.value
-			WHERE t.agent_id = ?2 AND t.created_at >= ?3 AND t.created_at < ?4 AND ` + k.tagFilter("t", "?5") + ` AND ` + scopeMark
+			FROM json_each(?1) j CROSS JOIN ` + k.Table + ` t ON t.pk = j.value
+			WHERE t.agent_id = ?2 AND t.created_at >= ?3 AND t.created_at < ?4 AND ` + k.TagFilter("t", "?5") + ` AND ` + scopeMark
 	}
 	return out
 }()

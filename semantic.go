@@ -282,14 +282,14 @@ func (s *Semantic) checkNew(q *dbtx, rows []semanticRow) error {
 // check, in one query.
 func checkIDsNew(q *dbtx, k *kind, agent string, ids []string) error {
 	list, _ := json.Marshal(ids) // a []string always marshals
-	held, err := store.JSONSet(q, `SELECT json_group_array(id) FROM `+k.table+`
+	held, err := store.JSONSet(q, `SELECT json_group_array(id) FROM `+k.Table+`
 		WHERE agent_id = ?1 AND id IN (SELECT value FROM json_each(?2))`, agent, string(list))
 	if err != nil {
 		return err
 	}
 	for _, id := range ids {
 		if held[id] {
-			return fmt.Errorf("engram: %s %q: %w", k.noun, id, ErrExists)
+			return fmt.Errorf("engram: %s %q: %w", k.Noun, id, ErrExists)
 		}
 		held[id] = true
 	}

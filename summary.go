@@ -187,7 +187,7 @@ func (m *Memory) summarize(q *dbtx, now time.Time) (Summary, time.Time, error) {
 				semanticScan = scan
 			}
 			var created int64
-			err = q.queryRow(`SELECT id, created_at FROM `+k.table+` WHERE `+scan+`
+			err = q.queryRow(`SELECT id, created_at FROM `+k.Table+` WHERE `+scan+`
 				ORDER BY created_at DESC, id DESC LIMIT 1`, []any{m.agent}, &ks.LastID, &created)
 			if err != nil {
 				return Summary{}, time.Time{}, err
@@ -283,7 +283,7 @@ var farFuture = time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC)
 // table's rows (by its largest pk), where reading every row costs more.
 func agentScan(q *dbtx, k *kind, n int) (string, error) {
 	var size int64
-	if err := q.queryRow(`SELECT coalesce(max(pk), 0) FROM `+k.table, nil, &size); err != nil {
+	if err := q.queryRow(`SELECT coalesce(max(pk), 0) FROM `+k.Table, nil, &size); err != nil {
 		return "", err
 	}
 	if int64(n)*8 >= size {
@@ -346,7 +346,7 @@ func isKeyword(stem string) bool {
 // agent's documents only, by how many documents hold them. The index's
 // agent_tok column holds the agent's token, which is no word.
 func keywordsAlone(q *dbtx, src ftsSource, agentTok string, counts map[string]int) error {
-	rows, err := q.query(`SELECT term, doc FROM ` + src.vocab)
+	rows, err := q.query(`SELECT term, doc FROM ` + src.Vocab)
 	if err != nil {
 		return err
 	}
@@ -378,7 +378,7 @@ func keywordsAlone(q *dbtx, src ftsSource, agentTok string, counts map[string]in
 func (m *Memory) keywordsShared(q *dbtx, src ftsSource, counts map[string]int) error {
 	docs := map[uint32]int{}
 	add := func(v []byte) { bm25.Each(v, func(h uint32, _ int) { docs[h]++ }) }
-	rows, err := q.query(`SELECT t.terms FROM `+src.table+` t WHERE t.agent_id = ? AND t.terms IS NOT NULL`, m.agent)
+	rows, err := q.query(`SELECT t.terms FROM `+src.Table+` t WHERE t.agent_id = ? AND t.terms IS NOT NULL`, m.agent)
 	if err != nil {
 		return err
 	}
@@ -392,12 +392,12 @@ func (m *Memory) keywordsShared(q *dbtx, src ftsSource, counts map[string]int) e
 	}
 	// A row without a term vector is scored from its texts (see
 	// checkText); so is it counted.
-	rows, err = q.query(`SELECT `+src.indexedOver("t")+` FROM `+src.table+` t WHERE t.agent_id = ? AND t.terms IS NULL`, m.agent)
+	rows, err = q.query(`SELECT `+src.IndexedOver("t")+` FROM `+src.Table+` t WHERE t.agent_id = ? AND t.terms IS NULL`, m.agent)
 	if err != nil {
 		return err
 	}
-	texts := make([]string, len(src.kind.indexed))
-	dest := textsDest(texts)
+	texts := make([]string, len(src.kind.Indexed))
+	dest := store.TextsDest(texts)
 	if _, err := store.ScanAll(rows, func(r store.Scanner) (struct{}, error) {
 		err := r.Scan(dest...)
 		v, _ := bm25.Vector(texts...)
@@ -410,7 +410,7 @@ func (m *Memory) keywordsShared(q *dbtx, src ftsSource, counts map[string]int) e
 		return nil
 	}
 	named := map[uint32][]string{}
-	vocab, err := q.query(`SELECT term FROM ` + src.vocab)
+	vocab, err := q.query(`SELECT term FROM ` + src.Vocab)
 	if err != nil {
 		return err
 	}
@@ -446,13 +446,13 @@ func (m *Memory) keywordsShared(q *dbtx, src ftsSource, counts map[string]int) e
 // how many of the agent's documents of src hold them, read from the
 // documents' texts.
 func (m *Memory) resolveStems(q *dbtx, src ftsSource, ambiguous map[uint32]bool, counts map[string]int) error {
-	rows, err := q.query(`SELECT t.terms, `+src.indexedOver("t")+` FROM `+src.table+` t WHERE t.agent_id = ?`, m.agent)
+	rows, err := q.query(`SELECT t.terms, `+src.IndexedOver("t")+` FROM `+src.Table+` t WHERE t.agent_id = ?`, m.agent)
 	if err != nil {
 		return err
 	}
-	texts := make([]string, len(src.kind.indexed))
+	texts := make([]string, len(src.kind.Indexed))
 	var terms []byte
-	dest := textsDest(texts, &terms)
+	dest := store.TextsDest(texts, &terms)
 	_, err = store.ScanAll(rows, func(r store.Scanner) (struct{}, error) {
 		if err := r.Scan(dest...); err != nil {
 			return struct{}{}, err

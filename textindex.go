@@ -3,13 +3,11 @@ package engram
 import (
 	"cmp"
 	"context"
-	"database/sql"
-	"fmt"
 	"slices"
-	"strings"
 	"sync"
 
 	"github.com/engram-go/engram/internal/bm25"
+	"github.com/engram-go/engram/internal/store"
 )
 
 // The in-memory text index: a text search's matches, scored without FTS5.
@@ -53,7 +51,7 @@ type textData struct {
 type textKind struct {
 	docs []textDoc         // by pk
 	post map[uint32]*posts // stem hash → the docs holding it
-	// sessions are the docs of each session (kind.session) in
+	// sessions are the docs of each session (store.Kind.Session) in
 	// (created_at, pk) order, sessionAt where each session is in it.
 	sessions  [][]int32
 	sessionAt map[string]int32
@@ -62,7 +60,7 @@ type textKind struct {
 	// the index was built or last caught up in, so that catching up
 	// reads the rows inserted since and no other.
 	last int64
-	// scopeAt numbers the users and sessions (kind.userCol and
+	// scopeAt numbers the users and sessions (store.Kind.UserCol and
 	// sessionCol) of the docs, from 1, for a search's Filter; 0 is none.
 	scopeAt map[string]int32
 }
@@ -70,7 +68,7 @@ type textKind struct {
 // textDoc is one indexed row.
 type textDoc struct {
 	pk, created int64
-	importance  float64 // at least kind.importance's value (see migration 0010)
+	importance  float64 // at least store.Kind.Importance's value (see migration 0010)
 	id          string
 	ntok        int32
 	session     int32 // in textKind.sessions; -1 for none
@@ -178,7 +176,7 @@ func readCatchUp(q *dbtx, m *Memory, last []int64, want int64) (*catchUp, error)
 	// table's (k.add keeps it), and that statement is saved.
 	up := &catchUp{added: added}
 	if m.mayShare() {
-		if up.seen, err = readTextLast(q); err != nil {
+		if up.seen, err = store.TextLast(q); err != nil {
 			return nil, err
 		}
 	}
@@ -249,11 +247,7 @@ func (x *textIndex) stop() {
 func loadText(ctx context.Context, m *Memory) (*textData, error) {
 	var d *textData
 	err := m.read(ctx, "search.index", func(q *dbtx) (err error) {
-		var docs int
-		var version, ranks int64
-		err = q.queryRow(`SELECT coalesce((SELECT docs FROM text_stats WHERE agent_id = ?1), 0),
-			coalesce((SELECT version FROM text_stats WHERE agent_id = ?1), -1),
-			coalesce((SELECT ranks FROM text_stats WHERE agent_id = ?1), 0)`, []any{m.agent}, &docs, &version, &ranks)
+		docs, version, ranks, err := store.TextStats(q, m.agent)
 		if err != nil || docs > m.cfg.Search.IndexMax {
 			return err
 		}
@@ -270,14 +264,15 @@ func loadText(ctx context.Context, m *Memory) (*textData, error) {
 			}()
 		}
 		d = &textData{version: version, ranks: ranks, kinds: make([]textKind, len(ftsSources))}
-		seen, err := readTextLast(q)
+		seen, err := store.TextLast(q)
 		if err != nil {
 			return err
 		}
 		for i, src := range ftsSources {
 			k := &d.kinds[i]
 			k.post = make(map[uint32]*posts)
-			if err := eachTextRow(q, src.kind, m.agent, k.add); err != nil {
+			err := store.EachTextRow(q, src.Kind, m.agent, func(r *store.TextRow) { k.add(textRowOf(r)) })
+			if err != nil {
 				return err
 			}
 			if seen != nil {
@@ -303,13 +298,10 @@ const textBuildCacheKiB = 2048
 // which gives back the pages the pool holds beyond its new size, and
 // returns what sets it back to mib MiB.
 func smallCache(q *dbtx, mib int) (restore func() error, err error) {
-	if _, err := q.exec(fmt.Sprintf("PRAGMA cache_size = -%d", textBuildCacheKiB)); err != nil {
+	if err := store.SetCacheKiB(q, textBuildCacheKiB); err != nil {
 		return nil, err
 	}
-	return func() error {
-		_, err := q.execBackground(fmt.Sprintf("PRAGMA cache_size = -%d", mib*1024))
-		return err
-	}, nil
+	return func() error { return store.SetCacheKiB(q.background(), mib*1024) }, nil
 }
 
 // textRow is a row read for the index, with its term vector.
@@ -317,121 +309,17 @@ type textRow struct {
 	textDoc
 	terms             []byte
 	session           string
-	userID, sessionID string // kind.userCol's and sessionCol's
+	userID, sessionID string // store.Kind.UserCol's and sessionCol's
 }
 
-// textRowsSQL reads, per kind, the agent's (?1) rows in pk order: what
-// the index keeps of them, their term vector and, for a row without one,
-// its indexed texts (see fillTerms), through an index on agent_id: what a
-// build reads when the kind's table holds other agents' rows too.
-var textRowsSQL = func() map[*kind]string {
-	out := map[*kind]string{}
-	for _, src := range ftsSources {
-		k := src.kind
-		out[k] = `SELECT ` + textCols(k, len(k.indexed)) + ` FROM ` + k.table + ` t WHERE t.agent_id = ?1 ORDER BY t.pk`
+// textRowOf is the row s of the store, with its term vector (see
+// textRow.vector).
+func textRowOf(s *store.TextRow) textRow {
+	r := textRow{
+		textDoc: textDoc{pk: s.PK, created: s.Created, importance: s.Importance, id: s.ID},
+		terms:   s.Terms, session: s.Session, userID: s.UserID, sessionID: s.SessionID,
 	}
-	return out
-}()
-
-// textScanSQL is textRowsSQL for a table that holds the agent's rows
-// alone: straight through the table in pk order. Through an index on
-// agent_id, SQLite looks every row up by its pk and sorts them all: about
-// a third of a build's time at 100K memories.
-var textScanSQL = func() map[*kind]string {
-	out := map[*kind]string{}
-	for _, src := range ftsSources {
-		k := src.kind
-		out[k] = `SELECT ` + textCols(k, len(k.indexed)) + ` FROM ` + k.table + ` t NOT INDEXED WHERE t.agent_id = ?1 ORDER BY t.pk`
-	}
-	return out
-}()
-
-// textCols are the columns textRowsSQL and textAfterSQL read of a row
-// of k, its indexed texts padded with empty strings to n.
-func textCols(k *kind, n int) string {
-	session := "''"
-	if k.session != "" {
-		session = over(k.session, "t")
-	}
-	user, sess := "''", "''"
-	if k.userCol != "" {
-		user = "t." + k.userCol
-	}
-	if k.sessionCol != "" {
-		sess = "t." + k.sessionCol
-	}
-	cols := `t.pk, t.id, t.created_at, ` + over(k.importance, "t") + `, t.ntok, t.terms, ` + session + `, ` + user + `, ` + sess
-	for i := range n {
-		if i < len(k.indexed) {
-			cols += `, CASE WHEN t.terms IS NULL THEN ` + over(k.indexed[i], "t") + ` ELSE '' END`
-		} else {
-			cols += `, ''`
-		}
-	}
-	return cols
-}
-
-// textAfterSQL reads, for a catch-up, the agent's (?1) rows of every
-// kind after the pk the index last saw of the kind's table (?2, ?3, … in
-// ftsSources' order), each row led by its kind's place in ftsSources: one
-// statement, not one a kind, since a search after every write pays it.
-// Each kind's rows come through the range of pks (the rows inserted since,
-// any agent's, filtered by agent), not through an index on agent_id: left
-// to choose, SQLite reads every row of the agent through one and sorts
-// them, on every search after a write (at 100K memories, 36 ms where the
-// range takes 0.02).
-var textAfterSQL = func() string {
-	var parts []string
-	for i, src := range ftsSources {
-		k := src.kind
-		parts = append(parts, fmt.Sprintf(`SELECT %d, %s FROM %s t NOT INDEXED WHERE t.agent_id = ?1 AND t.pk > ?%d`, i, textCols(k, textAfterTexts), k.table, i+2))
-	}
-	return strings.Join(parts, "\nUNION ALL ")
-}()
-
-// textAfterTexts is how many indexed texts a row of textAfterSQL holds.
-var textAfterTexts = func() int {
-	n := 0
-	for _, src := range ftsSources {
-		n = max(n, len(src.kind.indexed))
-	}
-	return n
-}()
-
-// eachTextRow calls fn with every row of kind k of agent, in pk order;
-// the row's term vector is valid only during the call.
-func eachTextRow(q *dbtx, k *kind, agent string, fn func(textRow)) error {
-	var others bool
-	err := q.queryRow(`SELECT EXISTS (SELECT 1 FROM `+k.table+` WHERE agent_id < ?1)
-		OR EXISTS (SELECT 1 FROM `+k.table+` WHERE agent_id > ?1)`, []any{agent}, &others)
-	if err != nil {
-		return err
-	}
-	stmt := textScanSQL[k]
-	if others {
-		stmt = textRowsSQL[k]
-	}
-	rows, err := q.query(stmt, agent)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	texts := make([]string, len(k.indexed))
-	var r textRow
-	var ntok int
-	var terms sql.RawBytes
-	dest := textsDest(texts, &r.pk, &r.id, &r.created, &r.importance, &ntok, &terms, &r.session, &r.userID, &r.sessionID)
-	for rows.Next() {
-		if err := rows.Scan(dest...); err != nil {
-			return err
-		}
-		r.terms = terms
-		fn(r.vector(texts, ntok))
-	}
-	if err := rows.Err(); err != nil {
-		return err
-	}
-	return rows.Close()
+	return r.vector(s.Texts, s.NTok)
 }
 
 // vector returns r with its term vector: the one read, or, for a row
@@ -449,63 +337,21 @@ func (r textRow) vector(texts []string, ntok int) textRow {
 // readTextAfter reads the rows of agent of each kind (in ftsSources'
 // order) after the pk last[i], each kind's in pk order, in one statement.
 func readTextAfter(q *dbtx, agent string, last []int64) ([][]textRow, error) {
-	args := make([]any, 0, 1+len(last))
-	args = append(args, agent)
-	for _, l := range last {
-		args = append(args, l)
-	}
-	rows, err := q.query(textAfterSQL, args...)
+	out := make([][]textRow, len(ftsSources))
+	err := store.TextAfter(q, agent, last, func(at int, r *store.TextRow) error {
+		out[at] = append(out[at], textRowOf(r))
+		return nil
+	})
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	out := make([][]textRow, len(ftsSources))
-	texts := make([]string, textAfterTexts)
-	var r textRow
-	var ntok, at int
-	dest := textsDest(texts, &at, &r.pk, &r.id, &r.created, &r.importance, &ntok, &r.terms, &r.session, &r.userID, &r.sessionID)
-	for rows.Next() {
-		r.terms = nil
-		if err := rows.Scan(dest...); err != nil {
-			return nil, err
-		}
-		if at < 0 || at >= len(out) {
-			return nil, fmt.Errorf("engram: text index: a row of kind %d", at)
-		}
-		out[at] = append(out[at], r.vector(texts[:len(ftsSources[at].kind.indexed)], ntok))
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	// In pk order, which the range gives, though SQL does not promise it
-	// without an ORDER BY (which a compound statement would sort by).
+	// In pk order, which the range gives, though SQL does not promise it.
 	for _, rs := range out {
 		if !slices.IsSortedFunc(rs, func(a, b textRow) int { return cmp.Compare(a.pk, b.pk) }) {
 			slices.SortFunc(rs, func(a, b textRow) int { return cmp.Compare(a.pk, b.pk) })
 		}
 	}
-	return out, rows.Close()
-}
-
-// textLastSQL reads the largest pk of each kind's table, 0 for none, in
-// ftsSources' order.
-var textLastSQL = func() string {
-	var cols []string
-	for _, src := range ftsSources {
-		cols = append(cols, `coalesce((SELECT max(pk) FROM `+src.kind.table+`), 0)`)
-	}
-	return `SELECT ` + strings.Join(cols, ", ")
-}()
-
-// readTextLast returns the largest pk of each kind's table in q's
-// snapshot, in ftsSources' order.
-func readTextLast(q *dbtx) ([]int64, error) {
-	out := make([]int64, len(ftsSources))
-	dest := make([]any, len(out))
-	for i := range out {
-		dest[i] = &out[i]
-	}
-	return out, q.queryRow(textLastSQL, nil, dest...)
+	return out, nil
 }
 
 // add indexes a row whose pk is larger than any indexed.
@@ -927,7 +773,7 @@ func (m *Memory) indexCandidates(q *dbtx, s *search, d *textData, docs, tokens i
 	for i, src := range ftsSources {
 		if s.wants(src.kind) && len(d.kinds[i].docs) > 0 {
 			room += s.k
-			if src.session != "" {
+			if src.Session != "" {
 				room += 2 * s.k
 			}
 		}
@@ -938,7 +784,7 @@ func (m *Memory) indexCandidates(q *dbtx, s *search, d *textData, docs, tokens i
 		if !s.wants(src.kind) || len(k.docs) == 0 {
 			continue
 		}
-		if src.live != "" {
+		if src.Live != "" {
 			sc, err := m.scopeOf(q, src)
 			if err != nil {
 				return nil, err
@@ -951,7 +797,7 @@ func (m *Memory) indexCandidates(q *dbtx, s *search, d *textData, docs, tokens i
 			continue
 		}
 		top := k.best(s, src.typ, kindDF[i], m.cfg.Search.PostingBudget)
-		if src.session != "" && m.cfg.Search.ContextWeight > 0 {
+		if src.Session != "" && m.cfg.Search.ContextWeight > 0 {
 			s.near = slices.Grow(s.near, 2*len(top))
 			keep, _ := k.inScope(s)
 			for _, c := range top {

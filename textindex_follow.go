@@ -1,6 +1,10 @@
 package engram
 
-import "context"
+import (
+	"context"
+
+	"github.com/engram-go/engram/internal/store"
+)
 
 // The text index follows its own Memory's writes. A search after a
 // write would otherwise catch the index up itself: read the rows inserted
@@ -93,8 +97,8 @@ func (f *textFollower) catchUp(q *dbtx) error {
 	if d == nil {
 		return nil
 	}
-	var version int64
-	if err := q.queryRow(`SELECT coalesce((SELECT version FROM text_stats WHERE agent_id = ?1), -1)`, []any{f.m.agent}, &version); err != nil {
+	version, err := store.TextVersion(q, f.m.agent)
+	if err != nil {
 		return err
 	}
 	if version <= from || version-from > textCatchUpMax {

@@ -710,13 +710,13 @@ func TestTextIndexBuildReadsTablesInOrder(t *testing.T) {
 	for i, src := range ftsSources {
 		want := 0
 		err := m.db.read(ctx, "test", func(q *dbtx) error {
-			return q.queryRow(`SELECT count(*) FROM `+src.table+` WHERE agent_id = ?`, []any{m.agent}, &want)
+			return q.queryRow(`SELECT count(*) FROM `+src.Table+` WHERE agent_id = ?`, []any{m.agent}, &want)
 		})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if got := len(d.kinds[i].docs); got != want {
-			t.Errorf("%s: %d rows indexed, the table holds %d of the agent's", src.table, got, want)
+			t.Errorf("%s: %d rows indexed, the table holds %d of the agent's", src.Table, got, want)
 		}
 	}
 	// Another agent in a file of its own (WithPath: it may be shared)

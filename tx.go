@@ -242,6 +242,15 @@ func (w *writeTx) undo(n int) {
 	w.rollback = w.rollback[:n]
 }
 
+// background returns q running its statements without q's context, for
+// what must run whatever the context says (the end of a transaction, a
+// connection's setting put back).
+func (q *dbtx) background() *dbtx {
+	b := *q
+	b.ctx = context.Background()
+	return &b
+}
+
 // execBackground runs a statement of q's connection without q's context:
 // the end of a transaction or savepoint runs whatever the context says.
 func (q *dbtx) execBackground(query string) (sql.Result, error) {

@@ -426,7 +426,7 @@ func checkFollowers(t *testing.T, m *Memory, built bool) {
 	var vecs []int64
 	err := m.db.read(context.Background(), "test", func(q *dbtx) error {
 		rs, err := q.query(`SELECT s.pk, s.id, v.rowid IS NOT NULL FROM semantic_memory s
-			LEFT JOIN `+semanticKind.vec+` v ON v.rowid = s.pk WHERE s.agent_id = ?`, m.agent)
+			LEFT JOIN `+semanticKind.Vec+` v ON v.rowid = s.pk WHERE s.agent_id = ?`, m.agent)
 		if err != nil {
 			return err
 		}

@@ -27,16 +27,16 @@ import (
 )
 
 // vectorKinds are the kinds with vectors in Tier 2: each has a vec0 table
-// (kind.vec) keyed by the row's pk, holding the embedding of the kind's
+// (store.Kind.Vec) keyed by the row's pk, holding the embedding of the kind's
 // text.
-var vectorKinds = kindsWith(func(k *kind) bool { return k.vec != "" })
+var vectorKinds = kindsWith(func(k *kind) bool { return k.Vec != "" })
 
 // markPending marks every row of agent pending, or of every agent when
 // agent is "", in q's transaction.
 func markPending(q *dbtx, agent string) error {
 	for _, vk := range vectorKinds {
 		if _, err := q.exec(`INSERT OR IGNORE INTO vector_pending (memory_type, pk, agent_id)
-			SELECT '`+string(vk.typ)+`', pk, agent_id FROM `+vk.table+` WHERE ?1 = '' OR agent_id = ?1`, agent); err != nil {
+			SELECT '`+string(vk.typ)+`', pk, agent_id FROM `+vk.Table+` WHERE ?1 = '' OR agent_id = ?1`, agent); err != nil {
 			return err
 		}
 	}
@@ -243,10 +243,10 @@ func (v *vectors) dropAll(q *dbtx, model, dims string, newModel bool) error {
 		"was", model, "was_dims", dims, "now", v.model, "now_dims", v.dims)
 	// The Tier 2 schema is made again from its first step.
 	for _, vk := range vectorKinds {
-		for _, stmt := range []string{`DROP TABLE ` + vk.vec, `DROP TRIGGER IF EXISTS ` + vk.vec + `_ai`,
-			`DROP TRIGGER IF EXISTS ` + vk.vec + `_au`, `DROP TRIGGER IF EXISTS ` + vk.vec + `_ad`} {
+		for _, stmt := range []string{`DROP TABLE ` + vk.Vec, `DROP TRIGGER IF EXISTS ` + vk.Vec + `_ai`,
+			`DROP TRIGGER IF EXISTS ` + vk.Vec + `_au`, `DROP TRIGGER IF EXISTS ` + vk.Vec + `_ad`} {
 			if _, err := q.exec(stmt); err != nil {
-				return fmt.Errorf("%s: %w", vk.vec, err)
+				return fmt.Errorf("%s: %w", vk.Vec, err)
 			}
 		}
 	}
@@ -266,7 +266,7 @@ func (v *vectors) dropAll(q *dbtx, model, dims string, newModel bool) error {
 func otherAgentWithVectors(q *dbtx, agent string) (string, error) {
 	for _, vk := range vectorKinds {
 		var other string
-		err := q.queryRow(`SELECT t.agent_id FROM `+vk.table+` t WHERE (t.agent_id < ?1 OR t.agent_id > ?1)
+		err := q.queryRow(`SELECT t.agent_id FROM `+vk.Table+` t WHERE (t.agent_id < ?1 OR t.agent_id > ?1)
 			AND NOT EXISTS (SELECT 1 FROM vector_pending p WHERE p.memory_type = ?2 AND p.pk = t.pk) LIMIT 1`,
 			[]any{agent, string(vk.typ)}, &other)
 		if err == nil {
@@ -388,13 +388,13 @@ func (v *vectors) nameCachedRows(q *dbtx) error {
 		// A kind whose vectors came in a later step (documents, step 3)
 		// has none to name yet.
 		var made bool
-		if err := q.queryRow(`SELECT EXISTS (SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = ?)`, []any{vk.vec}, &made); err != nil {
+		if err := q.queryRow(`SELECT EXISTS (SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = ?)`, []any{vk.Vec}, &made); err != nil {
 			return err
 		}
 		if !made {
 			continue
 		}
-		rows, err := q.query(`SELECT t.pk, ` + vk.textOver("t") + `, t.pk IN (SELECT rowid FROM ` + vk.vec + `) FROM ` + vk.table + ` t`)
+		rows, err := q.query(`SELECT t.pk, ` + vk.TextOver("t") + `, t.pk IN (SELECT rowid FROM ` + vk.Vec + `) FROM ` + vk.Table + ` t`)
 		if err != nil {
 			return err
 		}
@@ -420,7 +420,7 @@ func (v *vectors) nameCachedRows(q *dbtx) error {
 		if err != nil {
 			return err
 		}
-		rows, err = q.query(`SELECT coalesce(`+overJSON(vk.text, "row")+`, '') FROM archive WHERE memory_type = ?`, string(vk.typ))
+		rows, err = q.query(`SELECT coalesce(`+store.OverJSON(vk.Text, "row")+`, '') FROM archive WHERE memory_type = ?`, string(vk.typ))
 		if err != nil {
 			return err
 		}
@@ -574,7 +574,7 @@ func (v *vectors) embed(ctx context.Context, texts []string) ([]embedded, error)
 var cacheSQL = func() string {
 	var cases []string
 	for _, vk := range vectorKinds {
-		cases = append(cases, `WHEN '`+string(vk.typ)+`' THEN (SELECT embedding FROM `+vk.vec+` WHERE rowid = c.memory_pk)`)
+		cases = append(cases, `WHEN '`+string(vk.typ)+`' THEN (SELECT embedding FROM `+vk.Vec+` WHERE rowid = c.memory_pk)`)
 	}
 	return `SELECT c.hash, c.memory_pk IS NOT NULL,
 			CASE WHEN c.memory_pk IS NULL THEN c.vector ELSE CASE c.memory_type ` + strings.Join(cases, " ") + ` END END
@@ -652,7 +652,7 @@ func (v *vectors) check(vecs [][]float32, n int) error {
 // gives it up. The agent's vector counter moves on, and the index
 // follows, when the transaction commits (see finish).
 func (v *vectors) put(q *dbtx, typ MemoryType, pk int64, e embedded, replace bool) error {
-	vec := kindOf(typ).vec
+	vec := kindOf(typ).Vec
 	if replace {
 		if _, err := q.exec(`DELETE FROM `+vec+` WHERE rowid = ?`, pk); err != nil {
 			return err
@@ -734,7 +734,7 @@ func (v *vectors) watches(bool) []watch {
 // follow notes the agent's vectors dropped by the changes cs.
 func (v *vectors) follow(q *dbtx, cs []change) error {
 	for _, c := range cs {
-		if c.op == changeInsert || kindOf(c.kind).vec == "" || c.agent != v.m.agent {
+		if c.op == changeInsert || kindOf(c.kind).Vec == "" || c.agent != v.m.agent {
 			continue
 		}
 		v.begin(q)
@@ -762,7 +762,7 @@ func (v *vectors) finish(q *dbtx) error {
 			continue
 		}
 		var n int
-		if err := q.queryRow(`SELECT count(*) FROM `+kindOf(key.typ).vec+` WHERE rowid = ?`, []any{key.pk}, &n); err != nil {
+		if err := q.queryRow(`SELECT count(*) FROM `+kindOf(key.typ).Vec+` WHERE rowid = ?`, []any{key.pk}, &n); err != nil {
 			return err
 		}
 		if n == 0 {
@@ -903,7 +903,7 @@ func (v *vectors) load(q *dbtx, vk *kind) (*vecindex.Index, error) {
 			err = cerr
 		}
 		if err == nil && got != want {
-			err = fmt.Errorf("%w: %d of the agent's vectors in the chunks, %d in %s_rowids", errChunkLayout, got, want, vk.vec)
+			err = fmt.Errorf("%w: %d of the agent's vectors in the chunks, %d in %s_rowids", errChunkLayout, got, want, vk.Vec)
 		}
 		if err == nil {
 			return x, nil
@@ -914,10 +914,10 @@ func (v *vectors) load(q *dbtx, vk *kind) (*vecindex.Index, error) {
 	}
 	// vec0's own scan: correct whatever its storage looks like, but it
 	// reads every vector separately, twenty times slower.
-	v.m.log.Warn("engram: reading vectors through vec0's scan", "table", vk.vec, "reason", err)
+	v.m.log.Warn("engram: reading vectors through vec0's scan", "table", vk.Vec, "reason", err)
 	x := vecindex.New(v.dims)
-	rows, err := q.query(`SELECT v.rowid, v.embedding FROM `+vk.vec+` v
-		WHERE v.rowid IN (SELECT pk FROM `+vk.table+` WHERE agent_id = ?)`, v.m.agent)
+	rows, err := q.query(`SELECT v.rowid, v.embedding FROM `+vk.Vec+` v
+		WHERE v.rowid IN (SELECT pk FROM `+vk.Table+` WHERE agent_id = ?)`, v.m.agent)
 	if err != nil {
 		return nil, err
 	}
@@ -944,16 +944,16 @@ func (v *vectors) load(q *dbtx, vk *kind) (*vecindex.Index, error) {
 // the agent has.
 func (v *vectors) owned(q *dbtx, vk *kind) (own map[int64]bool, chunks []int64, want int, err error) {
 	var others bool
-	err = q.queryRow(`SELECT EXISTS (SELECT 1 FROM `+vk.table+` WHERE agent_id < ?1)
-		OR EXISTS (SELECT 1 FROM `+vk.table+` WHERE agent_id > ?1)`, []any{v.m.agent}, &others)
+	err = q.queryRow(`SELECT EXISTS (SELECT 1 FROM `+vk.Table+` WHERE agent_id < ?1)
+		OR EXISTS (SELECT 1 FROM `+vk.Table+` WHERE agent_id > ?1)`, []any{v.m.agent}, &others)
 	if err != nil {
 		return nil, nil, 0, err
 	}
 	if !others {
-		err := q.queryRow(`SELECT count(*) FROM `+vk.vec+`_rowids`, nil, &want)
+		err := q.queryRow(`SELECT count(*) FROM `+vk.Vec+`_rowids`, nil, &want)
 		return nil, nil, want, chunkLayoutErr(err)
 	}
-	rows, err := q.query(`SELECT t.pk, r.chunk_id FROM `+vk.table+` t CROSS JOIN `+vk.vec+`_rowids r ON r.rowid = t.pk
+	rows, err := q.query(`SELECT t.pk, r.chunk_id FROM `+vk.Table+` t CROSS JOIN `+vk.Vec+`_rowids r ON r.rowid = t.pk
 		WHERE t.agent_id = ?`, v.m.agent)
 	if err != nil {
 		return nil, nil, 0, chunkLayoutErr(err)
@@ -1094,15 +1094,15 @@ func (v *vectors) loadChunks(q *dbtx, vk *kind, chunks []int64, fn func(pks []in
 	// column named rowid, declared without a type: the unary + takes the
 	// chunk_id's integer affinity off the comparison, which could not
 	// use that column's index otherwise (a scan per chunk).
-	from := vk.vec + `_chunks c`
+	from := vk.Vec + `_chunks c`
 	var args []any
 	if chunks != nil {
 		list, _ := json.Marshal(chunks)
-		from = `json_each(?) j CROSS JOIN ` + vk.vec + `_chunks c ON c.chunk_id = j.value`
+		from = `json_each(?) j CROSS JOIN ` + vk.Vec + `_chunks c ON c.chunk_id = j.value`
 		args = append(args, string(list))
 	}
 	rows, err := q.query(`SELECT c.size, c.validity, c.rowids, v.vectors
-		FROM `+from+` CROSS JOIN `+vk.vec+`_vector_chunks00 v ON v.rowid = +c.chunk_id`, args...)
+		FROM `+from+` CROSS JOIN `+vk.Vec+`_vector_chunks00 v ON v.rowid = +c.chunk_id`, args...)
 	if err != nil {
 		return chunkLayoutErr(err)
 	}
@@ -1213,7 +1213,7 @@ func (v *vectors) similar(q *dbtx, k *kind, pk int64, vec []float32, threshold f
 		return nil, nil
 	}
 	list, _ := json.Marshal(pks)
-	rows, err := q.query(`SELECT s.pk, s.id FROM json_each(?1) j CROSS JOIN `+k.table+` s ON s.pk = j.value
+	rows, err := q.query(`SELECT s.pk, s.id FROM json_each(?1) j CROSS JOIN `+k.Table+` s ON s.pk = j.value
 		WHERE s.agent_id = ?2`, string(list), v.m.agent)
 	if err != nil {
 		return nil, err
@@ -1267,7 +1267,7 @@ func (v *vectors) ownHits(typ MemoryType, hits []vecindex.Hit, vec []float32, th
 // pending).
 func (v *vectors) stored(q *dbtx, typ MemoryType, pk int64) ([]float32, error) {
 	var b []byte
-	err := q.queryRow(`SELECT embedding FROM `+kindOf(typ).vec+` WHERE rowid = ?`, []any{pk}, &b)
+	err := q.queryRow(`SELECT embedding FROM `+kindOf(typ).Vec+` WHERE rowid = ?`, []any{pk}, &b)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil
 	}
@@ -1301,7 +1301,7 @@ type pendingRow struct {
 var pendingSQL = func() string {
 	var cases []string
 	for _, vk := range vectorKinds {
-		cases = append(cases, `WHEN '`+string(vk.typ)+`' THEN (SELECT `+vk.textOver("t")+` FROM `+vk.table+` t WHERE t.pk = p.pk)`)
+		cases = append(cases, `WHEN '`+string(vk.typ)+`' THEN (SELECT `+vk.TextOver("t")+` FROM `+vk.Table+` t WHERE t.pk = p.pk)`)
 	}
 	return `SELECT p.memory_type, p.pk, CASE p.memory_type ` + strings.Join(cases, " ") + ` END
 		FROM vector_pending p WHERE p.agent_id = ?1 ORDER BY p.attempts, p.memory_type, p.pk LIMIT ?2`
@@ -1406,7 +1406,7 @@ func (v *vectors) write(ctx context.Context, batch []pendingRow, es []embedded) 
 		for i, p := range batch {
 			vk := kindOf(p.typ)
 			var text string
-			err := q.queryRow(`SELECT `+vk.textOver("t")+` FROM `+vk.table+` t WHERE t.pk = ?1 AND t.agent_id = ?2
+			err := q.queryRow(`SELECT `+vk.TextOver("t")+` FROM `+vk.Table+` t WHERE t.pk = ?1 AND t.agent_id = ?2
 				AND EXISTS (SELECT 1 FROM vector_pending WHERE memory_type = ?3 AND pk = ?1)`,
 				[]any{p.pk, v.m.agent, string(p.typ)}, &text)
 			if errors.Is(err, sql.ErrNoRows) || err == nil && text != p.text {
@@ -1472,7 +1472,7 @@ func (m *Memory) Reindex(ctx context.Context, progress func(done, total int)) er
 		}
 		for _, vk := range vectorKinds { // marks whose row is gone (none should be)
 			if _, err := q.exec(`DELETE FROM vector_pending WHERE agent_id = ? AND memory_type = '`+string(vk.typ)+`'
-				AND pk NOT IN (SELECT pk FROM `+vk.table+`)`, m.agent); err != nil {
+				AND pk NOT IN (SELECT pk FROM `+vk.Table+`)`, m.agent); err != nil {
 				return err
 			}
 		}
@@ -1541,12 +1541,12 @@ func checkVectors(q *dbtx) error {
 	for _, vk := range vectorKinds {
 		var orphans, missing, stale int
 		err := q.queryRow(`SELECT
-			(SELECT count(*) FROM `+vk.vec+` v WHERE NOT EXISTS (SELECT 1 FROM `+vk.table+` b WHERE b.pk = v.rowid)),
-			(SELECT count(*) FROM `+vk.table+` b WHERE NOT EXISTS
+			(SELECT count(*) FROM `+vk.Vec+` v WHERE NOT EXISTS (SELECT 1 FROM `+vk.Table+` b WHERE b.pk = v.rowid)),
+			(SELECT count(*) FROM `+vk.Table+` b WHERE NOT EXISTS
 				(SELECT 1 FROM vector_pending p WHERE p.memory_type = ?1 AND p.pk = b.pk)
-				AND b.pk NOT IN (SELECT rowid FROM `+vk.vec+`)),
+				AND b.pk NOT IN (SELECT rowid FROM `+vk.Vec+`)),
 			(SELECT count(*) FROM vector_pending p WHERE p.memory_type = ?1
-				AND NOT EXISTS (SELECT 1 FROM `+vk.table+` b WHERE b.pk = p.pk))`,
+				AND NOT EXISTS (SELECT 1 FROM `+vk.Table+` b WHERE b.pk = p.pk))`,
 			[]any{string(vk.typ)}, &orphans, &missing, &stale)
 		if err != nil {
 			return err
@@ -1555,10 +1555,10 @@ func checkVectors(q *dbtx) error {
 			problems = append(problems, fmt.Sprintf("vector_pending: %d %s marks without a row", stale, vk.typ))
 		}
 		if orphans > 0 {
-			problems = append(problems, fmt.Sprintf("%s: %d vectors without a row", vk.vec, orphans))
+			problems = append(problems, fmt.Sprintf("%s: %d vectors without a row", vk.Vec, orphans))
 		}
 		if missing > 0 {
-			problems = append(problems, fmt.Sprintf("%s: %d rows neither embedded nor pending", vk.table, missing))
+			problems = append(problems, fmt.Sprintf("%s: %d rows neither embedded nor pending", vk.Table, missing))
 		}
 	}
 	cache, err := checkCache(q)
@@ -1611,15 +1611,15 @@ func checkCache(q *dbtx) ([]string, error) {
 	for _, vk := range vectorKinds {
 		var unembedded int
 		err := q.queryRow(`SELECT count(*) FROM embedding_cache WHERE memory_type = ?1
-			AND memory_pk NOT IN (SELECT rowid FROM `+vk.vec+`)`, []any{string(vk.typ)}, &unembedded)
+			AND memory_pk NOT IN (SELECT rowid FROM `+vk.Vec+`)`, []any{string(vk.typ)}, &unembedded)
 		if err != nil {
 			return nil, err
 		}
 		if unembedded > 0 {
 			problems = append(problems, fmt.Sprintf("embedding_cache: %d entries name %s rows without a vector", unembedded, vk.typ))
 		}
-		rows, err := q.query(`SELECT c.hash, coalesce(`+vk.textOver("t")+`, '') FROM embedding_cache c
-			LEFT JOIN `+vk.table+` t ON t.pk = c.memory_pk WHERE c.memory_type = ?`, string(vk.typ))
+		rows, err := q.query(`SELECT c.hash, coalesce(`+vk.TextOver("t")+`, '') FROM embedding_cache c
+			LEFT JOIN `+vk.Table+` t ON t.pk = c.memory_pk WHERE c.memory_type = ?`, string(vk.typ))
 		if err != nil {
 			return nil, err
 		}

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/engram-go/engram/internal/store"
 	"github.com/engram-go/engram/internal/vecindex"
 )
 
@@ -408,7 +409,7 @@ func TestLoadChunksKeepsTheCause(t *testing.T) {
 		t.Fatal(err)
 	}
 	err := m.db.read(ctx, "test", func(q *dbtx) error {
-		err := m.vectors.loadChunks(q, &kind{vec: "vec_missing"}, nil, func([]int64, []byte) {})
+		err := m.vectors.loadChunks(q, &kind{Kind: &store.Kind{Vec: "vec_missing"}}, nil, func([]int64, []byte) {})
 		if !errors.Is(err, errChunkLayout) {
 			t.Errorf("a missing table: %v, want errChunkLayout", err)
 		}
@@ -435,22 +436,22 @@ func TestVectorTriggersFollowTheRegistry(t *testing.T) {
 	for _, k := range vectorKinds {
 		var body string
 		err := m.db.read(context.Background(), "test", func(q *dbtx) error {
-			return q.queryRow(`SELECT sql FROM sqlite_schema WHERE type = 'trigger' AND name = ?`, []any{k.vec + "_au"}, &body)
+			return q.queryRow(`SELECT sql FROM sqlite_schema WHERE type = 'trigger' AND name = ?`, []any{k.Vec + "_au"}, &body)
 		})
 		if err != nil {
-			t.Fatalf("%s: %v", k.vec+"_au", err)
+			t.Fatalf("%s: %v", k.Vec+"_au", err)
 		}
 		var cols []string
 		for _, m := range changed.FindAllStringSubmatch(body, -1) {
 			if m[1] != m[2] {
-				t.Errorf("%s compares old.%s with new.%s", k.vec+"_au", m[1], m[2])
+				t.Errorf("%s compares old.%s with new.%s", k.Vec+"_au", m[1], m[2])
 			}
 			cols = append(cols, m[1])
 		}
 		slices.Sort(cols)
-		want := slices.Sorted(slices.Values(k.textCols))
+		want := slices.Sorted(slices.Values(k.TextCols))
 		if !slices.Equal(cols, want) {
-			t.Errorf("%s watches %v; the registry's text of %s is made of %v", k.vec+"_au", cols, k.typ, want)
+			t.Errorf("%s watches %v; the registry's text of %s is made of %v", k.Vec+"_au", cols, k.typ, want)
 		}
 	}
 }

@@ -97,7 +97,7 @@ func TestTier2CacheOfSchema5IsMigrated(t *testing.T) {
 		if vk == documentKind {
 			continue // no table before schema v9
 		}
-		rows, err := db.Query(`SELECT pk, ` + vk.textOver("t") + ` FROM ` + vk.table + ` t`)
+		rows, err := db.Query(`SELECT pk, ` + vk.TextOver("t") + ` FROM ` + vk.Table + ` t`)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -112,7 +112,7 @@ func TestTier2CacheOfSchema5IsMigrated(t *testing.T) {
 		}
 		rows.Close()
 		for pk, text := range texts {
-			exec(`INSERT INTO `+vk.vec+` (rowid, embedding) VALUES (?, ?)`, pk, cache(text))
+			exec(`INSERT INTO `+vk.Vec+` (rowid, embedding) VALUES (?, ?)`, pk, cache(text))
 			live++
 		}
 	}
@@ -120,8 +120,9 @@ func TestTier2CacheOfSchema5IsMigrated(t *testing.T) {
 	// v5's compaction: the row to the archive, then deleted (its vector
 	// goes with it, its cached copy stays).
 	// (The row as v5 had it: without the columns of schema v12.)
-	v5 := *semanticKind
-	v5.cols = slices.DeleteFunc(slices.Clone(v5.cols), func(c string) bool { return c == "user_id" || c == "session_id" || c == "metadata" })
+	v5, v5store := *semanticKind, *semanticKind.Kind
+	v5.Kind = &v5store
+	v5.Cols = slices.DeleteFunc(slices.Clone(v5.Cols), func(c string) bool { return c == "user_id" || c == "session_id" || c == "metadata" })
 	exec(`INSERT INTO archive (agent_id, memory_type, id, row, reason, archived_at)
 		SELECT r.agent_id, 'semantic', r.id, ` + v5.rowJSON("r") + `, 'count', 0 FROM semantic_memory r WHERE r.id = 'note'`)
 	exec(`DELETE FROM semantic_memory WHERE id = 'note'`)

@@ -81,14 +81,14 @@ func (l *Links) Add(ctx context.Context, link Link) error {
 
 // validateEndType accepts an unset type or a kind links may join.
 func validateEndType(field string, t MemoryType) error {
-	if k := kindOf(t); t == "" || k != nil && k.linkable {
+	if k := kindOf(t); t == "" || k != nil && k.Linkable {
 		return nil
 	}
 	return invalid(field, "%q is not a stored memory type", string(t))
 }
 
 // linkable are the kinds links may join.
-var linkable = kindsWith(func(k *kind) bool { return k.linkable })
+var linkable = kindsWith(func(k *kind) bool { return k.Linkable })
 
 // linkTypes is the SQL list of the kinds links may join: "('semantic',
 // 'episodic', 'procedural')".
@@ -105,7 +105,7 @@ var linkTypes = func() string {
 var kindsByID = func() string {
 	var parts []string
 	for _, k := range linkable {
-		parts = append(parts, `SELECT '`+string(k.typ)+`' AS kind, id FROM `+k.table+` WHERE agent_id = ?1 AND id = ?2`)
+		parts = append(parts, `SELECT '`+string(k.typ)+`' AS kind, id FROM `+k.Table+` WHERE agent_id = ?1 AND id = ?2`)
 	}
 	return strings.Join(parts, " UNION ALL ")
 }()
