@@ -3,7 +3,7 @@ package mcpserver
 import (
 	"context"
 	"fmt"
-	"slices"
+	"maps"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -67,102 +67,25 @@ const factProps = `"subject": ` + partSchema + `, "predicate": ` + partSchema + 
 	"memory_id": {"type": "string", "minLength": 1, "maxLength": 256, "description": "the memory it came from: linked to it"},
 	"metadata": ` + metaSchema
 
-// memoryIn is one memory to add: its type's fields (the schema admits no
-// others).
-type memoryIn struct {
-	Type       engram.MemoryType `json:"type"`
-	ID         string            `json:"id,omitempty"`
-	CreatedAt  time.Time         `json:"created_at,omitzero"`
-	Content    string            `json:"content,omitempty"`
-	Summary    string            `json:"summary,omitempty"`
-	Importance float64           `json:"importance,omitempty"`
-	Verified   bool              `json:"verified,omitempty"`
-	Tags       []string          `json:"tags,omitempty"`
-	Source     string            `json:"source,omitempty"`
-	EventType  engram.EventType  `json:"event_type,omitempty"`
-	TaskID     string            `json:"task_id,omitempty"`
-	User       string            `json:"user_id,omitempty"`
-	Session    string            `json:"session_id,omitempty"`
-	// Metadata is any JSON values for a semantic entry or a procedure,
-	// strings for an episode or a fact (the schema says which).
-	Metadata    map[string]any `json:"metadata,omitempty"`
-	Name        string         `json:"name,omitempty"`
-	Description string         `json:"description,omitempty"`
-	Pattern     string         `json:"pattern,omitempty"`
-	SuccessRate float64        `json:"success_rate,omitempty"`
-	Disabled    bool           `json:"disabled,omitempty"`
-	factIn
-}
-
-// factIn is a fact to assert.
-type factIn struct {
-	Subject   string    `json:"subject,omitempty"`
-	Predicate string    `json:"predicate,omitempty"`
-	Object    string    `json:"object,omitempty"`
-	ValidFrom time.Time `json:"valid_from,omitzero"`
-	ValidTo   time.Time `json:"valid_to,omitzero"`
-	Strength  float64   `json:"strength,omitempty"`
-	Sources   []string  `json:"sources,omitempty"`
-	MemoryID  string    `json:"memory_id,omitempty"`
-	// ID and Metadata are memoryIn's in add_memories.
-	FactID       string            `json:"id,omitempty"`
-	FactMetadata map[string]string `json:"metadata,omitempty"`
-}
-
-func (f factIn) fact(id string, md map[string]string) engram.Fact {
-	return engram.Fact{ID: id, Subject: f.Subject, Predicate: f.Predicate, Object: f.Object, ValidFrom: f.ValidFrom, ValidTo: f.ValidTo,
-		Strength: f.Strength, Sources: append(slices.Clone(f.Sources), "mcp"), MemoryID: f.MemoryID, Metadata: md}
-}
-
-// stringMeta returns metadata of strings (the schema admits no other for an
-// episode or a fact), nil for none.
-func stringMeta(md map[string]any) map[string]string {
-	if md == nil {
-		return nil
-	}
-	out := make(map[string]string, len(md))
-	for k, v := range md {
-		out[k], _ = v.(string)
-	}
-	return out
-}
-
-// record returns the memory in stands for.
-func (in memoryIn) record() engram.Record {
-	session := in.Session
-	switch in.Type {
-	case engram.TypeSemantic:
-		return engram.Record{Semantic: &engram.SemanticEntry{ID: in.ID, CreatedAt: in.CreatedAt, Content: in.Content, Summary: in.Summary,
-			Importance: in.Importance, Verified: in.Verified, Tags: in.Tags, Source: cmpOr(in.Source, "mcp"),
-			UserID: in.User, SessionID: session, Metadata: in.Metadata}}
-	case engram.TypeEpisodic:
+// record returns the memory in stands for (memview.Item.Record), with
+// the MCP server's mark: "mcp" is the source of a semantic entry that
+// names none, of an episode's metadata, and one of a fact's sources.
+func record(in memview.Item) (engram.Record, error) {
+	rec, err := in.Record("mcp")
+	if rec.Episode != nil {
 		md := map[string]string{"source": "mcp"}
-		for k, v := range stringMeta(in.Metadata) {
-			md[k] = v
-		}
-		return engram.Record{Episode: &engram.Episode{ID: in.ID, CreatedAt: in.CreatedAt, Content: in.Content, Type: in.EventType,
-			TaskID: in.TaskID, UserID: in.User, SessionID: session, Metadata: md}}
-	case engram.TypeProcedural:
-		return engram.Record{Procedure: &engram.Procedure{ID: in.ID, CreatedAt: in.CreatedAt, Name: in.Name, Description: in.Description,
-			Pattern: in.Pattern, SuccessRate: in.SuccessRate, Tags: in.Tags, Disabled: in.Disabled,
-			UserID: in.User, SessionID: session, Metadata: in.Metadata}}
-	case engram.TypeFact:
-		f := in.factIn.fact(in.ID, stringMeta(in.Metadata))
-		return engram.Record{Fact: &f}
+		maps.Copy(md, rec.Episode.Metadata)
+		rec.Episode.Metadata = md
 	}
-	return engram.Record{Type: in.Type} // refused by AddAll: the schema admits none
-}
-
-func cmpOr(s, def string) string {
-	if s == "" {
-		return def
+	if rec.Fact != nil {
+		rec.Fact.Sources = append(rec.Fact.Sources, "mcp")
 	}
-	return s
+	return rec, err
 }
 
 type addMemoriesIn struct {
-	Memories []memoryIn `json:"memories"`
-	Agent    string     `json:"agent,omitempty"`
+	Memories []memview.Item `json:"memories"`
+	Agent    string         `json:"agent,omitempty"`
 }
 
 type listMemoriesIn struct {
@@ -183,8 +106,8 @@ type updateMemoryIn struct {
 }
 
 type addFactsIn struct {
-	Facts []factIn `json:"facts"`
-	Agent string   `json:"agent,omitempty"`
+	Facts []memview.FactItem `json:"facts"`
+	Agent string             `json:"agent,omitempty"`
 }
 
 type getFactsIn struct {
@@ -292,7 +215,9 @@ func (s *Server) addMemories(ctx context.Context, req *mcp.CallToolRequest, in a
 	}
 	records := make([]engram.Record, len(in.Memories))
 	for i, m := range in.Memories {
-		records[i] = m.record()
+		if records[i], err = record(m); err != nil {
+			return nil, nil, s.toolError("add_memories", err)
+		}
 	}
 	added, err := agentreg.Value(ctx, agent, s.reg.Write, func(m *engram.Memory) ([]engram.Added, error) {
 		return m.AddAll(ctx, records)
@@ -394,7 +319,8 @@ func (s *Server) addFacts(ctx context.Context, req *mcp.CallToolRequest, in addF
 	}
 	facts := make([]engram.Fact, len(in.Facts))
 	for i, f := range in.Facts {
-		facts[i] = f.fact(f.FactID, f.FactMetadata)
+		facts[i] = f.Fact()
+		facts[i].Sources = append(facts[i].Sources, "mcp")
 	}
 	as, err := agentreg.Value(ctx, agent, s.reg.Write, func(m *engram.Memory) ([]engram.Assertion, error) {
 		return m.Facts().AssertAll(ctx, facts)
