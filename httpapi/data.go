@@ -52,10 +52,7 @@ type documentsResponse struct {
 // refused.
 func (s *Server) ingestDocuments(w http.ResponseWriter, r *http.Request) error {
 	var req documentsRequest
-	if err := decode(w, r, s.opts.MaxBodyBytes, &req); err != nil {
-		return err
-	}
-	id, err := s.agentOf(r, req.profileFields)
+	id, err := s.bodyAgent(w, r, &req)
 	if err != nil {
 		return err
 	}
@@ -251,10 +248,7 @@ type backupResponse struct {
 // agents, it is built from the agent's rows, never a copy of the others'.
 func (s *Server) backup(w http.ResponseWriter, r *http.Request) error {
 	var req backupRequest
-	if err := decode(w, r, s.opts.MaxBodyBytes, &req); err != nil {
-		return err
-	}
-	id, err := s.agentOf(r, req.profileFields)
+	id, err := s.bodyAgent(w, r, &req)
 	if err != nil {
 		return err
 	}

@@ -191,10 +191,7 @@ func (s *Server) visualization(w http.ResponseWriter, r *http.Request) error {
 // is deleted, with its full-text entry and links (engram.Facts.Delete);
 // DELETE /v1/memory/{id} erases its history too.
 func (s *Server) deleteTriple(w http.ResponseWriter, r *http.Request) error {
-	if err := params(r, "profile").err; err != nil {
-		return err
-	}
-	id, err := s.agentOf(r, profileFields{})
+	id, err := s.queryAgent(r)
 	if err != nil {
 		return err
 	}

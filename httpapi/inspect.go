@@ -30,10 +30,7 @@ type statsResponse struct {
 // holds (engram.Memory.Stats) and when its memory last changed (the newest
 // entry of engram.Memory.Changes).
 func (s *Server) stats(w http.ResponseWriter, r *http.Request) error {
-	if err := params(r, "profile").err; err != nil {
-		return err
-	}
-	id, err := s.agentOf(r, profileFields{})
+	id, err := s.queryAgent(r)
 	if err != nil {
 		return err
 	}
@@ -95,10 +92,7 @@ type linksResponse struct {
 // or end at the memory (engram.Links.For), strongest first, and the facts
 // it supports. A memory with no links, or none of that ID, has none.
 func (s *Server) memoryLinks(w http.ResponseWriter, r *http.Request) error {
-	if err := params(r, "profile").err; err != nil {
-		return err
-	}
-	id, err := s.agentOf(r, profileFields{})
+	id, err := s.queryAgent(r)
 	if err != nil {
 		return err
 	}
@@ -164,10 +158,7 @@ func (s *Server) archiveOrRestore(w http.ResponseWriter, r *http.Request, archiv
 		return err
 	}
 	var req reasonRequest
-	if err := decode(w, r, s.opts.MaxBodyBytes, &req); err != nil {
-		return err
-	}
-	id, err := s.agentOf(r, req.profileFields)
+	id, err := s.bodyAgent(w, r, &req)
 	if err != nil {
 		return err
 	}

@@ -369,10 +369,7 @@ type memoryResponse struct {
 // getMemory answers GET /v1/memories/{id}: the memory of that ID,
 // whatever its kind (engram.Memory.Get), with its kind.
 func (s *Server) getMemory(w http.ResponseWriter, r *http.Request) error {
-	if err := params(r, "profile").err; err != nil {
-		return err
-	}
-	id, err := s.agentOf(r, profileFields{})
+	id, err := s.queryAgent(r)
 	if err != nil {
 		return err
 	}

@@ -82,10 +82,7 @@ type ingestResponse struct {
 // kept on those episodes (extraction's memories have no place for it).
 func (s *Server) ingest(w http.ResponseWriter, r *http.Request) error {
 	var req ingestRequest
-	if err := decode(w, r, s.opts.MaxBodyBytes, &req); err != nil {
-		return err
-	}
-	id, err := s.agentOf(r, req.profileFields)
+	id, err := s.bodyAgent(w, r, &req)
 	if err != nil {
 		return err
 	}
@@ -250,10 +247,7 @@ type searchResponse struct {
 // plain search (engram.Memory.Find) that takes the search options.
 func (s *Server) search(w http.ResponseWriter, r *http.Request) error {
 	var req searchRequest
-	if err := decode(w, r, s.opts.MaxBodyBytes, &req); err != nil {
-		return err
-	}
-	id, err := s.agentOf(r, req.profileFields)
+	id, err := s.bodyAgent(w, r, &req)
 	if err != nil {
 		return err
 	}
@@ -334,10 +328,7 @@ type contextResponse struct {
 // a system prompt (engram.Memory.Context). It changes nothing.
 func (s *Server) context(w http.ResponseWriter, r *http.Request) error {
 	var req contextRequest
-	if err := decode(w, r, s.opts.MaxBodyBytes, &req); err != nil {
-		return err
-	}
-	id, err := s.agentOf(r, req.profileFields)
+	id, err := s.bodyAgent(w, r, &req)
 	if err != nil {
 		return err
 	}
@@ -521,10 +512,7 @@ func (s *Server) updateMemory(w http.ResponseWriter, r *http.Request) error {
 // ID, current or archived, is erased with everything made of it
 // (engram.Memory.Forget).
 func (s *Server) deleteMemory(w http.ResponseWriter, r *http.Request) error {
-	if err := params(r, "profile").err; err != nil {
-		return err
-	}
-	id, err := s.agentOf(r, profileFields{})
+	id, err := s.queryAgent(r)
 	if err != nil {
 		return err
 	}
@@ -541,10 +529,7 @@ func (s *Server) deleteMemory(w http.ResponseWriter, r *http.Request) error {
 // deleteAllMemory answers DELETE /v1/memory: every memory of the agent is
 // erased (engram.Memory.ForgetAgent), the default agent's too.
 func (s *Server) deleteAllMemory(w http.ResponseWriter, r *http.Request) error {
-	if err := params(r, "profile").err; err != nil {
-		return err
-	}
-	id, err := s.agentOf(r, profileFields{})
+	id, err := s.queryAgent(r)
 	if err != nil {
 		return err
 	}
@@ -564,10 +549,7 @@ type historyResponse struct {
 
 // memoryHistory answers GET /v1/memory/{id}/history (engram.Memory.History).
 func (s *Server) memoryHistory(w http.ResponseWriter, r *http.Request) error {
-	if err := params(r, "profile").err; err != nil {
-		return err
-	}
-	id, err := s.agentOf(r, profileFields{})
+	id, err := s.queryAgent(r)
 	if err != nil {
 		return err
 	}
@@ -626,10 +608,7 @@ type rulesResponse struct {
 
 // listRules answers GET /v1/rules: the agent's extraction rules.
 func (s *Server) listRules(w http.ResponseWriter, r *http.Request) error {
-	if err := params(r, "profile").err; err != nil {
-		return err
-	}
-	id, err := s.agentOf(r, profileFields{})
+	id, err := s.queryAgent(r)
 	if err != nil {
 		return err
 	}
@@ -669,10 +648,7 @@ type ruleResponse struct {
 // active unless "active" is false.
 func (s *Server) addRule(w http.ResponseWriter, r *http.Request) error {
 	var req ruleRequest
-	if err := decode(w, r, s.opts.MaxBodyBytes, &req); err != nil {
-		return err
-	}
-	id, err := s.agentOf(r, req.profileFields)
+	id, err := s.bodyAgent(w, r, &req)
 	if err != nil {
 		return err
 	}
@@ -704,10 +680,7 @@ func (s *Server) addRule(w http.ResponseWriter, r *http.Request) error {
 
 // deleteRule answers DELETE /v1/rules/{name} (engram.Rules.Remove).
 func (s *Server) deleteRule(w http.ResponseWriter, r *http.Request) error {
-	if err := params(r, "profile").err; err != nil {
-		return err
-	}
-	id, err := s.agentOf(r, profileFields{})
+	id, err := s.queryAgent(r)
 	if err != nil {
 		return err
 	}
