@@ -263,14 +263,12 @@ type listMemoriesOut struct {
 }
 
 func (s *Server) listMemories(ctx context.Context, req *mcp.CallToolRequest, in listMemoriesIn) (*mcp.CallToolResult, any, error) {
-	agent, err := s.agentOf(req, in.Agent)
+	agent, filter, err := s.scopedAgent(req, in.Agent, in.scopeIn)
 	if err != nil {
 		return nil, nil, err
 	}
-	mq := engram.MemoryQuery{Types: in.Types, Tags: in.Tags, Since: in.Since, Until: in.Until, Limit: cmp0(in.Limit, 20), Cursor: in.Cursor}
-	if mq.Filter, err = in.filter(); err != nil {
-		return nil, nil, err
-	}
+	mq := engram.MemoryQuery{Types: in.Types, Tags: in.Tags, Since: in.Since, Until: in.Until, Limit: cmp0(in.Limit, 20), Cursor: in.Cursor,
+		Filter: filter}
 	page, err := agentreg.Value(ctx, agent, s.reg.Read, func(m *engram.Memory) (engram.MemoryPage, error) {
 		return m.List(ctx, mq)
 	})

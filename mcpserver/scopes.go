@@ -49,6 +49,17 @@ func (in scopeIn) filter() (*engram.Filter, error) {
 	return f.Engram("filter")
 }
 
+// scopedAgent returns the agent of a tool call (agentOf) and the filter of
+// its scope (nil for none), with agentOf's errors, then filter's.
+func (s *Server) scopedAgent(req *mcp.CallToolRequest, agent string, in scopeIn) (string, *engram.Filter, error) {
+	agent, err := s.agentOf(req, agent)
+	if err != nil {
+		return "", nil, err
+	}
+	f, err := in.filter()
+	return agent, f, err
+}
+
 type forgetUserIn struct {
 	User  string `json:"user_id"`
 	Agent string `json:"agent,omitempty"`
@@ -105,11 +116,7 @@ func (s *Server) forgetUser(ctx context.Context, req *mcp.CallToolRequest, in fo
 }
 
 func (s *Server) forgetMatching(ctx context.Context, req *mcp.CallToolRequest, in forgetMatchingIn) (*mcp.CallToolResult, any, error) {
-	agent, err := s.agentOf(req, in.Agent)
-	if err != nil {
-		return nil, nil, err
-	}
-	f, err := in.filter()
+	agent, f, err := s.scopedAgent(req, in.Agent, in.scopeIn)
 	if err != nil {
 		return nil, nil, err
 	}

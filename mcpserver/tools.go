@@ -246,11 +246,7 @@ type searchOut struct {
 }
 
 func (s *Server) search(ctx context.Context, req *mcp.CallToolRequest, in searchIn) (*mcp.CallToolResult, any, error) {
-	agent, err := s.agentOf(req, in.Agent)
-	if err != nil {
-		return nil, nil, err
-	}
-	filter, err := in.filter()
+	agent, filter, err := s.scopedAgent(req, in.Agent, in.scopeIn)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -284,11 +280,7 @@ func recalledOuts(rs []engram.Recalled) []recalledOut {
 }
 
 func (s *Server) recall(ctx context.Context, req *mcp.CallToolRequest, in recallIn) (*mcp.CallToolResult, any, error) {
-	agent, err := s.agentOf(req, in.Agent)
-	if err != nil {
-		return nil, nil, err
-	}
-	filter, err := in.filter()
+	agent, filter, err := s.scopedAgent(req, in.Agent, in.scopeIn)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -306,11 +298,7 @@ func (s *Server) recall(ctx context.Context, req *mcp.CallToolRequest, in recall
 }
 
 func (s *Server) context(ctx context.Context, req *mcp.CallToolRequest, in contextIn) (*mcp.CallToolResult, any, error) {
-	agent, err := s.agentOf(req, in.Agent)
-	if err != nil {
-		return nil, nil, err
-	}
-	filter, err := in.filter()
+	agent, filter, err := s.scopedAgent(req, in.Agent, in.scopeIn)
 	if err != nil {
 		return nil, nil, err
 	}
