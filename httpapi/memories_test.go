@@ -228,6 +228,36 @@ func TestChangeMemories(t *testing.T) {
 	require.Zero(t, count(t, e, "p"))
 }
 
+// TestPutChangesAsPatch: seed 004's PUT /v1/memory/{id} changes a memory
+// as PATCH does, whatever its kind: a field the kind lacks and a kind
+// that is not edited are refused by name (400, not a 404 that says the
+// memory is missing), and the reason given is what history records.
+func TestPutChangesAsPatch(t *testing.T) {
+	e := newEnv(t, httpapi.Options{})
+	r := e.do("POST", "/v1/memories", map[string]any{"profile": "p", "memories": []any{
+		map[string]any{"type": "semantic", "content": "The deploy runs on Fridays"},
+		map[string]any{"type": "procedural", "name": "deploy", "pattern": "test, ship"},
+		map[string]any{"type": "episodic", "content": "Deployed"},
+		map[string]any{"type": "fact", "subject": "Ada", "predicate": "likes", "object": "tea"},
+	}})
+	require.Equal(t, http.StatusCreated, r.Status, "%s", r.Body)
+	ids := r.JSON(t)["ids"].([]any)
+	note, proc, ep, fact := ids[0].(string), ids[1].(string), ids[2].(string), ids[3].(string)
+
+	requireField(t, e.do("PUT", "/v1/memory/"+proc, map[string]any{"profile": "p", "content": "x"}), "field content: memory")
+	requireField(t, e.do("PUT", "/v1/memory/"+note, map[string]any{"profile": "p", "pattern": "x"}), "field pattern: memory")
+	requireField(t, e.do("PUT", "/v1/memory/"+ep, map[string]any{"profile": "p", "tags": []string{"x"}}), "is an episode, which is not edited")
+	requireField(t, e.do("PUT", "/v1/memory/"+fact, map[string]any{"profile": "p", "tags": []string{"x"}}), "is a fact, which is not edited")
+	requireError(t, e.do("PUT", "/v1/memory/nope", map[string]any{"profile": "p", "tags": []string{"x"}}), 404, httpapi.CodeNotFound)
+
+	r = e.do("PUT", "/v1/memory/"+note, map[string]any{"profile": "p", "importance": 0.8, "reason": "Ada said so"})
+	require.Equal(t, http.StatusOK, r.Status, "%s", r.Body)
+	assert.Equal(t, map[string]any{"updated": true, "id": note, "type": "semantic", "profile": "p"}, r.JSON(t))
+	hist := e.do("GET", "/v1/memory/"+note+"/history?profile=p", nil).JSON(t)["entries"].([]any)
+	require.Len(t, hist, 2, "create and update")
+	assert.Equal(t, "Ada said so", hist[1].(map[string]any)["reason"])
+}
+
 // TestFacts: assert one fact or a batch; read what holds now, what held
 // at a time, what was believed then, and a slot's history.
 func TestFacts(t *testing.T) {

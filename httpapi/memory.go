@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"maps"
 	"net/http"
@@ -458,10 +457,12 @@ type updateResponse struct {
 	Profile string            `json:"profile"`
 }
 
-// updateMemory answers PUT /v1/memory/{id}: it changes a semantic entry
-// (content, summary, importance, verified, tags) or a procedure
-// (description, pattern, tags, disabled). Episodes, snapshots and facts
-// are records of what happened and are not edited.
+// updateMemory answers PUT /v1/memory/{id}, seed 004's route: the memory
+// is changed as PATCH /v1/memories/{id} changes it (memview.Apply), whatever
+// its kind, and the answer is seed 004's (updated, id, type). A field the
+// memory's kind does not have, or any field of a kind that is not edited
+// (an episode, a fact, a snapshot, a document chunk), is refused, naming
+// it.
 func (s *Server) updateMemory(w http.ResponseWriter, r *http.Request) error {
 	var req updateRequest
 	if err := decode(w, r, s.opts.MaxBodyBytes, &req); err != nil {
@@ -474,37 +475,17 @@ func (s *Server) updateMemory(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	memID := r.PathValue("id")
-	semantic := req.Content != nil || req.Summary != nil || req.Importance != nil || req.Verified != nil
-	procedure := req.Description != nil || req.Pattern != nil || req.Disabled != nil
-	switch {
-	case semantic && procedure:
-		return invalidf("content, summary, importance and verified change a semantic entry; description, pattern and disabled a procedure: not both")
-	case !semantic && !procedure && req.Tags == nil:
+	if len(req.Given()) == 0 {
 		return invalidf("nothing to change: give content, summary, importance, verified, tags, description, pattern or disabled")
 	}
-	out := updateResponse{Updated: true, ID: memID, Profile: id}
-	err = s.reg.Change(r.Context(), id, func(m *engram.Memory) error {
-		if !procedure {
-			_, err := m.Semantic().Update(r.Context(), memID, engram.SemanticPatch{
-				Content: req.Content, Summary: req.Summary, Importance: req.Importance, Verified: req.Verified, Tags: req.Tags})
-			if err == nil || !errors.Is(err, engram.ErrNotFound) || semantic {
-				out.Type = engram.TypeSemantic
-				return err
-			}
-		}
-		_, err := m.Procedural().Update(r.Context(), memID, engram.ProcedurePatch{
-			Description: req.Description, Pattern: req.Pattern, Tags: req.Tags, Disabled: req.Disabled})
-		if errors.Is(err, engram.ErrNotFound) {
-			return notFoundf("the agent has no semantic entry or procedure %q", memID)
-		}
-		out.Type = engram.TypeProcedural
-		return err
+	memID := r.PathValue("id")
+	rec, err := agentreg.Value(r.Context(), id, s.reg.Change, func(m *engram.Memory) (engram.Record, error) {
+		return memview.Apply(withReason(r, req.Reason), m, memID, req.Patch)
 	})
 	if err != nil {
-		return err
+		return renamed(err, "")
 	}
-	writeJSON(w, http.StatusOK, out)
+	writeJSON(w, http.StatusOK, updateResponse{true, memID, rec.Type, id})
 	return nil
 }
 
