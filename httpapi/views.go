@@ -115,20 +115,9 @@ func factsOf(fs []engram.Fact) []factView {
 	return out
 }
 
-type hopView struct {
-	Fact      factView `json:"fact"`
-	Direction string   `json:"direction"` // "out" along the fact, "in" against it
-	From      string   `json:"from"`
-	To        string   `json:"to"`
-}
-
-func hopsOf(hs []engram.Hop) []hopView {
-	out := make([]hopView, 0, len(hs))
-	for _, h := range hs {
-		out = append(out, hopView{Fact: factOf(h.Fact), Direction: string(h.Direction), From: h.From(), To: h.To()})
-	}
-	return out
-}
+// hopView is a fact walked from one entity to another: memview's, which
+// the CLI prints too.
+type hopView = memview.Hop
 
 type historyView struct {
 	Seq    int64             `json:"seq"`
