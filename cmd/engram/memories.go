@@ -59,7 +59,7 @@ asserted: engram add fact). --tags "" clears the tags.`,
 					if err != nil {
 						return patchError(err, args[0], m.AgentID())
 					}
-					return a.output(memview.Of(rec), func(w io.Writer) error { return writeMemory(w, recordView(rec)) })
+					return a.output(memview.Of(rec), func(w io.Writer) error { return writeMemory(w, rec) })
 				})
 			})(cmd, args)
 		},
