@@ -15,9 +15,9 @@ import (
 )
 
 // Agents hands out the memories of agents: an *engram.Store satisfies
-// it. It is engram.Agents, which the HTTP API, the MCP server and the CLI
-// share.
-type Agents = engram.Agents
+// it. Its methods are engram.Agents', which the HTTP API, the MCP server
+// and the CLI share; any engram.Agents is an Agents.
+type Agents interface{ engram.Agents }
 
 // Options configure a Server. The zero value serves every agent to anyone
 // who reaches it, which Server.Serve allows only on loopback.
