@@ -10,6 +10,7 @@ import (
 
 	"github.com/engram-go/engram"
 	"github.com/engram-go/engram/internal/agentreg"
+	"github.com/engram-go/engram/internal/memview"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -345,24 +346,10 @@ func (s *Server) logEvent(ctx context.Context, req *mcp.CallToolRequest, in logE
 	return nil, idOut{id, agent}, nil
 }
 
-type factOut struct {
-	ID        string    `json:"id"`
-	Subject   string    `json:"subject"`
-	Predicate string    `json:"predicate"`
-	Object    string    `json:"object"`
-	ValidFrom time.Time `json:"valid_from,omitzero"`
-	ValidTo   time.Time `json:"valid_to,omitzero"`
-	Strength  float64   `json:"strength"`
-}
-
-func factOf(f engram.Fact) factOut {
-	return factOut{f.ID, f.Subject, f.Predicate, f.Object, f.ValidFrom, f.ValidTo, f.Strength}
-}
-
 type addFactOut struct {
 	Action     engram.FactAction `json:"action"`
-	Fact       factOut           `json:"fact"`
-	Superseded []factOut         `json:"superseded"`
+	Fact       memview.Fact      `json:"fact"`
+	Superseded []memview.Fact    `json:"superseded"`
 	Agent      string            `json:"agent"`
 }
 
@@ -380,24 +367,7 @@ func (s *Server) addFact(ctx context.Context, req *mcp.CallToolRequest, in addFa
 	if err != nil {
 		return nil, nil, s.toolError("add_fact", err)
 	}
-	out := addFactOut{Action: a.Action, Fact: factOf(a.Fact), Superseded: []factOut{}, Agent: agent}
-	for _, f := range a.Superseded {
-		out.Superseded = append(out.Superseded, factOf(f))
-	}
-	return nil, out, nil
-}
-
-type factsOut struct {
-	Facts []factOut `json:"facts"`
-	Agent string    `json:"agent"`
-}
-
-func factsOf(fs []engram.Fact, agent string) factsOut {
-	out := factsOut{Facts: make([]factOut, 0, len(fs)), Agent: agent}
-	for _, f := range fs {
-		out.Facts = append(out.Facts, factOf(f))
-	}
-	return out
+	return nil, addFactOut{a.Action, memview.FactOf(a.Fact), factViews(a.Superseded), agent}, nil
 }
 
 func (s *Server) queryGraph(ctx context.Context, req *mcp.CallToolRequest, in queryGraphIn) (*mcp.CallToolResult, any, error) {
@@ -411,7 +381,7 @@ func (s *Server) queryGraph(ctx context.Context, req *mcp.CallToolRequest, in qu
 	if err != nil {
 		return nil, nil, s.toolError("query_graph", err)
 	}
-	return nil, factsOf(fs, agent), nil
+	return nil, getFactsOut{factViews(fs), agent}, nil
 }
 
 type listOut struct {
