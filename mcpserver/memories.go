@@ -85,7 +85,7 @@ func record(in memview.Item) (engram.Record, error) {
 
 type addMemoriesIn struct {
 	Memories []memview.Item `json:"memories"`
-	Agent    string         `json:"agent,omitempty"`
+	agentIn
 }
 
 type listMemoriesIn struct {
@@ -96,18 +96,18 @@ type listMemoriesIn struct {
 	Until  time.Time           `json:"until,omitzero"`
 	Limit  int                 `json:"limit,omitempty"`
 	Cursor string              `json:"cursor,omitempty"`
-	Agent  string              `json:"agent,omitempty"`
+	agentIn
 }
 
 type updateMemoryIn struct {
 	ID string `json:"id"`
 	memview.Patch
-	Agent string `json:"agent,omitempty"`
+	agentIn
 }
 
 type addFactsIn struct {
 	Facts []memview.FactItem `json:"facts"`
-	Agent string             `json:"agent,omitempty"`
+	agentIn
 }
 
 type getFactsIn struct {
@@ -118,11 +118,11 @@ type getFactsIn struct {
 	KnownAt   time.Time        `json:"known_at,omitzero"`
 	History   bool             `json:"history,omitempty"`
 	Limit     int              `json:"limit,omitempty"`
-	Agent     string           `json:"agent,omitempty"`
+	agentIn
 }
 
 func (s *Server) addMemoryTools() {
-	mcp.AddTool(s.mcp, &mcp.Tool{
+	addTool(s, &mcp.Tool{
 		Name: "add_memories",
 		Description: "Add one memory or a batch, of any kind each (type: semantic knowledge, an episodic event, a procedure, " +
 			"or a fact as subject, predicate, object), in one transaction: all of them or, on any error, none. Returns their IDs in order.",
@@ -130,13 +130,13 @@ func (s *Server) addMemoryTools() {
 			"memories": {"type": "array", "minItems": 1, "maxItems": 1000, "items": ` + memorySchema + `},
 			` + agentProp + `}}`),
 	}, s.addMemories)
-	mcp.AddTool(s.mcp, &mcp.Tool{
+	addTool(s, &mcp.Tool{
 		Name:        "get_memory",
 		Description: "Get the memory with the given ID, whatever its kind, with its kind.",
 		InputSchema: schema(`{"type": "object", "additionalProperties": false, "required": ["id"], "properties": {
 			"id": ` + idSchema + `, ` + agentProp + `}}`),
 	}, s.getMemory)
-	mcp.AddTool(s.mcp, &mcp.Tool{
+	addTool(s, &mcp.Tool{
 		Name: "list_memories",
 		Description: "List the agent's memories of every kind (or of types), newest first, a page at a time: " +
 			"pass the answer's next_cursor as cursor for the next page, with the same filter. user, session and filter keep only " +
@@ -149,7 +149,7 @@ func (s *Server) addMemoryTools() {
 			"cursor": {"type": "string", "minLength": 1, "maxLength": 1024},
 			` + scopeProps + `, ` + agentProp + `}}`),
 	}, s.listMemories)
-	mcp.AddTool(s.mcp, &mcp.Tool{
+	addTool(s, &mcp.Tool{
 		Name: "update_memory",
 		Description: "Change a memory's fields that its kind lets change: a semantic entry's content, summary, importance, " +
 			"verified and tags; a procedure's description, pattern, tags and disabled. Episodes and facts are not edited.",
@@ -159,13 +159,13 @@ func (s *Server) addMemoryTools() {
 			"description": ` + text0Schema + `, "pattern": ` + text0Schema + `, "disabled": {"type": "boolean"},
 			` + agentProp + `}}`),
 	}, s.updateMemory)
-	mcp.AddTool(s.mcp, &mcp.Tool{
+	addTool(s, &mcp.Tool{
 		Name:        "delete_memory",
 		Description: "Erase the memory or fact with the given ID, and everything made of it (the same as forget).",
 		InputSchema: schema(`{"type": "object", "additionalProperties": false, "required": ["id"], "properties": {
 			"id": ` + idSchema + `, ` + agentProp + `}}`),
 	}, s.forget)
-	mcp.AddTool(s.mcp, &mcp.Tool{
+	addTool(s, &mcp.Tool{
 		Name: "add_facts",
 		Description: "Assert one fact or a batch, in order and in one transaction: each is inserted, merged into the same fact " +
 			"known already, or supersedes the value of a predicate that holds one (lives in, works at, …).",
@@ -174,7 +174,7 @@ func (s *Server) addMemoryTools() {
 				"required": ["subject", "predicate", "object"], "properties": {"id": ` + idSchema + `, ` + factProps + `}}},
 			` + agentProp + `}}`),
 	}, s.addFacts)
-	mcp.AddTool(s.mcp, &mcp.Tool{
+	addTool(s, &mcp.Tool{
 		Name: "get_facts",
 		Description: "Facts: those that hold now (of an entity, in a direction, of a predicate); with as_of, those that held then; " +
 			"with known_at, what was believed then; with history, every fact of the entity's predicate, in the order they started.",
@@ -208,22 +208,19 @@ func factViews(fs []engram.Fact) []memview.Fact {
 	return out
 }
 
-func (s *Server) addMemories(ctx context.Context, req *mcp.CallToolRequest, in addMemoriesIn) (*mcp.CallToolResult, any, error) {
-	agent, err := s.agentOf(req, in.Agent)
-	if err != nil {
-		return nil, nil, err
-	}
+func (s *Server) addMemories(ctx context.Context, agent string, in addMemoriesIn) (*mcp.CallToolResult, any, error) {
 	records := make([]engram.Record, len(in.Memories))
 	for i, m := range in.Memories {
+		var err error
 		if records[i], err = record(m); err != nil {
-			return nil, nil, s.toolError("add_memories", err)
+			return nil, nil, err
 		}
 	}
 	added, err := agentreg.Value(ctx, agent, s.reg.Write, func(m *engram.Memory) ([]engram.Added, error) {
 		return m.AddAll(ctx, records)
 	})
 	if err != nil {
-		return nil, nil, s.toolError("add_memories", err)
+		return nil, nil, err
 	}
 	out := addMemoriesOut{Memories: []addedOut{}, Agent: agent}
 	for _, a := range added {
@@ -242,16 +239,12 @@ type memoryOut struct {
 	Agent  string            `json:"agent"`
 }
 
-func (s *Server) getMemory(ctx context.Context, req *mcp.CallToolRequest, in forgetIn) (*mcp.CallToolResult, any, error) {
-	agent, err := s.agentOf(req, in.Agent)
-	if err != nil {
-		return nil, nil, err
-	}
+func (s *Server) getMemory(ctx context.Context, agent string, in forgetIn) (*mcp.CallToolResult, any, error) {
 	rec, err := agentreg.Value(ctx, agent, s.reg.Read, func(m *engram.Memory) (engram.Record, error) {
 		return m.Get(ctx, in.ID)
 	})
 	if err != nil {
-		return nil, nil, s.toolError("get_memory", err)
+		return nil, nil, err
 	}
 	return nil, memoryOut{rec.Type, memview.Of(rec), agent}, nil
 }
@@ -262,8 +255,8 @@ type listMemoriesOut struct {
 	Agent      string `json:"agent"`
 }
 
-func (s *Server) listMemories(ctx context.Context, req *mcp.CallToolRequest, in listMemoriesIn) (*mcp.CallToolResult, any, error) {
-	agent, filter, err := s.scopedAgent(req, in.Agent, in.scopeIn)
+func (s *Server) listMemories(ctx context.Context, agent string, in listMemoriesIn) (*mcp.CallToolResult, any, error) {
+	filter, err := in.filter()
 	if err != nil {
 		return nil, nil, err
 	}
@@ -273,7 +266,7 @@ func (s *Server) listMemories(ctx context.Context, req *mcp.CallToolRequest, in 
 		return m.List(ctx, mq)
 	})
 	if err != nil {
-		return nil, nil, s.toolError("list_memories", err)
+		return nil, nil, err
 	}
 	return nil, listMemoriesOut{memview.List(page.Records), page.Next, agent}, nil
 }
@@ -285,16 +278,12 @@ func cmp0(n, def int) int {
 	return n
 }
 
-func (s *Server) updateMemory(ctx context.Context, req *mcp.CallToolRequest, in updateMemoryIn) (*mcp.CallToolResult, any, error) {
-	agent, err := s.agentOf(req, in.Agent)
-	if err != nil {
-		return nil, nil, err
-	}
+func (s *Server) updateMemory(ctx context.Context, agent string, in updateMemoryIn) (*mcp.CallToolResult, any, error) {
 	rec, err := agentreg.Value(ctx, agent, s.reg.Change, func(m *engram.Memory) (engram.Record, error) {
 		return memview.Apply(ctx, m, in.ID, in.Patch)
 	})
 	if err != nil {
-		return nil, nil, s.toolError("update_memory", err)
+		return nil, nil, err
 	}
 	return nil, memoryOut{rec.Type, memview.Of(rec), agent}, nil
 }
@@ -310,11 +299,7 @@ type addFactsOut struct {
 	Agent string         `json:"agent"`
 }
 
-func (s *Server) addFacts(ctx context.Context, req *mcp.CallToolRequest, in addFactsIn) (*mcp.CallToolResult, any, error) {
-	agent, err := s.agentOf(req, in.Agent)
-	if err != nil {
-		return nil, nil, err
-	}
+func (s *Server) addFacts(ctx context.Context, agent string, in addFactsIn) (*mcp.CallToolResult, any, error) {
 	facts := make([]engram.Fact, len(in.Facts))
 	for i, f := range in.Facts {
 		facts[i] = f.Fact()
@@ -324,7 +309,7 @@ func (s *Server) addFacts(ctx context.Context, req *mcp.CallToolRequest, in addF
 		return m.Facts().AssertAll(ctx, facts)
 	})
 	if err != nil {
-		return nil, nil, s.toolError("add_facts", err)
+		return nil, nil, err
 	}
 	out := addFactsOut{Facts: []assertionOut{}, Agent: agent}
 	for _, a := range as {
@@ -342,11 +327,7 @@ type getFactsOut struct {
 // input, as engram's own errors say it.
 var errBadQuery = fmt.Errorf("%w: the arguments disagree", engram.ErrInvalid)
 
-func (s *Server) getFacts(ctx context.Context, req *mcp.CallToolRequest, in getFactsIn) (*mcp.CallToolResult, any, error) {
-	agent, err := s.agentOf(req, in.Agent)
-	if err != nil {
-		return nil, nil, err
-	}
+func (s *Server) getFacts(ctx context.Context, agent string, in getFactsIn) (*mcp.CallToolResult, any, error) {
 	switch {
 	case !in.AsOf.IsZero() && !in.KnownAt.IsZero():
 		return nil, nil, fmt.Errorf("%w: as_of and known_at are two questions: give one", errBadQuery)
@@ -360,7 +341,7 @@ func (s *Server) getFacts(ctx context.Context, req *mcp.CallToolRequest, in getF
 		return memview.Facts(ctx, m, memview.FactsAsked{Query: fq, AsOf: in.AsOf, KnownAt: in.KnownAt, History: in.History})
 	})
 	if err != nil {
-		return nil, nil, s.toolError("get_facts", err)
+		return nil, nil, err
 	}
 	return nil, getFactsOut{factViews(fs), agent}, nil
 }
