@@ -290,9 +290,9 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return renamedFilter(err, "filter")
 	}
-	out.Results = resultsOf(found.Results)
+	out.Results = memview.Results(found.Results)
 	for _, res := range found.Results {
-		out.PerKind[res.Type] = append(out.PerKind[res.Type], recalledView{resultView: resultOf(res)})
+		out.PerKind[res.Type] = append(out.PerKind[res.Type], recalledView{resultView: memview.ResultOf(res)})
 	}
 	out.Mode, out.Terms, out.Pending = found.Mode, nonNil(found.Terms), found.Pending
 	writeJSON(w, http.StatusOK, out)

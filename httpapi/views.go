@@ -29,47 +29,9 @@ func nonNil[T any](s []T) []T {
 	return s
 }
 
-type partsView struct {
-	Text       float64 `json:"text"`
-	Importance float64 `json:"importance"`
-	Recency    float64 `json:"recency"`
-	Vector     float64 `json:"vector"`
-	Fused      float64 `json:"fused"`
-	Dialogue   float64 `json:"dialogue"`
-}
-
-type resultView struct {
-	Type      engram.MemoryType `json:"type"`
-	ID        string            `json:"id"`
-	Content   string            `json:"content"`
-	Snippet   string            `json:"snippet"`
-	Tags      []string          `json:"tags"`
-	CreatedAt *time.Time        `json:"created_at,omitempty"`
-	Source    string            `json:"source,omitempty"`
-	Score     float64           `json:"score"`
-	Parts     partsView         `json:"parts"`
-	ContextOf string            `json:"context_of,omitempty"`
-	// DialogueWith is the matching turn beside the episode that it was
-	// scored with (see engram.Result.DialogueWith).
-	DialogueWith string `json:"dialogue_with,omitempty"`
-}
-
-func resultOf(r engram.Result) resultView {
-	return resultView{
-		Type: r.Type, ID: r.ID, Content: r.Content, Snippet: r.Snippet, Tags: nonNil(r.Tags),
-		CreatedAt: timeOf(r.CreatedAt), Source: r.Source, Score: r.Score,
-		Parts:     partsView{r.Parts.Text, r.Parts.Importance, r.Parts.Recency, r.Parts.Vector, r.Parts.Fused, r.Parts.Dialogue},
-		ContextOf: r.ContextOf, DialogueWith: r.DialogueWith,
-	}
-}
-
-func resultsOf(rs []engram.Result) []resultView {
-	out := make([]resultView, 0, len(rs))
-	for _, r := range rs {
-		out = append(out, resultOf(r))
-	}
-	return out
-}
+// resultView is a memory a search found: memview's, which the MCP server
+// and the CLI show too.
+type resultView = memview.Result
 
 type gateView struct {
 	Relevance     float64 `json:"relevance"`
@@ -93,7 +55,7 @@ func recalledOf(rs []engram.Recalled) []recalledView {
 	for _, r := range rs {
 		g := r.Gate
 		out = append(out, recalledView{
-			resultView: resultOf(r.Result),
+			resultView: memview.ResultOf(r.Result),
 			Gate:       gateView{g.Relevance, g.Retrievals, g.Strength, g.ExpectedValue, g.Control, g.Noise, g.X, g.Gate},
 			Admitted:   r.Admitted,
 		})

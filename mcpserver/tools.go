@@ -246,26 +246,9 @@ func (s *Server) remember(ctx context.Context, agent string, in rememberIn) (*mc
 	return nil, idOut{id, agent}, nil
 }
 
-type resultOut struct {
-	Type    engram.MemoryType `json:"type"`
-	ID      string            `json:"id"`
-	Content string            `json:"content"`
-	Source  string            `json:"source,omitempty"`
-	Score   float64           `json:"score"`
-	Created time.Time         `json:"created_at,omitzero"`
-}
-
-func resultsOut(rs []engram.Result) []resultOut {
-	out := make([]resultOut, 0, len(rs))
-	for _, r := range rs {
-		out = append(out, resultOut{r.Type, r.ID, r.Content, r.Source, r.Score, r.CreatedAt})
-	}
-	return out
-}
-
 type searchOut struct {
-	Results []resultOut `json:"results"`
-	Agent   string      `json:"agent"`
+	Results []memview.Result `json:"results"`
+	Agent   string           `json:"agent"`
 }
 
 func (s *Server) search(ctx context.Context, agent string, in searchIn) (*mcp.CallToolResult, any, error) {
@@ -279,27 +262,13 @@ func (s *Server) search(ctx context.Context, agent string, in searchIn) (*mcp.Ca
 	if err != nil {
 		return nil, nil, err
 	}
-	return nil, searchOut{resultsOut(rs), agent}, nil
-}
-
-type recalledOut struct {
-	resultOut
-	Gate     float64 `json:"gate"`
-	Admitted bool    `json:"admitted"`
+	return nil, searchOut{memview.Results(rs), agent}, nil
 }
 
 type recallOut struct {
-	Admitted []recalledOut                       `json:"admitted"`
-	ByKind   map[engram.MemoryType][]recalledOut `json:"by_kind"`
-	Agent    string                              `json:"agent"`
-}
-
-func recalledOuts(rs []engram.Recalled) []recalledOut {
-	out := make([]recalledOut, 0, len(rs))
-	for _, r := range rs {
-		out = append(out, recalledOut{resultOut{r.Type, r.ID, r.Content, r.Source, r.Score, r.CreatedAt}, r.Gate.Gate, r.Admitted})
-	}
-	return out
+	Admitted []memview.Recalled                       `json:"admitted"`
+	ByKind   map[engram.MemoryType][]memview.Recalled `json:"by_kind"`
+	Agent    string                                   `json:"agent"`
 }
 
 func (s *Server) recall(ctx context.Context, agent string, in recallIn) (*mcp.CallToolResult, any, error) {
@@ -313,9 +282,9 @@ func (s *Server) recall(ctx context.Context, agent string, in recallIn) (*mcp.Ca
 	if err != nil {
 		return nil, nil, err
 	}
-	out := recallOut{Admitted: recalledOuts(res.Admitted), ByKind: map[engram.MemoryType][]recalledOut{}, Agent: agent}
+	out := recallOut{Admitted: memview.RecalledOf(res.Admitted), ByKind: map[engram.MemoryType][]memview.Recalled{}, Agent: agent}
 	for k, rs := range res.ByKind {
-		out.ByKind[k] = recalledOuts(rs)
+		out.ByKind[k] = memview.RecalledOf(rs)
 	}
 	return nil, out, nil
 }

@@ -12,38 +12,12 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/engram-go/engram"
+	"github.com/engram-go/engram/internal/memview"
 )
 
-// resultView is a search result as --json prints it.
-type resultView struct {
-	Type      engram.MemoryType `json:"type"`
-	ID        string            `json:"id"`
-	Score     float64           `json:"score"`
-	Content   string            `json:"content"`
-	Snippet   string            `json:"snippet"`
-	Source    string            `json:"source,omitempty"`
-	Tags      []string          `json:"tags,omitempty"`
-	ContextOf string            `json:"contextOf,omitempty"`
-	// DialogueWith is the matching turn beside the episode that it was
-	// scored with (see engram.Result.DialogueWith).
-	DialogueWith string    `json:"dialogueWith,omitempty"`
-	Parts        partsView `json:"parts"`
-}
-
-type partsView struct {
-	Text       float64 `json:"text"`
-	Importance float64 `json:"importance"`
-	Recency    float64 `json:"recency"`
-	Vector     float64 `json:"vector,omitempty"`
-	Fused      float64 `json:"fused,omitempty"`
-	Dialogue   float64 `json:"dialogue,omitempty"`
-}
-
-func resultOf(r engram.Result) resultView {
-	return resultView{Type: r.Type, ID: r.ID, Score: r.Score, Content: r.Content, Snippet: r.Snippet,
-		Source: r.Source, Tags: r.Tags, ContextOf: r.ContextOf, DialogueWith: r.DialogueWith,
-		Parts: partsView{r.Parts.Text, r.Parts.Importance, r.Parts.Recency, r.Parts.Vector, r.Parts.Fused, r.Parts.Dialogue}}
-}
+// resultView is a search result as --json prints it: memview's, as
+// POST /v1/search and the MCP tool search show it.
+type resultView = memview.Result
 
 // foundView is what search prints with --json.
 type foundView struct {
@@ -92,14 +66,8 @@ accesses.
 				if err != nil {
 					return filterError(err)
 				}
-				v := foundView{Query: opts.Query, Mode: found.Mode, Terms: found.Terms, Pending: found.Pending,
-					Results: []resultView{}}
-				if v.Terms == nil {
-					v.Terms = []string{}
-				}
-				for _, r := range found.Results {
-					v.Results = append(v.Results, resultOf(r))
-				}
+				v := foundView{Query: opts.Query, Mode: found.Mode, Terms: memview.NonNil(found.Terms), Pending: found.Pending,
+					Results: memview.Results(found.Results)}
 				return a.output(v, func(w io.Writer) error { return writeResults(w, v.Results) })
 			})
 		}),
@@ -170,12 +138,9 @@ func writeResults(w io.Writer, results []resultView) error {
 	return t.flush()
 }
 
-// recalledView is a memory recall scored, as --json prints it.
-type recalledView struct {
-	resultView
-	Gate     float64 `json:"gate"`
-	Admitted bool    `json:"admitted"`
-}
+// recalledView is a memory recall scored, as --json prints it: memview's,
+// as the MCP tool recall shows it.
+type recalledView = memview.Recalled
 
 func (a *app) recallCmd() *cobra.Command {
 	var ff filterFlags
@@ -205,9 +170,7 @@ is the admitted memories' retrieval counts, which go up.
 				}
 				views := []recalledView{}
 				for _, kind := range kindOrder(r.ByKind) {
-					for _, x := range r.ByKind[kind] {
-						views = append(views, recalledView{resultOf(x.Result), x.Gate.Gate, x.Admitted})
-					}
+					views = append(views, memview.RecalledOf(r.ByKind[kind])...)
 				}
 				slices.SortStableFunc(views, func(x, y recalledView) int { return cmp.Compare(y.Gate, x.Gate) })
 				return a.output(map[string]any{"query": args[0], "candidates": views}, func(w io.Writer) error {
