@@ -1,10 +1,15 @@
 // Package memview holds the JSON views of engram's stored memories that
-// the servers answer with (httpapi's routes, mcpserver's tools): one view
-// per kind, each naming its kind in "type" (semantic, episodic,
-// procedural, fact, snapshot, document). Field names are snake_case and
-// stable; times are RFC 3339 in UTC; lists are [] rather than null. A
-// memory's user, session and metadata (see engram.Filter) are "user_id",
-// "session_id" and "metadata", left out when empty.
+// every transport answers with (httpapi's routes, mcpserver's tools, the
+// engram CLI's --json and its tables): one view per kind, each naming its
+// kind in "type" (semantic, episodic, procedural, fact, snapshot,
+// document), with the view of a search result (Result), of a fact walked
+// in the graph (Hop), and the forms they take memories in: one to add of
+// any kind (Item), a change by ID to a memory of any kind (Patch, Apply),
+// a filter (Filter) and a question about facts (FactsAsked). Field names
+// are snake_case and stable; times are RFC 3339 in UTC; lists are []
+// rather than null. A memory's user, session and metadata (see
+// engram.Filter) are "user_id", "session_id" and "metadata", left out
+// when empty.
 package memview
 
 import (
