@@ -14,6 +14,7 @@ import (
 
 	"github.com/engram-go/engram"
 	"github.com/engram-go/engram/internal/agentreg"
+	"github.com/engram-go/engram/internal/memview"
 )
 
 // Routes that move data in and out: document ingestion, export, import,
@@ -74,7 +75,7 @@ func (s *Server) ingestDocuments(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	writeJSON(w, http.StatusOK, documentsResponse{rep.Files, rep.Chunks, rep.Stored, rep.Updated, rep.Linked,
-		rep.Skipped, rep.Archived, rep.Extracted, nonNil(rep.Errors), id})
+		rep.Skipped, rep.Archived, rep.Extracted, memview.NonNil(rep.Errors), id})
 	return nil
 }
 

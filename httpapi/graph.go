@@ -182,7 +182,7 @@ func (s *Server) visualization(w http.ResponseWriter, r *http.Request) error {
 		out.Nodes = append(out.Nodes, nodeView{n.ID, n.Label})
 	}
 	for _, e := range g.Edges {
-		out.Edges = append(out.Edges, edgeView{e.Source, e.Target, e.Predicate, e.FactID, e.ValidFrom.UTC(), timeOf(e.ValidTo)})
+		out.Edges = append(out.Edges, edgeView{e.Source, e.Target, e.Predicate, e.FactID, e.ValidFrom.UTC(), memview.Time(e.ValidTo)})
 	}
 	writeJSON(w, http.StatusOK, out)
 	return nil

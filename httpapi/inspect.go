@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/engram-go/engram"
+	"github.com/engram-go/engram/internal/memview"
 )
 
 // Routes that let a person inspect and mend an agent's memory (what the
@@ -58,7 +59,7 @@ func (s *Server) stats(w http.ResponseWriter, r *http.Request) error {
 		out.Total += n
 	}
 	if len(last) > 0 {
-		out.LastChange = timeOf(last[0].At)
+		out.LastChange = memview.Time(last[0].At)
 	}
 	writeJSON(w, http.StatusOK, out)
 	return nil
@@ -106,7 +107,7 @@ func (s *Server) memoryLinks(w http.ResponseWriter, r *http.Request) error {
 		for _, l := range links {
 			v := linkView{Direction: "out", Type: l.Type, Other: l.TargetID, OtherType: l.TargetType,
 				SourceID: l.SourceID, SourceType: l.SourceType, TargetID: l.TargetID, TargetType: l.TargetType,
-				Strength: l.Strength, CreatedAt: timeOf(l.CreatedAt)}
+				Strength: l.Strength, CreatedAt: memview.Time(l.CreatedAt)}
 			if l.SourceID != memID {
 				v.Direction, v.Other, v.OtherType = "in", l.SourceID, l.SourceType
 			}

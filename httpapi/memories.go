@@ -517,6 +517,6 @@ func (s *Server) getFacts(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, factsResponse{fq.Entity, fq.Predicate, timeOf(asOf), timeOf(knownAt), history, factsOf(facts), len(facts), id})
+	writeJSON(w, http.StatusOK, factsResponse{fq.Entity, fq.Predicate, memview.Time(asOf), memview.Time(knownAt), history, factsOf(facts), len(facts), id})
 	return nil
 }

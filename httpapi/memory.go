@@ -294,7 +294,7 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) error {
 	for _, res := range found.Results {
 		out.PerKind[res.Type] = append(out.PerKind[res.Type], recalledView{resultView: memview.ResultOf(res)})
 	}
-	out.Mode, out.Terms, out.Pending = found.Mode, nonNil(found.Terms), found.Pending
+	out.Mode, out.Terms, out.Pending = found.Mode, memview.NonNil(found.Terms), found.Pending
 	writeJSON(w, http.StatusOK, out)
 	return nil
 }
@@ -343,7 +343,7 @@ func (s *Server) context(w http.ResponseWriter, r *http.Request) error {
 	}
 	out := contextResponse{Text: b.Text, Tokens: b.Tokens, Stable: b.Stable, Sections: []sectionView{}, Profile: id}
 	for _, sec := range b.Sections {
-		out.Sections = append(out.Sections, sectionView{sec.Title, sec.Type, nonNil(sec.IDs), sec.Omitted, sec.Tokens})
+		out.Sections = append(out.Sections, sectionView{sec.Title, sec.Type, memview.NonNil(sec.IDs), sec.Omitted, sec.Tokens})
 	}
 	writeJSON(w, http.StatusOK, out)
 	return nil
@@ -402,7 +402,7 @@ func (s *Server) summary(w http.ResponseWriter, r *http.Request) error {
 		RecentlyAccessed: sum.RecentlyAccessed, RecentWindowSecs: int64(sum.RecentWindow / time.Second),
 		Recent: memview.List(recent.Records), Profile: id}
 	for _, k := range sum.Kinds {
-		out.Summary = append(out.Summary, kindView{k.Type, k.Count, k.LastID, timeOf(k.LastCreatedAt)})
+		out.Summary = append(out.Summary, kindView{k.Type, k.Count, k.LastID, memview.Time(k.LastCreatedAt)})
 	}
 	for _, k := range sum.Keywords {
 		out.Keywords = append(out.Keywords, keywordView{k.Stem, k.Memories})

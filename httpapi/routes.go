@@ -10,6 +10,7 @@ import (
 	"github.com/engram-go/engram"
 	"github.com/engram-go/engram/httpapi/console"
 	"github.com/engram-go/engram/internal/agentreg"
+	"github.com/engram-go/engram/internal/memview"
 )
 
 // handlerFunc is a route's handler: it writes its answer, or returns the
@@ -255,7 +256,7 @@ func (s *Server) listProfiles(w http.ResponseWriter, r *http.Request) error {
 	}
 	p := principalOf(r.Context())
 	ids = slices.DeleteFunc(slices.Clone(ids), func(id string) bool { return !p.allows(id) })
-	writeJSON(w, http.StatusOK, map[string][]string{"profiles": nonNil(ids)})
+	writeJSON(w, http.StatusOK, map[string][]string{"profiles": memview.NonNil(ids)})
 	return nil
 }
 

@@ -11,24 +11,6 @@ import (
 // The JSON shapes of the API's answers. Field names are snake_case and
 // stable; times are RFC 3339 in UTC; the OpenAPI document describes each.
 
-// timeOf returns t in UTC, or nil for the zero time.
-func timeOf(t time.Time) *time.Time {
-	if t.IsZero() {
-		return nil
-	}
-	u := t.UTC()
-	return &u
-}
-
-// nonNil returns s, or an empty slice for nil, so that lists are [] in
-// JSON rather than null.
-func nonNil[T any](s []T) []T {
-	if s == nil {
-		return []T{}
-	}
-	return s
-}
-
 // resultView is a memory a search found: memview's, which the MCP server
 // and the CLI show too.
 type resultView = memview.Result
@@ -115,5 +97,5 @@ type ruleView struct {
 }
 
 func ruleOf(r engram.ExtractionRule) ruleView {
-	return ruleView{r.Name, r.Pattern, r.Type, r.Importance, nonNil(r.Tags), r.Active, timeOf(r.CreatedAt), r.Subject, r.Predicate, r.Object}
+	return ruleView{r.Name, r.Pattern, r.Type, r.Importance, memview.NonNil(r.Tags), r.Active, memview.Time(r.CreatedAt), r.Subject, r.Predicate, r.Object}
 }

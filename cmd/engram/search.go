@@ -270,7 +270,7 @@ It changes nothing. --tokens is another name of --max-tokens.
 				}
 				v := contextView{Text: b.Text, Tokens: b.Tokens, Stable: b.Stable, Sections: []sectionView{}}
 				for _, s := range b.Sections {
-					v.Sections = append(v.Sections, sectionView{s.Title, s.Type, nonNil(s.IDs), s.Omitted, s.Tokens})
+					v.Sections = append(v.Sections, sectionView{s.Title, s.Type, memview.NonNil(s.IDs), s.Omitted, s.Tokens})
 				}
 				return a.output(v, func(w io.Writer) error {
 					_, err := io.WriteString(w, strings.TrimRight(b.Text, "\n")+"\n")
@@ -285,12 +285,4 @@ It changes nothing. --tokens is another name of --max-tokens.
 	ff.add(cmd, "only these kinds, comma-separated")
 	aliasFlags(cmd, map[string]string{"tokens": "max-tokens"})
 	return cmd
-}
-
-// nonNil returns s, or an empty list for nil, so that JSON shows [].
-func nonNil(s []string) []string {
-	if s == nil {
-		return []string{}
-	}
-	return s
 }
