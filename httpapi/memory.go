@@ -541,7 +541,7 @@ func (s *Server) memoryHistory(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, historyResponse{memID, historyOf(es), id})
+	writeJSON(w, http.StatusOK, historyResponse{memID, memview.Changes(es), id})
 	return nil
 }
 
@@ -578,7 +578,7 @@ func (s *Server) changes(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, changesResponse{historyOf(es), id})
+	writeJSON(w, http.StatusOK, changesResponse{memview.Changes(es), id})
 	return nil
 }
 

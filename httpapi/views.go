@@ -1,7 +1,6 @@
 package httpapi
 
 import (
-	"encoding/json"
 	"time"
 
 	"github.com/engram-go/engram"
@@ -63,25 +62,9 @@ func factsOf(fs []engram.Fact) []factView {
 // the CLI prints too.
 type hopView = memview.Hop
 
-type historyView struct {
-	Seq    int64             `json:"seq"`
-	Op     engram.HistoryOp  `json:"op"`
-	Type   engram.MemoryType `json:"type"`
-	ID     string            `json:"id"`
-	Before json.RawMessage   `json:"before,omitempty"`
-	After  json.RawMessage   `json:"after,omitempty"`
-	Actor  string            `json:"actor"`
-	Reason string            `json:"reason,omitempty"`
-	At     time.Time         `json:"at"`
-}
-
-func historyOf(es []engram.HistoryEntry) []historyView {
-	out := make([]historyView, 0, len(es))
-	for _, e := range es {
-		out = append(out, historyView{e.Seq, e.Op, e.Type, e.ID, e.Before, e.After, e.Actor, e.Reason, e.At.UTC()})
-	}
-	return out
-}
+// historyView is an entry of history: memview's, which the CLI shows
+// too.
+type historyView = memview.Change
 
 type ruleView struct {
 	Name       string            `json:"name"`
