@@ -307,20 +307,9 @@ type contextRequest struct {
 	Filter memview.Filter `json:"filter"`
 }
 
-type sectionView struct {
-	Title   string            `json:"title"`
-	Type    engram.MemoryType `json:"type,omitempty"`
-	IDs     []string          `json:"ids"`
-	Omitted int               `json:"omitted"`
-	Tokens  int               `json:"tokens"`
-}
-
 type contextResponse struct {
-	Text     string        `json:"text"`
-	Tokens   int           `json:"tokens"`
-	Stable   int           `json:"stable"`
-	Sections []sectionView `json:"sections"`
-	Profile  string        `json:"profile"`
+	memview.Context
+	Profile string `json:"profile"`
 }
 
 // context answers POST /v1/context: a token-budgeted block of markdown for
@@ -341,11 +330,7 @@ func (s *Server) context(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return renamedFilter(err, "filter")
 	}
-	out := contextResponse{Text: b.Text, Tokens: b.Tokens, Stable: b.Stable, Sections: []sectionView{}, Profile: id}
-	for _, sec := range b.Sections {
-		out.Sections = append(out.Sections, sectionView{sec.Title, sec.Type, memview.NonNil(sec.IDs), sec.Omitted, sec.Tokens})
-	}
-	writeJSON(w, http.StatusOK, out)
+	writeJSON(w, http.StatusOK, contextResponse{memview.ContextOf(b), id})
 	return nil
 }
 

@@ -211,22 +211,6 @@ func writeRecalled(w io.Writer, views []recalledView) error {
 	return t.flush()
 }
 
-// contextView is a context block as --json prints it.
-type contextView struct {
-	Text     string        `json:"text"`
-	Tokens   int           `json:"tokens"`
-	Stable   int           `json:"stable"`
-	Sections []sectionView `json:"sections"`
-}
-
-type sectionView struct {
-	Title   string            `json:"title"`
-	Type    engram.MemoryType `json:"type,omitempty"`
-	IDs     []string          `json:"ids"`
-	Omitted int               `json:"omitted"`
-	Tokens  int               `json:"tokens"`
-}
-
 func (a *app) contextCmd() *cobra.Command {
 	var (
 		tokens int
@@ -268,11 +252,8 @@ It changes nothing. --tokens is another name of --max-tokens.
 				if err != nil {
 					return filterError(err)
 				}
-				v := contextView{Text: b.Text, Tokens: b.Tokens, Stable: b.Stable, Sections: []sectionView{}}
-				for _, s := range b.Sections {
-					v.Sections = append(v.Sections, sectionView{s.Title, s.Type, memview.NonNil(s.IDs), s.Omitted, s.Tokens})
-				}
-				return a.output(v, func(w io.Writer) error {
+				// --json prints the block as POST /v1/context shows it.
+				return a.output(memview.ContextOf(b), func(w io.Writer) error {
 					_, err := io.WriteString(w, strings.TrimRight(b.Text, "\n")+"\n")
 					return err
 				})
