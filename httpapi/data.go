@@ -14,6 +14,7 @@ import (
 
 	"github.com/engram-go/engram"
 	"github.com/engram-go/engram/internal/agentreg"
+	"github.com/engram-go/engram/internal/memview"
 )
 
 // Routes that move data in and out: document ingestion, export, import,
@@ -52,10 +53,7 @@ type documentsResponse struct {
 // refused.
 func (s *Server) ingestDocuments(w http.ResponseWriter, r *http.Request) error {
 	var req documentsRequest
-	if err := decode(w, r, s.opts.MaxBodyBytes, &req); err != nil {
-		return err
-	}
-	id, err := s.agentOf(r, req.profileFields)
+	id, err := s.bodyAgent(w, r, &req)
 	if err != nil {
 		return err
 	}
@@ -77,7 +75,7 @@ func (s *Server) ingestDocuments(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	writeJSON(w, http.StatusOK, documentsResponse{rep.Files, rep.Chunks, rep.Stored, rep.Updated, rep.Linked,
-		rep.Skipped, rep.Archived, rep.Extracted, nonNil(rep.Errors), id})
+		rep.Skipped, rep.Archived, rep.Extracted, memview.NonNil(rep.Errors), id})
 	return nil
 }
 
@@ -251,10 +249,7 @@ type backupResponse struct {
 // agents, it is built from the agent's rows, never a copy of the others'.
 func (s *Server) backup(w http.ResponseWriter, r *http.Request) error {
 	var req backupRequest
-	if err := decode(w, r, s.opts.MaxBodyBytes, &req); err != nil {
-		return err
-	}
-	id, err := s.agentOf(r, req.profileFields)
+	id, err := s.bodyAgent(w, r, &req)
 	if err != nil {
 		return err
 	}

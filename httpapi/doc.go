@@ -45,8 +45,9 @@
 // and until ([engram.Memory.List]); GET /v1/memories/{id} answers with a
 // memory of any kind in its kind's view ([engram.Memory.Get]); PATCH
 // changes what the memory's kind lets change, and refuses, naming it, a
-// field the kind does not have (PUT /v1/memory/{id}, seed 004's, stays);
-// DELETE erases it, as DELETE /v1/memory/{id} does. POST /v1/facts
+// field the kind does not have (PUT /v1/memory/{id}, seed 004's, stays,
+// and changes a memory as PATCH does); DELETE erases it, as DELETE
+// /v1/memory/{id} does. POST /v1/facts
 // asserts one fact or a batch; GET /v1/facts answers what holds now,
 // what held at a time (as_of), what was believed then (known_at), and a
 // slot's history.

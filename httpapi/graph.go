@@ -7,6 +7,7 @@ import (
 
 	"github.com/engram-go/engram"
 	"github.com/engram-go/engram/internal/agentreg"
+	"github.com/engram-go/engram/internal/memview"
 )
 
 // Routes of the entity graph: the agent's facts (engram.Facts) as
@@ -87,7 +88,7 @@ func (s *Server) neighbors(w http.ResponseWriter, r *http.Request) error {
 	}
 	out := neighborsResponse{Entity: fq.Entity, Neighbors: []neighborView{}, Profile: id}
 	for _, n := range ns {
-		out.Neighbors = append(out.Neighbors, neighborView{n.Entity, hopsOf(n.Hops)})
+		out.Neighbors = append(out.Neighbors, neighborView{n.Entity, memview.Hops(n.Hops)})
 	}
 	out.Count = len(out.Neighbors)
 	writeJSON(w, http.StatusOK, out)
@@ -127,7 +128,7 @@ func (s *Server) paths(w http.ResponseWriter, r *http.Request) error {
 	}
 	out := pathsResponse{From: from, To: to, Paths: []pathView{}, Profile: id}
 	for _, p := range ps {
-		out.Paths = append(out.Paths, pathView{hopsOf(p), len(p)})
+		out.Paths = append(out.Paths, pathView{memview.Hops(p), len(p)})
 	}
 	out.Count = len(out.Paths)
 	writeJSON(w, http.StatusOK, out)
@@ -181,7 +182,7 @@ func (s *Server) visualization(w http.ResponseWriter, r *http.Request) error {
 		out.Nodes = append(out.Nodes, nodeView{n.ID, n.Label})
 	}
 	for _, e := range g.Edges {
-		out.Edges = append(out.Edges, edgeView{e.Source, e.Target, e.Predicate, e.FactID, e.ValidFrom.UTC(), timeOf(e.ValidTo)})
+		out.Edges = append(out.Edges, edgeView{e.Source, e.Target, e.Predicate, e.FactID, e.ValidFrom.UTC(), memview.Time(e.ValidTo)})
 	}
 	writeJSON(w, http.StatusOK, out)
 	return nil
@@ -191,10 +192,7 @@ func (s *Server) visualization(w http.ResponseWriter, r *http.Request) error {
 // is deleted, with its full-text entry and links (engram.Facts.Delete);
 // DELETE /v1/memory/{id} erases its history too.
 func (s *Server) deleteTriple(w http.ResponseWriter, r *http.Request) error {
-	if err := params(r, "profile").err; err != nil {
-		return err
-	}
-	id, err := s.agentOf(r, profileFields{})
+	id, err := s.queryAgent(r)
 	if err != nil {
 		return err
 	}

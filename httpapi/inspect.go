@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/engram-go/engram"
+	"github.com/engram-go/engram/internal/memview"
 )
 
 // Routes that let a person inspect and mend an agent's memory (what the
@@ -30,10 +31,7 @@ type statsResponse struct {
 // holds (engram.Memory.Stats) and when its memory last changed (the newest
 // entry of engram.Memory.Changes).
 func (s *Server) stats(w http.ResponseWriter, r *http.Request) error {
-	if err := params(r, "profile").err; err != nil {
-		return err
-	}
-	id, err := s.agentOf(r, profileFields{})
+	id, err := s.queryAgent(r)
 	if err != nil {
 		return err
 	}
@@ -61,7 +59,7 @@ func (s *Server) stats(w http.ResponseWriter, r *http.Request) error {
 		out.Total += n
 	}
 	if len(last) > 0 {
-		out.LastChange = timeOf(last[0].At)
+		out.LastChange = memview.Time(last[0].At)
 	}
 	writeJSON(w, http.StatusOK, out)
 	return nil
@@ -95,10 +93,7 @@ type linksResponse struct {
 // or end at the memory (engram.Links.For), strongest first, and the facts
 // it supports. A memory with no links, or none of that ID, has none.
 func (s *Server) memoryLinks(w http.ResponseWriter, r *http.Request) error {
-	if err := params(r, "profile").err; err != nil {
-		return err
-	}
-	id, err := s.agentOf(r, profileFields{})
+	id, err := s.queryAgent(r)
 	if err != nil {
 		return err
 	}
@@ -112,7 +107,7 @@ func (s *Server) memoryLinks(w http.ResponseWriter, r *http.Request) error {
 		for _, l := range links {
 			v := linkView{Direction: "out", Type: l.Type, Other: l.TargetID, OtherType: l.TargetType,
 				SourceID: l.SourceID, SourceType: l.SourceType, TargetID: l.TargetID, TargetType: l.TargetType,
-				Strength: l.Strength, CreatedAt: timeOf(l.CreatedAt)}
+				Strength: l.Strength, CreatedAt: memview.Time(l.CreatedAt)}
 			if l.SourceID != memID {
 				v.Direction, v.Other, v.OtherType = "in", l.SourceID, l.SourceType
 			}
@@ -164,10 +159,7 @@ func (s *Server) archiveOrRestore(w http.ResponseWriter, r *http.Request, archiv
 		return err
 	}
 	var req reasonRequest
-	if err := decode(w, r, s.opts.MaxBodyBytes, &req); err != nil {
-		return err
-	}
-	id, err := s.agentOf(r, req.profileFields)
+	id, err := s.bodyAgent(w, r, &req)
 	if err != nil {
 		return err
 	}

@@ -38,54 +38,12 @@ var kindNoun = map[engram.MemoryType]string{
 	engram.TypeFact: "a fact", engram.TypeSnapshot: "a session snapshot", engram.TypeDocument: "a document chunk",
 }
 
-// memoryItem is one memory to add: the fields of every kind, of which an
-// item may hold its own kind's only (see addableKinds). Metadata is read
-// by kind: any JSON values for a semantic entry or a procedure, strings
-// for an episode or a fact. An episode's session_id is its session, by
-// the name the first version of the route gave it.
+// memoryItem is one memory to add: memview's item, whose type may be
+// named "kind" as well. An episode's session_id is its session, by the
+// name the first version of the route gave it.
 type memoryItem struct {
-	Type        engram.MemoryType `json:"type"`
-	Kind        engram.MemoryType `json:"kind"`
-	ID          string            `json:"id"`
-	CreatedAt   time.Time         `json:"created_at"`
-	Content     string            `json:"content"`
-	Summary     string            `json:"summary"`
-	Importance  float64           `json:"importance"`
-	Verified    bool              `json:"verified"`
-	Tags        []string          `json:"tags"`
-	Source      string            `json:"source"`
-	EventType   engram.EventType  `json:"event_type"`
-	TaskID      string            `json:"task_id"`
-	User        string            `json:"user_id"`
-	Session     string            `json:"session_id"`
-	Cost        float64           `json:"cost"`
-	DurationMS  int64             `json:"duration_ms"`
-	Metadata    json.RawMessage   `json:"metadata"`
-	Name        string            `json:"name"`
-	Description string            `json:"description"`
-	Pattern     string            `json:"pattern"`
-	SuccessRate float64           `json:"success_rate"`
-	Disabled    bool              `json:"disabled"`
-	factFields
-}
-
-// factFields are the fields of a fact to assert.
-type factFields struct {
-	ID        string            `json:"id"`
-	Subject   string            `json:"subject"`
-	Predicate string            `json:"predicate"`
-	Object    string            `json:"object"`
-	ValidFrom time.Time         `json:"valid_from"`
-	ValidTo   time.Time         `json:"valid_to"`
-	Strength  float64           `json:"strength"`
-	Sources   []string          `json:"sources"`
-	MemoryID  string            `json:"memory_id"`
-	Metadata  map[string]string `json:"metadata"`
-}
-
-func (f factFields) fact() engram.Fact {
-	return engram.Fact{ID: f.ID, Subject: f.Subject, Predicate: f.Predicate, Object: f.Object, ValidFrom: f.ValidFrom,
-		ValidTo: f.ValidTo, Strength: f.Strength, Sources: f.Sources, MemoryID: f.MemoryID, Metadata: f.Metadata}
+	memview.Item
+	Kind engram.MemoryType `json:"kind"`
 }
 
 // itemsOf reads a body that is one item or a batch of them under list
@@ -218,41 +176,13 @@ func recordOf(item string, fields map[string]json.RawMessage) (engram.Record, er
 	if err := strictDecode(item, fields, &it); err != nil {
 		return engram.Record{}, err
 	}
-	session := it.Session
-	var anyMeta map[string]any
-	var strMeta map[string]string
-	if len(it.Metadata) > 0 {
-		var err error
-		if typ == engram.TypeSemantic || typ == engram.TypeProcedural {
-			err = json.Unmarshal(it.Metadata, &anyMeta)
-		} else {
-			err = json.Unmarshal(it.Metadata, &strMeta)
-		}
-		if err != nil {
-			want := "an object"
-			if strMeta != nil || typ == engram.TypeEpisodic || typ == engram.TypeFact {
-				want = "an object of strings"
-			}
-			return engram.Record{}, invalidf("field %s: want %s", at(item, "metadata"), want)
-		}
+	it.Type = typ
+	rec, err := it.Record("api")
+	var ie *engram.InvalidError
+	if errors.As(err, &ie) {
+		return engram.Record{}, invalidf("field %s: %s", at(item, ie.Field), ie.Reason)
 	}
-	switch typ {
-	case engram.TypeSemantic:
-		return engram.Record{Semantic: &engram.SemanticEntry{ID: it.ID, CreatedAt: it.CreatedAt, Content: it.Content, Summary: it.Summary,
-			Importance: it.Importance, Verified: it.Verified, Tags: it.Tags, Source: or(it.Source, "api"),
-			UserID: it.User, SessionID: session, Metadata: anyMeta}}, nil
-	case engram.TypeEpisodic:
-		return engram.Record{Episode: &engram.Episode{ID: it.ID, CreatedAt: it.CreatedAt, Content: it.Content, Type: it.EventType,
-			TaskID: it.TaskID, UserID: it.User, SessionID: session, Cost: it.Cost, Duration: time.Duration(it.DurationMS) * time.Millisecond,
-			Metadata: strMeta}}, nil
-	case engram.TypeProcedural:
-		return engram.Record{Procedure: &engram.Procedure{ID: it.ID, CreatedAt: it.CreatedAt, Name: it.Name, Description: it.Description,
-			Pattern: it.Pattern, SuccessRate: it.SuccessRate, Tags: it.Tags, Disabled: it.Disabled,
-			UserID: it.User, SessionID: session, Metadata: anyMeta}}, nil
-	}
-	f := it.factFields.fact()
-	f.ID, f.Metadata = it.ID, strMeta // memoryItem's own, which hide factFields'
-	return engram.Record{Fact: &f}, nil
+	return rec, err
 }
 
 // goFields are the JSON names of the Go fields engram's errors name.
@@ -439,10 +369,7 @@ type memoryResponse struct {
 // getMemory answers GET /v1/memories/{id}: the memory of that ID,
 // whatever its kind (engram.Memory.Get), with its kind.
 func (s *Server) getMemory(w http.ResponseWriter, r *http.Request) error {
-	if err := params(r, "profile").err; err != nil {
-		return err
-	}
-	id, err := s.agentOf(r, profileFields{})
+	id, err := s.queryAgent(r)
 	if err != nil {
 		return err
 	}
@@ -524,11 +451,11 @@ func (s *Server) addFacts(w http.ResponseWriter, r *http.Request) error {
 	}
 	facts := make([]engram.Fact, len(items))
 	for i, it := range items {
-		var f factFields
+		var f memview.FactItem
 		if err := strictDecode(names[i], it, &f); err != nil {
 			return err
 		}
-		facts[i] = f.fact()
+		facts[i] = f.Fact()
 	}
 	id, err := s.agentOf(r, pf)
 	if err != nil {
@@ -590,6 +517,6 @@ func (s *Server) getFacts(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, factsResponse{fq.Entity, fq.Predicate, timeOf(asOf), timeOf(knownAt), history, factsOf(facts), len(facts), id})
+	writeJSON(w, http.StatusOK, factsResponse{fq.Entity, fq.Predicate, memview.Time(asOf), memview.Time(knownAt), history, factsOf(facts), len(facts), id})
 	return nil
 }

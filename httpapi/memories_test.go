@@ -183,11 +183,11 @@ func TestListMemories(t *testing.T) {
 	require.Equal(t, []string{"l"}, ids)
 }
 
-// TestChangeMemories: PATCH changes the fields the memory's kind lets
-// change and names any other; DELETE erases a memory of any kind.
-func TestChangeMemories(t *testing.T) {
-	e := newEnv(t, httpapi.Options{})
-	r := e.do("POST", "/v1/memories", map[string]any{"profile": "p", "memories": []any{
+// addOneOfEach adds a semantic entry, a procedure, an episode and a fact
+// to agent profile, and returns their IDs.
+func addOneOfEach(t *testing.T, e *env, profile string) (note, proc, ep, fact string) {
+	t.Helper()
+	r := e.do("POST", "/v1/memories", map[string]any{"profile": profile, "memories": []any{
 		map[string]any{"type": "semantic", "content": "The deploy runs on Fridays"},
 		map[string]any{"type": "procedural", "name": "deploy", "pattern": "test, ship"},
 		map[string]any{"type": "episodic", "content": "Deployed"},
@@ -195,9 +195,16 @@ func TestChangeMemories(t *testing.T) {
 	}})
 	require.Equal(t, http.StatusCreated, r.Status, "%s", r.Body)
 	ids := r.JSON(t)["ids"].([]any)
-	note, proc, ep, fact := ids[0].(string), ids[1].(string), ids[2].(string), ids[3].(string)
+	return ids[0].(string), ids[1].(string), ids[2].(string), ids[3].(string)
+}
 
-	r = e.do("PATCH", "/v1/memories/"+note, map[string]any{"profile": "p", "content": "The deploy runs on Thursdays", "importance": 0.9, "tags": []string{"ops"}})
+// TestChangeMemories: PATCH changes the fields the memory's kind lets
+// change and names any other; DELETE erases a memory of any kind.
+func TestChangeMemories(t *testing.T) {
+	e := newEnv(t, httpapi.Options{})
+	note, proc, ep, fact := addOneOfEach(t, e, "p")
+
+	r := e.do("PATCH", "/v1/memories/"+note, map[string]any{"profile": "p", "content": "The deploy runs on Thursdays", "importance": 0.9, "tags": []string{"ops"}})
 	require.Equal(t, http.StatusOK, r.Status, "%s", r.Body)
 	got := r.JSON(t)
 	require.Equal(t, "semantic", got["type"])
@@ -226,6 +233,28 @@ func TestChangeMemories(t *testing.T) {
 		requireError(t, e.do("GET", "/v1/memories/"+id+"?profile=p", nil), 404, httpapi.CodeNotFound)
 	}
 	require.Zero(t, count(t, e, "p"))
+}
+
+// TestPutChangesAsPatch: seed 004's PUT /v1/memory/{id} changes a memory
+// as PATCH does, whatever its kind: a field the kind lacks and a kind
+// that is not edited are refused by name (400, not a 404 that says the
+// memory is missing), and the reason given is what history records.
+func TestPutChangesAsPatch(t *testing.T) {
+	e := newEnv(t, httpapi.Options{})
+	note, proc, ep, fact := addOneOfEach(t, e, "p")
+
+	requireField(t, e.do("PUT", "/v1/memory/"+proc, map[string]any{"profile": "p", "content": "x"}), "field content: memory")
+	requireField(t, e.do("PUT", "/v1/memory/"+note, map[string]any{"profile": "p", "pattern": "x"}), "field pattern: memory")
+	requireField(t, e.do("PUT", "/v1/memory/"+ep, map[string]any{"profile": "p", "tags": []string{"x"}}), "is an episode, which is not edited")
+	requireField(t, e.do("PUT", "/v1/memory/"+fact, map[string]any{"profile": "p", "tags": []string{"x"}}), "is a fact, which is not edited")
+	requireError(t, e.do("PUT", "/v1/memory/nope", map[string]any{"profile": "p", "tags": []string{"x"}}), 404, httpapi.CodeNotFound)
+
+	r := e.do("PUT", "/v1/memory/"+note, map[string]any{"profile": "p", "importance": 0.8, "reason": "Ada said so"})
+	require.Equal(t, http.StatusOK, r.Status, "%s", r.Body)
+	assert.Equal(t, map[string]any{"updated": true, "id": note, "type": "semantic", "profile": "p"}, r.JSON(t))
+	hist := e.do("GET", "/v1/memory/"+note+"/history?profile=p", nil).JSON(t)["entries"].([]any)
+	require.Len(t, hist, 2, "create and update")
+	assert.Equal(t, "Ada said so", hist[1].(map[string]any)["reason"])
 }
 
 // TestFacts: assert one fact or a batch; read what holds now, what held

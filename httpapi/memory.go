@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"maps"
 	"net/http"
@@ -82,10 +81,7 @@ type ingestResponse struct {
 // kept on those episodes (extraction's memories have no place for it).
 func (s *Server) ingest(w http.ResponseWriter, r *http.Request) error {
 	var req ingestRequest
-	if err := decode(w, r, s.opts.MaxBodyBytes, &req); err != nil {
-		return err
-	}
-	id, err := s.agentOf(r, req.profileFields)
+	id, err := s.bodyAgent(w, r, &req)
 	if err != nil {
 		return err
 	}
@@ -250,10 +246,7 @@ type searchResponse struct {
 // plain search (engram.Memory.Find) that takes the search options.
 func (s *Server) search(w http.ResponseWriter, r *http.Request) error {
 	var req searchRequest
-	if err := decode(w, r, s.opts.MaxBodyBytes, &req); err != nil {
-		return err
-	}
-	id, err := s.agentOf(r, req.profileFields)
+	id, err := s.bodyAgent(w, r, &req)
 	if err != nil {
 		return err
 	}
@@ -297,11 +290,11 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return renamedFilter(err, "filter")
 	}
-	out.Results = resultsOf(found.Results)
+	out.Results = memview.Results(found.Results)
 	for _, res := range found.Results {
-		out.PerKind[res.Type] = append(out.PerKind[res.Type], recalledView{resultView: resultOf(res)})
+		out.PerKind[res.Type] = append(out.PerKind[res.Type], recalledView{resultView: memview.ResultOf(res)})
 	}
-	out.Mode, out.Terms, out.Pending = found.Mode, nonNil(found.Terms), found.Pending
+	out.Mode, out.Terms, out.Pending = found.Mode, memview.NonNil(found.Terms), found.Pending
 	writeJSON(w, http.StatusOK, out)
 	return nil
 }
@@ -314,30 +307,16 @@ type contextRequest struct {
 	Filter memview.Filter `json:"filter"`
 }
 
-type sectionView struct {
-	Title   string            `json:"title"`
-	Type    engram.MemoryType `json:"type,omitempty"`
-	IDs     []string          `json:"ids"`
-	Omitted int               `json:"omitted"`
-	Tokens  int               `json:"tokens"`
-}
-
 type contextResponse struct {
-	Text     string        `json:"text"`
-	Tokens   int           `json:"tokens"`
-	Stable   int           `json:"stable"`
-	Sections []sectionView `json:"sections"`
-	Profile  string        `json:"profile"`
+	memview.Context
+	Profile string `json:"profile"`
 }
 
 // context answers POST /v1/context: a token-budgeted block of markdown for
 // a system prompt (engram.Memory.Context). It changes nothing.
 func (s *Server) context(w http.ResponseWriter, r *http.Request) error {
 	var req contextRequest
-	if err := decode(w, r, s.opts.MaxBodyBytes, &req); err != nil {
-		return err
-	}
-	id, err := s.agentOf(r, req.profileFields)
+	id, err := s.bodyAgent(w, r, &req)
 	if err != nil {
 		return err
 	}
@@ -351,11 +330,7 @@ func (s *Server) context(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return renamedFilter(err, "filter")
 	}
-	out := contextResponse{Text: b.Text, Tokens: b.Tokens, Stable: b.Stable, Sections: []sectionView{}, Profile: id}
-	for _, sec := range b.Sections {
-		out.Sections = append(out.Sections, sectionView{sec.Title, sec.Type, nonNil(sec.IDs), sec.Omitted, sec.Tokens})
-	}
-	writeJSON(w, http.StatusOK, out)
+	writeJSON(w, http.StatusOK, contextResponse{memview.ContextOf(b), id})
 	return nil
 }
 
@@ -412,7 +387,7 @@ func (s *Server) summary(w http.ResponseWriter, r *http.Request) error {
 		RecentlyAccessed: sum.RecentlyAccessed, RecentWindowSecs: int64(sum.RecentWindow / time.Second),
 		Recent: memview.List(recent.Records), Profile: id}
 	for _, k := range sum.Kinds {
-		out.Summary = append(out.Summary, kindView{k.Type, k.Count, k.LastID, timeOf(k.LastCreatedAt)})
+		out.Summary = append(out.Summary, kindView{k.Type, k.Count, k.LastID, memview.Time(k.LastCreatedAt)})
 	}
 	for _, k := range sum.Keywords {
 		out.Keywords = append(out.Keywords, keywordView{k.Stem, k.Memories})
@@ -467,10 +442,12 @@ type updateResponse struct {
 	Profile string            `json:"profile"`
 }
 
-// updateMemory answers PUT /v1/memory/{id}: it changes a semantic entry
-// (content, summary, importance, verified, tags) or a procedure
-// (description, pattern, tags, disabled). Episodes, snapshots and facts
-// are records of what happened and are not edited.
+// updateMemory answers PUT /v1/memory/{id}, seed 004's route: the memory
+// is changed as PATCH /v1/memories/{id} changes it (memview.Apply), whatever
+// its kind, and the answer is seed 004's (updated, id, type). A field the
+// memory's kind does not have, or any field of a kind that is not edited
+// (an episode, a fact, a snapshot, a document chunk), is refused, naming
+// it.
 func (s *Server) updateMemory(w http.ResponseWriter, r *http.Request) error {
 	var req updateRequest
 	if err := decode(w, r, s.opts.MaxBodyBytes, &req); err != nil {
@@ -483,37 +460,17 @@ func (s *Server) updateMemory(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	memID := r.PathValue("id")
-	semantic := req.Content != nil || req.Summary != nil || req.Importance != nil || req.Verified != nil
-	procedure := req.Description != nil || req.Pattern != nil || req.Disabled != nil
-	switch {
-	case semantic && procedure:
-		return invalidf("content, summary, importance and verified change a semantic entry; description, pattern and disabled a procedure: not both")
-	case !semantic && !procedure && req.Tags == nil:
+	if len(req.Given()) == 0 {
 		return invalidf("nothing to change: give content, summary, importance, verified, tags, description, pattern or disabled")
 	}
-	out := updateResponse{Updated: true, ID: memID, Profile: id}
-	err = s.reg.Change(r.Context(), id, func(m *engram.Memory) error {
-		if !procedure {
-			_, err := m.Semantic().Update(r.Context(), memID, engram.SemanticPatch{
-				Content: req.Content, Summary: req.Summary, Importance: req.Importance, Verified: req.Verified, Tags: req.Tags})
-			if err == nil || !errors.Is(err, engram.ErrNotFound) || semantic {
-				out.Type = engram.TypeSemantic
-				return err
-			}
-		}
-		_, err := m.Procedural().Update(r.Context(), memID, engram.ProcedurePatch{
-			Description: req.Description, Pattern: req.Pattern, Tags: req.Tags, Disabled: req.Disabled})
-		if errors.Is(err, engram.ErrNotFound) {
-			return notFoundf("the agent has no semantic entry or procedure %q", memID)
-		}
-		out.Type = engram.TypeProcedural
-		return err
+	memID := r.PathValue("id")
+	rec, err := agentreg.Value(r.Context(), id, s.reg.Change, func(m *engram.Memory) (engram.Record, error) {
+		return memview.Apply(withReason(r, req.Reason), m, memID, req.Patch)
 	})
 	if err != nil {
-		return err
+		return renamed(err, "")
 	}
-	writeJSON(w, http.StatusOK, out)
+	writeJSON(w, http.StatusOK, updateResponse{true, memID, rec.Type, id})
 	return nil
 }
 
@@ -521,10 +478,7 @@ func (s *Server) updateMemory(w http.ResponseWriter, r *http.Request) error {
 // ID, current or archived, is erased with everything made of it
 // (engram.Memory.Forget).
 func (s *Server) deleteMemory(w http.ResponseWriter, r *http.Request) error {
-	if err := params(r, "profile").err; err != nil {
-		return err
-	}
-	id, err := s.agentOf(r, profileFields{})
+	id, err := s.queryAgent(r)
 	if err != nil {
 		return err
 	}
@@ -541,10 +495,7 @@ func (s *Server) deleteMemory(w http.ResponseWriter, r *http.Request) error {
 // deleteAllMemory answers DELETE /v1/memory: every memory of the agent is
 // erased (engram.Memory.ForgetAgent), the default agent's too.
 func (s *Server) deleteAllMemory(w http.ResponseWriter, r *http.Request) error {
-	if err := params(r, "profile").err; err != nil {
-		return err
-	}
-	id, err := s.agentOf(r, profileFields{})
+	id, err := s.queryAgent(r)
 	if err != nil {
 		return err
 	}
@@ -564,10 +515,7 @@ type historyResponse struct {
 
 // memoryHistory answers GET /v1/memory/{id}/history (engram.Memory.History).
 func (s *Server) memoryHistory(w http.ResponseWriter, r *http.Request) error {
-	if err := params(r, "profile").err; err != nil {
-		return err
-	}
-	id, err := s.agentOf(r, profileFields{})
+	id, err := s.queryAgent(r)
 	if err != nil {
 		return err
 	}
@@ -578,7 +526,7 @@ func (s *Server) memoryHistory(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, historyResponse{memID, historyOf(es), id})
+	writeJSON(w, http.StatusOK, historyResponse{memID, memview.Changes(es), id})
 	return nil
 }
 
@@ -615,7 +563,7 @@ func (s *Server) changes(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, changesResponse{historyOf(es), id})
+	writeJSON(w, http.StatusOK, changesResponse{memview.Changes(es), id})
 	return nil
 }
 
@@ -626,10 +574,7 @@ type rulesResponse struct {
 
 // listRules answers GET /v1/rules: the agent's extraction rules.
 func (s *Server) listRules(w http.ResponseWriter, r *http.Request) error {
-	if err := params(r, "profile").err; err != nil {
-		return err
-	}
-	id, err := s.agentOf(r, profileFields{})
+	id, err := s.queryAgent(r)
 	if err != nil {
 		return err
 	}
@@ -669,10 +614,7 @@ type ruleResponse struct {
 // active unless "active" is false.
 func (s *Server) addRule(w http.ResponseWriter, r *http.Request) error {
 	var req ruleRequest
-	if err := decode(w, r, s.opts.MaxBodyBytes, &req); err != nil {
-		return err
-	}
-	id, err := s.agentOf(r, req.profileFields)
+	id, err := s.bodyAgent(w, r, &req)
 	if err != nil {
 		return err
 	}
@@ -704,10 +646,7 @@ func (s *Server) addRule(w http.ResponseWriter, r *http.Request) error {
 
 // deleteRule answers DELETE /v1/rules/{name} (engram.Rules.Remove).
 func (s *Server) deleteRule(w http.ResponseWriter, r *http.Request) error {
-	if err := params(r, "profile").err; err != nil {
-		return err
-	}
-	id, err := s.agentOf(r, profileFields{})
+	id, err := s.queryAgent(r)
 	if err != nil {
 		return err
 	}

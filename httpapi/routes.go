@@ -10,6 +10,7 @@ import (
 	"github.com/engram-go/engram"
 	"github.com/engram-go/engram/httpapi/console"
 	"github.com/engram-go/engram/internal/agentreg"
+	"github.com/engram-go/engram/internal/memview"
 )
 
 // handlerFunc is a route's handler: it writes its answer, or returns the
@@ -187,6 +188,31 @@ func (s *Server) agentOf(r *http.Request, body profileFields) (string, error) {
 	return id, s.allow(r, id)
 }
 
+// queryAgent returns the agent of a request that takes no query parameter
+// but its profile: invalid_argument for any other parameter, and
+// agentOf's errors.
+func (s *Server) queryAgent(r *http.Request) (string, error) {
+	if err := params(r, "profile").err; err != nil {
+		return "", err
+	}
+	return s.agentOf(r, profileFields{})
+}
+
+// profiled is a request body that names its agent: a struct that embeds
+// profileFields.
+type profiled interface{ profiles() profileFields }
+
+func (p profileFields) profiles() profileFields { return p }
+
+// bodyAgent decodes the request's JSON body into req and returns the agent
+// it is about (agentOf): decode's errors, then agentOf's.
+func (s *Server) bodyAgent(w http.ResponseWriter, r *http.Request, req profiled) (string, error) {
+	if err := decode(w, r, s.opts.MaxBodyBytes, req); err != nil {
+		return "", err
+	}
+	return s.agentOf(r, req.profiles())
+}
+
 // oneProfile returns profile or its alias profileID, whichever is given,
 // and an error when both are, and differ.
 func oneProfile(where, profile, profileID string) (string, error) {
@@ -230,7 +256,7 @@ func (s *Server) listProfiles(w http.ResponseWriter, r *http.Request) error {
 	}
 	p := principalOf(r.Context())
 	ids = slices.DeleteFunc(slices.Clone(ids), func(id string) bool { return !p.allows(id) })
-	writeJSON(w, http.StatusOK, map[string][]string{"profiles": nonNil(ids)})
+	writeJSON(w, http.StatusOK, map[string][]string{"profiles": memview.NonNil(ids)})
 	return nil
 }
 

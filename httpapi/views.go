@@ -1,7 +1,6 @@
 package httpapi
 
 import (
-	"encoding/json"
 	"time"
 
 	"github.com/engram-go/engram"
@@ -11,65 +10,9 @@ import (
 // The JSON shapes of the API's answers. Field names are snake_case and
 // stable; times are RFC 3339 in UTC; the OpenAPI document describes each.
 
-// timeOf returns t in UTC, or nil for the zero time.
-func timeOf(t time.Time) *time.Time {
-	if t.IsZero() {
-		return nil
-	}
-	u := t.UTC()
-	return &u
-}
-
-// nonNil returns s, or an empty slice for nil, so that lists are [] in
-// JSON rather than null.
-func nonNil[T any](s []T) []T {
-	if s == nil {
-		return []T{}
-	}
-	return s
-}
-
-type partsView struct {
-	Text       float64 `json:"text"`
-	Importance float64 `json:"importance"`
-	Recency    float64 `json:"recency"`
-	Vector     float64 `json:"vector"`
-	Fused      float64 `json:"fused"`
-	Dialogue   float64 `json:"dialogue"`
-}
-
-type resultView struct {
-	Type      engram.MemoryType `json:"type"`
-	ID        string            `json:"id"`
-	Content   string            `json:"content"`
-	Snippet   string            `json:"snippet"`
-	Tags      []string          `json:"tags"`
-	CreatedAt *time.Time        `json:"created_at,omitempty"`
-	Source    string            `json:"source,omitempty"`
-	Score     float64           `json:"score"`
-	Parts     partsView         `json:"parts"`
-	ContextOf string            `json:"context_of,omitempty"`
-	// DialogueWith is the matching turn beside the episode that it was
-	// scored with (see engram.Result.DialogueWith).
-	DialogueWith string `json:"dialogue_with,omitempty"`
-}
-
-func resultOf(r engram.Result) resultView {
-	return resultView{
-		Type: r.Type, ID: r.ID, Content: r.Content, Snippet: r.Snippet, Tags: nonNil(r.Tags),
-		CreatedAt: timeOf(r.CreatedAt), Source: r.Source, Score: r.Score,
-		Parts:     partsView{r.Parts.Text, r.Parts.Importance, r.Parts.Recency, r.Parts.Vector, r.Parts.Fused, r.Parts.Dialogue},
-		ContextOf: r.ContextOf, DialogueWith: r.DialogueWith,
-	}
-}
-
-func resultsOf(rs []engram.Result) []resultView {
-	out := make([]resultView, 0, len(rs))
-	for _, r := range rs {
-		out = append(out, resultOf(r))
-	}
-	return out
-}
+// resultView is a memory a search found: memview's, which the MCP server
+// and the CLI show too.
+type resultView = memview.Result
 
 type gateView struct {
 	Relevance     float64 `json:"relevance"`
@@ -93,7 +36,7 @@ func recalledOf(rs []engram.Recalled) []recalledView {
 	for _, r := range rs {
 		g := r.Gate
 		out = append(out, recalledView{
-			resultView: resultOf(r.Result),
+			resultView: memview.ResultOf(r.Result),
 			Gate:       gateView{g.Relevance, g.Retrievals, g.Strength, g.ExpectedValue, g.Control, g.Noise, g.X, g.Gate},
 			Admitted:   r.Admitted,
 		})
@@ -115,40 +58,13 @@ func factsOf(fs []engram.Fact) []factView {
 	return out
 }
 
-type hopView struct {
-	Fact      factView `json:"fact"`
-	Direction string   `json:"direction"` // "out" along the fact, "in" against it
-	From      string   `json:"from"`
-	To        string   `json:"to"`
-}
+// hopView is a fact walked from one entity to another: memview's, which
+// the CLI prints too.
+type hopView = memview.Hop
 
-func hopsOf(hs []engram.Hop) []hopView {
-	out := make([]hopView, 0, len(hs))
-	for _, h := range hs {
-		out = append(out, hopView{Fact: factOf(h.Fact), Direction: string(h.Direction), From: h.From(), To: h.To()})
-	}
-	return out
-}
-
-type historyView struct {
-	Seq    int64             `json:"seq"`
-	Op     engram.HistoryOp  `json:"op"`
-	Type   engram.MemoryType `json:"type"`
-	ID     string            `json:"id"`
-	Before json.RawMessage   `json:"before,omitempty"`
-	After  json.RawMessage   `json:"after,omitempty"`
-	Actor  string            `json:"actor"`
-	Reason string            `json:"reason,omitempty"`
-	At     time.Time         `json:"at"`
-}
-
-func historyOf(es []engram.HistoryEntry) []historyView {
-	out := make([]historyView, 0, len(es))
-	for _, e := range es {
-		out = append(out, historyView{e.Seq, e.Op, e.Type, e.ID, e.Before, e.After, e.Actor, e.Reason, e.At.UTC()})
-	}
-	return out
-}
+// historyView is an entry of history: memview's, which the CLI shows
+// too.
+type historyView = memview.Change
 
 type ruleView struct {
 	Name       string            `json:"name"`
@@ -164,5 +80,5 @@ type ruleView struct {
 }
 
 func ruleOf(r engram.ExtractionRule) ruleView {
-	return ruleView{r.Name, r.Pattern, r.Type, r.Importance, nonNil(r.Tags), r.Active, timeOf(r.CreatedAt), r.Subject, r.Predicate, r.Object}
+	return ruleView{r.Name, r.Pattern, r.Type, r.Importance, memview.NonNil(r.Tags), r.Active, memview.Time(r.CreatedAt), r.Subject, r.Predicate, r.Object}
 }

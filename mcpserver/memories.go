@@ -3,7 +3,7 @@ package mcpserver
 import (
 	"context"
 	"fmt"
-	"slices"
+	"maps"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -67,102 +67,25 @@ const factProps = `"subject": ` + partSchema + `, "predicate": ` + partSchema + 
 	"memory_id": {"type": "string", "minLength": 1, "maxLength": 256, "description": "the memory it came from: linked to it"},
 	"metadata": ` + metaSchema
 
-// memoryIn is one memory to add: its type's fields (the schema admits no
-// others).
-type memoryIn struct {
-	Type       engram.MemoryType `json:"type"`
-	ID         string            `json:"id,omitempty"`
-	CreatedAt  time.Time         `json:"created_at,omitzero"`
-	Content    string            `json:"content,omitempty"`
-	Summary    string            `json:"summary,omitempty"`
-	Importance float64           `json:"importance,omitempty"`
-	Verified   bool              `json:"verified,omitempty"`
-	Tags       []string          `json:"tags,omitempty"`
-	Source     string            `json:"source,omitempty"`
-	EventType  engram.EventType  `json:"event_type,omitempty"`
-	TaskID     string            `json:"task_id,omitempty"`
-	User       string            `json:"user_id,omitempty"`
-	Session    string            `json:"session_id,omitempty"`
-	// Metadata is any JSON values for a semantic entry or a procedure,
-	// strings for an episode or a fact (the schema says which).
-	Metadata    map[string]any `json:"metadata,omitempty"`
-	Name        string         `json:"name,omitempty"`
-	Description string         `json:"description,omitempty"`
-	Pattern     string         `json:"pattern,omitempty"`
-	SuccessRate float64        `json:"success_rate,omitempty"`
-	Disabled    bool           `json:"disabled,omitempty"`
-	factIn
-}
-
-// factIn is a fact to assert.
-type factIn struct {
-	Subject   string    `json:"subject,omitempty"`
-	Predicate string    `json:"predicate,omitempty"`
-	Object    string    `json:"object,omitempty"`
-	ValidFrom time.Time `json:"valid_from,omitzero"`
-	ValidTo   time.Time `json:"valid_to,omitzero"`
-	Strength  float64   `json:"strength,omitempty"`
-	Sources   []string  `json:"sources,omitempty"`
-	MemoryID  string    `json:"memory_id,omitempty"`
-	// ID and Metadata are memoryIn's in add_memories.
-	FactID       string            `json:"id,omitempty"`
-	FactMetadata map[string]string `json:"metadata,omitempty"`
-}
-
-func (f factIn) fact(id string, md map[string]string) engram.Fact {
-	return engram.Fact{ID: id, Subject: f.Subject, Predicate: f.Predicate, Object: f.Object, ValidFrom: f.ValidFrom, ValidTo: f.ValidTo,
-		Strength: f.Strength, Sources: append(slices.Clone(f.Sources), "mcp"), MemoryID: f.MemoryID, Metadata: md}
-}
-
-// stringMeta returns metadata of strings (the schema admits no other for an
-// episode or a fact), nil for none.
-func stringMeta(md map[string]any) map[string]string {
-	if md == nil {
-		return nil
-	}
-	out := make(map[string]string, len(md))
-	for k, v := range md {
-		out[k], _ = v.(string)
-	}
-	return out
-}
-
-// record returns the memory in stands for.
-func (in memoryIn) record() engram.Record {
-	session := in.Session
-	switch in.Type {
-	case engram.TypeSemantic:
-		return engram.Record{Semantic: &engram.SemanticEntry{ID: in.ID, CreatedAt: in.CreatedAt, Content: in.Content, Summary: in.Summary,
-			Importance: in.Importance, Verified: in.Verified, Tags: in.Tags, Source: cmpOr(in.Source, "mcp"),
-			UserID: in.User, SessionID: session, Metadata: in.Metadata}}
-	case engram.TypeEpisodic:
+// record returns the memory in stands for (memview.Item.Record), with
+// the MCP server's mark: "mcp" is the source of a semantic entry that
+// names none, of an episode's metadata, and one of a fact's sources.
+func record(in memview.Item) (engram.Record, error) {
+	rec, err := in.Record("mcp")
+	if rec.Episode != nil {
 		md := map[string]string{"source": "mcp"}
-		for k, v := range stringMeta(in.Metadata) {
-			md[k] = v
-		}
-		return engram.Record{Episode: &engram.Episode{ID: in.ID, CreatedAt: in.CreatedAt, Content: in.Content, Type: in.EventType,
-			TaskID: in.TaskID, UserID: in.User, SessionID: session, Metadata: md}}
-	case engram.TypeProcedural:
-		return engram.Record{Procedure: &engram.Procedure{ID: in.ID, CreatedAt: in.CreatedAt, Name: in.Name, Description: in.Description,
-			Pattern: in.Pattern, SuccessRate: in.SuccessRate, Tags: in.Tags, Disabled: in.Disabled,
-			UserID: in.User, SessionID: session, Metadata: in.Metadata}}
-	case engram.TypeFact:
-		f := in.factIn.fact(in.ID, stringMeta(in.Metadata))
-		return engram.Record{Fact: &f}
+		maps.Copy(md, rec.Episode.Metadata)
+		rec.Episode.Metadata = md
 	}
-	return engram.Record{Type: in.Type} // refused by AddAll: the schema admits none
-}
-
-func cmpOr(s, def string) string {
-	if s == "" {
-		return def
+	if rec.Fact != nil {
+		rec.Fact.Sources = append(rec.Fact.Sources, "mcp")
 	}
-	return s
+	return rec, err
 }
 
 type addMemoriesIn struct {
-	Memories []memoryIn `json:"memories"`
-	Agent    string     `json:"agent,omitempty"`
+	Memories []memview.Item `json:"memories"`
+	agentIn
 }
 
 type listMemoriesIn struct {
@@ -173,18 +96,18 @@ type listMemoriesIn struct {
 	Until  time.Time           `json:"until,omitzero"`
 	Limit  int                 `json:"limit,omitempty"`
 	Cursor string              `json:"cursor,omitempty"`
-	Agent  string              `json:"agent,omitempty"`
+	agentIn
 }
 
 type updateMemoryIn struct {
 	ID string `json:"id"`
 	memview.Patch
-	Agent string `json:"agent,omitempty"`
+	agentIn
 }
 
 type addFactsIn struct {
-	Facts []factIn `json:"facts"`
-	Agent string   `json:"agent,omitempty"`
+	Facts []memview.FactItem `json:"facts"`
+	agentIn
 }
 
 type getFactsIn struct {
@@ -195,11 +118,11 @@ type getFactsIn struct {
 	KnownAt   time.Time        `json:"known_at,omitzero"`
 	History   bool             `json:"history,omitempty"`
 	Limit     int              `json:"limit,omitempty"`
-	Agent     string           `json:"agent,omitempty"`
+	agentIn
 }
 
 func (s *Server) addMemoryTools() {
-	mcp.AddTool(s.mcp, &mcp.Tool{
+	addTool(s, &mcp.Tool{
 		Name: "add_memories",
 		Description: "Add one memory or a batch, of any kind each (type: semantic knowledge, an episodic event, a procedure, " +
 			"or a fact as subject, predicate, object), in one transaction: all of them or, on any error, none. Returns their IDs in order.",
@@ -207,13 +130,13 @@ func (s *Server) addMemoryTools() {
 			"memories": {"type": "array", "minItems": 1, "maxItems": 1000, "items": ` + memorySchema + `},
 			` + agentProp + `}}`),
 	}, s.addMemories)
-	mcp.AddTool(s.mcp, &mcp.Tool{
+	addTool(s, &mcp.Tool{
 		Name:        "get_memory",
 		Description: "Get the memory with the given ID, whatever its kind, with its kind.",
 		InputSchema: schema(`{"type": "object", "additionalProperties": false, "required": ["id"], "properties": {
 			"id": ` + idSchema + `, ` + agentProp + `}}`),
 	}, s.getMemory)
-	mcp.AddTool(s.mcp, &mcp.Tool{
+	addTool(s, &mcp.Tool{
 		Name: "list_memories",
 		Description: "List the agent's memories of every kind (or of types), newest first, a page at a time: " +
 			"pass the answer's next_cursor as cursor for the next page, with the same filter. user, session and filter keep only " +
@@ -226,7 +149,7 @@ func (s *Server) addMemoryTools() {
 			"cursor": {"type": "string", "minLength": 1, "maxLength": 1024},
 			` + scopeProps + `, ` + agentProp + `}}`),
 	}, s.listMemories)
-	mcp.AddTool(s.mcp, &mcp.Tool{
+	addTool(s, &mcp.Tool{
 		Name: "update_memory",
 		Description: "Change a memory's fields that its kind lets change: a semantic entry's content, summary, importance, " +
 			"verified and tags; a procedure's description, pattern, tags and disabled. Episodes and facts are not edited.",
@@ -236,13 +159,13 @@ func (s *Server) addMemoryTools() {
 			"description": ` + text0Schema + `, "pattern": ` + text0Schema + `, "disabled": {"type": "boolean"},
 			` + agentProp + `}}`),
 	}, s.updateMemory)
-	mcp.AddTool(s.mcp, &mcp.Tool{
+	addTool(s, &mcp.Tool{
 		Name:        "delete_memory",
 		Description: "Erase the memory or fact with the given ID, and everything made of it (the same as forget).",
 		InputSchema: schema(`{"type": "object", "additionalProperties": false, "required": ["id"], "properties": {
 			"id": ` + idSchema + `, ` + agentProp + `}}`),
 	}, s.forget)
-	mcp.AddTool(s.mcp, &mcp.Tool{
+	addTool(s, &mcp.Tool{
 		Name: "add_facts",
 		Description: "Assert one fact or a batch, in order and in one transaction: each is inserted, merged into the same fact " +
 			"known already, or supersedes the value of a predicate that holds one (lives in, works at, …).",
@@ -251,7 +174,7 @@ func (s *Server) addMemoryTools() {
 				"required": ["subject", "predicate", "object"], "properties": {"id": ` + idSchema + `, ` + factProps + `}}},
 			` + agentProp + `}}`),
 	}, s.addFacts)
-	mcp.AddTool(s.mcp, &mcp.Tool{
+	addTool(s, &mcp.Tool{
 		Name: "get_facts",
 		Description: "Facts: those that hold now (of an entity, in a direction, of a predicate); with as_of, those that held then; " +
 			"with known_at, what was believed then; with history, every fact of the entity's predicate, in the order they started.",
@@ -285,20 +208,19 @@ func factViews(fs []engram.Fact) []memview.Fact {
 	return out
 }
 
-func (s *Server) addMemories(ctx context.Context, req *mcp.CallToolRequest, in addMemoriesIn) (*mcp.CallToolResult, any, error) {
-	agent, err := s.agentOf(req, in.Agent)
-	if err != nil {
-		return nil, nil, err
-	}
+func (s *Server) addMemories(ctx context.Context, agent string, in addMemoriesIn) (*mcp.CallToolResult, any, error) {
 	records := make([]engram.Record, len(in.Memories))
 	for i, m := range in.Memories {
-		records[i] = m.record()
+		var err error
+		if records[i], err = record(m); err != nil {
+			return nil, nil, err
+		}
 	}
 	added, err := agentreg.Value(ctx, agent, s.reg.Write, func(m *engram.Memory) ([]engram.Added, error) {
 		return m.AddAll(ctx, records)
 	})
 	if err != nil {
-		return nil, nil, s.toolError("add_memories", err)
+		return nil, nil, err
 	}
 	out := addMemoriesOut{Memories: []addedOut{}, Agent: agent}
 	for _, a := range added {
@@ -317,16 +239,12 @@ type memoryOut struct {
 	Agent  string            `json:"agent"`
 }
 
-func (s *Server) getMemory(ctx context.Context, req *mcp.CallToolRequest, in forgetIn) (*mcp.CallToolResult, any, error) {
-	agent, err := s.agentOf(req, in.Agent)
-	if err != nil {
-		return nil, nil, err
-	}
+func (s *Server) getMemory(ctx context.Context, agent string, in forgetIn) (*mcp.CallToolResult, any, error) {
 	rec, err := agentreg.Value(ctx, agent, s.reg.Read, func(m *engram.Memory) (engram.Record, error) {
 		return m.Get(ctx, in.ID)
 	})
 	if err != nil {
-		return nil, nil, s.toolError("get_memory", err)
+		return nil, nil, err
 	}
 	return nil, memoryOut{rec.Type, memview.Of(rec), agent}, nil
 }
@@ -337,20 +255,18 @@ type listMemoriesOut struct {
 	Agent      string `json:"agent"`
 }
 
-func (s *Server) listMemories(ctx context.Context, req *mcp.CallToolRequest, in listMemoriesIn) (*mcp.CallToolResult, any, error) {
-	agent, err := s.agentOf(req, in.Agent)
+func (s *Server) listMemories(ctx context.Context, agent string, in listMemoriesIn) (*mcp.CallToolResult, any, error) {
+	filter, err := in.filter()
 	if err != nil {
 		return nil, nil, err
 	}
-	mq := engram.MemoryQuery{Types: in.Types, Tags: in.Tags, Since: in.Since, Until: in.Until, Limit: cmp0(in.Limit, 20), Cursor: in.Cursor}
-	if mq.Filter, err = in.filter(); err != nil {
-		return nil, nil, err
-	}
+	mq := engram.MemoryQuery{Types: in.Types, Tags: in.Tags, Since: in.Since, Until: in.Until, Limit: cmp0(in.Limit, 20), Cursor: in.Cursor,
+		Filter: filter}
 	page, err := agentreg.Value(ctx, agent, s.reg.Read, func(m *engram.Memory) (engram.MemoryPage, error) {
 		return m.List(ctx, mq)
 	})
 	if err != nil {
-		return nil, nil, s.toolError("list_memories", err)
+		return nil, nil, err
 	}
 	return nil, listMemoriesOut{memview.List(page.Records), page.Next, agent}, nil
 }
@@ -362,16 +278,12 @@ func cmp0(n, def int) int {
 	return n
 }
 
-func (s *Server) updateMemory(ctx context.Context, req *mcp.CallToolRequest, in updateMemoryIn) (*mcp.CallToolResult, any, error) {
-	agent, err := s.agentOf(req, in.Agent)
-	if err != nil {
-		return nil, nil, err
-	}
+func (s *Server) updateMemory(ctx context.Context, agent string, in updateMemoryIn) (*mcp.CallToolResult, any, error) {
 	rec, err := agentreg.Value(ctx, agent, s.reg.Change, func(m *engram.Memory) (engram.Record, error) {
 		return memview.Apply(ctx, m, in.ID, in.Patch)
 	})
 	if err != nil {
-		return nil, nil, s.toolError("update_memory", err)
+		return nil, nil, err
 	}
 	return nil, memoryOut{rec.Type, memview.Of(rec), agent}, nil
 }
@@ -387,20 +299,17 @@ type addFactsOut struct {
 	Agent string         `json:"agent"`
 }
 
-func (s *Server) addFacts(ctx context.Context, req *mcp.CallToolRequest, in addFactsIn) (*mcp.CallToolResult, any, error) {
-	agent, err := s.agentOf(req, in.Agent)
-	if err != nil {
-		return nil, nil, err
-	}
+func (s *Server) addFacts(ctx context.Context, agent string, in addFactsIn) (*mcp.CallToolResult, any, error) {
 	facts := make([]engram.Fact, len(in.Facts))
 	for i, f := range in.Facts {
-		facts[i] = f.fact(f.FactID, f.FactMetadata)
+		facts[i] = f.Fact()
+		facts[i].Sources = append(facts[i].Sources, "mcp")
 	}
 	as, err := agentreg.Value(ctx, agent, s.reg.Write, func(m *engram.Memory) ([]engram.Assertion, error) {
 		return m.Facts().AssertAll(ctx, facts)
 	})
 	if err != nil {
-		return nil, nil, s.toolError("add_facts", err)
+		return nil, nil, err
 	}
 	out := addFactsOut{Facts: []assertionOut{}, Agent: agent}
 	for _, a := range as {
@@ -418,11 +327,7 @@ type getFactsOut struct {
 // input, as engram's own errors say it.
 var errBadQuery = fmt.Errorf("%w: the arguments disagree", engram.ErrInvalid)
 
-func (s *Server) getFacts(ctx context.Context, req *mcp.CallToolRequest, in getFactsIn) (*mcp.CallToolResult, any, error) {
-	agent, err := s.agentOf(req, in.Agent)
-	if err != nil {
-		return nil, nil, err
-	}
+func (s *Server) getFacts(ctx context.Context, agent string, in getFactsIn) (*mcp.CallToolResult, any, error) {
 	switch {
 	case !in.AsOf.IsZero() && !in.KnownAt.IsZero():
 		return nil, nil, fmt.Errorf("%w: as_of and known_at are two questions: give one", errBadQuery)
@@ -436,7 +341,7 @@ func (s *Server) getFacts(ctx context.Context, req *mcp.CallToolRequest, in getF
 		return memview.Facts(ctx, m, memview.FactsAsked{Query: fq, AsOf: in.AsOf, KnownAt: in.KnownAt, History: in.History})
 	})
 	if err != nil {
-		return nil, nil, s.toolError("get_facts", err)
+		return nil, nil, err
 	}
 	return nil, getFactsOut{factViews(fs), agent}, nil
 }

@@ -193,3 +193,55 @@ func TestMemoryToolSchemas(t *testing.T) {
 		require.True(t, res.IsError, "%s %v: not a tool error: %s", c.tool, c.args, text)
 	}
 }
+
+// TestFactToolsShareTheFactView: add_fact and query_graph show a fact in
+// the view add_facts, get_facts, get_memory and the HTTP API show it in
+// (memview.Fact), its sources and when it was recorded included.
+func TestFactToolsShareTheFactView(t *testing.T) {
+	agents := testutil.NewAgents(t)
+	s, err := mcpserver.New(agents, mcpserver.Options{Agent: "ada"})
+	require.NoError(t, err)
+	cs := connect(t, s)
+
+	res, text := callTool(t, cs, "add_fact", map[string]any{"subject": "Ada", "predicate": "lives in", "object": "London"})
+	require.False(t, res.IsError, text)
+	added := decodeText(t, text)["fact"].(map[string]any)
+	assert.Equal(t, []any{"mcp"}, added["sources"])
+	assert.Contains(t, added, "recorded_at")
+
+	res, text = callTool(t, cs, "get_facts", map[string]any{"entity": "Ada"})
+	require.False(t, res.IsError, text)
+	want := decodeText(t, text)["facts"]
+	res, text = callTool(t, cs, "query_graph", map[string]any{"entity": "Ada"})
+	require.False(t, res.IsError, text)
+	assert.Equal(t, want, decodeText(t, text)["facts"])
+	assert.Equal(t, added["id"], want.([]any)[0].(map[string]any)["id"])
+}
+
+// TestSearchToolsShareTheResultView: search and recall show what they
+// find in the view POST /v1/search and engram search show it in
+// (memview.Result): the snippet, the tags and the parts of the score too.
+func TestSearchToolsShareTheResultView(t *testing.T) {
+	agents := testutil.NewAgents(t)
+	s, err := mcpserver.New(agents, mcpserver.Options{Agent: "ada"})
+	require.NoError(t, err)
+	cs := connect(t, s)
+	res, text := callTool(t, cs, "remember", map[string]any{"content": "The deploy runs on Fridays", "tags": []string{"ops"}})
+	require.False(t, res.IsError, text)
+
+	res, text = callTool(t, cs, "search", map[string]any{"query": "deploy"})
+	require.False(t, res.IsError, text)
+	found := decodeText(t, text)["results"].([]any)
+	require.Len(t, found, 1)
+	r := found[0].(map[string]any)
+	assert.Equal(t, []any{"ops"}, r["tags"])
+	assert.Contains(t, r["snippet"], "deploy")
+	assert.Contains(t, r["parts"], "text")
+
+	res, text = callTool(t, cs, "recall", map[string]any{"query": "deploy"})
+	require.False(t, res.IsError, text)
+	sem := decodeText(t, text)["by_kind"].(map[string]any)["semantic"].([]any)
+	require.NotEmpty(t, sem)
+	assert.Contains(t, sem[0], "parts")
+	assert.IsType(t, 0.0, sem[0].(map[string]any)["gate"], "the gate's value, as before")
+}

@@ -50,8 +50,8 @@ func (in scopeIn) filter() (*engram.Filter, error) {
 }
 
 type forgetUserIn struct {
-	User  string `json:"user_id"`
-	Agent string `json:"agent,omitempty"`
+	User string `json:"user_id"`
+	agentIn
 }
 
 type forgetUserOut struct {
@@ -62,7 +62,7 @@ type forgetUserOut struct {
 
 type forgetMatchingIn struct {
 	scopeIn
-	Agent string `json:"agent,omitempty"`
+	agentIn
 }
 
 type forgetMatchingOut struct {
@@ -71,14 +71,14 @@ type forgetMatchingOut struct {
 }
 
 func (s *Server) addScopeTools() {
-	mcp.AddTool(s.mcp, &mcp.Tool{
+	addTool(s, &mcp.Tool{
 		Name: "forget_memories",
 		Description: "Erase every memory that a filter matches (what list_memories lists with it), each as forget erases one. " +
 			"A filter is required. Returns how many were erased.",
 		InputSchema: schema(`{"type": "object", "additionalProperties": false, "properties": {
 			` + scopeProps + `, ` + agentProp + `}}`),
 	}, s.forgetMatching)
-	mcp.AddTool(s.mcp, &mcp.Tool{
+	addTool(s, &mcp.Tool{
 		Name: "forget_user",
 		Description: "Erase every memory of one user of the agent (semantic, episodic and procedural, with everything made of them); " +
 			"other users' memories and the agent's own stay. Returns how many were erased.",
@@ -88,27 +88,19 @@ func (s *Server) addScopeTools() {
 	}, s.forgetUser)
 }
 
-func (s *Server) forgetUser(ctx context.Context, req *mcp.CallToolRequest, in forgetUserIn) (*mcp.CallToolResult, any, error) {
-	agent, err := s.agentOf(req, in.Agent)
-	if err != nil {
-		return nil, nil, err
-	}
+func (s *Server) forgetUser(ctx context.Context, agent string, in forgetUserIn) (*mcp.CallToolResult, any, error) {
 	n := 0
-	err = s.reg.Change(ctx, agent, func(m *engram.Memory) (err error) {
+	err := s.reg.Change(ctx, agent, func(m *engram.Memory) (err error) {
 		n, err = m.ForgetUser(ctx, in.User)
 		return err
 	})
 	if err != nil {
-		return nil, nil, s.toolError("forget_user", err)
+		return nil, nil, err
 	}
 	return nil, forgetUserOut{n, in.User, agent}, nil
 }
 
-func (s *Server) forgetMatching(ctx context.Context, req *mcp.CallToolRequest, in forgetMatchingIn) (*mcp.CallToolResult, any, error) {
-	agent, err := s.agentOf(req, in.Agent)
-	if err != nil {
-		return nil, nil, err
-	}
+func (s *Server) forgetMatching(ctx context.Context, agent string, in forgetMatchingIn) (*mcp.CallToolResult, any, error) {
 	f, err := in.filter()
 	if err != nil {
 		return nil, nil, err
@@ -122,7 +114,7 @@ func (s *Server) forgetMatching(ctx context.Context, req *mcp.CallToolRequest, i
 		return err
 	})
 	if err != nil {
-		return nil, nil, s.toolError("forget_memories", err)
+		return nil, nil, err
 	}
 	return nil, forgetMatchingOut{n, agent}, nil
 }

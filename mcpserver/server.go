@@ -15,15 +15,10 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// Agents hands out the memories of agents: an *engram.Store satisfies it.
-type Agents interface {
-	// Agent returns the memory of agent id, opening it, and creating it
-	// when the agent has none yet. The server calls it only to write, or
-	// for an agent that Agents lists.
-	Agent(id string) (*engram.Memory, error)
-	// Agents lists the agents that have memory.
-	Agents(ctx context.Context) ([]string, error)
-}
+// Agents hands out the memories of agents: an *engram.Store satisfies
+// it. Its methods are engram.Agents', which the HTTP API, the MCP server
+// and the CLI share; any engram.Agents is an Agents.
+type Agents interface{ engram.Agents }
 
 // Options configure a Server.
 type Options struct {

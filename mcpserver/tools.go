@@ -10,6 +10,7 @@ import (
 
 	"github.com/engram-go/engram"
 	"github.com/engram-go/engram/internal/agentreg"
+	"github.com/engram-go/engram/internal/memview"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -33,7 +34,7 @@ type rememberIn struct {
 	Content    string   `json:"content"`
 	Importance float64  `json:"importance,omitempty"`
 	Tags       []string `json:"tags,omitempty"`
-	Agent      string   `json:"agent,omitempty"`
+	agentIn
 }
 
 type searchIn struct {
@@ -41,25 +42,25 @@ type searchIn struct {
 	Query string              `json:"query"`
 	Types []engram.MemoryType `json:"types,omitempty"`
 	Limit int                 `json:"limit,omitempty"`
-	Agent string              `json:"agent,omitempty"`
+	agentIn
 }
 
 type recallIn struct {
 	scopeIn
 	Query string `json:"query"`
-	Agent string `json:"agent,omitempty"`
+	agentIn
 }
 
 type contextIn struct {
 	scopeIn
 	Query     string `json:"query,omitempty"`
 	MaxTokens int    `json:"max_tokens,omitempty"`
-	Agent     string `json:"agent,omitempty"`
+	agentIn
 }
 
 type forgetIn struct {
-	ID    string `json:"id"`
-	Agent string `json:"agent,omitempty"`
+	ID string `json:"id"`
+	agentIn
 }
 
 type logEventIn struct {
@@ -67,7 +68,7 @@ type logEventIn struct {
 	Type      engram.EventType `json:"type,omitempty"`
 	TaskID    string           `json:"task_id,omitempty"`
 	SessionID string           `json:"session_id,omitempty"`
-	Agent     string           `json:"agent,omitempty"`
+	agentIn
 }
 
 type addFactIn struct {
@@ -75,7 +76,7 @@ type addFactIn struct {
 	Predicate string    `json:"predicate"`
 	Object    string    `json:"object"`
 	ValidFrom time.Time `json:"valid_from,omitzero"`
-	Agent     string    `json:"agent,omitempty"`
+	agentIn
 }
 
 type queryGraphIn struct {
@@ -83,7 +84,7 @@ type queryGraphIn struct {
 	Direction engram.Direction `json:"direction,omitempty"`
 	Predicate string           `json:"predicate,omitempty"`
 	Limit     int              `json:"limit,omitempty"`
-	Agent     string           `json:"agent,omitempty"`
+	agentIn
 }
 
 type listRecentIn struct {
@@ -91,11 +92,11 @@ type listRecentIn struct {
 	// Kind is an alias of Type (see internal/vocab).
 	Kind  engram.MemoryType `json:"kind,omitempty"`
 	Limit int               `json:"limit,omitempty"`
-	Agent string            `json:"agent,omitempty"`
+	agentIn
 }
 
 func (s *Server) addTools() {
-	mcp.AddTool(s.mcp, &mcp.Tool{
+	addTool(s, &mcp.Tool{
 		Name:        "remember",
 		Description: "Store a piece of long-term knowledge (a semantic memory) and return its ID.",
 		InputSchema: schema(`{"type": "object", "additionalProperties": false, "required": ["content"], "properties": {
@@ -104,7 +105,7 @@ func (s *Server) addTools() {
 			"tags": {"type": "array", "maxItems": 32, "items": {"type": "string", "minLength": 1, "maxLength": 64}},
 			` + agentProp + `}}`),
 	}, s.remember)
-	mcp.AddTool(s.mcp, &mcp.Tool{
+	addTool(s, &mcp.Tool{
 		Name:        "search",
 		Description: "Search the agent's memories of every kind (or of the kinds given) by the words of a query, best first.",
 		InputSchema: schema(`{"type": "object", "additionalProperties": false, "required": ["query"], "properties": {
@@ -113,14 +114,14 @@ func (s *Server) addTools() {
 			"limit": {"type": "integer", "minimum": 1, "maximum": 100, "description": "default 10"},
 			` + scopeProps + `, ` + agentProp + `}}`),
 	}, s.search)
-	mcp.AddTool(s.mcp, &mcp.Tool{
+	addTool(s, &mcp.Tool{
 		Name:        "recall",
 		Description: "Recall what memory holds about a query into the working set, through a relevance gate; returns the memories admitted and the candidates of each kind.",
 		InputSchema: schema(`{"type": "object", "additionalProperties": false, "required": ["query"], "properties": {
 			"query": {"type": "string", "minLength": 1, "maxLength": 4096},
 			` + scopeProps + `, ` + agentProp + `}}`),
 	}, s.recall)
-	mcp.AddTool(s.mcp, &mcp.Tool{
+	addTool(s, &mcp.Tool{
 		Name:        "context",
 		Description: "A markdown block of what the agent knows, for a system prompt, within a token budget; with a query, the memories recalled for it come last.",
 		InputSchema: schema(`{"type": "object", "additionalProperties": false, "properties": {
@@ -128,14 +129,14 @@ func (s *Server) addTools() {
 			"max_tokens": {"type": "integer", "minimum": 1, "maximum": 100000, "description": "default 2000"},
 			` + scopeProps + `, ` + agentProp + `}}`),
 	}, s.context)
-	mcp.AddTool(s.mcp, &mcp.Tool{
+	addTool(s, &mcp.Tool{
 		Name:        "forget",
 		Description: "Erase the memory or fact with the given ID, and everything made of it.",
 		InputSchema: schema(`{"type": "object", "additionalProperties": false, "required": ["id"], "properties": {
 			"id": {"type": "string", "minLength": 1, "maxLength": 256},
 			` + agentProp + `}}`),
 	}, s.forget)
-	mcp.AddTool(s.mcp, &mcp.Tool{
+	addTool(s, &mcp.Tool{
 		Name:        "log_event",
 		Description: "Append an event to the agent's episodic log and return its ID.",
 		InputSchema: schema(`{"type": "object", "additionalProperties": false, "required": ["content"], "properties": {
@@ -145,7 +146,7 @@ func (s *Server) addTools() {
 			"session_id": {"type": "string", "minLength": 1, "maxLength": 256},
 			` + agentProp + `}}`),
 	}, s.logEvent)
-	mcp.AddTool(s.mcp, &mcp.Tool{
+	addTool(s, &mcp.Tool{
 		Name:        "add_fact",
 		Description: "Assert a fact that stays true (subject, predicate, object: Ada | lives in | London); a new value of a single-valued predicate supersedes the old one.",
 		InputSchema: schema(`{"type": "object", "additionalProperties": false, "required": ["subject", "predicate", "object"], "properties": {
@@ -155,7 +156,7 @@ func (s *Server) addTools() {
 			"valid_from": {"type": "string", "format": "date-time", "description": "when it became true (RFC 3339); default now"},
 			` + agentProp + `}}`),
 	}, s.addFact)
-	mcp.AddTool(s.mcp, &mcp.Tool{
+	addTool(s, &mcp.Tool{
 		Name:        "query_graph",
 		Description: "The facts that hold now about an entity (all entities' without one), in a direction, of a predicate.",
 		InputSchema: schema(`{"type": "object", "additionalProperties": false, "properties": {
@@ -165,7 +166,7 @@ func (s *Server) addTools() {
 			"limit": {"type": "integer", "minimum": 1, "maximum": 1000, "description": "default 100"},
 			` + agentProp + `}}`),
 	}, s.queryGraph)
-	mcp.AddTool(s.mcp, &mcp.Tool{
+	addTool(s, &mcp.Tool{
 		Name: "list_recent",
 		Description: "List memories of one kind: episodic, the most recent events first; semantic, the most important " +
 			"(then most recently updated) first; procedural, the active ones, best success rate first; fact, the facts that hold now.",
@@ -177,6 +178,32 @@ func (s *Server) addTools() {
 	}, s.listRecent)
 	s.addMemoryTools()
 	s.addScopeTools()
+}
+
+// agentIn is the argument every tool takes (agentProp): the agent whose
+// memory to use, "" for the server's.
+type agentIn struct {
+	Agent string `json:"agent,omitempty"`
+}
+
+func (a agentIn) agentName() string { return a.Agent }
+
+// addTool adds tool t, whose handler h works for the agent a call is
+// about (agentOf): a call its token does not allow is refused before h
+// runs, and an error of h is answered as toolError says, under t's name.
+func addTool[In interface{ agentName() string }](s *Server, t *mcp.Tool,
+	h func(ctx context.Context, agent string, in In) (*mcp.CallToolResult, any, error)) {
+	mcp.AddTool(s.mcp, t, func(ctx context.Context, req *mcp.CallToolRequest, in In) (*mcp.CallToolResult, any, error) {
+		agent, err := s.agentOf(req, in.agentName())
+		if err != nil {
+			return nil, nil, err
+		}
+		res, out, err := h(ctx, agent, in)
+		if err != nil {
+			return nil, nil, s.toolError(t.Name, err)
+		}
+		return res, out, nil
+	})
 }
 
 // agentOf returns the agent a call is about, checked against its token.
@@ -209,47 +236,22 @@ type idOut struct {
 	Agent string `json:"agent"`
 }
 
-func (s *Server) remember(ctx context.Context, req *mcp.CallToolRequest, in rememberIn) (*mcp.CallToolResult, any, error) {
-	agent, err := s.agentOf(req, in.Agent)
-	if err != nil {
-		return nil, nil, err
-	}
+func (s *Server) remember(ctx context.Context, agent string, in rememberIn) (*mcp.CallToolResult, any, error) {
 	id, err := agentreg.Value(ctx, agent, s.reg.Write, func(m *engram.Memory) (string, error) {
 		return m.Semantic().Store(ctx, engram.SemanticEntry{Content: in.Content, Importance: in.Importance, Tags: in.Tags, Source: "mcp"})
 	})
 	if err != nil {
-		return nil, nil, s.toolError("remember", err)
+		return nil, nil, err
 	}
 	return nil, idOut{id, agent}, nil
 }
 
-type resultOut struct {
-	Type    engram.MemoryType `json:"type"`
-	ID      string            `json:"id"`
-	Content string            `json:"content"`
-	Source  string            `json:"source,omitempty"`
-	Score   float64           `json:"score"`
-	Created time.Time         `json:"created_at,omitzero"`
-}
-
-func resultsOut(rs []engram.Result) []resultOut {
-	out := make([]resultOut, 0, len(rs))
-	for _, r := range rs {
-		out = append(out, resultOut{r.Type, r.ID, r.Content, r.Source, r.Score, r.CreatedAt})
-	}
-	return out
-}
-
 type searchOut struct {
-	Results []resultOut `json:"results"`
-	Agent   string      `json:"agent"`
+	Results []memview.Result `json:"results"`
+	Agent   string           `json:"agent"`
 }
 
-func (s *Server) search(ctx context.Context, req *mcp.CallToolRequest, in searchIn) (*mcp.CallToolResult, any, error) {
-	agent, err := s.agentOf(req, in.Agent)
-	if err != nil {
-		return nil, nil, err
-	}
+func (s *Server) search(ctx context.Context, agent string, in searchIn) (*mcp.CallToolResult, any, error) {
 	filter, err := in.filter()
 	if err != nil {
 		return nil, nil, err
@@ -258,36 +260,18 @@ func (s *Server) search(ctx context.Context, req *mcp.CallToolRequest, in search
 		return m.Search(ctx, engram.SearchOptions{Query: in.Query, Types: in.Types, Limit: in.Limit, Filter: filter})
 	})
 	if err != nil {
-		return nil, nil, s.toolError("search", err)
+		return nil, nil, err
 	}
-	return nil, searchOut{resultsOut(rs), agent}, nil
-}
-
-type recalledOut struct {
-	resultOut
-	Gate     float64 `json:"gate"`
-	Admitted bool    `json:"admitted"`
+	return nil, searchOut{memview.Results(rs), agent}, nil
 }
 
 type recallOut struct {
-	Admitted []recalledOut                       `json:"admitted"`
-	ByKind   map[engram.MemoryType][]recalledOut `json:"by_kind"`
-	Agent    string                              `json:"agent"`
+	Admitted []memview.Recalled                       `json:"admitted"`
+	ByKind   map[engram.MemoryType][]memview.Recalled `json:"by_kind"`
+	Agent    string                                   `json:"agent"`
 }
 
-func recalledOuts(rs []engram.Recalled) []recalledOut {
-	out := make([]recalledOut, 0, len(rs))
-	for _, r := range rs {
-		out = append(out, recalledOut{resultOut{r.Type, r.ID, r.Content, r.Source, r.Score, r.CreatedAt}, r.Gate.Gate, r.Admitted})
-	}
-	return out
-}
-
-func (s *Server) recall(ctx context.Context, req *mcp.CallToolRequest, in recallIn) (*mcp.CallToolResult, any, error) {
-	agent, err := s.agentOf(req, in.Agent)
-	if err != nil {
-		return nil, nil, err
-	}
+func (s *Server) recall(ctx context.Context, agent string, in recallIn) (*mcp.CallToolResult, any, error) {
 	filter, err := in.filter()
 	if err != nil {
 		return nil, nil, err
@@ -296,20 +280,16 @@ func (s *Server) recall(ctx context.Context, req *mcp.CallToolRequest, in recall
 		return m.RecallWith(ctx, engram.RecallOptions{Query: in.Query, Filter: filter})
 	})
 	if err != nil {
-		return nil, nil, s.toolError("recall", err)
+		return nil, nil, err
 	}
-	out := recallOut{Admitted: recalledOuts(res.Admitted), ByKind: map[engram.MemoryType][]recalledOut{}, Agent: agent}
+	out := recallOut{Admitted: memview.RecalledOf(res.Admitted), ByKind: map[engram.MemoryType][]memview.Recalled{}, Agent: agent}
 	for k, rs := range res.ByKind {
-		out.ByKind[k] = recalledOuts(rs)
+		out.ByKind[k] = memview.RecalledOf(rs)
 	}
 	return nil, out, nil
 }
 
-func (s *Server) context(ctx context.Context, req *mcp.CallToolRequest, in contextIn) (*mcp.CallToolResult, any, error) {
-	agent, err := s.agentOf(req, in.Agent)
-	if err != nil {
-		return nil, nil, err
-	}
+func (s *Server) context(ctx context.Context, agent string, in contextIn) (*mcp.CallToolResult, any, error) {
 	filter, err := in.filter()
 	if err != nil {
 		return nil, nil, err
@@ -318,7 +298,7 @@ func (s *Server) context(ctx context.Context, req *mcp.CallToolRequest, in conte
 		return m.Context(ctx, engram.ContextOptions{Query: in.Query, MaxTokens: in.MaxTokens, Filter: filter})
 	})
 	if err != nil {
-		return nil, nil, s.toolError("context", err)
+		return nil, nil, err
 	}
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: b.Text}}}, nil, nil
 }
@@ -328,102 +308,55 @@ type forgetOut struct {
 	Agent     string `json:"agent"`
 }
 
-func (s *Server) forget(ctx context.Context, req *mcp.CallToolRequest, in forgetIn) (*mcp.CallToolResult, any, error) {
-	agent, err := s.agentOf(req, in.Agent)
+func (s *Server) forget(ctx context.Context, agent string, in forgetIn) (*mcp.CallToolResult, any, error) {
+	err := s.reg.Change(ctx, agent, func(m *engram.Memory) error { return m.Forget(ctx, in.ID) })
 	if err != nil {
 		return nil, nil, err
-	}
-	err = s.reg.Change(ctx, agent, func(m *engram.Memory) error { return m.Forget(ctx, in.ID) })
-	if err != nil {
-		return nil, nil, s.toolError("forget", err)
 	}
 	return nil, forgetOut{in.ID, agent}, nil
 }
 
-func (s *Server) logEvent(ctx context.Context, req *mcp.CallToolRequest, in logEventIn) (*mcp.CallToolResult, any, error) {
-	agent, err := s.agentOf(req, in.Agent)
-	if err != nil {
-		return nil, nil, err
-	}
+func (s *Server) logEvent(ctx context.Context, agent string, in logEventIn) (*mcp.CallToolResult, any, error) {
 	var id string
-	err = s.reg.Write(ctx, agent, func(m *engram.Memory) (err error) {
+	err := s.reg.Write(ctx, agent, func(m *engram.Memory) (err error) {
 		id, err = m.Episodic().Log(ctx, engram.Episode{Content: in.Content, Type: in.Type, TaskID: in.TaskID, SessionID: in.SessionID,
 			Metadata: map[string]string{"source": "mcp"}})
 		return err
 	})
 	if err != nil {
-		return nil, nil, s.toolError("log_event", err)
+		return nil, nil, err
 	}
 	return nil, idOut{id, agent}, nil
 }
 
-type factOut struct {
-	ID        string    `json:"id"`
-	Subject   string    `json:"subject"`
-	Predicate string    `json:"predicate"`
-	Object    string    `json:"object"`
-	ValidFrom time.Time `json:"valid_from,omitzero"`
-	ValidTo   time.Time `json:"valid_to,omitzero"`
-	Strength  float64   `json:"strength"`
-}
-
-func factOf(f engram.Fact) factOut {
-	return factOut{f.ID, f.Subject, f.Predicate, f.Object, f.ValidFrom, f.ValidTo, f.Strength}
-}
-
 type addFactOut struct {
 	Action     engram.FactAction `json:"action"`
-	Fact       factOut           `json:"fact"`
-	Superseded []factOut         `json:"superseded"`
+	Fact       memview.Fact      `json:"fact"`
+	Superseded []memview.Fact    `json:"superseded"`
 	Agent      string            `json:"agent"`
 }
 
-func (s *Server) addFact(ctx context.Context, req *mcp.CallToolRequest, in addFactIn) (*mcp.CallToolResult, any, error) {
-	agent, err := s.agentOf(req, in.Agent)
-	if err != nil {
-		return nil, nil, err
-	}
+func (s *Server) addFact(ctx context.Context, agent string, in addFactIn) (*mcp.CallToolResult, any, error) {
 	var a engram.Assertion
-	err = s.reg.Write(ctx, agent, func(m *engram.Memory) (err error) {
+	err := s.reg.Write(ctx, agent, func(m *engram.Memory) (err error) {
 		a, err = m.Facts().Assert(ctx, engram.Fact{Subject: in.Subject, Predicate: in.Predicate, Object: in.Object,
 			ValidFrom: in.ValidFrom, Sources: []string{"mcp"}})
 		return err
 	})
 	if err != nil {
-		return nil, nil, s.toolError("add_fact", err)
-	}
-	out := addFactOut{Action: a.Action, Fact: factOf(a.Fact), Superseded: []factOut{}, Agent: agent}
-	for _, f := range a.Superseded {
-		out.Superseded = append(out.Superseded, factOf(f))
-	}
-	return nil, out, nil
-}
-
-type factsOut struct {
-	Facts []factOut `json:"facts"`
-	Agent string    `json:"agent"`
-}
-
-func factsOf(fs []engram.Fact, agent string) factsOut {
-	out := factsOut{Facts: make([]factOut, 0, len(fs)), Agent: agent}
-	for _, f := range fs {
-		out.Facts = append(out.Facts, factOf(f))
-	}
-	return out
-}
-
-func (s *Server) queryGraph(ctx context.Context, req *mcp.CallToolRequest, in queryGraphIn) (*mcp.CallToolResult, any, error) {
-	agent, err := s.agentOf(req, in.Agent)
-	if err != nil {
 		return nil, nil, err
 	}
+	return nil, addFactOut{a.Action, memview.FactOf(a.Fact), factViews(a.Superseded), agent}, nil
+}
+
+func (s *Server) queryGraph(ctx context.Context, agent string, in queryGraphIn) (*mcp.CallToolResult, any, error) {
 	fs, err := agentreg.Value(ctx, agent, s.reg.Read, func(m *engram.Memory) ([]engram.Fact, error) {
 		return m.Facts().Current(ctx, engram.FactQuery{Entity: in.Entity, Direction: in.Direction, Predicate: in.Predicate, Limit: in.Limit})
 	})
 	if err != nil {
-		return nil, nil, s.toolError("query_graph", err)
+		return nil, nil, err
 	}
-	return nil, factsOf(fs, agent), nil
+	return nil, getFactsOut{factViews(fs), agent}, nil
 }
 
 type listOut struct {
@@ -438,11 +371,7 @@ type itemOut struct {
 	Created time.Time `json:"created_at,omitzero"`
 }
 
-func (s *Server) listRecent(ctx context.Context, req *mcp.CallToolRequest, in listRecentIn) (*mcp.CallToolResult, any, error) {
-	agent, err := s.agentOf(req, in.Agent)
-	if err != nil {
-		return nil, nil, err
-	}
+func (s *Server) listRecent(ctx context.Context, agent string, in listRecentIn) (*mcp.CallToolResult, any, error) {
 	kind, limit := cmp.Or(in.Type, in.Kind), in.Limit
 	if in.Type != "" && in.Kind != "" && in.Type != in.Kind {
 		return nil, nil, fmt.Errorf("%w: type %q and kind %q differ (kind is an alias of type)", errBadQuery, in.Type, in.Kind)
@@ -454,7 +383,7 @@ func (s *Server) listRecent(ctx context.Context, req *mcp.CallToolRequest, in li
 		limit = 20
 	}
 	out := listOut{Kind: kind, Items: []itemOut{}, Agent: agent}
-	err = s.reg.Read(ctx, agent, func(m *engram.Memory) error {
+	err := s.reg.Read(ctx, agent, func(m *engram.Memory) error {
 		switch kind {
 		case engram.TypeEpisodic:
 			eps, err := m.Episodic().Recent(ctx, limit)
@@ -483,7 +412,7 @@ func (s *Server) listRecent(ctx context.Context, req *mcp.CallToolRequest, in li
 		}
 	})
 	if err != nil {
-		return nil, nil, s.toolError("list_recent", err)
+		return nil, nil, err
 	}
 	return nil, out, nil
 }

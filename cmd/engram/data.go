@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -10,25 +9,16 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/engram-go/engram"
+	"github.com/engram-go/engram/internal/memview"
 )
 
-// historyView is a history entry as --json prints it.
-type historyView struct {
-	Seq    int64             `json:"seq"`
-	At     time.Time         `json:"at"`
-	Op     engram.HistoryOp  `json:"op"`
-	Type   engram.MemoryType `json:"type"`
-	ID     string            `json:"id"`
-	Actor  string            `json:"actor,omitempty"`
-	Reason string            `json:"reason,omitempty"`
-	Before json.RawMessage   `json:"before,omitempty"`
-	After  json.RawMessage   `json:"after,omitempty"`
-}
+// historyView is a history entry as --json prints it: memview's, as
+// GET /v1/memory/{id}/history and GET /v1/changes show it.
+type historyView = memview.Change
 
 func (a *app) historyCmd() *cobra.Command {
 	var (
@@ -68,10 +58,7 @@ changes as a feed. Either way it shows the newest first: the newest
 				if err != nil {
 					return err
 				}
-				views := []historyView{}
-				for _, e := range entries {
-					views = append(views, historyView{e.Seq, e.At, e.Op, e.Type, e.ID, e.Actor, e.Reason, e.Before, e.After})
-				}
+				views := memview.Changes(entries)
 				return a.output(views, func(w io.Writer) error { return writeHistory(w, views) })
 			})
 		}),

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/engram-go/engram"
+	"github.com/engram-go/engram/internal/memview"
 )
 
 // ingestView is the reports of an ingest as --json prints them.
@@ -185,8 +186,8 @@ memory.md.kept.`,
 }
 
 func (a *app) printMarkdown(path string, rep engram.MarkdownReport) error {
-	v := markdownView{Path: path, Changed: rep.Changed, Updated: nonNil(rep.Updated), Added: nonNil(rep.Added),
-		Archived: nonNil(rep.Archived), Conflicts: []string{}, Skipped: []string{}, Rejected: rep.Rejected, KeptAt: rep.KeptAt}
+	v := markdownView{Path: path, Changed: rep.Changed, Updated: memview.NonNil(rep.Updated), Added: memview.NonNil(rep.Added),
+		Archived: memview.NonNil(rep.Archived), Conflicts: []string{}, Skipped: []string{}, Rejected: rep.Rejected, KeptAt: rep.KeptAt}
 	for _, c := range rep.Conflicts {
 		v.Conflicts = append(v.Conflicts, fmt.Sprintf("line %d: %s (the database's version was kept)", c.Line, c.ID))
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/engram-go/engram"
+	"github.com/engram-go/engram/internal/memview"
 )
 
 const graphFormats = "table, json, dot or mermaid"
@@ -129,17 +130,9 @@ func writeEdges(w io.Writer, g engram.Graph) error {
 	return t.flush()
 }
 
-// hopView is a fact walked from one entity to another, as --json prints it.
-type hopView struct {
-	Direction engram.Direction `json:"direction"`
-	From      string           `json:"from"`
-	To        string           `json:"to"`
-	Fact      memoryView       `json:"fact"`
-}
-
-func hopOf(h engram.Hop) hopView {
-	return hopView{h.Direction, h.From(), h.To(), factView(h.Fact)}
-}
+// hopView is a fact walked from one entity to another, as --json prints
+// it: memview's, as GET /v1/graph/neighbors and /v1/graph/paths show it.
+type hopView = memview.Hop
 
 type neighbourView struct {
 	Entity string    `json:"entity"`
@@ -206,7 +199,7 @@ func writeNeighbours(w io.Writer, views []neighbourView) error {
 	t := newTable(w, "NEIGHBOUR", "FACT", "ID")
 	for _, v := range views {
 		for _, h := range v.Hops {
-			t.row(v.Entity, h.Fact.Content, h.Fact.ID)
+			t.row(v.Entity, h.Fact.Subject+" "+h.Fact.Predicate+" "+h.Fact.Object, h.Fact.ID)
 		}
 	}
 	return t.flush()
@@ -214,12 +207,10 @@ func writeNeighbours(w io.Writer, views []neighbourView) error {
 
 // hopsOf returns the views of hops, and appends their facts to facts.
 func hopsOf(hops []engram.Hop, facts *[]engram.Fact) []hopView {
-	views := make([]hopView, 0, len(hops))
 	for _, h := range hops {
-		views = append(views, hopOf(h))
 		*facts = append(*facts, h.Fact)
 	}
-	return views
+	return memview.Hops(hops)
 }
 
 type pathView struct {

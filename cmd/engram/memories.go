@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/engram-go/engram"
 	"github.com/engram-go/engram/internal/memview"
@@ -43,33 +44,11 @@ asserted: engram add fact). --tags "" clears the tags.`,
   engram update 01JV8ZQ5... --disabled`,
 		Args: exactArgs(1, "ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			var p memview.Patch
 			f := cmd.Flags()
-			set := func(name string) bool { return f.Changed(name) }
-			if set("content") {
-				p.Content = &content
-			}
-			if set("summary") {
-				p.Summary = &summary
-			}
-			if set("importance") {
-				p.Importance = &importance
-			}
-			if set("verified") {
-				p.Verified = &verified
-			}
-			if set("tags") {
-				p.Tags = &tags
-			}
-			if set("description") {
-				p.Description = &description
-			}
-			if set("pattern") {
-				p.Pattern = &pattern
-			}
-			if set("disabled") {
-				p.Disabled = &disabled
-			}
+			p := memview.Patch{Content: given(f, "content", &content), Summary: given(f, "summary", &summary),
+				Importance: given(f, "importance", &importance), Verified: given(f, "verified", &verified),
+				Tags: given(f, "tags", &tags), Description: given(f, "description", &description),
+				Pattern: given(f, "pattern", &pattern), Disabled: given(f, "disabled", &disabled)}
 			if len(p.Given()) == 0 {
 				return usagef("update needs a field to change: a semantic entry's %s; a procedure's %s",
 					flagList(memview.PatchFields(engram.TypeSemantic)), flagList(memview.PatchFields(engram.TypeProcedural)))
@@ -80,7 +59,7 @@ asserted: engram add fact). --tags "" clears the tags.`,
 					if err != nil {
 						return patchError(err, args[0], m.AgentID())
 					}
-					return a.output(memview.Of(rec), func(w io.Writer) error { return writeMemory(w, recordView(rec)) })
+					return a.output(memview.Of(rec), func(w io.Writer) error { return writeMemory(w, rec) })
 				})
 			})(cmd, args)
 		},
@@ -95,6 +74,15 @@ asserted: engram add fact). --tags "" clears the tags.`,
 	f.StringVar(&pattern, "pattern", "", "a procedure's new steps, one a line")
 	f.BoolVar(&disabled, "disabled", false, "whether a procedure is disabled (--disabled=false enables it)")
 	return cmd
+}
+
+// given returns v when the flag name was given, nil otherwise: a patch's
+// field to change, or to leave.
+func given[T any](f *pflag.FlagSet, name string, v *T) *T {
+	if f.Changed(name) {
+		return v
+	}
+	return nil
 }
 
 // flagList names fields as flags: "--content, --summary".

@@ -35,7 +35,7 @@ included) exits 3.`,
 				if err != nil {
 					return err
 				}
-				return a.output(memview.Of(rec), func(w io.Writer) error { return writeMemory(w, recordView(rec)) })
+				return a.output(memview.Of(rec), func(w io.Writer) error { return writeMemory(w, rec) })
 			})
 		}),
 	}
@@ -103,11 +103,7 @@ is asked for with the same filter and the cursor.
 				}
 				v := listView{Memories: memview.List(page.Records), Count: len(page.Records), NextCursor: page.Next}
 				return a.output(v, func(w io.Writer) error {
-					views := make([]memoryView, len(page.Records))
-					for i, r := range page.Records {
-						views[i] = recordView(r)
-					}
-					if err := writeList(w, views); err != nil || page.Next == "" {
+					if err := writeList(w, page.Records); err != nil || page.Next == "" {
 						return err
 					}
 					_, err := fmt.Fprintf(w, "next page: --cursor %s\n", page.Next)
@@ -139,12 +135,19 @@ func listError(err error) error {
 	return usagef("%s: %s", flag, ie.Reason)
 }
 
-// writeList prints memories one a line; the columns USER, SESSION and
-// METADATA when a memory listed has one.
-func writeList(w io.Writer, views []memoryView) error {
-	if len(views) == 0 {
+// writeList prints the memories records hold, one a line; the columns
+// USER, SESSION and METADATA when a memory listed has one.
+func writeList(w io.Writer, records []engram.Record) error {
+	if len(records) == 0 {
 		_, err := fmt.Fprintln(w, "no memories")
 		return err
+	}
+	views := make([]memoryView, len(records))
+	for i, r := range records {
+		var err error
+		if views[i], err = recordView(r); err != nil {
+			return err
+		}
 	}
 	var users, sessions, metas bool
 	for _, v := range views {

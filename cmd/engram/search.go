@@ -12,38 +12,12 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/engram-go/engram"
+	"github.com/engram-go/engram/internal/memview"
 )
 
-// resultView is a search result as --json prints it.
-type resultView struct {
-	Type      engram.MemoryType `json:"type"`
-	ID        string            `json:"id"`
-	Score     float64           `json:"score"`
-	Content   string            `json:"content"`
-	Snippet   string            `json:"snippet"`
-	Source    string            `json:"source,omitempty"`
-	Tags      []string          `json:"tags,omitempty"`
-	ContextOf string            `json:"contextOf,omitempty"`
-	// DialogueWith is the matching turn beside the episode that it was
-	// scored with (see engram.Result.DialogueWith).
-	DialogueWith string    `json:"dialogueWith,omitempty"`
-	Parts        partsView `json:"parts"`
-}
-
-type partsView struct {
-	Text       float64 `json:"text"`
-	Importance float64 `json:"importance"`
-	Recency    float64 `json:"recency"`
-	Vector     float64 `json:"vector,omitempty"`
-	Fused      float64 `json:"fused,omitempty"`
-	Dialogue   float64 `json:"dialogue,omitempty"`
-}
-
-func resultOf(r engram.Result) resultView {
-	return resultView{Type: r.Type, ID: r.ID, Score: r.Score, Content: r.Content, Snippet: r.Snippet,
-		Source: r.Source, Tags: r.Tags, ContextOf: r.ContextOf, DialogueWith: r.DialogueWith,
-		Parts: partsView{r.Parts.Text, r.Parts.Importance, r.Parts.Recency, r.Parts.Vector, r.Parts.Fused, r.Parts.Dialogue}}
-}
+// resultView is a search result as --json prints it: memview's, as
+// POST /v1/search and the MCP tool search show it.
+type resultView = memview.Result
 
 // foundView is what search prints with --json.
 type foundView struct {
@@ -92,14 +66,8 @@ accesses.
 				if err != nil {
 					return filterError(err)
 				}
-				v := foundView{Query: opts.Query, Mode: found.Mode, Terms: found.Terms, Pending: found.Pending,
-					Results: []resultView{}}
-				if v.Terms == nil {
-					v.Terms = []string{}
-				}
-				for _, r := range found.Results {
-					v.Results = append(v.Results, resultOf(r))
-				}
+				v := foundView{Query: opts.Query, Mode: found.Mode, Terms: memview.NonNil(found.Terms), Pending: found.Pending,
+					Results: memview.Results(found.Results)}
 				return a.output(v, func(w io.Writer) error { return writeResults(w, v.Results) })
 			})
 		}),
@@ -170,12 +138,9 @@ func writeResults(w io.Writer, results []resultView) error {
 	return t.flush()
 }
 
-// recalledView is a memory recall scored, as --json prints it.
-type recalledView struct {
-	resultView
-	Gate     float64 `json:"gate"`
-	Admitted bool    `json:"admitted"`
-}
+// recalledView is a memory recall scored, as --json prints it: memview's,
+// as the MCP tool recall shows it.
+type recalledView = memview.Recalled
 
 func (a *app) recallCmd() *cobra.Command {
 	var ff filterFlags
@@ -205,9 +170,7 @@ is the admitted memories' retrieval counts, which go up.
 				}
 				views := []recalledView{}
 				for _, kind := range kindOrder(r.ByKind) {
-					for _, x := range r.ByKind[kind] {
-						views = append(views, recalledView{resultOf(x.Result), x.Gate.Gate, x.Admitted})
-					}
+					views = append(views, memview.RecalledOf(r.ByKind[kind])...)
 				}
 				slices.SortStableFunc(views, func(x, y recalledView) int { return cmp.Compare(y.Gate, x.Gate) })
 				return a.output(map[string]any{"query": args[0], "candidates": views}, func(w io.Writer) error {
@@ -246,22 +209,6 @@ func writeRecalled(w io.Writer, views []recalledView) error {
 		t.row(fmt.Sprintf("%.3f", v.Gate), admitted, v.Type, v.ID, clip(v.Content, 80))
 	}
 	return t.flush()
-}
-
-// contextView is a context block as --json prints it.
-type contextView struct {
-	Text     string        `json:"text"`
-	Tokens   int           `json:"tokens"`
-	Stable   int           `json:"stable"`
-	Sections []sectionView `json:"sections"`
-}
-
-type sectionView struct {
-	Title   string            `json:"title"`
-	Type    engram.MemoryType `json:"type,omitempty"`
-	IDs     []string          `json:"ids"`
-	Omitted int               `json:"omitted"`
-	Tokens  int               `json:"tokens"`
 }
 
 func (a *app) contextCmd() *cobra.Command {
@@ -305,11 +252,8 @@ It changes nothing. --tokens is another name of --max-tokens.
 				if err != nil {
 					return filterError(err)
 				}
-				v := contextView{Text: b.Text, Tokens: b.Tokens, Stable: b.Stable, Sections: []sectionView{}}
-				for _, s := range b.Sections {
-					v.Sections = append(v.Sections, sectionView{s.Title, s.Type, nonNil(s.IDs), s.Omitted, s.Tokens})
-				}
-				return a.output(v, func(w io.Writer) error {
+				// --json prints the block as POST /v1/context shows it.
+				return a.output(memview.ContextOf(b), func(w io.Writer) error {
 					_, err := io.WriteString(w, strings.TrimRight(b.Text, "\n")+"\n")
 					return err
 				})
@@ -322,12 +266,4 @@ It changes nothing. --tokens is another name of --max-tokens.
 	ff.add(cmd, "only these kinds, comma-separated")
 	aliasFlags(cmd, map[string]string{"tokens": "max-tokens"})
 	return cmd
-}
-
-// nonNil returns s, or an empty list for nil, so that JSON shows [].
-func nonNil(s []string) []string {
-	if s == nil {
-		return []string{}
-	}
-	return s
 }

@@ -8,144 +8,77 @@ import (
 	"time"
 
 	"github.com/engram-go/engram"
+	"github.com/engram-go/engram/internal/memview"
 )
 
-// memoryView is a memory of any kind as --json prints it: its kind, ID and
-// text, and the fields of its kind. The field names are the command's
-// own, kept stable whatever the library's types become.
+// memoryView is a memory of any kind as people see it: the fields of its
+// kind's view (memview.Of, which --json prints, as every transport shows
+// it), under the same names, flat, with the text it is shown by in
+// Content.
 type memoryView struct {
-	Type    engram.MemoryType `json:"type"`
-	ID      string            `json:"id"`
-	Content string            `json:"content,omitempty"`
-
-	// semantic
-	Summary        string    `json:"summary,omitempty"`
-	Importance     float64   `json:"importance,omitempty"`
-	Verified       bool      `json:"verified,omitempty"`
-	Source         string    `json:"source,omitempty"`
-	AccessCount    int       `json:"accessCount,omitempty"`
-	LastAccessedAt time.Time `json:"lastAccessedAt,omitzero"`
-	Resonance      float64   `json:"resonance,omitempty"`
-	MergedFrom     []string  `json:"mergedFrom,omitempty"`
-
-	// episodic
-	EventType  engram.EventType `json:"eventType,omitempty"`
-	TaskID     string           `json:"taskId,omitempty"`
-	Cost       float64          `json:"cost,omitempty"`
-	DurationMS int64            `json:"durationMs,omitempty"`
-
-	// the scope below the agent: semantic, episodic, procedural (a
-	// snapshot has a session, a fact metadata)
-	UserID    string         `json:"userId,omitempty"`
-	SessionID string         `json:"sessionId,omitempty"`
-	Metadata  map[string]any `json:"metadata,omitempty"`
-
-	// procedural
-	Name        string  `json:"name,omitempty"`
-	Description string  `json:"description,omitempty"`
-	Steps       string  `json:"steps,omitempty"`
-	SuccessRate float64 `json:"successRate,omitempty"`
-	UseCount    int     `json:"useCount,omitempty"`
-	Disabled    bool    `json:"disabled,omitempty"`
-
-	// fact
-	Subject    string    `json:"subject,omitempty"`
-	Predicate  string    `json:"predicate,omitempty"`
-	Object     string    `json:"object,omitempty"`
-	ValidFrom  time.Time `json:"validFrom,omitzero"`
-	ValidTo    time.Time `json:"validTo,omitzero"`
-	RecordedAt time.Time `json:"recordedAt,omitzero"`
-	ExpiredAt  time.Time `json:"expiredAt,omitzero"`
-	Strength   float64   `json:"strength,omitempty"`
-	Sources    []string  `json:"sources,omitempty"`
-
-	// document
-	Heading string   `json:"heading,omitempty"`
-	Title   string   `json:"title,omitempty"`
-	Also    []string `json:"also,omitempty"`
-
-	Tags       []string  `json:"tags,omitempty"`
-	CreatedAt  time.Time `json:"createdAt,omitzero"`
-	UpdatedAt  time.Time `json:"updatedAt,omitzero"`
-	Retrievals int       `json:"retrievals,omitempty"`
+	Type        engram.MemoryType `json:"type"`
+	ID          string            `json:"id"`
+	Content     string            `json:"content"`
+	Summary     string            `json:"summary"`
+	Importance  float64           `json:"importance"`
+	Verified    bool              `json:"verified"`
+	Source      string            `json:"source"`
+	AccessCount int               `json:"access_count"`
+	EventType   engram.EventType  `json:"event_type"`
+	TaskID      string            `json:"task_id"`
+	UserID      string            `json:"user_id"`
+	SessionID   string            `json:"session_id"`
+	Metadata    map[string]any    `json:"metadata"`
+	Name        string            `json:"name"`
+	Description string            `json:"description"`
+	Steps       string            `json:"pattern"`
+	SuccessRate float64           `json:"success_rate"`
+	UseCount    int               `json:"use_count"`
+	Disabled    bool              `json:"disabled"`
+	Subject     string            `json:"subject"`
+	Predicate   string            `json:"predicate"`
+	Object      string            `json:"object"`
+	ValidFrom   time.Time         `json:"valid_from"`
+	ValidTo     time.Time         `json:"valid_to"`
+	RecordedAt  time.Time         `json:"recorded_at"`
+	Strength    float64           `json:"strength"`
+	Sources     []string          `json:"sources"`
+	Heading     string            `json:"heading"`
+	Title       string            `json:"title"`
+	Also        []string          `json:"also"`
+	Tags        []string          `json:"tags"`
+	CreatedAt   time.Time         `json:"created_at"`
+	UpdatedAt   time.Time         `json:"updated_at"`
+	Retrievals  int               `json:"retrievals"`
 }
 
-func semanticView(e engram.SemanticEntry) memoryView {
-	return memoryView{Type: engram.TypeSemantic, ID: e.ID, Content: e.Content, Summary: e.Summary,
-		Importance: e.Importance, Verified: e.Verified, Source: e.Source, AccessCount: e.AccessCount,
-		LastAccessedAt: e.LastAccessedAt, Resonance: e.Resonance, MergedFrom: e.MergedFrom,
-		Tags: e.Tags, CreatedAt: e.CreatedAt, UpdatedAt: e.UpdatedAt, Retrievals: e.Retrievals,
-		UserID: e.UserID, SessionID: e.SessionID, Metadata: e.Metadata}
-}
-
-// anyMap returns a map of strings as a map of any values (nil for none).
-func anyMap(m map[string]string) map[string]any {
-	if m == nil {
-		return nil
+// recordView returns the memory r holds as people see it: its view
+// (memview.Of) read into a memoryView. A fact is shown by its triple, a
+// session snapshot by its summary.
+func recordView(r engram.Record) (memoryView, error) {
+	v := memoryView{Type: r.Type}
+	b, err := json.Marshal(memview.Of(r))
+	if err != nil {
+		return v, err
 	}
-	out := make(map[string]any, len(m))
-	for k, v := range m {
-		out[k] = v
+	if err := json.Unmarshal(b, &v); err != nil {
+		return v, err
 	}
-	return out
-}
-
-func episodeView(e engram.Episode) memoryView {
-	return memoryView{Type: engram.TypeEpisodic, ID: e.ID, Content: e.Content, EventType: e.Type,
-		TaskID: e.TaskID, SessionID: e.SessionID, Cost: e.Cost, DurationMS: e.Duration.Milliseconds(),
-		UserID: e.UserID, Metadata: anyMap(e.Metadata), CreatedAt: e.CreatedAt, Retrievals: e.Retrievals}
-}
-
-func procedureView(p engram.Procedure) memoryView {
-	return memoryView{Type: engram.TypeProcedural, ID: p.ID, Name: p.Name, Description: p.Description,
-		Steps: p.Pattern, SuccessRate: p.SuccessRate, UseCount: p.UseCount, Disabled: p.Disabled,
-		Tags: p.Tags, CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt, Retrievals: p.Retrievals,
-		UserID: p.UserID, SessionID: p.SessionID, Metadata: p.Metadata}
-}
-
-func factView(f engram.Fact) memoryView {
-	return memoryView{Type: engram.TypeFact, ID: f.ID, Content: f.String(), Subject: f.Subject,
-		Predicate: f.Predicate, Object: f.Object, ValidFrom: f.ValidFrom, ValidTo: f.ValidTo,
-		RecordedAt: f.RecordedAt, ExpiredAt: f.ExpiredAt, Strength: f.Strength, Sources: f.Sources,
-		Metadata: anyMap(f.Metadata), Retrievals: f.Retrievals}
-}
-
-func snapshotView(s engram.SessionSnapshot) memoryView {
-	return memoryView{Type: engram.TypeSnapshot, ID: s.ID, Content: s.Summary, SessionID: s.SessionID,
-		CreatedAt: s.CreatedAt, Retrievals: s.Retrievals}
-}
-
-// recordView returns the view of the memory r holds, of its kind.
-func recordView(r engram.Record) memoryView {
-	switch {
-	case r.Semantic != nil:
-		return semanticView(*r.Semantic)
-	case r.Episode != nil:
-		return episodeView(*r.Episode)
-	case r.Procedure != nil:
-		return procedureView(*r.Procedure)
-	case r.Fact != nil:
-		return factView(*r.Fact)
-	case r.Snapshot != nil:
-		return snapshotView(*r.Snapshot)
-	case r.Document != nil:
-		return chunkView(*r.Document)
+	switch v.Type {
+	case engram.TypeFact:
+		v.Content = v.Subject + " " + v.Predicate + " " + v.Object
+	case engram.TypeSnapshot:
+		v.Content = v.Summary
 	}
-	return memoryView{Type: r.Type}
+	return v, nil
 }
 
-func chunkView(c engram.DocumentChunk) memoryView {
-	v := memoryView{Type: engram.TypeDocument, ID: c.ID, Content: c.Content, Source: c.Source,
-		Heading: c.Heading, Title: c.Title, Tags: c.Tags, CreatedAt: c.CreatedAt,
-		UpdatedAt: c.UpdatedAt, Retrievals: c.Retrievals}
-	for _, s := range c.Also {
-		v.Also = append(v.Also, s.String())
+// writeMemory prints the memory r holds for people, one field a line.
+func writeMemory(w io.Writer, r engram.Record) error {
+	v, err := recordView(r)
+	if err != nil {
+		return err
 	}
-	return v
-}
-
-// writeMemory prints a memory for people, one field a line.
-func writeMemory(w io.Writer, v memoryView) error {
 	t := newTable(w)
 	field := func(name string, value any, show bool) {
 		if show {

@@ -35,3 +35,23 @@ func Facts(ctx context.Context, m *engram.Memory, q FactsAsked) ([]engram.Fact, 
 	}
 	return f.Current(ctx, q.Query)
 }
+
+// Hop is a fact walked from one entity to another, as the graph's
+// neighbours and paths show it (GET /v1/graph/neighbors and
+// /v1/graph/paths, engram graph): the fact (FactOf), the way it was
+// walked ("out" along it, "in" against it) and the entities at either end.
+type Hop struct {
+	Fact      Fact             `json:"fact"`
+	Direction engram.Direction `json:"direction"`
+	From      string           `json:"from"`
+	To        string           `json:"to"`
+}
+
+// Hops returns the views of hs, in order.
+func Hops(hs []engram.Hop) []Hop {
+	out := make([]Hop, 0, len(hs))
+	for _, h := range hs {
+		out = append(out, Hop{Fact: FactOf(h.Fact), Direction: h.Direction, From: h.From(), To: h.To()})
+	}
+	return out
+}

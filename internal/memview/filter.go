@@ -128,40 +128,49 @@ func parseMeta(path string, raw json.RawMessage, depth int, n *int) (*engram.Met
 		return nil, metaErr(path, `want a condition object: {"key": …, "eq": …}, {"and": […]}, {"or": […]} or {"not": …}`)
 	}
 	for _, comb := range []string{"and", "or", "not"} {
-		sub, ok := node[comb]
-		if !ok {
-			continue
+		if _, ok := node[comb]; ok {
+			return parseComb(path, node, comb, depth, n)
 		}
-		if len(node) > 1 {
-			return nil, metaErr(path, "%q combines conditions and takes nothing beside it, not %s", comb, others(node, comb))
-		}
-		if depth > engram.MaxMetaDepth {
-			return nil, metaErr(path, "nests deeper than the limit of %d", engram.MaxMetaDepth)
-		}
-		if comb == "not" {
-			c, err := parseMeta(path+".not", sub, depth+1, n)
-			if err != nil {
-				return nil, err
-			}
-			return engram.MetaNot(c), nil
-		}
-		var list []json.RawMessage
-		if err := json.Unmarshal(sub, &list); err != nil || len(list) == 0 {
-			return nil, metaErr(path+"."+comb, "want an array of at least one condition")
-		}
-		conds := make([]*engram.MetaCond, len(list))
-		for i, s := range list {
-			c, err := parseMeta(fmt.Sprintf("%s.%s[%d]", path, comb, i), s, depth+1, n)
-			if err != nil {
-				return nil, err
-			}
-			conds[i] = c
-		}
-		if comb == "and" {
-			return engram.MetaAnd(conds...), nil
-		}
-		return engram.MetaOr(conds...), nil
 	}
+	return parseLeaf(path, node)
+}
+
+// parseComb reads a node that combines conditions: comb ("and", "or" or
+// "not") and nothing beside it.
+func parseComb(path string, node map[string]json.RawMessage, comb string, depth int, n *int) (*engram.MetaCond, error) {
+	if len(node) > 1 {
+		return nil, metaErr(path, "%q combines conditions and takes nothing beside it, not %s", comb, others(node, comb))
+	}
+	if depth > engram.MaxMetaDepth {
+		return nil, metaErr(path, "nests deeper than the limit of %d", engram.MaxMetaDepth)
+	}
+	if comb == "not" {
+		c, err := parseMeta(path+".not", node[comb], depth+1, n)
+		if err != nil {
+			return nil, err
+		}
+		return engram.MetaNot(c), nil
+	}
+	var list []json.RawMessage
+	if err := json.Unmarshal(node[comb], &list); err != nil || len(list) == 0 {
+		return nil, metaErr(path+"."+comb, "want an array of at least one condition")
+	}
+	conds := make([]*engram.MetaCond, len(list))
+	for i, s := range list {
+		c, err := parseMeta(fmt.Sprintf("%s.%s[%d]", path, comb, i), s, depth+1, n)
+		if err != nil {
+			return nil, err
+		}
+		conds[i] = c
+	}
+	if comb == "and" {
+		return engram.MetaAnd(conds...), nil
+	}
+	return engram.MetaOr(conds...), nil
+}
+
+// parseLeaf reads a condition on a key: "key" and one comparison.
+func parseLeaf(path string, node map[string]json.RawMessage) (*engram.MetaCond, error) {
 	rawKey, ok := node["key"]
 	if !ok {
 		return nil, metaErr(path, `want "key" and one of %s, or "and", "or" or "not"; got %s`, strings.Join(metaOps, ", "), others(node, ""))
@@ -185,20 +194,35 @@ func parseMeta(path string, raw json.RawMessage, depth int, n *int) (*engram.Met
 	if op == "" {
 		return nil, metaErr(path, "names key %q but no comparison: give one of %s", key, strings.Join(metaOps, ", "))
 	}
-	var c *engram.MetaCond
+	c, err := leafCond(path, key, op, node[op])
+	if err != nil {
+		return nil, err
+	}
+	leaf := c
+	if op == "exists" && c.Op == engram.MetaOpNot {
+		leaf = c.Conds[0]
+	}
+	if err := leaf.Validate(); err != nil {
+		return nil, leafErr(path, op, err)
+	}
+	return c, nil
+}
+
+// leafCond returns the condition that key compares by op with raw.
+func leafCond(path, key, op string, raw json.RawMessage) (*engram.MetaCond, error) {
 	switch op {
 	case "exists":
 		var b bool
-		if err := json.Unmarshal(node[op], &b); err != nil {
+		if err := json.Unmarshal(raw, &b); err != nil {
 			return nil, metaErr(path+".exists", "want true or false")
 		}
-		c = engram.MetaExists(key)
 		if !b {
-			c = engram.MetaNot(c)
+			return engram.MetaNot(engram.MetaExists(key)), nil
 		}
+		return engram.MetaExists(key), nil
 	case "in":
 		var list []json.RawMessage
-		if err := json.Unmarshal(node[op], &list); err != nil {
+		if err := json.Unmarshal(raw, &list); err != nil {
 			return nil, metaErr(path+".in", "want an array of strings, numbers or bools")
 		}
 		vals := make([]any, len(list))
@@ -208,37 +232,35 @@ func parseMeta(path string, raw json.RawMessage, depth int, n *int) (*engram.Met
 				return nil, err
 			}
 		}
-		c = engram.MetaIn(key, vals...)
-	default:
-		v, err := metaValue(path+"."+op, node[op])
-		if err != nil {
-			return nil, err
-		}
-		c = map[string]func(string, any) *engram.MetaCond{"eq": engram.MetaEq, "ne": engram.MetaNe, "gt": engram.MetaGt,
-			"gte": engram.MetaGte, "lt": engram.MetaLt, "lte": engram.MetaLte}[op](key, v)
+		return engram.MetaIn(key, vals...), nil
 	}
-	leaf := c
-	if op == "exists" && c.Op == engram.MetaOpNot {
-		leaf = c.Conds[0]
-	}
-	if err := leaf.Validate(); err != nil {
-		if ie, ok := err.(*engram.InvalidError); ok {
-			// "Metadata.Key", "Metadata.Value", "Metadata.Values[2]",
-			// "Metadata": named as the tree names them.
-			part := strings.TrimPrefix(ie.Field, "Metadata")
-			switch {
-			case part == ".Key":
-				part = ".key"
-			case part == ".Value":
-				part = "." + op
-			case strings.HasPrefix(part, ".Values"):
-				part = ".in" + strings.TrimPrefix(part, ".Values")
-			}
-			return nil, metaErr(path+part, "%s", ie.Reason)
-		}
+	v, err := metaValue(path+"."+op, raw)
+	if err != nil {
 		return nil, err
 	}
-	return c, nil
+	return map[string]func(string, any) *engram.MetaCond{"eq": engram.MetaEq, "ne": engram.MetaNe, "gt": engram.MetaGt,
+		"gte": engram.MetaGte, "lt": engram.MetaLt, "lte": engram.MetaLte}[op](key, v), nil
+}
+
+// leafErr names an error of engram.MetaCond.Validate about a leaf as the
+// tree names its parts: "Metadata.Key", "Metadata.Value",
+// "Metadata.Values[2]" and "Metadata" become path's ".key", "."+op,
+// ".in[2]" and path.
+func leafErr(path, op string, err error) error {
+	ie, ok := err.(*engram.InvalidError)
+	if !ok {
+		return err
+	}
+	part := strings.TrimPrefix(ie.Field, "Metadata")
+	switch {
+	case part == ".Key":
+		part = ".key"
+	case part == ".Value":
+		part = "." + op
+	case strings.HasPrefix(part, ".Values"):
+		part = ".in" + strings.TrimPrefix(part, ".Values")
+	}
+	return metaErr(path+part, "%s", ie.Reason)
 }
 
 // metaValue reads a value a condition compares with: a string, a number

@@ -1,10 +1,15 @@
 // Package memview holds the JSON views of engram's stored memories that
-// the servers answer with (httpapi's routes, mcpserver's tools): one view
-// per kind, each naming its kind in "type" (semantic, episodic,
-// procedural, fact, snapshot, document). Field names are snake_case and
-// stable; times are RFC 3339 in UTC; lists are [] rather than null. A
-// memory's user, session and metadata (see engram.Filter) are "user_id",
-// "session_id" and "metadata", left out when empty.
+// every transport answers with (httpapi's routes, mcpserver's tools, the
+// engram CLI's --json and its tables): one view per kind, each naming its
+// kind in "type" (semantic, episodic, procedural, fact, snapshot,
+// document), with the view of a search result (Result), of a fact walked
+// in the graph (Hop), and the forms they take memories in: one to add of
+// any kind (Item), a change by ID to a memory of any kind (Patch, Apply),
+// a filter (Filter) and a question about facts (FactsAsked). Field names
+// are snake_case and stable; times are RFC 3339 in UTC; lists are []
+// rather than null. A memory's user, session and metadata (see
+// engram.Filter) are "user_id", "session_id" and "metadata", left out
+// when empty.
 package memview
 
 import (
@@ -15,24 +20,36 @@ import (
 
 // Semantic is a semantic entry.
 type Semantic struct {
-	Type           engram.MemoryType `json:"type"`
-	ID             string            `json:"id"`
-	Content        string            `json:"content"`
-	Summary        string            `json:"summary"`
-	Importance     float64           `json:"importance"`
-	Verified       bool              `json:"verified"`
-	Tags           []string          `json:"tags"`
-	Source         string            `json:"source,omitempty"`
-	CreatedAt      *time.Time        `json:"created_at,omitempty"`
-	UpdatedAt      *time.Time        `json:"updated_at,omitempty"`
-	AccessCount    int               `json:"access_count"`
-	LastAccessedAt *time.Time        `json:"last_accessed_at,omitempty"`
-	Resonance      float64           `json:"resonance"`
-	MergedFrom     []string          `json:"merged_from,omitempty"`
-	Retrievals     int               `json:"retrievals"`
-	User           string            `json:"user_id,omitempty"`
-	Session        string            `json:"session_id,omitempty"`
-	Metadata       map[string]any    `json:"metadata,omitempty"`
+	Type       engram.MemoryType `json:"type"`
+	ID         string            `json:"id"`
+	Content    string            `json:"content"`
+	Summary    string            `json:"summary"`
+	Importance float64           `json:"importance"`
+	Verified   bool              `json:"verified"`
+	Tags       []string          `json:"tags"`
+	Source     string            `json:"source,omitempty"`
+	Times
+	AccessCount    int        `json:"access_count"`
+	LastAccessedAt *time.Time `json:"last_accessed_at,omitempty"`
+	Resonance      float64    `json:"resonance"`
+	MergedFrom     []string   `json:"merged_from,omitempty"`
+	Retrievals     int        `json:"retrievals"`
+	Scope
+}
+
+// Times are when a memory that may change was stored and last changed,
+// in UTC, each left out when zero.
+type Times struct {
+	CreatedAt *time.Time `json:"created_at,omitempty"`
+	UpdatedAt *time.Time `json:"updated_at,omitempty"`
+}
+
+// Scope is the user, session and metadata of a semantic entry or a
+// procedure (see engram.Filter), each left out when empty.
+type Scope struct {
+	User     string         `json:"user_id,omitempty"`
+	Session  string         `json:"session_id,omitempty"`
+	Metadata map[string]any `json:"metadata,omitempty"`
 }
 
 // Episode is an episode of the event log.
@@ -62,12 +79,9 @@ type Procedure struct {
 	UseCount    int               `json:"use_count"`
 	Tags        []string          `json:"tags"`
 	Disabled    bool              `json:"disabled"`
-	CreatedAt   *time.Time        `json:"created_at,omitempty"`
-	UpdatedAt   *time.Time        `json:"updated_at,omitempty"`
-	Retrievals  int               `json:"retrievals"`
-	User        string            `json:"user_id,omitempty"`
-	Session     string            `json:"session_id,omitempty"`
-	Metadata    map[string]any    `json:"metadata,omitempty"`
+	Times
+	Retrievals int `json:"retrievals"`
+	Scope
 }
 
 // Fact is a subject–predicate–object fact with the times it holds. Its
@@ -108,18 +122,17 @@ type Snapshot struct {
 
 // Document is a chunk of a markdown document.
 type Document struct {
-	Type       engram.MemoryType `json:"type"`
-	ID         string            `json:"id"`
-	Source     string            `json:"source"`  // where it was found: "guide/deploy.md > Deploy > Rollback"
-	Also       []string          `json:"also"`    // the other places it was found
-	Heading    string            `json:"heading"` // its heading path: "Deploy > Rollback"
-	Chunk      int               `json:"chunk"`   // its index in its file
-	Title      string            `json:"title,omitempty"`
-	Tags       []string          `json:"tags"`
-	Content    string            `json:"content"`
-	CreatedAt  *time.Time        `json:"created_at,omitempty"`
-	UpdatedAt  *time.Time        `json:"updated_at,omitempty"`
-	Retrievals int               `json:"retrievals"`
+	Type    engram.MemoryType `json:"type"`
+	ID      string            `json:"id"`
+	Source  string            `json:"source"`  // where it was found: "guide/deploy.md > Deploy > Rollback"
+	Also    []string          `json:"also"`    // the other places it was found
+	Heading string            `json:"heading"` // its heading path: "Deploy > Rollback"
+	Chunk   int               `json:"chunk"`   // its index in its file
+	Title   string            `json:"title,omitempty"`
+	Tags    []string          `json:"tags"`
+	Content string            `json:"content"`
+	Times
+	Retrievals int `json:"retrievals"`
 }
 
 // Time returns t in UTC, or nil for the zero time.
@@ -158,8 +171,8 @@ func Of(r engram.Record) any {
 	case r.Semantic != nil:
 		e := r.Semantic
 		return Semantic{engram.TypeSemantic, e.ID, e.Content, e.Summary, e.Importance, e.Verified, NonNil(e.Tags), e.Source,
-			Time(e.CreatedAt), Time(e.UpdatedAt), e.AccessCount, Time(e.LastAccessedAt), e.Resonance, e.MergedFrom, e.Retrievals,
-			e.UserID, e.SessionID, e.Metadata}
+			Times{Time(e.CreatedAt), Time(e.UpdatedAt)}, e.AccessCount, Time(e.LastAccessedAt), e.Resonance, e.MergedFrom, e.Retrievals,
+			Scope{e.UserID, e.SessionID, e.Metadata}}
 	case r.Episode != nil:
 		e := r.Episode
 		return Episode{engram.TypeEpisodic, e.ID, e.Content, e.Type, e.TaskID, e.Cost, e.Duration.Milliseconds(),
@@ -167,7 +180,7 @@ func Of(r engram.Record) any {
 	case r.Procedure != nil:
 		p := r.Procedure
 		return Procedure{engram.TypeProcedural, p.ID, p.Name, p.Description, p.Pattern, p.SuccessRate, p.UseCount, NonNil(p.Tags),
-			p.Disabled, Time(p.CreatedAt), Time(p.UpdatedAt), p.Retrievals, p.UserID, p.SessionID, p.Metadata}
+			p.Disabled, Times{Time(p.CreatedAt), Time(p.UpdatedAt)}, p.Retrievals, Scope{p.UserID, p.SessionID, p.Metadata}}
 	case r.Fact != nil:
 		f := FactOf(*r.Fact)
 		f.Type = engram.TypeFact
@@ -183,7 +196,7 @@ func Of(r engram.Record) any {
 			also = append(also, a.String())
 		}
 		return Document{engram.TypeDocument, c.ID, c.DocumentSource.String(), also, c.Heading, c.Index, c.Title, NonNil(c.Tags),
-			c.Content, Time(c.CreatedAt), Time(c.UpdatedAt), c.Retrievals}
+			c.Content, Times{Time(c.CreatedAt), Time(c.UpdatedAt)}, c.Retrievals}
 	}
 	return nil
 }
