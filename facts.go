@@ -899,32 +899,17 @@ func prefixed(prefix, cols string) string {
 	return strings.Join(fields, ", ")
 }
 
+// scanFact scans a row of the columns factCols as a fact.
 func scanFact(r store.Scanner) (Fact, error) {
-	var f Fact
-	var from, recorded int64
-	var to, expired *int64
-	var sources, meta string
-	err := r.Scan(&f.ID, &f.Subject, &f.Predicate, &f.Object, &from, &to, &recorded, &expired,
-		&f.Strength, &sources, &meta, &f.Retrievals)
-	if err != nil {
-		return f, err
-	}
-	f.ValidFrom, f.RecordedAt = fromMS(from), fromMS(recorded)
-	if to != nil {
-		f.ValidTo = fromMS(*to)
-	}
-	if expired != nil {
-		f.ExpiredAt = fromMS(*expired)
-	}
-	if f.Sources, err = decodeTags(sources); err != nil {
-		return f, err
-	}
-	if meta != "{}" {
-		if err := json.Unmarshal([]byte(meta), &f.Metadata); err != nil {
-			return f, fmt.Errorf("decoding metadata: %w", err)
-		}
-	}
-	return f, nil
+	row, err := store.ScanFact(r)
+	return factFromRow(row), err
+}
+
+// factFromRow is the fact the store's row holds.
+func factFromRow(r store.FactRow) Fact {
+	return Fact{ID: r.ID, Subject: r.Subject, Predicate: r.Predicate, Object: r.Object,
+		ValidFrom: r.ValidFrom, ValidTo: r.ValidTo, RecordedAt: r.RecordedAt, ExpiredAt: r.ExpiredAt,
+		Strength: r.Strength, Sources: r.Sources, Metadata: r.Metadata, Retrievals: r.Retrievals}
 }
 
 func (f *Fact) counts() counts { return counts{TypeFact, f.ID, nil, nil, &f.Retrievals} }
