@@ -89,25 +89,25 @@ func encodeFactMetadata(m map[string]string) string {
 	return string(b)
 }
 
-// nullTime is the encoding of a time that may be unset: NULL for the
+// factNullTime is the encoding of a time that may be unset: NULL for the
 // zero time.
-func nullTime(t time.Time) any {
+func factNullTime(t time.Time) any {
 	if t.IsZero() {
 		return nil
 	}
 	return MS(t)
 }
 
-// prefixScanner scans the columns before a row's fact into pre.
-type prefixScanner struct {
+// factPrefixScanner scans the columns before a row's fact into pre.
+type factPrefixScanner struct {
 	r   Scanner
 	pre []any
 }
 
-func (p prefixScanner) Scan(dest ...any) error { return p.r.Scan(append(p.pre, dest...)...) }
+func (p factPrefixScanner) Scan(dest ...any) error { return p.r.Scan(append(p.pre, dest...)...) }
 
-// prefixed puts prefix before each of the comma-separated columns cols.
-func prefixed(prefix, cols string) string {
+// prefixedCols puts prefix before each of the comma-separated columns cols.
+func prefixedCols(prefix, cols string) string {
 	fields := strings.Split(cols, ",")
 	for i, c := range fields {
 		fields[i] = prefix + strings.TrimSpace(c)
@@ -150,7 +150,7 @@ func InsertFact(q Querier, agent string, f NewFact) (FactRow, error) {
 			valid_from, valid_to, created_at, updated_at, expired_at, strength, sources, metadata, terms, ntok)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING `+FactCols,
 		f.ID, agent, f.Subject, f.Predicate, f.Object, f.SubjectKey, f.PredicateKey, f.ObjectKey,
-		MS(f.ValidFrom), nullTime(f.ValidTo), at, at, nullTime(f.ExpiredAt), f.Strength,
+		MS(f.ValidFrom), factNullTime(f.ValidTo), at, at, factNullTime(f.ExpiredAt), f.Strength,
 		EncodeTags(f.Sources), encodeFactMetadata(f.Metadata), terms, ntok)
 }
 
@@ -354,7 +354,7 @@ func ResumeFact(q Querier, agent string, pk int64, id string, from, to, now, exp
 		SELECT ?3, agent_id, subject, predicate, object, subject_key, predicate_key, object_key,
 			?4, ?5, ?6, ?6, ?7, strength, sources, metadata, terms, ntok
 		FROM facts WHERE agent_id = ?1 AND pk = ?2`,
-		agent, pk, id, MS(from), nullTime(to), MS(now), nullTime(expired))
+		agent, pk, id, MS(from), factNullTime(to), MS(now), factNullTime(expired))
 	return err
 }
 
@@ -391,7 +391,7 @@ type FactList struct {
 // names and synonyms they were asserted with. It returns the driver's
 // errors unchanged, or an error decoding a row.
 func ListFacts(q Querier, agent string, l FactList) ([]FactRow, error) {
-	sel := `SELECT ` + prefixed("f.", FactCols) + `, f.subject_key, f.predicate_key FROM facts f`
+	sel := `SELECT ` + prefixedCols("f.", FactCols) + `, f.subject_key, f.predicate_key FROM facts f`
 	var parts []string
 	switch {
 	case l.Entity == "":

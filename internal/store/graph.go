@@ -34,9 +34,9 @@ func (s GraphSpan) bounds() (from, to int64) {
 	return t, t
 }
 
-// holds is the condition that the fact e counts: it started by ?2 and
+// factHolds is the condition that the fact e counts: it started by ?2 and
 // had not ended at ?3 (see GraphSpan).
-func holds(e string) string {
+func factHolds(e string) string {
 	return e + `.valid_from <= ?2 AND (` + e + `.valid_to IS NULL OR ` + e + `.valid_to > ?3)`
 }
 
@@ -73,7 +73,7 @@ func Neighbours(q Querier, agent string, sp GraphSpan, key string, out, in bool,
 	}
 	return ScanAll(rows, func(r Scanner) (NeighbourFact, error) {
 		var n NeighbourFact
-		fact, err := ScanFact(prefixScanner{r, []any{&n.Key, &n.Out}})
+		fact, err := ScanFact(factPrefixScanner{r, []any{&n.Key, &n.Out}})
 		n.Fact = fact
 		return n, err
 	})
@@ -94,17 +94,17 @@ func neighboursSQL(out, in, pred bool) string {
 	var keys, facts []string
 	if out {
 		keys = append(keys, `SELECT e.object_key AS k FROM facts e INDEXED BY facts_out
-			WHERE e.agent_id = ?1 AND e.subject_key = ?4 AND e.object_key <> ?4 AND `+holds("e")+onPred)
-		facts = append(facts, `SELECT e.object_key AS k, 1 AS out, `+prefixed("e.", FactCols)+` FROM facts e INDEXED BY facts_out
+			WHERE e.agent_id = ?1 AND e.subject_key = ?4 AND e.object_key <> ?4 AND `+factHolds("e")+onPred)
+		facts = append(facts, `SELECT e.object_key AS k, 1 AS out, `+prefixedCols("e.", FactCols)+` FROM facts e INDEXED BY facts_out
 			WHERE e.agent_id = ?1 AND e.subject_key = ?4 AND e.object_key <> ?4 AND e.object_key <= (SELECT k FROM last)
-				AND `+holds("e")+onPred)
+				AND `+factHolds("e")+onPred)
 	}
 	if in {
 		keys = append(keys, `SELECT e.subject_key AS k FROM facts e INDEXED BY facts_in
-			WHERE e.agent_id = ?1 AND e.object_key = ?4 AND e.subject_key <> ?4 AND `+holds("e")+onPred)
-		facts = append(facts, `SELECT e.subject_key AS k, 0 AS out, `+prefixed("e.", FactCols)+` FROM facts e INDEXED BY facts_in
+			WHERE e.agent_id = ?1 AND e.object_key = ?4 AND e.subject_key <> ?4 AND `+factHolds("e")+onPred)
+		facts = append(facts, `SELECT e.subject_key AS k, 0 AS out, `+prefixedCols("e.", FactCols)+` FROM facts e INDEXED BY facts_in
 			WHERE e.agent_id = ?1 AND e.object_key = ?4 AND e.subject_key <> ?4 AND e.subject_key <= (SELECT k FROM last)
-				AND `+holds("e")+onPred)
+				AND `+factHolds("e")+onPred)
 	}
 	return `WITH nb(k) AS (` + strings.Join(keys, " UNION ") + ` ORDER BY k LIMIT ?6),
 		last(k) AS (SELECT max(k) FROM nb)
@@ -128,8 +128,8 @@ var degreesSQL = `SELECT ` + degreeSQL("?4") + `, ` + degreeSQL("?5")
 // degreeSQL counts the facts that name the entity k and hold, up to ?6
 // of each direction, from the indexes alone.
 func degreeSQL(k string) string {
-	return `(SELECT count(*) FROM (SELECT 1 FROM facts e INDEXED BY facts_out WHERE e.agent_id = ?1 AND e.subject_key = ` + k + ` AND ` + holds("e") + ` LIMIT ?6))
-		+ (SELECT count(*) FROM (SELECT 1 FROM facts e INDEXED BY facts_in WHERE e.agent_id = ?1 AND e.object_key = ` + k + ` AND ` + holds("e") + ` LIMIT ?6))`
+	return `(SELECT count(*) FROM (SELECT 1 FROM facts e INDEXED BY facts_out WHERE e.agent_id = ?1 AND e.subject_key = ` + k + ` AND ` + factHolds("e") + ` LIMIT ?6))
+		+ (SELECT count(*) FROM (SELECT 1 FROM facts e INDEXED BY facts_in WHERE e.agent_id = ?1 AND e.object_key = ` + k + ` AND ` + factHolds("e") + ` LIMIT ?6))`
 }
 
 // Paths returns up to limit paths of n hops (1 to 3) of span sp from the
@@ -209,10 +209,10 @@ func pathSQL(n int, pairs bool) string {
 func hopFrom(e, k string, out bool) (from, where, next string) {
 	if out {
 		return `facts ` + e + ` INDEXED BY facts_out`,
-			e + `.agent_id = ?1 AND ` + e + `.subject_key = ` + k + ` AND ` + holds(e), e + `.object_key`
+			e + `.agent_id = ?1 AND ` + e + `.subject_key = ` + k + ` AND ` + factHolds(e), e + `.object_key`
 	}
 	return `facts ` + e + ` INDEXED BY facts_in`,
-		e + `.agent_id = ?1 AND ` + e + `.object_key = ` + k + ` AND ` + holds(e), e + `.subject_key`
+		e + `.agent_id = ?1 AND ` + e + `.object_key = ` + k + ` AND ` + factHolds(e), e + `.subject_key`
 }
 
 // hopPair is a hop along the fact e from the entity j to the entity k,
@@ -221,10 +221,10 @@ func hopFrom(e, k string, out bool) (from, where, next string) {
 func hopPair(e, j, k string, out bool) (from, where string) {
 	if out {
 		return `facts ` + e + ` INDEXED BY facts_out`,
-			e + `.agent_id = ?1 AND ` + e + `.subject_key = ` + j + ` AND ` + e + `.object_key = ` + k + ` AND ` + holds(e)
+			e + `.agent_id = ?1 AND ` + e + `.subject_key = ` + j + ` AND ` + e + `.object_key = ` + k + ` AND ` + factHolds(e)
 	}
 	return `facts ` + e + ` INDEXED BY facts_in`,
-		e + `.agent_id = ?1 AND ` + e + `.object_key = ` + j + ` AND ` + e + `.subject_key = ` + k + ` AND ` + holds(e)
+		e + `.agent_id = ?1 AND ` + e + `.object_key = ` + j + ` AND ` + e + `.subject_key = ` + k + ` AND ` + factHolds(e)
 }
 
 // EdgeFact is a fact with its row key and the keys of its ends.
@@ -248,7 +248,7 @@ func FactsByPK(q Querier, agent string, pks []int64) ([]EdgeFact, error) {
 	}
 	return ScanAll(rows, func(r Scanner) (EdgeFact, error) {
 		var e EdgeFact
-		fact, err := ScanFact(prefixScanner{r, []any{&e.PK, &e.SubjectKey, &e.ObjectKey}})
+		fact, err := ScanFact(factPrefixScanner{r, []any{&e.PK, &e.SubjectKey, &e.ObjectKey}})
 		e.Fact = fact
 		return e, err
 	})
@@ -256,7 +256,7 @@ func FactsByPK(q Querier, agent string, pks []int64) ([]EdgeFact, error) {
 
 // byPKSQL reads the agent's facts of the row keys in the JSON list ?2,
 // each by its row key.
-var byPKSQL = `SELECT f.pk, f.subject_key, f.object_key, ` + prefixed("f.", FactCols) + `
+var byPKSQL = `SELECT f.pk, f.subject_key, f.object_key, ` + prefixedCols("f.", FactCols) + `
 	FROM json_each(?2) j CROSS JOIN facts f ON f.pk = j.value WHERE f.agent_id = ?1`
 
 // GraphNode is an entity a graph statement reached.
@@ -298,10 +298,10 @@ var walkSQL = `WITH RECURSIVE walk(k, d) AS (
 			SELECT ?4, 0
 			UNION
 			SELECT e.object_key, w.d + 1 FROM walk w CROSS JOIN facts e INDEXED BY facts_out ON e.agent_id = ?1 AND e.subject_key = w.k
-				WHERE w.d < ?5 AND ` + holds("e") + `
+				WHERE w.d < ?5 AND ` + factHolds("e") + `
 			UNION
 			SELECT e.subject_key, w.d + 1 FROM walk w CROSS JOIN facts e INDEXED BY facts_in ON e.agent_id = ?1 AND e.object_key = w.k
-				WHERE w.d < ?5 AND ` + holds("e") + `
+				WHERE w.d < ?5 AND ` + factHolds("e") + `
 			LIMIT ?6),
 		near(k, d) AS (SELECT k, min(d) AS d FROM walk GROUP BY k ORDER BY d, k LIMIT ?7)
 		SELECT k, ` + labelSQL("k") + `, d FROM near ORDER BY d, k`
@@ -329,9 +329,9 @@ func TopEntities(q Querier, agent string, sp GraphSpan, limit int) ([]GraphNode,
 // topSQL is the statement that reads the ?4 entities of the most facts,
 // with their labels.
 var topSQL = `WITH deg(k, n) AS (
-					SELECT e.subject_key, count(*) FROM facts e INDEXED BY facts_out WHERE e.agent_id = ?1 AND ` + holds("e") + ` GROUP BY e.subject_key
+					SELECT e.subject_key, count(*) FROM facts e INDEXED BY facts_out WHERE e.agent_id = ?1 AND ` + factHolds("e") + ` GROUP BY e.subject_key
 					UNION ALL
-					SELECT e.object_key, count(*) FROM facts e INDEXED BY facts_in WHERE e.agent_id = ?1 AND ` + holds("e") + ` GROUP BY e.object_key),
+					SELECT e.object_key, count(*) FROM facts e INDEXED BY facts_in WHERE e.agent_id = ?1 AND ` + factHolds("e") + ` GROUP BY e.object_key),
 				top(k, n) AS (SELECT k, sum(n) AS n FROM deg GROUP BY k ORDER BY n DESC, k LIMIT ?4)
 				SELECT k, ` + labelSQL("k") + ` FROM top ORDER BY n DESC, k`
 
@@ -377,7 +377,7 @@ var edgesSQL = `WITH n(k) AS MATERIALIZED (SELECT value FROM json_each(?4))
 			SELECT e.subject_key, e.object_key, e.predicate, e.id, e.valid_from, e.valid_to
 			FROM n CROSS JOIN facts e INDEXED BY facts_out
 			WHERE e.agent_id = ?1 AND e.subject_key = n.k AND +e.object_key IN n AND e.object_key <> e.subject_key
-				AND ` + holds("e") + `
+				AND ` + factHolds("e") + `
 			ORDER BY e.subject_key, e.object_key, lower(e.predicate), e.valid_from, e.id LIMIT ?5`
 
 // GraphQueries returns, by a name for each, the statements of the graph
