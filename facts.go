@@ -2,8 +2,6 @@ package engram
 
 import (
 	"context"
-	"database/sql"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -12,7 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/engram-go/engram/internal/bm25"
 	"github.com/engram-go/engram/internal/facts"
 	"github.com/engram-go/engram/internal/store"
 )
@@ -170,8 +167,9 @@ func (d Direction) Validate() error {
 	return invalid("direction", "unknown direction %q (want in, out or both)", string(d))
 }
 
-const factCols = `id, subject, predicate, object, valid_from, valid_to, created_at, expired_at,
-	strength, sources, metadata, retrievals`
+// factCols are the columns of a fact that scanFact reads (see
+// store.FactCols), for the statements of other files that read facts.
+const factCols = store.FactCols
 
 // Assert records a fact and consolidates it with what the agent knows,
 // in one transaction, and returns what it did (see [FactAction]):
@@ -333,19 +331,22 @@ func validateFactPart(field, s string, maxBytes int) error {
 	return nil
 }
 
-// slotFact is a fact of the slot (subject and predicate) an assertion
-// goes into, as consolidation needs it.
-type slotFact struct {
-	pk                 int64
-	objectKey          string
-	validFrom, validTo int64 // validTo is openEnd while it holds
-	sources, metadata  string
+// slotHolds reports whether the fact s of a slot holds at t.
+func slotHolds(s *store.SlotFact, t time.Time) bool {
+	return !t.Before(s.ValidFrom) && (s.ValidTo.IsZero() || t.Before(s.ValidTo))
 }
 
-// openEnd stands for a ValidTo not set: a fact that still holds.
-const openEnd = math.MaxInt64
+// endsBefore reports whether the end a comes before the end b, a zero
+// end (a fact that holds) coming after every time.
+func endsBefore(a, b time.Time) bool { return !a.IsZero() && (b.IsZero() || a.Before(b)) }
 
-func (s slotFact) holds(t int64) bool { return s.validFrom <= t && t < s.validTo }
+// firstEnd is the earlier of the ends a and b (see endsBefore).
+func firstEnd(a, b time.Time) time.Time {
+	if endsBefore(b, a) {
+		return b
+	}
+	return a
+}
 
 // assert consolidates one prepared assertion in q's transaction; vec is
 // the embedding of its predicate, when Tier 2 matches it (see
@@ -359,94 +360,98 @@ func (f *Facts) assert(q *dbtx, p preparedFact, vec []float32, now time.Time) (A
 			return Assertion{}, err
 		}
 	}
-	vf, vt := ms(p.ValidFrom), int64(openEnd)
-	if !p.ValidTo.IsZero() {
-		vt = ms(p.ValidTo)
-	}
+	vf, vt := p.ValidFrom, p.ValidTo // vt is zero while the fact would hold
 	slot, err := f.slot(q, p, vf)
 	if err != nil {
 		return Assertion{}, err
 	}
 	// The same fact holding when the assertion starts takes it in.
 	for i := range slot {
-		if s := &slot[i]; s.objectKey == p.objectKey && s.holds(vf) {
+		if s := &slot[i]; s.ObjectKey == p.objectKey && slotHolds(s, vf) {
 			return f.merge(q, p, s, vf, now, nil)
 		}
 	}
 	a := Assertion{Action: FactInserted}
 	if p.single {
 		// What holds when the new value starts ends there.
-		for i := range slot {
-			s := &slot[i]
-			if !s.holds(vf) {
-				continue
-			}
-			var ended Fact
-			err := q.recordAs(OpSupersede, "", func() (err error) {
-				ended, err = f.end(q, s.pk, vf, now)
-				return err
-			})
-			if err != nil {
-				return Assertion{}, err
-			}
-			if vt < s.validTo {
-				// The assertion ends first: it interrupts the fact,
-				// which holds again from there.
-				if err := f.resume(q, s, vt, now); err != nil {
-					return Assertion{}, err
-				}
-			}
-			vt = min(vt, s.validTo)
+		if a.Superseded, vt, err = f.supersede(q, slot, vf, vt, now); err != nil {
+			return Assertion{}, err
+		}
+		if len(a.Superseded) > 0 {
 			a.Action = FactSuperseded
-			a.Superseded = append(a.Superseded, ended)
 		}
 	}
 	// The first fact of the slot starting later (of the same object, for
 	// a predicate of many values) bounds the new one, or takes it in when
 	// it is the same fact and the assertion reaches it.
-	var next *slotFact
-	for i := range slot {
-		s := &slot[i]
-		if s.validFrom > vf && (p.single || s.objectKey == p.objectKey) && (next == nil || s.validFrom < next.validFrom) {
-			next = s
-		}
-	}
-	if next != nil && next.objectKey == p.objectKey && vt >= next.validFrom {
+	next := nextInSlot(slot, p, vf)
+	if next != nil && next.ObjectKey == p.objectKey && (vt.IsZero() || !vt.Before(next.ValidFrom)) {
 		return f.merge(q, p, next, vf, now, a.Superseded)
 	}
 	if next != nil && p.single {
-		vt = min(vt, next.validFrom)
+		vt = firstEnd(vt, next.ValidFrom)
 	}
-	if vt != openEnd {
-		p.ValidTo = fromMS(vt)
-	}
+	p.ValidTo = vt
 	if a.Fact, err = f.insert(q, p, now); err != nil {
 		return Assertion{}, err
 	}
 	return a, f.linkEvidence(q, p, a.Fact.ID, now)
 }
 
+// supersede ends at vf, where an assertion of a predicate of one value
+// starts, the facts of the slot that hold then, and returns them as they
+// now stand, with the assertion's end vt cut where the first of them
+// would have ended. When the assertion ends first, it interrupts such a
+// fact, which holds again from there.
+func (f *Facts) supersede(q *dbtx, slot []store.SlotFact, vf, vt, now time.Time) ([]Fact, time.Time, error) {
+	var superseded []Fact
+	for i := range slot {
+		s := &slot[i]
+		if !slotHolds(s, vf) {
+			continue
+		}
+		var ended Fact
+		err := q.recordAs(OpSupersede, "", func() (err error) {
+			ended, err = f.end(q, s.PK, vf, now)
+			return err
+		})
+		if err != nil {
+			return nil, vt, err
+		}
+		if endsBefore(vt, s.ValidTo) {
+			if err := f.resume(q, s, vt, now); err != nil {
+				return nil, vt, err
+			}
+		}
+		vt = firstEnd(vt, s.ValidTo)
+		superseded = append(superseded, ended)
+	}
+	return superseded, vt, nil
+}
+
+// nextInSlot is the first fact of the slot that starts after vf, where
+// the assertion p starts: of any object for a predicate of one value, of
+// p's object otherwise. It is nil when there is none.
+func nextInSlot(slot []store.SlotFact, p preparedFact, vf time.Time) *store.SlotFact {
+	var next *store.SlotFact
+	for i := range slot {
+		s := &slot[i]
+		if s.ValidFrom.After(vf) && (p.single || s.ObjectKey == p.objectKey) && (next == nil || s.ValidFrom.Before(next.ValidFrom)) {
+			next = s
+		}
+	}
+	return next
+}
+
 // resolve puts the assertion's entities under the keys of the entities
 // they are aliases of.
 func (f *Facts) resolve(q *dbtx, p *preparedFact) error {
-	rows, err := q.query(`SELECT alias_key, entity_key FROM fact_aliases WHERE agent_id = ?1 AND alias_key IN (?2, ?3)`,
-		f.m.agent, p.subjectKey, p.objectKey)
+	s, o, err := store.ResolveAliases(q, f.m.agent, p.subjectKey, p.objectKey)
 	if err != nil {
 		return err
 	}
-	aliases, err := store.ScanAll(rows, func(r store.Scanner) ([2]string, error) {
-		var a [2]string
-		return a, r.Scan(&a[0], &a[1])
-	})
-	for _, a := range aliases {
-		if p.subjectKey == a[0] {
-			p.subjectKey = a[1]
-		}
-		if p.objectKey == a[0] {
-			p.objectKey = a[1]
-		}
-	}
-	return err
+	p.subjectKey, p.objectKey = s, o
+	return nil
 }
 
 // slot reads the facts of the assertion's subject and predicate that
@@ -454,128 +459,77 @@ func (f *Facts) resolve(q *dbtx, p *preparedFact) error {
 // value, or of the same object, and of those the ones that have not
 // ended by vf, where the assertion starts. A fact that ended by then
 // neither holds when the assertion starts nor starts after it, and a
-// long history is mostly such facts: facts_by_slot holds valid_to, so
-// they are passed over in the index. Oldest first, so that of two facts
-// an alias made the same, the older takes in what follows.
-func (f *Facts) slot(q *dbtx, p preparedFact, vf int64) ([]slotFact, error) {
-	query := `SELECT pk, object_key, valid_from, coalesce(valid_to, ?4), sources, metadata
-		FROM facts WHERE agent_id = ?1 AND subject_key = ?2 AND predicate_key = ?3 AND coalesce(valid_to, ?4) > ?5`
-	args := []any{f.m.agent, p.subjectKey, p.predicateKey, int64(openEnd), vf}
-	if !p.single {
-		query += ` AND object_key = ?6`
-		args = append(args, p.objectKey)
+// long history is mostly such facts (see store.SlotFacts). Oldest first,
+// so that of two facts an alias made the same, the older takes in what
+// follows.
+func (f *Facts) slot(q *dbtx, p preparedFact, vf time.Time) ([]store.SlotFact, error) {
+	object := p.objectKey
+	if p.single {
+		object = "" // every object
 	}
-	rows, err := q.query(query+` ORDER BY valid_from, pk`, args...)
-	if err != nil {
-		return nil, err
-	}
-	return store.ScanAll(rows, func(r store.Scanner) (slotFact, error) {
-		var s slotFact
-		return s, r.Scan(&s.pk, &s.objectKey, &s.validFrom, &s.validTo, &s.sources, &s.metadata)
-	})
+	return store.SlotFacts(q, f.m.agent, p.subjectKey, p.predicateKey, object, vf)
 }
 
 // merge adds the assertion p to the fact s: strength, sources, metadata,
 // and an earlier start. superseded are the facts the assertion ended
 // first, if any: the assertion then counts as a supersede.
-func (f *Facts) merge(q *dbtx, p preparedFact, s *slotFact, vf int64, now time.Time, superseded []Fact) (Assertion, error) {
-	sources, err := mergeSources(s.sources, p.Sources, f.m.cfg.Limits.MaxTags)
-	if err != nil {
-		return Assertion{}, err
-	}
-	meta, err := mergeMetadata(s.metadata, p.Metadata)
-	if err != nil {
-		return Assertion{}, err
-	}
-	var got []Fact
-	err = q.recordAs(OpMerge, "", func() error {
-		rows, err := q.query(`UPDATE facts SET strength = min(?3, strength + ?4), sources = ?5, metadata = ?6,
-			valid_from = min(valid_from, ?7), updated_at = ?8 WHERE agent_id = ?1 AND pk = ?2 RETURNING `+factCols,
-			f.m.agent, s.pk, maxStrength, p.Strength, sources, meta, vf, ms(now))
-		if err != nil {
-			return err
-		}
-		got, err = store.ScanAll(rows, scanFact)
+func (f *Facts) merge(q *dbtx, p preparedFact, s *store.SlotFact, vf, now time.Time, superseded []Fact) (Assertion, error) {
+	m := store.FactMerge{Strength: p.Strength, MaxStrength: maxStrength,
+		Sources:   mergeSources(s.Sources, p.Sources, f.m.cfg.Limits.MaxTags),
+		Metadata:  mergeMetadata(s.Metadata, p.Metadata),
+		ValidFrom: vf, Now: now}
+	var got store.FactRow
+	err := q.recordAs(OpMerge, "", func() (err error) {
+		got, err = store.MergeFact(q, f.m.agent, s.PK, m)
 		return err
 	})
 	if err != nil {
 		return Assertion{}, err
 	}
-	a := Assertion{Action: FactMerged, Fact: got[0], Superseded: superseded}
+	a := Assertion{Action: FactMerged, Fact: factFromRow(got), Superseded: superseded}
 	if len(superseded) > 0 {
 		a.Action = FactSuperseded
 	}
-	return a, f.linkEvidence(q, p, got[0].ID, now)
+	return a, f.linkEvidence(q, p, got.ID, now)
 }
 
 // end sets the fact pk's ValidTo to at, retiring it if at has passed,
 // and returns it as it now stands.
-func (f *Facts) end(q *dbtx, pk, at int64, now time.Time) (Fact, error) {
-	rows, err := q.query(`UPDATE facts SET valid_to = ?3, updated_at = ?4,
-			expired_at = CASE WHEN ?3 <= ?4 THEN coalesce(expired_at, ?4) END
-		WHERE agent_id = ?1 AND pk = ?2 RETURNING `+factCols, f.m.agent, pk, at, ms(now))
-	if err != nil {
-		return Fact{}, err
-	}
-	got, err := store.ScanAll(rows, scanFact)
-	if err != nil {
-		return Fact{}, err
-	}
-	return got[0], nil
+func (f *Facts) end(q *dbtx, pk int64, at, now time.Time) (Fact, error) {
+	got, err := store.EndFact(q, f.m.agent, pk, at, now)
+	return factFromRow(got), err
 }
 
 // resume adds the rest of the fact s, which an assertion ending at at
 // interrupted: a fact of its own, as strong and of the same sources,
 // from at to where s would have ended, retired at once if that has
 // passed.
-func (f *Facts) resume(q *dbtx, s *slotFact, at int64, now time.Time) error {
-	var validTo, expired any
-	if s.validTo != openEnd {
-		validTo = s.validTo
-		if s.validTo <= ms(now) {
-			expired = ms(now)
-		}
+func (f *Facts) resume(q *dbtx, s *store.SlotFact, at, now time.Time) error {
+	var expired time.Time
+	if !s.ValidTo.IsZero() && !s.ValidTo.After(now) {
+		expired = now
 	}
-	_, err := q.exec(`INSERT INTO facts (id, agent_id, subject, predicate, object, subject_key, predicate_key, object_key,
-			valid_from, valid_to, created_at, updated_at, expired_at, strength, sources, metadata, terms, ntok)
-		SELECT ?3, agent_id, subject, predicate, object, subject_key, predicate_key, object_key,
-			?4, ?5, ?6, ?6, ?7, strength, sources, metadata, terms, ntok
-		FROM facts WHERE agent_id = ?1 AND pk = ?2`,
-		f.m.agent, s.pk, f.m.newID(now), at, validTo, ms(now), expired)
-	return err
+	return store.ResumeFact(q, f.m.agent, s.PK, f.m.newID(now), at, s.ValidTo, now, expired)
 }
 
 // insert adds the assertion p as a new fact, retired at once if it ended
 // before now.
 func (f *Facts) insert(q *dbtx, p preparedFact, now time.Time) (Fact, error) {
-	terms, ntok := bm25.Vector(p.Subject, p.Predicate, p.Object)
-	var validTo, expired any
-	if !p.ValidTo.IsZero() {
-		validTo = ms(p.ValidTo)
-		if !p.ValidTo.After(now) {
-			expired = ms(now)
-		}
+	row := store.NewFact{SubjectKey: p.subjectKey, PredicateKey: p.predicateKey, ObjectKey: p.objectKey,
+		FactRow: store.FactRow{ID: p.ID, Subject: p.Subject, Predicate: p.Predicate, Object: p.Object,
+			ValidFrom: p.ValidFrom, ValidTo: p.ValidTo, RecordedAt: now,
+			Strength: p.Strength, Sources: p.Sources, Metadata: p.Metadata}}
+	if !p.ValidTo.IsZero() && !p.ValidTo.After(now) {
+		row.ExpiredAt = now
 	}
-	meta, err := mergeMetadata("{}", p.Metadata)
-	if err != nil {
-		return Fact{}, err
-	}
-	rows, err := q.query(`INSERT INTO facts (id, agent_id, subject, predicate, object, subject_key, predicate_key, object_key,
-			valid_from, valid_to, created_at, updated_at, expired_at, strength, sources, metadata, terms, ntok)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING `+factCols,
-		p.ID, f.m.agent, p.Subject, p.Predicate, p.Object, p.subjectKey, p.predicateKey, p.objectKey,
-		ms(p.ValidFrom), validTo, ms(now), ms(now), expired, p.Strength, encodeTags(p.Sources), meta, terms, ntok)
-	var got []Fact
-	if err == nil {
-		got, err = store.ScanAll(rows, scanFact)
-	}
+	got, err := store.InsertFact(q, f.m.agent, row)
 	if store.IsUniqueViolation(err) {
 		return Fact{}, fmt.Errorf("engram: fact %s: %w", p.ID, ErrExists)
 	}
 	if err != nil {
 		return Fact{}, err
 	}
-	return got[0], nil
+	return factFromRow(got), nil
 }
 
 // linkEvidence links the memory the assertion was extracted from, if
@@ -591,19 +545,14 @@ func (f *Facts) linkEvidence(q *dbtx, p preparedFact, id string, now time.Time) 
 	if typ == TypeFact && p.MemoryID == id {
 		return nil
 	}
-	_, err = q.exec(`INSERT INTO zettel_links (agent_id, `+linkCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-		ON CONFLICT DO NOTHING`,
-		f.m.agent, string(typ), p.MemoryID, string(TypeFact), id, string(LinkSupports), 1.0, ms(now))
-	return err
+	return store.AddLinkIfAbsent(q, f.m.agent, store.LinkRow{SourceType: string(typ), SourceID: p.MemoryID,
+		TargetType: string(TypeFact), TargetID: id, Type: string(LinkSupports), Strength: 1, CreatedAt: now})
 }
 
-// mergeSources adds add to the JSON list old, without repeats, and
-// returns the list as JSON; more than max sources is an error.
-func mergeSources(old string, add []string, max int) (string, error) {
-	list, err := decodeTags(old)
-	if err != nil {
-		return "", err
-	}
+// mergeSources adds add to the sources old, without repeats; beyond max
+// sources, the newest are dropped.
+func mergeSources(old, add []string, max int) []string {
+	list := slices.Clone(old)
 	for _, s := range add {
 		if !slices.Contains(list, s) {
 			list = append(list, s)
@@ -614,23 +563,21 @@ func mergeSources(old string, add []string, max int) (string, error) {
 		// in the strength alone.
 		list = list[:max]
 	}
-	return encodeTags(list), nil
+	return list
 }
 
-// mergeMetadata adds the keys of add that the JSON object old lacks, and
-// returns the object as JSON.
-func mergeMetadata(old string, add map[string]string) (string, error) {
-	m := map[string]string{}
-	if err := json.Unmarshal([]byte(old), &m); err != nil {
-		return "", fmt.Errorf("decoding metadata: %w", err)
+// mergeMetadata adds to the metadata old the keys of add that it lacks.
+func mergeMetadata(old, add map[string]string) map[string]string {
+	m := maps.Clone(old)
+	if m == nil {
+		m = make(map[string]string, len(add))
 	}
 	for k, v := range add {
 		if _, ok := m[k]; !ok {
 			m[k] = v
 		}
 	}
-	b, err := json.Marshal(m)
-	return string(b), err
+	return m
 }
 
 // Retract ends the fact with the given ID at the time at (the clock's now
@@ -654,22 +601,20 @@ func (f *Facts) Retract(ctx context.Context, id string, at time.Time) (Fact, err
 	}
 	var out Fact
 	err := f.m.write(ctx, "facts.retract", func(q *dbtx) error {
-		var pk, from int64
-		var to *int64
-		err := q.queryRow(`SELECT pk, valid_from, valid_to FROM facts WHERE agent_id = ? AND id = ?`, []any{f.m.agent, id}, &pk, &from, &to)
-		if errors.Is(err, sql.ErrNoRows) {
-			return notFound("fact", id)
-		}
+		ref, ok, err := store.FindFact(q, f.m.agent, id)
 		if err != nil {
 			return err
 		}
-		if to != nil {
-			return invalid("id", "fact %s ended at %v already", id, fromMS(*to))
+		if !ok {
+			return notFound("fact", id)
 		}
-		if ms(at) <= from {
-			return invalid("at", "%v is not after the fact's ValidFrom (%v)", at, fromMS(from))
+		if !ref.ValidTo.IsZero() {
+			return invalid("id", "fact %s ended at %v already", id, ref.ValidTo)
 		}
-		out, err = f.end(q, pk, ms(at), now)
+		if !at.Truncate(time.Millisecond).After(ref.ValidFrom) {
+			return invalid("at", "%v is not after the fact's ValidFrom (%v)", at, ref.ValidFrom)
+		}
+		out, err = f.end(q, ref.PK, at, now)
 		return err
 	})
 	if err != nil {
@@ -686,7 +631,15 @@ func (f *Facts) Get(ctx context.Context, id string) (Fact, error) {
 	if err := validateID("id", id); err != nil {
 		return Fact{}, err
 	}
-	list, err := readCounted(ctx, f.m, "facts.get", scanFact, `SELECT `+factCols+` FROM facts WHERE agent_id = ? AND id = ?`, f.m.agent, id)
+	var list []Fact
+	err := f.m.read(ctx, "facts.get", func(q *dbtx) error {
+		row, ok, err := store.GetFact(q, f.m.agent, id)
+		if err != nil || !ok {
+			return err
+		}
+		list = []Fact{factFromRow(row)}
+		return overlayAll(f.m, q, list)
+	})
 	if err != nil {
 		return Fact{}, err
 	}
@@ -739,21 +692,16 @@ func (f *Facts) Alias(ctx context.Context, name, alias string) error {
 			return err // one entity already: nothing to do
 		}
 		// ae and every alias of it now stand for ne.
-		if _, err := q.exec(`UPDATE fact_aliases INDEXED BY fact_aliases_by_entity SET entity_key = ?3 WHERE agent_id = ?1 AND entity_key = ?2`, f.m.agent, ae, ne); err != nil {
+		if err := store.RepointAliases(q, f.m.agent, ae, ne); err != nil {
 			return err
 		}
 		// The alias's own key, and that of the entity it stood for.
 		for _, k := range slices.Compact([]string{ae, ak}) {
-			if _, err := q.exec(`INSERT INTO fact_aliases (agent_id, alias_key, entity_key, alias, created_at) VALUES (?, ?, ?, ?, ?)
-				ON CONFLICT (agent_id, alias_key) DO UPDATE SET entity_key = excluded.entity_key`, f.m.agent, k, ne, alias, ms(now)); err != nil {
+			if err := store.PutAlias(q, f.m.agent, k, ne, alias, now); err != nil {
 				return err
 			}
 		}
-		if _, err := q.exec(`UPDATE facts SET subject_key = ?3 WHERE agent_id = ?1 AND subject_key = ?2`, f.m.agent, ae, ne); err != nil {
-			return err
-		}
-		_, err = q.exec(`UPDATE facts SET object_key = ?3 WHERE agent_id = ?1 AND object_key = ?2`, f.m.agent, ae, ne)
-		return err
+		return store.RekeyEntity(q, f.m.agent, ae, ne)
 	})
 }
 
@@ -773,7 +721,7 @@ func (f *Facts) AsOf(ctx context.Context, t time.Time, fq FactQuery) ([]Fact, er
 	if err := validateTime("t", t); err != nil {
 		return nil, err
 	}
-	return f.list(ctx, "facts.as_of", fq, `f.valid_from <= ?5 AND (f.valid_to IS NULL OR f.valid_to > ?5)`, ms(t))
+	return f.list(ctx, "facts.as_of", fq, store.FactsValidAt, t)
 }
 
 // KnownAt returns what engram held true at t: the facts it had recorded
@@ -784,8 +732,7 @@ func (f *Facts) KnownAt(ctx context.Context, t time.Time, fq FactQuery) ([]Fact,
 	if err := validateTime("t", t); err != nil {
 		return nil, err
 	}
-	return f.list(ctx, "facts.known_at", fq, `f.created_at <= ?5 AND (f.expired_at IS NULL OR f.expired_at > ?5)
-		AND f.valid_from <= ?5 AND (f.valid_to IS NULL OR f.valid_to > ?5 OR f.expired_at > ?5)`, ms(t))
+	return f.list(ctx, "facts.known_at", fq, store.FactsKnownAt, t)
 }
 
 // History returns every fact of the subject's predicate, current and
@@ -793,12 +740,11 @@ func (f *Facts) KnownAt(ctx context.Context, t time.Time, fq FactQuery) ([]Fact,
 // that holds many values it lists each value's stretches. Errors are as
 // for [Facts.AsOf].
 func (f *Facts) History(ctx context.Context, subject, predicate string) ([]Fact, error) {
-	return f.list(ctx, "facts.history", FactQuery{Entity: subject, Direction: DirectionOut, Predicate: predicate, Limit: maxListLimit}, "1", nil)
+	return f.list(ctx, "facts.history", FactQuery{Entity: subject, Direction: DirectionOut, Predicate: predicate, Limit: maxListLimit}, store.FactsEver, time.Time{})
 }
 
-// list runs a query of facts that pass the condition when (over the row
-// f, with ?5 bound to at, unless at is nil).
-func (f *Facts) list(ctx context.Context, op string, fq FactQuery, when string, at any) ([]Fact, error) {
+// list runs a query of the facts that hold at at as when says.
+func (f *Facts) list(ctx context.Context, op string, fq FactQuery, when store.FactTime, at time.Time) ([]Fact, error) {
 	if err := f.validateQuery(&fq); err != nil {
 		return nil, err
 	}
@@ -812,33 +758,14 @@ func (f *Facts) list(ctx context.Context, op string, fq FactQuery, when string, 
 		if fq.Predicate != "" {
 			pred = f.m.preds.Key(fq.Predicate)
 		}
-		sel := `SELECT ` + prefixed("f.", factCols) + `, f.subject_key, f.predicate_key FROM facts f`
-		var parts []string
-		switch {
-		case ent == "":
-			parts = []string{sel + ` WHERE f.agent_id = ?1`}
-		case fq.Direction == DirectionOut:
-			parts = []string{sel + ` WHERE f.agent_id = ?1 AND f.subject_key = ?2`}
-		case fq.Direction == DirectionIn:
-			parts = []string{sel + ` WHERE f.agent_id = ?1 AND f.object_key = ?2`}
-		default:
-			parts = []string{sel + ` WHERE f.agent_id = ?1 AND f.subject_key = ?2`,
-				sel + ` WHERE f.agent_id = ?1 AND f.object_key = ?2 AND f.subject_key <> ?2`}
+		rows, err := store.ListFacts(q, f.m.agent, store.FactList{Entity: ent,
+			Subject: fq.Direction != DirectionIn, Object: fq.Direction != DirectionOut,
+			Predicate: pred, When: when, At: at, Limit: fq.Limit})
+		if err != nil {
+			return err
 		}
-		for i := range parts {
-			parts[i] += ` AND (?3 = '' OR f.predicate_key = ?3) AND ` + when
-		}
-		// Facts are ordered by their entity and predicate as matched, not
-		// as written, so that a slot's facts stay together and in time
-		// order whatever names and synonyms they were asserted with.
-		query := `SELECT ` + factCols + ` FROM (` + strings.Join(parts, " UNION ALL ") + `)
-			ORDER BY subject_key, predicate_key, valid_from, id LIMIT ?4`
-		args := []any{f.m.agent, ent, pred, fq.Limit}
-		if at != nil {
-			args = append(args, at)
-		}
-		out, err = queryCounted(f.m, q, scanFact, query, args...)
-		return err
+		out = factsFromRows(rows)
+		return overlayAll(f.m, q, out)
 	})
 	return out, err
 }
@@ -873,8 +800,12 @@ func (f *Facts) strongest(q *dbtx, limit int, sc *scope) ([]Fact, error) {
 		return nil, nil
 	}
 	cond, args := sc.whereOrAll(factKind, "f")
-	return queryCounted(f.m, q, scanFact, `SELECT `+factCols+` FROM facts f WHERE agent_id = ? AND `+factKind.LiveAt("f", "?")+`
-		AND `+cond+` ORDER BY strength DESC, updated_at DESC, id LIMIT ?`, append(append([]any{f.m.agent, ms(f.m.now()), ms(f.m.now())}, args...), limit)...)
+	rows, err := store.StrongestFacts(q, f.m.agent, f.m.now(), factKind.LiveAt("f", "?"), cond, args, limit)
+	if err != nil {
+		return nil, err
+	}
+	out := factsFromRows(rows)
+	return out, overlayAll(f.m, q, out)
 }
 
 // entityKey is the key of the entity name stands for, aliases resolved;
@@ -883,48 +814,29 @@ func (f *Facts) entityKey(q *dbtx, name string) (string, error) {
 	if name == "" {
 		return "", nil
 	}
-	k := facts.EntityKey(name)
-	var e string
-	err := q.queryRow(`SELECT coalesce((SELECT entity_key FROM fact_aliases WHERE agent_id = ? AND alias_key = ?), ?)`,
-		[]any{f.m.agent, k, k}, &e)
-	return e, err
+	return store.EntityKey(q, f.m.agent, facts.EntityKey(name))
 }
 
-// prefixed puts prefix before each of the comma-separated columns cols.
-func prefixed(prefix, cols string) string {
-	fields := strings.Split(cols, ",")
-	for i, c := range fields {
-		fields[i] = prefix + strings.TrimSpace(c)
-	}
-	return strings.Join(fields, ", ")
-}
-
+// scanFact scans a row of the columns factCols as a fact.
 func scanFact(r store.Scanner) (Fact, error) {
-	var f Fact
-	var from, recorded int64
-	var to, expired *int64
-	var sources, meta string
-	err := r.Scan(&f.ID, &f.Subject, &f.Predicate, &f.Object, &from, &to, &recorded, &expired,
-		&f.Strength, &sources, &meta, &f.Retrievals)
-	if err != nil {
-		return f, err
+	row, err := store.ScanFact(r)
+	return factFromRow(row), err
+}
+
+// factFromRow is the fact the store's row holds.
+func factFromRow(r store.FactRow) Fact {
+	return Fact{ID: r.ID, Subject: r.Subject, Predicate: r.Predicate, Object: r.Object,
+		ValidFrom: r.ValidFrom, ValidTo: r.ValidTo, RecordedAt: r.RecordedAt, ExpiredAt: r.ExpiredAt,
+		Strength: r.Strength, Sources: r.Sources, Metadata: r.Metadata, Retrievals: r.Retrievals}
+}
+
+// factsFromRows are the facts the store's rows hold.
+func factsFromRows(rows []store.FactRow) []Fact {
+	out := make([]Fact, len(rows))
+	for i, r := range rows {
+		out[i] = factFromRow(r)
 	}
-	f.ValidFrom, f.RecordedAt = fromMS(from), fromMS(recorded)
-	if to != nil {
-		f.ValidTo = fromMS(*to)
-	}
-	if expired != nil {
-		f.ExpiredAt = fromMS(*expired)
-	}
-	if f.Sources, err = decodeTags(sources); err != nil {
-		return f, err
-	}
-	if meta != "{}" {
-		if err := json.Unmarshal([]byte(meta), &f.Metadata); err != nil {
-			return f, fmt.Errorf("decoding metadata: %w", err)
-		}
-	}
-	return f, nil
+	return out
 }
 
 func (f *Fact) counts() counts { return counts{TypeFact, f.ID, nil, nil, &f.Retrievals} }

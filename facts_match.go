@@ -2,7 +2,6 @@ package engram
 
 import (
 	"context"
-	"encoding/json"
 	"math"
 	"slices"
 
@@ -29,12 +28,10 @@ func (f *Facts) predicateVectors(ctx context.Context, list []preparedFact) (map[
 	for _, p := range list {
 		keys = append(keys, p.predicateKey)
 	}
-	b, _ := json.Marshal(keys)
 	var known map[string]bool
 	err := m.read(ctx, "facts.predicates", func(q *dbtx) error {
 		var err error
-		known, err = store.JSONSet(q, `SELECT json_group_array(predicate_key) FROM fact_predicates
-			WHERE agent_id = ?1 AND model = ?2 AND predicate_key IN (SELECT value FROM json_each(?3))`, m.agent, m.vectors.model, string(b))
+		known, err = store.KnownPredicates(q, m.agent, m.vectors.model, keys)
 		return err
 	})
 	if err != nil {
@@ -67,49 +64,32 @@ func (f *Facts) predicateVectors(ctx context.Context, list []preparedFact) (map[
 // predicate's embedding. It runs in q's transaction.
 func (f *Facts) matchPredicate(q *dbtx, p *preparedFact, vec []float32) error {
 	m := f.m
-	rows, err := q.query(`SELECT k.predicate_key, e.embedding FROM
-			(SELECT DISTINCT predicate_key FROM facts WHERE agent_id = ?1 AND subject_key = ?2) k
-		LEFT JOIN fact_predicates e ON e.agent_id = ?1 AND e.predicate_key = k.predicate_key AND e.model = ?3`,
-		m.agent, p.subjectKey, m.vectors.model)
-	if err != nil {
-		return err
-	}
-	type known struct {
-		key string
-		vec []byte
-	}
-	list, err := store.ScanAll(rows, func(r store.Scanner) (known, error) {
-		var k known
-		return k, r.Scan(&k.key, &k.vec)
-	})
+	list, err := store.SubjectPredicates(q, m.agent, p.subjectKey, m.vectors.model)
 	if err != nil {
 		return err
 	}
 	best, bestCos := "", -1.0
 	for _, k := range list {
-		if k.key == p.predicateKey {
+		if k.Key == p.predicateKey {
 			best = "" // the subject uses the predicate itself
 			break
 		}
-		if k.vec == nil {
+		if k.Embedding == nil {
 			continue
 		}
-		kv, err := decodeVector(k.vec, len(vec))
+		kv, err := decodeVector(k.Embedding, len(vec))
 		if err != nil {
 			continue // another dimension: not comparable
 		}
-		if c := cosine32(vec, kv); c > bestCos || c == bestCos && k.key < best {
-			best, bestCos = k.key, c
+		if c := cosine32(vec, kv); c > bestCos || c == bestCos && k.Key < best {
+			best, bestCos = k.Key, c
 		}
 	}
 	if best != "" && bestCos >= m.cfg.Facts.PredicateSimilarity {
 		p.predicateKey, p.single = best, m.preds.Single(best)
 		return nil
 	}
-	_, err = q.exec(`INSERT INTO fact_predicates (agent_id, predicate_key, model, embedding) VALUES (?, ?, ?, ?)
-		ON CONFLICT (agent_id, predicate_key) DO UPDATE SET model = excluded.model, embedding = excluded.embedding`,
-		m.agent, p.predicateKey, m.vectors.model, encodeVector(vec))
-	return err
+	return store.PutPredicateEmbedding(q, m.agent, p.predicateKey, m.vectors.model, encodeVector(vec))
 }
 
 // cosine32 is the cosine similarity of a and b (of one length), 0 when

@@ -3,9 +3,7 @@ package engram
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"fmt"
-	"math"
 	"slices"
 	"strings"
 	"time"
@@ -115,8 +113,7 @@ func (f *Facts) Neighbours(ctx context.Context, fq FactQuery) ([]Neighbour, erro
 		if fq.Predicate != "" {
 			pred = f.m.preds.Key(fq.Predicate)
 		}
-		rows, err := q.query(neighboursSQL(fq.Direction, pred != ""),
-			f.m.agent, sp.from, sp.to, key, pred, fq.Limit)
+		got, err := store.Neighbours(q, f.m.agent, sp, key, fq.Direction != DirectionIn, fq.Direction != DirectionOut, pred, fq.Limit)
 		if err != nil {
 			return err
 		}
@@ -124,18 +121,12 @@ func (f *Facts) Neighbours(ctx context.Context, fq FactQuery) ([]Neighbour, erro
 			k   string
 			hop Hop
 		}
-		list, err := store.ScanAll(rows, func(r store.Scanner) (row, error) {
-			var x row
-			var isOut bool
-			fact, err := scanFact(prefixScanner{r, []any{&x.k, &isOut}})
-			x.hop = Hop{Fact: fact, Direction: DirectionIn}
-			if isOut {
-				x.hop.Direction = DirectionOut
+		list := make([]row, len(got))
+		for i, n := range got {
+			list[i] = row{k: n.Key, hop: Hop{Fact: factFromRow(n.Fact), Direction: DirectionIn}}
+			if n.Out {
+				list[i].hop.Direction = DirectionOut
 			}
-			return x, err
-		})
-		if err != nil {
-			return err
 		}
 		// By neighbour, the facts going out first, then by predicate and
 		// start (sorted here, which costs less than SQLite's sorter).
@@ -164,37 +155,6 @@ func (f *Facts) Neighbours(ctx context.Context, fq FactQuery) ([]Neighbour, erro
 		return nil
 	})
 	return out, err
-}
-
-// neighboursSQL is the statement that reads the facts joining the
-// entity ?4 to its first ?6 neighbours by key, in the direction d, those
-// of the predicate ?5 only when pred is set. The neighbours' keys come
-// off facts_out and facts_in in key order, merged and cut at the limit
-// from the indexes alone (without a predicate); then the facts up to the
-// last of those keys are read in one range of each index, in no order.
-func neighboursSQL(d Direction, pred bool) string {
-	onPred := ` AND ?5 = ''`
-	if pred {
-		onPred = ` AND e.predicate_key = ?5`
-	}
-	var keys, facts []string
-	if d != DirectionIn {
-		keys = append(keys, `SELECT e.object_key AS k FROM facts e INDEXED BY facts_out
-			WHERE e.agent_id = ?1 AND e.subject_key = ?4 AND e.object_key <> ?4 AND `+holds("e")+onPred)
-		facts = append(facts, `SELECT e.object_key AS k, 1 AS out, `+prefixed("e.", factCols)+` FROM facts e INDEXED BY facts_out
-			WHERE e.agent_id = ?1 AND e.subject_key = ?4 AND e.object_key <> ?4 AND e.object_key <= (SELECT k FROM last)
-				AND `+holds("e")+onPred)
-	}
-	if d != DirectionOut {
-		keys = append(keys, `SELECT e.subject_key AS k FROM facts e INDEXED BY facts_in
-			WHERE e.agent_id = ?1 AND e.object_key = ?4 AND e.subject_key <> ?4 AND `+holds("e")+onPred)
-		facts = append(facts, `SELECT e.subject_key AS k, 0 AS out, `+prefixed("e.", factCols)+` FROM facts e INDEXED BY facts_in
-			WHERE e.agent_id = ?1 AND e.object_key = ?4 AND e.subject_key <> ?4 AND e.subject_key <= (SELECT k FROM last)
-				AND `+holds("e")+onPred)
-	}
-	return `WITH nb(k) AS (` + strings.Join(keys, " UNION ") + ` ORDER BY k LIMIT ?6),
-		last(k) AS (SELECT max(k) FROM nb)
-		` + strings.Join(facts, " UNION ALL ")
 }
 
 // Paths returns the paths from the entity from to the entity to along
@@ -260,9 +220,8 @@ const degreeProbe = 1024
 
 // paths finds the paths from s to t of at most depth hops, in q's
 // transaction.
-func (f *Facts) paths(q *dbtx, sp span, s, t string, depth int) ([]Path, error) {
-	var ds, dt int
-	err := q.queryRow(`SELECT `+degreeSQL("?4")+`, `+degreeSQL("?5"), []any{f.m.agent, sp.from, sp.to, s, t, degreeProbe}, &ds, &dt)
+func (f *Facts) paths(q *dbtx, sp store.GraphSpan, s, t string, depth int) ([]Path, error) {
+	ds, dt, err := store.Degrees(q, f.m.agent, sp, s, t, degreeProbe)
 	if err != nil {
 		return nil, err
 	}
@@ -276,19 +235,7 @@ func (f *Facts) paths(q *dbtx, sp span, s, t string, depth int) ([]Path, error) 
 	}
 	var found [][]int64 // the facts of each path, from a to b
 	for n := 1; n <= depth && len(found) < MaxPaths; n++ {
-		query := pathSQL(n, ds*dt <= pathPairBudget)
-		rows, err := q.query(query, f.m.agent, sp.from, sp.to, a, b, MaxPaths-len(found))
-		if err != nil {
-			return nil, err
-		}
-		got, err := store.ScanAll(rows, func(r store.Scanner) ([]int64, error) {
-			pks := make([]int64, n)
-			dest := make([]any, n)
-			for i := range pks {
-				dest[i] = &pks[i]
-			}
-			return pks, r.Scan(dest...)
-		})
+		got, err := store.Paths(q, f.m.agent, sp, a, b, n, ds*dt <= pathPairBudget, MaxPaths-len(found))
 		if err != nil {
 			return nil, err
 		}
@@ -368,108 +315,11 @@ func opposite(d Direction) Direction {
 	return DirectionIn
 }
 
-// pathSQL is the statement that finds paths of n hops (1 to 3) from the
-// entity ?4 to the entity ?5, at most ?6 of them, as the keys of their
-// facts in order. Hops of three try each pair of the ends' neighbours
-// when pairs is set, and otherwise walk from ?4 through its neighbours'
-// facts.
-//
-// Each way the hops can point is an arm of its own, so that each hop is
-// an index search, through facts_out or facts_in, named (INDEXED BY)
-// because without statistics SQLite takes agent_id for a narrow column
-// and would scan the agent's facts; and the joins run in the order
-// written (CROSS JOIN), so that the end with fewer facts, ?4, leads. The
-// arms run one after the other and the statement ends at the limit.
-func pathSQL(n int, pairs bool) string {
-	var arms []string
-	for mask := range 1 << n {
-		d := func(i int) Direction {
-			if mask&(1<<i) != 0 {
-				return DirectionIn
-			}
-			return DirectionOut
-		}
-		var from, where []string
-		add := func(f, w string) { from, where = append(from, f), append(where, w) }
-		switch {
-		case n == 1:
-			add(hopPair("e1", "?4", "?5", d(0)))
-		case n == 2:
-			f, w, x := hopFrom("e1", "?4", d(0))
-			add(f, w+` AND `+x+` NOT IN (?4, ?5)`)
-			add(hopPair("e2", x, "?5", d(1)))
-		case pairs:
-			f, w, x := hopFrom("e1", "?4", d(0))
-			add(f, w+` AND `+x+` NOT IN (?4, ?5)`)
-			f, w, y := hopFrom("e3", "?5", d(2))
-			add(f, w+` AND `+y+` NOT IN (?4, ?5, `+x+`)`)
-			add(hopPair("e2", x, y, d(1)))
-		default:
-			f, w, x := hopFrom("e1", "?4", d(0))
-			add(f, w+` AND `+x+` NOT IN (?4, ?5)`)
-			f, w, y := hopFrom("e2", x, d(1))
-			add(f, w+` AND `+y+` NOT IN (?4, ?5, `+x+`)`)
-			add(hopPair("e3", y, "?5", d(2)))
-		}
-		cols := make([]string, n)
-		for i := range cols {
-			cols[i] = fmt.Sprintf("e%d.pk", i+1)
-		}
-		arms = append(arms, `SELECT `+strings.Join(cols, ", ")+` FROM `+strings.Join(from, " CROSS JOIN ")+
-			` WHERE `+strings.Join(where, " AND "))
-	}
-	return strings.Join(arms, "\nUNION ALL\n") + ` LIMIT ?6`
-}
-
-// hopFrom is a hop along the fact e from the entity k, going out of it
-// (d is DirectionOut) or into it: the table to join, the condition and the key of
-// the entity it reaches.
-func hopFrom(e, k string, d Direction) (from, where, next string) {
-	if d == DirectionOut {
-		return `facts ` + e + ` INDEXED BY facts_out`,
-			e + `.agent_id = ?1 AND ` + e + `.subject_key = ` + k + ` AND ` + holds(e), e + `.object_key`
-	}
-	return `facts ` + e + ` INDEXED BY facts_in`,
-		e + `.agent_id = ?1 AND ` + e + `.object_key = ` + k + ` AND ` + holds(e), e + `.subject_key`
-}
-
-// hopPair is a hop along the fact e from the entity j to the entity k,
-// j its subject (d is DirectionOut) or its object: the table to join and the
-// condition.
-func hopPair(e, j, k string, d Direction) (from, where string) {
-	if d == DirectionOut {
-		return `facts ` + e + ` INDEXED BY facts_out`,
-			e + `.agent_id = ?1 AND ` + e + `.subject_key = ` + j + ` AND ` + e + `.object_key = ` + k + ` AND ` + holds(e)
-	}
-	return `facts ` + e + ` INDEXED BY facts_in`,
-		e + `.agent_id = ?1 AND ` + e + `.object_key = ` + j + ` AND ` + e + `.subject_key = ` + k + ` AND ` + holds(e)
-}
-
-// holds is the condition that the fact e counts: it started by ?2 and
-// had not ended at ?3 (see span).
-func holds(e string) string {
-	return e + `.valid_from <= ?2 AND (` + e + `.valid_to IS NULL OR ` + e + `.valid_to > ?3)`
-}
-
-// degreeSQL counts the facts that name the entity k and hold, up to
-// degreeProbe of each direction, from the indexes alone.
-func degreeSQL(k string) string {
-	return `(SELECT count(*) FROM (SELECT 1 FROM facts e INDEXED BY facts_out WHERE e.agent_id = ?1 AND e.subject_key = ` + k + ` AND ` + holds("e") + ` LIMIT ?6))
-		+ (SELECT count(*) FROM (SELECT 1 FROM facts e INDEXED BY facts_in WHERE e.agent_id = ?1 AND e.object_key = ` + k + ` AND ` + holds("e") + ` LIMIT ?6))`
-}
-
-// span says which facts graph queries follow: those with valid_from ≤
-// from and valid_to > to (or open).
-type span struct{ from, to int64 }
-
 // now is the span of the facts that hold at the clock's now.
-func (f *Facts) now() span {
-	t := ms(f.m.now())
-	return span{t, t}
-}
+func (f *Facts) now() store.GraphSpan { return store.GraphSpan{At: f.m.now()} }
 
 // everSpan takes every fact, whenever it holds.
-var everSpan = span{math.MaxInt64, math.MinInt64}
+var everSpan = store.GraphSpan{Ever: true}
 
 // edgeFact is a fact with the keys of its ends.
 type edgeFact struct {
@@ -479,54 +329,23 @@ type edgeFact struct {
 
 // byPK reads the facts of the given row keys, with their ends' keys.
 func (f *Facts) byPK(q *dbtx, pks []int64) (map[int64]edgeFact, error) {
-	list, err := json.Marshal(pks)
-	if err != nil {
-		return nil, err
-	}
-	rows, err := q.query(byPKSQL, f.m.agent, string(list))
-	if err != nil {
-		return nil, err
-	}
-	type keyed struct {
-		pk int64
-		edgeFact
-	}
-	got, err := store.ScanAll(rows, func(r store.Scanner) (keyed, error) {
-		var k keyed
-		fact, err := scanFact(prefixScanner{r, []any{&k.pk, &k.subjectKey, &k.objectKey}})
-		k.Fact = fact
-		return k, err
-	})
+	got, err := store.FactsByPK(q, f.m.agent, pks)
 	if err != nil {
 		return nil, err
 	}
 	facts := make([]Fact, len(got))
 	for i := range got {
-		facts[i] = got[i].Fact
+		facts[i] = factFromRow(got[i].Fact)
 	}
 	if err := overlayAll(f.m, q, facts); err != nil {
 		return nil, err
 	}
 	out := make(map[int64]edgeFact, len(got))
-	for i, k := range got {
-		k.Fact = facts[i]
-		out[k.pk] = k.edgeFact
+	for i, e := range got {
+		out[e.PK] = edgeFact{Fact: facts[i], subjectKey: e.SubjectKey, objectKey: e.ObjectKey}
 	}
 	return out, nil
 }
-
-// byPKSQL reads the agent's facts of the row keys in the JSON list ?2,
-// each by its row key.
-var byPKSQL = `SELECT f.pk, f.subject_key, f.object_key, ` + prefixed("f.", factCols) + `
-	FROM json_each(?2) j CROSS JOIN facts f ON f.pk = j.value WHERE f.agent_id = ?1`
-
-// prefixScanner scans the columns before a row's fact into pre.
-type prefixScanner struct {
-	r   store.Scanner
-	pre []any
-}
-
-func (p prefixScanner) Scan(dest ...any) error { return p.r.Scan(append(p.pre, dest...)...) }
 
 // Reachable returns the entities within depth hops of entity (2 when
 // depth is 0) along facts that hold now, nearest first and then by name
@@ -576,42 +395,17 @@ type node struct {
 // the facts of span sp, nearest first and then by key, the key itself
 // first: at most limit of them.
 //
-// The walk is breadth first: SQLite takes the rows of a recursive query
-// in the order it made them. UNION drops an entity already reached at
-// the same distance, so each is expanded at most once per distance and
-// the work is bounded by entities × depth; and since the limit counts
-// rows, of which an entity makes at most one per distance, stopping at
-// limit × (depth+1) rows keeps the limit nearest entities.
-func (f *Facts) walk(q *dbtx, sp span, key string, depth, limit int) ([]node, error) {
-	rows, err := q.query(walkSQL,
-		f.m.agent, sp.from, sp.to, key, depth, limit*(depth+1), limit)
+// (See store.Walk.)
+func (f *Facts) walk(q *dbtx, sp store.GraphSpan, key string, depth, limit int) ([]node, error) {
+	got, err := store.Walk(q, f.m.agent, sp, key, depth, limit)
 	if err != nil {
 		return nil, err
 	}
-	return store.ScanAll(rows, func(r store.Scanner) (node, error) {
-		var n node
-		return n, r.Scan(&n.key, &n.label, &n.distance)
-	})
-}
-
-// walkSQL is the statement of walk: from the entity ?4, up to ?5 hops, at
-// most ?6 rows of the walk and ?7 entities.
-var walkSQL = `WITH RECURSIVE walk(k, d) AS (
-			SELECT ?4, 0
-			UNION
-			SELECT e.object_key, w.d + 1 FROM walk w CROSS JOIN facts e INDEXED BY facts_out ON e.agent_id = ?1 AND e.subject_key = w.k
-				WHERE w.d < ?5 AND ` + holds("e") + `
-			UNION
-			SELECT e.subject_key, w.d + 1 FROM walk w CROSS JOIN facts e INDEXED BY facts_in ON e.agent_id = ?1 AND e.object_key = w.k
-				WHERE w.d < ?5 AND ` + holds("e") + `
-			LIMIT ?6),
-		near(k, d) AS (SELECT k, min(d) AS d FROM walk GROUP BY k ORDER BY d, k LIMIT ?7)
-		SELECT k, ` + labelSQL("k") + `, d FROM near ORDER BY d, k`
-
-// labelSQL is the name of the entity k as one of its facts writes it.
-func labelSQL(k string) string {
-	return `coalesce((SELECT l.subject FROM facts l INDEXED BY facts_out WHERE l.agent_id = ?1 AND l.subject_key = ` + k + ` LIMIT 1),
-		(SELECT l.object FROM facts l INDEXED BY facts_in WHERE l.agent_id = ?1 AND l.object_key = ` + k + ` LIMIT 1), ` + k + `)`
+	out := make([]node, len(got))
+	for i, n := range got {
+		out[i] = node{key: n.Key, label: n.Label, distance: n.Distance}
+	}
+	return out, nil
 }
 
 // GraphOptions says which part of the graph [Facts.Graph] shows. The
@@ -700,16 +494,12 @@ func (f *Facts) Graph(ctx context.Context, opts GraphOptions) (Graph, error) {
 	err = f.m.read(ctx, "facts.graph", func(q *dbtx) error {
 		var nodes []node
 		if opts.Center == "" {
-			rows, err := q.query(topSQL, f.m.agent, sp.from, sp.to, maxNodes)
+			top, err := store.TopEntities(q, f.m.agent, sp, maxNodes)
 			if err != nil {
 				return err
 			}
-			nodes, err = store.ScanAll(rows, func(r store.Scanner) (node, error) {
-				var n node
-				return n, r.Scan(&n.key, &n.label)
-			})
-			if err != nil {
-				return err
+			for _, n := range top {
+				nodes = append(nodes, node{key: n.Key, label: n.Label})
 			}
 		} else {
 			key, err := f.knownEntity(q, "Center", opts.Center)
@@ -725,27 +515,11 @@ func (f *Facts) Graph(ctx context.Context, opts GraphOptions) (Graph, error) {
 			keys[i] = n.key
 			g.Nodes = append(g.Nodes, GraphNode{ID: n.key, Label: n.label})
 		}
-		list, err := json.Marshal(keys)
-		if err != nil {
-			return err
+		edges, err := store.GraphEdges(q, f.m.agent, sp, keys, MaxGraphEdges)
+		for _, e := range edges {
+			g.Edges = append(g.Edges, GraphEdge{Source: e.Source, Target: e.Target, Predicate: e.Predicate,
+				FactID: e.FactID, ValidFrom: e.ValidFrom, ValidTo: e.ValidTo})
 		}
-		rows, err := q.query(edgesSQL,
-			f.m.agent, sp.from, sp.to, string(list), MaxGraphEdges)
-		if err != nil {
-			return err
-		}
-		edges, err := store.ScanAll(rows, func(r store.Scanner) (GraphEdge, error) {
-			var e GraphEdge
-			var from int64
-			var to *int64
-			err := r.Scan(&e.Source, &e.Target, &e.Predicate, &e.FactID, &from, &to)
-			e.ValidFrom = fromMS(from)
-			if to != nil {
-				e.ValidTo = fromMS(*to)
-			}
-			return e, err
-		})
-		g.Edges = append(g.Edges, edges...)
 		return err
 	})
 	if err != nil {
@@ -753,26 +527,6 @@ func (f *Facts) Graph(ctx context.Context, opts GraphOptions) (Graph, error) {
 	}
 	return g, nil
 }
-
-// topSQL is the statement that reads the ?4 entities of the most facts,
-// with their labels.
-var topSQL = `WITH deg(k, n) AS (
-					SELECT e.subject_key, count(*) FROM facts e INDEXED BY facts_out WHERE e.agent_id = ?1 AND ` + holds("e") + ` GROUP BY e.subject_key
-					UNION ALL
-					SELECT e.object_key, count(*) FROM facts e INDEXED BY facts_in WHERE e.agent_id = ?1 AND ` + holds("e") + ` GROUP BY e.object_key),
-				top(k, n) AS (SELECT k, sum(n) AS n FROM deg GROUP BY k ORDER BY n DESC, k LIMIT ?4)
-				SELECT k, ` + labelSQL("k") + ` FROM top ORDER BY n DESC, k`
-
-// edgesSQL is the statement that reads the facts between the entities of
-// the JSON list ?4, at most ?5 of them: the facts out of each entity,
-// kept when their object is another. (The unary + keeps SQLite from
-// seeking every pair of entities in facts_out instead.)
-var edgesSQL = `WITH n(k) AS MATERIALIZED (SELECT value FROM json_each(?4))
-			SELECT e.subject_key, e.object_key, e.predicate, e.id, e.valid_from, e.valid_to
-			FROM n CROSS JOIN facts e INDEXED BY facts_out
-			WHERE e.agent_id = ?1 AND e.subject_key = n.k AND +e.object_key IN n AND e.object_key <> e.subject_key
-				AND ` + holds("e") + `
-			ORDER BY e.subject_key, e.object_key, lower(e.predicate), e.valid_from, e.id LIMIT ?5`
 
 // DOT renders the graph in Graphviz's DOT language: the center in bold,
 // facts that ended dashed.
@@ -816,9 +570,7 @@ func (f *Facts) knownEntity(q *dbtx, field, name string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	var known bool
-	err = q.queryRow(`SELECT EXISTS (SELECT 1 FROM facts INDEXED BY facts_out WHERE agent_id = ?1 AND subject_key = ?2)
-		OR EXISTS (SELECT 1 FROM facts INDEXED BY facts_in WHERE agent_id = ?1 AND object_key = ?2)`, []any{f.m.agent, key}, &known)
+	known, err := store.EntityKnown(q, f.m.agent, key)
 	if err != nil {
 		return "", err
 	}

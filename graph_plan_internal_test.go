@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/engram-go/engram/internal/store"
 )
 
 // The graph's statements find facts through the indexes of their ends
@@ -17,19 +19,9 @@ func TestGraphQueryPlans(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer m.Close()
-	stmts := map[string]string{
-		"neighbours both":      neighboursSQL(DirectionBoth, false),
-		"neighbours out":       neighboursSQL(DirectionOut, false),
-		"neighbours in":        neighboursSQL(DirectionIn, false),
-		"neighbours predicate": neighboursSQL(DirectionBoth, true),
-		"paths 1":              pathSQL(1, false),
-		"paths 2":              pathSQL(2, false),
-		"paths 3 walk":         pathSQL(3, false),
-		"paths 3 pairs":        pathSQL(3, true),
-		"walk":                 walkSQL,
-		"edges":                edgesSQL,
-		"by pk":                byPKSQL,
-		"degree":               `SELECT ` + degreeSQL("?4") + `, ` + degreeSQL("?5"),
+	stmts := store.GraphQueries()
+	if len(stmts) == 0 {
+		t.Fatal("the store lists no graph statement")
 	}
 	for name, query := range stmts {
 		plan, err := queryPlan(context.Background(), m.db.read, query)

@@ -27,13 +27,13 @@ var engineImports = []string{"database/sql", "database/sql/driver", "modernc.org
 var sqlStillIn = []string{
 	"access.go", "agents.go", "backup.go",
 	"changelog.go", "compaction.go", "database.go", "episodic.go",
-	"export.go", "facts.go", "facts_match.go", "forget.go",
-	"forget_user.go", "graph.go", "history.go", "history_form.go",
+	"export.go", "forget.go",
+	"forget_user.go", "history.go", "history_form.go",
 	"import.go", "ingest.go", "markdown.go", "markdown_import.go",
 	"memories.go", "memory.go", "procedural.go", "rank.go", "scope_list.go",
 	"search.go", "search_context.go", "search_score.go", "search_text.go",
 	"search_vector.go", "semantic.go", "snapshot.go", "summary.go",
-	"tx.go", "vector.go", "zettel.go",
+	"tx.go", "vector.go",
 }
 
 // TestRootSpeaksNoSQL holds the root package to its floor plan: its

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"strings"
 
 	"github.com/engram-go/engram/internal/store"
 )
@@ -18,7 +17,9 @@ type Links struct{ m *Memory }
 // MaxTraverseDepth bounds [Links.Traverse].
 const MaxTraverseDepth = 8
 
-const linkCols = `source_type, source_id, target_type, target_id, link_type, strength, created_at`
+// linkCols are the columns of a link (see store.LinkCols), for the
+// statements of other files that write links.
+const linkCols = store.LinkCols
 
 // Add links two memories of the agent. The ends are found by ID among the
 // agent's semantic, episodic and procedural memories and facts; set SourceType or
@@ -71,11 +72,7 @@ func (l *Links) Add(ctx context.Context, link Link) error {
 		if link.SourceType == link.TargetType && link.SourceID == link.TargetID {
 			return invalid("TargetID", "a memory cannot link to itself")
 		}
-		_, err = q.exec(`INSERT INTO zettel_links (agent_id, `+linkCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-			ON CONFLICT DO UPDATE SET strength = excluded.strength`,
-			l.m.agent, string(link.SourceType), link.SourceID, string(link.TargetType), link.TargetID,
-			string(link.Type), link.Strength, ms(link.CreatedAt))
-		return err
+		return store.UpsertLink(q, l.m.agent, linkRow(link))
 	})
 }
 
@@ -90,44 +87,27 @@ func validateEndType(field string, t MemoryType) error {
 // linkable are the kinds links may join.
 var linkable = kindsWith(func(k *kind) bool { return k.Linkable })
 
-// linkTypes is the SQL list of the kinds links may join: "('semantic',
-// 'episodic', 'procedural')".
-var linkTypes = func() string {
-	var names []string
-	for _, k := range linkable {
-		names = append(names, "'"+string(k.typ)+"'")
+// linkKinds runs the statements of links over the kinds links may join.
+var linkKinds = func() *store.LinkKinds {
+	kinds := make([]store.LinkKind, len(linkable))
+	for i, k := range linkable {
+		kinds[i] = store.LinkKind{Type: string(k.typ), Table: k.Table}
 	}
-	return "(" + strings.Join(names, ", ") + ")"
-}()
-
-// kindsByID is the SQL that lists the kinds of the agent's (?1) memories
-// with ID ?2, as (kind) rows, among the kinds links may join.
-var kindsByID = func() string {
-	var parts []string
-	for _, k := range linkable {
-		parts = append(parts, `SELECT '`+string(k.typ)+`' AS kind, id FROM `+k.Table+` WHERE agent_id = ?1 AND id = ?2`)
-	}
-	return strings.Join(parts, " UNION ALL ")
+	return store.NewLinkKinds(kinds)
 }()
 
 // resolveType finds which of the agent's stores holds id. When want is set
 // it only checks that store.
 func resolveType(q *dbtx, agent, id string, want MemoryType, field string) (MemoryType, error) {
-	rows, err := q.query(`SELECT kind FROM (`+kindsByID+`)`, agent, id)
+	kinds, err := linkKinds.KindsOf(q, agent, id)
 	if err != nil {
 		return "", err
 	}
-	found, err := store.ScanAll(rows, func(r store.Scanner) (MemoryType, error) {
-		var t string
-		err := r.Scan(&t)
-		return MemoryType(t), err
-	})
-	if err != nil {
-		return "", err
-	}
-	for _, t := range found {
-		if t == want {
-			return t, nil
+	found := make([]MemoryType, len(kinds))
+	for i, k := range kinds {
+		found[i] = MemoryType(k)
+		if found[i] == want {
+			return want, nil
 		}
 	}
 	switch {
@@ -153,10 +133,14 @@ func (l *Links) Remove(ctx context.Context, sourceID, targetID string, typ LinkT
 		return err
 	}
 	return l.m.write(ctx, "links.remove", func(q *dbtx) error {
-		res, err := q.exec(`DELETE FROM zettel_links WHERE agent_id = ? AND source_id = ? AND target_id = ?
-			AND link_type = ? AND source_type IN `+linkTypes,
-			l.m.agent, sourceID, targetID, string(typ))
-		return notFoundUnless(res, err, "link", fmt.Sprintf("%s -%s-> %s", sourceID, typ, targetID))
+		n, err := linkKinds.RemoveLink(q, l.m.agent, sourceID, targetID, string(typ))
+		if err != nil {
+			return err
+		}
+		if n == 0 {
+			return notFound("link", fmt.Sprintf("%s -%s-> %s", sourceID, typ, targetID))
+		}
+		return nil
 	})
 }
 
@@ -169,17 +153,12 @@ func (l *Links) For(ctx context.Context, id string) ([]Link, error) {
 	}
 	var out []Link
 	err := l.m.read(ctx, "links.for", func(q *dbtx) error {
-		rows, err := q.query(`
-			SELECT `+linkCols+` FROM zettel_links WHERE agent_id = ?1
-				AND source_type IN `+linkTypes+` AND source_id = ?2
-			UNION
-			SELECT `+linkCols+` FROM zettel_links INDEXED BY links_by_target WHERE agent_id = ?1
-				AND target_type IN `+linkTypes+` AND target_id = ?2
-			ORDER BY strength DESC, created_at, source_id, target_id, link_type`, l.m.agent, id)
-		if err != nil {
-			return err
+		rows, err := linkKinds.LinksOf(q, l.m.agent, id)
+		for _, r := range rows {
+			out = append(out, Link{SourceType: MemoryType(r.SourceType), SourceID: r.SourceID,
+				TargetType: MemoryType(r.TargetType), TargetID: r.TargetID, Type: LinkType(r.Type),
+				Strength: r.Strength, CreatedAt: r.CreatedAt})
 		}
-		out, err = store.ScanAll(rows, scanLink)
 		return err
 	})
 	return out, err
@@ -202,60 +181,28 @@ func (l *Links) Traverse(ctx context.Context, startID string, depth int) ([]Link
 	}
 	var out []LinkedMemory
 	err := l.m.read(ctx, "links.traverse", func(q *dbtx) error {
-		// UNION (not UNION ALL) drops a (node, depth) pair already seen, so
-		// a cycle adds nothing new once its nodes are in the frontier; the
-		// depth bound ends the recursion.
-		rows, err := q.query(`
-			WITH RECURSIVE
-			start(kind, id) AS (`+kindsByID+`),
-			walk(kind, id, depth) AS (
-				SELECT kind, id, 0 FROM start
-				UNION
-				SELECT l.target_type, l.target_id, w.depth + 1 FROM walk w
-					JOIN zettel_links l ON l.agent_id = ?1 AND l.source_type = w.kind AND l.source_id = w.id
-					WHERE w.depth < ?3
-				UNION
-				SELECT l.source_type, l.source_id, w.depth + 1 FROM walk w
-					JOIN zettel_links l ON l.agent_id = ?1 AND l.target_type = w.kind AND l.target_id = w.id
-					WHERE w.depth < ?3)
-			SELECT (SELECT count(*) FROM start), kind, id, min(depth) AS d FROM walk
-			GROUP BY kind, id
-			ORDER BY d, kind, id`, l.m.agent, startID, depth)
-		if err != nil {
-			return err
-		}
-		starts := 0
-		out, err = store.ScanAll(rows, func(r store.Scanner) (LinkedMemory, error) {
-			var lm LinkedMemory
-			var kind string
-			err := r.Scan(&starts, &kind, &lm.ID, &lm.Depth)
-			lm.Type = MemoryType(kind)
-			return lm, err
-		})
+		starts, reached, err := linkKinds.Traverse(q, l.m.agent, startID, depth)
 		if err != nil {
 			return err
 		}
 		if starts == 0 {
 			return notFound("memory", startID)
 		}
-		// Drop the start itself (depth 0).
-		kept := out[:0]
-		for _, lm := range out {
-			if lm.Depth > 0 {
-				kept = append(kept, lm)
+		// The start itself (depth 0) is dropped.
+		out = make([]LinkedMemory, 0, len(reached)-1)
+		for _, r := range reached {
+			if r.Depth > 0 {
+				out = append(out, LinkedMemory{ID: r.ID, Type: MemoryType(r.Kind), Depth: r.Depth})
 			}
 		}
-		out = kept
 		return nil
 	})
 	return out, err
 }
 
-func scanLink(r store.Scanner) (Link, error) {
-	var lk Link
-	var st, tt, typ string
-	var created int64
-	err := r.Scan(&st, &lk.SourceID, &tt, &lk.TargetID, &typ, &lk.Strength, &created)
-	lk.SourceType, lk.TargetType, lk.Type, lk.CreatedAt = MemoryType(st), MemoryType(tt), LinkType(typ), fromMS(created)
-	return lk, err
+// linkRow is the store's row of the link l.
+func linkRow(l Link) store.LinkRow {
+	return store.LinkRow{SourceType: string(l.SourceType), SourceID: l.SourceID,
+		TargetType: string(l.TargetType), TargetID: l.TargetID, Type: string(l.Type),
+		Strength: l.Strength, CreatedAt: l.CreatedAt}
 }
