@@ -3,9 +3,7 @@ package engram
 import (
 	"cmp"
 	"context"
-	"database/sql"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -222,20 +220,7 @@ func (m *Memory) Optimize(ctx context.Context) error { return m.optimize(ctx, tr
 // merging changes how they are stored, not what they hold.
 func (m *Memory) optimize(ctx context.Context, always bool) error {
 	for _, src := range ftsSources {
-		fts := src.FTS
-		err := m.write(ctx, "optimize", func(q *dbtx) error {
-			if !always {
-				var segments int
-				if err := q.queryRow(`SELECT count(DISTINCT segid) FROM `+fts+`_idx`, nil, &segments); err != nil {
-					return err
-				}
-				if segments <= 1 {
-					return nil
-				}
-			}
-			_, err := q.exec(`INSERT INTO ` + fts + `(` + fts + `) VALUES ('optimize')`)
-			return err
-		})
+		err := m.write(ctx, "optimize", func(q *dbtx) error { return store.OptimizeText(q, src.Kind, always) })
 		if err != nil {
 			return err
 		}
@@ -263,18 +248,18 @@ func (m *Memory) Decay(ctx context.Context) (CompactionReport, error) {
 // instead: a new memory has nothing worth compacting yet.
 func (m *Memory) compactDue(ctx context.Context) (bool, error) {
 	var last string
-	err := m.read(ctx, "compact.due", func(q *dbtx) error {
-		return q.queryRow(`SELECT value FROM meta WHERE key = ?`, []any{metaCompactRun + m.agent}, &last)
+	var set bool
+	err := m.read(ctx, "compact.due", func(q *dbtx) (err error) {
+		last, set, err = store.Meta(q, metaCompactRun+m.agent)
+		return err
 	})
-	if errors.Is(err, sql.ErrNoRows) {
-		return false, m.write(ctx, "compact.due", func(q *dbtx) error {
-			_, err := q.exec(`INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT DO NOTHING`,
-				metaCompactRun+m.agent, strconv.FormatInt(ms(m.now()), 10))
-			return err
-		})
-	}
 	if err != nil {
 		return false, err
+	}
+	if !set {
+		return false, m.write(ctx, "compact.due", func(q *dbtx) error {
+			return store.SetMetaIfUnset(q, metaCompactRun+m.agent, strconv.FormatInt(ms(m.now()), 10))
+		})
 	}
 	at, err := strconv.ParseInt(last, 10, 64)
 	if err != nil {
@@ -286,51 +271,8 @@ func (m *Memory) compactDue(ctx context.Context) (bool, error) {
 // archivable are the kinds compaction may archive.
 var archivable = kindsWith(func(k *kind) bool { return k.Protected != "" })
 
-// blobColumns are the columns the archive keeps as hex, and
-// columnDefaults what a column added since a row was archived restores as.
-var (
-	blobColumns    = map[string]bool{"content_hash": true, "terms": true}
-	columnDefaults = map[string]string{"retrievals": "0", "ntok": "0", "promoted_at_count": "0",
-		"user_id": "''", "session_id": "''", "metadata": "'{}'"}
-)
-
-// rowJSON is the SQL expression of a row of k, named alias, as a JSON
-// object of its columns (cols); blobs are stored as hex.
-func (k *kind) rowJSON(alias string) string {
-	parts := make([]string, 0, 2*len(k.Cols))
-	for _, c := range k.Cols {
-		v := alias + "." + c
-		if blobColumns[c] {
-			v = "hex(" + v + ")"
-		}
-		parts = append(parts, "'"+c+"'", v)
-	}
-	return "json_object(" + strings.Join(parts, ", ") + ")"
-}
-
-// fromJSON is the SQL list of a row's columns read back from the JSON in
-// expression j; a column the archived row lacks (added since) takes its
-// default.
-func (k *kind) fromJSON(j string) string {
-	parts := make([]string, len(k.Cols))
-	for i, c := range k.Cols {
-		parts[i] = "json_extract(" + j + ", '$." + c + "')"
-		if blobColumns[c] {
-			// hex(NULL) is '': a NULL blob comes back NULL.
-			parts[i] = "unhex(nullif(" + parts[i] + ", ''))"
-		}
-		if d, ok := columnDefaults[c]; ok {
-			parts[i] = "coalesce(" + parts[i] + ", " + d + ")"
-		}
-	}
-	return strings.Join(parts, ", ")
-}
-
 // leaving is a row on its way to the archive.
-type leaving struct {
-	PK   int64  `json:"pk"`
-	Into string `json:"into"`
-}
+type leaving = store.Leaving
 
 // archive moves the rows of kind k to the archive table with the links
 // that touch them, then deletes them (their FTS entries and links go with
@@ -339,34 +281,7 @@ func (m *Memory) archive(q *dbtx, k *kind, rows []leaving, reason string, now ti
 	if len(rows) == 0 {
 		return nil
 	}
-	list, err := json.Marshal(rows)
-	if err != nil {
-		return err
-	}
-	return q.recordAs(OpArchive, reason, func() error { return m.archiveRows(q, k, list, reason, now) })
-}
-
-// archiveRows is archive's work, on the rows in list (JSON).
-func (m *Memory) archiveRows(q *dbtx, k *kind, list []byte, reason string, now time.Time) error {
-	_, err := q.exec(`INSERT INTO archive (agent_id, memory_type, id, row, links, reason, merged_into, archived_at)
-		SELECT r.agent_id, ?3, r.id, `+k.rowJSON("r")+`,
-			(SELECT json_group_array(json_object('source_type', l.source_type, 'source_id', l.source_id,
-				'target_type', l.target_type, 'target_id', l.target_id, 'link_type', l.link_type,
-				'strength', l.strength, 'created_at', l.created_at))
-			FROM zettel_links l WHERE l.agent_id = r.agent_id
-				AND ((l.source_type = ?3 AND l.source_id = r.id) OR (l.target_type = ?3 AND l.target_id = r.id))),
-			?4, j.value ->> '$.into', ?5
-		FROM json_each(?1) j CROSS JOIN `+k.Table+` r ON r.pk = j.value ->> '$.pk'
-		WHERE r.agent_id = ?2
-		ON CONFLICT (agent_id, memory_type, id) DO UPDATE SET row = excluded.row, links = excluded.links,
-			reason = excluded.reason, merged_into = excluded.merged_into, archived_at = excluded.archived_at`,
-		string(list), m.agent, string(k.typ), reason, ms(now))
-	if err != nil {
-		return err
-	}
-	_, err = q.exec(`DELETE FROM `+k.Table+` WHERE agent_id = ?2 AND pk IN (SELECT value ->> '$.pk' FROM json_each(?1))`,
-		string(list), m.agent)
-	return err
+	return q.recordAs(OpArchive, reason, func() error { return store.ArchiveRows(q, k.Kind, m.agent, rows, reason, now) })
 }
 
 func (m *Memory) neverDecayJSON() string {
@@ -382,22 +297,18 @@ func (m *Memory) neverDecayJSON() string {
 func (m *Memory) compactCount(q *dbtx, rep *CompactionReport, now time.Time) error {
 	limit := m.cfg.Compaction.MaxEntries
 	for _, k := range archivable {
-		var n int
-		if err := q.queryRow(`SELECT count(*) FROM `+k.Table+` WHERE agent_id = ?`, []any{m.agent}, &n); err != nil {
+		n, err := store.CountRows(q, k.Kind, m.agent)
+		if err != nil {
 			return err
 		}
 		if n <= limit {
 			continue
 		}
-		rows, err := q.query(`SELECT t.pk, t.id FROM `+k.Table+` t WHERE t.agent_id = ?1 AND NOT `+store.Over(k.Protected, "t")+`
-			ORDER BY `+store.Over(k.Importance, "t")+`, t.created_at, t.pk LIMIT ?3`, m.agent, m.neverDecayJSON(), n-limit)
+		rows, err := store.LowestValued(q, k.Kind, m.agent, m.neverDecayJSON(), n-limit)
 		if err != nil {
 			return err
 		}
-		out, err := m.scanLeaving(rows, rep, ActionArchive, stepCount, k.typ, "")
-		if err != nil {
-			return err
-		}
+		out := m.leaving(rows, rep, ActionArchive, stepCount, k.typ, "")
 		if err := m.archive(q, k, out, stepCount, now); err != nil {
 			return err
 		}
@@ -405,37 +316,25 @@ func (m *Memory) compactCount(q *dbtx, rep *CompactionReport, now time.Time) err
 	return nil
 }
 
-// scanLeaving reads (pk, id) rows and records an action for each.
-func (m *Memory) scanLeaving(rows *sql.Rows, rep *CompactionReport, kind ActionKind, step string, typ MemoryType, into string) ([]leaving, error) {
-	type pkID struct {
-		pk int64
-		id string
+// leaving returns rows on their way to the archive (merged into into),
+// and records an action for each.
+func (m *Memory) leaving(rows []store.PKID, rep *CompactionReport, kind ActionKind, step string, typ MemoryType, into string) []leaving {
+	out := make([]leaving, len(rows))
+	for i, p := range rows {
+		out[i] = leaving{PK: p.PK, Into: into}
+		rep.Actions = append(rep.Actions, CompactionAction{Kind: kind, Step: step, Type: typ, ID: p.ID, Into: into})
 	}
-	got, err := store.ScanAll(rows, func(r store.Scanner) (pkID, error) {
-		var p pkID
-		err := r.Scan(&p.pk, &p.id)
-		return p, err
-	})
-	if err != nil {
-		return nil, err
-	}
-	out := make([]leaving, len(got))
-	for i, p := range got {
-		out[i] = leaving{PK: p.pk, Into: into}
-		rep.Actions = append(rep.Actions, CompactionAction{Kind: kind, Step: step, Type: typ, ID: p.id, Into: into})
-	}
-	return out, nil
+	return out
 }
 
 // compactTime rolls each expired day of episodes into a digest and
 // archives the day's episodes, at most once per Interval.
 func (m *Memory) compactTime(q *dbtx, rep *CompactionReport, now time.Time) error {
-	var last string
-	err := q.queryRow(`SELECT value FROM meta WHERE key = ?`, []any{metaTimeRun + m.agent}, &last)
-	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+	last, set, err := store.Meta(q, metaTimeRun+m.agent)
+	if err != nil {
 		return err
 	}
-	if at, perr := strconv.ParseInt(last, 10, 64); err == nil && perr == nil && now.Sub(fromMS(at)) < m.cfg.Compaction.Interval {
+	if at, perr := strconv.ParseInt(last, 10, 64); set && perr == nil && now.Sub(fromMS(at)) < m.cfg.Compaction.Interval {
 		return nil
 	}
 	if err := setMeta(q, metaTimeRun+m.agent, strconv.FormatInt(ms(now), 10)); err != nil {
@@ -672,33 +571,14 @@ func (m *Memory) duplicateGroups(q *dbtx) ([][]int64, error) {
 
 // mergeCandidates reads what merging needs of the agent's entries pks.
 func (m *Memory) mergeCandidates(q *dbtx, pks []int64) (map[int64]mergeCandidate, error) {
-	list, _ := json.Marshal(pks)
-	rows, err := q.query(`SELECT s.pk, s.id, s.content, s.importance, s.access_count, s.created_at, s.tags, s.merged_from,
-			`+store.Over(semanticKind.Protected, "s")+`, s.user_id
-		FROM json_each(?1) j CROSS JOIN semantic_memory s ON s.pk = j.value WHERE s.agent_id = ?3`,
-		string(list), m.neverDecayJSON(), m.agent)
-	if err != nil {
-		return nil, err
-	}
-	cands, err := store.ScanAll(rows, func(r store.Scanner) (mergeCandidate, error) {
-		var c mergeCandidate
-		var tags, from string
-		if err := r.Scan(&c.pk, &c.id, &c.content, &c.importance, &c.access, &c.created, &tags, &from, &c.protected, &c.user); err != nil {
-			return c, err
-		}
-		var err error
-		if c.tags, err = decodeTags(tags); err != nil {
-			return c, err
-		}
-		c.mergedFrom, err = decodeTags(from)
-		return c, err
-	})
+	cands, err := store.MergeCandidates(q, m.agent, m.neverDecayJSON(), pks)
 	if err != nil {
 		return nil, err
 	}
 	byPK := make(map[int64]mergeCandidate, len(cands))
 	for _, c := range cands {
-		byPK[c.pk] = c
+		byPK[c.PK] = mergeCandidate{pk: c.PK, id: c.ID, content: c.Content, importance: c.Importance, access: c.Access,
+			created: ms(c.Created), tags: c.Tags, mergedFrom: c.MergedFrom, protected: c.Protected, user: c.UserID}
 	}
 	return byPK, nil
 }
@@ -743,14 +623,9 @@ func (m *Memory) mergeGroup(q *dbtx, rep *CompactionReport, g []mergeCandidate, 
 	if err := m.archive(q, semanticKind, out, stepSemantic, now); err != nil {
 		return err
 	}
-	from, _ := json.Marshal(surv.mergedFrom)
-	tags := encodeTags(surv.tags)
-	terms, ntok := semanticTerms(surv.content, tags)
+	terms, ntok := semanticTerms(surv.content, encodeTags(surv.tags))
 	return q.recordAs(OpMerge, "", func() error {
-		_, err := q.exec(`UPDATE semantic_memory SET importance = ?, access_count = ?, tags = ?, merged_from = ?,
-			updated_at = ?, terms = ?, ntok = ? WHERE pk = ?`, surv.importance, surv.access, tags, string(from), ms(now),
-			terms, ntok, surv.pk)
-		return err
+		return store.SetMerged(q, surv.pk, surv.importance, surv.access, surv.tags, surv.mergedFrom, now, terms, ntok)
 	})
 }
 
@@ -776,19 +651,12 @@ func resonance(rate, days float64, uses int, importance float64) float64 {
 // decay recomputes resonance and archives what decayed away.
 func (m *Memory) decay(q *dbtx, rep *CompactionReport, now time.Time) error {
 	d := m.cfg.Decay
-	const day = float64(24 * time.Hour / time.Millisecond)
+	formula := store.Resonance{Base: resonanceBase, Use: resonanceUse, Uses: resonanceUses, Importance: resonanceImportance}
 	for _, k := range kindsWith(func(k *kind) bool { return k.Decay != nil }) {
-		r := k.Decay
 		// The formula of resonance, in SQL.
 		var n int64
-		err := q.recordAs(OpDecay, stepDecay, func() error {
-			res, err := q.exec(`UPDATE `+k.Table+` AS t SET resonance = min(1, max(0,
-				exp(-?3 * max(0, ?2 - `+store.Over(r.Since, "t")+`) / ?4) * (?5 + ?6 * min(1.0, `+store.Over(r.Uses, "t")+` / ?7) + ?8 * `+store.Over(r.Importance, "t")+`)))
-				WHERE t.agent_id = ?1`, m.agent, ms(now), k.rate(d), day, resonanceBase, resonanceUse, resonanceUses, resonanceImportance)
-			if err != nil {
-				return err
-			}
-			n, err = res.RowsAffected()
+		err := q.recordAs(OpDecay, stepDecay, func() (err error) {
+			n, err = store.DecayRows(q, k.Kind, m.agent, now, k.rate(d), formula)
 			return err
 		})
 		if err != nil {
@@ -797,15 +665,11 @@ func (m *Memory) decay(q *dbtx, rep *CompactionReport, now time.Time) error {
 		rep.Decayed += int(n)
 	}
 	for _, k := range kindsWith(func(k *kind) bool { return k.Decay != nil && k.Decay.Archive }) {
-		rows, err := q.query(`SELECT t.pk, t.id FROM `+k.Table+` t WHERE t.agent_id = ?1 AND t.resonance < ?3 AND `+store.Over(k.Decay.Importance, "t")+` < 0.5
-			AND NOT `+store.Over(k.Protected, "t")+` ORDER BY t.pk`, m.agent, m.neverDecayJSON(), d.MinResonance)
+		rows, err := store.Faded(q, k.Kind, m.agent, m.neverDecayJSON(), d.MinResonance)
 		if err != nil {
 			return err
 		}
-		out, err := m.scanLeaving(rows, rep, ActionArchive, stepDecay, k.typ, "")
-		if err != nil {
-			return err
-		}
+		out := m.leaving(rows, rep, ActionArchive, stepDecay, k.typ, "")
 		if err := m.archive(q, k, out, stepDecay, now); err != nil {
 			return err
 		}
@@ -825,11 +689,7 @@ func (m *Memory) Restore(ctx context.Context, id string) error {
 		return err
 	}
 	err := m.write(ctx, "restore", func(q *dbtx) error {
-		rows, err := q.query(`SELECT memory_type FROM archive WHERE agent_id = ? AND id = ? ORDER BY pk`, m.agent, id)
-		if err != nil {
-			return err
-		}
-		types, err := store.ScanAll(rows, scanMemoryType)
+		types, err := store.ArchivedKinds(q, m.agent, id)
 		if err != nil {
 			return err
 		}
@@ -837,36 +697,23 @@ func (m *Memory) Restore(ctx context.Context, id string) error {
 			return notFound("archived memory", id)
 		}
 		for _, t := range types {
-			k := kindOf(t)
+			k := kindOf(MemoryType(t))
 			if k == nil || k.Protected == "" {
 				return fmt.Errorf("engram: restore %q: the archive holds a %q, which engram does not archive", id, t)
 			}
-			err := q.recordAs(OpRestore, "", func() error {
-				_, err := q.exec(`INSERT INTO `+k.Table+` (agent_id, `+strings.Join(k.WrittenCols(k.Cols), ", ")+`)
-					SELECT agent_id, `+k.fromJSON("row")+` FROM archive WHERE agent_id = ? AND memory_type = ? AND id = ?`,
-					m.agent, string(t), id)
-				return err
-			})
+			err := q.recordAs(OpRestore, "", func() error { return store.RestoreRow(q, k.Kind, m.agent, id) })
 			if store.IsUniqueViolation(err) {
 				return fmt.Errorf("engram: restore %s %q: %w", t, id, ErrExists)
 			}
 			if err != nil {
 				return err
 			}
-			if _, err := q.exec(`INSERT INTO zettel_links (agent_id, `+linkCols+`)
-				SELECT a.agent_id, l.value ->> 'source_type', l.value ->> 'source_id', l.value ->> 'target_type',
-					l.value ->> 'target_id', l.value ->> 'link_type', l.value ->> 'strength', l.value ->> 'created_at'
-				FROM archive a, json_each(a.links) l
-				WHERE a.agent_id = ?1 AND a.memory_type = ?2 AND a.id = ?3
-					AND `+memoryExists("a.agent_id", "l.value ->> 'source_type'", "l.value ->> 'source_id'")+`
-					AND `+memoryExists("a.agent_id", "l.value ->> 'target_type'", "l.value ->> 'target_id'")+`
-				ON CONFLICT DO NOTHING`, m.agent, string(t), id); err != nil {
+			if err := store.RestoreLinks(q, k.Kind, m.agent, id, linkableKinds()); err != nil {
 				return err
 			}
-			if _, err := q.exec(`DELETE FROM archive WHERE agent_id = ? AND memory_type = ? AND id = ?`, m.agent, string(t), id); err != nil {
+			if err := store.DropArchived(q, k.Kind, m.agent, id); err != nil {
 				return err
 			}
-			// A row archived before rows had term vectors gets its own.
 			if err := fillTerms(q, k, `t.agent_id = ? AND t.id = ? AND t.terms IS NULL`, m.agent, id); err != nil {
 				return err
 			}
@@ -897,13 +744,12 @@ func (m *Memory) Archive(ctx context.Context, id, reason string) error {
 	}
 	return m.write(ctx, "archive", func(q *dbtx) error {
 		for _, k := range archivable {
-			var pk int64
-			err := q.queryRow(`SELECT pk FROM `+k.Table+` WHERE agent_id = ? AND id = ?`, []any{m.agent, id}, &pk)
-			if errors.Is(err, sql.ErrNoRows) {
-				continue
-			}
+			pk, found, err := store.RowPK(q, k.Kind, m.agent, id)
 			if err != nil {
 				return err
+			}
+			if !found {
+				continue
 			}
 			return m.archive(q, k, []leaving{{PK: pk}}, cmp.Or(reason, "archived by hand"), m.now())
 		}
@@ -912,18 +758,6 @@ func (m *Memory) Archive(ctx context.Context, id, reason string) error {
 		}
 		return notFound("memory", id)
 	})
-}
-
-// memoryExists is the SQL condition that the agent has a memory of the
-// given type and ID (all three SQL expressions), of a kind links may join.
-func memoryExists(agent, typ, id string) string {
-	var b strings.Builder
-	b.WriteString("CASE " + typ)
-	for _, k := range linkable {
-		b.WriteString(" WHEN '" + string(k.typ) + "' THEN EXISTS (SELECT 1 FROM " + k.Table + " WHERE agent_id = " + agent + " AND id = " + id + ")")
-	}
-	b.WriteString(" ELSE 0 END")
-	return b.String()
 }
 
 // PurgeArchive deletes for good the archived memories that were archived
@@ -986,34 +820,17 @@ func (m *Memory) Consolidate(ctx context.Context) (CompactionReport, error) {
 // retrieved.
 func (m *Memory) promote(q *dbtx, rep *CompactionReport, now time.Time) error {
 	c := m.cfg.Consolidation
-	rows, err := q.query(`SELECT pk, id, importance, (access_count - promoted_at_count) / ?2 FROM semantic_memory
-		WHERE agent_id = ?1 AND access_count - promoted_at_count >= ?2 AND importance < ?3 ORDER BY pk`,
-		m.agent, c.PromoteEvery, c.PromoteMax)
-	if err != nil {
-		return err
-	}
-	type hot struct {
-		pk         int64
-		id         string
-		importance float64
-		times      int
-	}
-	list, err := store.ScanAll(rows, func(r store.Scanner) (hot, error) {
-		var h hot
-		err := r.Scan(&h.pk, &h.id, &h.importance, &h.times)
-		return h, err
-	})
+	list, err := store.HotEntries(q, m.agent, c.PromoteEvery, c.PromoteMax)
 	if err != nil {
 		return err
 	}
 	for _, h := range list {
-		to := min(c.PromoteMax, h.importance+float64(h.times)*c.PromoteStep)
-		if _, err := q.exec(`UPDATE semantic_memory SET importance = ?, promoted_at_count = access_count, updated_at = ?
-			WHERE pk = ?`, to, ms(now), h.pk); err != nil {
+		to := min(c.PromoteMax, h.Importance+float64(h.Times)*c.PromoteStep)
+		if err := store.Promote(q, h.PK, to, now); err != nil {
 			return err
 		}
 		rep.Actions = append(rep.Actions, CompactionAction{Kind: ActionPromote, Step: stepPromote, Type: TypeSemantic,
-			ID: h.id, Detail: fmt.Sprintf("importance %.2f → %.2f", h.importance, to)})
+			ID: h.ID, Detail: fmt.Sprintf("importance %.2f → %.2f", h.Importance, to)})
 	}
 	return nil
 }
@@ -1024,32 +841,12 @@ const recurringImportance = 0.6
 
 // recur turns events that recur on several days into semantic facts.
 func (m *Memory) recur(q *dbtx, rep *CompactionReport, now time.Time) error {
-	const dayMS = int64(24 * time.Hour / time.Millisecond)
-	rows, err := q.query(`SELECT min(content), count(DISTINCT created_at / ?3), json_group_array(id)
-		FROM episodic_log WHERE agent_id = ?1 AND event_type <> ?2
-		GROUP BY lower(trim(content)) HAVING count(DISTINCT created_at / ?3) >= ?4
-		ORDER BY min(pk)`, m.agent, string(EventDigest), dayMS, m.cfg.Consolidation.RecurDays)
-	if err != nil {
-		return err
-	}
-	type event struct {
-		content string
-		days    int
-		ids     []string
-	}
-	events, err := store.ScanAll(rows, func(r store.Scanner) (event, error) {
-		var e event
-		var ids string
-		if err := r.Scan(&e.content, &e.days, &ids); err != nil {
-			return e, err
-		}
-		return e, json.Unmarshal([]byte(ids), &e.ids)
-	})
+	events, err := store.RecurringEvents(q, m.agent, string(EventDigest), m.cfg.Consolidation.RecurDays)
 	if err != nil {
 		return err
 	}
 	for _, e := range events {
-		row, err := m.semantic.prepare("recurring event", SemanticEntry{Content: strings.TrimSpace(e.content),
+		row, err := m.semantic.prepare("recurring event", SemanticEntry{Content: strings.TrimSpace(e.Content),
 			Importance: recurringImportance, Tags: []string{"recurring"}, Source: "consolidation"}, now)
 		if err != nil {
 			return err
@@ -1061,14 +858,13 @@ func (m *Memory) recur(q *dbtx, rep *CompactionReport, now time.Time) error {
 		if !added {
 			continue
 		}
-		for _, id := range e.ids {
-			if _, err := q.exec(`INSERT INTO zettel_links (agent_id, `+linkCols+`) VALUES (?, 'episodic', ?, 'semantic', ?, ?, 1, ?)
-				ON CONFLICT DO NOTHING`, m.agent, id, row.ID, string(LinkSupports), ms(now)); err != nil {
+		for _, id := range e.IDs {
+			if err := store.LinkEpisodeTo(q, m.agent, id, row.ID, string(LinkSupports), now); err != nil {
 				return err
 			}
 		}
 		rep.Actions = append(rep.Actions, CompactionAction{Kind: ActionRecur, Step: "recur", Type: TypeSemantic,
-			ID: row.ID, Detail: fmt.Sprintf("%d episodes on %d days", len(e.ids), e.days)})
+			ID: row.ID, Detail: fmt.Sprintf("%d episodes on %d days", len(e.IDs), e.Days)})
 	}
 	return nil
 }

@@ -749,8 +749,8 @@ func (im *importer) plain(t *exchangeTable, rec exchange.Record, check func(valu
 func (im *importer) link(rec exchange.Record) error {
 	return im.plain(linkTable, rec, func(v values) error {
 		for _, end := range []string{"source", "target"} {
-			var ok bool
-			if err := im.q.queryRow(`SELECT `+memoryExists("?1", "?2", "?3"), []any{im.m.agent, v[end+"_type"], v[end+"_id"]}, &ok); err != nil {
+			ok, err := store.MemoryExists(im.q, linkableKinds(), im.m.agent, v[end+"_type"], v[end+"_id"])
+			if err != nil {
 				return err
 			}
 			if !ok {
@@ -806,7 +806,7 @@ func (im *importer) archived(k *kind, rec exchange.Record) error {
 		return err
 	}
 	for _, c := range exported(k.Cols) {
-		if _, ok := row[c]; !ok && in[c].required && columnDefaults[c] == "" {
+		if _, ok := row[c]; !ok && in[c].required && !store.HasDefault(c) {
 			return invalid("row.row."+c, "is missing")
 		}
 	}

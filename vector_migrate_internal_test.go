@@ -124,7 +124,7 @@ func TestTier2CacheOfSchema5IsMigrated(t *testing.T) {
 	v5.Kind = &v5store
 	v5.Cols = slices.DeleteFunc(slices.Clone(v5.Cols), func(c string) bool { return c == "user_id" || c == "session_id" || c == "metadata" })
 	exec(`INSERT INTO archive (agent_id, memory_type, id, row, reason, archived_at)
-		SELECT r.agent_id, 'semantic', r.id, ` + v5.rowJSON("r") + `, 'count', 0 FROM semantic_memory r WHERE r.id = 'note'`)
+		SELECT r.agent_id, 'semantic', r.id, ` + v5.RowJSON("r") + `, 'count', 0 FROM semantic_memory r WHERE r.id = 'note'`)
 	exec(`DELETE FROM semantic_memory WHERE id = 'note'`)
 	live--
 	if err := db.Close(); err != nil {

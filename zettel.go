@@ -87,6 +87,15 @@ func validateEndType(field string, t MemoryType) error {
 // linkable are the kinds links may join.
 var linkable = kindsWith(func(k *kind) bool { return k.Linkable })
 
+// linkableKinds is linkable as the store describes them.
+func linkableKinds() []*store.Kind {
+	out := make([]*store.Kind, len(linkable))
+	for i, k := range linkable {
+		out[i] = k.Kind
+	}
+	return out
+}
+
 // linkKinds runs the statements of links over the kinds links may join.
 var linkKinds = func() *store.LinkKinds {
 	kinds := make([]store.LinkKind, len(linkable))

@@ -68,3 +68,9 @@ func BumpCounter(q Querier, key string, n int) error {
 		ON CONFLICT (key) DO UPDATE SET value = CAST(value AS INTEGER) + ?2`, key, n)
 	return err
 }
+
+// SetMetaIfUnset writes a meta value unless the key is set.
+func SetMetaIfUnset(q Querier, key, value string) error {
+	_, err := q.Exec(`INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT DO NOTHING`, key, value)
+	return err
+}

@@ -13,7 +13,10 @@
 // (see [MS]), tag lists as JSON arrays (see [EncodeTags]).
 package store
 
-import "database/sql"
+import (
+	"database/sql"
+	"errors"
+)
 
 // Querier runs statements in one transaction. The root package's
 // transaction type implements it: statements are prepared once per
@@ -56,4 +59,13 @@ func affected(res sql.Result, err error) (bool, error) {
 	}
 	n, err := res.RowsAffected()
 	return n > 0, err
+}
+
+// noRow turns sql.ErrNoRows into found = false.
+func noRow[T any](v T, err error) (T, bool, error) {
+	if errors.Is(err, sql.ErrNoRows) {
+		var zero T
+		return zero, false, nil
+	}
+	return v, err == nil, err
 }
