@@ -3,7 +3,6 @@ package engram
 import (
 	"bytes"
 	"context"
-	"database/sql"
 	"encoding/base64"
 	"encoding/binary"
 	"encoding/hex"
@@ -156,7 +155,8 @@ func (m *Memory) importRecords(ctx context.Context, r io.Reader, opts ImportOpti
 			vectors: m.vectors != nil && h.Model == m.vectors.model && h.Dims == m.vectors.dims}
 		// What the import writes is recorded in history as an import,
 		// unless the file brings history of its own (see im.history).
-		if err := q.queryRow(`SELECT coalesce(max(pk), 0) FROM history`, nil, &im.historyFrom); err != nil {
+		var err error
+		if im.historyFrom, err = store.HistoryHead(q); err != nil {
 			return err
 		}
 		return q.recordAs(OpImport, "", func() error {
@@ -257,28 +257,13 @@ func (im *importer) info(table string) (map[string]colInfo, error) {
 	if in, ok := im.infos[table]; ok {
 		return in, nil
 	}
-	rows, err := im.q.query(`SELECT name, upper(type), "notnull", dflt_value IS NOT NULL FROM pragma_table_info(?)`, table)
-	if err != nil {
-		return nil, err
-	}
-	type col struct {
-		name string
-		colInfo
-	}
-	cols, err := store.ScanAll(rows, func(r store.Scanner) (col, error) {
-		var c col
-		var dflt bool
-		err := r.Scan(&c.name, &c.typ, &c.notNull, &dflt)
-		c.required = c.notNull && !dflt
-		return c, err
-	})
+	cols, err := store.Columns(im.q, table)
 	if err != nil {
 		return nil, err
 	}
 	in := make(map[string]colInfo, len(cols))
 	for _, c := range cols {
-		c.rule = columnCheck(table, c.name)
-		in[c.name] = c.colInfo
+		in[c.Name] = colInfo{typ: c.Type, required: c.Required, notNull: c.NotNull, rule: columnCheck(table, c.Name)}
 	}
 	for _, k := range kinds {
 		if k.Table != table {
@@ -563,9 +548,7 @@ func (im *importer) flush() error {
 				args = append(args, r.vals[c])
 			}
 		}
-		one := `, (?` + strings.Repeat(", ?", len(p.names)) + `)`
-		insert := p.insert + strings.Repeat(one, len(rows)-1)
-		if err := im.q.savepoint(func(q *dbtx) error { _, err := q.exec(insert, args...); return err }); err == nil {
+		if err := im.q.savepoint(func(q *dbtx) error { return p.Insert(q, len(rows), args) }); err == nil {
 			im.rep.Added[string(k.typ)] += len(rows)
 			return nil
 		}
@@ -605,10 +588,10 @@ func (k *kind) indexedTexts(vals values) ([]string, bool) {
 	return texts, true
 }
 
-// putSQL is the SQL of put for one table and one set of columns.
+// putSQL is what put writes for one table and one set of columns.
 type putSQL struct {
-	names                  []string // the columns written, in order
-	exists, insert, update string
+	names []string // the columns written, in order
+	*store.Put
 }
 
 // sqlFor returns put's SQL for table with the columns of cols that vals
@@ -625,12 +608,9 @@ func (im *importer) sqlFor(table string, cols []string, vals values, key []strin
 		return p
 	}
 	p := &putSQL{}
-	where := "agent_id = ?"
-	for _, c := range key {
-		where += " AND " + c + " = ?"
-	}
+	where := slices.Clone(key)
 	for i := 0; i < len(extra); i += 2 {
-		where += " AND " + extra[i].(string) + " = ?"
+		where = append(where, extra[i].(string))
 	}
 	for _, c := range cols {
 		if _, ok := vals[c]; ok {
@@ -646,9 +626,7 @@ func (im *importer) sqlFor(table string, cols []string, vals values, key []strin
 			written = k.WrittenCols(p.names)
 		}
 	}
-	p.exists = `SELECT count(*) FROM ` + table + ` WHERE ` + where
-	p.insert = `INSERT INTO ` + table + ` (agent_id, ` + strings.Join(written, ", ") + `) VALUES (?` + strings.Repeat(", ?", len(p.names)) + `)`
-	p.update = `UPDATE ` + table + ` SET ` + strings.Join(written, " = ?, ") + ` = ? WHERE ` + where
+	p.Put = store.NewPut(table, written, where)
 	if cache {
 		im.stmts[id] = p
 	}
@@ -689,7 +667,7 @@ func (im *importer) put(table string, cols []string, vals values, key []string, 
 	im.args = args
 	// Insert first: a conflict is rare, and a refused INSERT writes
 	// nothing (SQLite checks the unique indexes before it writes a row).
-	_, err := im.q.exec(p.insert, args...)
+	err := p.Insert(im.q, 1, args)
 	if err == nil {
 		im.rep.Added[what]++
 		return true, nil
@@ -697,11 +675,11 @@ func (im *importer) put(table string, cols []string, vals values, key []string, 
 	if !store.IsUniqueViolation(err) {
 		return false, err
 	}
-	var n int
-	if err := im.q.queryRow(p.exists, where, &n); err != nil {
+	held, err := p.Exists(im.q, where)
+	if err != nil {
 		return false, err
 	}
-	if n == 0 {
+	if !held {
 		return false, invalid("row", "conflicts with a row the agent holds (%v)", err)
 	}
 	switch im.conflict {
@@ -712,7 +690,7 @@ func (im *importer) put(table string, cols []string, vals values, key []string, 
 		}
 		return false, nil
 	case ConflictReplace:
-		_, err := im.q.exec(p.update, append(args[1:], where...)...)
+		err := p.Update(im.q, args[1:], where)
 		if err == nil {
 			im.rep.Replaced[what]++
 		}
@@ -879,8 +857,7 @@ func (im *importer) historyEntry(rec exchange.Record) error {
 		if err := im.q.settleHistory(im.m.agent, typ, id, im.historyFrom); err != nil {
 			return err
 		}
-		if _, err := im.q.exec(`DELETE FROM history WHERE agent_id = ? AND id = ? AND memory_type = ? AND pk > ?`,
-			im.m.agent, id, string(typ), im.historyFrom); err != nil {
+		if err := store.DropHistoryAfter(im.q, im.m.agent, string(typ), id, im.historyFrom); err != nil {
 			return err
 		}
 	}
@@ -925,13 +902,12 @@ func (im *importer) vector(rec exchange.Record) error {
 			return invalid("row.embedding", "holds %v", vec[i])
 		}
 	}
-	var pk int64
-	err = im.q.queryRow(`SELECT pk FROM `+k.Table+` WHERE agent_id = ? AND id = ?`, []any{im.m.agent, id}, &pk)
+	pk, found, err := store.RowPK(im.q, k.Kind, im.m.agent, id)
 	if err != nil {
-		if errors.Is(err, sql.ErrNoRows) {
-			return invalid("row.id", "the agent has no %s %q (a vector follows its memory)", k.Noun, id)
-		}
 		return err
+	}
+	if !found {
+		return invalid("row.id", "the agent has no %s %q (a vector follows its memory)", k.Noun, id)
 	}
 	if !im.vectors || im.skipped[k.typ][id] {
 		im.rep.Skipped[exchange.TypeVector]++

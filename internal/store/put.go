@@ -1,0 +1,98 @@
+package store
+
+import (
+	"strings"
+)
+
+// Put writes rows of one table with one set of columns, as an import
+// does: insert, and on a conflict with a row the agent holds, replace it
+// or leave it. Its statements are made once per table and set of columns.
+type Put struct {
+	n                      int // the columns written besides agent_id
+	exists, insert, update string
+}
+
+// NewPut returns the statements that write rows of table into the
+// columns written (the row's columns besides agent_id, in order), a row
+// being the agent's row whose key columns (besides agent_id) hold the
+// same values.
+func NewPut(table string, written, key []string) *Put {
+	where := "agent_id = ?"
+	for _, c := range key {
+		where += " AND " + c + " = ?"
+	}
+	return &Put{
+		n:      len(written),
+		exists: `SELECT count(*) FROM ` + table + ` WHERE ` + where,
+		insert: `INSERT INTO ` + table + ` (agent_id, ` + strings.Join(written, ", ") + `) VALUES (?` + strings.Repeat(", ?", len(written)) + `)`,
+		update: `UPDATE ` + table + ` SET ` + strings.Join(written, " = ?, ") + ` = ? WHERE ` + where,
+	}
+}
+
+// Insert writes rows rows, whose values args holds in order, each the
+// agent's ID and then the written columns', in one statement. A row that
+// conflicts with one the table holds fails it (see IsUniqueViolation),
+// and writes nothing: SQLite checks the unique indexes before it writes.
+func (p *Put) Insert(q Querier, rows int, args []any) error {
+	stmt := p.insert
+	if rows > 1 {
+		stmt += strings.Repeat(`, (?`+strings.Repeat(", ?", p.n)+`)`, rows-1)
+	}
+	_, err := q.Exec(stmt, args...)
+	return err
+}
+
+// Exists reports whether the table holds the row whose agent and key
+// values key holds, in order.
+func (p *Put) Exists(q Querier, key []any) (bool, error) {
+	var n int
+	err := q.QueryRow(p.exists, key, &n)
+	return n > 0, err
+}
+
+// Update writes the written columns' values vals (in order) into the row
+// whose agent and key values key holds.
+func (p *Put) Update(q Querier, vals, key []any) error {
+	_, err := q.Exec(p.update, append(vals[:len(vals):len(vals)], key...)...)
+	return err
+}
+
+// Column is a column of a table as its schema declares it.
+type Column struct {
+	Name, Type string // Type in capitals
+	NotNull    bool
+	// Required says the column is NOT NULL without a default: a row must
+	// name it.
+	Required bool
+}
+
+// Columns returns the columns of table.
+func Columns(q Querier, table string) ([]Column, error) {
+	rows, err := q.Query(`SELECT name, upper(type), "notnull", dflt_value IS NOT NULL FROM pragma_table_info(?)`, table)
+	if err != nil {
+		return nil, err
+	}
+	return ScanAll(rows, func(r Scanner) (Column, error) {
+		var c Column
+		var dflt bool
+		err := r.Scan(&c.Name, &c.Type, &c.NotNull, &dflt)
+		c.Required = c.NotNull && !dflt
+		return c, err
+	})
+}
+
+// HistoryHead returns the largest sequence number of the history table,
+// 0 when it is empty: what a transaction writes after it is numbered
+// above it.
+func HistoryHead(q Querier) (int64, error) {
+	var pk int64
+	err := q.QueryRow(`SELECT coalesce(max(pk), 0) FROM history`, nil, &pk)
+	return pk, err
+}
+
+// DropHistoryAfter removes the history entries of the agent's memory of
+// the kind named typ with the given ID numbered above after.
+func DropHistoryAfter(q Querier, agent, typ, id string, after int64) error {
+	_, err := q.Exec(`DELETE FROM history WHERE agent_id = ? AND id = ? AND memory_type = ? AND pk > ?`, agent, id, typ, after)
+	return err
+}
