@@ -164,33 +164,9 @@ const documentNearDuplicate = 0.9
 // [*DatabaseError] when SQLite fails.
 func (m *Memory) Ingest(ctx context.Context, path string, opts IngestOptions) (IngestReport, error) {
 	var rep IngestReport
-	if strings.TrimSpace(path) == "" {
-		return rep, invalid("path", "must not be empty")
-	}
-	if opts.MaxChunkChars < 0 || opts.MaxChunkChars > m.cfg.Limits.MaxContentBytes {
-		return rep, invalid("IngestOptions.MaxChunkChars", "must be in [0, Limits.MaxContentBytes]")
-	}
-	exts := opts.Extensions
-	if len(exts) == 0 {
-		exts = []string{".md", ".markdown"}
-	}
-	info, err := os.Stat(path)
+	info, name, exts, err := m.checkIngest(path, opts)
 	if err != nil {
-		return rep, fmt.Errorf("engram: ingest: %w", err)
-	}
-	name := opts.Name
-	if name == "" {
-		abs, err := filepath.Abs(path)
-		if err != nil {
-			return rep, fmt.Errorf("engram: ingest: %w", err)
-		}
-		name = filepath.Base(abs)
-	}
-	if err := validateText("IngestOptions.Name", name, true, maxDocumentSourceBytes/4); err != nil {
 		return rep, err
-	}
-	if strings.Contains(name, `\`) || slices.Contains(strings.Split(name, "/"), "..") {
-		return rep, invalid("IngestOptions.Name", "%q may not hold \\ or .. elements", name)
 	}
 	files, walkErrs, err := ingestFiles(path, info, name, exts)
 	if err != nil {
@@ -204,39 +180,90 @@ func (m *Memory) Ingest(ctx context.Context, path string, opts IngestOptions) (I
 	if err != nil {
 		return rep, err
 	}
+	seen, err := m.ingestAll(ctx, ix, files, opts, &rep)
+	if err != nil {
+		return rep, err
+	}
+	if info.IsDir() {
+		err = m.ingestGone(ctx, ix, name, seen, opts, &rep)
+	}
+	return rep, err
+}
+
+// checkIngest checks Ingest's path and options, and returns what path
+// is, the name its files' sources start with and the extensions of the
+// files to ingest.
+func (m *Memory) checkIngest(path string, opts IngestOptions) (info fs.FileInfo, name string, exts []string, err error) {
+	if strings.TrimSpace(path) == "" {
+		return nil, "", nil, invalid("path", "must not be empty")
+	}
+	if opts.MaxChunkChars < 0 || opts.MaxChunkChars > m.cfg.Limits.MaxContentBytes {
+		return nil, "", nil, invalid("IngestOptions.MaxChunkChars", "must be in [0, Limits.MaxContentBytes]")
+	}
+	exts = opts.Extensions
+	if len(exts) == 0 {
+		exts = []string{".md", ".markdown"}
+	}
+	info, err = os.Stat(path)
+	if err != nil {
+		return nil, "", nil, fmt.Errorf("engram: ingest: %w", err)
+	}
+	name = opts.Name
+	if name == "" {
+		abs, err := filepath.Abs(path)
+		if err != nil {
+			return nil, "", nil, fmt.Errorf("engram: ingest: %w", err)
+		}
+		name = filepath.Base(abs)
+	}
+	if err := validateText("IngestOptions.Name", name, true, maxDocumentSourceBytes/4); err != nil {
+		return nil, "", nil, err
+	}
+	if strings.Contains(name, `\`) || slices.Contains(strings.Split(name, "/"), "..") {
+		return nil, "", nil, invalid("IngestOptions.Name", "%q may not hold \\ or .. elements", name)
+	}
+	return info, name, exts, nil
+}
+
+// ingestAll ingests files in order, each in its transaction, and returns
+// their sources.
+func (m *Memory) ingestAll(ctx context.Context, ix *docIndex, files []ingestFile, opts IngestOptions, rep *IngestReport) (map[string]bool, error) {
 	seen := map[string]bool{}
 	for _, f := range files {
 		if err := ctx.Err(); err != nil {
-			return rep, err
+			return nil, err
 		}
 		seen[f.source] = true
 		if len(f.source) > maxDocumentSourceBytes || !utf8.ValidString(f.source) {
 			rep.Errors = append(rep.Errors, fmt.Sprintf("%.200q: the path is over %d bytes or not UTF-8", f.source, maxDocumentSourceBytes))
 			continue
 		}
-		if err := m.ingestFile(ctx, ix, f, opts, &rep); err != nil {
-			return rep, err
+		if err := m.ingestFile(ctx, ix, f, opts, rep); err != nil {
+			return nil, err
 		}
 		if opts.Progress != nil {
 			opts.Progress(f.source, rep.clone())
 		}
 	}
-	// The files that left the tree: their chunks leave too.
-	if info.IsDir() {
-		var gone []string
-		for src := range ix.bySource {
-			if strings.HasPrefix(src, name+"/") && !seen[src] && len(ix.bySource[src]) > 0 {
-				gone = append(gone, src)
-			}
-		}
-		slices.Sort(gone)
-		for _, src := range gone {
-			if err := m.ingestFile(ctx, ix, ingestFile{source: src, gone: true}, opts, &rep); err != nil {
-				return rep, err
-			}
+	return seen, nil
+}
+
+// ingestGone removes the chunks of the files under the directory name
+// that left the tree (those not seen), in the order of their sources.
+func (m *Memory) ingestGone(ctx context.Context, ix *docIndex, name string, seen map[string]bool, opts IngestOptions, rep *IngestReport) error {
+	var gone []string
+	for src := range ix.bySource {
+		if strings.HasPrefix(src, name+"/") && !seen[src] && len(ix.bySource[src]) > 0 {
+			gone = append(gone, src)
 		}
 	}
-	return rep, nil
+	slices.Sort(gone)
+	for _, src := range gone {
+		if err := m.ingestFile(ctx, ix, ingestFile{source: src, gone: true}, opts, rep); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func (r IngestReport) clone() IngestReport {
@@ -437,25 +464,7 @@ func (m *Memory) nearDuplicate(q *dbtx, ix *docIndex, vec map[string]uint32) (*d
 	if len(vec) == 0 {
 		return nil, nil
 	}
-	type tw struct {
-		term string
-		w    uint32
-		n    int
-	}
-	terms := make([]tw, 0, len(vec))
-	for t, w := range vec {
-		terms = append(terms, tw{t, w, len(ix.postings[t])})
-	}
-	slices.SortFunc(terms, func(a, b tw) int {
-		if a.n != b.n {
-			return a.n - b.n
-		}
-		return strings.Compare(a.term, b.term)
-	})
-	ws := make([]uint32, len(terms))
-	for i, t := range terms {
-		ws[i] = t.w
-	}
+	terms, ws := ix.rarestFirst(vec)
 	ends := linkGroups(nil, ws, documentNearDuplicate)
 	// A row reaching the threshold lacks at most 1 − 0.9² of vec's
 	// squared weight (its cosine is at most the norm of the terms it
@@ -467,6 +476,41 @@ func (m *Memory) nearDuplicate(q *dbtx, ix *docIndex, vec map[string]uint32) (*d
 		normSq += weightFloat(w) * weightFloat(w)
 	}
 	limit := (1 - documentNearDuplicate*documentNearDuplicate) * normSq * (1 + 1e-9)
+	return ix.closest(ix.nearCandidates(terms, ends[0], limit), terms), nil
+}
+
+// nearTerm is a term of nearDuplicate's vector: its weight and the
+// number of its postings.
+type nearTerm struct {
+	term string
+	w    uint32
+	n    int
+}
+
+// rarestFirst returns vec's terms, rarest first (then by term), and their
+// weights in that order.
+func (ix *docIndex) rarestFirst(vec map[string]uint32) ([]nearTerm, []uint32) {
+	terms := make([]nearTerm, 0, len(vec))
+	for t, w := range vec {
+		terms = append(terms, nearTerm{t, w, len(ix.postings[t])})
+	}
+	slices.SortFunc(terms, func(a, b nearTerm) int {
+		if a.n != b.n {
+			return a.n - b.n
+		}
+		return strings.Compare(a.term, b.term)
+	})
+	ws := make([]uint32, len(terms))
+	for i, t := range terms {
+		ws[i] = t.w
+	}
+	return terms, ws
+}
+
+// nearCandidates returns the live rows holding a term of the first group
+// (terms[:first]) that lack at most limit of the squared weight of the
+// rarest terms, those whose postings are walked while they are short.
+func (ix *docIndex) nearCandidates(terms []nearTerm, first int, limit float64) []*docRow {
 	ix.gen++
 	if len(ix.held) < len(ix.rows) {
 		ix.held = slices.Grow(ix.held[:0], len(ix.rows))[:len(ix.rows)]
@@ -478,7 +522,7 @@ func (m *Memory) nearDuplicate(q *dbtx, ix *docIndex, vec map[string]uint32) (*d
 	prefix := 0.0
 	for i, t := range terms {
 		post := ix.postings[t.term]
-		if i >= ends[0] && len(post) > 4*len(cands)+64 {
+		if i >= first && len(post) > 4*len(cands)+64 {
 			break // common terms from here on: the rows are compared instead
 		}
 		w2 := weightFloat(t.w) * weightFloat(t.w)
@@ -488,7 +532,7 @@ func (m *Memory) nearDuplicate(q *dbtx, ix *docIndex, vec map[string]uint32) (*d
 				continue
 			}
 			if ix.stamp[d.n] != ix.gen {
-				if i >= ends[0] {
+				if i >= first {
 					continue
 				}
 				ix.stamp[d.n], ix.held[d.n] = ix.gen, 0
@@ -497,7 +541,12 @@ func (m *Memory) nearDuplicate(q *dbtx, ix *docIndex, vec map[string]uint32) (*d
 			ix.held[d.n] += w2
 		}
 	}
-	cands = slices.DeleteFunc(cands, func(d *docRow) bool { return prefix-ix.held[d.n] > limit })
+	return slices.DeleteFunc(cands, func(d *docRow) bool { return prefix-ix.held[d.n] > limit })
+}
+
+// closest returns the candidate whose term cosine with terms is the
+// highest at or over documentNearDuplicate, or nil.
+func (ix *docIndex) closest(cands []*docRow, terms []nearTerm) *docRow {
 	// Compare in the terms' order, rarest first, giving up on a row once
 	// what is left of vec cannot bring it to the threshold: a row that
 	// lacks vec's rare terms is passed over after a few of them.
@@ -529,7 +578,7 @@ func (m *Memory) nearDuplicate(q *dbtx, ix *docIndex, vec map[string]uint32) (*d
 			best, bestSim = d, sim
 		}
 	}
-	return best, nil
+	return best
 }
 
 // buildNearIndex reads the text of the agent's chunks in q's transaction
