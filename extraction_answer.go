@@ -272,132 +272,161 @@ func (p *answerParser) item(list string, i int, raw json.RawMessage) {
 		p.reject(list, i, "", "is not a JSON object", raw)
 		return
 	}
-	lim := p.m.cfg.Limits
-	importance := func(v *float64) error {
-		if v == nil {
-			return invalid("importance", missing)
-		}
-		return validateImportance("importance", *v)
-	}
-	text := func(field string, v *string, required bool, max int) error {
-		if v == nil {
-			if required {
-				return invalid(field, missing)
-			}
-			return nil
-		}
-		return validateText(field, *v, required, max)
-	}
+	var it found
+	var err error
 	switch list {
 	case "facts":
-		var f struct {
-			Content    *string  `json:"content"`
-			Importance *float64 `json:"importance"`
-			Tags       []string `json:"tags"`
-		}
-		err := json.Unmarshal(raw, &f)
-		if err == nil {
-			err = text("content", f.Content, true, lim.MaxContentBytes)
-		}
-		if err == nil {
-			err = importance(f.Importance)
-		}
-		if err == nil {
-			err = validateTags("tags", f.Tags, lim)
-		}
-		if err != nil {
-			p.rejectErr(list, i, err, raw)
-			return
-		}
-		p.out = append(p.out, found{typ: TypeSemantic, content: strings.TrimSpace(*f.Content), importance: *f.Importance,
-			tags: f.Tags, source: llmSource})
+		it, err = p.fact(raw)
 	case "triples":
-		var t struct {
-			Subject   *string `json:"subject"`
-			Predicate *string `json:"predicate"`
-			Object    *string `json:"object"`
-		}
-		err := json.Unmarshal(raw, &t)
-		for _, part := range []struct {
-			name string
-			v    *string
-		}{{"subject", t.Subject}, {"predicate", t.Predicate}, {"object", t.Object}} {
-			if err == nil && part.v == nil {
-				err = invalid(part.name, missing)
-			}
-		}
-		if err != nil {
-			p.rejectErr(list, i, err, raw)
-			return
-		}
-		user := p.m.cfg.Facts.UserEntity
-		it := found{typ: TypeFact, content: strings.TrimSpace(string(raw)), source: llmSource,
-			subject:   userEntity(strings.TrimSpace(*t.Subject), user),
-			predicate: strings.TrimSpace(*t.Predicate),
-			object:    userEntity(strings.TrimSpace(*t.Object), user),
-			list:      list, index: i}
-		if bad := p.m.checkTriple(it.subject, it.predicate, it.object); bad != nil {
-			p.reject(list, i, bad.Field, bad.Reason, raw)
-			return
-		}
-		p.out = append(p.out, it)
+		it, err = p.triple(list, i, raw)
 	case "episodes":
-		var e struct {
-			Content    *string  `json:"content"`
-			Type       string   `json:"type"`
-			Importance *float64 `json:"importance"`
-		}
-		err := json.Unmarshal(raw, &e)
-		if err == nil {
-			err = text("content", e.Content, true, lim.MaxContentBytes)
-		}
-		if err == nil {
-			err = importance(e.Importance)
-		}
-		typ := EventType(e.Type)
-		if typ == "" {
-			typ = EventObservation
-		}
-		if err == nil && (typ.Validate() != nil || typ == EventDigest) {
-			err = invalid("type", "unknown event type %q", e.Type)
-		}
-		if err != nil {
-			p.rejectErr(list, i, err, raw)
-			return
-		}
-		p.out = append(p.out, found{typ: TypeEpisodic, content: strings.TrimSpace(*e.Content), event: typ, source: llmSource})
+		it, err = p.episode(raw)
 	case "procedures":
-		var r struct {
-			Name        *string  `json:"name"`
-			Description *string  `json:"description"`
-			Steps       *string  `json:"steps"`
-			Tags        []string `json:"tags"`
-		}
-		err := json.Unmarshal(raw, &r)
-		if err == nil {
-			err = text("name", r.Name, true, 200)
-		}
-		if err == nil {
-			err = text("description", r.Description, false, lim.MaxContentBytes)
-		}
-		if err == nil {
-			err = text("steps", r.Steps, false, lim.MaxContentBytes)
-		}
-		if err == nil {
-			err = validateTags("tags", r.Tags, lim)
-		}
-		if err != nil {
-			p.rejectErr(list, i, err, raw)
-			return
-		}
-		var desc, steps string
-		if r.Description != nil {
-			desc = *r.Description
-		}
-		if r.Steps != nil {
-			steps = *r.Steps
-		}
-		p.out = append(p.out, found{typ: TypeProcedural, content: strings.TrimSpace(desc), name: strings.TrimSpace(*r.Name),
-			steps: steps, importance: 0.5, tags: r.Tags, source: llmSource})
+		it, err = p.procedure(raw)
+	default:
+		return
 	}
+	if err != nil {
+		p.rejectErr(list, i, err, raw)
+		return
+	}
+	p.out = append(p.out, it)
+}
+
+// requiredImportance checks an item's importance, which it must have.
+func requiredImportance(v *float64) error {
+	if v == nil {
+		return invalid("importance", missing)
+	}
+	return validateImportance("importance", *v)
+}
+
+// itemText checks an item's text field, if it has it or it is required.
+func itemText(field string, v *string, required bool, max int) error {
+	if v == nil {
+		if required {
+			return invalid(field, missing)
+		}
+		return nil
+	}
+	return validateText(field, *v, required, max)
+}
+
+// fact reads an item of the list "facts".
+func (p *answerParser) fact(raw json.RawMessage) (found, error) {
+	lim := p.m.cfg.Limits
+	var f struct {
+		Content    *string  `json:"content"`
+		Importance *float64 `json:"importance"`
+		Tags       []string `json:"tags"`
+	}
+	err := json.Unmarshal(raw, &f)
+	if err == nil {
+		err = itemText("content", f.Content, true, lim.MaxContentBytes)
+	}
+	if err == nil {
+		err = requiredImportance(f.Importance)
+	}
+	if err == nil {
+		err = validateTags("tags", f.Tags, lim)
+	}
+	if err != nil {
+		return found{}, err
+	}
+	return found{typ: TypeSemantic, content: strings.TrimSpace(*f.Content), importance: *f.Importance,
+		tags: f.Tags, source: llmSource}, nil
+}
+
+// triple reads the item i of the list "triples".
+func (p *answerParser) triple(list string, i int, raw json.RawMessage) (found, error) {
+	var t struct {
+		Subject   *string `json:"subject"`
+		Predicate *string `json:"predicate"`
+		Object    *string `json:"object"`
+	}
+	err := json.Unmarshal(raw, &t)
+	for _, part := range []struct {
+		name string
+		v    *string
+	}{{"subject", t.Subject}, {"predicate", t.Predicate}, {"object", t.Object}} {
+		if err == nil && part.v == nil {
+			err = invalid(part.name, missing)
+		}
+	}
+	if err != nil {
+		return found{}, err
+	}
+	user := p.m.cfg.Facts.UserEntity
+	it := found{typ: TypeFact, content: strings.TrimSpace(string(raw)), source: llmSource,
+		subject:   userEntity(strings.TrimSpace(*t.Subject), user),
+		predicate: strings.TrimSpace(*t.Predicate),
+		object:    userEntity(strings.TrimSpace(*t.Object), user),
+		list:      list, index: i}
+	if bad := p.m.checkTriple(it.subject, it.predicate, it.object); bad != nil {
+		return found{}, bad
+	}
+	return it, nil
+}
+
+// episode reads an item of the list "episodes".
+func (p *answerParser) episode(raw json.RawMessage) (found, error) {
+	var e struct {
+		Content    *string  `json:"content"`
+		Type       string   `json:"type"`
+		Importance *float64 `json:"importance"`
+	}
+	err := json.Unmarshal(raw, &e)
+	if err == nil {
+		err = itemText("content", e.Content, true, p.m.cfg.Limits.MaxContentBytes)
+	}
+	if err == nil {
+		err = requiredImportance(e.Importance)
+	}
+	typ := EventType(e.Type)
+	if typ == "" {
+		typ = EventObservation
+	}
+	if err == nil && (typ.Validate() != nil || typ == EventDigest) {
+		err = invalid("type", "unknown event type %q", e.Type)
+	}
+	if err != nil {
+		return found{}, err
+	}
+	return found{typ: TypeEpisodic, content: strings.TrimSpace(*e.Content), event: typ, source: llmSource}, nil
+}
+
+// procedure reads an item of the list "procedures".
+func (p *answerParser) procedure(raw json.RawMessage) (found, error) {
+	lim := p.m.cfg.Limits
+	var r struct {
+		Name        *string  `json:"name"`
+		Description *string  `json:"description"`
+		Steps       *string  `json:"steps"`
+		Tags        []string `json:"tags"`
+	}
+	err := json.Unmarshal(raw, &r)
+	if err == nil {
+		err = itemText("name", r.Name, true, 200)
+	}
+	if err == nil {
+		err = itemText("description", r.Description, false, lim.MaxContentBytes)
+	}
+	if err == nil {
+		err = itemText("steps", r.Steps, false, lim.MaxContentBytes)
+	}
+	if err == nil {
+		err = validateTags("tags", r.Tags, lim)
+	}
+	if err != nil {
+		return found{}, err
+	}
+	var desc, steps string
+	if r.Description != nil {
+		desc = *r.Description
+	}
+	if r.Steps != nil {
+		steps = *r.Steps
+	}
+	return found{typ: TypeProcedural, content: strings.TrimSpace(desc), name: strings.TrimSpace(*r.Name),
+		steps: steps, importance: 0.5, tags: r.Tags, source: llmSource}, nil
 }

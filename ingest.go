@@ -164,33 +164,9 @@ const documentNearDuplicate = 0.9
 // [*DatabaseError] when SQLite fails.
 func (m *Memory) Ingest(ctx context.Context, path string, opts IngestOptions) (IngestReport, error) {
 	var rep IngestReport
-	if strings.TrimSpace(path) == "" {
-		return rep, invalid("path", "must not be empty")
-	}
-	if opts.MaxChunkChars < 0 || opts.MaxChunkChars > m.cfg.Limits.MaxContentBytes {
-		return rep, invalid("IngestOptions.MaxChunkChars", "must be in [0, Limits.MaxContentBytes]")
-	}
-	exts := opts.Extensions
-	if len(exts) == 0 {
-		exts = []string{".md", ".markdown"}
-	}
-	info, err := os.Stat(path)
+	info, name, exts, err := m.checkIngest(path, opts)
 	if err != nil {
-		return rep, fmt.Errorf("engram: ingest: %w", err)
-	}
-	name := opts.Name
-	if name == "" {
-		abs, err := filepath.Abs(path)
-		if err != nil {
-			return rep, fmt.Errorf("engram: ingest: %w", err)
-		}
-		name = filepath.Base(abs)
-	}
-	if err := validateText("IngestOptions.Name", name, true, maxDocumentSourceBytes/4); err != nil {
 		return rep, err
-	}
-	if strings.Contains(name, `\`) || slices.Contains(strings.Split(name, "/"), "..") {
-		return rep, invalid("IngestOptions.Name", "%q may not hold \\ or .. elements", name)
 	}
 	files, walkErrs, err := ingestFiles(path, info, name, exts)
 	if err != nil {
@@ -204,39 +180,90 @@ func (m *Memory) Ingest(ctx context.Context, path string, opts IngestOptions) (I
 	if err != nil {
 		return rep, err
 	}
+	seen, err := m.ingestAll(ctx, ix, files, opts, &rep)
+	if err != nil {
+		return rep, err
+	}
+	if info.IsDir() {
+		err = m.ingestGone(ctx, ix, name, seen, opts, &rep)
+	}
+	return rep, err
+}
+
+// checkIngest checks Ingest's path and options, and returns what path
+// is, the name its files' sources start with and the extensions of the
+// files to ingest.
+func (m *Memory) checkIngest(path string, opts IngestOptions) (info fs.FileInfo, name string, exts []string, err error) {
+	if strings.TrimSpace(path) == "" {
+		return nil, "", nil, invalid("path", "must not be empty")
+	}
+	if opts.MaxChunkChars < 0 || opts.MaxChunkChars > m.cfg.Limits.MaxContentBytes {
+		return nil, "", nil, invalid("IngestOptions.MaxChunkChars", "must be in [0, Limits.MaxContentBytes]")
+	}
+	exts = opts.Extensions
+	if len(exts) == 0 {
+		exts = []string{".md", ".markdown"}
+	}
+	info, err = os.Stat(path)
+	if err != nil {
+		return nil, "", nil, fmt.Errorf("engram: ingest: %w", err)
+	}
+	name = opts.Name
+	if name == "" {
+		abs, err := filepath.Abs(path)
+		if err != nil {
+			return nil, "", nil, fmt.Errorf("engram: ingest: %w", err)
+		}
+		name = filepath.Base(abs)
+	}
+	if err := validateText("IngestOptions.Name", name, true, maxDocumentSourceBytes/4); err != nil {
+		return nil, "", nil, err
+	}
+	if strings.Contains(name, `\`) || slices.Contains(strings.Split(name, "/"), "..") {
+		return nil, "", nil, invalid("IngestOptions.Name", "%q may not hold \\ or .. elements", name)
+	}
+	return info, name, exts, nil
+}
+
+// ingestAll ingests files in order, each in its transaction, and returns
+// their sources.
+func (m *Memory) ingestAll(ctx context.Context, ix *docIndex, files []ingestFile, opts IngestOptions, rep *IngestReport) (map[string]bool, error) {
 	seen := map[string]bool{}
 	for _, f := range files {
 		if err := ctx.Err(); err != nil {
-			return rep, err
+			return nil, err
 		}
 		seen[f.source] = true
 		if len(f.source) > maxDocumentSourceBytes || !utf8.ValidString(f.source) {
 			rep.Errors = append(rep.Errors, fmt.Sprintf("%.200q: the path is over %d bytes or not UTF-8", f.source, maxDocumentSourceBytes))
 			continue
 		}
-		if err := m.ingestFile(ctx, ix, f, opts, &rep); err != nil {
-			return rep, err
+		if err := m.ingestFile(ctx, ix, f, opts, rep); err != nil {
+			return nil, err
 		}
 		if opts.Progress != nil {
 			opts.Progress(f.source, rep.clone())
 		}
 	}
-	// The files that left the tree: their chunks leave too.
-	if info.IsDir() {
-		var gone []string
-		for src := range ix.bySource {
-			if strings.HasPrefix(src, name+"/") && !seen[src] && len(ix.bySource[src]) > 0 {
-				gone = append(gone, src)
-			}
-		}
-		slices.Sort(gone)
-		for _, src := range gone {
-			if err := m.ingestFile(ctx, ix, ingestFile{source: src, gone: true}, opts, &rep); err != nil {
-				return rep, err
-			}
+	return seen, nil
+}
+
+// ingestGone removes the chunks of the files under the directory name
+// that left the tree (those not seen), in the order of their sources.
+func (m *Memory) ingestGone(ctx context.Context, ix *docIndex, name string, seen map[string]bool, opts IngestOptions, rep *IngestReport) error {
+	var gone []string
+	for src := range ix.bySource {
+		if strings.HasPrefix(src, name+"/") && !seen[src] && len(ix.bySource[src]) > 0 {
+			gone = append(gone, src)
 		}
 	}
-	return rep, nil
+	slices.Sort(gone)
+	for _, src := range gone {
+		if err := m.ingestFile(ctx, ix, ingestFile{source: src, gone: true}, opts, rep); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func (r IngestReport) clone() IngestReport {
@@ -437,25 +464,7 @@ func (m *Memory) nearDuplicate(q *dbtx, ix *docIndex, vec map[string]uint32) (*d
 	if len(vec) == 0 {
 		return nil, nil
 	}
-	type tw struct {
-		term string
-		w    uint32
-		n    int
-	}
-	terms := make([]tw, 0, len(vec))
-	for t, w := range vec {
-		terms = append(terms, tw{t, w, len(ix.postings[t])})
-	}
-	slices.SortFunc(terms, func(a, b tw) int {
-		if a.n != b.n {
-			return a.n - b.n
-		}
-		return strings.Compare(a.term, b.term)
-	})
-	ws := make([]uint32, len(terms))
-	for i, t := range terms {
-		ws[i] = t.w
-	}
+	terms, ws := ix.rarestFirst(vec)
 	ends := linkGroups(nil, ws, documentNearDuplicate)
 	// A row reaching the threshold lacks at most 1 − 0.9² of vec's
 	// squared weight (its cosine is at most the norm of the terms it
@@ -467,6 +476,41 @@ func (m *Memory) nearDuplicate(q *dbtx, ix *docIndex, vec map[string]uint32) (*d
 		normSq += weightFloat(w) * weightFloat(w)
 	}
 	limit := (1 - documentNearDuplicate*documentNearDuplicate) * normSq * (1 + 1e-9)
+	return ix.closest(ix.nearCandidates(terms, ends[0], limit), terms), nil
+}
+
+// nearTerm is a term of nearDuplicate's vector: its weight and the
+// number of its postings.
+type nearTerm struct {
+	term string
+	w    uint32
+	n    int
+}
+
+// rarestFirst returns vec's terms, rarest first (then by term), and their
+// weights in that order.
+func (ix *docIndex) rarestFirst(vec map[string]uint32) ([]nearTerm, []uint32) {
+	terms := make([]nearTerm, 0, len(vec))
+	for t, w := range vec {
+		terms = append(terms, nearTerm{t, w, len(ix.postings[t])})
+	}
+	slices.SortFunc(terms, func(a, b nearTerm) int {
+		if a.n != b.n {
+			return a.n - b.n
+		}
+		return strings.Compare(a.term, b.term)
+	})
+	ws := make([]uint32, len(terms))
+	for i, t := range terms {
+		ws[i] = t.w
+	}
+	return terms, ws
+}
+
+// nearCandidates returns the live rows holding a term of the first group
+// (terms[:first]) that lack at most limit of the squared weight of the
+// rarest terms, those whose postings are walked while they are short.
+func (ix *docIndex) nearCandidates(terms []nearTerm, first int, limit float64) []*docRow {
 	ix.gen++
 	if len(ix.held) < len(ix.rows) {
 		ix.held = slices.Grow(ix.held[:0], len(ix.rows))[:len(ix.rows)]
@@ -478,7 +522,7 @@ func (m *Memory) nearDuplicate(q *dbtx, ix *docIndex, vec map[string]uint32) (*d
 	prefix := 0.0
 	for i, t := range terms {
 		post := ix.postings[t.term]
-		if i >= ends[0] && len(post) > 4*len(cands)+64 {
+		if i >= first && len(post) > 4*len(cands)+64 {
 			break // common terms from here on: the rows are compared instead
 		}
 		w2 := weightFloat(t.w) * weightFloat(t.w)
@@ -488,7 +532,7 @@ func (m *Memory) nearDuplicate(q *dbtx, ix *docIndex, vec map[string]uint32) (*d
 				continue
 			}
 			if ix.stamp[d.n] != ix.gen {
-				if i >= ends[0] {
+				if i >= first {
 					continue
 				}
 				ix.stamp[d.n], ix.held[d.n] = ix.gen, 0
@@ -497,7 +541,12 @@ func (m *Memory) nearDuplicate(q *dbtx, ix *docIndex, vec map[string]uint32) (*d
 			ix.held[d.n] += w2
 		}
 	}
-	cands = slices.DeleteFunc(cands, func(d *docRow) bool { return prefix-ix.held[d.n] > limit })
+	return slices.DeleteFunc(cands, func(d *docRow) bool { return prefix-ix.held[d.n] > limit })
+}
+
+// closest returns the candidate whose term cosine with terms is the
+// highest at or over documentNearDuplicate, or nil.
+func (ix *docIndex) closest(cands []*docRow, terms []nearTerm) *docRow {
 	// Compare in the terms' order, rarest first, giving up on a row once
 	// what is left of vec cannot bring it to the threshold: a row that
 	// lacks vec's rare terms is passed over after a few of them.
@@ -529,7 +578,7 @@ func (m *Memory) nearDuplicate(q *dbtx, ix *docIndex, vec map[string]uint32) (*d
 			best, bestSim = d, sim
 		}
 	}
-	return best, nil
+	return best
 }
 
 // buildNearIndex reads the text of the agent's chunks in q's transaction
@@ -713,7 +762,41 @@ func (ix *docIndex) unchanged(source string, chunks []*newChunk) bool {
 // step.
 func (m *Memory) ingestChunks(q *dbtx, ix *docIndex, source, title string, tags []string,
 	chunks []*newChunk, es []embedded, now time.Time, rep *IngestReport, extract *[]string) error {
-	// The places this file held before.
+	refs := heldPlaces(ix, source)
+	p := chunkPlacer{m: m, q: q, ix: ix, source: source, title: title, tags: tags, es: es, now: now,
+		rep: rep, extract: extract, refs: refs, used: make([]bool, len(refs))}
+	if err := p.keepUnchanged(chunks); err != nil {
+		return err
+	}
+	if err := p.updateChanged(chunks); err != nil {
+		return err
+	}
+	if err := p.storeNew(chunks); err != nil {
+		return err
+	}
+	return p.leave()
+}
+
+// chunkPlacer places one file's chunks for ingestChunks: what it writes
+// with, the places the file held before (refs) and which of them a chunk
+// kept (used).
+type chunkPlacer struct {
+	m             *Memory
+	q             *dbtx
+	ix            *docIndex
+	source, title string
+	tags          []string
+	es            []embedded
+	now           time.Time
+	rep           *IngestReport
+	extract       *[]string
+	refs          []docRef
+	used          []bool
+}
+
+// heldPlaces returns the places the file source held before, as ix knows
+// them.
+func heldPlaces(ix *docIndex, source string) []docRef {
 	var refs []docRef
 	for _, d := range ix.bySource[source] {
 		if d.primary.Source == source {
@@ -725,152 +808,220 @@ func (m *Memory) ingestChunks(q *dbtx, ix *docIndex, source, title string, tags 
 			}
 		}
 	}
-	used := make([]bool, len(refs))
-	at := func(c *newChunk) place {
-		return place{Source: source, Heading: c.HeadingPath(), Index: c.index, Hash: []byte(c.hash)}
-	}
-	// 1. The same text in the same file: skipped (moved, perhaps).
+	return refs
+}
+
+// at is the place of c in the file.
+func (p *chunkPlacer) at(c *newChunk) place {
+	return place{Source: p.source, Heading: c.HeadingPath(), Index: c.index, Hash: []byte(c.hash)}
+}
+
+// keepUnchanged is step 1: the same text in the same file is skipped
+// (moved, perhaps).
+func (p *chunkPlacer) keepUnchanged(chunks []*newChunk) error {
 	for _, c := range chunks {
-		for i, r := range refs {
-			if used[i] || string(r.place().Hash) != c.hash {
+		for i, r := range p.refs {
+			if p.used[i] || string(r.place().Hash) != c.hash {
 				continue
 			}
-			used[i], c.matched = true, true
-			rep.Skipped++
-			if p := at(c); r.place().doc() != p.doc() {
-				before := r.row.sources()
-				if r.at < 0 {
-					r.row.primary = p
-				} else {
-					r.row.also[r.at] = p
-				}
-				ix.reindexSources(r.row, before)
-				if err := m.saveSources(q, r.row, now); err != nil {
-					return err
-				}
+			p.used[i], c.matched = true, true
+			p.rep.Skipped++
+			if err := p.move(r, p.at(c)); err != nil {
+				return err
 			}
 			break
 		}
 	}
-	// 2. A changed chunk of a place this file alone held: updated in
-	// place, the place found by heading path, then by index; unless its
-	// new text is stored already (step 3 adds the place to that chunk).
+	return nil
+}
+
+// move puts the place r at to, when it is elsewhere.
+func (p *chunkPlacer) move(r docRef, to place) error {
+	if r.place().doc() == to.doc() {
+		return nil
+	}
+	before := r.row.sources()
+	if r.at < 0 {
+		r.row.primary = to
+	} else {
+		r.row.also[r.at] = to
+	}
+	p.ix.reindexSources(r.row, before)
+	return p.m.saveSources(p.q, r.row, p.now)
+}
+
+// updateChanged is step 2: a changed chunk of a place this file alone
+// held is updated in place, the place found by heading path, then by
+// index; unless its new text is stored already (step 3 adds the place to
+// that chunk).
+func (p *chunkPlacer) updateChanged(chunks []*newChunk) error {
 	for _, c := range chunks {
-		if c.matched || slices.ContainsFunc(ix.byHash[c.hash], func(d *docRow) bool { return !d.gone }) {
+		if c.matched || slices.ContainsFunc(p.ix.byHash[c.hash], func(d *docRow) bool { return !d.gone }) {
 			continue
 		}
-		k := -1
-		for i, r := range refs {
-			if !used[i] && r.at < 0 && len(r.row.also) == 0 && r.row.primary.Heading == c.HeadingPath() {
-				k = i
-				break
-			}
-		}
-		for i, r := range refs {
-			if k < 0 && !used[i] && r.at < 0 && len(r.row.also) == 0 && r.row.primary.Index == c.index {
-				k = i
-			}
-		}
+		k := p.soleFor(c)
 		if k < 0 {
 			continue
 		}
-		used[k], c.matched = true, true
-		d := refs[k].row
-		if err := m.updateChunk(q, ix, d, at(c), title, tags, c, now); err != nil {
+		p.used[k], c.matched = true, true
+		if err := p.m.updateChunk(p.q, p.ix, p.refs[k].row, p.at(c), p.title, p.tags, c, p.now); err != nil {
 			return err
 		}
-		rep.Updated++
-		*extract = append(*extract, c.Text)
+		p.rep.Updated++
+		*p.extract = append(*p.extract, c.Text)
 	}
-	// 3. New text: the same or nearly the same text stored from another
-	// place gets this place; anything else is a new chunk.
+	return nil
+}
+
+// soleFor returns the index in refs of the place step 2 updates with c:
+// the first free sole place with c's heading path, else the first with
+// its index; or -1.
+func (p *chunkPlacer) soleFor(c *newChunk) int {
+	for i, r := range p.refs {
+		if p.sole(i) && r.row.primary.Heading == c.HeadingPath() {
+			return i
+		}
+	}
+	for i, r := range p.refs {
+		if p.sole(i) && r.row.primary.Index == c.index {
+			return i
+		}
+	}
+	return -1
+}
+
+// sole reports whether refs[i] is not used yet and is its row's only
+// place.
+func (p *chunkPlacer) sole(i int) bool {
+	r := p.refs[i]
+	return !p.used[i] && r.at < 0 && len(r.row.also) == 0
+}
+
+// storeNew is step 3, new text: the same or nearly the same text stored
+// from another place gets this place; anything else is a new chunk.
+func (p *chunkPlacer) storeNew(chunks []*newChunk) error {
 	for _, c := range chunks {
 		if c.matched {
 			continue
 		}
-		var dup *docRow
-		for _, d := range ix.byHash[c.hash] {
-			if !d.gone {
-				dup = d
-				break
-			}
-		}
 		vec := termVector(c.Text)
-		if dup == nil {
-			var err error
-			if dup, err = m.nearDuplicate(q, ix, vec); err != nil {
-				return err
-			}
-		}
-		if emb := vectorOf(es, c.at); dup == nil && emb != nil {
-			// Tier 2: an embedding cosine over 0.9 is a near-duplicate too.
-			found, err := m.vectors.similar(q, documentKind, 0, emb, math.Nextafter(documentNearDuplicate, 1), 1)
-			if err != nil {
-				return err
-			}
-			if len(found) > 0 && ix.byPK[found[0].pk] != nil && !ix.byPK[found[0].pk].gone {
-				dup = ix.byPK[found[0].pk]
-			}
-		}
-		if dup != nil {
-			before := dup.sources()
-			dup.also = append(dup.also, at(c))
-			ix.reindexSources(dup, before)
-			if err := m.saveSources(q, dup, now); err != nil {
-				return err
-			}
-			rep.Linked++
-			continue
-		}
-		d, err := m.insertChunk(q, at(c), title, tags, c, now)
+		dup, err := p.duplicateOf(c, vec)
 		if err != nil {
 			return err
 		}
-		if err := m.putNew(q, TypeDocument, d.pk, es, c.at); err != nil {
+		if dup != nil {
+			err = p.link(dup, c)
+		} else {
+			err = p.insert(c, vec)
+		}
+		if err != nil {
 			return err
 		}
-		ix.add(d)
-		ix.addVec(d, vec)
-		rep.Stored++
-		*extract = append(*extract, c.Text)
 	}
-	// 4. The places this file no longer holds.
+	return nil
+}
+
+// duplicateOf returns the live row holding c's text, or nearly (by its
+// term vector vec, then by its embedding), or nil.
+func (p *chunkPlacer) duplicateOf(c *newChunk, vec map[string]uint32) (*docRow, error) {
+	for _, d := range p.ix.byHash[c.hash] {
+		if !d.gone {
+			return d, nil
+		}
+	}
+	dup, err := p.m.nearDuplicate(p.q, p.ix, vec)
+	if dup != nil || err != nil {
+		return dup, err
+	}
+	emb := vectorOf(p.es, c.at)
+	if emb == nil {
+		return nil, nil
+	}
+	// Tier 2: an embedding cosine over 0.9 is a near-duplicate too.
+	found, err := p.m.vectors.similar(p.q, documentKind, 0, emb, math.Nextafter(documentNearDuplicate, 1), 1)
+	if err != nil {
+		return nil, err
+	}
+	if len(found) > 0 && p.ix.byPK[found[0].pk] != nil && !p.ix.byPK[found[0].pk].gone {
+		return p.ix.byPK[found[0].pk], nil
+	}
+	return nil, nil
+}
+
+// link adds c's place to dup, which holds its text.
+func (p *chunkPlacer) link(dup *docRow, c *newChunk) error {
+	before := dup.sources()
+	dup.also = append(dup.also, p.at(c))
+	p.ix.reindexSources(dup, before)
+	if err := p.m.saveSources(p.q, dup, p.now); err != nil {
+		return err
+	}
+	p.rep.Linked++
+	return nil
+}
+
+// insert stores c as a new chunk, its term vector vec.
+func (p *chunkPlacer) insert(c *newChunk, vec map[string]uint32) error {
+	d, err := p.m.insertChunk(p.q, p.at(c), p.title, p.tags, c, p.now)
+	if err != nil {
+		return err
+	}
+	if err := p.m.putNew(p.q, TypeDocument, d.pk, p.es, c.at); err != nil {
+		return err
+	}
+	p.ix.add(d)
+	p.ix.addVec(d, vec)
+	p.rep.Stored++
+	*p.extract = append(*p.extract, c.Text)
+	return nil
+}
+
+// leave is step 4: the places this file no longer holds leave their
+// rows, and a row left with none is archived.
+func (p *chunkPlacer) leave() error {
 	var out []leaving
-	for i, r := range refs {
-		if used[i] {
+	for i, r := range p.refs {
+		if p.used[i] {
 			continue
 		}
 		d := r.row
 		before := d.sources()
-		switch {
-		case r.at >= 0:
-			d.also = slices.Delete(d.also, r.at, r.at+1)
-			// Later refs of the same row shift down.
-			for j := i + 1; j < len(refs); j++ {
-				if refs[j].row == d && refs[j].at > r.at {
-					refs[j].at--
-				}
-			}
-		case len(d.also) > 0:
-			d.primary, d.also = d.also[0], d.also[1:]
-			for j := i + 1; j < len(refs); j++ {
-				if refs[j].row == d {
-					refs[j].at--
-				}
-			}
-		default:
+		if r.at < 0 && len(d.also) == 0 {
 			d.gone = true
-			ix.reindexSources(d, before)
+			p.ix.reindexSources(d, before)
 			out = append(out, leaving{PK: d.pk})
-			rep.Archived++
+			p.rep.Archived++
 			continue
 		}
-		ix.reindexSources(d, before)
-		if err := m.saveSources(q, d, now); err != nil {
+		p.drop(i)
+		p.ix.reindexSources(d, before)
+		if err := p.m.saveSources(p.q, d, p.now); err != nil {
 			return err
 		}
 	}
-	return m.archive(q, documentKind, out, "ingest", now)
+	return p.m.archive(p.q, documentKind, out, "ingest", p.now)
+}
+
+// drop removes the place refs[i] from its row, which holds another; the
+// row's later refs shift down.
+func (p *chunkPlacer) drop(i int) {
+	r := p.refs[i]
+	d := r.row
+	if r.at < 0 {
+		d.primary, d.also = d.also[0], d.also[1:]
+		for j := i + 1; j < len(p.refs); j++ {
+			if p.refs[j].row == d {
+				p.refs[j].at--
+			}
+		}
+		return
+	}
+	d.also = slices.Delete(d.also, r.at, r.at+1)
+	for j := i + 1; j < len(p.refs); j++ {
+		if p.refs[j].row == d && p.refs[j].at > r.at {
+			p.refs[j].at--
+		}
+	}
 }
 
 // documentTerms is the term vector of a chunk's indexed texts (see

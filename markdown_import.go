@@ -347,58 +347,90 @@ func (m *Memory) applyMarkdown(q *dbtx, file *memorymd.File, st markdownState, r
 	for _, s := range file.Skipped {
 		rep.Skipped = append(rep.Skipped, MarkdownSkip{s.Line, s.Text, s.Reason})
 	}
-	skip := func(l memorymd.Line, reason string) {
-		rep.Skipped = append(rep.Skipped, MarkdownSkip{l.Num, l.Raw, reason})
+	seen, unsure, err := m.applyLines(q, file.Lines, st, rep, now)
+	if err != nil {
+		return err
 	}
+	out, err := m.removedLines(q, st, seen, unsure, rep)
+	if err != nil {
+		return err
+	}
+	// Lines in the file's order; removed lines (line 0) last.
+	slices.SortStableFunc(rep.Skipped, func(a, b MarkdownSkip) int {
+		return cmp.Compare(uint(a.Line-1), uint(b.Line-1)) // 0 wraps to the largest
+	})
+	// History records it as archive, reason memory.md.
+	return m.archive(q, semanticKind, out, markdownSource, now)
+}
+
+// applyLines applies the file's lines in q's transaction and reports
+// them in rep. It returns the keys (see lineKey) of the lines it found
+// with a readable ID, and unsure when a line's ID cannot be read (then no
+// removal is applied).
+func (m *Memory) applyLines(q *dbtx, lines []memorymd.Line, st markdownState, rep *MarkdownReport, now time.Time) (seen map[string]bool, unsure bool, err error) {
 	// Lines by ID, and the IDs on more than one line.
 	count := map[string]int{}
-	for _, l := range file.Lines {
+	for _, l := range lines {
 		if l.ID != "" && l.Problem == "" {
 			count[lineKey(kindOfLine(l), l.ID)]++
 		}
 	}
-	unsure := false // a line's ID cannot be read: no removal is applied
-	seen := map[string]bool{}
-	for _, l := range file.Lines {
+	seen = map[string]bool{}
+	for _, l := range lines {
 		key := lineKey(kindOfLine(l), l.ID)
 		written, wrote := st.lines[key]
-		switch {
-		case l.Problem != "":
-			skip(l, l.Problem)
-			unsure = unsure || strings.Contains(l.Raw, "<!--")
-			continue
-		case l.ID != "" && count[key] > 1:
-			skip(l, fmt.Sprintf("the ID %q is on %d lines", l.ID, count[key]))
-			unsure, seen[key] = true, true
-			continue
-		case l.ID != "" && !wrote:
-			skip(l, fmt.Sprintf("the ID %q is not one engram wrote to this file (changed by hand, or copied from elsewhere)", l.ID))
-			unsure = true
-			continue
-		}
-		if l.ID != "" {
+		if l.ID != "" && l.Problem == "" {
 			seen[key] = true
 		}
-		if l.Fact && (l.ID != "" || strings.Contains(l.Body, " | ")) {
-			if l.ID == "" || l.Raw != written {
-				skip(l, "the Facts section is read-only: change facts with Facts.Assert and Facts.Retract")
-			}
+		if reason, doubt := lineProblem(l, count[key], wrote); reason != "" {
+			rep.Skipped = append(rep.Skipped, MarkdownSkip{l.Num, l.Raw, reason})
+			unsure = unsure || doubt
 			continue
 		}
-		if l.ID == "" {
-			if err := m.addMarkdownEntry(q, l, rep, now); err != nil {
-				return err
-			}
-			continue
-		}
-		if l.Raw == written {
-			continue // as engram wrote it: no edit
-		}
-		if err := m.editMarkdownEntry(q, l, written, rep, now); err != nil {
-			return err
+		if err := m.applyLine(q, l, written, rep, now); err != nil {
+			return nil, false, err
 		}
 	}
-	// Removed lines, in a stable order.
+	return seen, unsure, nil
+}
+
+// lineProblem returns why a line is skipped, or "": a problem reading
+// it, its ID on count lines, or an ID engram did not write (wrote is
+// false). unsure says the line may hold an ID that cannot be read.
+func lineProblem(l memorymd.Line, count int, wrote bool) (reason string, unsure bool) {
+	switch {
+	case l.Problem != "":
+		return l.Problem, strings.Contains(l.Raw, "<!--")
+	case l.ID != "" && count > 1:
+		return fmt.Sprintf("the ID %q is on %d lines", l.ID, count), true
+	case l.ID != "" && !wrote:
+		return fmt.Sprintf("the ID %q is not one engram wrote to this file (changed by hand, or copied from elsewhere)", l.ID), true
+	}
+	return "", false
+}
+
+// applyLine applies one readable line, written being the line engram
+// wrote with its ID.
+func (m *Memory) applyLine(q *dbtx, l memorymd.Line, written string, rep *MarkdownReport, now time.Time) error {
+	if l.Fact && (l.ID != "" || strings.Contains(l.Body, " | ")) {
+		if l.ID == "" || l.Raw != written {
+			rep.Skipped = append(rep.Skipped, MarkdownSkip{l.Num, l.Raw, "the Facts section is read-only: change facts with Facts.Assert and Facts.Retract"})
+		}
+		return nil
+	}
+	switch {
+	case l.ID == "":
+		return m.addMarkdownEntry(q, l, rep, now)
+	case l.Raw == written:
+		return nil // as engram wrote it: no edit
+	}
+	return m.editMarkdownEntry(q, l, written, rep, now)
+}
+
+// removedLines reports the lines engram wrote that are not in the file
+// (not seen), in a stable order, and returns the entries to archive: none
+// when unsure, or when the database changed the entry since.
+func (m *Memory) removedLines(q *dbtx, st markdownState, seen map[string]bool, unsure bool, rep *MarkdownReport) ([]leaving, error) {
 	var gone []string
 	for key := range st.lines {
 		if !seen[key] {
@@ -423,7 +455,7 @@ func (m *Memory) applyMarkdown(q *dbtx, file *memorymd.File, st markdownState, r
 			continue // gone from the database too
 		}
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if now := entryLine(e); now != written {
 			rep.Conflicts = append(rep.Conflicts, MarkdownConflict{ID: id, Database: now})
@@ -431,17 +463,12 @@ func (m *Memory) applyMarkdown(q *dbtx, file *memorymd.File, st markdownState, r
 		}
 		var pk int64
 		if err := q.queryRow(`SELECT pk FROM semantic_memory WHERE agent_id = ? AND id = ?`, []any{m.agent, id}, &pk); err != nil {
-			return err
+			return nil, err
 		}
 		out = append(out, leaving{PK: pk})
 		rep.Archived = append(rep.Archived, id)
 	}
-	// Lines in the file's order; removed lines (line 0) last.
-	slices.SortStableFunc(rep.Skipped, func(a, b MarkdownSkip) int {
-		return cmp.Compare(uint(a.Line-1), uint(b.Line-1)) // 0 wraps to the largest
-	})
-	// History records it as archive, reason memory.md.
-	return m.archive(q, semanticKind, out, markdownSource, now)
+	return out, nil
 }
 
 func kindOfLine(l memorymd.Line) string {

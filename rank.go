@@ -229,7 +229,7 @@ func (m *Memory) fillContent(ctx context.Context, cands []candidate) error {
 
 // contentSQL reads the text of the rows of each kind whose pks are listed
 // in ?1, as a search result shows it, and where it was found (see
-// store.Kind.Cite).
+// kind.cite).
 var contentSQL = func() map[MemoryType]string {
 	out := map[MemoryType]string{}
 	for _, k := range kinds {
@@ -474,8 +474,25 @@ func (k *snippetKeys) holds(w string) bool {
 // recency (full, unless its kind is touched only when created, which the
 // index knows). What it leaves out could not be among the first need.
 func (m *Memory) readRanked(q *dbtx, s *search, cands []candidate, need int) ([]candidate, error) {
-	var partial []int
-	bestText, best := 0.0, -1
+	partial, bestText := partialOf(cands)
+	if len(partial) == 0 {
+		return cands, nil
+	}
+	var err error
+	if need == 0 || s.opts.Mode != SearchText || bestText == 0 {
+		err = m.readRows(q, s, cands, partial, true)
+	} else {
+		err = m.readBounded(q, s, cands, partial, need, bestText)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return slices.DeleteFunc(cands, func(c candidate) bool { return c.partial }), nil
+}
+
+// partialOf returns the indexes of the partial candidates and the best
+// text relevance of all.
+func partialOf(cands []candidate) (partial []int, bestText float64) {
 	for i, c := range cands {
 		if c.text > bestText {
 			bestText = c.text
@@ -484,93 +501,117 @@ func (m *Memory) readRanked(q *dbtx, s *search, cands []candidate, need int) ([]
 			partial = append(partial, i)
 		}
 	}
-	if len(partial) == 0 {
-		return cands, nil
+	return partial, bestText
+}
+
+// readBounded is readRanked's read for a text search that uses only the
+// first need (need > 0, bestText > 0): it reads the partial candidates
+// whose bound could reach the need-th best score of those read first.
+func (m *Memory) readBounded(q *dbtx, s *search, cands []candidate, partial []int, need int, bestText float64) error {
+	sc := m.cfg.Search
+	total := sc.TextWeight + sc.ImportanceWeight + sc.RecencyWeight
+	bounds := m.rankBounds(s, cands, partial, bestText, total)
+	// First the need best bounds (those above the need-th, then enough of
+	// those equal to it), and the best match by text.
+	first := bestBounds(partial, bounds, need)
+	if best := bestMatch(cands, partial, bestText); best >= 0 && !slices.Contains(first, best) {
+		first = append(slices.Clip(first), best)
 	}
+	if err := m.readRows(q, s, cands, first, false); err != nil {
+		return err
+	}
+	floor := m.scoreFloor(s, cands, bestText, total, need)
+	var rest []int
+	for _, i := range partial {
+		// The margin keeps a bound that rounding put a hair under the
+		// score it bounds.
+		if cands[i].partial && bounds[i] >= floor-1e-9 {
+			rest = append(rest, i)
+		}
+	}
+	return m.readRows(q, s, cands, rest, false)
+}
+
+// bestMatch returns the index of the partial candidate with the best
+// text relevance, bestText (the lowest ID of those), or -1.
+func bestMatch(cands []candidate, partial []int, bestText float64) int {
+	best := -1
 	for _, i := range partial {
 		if cands[i].text == bestText && (best < 0 || cands[i].ID < cands[best].ID) {
 			best = i
 		}
 	}
-	err := func() error {
-		if need == 0 || s.opts.Mode != SearchText || bestText == 0 {
-			return m.readRows(q, s, cands, partial, true)
+	return best
+}
+
+// rankBounds returns the bounds on the scores of the partial candidates,
+// by index in cands (see readRanked); total is the sum of the weights.
+func (m *Memory) rankBounds(s *search, cands []candidate, partial []int, bestText, total float64) []float64 {
+	sc := &m.cfg.Search
+	bounds := make([]float64, len(cands))
+	for _, i := range partial {
+		c := &cands[i]
+		k := kindOf(c.Type)
+		imp, rec := k.MaxImportance, 1.0
+		if s.importanceBound {
+			imp = c.importance // the index's, at least the row's
 		}
-		sc := m.cfg.Search
-		total := sc.TextWeight + sc.ImportanceWeight + sc.RecencyWeight
-		bounds := make([]float64, len(cands))
-		for _, i := range partial {
-			c := &cands[i]
-			k := kindOf(c.Type)
-			imp, rec := k.MaxImportance, 1.0
-			if s.importanceBound {
-				imp = c.importance // the index's, at least the row's
-			}
-			if k.Touched == createdAt {
-				rec = recency(s.now, c.CreatedAt, sc.RecencyHalfLife) // known: the index holds it
-			}
-			bounds[i] = (sc.TextWeight*c.text/bestText + sc.ImportanceWeight*imp + sc.RecencyWeight*rec) / total
+		if k.Touched == createdAt {
+			rec = recency(s.now, c.CreatedAt, sc.RecencyHalfLife) // known: the index holds it
 		}
-		// First the need best bounds (those above the need-th, then
-		// enough of those equal to it), and the best match by text.
-		first := partial
-		if len(partial) > need {
-			bs := make([]float64, len(partial))
-			for j, i := range partial {
-				bs[j] = bounds[i]
-			}
-			kth := nth(bs, len(bs)-need)
-			first = make([]int, 0, need+1)
-			for _, i := range partial {
-				if bounds[i] > kth {
-					first = append(first, i)
-				}
-			}
-			for _, i := range partial {
-				if len(first) < need && bounds[i] == kth {
-					first = append(first, i)
-				}
-			}
-		}
-		if best >= 0 && !slices.Contains(first, best) {
-			first = append(slices.Clip(first), best)
-		}
-		if err := m.readRows(q, s, cands, first, false); err != nil {
-			return err
-		}
-		// The need-th best score of those read (which include the best
-		// text score): no candidate below it can be among the first need.
-		var scores []float64
-		for i := range cands {
-			if c := &cands[i]; !c.partial {
-				p := ScoreParts{Text: c.text / bestText, Importance: c.importance, Recency: recency(s.now, c.touched, sc.RecencyHalfLife)}
-				if score := (sc.TextWeight*p.Text + sc.ImportanceWeight*p.Importance + sc.RecencyWeight*p.Recency) / total; score >= s.opts.Threshold {
-					scores = append(scores, score)
-				}
-			}
-		}
-		floor := s.opts.Threshold
-		if len(scores) >= need {
-			floor = max(floor, nth(scores, len(scores)-need))
-		}
-		var rest []int
-		for _, i := range partial {
-			// The margin keeps a bound that rounding put a hair under
-			// the score it bounds.
-			if cands[i].partial && bounds[i] >= floor-1e-9 {
-				rest = append(rest, i)
-			}
-		}
-		return m.readRows(q, s, cands, rest, false)
-	}()
-	if err != nil {
-		return nil, err
+		bounds[i] = (sc.TextWeight*c.text/bestText + sc.ImportanceWeight*imp + sc.RecencyWeight*rec) / total
 	}
-	return slices.DeleteFunc(cands, func(c candidate) bool { return c.partial }), nil
+	return bounds
+}
+
+// bestBounds returns the indexes of the need best bounds of the partial
+// candidates: those above the need-th, then enough of those equal to it.
+func bestBounds(partial []int, bounds []float64, need int) []int {
+	if len(partial) <= need {
+		return partial
+	}
+	bs := make([]float64, len(partial))
+	for j, i := range partial {
+		bs[j] = bounds[i]
+	}
+	kth := nth(bs, len(bs)-need)
+	first := make([]int, 0, need+1)
+	for _, i := range partial {
+		if bounds[i] > kth {
+			first = append(first, i)
+		}
+	}
+	for _, i := range partial {
+		if len(first) < need && bounds[i] == kth {
+			first = append(first, i)
+		}
+	}
+	return first
+}
+
+// scoreFloor returns the need-th best score of the candidates read
+// (which include the best text score), or the search's threshold if
+// higher: no candidate below it can be among the first need.
+func (m *Memory) scoreFloor(s *search, cands []candidate, bestText, total float64, need int) float64 {
+	sc := &m.cfg.Search
+	var scores []float64
+	for i := range cands {
+		if c := &cands[i]; !c.partial {
+			p := ScoreParts{Text: c.text / bestText, Importance: c.importance, Recency: recency(s.now, c.touched, sc.RecencyHalfLife)}
+			if score := (sc.TextWeight*p.Text + sc.ImportanceWeight*p.Importance + sc.RecencyWeight*p.Recency) / total; score >= s.opts.Threshold {
+				scores = append(scores, score)
+			}
+		}
+	}
+	floor := s.opts.Threshold
+	if len(scores) >= need {
+		floor = max(floor, nth(scores, len(scores)-need))
+	}
+	return floor
 }
 
 // createdAt is the touched of a kind whose rows are touched only when
-// created (see store.Kind.Touched).
+// created (see kind.touched).
 const createdAt = "{t}.created_at"
 
 // rowRead says which of a partial candidate's columns readRows reads

@@ -485,23 +485,56 @@ func (s *search) wants(k *kind) bool {
 	return s.wantsType(k.typ) && (k.Tagged || s.filter.tags == "") && s.filter.sc.admits(k)
 }
 
+// validateSearch checks opts and completes them: the types in their
+// canonical names, the filter cloned, the default limit and mode. It
+// returns an error matching [ErrInvalid] or [ErrInvalidQuery] for a bad
+// option, a [*DatabaseError] when an Advanced expression cannot be
+// checked, and [ErrTierUnsupported] for a vector or hybrid search without
+// Tier2.
 func (m *Memory) validateSearch(opts *SearchOptions) error {
 	if err := validateText("Query", opts.Query, true, m.cfg.Limits.MaxContentBytes); err != nil {
 		return err
 	}
 	if opts.Advanced {
-		// FTS5's cost grows with the product of an expression's phrases
-		// and the positions they match: bound the expression.
-		if n := len(opts.Query); n > MaxAdvancedBytes {
-			return fmt.Errorf("engram: search: an Advanced expression of %d bytes is over %d: %w", n, MaxAdvancedBytes, ErrInvalidQuery)
-		}
-		if n := len(query.Tokens(opts.Query)); n > MaxAdvancedTerms {
-			return fmt.Errorf("engram: search: an Advanced expression of %d words is over %d: %w", n, MaxAdvancedTerms, ErrInvalidQuery)
-		}
-		if err := checkExpression(opts.Query); err != nil {
+		if err := checkAdvanced(opts.Query); err != nil {
 			return err
 		}
 	}
+	if err := canonicalTypes(opts); err != nil {
+		return err
+	}
+	if err := validateTags("Tags", opts.Tags, m.cfg.Limits); err != nil {
+		return err
+	}
+	if opts.Filter != nil {
+		if err := opts.Filter.validate("Filter", m.cfg.Limits); err != nil {
+			return err
+		}
+		f := opts.Filter.clone()
+		opts.Filter = &f
+	}
+	if err := validateBounds(opts); err != nil {
+		return err
+	}
+	return m.searchMode(opts)
+}
+
+// checkAdvanced checks an Advanced expression: FTS5's cost grows with the
+// product of an expression's phrases and the positions they match, so
+// its size is bounded.
+func checkAdvanced(expr string) error {
+	if n := len(expr); n > MaxAdvancedBytes {
+		return fmt.Errorf("engram: search: an Advanced expression of %d bytes is over %d: %w", n, MaxAdvancedBytes, ErrInvalidQuery)
+	}
+	if n := len(query.Tokens(expr)); n > MaxAdvancedTerms {
+		return fmt.Errorf("engram: search: an Advanced expression of %d words is over %d: %w", n, MaxAdvancedTerms, ErrInvalidQuery)
+	}
+	return checkExpression(expr)
+}
+
+// canonicalTypes puts opts.Types in their canonical names, in a copy of
+// the caller's slice when one changes.
+func canonicalTypes(opts *SearchOptions) error {
 	cloned := false
 	for i, t := range opts.Types {
 		if t.Validate() == nil {
@@ -516,16 +549,12 @@ func (m *Memory) validateSearch(opts *SearchOptions) error {
 		}
 		opts.Types[i] = canon
 	}
-	if err := validateTags("Tags", opts.Tags, m.cfg.Limits); err != nil {
-		return err
-	}
-	if opts.Filter != nil {
-		if err := opts.Filter.validate("Filter", m.cfg.Limits); err != nil {
-			return err
-		}
-		f := opts.Filter.clone()
-		opts.Filter = &f
-	}
+	return nil
+}
+
+// validateBounds checks the bounds of what a search returns: the times,
+// the limit and the threshold of opts; and it sets the default limit.
+func validateBounds(opts *SearchOptions) error {
 	if err := errors.Join(validateTime("Since", opts.Since), validateTime("Until", opts.Until)); err != nil {
 		return err
 	}
@@ -541,6 +570,12 @@ func (m *Memory) validateSearch(opts *SearchOptions) error {
 	if !unit(opts.Threshold) {
 		return invalid("Threshold", "%v is outside [0, 1]", opts.Threshold)
 	}
+	return nil
+}
+
+// searchMode checks opts.Mode against the Memory's tier, and sets the
+// default mode: hybrid with Tier2, text without.
+func (m *Memory) searchMode(opts *SearchOptions) error {
 	switch opts.Mode {
 	case SearchDefault:
 		opts.Mode = SearchText

@@ -70,6 +70,46 @@ type locomoResult struct {
 // scored by BM25, one by TF-IDF), then asks every question of each, reps
 // times, interleaved.
 func runLoCoMo(ctx context.Context, path, convs, dir string, reps int) (*locomoResult, error) {
+	d, err := loadLoCoMo(path, convs)
+	if err != nil {
+		return nil, err
+	}
+	res := &locomoResult{recall: map[string][3]float64{}, which: cmp.Or(convs, "all")}
+	l := &locomoSet{idxs: map[string][]bleve.Index{}, sessionOf: map[string]string{}}
+	defer l.close()
+	start := time.Now()
+	for ci, c := range d {
+		if err := l.load(ctx, ci, c, dir); err != nil {
+			return nil, err
+		}
+	}
+	res.turns, res.questions, res.convs = l.turns, len(l.qs), len(d)
+	logf("locomo: %d conversations, %d turns, %d questions loaded in %s", len(d), res.turns, len(l.qs), time.Since(start).Round(time.Millisecond))
+
+	ranked := map[string][][]string{}
+	for _, name := range []string{"engram", "bleve BM25", "bleve BM25 (default order)", "bleve TF-IDF"} {
+		ranked[name] = make([][]string, len(l.qs))
+	}
+	// Recall is read from the untimed first pass, as the evaluation asks
+	// each question once; episodes record no accesses, so later passes
+	// must rank the same, which is checked on the last.
+	var first map[string][3]float64
+	if res.timings, err = measure("locomo", reps, len(l.qs), l.contenders(ctx, ranked), func() error { first = recalls(l.qs, ranked); return nil }); err != nil {
+		return nil, err
+	}
+	res.recall = first
+	res.reports = l.reports(ranked)
+	for name, last := range recalls(l.qs, ranked) {
+		if last != first[name] {
+			return nil, fmt.Errorf("locomo %s: recall changed between passes: %v then %v", name, first[name], last)
+		}
+	}
+	return res, nil
+}
+
+// loadLoCoMo reads the data set at path and returns the conversations
+// convs names (see locomodata.ParseConvs).
+func loadLoCoMo(path, convs string) (locomodata.Dataset, error) {
 	all, err := locomodata.Load(path)
 	if err != nil {
 		return nil, err
@@ -82,88 +122,95 @@ func runLoCoMo(ctx context.Context, path, convs, dir string, reps int) (*locomoR
 	for _, i := range sel {
 		d = append(d, all[i])
 	}
-	res := &locomoResult{recall: map[string][3]float64{}, which: cmp.Or(convs, "all")}
-	sessionOf := map[string]string{} // conversation index and turn → session
-	var (
-		mems []*engram.Memory
-		idxs = map[string][]bleve.Index{} // scoring model → one index per conversation
-		qs   []question
-	)
-	defer func() {
-		for _, m := range mems {
-			m.Close()
-		}
-		for _, is := range idxs {
-			for _, idx := range is {
-				idx.Close()
-			}
-		}
-	}()
-	start := time.Now()
-	for ci, c := range d {
-		sessions, err := c.Sessions()
-		if err != nil {
-			return nil, err
-		}
-		eps := locomodata.Episodes(sessions)
-		turns := make(map[string]bool, len(eps))
-		ids := make([]string, len(eps))
-		texts := make([]string, len(eps))
-		for i, e := range eps {
-			turns[e.ID] = true
-			sessionOf[fmt.Sprint(ci, " ", e.ID)] = e.SessionID
-			ids[i], texts[i] = e.ID, e.Content
-		}
-		res.turns += len(eps)
-		// The clock stands a day after the last session, as if the agent
-		// were asked the next day.
-		end := sessions[len(sessions)-1].Date.Add(24 * time.Hour)
-		m, err := engram.New(engram.Tier1, engram.WithDir(filepath.Join(dir, "engram")),
-			engram.WithAgent(fmt.Sprintf("conv-%d", ci)), engram.WithClock(func() time.Time { return end }))
-		if err != nil {
-			return nil, err
-		}
-		mems = append(mems, m)
-		if _, err := m.Episodic().LogBatch(ctx, logged(eps)); err != nil {
-			return nil, fmt.Errorf("%s: %w", c.SampleID, err)
-		}
-		for _, scoring := range []string{index.BM25Scoring, index.TFIDFScoring} {
-			idx, err := buildBleve(filepath.Join(dir, "bleve-"+scoring, fmt.Sprintf("conv-%d", ci)), scoring, ids, texts)
-			if err != nil {
-				return nil, fmt.Errorf("%s: bleve: %w", c.SampleID, err)
-			}
-			idxs[scoring] = append(idxs[scoring], idx)
-		}
-		for _, q := range c.QA {
-			if q.Category < 1 || q.Category > 4 {
-				continue
-			}
-			ev := locomodata.NormalizeEvidence(q.Evidence, turns)
-			if len(ev) == 0 {
-				continue
-			}
-			qs = append(qs, question{conv: ci, text: q.Question, evidence: ev, category: q.Category})
-		}
-	}
-	res.questions, res.convs = len(qs), len(d)
-	logf("locomo: %d conversations, %d turns, %d questions loaded in %s", len(d), res.turns, len(qs), time.Since(start).Round(time.Millisecond))
+	return d, nil
+}
 
-	ranked := map[string][][]string{}
-	for _, name := range []string{"engram", "bleve BM25", "bleve BM25 (default order)", "bleve TF-IDF"} {
-		ranked[name] = make([][]string, len(qs))
+// locomoSet is what runLoCoMo loaded: each conversation's engram memory
+// and bleve indexes, and the questions to ask.
+type locomoSet struct {
+	mems      []*engram.Memory
+	idxs      map[string][]bleve.Index // scoring model → one index per conversation
+	qs        []question
+	sessionOf map[string]string // conversation index and turn → session
+	turns     int
+}
+
+// close closes the memories and the indexes.
+func (l *locomoSet) close() {
+	for _, m := range l.mems {
+		m.Close()
 	}
+	for _, is := range l.idxs {
+		for _, idx := range is {
+			idx.Close()
+		}
+	}
+}
+
+// load loads the conversation c, the ci-th, into an engram memory and
+// bleve indexes under dir, and adds its questions.
+func (l *locomoSet) load(ctx context.Context, ci int, c locomodata.Conversation, dir string) error {
+	sessions, err := c.Sessions()
+	if err != nil {
+		return err
+	}
+	eps := locomodata.Episodes(sessions)
+	turns := make(map[string]bool, len(eps))
+	ids := make([]string, len(eps))
+	texts := make([]string, len(eps))
+	for i, e := range eps {
+		turns[e.ID] = true
+		l.sessionOf[fmt.Sprint(ci, " ", e.ID)] = e.SessionID
+		ids[i], texts[i] = e.ID, e.Content
+	}
+	l.turns += len(eps)
+	// The clock stands a day after the last session, as if the agent
+	// were asked the next day.
+	end := sessions[len(sessions)-1].Date.Add(24 * time.Hour)
+	m, err := engram.New(engram.Tier1, engram.WithDir(filepath.Join(dir, "engram")),
+		engram.WithAgent(fmt.Sprintf("conv-%d", ci)), engram.WithClock(func() time.Time { return end }))
+	if err != nil {
+		return err
+	}
+	l.mems = append(l.mems, m)
+	if _, err := m.Episodic().LogBatch(ctx, logged(eps)); err != nil {
+		return fmt.Errorf("%s: %w", c.SampleID, err)
+	}
+	for _, scoring := range []string{index.BM25Scoring, index.TFIDFScoring} {
+		idx, err := buildBleve(filepath.Join(dir, "bleve-"+scoring, fmt.Sprintf("conv-%d", ci)), scoring, ids, texts)
+		if err != nil {
+			return fmt.Errorf("%s: bleve: %w", c.SampleID, err)
+		}
+		l.idxs[scoring] = append(l.idxs[scoring], idx)
+	}
+	for _, q := range c.QA {
+		if q.Category < 1 || q.Category > 4 {
+			continue
+		}
+		ev := locomodata.NormalizeEvidence(q.Evidence, turns)
+		if len(ev) == 0 {
+			continue
+		}
+		l.qs = append(l.qs, question{conv: ci, text: q.Question, evidence: ev, category: q.Category})
+	}
+	return nil
+}
+
+// contenders are engram and bleve asking the questions, each keeping
+// the IDs it ranks in ranked under its name.
+func (l *locomoSet) contenders(ctx context.Context, ranked map[string][][]string) []contender {
 	askBleve := func(name, scoring string, byID bool) contender {
 		return contender{name: name, ask: func(i int) error {
-			q := qs[i]
-			ids, err := bleveSearch(idxs[scoring][q.conv], q.text, locomoLimit, byID)
+			q := l.qs[i]
+			ids, err := bleveSearch(l.idxs[scoring][q.conv], q.text, locomoLimit, byID)
 			ranked[name][i] = ids
 			return err
 		}}
 	}
-	cs := []contender{
+	return []contender{
 		{name: "engram", ask: func(i int) error {
-			q := qs[i]
-			rs, err := mems[q.conv].Episodic().Search(ctx, engram.SearchOptions{Query: q.text, Limit: locomoLimit})
+			q := l.qs[i]
+			rs, err := l.mems[q.conv].Episodic().Search(ctx, engram.SearchOptions{Query: q.text, Limit: locomoLimit})
 			if err != nil {
 				return err
 			}
@@ -182,35 +229,29 @@ func runLoCoMo(ctx context.Context, path, convs, dir string, reps int) (*locomoR
 		askBleve("bleve BM25 (default order)", index.BM25Scoring, false),
 		askBleve("bleve TF-IDF", index.TFIDFScoring, true),
 	}
-	// Recall is read from the untimed first pass, as the evaluation asks
-	// each question once; episodes record no accesses, so later passes
-	// must rank the same, which is checked on the last.
-	recalls := func() map[string][3]float64 {
-		out := map[string][3]float64{}
-		for name, r := range ranked {
-			out[name] = [3]float64{recallAt(qs, r, 5), recallAt(qs, r, 10), recallAt(qs, r, 25)}
-		}
-		return out
+}
+
+// recalls returns each contender's R@5, R@10 and R@25 of what it ranked.
+func recalls(qs []question, ranked map[string][][]string) map[string][3]float64 {
+	out := map[string][3]float64{}
+	for name, r := range ranked {
+		out[name] = [3]float64{recallAt(qs, r, 5), recallAt(qs, r, 10), recallAt(qs, r, 25)}
 	}
-	var first map[string][3]float64
-	if res.timings, err = measure("locomo", reps, len(qs), cs, func() error { first = recalls(); return nil }); err != nil {
-		return nil, err
-	}
-	res.recall = first
-	res.reports = map[string]*locomodata.Report{}
+	return out
+}
+
+// reports returns each contender's report (R@k and session-level recall
+// by category) of what it ranked.
+func (l *locomoSet) reports(ranked map[string][][]string) map[string]*locomodata.Report {
+	out := map[string]*locomodata.Report{}
 	for name, r := range ranked {
 		rep := locomodata.NewReport(name)
-		for i, q := range qs {
-			rep.Add(q.category, q.evidence, r[i], func(turn string) string { return sessionOf[fmt.Sprint(q.conv, " ", turn)] })
+		for i, q := range l.qs {
+			rep.Add(q.category, q.evidence, r[i], func(turn string) string { return l.sessionOf[fmt.Sprint(q.conv, " ", turn)] })
 		}
-		res.reports[name] = rep
+		out[name] = rep
 	}
-	for name, last := range recalls() {
-		if last != first[name] {
-			return nil, fmt.Errorf("locomo %s: recall changed between passes: %v then %v", name, first[name], last)
-		}
-	}
-	return res, nil
+	return out
 }
 
 // logged is eps as engram logs them.

@@ -182,19 +182,35 @@ func Parse(src []byte, title string) (*File, *Rejection) {
 func readItem(it ast.Node, src []byte, facts bool) Line {
 	start := blockStart(it, src)
 	l := Line{Num: lineOf(src, start), Fact: facts}
-	var lines []string
-	var body []string
 	block := it.FirstChild()
-	if block != nil {
-		for i := 0; i < block.Lines().Len(); i++ {
-			seg := block.Lines().At(i)
-			body = append(body, strings.TrimSpace(string(seg.Value(src))))
-		}
+	l.Raw = itemRaw(src, start, block)
+	switch {
+	case block == nil:
+		l.Problem = "an empty list item"
+		return l
+	case block.NextSibling() != nil || (block.Kind() != ast.KindTextBlock && block.Kind() != ast.KindParagraph):
+		l.Problem = "an entry is one paragraph of text, without nested lists or blocks"
+		return l
 	}
+	comment, cut, hasComment := endingHTML(block, src)
+	l.Body = strings.TrimSpace(strings.Join(itemBody(block, src, hasComment, cut), " "))
+	switch {
+	case comment != "":
+		l.ID, l.Problem = commentID(comment, facts)
+	case strings.Contains(l.Body, "<!--"):
+		l.Problem = "an ID comment that does not close or does not end the line"
+	}
+	return l
+}
+
+// itemRaw returns an item's lines in the file, from its start to the
+// last line of its block (if any), joined by "\n".
+func itemRaw(src []byte, start int, block ast.Node) string {
 	end := start
 	if block != nil && block.Lines().Len() > 0 {
 		end = block.Lines().At(block.Lines().Len() - 1).Start
 	}
+	var lines []string
 	for off := start; ; {
 		line := lineText(src, off)
 		lines = append(lines, line)
@@ -204,73 +220,74 @@ func readItem(it ast.Node, src []byte, facts bool) Line {
 		}
 		off += next + 1
 	}
-	l.Raw = strings.Join(lines, "\n")
-	switch {
-	case block == nil:
-		l.Problem = "an empty list item"
-		return l
-	case block.NextSibling() != nil || (block.Kind() != ast.KindTextBlock && block.Kind() != ast.KindParagraph):
-		l.Problem = "an entry is one paragraph of text, without nested lists or blocks"
-		return l
-	}
-	// The ID comment is the block's last inline, after all the text.
+	return strings.Join(lines, "\n")
+}
+
+// endingHTML returns the raw HTML that is the block's last inline, after
+// all the text (where the ID comment is), and the offset in src where it
+// starts; ok is false when the block does not end with HTML.
+func endingHTML(block ast.Node, src []byte) (html string, start int, ok bool) {
 	last := block.LastChild()
 	for last != nil && last.Kind() == ast.KindText && strings.TrimSpace(string(last.(*ast.Text).Value(src))) == "" {
 		last = last.PreviousSibling()
 	}
-	var comment string
-	if raw, ok := last.(*ast.RawHTML); ok && raw.Segments.Len() > 0 {
-		var b strings.Builder
-		for i := 0; i < raw.Segments.Len(); i++ {
-			seg := raw.Segments.At(i)
-			b.Write(seg.Value(src))
-		}
-		comment = b.String()
-		// The body is the text before the comment.
-		cut := raw.Segments.At(0).Start
-		var before []string
-		for i := 0; i < block.Lines().Len(); i++ {
-			seg := block.Lines().At(i)
-			if seg.Start >= cut {
-				break
-			}
-			before = append(before, strings.TrimSpace(string(src[seg.Start:min(seg.Stop, cut)])))
-		}
-		body = before
+	raw, ok := last.(*ast.RawHTML)
+	if !ok || raw.Segments.Len() == 0 {
+		return "", 0, false
 	}
-	l.Body = strings.TrimSpace(strings.Join(body, " "))
+	var b strings.Builder
+	for i := 0; i < raw.Segments.Len(); i++ {
+		seg := raw.Segments.At(i)
+		b.Write(seg.Value(src))
+	}
+	return b.String(), raw.Segments.At(0).Start, true
+}
+
+// itemBody returns the block's lines, white space cut: with an ending
+// comment, the text before the offset cut where it starts.
+func itemBody(block ast.Node, src []byte, comment bool, cut int) []string {
+	var body []string
+	for i := 0; i < block.Lines().Len(); i++ {
+		seg := block.Lines().At(i)
+		if !comment {
+			body = append(body, strings.TrimSpace(string(seg.Value(src))))
+			continue
+		}
+		if seg.Start >= cut {
+			break
+		}
+		body = append(body, strings.TrimSpace(string(src[seg.Start:min(seg.Stop, cut)])))
+	}
+	return body
+}
+
+// commentID reads the ID of the comment that ends an item, in the Facts
+// section if facts: it returns the ID, or why the comment holds none.
+func commentID(comment string, facts bool) (id, problem string) {
 	prefix := "id:"
 	if facts {
 		prefix = "fact:"
 	}
-	switch {
-	case comment != "":
-		inner, ok := strings.CutPrefix(comment, "<!--")
-		if ok {
-			inner, ok = strings.CutSuffix(inner, "-->")
-		}
-		inner = strings.TrimSpace(inner)
-		switch {
-		case !ok:
-			l.Problem = "the line ends with HTML that is not an ID comment"
-		case strings.HasPrefix(inner, "id:") && facts:
-			l.Problem = "an entry's ID comment in the Facts section"
-		case strings.HasPrefix(inner, "fact:") && !facts:
-			l.Problem = "a fact's ID comment outside the Facts section"
-		case !strings.HasPrefix(inner, prefix):
-			l.Problem = fmt.Sprintf("the comment %q is not an ID comment (%q)", comment, "<!-- "+prefix+"… -->")
-		default:
-			id, ok := ParseCommentID(strings.TrimPrefix(inner, prefix))
-			if !ok || id == "" || strings.ContainsFunc(id, unicode.IsSpace) {
-				l.Problem = fmt.Sprintf("the ID comment %q is malformed", comment)
-			} else {
-				l.ID = id
-			}
-		}
-	case strings.Contains(l.Body, "<!--"):
-		l.Problem = "an ID comment that does not close or does not end the line"
+	inner, ok := strings.CutPrefix(comment, "<!--")
+	if ok {
+		inner, ok = strings.CutSuffix(inner, "-->")
 	}
-	return l
+	inner = strings.TrimSpace(inner)
+	switch {
+	case !ok:
+		return "", "the line ends with HTML that is not an ID comment"
+	case strings.HasPrefix(inner, "id:") && facts:
+		return "", "an entry's ID comment in the Facts section"
+	case strings.HasPrefix(inner, "fact:") && !facts:
+		return "", "a fact's ID comment outside the Facts section"
+	case !strings.HasPrefix(inner, prefix):
+		return "", fmt.Sprintf("the comment %q is not an ID comment (%q)", comment, "<!-- "+prefix+"… -->")
+	}
+	id, ok = ParseCommentID(strings.TrimPrefix(inner, prefix))
+	if !ok || id == "" || strings.ContainsFunc(id, unicode.IsSpace) {
+		return "", fmt.Sprintf("the ID comment %q is malformed", comment)
+	}
+	return id, ""
 }
 
 // Entry is what an entry line says.
