@@ -10,6 +10,8 @@ import (
 	"math"
 	"slices"
 	"time"
+
+	"github.com/engram-go/engram/internal/store"
 )
 
 // Memories of any kind, by ID: what a server needs to add, read and list
@@ -269,7 +271,11 @@ func (m *Memory) records(q *dbtx, typ MemoryType, where string, args ...any) ([]
 		list, err := queryCounted(m, q, scanFact, `SELECT `+factCols+` FROM facts WHERE agent_id = ?1 AND `+where, args...)
 		return wrapRecords(list, err, func(f *Fact) Record { return Record{Type: typ, Fact: f} })
 	case TypeSnapshot:
-		list, err := queryCounted(m, q, scanSnapshot, `SELECT `+snapshotCols+` FROM session_snapshots WHERE agent_id = ?1 AND `+where, args...)
+		rows, err := store.SnapshotsWhere(q, m.agent, where, args[1:]...)
+		if err != nil {
+			return nil, err
+		}
+		list, err := snapshotsOf(m, q, rows)
 		return wrapRecords(list, err, func(s *SessionSnapshot) Record { return Record{Type: typ, Snapshot: s} })
 	case TypeDocument:
 		// chunks orders by place: the rows are selected in a subquery
