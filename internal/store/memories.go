@@ -34,7 +34,8 @@ func (c RowCounter) Count(q Querier, agent string, dest ...any) error {
 // is a listing's scope: the root package passes them as strings for now.
 // It returns the driver's errors unchanged.
 func MemoriesWhere(q Querier, table, cols, agent, where string, args ...any) (*sql.Rows, error) {
-	return q.Query(`SELECT `+cols+` FROM `+table+` WHERE agent_id = ?1 AND `+where, append([]any{agent}, args...)...)
+	all := make([]any, 0, 1+len(args))
+	return q.Query(`SELECT `+cols+` FROM `+table+` WHERE agent_id = ?1 AND `+where, append(append(all, agent), args...)...)
 }
 
 // PKsWhere returns the SQL condition over the rows of table that holds

@@ -76,8 +76,9 @@ func SessionSnapshots(q Querier, agent, session string) ([]SnapshotRow, error) {
 // built from its listing's scope, as a string for now. Errors are as for
 // LatestSnapshot.
 func SnapshotsWhere(q Querier, agent, where string, args ...any) ([]SnapshotRow, error) {
+	all := make([]any, 0, 1+len(args))
 	return querySnapshots(q, `SELECT `+snapshotCols+` FROM session_snapshots WHERE agent_id = ?1 AND `+where,
-		append([]any{agent}, args...)...)
+		append(append(all, agent), args...)...)
 }
 
 func querySnapshots(q Querier, query string, args ...any) ([]SnapshotRow, error) {
