@@ -220,22 +220,21 @@ func Changes(q Querier, agent string, cs ChangeSelect) ([]HistoryRow, error) {
 	return ScanAll(rows, scanHistoryRow)
 }
 
+// scanHistoryRow scans a row of historyRowCols. Its targets are one
+// variable, which costs one allocation for all of them; before and after
+// scan into byte slices, nil for NULL.
 func scanHistoryRow(r Scanner) (HistoryRow, error) {
-	var h HistoryRow
-	var before, after *string
-	var at int64
-	var form sql.NullInt64
-	if err := r.Scan(&h.Seq, &h.Op, &h.Type, &h.ID, &before, &after, &h.Actor, &h.Reason, &at, &form); err != nil {
-		return h, err
+	var v struct {
+		h    HistoryRow
+		at   int64
+		form sql.NullInt64
 	}
-	if before != nil {
-		h.Before = []byte(*before)
+	h := &v.h
+	if err := r.Scan(&h.Seq, &h.Op, &h.Type, &h.ID, &h.Before, &h.After, &h.Actor, &h.Reason, &v.at, &v.form); err != nil {
+		return *h, err
 	}
-	if after != nil {
-		h.After = []byte(*after)
-	}
-	h.At, h.Form = FromMS(at), int(form.Int64)
-	return h, nil
+	h.At, h.Form = FromMS(v.at), int(v.form.Int64)
+	return *h, nil
 }
 
 // PruneHistory deletes the agent's entries from before before and returns
@@ -299,18 +298,14 @@ func EntriesFrom(q Querier, agent, typ string, ids []string, from int64) ([]Hist
 		return nil, err
 	}
 	return ScanAll(rows, func(r Scanner) (HistoryRow, error) {
-		var e HistoryRow
-		var before, after *string
-		var form sql.NullInt64
-		err := r.Scan(&e.ID, &e.Seq, &before, &after, &form)
-		if before != nil {
-			e.Before = []byte(*before)
+		var v struct {
+			e    HistoryRow
+			form sql.NullInt64
 		}
-		if after != nil {
-			e.After = []byte(*after)
-		}
-		e.Form = int(form.Int64)
-		return e, err
+		e := &v.e
+		err := r.Scan(&e.ID, &e.Seq, &e.Before, &e.After, &v.form)
+		e.Form = int(v.form.Int64)
+		return *e, err
 	})
 }
 
