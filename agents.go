@@ -81,7 +81,7 @@ func agentsInFile(ctx context.Context, path string) ([]string, error) {
 			return nil, &DatabaseError{Op: "agents", Err: err}
 		}
 	}
-	db, conn, err := store.OpenConn(ctx, dsn(name, []string{"query_only(1)", "busy_timeout(5000)"}))
+	db, conn, err := store.OpenAgentsFile(ctx, dsn(name, []string{"query_only(1)", "busy_timeout(5000)"}))
 	if err != nil {
 		return nil, &DatabaseError{Op: "agents", Err: err}
 	}
@@ -95,7 +95,7 @@ func agentsInFile(ctx context.Context, path string) ([]string, error) {
 		return nil, err
 	}
 	var out []string
-	err = store.ReadOnly(ctx, conn, func(prep store.PrepFunc) error {
+	err = store.ReadAgentsFile(ctx, conn, func(prep store.AgentsPrep) error {
 		var err error
 		out, err = agentsIn(&dbtx{ctx: ctx, prep: prep})
 		return err

@@ -116,7 +116,7 @@ func (m *Memory) eraseID(q *dbtx, id string, only MemoryType) (types []MemoryTyp
 	if len(types) == 0 || !q.tx.s.history {
 		return types, purge, nil
 	}
-	err = store.RecordForgotten(q, m.agent, string(OpForget), []store.MemoryRef{{Type: string(types[0]), ID: id}})
+	err = store.RecordForgotten(q, m.agent, string(OpForget), []store.TypedID{{Type: string(types[0]), ID: id}})
 	return types, purge, err
 }
 

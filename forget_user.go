@@ -75,7 +75,7 @@ func (m *Memory) eraseUser(q *dbtx, user string, scoped []*kind) ([]typedID, err
 	}
 	seen := map[typedID]bool{}
 	var out []typedID
-	add := func(rows []store.MemoryRef) {
+	add := func(rows []store.TypedID) {
 		for _, r := range rows {
 			t := typedID{MemoryType(r.Type), r.ID}
 			if !seen[t] {
@@ -129,10 +129,10 @@ func (m *Memory) eraseUser(q *dbtx, user string, scoped []*kind) ([]typedID, err
 }
 
 // refsOf returns the store's names of the memories ids.
-func refsOf(ids []typedID) []store.MemoryRef {
-	out := make([]store.MemoryRef, len(ids))
+func refsOf(ids []typedID) []store.TypedID {
+	out := make([]store.TypedID, len(ids))
 	for i, t := range ids {
-		out[i] = store.MemoryRef{Type: string(t.Type), ID: t.ID}
+		out[i] = store.TypedID{Type: string(t.Type), ID: t.ID}
 	}
 	return out
 }

@@ -7,8 +7,8 @@ import (
 	"time"
 )
 
-// MemoryRef names a memory of an agent: its kind and ID.
-type MemoryRef struct {
+// TypedID names a memory of an agent: its kind and ID.
+type TypedID struct {
 	Type string `json:"t"`
 	ID   string `json:"i"`
 }
@@ -31,25 +31,25 @@ type ArchiveSelect struct {
 func (sel ArchiveSelect) where() (string, any) {
 	switch {
 	case sel.ID != "" && sel.Type != "":
-		return `id = ?2 AND memory_type = ` + quoteKind(sel.Type), sel.ID
+		return `id = ?2 AND memory_type = ` + forgetKindLit(sel.Type), sel.ID
 	case sel.ID != "":
 		return `id = ?2`, sel.ID
 	case sel.Types != nil:
-		return inKinds(sel.Types) + ` AND (row ->> '$.user_id') = ?2`, sel.User
+		return forgetKindsIn(sel.Types) + ` AND (row ->> '$.user_id') = ?2`, sel.User
 	case sel.Every:
 		return `1`, nil
 	}
 	return `archived_at < ?2`, MS(sel.Before)
 }
 
-// quoteKind quotes a kind's name as an SQL string.
-func quoteKind(typ string) string { return `'` + strings.ReplaceAll(typ, `'`, `''`) + `'` }
+// forgetKindLit quotes a kind's name as an SQL string.
+func forgetKindLit(typ string) string { return `'` + strings.ReplaceAll(typ, `'`, `''`) + `'` }
 
-// inKinds is the condition that memory_type is one of types.
-func inKinds(types []string) string {
+// forgetKindsIn is the condition that memory_type is one of types.
+func forgetKindsIn(types []string) string {
 	quoted := make([]string, len(types))
 	for i, t := range types {
-		quoted[i] = quoteKind(t)
+		quoted[i] = forgetKindLit(t)
 	}
 	return "memory_type IN (" + strings.Join(quoted, ", ") + ")"
 }
@@ -114,8 +114,8 @@ func DeleteMemoryRow(q Querier, table, agent, id string) (bool, error) {
 func DeleteLinksOf(q Querier, agent, id, only string) error {
 	links := `DELETE FROM zettel_links WHERE agent_id = ?1 AND (source_id = ?2 OR target_id = ?2)`
 	if only != "" {
-		links = `DELETE FROM zettel_links WHERE agent_id = ?1 AND ((source_id = ?2 AND source_type = ` + quoteKind(only) +
-			`) OR (target_id = ?2 AND target_type = ` + quoteKind(only) + `))`
+		links = `DELETE FROM zettel_links WHERE agent_id = ?1 AND ((source_id = ?2 AND source_type = ` + forgetKindLit(only) +
+			`) OR (target_id = ?2 AND target_type = ` + forgetKindLit(only) + `))`
 	}
 	_, err := q.Exec(links, agent, id)
 	return err
@@ -135,7 +135,7 @@ func DeleteMarkdownLine(q Querier, agent, id string) error {
 func DeleteHistoryOf(q Querier, agent, id, only, keep string) ([]string, error) {
 	ofKind := ""
 	if only != "" {
-		ofKind = ` AND memory_type = ` + quoteKind(only)
+		ofKind = ` AND memory_type = ` + forgetKindLit(only)
 	}
 	rows, err := q.Query(`DELETE FROM history WHERE agent_id = ? AND id = ? AND op IS NOT ?`+ofKind+` RETURNING memory_type`, agent, id, keep)
 	if err != nil {
@@ -148,18 +148,18 @@ func DeleteHistoryOf(q Querier, agent, id, only, keep string) ([]string, error) 
 // operation op, without content, with the actor, reason and time of the
 // history's context (see HistoryContext). It returns the driver's errors
 // unchanged.
-func RecordForgotten(q Querier, agent, op string, refs []MemoryRef) error {
+func RecordForgotten(q Querier, agent, op string, refs []TypedID) error {
 	list, err := json.Marshal(refs)
 	if err != nil {
 		return err
 	}
 	_, err = q.Exec(`INSERT INTO history (agent_id, memory_type, id, op, actor, reason, at)
-			SELECT ?1, p.t, p.i, ?3, c.actor, c.reason, c.at FROM (`+refPairs+`) p, temp.history_ctx c`, agent, string(list), op)
+			SELECT ?1, p.t, p.i, ?3, c.actor, c.reason, c.at FROM (`+typedIDPairs+`) p, temp.history_ctx c`, agent, string(list), op)
 	return err
 }
 
-// refPairs reads the JSON list of MemoryRefs bound as ?2 as rows (t, i).
-const refPairs = `SELECT j.value ->> '$.t' AS t, j.value ->> '$.i' AS i FROM json_each(?2) j`
+// typedIDPairs reads the JSON list of TypedIDs bound as ?2 as rows (t, i).
+const typedIDPairs = `SELECT j.value ->> '$.t' AS t, j.value ->> '$.i' AS i FROM json_each(?2) j`
 
 // PurgeTombstones merges the full-text index fts (a kind's, from the root
 // package's registry, passed as a string for now) so that the terms its
@@ -189,38 +189,38 @@ func DeleteAgentMeta(q Querier, agent string) error {
 
 // ArchivedOfUser returns the agent's archive entries of the kinds types
 // whose row's user is user. It returns the driver's errors unchanged.
-func ArchivedOfUser(q Querier, agent string, types []string, user string) ([]MemoryRef, error) {
-	return queryRefs(q, `SELECT memory_type, id FROM archive WHERE agent_id = ?1 AND `+inKinds(types)+` AND (row ->> '$.user_id') = ?2`, agent, user)
+func ArchivedOfUser(q Querier, agent string, types []string, user string) ([]TypedID, error) {
+	return queryTypedIDs(q, `SELECT memory_type, id FROM archive WHERE agent_id = ?1 AND `+forgetKindsIn(types)+` AND (row ->> '$.user_id') = ?2`, agent, user)
 }
 
 // DeleteUserRows deletes the agent's rows of table whose userCol is user
 // (not ""), and returns them as memories of kind typ. table and userCol
 // are a kind's, from the root package's registry, passed as strings for
 // now. It returns the driver's errors unchanged.
-func DeleteUserRows(q Querier, table, userCol, typ, agent, user string) ([]MemoryRef, error) {
-	return queryRefs(q, `DELETE FROM `+table+` WHERE agent_id = ? AND `+userCol+` = ? AND `+userCol+` <> '' RETURNING `+quoteKind(typ)+`, id`, agent, user)
+func DeleteUserRows(q Querier, table, userCol, typ, agent, user string) ([]TypedID, error) {
+	return queryTypedIDs(q, `DELETE FROM `+table+` WHERE agent_id = ? AND `+userCol+` = ? AND `+userCol+` <> '' RETURNING `+forgetKindLit(typ)+`, id`, agent, user)
 }
 
 // HistoryOfUser returns the memories of the kinds types whose history
 // entries hold user as the user before or after a change, once each. It
 // returns the driver's errors unchanged.
-func HistoryOfUser(q Querier, agent string, types []string, user string) ([]MemoryRef, error) {
-	return queryRefs(q, `SELECT DISTINCT memory_type, id FROM history WHERE agent_id = ?1 AND `+inKinds(types)+`
+func HistoryOfUser(q Querier, agent string, types []string, user string) ([]TypedID, error) {
+	return queryTypedIDs(q, `SELECT DISTINCT memory_type, id FROM history WHERE agent_id = ?1 AND `+forgetKindsIn(types)+`
 		AND ((before ->> '$.user_id') = ?2 OR (after ->> '$.user_id') = ?2)`, agent, user)
 }
 
 // DeleteRefsTraces deletes the links from and to the agent's memories
 // refs, the lines memory.md last showed of them and their history. It
 // returns the driver's errors unchanged.
-func DeleteRefsTraces(q Querier, agent string, refs []MemoryRef) error {
+func DeleteRefsTraces(q Querier, agent string, refs []TypedID) error {
 	list, err := json.Marshal(refs)
 	if err != nil {
 		return err
 	}
 	for _, stmt := range []string{
-		`DELETE FROM zettel_links WHERE agent_id = ?1 AND ((source_type, source_id) IN (` + refPairs + `) OR (target_type, target_id) IN (` + refPairs + `))`,
-		`DELETE FROM markdown_lines WHERE agent_id = ?1 AND id IN (SELECT i FROM (` + refPairs + `))`,
-		`DELETE FROM history WHERE pk IN (SELECT h.pk FROM (` + refPairs + `) p JOIN history h ON h.agent_id = ?1 AND h.id = p.i AND h.memory_type = p.t)`,
+		`DELETE FROM zettel_links WHERE agent_id = ?1 AND ((source_type, source_id) IN (` + typedIDPairs + `) OR (target_type, target_id) IN (` + typedIDPairs + `))`,
+		`DELETE FROM markdown_lines WHERE agent_id = ?1 AND id IN (SELECT i FROM (` + typedIDPairs + `))`,
+		`DELETE FROM history WHERE pk IN (SELECT h.pk FROM (` + typedIDPairs + `) p JOIN history h ON h.agent_id = ?1 AND h.id = p.i AND h.memory_type = p.t)`,
 	} {
 		if _, err := q.Exec(stmt, agent, string(list)); err != nil {
 			return err
@@ -242,13 +242,13 @@ func IDsWhere(q Querier, table, agent, where string, args ...any) ([]string, err
 	return ScanAll(rows, scanAgentString)
 }
 
-func queryRefs(q Querier, query string, args ...any) ([]MemoryRef, error) {
+func queryTypedIDs(q Querier, query string, args ...any) ([]TypedID, error) {
 	rows, err := q.Query(query, args...)
 	if err != nil {
 		return nil, err
 	}
-	return ScanAll(rows, func(r Scanner) (MemoryRef, error) {
-		var m MemoryRef
+	return ScanAll(rows, func(r Scanner) (TypedID, error) {
+		var m TypedID
 		err := r.Scan(&m.Type, &m.ID)
 		return m, err
 	})

@@ -125,14 +125,14 @@ func HistoryStatements(kinds []HistoryKind, createOp, updateOp, deleteOp, decayO
 	return stmts
 }
 
-// Execer runs a statement on a connection.
-type Execer interface {
+// HistoryConn runs a statement on a connection.
+type HistoryConn interface {
 	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
 }
 
 // InstallHistory runs stmts (what HistoryStatements returned) on conn,
 // in order. It returns the driver's first error unchanged.
-func InstallHistory(ctx context.Context, conn Execer, stmts []string) error {
+func InstallHistory(ctx context.Context, conn HistoryConn, stmts []string) error {
 	for _, stmt := range stmts {
 		if _, err := conn.ExecContext(ctx, stmt); err != nil {
 			return err
@@ -271,12 +271,12 @@ func FirstCompactEntry(q Querier, agent, typ, id string, upTo int64) (int64, boo
 // as JSON texts, in form HistoryWhole. It returns the driver's errors
 // unchanged.
 func SettleEntry(q Querier, seq int64, before, after []byte) error {
-	_, err := q.Exec(`UPDATE history SET before = ?, after = ?, form = NULL WHERE pk = ?`, jsonText(before), jsonText(after), seq)
+	_, err := q.Exec(`UPDATE history SET before = ?, after = ?, form = NULL WHERE pk = ?`, historyJSONText(before), historyJSONText(after), seq)
 	return err
 }
 
-// jsonText is b as a text to bind, or nil (NULL) when b is.
-func jsonText(b []byte) any {
+// historyJSONText is b as a text to bind, or nil (NULL) when b is.
+func historyJSONText(b []byte) any {
 	if b == nil {
 		return nil
 	}
