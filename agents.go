@@ -3,7 +3,6 @@ package engram
 import (
 	"cmp"
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -82,15 +81,11 @@ func agentsInFile(ctx context.Context, path string) ([]string, error) {
 			return nil, &DatabaseError{Op: "agents", Err: err}
 		}
 	}
-	db, err := sql.Open("sqlite", dsn(name, []string{"query_only(1)", "busy_timeout(5000)"}))
+	db, conn, err := store.OpenAgentsFile(ctx, dsn(name, []string{"query_only(1)", "busy_timeout(5000)"}))
 	if err != nil {
 		return nil, &DatabaseError{Op: "agents", Err: err}
 	}
 	defer db.Close()
-	conn, err := db.Conn(ctx)
-	if err != nil {
-		return nil, &DatabaseError{Op: "agents", Err: err}
-	}
 	defer conn.Close()
 	s := &database{wconn: conn}
 	if _, err := s.checkOwner(ctx); err != nil {
@@ -100,16 +95,11 @@ func agentsInFile(ctx context.Context, path string) ([]string, error) {
 		return nil, err
 	}
 	var out []string
-	err = func() error {
-		tx, err := conn.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
-		if err != nil {
-			return err
-		}
-		defer tx.Rollback() //nolint:errcheck // a read
-		q := &dbtx{ctx: ctx, prep: func(ctx context.Context, query string) (*sql.Stmt, error) { return tx.PrepareContext(ctx, query) }}
-		out, err = agentsIn(q)
+	err = store.ReadAgentsFile(ctx, conn, func(prep store.AgentsPrep) error {
+		var err error
+		out, err = agentsIn(&dbtx{ctx: ctx, prep: prep})
 		return err
-	}()
+	})
 	if err != nil {
 		return nil, dbErr("agents", err)
 	}
@@ -139,16 +129,10 @@ func agentsIn(q *dbtx) ([]string, error) {
 }
 
 // agentTables returns the tables of the file that have an agent_id
-// column (virtual tables aside: their rows are kept by triggers).
+// column (virtual tables aside: their rows are kept by triggers), or an
+// error matching ErrNotEngram when one has a name engram does not give.
 func agentTables(q *dbtx) ([]string, error) {
-	rows, err := q.query(`SELECT s.name FROM sqlite_schema s
-		WHERE s.type = 'table' AND s.name NOT LIKE 'sqlite\_%' ESCAPE '\' AND s.sql NOT LIKE 'CREATE VIRTUAL%'
-			AND EXISTS (SELECT 1 FROM pragma_table_info(s.name) c WHERE c.name = 'agent_id')
-		ORDER BY s.name`)
-	if err != nil {
-		return nil, err
-	}
-	names, err := store.ScanAll(rows, scanString)
+	names, err := store.AgentTables(q)
 	if err != nil {
 		return nil, err
 	}
@@ -170,55 +154,11 @@ func scanString(r store.Scanner) (string, error) {
 	return s, err
 }
 
-// agentsOf returns the agents with rows in the tables, sorted: each table
-// is walked from agent to agent (a seek per agent in the index that starts
-// with agent_id, which every such table has), not row by row.
-func agentsOf(q *dbtx, tables []string) ([]string, error) {
-	seen := map[string]bool{}
-	for _, t := range tables {
-		rows, err := q.query(`WITH RECURSIVE a(id) AS (
-				SELECT min(agent_id) FROM "` + t + `"
-				UNION ALL
-				SELECT (SELECT min(agent_id) FROM "` + t + `" WHERE agent_id > a.id) FROM a WHERE a.id IS NOT NULL)
-			SELECT id FROM a WHERE id IS NOT NULL`)
-		if err != nil {
-			return nil, err
-		}
-		ids, err := store.ScanAll(rows, scanString)
-		if err != nil {
-			return nil, err
-		}
-		for _, id := range ids {
-			seen[id] = true
-		}
-	}
-	out := make([]string, 0, len(seen))
-	for id := range seen {
-		out = append(out, id)
-	}
-	slices.Sort(out)
-	return out, nil
-}
+// agentsOf returns the agents with rows in the tables, sorted.
+func agentsOf(q *dbtx, tables []string) ([]string, error) { return store.AgentsIn(q, tables) }
 
 // agentRows returns the tables, of those given, that hold rows of agent,
 // and "meta" when an entry of meta is the agent's.
 func agentRows(q *dbtx, tables []string, agent string) ([]string, error) {
-	var out []string
-	for _, t := range tables {
-		var has bool
-		if err := q.queryRow(`SELECT EXISTS (SELECT 1 FROM "`+t+`" WHERE agent_id = ?)`, []any{agent}, &has); err != nil {
-			return nil, err
-		}
-		if has {
-			out = append(out, t)
-		}
-	}
-	var meta bool
-	if err := q.queryRow(`SELECT EXISTS (SELECT 1 FROM meta WHERE key GLOB '*:' || ?)`, []any{agent}, &meta); err != nil {
-		return nil, err
-	}
-	if meta {
-		out = append(out, "meta")
-	}
-	return out, nil
+	return store.AgentRows(q, tables, agent)
 }

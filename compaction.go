@@ -775,7 +775,7 @@ func (m *Memory) PurgeArchive(ctx context.Context, olderThan time.Duration) (int
 	}
 	var n int64
 	err := m.write(ctx, "purge_archive", func(q *dbtx) error {
-		purged, err := m.forgetArchived(q, `archived_at < ?2`, cutoff)
+		purged, err := m.forgetArchived(q, store.ArchiveSelect{Before: fromMS(cutoff)})
 		n = int64(len(purged))
 		return err
 	})

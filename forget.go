@@ -2,8 +2,6 @@ package engram
 
 import (
 	"context"
-	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -21,7 +19,7 @@ import (
 // delete frees with zeros, and the full-text indexes with FTS5's
 // secure-delete, which takes a deleted row's terms out of the index
 // instead of marking them (the snapshots' index, which keeps no texts and
-// cannot, is merged instead: see store.Kind.Tombstones); both then checkpoint
+// cannot, is merged instead: see kind.tombstones); both then checkpoint
 // the write-ahead log into the database and truncate it, so that once
 // they return the forgotten text is in neither file. Other connections,
 // of this process or another, can hold the truncation up for a while;
@@ -80,16 +78,9 @@ func (m *Memory) Forget(ctx context.Context, id string) error {
 // tombstones of what it deleted, for the caller to purge (see
 // purgeTombstones).
 func (m *Memory) eraseID(q *dbtx, id string, only MemoryType) (types []MemoryType, purge []*kind, err error) {
-	ofKind, linked, logged := "", "", ""
-	if only != "" {
-		// A constant of this package, never the caller's text.
-		ofKind = ` AND memory_type = '` + string(only) + `'`
-		linked = ` AND source_type = '` + string(only) + `'`
-		logged = ofKind
-	}
 	// The archive first: a row deleted while its archive entry exists
 	// leaves its cached embedding behind for Restore.
-	types, err = m.forgetArchived(q, `id = ?2`+ofKind, id)
+	types, err = m.forgetArchived(q, store.ArchiveSelect{ID: id, Type: string(only)})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -97,60 +88,54 @@ func (m *Memory) eraseID(q *dbtx, id string, only MemoryType) (types []MemoryTyp
 		if only != "" && k.typ != only {
 			continue
 		}
-		got, err := deleteReturningType(q, `DELETE FROM `+k.Table+` WHERE agent_id = ? AND id = ? RETURNING '`+string(k.typ)+`'`, m.agent, id)
+		found, err := store.DeleteMemoryRow(q, k.Table, m.agent, id)
 		if err != nil {
 			return nil, nil, err
 		}
-		if len(got) > 0 && k.Tombstones {
-			purge = append(purge, k)
+		if found {
+			if k.Tombstones {
+				purge = append(purge, k)
+			}
+			types = append(types, k.typ)
 		}
-		types = append(types, got...)
 	}
-	links := `DELETE FROM zettel_links WHERE agent_id = ?1 AND (source_id = ?2 OR target_id = ?2)`
-	if only != "" {
-		links = `DELETE FROM zettel_links WHERE agent_id = ?1 AND ((source_id = ?2` + linked + `) OR (target_id = ?2 AND target_type = '` + string(only) + `'))`
-	}
-	if _, err := q.exec(links, m.agent, id); err != nil {
+	if err := store.DeleteLinksOf(q, m.agent, id, string(only)); err != nil {
 		return nil, nil, err
 	}
 	// The line memory.md last showed of it (see markdown_import.go).
-	if _, err := q.exec(`DELETE FROM markdown_lines WHERE agent_id = ? AND id = ?`, m.agent, id); err != nil {
+	if err := store.DeleteMarkdownLine(q, m.agent, id); err != nil {
 		return nil, nil, err
 	}
 	// Its history, but for the entries of an earlier Forget: a memory
 	// forgotten already is not found again, and its entry stays.
-	got, err := deleteReturningType(q, `DELETE FROM history WHERE agent_id = ? AND id = ? AND op IS NOT ?`+logged+` RETURNING memory_type`, m.agent, id, string(OpForget))
+	got, err := store.DeleteHistoryOf(q, m.agent, id, string(only), string(OpForget))
 	if err != nil {
 		return nil, nil, err
 	}
-	types = append(types, got...)
+	types = appendTypes(types, got)
 	if len(types) == 0 || !q.tx.s.history {
 		return types, purge, nil
 	}
-	_, err = q.exec(`INSERT INTO history (agent_id, memory_type, id, op, actor, reason, at)
-		SELECT ?, ?, ?, ?, actor, reason, at FROM temp.history_ctx`, m.agent, string(types[0]), id, string(OpForget))
+	err = store.RecordForgotten(q, m.agent, string(OpForget), []store.TypedID{{Type: string(types[0]), ID: id}})
 	return types, purge, err
 }
 
+// appendTypes appends the kinds named by names to types.
+func appendTypes(types []MemoryType, names []string) []MemoryType {
+	for _, n := range names {
+		types = append(types, MemoryType(n))
+	}
+	return types
+}
+
 // purgeTombstones merges the full-text index of a kind whose deletes
-// leave the terms in it (see store.Kind.Tombstones), so that they leave for
+// leave the terms in it (see kind.tombstones), so that they leave for
 // good. It rewrites the whole index: snapshots, the one such kind, are few.
 func purgeTombstones(q *dbtx, k *kind) error {
 	if !k.Tombstones {
 		return nil
 	}
-	_, err := q.exec(`INSERT INTO ` + k.FTS + `(` + k.FTS + `) VALUES ('optimize')`)
-	return err
-}
-
-// deleteReturningType runs a DELETE … RETURNING a memory type and returns
-// the types of the rows it deleted.
-func deleteReturningType(q *dbtx, query string, args ...any) ([]MemoryType, error) {
-	rows, err := q.query(query, args...)
-	if err != nil {
-		return nil, err
-	}
-	return store.ScanAll(rows, scanMemoryType)
+	return store.PurgeTombstones(q, k.FTS)
 }
 
 func scanMemoryType(r store.Scanner) (MemoryType, error) {
@@ -159,39 +144,37 @@ func scanMemoryType(r store.Scanner) (MemoryType, error) {
 	return t, err
 }
 
-// forgetArchived deletes the agent's archive entries that where selects
-// (an SQL condition, with the agent as ?1 and arg as ?2), and the copies of
-// their embeddings the embedding cache keeps for Restore, whatever the
-// model; it returns the entries' types. Forget, ForgetAgent and
-// PurgeArchive delete from the archive through it. The cache is shared by the file's
-// agents and keyed by text: another agent's archived memory of the same
-// text loses its copy too, and is embedded again if it is restored.
-func (m *Memory) forgetArchived(q *dbtx, where string, arg any) ([]MemoryType, error) {
-	var hashes []string
+// forgetArchived deletes the agent's archive entries that sel selects, and
+// the copies of their embeddings the embedding cache keeps for Restore,
+// whatever the model; it returns the entries' types. Forget, ForgetAgent
+// and PurgeArchive delete from the archive through it. The cache is shared
+// by the file's agents and keyed by text: another agent's archived memory
+// of the same text loses its copy too, and is embedded again if it is
+// restored.
+func (m *Memory) forgetArchived(q *dbtx, sel store.ArchiveSelect) ([]MemoryType, error) {
+	var hashes [][]byte
 	for _, k := range kinds {
 		if k.Vec == "" {
 			continue
 		}
-		rows, err := q.query(`SELECT coalesce(`+store.OverJSON(k.Text, "row")+`, '') FROM archive WHERE agent_id = ?1 AND memory_type = ?3 AND `+where,
-			m.agent, arg, string(k.typ))
-		if err != nil {
-			return nil, err
-		}
-		texts, err := store.ScanAll(rows, scanString)
+		texts, err := store.ArchivedTexts(q, m.agent, string(k.typ), store.OverJSON(k.Text, "row"), sel)
 		if err != nil {
 			return nil, err
 		}
 		for _, t := range texts {
-			hashes = append(hashes, hex.EncodeToString(textHash(t)))
+			hashes = append(hashes, textHash(t))
 		}
 	}
 	if len(hashes) > 0 {
-		list, _ := json.Marshal(hashes) // a []string always marshals
-		if _, err := q.exec(`DELETE FROM embedding_cache WHERE hash IN (SELECT unhex(value) FROM json_each(?)) AND memory_pk IS NULL`, string(list)); err != nil {
+		if err := store.DeleteCachedTexts(q, hashes); err != nil {
 			return nil, err
 		}
 	}
-	return deleteReturningType(q, `DELETE FROM archive WHERE agent_id = ?1 AND `+where+` RETURNING memory_type`, m.agent, arg)
+	got, err := store.DeleteArchived(q, m.agent, sel)
+	if err != nil {
+		return nil, err
+	}
+	return appendTypes(nil, got), nil
 }
 
 // afterForget writes memory.md again without what was forgotten (and
@@ -268,17 +251,13 @@ func (m *Memory) ForgetAgent(ctx context.Context) error {
 // that none is left in any table, and reports whether other agents have
 // rows in the file.
 func (m *Memory) eraseAgent(q *dbtx) (others bool, err error) {
-	if _, err := m.forgetArchived(q, `1`, nil); err != nil {
+	if _, err := m.forgetArchived(q, store.ArchiveSelect{Every: true}); err != nil {
 		return false, err
 	}
 	// The embeddings that name the agent's rows go with them, by the Tier
 	// 2 triggers (the archive is empty now).
 	for _, k := range kinds {
-		res, err := q.exec(`DELETE FROM `+k.Table+` WHERE agent_id = ?`, m.agent)
-		if err != nil {
-			return false, err
-		}
-		if n, err := res.RowsAffected(); err != nil {
+		if n, err := store.DeleteAgentRows(q, k.Table, m.agent); err != nil {
 			return false, err
 		} else if n > 0 {
 			if err := purgeTombstones(q, k); err != nil {
@@ -293,11 +272,11 @@ func (m *Memory) eraseAgent(q *dbtx) (others bool, err error) {
 	// The kinds' triggers wrote history, statistics and meta counters of
 	// those deletes: everything else goes after them.
 	for _, t := range tables {
-		if _, err := q.exec(`DELETE FROM "`+t+`" WHERE agent_id = ?`, m.agent); err != nil {
+		if _, err := store.DeleteAgentRows(q, t, m.agent); err != nil {
 			return false, err
 		}
 	}
-	if _, err := q.exec(`DELETE FROM meta WHERE key GLOB '*:' || ?`, m.agent); err != nil {
+	if err := store.DeleteAgentMeta(q, m.agent); err != nil {
 		return false, err
 	}
 	left, err := agentRows(q, tables, m.agent)

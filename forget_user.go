@@ -2,9 +2,7 @@ package engram
 
 import (
 	"context"
-	"encoding/json"
 	"math"
-	"strings"
 
 	"github.com/engram-go/engram/internal/store"
 )
@@ -63,41 +61,41 @@ func (m *Memory) finishForget(ctx context.Context, forgotten []typedID) (int, er
 
 // typedID names a memory: its kind and ID.
 type typedID struct {
-	Type MemoryType `json:"t"`
-	ID   string     `json:"i"`
+	Type MemoryType
+	ID   string
 }
 
 // eraseUser deletes, in q's transaction, the user's memories of the kinds
 // scoped (those with a user) and everything derived from them, and
 // returns them, once each.
 func (m *Memory) eraseUser(q *dbtx, user string, scoped []*kind) ([]typedID, error) {
-	var types []string
-	for _, k := range scoped {
-		types = append(types, "'"+string(k.typ)+"'")
+	types := make([]string, len(scoped))
+	for i, k := range scoped {
+		types[i] = string(k.typ)
 	}
-	inScoped := "memory_type IN (" + strings.Join(types, ", ") + ")"
 	seen := map[typedID]bool{}
 	var out []typedID
-	add := func(rows []typedID) {
+	add := func(rows []store.TypedID) {
 		for _, r := range rows {
-			if !seen[r] {
-				seen[r] = true
-				out = append(out, r)
+			t := typedID{MemoryType(r.Type), r.ID}
+			if !seen[t] {
+				seen[t] = true
+				out = append(out, t)
 			}
 		}
 	}
 	// The archive first (see Forget), then the rows: their triggers take
 	// their full-text entries, vectors and links.
-	got, err := queryTyped(q, `SELECT memory_type, id FROM archive WHERE agent_id = ?1 AND `+inScoped+` AND (row ->> '$.user_id') = ?2`, m.agent, user)
+	got, err := store.ArchivedOfUser(q, m.agent, types, user)
 	if err != nil {
 		return nil, err
 	}
 	add(got)
-	if _, err := m.forgetArchived(q, inScoped+` AND (row ->> '$.user_id') = ?2`, user); err != nil {
+	if _, err := m.forgetArchived(q, store.ArchiveSelect{Types: types, User: user}); err != nil {
 		return nil, err
 	}
 	for _, k := range scoped {
-		got, err := queryTyped(q, `DELETE FROM `+k.Table+` WHERE agent_id = ? AND `+k.UserCol+` = ? AND `+k.UserCol+` <> '' RETURNING '`+string(k.typ)+`', id`, m.agent, user)
+		got, err := store.DeleteUserRows(q, k.Table, k.UserCol, string(k.typ), m.agent, user)
 		if err != nil {
 			return nil, err
 		}
@@ -110,8 +108,7 @@ func (m *Memory) eraseUser(q *dbtx, user string, scoped []*kind) ([]typedID, err
 	}
 	// Memories of the user deleted before, whose history still holds
 	// their content.
-	got, err = queryTyped(q, `SELECT DISTINCT memory_type, id FROM history WHERE agent_id = ?1 AND `+inScoped+`
-		AND ((before ->> '$.user_id') = ?2 OR (after ->> '$.user_id') = ?2)`, m.agent, user)
+	got, err = store.HistoryOfUser(q, m.agent, types, user)
 	if err != nil {
 		return nil, err
 	}
@@ -119,42 +116,25 @@ func (m *Memory) eraseUser(q *dbtx, user string, scoped []*kind) ([]typedID, err
 	if len(out) == 0 {
 		return nil, nil
 	}
-	list, err := json.Marshal(out)
-	if err != nil {
+	refs := refsOf(out)
+	if err := store.DeleteRefsTraces(q, m.agent, refs); err != nil {
 		return nil, err
 	}
-	pairs := `SELECT j.value ->> '$.t' AS t, j.value ->> '$.i' AS i FROM json_each(?2) j`
-	for _, stmt := range []string{
-		`DELETE FROM zettel_links WHERE agent_id = ?1 AND ((source_type, source_id) IN (` + pairs + `) OR (target_type, target_id) IN (` + pairs + `))`,
-		`DELETE FROM markdown_lines WHERE agent_id = ?1 AND id IN (SELECT i FROM (` + pairs + `))`,
-		`DELETE FROM history WHERE pk IN (SELECT h.pk FROM (` + pairs + `) p JOIN history h ON h.agent_id = ?1 AND h.id = p.i AND h.memory_type = p.t)`,
-	} {
-		if _, err := q.exec(stmt, m.agent, string(list)); err != nil {
-			return nil, err
-		}
-	}
 	if q.tx.s.history {
-		_, err = q.exec(`INSERT INTO history (agent_id, memory_type, id, op, actor, reason, at)
-			SELECT ?1, p.t, p.i, ?3, c.actor, c.reason, c.at FROM (`+pairs+`) p, temp.history_ctx c`, m.agent, string(list), string(OpForget))
-		if err != nil {
+		if err := store.RecordForgotten(q, m.agent, string(OpForget), refs); err != nil {
 			return nil, err
 		}
 	}
 	return out, nil
 }
 
-// queryTyped runs a query (or a DELETE … RETURNING) of memory types and
-// IDs.
-func queryTyped(q *dbtx, query string, args ...any) ([]typedID, error) {
-	rows, err := q.query(query, args...)
-	if err != nil {
-		return nil, err
+// refsOf returns the store's names of the memories ids.
+func refsOf(ids []typedID) []store.TypedID {
+	out := make([]store.TypedID, len(ids))
+	for i, t := range ids {
+		out[i] = store.TypedID{Type: string(t.Type), ID: t.ID}
 	}
-	return store.ScanAll(rows, func(r store.Scanner) (typedID, error) {
-		var t typedID
-		err := r.Scan(&t.Type, &t.ID)
-		return t, err
-	})
+	return out
 }
 
 // ForgetMatching erases every memory the filter matches, as
@@ -192,12 +172,14 @@ func (m *Memory) ForgetMatching(ctx context.Context, f Filter) (int, error) {
 			// Every row listWhere admits: from the first time to the last,
 			// before a cursor past every row, with no limit.
 			where, args := listWhere(k, sc, false)
-			args = append([]any{m.agent, int64(math.MinInt64), int64(math.MaxInt64), int64(math.MaxInt64), "", "", "", -1}, args...)
-			got, err := queryTyped(q, `SELECT '`+string(typ)+`', id FROM `+k.Table+` WHERE agent_id = ?1 AND `+where, args...)
+			args = append([]any{int64(math.MinInt64), int64(math.MaxInt64), int64(math.MaxInt64), "", "", "", -1}, args...)
+			got, err := store.IDsWhere(q, k.Table, m.agent, where, args...)
 			if err != nil {
 				return err
 			}
-			ids = append(ids, got...)
+			for _, id := range got {
+				ids = append(ids, typedID{typ, id})
+			}
 		}
 		// Each of its own kind alone: another kind's memory of the same
 		// ID, which the filter may not match, stays.

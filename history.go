@@ -4,10 +4,9 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
-	"math"
 	"slices"
-	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -17,7 +16,7 @@ import (
 // History is every change to a memory or a fact, kept in the database
 // (table history) in the transaction that made it. Nothing that writes a
 // row has to remember it: triggers on the writer connection of a Memory
-// that records history, made from the registry of kinds (see store.Kind.Cols),
+// that records history, made from the registry of kinds (see kind.cols),
 // append an entry for every insert, every change of a recorded field and
 // every delete of a memory row, whatever statement made it. (A Memory
 // with history off, or a program writing the file without engram,
@@ -172,16 +171,11 @@ func (m *Memory) History(ctx context.Context, id string) ([]HistoryEntry, error)
 	}
 	var out []HistoryEntry
 	err := m.read(ctx, "history", func(q *dbtx) error {
-		rows, err := q.query(`SELECT `+historyRowCols+` FROM history INDEXED BY history_by_memory
-			WHERE agent_id = ? AND id = ? ORDER BY pk`, m.agent, id)
+		rows, err := store.History(q, m.agent, id)
 		if err != nil {
 			return err
 		}
-		hs, err := store.ScanAll(rows, scanHistoryRow)
-		if err != nil {
-			return err
-		}
-		out, err = q.historyEntries(m.agent, hs)
+		out, err = q.historyEntries(m.agent, rows)
 		return err
 	})
 	return out, err
@@ -236,53 +230,24 @@ func (m *Memory) Changes(ctx context.Context, cq ChangeQuery) ([]HistoryEntry, e
 	if err := validateActor("ChangeQuery.Actor", cq.Actor, true); err != nil {
 		return nil, err
 	}
-	limit := cmp.Or(cq.Limit, 100)
-	since, until, before := int64(minTime), int64(math.MaxInt64), int64(math.MaxInt64)
-	if !cq.Since.IsZero() {
-		since = ms(cq.Since)
-	}
-	if !cq.Until.IsZero() {
-		until = ms(cq.Until)
-	}
-	if cq.BeforeSeq != 0 {
-		before = cq.BeforeSeq
-	}
 	var out []HistoryEntry
 	err := m.read(ctx, "history.changes", func(q *dbtx) error {
-		order := "at, pk"
-		if cq.Newest {
-			order = "at DESC, pk DESC"
-		}
-		rows, err := q.query(`SELECT `+historyRowCols+` FROM history INDEXED BY history_by_time
-			WHERE agent_id = ?1 AND (at > ?2 OR (at = ?2 AND pk > ?3)) AND (at < ?5 OR (at = ?5 AND pk < ?6))
-				AND (?7 = '' OR actor = ?7)
-			ORDER BY `+order+` LIMIT ?4`,
-			m.agent, since, cq.AfterSeq, limit, until, before, cq.Actor)
+		rows, err := store.Changes(q, m.agent, store.ChangeSelect{
+			Since: cq.Since, Until: cq.Until, AfterSeq: cq.AfterSeq, BeforeSeq: cq.BeforeSeq,
+			Limit: cmp.Or(cq.Limit, 100), Newest: cq.Newest, Actor: cq.Actor,
+		})
 		if err != nil {
 			return err
 		}
-		hs, err := store.ScanAll(rows, scanHistoryRow)
-		if err != nil {
-			return err
-		}
-		out, err = q.historyEntries(m.agent, hs)
+		out, err = q.historyEntries(m.agent, rows)
 		return err
 	})
 	return out, err
 }
 
-// minTime is the earliest time Changes reads from without a Since.
-const minTime = -1 << 62
-
-const historyCols = `pk, op, memory_type, id, before, after, actor, reason, at`
-
 // pruneHistory deletes the agent's entries older than the retention.
 func (m *Memory) pruneHistory(q *dbtx, now time.Time) (int, error) {
-	res, err := q.exec(`DELETE FROM history WHERE agent_id = ? AND at < ?`, m.agent, ms(now.Add(-m.cfg.History.Retention)))
-	if err != nil {
-		return 0, err
-	}
-	n, err := res.RowsAffected()
+	n, err := store.PruneHistory(q, m.agent, now.Add(-m.cfg.History.Retention))
 	return int(n), err
 }
 
@@ -304,69 +269,33 @@ func (k *kind) recorded() []string {
 	return slices.DeleteFunc(slices.Clone(k.Cols), func(c string) bool { return unrecorded[c] })
 }
 
-// recordedJSON is the SQL expression of the recorded fields of the row
-// named alias as a JSON object.
-func (k *kind) recordedJSON(alias string) string {
-	var parts []string
-	for _, c := range k.recorded() {
-		v := alias + "." + c
-		if jsonColumns[c] {
-			v = "CASE WHEN json_valid(" + v + ") THEN json(" + v + ") ELSE " + v + " END"
-		}
-		parts = append(parts, "'"+c+"'", v)
+// historyKind is what the store needs of k to record its history.
+func (k *kind) historyKind() store.HistoryKind {
+	rec := k.recorded()
+	hk := store.HistoryKind{Type: string(k.typ), Table: k.Table, Written: k.WrittenCols(rec), Decay: k.Decay != nil}
+	for _, c := range rec {
+		hk.Recorded = append(hk.Recorded, store.HistoryColumn{Name: c, JSON: jsonColumns[c]})
 	}
-	return "json_object(" + strings.Join(parts, ", ") + ")"
+	return hk
 }
+
+// historyKinds are the kinds' historyKind, by type.
+var historyKinds = sync.OnceValue(func() map[MemoryType]store.HistoryKind {
+	out := make(map[MemoryType]store.HistoryKind, len(kinds))
+	for _, k := range kinds {
+		out[k.typ] = k.historyKind()
+	}
+	return out
+})
 
 // historyStatements returns what startHistory runs on the writer
 // connection: the context table and the triggers of every kind.
 func historyStatements() []string {
-	stmts := []string{
-		`CREATE TEMP TABLE IF NOT EXISTS history_ctx (
-			one INTEGER PRIMARY KEY CHECK (one = 1), op TEXT, actor TEXT NOT NULL, reason TEXT NOT NULL, at INTEGER NOT NULL)`,
-		`INSERT OR IGNORE INTO temp.history_ctx (one, op, actor, reason, at) VALUES (1, NULL, '', '', 0)`,
+	hks := make([]store.HistoryKind, len(kinds))
+	for i, k := range kinds {
+		hks[i] = historyKinds()[k.typ]
 	}
-	insert := func(k *kind, alias, op, before, after, form string) string {
-		return `INSERT INTO main.history (agent_id, memory_type, id, op, before, after, form, actor, reason, at)
-			SELECT ` + alias + `.agent_id, '` + string(k.typ) + `', ` + alias + `.id, coalesce(c.op, '` + op + `'), ` +
-			before + `, ` + after + `, ` + form + `, c.actor, c.reason, c.at FROM temp.history_ctx c;`
-	}
-	for _, k := range kinds {
-		name := "history_" + k.Table
-		stmts = append(stmts,
-			`CREATE TEMP TRIGGER IF NOT EXISTS `+name+`_insert AFTER INSERT ON main.`+k.Table+` BEGIN `+
-				insert(k, "new", string(OpCreate), "NULL", "NULL", strconv.Itoa(formCreate))+` END`,
-			`CREATE TEMP TRIGGER IF NOT EXISTS `+name+`_delete AFTER DELETE ON main.`+k.Table+` BEGIN `+
-				insert(k, "old", string(OpDelete), k.recordedJSON("old"), "NULL", "NULL")+` END`)
-		var changed, same []string
-		for _, c := range k.recorded() {
-			if c != "updated_at" {
-				changed = append(changed, "old."+c+" IS NOT new."+c)
-			}
-			same = append(same, "CASE WHEN old."+c+" IS new."+c+" THEN '$."+c+"' ELSE '$."+noField+"' END")
-		}
-		// An update keeps the old values of the fields it changed.
-		stmts = append(stmts, `CREATE TEMP TRIGGER IF NOT EXISTS `+name+`_update AFTER UPDATE OF `+strings.Join(k.WrittenCols(k.recorded()), ", ")+
-			` ON main.`+k.Table+` WHEN `+strings.Join(changed, " OR ")+` BEGIN `+
-			insert(k, "new", string(OpUpdate), "json_remove("+k.recordedJSON("old")+", "+strings.Join(same, ", ")+")", "NULL", strconv.Itoa(formUpdate))+` END`)
-		if slices.Contains(k.recorded(), "updated_at") {
-			// A write that moves updated_at alone is no change (nothing
-			// is recorded of it), but the row no longer holds the fields
-			// the memory's last entry that knows them (not a decay's)
-			// left: that entry keeps them.
-			stmts = append(stmts, `CREATE TEMP TRIGGER IF NOT EXISTS `+name+`_touch AFTER UPDATE OF updated_at ON main.`+k.Table+
-				` WHEN old.updated_at IS NOT new.updated_at AND NOT (`+strings.Join(changed, " OR ")+`) BEGIN
-				UPDATE main.history SET after = `+k.recordedJSON("old")+` WHERE pk = (SELECT max(pk) FROM main.history
-					WHERE agent_id = old.agent_id AND id = old.id AND memory_type = '`+string(k.typ)+`'
-						AND (form IS NOT NULL OR json_type(before, '$.id') IS NOT NULL)) AND form IS NOT NULL AND after IS NULL; END`)
-		}
-		if k.Decay != nil {
-			stmts = append(stmts, `CREATE TEMP TRIGGER IF NOT EXISTS `+name+`_decay AFTER UPDATE OF resonance ON main.`+k.Table+
-				` WHEN CAST(old.resonance * 10 AS INTEGER) > CAST(new.resonance * 10 AS INTEGER) BEGIN `+
-				insert(k, "new", string(OpDecay), "json_object('resonance', old.resonance)", "json_object('resonance', new.resonance)", "NULL")+` END`)
-		}
-	}
-	return stmts
+	return store.HistoryStatements(hks, string(OpCreate), string(OpUpdate), string(OpDelete), string(OpDecay))
 }
 
 // startHistory makes the history's context table and triggers on the
@@ -390,19 +319,13 @@ func (s *database) startHistory(ctx context.Context) error {
 // installHistory makes the history's table and triggers on the writer
 // connection. The writer lock is held.
 func (s *database) installHistory(ctx context.Context) error {
-	for _, stmt := range historyStatements() {
-		if _, err := s.wconn.ExecContext(ctx, stmt); err != nil {
-			return err
-		}
-	}
-	return nil
+	return store.InstallHistory(ctx, s.wconn, historyStatements())
 }
 
 // beginChanges fills the history's context for a write transaction: who
 // makes its changes, why and when.
 func (q *dbtx) beginChanges(actor, reason string, at time.Time) error {
-	_, err := q.exec(`UPDATE temp.history_ctx SET op = NULL, actor = ?, reason = ?, at = ?`, actor, reason, ms(at))
-	return err
+	return store.BeginChanges(q, actor, reason, at)
 }
 
 // recordAs runs fn with the changes it makes recorded in history as op
@@ -415,24 +338,23 @@ func (q *dbtx) recordAs(op HistoryOp, reason string, fn func() error) error {
 	if !q.tx.s.history {
 		return fn()
 	}
-	var prevOp *string
-	var prevReason string
-	if err := q.queryRow(`SELECT op, reason FROM temp.history_ctx`, nil, &prevOp, &prevReason); err != nil {
+	prevOp, prevReason, err := store.HistoryContext(q)
+	if err != nil {
 		return err
 	}
 	if reason == "" {
 		reason = prevReason
 	}
-	newOp := any(string(op))
-	if op == "" {
-		newOp = prevOp // the reason alone: creations and changes stay what they are
+	newOp := prevOp // the reason alone: creations and changes stay what they are
+	if op != "" {
+		o := string(op)
+		newOp = &o
 	}
-	if _, err := q.exec(`UPDATE temp.history_ctx SET op = ?, reason = ?`, newOp, reason); err != nil {
+	if err := store.SetHistoryContext(q, newOp, reason); err != nil {
 		return err
 	}
 	if err := fn(); err != nil {
 		return err
 	}
-	_, err := q.exec(`UPDATE temp.history_ctx SET op = ?, reason = ?`, prevOp, prevReason)
-	return err
+	return store.SetHistoryContext(q, prevOp, prevReason)
 }

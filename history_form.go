@@ -2,7 +2,6 @@ package engram
 
 import (
 	"bytes"
-	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -33,46 +32,18 @@ import (
 // in history either way; in these forms it shows in the entries before
 // it, as what they left.)
 const (
-	formCreate = 1
-	formUpdate = 2
+	formWhole  = store.HistoryWhole
+	formCreate = store.HistoryCreate
+	formUpdate = store.HistoryUpdate
 )
-
-// noField is a JSON path member no recorded field has: the update trigger
-// removes it from the old fields in place of a field that did not change.
-const noField = "-"
-
-// historyRow is an entry as read, with its form.
-type historyRow struct {
-	HistoryEntry
-	form sql.NullInt64
-}
-
-const historyRowCols = historyCols + `, form`
-
-func scanHistoryRow(r store.Scanner) (historyRow, error) {
-	var h historyRow
-	var before, after *string
-	var at int64
-	if err := r.Scan(&h.Seq, &h.Op, &h.Type, &h.ID, &before, &after, &h.Actor, &h.Reason, &at, &h.form); err != nil {
-		return h, err
-	}
-	if before != nil {
-		h.Before = json.RawMessage(*before)
-	}
-	if after != nil {
-		h.After = json.RawMessage(*after)
-	}
-	h.At = fromMS(at)
-	return h, nil
-}
 
 // historyEntries returns rows as entries, the fields of those written in
 // the compact forms put back together (see historyStates).
-func (q *dbtx) historyEntries(agent string, rows []historyRow) ([]HistoryEntry, error) {
+func (q *dbtx) historyEntries(agent string, rows []store.HistoryRow) ([]HistoryEntry, error) {
 	from := map[memoryKey]int64{}
 	for _, r := range rows {
-		if r.form.Valid {
-			k := memoryKey{r.Type, r.ID}
+		if r.Form != formWhole {
+			k := memoryKey{MemoryType(r.Type), r.ID}
 			if f, ok := from[k]; !ok || r.Seq < f {
 				from[k] = r.Seq
 			}
@@ -94,8 +65,11 @@ func (q *dbtx) historyEntries(agent string, rows []historyRow) ([]HistoryEntry, 
 	}
 	out := make([]HistoryEntry, len(rows))
 	for i, r := range rows {
-		out[i] = r.HistoryEntry
-		if r.form.Valid {
+		out[i] = HistoryEntry{
+			Seq: r.Seq, Op: HistoryOp(r.Op), Type: MemoryType(r.Type), ID: r.ID, Before: r.Before, After: r.After,
+			Actor: r.Actor, Reason: r.Reason, At: r.At,
+		}
+		if r.Form != formWhole {
 			st := states[r.Seq]
 			out[i].Before, out[i].After = st.before, st.after
 		}
@@ -109,35 +83,19 @@ func (q *dbtx) historyEntries(agent string, rows []historyRow) ([]HistoryEntry, 
 // what it recorded itself, from which the older entries are put back
 // together.
 func (q *dbtx) settleHistory(agent string, typ MemoryType, id string, upTo int64) error {
-	rows, err := q.query(`SELECT pk FROM history INDEXED BY history_by_memory
-		WHERE agent_id = ? AND id = ? AND pk <= ? AND memory_type = ? AND form IS NOT NULL ORDER BY pk LIMIT 1`,
-		agent, id, upTo, string(typ))
-	if err != nil {
-		return err
-	}
-	first, err := store.ScanAll(rows, func(r store.Scanner) (int64, error) {
-		var pk int64
-		return pk, r.Scan(&pk)
-	})
-	if err != nil || len(first) == 0 {
+	first, ok, err := store.FirstCompactEntry(q, agent, string(typ), id, upTo)
+	if err != nil || !ok {
 		return err
 	}
 	states := map[int64]historyState{}
-	if err := q.historyStates(agent, typ, []string{id}, first[0], states); err != nil {
+	if err := q.historyStates(agent, typ, []string{id}, first, states); err != nil {
 		return err
 	}
 	for seq, st := range states {
 		if seq > upTo {
 			continue
 		}
-		var before, after any
-		if st.before != nil {
-			before = string(st.before)
-		}
-		if st.after != nil {
-			after = string(st.after)
-		}
-		if _, err := q.exec(`UPDATE history SET before = ?, after = ?, form = NULL WHERE pk = ?`, before, after, seq); err != nil {
+		if err := store.SettleEntry(q, seq, st.before, st.after); err != nil {
 			return err
 		}
 	}
@@ -159,97 +117,58 @@ type historyState struct{ before, after json.RawMessage }
 // starting from each row's fields now (when it still exists) and undoing
 // each change.
 func (q *dbtx) historyStates(agent string, typ MemoryType, ids []string, from int64, states map[int64]historyState) error {
-	list, err := json.Marshal(ids)
+	es, err := store.EntriesFrom(q, agent, string(typ), ids, from)
 	if err != nil {
 		return err
 	}
-	rows, err := q.query(`SELECT id, pk, before, after, form FROM history INDEXED BY history_by_memory
-		WHERE agent_id = ?1 AND id IN (SELECT value FROM json_each(?2)) AND pk >= ?3 AND memory_type = ?4
-		ORDER BY id, pk DESC`, agent, string(list), from, string(typ))
-	if err != nil {
-		return err
-	}
-	type entry struct {
-		id            string
-		seq           int64
-		before, after []byte
-		form          sql.NullInt64
-	}
-	es, err := store.ScanAll(rows, func(r store.Scanner) (entry, error) {
-		var e entry
-		var before, after *string
-		err := r.Scan(&e.id, &e.seq, &before, &after, &e.form)
-		if before != nil {
-			e.before = []byte(*before)
-		}
-		if after != nil {
-			e.after = []byte(*after)
-		}
-		return e, err
-	})
-	if err != nil {
-		return err
-	}
-	current, err := q.rowFields(agent, typ, list)
+	current, err := q.rowFields(agent, typ, ids)
 	if err != nil {
 		return err
 	}
 	var cur json.RawMessage // the fields after the entry at hand
 	for i, e := range es {
-		if i == 0 || e.id != es[i-1].id { // the newest entry of the next memory
-			cur = current[e.id]
+		if i == 0 || e.ID != es[i-1].ID { // the newest entry of the next memory
+			cur = current[e.ID]
 		}
 		switch {
-		case !e.form.Valid:
+		case e.Form == formWhole:
 			// A whole entry: a deletion's (or an imported or older
 			// change's) before is the row before it; other entries (a
 			// decay's, a forget's, a creation's) say nothing of the
 			// fields before them.
-			if isRowFields(e.before) {
-				cur = json.RawMessage(e.before)
+			if isRowFields(e.Before) {
+				cur = json.RawMessage(e.Before)
 			}
 			continue
-		case e.after != nil:
-			cur = json.RawMessage(e.after) // kept when updated_at moved alone
+		case e.After != nil:
+			cur = json.RawMessage(e.After) // kept when updated_at moved alone
 		}
 		st := historyState{after: cur}
-		switch e.form.Int64 {
+		switch e.Form {
 		case formCreate:
 			cur = nil // nothing before a creation
 		case formUpdate:
-			if st.before, err = patchFields(cur, e.before); err != nil {
-				return fmt.Errorf("history entry %d: %w", e.seq, err)
+			if st.before, err = patchFields(cur, e.Before); err != nil {
+				return fmt.Errorf("history entry %d: %w", e.Seq, err)
 			}
 			cur = st.before
 		default:
-			return fmt.Errorf("history entry %d: unknown form %d", e.seq, e.form.Int64)
+			return fmt.Errorf("history entry %d: unknown form %d", e.Seq, e.Form)
 		}
-		states[e.seq] = st
+		states[e.Seq] = st
 	}
 	return nil
 }
 
 // rowFields returns the recorded fields of the memories of kind typ with
-// the IDs of the JSON list ids, as their rows hold them now (as history's
-// triggers write them), by ID; a memory without a row has none.
-func (q *dbtx) rowFields(agent string, typ MemoryType, ids []byte) (map[string]json.RawMessage, error) {
-	k := kindOf(typ)
-	if k == nil {
+// the given IDs, as their rows hold them now (as history's triggers write
+// them), by ID; a memory without a row has none.
+func (q *dbtx) rowFields(agent string, typ MemoryType, ids []string) (map[string][]byte, error) {
+	hk, ok := historyKinds()[typ]
+	if !ok {
 		return nil, nil
 	}
-	rows, err := q.query(`SELECT t.id, `+k.recordedJSON("t")+` FROM `+k.Table+` t
-		WHERE t.agent_id = ?1 AND t.id IN (SELECT value FROM json_each(?2))`, agent, string(ids))
-	if err != nil {
-		return nil, err
-	}
-	out := map[string]json.RawMessage{}
-	_, err = store.ScanAll(rows, func(r store.Scanner) (struct{}, error) {
-		var id, fields string
-		err := r.Scan(&id, &fields)
-		out[id] = json.RawMessage(fields)
-		return struct{}{}, err
-	})
-	return out, err
+	return store.RowFields(q, hk, agent, ids)
 }
 
 // isRowFields reports whether b is a row's recorded fields (a JSON object

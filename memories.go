@@ -10,6 +10,8 @@ import (
 	"math"
 	"slices"
 	"time"
+
+	"github.com/engram-go/engram/internal/store"
 )
 
 // Memories of any kind, by ID: what a server needs to add, read and list
@@ -254,30 +256,48 @@ func (m *Memory) Get(ctx context.Context, id string) (Record, error) {
 // where selects (over the kind's table, with the agent as ?1 and args from
 // ?2 on), in the order and number its ORDER BY and LIMIT say.
 func (m *Memory) records(q *dbtx, typ MemoryType, where string, args ...any) ([]Record, error) {
-	args = append([]any{m.agent}, args...)
 	switch typ {
 	case TypeSemantic:
-		list, err := queryCounted(m, q, scanSemantic, `SELECT `+semanticCols+` FROM semantic_memory WHERE agent_id = ?1 AND `+where, args...)
+		list, err := readMemories(m, q, typ, semanticCols, scanSemantic, where, args)
 		return wrapRecords(list, err, func(e *SemanticEntry) Record { return Record{Type: typ, Semantic: e} })
 	case TypeEpisodic:
-		list, err := queryCounted(m, q, scanEpisode, `SELECT `+episodeCols+` FROM episodic_log WHERE agent_id = ?1 AND `+where, args...)
+		list, err := readMemories(m, q, typ, episodeCols, scanEpisode, where, args)
 		return wrapRecords(list, err, func(e *Episode) Record { return Record{Type: typ, Episode: e} })
 	case TypeProcedural:
-		list, err := queryCounted(m, q, scanProcedure, `SELECT `+procedureCols+` FROM procedural_memory WHERE agent_id = ?1 AND `+where, args...)
+		list, err := readMemories(m, q, typ, procedureCols, scanProcedure, where, args)
 		return wrapRecords(list, err, func(p *Procedure) Record { return Record{Type: typ, Procedure: p} })
 	case TypeFact:
-		list, err := queryCounted(m, q, scanFact, `SELECT `+factCols+` FROM facts WHERE agent_id = ?1 AND `+where, args...)
+		list, err := readMemories(m, q, typ, factCols, scanFact, where, args)
 		return wrapRecords(list, err, func(f *Fact) Record { return Record{Type: typ, Fact: f} })
 	case TypeSnapshot:
-		list, err := queryCounted(m, q, scanSnapshot, `SELECT `+snapshotCols+` FROM session_snapshots WHERE agent_id = ?1 AND `+where, args...)
+		rows, err := store.SnapshotsWhere(q, m.agent, where, args...)
+		if err != nil {
+			return nil, err
+		}
+		list, err := snapshotsOf(m, q, rows)
 		return wrapRecords(list, err, func(s *SessionSnapshot) Record { return Record{Type: typ, Snapshot: s} })
 	case TypeDocument:
 		// chunks orders by place: the rows are selected in a subquery
 		// (chunks binds the agent again, after args).
-		list, err := m.chunks(q, `pk IN (SELECT pk FROM document_chunks WHERE agent_id = ?1 AND `+where+`)`, args...)
+		list, err := m.chunks(q, store.PKsWhere(kindByType(typ).Table, where), append([]any{m.agent}, args...)...)
 		return wrapRecords(list, err, func(c *DocumentChunk) Record { return Record{Type: typ, Document: c} })
 	}
 	return nil, invalid("type", "%q is not a kind of stored memory", string(typ))
+}
+
+// readMemories reads the agent's memories of kind typ that where selects
+// (see records), their columns cols scanned by scan, with the accesses not
+// written yet that q's snapshot does not hold.
+func readMemories[T any, P counted[T]](m *Memory, q *dbtx, typ MemoryType, cols string, scan func(store.Scanner) (T, error), where string, args []any) ([]T, error) {
+	rows, err := store.MemoriesWhere(q, kindByType(typ).Table, cols, m.agent, where, args...)
+	if err != nil {
+		return nil, err
+	}
+	list, err := store.ScanAll(rows, scan)
+	if err != nil {
+		return nil, err
+	}
+	return list, overlayAll[T, P](m, q, list)
 }
 
 func wrapRecords[T any](list []T, err error, wrap func(*T) Record) ([]Record, error) {

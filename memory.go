@@ -8,12 +8,12 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/engram-go/engram/internal/facts"
+	"github.com/engram-go/engram/internal/store"
 	"github.com/engram-go/engram/internal/ulid"
 )
 
@@ -503,7 +503,7 @@ func (m *Memory) Snapshot(ctx context.Context, snap SessionSnapshot) error {
 func (m *Memory) Stats(ctx context.Context) (Stats, error) {
 	var st Stats
 	err := m.read(ctx, "stats", func(q *dbtx) error {
-		return q.queryRow(statsSQL, []any{m.agent}, statsInto(&st)...)
+		return countStats(q, m.agent, &st)
 	})
 	if err != nil {
 		return Stats{}, err
@@ -512,20 +512,23 @@ func (m *Memory) Stats(ctx context.Context) (Stats, error) {
 	return st, nil
 }
 
-// statsSQL counts, for the agent ?1, the rows of each kind, then its
+// statsCounter counts, for an agent, the rows of each kind, then its
 // links, archived memories and pending embeddings (see statsInto).
-var statsSQL = func() string {
-	var counts []string
+var statsCounter = func() store.RowCounter {
+	var tables []string
 	for _, k := range kinds {
-		counts = append(counts, `(SELECT count(*) FROM `+k.Table+` WHERE agent_id = ?1)`)
+		tables = append(tables, k.Table)
 	}
-	for _, t := range []string{"zettel_links", "archive", "vector_pending"} {
-		counts = append(counts, `(SELECT count(*) FROM `+t+` WHERE agent_id = ?1)`)
-	}
-	return "SELECT " + strings.Join(counts, ", ")
+	return store.NewRowCounter(append(tables, "zettel_links", "archive", "vector_pending"))
 }()
 
-// statsInto returns where statsSQL's columns go in st.
+// countStats counts the agent's memories into st, but for the working
+// set.
+func countStats(q *dbtx, agent string, st *Stats) error {
+	return statsCounter.Count(q, agent, statsInto(st)...)
+}
+
+// statsInto returns where statsCounter's counts go in st.
 func statsInto(st *Stats) []any {
 	var dest []any
 	for _, k := range kinds {

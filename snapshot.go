@@ -15,9 +15,6 @@ import (
 // Session snapshots: how a session went (its messages, a summary and the
 // decisions taken), kept per session by episodic memory.
 
-const snapshotCols = `id, session_id, messages, summary, key_decisions, task_ids, started_at,
-	ended_at, total_cost, total_tokens, created_at, retrievals`
-
 // maxSnapshotBytes bounds the encoded messages of one snapshot.
 const maxSnapshotBytes = 16 << 20
 
@@ -45,10 +42,11 @@ func (e *Episodic) SaveSnapshot(ctx context.Context, snap SessionSnapshot) (stri
 	return row.ID, nil
 }
 
-// snapshotRow is a validated snapshot ready to insert, its lists encoded.
+// snapshotRow is a validated snapshot ready to insert, its messages
+// encoded.
 type snapshotRow struct {
 	SessionSnapshot
-	messages, decisions, tasks string
+	messages string
 }
 
 // prepareSnapshot validates snap, fills in what the caller left empty and
@@ -79,9 +77,7 @@ func (e *Episodic) prepareSnapshot(snap SessionSnapshot, now time.Time) (snapsho
 	if len(msgs) > maxSnapshotBytes {
 		return snapshotRow{}, invalid("Messages", "encode to %d bytes, over the limit of %d", len(msgs), maxSnapshotBytes)
 	}
-	decisions, _ := json.Marshal(nonNil(snap.KeyDecisions))
-	tasks, _ := json.Marshal(nonNil(snap.TaskIDs))
-	return snapshotRow{SessionSnapshot: snap, messages: string(msgs), decisions: string(decisions), tasks: string(tasks)}, nil
+	return snapshotRow{SessionSnapshot: snap, messages: string(msgs)}, nil
 }
 
 // validateSnapshot checks every field of snap the caller sets.
@@ -142,41 +138,32 @@ func snapshotTerms(s SessionSnapshot) ([]byte, int) {
 // only the newest MaxSnapshotsPerSession of its session.
 func (e *Episodic) saveSnapshot(q *dbtx, s snapshotRow) error {
 	terms, ntok := snapshotTerms(s.SessionSnapshot)
-	_, err := q.exec(`INSERT INTO session_snapshots (id, agent_id, session_id, messages, summary,
-		key_decisions, task_ids, started_at, ended_at, total_cost, total_tokens, created_at, terms, ntok)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		s.ID, e.m.agent, s.SessionID, s.messages, s.Summary, s.decisions,
-		s.tasks, ms(s.StartedAt), ms(s.EndedAt), s.TotalCost, s.TotalTokens,
-		ms(s.CreatedAt), terms, ntok)
+	err := store.InsertSnapshot(q, e.m.agent, store.SnapshotRow{
+		ID: s.ID, SessionID: s.SessionID, Messages: s.messages, Summary: s.Summary,
+		KeyDecisions: s.KeyDecisions, TaskIDs: s.TaskIDs, StartedAt: s.StartedAt, EndedAt: s.EndedAt,
+		TotalCost: s.TotalCost, TotalTokens: s.TotalTokens, CreatedAt: s.CreatedAt,
+	}, terms, ntok)
 	if store.IsUniqueViolation(err) {
 		return fmt.Errorf("engram: snapshot %q: %w", s.ID, ErrExists)
 	}
 	if err != nil {
 		return err
 	}
-	_, err = q.exec(`DELETE FROM session_snapshots WHERE agent_id = ?1 AND session_id = ?2 AND pk NOT IN (
-		SELECT pk FROM session_snapshots WHERE agent_id = ?1 AND session_id = ?2
-		ORDER BY ended_at DESC, pk DESC LIMIT ?3)`,
-		e.m.agent, s.SessionID, e.m.cfg.Episodic.MaxSnapshotsPerSession)
-	return err
+	return store.KeepSnapshots(q, e.m.agent, s.SessionID, e.m.cfg.Episodic.MaxSnapshotsPerSession)
 }
 
 // LatestSnapshot returns the newest snapshot (by EndedAt) of the session, or
 // of any session when sessionID is empty. It returns [ErrNotFound] when there
 // is none; other errors are as for [Episodic.Get].
 func (e *Episodic) LatestSnapshot(ctx context.Context, sessionID string) (SessionSnapshot, error) {
-	query := `SELECT ` + snapshotCols + ` FROM session_snapshots WHERE agent_id = ?
-		ORDER BY ended_at DESC, pk DESC LIMIT 1`
-	args := []any{e.m.agent}
 	if sessionID != "" {
 		if err := validateID("sessionID", sessionID); err != nil {
 			return SessionSnapshot{}, err
 		}
-		query = `SELECT ` + snapshotCols + ` FROM session_snapshots WHERE agent_id = ? AND session_id = ?
-			ORDER BY ended_at DESC, pk DESC LIMIT 1`
-		args = append(args, sessionID)
 	}
-	out, err := readCounted(ctx, e.m, "episodic.latest_snapshot", scanSnapshot, query, args...)
+	out, err := e.readSnapshots(ctx, "episodic.latest_snapshot", func(q *dbtx) ([]store.SnapshotRow, error) {
+		return store.LatestSnapshot(q, e.m.agent, sessionID)
+	})
 	if err != nil {
 		return SessionSnapshot{}, err
 	}
@@ -192,36 +179,51 @@ func (e *Episodic) Snapshots(ctx context.Context, sessionID string) ([]SessionSn
 	if err := validateID("sessionID", sessionID); err != nil {
 		return nil, err
 	}
-	return readCounted(ctx, e.m, "episodic.snapshots", scanSnapshot, `SELECT `+snapshotCols+` FROM session_snapshots
-		WHERE agent_id = ? AND session_id = ? ORDER BY ended_at DESC, pk DESC`, e.m.agent, sessionID)
+	return e.readSnapshots(ctx, "episodic.snapshots", func(q *dbtx) ([]store.SnapshotRow, error) {
+		return store.SessionSnapshots(q, e.m.agent, sessionID)
+	})
 }
 
-func scanSnapshot(r store.Scanner) (SessionSnapshot, error) {
-	var s SessionSnapshot
-	var msgs, decisions, tasks string
-	var started, ended, created int64
-	err := r.Scan(&s.ID, &s.SessionID, &msgs, &s.Summary, &decisions, &tasks, &started, &ended,
-		&s.TotalCost, &s.TotalTokens, &created, &s.Retrievals)
-	if err != nil {
-		return s, err
-	}
-	s.StartedAt, s.EndedAt, s.CreatedAt = fromMS(started), fromMS(ended), fromMS(created)
-	for _, f := range []struct {
-		src string
-		dst any
-	}{{msgs, &s.Messages}, {decisions, &s.KeyDecisions}, {tasks, &s.TaskIDs}} {
-		if err := json.Unmarshal([]byte(f.src), f.dst); err != nil {
-			return s, fmt.Errorf("decoding snapshot %q: %w", s.ID, err)
+// readSnapshots reads the snapshots read returns in one read, with the
+// retrievals not written yet.
+func (e *Episodic) readSnapshots(ctx context.Context, op string, read func(q *dbtx) ([]store.SnapshotRow, error)) ([]SessionSnapshot, error) {
+	var out []SessionSnapshot
+	err := e.m.read(ctx, op, func(q *dbtx) error {
+		rows, err := read(q)
+		if err != nil {
+			return err
 		}
+		out, err = snapshotsOf(e.m, q, rows)
+		return err
+	})
+	return out, err
+}
+
+// snapshotsOf returns the snapshots of rows, with the retrievals not
+// written yet that q's snapshot of the database does not hold.
+func snapshotsOf(m *Memory, q *dbtx, rows []store.SnapshotRow) ([]SessionSnapshot, error) {
+	out := make([]SessionSnapshot, len(rows))
+	for i, r := range rows {
+		var err error
+		if out[i], err = snapshotOf(r); err != nil {
+			return nil, err
+		}
+	}
+	return out, overlayAll(m, q, out)
+}
+
+// snapshotOf returns the snapshot a row holds.
+func snapshotOf(r store.SnapshotRow) (SessionSnapshot, error) {
+	s := SessionSnapshot{
+		ID: r.ID, SessionID: r.SessionID, Summary: r.Summary, KeyDecisions: r.KeyDecisions, TaskIDs: r.TaskIDs,
+		StartedAt: r.StartedAt, EndedAt: r.EndedAt, TotalCost: r.TotalCost, TotalTokens: r.TotalTokens,
+		CreatedAt: r.CreatedAt, Retrievals: r.Retrievals,
+	}
+	if err := json.Unmarshal([]byte(r.Messages), &s.Messages); err != nil {
+		return s, fmt.Errorf("decoding snapshot %q: %w", s.ID, err)
 	}
 	if len(s.Messages) == 0 {
 		s.Messages = nil
-	}
-	if len(s.KeyDecisions) == 0 {
-		s.KeyDecisions = nil
-	}
-	if len(s.TaskIDs) == 0 {
-		s.TaskIDs = nil
 	}
 	return s, nil
 }

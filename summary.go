@@ -172,7 +172,7 @@ func (s Summary) clone() Summary {
 func (m *Memory) summarize(q *dbtx, now time.Time) (Summary, time.Time, error) {
 	s := Summary{AgentID: m.agent, RecentWindow: SummaryRecentWindow}
 	var st Stats
-	if err := q.queryRow(statsSQL, []any{m.agent}, statsInto(&st)...); err != nil {
+	if err := countStats(q, m.agent, &st); err != nil {
 		return Summary{}, time.Time{}, err
 	}
 	var semanticScan string
