@@ -4,11 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"context"
-	"crypto/sha256"
-	"database/sql"
-	"encoding/binary"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -17,9 +13,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-
-	sqlite3 "modernc.org/sqlite/lib"
-	_ "modernc.org/sqlite/vec" // registers sqlite-vec's vec0 on every connection
 
 	"github.com/engram-go/engram/internal/schema"
 	"github.com/engram-go/engram/internal/store"
@@ -31,12 +24,27 @@ import (
 // text.
 var vectorKinds = kindsWith(func(k *kind) bool { return k.vec != "" })
 
+// vecKinds are vectorKinds as package store's vector statements know
+// them (see vecKind).
+var vecKinds = func() []store.VecKind {
+	out := make([]store.VecKind, len(vectorKinds))
+	for i, vk := range vectorKinds {
+		out[i] = vecKind(vk)
+	}
+	return out
+}()
+
+// vecKind is what package store's vector statements need of k, a kind
+// with vectors: its names and the registry's expressions of its text.
+func vecKind(k *kind) store.VecKind {
+	return store.VecKind{Type: string(k.typ), Table: k.table, Vec: k.vec, Text: k.textOver("t"), ArchivedText: overJSON(k.text, "row")}
+}
+
 // markPending marks every row of agent pending, or of every agent when
 // agent is "", in q's transaction.
 func markPending(q *dbtx, agent string) error {
-	for _, vk := range vectorKinds {
-		if _, err := q.exec(`INSERT OR IGNORE INTO vector_pending (memory_type, pk, agent_id)
-			SELECT '`+string(vk.typ)+`', pk, agent_id FROM `+vk.table+` WHERE ?1 = '' OR agent_id = ?1`, agent); err != nil {
+	for _, vk := range vecKinds {
+		if err := store.MarkPending(q, vk, agent); err != nil {
 			return err
 		}
 	}
@@ -140,9 +148,7 @@ func (m *Memory) openVectors(ctx context.Context, e Embedder, newDims, newModel,
 // (when allowed), brings the Tier 2 schema up to date, and marks every
 // row pending when there were no vectors or they were dropped.
 func (v *vectors) prepare(q *dbtx, newDims, newModel, existing bool) error {
-	var dims, model string
-	err := q.queryRow(`SELECT coalesce((SELECT value FROM meta WHERE key = ?), ''), coalesce((SELECT value FROM meta WHERE key = ?), '')`,
-		[]any{metaVectorDims, metaVectorModel}, &dims, &model)
+	dims, model, err := store.VectorMeta(q, metaVectorDims, metaVectorModel)
 	if err != nil {
 		return err
 	}
@@ -194,9 +200,7 @@ func (v *vectors) prepare(q *dbtx, newDims, newModel, existing bool) error {
 // engram. Any change prepare would make is an error matching ErrReadOnly
 // (ErrInvalid for another dimension, as in prepare).
 func (v *vectors) checkReadOnly(q *dbtx) error {
-	var dims, model string
-	err := q.queryRow(`SELECT coalesce((SELECT value FROM meta WHERE key = ?), ''), coalesce((SELECT value FROM meta WHERE key = ?), '')`,
-		[]any{metaVectorDims, metaVectorModel}, &dims, &model)
+	dims, model, err := store.VectorMeta(q, metaVectorDims, metaVectorModel)
 	if err != nil {
 		return err
 	}
@@ -243,37 +247,26 @@ func (v *vectors) dropAll(q *dbtx, model, dims string, newModel bool) error {
 		"was", model, "was_dims", dims, "now", v.model, "now_dims", v.dims)
 	// The Tier 2 schema is made again from its first step.
 	for _, vk := range vectorKinds {
-		for _, stmt := range []string{`DROP TABLE ` + vk.vec, `DROP TRIGGER IF EXISTS ` + vk.vec + `_ai`,
-			`DROP TRIGGER IF EXISTS ` + vk.vec + `_au`, `DROP TRIGGER IF EXISTS ` + vk.vec + `_ad`} {
-			if _, err := q.exec(stmt); err != nil {
-				return fmt.Errorf("%s: %w", vk.vec, err)
-			}
+		if err := store.DropVectorTable(q, vk.vec); err != nil {
+			return err
 		}
 	}
 	// The cache's embeddings of another model or dimension would only
 	// serve the old embedder again (and with a large model they are most
 	// of the file); its entries that name rows (their vectors empty) name
 	// vectors just dropped.
-	if _, err := q.exec(`DELETE FROM embedding_cache WHERE model <> ? OR length(vector) <> ?`, v.model, 4*v.dims); err != nil {
+	if err := store.DropOtherEmbeddings(q, v.model, v.dims); err != nil {
 		return err
 	}
-	_, err := q.exec(`UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key LIKE 'vector.version:%'`)
-	return err
+	return store.BumpVectorVersions(q, metaVectorVersion)
 }
 
 // otherAgentWithVectors returns an agent other than agent with a memory
 // that has its vector (is not pending) in the file, or "".
 func otherAgentWithVectors(q *dbtx, agent string) (string, error) {
-	for _, vk := range vectorKinds {
-		var other string
-		err := q.queryRow(`SELECT t.agent_id FROM `+vk.table+` t WHERE (t.agent_id < ?1 OR t.agent_id > ?1)
-			AND NOT EXISTS (SELECT 1 FROM vector_pending p WHERE p.memory_type = ?2 AND p.pk = t.pk) LIMIT 1`,
-			[]any{agent, string(vk.typ)}, &other)
-		if err == nil {
-			return other, nil
-		}
-		if !errors.Is(err, sql.ErrNoRows) {
-			return "", err
+	for _, vk := range vecKinds {
+		if other, err := store.OtherAgentWithVector(q, vk, agent); other != "" || err != nil {
+			return other, err
 		}
 	}
 	return "", nil
@@ -336,21 +329,21 @@ func (v *vectors) migrate(q *dbtx, fresh bool) error {
 // tier2Applied returns how many steps of the Tier 2 schema the database
 // has, and meta's record of it ("" when there is none).
 func tier2Applied(q *dbtx) (applied int, raw string, err error) {
-	err = q.queryRow(`SELECT value FROM meta WHERE key = ?`, []any{metaVectorSchema}, &raw)
+	raw, ok, err := store.VectorMetaValue(q, metaVectorSchema)
 	switch {
-	case errors.Is(err, sql.ErrNoRows):
+	case err != nil:
+		return 0, "", err
+	case !ok:
 		// Before the Tier 2 schema had versions, opening made what is
 		// now its first step.
-		var made bool
-		if err := q.queryRow(`SELECT EXISTS (SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'vec_semantic')`, nil, &made); err != nil {
+		made, err := store.VectorTableExists(q, semanticKind.vec)
+		if err != nil {
 			return 0, "", err
 		}
 		if made {
 			applied = 1
 		}
 		return applied, "", nil
-	case err != nil:
-		return 0, "", err
 	}
 	if applied, err = strconv.Atoi(raw); err != nil {
 		return 0, "", fmt.Errorf("meta %s is %q: %w", metaVectorSchema, raw, err)
@@ -376,58 +369,33 @@ func (v *vectors) nameCachedRows(q *dbtx) error {
 	if isLocal(v.emb) {
 		return nil
 	}
-	type named struct {
-		Type string `json:"t"`
-		PK   int64  `json:"p"`
-		Hash string `json:"h"`
-	}
-	var names []named
+	var names []store.CacheName
 	held := map[string]bool{}   // the hashes of the texts whose vector a row holds, as hex
 	wanted := map[string]bool{} // those of the texts of the other memories, live or archived
-	for _, vk := range vectorKinds {
+	for _, vk := range vecKinds {
 		// A kind whose vectors came in a later step (documents, step 3)
 		// has none to name yet.
-		var made bool
-		if err := q.queryRow(`SELECT EXISTS (SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = ?)`, []any{vk.vec}, &made); err != nil {
+		made, err := store.VectorTableExists(q, vk.Vec)
+		if err != nil {
 			return err
 		}
 		if !made {
 			continue
 		}
-		rows, err := q.query(`SELECT t.pk, ` + vk.textOver("t") + `, t.pk IN (SELECT rowid FROM ` + vk.vec + `) FROM ` + vk.table + ` t`)
+		texts, err := store.VectorTexts(q, vk)
 		if err != nil {
 			return err
 		}
-		err = func() error {
-			defer rows.Close()
-			for rows.Next() {
-				var pk int64
-				var text string
-				var has bool
-				if err := rows.Scan(&pk, &text, &has); err != nil {
-					return err
-				}
-				h := hex.EncodeToString(textHash(text))
-				if has {
-					names = append(names, named{string(vk.typ), pk, h})
-					held[h] = true
-				} else {
-					wanted[h] = true
-				}
+		for _, t := range texts {
+			h := hex.EncodeToString(textHash(t.Text))
+			if t.HasVector {
+				names = append(names, store.CacheName{Type: vk.Type, PK: t.PK, Hash: h})
+				held[h] = true
+			} else {
+				wanted[h] = true
 			}
-			return rows.Err()
-		}()
-		if err != nil {
-			return err
 		}
-		rows, err = q.query(`SELECT coalesce(`+overJSON(vk.text, "row")+`, '') FROM archive WHERE memory_type = ?`, string(vk.typ))
-		if err != nil {
-			return err
-		}
-		archived, err := store.ScanAll(rows, func(r store.Scanner) (string, error) {
-			var s string
-			return s, r.Scan(&s)
-		})
+		archived, err := store.ArchivedTexts(q, vk)
 		if err != nil {
 			return err
 		}
@@ -435,78 +403,32 @@ func (v *vectors) nameCachedRows(q *dbtx) error {
 			wanted[hex.EncodeToString(textHash(text))] = true
 		}
 	}
-	rows, err := q.query(`SELECT pk, lower(hex(hash)) FROM embedding_cache WHERE memory_pk IS NULL`)
-	if err != nil {
-		return err
-	}
-	type entry struct {
-		pk   int64
-		hash string
-	}
-	copies, err := store.ScanAll(rows, func(r store.Scanner) (entry, error) {
-		var e entry
-		return e, r.Scan(&e.pk, &e.hash)
-	})
+	copies, err := store.CachedCopies(q)
 	if err != nil {
 		return err
 	}
 	var drop []int64
 	for _, c := range copies {
-		if held[c.hash] || !wanted[c.hash] {
-			drop = append(drop, c.pk)
+		if held[c.Hash] || !wanted[c.Hash] {
+			drop = append(drop, c.PK)
 		}
 	}
-	for len(drop) > 0 {
-		n := min(len(drop), 10000)
-		list, _ := json.Marshal(drop[:n])
-		drop = drop[n:]
-		if _, err := q.exec(`DELETE FROM embedding_cache WHERE pk IN (SELECT value FROM json_each(?))`, string(list)); err != nil {
-			return err
-		}
+	if err := store.DeleteCached(q, drop); err != nil {
+		return err
 	}
-	now := ms(v.m.now())
-	for len(names) > 0 {
-		n := min(len(names), 1000)
-		list, _ := json.Marshal(names[:n])
-		names = names[n:]
-		// An entry that names a row already (the step ran before) stays.
-		// (The WHERE true tells SQLite's parser that ON CONFLICT belongs
-		// to the INSERT, not to a join of the SELECT.)
-		if _, err := q.exec(`INSERT INTO embedding_cache (model, hash, vector, used_at, memory_type, memory_pk)
-			SELECT ?1, unhex(j.value ->> '$.h'), x'', ?2, j.value ->> '$.t', j.value ->> '$.p' FROM json_each(?3) j WHERE true
-			ON CONFLICT (model, hash) DO NOTHING`, v.model, now, string(list)); err != nil {
-			return err
-		}
-	}
-	return nil
+	// An entry that names a row already (the step ran before) stays.
+	return store.NameCachedRows(q, v.model, v.m.now(), names)
 }
 
 // textHash is the embedding cache's key for a text.
-func textHash(text string) []byte {
-	sum := sha256.Sum256([]byte(text))
-	return sum[:16]
-}
+func textHash(text string) []byte { return store.TextHash(text) }
 
-// encodeVector is a vector as vec0 and the embedding cache store it:
-// little-endian float32s.
-func encodeVector(v []float32) []byte {
-	b := make([]byte, 4*len(v))
-	for i, f := range v {
-		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(f))
-	}
-	return b
-}
+// encodeVector is a vector as vec0 and the embedding cache store it.
+func encodeVector(v []float32) []byte { return store.EncodeVector(v) }
 
-func decodeVector(b []byte, dims int) ([]float32, error) {
-	if len(b) != 4*dims {
-		return nil, fmt.Errorf("a stored vector has %d bytes, want %d", len(b), 4*dims)
-	}
-	v := make([]float32, dims)
-	for i := range v {
-		v[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
-	}
-	return v, nil
-}
+// decodeVector decodes what encodeVector made of a vector of dims
+// dimensions.
+func decodeVector(b []byte, dims int) ([]float32, error) { return store.DecodeVector(b, dims) }
 
 // embedded is a text's embedding and, from a model's API (not a local
 // embedder), its key in the embedding cache (hash), and whether the cache
@@ -529,57 +451,33 @@ func (v *vectors) embed(ctx context.Context, texts []string) ([]embedded, error)
 	if isLocal(v.emb) {
 		return v.embedMissing(ctx, texts, out)
 	}
-	hexes := make([]string, len(out))
+	hashes := make([][]byte, len(out))
 	for i, t := range texts {
 		out[i].hash = textHash(t)
-		hexes[i] = hex.EncodeToString(out[i].hash)
+		hashes[i] = out[i].hash
 	}
-	list, _ := json.Marshal(hexes)
 	err := v.m.read(ctx, "embed.cache", func(q *dbtx) error {
-		rows, err := q.query(cacheSQL, v.model, string(list))
+		cached, err := store.CachedEmbeddings(q, vecKinds, v.model, v.dims, hashes)
 		if err != nil {
 			return err
 		}
-		defer rows.Close()
-		for rows.Next() {
-			var h, b []byte
-			var named bool
-			if err := rows.Scan(&h, &named, &b); err != nil {
-				return err
-			}
-			if b == nil {
+		for _, c := range cached {
+			if c.Vec == nil {
 				continue // a name without its vector (none should be): embedded again
 			}
-			vec, err := decodeVector(b, v.dims)
-			if err != nil {
-				return err
-			}
 			for i := range out {
-				if bytes.Equal(out[i].hash, h) {
-					out[i].vec, out[i].named = vec, named
+				if bytes.Equal(out[i].hash, c.Hash) {
+					out[i].vec, out[i].named = c.Vec, c.Named
 				}
 			}
 		}
-		return rows.Err()
+		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
 	return v.embedMissing(ctx, texts, out)
 }
-
-// cacheSQL looks up the embedding cache's entries of model ?1 for the
-// hashes ?2 (a JSON list of hex): each with its hash, whether it names a
-// row, and its vector, read from that row's vec0 table when it does.
-var cacheSQL = func() string {
-	var cases []string
-	for _, vk := range vectorKinds {
-		cases = append(cases, `WHEN '`+string(vk.typ)+`' THEN (SELECT embedding FROM `+vk.vec+` WHERE rowid = c.memory_pk)`)
-	}
-	return `SELECT c.hash, c.memory_pk IS NOT NULL,
-			CASE WHEN c.memory_pk IS NULL THEN c.vector ELSE CASE c.memory_type ` + strings.Join(cases, " ") + ` END END
-		FROM json_each(?2) j CROSS JOIN embedding_cache c ON c.model = ?1 AND c.hash = unhex(j.value)`
-}()
 
 // embedMissing asks the embedder, in one call, for the vectors out lacks,
 // each distinct text once.
@@ -652,24 +550,11 @@ func (v *vectors) check(vecs [][]float32, n int) error {
 // gives it up. The agent's vector counter moves on, and the index
 // follows, when the transaction commits (see finish).
 func (v *vectors) put(q *dbtx, typ MemoryType, pk int64, e embedded, replace bool) error {
-	vec := kindOf(typ).vec
-	if replace {
-		if _, err := q.exec(`DELETE FROM `+vec+` WHERE rowid = ?`, pk); err != nil {
-			return err
-		}
-	}
-	blob := encodeVector(e.vec)
-	if _, err := q.exec(`INSERT INTO `+vec+` (rowid, embedding) VALUES (?, ?)`, pk, blob); err != nil {
-		return err
-	}
-	if _, err := q.exec(`DELETE FROM vector_pending WHERE memory_type = ? AND pk = ?`, string(typ), pk); err != nil {
+	if err := store.PutVector(q, kindOf(typ).vec, string(typ), pk, e.vec, replace); err != nil {
 		return err
 	}
 	if e.hash != nil && !e.named {
-		if _, err := q.exec(`INSERT INTO embedding_cache (model, hash, vector, used_at, memory_type, memory_pk)
-			VALUES (?1, ?2, x'', ?3, ?4, ?5)
-			ON CONFLICT (model, hash) DO UPDATE SET vector = x'', used_at = ?3, memory_type = ?4, memory_pk = ?5
-			WHERE embedding_cache.memory_pk IS NULL`, v.model, e.hash, ms(v.m.now()), string(typ), pk); err != nil {
+		if err := store.NameCachedRow(q, v.model, e.hash, v.m.now(), string(typ), pk); err != nil {
 			return err
 		}
 	}
@@ -761,11 +646,11 @@ func (v *vectors) finish(q *dbtx) error {
 		if !v.drops[key] {
 			continue
 		}
-		var n int
-		if err := q.queryRow(`SELECT count(*) FROM `+kindOf(key.typ).vec+` WHERE rowid = ?`, []any{key.pk}, &n); err != nil {
+		has, err := store.HasVector(q, kindOf(key.typ).vec, key.pk)
+		if err != nil {
 			return err
 		}
-		if n == 0 {
+		if !has {
 			delete(v.puts, key)
 		}
 	}
@@ -856,8 +741,8 @@ func (v *vectors) sync(q *dbtx) error {
 	if v.built && ver <= v.version {
 		return nil
 	}
-	var dims string
-	if err := q.queryRow(`SELECT value FROM meta WHERE key = ?`, []any{metaVectorDims}, &dims); err != nil {
+	dims, _, err := store.VectorMetaValue(q, metaVectorDims)
+	if err != nil {
 		return err
 	}
 	if dims != strconv.Itoa(v.dims) {
@@ -916,25 +801,7 @@ func (v *vectors) load(q *dbtx, vk *kind) (*vecindex.Index, error) {
 	// reads every vector separately, twenty times slower.
 	v.m.log.Warn("engram: reading vectors through vec0's scan", "table", vk.vec, "reason", err)
 	x := vecindex.New(v.dims)
-	rows, err := q.query(`SELECT v.rowid, v.embedding FROM `+vk.vec+` v
-		WHERE v.rowid IN (SELECT pk FROM `+vk.table+` WHERE agent_id = ?)`, v.m.agent)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var pk int64
-		var b []byte
-		if err := rows.Scan(&pk, &b); err != nil {
-			return nil, err
-		}
-		vec, err := decodeVector(b, v.dims)
-		if err != nil {
-			return nil, err
-		}
-		x.Put(pk, vec)
-	}
-	return x, rows.Err()
+	return x, store.ScanVectors(q, vk.table, vk.vec, v.m.agent, v.dims, x.Put)
 }
 
 // owned says which of the vectors of vk's table are the agent's: when
@@ -943,37 +810,26 @@ func (v *vectors) load(q *dbtx, vk *kind) (*vecindex.Index, error) {
 // chunks (ascending) that hold those vectors. want is how many vectors
 // the agent has.
 func (v *vectors) owned(q *dbtx, vk *kind) (own map[int64]bool, chunks []int64, want int, err error) {
-	var others bool
-	err = q.queryRow(`SELECT EXISTS (SELECT 1 FROM `+vk.table+` WHERE agent_id < ?1)
-		OR EXISTS (SELECT 1 FROM `+vk.table+` WHERE agent_id > ?1)`, []any{v.m.agent}, &others)
+	others, err := store.VectorKindShared(q, vk.table, v.m.agent)
 	if err != nil {
 		return nil, nil, 0, err
 	}
 	if !others {
-		err := q.queryRow(`SELECT count(*) FROM `+vk.vec+`_rowids`, nil, &want)
-		return nil, nil, want, chunkLayoutErr(err)
+		want, err := store.VectorCount(q, vk.vec)
+		return nil, nil, want, err
 	}
-	rows, err := q.query(`SELECT t.pk, r.chunk_id FROM `+vk.table+` t CROSS JOIN `+vk.vec+`_rowids r ON r.rowid = t.pk
-		WHERE t.agent_id = ?`, v.m.agent)
+	held, err := store.VectorChunksOf(q, vk.table, vk.vec, v.m.agent)
 	if err != nil {
-		return nil, nil, 0, chunkLayoutErr(err)
-	}
-	defer rows.Close()
-	own = map[int64]bool{}
-	in := map[int64]bool{}
-	for rows.Next() {
-		var pk, chunk int64
-		if err := rows.Scan(&pk, &chunk); err != nil {
-			return nil, nil, 0, err
-		}
-		own[pk] = true
-		if !in[chunk] {
-			in[chunk] = true
-			chunks = append(chunks, chunk)
-		}
-	}
-	if err := rows.Err(); err != nil {
 		return nil, nil, 0, err
+	}
+	own = make(map[int64]bool, len(held))
+	in := map[int64]bool{}
+	for _, h := range held {
+		own[h.PK] = true
+		if !in[h.Chunk] {
+			in[h.Chunk] = true
+			chunks = append(chunks, h.Chunk)
+		}
 	}
 	slices.Sort(chunks)
 	if chunks == nil {
@@ -1063,82 +919,15 @@ func (l *indexLoader) close() error {
 }
 
 // errChunkLayout says vec0's storage is not laid out as loadChunks expects.
-var errChunkLayout = errors.New("unexpected vec0 chunk layout")
+var errChunkLayout = store.ErrChunkLayout
 
-// chunkLayoutErr returns a failure to read vec0's storage as
-// errChunkLayout when the table or column read is not there, and as
-// itself otherwise (the context's end, a busy database, an I/O error).
-func chunkLayoutErr(err error) error {
-	if store.Code(err)&0xff == sqlite3.SQLITE_ERROR {
-		if msg := err.Error(); strings.Contains(msg, "no such table") || strings.Contains(msg, "no such column") {
-			return fmt.Errorf("%w: %w", errChunkLayout, err)
-		}
-	}
-	return err
-}
-
-// loadChunks calls fn with the vectors of a vec0 table, read straight
-// from the table's chunks, one call per chunk: the rowids of the chunk's
-// valid slots and their vectors, one after another, as vec0 stores them
-// (little-endian float32s), valid only during the call. It reads the
-// chunks listed (ascending), or every chunk when chunks is nil.
-//
-// A chunk holds, per slot, a validity bit, a rowid (little-endian
-// int64) and a vector: that is how sqlite-vec v0.1.9 stores a float
-// column; anything else returns errChunkLayout, and a test checks the
-// result against vec0's own scan.
+// loadChunks calls fn with the vectors of vk's vec0 table, read straight
+// from the table's chunks, one call per chunk: the chunks listed
+// (ascending), or every chunk when chunks is nil. See
+// store.VectorChunks; an error matches errChunkLayout when vec0's storage
+// is not laid out as it expects.
 func (v *vectors) loadChunks(q *dbtx, vk *kind, chunks []int64, fn func(pks []int64, vecs []byte)) error {
-	// The chunks drive the join, in chunk_id (their rowid) order, so
-	// that SQLite need not sort the vectors (150 MiB at 100K of 384
-	// dimensions) to return them in order. The vector chunks' key is a
-	// column named rowid, declared without a type: the unary + takes the
-	// chunk_id's integer affinity off the comparison, which could not
-	// use that column's index otherwise (a scan per chunk).
-	from := vk.vec + `_chunks c`
-	var args []any
-	if chunks != nil {
-		list, _ := json.Marshal(chunks)
-		from = `json_each(?) j CROSS JOIN ` + vk.vec + `_chunks c ON c.chunk_id = j.value`
-		args = append(args, string(list))
-	}
-	rows, err := q.query(`SELECT c.size, c.validity, c.rowids, v.vectors
-		FROM `+from+` CROSS JOIN `+vk.vec+`_vector_chunks00 v ON v.rowid = +c.chunk_id`, args...)
-	if err != nil {
-		return chunkLayoutErr(err)
-	}
-	defer rows.Close()
-	width := 4 * v.dims
-	var pks []int64
-	var packed []byte
-	for rows.Next() {
-		var size int
-		var validity, rowids, vecs sql.RawBytes
-		if err := rows.Scan(&size, &validity, &rowids, &vecs); err != nil {
-			return err
-		}
-		if size <= 0 || len(validity) != (size+7)/8 || len(rowids) != 8*size || len(vecs) != width*size {
-			return fmt.Errorf("%w: chunk of %d slots with %d, %d and %d bytes", errChunkLayout,
-				size, len(validity), len(rowids), len(vecs))
-		}
-		pks = pks[:0]
-		for s := range size {
-			if validity[s/8]>>(s%8)&1 == 1 {
-				pks = append(pks, int64(binary.LittleEndian.Uint64(rowids[8*s:])))
-			}
-		}
-		if len(pks) == size {
-			fn(pks, vecs)
-			continue
-		}
-		packed = packed[:0]
-		for s := range size {
-			if validity[s/8]>>(s%8)&1 == 1 {
-				packed = append(packed, vecs[s*width:(s+1)*width]...)
-			}
-		}
-		fn(pks, packed)
-	}
-	return rows.Err()
+	return store.VectorChunks(q, vk.vec, v.dims, chunks, fn)
 }
 
 // embedNew embeds the texts of rows about to be inserted, before the
@@ -1212,20 +1001,13 @@ func (v *vectors) similar(q *dbtx, k *kind, pk int64, vec []float32, threshold f
 	if len(pks) == 0 {
 		return nil, nil
 	}
-	list, _ := json.Marshal(pks)
-	rows, err := q.query(`SELECT s.pk, s.id FROM json_each(?1) j CROSS JOIN `+k.table+` s ON s.pk = j.value
-		WHERE s.agent_id = ?2`, string(list), v.m.agent)
+	ids, err := store.VectorRowIDs(q, k.table, v.m.agent, pks)
 	if err != nil {
 		return nil, err
 	}
-	docs, err := store.ScanAll(rows, func(r store.Scanner) (similarDoc, error) {
-		var d similarDoc
-		err := r.Scan(&d.pk, &d.id)
-		d.sim = sims[d.pk]
-		return d, err
-	})
-	if err != nil {
-		return nil, err
+	docs := make([]similarDoc, len(ids))
+	for i, d := range ids {
+		docs[i] = similarDoc{pk: d.PK, id: d.ID, sim: sims[d.PK]}
 	}
 	slices.SortFunc(docs, func(a, b similarDoc) int { return cmp.Or(cmp.Compare(b.sim, a.sim), cmp.Compare(a.id, b.id)) })
 	return docs, nil
@@ -1266,15 +1048,7 @@ func (v *vectors) ownHits(typ MemoryType, hits []vecindex.Hit, vec []float32, th
 // stored returns the vector of row pk, or nil when it has none (it is
 // pending).
 func (v *vectors) stored(q *dbtx, typ MemoryType, pk int64) ([]float32, error) {
-	var b []byte
-	err := q.queryRow(`SELECT embedding FROM `+kindOf(typ).vec+` WHERE rowid = ?`, []any{pk}, &b)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	return decodeVector(b, v.dims)
+	return store.StoredVector(q, kindOf(typ).vec, pk, v.dims)
 }
 
 // vectorOf returns the i-th vector of embedNew's answer, or nil.
@@ -1296,17 +1070,6 @@ type pendingRow struct {
 	text string
 }
 
-// pendingSQL lists up to ?2 of agent ?1's pending rows with their text,
-// fewest failed attempts first, straight from vector_pending's index.
-var pendingSQL = func() string {
-	var cases []string
-	for _, vk := range vectorKinds {
-		cases = append(cases, `WHEN '`+string(vk.typ)+`' THEN (SELECT `+vk.textOver("t")+` FROM `+vk.table+` t WHERE t.pk = p.pk)`)
-	}
-	return `SELECT p.memory_type, p.pk, CASE p.memory_type ` + strings.Join(cases, " ") + ` END
-		FROM vector_pending p WHERE p.agent_id = ?1 ORDER BY p.attempts, p.memory_type, p.pk LIMIT ?2`
-}()
-
 // embedPending embeds the agent's pending rows, embedBatch at a time,
 // each batch written in its own transaction, until none is left, limit
 // rows are done (limit < 0: no limit) or the embedder fails. progress,
@@ -1326,18 +1089,11 @@ func (v *vectors) embedPending(ctx context.Context, limit int, progress func(don
 			if limit >= 0 {
 				n = min(n, limit-done)
 			}
-			rows, err := q.query(pendingSQL, v.m.agent, n)
-			if err != nil {
-				return err
+			pending, err := store.PendingVectors(q, vecKinds, v.m.agent, n)
+			batch = make([]pendingRow, len(pending))
+			for i, p := range pending {
+				batch[i] = pendingRow{typ: MemoryType(p.Type), pk: p.PK, text: p.Text}
 			}
-			batch, err = store.ScanAll(rows, func(r store.Scanner) (pendingRow, error) {
-				var p pendingRow
-				var typ string
-				var text sql.NullString // NULL: the row is gone (none should be)
-				err := r.Scan(&typ, &p.pk, &text)
-				p.typ, p.text = MemoryType(typ), text.String
-				return p, err
-			})
 			return err
 		})
 		if err != nil || len(batch) == 0 {
@@ -1404,16 +1160,12 @@ func (v *vectors) embedRows(ctx context.Context, batch []pendingRow) (int, error
 func (v *vectors) write(ctx context.Context, batch []pendingRow, es []embedded) error {
 	return v.m.write(ctx, "embed.pending", func(q *dbtx) error {
 		for i, p := range batch {
-			vk := kindOf(p.typ)
-			var text string
-			err := q.queryRow(`SELECT `+vk.textOver("t")+` FROM `+vk.table+` t WHERE t.pk = ?1 AND t.agent_id = ?2
-				AND EXISTS (SELECT 1 FROM vector_pending WHERE memory_type = ?3 AND pk = ?1)`,
-				[]any{p.pk, v.m.agent, string(p.typ)}, &text)
-			if errors.Is(err, sql.ErrNoRows) || err == nil && text != p.text {
-				continue
-			}
+			text, ok, err := store.PendingText(q, vecKind(kindOf(p.typ)), p.pk, v.m.agent)
 			if err != nil {
 				return err
+			}
+			if !ok || text != p.text {
+				continue
 			}
 			if err := v.put(q, p.typ, p.pk, es[i], true); err != nil {
 				return err
@@ -1434,8 +1186,7 @@ func (v *vectors) failed(ctx context.Context, batch []pendingRow, cause error) e
 	}
 	err := v.m.write(ctx, "embed.pending", func(q *dbtx) error {
 		for _, p := range batch {
-			if _, err := q.exec(`UPDATE vector_pending SET attempts = attempts + 1, last_error = ?
-				WHERE memory_type = ? AND pk = ?`, msg, string(p.typ), p.pk); err != nil {
+			if err := store.VectorFailed(q, string(p.typ), p.pk, msg); err != nil {
 				return err
 			}
 		}
@@ -1466,17 +1217,16 @@ func (m *Memory) Reindex(ctx context.Context, progress func(done, total int)) er
 	}
 	var total int
 	err := m.write(ctx, "reindex", func(q *dbtx) error {
-		var started int
-		if err := q.queryRow(`SELECT count(*) FROM meta WHERE key = ?`, []any{metaReindex + m.agent}, &started); err != nil {
+		_, started, err := store.VectorMetaValue(q, metaReindex+m.agent)
+		if err != nil {
 			return err
 		}
-		for _, vk := range vectorKinds { // marks whose row is gone (none should be)
-			if _, err := q.exec(`DELETE FROM vector_pending WHERE agent_id = ? AND memory_type = '`+string(vk.typ)+`'
-				AND pk NOT IN (SELECT pk FROM `+vk.table+`)`, m.agent); err != nil {
+		for _, vk := range vecKinds { // marks whose row is gone (none should be)
+			if err := store.DropStalePending(q, vk, m.agent); err != nil {
 				return err
 			}
 		}
-		if started == 0 {
+		if !started {
 			if err := markPending(q, m.agent); err != nil {
 				return err
 			}
@@ -1484,7 +1234,8 @@ func (m *Memory) Reindex(ctx context.Context, progress func(done, total int)) er
 				return err
 			}
 		}
-		return q.queryRow(`SELECT count(*) FROM vector_pending WHERE agent_id = ?`, []any{m.agent}, &total)
+		total, err = store.PendingCount(q, m.agent)
+		return err
 	})
 	if err != nil {
 		return err
@@ -1500,14 +1251,11 @@ func (m *Memory) Reindex(ctx context.Context, progress func(done, total int)) er
 		}
 		var left int
 		err = m.write(ctx, "reindex", func(q *dbtx) error {
-			if err := q.queryRow(`SELECT count(*) FROM vector_pending WHERE agent_id = ?`, []any{m.agent}, &left); err != nil {
+			var err error
+			if left, err = store.PendingCount(q, m.agent); err != nil || left > 0 {
 				return err
 			}
-			if left > 0 {
-				return nil
-			}
-			_, err := q.exec(`DELETE FROM meta WHERE key = ?`, metaReindex+m.agent)
-			return err
+			return store.DeleteVectorMeta(q, metaReindex+m.agent)
 		})
 		if err != nil || left == 0 {
 			return err
@@ -1518,8 +1266,9 @@ func (m *Memory) Reindex(ctx context.Context, progress func(done, total int)) er
 		// Rows failed alone (recorded): report them rather than loop.
 		var why string
 		err = m.read(ctx, "reindex", func(q *dbtx) error {
-			return q.queryRow(`SELECT coalesce(max(last_error), '') FROM vector_pending WHERE agent_id = ? AND attempts > 0`,
-				[]any{m.agent}, &why)
+			var err error
+			why, err = store.PendingError(q, m.agent)
+			return err
 		})
 		if err != nil {
 			return err
@@ -1533,32 +1282,23 @@ func (m *Memory) Reindex(ctx context.Context, progress func(done, total int)) er
 // every row has a vector or is pending (during a Reindex it may have
 // both); and that the embedding cache agrees with them (see checkCache).
 func checkVectors(q *dbtx) error {
-	var n int
-	if err := q.queryRow(`SELECT count(*) FROM sqlite_master WHERE name = 'vec_semantic'`, nil, &n); err != nil || n == 0 {
+	if made, err := store.VectorTableExists(q, semanticKind.vec); err != nil || !made {
 		return err
 	}
 	var problems []string
-	for _, vk := range vectorKinds {
-		var orphans, missing, stale int
-		err := q.queryRow(`SELECT
-			(SELECT count(*) FROM `+vk.vec+` v WHERE NOT EXISTS (SELECT 1 FROM `+vk.table+` b WHERE b.pk = v.rowid)),
-			(SELECT count(*) FROM `+vk.table+` b WHERE NOT EXISTS
-				(SELECT 1 FROM vector_pending p WHERE p.memory_type = ?1 AND p.pk = b.pk)
-				AND b.pk NOT IN (SELECT rowid FROM `+vk.vec+`)),
-			(SELECT count(*) FROM vector_pending p WHERE p.memory_type = ?1
-				AND NOT EXISTS (SELECT 1 FROM `+vk.table+` b WHERE b.pk = p.pk))`,
-			[]any{string(vk.typ)}, &orphans, &missing, &stale)
+	for _, vk := range vecKinds {
+		p, err := store.CheckVectorKind(q, vk)
 		if err != nil {
 			return err
 		}
-		if stale > 0 {
-			problems = append(problems, fmt.Sprintf("vector_pending: %d %s marks without a row", stale, vk.typ))
+		if p.Stale > 0 {
+			problems = append(problems, fmt.Sprintf("vector_pending: %d %s marks without a row", p.Stale, vk.Type))
 		}
-		if orphans > 0 {
-			problems = append(problems, fmt.Sprintf("%s: %d vectors without a row", vk.vec, orphans))
+		if p.Orphans > 0 {
+			problems = append(problems, fmt.Sprintf("%s: %d vectors without a row", vk.Vec, p.Orphans))
 		}
-		if missing > 0 {
-			problems = append(problems, fmt.Sprintf("%s: %d rows neither embedded nor pending", vk.table, missing))
+		if p.Missing > 0 {
+			problems = append(problems, fmt.Sprintf("%s: %d rows neither embedded nor pending", vk.Table, p.Missing))
 		}
 	}
 	cache, err := checkCache(q)
@@ -1579,61 +1319,47 @@ func checkVectors(q *dbtx) error {
 // vectors' dimension, if it is of their model.
 func checkCache(q *dbtx) ([]string, error) {
 	var problems []string
-	var model, dims string
-	err := q.queryRow(`SELECT coalesce((SELECT value FROM meta WHERE key = ?), ''), coalesce((SELECT value FROM meta WHERE key = ?), '')`,
-		[]any{metaVectorModel, metaVectorDims}, &model, &dims)
+	dims, model, err := store.VectorMeta(q, metaVectorDims, metaVectorModel)
 	if err != nil {
 		return nil, err
 	}
-	var kinds []any
-	for _, vk := range vectorKinds {
-		kinds = append(kinds, string(vk.typ))
+	var types []string
+	for _, vk := range vecKinds {
+		types = append(types, vk.Type)
 	}
-	list, _ := json.Marshal(kinds)
-	var otherModel, otherKind, badLength int
-	err = q.queryRow(`SELECT
-		(SELECT count(*) FROM embedding_cache WHERE memory_pk IS NOT NULL AND model <> ?1),
-		(SELECT count(*) FROM embedding_cache WHERE memory_pk IS NOT NULL AND memory_type NOT IN (SELECT value FROM json_each(?3))),
-		(SELECT count(*) FROM embedding_cache WHERE memory_pk IS NULL AND model = ?1 AND length(vector) <> 4 * ?2)`,
-		[]any{model, dims, string(list)}, &otherModel, &otherKind, &badLength)
+	p, err := store.CheckCache(q, model, dims, types)
 	if err != nil {
 		return nil, err
 	}
-	if otherModel > 0 {
-		problems = append(problems, fmt.Sprintf("embedding_cache: %d entries name rows but are not of model %q", otherModel, model))
+	if p.OtherModel > 0 {
+		problems = append(problems, fmt.Sprintf("embedding_cache: %d entries name rows but are not of model %q", p.OtherModel, model))
 	}
-	if otherKind > 0 {
-		problems = append(problems, fmt.Sprintf("embedding_cache: %d entries name rows of a kind without vectors", otherKind))
+	if p.OtherKind > 0 {
+		problems = append(problems, fmt.Sprintf("embedding_cache: %d entries name rows of a kind without vectors", p.OtherKind))
 	}
-	if badLength > 0 {
-		problems = append(problems, fmt.Sprintf("embedding_cache: %d vectors of model %q are not of %s dimensions", badLength, model, dims))
+	if p.BadLength > 0 {
+		problems = append(problems, fmt.Sprintf("embedding_cache: %d vectors of model %q are not of %s dimensions", p.BadLength, model, dims))
 	}
-	for _, vk := range vectorKinds {
-		var unembedded int
-		err := q.queryRow(`SELECT count(*) FROM embedding_cache WHERE memory_type = ?1
-			AND memory_pk NOT IN (SELECT rowid FROM `+vk.vec+`)`, []any{string(vk.typ)}, &unembedded)
+	for _, vk := range vecKinds {
+		unembedded, err := store.CacheUnembedded(q, vk)
 		if err != nil {
 			return nil, err
 		}
 		if unembedded > 0 {
-			problems = append(problems, fmt.Sprintf("embedding_cache: %d entries name %s rows without a vector", unembedded, vk.typ))
+			problems = append(problems, fmt.Sprintf("embedding_cache: %d entries name %s rows without a vector", unembedded, vk.Type))
 		}
-		rows, err := q.query(`SELECT c.hash, coalesce(`+vk.textOver("t")+`, '') FROM embedding_cache c
-			LEFT JOIN `+vk.table+` t ON t.pk = c.memory_pk WHERE c.memory_type = ?`, string(vk.typ))
+		named, err := store.CacheNamedOf(q, vk)
 		if err != nil {
 			return nil, err
 		}
-		wrong, err := store.ScanAll(rows, func(r store.Scanner) (bool, error) {
-			var h []byte
-			var text string
-			err := r.Scan(&h, &text)
-			return !bytes.Equal(h, textHash(text)), err
-		})
-		if err != nil {
-			return nil, err
+		wrong := 0
+		for _, c := range named {
+			if !bytes.Equal(c.Hash, textHash(c.Text)) {
+				wrong++
+			}
 		}
-		if n := len(slices.DeleteFunc(wrong, func(w bool) bool { return !w })); n > 0 {
-			problems = append(problems, fmt.Sprintf("embedding_cache: %d entries name %s rows that are gone or whose text is another", n, vk.typ))
+		if wrong > 0 {
+			problems = append(problems, fmt.Sprintf("embedding_cache: %d entries name %s rows that are gone or whose text is another", wrong, vk.Type))
 		}
 	}
 	return problems, nil
