@@ -43,6 +43,17 @@ func vecKind(k *kind) store.VecKind {
 	return store.VecKind{Type: string(k.typ), Table: k.table, Vec: k.vec, Text: k.textOver("t"), ArchivedText: overJSON(k.text, "row")}
 }
 
+// vecKindOf returns vecKinds' entry of typ, which must be a kind with
+// vectors.
+func vecKindOf(typ MemoryType) store.VecKind {
+	for _, vk := range vecKinds {
+		if vk.Type == string(typ) {
+			return vk
+		}
+	}
+	panic("engram: memory type " + string(typ) + " has no vectors")
+}
+
 // Meta keys of Tier 2.
 const (
 	metaVectorDims    = "vector.dims"

@@ -79,9 +79,12 @@ func (v *vectors) sync(q *dbtx) error {
 	if v.built && ver <= v.version {
 		return nil
 	}
-	dims, _, err := store.VectorMetaValue(q, metaVectorDims)
+	dims, ok, err := store.VectorMetaValue(q, metaVectorDims)
 	if err != nil {
 		return err
+	}
+	if !ok { // openVectors recorded it: another handle broke the file
+		return fmt.Errorf("meta has no %s", metaVectorDims)
 	}
 	if dims != strconv.Itoa(v.dims) {
 		return invalid("WithEmbedder", "another handle changed the database's vectors to %s dimensions; reopen with an embedder of %s dimensions", dims, dims)

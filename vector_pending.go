@@ -124,7 +124,7 @@ func (v *vectors) embedRows(ctx context.Context, batch []pendingRow) (int, error
 func (v *vectors) write(ctx context.Context, batch []pendingRow, es []embedded) error {
 	return v.m.write(ctx, "embed.pending", func(q *dbtx) error {
 		for i, p := range batch {
-			text, ok, err := store.PendingText(q, vecKind(kindOf(p.typ)), p.pk, v.m.agent)
+			text, ok, err := store.PendingText(q, vecKindOf(p.typ), p.pk, v.m.agent)
 			if err != nil {
 				return err
 			}
