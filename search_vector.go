@@ -14,8 +14,8 @@ import (
 // the query's, from the in-memory index of each kind with vectors.
 
 // vectorSQL holds, per kind with vectors, the statement that reads, for
-// the rows whose vector search found, what ranking needs (see
-// scanRanked), under the search's filters, as ftsSources (see
+// the rows the vector search found, what ranking needs (see scanRanked),
+// under the search's filters, as ftsSources do (see
 // store.VectorRankedSQL). The content is read later, for the results
 // only.
 var vectorSQL = func() map[MemoryType]string {
