@@ -32,8 +32,8 @@ var sqlStillIn = []string{
 	"ingest.go", "markdown.go", "markdown_import.go",
 	"procedural.go", "rank.go", "scope_list.go",
 	"search.go", "search_context.go", "search_score.go", "search_text.go",
-	"search_vector.go", "semantic.go", "summary.go",
-	"tx.go", "vector.go",
+	"semantic.go", "summary.go",
+	"tx.go",
 }
 
 // TestRootSpeaksNoSQL holds the root package to its floor plan: its

@@ -3,7 +3,6 @@ package engram
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
 	"slices"
 
@@ -14,16 +13,15 @@ import (
 // Vector candidates (Tier 2): the memories whose embeddings are nearest
 // the query's, from the in-memory index of each kind with vectors.
 
-// vectorSQL reads, for the rows of a kind whose pks are listed in ?1, what
-// ranking needs (see scanRanked), under the search's filters: (agent,
-// since, until, the tags as JSON or an empty string) as ?2 to ?5, as
-// ftsSources. The content is read later, for the results only.
+// vectorSQL holds, per kind with vectors, the statement that reads, for
+// the rows the vector search found, what ranking needs (see scanRanked),
+// under the search's filters, as ftsSources do (see
+// store.VectorRankedSQL). The content is read later, for the results
+// only.
 var vectorSQL = func() map[MemoryType]string {
 	out := map[MemoryType]string{}
 	for _, k := range vectorKinds {
-		out[k.typ] = `SELECT ` + k.rankCols("t") + `
-			FROM json_each(?1) j CROSS JOIN ` + k.Table + ` t ON t.pk = j.value
-			WHERE t.agent_id = ?2 AND t.created_at >= ?3 AND t.created_at < ?4 AND ` + k.TagFilter("t", "?5") + ` AND ` + scopeMark
+		out[k.typ] = store.VectorRankedSQL(k.rankCols("t"), k.Table, k.TagFilter("t", "?5"), scopeMark)
 	}
 	return out
 }()
@@ -76,7 +74,7 @@ func (m *Memory) vectorCandidates(ctx context.Context, s *search) ([]candidate, 
 		if err := v.sync(q); err != nil {
 			return err
 		}
-		if err := q.queryRow(`SELECT count(*) FROM vector_pending WHERE agent_id = ?`, []any{m.agent}, &s.pending); err != nil {
+		if s.pending, err = store.PendingCount(q, m.agent); err != nil {
 			return err
 		}
 		if !s.byText { // else the text search's read took it
@@ -125,13 +123,8 @@ func (m *Memory) vectorRows(q *dbtx, typ MemoryType, hits []vecindex.Hit, f ftsF
 	for i, h := range hits {
 		pks[i], cos[h.ID] = h.ID, float64(h.Cosine)
 	}
-	list, _ := json.Marshal(pks)
 	query, scoped := f.scoped(vectorSQL[typ], kindOf(typ), "t", 6)
-	rows, err := q.query(query, append([]any{string(list), m.agent, f.since, f.until, f.tags}, scoped...)...)
-	if err != nil {
-		return nil, err
-	}
-	got, err := store.ScanAll(rows, scanRanked(typ, nil))
+	got, err := store.VectorRanked(q, query, pks, m.agent, f.since, f.until, f.tags, scoped, scanRanked(typ, nil))
 	for i := range got {
 		got[i].cosine, got[i].hasCosine = cos[got[i].pk], true
 	}
@@ -153,16 +146,7 @@ func (m *Memory) pendingByText(ctx context.Context, s *search, cands []candidate
 	pending := map[vectorKey]bool{}
 	err = m.read(ctx, "search.pending", func(q *dbtx) error {
 		for typ, pks := range byKind {
-			list, _ := json.Marshal(pks)
-			rows, err := q.query(`SELECT p.pk FROM json_each(?2) j CROSS JOIN vector_pending p ON p.memory_type = ?1 AND p.pk = j.value`,
-				string(typ), string(list))
-			if err != nil {
-				return err
-			}
-			got, err := store.ScanAll(rows, func(r store.Scanner) (int64, error) {
-				var pk int64
-				return pk, r.Scan(&pk)
-			})
+			got, err := store.PendingOf(q, string(typ), pks)
 			if err != nil {
 				return err
 			}
