@@ -260,7 +260,7 @@ func (m *Memory) linkDeferred() {
 // order.
 func (l *Links) insertLinks(q *dbtx, links []any, now time.Time) error {
 	for len(links) > 0 {
-		n := semanticInsertMax
+		n := store.BatchMax
 		for 3*n > len(links) {
 			n /= 4
 		}
