@@ -430,6 +430,13 @@ func (s *Semantic) entries(q *dbtx, where string, args ...any) ([]SemanticEntry,
 	if err != nil {
 		return nil, err
 	}
+	return s.entriesOf(q, recs)
+}
+
+// entriesOf returns the entries recs hold, with the accesses noted and
+// not written yet added.
+func (s *Semantic) entriesOf(q *dbtx, recs []store.SemanticRow) ([]SemanticEntry, error) {
+	var err error
 	list := make([]SemanticEntry, len(recs))
 	for i, r := range recs {
 		if list[i], err = semanticEntry(r); err != nil {
@@ -441,7 +448,11 @@ func (s *Semantic) entries(q *dbtx, where string, args ...any) ([]SemanticEntry,
 
 // one reads the agent's entry with the given ID, or returns ErrNotFound.
 func (s *Semantic) one(q *dbtx, id string) (SemanticEntry, error) {
-	list, err := s.entries(q, `id = ?`, id)
+	recs, err := store.SemanticByID(q, s.m.agent, id)
+	if err != nil {
+		return SemanticEntry{}, err
+	}
+	list, err := s.entriesOf(q, recs)
 	if err != nil {
 		return SemanticEntry{}, err
 	}
@@ -563,7 +574,11 @@ func (s *Semantic) List(ctx context.Context, opts ListOptions) ([]SemanticEntry,
 	cond, args := sc.whereOrAll(semanticKind, "semantic_memory")
 	var out []SemanticEntry
 	err = s.m.read(ctx, "semantic.list", func(q *dbtx) error {
-		out, err = s.entries(q, cond+` ORDER BY `+sc.orderBy("importance DESC, updated_at DESC, id")+` LIMIT ? OFFSET ?`, append(args, limit, offset)...)
+		recs, err := store.SemanticPage(q, s.m.agent, cond, args, sc.orderBy("importance DESC, updated_at DESC, id"), limit, offset)
+		if err != nil {
+			return err
+		}
+		out, err = s.entriesOf(q, recs)
 		return err
 	})
 	return out, err

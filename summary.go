@@ -175,7 +175,7 @@ func (m *Memory) summarize(q *dbtx, now time.Time) (Summary, time.Time, error) {
 	for _, k := range kinds {
 		ks := KindSummary{Type: k.typ, Count: *k.count(&st)}
 		if ks.Count > 0 {
-			scan, err := agentScan(q, k, ks.Count)
+			scan, err := store.AgentScan(q, k.table, ks.Count)
 			if err != nil {
 				return Summary{}, time.Time{}, err
 			}
@@ -257,24 +257,6 @@ func (m *Memory) semanticCounts(q *dbtx, scan string, now time.Time, s *Summary)
 
 // farFuture is when a summary that counts no recent access expires.
 var farFuture = time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC)
-
-// agentScan returns the condition that picks the agent's n rows of
-// kind k (with the agent as its one parameter) for a pass over all of
-// them. Through the agent's index each row costs a lookup in the table,
-// in the order of the index: at 100K entries ten times slower than
-// reading the whole table in order. So the condition keeps SQLite off the
-// index (the unary +) unless the agent holds under an eighth of the
-// table's rows (by its largest pk), where reading every row costs more.
-func agentScan(q *dbtx, k *kind, n int) (string, error) {
-	size, err := store.MaxPK(q, k.table)
-	if err != nil {
-		return "", err
-	}
-	if int64(n)*8 >= size {
-		return "+agent_id = ?", nil
-	}
-	return "agent_id = ?", nil
-}
 
 // keywords returns the agent's most common stems (see Summary.Keywords).
 // Where the agent is alone in a full-text index, the index's vocabulary

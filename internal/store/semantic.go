@@ -227,6 +227,20 @@ func SemanticEntries(q Querier, agent, where string, args ...any) ([]SemanticRow
 	return ScanAll(rows, ScanSemantic)
 }
 
+// SemanticByID reads agent's entry with the given ID: none or one.
+// Errors are as for [SemanticEntries].
+func SemanticByID(q Querier, agent, id string) ([]SemanticRow, error) {
+	return SemanticEntries(q, agent, `id = ?`, id)
+}
+
+// SemanticPage reads agent's entries that cond (with args) selects, in
+// the order order says, limit of them from offset on. cond and order are
+// fragments the root builds from a filter and the kind registry, never
+// from input. Errors are as for [SemanticEntries].
+func SemanticPage(q Querier, agent, cond string, args []any, order string, limit, offset int) ([]SemanticRow, error) {
+	return SemanticEntries(q, agent, cond+` ORDER BY `+order+` LIMIT ? OFFSET ?`, append(args, limit, offset)...)
+}
+
 // BumpSemanticAccess raises the access count of agent's entries with the
 // given IDs by one and sets their last access to at, in one statement,
 // and returns how many entries it changed. Unknown IDs are skipped.
