@@ -191,9 +191,9 @@ func (e *Episodic) logRows(q *dbtx, rows []episodeRow) error {
 	if err := checkIDsNew(q, episodicKind, e.m.agent, ids); err != nil {
 		return err
 	}
-	recs := make([]store.EpisodeRow, len(rows))
-	for i, r := range rows {
-		recs[i] = r.rec
+	recs := make([]*store.EpisodeRow, len(rows))
+	for i := range rows {
+		recs[i] = &rows[i].rec
 	}
 	err := store.InsertEpisodeBatch(q, e.m.agent, recs)
 	if store.IsUniqueViolation(err) { // not expected: checked above

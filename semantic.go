@@ -203,10 +203,10 @@ func (s *Semantic) storeRows(q *dbtx, rows []semanticRow, now time.Time) error {
 	if err := s.checkNew(q, rows); err != nil {
 		return err
 	}
-	recs := make([]store.SemanticRow, len(rows))
-	for i, r := range rows {
-		q.knowTerms(r.Content, r.stems)
-		recs[i] = r.rec
+	recs := make([]*store.SemanticRow, len(rows))
+	for i := range rows {
+		q.knowTerms(rows[i].Content, rows[i].stems)
+		recs[i] = &rows[i].rec
 	}
 	pks, err := store.InsertSemanticBatch(q, s.m.agent, recs)
 	if store.IsUniqueViolation(err) { // checkNew found none: not expected

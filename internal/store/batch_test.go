@@ -92,7 +92,7 @@ func TestInsertRowsBatches(t *testing.T) {
 // A batch whose row's ID the agent holds fails as a unique violation.
 func TestInsertRowsUnique(t *testing.T) {
 	q := openSchema(t)
-	rows := []EpisodeRow{{ID: "e1", Content: "one", Type: "observation", Metadata: "{}"}, {ID: "e1", Content: "two", Type: "observation", Metadata: "{}"}}
+	rows := []*EpisodeRow{{ID: "e1", Content: "one", Type: "observation", Metadata: "{}"}, {ID: "e1", Content: "two", Type: "observation", Metadata: "{}"}}
 	if err := InsertEpisodeBatch(q, "a", rows); !IsUniqueViolation(err) {
 		t.Fatalf("a batch holding an ID twice returned %v", err)
 	}
@@ -135,9 +135,9 @@ func TestDerivedColumnsOnEveryWrite(t *testing.T) {
 		t.Fatal(err)
 	}
 	check("InsertSemantic", "semantic_memory", "s1", "Deploys run on Fridays", `["ops"]`)
-	batch := []SemanticRow{sem("s2", "kayak paddles float"), sem("s3", "the river is cold in May", "river", "cold")}
-	batch[0].Derive(nil) // derived before: the same
-	if _, err := InsertSemanticBatch(q, "a", batch); err != nil {
+	s2, s3 := sem("s2", "kayak paddles float"), sem("s3", "the river is cold in May", "river", "cold")
+	s2.Derive(nil) // derived before: the same
+	if _, err := InsertSemanticBatch(q, "a", []*SemanticRow{&s2, &s3}); err != nil {
 		t.Fatal(err)
 	}
 	check("InsertSemanticBatch, derived before", "semantic_memory", "s2", "kayak paddles float", `[]`)
@@ -158,7 +158,7 @@ func TestDerivedColumnsOnEveryWrite(t *testing.T) {
 		t.Fatal(err)
 	}
 	check("InsertEpisode", "episodic_log", "e1", "the build failed twice")
-	eps := []EpisodeRow{{ID: "e2", Content: "tests pass again", Type: "observation", Metadata: "{}", CreatedAt: now}}
+	eps := []*EpisodeRow{{ID: "e2", Content: "tests pass again", Type: "observation", Metadata: "{}", CreatedAt: now}}
 	if err := InsertEpisodeBatch(q, "a", eps); err != nil {
 		t.Fatal(err)
 	}

@@ -57,7 +57,7 @@ func InsertEpisode(q Querier, agent string, r *EpisodeRow) (int64, error) {
 // columns, [BatchMax] per statement (see [InsertRows]). The rows' IDs
 // must be distinct and new (see [HeldIDs]); errors are the driver's,
 // unchanged.
-func InsertEpisodeBatch(q Querier, agent string, rows []EpisodeRow) error {
+func InsertEpisodeBatch(q Querier, agent string, rows []*EpisodeRow) error {
 	return InsertRows(q, "episodic_log", episodeWriteCols, len(rows),
 		func(i int, args []any) []any { return rows[i].args(agent, args) }, nil)
 }

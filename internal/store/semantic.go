@@ -111,7 +111,7 @@ func InsertSemantic(q Querier, agent string, r *SemanticRow) (int64, error) {
 // columns, [BatchMax] per statement (see [InsertRows]), and returns their
 // rowids in order. The rows' IDs must be distinct and new (see
 // [HeldIDs]); errors are the driver's, unchanged.
-func InsertSemanticBatch(q Querier, agent string, rows []SemanticRow) ([]int64, error) {
+func InsertSemanticBatch(q Querier, agent string, rows []*SemanticRow) ([]int64, error) {
 	pks := make([]int64, len(rows))
 	err := InsertRows(q, "semantic_memory", semanticWriteCols, len(rows),
 		func(i int, args []any) []any { return rows[i].args(agent, args) },
