@@ -12,9 +12,9 @@ import (
 // batch runs few statements, and few are prepared.
 const BatchMax = 64
 
-// BatchSize returns how many of left rows the next statement of a batch
+// batchSize returns how many of left rows the next statement of a batch
 // inserts: BatchMax, or a quarter of it again and again until it fits.
-func BatchSize(left int) int {
+func batchSize(left int) int {
 	n := BatchMax
 	for n > left {
 		n /= 4
@@ -48,7 +48,7 @@ func InsertRows(q Querier, table string, cols []string, n int, row func(i int, a
 		}
 	}
 	for start := 0; start < n; {
-		k := BatchSize(n - start)
+		k := batchSize(n - start)
 		args := make([]any, 0, k*len(cols))
 		for i := start; i < start+k; i++ {
 			args = row(i, args)
