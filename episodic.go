@@ -209,8 +209,8 @@ func (e *Episodic) Get(ctx context.Context, id string) (Episode, error) {
 	if err := validateID("id", id); err != nil {
 		return Episode{}, err
 	}
-	list, err := e.list(ctx, "episodic.get", func(q *dbtx) ([]store.EpisodeRow, error) {
-		return store.EpisodeByID(q, e.m.agent, id)
+	list, err := e.list(ctx, "episodic.get", func(q *dbtx) ([]Episode, error) {
+		return store.EpisodeByID(q, episodeOf, e.m.agent, id)
 	})
 	if err != nil {
 		return Episode{}, err
@@ -225,8 +225,8 @@ func (e *Episodic) Get(ctx context.Context, id string) (Episode, error) {
 // Errors are as for [Episodic.Get].
 func (e *Episodic) Today(ctx context.Context) ([]Episode, error) {
 	start := e.m.now().UTC().Truncate(day)
-	return e.list(ctx, "episodic.today", func(q *dbtx) ([]store.EpisodeRow, error) {
-		return store.EpisodesBetween(q, e.m.agent, start, start.Add(day), true)
+	return e.list(ctx, "episodic.today", func(q *dbtx) ([]Episode, error) {
+		return store.EpisodesBetween(q, episodeOf, e.m.agent, start, start.Add(day), true)
 	})
 }
 
@@ -255,11 +255,11 @@ func (e *Episodic) recent(q *dbtx, limit int, sc *scope) ([]Episode, error) {
 		return nil, nil
 	}
 	cond, args := sc.whereOrAll(episodicKind, "episodic_log")
-	recs, err := store.EpisodesRecent(q, e.m.agent, cond, args, sc.orderBy("created_at DESC, pk DESC"), limit)
+	out, err := store.EpisodesRecent(q, episodeOf, e.m.agent, cond, args, sc.orderBy("created_at DESC, pk DESC"), limit)
 	if err != nil {
 		return nil, err
 	}
-	return episodesOf(e.m, q, recs)
+	return out, overlayAll(e.m, q, out)
 }
 
 // ByTask returns the episodes of a task, oldest first. Errors are as for
@@ -268,8 +268,8 @@ func (e *Episodic) ByTask(ctx context.Context, taskID string) ([]Episode, error)
 	if err := validateID("taskID", taskID); err != nil {
 		return nil, err
 	}
-	return e.list(ctx, "episodic.by_task", func(q *dbtx) ([]store.EpisodeRow, error) {
-		return store.EpisodesOfTask(q, e.m.agent, taskID)
+	return e.list(ctx, "episodic.by_task", func(q *dbtx) ([]Episode, error) {
+		return store.EpisodesOfTask(q, episodeOf, e.m.agent, taskID)
 	})
 }
 
@@ -283,8 +283,8 @@ func (e *Episodic) Range(ctx context.Context, from, to time.Time) ([]Episode, er
 	if !to.IsZero() && !to.After(from) {
 		return nil, invalid("to", "%v is not after from (%v)", to, from)
 	}
-	return e.list(ctx, "episodic.range", func(q *dbtx) ([]store.EpisodeRow, error) {
-		return store.EpisodesBetween(q, e.m.agent, from, to, false)
+	return e.list(ctx, "episodic.range", func(q *dbtx) ([]Episode, error) {
+		return store.EpisodesBetween(q, episodeOf, e.m.agent, from, to, false)
 	})
 }
 
@@ -321,30 +321,16 @@ func (e *Episodic) Prune(ctx context.Context, retainDays int) (int, error) {
 
 // list reads, in one read, the episodes read returns, with the accesses
 // noted and not written yet added (see Memory.overlayAccess).
-func (e *Episodic) list(ctx context.Context, op string, read func(q *dbtx) ([]store.EpisodeRow, error)) ([]Episode, error) {
+func (e *Episodic) list(ctx context.Context, op string, read func(q *dbtx) ([]Episode, error)) ([]Episode, error) {
 	var out []Episode
 	err := e.m.read(ctx, op, func(q *dbtx) error {
-		recs, err := read(q)
-		if err != nil {
+		var err error
+		if out, err = read(q); err != nil {
 			return err
 		}
-		out, err = episodesOf(e.m, q, recs)
-		return err
+		return overlayAll(e.m, q, out)
 	})
 	return out, err
-}
-
-// episodesOf returns the episodes recs hold, with the accesses noted
-// and not written yet added.
-func episodesOf(m *Memory, q *dbtx, recs []store.EpisodeRow) ([]Episode, error) {
-	out := make([]Episode, len(recs))
-	for i, r := range recs {
-		var err error
-		if out[i], err = episodeOf(r); err != nil {
-			return nil, err
-		}
-	}
-	return out, overlayAll(m, q, out)
 }
 
 // episodeOf is the episode the store's row r holds.

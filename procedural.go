@@ -181,7 +181,7 @@ func (p *Procedural) Get(ctx context.Context, id string) (Procedure, error) {
 	if err := validateID("id", id); err != nil {
 		return Procedure{}, err
 	}
-	return p.one(ctx, "procedural.get", store.ProcedureByID, "procedure", id)
+	return p.one(ctx, "procedural.get", store.ProcedureByID[Procedure], "procedure", id)
 }
 
 // GetByName returns the procedure with the given name. Errors are as for
@@ -190,13 +190,13 @@ func (p *Procedural) GetByName(ctx context.Context, name string) (Procedure, err
 	if err := validateText("name", name, true, p.m.cfg.Limits.MaxTagBytes*4); err != nil {
 		return Procedure{}, err
 	}
-	return p.one(ctx, "procedural.get_by_name", store.ProcedureByName, "procedure named", name)
+	return p.one(ctx, "procedural.get_by_name", store.ProcedureByName[Procedure], "procedure named", name)
 }
 
 // one reads the agent's procedure that by finds by key (its ID or its
 // name), or returns ErrNotFound naming it as kind.
-func (p *Procedural) one(ctx context.Context, op string, by func(q store.Querier, agent, key string) ([]store.ProcedureRow, error), kind, key string) (Procedure, error) {
-	list, err := p.list(ctx, op, func(q *dbtx) ([]store.ProcedureRow, error) { return by(q, p.m.agent, key) })
+func (p *Procedural) one(ctx context.Context, op string, by func(q store.Querier, as func(store.ProcedureRow) (Procedure, error), agent, key string) ([]Procedure, error), kind, key string) (Procedure, error) {
+	list, err := p.list(ctx, op, func(q *dbtx) ([]Procedure, error) { return by(q, procedureOf, p.m.agent, key) })
 	if err != nil {
 		return Procedure{}, err
 	}
@@ -231,17 +231,14 @@ func (p *Procedural) Update(ctx context.Context, id string, patch ProcedurePatch
 	now := p.m.now()
 	var out Procedure
 	err := p.m.write(ctx, "procedural.update", func(q *dbtx) error {
-		list, err := store.ProcedureByID(q, p.m.agent, id)
+		list, err := store.ProcedureByID(q, procedureOf, p.m.agent, id)
 		if err != nil {
 			return err
 		}
 		if len(list) == 0 {
 			return notFound("procedure", id)
 		}
-		pr, err := procedureOf(list[0])
-		if err != nil {
-			return err
-		}
+		pr := list[0]
 		if patch.Description != nil {
 			pr.Description = *patch.Description
 		}
@@ -281,14 +278,11 @@ func (p *Procedural) RecordOutcome(ctx context.Context, id string, success bool)
 	now := p.m.now()
 	var out []Procedure
 	err := p.m.write(ctx, "procedural.record_outcome", func(q *dbtx) error {
-		recs, err := store.RecordProcedureOutcome(q, p.m.agent, id, 1-outcomeAlpha, outcomeAlpha*outcome, now)
-		if err != nil {
-			return err
-		}
-		if len(recs) == 0 {
+		var err error
+		out, err = store.RecordProcedureOutcome(q, procedureOf, p.m.agent, id, 1-outcomeAlpha, outcomeAlpha*outcome, now)
+		if err == nil && len(out) == 0 {
 			return notFound("procedure", id)
 		}
-		out, err = proceduresOf(recs)
 		return err
 	})
 	if err != nil {
@@ -320,11 +314,7 @@ func (p *Procedural) active(q *dbtx, limit int, sc *scope) ([]Procedure, error) 
 		return nil, nil
 	}
 	cond, args := sc.whereOrAll(proceduralKind, "procedural_memory")
-	recs, err := store.ProceduresActive(q, p.m.agent, cond, args, sc.orderBy("success_rate DESC, use_count DESC, id"), limit)
-	if err != nil {
-		return nil, err
-	}
-	out, err := proceduresOf(recs)
+	out, err := store.ProceduresActive(q, procedureOf, p.m.agent, cond, args, sc.orderBy("success_rate DESC, use_count DESC, id"), limit)
 	if err != nil {
 		return nil, err
 	}
@@ -346,8 +336,8 @@ func (p *Procedural) FindByTags(ctx context.Context, tags []string, limit int) (
 	if err != nil {
 		return nil, err
 	}
-	return p.list(ctx, "procedural.find_by_tags", func(q *dbtx) ([]store.ProcedureRow, error) {
-		return store.ProceduresByTags(q, p.m.agent, tags, limit)
+	return p.list(ctx, "procedural.find_by_tags", func(q *dbtx) ([]Procedure, error) {
+		return store.ProceduresByTags(q, procedureOf, p.m.agent, tags, limit)
 	})
 }
 
@@ -365,31 +355,16 @@ func (p *Procedural) Delete(ctx context.Context, id string) error {
 
 // list reads, in one read, the procedures read returns, with the
 // accesses noted and not written yet added (see Memory.overlayAccess).
-func (p *Procedural) list(ctx context.Context, op string, read func(q *dbtx) ([]store.ProcedureRow, error)) ([]Procedure, error) {
+func (p *Procedural) list(ctx context.Context, op string, read func(q *dbtx) ([]Procedure, error)) ([]Procedure, error) {
 	var out []Procedure
 	err := p.m.read(ctx, op, func(q *dbtx) error {
-		recs, err := read(q)
-		if err != nil {
-			return err
-		}
-		if out, err = proceduresOf(recs); err != nil {
+		var err error
+		if out, err = read(q); err != nil {
 			return err
 		}
 		return overlayAll(p.m, q, out)
 	})
 	return out, err
-}
-
-// proceduresOf returns the procedures recs hold.
-func proceduresOf(recs []store.ProcedureRow) ([]Procedure, error) {
-	out := make([]Procedure, len(recs))
-	for i, r := range recs {
-		var err error
-		if out[i], err = procedureOf(r); err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
 }
 
 // scanProcedure scans a row of procedureCols as a procedure.

@@ -426,33 +426,19 @@ func (s *Semantic) Get(ctx context.Context, id string) (SemanticEntry, error) {
 // args) selects, in the order and number its ORDER BY and LIMIT say, with
 // the accesses noted and not written yet added (see Memory.overlayAccess).
 func (s *Semantic) entries(q *dbtx, where string, args ...any) ([]SemanticEntry, error) {
-	recs, err := store.SemanticEntries(q, s.m.agent, where, args...)
+	list, err := store.SemanticEntries(q, semanticEntry, s.m.agent, where, args...)
 	if err != nil {
 		return nil, err
-	}
-	return s.entriesOf(q, recs)
-}
-
-// entriesOf returns the entries recs hold, with the accesses noted and
-// not written yet added.
-func (s *Semantic) entriesOf(q *dbtx, recs []store.SemanticRow) ([]SemanticEntry, error) {
-	var err error
-	list := make([]SemanticEntry, len(recs))
-	for i, r := range recs {
-		if list[i], err = semanticEntry(r); err != nil {
-			return nil, err
-		}
 	}
 	return list, overlayAll(s.m, q, list)
 }
 
 // one reads the agent's entry with the given ID, or returns ErrNotFound.
 func (s *Semantic) one(q *dbtx, id string) (SemanticEntry, error) {
-	recs, err := store.SemanticByID(q, s.m.agent, id)
-	if err != nil {
-		return SemanticEntry{}, err
+	list, err := store.SemanticByID(q, semanticEntry, s.m.agent, id)
+	if err == nil {
+		err = overlayAll(s.m, q, list)
 	}
-	list, err := s.entriesOf(q, recs)
 	if err != nil {
 		return SemanticEntry{}, err
 	}
@@ -574,12 +560,11 @@ func (s *Semantic) List(ctx context.Context, opts ListOptions) ([]SemanticEntry,
 	cond, args := sc.whereOrAll(semanticKind, "semantic_memory")
 	var out []SemanticEntry
 	err = s.m.read(ctx, "semantic.list", func(q *dbtx) error {
-		recs, err := store.SemanticPage(q, s.m.agent, cond, args, sc.orderBy("importance DESC, updated_at DESC, id"), limit, offset)
+		out, err = store.SemanticPage(q, semanticEntry, s.m.agent, cond, args, sc.orderBy("importance DESC, updated_at DESC, id"), limit, offset)
 		if err != nil {
 			return err
 		}
-		out, err = s.entriesOf(q, recs)
-		return err
+		return overlayAll(s.m, q, out)
 	})
 	return out, err
 }

@@ -84,25 +84,36 @@ func ScanEpisode(sc Scanner) (EpisodeRow, error) {
 }
 
 // episodes reads agent's episodes that cond (with args after the agent)
-// selects, in its order.
-func episodes(q Querier, agent, cond string, args ...any) ([]EpisodeRow, error) {
+// selects, in its order, each made the caller's value by as (so that no
+// list of rows is made on the way).
+func episodes[T any](q Querier, as func(EpisodeRow) (T, error), agent, cond string, args ...any) ([]T, error) {
 	rows, err := q.Query(`SELECT `+EpisodeCols+` FROM episodic_log WHERE agent_id = ? AND `+cond, append([]any{agent}, args...)...)
 	if err != nil {
 		return nil, err
 	}
-	return ScanAll(rows, ScanEpisode)
+	return ScanAll(rows, func(sc Scanner) (T, error) {
+		r, err := ScanEpisode(sc)
+		if err != nil {
+			var zero T
+			return zero, err
+		}
+		return as(r)
+	})
 }
 
+// The reads below make each episode the caller's value with as, so that
+// no list of rows is made on the way.
+
 // EpisodeByID reads agent's episode with the given ID: none or one.
-// Errors are the driver's.
-func EpisodeByID(q Querier, agent, id string) ([]EpisodeRow, error) {
-	return episodes(q, agent, `id = ?`, id)
+// Errors are the driver's or as's.
+func EpisodeByID[T any](q Querier, as func(EpisodeRow) (T, error), agent, id string) ([]T, error) {
+	return episodes(q, as, agent, `id = ?`, id)
 }
 
 // EpisodesBetween reads agent's episodes created in [from, to), oldest
 // first, or newest first when newest is set; a zero to means no upper
-// bound. Errors are the driver's.
-func EpisodesBetween(q Querier, agent string, from, to time.Time, newest bool) ([]EpisodeRow, error) {
+// bound. Errors are the driver's or as's.
+func EpisodesBetween[T any](q Querier, as func(EpisodeRow) (T, error), agent string, from, to time.Time, newest bool) ([]T, error) {
 	order := `created_at, pk`
 	if newest {
 		order = `created_at DESC, pk DESC`
@@ -111,21 +122,21 @@ func EpisodesBetween(q Querier, agent string, from, to time.Time, newest bool) (
 	if !to.IsZero() {
 		upper = MS(to)
 	}
-	return episodes(q, agent, `created_at >= ? AND created_at < ? ORDER BY `+order, MS(from), upper)
+	return episodes(q, as, agent, `created_at >= ? AND created_at < ? ORDER BY `+order, MS(from), upper)
 }
 
 // EpisodesOfTask reads agent's episodes of the task, oldest first.
-// Errors are the driver's.
-func EpisodesOfTask(q Querier, agent, task string) ([]EpisodeRow, error) {
-	return episodes(q, agent, `task_id = ? AND task_id <> '' ORDER BY created_at, pk`, task)
+// Errors are the driver's or as's.
+func EpisodesOfTask[T any](q Querier, as func(EpisodeRow) (T, error), agent, task string) ([]T, error) {
+	return episodes(q, as, agent, `task_id = ? AND task_id <> '' ORDER BY created_at, pk`, task)
 }
 
 // EpisodesRecent reads up to limit of agent's episodes that cond (with
 // args after the agent) selects, in the order order says. cond and order
 // are fragments the root builds from a filter and the kind registry,
-// never from input. Errors are the driver's.
-func EpisodesRecent(q Querier, agent, cond string, args []any, order string, limit int) ([]EpisodeRow, error) {
-	return episodes(q, agent, cond+` ORDER BY `+order+` LIMIT ?`, append(args, limit)...)
+// never from input. Errors are the driver's or as's.
+func EpisodesRecent[T any](q Querier, as func(EpisodeRow) (T, error), agent, cond string, args []any, order string, limit int) ([]T, error) {
+	return episodes(q, as, agent, cond+` ORDER BY `+order+` LIMIT ?`, append(args, limit)...)
 }
 
 // PruneEpisodes deletes agent's episodes created before cutoff and

@@ -94,26 +94,35 @@ func ScanProcedure(sc Scanner) (ProcedureRow, error) {
 	return r, err
 }
 
-// procedures runs query, which reads ProcedureCols, and scans its rows.
-func procedures(q Querier, query string, args ...any) ([]ProcedureRow, error) {
+// procedures runs query, which reads ProcedureCols, and scans its rows,
+// each made the caller's value by as (so that no list of rows is made on
+// the way).
+func procedures[T any](q Querier, as func(ProcedureRow) (T, error), query string, args ...any) ([]T, error) {
 	rows, err := q.Query(query, args...)
 	if err != nil {
 		return nil, err
 	}
-	return ScanAll(rows, ScanProcedure)
+	return ScanAll(rows, func(sc Scanner) (T, error) {
+		r, err := ScanProcedure(sc)
+		if err != nil {
+			var zero T
+			return zero, err
+		}
+		return as(r)
+	})
 }
 
 // ProcedureByID reads agent's procedure with the given ID: none or one.
-// Errors are the driver's or ScanProcedure's.
-func ProcedureByID(q Querier, agent, id string) ([]ProcedureRow, error) {
-	return procedures(q, `SELECT `+ProcedureCols+` FROM procedural_memory
+// Errors are the driver's, ScanProcedure's or as's.
+func ProcedureByID[T any](q Querier, as func(ProcedureRow) (T, error), agent, id string) ([]T, error) {
+	return procedures(q, as, `SELECT `+ProcedureCols+` FROM procedural_memory
 		WHERE agent_id = ? AND id = ?`, agent, id)
 }
 
 // ProcedureByName reads agent's procedure with the given name: none or
-// one. Errors are the driver's or ScanProcedure's.
-func ProcedureByName(q Querier, agent, name string) ([]ProcedureRow, error) {
-	return procedures(q, `SELECT `+ProcedureCols+` FROM procedural_memory
+// one. Errors are the driver's, ScanProcedure's or as's.
+func ProcedureByName[T any](q Querier, as func(ProcedureRow) (T, error), agent, name string) ([]T, error) {
+	return procedures(q, as, `SELECT `+ProcedureCols+` FROM procedural_memory
 		WHERE agent_id = ? AND name = ?`, agent, name)
 }
 
@@ -121,10 +130,10 @@ func ProcedureByName(q Querier, agent, name string) ([]ProcedureRow, error) {
 // given ID at the time at: its use count goes up by one and its success
 // rate becomes rate·keep + add, kept in [0, 1]. It returns the procedure
 // as updated: none when the agent has no such procedure. Errors are the
-// driver's or ScanProcedure's.
-func RecordProcedureOutcome(q Querier, agent, id string, keep, add float64, at time.Time) ([]ProcedureRow, error) {
+// driver's or ScanProcedure's or as's.
+func RecordProcedureOutcome[T any](q Querier, as func(ProcedureRow) (T, error), agent, id string, keep, add float64, at time.Time) ([]T, error) {
 	// min/max keep float rounding from stepping outside the CHECK range.
-	return procedures(q, `UPDATE procedural_memory
+	return procedures(q, as, `UPDATE procedural_memory
 		SET success_rate = min(1.0, max(0.0, success_rate * ? + ?)), use_count = use_count + 1, updated_at = ?
 		WHERE agent_id = ? AND id = ? RETURNING `+ProcedureCols,
 		keep, add, MS(at), agent, id)
@@ -134,18 +143,18 @@ func RecordProcedureOutcome(q Querier, agent, id string, keep, add float64, at t
 // disabled and that cond (with args after the agent) selects, in the
 // order order says. cond and order are fragments the root builds from a
 // filter and the kind registry, never from input. Errors are the
-// driver's or ScanProcedure's.
-func ProceduresActive(q Querier, agent, cond string, args []any, order string, limit int) ([]ProcedureRow, error) {
-	return procedures(q, `SELECT `+ProcedureCols+` FROM procedural_memory WHERE agent_id = ? AND disabled = 0
+// driver's or ScanProcedure's or as's.
+func ProceduresActive[T any](q Querier, as func(ProcedureRow) (T, error), agent, cond string, args []any, order string, limit int) ([]T, error) {
+	return procedures(q, as, `SELECT `+ProcedureCols+` FROM procedural_memory WHERE agent_id = ? AND disabled = 0
 		AND `+cond+` ORDER BY `+order+` LIMIT ?`, append(append([]any{agent}, args...), limit)...)
 }
 
 // ProceduresByTags reads up to limit of agent's procedures carrying at
 // least one of tags, those carrying the most first, then by success rate,
-// use count and ID. Errors are the driver's or ScanProcedure's.
-func ProceduresByTags(q Querier, agent string, tags []string, limit int) ([]ProcedureRow, error) {
+// use count and ID. Errors are the driver's, ScanProcedure's or as's.
+func ProceduresByTags[T any](q Querier, as func(ProcedureRow) (T, error), agent string, tags []string, limit int) ([]T, error) {
 	want, _ := json.Marshal(tags) // a []string always marshals
-	return procedures(q, `SELECT `+ProcedureCols+` FROM (
+	return procedures(q, as, `SELECT `+ProcedureCols+` FROM (
 			SELECT p.*, (SELECT count(DISTINCT t.value) FROM json_each(p.tags) t
 			             WHERE t.value IN (SELECT value FROM json_each(?2))) AS hits
 			FROM procedural_memory p WHERE p.agent_id = ?1)

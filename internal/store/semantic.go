@@ -216,29 +216,37 @@ func ScanSemantic(sc Scanner) (SemanticRow, error) {
 
 // SemanticEntries reads agent's entries that the condition where (with
 // args, numbered from ?2 or unnumbered after the agent) selects, in the
-// order and number its ORDER BY and LIMIT say. where is a fragment the
-// root builds from its filters and the kind registry, never from input.
-// Errors are the driver's or ScanSemantic's.
-func SemanticEntries(q Querier, agent, where string, args ...any) ([]SemanticRow, error) {
+// order and number its ORDER BY and LIMIT say, each made the caller's
+// value by as (so that no list of rows is made on the way). where is a
+// fragment the root builds from its filters and the kind registry, never
+// from input. Errors are the driver's, ScanSemantic's or as's.
+func SemanticEntries[T any](q Querier, as func(SemanticRow) (T, error), agent, where string, args ...any) ([]T, error) {
 	rows, err := q.Query(`SELECT `+SemanticCols+` FROM semantic_memory WHERE agent_id = ? AND `+where, append([]any{agent}, args...)...)
 	if err != nil {
 		return nil, err
 	}
-	return ScanAll(rows, ScanSemantic)
+	return ScanAll(rows, func(sc Scanner) (T, error) {
+		r, err := ScanSemantic(sc)
+		if err != nil {
+			var zero T
+			return zero, err
+		}
+		return as(r)
+	})
 }
 
 // SemanticByID reads agent's entry with the given ID: none or one.
 // Errors are as for [SemanticEntries].
-func SemanticByID(q Querier, agent, id string) ([]SemanticRow, error) {
-	return SemanticEntries(q, agent, `id = ?`, id)
+func SemanticByID[T any](q Querier, as func(SemanticRow) (T, error), agent, id string) ([]T, error) {
+	return SemanticEntries(q, as, agent, `id = ?`, id)
 }
 
 // SemanticPage reads agent's entries that cond (with args) selects, in
 // the order order says, limit of them from offset on. cond and order are
 // fragments the root builds from a filter and the kind registry, never
 // from input. Errors are as for [SemanticEntries].
-func SemanticPage(q Querier, agent, cond string, args []any, order string, limit, offset int) ([]SemanticRow, error) {
-	return SemanticEntries(q, agent, cond+` ORDER BY `+order+` LIMIT ? OFFSET ?`, append(args, limit, offset)...)
+func SemanticPage[T any](q Querier, as func(SemanticRow) (T, error), agent, cond string, args []any, order string, limit, offset int) ([]T, error) {
+	return SemanticEntries(q, as, agent, cond+` ORDER BY `+order+` LIMIT ? OFFSET ?`, append(args, limit, offset)...)
 }
 
 // BumpSemanticAccess raises the access count of agent's entries with the
