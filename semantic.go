@@ -2,8 +2,6 @@ package engram
 
 import (
 	"context"
-	"database/sql"
-	"errors"
 	"fmt"
 	"runtime"
 	"slices"
@@ -375,15 +373,15 @@ func (s *Semantic) promote(q *dbtx, e *SemanticEntry, now time.Time) error {
 	if err != nil {
 		return err
 	}
-	pk, hash, err := store.SemanticHashByID(q, s.m.agent, row.ID)
+	pk, hash, ok, err := store.SemanticHashByID(q, s.m.agent, row.ID)
 	switch {
-	case err == nil:
+	case err != nil:
+		return err
+	case ok:
 		if row.rec.SameContent(hash) {
 			return nil
 		}
 		return store.UpdateSemanticContent(q, pk, &row.rec, now)
-	case !errors.Is(err, sql.ErrNoRows):
-		return err
 	}
 	_, err = s.insertNew(q, row, now)
 	return err

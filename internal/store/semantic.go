@@ -2,7 +2,9 @@ package store
 
 import (
 	"crypto/sha256"
+	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 )
@@ -120,13 +122,14 @@ func InsertSemanticBatch(q Querier, agent string, rows []*SemanticRow) ([]int64,
 }
 
 // SemanticHashByID returns the rowid and content hash of agent's entry
-// with the given ID, or sql.ErrNoRows; other errors are the driver's.
-func SemanticHashByID(q Querier, agent, id string) (int64, []byte, error) {
-	var pk int64
-	var hash []byte
-	err := q.QueryRow(`SELECT pk, content_hash FROM semantic_memory WHERE agent_id = ? AND id = ?`,
+// with the given ID, and whether there is one. Errors are the driver's.
+func SemanticHashByID(q Querier, agent, id string) (pk int64, hash []byte, ok bool, err error) {
+	err = q.QueryRow(`SELECT pk, content_hash FROM semantic_memory WHERE agent_id = ? AND id = ?`,
 		[]any{agent, id}, &pk, &hash)
-	return pk, hash, err
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, nil, false, nil
+	}
+	return pk, hash, err == nil, err
 }
 
 // SameContent reports whether hash, as [SemanticHashByID] returns it, is
