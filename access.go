@@ -2,7 +2,6 @@ package engram
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"slices"
 	"sync"
@@ -382,38 +381,16 @@ func (m *Memory) writeAccess(q *dbtx) error {
 	}
 	q.onRollback(func() { m.access.putBack(batch) })
 	q.onCommit(func() { m.access.written(batch) })
-	type row struct {
-		ID string `json:"id"`
-		N  int    `json:"n"`
-		R  int    `json:"r"`
-		At int64  `json:"at"`
-	}
-	byKind := map[MemoryType][]row{}
+	byKind := map[MemoryType][]store.AccessNote{}
 	for k, n := range batch.notes {
-		byKind[k.kind] = append(byKind[k.kind], row{k.id, n.N, n.R, n.At})
+		byKind[k.kind] = append(byKind[k.kind], store.AccessNote{ID: k.id, N: n.N, R: n.R, At: n.At})
 	}
 	for _, k := range kinds {
 		list := byKind[k.typ]
 		if len(list) == 0 {
 			continue
 		}
-		b, err := json.Marshal(list)
-		if err != nil {
-			return err
-		}
-		// The list is materialized first so that it drives the update;
-		// joined to json_each directly, the planner scans the agent's
-		// rows and parses the list once for each.
-		set := `retrievals = retrievals + j.r`
-		if k.typ == TypeSemantic {
-			set += `, access_count = access_count + j.n, last_accessed_at = max(last_accessed_at, j.at)`
-		}
-		_, err = q.exec(`WITH j(id, n, r, at) AS MATERIALIZED (
-				SELECT value ->> '$.id', value ->> '$.n', value ->> '$.r', value ->> '$.at' FROM json_each(?2))
-			UPDATE `+k.Table+` SET `+set+`
-			FROM j WHERE `+k.Table+`.agent_id = ?1 AND `+k.Table+`.id = j.id`,
-			m.agent, string(b))
-		if err != nil {
+		if err := store.AddAccess(q, k.Table, m.agent, k.typ == TypeSemantic, list); err != nil {
 			return err
 		}
 	}

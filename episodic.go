@@ -6,10 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"strings"
 	"time"
 
-	"github.com/engram-go/engram/internal/bm25"
 	"github.com/engram-go/engram/internal/store"
 )
 
@@ -17,7 +15,8 @@ import (
 // from [Memory.Episodic]; it is safe for concurrent use.
 type Episodic struct{ m *Memory }
 
-const episodeCols = `id, content, event_type, task_id, session_id, cost, duration_ns, metadata, created_at, retrievals, user_id`
+// episodeCols are the columns scanEpisode reads (see store.EpisodeCols).
+const episodeCols = store.EpisodeCols
 
 const (
 	maxMetadataKeys = 64
@@ -91,9 +90,11 @@ func (e *Episodic) LogBatch(ctx context.Context, eps []Episode) ([]string, error
 	return ids, nil
 }
 
+// episodeRow is a validated episode ready to insert: rec is what the
+// store writes.
 type episodeRow struct {
 	Episode
-	metadata string
+	rec store.EpisodeRow
 }
 
 func (e *Episodic) prepare(field string, ep Episode, now time.Time) (episodeRow, error) {
@@ -140,14 +141,21 @@ func (e *Episodic) prepare(field string, ep Episode, now time.Time) (episodeRow,
 		ep.CreatedAt = now
 	}
 	ep.Metadata = cloneMap(ep.Metadata)
-	return episodeRow{Episode: ep, metadata: meta}, nil
+	r := episodeRow{Episode: ep, rec: store.EpisodeRow{ID: ep.ID, Content: ep.Content, Type: string(ep.Type),
+		TaskID: ep.TaskID, SessionID: ep.SessionID, Cost: ep.Cost, Duration: ep.Duration, Metadata: meta,
+		CreatedAt: ep.CreatedAt, Resonance: resonance(0, 0, 0, episodeImportance), UserID: ep.UserID}}
+	r.rec.Derive()
+	return r, nil
 }
 
 // log inserts a prepared episode in q's transaction with its vector, the
 // i-th of embedNew's answer es (none when es is nil: the row stays
 // pending).
 func (e *Episodic) log(q *dbtx, r episodeRow, es []embedded, i int) error {
-	pk, err := e.insert(q, r)
+	pk, err := store.InsertEpisode(q, e.m.agent, &r.rec)
+	if store.IsUniqueViolation(err) {
+		return fmt.Errorf("engram: episode %q: %w", r.ID, ErrExists)
+	}
 	if err != nil {
 		return err
 	}
@@ -167,14 +175,12 @@ func (e *Episodic) logNew(q *dbtx, r episodeRow) (bool, error) {
 // holding returns which of contents the agent's episodes hold, in one
 // query: the episodes of user, or of any user when user is "".
 func (e *Episodic) holding(q *dbtx, contents []string, user string) (map[string]bool, error) {
-	b, _ := json.Marshal(contents) // a []string always marshals
-	return store.JSONSet(q, `SELECT json_group_array(content) FROM episodic_log
-		WHERE agent_id = ?1 AND content IN (SELECT value FROM json_each(?2)) AND (?3 = '' OR user_id = ?3)`, e.m.agent, string(b), user)
+	return store.EpisodeHolding(q, e.m.agent, contents, user)
 }
 
 // logRows inserts prepared episodes without vectors in q's transaction,
-// as log would one after the other, but up to semanticInsertMax per
-// statement (see Semantic.storeRows, for why). It returns an error
+// as log would one after the other, but up to store.BatchMax per
+// statement (see store.InsertRows, for why). It returns an error
 // matching ErrExists for the first episode (in order) whose ID the agent
 // or an earlier episode of the batch holds.
 func (e *Episodic) logRows(q *dbtx, rows []episodeRow) error {
@@ -185,44 +191,15 @@ func (e *Episodic) logRows(q *dbtx, rows []episodeRow) error {
 	if err := checkIDsNew(q, episodicKind, e.m.agent, ids); err != nil {
 		return err
 	}
-	const row = `(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
-	for start := 0; start < len(rows); {
-		n := semanticInsertMax
-		for n > len(rows)-start {
-			n /= 4
-		}
-		args := make([]any, 0, n*14)
-		for _, r := range rows[start : start+n] {
-			terms, ntok := bm25.Vector(r.Content) // see episodicKind.indexed
-			args = append(args, r.ID, e.m.agent, r.Content, string(r.Type), r.TaskID, r.SessionID, r.Cost,
-				int64(r.Duration), r.metadata, ms(r.CreatedAt), resonance(0, 0, 0, episodeImportance), terms, ntok, r.UserID)
-		}
-		_, err := q.exec(`INSERT INTO episodic_log (id, agent_id, content, event_type, task_id, session_id,
-			cost, duration_ns, metadata, created_at, resonance, terms, ntok, user_id) VALUES `+row+strings.Repeat(", "+row, n-1), args...)
-		if store.IsUniqueViolation(err) { // not expected: checked above
-			return fmt.Errorf("engram: episodes: %w", ErrExists)
-		}
-		if err != nil {
-			return err
-		}
-		start += n
+	recs := make([]*store.EpisodeRow, len(rows))
+	for i := range rows {
+		recs[i] = &rows[i].rec
 	}
-	return nil
-}
-
-func (e *Episodic) insert(q *dbtx, r episodeRow) (int64, error) {
-	terms, ntok := bm25.Vector(r.Content) // see episodicKind.indexed
-	res, err := q.exec(`INSERT INTO episodic_log (id, agent_id, content, event_type, task_id, session_id,
-		cost, duration_ns, metadata, created_at, resonance, terms, ntok, user_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		r.ID, e.m.agent, r.Content, string(r.Type), r.TaskID, r.SessionID, r.Cost,
-		int64(r.Duration), r.metadata, ms(r.CreatedAt), resonance(0, 0, 0, episodeImportance), terms, ntok, r.UserID)
-	if store.IsUniqueViolation(err) {
-		return 0, fmt.Errorf("engram: episode %q: %w", r.ID, ErrExists)
+	err := store.InsertEpisodeBatch(q, e.m.agent, recs)
+	if store.IsUniqueViolation(err) { // not expected: checked above
+		return fmt.Errorf("engram: episodes: %w", ErrExists)
 	}
-	if err != nil {
-		return 0, err
-	}
-	return res.LastInsertId()
+	return err
 }
 
 // Get returns the episode with the given ID. It returns [ErrNotFound] if the
@@ -232,8 +209,9 @@ func (e *Episodic) Get(ctx context.Context, id string) (Episode, error) {
 	if err := validateID("id", id); err != nil {
 		return Episode{}, err
 	}
-	list, err := e.list(ctx, "episodic.get", `SELECT `+episodeCols+` FROM episodic_log
-		WHERE agent_id = ? AND id = ?`, e.m.agent, id)
+	list, err := e.list(ctx, "episodic.get", func(q *dbtx) ([]Episode, error) {
+		return store.EpisodeByID(q, episodeOf, e.m.agent, id)
+	})
 	if err != nil {
 		return Episode{}, err
 	}
@@ -247,9 +225,9 @@ func (e *Episodic) Get(ctx context.Context, id string) (Episode, error) {
 // Errors are as for [Episodic.Get].
 func (e *Episodic) Today(ctx context.Context) ([]Episode, error) {
 	start := e.m.now().UTC().Truncate(day)
-	return e.list(ctx, "episodic.today", `SELECT `+episodeCols+` FROM episodic_log
-		WHERE agent_id = ? AND created_at >= ? AND created_at < ?
-		ORDER BY created_at DESC, pk DESC`, e.m.agent, ms(start), ms(start.Add(day)))
+	return e.list(ctx, "episodic.today", func(q *dbtx) ([]Episode, error) {
+		return store.EpisodesBetween(q, episodeOf, e.m.agent, start, start.Add(day), true)
+	})
 }
 
 // Recent returns the limit most recent episodes, newest first; a limit of 0
@@ -277,8 +255,11 @@ func (e *Episodic) recent(q *dbtx, limit int, sc *scope) ([]Episode, error) {
 		return nil, nil
 	}
 	cond, args := sc.whereOrAll(episodicKind, "episodic_log")
-	return queryCounted(e.m, q, scanEpisode, `SELECT `+episodeCols+` FROM episodic_log WHERE agent_id = ? AND `+cond+`
-		ORDER BY `+sc.orderBy("created_at DESC, pk DESC")+` LIMIT ?`, append(append([]any{e.m.agent}, args...), limit)...)
+	out, err := store.EpisodesRecent(q, episodeOf, e.m.agent, cond, args, sc.orderBy("created_at DESC, pk DESC"), limit)
+	if err != nil {
+		return nil, err
+	}
+	return out, overlayAll(e.m, q, out)
 }
 
 // ByTask returns the episodes of a task, oldest first. Errors are as for
@@ -287,8 +268,9 @@ func (e *Episodic) ByTask(ctx context.Context, taskID string) ([]Episode, error)
 	if err := validateID("taskID", taskID); err != nil {
 		return nil, err
 	}
-	return e.list(ctx, "episodic.by_task", `SELECT `+episodeCols+` FROM episodic_log
-		WHERE agent_id = ? AND task_id = ? AND task_id <> '' ORDER BY created_at, pk`, e.m.agent, taskID)
+	return e.list(ctx, "episodic.by_task", func(q *dbtx) ([]Episode, error) {
+		return store.EpisodesOfTask(q, episodeOf, e.m.agent, taskID)
+	})
 }
 
 // Range returns the episodes created in [from, to), oldest first. A zero to
@@ -298,16 +280,12 @@ func (e *Episodic) Range(ctx context.Context, from, to time.Time) ([]Episode, er
 	if err := errors.Join(validateTime("from", from), validateTime("to", to)); err != nil {
 		return nil, err
 	}
-	upper := int64(math.MaxInt64)
-	if !to.IsZero() {
-		if !to.After(from) {
-			return nil, invalid("to", "%v is not after from (%v)", to, from)
-		}
-		upper = ms(to)
+	if !to.IsZero() && !to.After(from) {
+		return nil, invalid("to", "%v is not after from (%v)", to, from)
 	}
-	return e.list(ctx, "episodic.range", `SELECT `+episodeCols+` FROM episodic_log
-		WHERE agent_id = ? AND created_at >= ? AND created_at < ?
-		ORDER BY created_at, pk`, e.m.agent, ms(from), upper)
+	return e.list(ctx, "episodic.range", func(q *dbtx) ([]Episode, error) {
+		return store.EpisodesBetween(q, episodeOf, e.m.agent, from, to, false)
+	})
 }
 
 // Delete removes the episode with the given ID, its full-text entry and its
@@ -334,35 +312,46 @@ func (e *Episodic) Prune(ctx context.Context, retainDays int) (int, error) {
 	cutoff := e.m.now().Add(-time.Duration(retainDays) * day)
 	var n int64
 	err := e.m.write(ctx, "episodic.prune", func(q *dbtx) error {
-		res, err := q.exec(`DELETE FROM episodic_log WHERE agent_id = ? AND created_at < ?`, e.m.agent, ms(cutoff))
-		if err != nil {
-			return err
-		}
-		n, err = res.RowsAffected()
+		var err error
+		n, err = store.PruneEpisodes(q, e.m.agent, cutoff)
 		return err
 	})
 	return int(n), err
 }
 
-func (e *Episodic) list(ctx context.Context, op, query string, args ...any) ([]Episode, error) {
-	return readCounted(ctx, e.m, op, scanEpisode, query, args...)
+// list reads, in one read, the episodes read returns, with the accesses
+// noted and not written yet added (see Memory.overlayAccess).
+func (e *Episodic) list(ctx context.Context, op string, read func(q *dbtx) ([]Episode, error)) ([]Episode, error) {
+	var out []Episode
+	err := e.m.read(ctx, op, func(q *dbtx) error {
+		var err error
+		if out, err = read(q); err != nil {
+			return err
+		}
+		return overlayAll(e.m, q, out)
+	})
+	return out, err
 }
 
-func scanEpisode(r store.Scanner) (Episode, error) {
-	var ep Episode
-	var typ, meta string
-	var dur, created int64
-	err := r.Scan(&ep.ID, &ep.Content, &typ, &ep.TaskID, &ep.SessionID, &ep.Cost, &dur, &meta, &created, &ep.Retrievals, &ep.UserID)
-	if err != nil {
-		return ep, err
-	}
-	ep.Type, ep.Duration, ep.CreatedAt = EventType(typ), time.Duration(dur), fromMS(created)
-	if meta != "" && meta != "{}" {
-		if err := json.Unmarshal([]byte(meta), &ep.Metadata); err != nil {
+// episodeOf is the episode the store's row r holds.
+func episodeOf(r store.EpisodeRow) (Episode, error) {
+	ep := Episode{ID: r.ID, Content: r.Content, Type: EventType(r.Type), TaskID: r.TaskID, SessionID: r.SessionID,
+		Cost: r.Cost, Duration: r.Duration, CreatedAt: r.CreatedAt, Retrievals: r.Retrievals, UserID: r.UserID}
+	if r.Metadata != "" && r.Metadata != "{}" {
+		if err := json.Unmarshal([]byte(r.Metadata), &ep.Metadata); err != nil {
 			return ep, fmt.Errorf("decoding metadata of episode %q: %w", ep.ID, err)
 		}
 	}
 	return ep, nil
+}
+
+// scanEpisode scans a row of episodeCols as an episode.
+func scanEpisode(r store.Scanner) (Episode, error) {
+	rec, err := store.ScanEpisode(r)
+	if err != nil {
+		return Episode{}, err
+	}
+	return episodeOf(rec)
 }
 
 func encodeMetadata(field string, md map[string]string, lim Limits) (string, error) {

@@ -2,12 +2,10 @@ package engram
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
 
-	"github.com/engram-go/engram/internal/bm25"
 	"github.com/engram-go/engram/internal/store"
 )
 
@@ -15,8 +13,9 @@ import (
 // from [Memory.Procedural]; it is safe for concurrent use.
 type Procedural struct{ m *Memory }
 
-const procedureCols = `id, name, description, pattern, success_rate, use_count, tags, disabled,
-	created_at, updated_at, retrievals, user_id, session_id, metadata`
+// procedureCols are the columns scanProcedure reads (see
+// store.ProcedureCols).
+const procedureCols = store.ProcedureCols
 
 // outcomeAlpha is the weight of the newest outcome in the success rate's
 // exponential moving average.
@@ -136,40 +135,43 @@ func (p *Procedural) storeNew(q *dbtx, pr Procedure) (bool, error) {
 
 // named returns which of names the agent's procedures have, in one query.
 func (p *Procedural) named(q *dbtx, names []string) (map[string]bool, error) {
-	b, _ := json.Marshal(names) // a []string always marshals
-	return store.JSONSet(q, `SELECT json_group_array(name) FROM procedural_memory
-		WHERE agent_id = ?1 AND name IN (SELECT value FROM json_each(?2))`, p.m.agent, string(b))
+	return store.ProceduresNamed(q, p.m.agent, names)
 }
 
-// procedureTerms is the term vector of a procedure's indexed text: its
-// name, description, pattern and tags, encoded as the tags column holds
-// them (see proceduralKind.indexed).
-func procedureTerms(pr Procedure, tags string) ([]byte, int) {
-	return bm25.Vector(pr.Name, pr.Description, pr.Pattern, tags)
+// procedureRecord is the store's row of the procedure pr, its metadata
+// encoded as meta.
+func procedureRecord(pr Procedure, meta string) store.ProcedureRow {
+	return store.ProcedureRow{ID: pr.ID, Name: pr.Name, Description: pr.Description, Pattern: pr.Pattern,
+		SuccessRate: pr.SuccessRate, UseCount: pr.UseCount, Tags: pr.Tags, Disabled: pr.Disabled,
+		CreatedAt: pr.CreatedAt, UpdatedAt: pr.UpdatedAt, Resonance: resonance(0, 0, pr.UseCount, pr.SuccessRate),
+		Retrievals: pr.Retrievals, UserID: pr.UserID, SessionID: pr.SessionID, Metadata: meta}
 }
 
-// insert adds the row and returns its rowid.
+// procedureOf is the procedure the store's row r holds.
+func procedureOf(r store.ProcedureRow) (Procedure, error) {
+	pr := Procedure{ID: r.ID, Name: r.Name, Description: r.Description, Pattern: r.Pattern,
+		SuccessRate: r.SuccessRate, UseCount: r.UseCount, Tags: r.Tags, Disabled: r.Disabled,
+		CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt, Retrievals: r.Retrievals, UserID: r.UserID, SessionID: r.SessionID}
+	var err error
+	if pr.Metadata, err = decodeAnyMetadata(r.Metadata); err != nil {
+		return pr, fmt.Errorf("procedure %q: %w", pr.ID, err)
+	}
+	return pr, nil
+}
+
+// insert adds the procedure, with its derived columns, and returns its
+// rowid.
 func (p *Procedural) insert(q *dbtx, pr Procedure) (int64, error) {
-	tags := encodeTags(pr.Tags)
-	terms, ntok := procedureTerms(pr, tags)
 	meta, err := encodeAnyMetadata("Metadata", pr.Metadata) // checked by prepare
 	if err != nil {
 		return 0, err
 	}
-	res, err := q.exec(`INSERT INTO procedural_memory (id, agent_id, name, description, pattern,
-		success_rate, use_count, tags, disabled, created_at, updated_at, resonance, terms, ntok,
-		user_id, session_id, metadata)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		pr.ID, p.m.agent, pr.Name, pr.Description, pr.Pattern, pr.SuccessRate, pr.UseCount,
-		tags, pr.Disabled, ms(pr.CreatedAt), ms(pr.UpdatedAt), resonance(0, 0, pr.UseCount, pr.SuccessRate), terms, ntok,
-		pr.UserID, pr.SessionID, meta)
+	rec := procedureRecord(pr, meta)
+	pk, err := store.InsertProcedure(q, p.m.agent, &rec)
 	if store.IsUniqueViolation(err) {
 		return 0, fmt.Errorf("engram: procedure %q (%s): %w", pr.Name, pr.ID, ErrExists)
 	}
-	if err != nil {
-		return 0, err
-	}
-	return res.LastInsertId()
+	return pk, err
 }
 
 // Get returns the procedure with the given ID. It returns [ErrNotFound] if
@@ -179,8 +181,7 @@ func (p *Procedural) Get(ctx context.Context, id string) (Procedure, error) {
 	if err := validateID("id", id); err != nil {
 		return Procedure{}, err
 	}
-	return p.one(ctx, "procedural.get", `SELECT `+procedureCols+` FROM procedural_memory
-		WHERE agent_id = ? AND id = ?`, "procedure", id)
+	return p.one(ctx, "procedural.get", store.ProcedureByID[Procedure], "procedure", id)
 }
 
 // GetByName returns the procedure with the given name. Errors are as for
@@ -189,12 +190,13 @@ func (p *Procedural) GetByName(ctx context.Context, name string) (Procedure, err
 	if err := validateText("name", name, true, p.m.cfg.Limits.MaxTagBytes*4); err != nil {
 		return Procedure{}, err
 	}
-	return p.one(ctx, "procedural.get_by_name", `SELECT `+procedureCols+` FROM procedural_memory
-		WHERE agent_id = ? AND name = ?`, "procedure named", name)
+	return p.one(ctx, "procedural.get_by_name", store.ProcedureByName[Procedure], "procedure named", name)
 }
 
-func (p *Procedural) one(ctx context.Context, op, query, kind, key string) (Procedure, error) {
-	list, err := p.list(ctx, op, query, p.m.agent, key)
+// one reads the agent's procedure that by finds by key (its ID or its
+// name), or returns ErrNotFound naming it as kind.
+func (p *Procedural) one(ctx context.Context, op string, by func(q store.Querier, as func(store.ProcedureRow) (Procedure, error), agent, key string) ([]Procedure, error), kind, key string) (Procedure, error) {
+	list, err := p.list(ctx, op, func(q *dbtx) ([]Procedure, error) { return by(q, procedureOf, p.m.agent, key) })
 	if err != nil {
 		return Procedure{}, err
 	}
@@ -229,11 +231,7 @@ func (p *Procedural) Update(ctx context.Context, id string, patch ProcedurePatch
 	now := p.m.now()
 	var out Procedure
 	err := p.m.write(ctx, "procedural.update", func(q *dbtx) error {
-		rows, err := q.query(`SELECT `+procedureCols+` FROM procedural_memory WHERE agent_id = ? AND id = ?`, p.m.agent, id)
-		if err != nil {
-			return err
-		}
-		list, err := store.ScanAll(rows, scanProcedure)
+		list, err := store.ProcedureByID(q, procedureOf, p.m.agent, id)
 		if err != nil {
 			return err
 		}
@@ -254,13 +252,9 @@ func (p *Procedural) Update(ctx context.Context, id string, patch ProcedurePatch
 			pr.Disabled = *patch.Disabled
 		}
 		pr.UpdatedAt = now
-		tags := encodeTags(pr.Tags)
-		terms, ntok := procedureTerms(pr, tags)
-		_, err = q.exec(`UPDATE procedural_memory SET description = ?, pattern = ?, tags = ?, disabled = ?,
-			updated_at = ?, terms = ?, ntok = ? WHERE agent_id = ? AND id = ?`,
-			pr.Description, pr.Pattern, tags, pr.Disabled, ms(now), terms, ntok, p.m.agent, id)
+		rec := procedureRecord(pr, "")
 		out = pr
-		return err
+		return store.UpdateProcedure(q, p.m.agent, &rec)
 	})
 	if err != nil {
 		return Procedure{}, err
@@ -284,15 +278,8 @@ func (p *Procedural) RecordOutcome(ctx context.Context, id string, success bool)
 	now := p.m.now()
 	var out []Procedure
 	err := p.m.write(ctx, "procedural.record_outcome", func(q *dbtx) error {
-		// min/max keep float rounding from stepping outside the CHECK range.
-		rows, err := q.query(`UPDATE procedural_memory
-			SET success_rate = min(1.0, max(0.0, success_rate * ? + ?)), use_count = use_count + 1, updated_at = ?
-			WHERE agent_id = ? AND id = ? RETURNING `+procedureCols,
-			1-outcomeAlpha, outcomeAlpha*outcome, ms(now), p.m.agent, id)
-		if err != nil {
-			return err
-		}
-		out, err = store.ScanAll(rows, scanProcedure)
+		var err error
+		out, err = store.RecordProcedureOutcome(q, procedureOf, p.m.agent, id, 1-outcomeAlpha, outcomeAlpha*outcome, now)
 		if err == nil && len(out) == 0 {
 			return notFound("procedure", id)
 		}
@@ -327,8 +314,11 @@ func (p *Procedural) active(q *dbtx, limit int, sc *scope) ([]Procedure, error) 
 		return nil, nil
 	}
 	cond, args := sc.whereOrAll(proceduralKind, "procedural_memory")
-	return queryCounted(p.m, q, scanProcedure, `SELECT `+procedureCols+` FROM procedural_memory WHERE agent_id = ? AND disabled = 0
-		AND `+cond+` ORDER BY `+sc.orderBy("success_rate DESC, use_count DESC, id")+` LIMIT ?`, append(append([]any{p.m.agent}, args...), limit)...)
+	out, err := store.ProceduresActive(q, procedureOf, p.m.agent, cond, args, sc.orderBy("success_rate DESC, use_count DESC, id"), limit)
+	if err != nil {
+		return nil, err
+	}
+	return out, overlayAll(p.m, q, out)
 }
 
 // FindByTags returns up to limit procedures carrying at least one of the
@@ -346,13 +336,9 @@ func (p *Procedural) FindByTags(ctx context.Context, tags []string, limit int) (
 	if err != nil {
 		return nil, err
 	}
-	want, _ := json.Marshal(tags)
-	return p.list(ctx, "procedural.find_by_tags", `SELECT `+procedureCols+` FROM (
-			SELECT p.*, (SELECT count(DISTINCT t.value) FROM json_each(p.tags) t
-			             WHERE t.value IN (SELECT value FROM json_each(?2))) AS hits
-			FROM procedural_memory p WHERE p.agent_id = ?1)
-		WHERE hits > 0 ORDER BY hits DESC, success_rate DESC, use_count DESC, id LIMIT ?3`,
-		p.m.agent, string(want), limit)
+	return p.list(ctx, "procedural.find_by_tags", func(q *dbtx) ([]Procedure, error) {
+		return store.ProceduresByTags(q, procedureOf, p.m.agent, tags, limit)
+	})
 }
 
 // Delete removes the procedure with the given ID, its full-text entry and
@@ -367,23 +353,25 @@ func (p *Procedural) Delete(ctx context.Context, id string) error {
 	})
 }
 
-func (p *Procedural) list(ctx context.Context, op, query string, args ...any) ([]Procedure, error) {
-	return readCounted(ctx, p.m, op, scanProcedure, query, args...)
+// list reads, in one read, the procedures read returns, with the
+// accesses noted and not written yet added (see Memory.overlayAccess).
+func (p *Procedural) list(ctx context.Context, op string, read func(q *dbtx) ([]Procedure, error)) ([]Procedure, error) {
+	var out []Procedure
+	err := p.m.read(ctx, op, func(q *dbtx) error {
+		var err error
+		if out, err = read(q); err != nil {
+			return err
+		}
+		return overlayAll(p.m, q, out)
+	})
+	return out, err
 }
 
+// scanProcedure scans a row of procedureCols as a procedure.
 func scanProcedure(r store.Scanner) (Procedure, error) {
-	var pr Procedure
-	var tags, meta string
-	var created, updated int64
-	err := r.Scan(&pr.ID, &pr.Name, &pr.Description, &pr.Pattern, &pr.SuccessRate, &pr.UseCount,
-		&tags, &pr.Disabled, &created, &updated, &pr.Retrievals, &pr.UserID, &pr.SessionID, &meta)
+	rec, err := store.ScanProcedure(r)
 	if err != nil {
-		return pr, err
+		return Procedure{}, err
 	}
-	if pr.Metadata, err = decodeAnyMetadata(meta); err != nil {
-		return pr, fmt.Errorf("procedure %q: %w", pr.ID, err)
-	}
-	pr.CreatedAt, pr.UpdatedAt = fromMS(created), fromMS(updated)
-	pr.Tags, err = decodeTags(tags)
-	return pr, err
+	return procedureOf(rec)
 }

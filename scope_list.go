@@ -1,5 +1,7 @@
 package engram
 
+import "github.com/engram-go/engram/internal/store"
+
 // listScope validates a listing's or an export's filter and compiles it;
 // nil for none.
 func (m *Memory) listScope(f *Filter) (*scope, error) {
@@ -23,24 +25,14 @@ func (m *Memory) listScope(f *Filter) (*scope, error) {
 // index of the user or session and sorted, not by a walk of the agent's
 // rows in time order; with a user and no session, the times too.
 func listWhere(k *kind, sc *scope, tagged bool) (string, []any) {
-	at := "created_at"
-	if sc != nil && sc.user != "" && sc.session == "" {
-		// The time, made an expression: else the index of the agent's
-		// times serves the bounds, and the user's rows are looked for
-		// among all of the agent's.
-		at = "+created_at"
-	}
-	where := at + ` >= ?2 AND ` + at + ` < ?3 AND (` + at + `, id, '` + string(k.typ) + `') < (?4, ?5, ?6)`
-	if tagged {
-		where += ` AND EXISTS (SELECT 1 FROM json_each(tags) WHERE value IN (SELECT value FROM json_each(?7)))`
-	}
+	// With a user and no session, the time is made an expression: else
+	// the index of the agent's times serves the bounds, and the user's
+	// rows are looked for among all of the agent's.
+	byTime := sc == nil || sc.user == "" || sc.session != ""
+	cond := "1"
 	var args []any
 	if sc != nil {
-		var cond string
 		cond, args = sc.where(k, k.Table, 9)
-		if cond != "1" {
-			where += ` AND ` + cond
-		}
 	}
-	return where + ` ORDER BY ` + sc.orderBy("created_at DESC, id DESC") + ` LIMIT ?8`, args
+	return store.ListWhere(string(k.typ), byTime, tagged, cond, sc.orderBy("created_at DESC, id DESC")), args
 }

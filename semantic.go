@@ -2,10 +2,6 @@ package engram
 
 import (
 	"context"
-	"crypto/sha256"
-	"database/sql"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"runtime"
 	"slices"
@@ -23,11 +19,9 @@ import (
 // [Memory.Semantic]; it is safe for concurrent use.
 type Semantic struct{ m *Memory }
 
-// The metadata is NULL when empty, which scans into a nil pointer: no
-// string is made for it, for the many rows that have none.
-const semanticCols = `id, content, summary, importance, verified, tags, source,
-	created_at, updated_at, access_count, last_accessed_at, resonance, merged_from, retrievals,
-	user_id, session_id, nullif(metadata, '{}')`
+// semanticCols are the columns scanSemantic reads (see
+// store.SemanticCols).
+const semanticCols = store.SemanticCols
 
 // maxSummaryRunes bounds a summary derived from content.
 const maxSummaryRunes = 200
@@ -207,64 +201,22 @@ func (s *Semantic) storeRows(q *dbtx, rows []semanticRow, now time.Time) error {
 	if err := s.checkNew(q, rows); err != nil {
 		return err
 	}
-	pks := make([]int64, len(rows))
-	at := make(map[string]int, len(rows))
-	for i, r := range rows {
-		at[r.ID] = i
+	recs := make([]*store.SemanticRow, len(rows))
+	for i := range rows {
+		q.knowTerms(rows[i].Content, rows[i].stems)
+		recs[i] = &rows[i].rec
 	}
-	for start := 0; start < len(rows); {
-		n := semanticInsertMax
-		for n > len(rows)-start {
-			n /= 4
-		}
-		args := make([]any, 0, n*semanticInsertArgs)
-		for _, r := range rows[start : start+n] {
-			q.knowTerms(r.Content, r.stems)
-			args = append(args, r.ID, s.m.agent, r.Content, compactSummary(r.Summary, r.Content), r.Importance, r.Verified, r.tags, r.Source,
-				r.hash, ms(r.CreatedAt), ms(r.UpdatedAt), ms(r.LastAccessedAt), r.Resonance, r.terms, r.ntok,
-				r.UserID, r.SessionID, r.meta)
-		}
-		res, err := q.query(semanticInsertSQL(n)+` RETURNING id, pk`, args...)
-		if err != nil {
-			return err
-		}
-		_, err = store.ScanAll(res, func(sc store.Scanner) (struct{}, error) {
-			var id string
-			var pk int64
-			err := sc.Scan(&id, &pk)
-			pks[at[id]] = pk
-			return struct{}{}, err
-		})
-		if store.IsUniqueViolation(err) { // checkNew found none: not expected
-			return fmt.Errorf("engram: semantic entries: %w", ErrExists)
-		}
-		if err != nil {
-			return err
-		}
-		start += n
+	pks, err := store.InsertSemanticBatch(q, s.m.agent, recs)
+	if store.IsUniqueViolation(err) { // checkNew found none: not expected
+		return fmt.Errorf("engram: semantic entries: %w", ErrExists)
+	}
+	if err != nil {
+		return err
 	}
 	if !s.m.cfg.Zettelkasten.Enabled {
 		return nil
 	}
 	return s.m.links.linkRows(q, rows, pks, now)
-}
-
-// semanticInsertMax is how many rows storeRows inserts per statement at
-// most: it inserts 64, 16, 4 or 1, the most that what is left holds, so
-// that a batch runs few statements, and few are prepared.
-const semanticInsertMax = 64
-
-// semanticInsertArgs is how many arguments a row of semanticInsertSQL
-// takes.
-const semanticInsertArgs = 18
-
-// semanticInsertSQL returns the INSERT of n rows into semantic_memory.
-func semanticInsertSQL(n int) string {
-	row := `(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?, ?, ?)`
-	return `INSERT INTO semantic_memory (id, agent_id, content, summary_own, importance,
-		verified, tags, source, content_hash, created_at, updated_at, access_count, last_accessed_at, resonance,
-		terms, ntok, user_id, session_id, metadata)
-		VALUES ` + row + strings.Repeat(", "+row, n-1)
 }
 
 // checkNew returns an error matching ErrExists for the first of rows
@@ -281,9 +233,7 @@ func (s *Semantic) checkNew(q *dbtx, rows []semanticRow) error {
 // that agent's rows of kind k, or an earlier of ids, hold: a batch's
 // check, in one query.
 func checkIDsNew(q *dbtx, k *kind, agent string, ids []string) error {
-	list, _ := json.Marshal(ids) // a []string always marshals
-	held, err := store.JSONSet(q, `SELECT json_group_array(id) FROM `+k.Table+`
-		WHERE agent_id = ?1 AND id IN (SELECT value FROM json_each(?2))`, agent, string(list))
+	held, err := store.HeldIDs(q, k.Table, agent, ids)
 	if err != nil {
 		return err
 	}
@@ -299,11 +249,7 @@ func checkIDsNew(q *dbtx, k *kind, agent string, ids []string) error {
 // semanticRow is a validated entry ready to insert.
 type semanticRow struct {
 	SemanticEntry
-	tags  string
-	meta  string // Metadata as JSON
-	hash  []byte
-	terms []byte // the term vector of content and tags (see internal/bm25)
-	ntok  int
+	rec   store.SemanticRow // what the store writes, its derived columns computed
 	stems map[string]uint32 // auto-linking's term vector of content (see termVector)
 }
 
@@ -312,20 +258,44 @@ type semanticRow struct {
 // semanticKind.indexed).
 func semanticTerms(content, tags string) ([]byte, int) { return bm25.Vector(content, tags) }
 
-// semanticVectors is semanticTerms with, from the same stems, the term
-// vector auto-linking's index keeps of content (termVector's): a store
-// stems its text once.
-func semanticVectors(content, tags string) ([]byte, int, map[string]uint32) {
+// semanticRecord is the store's row of a prepared entry e, its metadata
+// encoded as meta.
+func semanticRecord(e SemanticEntry, meta string) store.SemanticRow {
+	return store.SemanticRow{ID: e.ID, Content: e.Content, Summary: e.Summary, Importance: e.Importance,
+		Verified: e.Verified, Tags: e.Tags, Source: e.Source, CreatedAt: e.CreatedAt, UpdatedAt: e.UpdatedAt,
+		AccessCount: e.AccessCount, LastAccessedAt: e.LastAccessedAt, Resonance: e.Resonance, MergedFrom: e.MergedFrom,
+		Retrievals: e.Retrievals, UserID: e.UserID, SessionID: e.SessionID, Metadata: meta}
+}
+
+// semanticEntry is the entry the store's row r holds.
+func semanticEntry(r store.SemanticRow) (SemanticEntry, error) {
+	e := SemanticEntry{ID: r.ID, Content: r.Content, Summary: r.Summary, Importance: r.Importance,
+		Verified: r.Verified, Tags: r.Tags, Source: r.Source, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt,
+		AccessCount: r.AccessCount, LastAccessedAt: r.LastAccessedAt, Resonance: r.Resonance, MergedFrom: r.MergedFrom,
+		Retrievals: r.Retrievals, UserID: r.UserID, SessionID: r.SessionID}
+	if r.Metadata != "" {
+		var err error
+		if e.Metadata, err = decodeAnyMetadata(r.Metadata); err != nil {
+			return e, fmt.Errorf("semantic entry %q: %w", e.ID, err)
+		}
+	}
+	return e, nil
+}
+
+// derive has the store compute r's derived columns and, from the same
+// stems, the term vector auto-linking's index keeps of its content
+// (termVector's): a store stems its text once.
+func (r *semanticRow) derive() {
 	v := map[string]uint32{} // counts, then weights
-	b, n := bm25.VectorEach(func(i int, tok, stem string) {
+	r.rec.Derive(func(i int, tok, stem string) {
 		if i == 0 && !query.IsStopword(tok) {
 			v[stem]++
 		}
-	}, content, tags)
+	})
 	for st, tf := range v {
 		v[st] = termWeight32(int(tf))
 	}
-	return b, n, v
+	r.stems = v
 }
 
 // prepare validates e, fills in what the caller left empty and encodes it.
@@ -381,27 +351,18 @@ func (s *Semantic) prepare(field string, e SemanticEntry, now time.Time) (semant
 	if e.Metadata, err = decodeAnyMetadata(meta); err != nil {
 		return semanticRow{}, err
 	}
-	r := semanticRow{SemanticEntry: e, tags: encodeTags(e.Tags), hash: contentHash(e.Content), meta: meta}
-	r.terms, r.ntok, r.stems = semanticVectors(r.Content, r.tags)
+	r := semanticRow{SemanticEntry: e, rec: semanticRecord(e, meta)}
+	r.derive()
 	return r, nil
 }
 
-// insert adds the row and returns its rowid.
+// insert adds the row, with its derived columns, and returns its rowid.
 func (s *Semantic) insert(q *dbtx, r semanticRow) (int64, error) {
-	res, err := q.exec(`INSERT INTO semantic_memory (id, agent_id, content, summary_own, importance,
-		verified, tags, source, content_hash, created_at, updated_at, access_count, last_accessed_at, resonance,
-		terms, ntok, user_id, session_id, metadata)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?, ?, ?)`,
-		r.ID, s.m.agent, r.Content, compactSummary(r.Summary, r.Content), r.Importance, r.Verified, r.tags, r.Source,
-		r.hash, ms(r.CreatedAt), ms(r.UpdatedAt), ms(r.LastAccessedAt), r.Resonance, r.terms, r.ntok,
-		r.UserID, r.SessionID, r.meta)
+	pk, err := store.InsertSemantic(q, s.m.agent, &r.rec)
 	if store.IsUniqueViolation(err) {
 		return 0, fmt.Errorf("engram: semantic entry %q: %w", r.ID, ErrExists)
 	}
-	if err != nil {
-		return 0, err
-	}
-	return res.LastInsertId()
+	return pk, err
 }
 
 // promote keeps a flushed working item: an entry with the item's ID is
@@ -412,21 +373,15 @@ func (s *Semantic) promote(q *dbtx, e *SemanticEntry, now time.Time) error {
 	if err != nil {
 		return err
 	}
-	var pk int64
-	var hash []byte
-	err = q.queryRow(`SELECT pk, content_hash FROM semantic_memory WHERE agent_id = ? AND id = ?`,
-		[]any{s.m.agent, row.ID}, &pk, &hash)
+	pk, hash, ok, err := store.SemanticHashByID(q, s.m.agent, row.ID)
 	switch {
-	case err == nil:
-		if string(hash) == string(row.hash) {
+	case err != nil:
+		return err
+	case ok:
+		if row.rec.SameContent(hash) {
 			return nil
 		}
-		_, err = q.exec(`UPDATE semantic_memory SET content = ?, summary_own = ?, importance = ?, tags = ?,
-			content_hash = ?, updated_at = ?, terms = ?, ntok = ? WHERE pk = ?`,
-			row.Content, compactSummary(row.Summary, row.Content), row.Importance, row.tags, row.hash, ms(now), row.terms, row.ntok, pk)
-		return err
-	case !errors.Is(err, sql.ErrNoRows):
-		return err
+		return store.UpdateSemanticContent(q, pk, &row.rec, now)
 	}
 	_, err = s.insertNew(q, row, now)
 	return err
@@ -446,22 +401,7 @@ func (s *Semantic) insertNew(q *dbtx, row semanticRow, now time.Time) (bool, err
 // query (found by hash, then compared): the entries of user, or of any
 // user when user is "".
 func (s *Semantic) holding(q *dbtx, contents []string, user string) (map[string]bool, error) {
-	type keyHash struct {
-		K string `json:"k"`
-		H string `json:"h"`
-	}
-	keyed := make([]keyHash, len(contents))
-	for i, c := range contents {
-		keyed[i] = keyHash{K: c, H: fmt.Sprintf("%X", contentHash(c))}
-	}
-	b, err := json.Marshal(keyed)
-	if err != nil {
-		return nil, err
-	}
-	return store.JSONSet(q, `SELECT json_group_array(j.value ->> '$.k') FROM json_each(?2) j
-		WHERE EXISTS (SELECT 1 FROM semantic_memory WHERE agent_id = ?1 AND content_hash = unhex(j.value ->> '$.h')
-			AND content = j.value ->> '$.k' AND (?3 = '' OR user_id = ?3))`,
-		s.m.agent, string(b), user)
+	return store.SemanticHolding(q, s.m.agent, contents, user)
 }
 
 // Get returns the entry with the given ID. It returns [ErrNotFound] if the
@@ -484,11 +424,7 @@ func (s *Semantic) Get(ctx context.Context, id string) (SemanticEntry, error) {
 // args) selects, in the order and number its ORDER BY and LIMIT say, with
 // the accesses noted and not written yet added (see Memory.overlayAccess).
 func (s *Semantic) entries(q *dbtx, where string, args ...any) ([]SemanticEntry, error) {
-	rows, err := q.query(`SELECT `+semanticCols+` FROM semantic_memory WHERE agent_id = ? AND `+where, append([]any{s.m.agent}, args...)...)
-	if err != nil {
-		return nil, err
-	}
-	list, err := store.ScanAll(rows, scanSemantic)
+	list, err := store.SemanticEntries(q, semanticEntry, s.m.agent, where, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -497,7 +433,10 @@ func (s *Semantic) entries(q *dbtx, where string, args ...any) ([]SemanticEntry,
 
 // one reads the agent's entry with the given ID, or returns ErrNotFound.
 func (s *Semantic) one(q *dbtx, id string) (SemanticEntry, error) {
-	list, err := s.entries(q, `id = ?`, id)
+	list, err := store.SemanticByID(q, semanticEntry, s.m.agent, id)
+	if err == nil {
+		err = overlayAll(s.m, q, list)
+	}
 	if err != nil {
 		return SemanticEntry{}, err
 	}
@@ -587,13 +526,8 @@ func (s *Semantic) update(q *dbtx, id string, patch SemanticPatch, now time.Time
 		e.Tags = cloneStrings(*patch.Tags)
 	}
 	e.UpdatedAt = now
-	tags := encodeTags(e.Tags)
-	terms, ntok := semanticTerms(e.Content, tags)
-	_, err = q.exec(`UPDATE semantic_memory SET content = ?, summary_own = ?, importance = ?, verified = ?,
-		tags = ?, content_hash = ?, updated_at = ?, terms = ?, ntok = ? WHERE agent_id = ? AND id = ?`,
-		e.Content, compactSummary(e.Summary, e.Content), e.Importance, e.Verified, tags, contentHash(e.Content),
-		ms(now), terms, ntok, s.m.agent, id)
-	return e, err
+	rec := semanticRecord(e, "")
+	return e, store.UpdateSemantic(q, s.m.agent, &rec)
 }
 
 // Delete removes the entry with the given ID, its full-text entry and its
@@ -624,8 +558,11 @@ func (s *Semantic) List(ctx context.Context, opts ListOptions) ([]SemanticEntry,
 	cond, args := sc.whereOrAll(semanticKind, "semantic_memory")
 	var out []SemanticEntry
 	err = s.m.read(ctx, "semantic.list", func(q *dbtx) error {
-		out, err = s.entries(q, cond+` ORDER BY `+sc.orderBy("importance DESC, updated_at DESC, id")+` LIMIT ? OFFSET ?`, append(args, limit, offset)...)
-		return err
+		out, err = store.SemanticPage(q, semanticEntry, s.m.agent, cond, args, sc.orderBy("importance DESC, updated_at DESC, id"), limit, offset)
+		if err != nil {
+			return err
+		}
+		return overlayAll(s.m, q, out)
 	})
 	return out, err
 }
@@ -662,53 +599,21 @@ func (s *Semantic) RecordAccess(ctx context.Context, ids ...string) error {
 // IDs by one and sets their last access to now, in one statement, and
 // returns how many entries it changed. Unknown IDs are skipped.
 func (s *Semantic) bumpAccess(q *dbtx, ids []string, now time.Time) (int, error) {
-	list, _ := json.Marshal(ids) // a []string always marshals
-	res, err := q.exec(`UPDATE semantic_memory SET access_count = access_count + 1, last_accessed_at = ?
-		WHERE agent_id = ? AND id IN (SELECT value FROM json_each(?))`, ms(now), s.m.agent, string(list))
-	if err != nil {
-		return 0, err
-	}
-	n, err := res.RowsAffected()
-	return int(n), err
+	return store.BumpSemanticAccess(q, s.m.agent, ids, now)
 }
 
+// scanSemantic scans a row of semanticCols as an entry.
 func scanSemantic(r store.Scanner) (SemanticEntry, error) {
-	var e SemanticEntry
-	var tags, from string
-	var meta *string
-	var created, updated, accessed int64
-	err := r.Scan(&e.ID, &e.Content, &e.Summary, &e.Importance, &e.Verified, &tags, &e.Source,
-		&created, &updated, &e.AccessCount, &accessed, &e.Resonance, &from, &e.Retrievals,
-		&e.UserID, &e.SessionID, &meta)
+	rec, err := store.ScanSemantic(r)
 	if err != nil {
-		return e, err
+		return SemanticEntry{}, err
 	}
-	if meta != nil {
-		if e.Metadata, err = decodeAnyMetadata(*meta); err != nil {
-			return e, fmt.Errorf("semantic entry %q: %w", e.ID, err)
-		}
-	}
-	e.CreatedAt, e.UpdatedAt, e.LastAccessedAt = fromMS(created), fromMS(updated), fromMS(accessed)
-	if e.Tags, err = decodeTags(tags); err != nil {
-		return e, err
-	}
-	if from != "[]" {
-		e.MergedFrom, err = decodeTags(from)
-	}
-	return e, err
+	return semanticEntry(rec)
 }
 
 // compactSummary is what a semantic entry's summary_own column holds for
-// the summary: the empty string when it is the content (a one-line
-// content is its own summary), which the summary column, generated from
-// summary_own, reads back as the content. A summary is never empty (see
-// prepare), so the empty string stands for nothing else.
-func compactSummary(summary, content string) string {
-	if summary == content {
-		return ""
-	}
-	return summary
-}
+// the summary (see store.CompactSummary).
+func compactSummary(summary, content string) string { return store.CompactSummary(summary, content) }
 
 // summarize derives a one-line summary from content: its first non-empty
 // line, whitespace collapsed, cut at maxSummaryRunes.
@@ -734,7 +639,6 @@ func oneLine(s string, max int) string {
 	return strings.TrimSpace(string(r[:max-1])) + "…"
 }
 
-func contentHash(content string) []byte {
-	sum := sha256.Sum256([]byte(content))
-	return sum[:16]
-}
+// contentHash is the hash a content_hash column holds of content (see
+// store.ContentHash).
+func contentHash(content string) []byte { return store.ContentHash(content) }

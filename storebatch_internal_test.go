@@ -383,12 +383,18 @@ func TestSemanticVectorsAreTermVectors(t *testing.T) {
 		{"kubernetes k8s 10.2.3 x_y foo-bar", `[]`},
 	} {
 		wantTerms, wantN := semanticTerms(c.content, c.tags)
-		terms, n, stems := semanticVectors(c.content, c.tags)
-		if string(terms) != string(wantTerms) || n != wantN {
-			t.Errorf("semanticVectors(%q, %q) made another search vector than semanticTerms", c.content, c.tags)
+		tags, err := decodeTags(c.tags)
+		if err != nil {
+			t.Fatal(err)
 		}
-		if want := termVector(c.content); !maps.Equal(stems, want) {
-			t.Errorf("semanticVectors(%q, %q) = %v, want termVector's %v", c.content, c.tags, stems, want)
+		r := semanticRow{rec: store.SemanticRow{Content: c.content, Tags: tags}}
+		r.derive()
+		terms, n := r.rec.Terms()
+		if string(terms) != string(wantTerms) || n != wantN {
+			t.Errorf("derive(%q, %q) made another search vector than semanticTerms", c.content, c.tags)
+		}
+		if want := termVector(c.content); !maps.Equal(r.stems, want) {
+			t.Errorf("derive(%q, %q) = %v, want termVector's %v", c.content, c.tags, r.stems, want)
 		}
 	}
 }

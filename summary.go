@@ -3,11 +3,7 @@ package engram
 import (
 	"cmp"
 	"context"
-	"database/sql"
-	"encoding/json"
-	"errors"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
@@ -179,20 +175,17 @@ func (m *Memory) summarize(q *dbtx, now time.Time) (Summary, time.Time, error) {
 	for _, k := range kinds {
 		ks := KindSummary{Type: k.typ, Count: *k.count(&st)}
 		if ks.Count > 0 {
-			scan, err := agentScan(q, k, ks.Count)
+			scan, err := store.AgentScan(q, k.Table, ks.Count)
 			if err != nil {
 				return Summary{}, time.Time{}, err
 			}
 			if k == semanticKind {
 				semanticScan = scan
 			}
-			var created int64
-			err = q.queryRow(`SELECT id, created_at FROM `+k.Table+` WHERE `+scan+`
-				ORDER BY created_at DESC, id DESC LIMIT 1`, []any{m.agent}, &ks.LastID, &created)
+			ks.LastID, ks.LastCreatedAt, err = store.Newest(q, k.Table, scan, m.agent)
 			if err != nil {
 				return Summary{}, time.Time{}, err
 			}
-			ks.LastCreatedAt = fromMS(created)
 		}
 		s.Kinds = append(s.Kinds, ks)
 	}
@@ -216,17 +209,17 @@ func (m *Memory) summarize(q *dbtx, now time.Time) (Summary, time.Time, error) {
 // written yet included: see accessLog), and returns when the oldest of
 // the latter leaves the window (the far future for none).
 func (m *Memory) semanticCounts(q *dbtx, scan string, now time.Time, s *Summary) (time.Time, error) {
-	cutoff := ms(now.Add(-SummaryRecentWindow))
+	window := now.Add(-SummaryRecentWindow)
+	cutoff := ms(window)
 	oldest := int64(-1)
-	var first sql.NullInt64
 	n := &s.RecentlyAccessed
-	if err := q.queryRow(`SELECT count(*) FILTER (WHERE importance >= ?2), count(*) FILTER (WHERE last_accessed_at > ?3),
-		min(last_accessed_at) FILTER (WHERE last_accessed_at > ?3) FROM semantic_memory WHERE `+strings.ReplaceAll(scan, "?", "?1"),
-		[]any{m.agent, m.cfg.Semantic.ImportanceThreshold, cutoff}, &s.HighImportance, n, &first); err != nil {
+	high, recent, first, err := store.SemanticCounts(q, m.agent, scan, m.cfg.Semantic.ImportanceThreshold, window)
+	if err != nil {
 		return time.Time{}, err
 	}
-	if first.Valid {
-		oldest = first.Int64
+	s.HighImportance, *n = high, recent
+	if !first.IsZero() {
+		oldest = ms(first)
 	}
 	if !m.access.idle() {
 		v, err := counter(q, metaAccessVersion+m.agent)
@@ -244,16 +237,7 @@ func (m *Memory) semanticCounts(q *dbtx, scan string, now time.Time, s *Summary)
 		if len(ids) > 0 {
 			// The entries the notes bring into the window: those that
 			// exist and were not in it already.
-			list, _ := json.Marshal(ids) // a []string always marshals
-			rows, err := q.query(`SELECT id FROM semantic_memory WHERE agent_id = ? AND last_accessed_at <= ?
-				AND id IN (SELECT value FROM json_each(?))`, m.agent, cutoff, string(list))
-			if err != nil {
-				return time.Time{}, err
-			}
-			added, err := store.ScanAll(rows, func(r store.Scanner) (string, error) {
-				var id string
-				return id, r.Scan(&id)
-			})
+			added, err := store.SemanticNotAccessedSince(q, m.agent, window, ids)
 			if err != nil {
 				return time.Time{}, err
 			}
@@ -273,24 +257,6 @@ func (m *Memory) semanticCounts(q *dbtx, scan string, now time.Time, s *Summary)
 
 // farFuture is when a summary that counts no recent access expires.
 var farFuture = time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC)
-
-// agentScan returns the condition that picks the agent's n rows of
-// kind k (with the agent as its one parameter) for a pass over all of
-// them. Through the agent's index each row costs a lookup in the table,
-// in the order of the index: at 100K entries ten times slower than
-// reading the whole table in order. So the condition keeps SQLite off the
-// index (the unary +) unless the agent holds under an eighth of the
-// table's rows (by its largest pk), where reading every row costs more.
-func agentScan(q *dbtx, k *kind, n int) (string, error) {
-	var size int64
-	if err := q.queryRow(`SELECT coalesce(max(pk), 0) FROM `+k.Table, nil, &size); err != nil {
-		return "", err
-	}
-	if int64(n)*8 >= size {
-		return "+agent_id = ?", nil
-	}
-	return "agent_id = ?", nil
-}
 
 // keywords returns the agent's most common stems (see Summary.Keywords).
 // Where the agent is alone in a full-text index, the index's vocabulary
@@ -346,25 +312,12 @@ func isKeyword(stem string) bool {
 // agent's documents only, by how many documents hold them. The index's
 // agent_tok column holds the agent's token, which is no word.
 func keywordsAlone(q *dbtx, src ftsSource, agentTok string, counts map[string]int) error {
-	rows, err := q.query(`SELECT term, doc FROM ` + src.Vocab)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var term string
-		var n int
-		if err := rows.Scan(&term, &n); err != nil {
-			return err
-		}
+	return store.VocabDocs(q, src.Vocab, func(term string, n int) error {
 		if term != agentTok && isKeyword(term) {
 			counts[term] += n
 		}
-	}
-	if err := rows.Err(); err != nil {
-		return err
-	}
-	return rows.Close()
+		return nil
+	})
 }
 
 // keywordsShared adds to counts the stems of the agent's documents of
@@ -378,51 +331,28 @@ func keywordsAlone(q *dbtx, src ftsSource, agentTok string, counts map[string]in
 func (m *Memory) keywordsShared(q *dbtx, src ftsSource, counts map[string]int) error {
 	docs := map[uint32]int{}
 	add := func(v []byte) { bm25.Each(v, func(h uint32, _ int) { docs[h]++ }) }
-	rows, err := q.query(`SELECT t.terms FROM `+src.Table+` t WHERE t.agent_id = ? AND t.terms IS NOT NULL`, m.agent)
-	if err != nil {
-		return err
-	}
-	if _, err := store.ScanAll(rows, func(r store.Scanner) (struct{}, error) {
-		var terms []byte
-		err := r.Scan(&terms)
-		add(terms)
-		return struct{}{}, err
-	}); err != nil {
+	if err := store.AgentTerms(q, src.Table, m.agent, add); err != nil {
 		return err
 	}
 	// A row without a term vector is scored from its texts (see
 	// checkText); so is it counted.
-	rows, err = q.query(`SELECT `+src.IndexedOver("t")+` FROM `+src.Table+` t WHERE t.agent_id = ? AND t.terms IS NULL`, m.agent)
-	if err != nil {
-		return err
-	}
-	texts := make([]string, len(src.kind.Indexed))
-	dest := store.TextsDest(texts)
-	if _, err := store.ScanAll(rows, func(r store.Scanner) (struct{}, error) {
-		err := r.Scan(dest...)
+	err := store.AgentTexts(q, src.Table, src.IndexedOver("t"), len(src.kind.Indexed), m.agent, true, func(_ []byte, texts []string) error {
 		v, _ := bm25.Vector(texts...)
 		add(v)
-		return struct{}{}, err
-	}); err != nil {
+		return nil
+	})
+	if err != nil {
 		return err
 	}
 	if len(docs) == 0 {
 		return nil
 	}
 	named := map[uint32][]string{}
-	vocab, err := q.query(`SELECT term FROM ` + src.Vocab)
-	if err != nil {
-		return err
-	}
-	if _, err := store.ScanAll(vocab, func(r store.Scanner) (struct{}, error) {
-		var term string
-		if err := r.Scan(&term); err != nil {
-			return struct{}{}, err
-		}
+	if err := store.VocabDocs(q, src.Vocab, func(term string, _ int) error {
 		if h := bm25.Hash(term); docs[h] > 0 {
 			named[h] = append(named[h], term)
 		}
-		return struct{}{}, nil
+		return nil
 	}); err != nil {
 		return err
 	}
@@ -446,21 +376,11 @@ func (m *Memory) keywordsShared(q *dbtx, src ftsSource, counts map[string]int) e
 // how many of the agent's documents of src hold them, read from the
 // documents' texts.
 func (m *Memory) resolveStems(q *dbtx, src ftsSource, ambiguous map[uint32]bool, counts map[string]int) error {
-	rows, err := q.query(`SELECT t.terms, `+src.IndexedOver("t")+` FROM `+src.Table+` t WHERE t.agent_id = ?`, m.agent)
-	if err != nil {
-		return err
-	}
-	texts := make([]string, len(src.kind.Indexed))
-	var terms []byte
-	dest := store.TextsDest(texts, &terms)
-	_, err = store.ScanAll(rows, func(r store.Scanner) (struct{}, error) {
-		if err := r.Scan(dest...); err != nil {
-			return struct{}{}, err
-		}
+	return store.AgentTexts(q, src.Table, src.IndexedOver("t"), len(src.kind.Indexed), m.agent, false, func(terms []byte, texts []string) error {
 		held := terms == nil
 		bm25.Each(terms, func(h uint32, _ int) { held = held || ambiguous[h] })
 		if !held {
-			return struct{}{}, nil
+			return nil
 		}
 		seen := map[string]bool{}
 		for _, t := range texts {
@@ -474,10 +394,6 @@ func (m *Memory) resolveStems(q *dbtx, src ftsSource, ambiguous map[uint32]bool,
 				}
 			}
 		}
-		return struct{}{}, nil
+		return nil
 	})
-	if err != nil && !errors.Is(err, sql.ErrNoRows) {
-		return err
-	}
-	return nil
 }
