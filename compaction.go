@@ -344,9 +344,7 @@ func (m *Memory) compactTime(q *dbtx, rep *CompactionReport, now time.Time) erro
 	cutoff := today.AddDate(0, 0, -m.cfg.Episodic.RetainDays)
 	// A digest per day and user: one user's episodes never go into
 	// another's digest.
-	rows, err := q.query(`SELECT pk, `+episodeCols+` FROM episodic_log
-		WHERE agent_id = ? AND created_at < ? AND event_type <> ? ORDER BY user_id, created_at, pk`,
-		m.agent, ms(cutoff), string(EventDigest))
+	rows, err := store.EpisodesBefore(q, m.agent, cutoff, string(EventDigest))
 	if err != nil {
 		return err
 	}
@@ -354,14 +352,12 @@ func (m *Memory) compactTime(q *dbtx, rep *CompactionReport, now time.Time) erro
 		pk int64
 		ep Episode
 	}
-	eps, err := store.ScanAll(rows, func(r store.Scanner) (old, error) {
-		var o old
-		ep, err := scanEpisode(pkScanner{r, &o.pk})
-		o.ep = ep
-		return o, err
-	})
-	if err != nil {
-		return err
+	eps := make([]old, len(rows))
+	for i, r := range rows {
+		eps[i].pk = r.PK
+		if eps[i].ep, err = episodeOf(r.EpisodeRow); err != nil {
+			return err
+		}
 	}
 	for start := 0; start < len(eps); {
 		day := eps[start].ep.Day()
@@ -402,15 +398,6 @@ func (m *Memory) compactTime(q *dbtx, rep *CompactionReport, now time.Time) erro
 	}
 	return nil
 }
-
-// pkScanner reads a leading pk column before the ones a scan function
-// expects.
-type pkScanner struct {
-	r  store.Scanner
-	pk *int64
-}
-
-func (s pkScanner) Scan(dest ...any) error { return s.r.Scan(append([]any{s.pk}, dest...)...) }
 
 // digestOf summarises a day of episodes in at most digestMaxBytes: how
 // many of each type, then the decisions, task outcomes and errors, then

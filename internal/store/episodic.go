@@ -148,3 +148,36 @@ func PruneEpisodes(q Querier, agent string, cutoff time.Time) (int64, error) {
 	}
 	return res.RowsAffected()
 }
+
+// OldEpisode is an episode with its rowid, as compaction reads it.
+type OldEpisode struct {
+	PK int64
+	EpisodeRow
+}
+
+// EpisodesBefore reads agent's episodes created before cutoff, but those
+// of type skip, by user, then oldest first: what time-based compaction
+// rolls into digests. Errors are the driver's.
+func EpisodesBefore(q Querier, agent string, cutoff time.Time, skip string) ([]OldEpisode, error) {
+	rows, err := q.Query(`SELECT pk, `+EpisodeCols+` FROM episodic_log
+		WHERE agent_id = ? AND created_at < ? AND event_type <> ? ORDER BY user_id, created_at, pk`,
+		agent, MS(cutoff), skip)
+	if err != nil {
+		return nil, err
+	}
+	return ScanAll(rows, func(sc Scanner) (OldEpisode, error) {
+		var o OldEpisode
+		var err error
+		o.EpisodeRow, err = ScanEpisode(pkFirst{sc, &o.PK})
+		return o, err
+	})
+}
+
+// pkFirst scans a leading pk column before the ones a scan function
+// expects.
+type pkFirst struct {
+	sc Scanner
+	pk *int64
+}
+
+func (s pkFirst) Scan(dest ...any) error { return s.sc.Scan(append([]any{s.pk}, dest...)...) }
