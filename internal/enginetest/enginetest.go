@@ -125,10 +125,11 @@ func Run(t *testing.T, e Engine) {
 	}
 }
 
-// tests lists the suite's subtests, by file: kinds.go, reads.go.
+// tests lists the suite's subtests, by file: kinds.go, reads.go,
+// facts.go.
 func tests() []test {
 	var all []test
-	for _, group := range [][]test{kindTests, readTests} {
+	for _, group := range [][]test{kindTests, readTests, factTests} {
 		all = append(all, group...)
 	}
 	return all
