@@ -126,10 +126,10 @@ func Run(t *testing.T, e Engine) {
 }
 
 // tests lists the suite's subtests, by file: kinds.go, reads.go,
-// facts.go.
+// facts.go, lifecycle.go.
 func tests() []test {
 	var all []test
-	for _, group := range [][]test{kindTests, readTests, factTests} {
+	for _, group := range [][]test{kindTests, readTests, factTests, lifecycleTests} {
 		all = append(all, group...)
 	}
 	return all
@@ -204,7 +204,8 @@ func tier2(t *testing.T, e Engine, opts ...engram.Option) opened {
 }
 
 // store opens a fresh Tier 1 store of many agents with a fixed clock, and
-// checks every agent's memory and closes the store when t ends.
+// checks every agent's memory and closes the store when t ends (unless
+// the test closed it).
 func store(t *testing.T, e Engine, opts ...engram.Option) (*engram.Store, *clock) {
 	t.Helper()
 	c := newClock()
@@ -215,6 +216,9 @@ func store(t *testing.T, e Engine, opts ...engram.Option) (*engram.Store, *clock
 	t.Cleanup(func() {
 		ctx := context.Background()
 		ids, err := st.Agents(ctx)
+		if errors.Is(err, engram.ErrClosed) {
+			return // the test closed it
+		}
 		if err != nil {
 			t.Errorf("engine %s: Store.Agents: %v", e.Name, err)
 		}
