@@ -36,7 +36,10 @@ func TestConformance(t *testing.T) {
 		t.Fatalf("ENGRAM_TEST_ENGINE=%q names no engine: the engines are %s", name, strings.Join(known, ", "))
 	}
 	for _, e := range engines {
-		t.Run(e.Name, func(t *testing.T) { enginetest.Run(t, e) })
+		t.Run(e.Name, func(t *testing.T) {
+			t.Parallel()
+			enginetest.Run(t, e)
+		})
 	}
 }
 

@@ -70,7 +70,9 @@ const (
 )
 
 // Engine says how to open memories on the engine under test, and what it
-// cannot do. Memory and Store are required.
+// cannot do. Memory and Store are required. The suite's subtests run in
+// parallel (t.Parallel), so its functions must be safe for concurrent
+// use, each call opening a database of its own.
 type Engine struct {
 	// Name names the engine (and its configuration) in failures.
 	Name string
@@ -121,15 +123,18 @@ func Run(t *testing.T, e Engine) {
 		t.Fatalf("enginetest: engine %q has %q but no Reopen", e.Name, CapReopen)
 	}
 	for _, tc := range tests() {
-		t.Run(tc.name, func(t *testing.T) { tc.run(t, e) })
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			tc.run(t, e)
+		})
 	}
 }
 
 // tests lists the suite's subtests, by file: kinds.go, reads.go,
-// facts.go, lifecycle.go.
+// facts.go, lifecycle.go, engine.go.
 func tests() []test {
 	var all []test
-	for _, group := range [][]test{kindTests, readTests, factTests, lifecycleTests} {
+	for _, group := range [][]test{kindTests, readTests, factTests, lifecycleTests, engineTests} {
 		all = append(all, group...)
 	}
 	return all
