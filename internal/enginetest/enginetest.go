@@ -131,10 +131,10 @@ func Run(t *testing.T, e Engine) {
 }
 
 // tests lists the suite's subtests, by file: kinds.go, reads.go,
-// facts.go, lifecycle.go, engine.go.
+// facts.go, lifecycle.go, more.go, engine.go.
 func tests() []test {
 	var all []test
-	for _, group := range [][]test{kindTests, readTests, factTests, lifecycleTests, engineTests} {
+	for _, group := range [][]test{kindTests, readTests, factTests, lifecycleTests, moreTests, engineTests} {
 		all = append(all, group...)
 	}
 	return all
