@@ -103,6 +103,16 @@ func testList(t *testing.T, e Engine) {
 	require.NoError(t, err)
 	rest := listAll(t, o.m, engram.MemoryQuery{Limit: 4, Cursor: page.Next})
 	assert.Equal(t, [][]string{{"p1", "e1", "s1"}}, rest)
+
+	// Pages smaller than what a kind holds, a kind at a time.
+	for i, id := range []string{"x1", "x2", "x3"} {
+		_, err := o.m.Episodic().Log(context.Background(), engram.Episode{ID: id, Content: "episode " + id, CreatedAt: at(20 + i)})
+		require.NoError(t, err)
+	}
+	assert.Equal(t, [][]string{{"x3"}, {"x2"}, {"x1"}, {"e2"}, {"e1"}}, listAll(t, o.m, engram.MemoryQuery{Types: []engram.MemoryType{engram.TypeEpisodic}, Limit: 1}))
+	// s3 and f1 were stored at the clock's now, after the others: at one
+	// time, the greater ID first.
+	assert.Equal(t, [][]string{{"s3", "f1", "x3", "x2"}, {"x1", "e2", "s2", "n1"}, {"p1", "e1", "s1"}}, listAll(t, o.m, engram.MemoryQuery{Limit: 4}))
 }
 
 func testListInvalid(t *testing.T, e Engine) {
