@@ -587,7 +587,7 @@ func isolationCalls(m *engram.Memory) map[string]func(ctx context.Context) error
 			return m.Links().Add(ctx, engram.Link{SourceID: "s1", TargetID: "e1", Type: engram.LinkCausal})
 		},
 		"Links.Remove": func(ctx context.Context) error { return m.Links().Remove(ctx, "s1", "e1", engram.LinkCausal) },
-		"Restore":      func(ctx context.Context) error { return m.Restore(ctx, "p1") },
+		"Restore":      func(ctx context.Context) error { return m.Restore(ctx, "e2") },
 		"Procedural.Update": get(func(ctx context.Context) (any, error) {
 			return m.Procedural().Update(ctx, "p1", engram.ProcedurePatch{Disabled: new(true)})
 		}),
@@ -601,7 +601,7 @@ func testIsolation(t *testing.T, e Engine) {
 	bob := agent(t, st, "bob")
 	seedKinds(t, ada)
 	require.NoError(t, ada.Links().Add(ctx, engram.Link{SourceID: "s1", TargetID: "e1", Type: engram.LinkCausal}))
-	require.NoError(t, ada.Archive(ctx, "p1", "archived"))
+	require.NoError(t, ada.Archive(ctx, "e2", "archived"))
 	adaBefore := exportOf(t, ada, engram.ExportOptions{History: true})
 
 	for name, call := range isolationCalls(bob) {
