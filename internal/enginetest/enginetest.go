@@ -4,28 +4,38 @@
 // restic's backends all run its internal/backend/test.
 //
 // An engine's test says how to open a fresh memory and a fresh store of
-// many agents on it, and what it cannot do, and calls [Run]:
+// many agents on it, and what it can do besides, and calls [Run]:
 //
 //	func TestConformance(t *testing.T) {
 //		enginetest.Run(t, enginetest.Engine{
 //			Name: "postgres",
 //			Memory: func(t testing.TB, agent string, tier engram.Tier, opts ...engram.Option) (*engram.Memory, error) {
-//				return engram.New(tier, append(opts, engram.WithAgent(agent), where(t))...)
+//				return engram.New(tier, append([]engram.Option{where(t), engram.WithAgent(agent)}, opts...)...)
 //			},
 //			Store: func(t testing.TB, tier engram.Tier, opts ...engram.Option) (*engram.Store, error) {
-//				return engram.Open(tier, append(opts, where(t))...)
+//				return engram.Open(tier, append([]engram.Option{where(t)}, opts...)...)
 //			},
-//			Caps: []enginetest.Capability{enginetest.CapReopen},
+//			Reopen: …, // with CapReopen: the same database again
+//			Caps:   []enginetest.Capability{enginetest.CapReopen},
 //		})
 //	}
+//
+// where(t) is the engine's own option naming a new, empty database for
+// the test. The root package's TestConformance (conformance_test.go) runs
+// the suite against the engine the environment variable
+// ENGRAM_TEST_ENGINE names ("sqlite" by default, in each of its
+// configurations: one agent's file, a base directory of files, a file
+// shared by a store's agents, a database in memory); a new engine adds
+// its configurations there under its own name.
 //
 // Every subtest opens what it needs on the engine, small and fresh, and
 // asserts exact results (IDs, order, counts), never timings. After each
 // subtest every memory it opened is checked with Memory.CheckIntegrity
 // and closed. Subtests that need a capability the engine lacks (a
-// database file, a backup by copy, secure deletion) call t.Skip with the
-// capability's name; the engine's own internals (SQLite's WAL, crash
-// injection) are tested by the engine's own tests, not here.
+// database that outlives its memory, a backup by copy, secure deletion,
+// a directory per agent) call t.Skip with the capability's name; the
+// engine's own internals (SQLite's WAL, crash injection, migrations) are
+// tested by the engine's own tests, not here.
 //
 // A new engine passes the whole suite before it is offered: a subtest it
 // fails is a behaviour users rely on that the engine does not have.
@@ -111,9 +121,12 @@ type test struct {
 	run  func(t *testing.T, e Engine)
 }
 
-// Run runs the conformance suite against engine e, one subtest per
-// behaviour, each on fresh memories of the engine. It fails t at once
-// when e has no Memory or no Store.
+// Run runs the conformance suite against engine e: one parallel subtest
+// per behaviour (named for it: "Semantic", "ForgetUserAndMatching", …),
+// each on fresh memories that e opens, skipping those that need a
+// capability e lacks. A new engine calls it from its test with an Engine
+// that opens its databases (see the package doc). It fails t at once
+// when e has no Memory or no Store, or has CapReopen and no Reopen.
 func Run(t *testing.T, e Engine) {
 	t.Helper()
 	if e.Memory == nil || e.Store == nil {
