@@ -44,6 +44,9 @@ var layers = []layer{
 	{pkgs: "internal/eval/...", mayImport: anything, importedBy: nobody},
 	// The test helper opens memories, for the tests of any package.
 	{pkgs: "internal/testutil", mayImport: []string{".", "internal/..."}, importedBy: tests},
+	// The conformance suite of storage engines, over the public API:
+	// each engine's test runs it.
+	{pkgs: "internal/enginetest", mayImport: []string{"."}, importedBy: tests},
 	// The JSON views of memories that every transport (the servers and
 	// the command) shares: over the root package's types.
 	{pkgs: "internal/memview", mayImport: provider, importedBy: anyone},
