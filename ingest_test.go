@@ -166,6 +166,7 @@ var ingestReadmes = flag.Int("ingest.readmes", 40,
 // grows with the module cache). Every file is read or reported, every
 // chunk is searchable, and ingesting it all again stores nothing.
 func TestIngestRealMarkdown(t *testing.T) {
+	t.Parallel() // parallel: see helpers_test.go
 	if testing.Short() {
 		t.Skip("reads the toolchain's and the module cache's markdown")
 	}
