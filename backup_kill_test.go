@@ -121,6 +121,7 @@ func filesHolding(t *testing.T, dir, text string) []string {
 // destination, an open of the destination, or a Forget in the source,
 // which must leave the forgotten text in no file.
 func TestBackupKilled(t *testing.T) {
+	t.Parallel() // parallel: see helpers_test.go
 	if testing.Short() {
 		t.Skip("kills child processes")
 	}

@@ -229,6 +229,7 @@ func TestRestoreBringsBackLinksAndSearch(t *testing.T) {
 // TestSixtyDaysOfAnAgentsLife runs compaction every evening over sixty
 // simulated days and checks every report against the database.
 func TestSixtyDaysOfAnAgentsLife(t *testing.T) {
+	t.Parallel() // parallel: see helpers_test.go
 	for _, tier := range []engram.Tier{engram.Tier1, engram.Tier2} {
 		t.Run(tier.String(), func(t *testing.T) { sixtyDays(t, tier) })
 	}

@@ -247,6 +247,7 @@ type crashModel struct {
 }
 
 func TestCrashDurability(t *testing.T) {
+	t.Parallel() // parallel: see helpers_test.go
 	if os.Getenv(crashEnvWriter) != "" {
 		t.Skip("in the writer process")
 	}

@@ -51,6 +51,7 @@ func naiveApply(t *testing.T, rules []ExtractionRule, messages []Message) []stri
 // the search late, by the literals a pattern requires, never changes what
 // the rules find.
 func TestRulePrefilterIsSound(t *testing.T) {
+	t.Parallel() // parallel: see helpers_test.go
 	patterns := []string{
 		`(prefer|like|want|need) (.+)`,
 		`(remember|don't forget|note|keep in mind) (.+)`,

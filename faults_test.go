@@ -483,6 +483,7 @@ func testReadOnlyMount(t *testing.T, live bool) {
 // data, never panics or hangs. A hang (no answer in a minute) fails the
 // test; a panic ends the test binary.
 func TestDamagedCopies(t *testing.T) {
+	t.Parallel() // parallel: see helpers_test.go
 	dir := t.TempDir()
 	orig := filepath.Join(dir, "orig.db")
 	want := faultSeed(t, orig, 40)

@@ -21,6 +21,7 @@ import (
 // 1,024. The other Memory writes back to back, which is what kept the log
 // from being truncated; Forget then waits for its moment, up to seconds.
 func TestForgetWhileAnotherHandleWrites(t *testing.T) {
+	t.Parallel() // parallel: see helpers_test.go
 	trials := 10
 	if testing.Short() {
 		trials = 3

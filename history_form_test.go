@@ -74,6 +74,7 @@ func TestHistoryStoresWhatChanged(t *testing.T) {
 // of the row) reads as it was written, and a change made after it opens
 // now continues it.
 func TestSchema12HistoryReads(t *testing.T) {
+	t.Parallel() // parallel: see helpers_test.go
 	path := testutil.TempDB(t)
 	db, err := sql.Open("sqlite", path)
 	require.NoError(t, err)

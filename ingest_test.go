@@ -2,6 +2,7 @@ package engram_test
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
@@ -154,12 +155,18 @@ func goroot(t testing.TB) string {
 	return strings.TrimSpace(string(out))
 }
 
+var ingestReadmes = flag.Int("ingest.readmes", 40,
+	"how many of the module cache's READMEs TestIngestRealMarkdown ingests, spread over them all; 0 for all (CI)")
+
 // TestIngestRealMarkdown ingests markdown nobody here wrote, read where
 // it lies and never copied into the repository: the Go toolchain's own
-// (GOROOT) and the READMEs of the module cache. Every file is read or
-// reported, every chunk is searchable, and ingesting it all again stores
-// nothing.
+// (GOROOT) and the READMEs of the module cache, -ingest.readmes of them
+// (40 by default, taken evenly from the sorted list; CI ingests all with
+// go test -run TestIngestRealMarkdown -ingest.readmes=0 ., whose time
+// grows with the module cache). Every file is read or reported, every
+// chunk is searchable, and ingesting it all again stores nothing.
 func TestIngestRealMarkdown(t *testing.T) {
+	t.Parallel() // parallel: see helpers_test.go
 	if testing.Short() {
 		t.Skip("reads the toolchain's and the module cache's markdown")
 	}
@@ -190,7 +197,14 @@ func TestIngestRealMarkdown(t *testing.T) {
 		}
 		return nil
 	})
-	ingestReadmes := func() engram.IngestReport {
+	if n := *ingestReadmes; n > 0 && n < len(readmes) {
+		sample := make([]string, n)
+		for i := range sample {
+			sample[i] = readmes[i*len(readmes)/n]
+		}
+		readmes = sample
+	}
+	ingestAll := func() engram.IngestReport {
 		var total engram.IngestReport
 		for _, p := range readmes {
 			rel, err := filepath.Rel(cache, p)
@@ -208,13 +222,13 @@ func TestIngestRealMarkdown(t *testing.T) {
 		}
 		return total
 	}
-	mods := ingestReadmes()
+	mods := ingestAll()
 	t.Logf("module cache: %d READMEs, %d chunks: %d stored, %d linked, %d errors %v",
 		mods.Files, mods.Chunks, mods.Stored, mods.Linked, len(mods.Errors), mods.Errors)
 
 	again, err := m.Ingest(ctx, root, engram.IngestOptions{Name: "goroot"})
 	require.NoError(t, err)
-	modsAgain := ingestReadmes()
+	modsAgain := ingestAll()
 	t.Logf("again: GOROOT %+v; module cache %d skipped", again, modsAgain.Skipped)
 	for _, r := range []engram.IngestReport{again, modsAgain} {
 		assert.Zero(t, r.Stored+r.Updated+r.Linked+r.Archived, "ingesting it all again stores nothing: %+v", r)

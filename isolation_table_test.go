@@ -687,6 +687,7 @@ func runIsoCases(t *testing.T, ctx context.Context, p *isoPair, phase string, ca
 // TestIsolationTable runs every read and maintenance path as agent b,
 // alone in its file and sharing it with a.
 func TestIsolationTable(t *testing.T) {
+	t.Parallel() // parallel: see helpers_test.go
 	ctx := context.Background()
 	p := newIsoPair(t, 24)
 	runIsoCases(t, ctx, p, "before", isoReads())
@@ -698,6 +699,7 @@ func TestIsolationTable(t *testing.T) {
 // Store over the file they share: one writer, one set of readers, one
 // change log for both.
 func TestIsolationTableStore(t *testing.T) {
+	t.Parallel() // parallel: see helpers_test.go
 	ctx := context.Background()
 	p := newIsoStorePair(t, 24, nil)
 	runIsoCases(t, ctx, p, "before", isoReads())
@@ -797,6 +799,7 @@ func isoFrom(s, other string) string {
 // Reindex, as agent b at Tier 2, alone and sharing its file with a (the
 // same embedder: another model is TestIsolationTier2Model's case).
 func TestIsolationTableTier2(t *testing.T) {
+	t.Parallel() // parallel: see helpers_test.go
 	ctx := context.Background()
 	h, err := engram.NewHashingEmbedder(64)
 	if err != nil {

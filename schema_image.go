@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 )
 
@@ -29,6 +30,10 @@ var image struct {
 	once  sync.Once
 	bytes []byte
 	err   error
+
+	walOnce sync.Once // walImage
+	wal     []byte
+	walErr  error
 }
 
 // makeImage migrates a new in-memory database and serializes it.
@@ -65,14 +70,41 @@ func (s *database) loadImage() error {
 	})
 }
 
+// walImage returns the empty image marked as a database in WAL mode, as
+// a file of engram's is once opened: the file format's write and read
+// versions (bytes 18 and 19 of the header) are 2, which is all that
+// PRAGMA journal_mode = WAL changes in a database (see the file format's
+// description, sqlite.org/fileformat2.html). A new file made from it is
+// in WAL mode from the start, so that opening it does not switch the
+// journal mode: a switch writes the header through a rollback journal,
+// two fsyncs and a journal made and deleted, which for a new agent's file
+// cost more than the rest of making it.
+func walImage() ([]byte, error) {
+	image.walOnce.Do(func() {
+		img, err := emptyImage()
+		if err != nil {
+			image.walErr = err
+			return
+		}
+		if len(img) < 100 || string(img[:16]) != "SQLite format 3\x00" || img[18] != 1 || img[19] != 1 {
+			image.walErr = errors.New("the empty image has no rollback-journal SQLite header")
+			return
+		}
+		image.wal = slices.Clone(img)
+		image.wal[18], image.wal[19] = 2, 2
+	})
+	return image.wal, image.walErr
+}
+
 // createFromImage makes the database file at path, which does not exist,
-// as a copy of the empty image, mode 0600: written to a temporary file
-// beside it and linked into place, so that another process opening path
-// meanwhile sees no file or the whole of it. A file made meanwhile by
-// another process is left as it is. When the image cannot be made, the
-// file is made empty, and opening it migrates it.
+// as a copy of the empty image in WAL mode (walImage), mode 0600: written
+// to a temporary file beside it, synced, and linked into place, so that
+// another process opening path meanwhile, or after a crash, sees no file
+// or the whole of it. A file made meanwhile by another process is left as
+// it is. When the image cannot be made, the file is made empty, and
+// opening it migrates it.
 func createFromImage(path string) error {
-	img, err := emptyImage()
+	img, err := walImage()
 	if err != nil {
 		return createEmpty(path)
 	}

@@ -135,3 +135,56 @@ func TestEmptyImageIsTheMigratedSchema(t *testing.T) {
 		t.Errorf("a migrated file differs from the migrations in memory:\n%s\nwant\n%s", got, want)
 	}
 }
+
+// A new file is made in WAL mode (bytes 18 and 19 of its header are 2),
+// so that opening it the first time writes nothing to it: no switch of
+// the journal mode through a rollback journal. It is still the image
+// otherwise, and opens as a sound engram database in WAL mode.
+func TestNewFileIsMadeInWALMode(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "memory.db")
+	if err := createPrivate(path); err != nil {
+		t.Fatal(err)
+	}
+	made, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(made) < 100 || made[18] != 2 || made[19] != 2 {
+		t.Fatalf("the new file's header is not in WAL mode: % x", made[:min(len(made), 20)])
+	}
+	img, err := emptyImage()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if img[18] != 1 || img[19] != 1 {
+		t.Errorf("the in-memory image's header changed: bytes 18, 19 are %d, %d", img[18], img[19])
+	}
+	img = slices.Clone(img)
+	img[18], img[19] = 2, 2
+	if !slices.Equal(made, img) {
+		t.Error("the new file is not the image but for its journal mode")
+	}
+
+	s, err := openDatabase(ctx, path, DefaultConfig().Storage)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mode string
+	if err := s.wconn.QueryRowContext(ctx, "PRAGMA journal_mode").Scan(&mode); err != nil || mode != "wal" {
+		t.Errorf("journal_mode %q, %v; want wal", mode, err)
+	}
+	if err := s.integrityCheck(ctx); err != nil {
+		t.Error(err)
+	}
+	if err := s.close(); err != nil {
+		t.Fatal(err)
+	}
+	opened, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(opened, made) {
+		t.Error("opening and closing a new file wrote to it")
+	}
+}

@@ -14,6 +14,7 @@ import (
 // with every neighbour: the same memories in the same order with the same
 // scores, whatever the weights, importance and age of the memories.
 func TestContextPruningKeepsTheResults(t *testing.T) {
+	t.Parallel() // parallel: see helpers_test.go
 	words := strings.Fields("kayak garage river tent stove lantern map compass boots rope trail summit lake cabin fire")
 	rng := rand.New(rand.NewPCG(5, 5))
 	now := time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)

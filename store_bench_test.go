@@ -13,8 +13,9 @@ import (
 )
 
 // BenchmarkStoreAgent times Store.Agent: getting an open agent's Memory
-// (one of 1,000, in turn), and opening an agent not open yet on a shared
-// file (which then closes, so that every iteration opens one).
+// (one of 1,000, in turn), making a new agent's file under a base
+// directory, and opening an agent not open yet on a shared file (which
+// then closes, so that every iteration opens one).
 func BenchmarkStoreAgent(b *testing.B) {
 	ctx := context.Background()
 	b.Run("op=open-agent", func(b *testing.B) {
@@ -29,6 +30,19 @@ func BenchmarkStoreAgent(b *testing.B) {
 		i := 0
 		for b.Loop() {
 			if _, err := st.Agent(ids[i%len(ids)]); err != nil {
+				b.Fatal(err)
+			}
+			i++
+		}
+	})
+	b.Run("op=new-agent-dir", func(b *testing.B) {
+		// Under a base directory: every iteration makes a new agent's
+		// file and opens it; past Storage.OpenFiles, the least recently
+		// used file is parked.
+		st := openStore(b, engram.WithDir(b.TempDir()))
+		i := 0
+		for b.Loop() {
+			if _, err := st.Agent(fmt.Sprintf("agent-%d", i)); err != nil {
 				b.Fatal(err)
 			}
 			i++

@@ -21,6 +21,7 @@ import (
 // background): exactly the links, strengths and history of storing the
 // entries one at a time.
 func TestStoreBatchLinksAsStores(t *testing.T) {
+	t.Parallel() // parallel: see helpers_test.go
 	for _, c := range []struct {
 		name     string
 		pre, add int

@@ -35,6 +35,7 @@ func fixedTerms(texts ...string) ([]byte, int) {
 // vector against its row's text) passes, and an archived row comes back
 // with a vector of its own.
 func TestSchema12TermVectorsAreRewritten(t *testing.T) {
+	t.Parallel() // parallel: see helpers_test.go
 	path := testutil.TempDB(t)
 	db, err := sql.Open("sqlite", path)
 	require.NoError(t, err)

@@ -107,6 +107,7 @@ func sameFinds(t *testing.T, fts, idx *Memory, opts SearchOptions) bool {
 // rows are added (which a search adds to the index), and after rows are
 // deleted and changed (which make it build the index again).
 func TestTextIndexAgreesWithFTS(t *testing.T) {
+	t.Parallel() // parallel: see helpers_test.go
 	cfg := DefaultConfig()
 	cfg.Search.PostingBudget = 40 // common words exceed it: windows and the AND plan
 	cfg.Search.Candidates = 12
@@ -236,6 +237,7 @@ func textIndexAgrees(t *testing.T, cfg Config) {
 // bound a search prunes by holds their own recency, and with recency
 // weighing most the results are still FTS5's.
 func TestTextIndexBoundsEpisodesByRecency(t *testing.T) {
+	t.Parallel() // parallel: see helpers_test.go
 	cfg := DefaultConfig()
 	cfg.Search.TextWeight, cfg.Search.ImportanceWeight, cfg.Search.RecencyWeight = 0.3, 0.1, 0.6
 	cfg.Search.RecencyHalfLife = 3 * 24 * time.Hour
@@ -516,6 +518,7 @@ func TestNth(t *testing.T) {
 // users share sessions here). A metadata condition is searched through
 // FTS5 by both.
 func TestTextIndexAgreesWithFTSUnderFilters(t *testing.T) {
+	t.Parallel() // parallel: see helpers_test.go
 	cfg := DefaultConfig()
 	cfg.Search.PostingBudget = 30
 	cfg.Search.Candidates = 10

@@ -259,6 +259,7 @@ func TestSpreadIsOrthogonal(t *testing.T) {
 // hashing embedder's vectors of 10K made-up sentences, against an exact
 // scan (sparse vectors had 0.72).
 func TestHashingEmbeddingsSuitTheIndex(t *testing.T) {
+	t.Parallel() // parallel: see helpers_test.go
 	if testing.Short() {
 		t.Skip("embeds 10K texts")
 	}
