@@ -484,6 +484,10 @@ func (sc *scope) byRow() bool {
 // admits) named alias is in the scope, with its arguments numbered from
 // base: "1" when it keeps every row (see store.Scope.Where).
 func (sc *scope) where(k *kind, alias string, base int) (string, []any) {
-	return store.Scope{User: sc.user, Session: sc.session, Since: sc.since, Until: sc.until,
-		Tags: sc.tags, Meta: sc.meta}.Where(k.Kind, alias, base)
+	return sc.stored().Where(k.Kind, alias, base)
+}
+
+// stored returns the scope as the store takes it.
+func (sc *scope) stored() store.Scope {
+	return store.Scope{User: sc.user, Session: sc.session, Since: sc.since, Until: sc.until, Tags: sc.tags, Meta: sc.meta}
 }

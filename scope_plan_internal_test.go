@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/engram-go/engram/internal/store"
 )
 
 // The statements a filter by user or session runs find the rows through
@@ -43,7 +45,7 @@ func TestScopeQueryPlans(t *testing.T) {
 				stmts[name+": vector rows "+src.Table], _ = ff.scoped(vectorSQL[src.typ], src.kind, "t", 6)
 			}
 		}
-		stmts[name+": context"], _ = ff.scoped(contextSQL, episodicKind, "e", 5)
+		stmts[name+": context"], _ = ff.scoped(store.NeighbourQuery(episodicKind.Kind), episodicKind, "e", 5)
 		if f.Metadata != nil {
 			continue // the rest by metadata alone reads the agent's rows
 		}

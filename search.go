@@ -624,10 +624,22 @@ func scanRanked(typ MemoryType, more func(c *candidate) []any) func(store.Scanne
 		}
 		var row store.RankedRow
 		err := store.ScanRanked(r, &row, extra...)
-		c.pk, c.ID, c.Tags, c.CreatedAt = row.PK, row.ID, row.Tags, row.Created
-		c.importance, c.touched, c.retrievals, c.strength = row.Importance, row.Touched, row.Retrievals, row.Strength
+		c.setRanked(row)
 		return c, err
 	}
+}
+
+// rankedCandidate returns the candidate of type typ that row is.
+func rankedCandidate(typ MemoryType, row store.RankedRow) candidate {
+	c := candidate{Result: Result{Type: typ}}
+	c.setRanked(row)
+	return c
+}
+
+// setRanked sets what row holds of c.
+func (c *candidate) setRanked(row store.RankedRow) {
+	c.pk, c.ID, c.Tags, c.CreatedAt = row.PK, row.ID, row.Tags, row.Created
+	c.importance, c.touched, c.retrievals, c.strength = row.Importance, row.Touched, row.Retrievals, row.Strength
 }
 
 // candidate is a memory a search found, before and while it is ranked.

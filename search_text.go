@@ -627,6 +627,11 @@ func (f ftsFilter) none() bool {
 	return f.tags == "" && f.since <= zeroMS && f.until == math.MaxInt64 && f.sc.empty()
 }
 
+// stored returns the filter as the store takes it.
+func (f *ftsFilter) stored() store.SearchFilter {
+	return store.SearchFilter{Since: f.since, Until: f.until, Tags: f.tags, Scope: f.sc.stored()}
+}
+
 // scopeMark stands in a query for the condition of the search's scope
 // (see ftsFilter.scoped).
 const scopeMark = "1 /*scope*/"
