@@ -31,7 +31,7 @@ var sqlStillIn = []string{
 	"forget_user.go", "history.go", "history_form.go",
 	"ingest.go", "markdown.go", "markdown_import.go",
 	"memories.go", "memory.go", "procedural.go", "rank.go", "scope_list.go",
-	"search_text.go",
+
 	"search_vector.go", "semantic.go", "snapshot.go", "summary.go",
 	"tx.go", "vector.go",
 }

@@ -39,8 +39,8 @@ func TestScopeQueryPlans(t *testing.T) {
 			if !sc.admits(src.kind) {
 				continue
 			}
-			stmts[name+": best "+src.Table], _ = ff.scoped(src.best, src.kind, "t", 11)
-			stmts[name+": window "+src.Table], _ = ff.scoped(src.window, src.kind, "t", 7)
+			stmts[name+": best "+src.Table], _ = ff.scoped(store.TextBestSQL[src.Kind], src.kind, "t", 11)
+			stmts[name+": window "+src.Table], _ = ff.scoped(store.TextWindowSQL[src.Kind], src.kind, "t", 7)
 			if src.Vec != "" {
 				stmts[name+": vector rows "+src.Table], _ = ff.scoped(vectorSQL[src.typ], src.kind, "t", 6)
 			}
