@@ -30,8 +30,7 @@ var sqlStillIn = []string{
 	"export.go", "forget.go",
 	"forget_user.go", "history.go", "history_form.go",
 	"ingest.go", "markdown.go", "markdown_import.go",
-	"memories.go", "memory.go", "procedural.go", "rank.go", "scope_list.go",
-
+	"memories.go", "memory.go", "procedural.go", "scope_list.go",
 	"search_vector.go", "semantic.go", "snapshot.go", "summary.go",
 	"tx.go", "vector.go",
 }
