@@ -7,7 +7,6 @@ import (
 	"reflect"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -385,72 +384,29 @@ func metaValue(field string, v any, ordered bool) (any, error) {
 	return f, nil
 }
 
-// sqlArgs collects the arguments of an SQL fragment whose parameters are
-// numbered from a base (or, with base 0, are plain ?s, in order): add
-// returns the parameter of a new argument.
-type sqlArgs struct {
-	base int
-	args []any
-}
-
-func (a *sqlArgs) add(v any) string {
-	a.args = append(a.args, v)
-	if a.base == 0 {
-		return "?"
+// stored returns c (validated) as the store takes it: its values as
+// metaValue makes them.
+func (c *MetaCond) stored() *store.MetaCond {
+	if c == nil {
+		return nil
 	}
-	return "?" + strconv.Itoa(a.base+len(a.args)-1)
-}
-
-// sql returns the SQL condition that the metadata in the SQL expression
-// col meets c (validated).
-func (c *MetaCond) sql(col string, a *sqlArgs) string {
-	switch c.Op {
-	case MetaOpAnd, MetaOpOr:
-		parts := make([]string, len(c.Conds))
-		for i, sub := range c.Conds {
-			parts[i] = sub.sql(col, a)
-		}
-		return "(" + strings.Join(parts, map[MetaOp]string{MetaOpAnd: " AND ", MetaOpOr: " OR "}[c.Op]) + ")"
-	case MetaOpNot:
-		return "NOT " + c.Conds[0].sql(col, a)
+	out := &store.MetaCond{Op: string(c.Op), Key: c.Key}
+	if c.Value != nil {
+		out.Value, _ = metaValue("", c.Value, false)
 	}
-	// A condition on a missing key is false, never NULL, so that NOT
-	// turns it true. Each use of the key's path is an argument of its
-	// own, for plain ?s.
-	path := `$."` + c.Key + `"`
-	typ := func() string { return "json_type(" + col + ", " + a.add(path) + ")" }
-	value := func() string { return "(" + col + " ->> " + a.add(path) + ")" }
-	compare := func(op string, v any) string {
-		v, _ = metaValue("", v, false)
-		switch x := v.(type) {
-		case bool:
-			if x {
-				return "coalesce(" + typ() + " = 'true', 0)"
-			}
-			return "coalesce(" + typ() + " = 'false', 0)"
-		case string:
-			t := typ()
-			return "coalesce(" + t + " = 'text' AND " + value() + " " + op + " " + a.add(x) + ", 0)"
-		default:
-			t := typ()
-			return "coalesce(" + t + " IN ('integer', 'real') AND " + value() + " " + op + " " + a.add(x) + ", 0)"
-		}
-	}
-	switch c.Op {
-	case MetaOpExists:
-		return "(" + typ() + " IS NOT NULL)"
-	case MetaOpEq:
-		return compare("=", c.Value)
-	case MetaOpNe:
-		return "NOT " + compare("=", c.Value)
-	case MetaOpIn:
-		parts := make([]string, len(c.Values))
+	if c.Values != nil {
+		out.Values = make([]any, len(c.Values))
 		for i, v := range c.Values {
-			parts[i] = compare("=", v)
+			out.Values[i], _ = metaValue("", v, false)
 		}
-		return "(" + strings.Join(parts, " OR ") + ")"
 	}
-	return compare(map[MetaOp]string{MetaOpGt: ">", MetaOpGte: ">=", MetaOpLt: "<", MetaOpLte: "<="}[c.Op], c.Value)
+	if c.Conds != nil {
+		out.Conds = make([]*store.MetaCond, len(c.Conds))
+		for i, sub := range c.Conds {
+			out.Conds[i] = sub.stored()
+		}
+	}
+	return out
 }
 
 // scope is a validated Filter, ready for SQL: what a query adds to its
@@ -461,13 +417,13 @@ type scope struct {
 	since, until int64  // Unix ms; until is math.MaxInt64 when open
 	user         string
 	session      string
-	meta         *MetaCond
+	meta         *store.MetaCond
 }
 
 // newScope compiles a validated filter.
 func newScope(f Filter) scope {
 	sc := scope{kinds: slices.Clone(f.Types), since: ms(f.Since), until: math.MaxInt64,
-		user: f.UserID, session: f.SessionID, meta: f.Metadata}
+		user: f.UserID, session: f.SessionID, meta: f.Metadata.stored()}
 	if !f.Until.IsZero() {
 		sc.until = ms(f.Until)
 	}
@@ -502,10 +458,10 @@ func (sc *scope) whereOrAll(k *kind, alias string) (string, []any) {
 // index of the user or session and sorts them, rather than walking every
 // row of the agent in an index of that order.
 func (sc *scope) orderBy(order string) string {
-	if sc == nil || sc.user == "" && sc.session == "" {
+	if sc == nil {
 		return order
 	}
-	return "+" + order
+	return store.OrderBy(sc.user, sc.session, order)
 }
 
 // admitsType reports whether the scope's kinds hold t.
@@ -526,32 +482,12 @@ func (sc *scope) byRow() bool {
 
 // where returns the SQL condition that the row of kind k (which the scope
 // admits) named alias is in the scope, with its arguments numbered from
-// base: "1" when it keeps every row.
+// base: "1" when it keeps every row (see store.Scope.Where).
 func (sc *scope) where(k *kind, alias string, base int) (string, []any) {
-	a := &sqlArgs{base: base}
-	var parts []string
-	// A user and a session are said twice so that the partial indexes of
-	// the non-empty ones serve (see migration 0013).
-	if sc.user != "" {
-		parts = append(parts, alias+"."+k.UserCol+" = "+a.add(sc.user)+" AND "+alias+"."+k.UserCol+" <> ''")
-	}
-	if sc.session != "" {
-		parts = append(parts, alias+"."+k.SessionCol+" = "+a.add(sc.session)+" AND "+alias+"."+k.SessionCol+" <> ''")
-	}
-	if sc.since > zeroMS {
-		parts = append(parts, alias+".created_at >= "+a.add(sc.since))
-	}
-	if sc.until != math.MaxInt64 {
-		parts = append(parts, alias+".created_at < "+a.add(sc.until))
-	}
-	if sc.tags != "" {
-		parts = append(parts, store.TagsIn(alias, a.add(sc.tags)))
-	}
-	if sc.meta != nil {
-		parts = append(parts, sc.meta.sql(alias+"."+k.MetaCol, a))
-	}
-	if len(parts) == 0 {
-		return "1", nil
-	}
-	return strings.Join(parts, " AND "), a.args
+	return sc.stored().Where(k.Kind, alias, base)
+}
+
+// stored returns the scope as the store takes it.
+func (sc *scope) stored() store.Scope {
+	return store.Scope{User: sc.user, Session: sc.session, Since: sc.since, Until: sc.until, Tags: sc.tags, Meta: sc.meta}
 }

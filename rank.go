@@ -3,9 +3,6 @@ package engram
 import (
 	"cmp"
 	"context"
-	"database/sql/driver"
-	"encoding/json"
-	"fmt"
 	"math"
 	"slices"
 	"strconv"
@@ -200,43 +197,18 @@ func (m *Memory) fillContent(ctx context.Context, cands []candidate) error {
 	}
 	return m.read(ctx, "search.content", func(q *dbtx) error {
 		for typ, list := range want {
-			b, _ := json.Marshal(list)
-			rows, err := q.query(contentSQL[typ], string(b))
+			idx := at[typ]
+			err := store.EachContent(q, kindOf(typ).Kind, list, func(pk int64, text, cite string) error {
+				cands[idx[pk]].Content, cands[idx[pk]].Source = text, cite
+				return nil
+			})
 			if err != nil {
-				return err
-			}
-			for rows.Next() {
-				var pk int64
-				var content, source string
-				if err := rows.Scan(&pk, &content, &source); err != nil {
-					rows.Close()
-					return err
-				}
-				cands[at[typ][pk]].Content, cands[at[typ][pk]].Source = content, source
-			}
-			// A read cut short must not pass for results deleted since.
-			if err := rows.Err(); err != nil {
-				rows.Close()
-				return err
-			}
-			if err := rows.Close(); err != nil {
 				return err
 			}
 		}
 		return nil
 	})
 }
-
-// contentSQL reads the text of the rows of each kind whose pks are listed
-// in ?1, as a search result shows it, and where it was found (see
-// kind.cite).
-var contentSQL = func() map[MemoryType]string {
-	out := map[MemoryType]string{}
-	for _, k := range kinds {
-		out[k.typ] = `SELECT j.value, ` + k.TextOver("t") + `, ` + k.CiteOver("t") + ` FROM json_each(?1) j CROSS JOIN ` + k.Table + ` t ON t.pk = j.value`
-	}
-	return out
-}()
 
 // stemCache remembers the Porter stems of the tokens searches and
 // snippets met: the same words come back in query after query and result
@@ -614,47 +586,12 @@ func (m *Memory) scoreFloor(s *search, cands []candidate, bestText, total float6
 // created (see kind.touched).
 const createdAt = "{t}.created_at"
 
-// rowRead says which of a partial candidate's columns readRows reads
-// besides its pk, text and importance (and its tags and citation, for the
-// kinds that have them): what the index does not know already.
-type rowRead struct {
-	touched bool // the kind is touched after it is created
-	recall  bool // retrievals and strength, for recall (need 0)
-}
-
-// rowReads are the queries of readRows, by kind and rowRead: the columns
-// of the rows whose pks are listed in ?1, in the order readRows scans
-// them.
-var rowReads = func() map[MemoryType]map[rowRead]string {
-	out := map[MemoryType]map[rowRead]string{}
-	for _, k := range kinds {
-		out[k.typ] = map[rowRead]string{}
-		for _, r := range []rowRead{{}, {true, false}, {false, true}, {true, true}} {
-			cols := `t.pk, ` + k.TextOver("t")
-			if k.Cite != "" {
-				cols += `, ` + k.CiteOver("t")
-			}
-			if k.Tagged {
-				cols += `, ` + k.TagsOver("t")
-			}
-			cols += `, ` + store.Over(k.Importance, "t")
-			if r.touched {
-				cols += `, ` + store.Over(k.Touched, "t")
-			}
-			if r.recall {
-				cols += `, t.retrievals, ` + store.Over(k.Strength, "t")
-			}
-			out[k.typ][r] = `SELECT ` + cols + ` FROM json_each(?1) j CROSS JOIN ` + k.Table + ` t ON t.pk = j.value`
-		}
-	}
-	return out
-}()
-
 // readRows reads what ranking and the results need of the partial
-// candidates at the indexes at, one query per kind, and marks them
-// complete; a row no longer there stays partial. Their type, ID, pk and
-// creation time are the index's; a kind touched only when created was
-// touched then. recall says the retrievals and strength are wanted too.
+// candidates at the indexes at, one query per kind (see store.ReadRows),
+// and marks them complete; a row no longer there stays partial. Their
+// type, ID, pk and creation time are the index's; a kind touched only
+// when created was touched then. recall says the retrievals and strength
+// are wanted too.
 func (m *Memory) readRows(q *dbtx, s *search, cands []candidate, at []int, recall bool) error {
 	byType := map[MemoryType][]int{}
 	for _, i := range at {
@@ -662,7 +599,7 @@ func (m *Memory) readRows(q *dbtx, s *search, cands []candidate, at []int, recal
 	}
 	for typ, idx := range byType {
 		k := kindOf(typ)
-		rr := rowRead{touched: k.Touched != createdAt, recall: recall}
+		rr := store.RowRead{Touched: k.Touched != createdAt, Recall: recall}
 		list := []byte{'['}
 		for j, i := range idx {
 			if j > 0 {
@@ -684,111 +621,22 @@ func (m *Memory) readRows(q *dbtx, s *search, cands []candidate, at []int, recal
 			}
 			return 0, false
 		}
-		var pk, touched int64
-		var text, cite, tags string
-		dest := []any{&pk, &text}
-		if k.Cite != "" {
-			dest = append(dest, &cite)
-		}
-		if k.Tagged {
-			dest = append(dest, &tags)
-		}
-		var importance, strength float64
-		var retrievals int
-		dest = append(dest, &importance)
-		if rr.touched {
-			dest = append(dest, &touched)
-		}
-		if rr.recall {
-			dest = append(dest, &retrievals, &strength)
-		}
-		// fill completes the candidate of the row just read into dest.
-		fill := func() error {
-			i, ok := where(pk)
+		err := store.ReadRows(q, k.Kind, list, rr, func(r *store.RankRow) error {
+			i, ok := where(r.PK)
 			if !ok {
 				return nil
 			}
 			c := &cands[i]
-			var err error
-			if c.Tags, err = decodeTags(tags); err != nil {
-				return err
-			}
-			c.Content, c.Source, c.importance, c.partial = text, cite, importance, false
+			c.Tags, c.Content, c.Source, c.importance, c.partial = r.Tags, r.Text, r.Cite, r.Importance, false
 			c.touched = c.CreatedAt
-			if rr.touched {
-				c.touched = fromMS(touched)
+			if rr.Touched {
+				c.touched = r.Touched
 			}
-			c.retrievals, c.strength = retrievals, strength
+			c.retrievals, c.strength = r.Retrievals, r.Strength
 			return nil
-		}
-		query := rowReads[typ][rr]
-		if q.raw != nil {
-			err := q.raw(q.ctx, query, []any{string(list)}, func(vals []driver.Value) error {
-				if err := assignRaw(vals, dest); err != nil {
-					return err
-				}
-				return fill()
-			})
-			if err != nil {
-				return err
-			}
-			continue
-		}
-		rows, err := q.query(query, string(list))
-		if err != nil {
-			return err
-		}
-		_, err = store.ScanAll(rows, func(r store.Scanner) (struct{}, error) {
-			if err := r.Scan(dest...); err != nil {
-				return struct{}{}, err
-			}
-			return struct{}{}, fill()
 		})
 		if err != nil {
 			return err
-		}
-	}
-	return nil
-}
-
-// assignRaw stores a row's values, as the driver gives them, into dest,
-// as Scan would for the types readRows reads: an INTEGER or REAL into a
-// float64, an INTEGER into an int or int64, TEXT into a string. Any other
-// value is an error.
-func assignRaw(vals []driver.Value, dest []any) error {
-	if len(vals) != len(dest) {
-		return fmt.Errorf("%d columns read into %d values", len(vals), len(dest))
-	}
-	for i, d := range dest {
-		ok := false
-		switch d := d.(type) {
-		case *int64:
-			var v int64
-			if v, ok = vals[i].(int64); ok {
-				*d = v
-			}
-		case *int:
-			var v int64
-			if v, ok = vals[i].(int64); ok {
-				*d = int(v)
-			}
-		case *float64:
-			switch v := vals[i].(type) {
-			case float64:
-				*d, ok = v, true
-			case int64:
-				*d, ok = float64(v), true
-			}
-		case *string:
-			switch v := vals[i].(type) {
-			case string:
-				*d, ok = v, true
-			case []byte:
-				*d, ok = string(v), true
-			}
-		}
-		if !ok {
-			return fmt.Errorf("column %d: cannot store %T in %T", i, vals[i], d)
 		}
 	}
 	return nil

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/engram-go/engram/internal/store"
 )
 
 // The statements a filter by user or session runs find the rows through
@@ -37,13 +39,13 @@ func TestScopeQueryPlans(t *testing.T) {
 			if !sc.admits(src.kind) {
 				continue
 			}
-			stmts[name+": best "+src.Table], _ = ff.scoped(src.best, src.kind, "t", 11)
-			stmts[name+": window "+src.Table], _ = ff.scoped(src.window, src.kind, "t", 7)
+			stmts[name+": best "+src.Table], _ = ff.scoped(store.TextBestSQL[src.Kind], src.kind, "t", 11)
+			stmts[name+": window "+src.Table], _ = ff.scoped(store.TextWindowSQL[src.Kind], src.kind, "t", 7)
 			if src.Vec != "" {
 				stmts[name+": vector rows "+src.Table], _ = ff.scoped(vectorSQL[src.typ], src.kind, "t", 6)
 			}
 		}
-		stmts[name+": context"], _ = ff.scoped(contextSQL, episodicKind, "e", 5)
+		stmts[name+": context"], _ = ff.scoped(store.NeighbourQuery(episodicKind.Kind), episodicKind, "e", 5)
 		if f.Metadata != nil {
 			continue // the rest by metadata alone reads the agent's rows
 		}

@@ -2,13 +2,11 @@ package engram
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
 	"slices"
-	"sync"
 	"time"
 
 	"github.com/engram-go/engram/internal/bm25"
@@ -596,76 +594,52 @@ func (m *Memory) searchMode(opts *SearchOptions) error {
 	return nil
 }
 
-// exprCheck is an empty in-memory FTS5 index with every column engram's
-// indexes have, on which checkExpression tries Advanced expressions: an
-// expression that fails there is malformed, whatever the database holds,
-// and one that runs there is not, so a failure of the real search (a
-// damaged file, say) is never mistaken for a bad query.
-var exprCheck struct {
-	once sync.Once
-	mu   sync.Mutex // the one connection runs one check at a time
-	st   *sql.Stmt
-	err  error
-}
-
 // checkExpression returns an error matching ErrInvalidQuery if expr is
-// not a valid FTS5 expression.
+// not a valid FTS5 expression (see store.CheckExpression), or a
+// *DatabaseError if it could not be checked.
 func checkExpression(expr string) error {
-	c := &exprCheck
-	c.once.Do(func() {
-		db, err := sql.Open("sqlite", ":memory:")
-		if err != nil {
-			c.err = err
-			return
-		}
-		db.SetMaxOpenConns(1)
-		db.SetConnMaxIdleTime(0)
-		db.SetConnMaxLifetime(0)
-		if _, err := db.Exec(`CREATE VIRTUAL TABLE q USING fts5(content, tags, name, description, pattern, agent_tok, tokenize = 'porter unicode61')`); err != nil {
-			c.err = err
-			return
-		}
-		c.st, c.err = db.Prepare(`SELECT count(*) FROM q WHERE q MATCH ?`)
-	})
-	if c.err != nil {
-		return &DatabaseError{Op: "search.check", Err: c.err}
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	var n int
-	if err := c.st.QueryRow(expr).Scan(&n); err != nil {
-		return fmt.Errorf("engram: search %q: %w: %v", expr, ErrInvalidQuery, err)
+	err := store.CheckExpression(expr)
+	var bad *store.ExprError
+	switch {
+	case errors.As(err, &bad):
+		return fmt.Errorf("engram: search %q: %w: %v", expr, ErrInvalidQuery, bad.Err)
+	case err != nil:
+		return &DatabaseError{Op: "search.check", Err: err}
 	}
 	return nil
 }
 
 // rankCols are the columns of a row of k, named alias, that ranking
-// needs, in the order scanRanked reads them: pk, id, tags, created_at,
-// importance, last touched, retrievals and strength.
-func (k *kind) rankCols(alias string) string {
-	return alias + ".pk, " + alias + ".id, " + k.TagsOver(alias) + ", " + alias + ".created_at, " +
-		store.Over(k.Importance, alias) + ", " + store.Over(k.Touched, alias) + ", " + alias + ".retrievals, " + store.Over(k.Strength, alias)
-}
+// needs, in the order scanRanked reads them (see store.RankCols).
+func (k *kind) rankCols(alias string) string { return store.RankCols(k.Kind, alias) }
 
 // scanRanked scans a row of rankCols into a candidate of type typ, and
 // the columns after them, if any, into more(c).
 func scanRanked(typ MemoryType, more func(c *candidate) []any) func(store.Scanner) (candidate, error) {
 	return func(r store.Scanner) (candidate, error) {
 		c := candidate{Result: Result{Type: typ}}
-		var tags string
-		var created, touched int64
-		dest := []any{&c.pk, &c.ID, &tags, &created, &c.importance, &touched, &c.retrievals, &c.strength}
+		var extra []any
 		if more != nil {
-			dest = append(dest, more(&c)...)
+			extra = more(&c)
 		}
-		if err := r.Scan(dest...); err != nil {
-			return c, err
-		}
-		c.CreatedAt, c.touched = fromMS(created), fromMS(touched)
-		var err error
-		c.Tags, err = decodeTags(tags)
+		var row store.RankedRow
+		err := store.ScanRanked(r, &row, extra...)
+		c.setRanked(row)
 		return c, err
 	}
+}
+
+// rankedCandidate returns the candidate of type typ that row is.
+func rankedCandidate(typ MemoryType, row store.RankedRow) candidate {
+	c := candidate{Result: Result{Type: typ}}
+	c.setRanked(row)
+	return c
+}
+
+// setRanked sets what row holds of c.
+func (c *candidate) setRanked(row store.RankedRow) {
+	c.pk, c.ID, c.Tags, c.CreatedAt = row.PK, row.ID, row.Tags, row.Created
+	c.importance, c.touched, c.retrievals, c.strength = row.Importance, row.Touched, row.Retrievals, row.Strength
 }
 
 // candidate is a memory a search found, before and while it is ranked.

@@ -2,7 +2,6 @@ package engram
 
 import (
 	"context"
-	"encoding/json"
 	"math"
 	"slices"
 
@@ -12,26 +11,6 @@ import (
 // Session context: in a conversation the answer is often the turn after
 // the one that shares the question's words, so the episodes logged just
 // before and after a matching episode, in the same session, come along.
-
-// contextSQL finds, for each matched episode whose pk is listed in ?2
-// (a JSON list), the episodes logged just before and just after it in its
-// session, within [?3, ?4): what ranking needs of them (see scanRanked),
-// then the match's ID. Each neighbour is one seek in episodic_by_session
-// (a partial index: the query must say x.session_id is not empty).
-var contextSQL = `
-	WITH hit AS (
-		SELECT e.id, e.session_id, e.created_at, e.pk FROM json_each(?2) j CROSS JOIN episodic_log e ON e.pk = j.value
-		WHERE e.agent_id = ?1 AND e.session_id <> ''),
-	near(hit, pk) AS (
-		SELECT h.id, (SELECT x.pk FROM episodic_log x
-			WHERE x.agent_id = ?1 AND x.session_id = h.session_id AND x.session_id <> '' AND (x.created_at, x.pk) < (h.created_at, h.pk)
-			ORDER BY x.created_at DESC, x.pk DESC LIMIT 1) FROM hit h
-		UNION ALL
-		SELECT h.id, (SELECT x.pk FROM episodic_log x
-			WHERE x.agent_id = ?1 AND x.session_id = h.session_id AND x.session_id <> '' AND (x.created_at, x.pk) > (h.created_at, h.pk)
-			ORDER BY x.created_at, x.pk LIMIT 1) FROM hit h)
-	SELECT ` + episodicKind.rankCols("e") + `, n.hit FROM near n JOIN episodic_log e ON e.pk = n.pk
-	WHERE e.created_at >= ?3 AND e.created_at < ?4 AND ` + scopeMark
 
 // contextShare caps a neighbour's text score below the direct matches it
 // must not outrank (see withContext).
@@ -60,15 +39,14 @@ func (m *Memory) withContext(ctx context.Context, s *search, cands []candidate, 
 	if len(hits) == 0 {
 		return cands, nil
 	}
-	list, _ := json.Marshal(hits)
 	var found []candidate // each with the match it came with as ContextOf
 	err := m.read(ctx, "search.context", func(q *dbtx) error {
-		query, scoped := s.filter.scoped(contextSQL, episodicKind, "e", 5)
-		rows, err := q.query(query, append([]any{m.agent, string(list), s.filter.since, s.filter.until}, scoped...)...)
-		if err != nil {
-			return err
+		near, err := store.SessionNeighbours(q, episodicKind.Kind, m.agent, hits, s.filter.stored())
+		found = make([]candidate, len(near))
+		for i, n := range near {
+			found[i] = rankedCandidate(TypeEpisodic, n.RankedRow)
+			found[i].ContextOf = n.Of
 		}
-		found, err = store.ScanAll(rows, scanRanked(TypeEpisodic, func(c *candidate) []any { return []any{&c.ContextOf} }))
 		return err
 	})
 	if err != nil {

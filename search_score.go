@@ -1,26 +1,17 @@
 package engram
 
 import (
-	"database/sql/driver"
 	"errors"
 	"sync"
 
 	"github.com/engram-go/engram/internal/bm25"
-	"modernc.org/sqlite"
+	"github.com/engram-go/engram/internal/store"
 )
 
-// Scoring inside SQLite: a full-text query can match hundreds of rows,
-// and handing each one to Go (its row through database/sql, a couple of
-// microseconds) cost more than everything else a search does. So FTS5's
-// matches are scored where they are read, by two SQL functions that call
-// the search's own scorer, and only each kind's k best rows come out,
-// with what ranking needs of them.
-//
-//	engram_bm25(handle, terms, ntok)       a row's BM25 score from its term vector; NULL without one
-//	engram_bm25_text(handle, text, ...)    from its indexed texts (a row without a term vector, or prefixes)
-//
-// handle names a scorer registered for the search under way (see
-// scorers.add); the functions return an error for any other.
+// Scoring inside SQLite (see store.RegisterScoring): FTS5's matches are
+// scored where they are read, by the search's own scorer, which the
+// statement names by a handle (see scorers.add); an unknown handle is an
+// error.
 
 // scorers holds the scorers of the searches under way by handle.
 var scorers = scorerTable{byHandle: map[int64]*scorer{}}
@@ -46,10 +37,9 @@ func (t *scorerTable) add(sc *scorer) (int64, func()) {
 	}
 }
 
-func (t *scorerTable) get(h any) (*scorer, error) {
-	n, _ := h.(int64)
+func (t *scorerTable) get(h int64) (*scorer, error) {
 	t.mu.RLock()
-	sc := t.byHandle[n]
+	sc := t.byHandle[h]
 	t.mu.RUnlock()
 	if sc == nil {
 		return nil, errNoScorer
@@ -60,46 +50,19 @@ func (t *scorerTable) get(h any) (*scorer, error) {
 var errNoScorer = errors.New("engram: no search scorer with this handle")
 
 func init() {
-	// The term vector is read where SQLite keeps it, without a copy:
-	// Score keeps nothing of it.
-	sqlite.MustRegisterFunction("engram_bm25", &sqlite.FunctionImpl{
-		NArgs: 3, VolatileArgs: true,
-		Scalar: func(_ *sqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
-			sc, err := scorers.get(args[0])
-			if err != nil {
-				return nil, err
-			}
-			v, ok := args[1].([]byte)
-			if !ok {
-				return nil, nil
-			}
-			n, _ := args[2].(int64)
-			score, _ := sc.Score(v, int(n))
-			return score, nil
-		},
+	store.RegisterScoring(func(h int64) (store.TextScorer, error) {
+		sc, err := scorers.get(h)
+		if err != nil {
+			return nil, err
+		}
+		return sc, nil
 	})
-	sqlite.MustRegisterFunction("engram_bm25_text", &sqlite.FunctionImpl{
-		NArgs: -1,
-		Scalar: func(_ *sqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
-			if len(args) < 2 {
-				return nil, errNoScorer
-			}
-			sc, err := scorers.get(args[0])
-			if err != nil {
-				return nil, err
-			}
-			texts := make([]string, len(args)-1)
-			for i, a := range args[1:] {
-				switch a := a.(type) {
-				case string:
-					texts[i] = a
-				case []byte:
-					texts[i] = string(a)
-				}
-			}
-			v, n := bm25.VectorPrefixed(sc.prefixes, texts...)
-			score, _ := sc.Score(v, n)
-			return score, nil
-		},
-	})
+}
+
+// ScoreTexts returns the BM25 score of a row from its indexed texts, the
+// search's prefixes included (see bm25.VectorPrefixed).
+func (sc *scorer) ScoreTexts(texts ...string) float64 {
+	v, n := bm25.VectorPrefixed(sc.prefixes, texts...)
+	score, _ := sc.Score(v, n)
+	return score
 }

@@ -1,13 +1,9 @@
 package engram
 
 import (
-	"bytes"
 	"cmp"
 	"context"
-	"database/sql"
 	"encoding/hex"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -22,56 +18,17 @@ import (
 // Full-text candidates: each kind with a full-text index is searched by
 // FTS5 for the query's terms, within a budget of documents to score.
 
-// ftsSource is how one kind is searched by full text.
+// ftsSource is how one kind is searched by full text (see
+// store.TextBestSQL).
 type ftsSource struct {
 	*kind
-	// best takes (expr, agent, since, until, the tags as JSON or an
-	// empty string, lowest rowid to match, the search's scorer handle,
-	// whether to score from the texts, k, the search's now) and returns
-	// the k live matches (see store.Kind.Live) with the best BM25 scores, then
-	// by ID: what ranking needs of each (see scanRanked), then its term
-	// vector and length. Every match is
-	// scored inside SQLite (see search_score.go) and sorted by its pk,
-	// ID and score alone; the rest of the row is read for the k best
-	// only.
-	//
-	// CROSS JOIN keeps the FTS table as the outer loop: FTS5 finds the
-	// matches and the join looks up only those rows. (Left to itself, the
-	// planner may scan the agent's rows and probe the index once per
-	// row, hundreds of times slower.) How many rows match is bounded by
-	// the search's plan (see Memory.plan).
-	best string
-	// window finds the rowid of the agent's (?3) match of expr (?1) that
-	// is newest but ?2, among those created in [?4, ?5) carrying one of
-	// the tags ?6 (a JSON list, or '' for any); see Memory.window.
-	window string
-	// indexed reads the indexed texts of the rows whose pks are listed in
-	// ?1 (pk, then store.Kind.Indexed), for a row without a term vector.
-	indexed string
 }
 
-// ftsSources are the kinds searched by full text, with their queries.
+// ftsSources are the kinds searched by full text.
 var ftsSources = func() []ftsSource {
 	var out []ftsSource
 	for _, k := range kindsWith(func(k *kind) bool { return k.FTS != "" }) {
-		out = append(out, ftsSource{
-			kind: k,
-			best: `SELECT ` + k.rankCols("t") + `, t.terms, t.ntok FROM (
-					SELECT ` + k.FTS + `.rowid AS pk, t.id AS id, CASE WHEN ?8 OR t.terms IS NULL THEN engram_bm25_text(?7, ` + k.IndexedOver("t") + `)
-						ELSE engram_bm25(?7, t.terms, t.ntok) END AS score
-					FROM ` + k.FTS + ` CROSS JOIN ` + k.Table + ` t ON t.pk = ` + k.FTS + `.rowid
-					WHERE ` + k.FTS + ` MATCH ?1 AND ` + k.FTS + `.rowid >= ?6 AND t.agent_id = ?2 AND t.created_at >= ?3 AND t.created_at < ?4
-						AND ` + k.TagFilter("t", "?5") + ` AND ` + k.LiveAt("t", "?10") + ` AND ` + scopeMark + `
-					ORDER BY score DESC, id LIMIT ?9) b
-				CROSS JOIN ` + k.Table + ` t ON t.pk = b.pk
-				ORDER BY b.score DESC, b.id`,
-			window: `SELECT t.pk FROM ` + k.FTS + ` CROSS JOIN ` + k.Table + ` t ON t.pk = ` + k.FTS + `.rowid
-				WHERE ` + k.FTS + ` MATCH ?1 AND t.agent_id = ?3 AND t.created_at >= ?4 AND t.created_at < ?5 AND ` + k.TagFilter("t", "?6") + `
-					AND ` + scopeMark + `
-				ORDER BY ` + k.FTS + `.rowid DESC LIMIT 1 OFFSET ?2`,
-			indexed: `SELECT t.pk, ` + k.IndexedOver("t") + `
-				FROM json_each(?1) j CROSS JOIN ` + k.Table + ` t ON t.pk = j.value`,
-		})
+		out = append(out, ftsSource{kind: k})
 	}
 	return out
 }()
@@ -203,11 +160,9 @@ func (m *Memory) chooseTerms(q *dbtx, s *search, sources []scopedSource, docs, t
 // (-1 before it ever had one), of their importance (see migration 0010)
 // and of its accesses, which it keeps in s.
 func (m *Memory) textStats(q *dbtx, s *search) (docs, tokens int, err error) {
-	err = q.queryRow(`SELECT coalesce(s.docs, 0), coalesce(s.tokens, 0), coalesce(s.version, -1), coalesce(s.ranks, 0),
-			coalesce((SELECT CAST(value AS INTEGER) FROM meta WHERE key = ?2), 0)
-		FROM (SELECT 1) LEFT JOIN text_stats s ON s.agent_id = ?1`,
-		[]any{m.agent, metaAccessVersion + m.agent}, &docs, &tokens, &s.textVersion, &s.ranks, &s.accessVersion)
-	return docs, tokens, err
+	st, err := store.ReadSearchStats(q, m.agent, metaAccessVersion+m.agent)
+	s.textVersion, s.ranks, s.accessVersion = st.Version, st.Ranks, st.AccessVersion
+	return st.Docs, st.Tokens, err
 }
 
 // limitTerms keeps, of a query with more than query.MaxTerms terms, its
@@ -245,9 +200,7 @@ func (s *search) limitTerms(df map[string]int) {
 func (m *Memory) prefixFreq(q *dbtx, sources []scopedSource, prefix string) (int, error) {
 	total := 0
 	for _, ss := range sources {
-		var n int
-		err := q.queryRow(`SELECT count(*) FROM `+ss.FTS+` WHERE `+ss.FTS+` MATCH ?`,
-			[]any{ss.scope.restrict(query.Or([]string{prefix}) + "*")}, &n)
+		n, err := store.TextMatches(q, ss.Kind, ss.scope.restrict(query.Or([]string{prefix})+"*"))
 		if err != nil {
 			return 0, err
 		}
@@ -276,29 +229,22 @@ func (m *Memory) ftsBest(q *dbtx, s *search, ss scopedSource) ([]candidate, erro
 	var found []candidate
 	var unscored []int // matches without a term vector
 	seen := map[int64]bool{}
-	var terms []byte
-	var ntok int
-	scan := scanRanked(ss.typ, func(*candidate) []any { return []any{&terms, &ntok} })
-	best, scoped := s.filter.scoped(ss.best, ss.kind, "t", 11)
 	for _, p := range plans {
-		rows, err := q.query(best, append([]any{p.expr, m.agent, s.filter.since, s.filter.until, s.filter.tags, p.from,
-			handle, fromText, s.k, ms(s.now)}, scoped...)...)
-		if err != nil {
-			return nil, err
-		}
-		_, err = store.ScanAll(rows, func(r store.Scanner) (struct{}, error) {
-			c, err := scan(r)
-			if err != nil || seen[c.pk] {
-				return struct{}{}, err
+		match := store.TextMatch{Agent: m.agent, Expr: p.expr, From: p.from, Filter: s.filter.stored(),
+			Scorer: handle, FromText: fromText, Limit: s.k, Now: ms(s.now)}
+		err := store.TextBest(q, ss.Kind, match, func(row *store.RankedRow, terms []byte, ntok int) error {
+			if seen[row.PK] {
+				return nil
 			}
-			seen[c.pk] = true
+			seen[row.PK] = true
+			c := rankedCandidate(ss.typ, *row)
 			if terms == nil || fromText {
 				unscored = append(unscored, len(found))
 			} else {
 				c.text, c.held = s.scorer.Score(terms, ntok)
 			}
 			found = append(found, c)
-			return struct{}{}, nil
+			return nil
 		})
 		if err != nil {
 			return nil, err
@@ -328,24 +274,12 @@ func (m *Memory) scoreFromText(q *dbtx, s *search, src ftsSource, found []candid
 	for i, j := range unscored {
 		at[found[j].pk], pks[i] = j, found[j].pk
 	}
-	list, _ := json.Marshal(pks)
-	rows, err := q.query(src.indexed, string(list))
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	texts := make([]string, len(src.kind.Indexed))
-	var pk int64
-	dest := store.TextsDest(texts, &pk)
-	for rows.Next() {
-		if err := rows.Scan(dest...); err != nil {
-			return err
-		}
+	return store.EachIndexedText(q, src.Kind, pks, func(pk int64, texts []string) error {
 		v, n := bm25.VectorPrefixed(s.prefixes, texts...)
 		c := &found[at[pk]]
 		c.text, c.held = s.scorer.Score(v, n)
-	}
-	return rows.Err()
+		return nil
+	})
 }
 
 // scorer scores documents by BM25 over the statistics of the agent's
@@ -370,42 +304,11 @@ func newScorer(stems []string, df map[string]int, docs, tokens int, sc SearchCon
 	return &scorer{Query: bm25.NewQuery(stems, weights, avg, sc.BM25K1, sc.BM25B)}
 }
 
-// fillTerms writes the term vectors of kind k's rows that the SQL
-// condition where (over the row named t, with args) selects, from their
-// indexed texts, a thousand at a time.
+// fillTerms writes the term vectors of kind k's rows that the condition
+// where (over the row named t, with args) selects, from their indexed
+// texts (see store.FillTerms).
 func fillTerms(q *dbtx, k *kind, where string, args ...any) error {
-	query := `SELECT t.pk, ` + k.IndexedOver("t") + ` FROM ` + k.Table + ` t WHERE ` + where + ` AND t.pk > ? ORDER BY t.pk LIMIT 1000`
-	texts := make([]string, len(k.Indexed))
-	for after := int64(0); ; {
-		rows, err := q.query(query, append(args, after)...)
-		if err != nil {
-			return err
-		}
-		type row struct {
-			pk    int64
-			terms []byte
-			ntok  int
-		}
-		var pk int64
-		dest := store.TextsDest(texts, &pk)
-		got, err := store.ScanAll(rows, func(r store.Scanner) (row, error) {
-			if err := r.Scan(dest...); err != nil {
-				return row{}, err
-			}
-			x := row{pk: pk}
-			x.terms, x.ntok = bm25.Vector(texts...)
-			return x, nil
-		})
-		if err != nil || len(got) == 0 {
-			return err
-		}
-		for _, x := range got {
-			if _, err := q.exec(`UPDATE `+k.Table+` SET terms = ?, ntok = ? WHERE pk = ?`, x.terms, x.ntok, x.pk); err != nil {
-				return err
-			}
-		}
-		after = got[len(got)-1].pk
-	}
+	return store.FillTerms(q, k.Kind, where, args...)
 }
 
 // dfCache remembers how many of the agent's documents hold a stem, per
@@ -466,12 +369,11 @@ func (m *Memory) docFreqs(q *dbtx, src ftsSource, sc ftsScope, terms, stems []st
 		var n int
 		var err error
 		if sc.shared {
-			err = q.queryRow(`SELECT count(*) FROM `+src.FTS+` WHERE `+src.FTS+` MATCH ?`,
-				[]any{sc.restrict(query.Or([]string{terms[i]}))}, &n)
+			n, err = store.TextMatches(q, src.Kind, sc.restrict(query.Or([]string{terms[i]})))
 		} else {
-			err = q.queryRow(`SELECT doc FROM `+src.Vocab+` WHERE term = ?`, []any{st}, &n)
+			n, err = store.VocabDocs(q, src.Kind, st)
 		}
-		if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		if err != nil {
 			return nil, err
 		}
 		found[st] = n
@@ -596,16 +498,8 @@ func planTerms(stems []string, df map[string]int, budget int) termPlan {
 // documents are walked.
 func (m *Memory) window(q *dbtx, src ftsSource, sc ftsScope, expr string, f ftsFilter, budget int) (ftsPlan, error) {
 	expr = sc.restrict(expr)
-	var from int64
-	var err error
-	if f.none() {
-		err = q.queryRow(`SELECT rowid FROM `+src.FTS+` WHERE `+src.FTS+` MATCH ?1 ORDER BY rowid DESC LIMIT 1 OFFSET ?2`,
-			[]any{expr, budget - 1}, &from)
-	} else {
-		window, scoped := f.scoped(src.window, src.kind, "t", 7)
-		err = q.queryRow(window, append([]any{expr, budget - 1, m.agent, f.since, f.until, f.tags}, scoped...), &from)
-	}
-	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+	from, err := store.TextWindow(q, src.Kind, m.agent, expr, budget-1, f.stored())
+	if err != nil {
 		return ftsPlan{}, err
 	}
 	return ftsPlan{expr: expr, from: from}, nil
@@ -627,9 +521,14 @@ func (f ftsFilter) none() bool {
 	return f.tags == "" && f.since <= zeroMS && f.until == math.MaxInt64 && f.sc.empty()
 }
 
+// stored returns the filter as the store takes it.
+func (f *ftsFilter) stored() store.SearchFilter {
+	return store.SearchFilter{Since: f.since, Until: f.until, Tags: f.tags, Scope: f.sc.stored()}
+}
+
 // scopeMark stands in a query for the condition of the search's scope
 // (see ftsFilter.scoped).
-const scopeMark = "1 /*scope*/"
+const scopeMark = store.ScopeMark
 
 // scoped returns the query, whose rows of kind k are named alias, with the
 // scope's condition in place of its scopeMark, and the condition's
@@ -639,7 +538,7 @@ func (f *ftsFilter) scoped(query string, k *kind, alias string, base int) (strin
 		return query, nil
 	}
 	cond, args := f.sc.where(k, alias, base)
-	return strings.Replace(query, scopeMark, "("+cond+")", 1), args
+	return store.Scoped(query, cond), args
 }
 
 // ftsScope is where a search looks in one full-text index: whether the
@@ -667,9 +566,8 @@ func (sc ftsScope) restrict(expr string) string {
 // scopeOf finds the agent's scope in src's index: two index lookups.
 func (m *Memory) scopeOf(q *dbtx, src ftsSource) (ftsScope, error) {
 	sc := ftsScope{agentTok: agentToken(m.agent)}
-	err := q.queryRow(`SELECT EXISTS (SELECT 1 FROM `+src.Table+` WHERE agent_id = ?1),
-		EXISTS (SELECT 1 FROM `+src.Table+` WHERE agent_id < ?1 OR agent_id > ?1)`,
-		[]any{m.agent}, &sc.held, &sc.shared)
+	var err error
+	sc.held, sc.shared, err = store.TextHeld(q, src.Kind, m.agent)
 	return sc, err
 }
 
@@ -682,31 +580,17 @@ func agentToken(agent string) string { return "x" + hex.EncodeToString([]byte(ag
 // every term vector is the one its row's indexed texts make (a row may
 // have none: it is scored from its text).
 func checkText(q *dbtx) error {
-	var rows []string
-	for _, src := range ftsSources {
-		rows = append(rows, `SELECT agent_id, ntok FROM `+src.Table)
-	}
 	var problems []string
-	got, err := q.query(`WITH r(agent_id, docs, tokens) AS (
-			SELECT agent_id, count(*), sum(ntok) FROM (` + strings.Join(rows, " UNION ALL ") + `) GROUP BY agent_id)
-		SELECT coalesce(s.agent_id, r.agent_id), coalesce(s.docs, 0), coalesce(s.tokens, 0), coalesce(r.docs, 0), coalesce(r.tokens, 0)
-		FROM r FULL JOIN text_stats s ON s.agent_id = r.agent_id
-		WHERE coalesce(s.docs, 0) <> coalesce(r.docs, 0) OR coalesce(s.tokens, 0) <> coalesce(r.tokens, 0)`)
+	bad, err := store.TextStatsMismatches(q)
 	if err != nil {
 		return err
 	}
-	bad, err := store.ScanAll(got, func(r store.Scanner) (string, error) {
-		var agent string
-		var sd, st, rd, rt int
-		err := r.Scan(&agent, &sd, &st, &rd, &rt)
-		return fmt.Sprintf("text_stats of %q: %d rows of %d tokens, the tables hold %d of %d", agent, sd, st, rd, rt), err
-	})
-	if err != nil {
-		return err
+	for _, x := range bad {
+		problems = append(problems, fmt.Sprintf("text_stats of %q: %d rows of %d tokens, the tables hold %d of %d",
+			x.Agent, x.StatsDocs, x.StatsTokens, x.TableDocs, x.TableTokens))
 	}
-	problems = append(problems, bad...)
 	for _, src := range ftsSources {
-		n, err := checkTerms(q, src)
+		n, err := store.BadTermVectors(q, src.Kind)
 		if err != nil {
 			return err
 		}
@@ -718,34 +602,4 @@ func checkText(q *dbtx) error {
 		return fmt.Errorf("text: %s", strings.Join(problems, "; "))
 	}
 	return nil
-}
-
-// checkTerms counts the rows of src whose term vector or length is not
-// what their indexed texts make.
-func checkTerms(q *dbtx, src ftsSource) (int, error) {
-	rows, err := q.query(`SELECT t.terms, t.ntok, ` + src.IndexedOver("t") + ` FROM ` + src.Table + ` t WHERE t.terms IS NOT NULL`)
-	if err != nil {
-		return 0, err
-	}
-	texts := make([]string, len(src.kind.Indexed))
-	var terms []byte
-	var ntok int
-	dest := store.TextsDest(texts, &terms, &ntok)
-	bad, err := store.ScanAll(rows, func(r store.Scanner) (bool, error) {
-		if err := r.Scan(dest...); err != nil {
-			return false, err
-		}
-		v, n := bm25.Vector(texts...)
-		return n != ntok || !bytes.Equal(v, terms), nil
-	})
-	if err != nil {
-		return 0, err
-	}
-	n := 0
-	for _, b := range bad {
-		if b {
-			n++
-		}
-	}
-	return n, nil
 }

@@ -312,7 +312,7 @@ func isKeyword(stem string) bool {
 // agent's documents only, by how many documents hold them. The index's
 // agent_tok column holds the agent's token, which is no word.
 func keywordsAlone(q *dbtx, src ftsSource, agentTok string, counts map[string]int) error {
-	return store.VocabDocs(q, src.Vocab, func(term string, n int) error {
+	return store.EachVocabTerm(q, src.Vocab, func(term string, n int) error {
 		if term != agentTok && isKeyword(term) {
 			counts[term] += n
 		}
@@ -348,7 +348,7 @@ func (m *Memory) keywordsShared(q *dbtx, src ftsSource, counts map[string]int) e
 		return nil
 	}
 	named := map[uint32][]string{}
-	if err := store.VocabDocs(q, src.Vocab, func(term string, _ int) error {
+	if err := store.EachVocabTerm(q, src.Vocab, func(term string, _ int) error {
 		if h := bm25.Hash(term); docs[h] > 0 {
 			named[h] = append(named[h], term)
 		}

@@ -804,7 +804,7 @@ func (m *Memory) indexCandidates(q *dbtx, s *search, d *textData, docs, tokens i
 				before, after := k.neighbours(k.at(c.pk))
 				for _, n := range []int32{before, after} {
 					// A neighbour outside the search's scope is left
-					// out, as contextSQL leaves it out.
+					// out, as store.SessionNeighbours leaves it out.
 					if n >= 0 && (keep == nil || keep(n)) {
 						nd := &k.docs[n]
 						s.near = append(s.near, candidate{Result: Result{Type: src.typ, ID: nd.id, ContextOf: c.ID, CreatedAt: fromMS(nd.created)},

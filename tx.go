@@ -510,3 +510,13 @@ func (s *database) prepWriter(ctx context.Context, query string) (*sql.Stmt, err
 	s.wstmts[query] = st
 	return st, nil
 }
+
+// RawQuery runs query with args through the driver itself (see
+// reader.rawQuery) and reports true, in a read on a reader; elsewhere it
+// runs nothing and reports false. It implements store.RawQuerier.
+func (q *dbtx) RawQuery(query string, args []any, row func(vals []driver.Value) error) (bool, error) {
+	if q.raw == nil {
+		return false, nil
+	}
+	return true, q.raw(q.ctx, query, args, row)
+}

@@ -81,9 +81,9 @@ func SemanticNotAccessedSince(q Querier, agent string, cutoff time.Time, ids []s
 	})
 }
 
-// VocabDocs calls fn with each term of the fts5vocab table vocab and how
+// EachVocabTerm calls fn with each term of the fts5vocab table vocab and how
 // many documents hold it. It returns fn's first error, or the driver's.
-func VocabDocs(q Querier, vocab string, fn func(term string, docs int) error) error {
+func EachVocabTerm(q Querier, vocab string, fn func(term string, docs int) error) error {
 	rows, err := q.Query(`SELECT term, doc FROM ` + vocab)
 	if err != nil {
 		return err
