@@ -29,7 +29,6 @@ var sqlStillIn = []string{
 	"changelog.go", "compaction.go", "database.go", "episodic.go",
 	"export.go", "forget.go",
 	"forget_user.go", "history.go", "history_form.go",
-	"ingest.go",
 	"memories.go", "memory.go", "procedural.go", "rank.go", "scope_list.go",
 	"search.go", "search_context.go", "search_score.go", "search_text.go",
 	"search_vector.go", "semantic.go", "snapshot.go", "summary.go",
