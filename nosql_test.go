@@ -27,7 +27,7 @@ var engineImports = []string{"database/sql", "database/sql/driver", "modernc.org
 var sqlStillIn = []string{
 	"access.go", "agents.go", "backup.go",
 	"changelog.go", "compaction.go", "database.go", "episodic.go",
-	"export.go", "forget.go",
+	"forget.go",
 	"forget_user.go", "history.go", "history_form.go",
 	"memories.go", "memory.go", "procedural.go", "rank.go", "scope_list.go",
 	"search.go", "search_context.go", "search_score.go", "search_text.go",
