@@ -14,7 +14,6 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/engram-go/engram/internal/bm25"
 	"github.com/engram-go/engram/internal/mdchunk"
 	"github.com/engram-go/engram/internal/store"
 )
@@ -376,11 +375,10 @@ type docIndex struct {
 func (m *Memory) loadDocIndex(ctx context.Context) (*docIndex, error) {
 	ix := &docIndex{byHash: map[string][]*docRow{}, byPK: map[int64]*docRow{}, bySource: map[string][]*docRow{}}
 	err := m.read(ctx, "ingest.index", func(q *dbtx) error {
-		list, err := store.ChunkKeys(q, m.agent)
-		for _, k := range list {
+		return store.EachChunkKey(q, m.agent, func(k store.ChunkKey) error {
 			ix.add(&docRow{pk: k.PK, id: k.ID, hash: string(k.Hash), primary: k.Primary, also: k.Also})
-		}
-		return err
+			return nil
+		})
 	})
 	return ix, err
 }
@@ -979,20 +977,12 @@ func (p *chunkPlacer) drop(i int) {
 	}
 }
 
-// documentTerms is the term vector of a chunk's indexed texts (see
-// documentKind.indexed).
-func documentTerms(title, heading, content, tags string) ([]byte, int) {
-	return bm25.Vector(title, heading, content, tags)
-}
-
 // insertChunk stores a new chunk.
 func (m *Memory) insertChunk(q *dbtx, p place, title string, tags []string, c *newChunk, now time.Time) (*docRow, error) {
 	d := &docRow{id: m.newID(now), hash: c.hash, primary: p}
-	enc := encodeTags(tags)
-	terms, ntok := documentTerms(title, p.Heading, c.Text, enc)
 	var err error
 	d.pk, err = store.InsertChunk(q, m.agent, d.id, store.ChunkText{Place: p, Title: title, Tags: tags, Content: c.Text,
-		Hash: []byte(c.hash), At: now, Terms: terms, NTok: ntok})
+		Hash: []byte(c.hash), At: now})
 	if err != nil {
 		return nil, err
 	}
@@ -1006,8 +996,6 @@ func (m *Memory) updateChunk(q *dbtx, ix *docIndex, d *docRow, p place, title st
 	d.hash, d.primary = c.hash, p
 	ix.byHash[d.hash] = append(ix.byHash[d.hash], d)
 	ix.reindexSources(d, before)
-	enc := encodeTags(tags)
-	terms, ntok := documentTerms(title, p.Heading, c.Text, enc)
 	if ix.built {
 		vec := termVector(c.Text)
 		d.vec, ix.norms[d] = vec, vecNorm(vec)
@@ -1016,7 +1004,7 @@ func (m *Memory) updateChunk(q *dbtx, ix *docIndex, d *docRow, p place, title st
 		}
 	}
 	return store.UpdateChunk(q, m.agent, d.pk, store.ChunkText{Place: p, Title: title, Tags: tags, Content: c.Text,
-		Hash: []byte(c.hash), At: now, Terms: terms, NTok: ntok})
+		Hash: []byte(c.hash), At: now})
 }
 
 // saveSources writes a row's places.

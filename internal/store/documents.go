@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strconv"
 	"time"
+
+	"github.com/engram-go/engram/internal/bm25"
 )
 
 // The document chunks of ingested markdown files, in the table
@@ -55,27 +57,33 @@ type ChunkKey struct {
 	Also    []ChunkPlace
 }
 
-// ChunkKeys returns the agent's chunks without their text. It returns the
-// driver's error, or an error naming the chunk whose places are not the
-// JSON they should be.
-func ChunkKeys(q Querier, agent string) ([]ChunkKey, error) {
+// EachChunkKey calls fn with each of the agent's chunks, without their
+// text, streaming. It returns the driver's error, fn's, or an error
+// naming the chunk whose places are not the JSON they should be.
+func EachChunkKey(q Querier, agent string, fn func(ChunkKey) error) error {
 	rows, err := q.Query(`SELECT pk, id, content_hash, source, heading, chunk, sources FROM document_chunks WHERE agent_id = ?`, agent)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	return ScanAll(rows, func(r Scanner) (ChunkKey, error) {
+	defer rows.Close()
+	for rows.Next() {
 		var k ChunkKey
 		var also string
-		if err := r.Scan(&k.PK, &k.ID, &k.Hash, &k.Primary.Source, &k.Primary.Heading, &k.Primary.Index, &also); err != nil {
-			return k, err
+		if err := rows.Scan(&k.PK, &k.ID, &k.Hash, &k.Primary.Source, &k.Primary.Heading, &k.Primary.Index, &also); err != nil {
+			return err
 		}
 		k.Primary.Hash = k.Hash
-		var err error
 		if k.Also, err = DecodeChunkPlaces(also); err != nil {
-			return k, fmt.Errorf("document chunk %q: sources: %w", k.ID, err)
+			return fmt.Errorf("document chunk %q: sources: %w", k.ID, err)
 		}
-		return k, nil
-	})
+		if err := fn(k); err != nil {
+			return err
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	return rows.Close()
 }
 
 // EachChunkText calls fn with the rowid and the text of each of the
@@ -111,20 +119,27 @@ type ChunkText struct {
 	Content string
 	Hash    []byte // the hash of Content
 	At      time.Time
-	// Terms and NTok are the term vector and token count of the chunk's
-	// indexed texts (the title, heading, content and encoded tags).
-	Terms []byte
-	NTok  int
+}
+
+// derived returns the chunk's encoded tags, and its term vector and token
+// count, derived from its indexed texts (see Document.Indexed: the title,
+// heading, content and encoded tags).
+func (c ChunkText) derived() (tags string, terms []byte, ntok int) {
+	tags = EncodeTags(c.Tags)
+	terms, ntok = bm25.Vector(c.Title, c.Place.Heading, c.Content, tags)
+	return tags, terms, ntok
 }
 
 // InsertChunk stores a new chunk of the agent's, with the given ID and no
-// other places, created and updated at c.At, and returns its rowid. It
-// returns the driver's error (a unique violation for an ID in use).
+// other places, created and updated at c.At, its term vector derived from
+// its texts, and returns its rowid. It returns the driver's error (a
+// unique violation for an ID in use).
 func InsertChunk(q Querier, agent, id string, c ChunkText) (int64, error) {
+	tags, terms, ntok := c.derived()
 	res, err := q.Exec(`INSERT INTO document_chunks (id, agent_id, source, heading, chunk, title, tags, content, content_hash,
 		sources, created_at, updated_at, terms, ntok) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, '[]', ?, ?, ?, ?)`,
-		id, agent, c.Place.Source, c.Place.Heading, c.Place.Index, c.Title, EncodeTags(c.Tags), c.Content, c.Hash,
-		MS(c.At), MS(c.At), c.Terms, c.NTok)
+		id, agent, c.Place.Source, c.Place.Heading, c.Place.Index, c.Title, tags, c.Content, c.Hash,
+		MS(c.At), MS(c.At), terms, ntok)
 	if err != nil {
 		return 0, err
 	}
@@ -132,13 +147,15 @@ func InsertChunk(q Querier, agent, id string, c ChunkText) (int64, error) {
 }
 
 // UpdateChunk writes c over the text and first place of the agent's chunk
-// with rowid pk (its other places stay), updated at c.At; a pk the agent
-// has no chunk at changes nothing. It returns the driver's error.
+// with rowid pk (its other places stay), its term vector derived again,
+// updated at c.At; a pk the agent has no chunk at changes nothing. It
+// returns the driver's error.
 func UpdateChunk(q Querier, agent string, pk int64, c ChunkText) error {
+	tags, terms, ntok := c.derived()
 	_, err := q.Exec(`UPDATE document_chunks SET source = ?, heading = ?, chunk = ?, title = ?, tags = ?, content = ?,
 		content_hash = ?, updated_at = ?, terms = ?, ntok = ? WHERE pk = ? AND agent_id = ?`,
-		c.Place.Source, c.Place.Heading, c.Place.Index, c.Title, EncodeTags(c.Tags), c.Content, c.Hash,
-		MS(c.At), c.Terms, c.NTok, pk, agent)
+		c.Place.Source, c.Place.Heading, c.Place.Index, c.Title, tags, c.Content, c.Hash,
+		MS(c.At), terms, ntok, pk, agent)
 	return err
 }
 
