@@ -207,15 +207,12 @@ func (m *Memory) readMarkdownState(q *dbtx) (st markdownState, ok bool, err erro
 	if !ok || err != nil {
 		return st, false, err
 	}
-	lines, err := store.MarkdownLines(q, m.agent)
-	if err != nil {
-		return st, false, err
-	}
-	st.lines = make(map[string]string, len(lines))
-	for _, l := range lines {
+	st.lines = map[string]string{}
+	err = store.EachMarkdownLine(q, m.agent, func(l store.MarkdownLine) error {
 		st.lines[lineKey(l.Kind, l.ID)] = l.Line
-	}
-	return st, true, nil
+		return nil
+	})
+	return st, err == nil, err
 }
 
 // recordMarkdown records what writeMarkdown wrote, unless it is recorded

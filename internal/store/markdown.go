@@ -37,18 +37,28 @@ func MarkdownHash(q Querier, agent string) ([]byte, bool, error) {
 	return noRow(hash, err)
 }
 
-// MarkdownLines returns the lines engram last wrote to the agent's
-// memory.md, in no particular order. It returns the driver's error.
-func MarkdownLines(q Querier, agent string) ([]MarkdownLine, error) {
+// EachMarkdownLine calls fn with each line engram last wrote to the
+// agent's memory.md, in no particular order, streaming. It returns the
+// driver's error or fn's.
+func EachMarkdownLine(q Querier, agent string, fn func(MarkdownLine) error) error {
 	rows, err := q.Query(`SELECT kind, id, line FROM markdown_lines WHERE agent_id = ?`, agent)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	return ScanAll(rows, func(r Scanner) (MarkdownLine, error) {
+	defer rows.Close()
+	for rows.Next() {
 		var l MarkdownLine
-		err := r.Scan(&l.Kind, &l.ID, &l.Line)
-		return l, err
-	})
+		if err := rows.Scan(&l.Kind, &l.ID, &l.Line); err != nil {
+			return err
+		}
+		if err := fn(l); err != nil {
+			return err
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	return rows.Close()
 }
 
 // RecordMarkdown records that engram wrote the agent's memory.md at path,
