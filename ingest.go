@@ -1094,7 +1094,8 @@ func chunkIndexIn(c DocumentChunk, source string) int {
 }
 
 // chunks reads the agent's chunks that where (a condition with the
-// numbered parameters ?1…, the agent being bound last) selects.
+// numbered parameters ?1…, the agent being bound last) selects: Memory
+// List's condition, which memories.go builds (see store.ChunksWhere).
 func (m *Memory) chunks(q *dbtx, where string, args ...any) ([]DocumentChunk, error) {
 	rows, err := store.ChunksWhere(q, m.agent, where, args...)
 	return chunksOf(rows), err
