@@ -46,14 +46,11 @@ type exchangeTable struct {
 	rec   string // the record type
 	kind  *kind  // a memory table's kind
 	table string
-	// kindExpr is the SQL of a row's kind (over t), "" for records
-	// without one.
-	kindExpr string
-	cols     []string // the columns a record's row holds, in order
-	exprs    []string // the SQL that reads each column over t
-	key      []string // what identifies a row within the agent and its kind
-	order    string   // ORDER BY of an export, over t
-	from     string   // FROM, when not the table t
+	cols  []string // the columns a record's row holds, in order
+	key   []string // what identifies a row within the agent and its kind
+	// src is how an export reads the table: its cols, in the order of
+	// an export.
+	src *store.ExportSource
 }
 
 // derivedColumns are the columns engram makes from a row's others (term
@@ -73,19 +70,11 @@ func exported(cols []string) []string {
 	return slices.DeleteFunc(slices.Clone(cols), func(c string) bool { return derivedColumns[c] })
 }
 
-func overT(cols []string) []string {
-	out := make([]string, len(cols))
-	for i, c := range cols {
-		out[i] = "t." + c
-	}
-	return out
-}
-
 // memoryTable is the exchange table of kind k's rows.
 func memoryTable(k *kind) *exchangeTable {
 	cols := exported(k.Cols)
-	return &exchangeTable{rec: exchange.TypeMemory, kind: k, table: k.Table, kindExpr: "'" + string(k.typ) + "'",
-		cols: cols, exprs: overT(cols), key: []string{"id"}, order: "t.pk"}
+	return &exchangeTable{rec: exchange.TypeMemory, kind: k, table: k.Table, cols: cols, key: []string{"id"},
+		src: store.MemoryExport(k.Kind, cols)}
 }
 
 // archiveCols are the archive's columns in a record (its memory_type is
@@ -94,30 +83,28 @@ var archiveCols = strings.Fields("id row links reason merged_into archived_at")
 
 var (
 	archiveTable = func() *exchangeTable {
-		exprs := overT(archiveCols)
-		var paths []string
+		var derived []string
 		for c := range derivedColumns {
-			paths = append(paths, "'$."+c+"'")
+			derived = append(derived, c)
 		}
-		slices.Sort(paths)
-		exprs[1] = "json_remove(t.row, " + strings.Join(paths, ", ") + ")"
-		return &exchangeTable{rec: exchange.TypeArchive, table: "archive", kindExpr: "t.memory_type",
-			cols: archiveCols, exprs: exprs, key: []string{"id"}, order: "t.pk"}
+		slices.Sort(derived)
+		return &exchangeTable{rec: exchange.TypeArchive, table: "archive", cols: archiveCols, key: []string{"id"},
+			src: store.ArchiveExport(archiveCols, derived)}
 	}()
 	linkTable = func() *exchangeTable {
 		cols := strings.Split(strings.ReplaceAll(linkCols, " ", ""), ",")
-		return &exchangeTable{rec: exchange.TypeLink, table: "zettel_links", cols: cols, exprs: overT(cols),
-			key: cols[:5], order: "t.source_type, t.source_id, t.target_type, t.target_id, t.link_type"}
+		return &exchangeTable{rec: exchange.TypeLink, table: "zettel_links", cols: cols, key: cols[:5],
+			src: store.LinkExport(cols)}
 	}()
 	aliasTable = func() *exchangeTable {
 		cols := strings.Fields("alias_key entity_key alias created_at")
-		return &exchangeTable{rec: exchange.TypeAlias, table: "fact_aliases", cols: cols, exprs: overT(cols),
-			key: cols[:1], order: "t.alias_key"}
+		return &exchangeTable{rec: exchange.TypeAlias, table: "fact_aliases", cols: cols, key: cols[:1],
+			src: store.AliasExport(cols)}
 	}()
 	ruleTable = func() *exchangeTable {
 		cols := strings.Fields("name pattern memory_type importance tags active created_at subject predicate object")
-		return &exchangeTable{rec: exchange.TypeRule, table: "extraction_rules", cols: cols, exprs: overT(cols),
-			key: cols[:1], order: "t.pk"}
+		return &exchangeTable{rec: exchange.TypeRule, table: "extraction_rules", cols: cols, key: cols[:1],
+			src: store.RuleExport(cols)}
 	}()
 )
 
@@ -125,15 +112,13 @@ var (
 // may be alike), their order is the file's.
 var historyTable = func() *exchangeTable {
 	cols := strings.Fields("id op before after actor reason at")
-	return &exchangeTable{rec: exchange.TypeHistory, table: "history", kindExpr: "t.memory_type",
-		cols: cols, exprs: overT(cols), order: "t.pk"}
+	return &exchangeTable{rec: exchange.TypeHistory, table: "history", cols: cols, src: store.HistoryExport(cols)}
 }()
 
 // vectorTable is the exchange table of kind k's vectors (k.vec).
 func vectorTable(k *kind) *exchangeTable {
-	return &exchangeTable{rec: exchange.TypeVector, kind: k, table: k.Table, kindExpr: "'" + string(k.typ) + "'",
-		cols: []string{"id", "embedding"}, exprs: []string{"t.id", "v.embedding"}, key: []string{"id"},
-		order: "t.pk", from: k.Table + " t JOIN " + k.Vec + " v ON v.rowid = t.pk"}
+	return &exchangeTable{rec: exchange.TypeVector, kind: k, table: k.Table, cols: []string{"id", "embedding"},
+		key: []string{"id"}, src: store.VectorExport(k.Kind)}
 }
 
 // exchangeTables are the sections of a file, in order: every kind's
@@ -185,7 +170,8 @@ func (m *Memory) Export(ctx context.Context, w io.Writer, opts ExportOptions) er
 		ew := exchange.NewWriter(&errWriter{w: w, err: &werr})
 		h := exchange.Header{Engram: engramVersion(), Agent: m.agent, Tier: int(m.tier),
 			Time: now.UTC().Format("2006-01-02T15:04:05.000Z07:00")}
-		if err := q.queryRow("PRAGMA user_version", nil, &h.Schema); err != nil {
+		var err error
+		if h.Schema, err = store.SchemaVersion(q); err != nil {
 			return err
 		}
 		if m.vectors != nil {
@@ -225,34 +211,9 @@ func (e *errWriter) Write(p []byte) (int, error) {
 	return n, err
 }
 
-// exportTable writes a record per agent's row of t that the SQL condition
-// cond (over t, with args) selects, streaming.
+// exportTable writes a record per agent's row of t that the condition
+// cond (over t, with args; see exchangeTable.scoped) selects, streaming.
 func (m *Memory) exportTable(q *dbtx, w *exchange.Writer, t *exchangeTable, cond string, args []any) error {
-	from := t.from
-	if from == "" {
-		from = t.table + " t"
-	}
-	kindExpr := t.kindExpr
-	if kindExpr == "" {
-		kindExpr = "''"
-	}
-	exprs := t.exprs
-	if t == historyTable {
-		exprs = append(slices.Clone(exprs), "t.pk", "t.form")
-	}
-	rows, err := q.query(`SELECT `+kindExpr+`, `+strings.Join(exprs, ", ")+` FROM `+from+
-		` WHERE t.agent_id = ? AND `+cond+` ORDER BY `+t.order, append([]any{m.agent}, args...)...)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	var kind string
-	vals := make([]any, len(exprs))
-	dest := make([]any, len(exprs)+1)
-	dest[0] = &kind
-	for i := range vals {
-		dest[i+1] = &vals[i]
-	}
 	var row exchange.Row
 	write := func(kind string, vals []any) error {
 		row.Reset()
@@ -264,24 +225,16 @@ func (m *Memory) exportTable(q *dbtx, w *exchange.Writer, t *exchangeTable, cond
 		return w.Record(t.rec, kind, &row)
 	}
 	var hist historyBatch
-	for rows.Next() {
-		if err := rows.Scan(dest...); err != nil {
-			return err
+	err := store.ExportRows(q, t.src, m.agent, cond, args, func(kind string, vals []any) error {
+		if t != historyTable {
+			return write(kind, vals)
 		}
-		if t == historyTable {
-			if hist.add(kind, vals) < historyBatchSize {
-				continue
-			}
-			if err := hist.flush(q, m.agent, write); err != nil {
-				return err
-			}
-			continue
+		if hist.add(kind, vals) < historyBatchSize {
+			return nil
 		}
-		if err := write(kind, vals); err != nil {
-			return err
-		}
-	}
-	if err := rows.Err(); err != nil {
+		return hist.flush(q, m.agent, write)
+	})
+	if err != nil {
 		return err
 	}
 	return hist.flush(q, m.agent, write)
@@ -400,90 +353,21 @@ func engramVersion() string {
 	return "(devel)"
 }
 
-// archivedIn returns the SQL condition (over the archive aliased alias,
-// with plain ?s and args) that an archived row belongs to what an export
-// filtered by sc holds: its columns, read from its JSON copy; or skip
-// when no archived kind is in it.
-func archivedIn(sc *scope, alias string) (cond string, args []any, skip bool) {
-	return scopeByKind(sc, alias+".memory_type", func(k *kind) (string, []any) {
-		c, a := sc.where(k, "{t}", 0)
-		return store.OverJSON(c, alias+".row"), a
-	}, kindsWith(func(k *kind) bool { return k.Protected != "" }))
-}
-
-// scoped returns the SQL condition (over t, with plain ?s and args) that
-// a row of the table belongs to what an export filtered by sc holds (see
-// ExportOptions.Filter), or skip when the table has none of it: "1" for
-// every row without a filter.
+// scoped returns the condition (over t, with plain ?s and args) that a
+// row of the table belongs to what an export filtered by sc holds (see
+// ExportOptions.Filter and store.ExportCond), or skip when the table has
+// none of it: "1" for every row without a filter.
 func (t *exchangeTable) scoped(sc *scope) (cond string, args []any, skip bool) {
 	if sc == nil {
 		return "1", nil, false
 	}
-	switch t {
-	case archiveTable:
-		return archivedIn(sc, "t")
-	case linkTable:
-		var parts []string
-		for _, end := range []string{"source", "target"} {
-			c, a, none := scopeByKind(sc, "t."+end+"_type", func(k *kind) (string, []any) {
-				return heldBy(sc, k, "t."+end+"_id")
-			}, kindsWith(func(k *kind) bool { return k.Linkable }))
-			if none {
-				return "", nil, true
-			}
-			parts, args = append(parts, c), append(args, a...)
+	var admitted []*store.Kind
+	for _, k := range kinds {
+		if sc.admits(k) {
+			admitted = append(admitted, k.Kind)
 		}
-		return strings.Join(parts, " AND "), args, false
-	case aliasTable:
-		return "1", nil, !sc.admits(factKind)
-	case ruleTable:
-		return "1", nil, false
-	case historyTable:
-		// The history of the memories the file holds, current or
-		// archived.
-		current, a, none := scopeByKind(sc, "t.memory_type", func(k *kind) (string, []any) {
-			return heldBy(sc, k, "t.id")
-		}, kinds)
-		if none {
-			return "", nil, true
-		}
-		archived, b, none := archivedIn(sc, "t2")
-		if none {
-			return current, a, false
-		}
-		return "(" + current + " OR EXISTS (SELECT 1 FROM archive t2 WHERE t2.agent_id = t.agent_id AND t2.id = t.id AND t2.memory_type = t.memory_type AND " +
-			archived + "))", append(a, b...), false
 	}
-	if t.kind == nil || !sc.admits(t.kind) {
-		return "", nil, true
-	}
-	c, a := sc.where(t.kind, "t", 0)
-	return c, a, false
-}
-
-// scopeByKind returns the condition that a row whose kind is the SQL
-// expression typ is of one of ks that sc admits and meets that kind's
-// condition (by cond), or none when sc admits none of them.
-func scopeByKind(sc *scope, typ string, cond func(*kind) (string, []any), ks []*kind) (string, []any, bool) {
-	var parts []string
-	var args []any
-	for _, k := range ks {
-		if !sc.admits(k) {
-			continue
-		}
-		c, a := cond(k)
-		parts = append(parts, "("+typ+" = '"+string(k.typ)+"' AND "+c+")")
-		args = append(args, a...)
-	}
-	if len(parts) == 0 {
-		return "", nil, true
-	}
-	return "(" + strings.Join(parts, " OR ") + ")", args, false
-}
-
-// heldBy is the condition that the agent's (t.agent_id's) memory of kind
-// k with the ID the SQL expression id gives is in sc.
-func heldBy(sc *scope, k *kind, id string) (string, []any) {
-	c, a := sc.where(k, "x", 0)
-	return "EXISTS (SELECT 1 FROM " + k.Table + " x WHERE x.agent_id = t.agent_id AND x.id = " + id + " AND " + c + ")", a
+	return store.ExportCond(t.src, admitted, func(k *store.Kind, alias string) (string, []any) {
+		return sc.where(kindOf(MemoryType(k.Name)), alias, 0)
+	})
 }

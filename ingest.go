@@ -3,7 +3,6 @@ package engram
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -15,7 +14,6 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/engram-go/engram/internal/bm25"
 	"github.com/engram-go/engram/internal/mdchunk"
 	"github.com/engram-go/engram/internal/store"
 )
@@ -76,34 +74,17 @@ type DocumentSource struct {
 	Index   int    // the chunk's index in the file, from 0
 }
 
-// place is a place as document_chunks.sources stores it, with the hash of
-// the text found there (a near-duplicate's differs from the chunk's), by
-// which ingesting the file again knows it unchanged.
-type place struct {
-	Source  string `json:"source"`
-	Heading string `json:"heading"`
-	Index   int    `json:"chunk"`
-	Hash    []byte `json:"hash"`
-}
+// place is a place a chunk was found, with the hash of the text found
+// there (a near-duplicate's differs from the chunk's), by which ingesting
+// the file again knows it unchanged.
+type place = store.ChunkPlace
 
-func encodePlaces(ps []place) (string, error) {
-	if len(ps) == 0 {
-		return "[]", nil
-	}
-	b, err := json.Marshal(ps)
-	return string(b), err
-}
+// decodePlaces decodes a chunk's other places as the store holds them (see
+// store.DecodeChunkPlaces).
+func decodePlaces(s string) ([]place, error) { return store.DecodeChunkPlaces(s) }
 
-func decodePlaces(s string) ([]place, error) {
-	if s == "[]" {
-		return nil, nil
-	}
-	var ps []place
-	err := json.Unmarshal([]byte(s), &ps)
-	return ps, err
-}
-
-func (p place) doc() DocumentSource { return DocumentSource{p.Source, p.Heading, p.Index} }
+// docSource is the place p without its hash.
+func docSource(p place) DocumentSource { return DocumentSource{p.Source, p.Heading, p.Index} }
 
 // String cites the place: "guide/deploy.md > Deploy > Rollback".
 func (s DocumentSource) String() string {
@@ -394,28 +375,10 @@ type docIndex struct {
 func (m *Memory) loadDocIndex(ctx context.Context) (*docIndex, error) {
 	ix := &docIndex{byHash: map[string][]*docRow{}, byPK: map[int64]*docRow{}, bySource: map[string][]*docRow{}}
 	err := m.read(ctx, "ingest.index", func(q *dbtx) error {
-		rows, err := q.query(`SELECT pk, id, content_hash, source, heading, chunk, sources FROM document_chunks WHERE agent_id = ?`, m.agent)
-		if err != nil {
-			return err
-		}
-		list, err := store.ScanAll(rows, func(r store.Scanner) (*docRow, error) {
-			var d docRow
-			var hash []byte
-			var also string
-			if err := r.Scan(&d.pk, &d.id, &hash, &d.primary.Source, &d.primary.Heading, &d.primary.Index, &also); err != nil {
-				return nil, err
-			}
-			d.hash, d.primary.Hash = string(hash), hash
-			var err error
-			if d.also, err = decodePlaces(also); err != nil {
-				return nil, fmt.Errorf("engram: document chunk %q: sources: %w", d.id, err)
-			}
-			return &d, nil
+		return store.EachChunkKey(q, m.agent, func(k store.ChunkKey) error {
+			ix.add(&docRow{pk: k.PK, id: k.ID, hash: string(k.Hash), primary: k.Primary, also: k.Also})
+			return nil
 		})
-		for _, d := range list {
-			ix.add(d)
-		}
-		return err
 	})
 	return ix, err
 }
@@ -589,22 +552,12 @@ func (m *Memory) buildNearIndex(q *dbtx, ix *docIndex) error {
 		byPK[d.pk] = d
 	}
 	ix.postings, ix.norms, ix.built = map[string][]*docRow{}, map[*docRow]float64{}, true
-	rows, err := q.query(`SELECT pk, content FROM document_chunks WHERE agent_id = ?`, m.agent)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var pk int64
-		var content string
-		if err := rows.Scan(&pk, &content); err != nil {
-			return err
-		}
+	return store.EachChunkText(q, m.agent, func(pk int64, content string) error {
 		if d := byPK[pk]; d != nil && !d.gone {
 			ix.addVec(d, termVector(content))
 		}
-	}
-	return rows.Err()
+		return nil
+	})
 }
 
 func (ix *docIndex) addVec(d *docRow, vec map[string]uint32) {
@@ -837,7 +790,7 @@ func (p *chunkPlacer) keepUnchanged(chunks []*newChunk) error {
 
 // move puts the place r at to, when it is elsewhere.
 func (p *chunkPlacer) move(r docRef, to place) error {
-	if r.place().doc() == to.doc() {
+	if docSource(r.place()) == docSource(to) {
 		return nil
 	}
 	before := r.row.sources()
@@ -1024,24 +977,13 @@ func (p *chunkPlacer) drop(i int) {
 	}
 }
 
-// documentTerms is the term vector of a chunk's indexed texts (see
-// documentKind.indexed).
-func documentTerms(title, heading, content, tags string) ([]byte, int) {
-	return bm25.Vector(title, heading, content, tags)
-}
-
 // insertChunk stores a new chunk.
 func (m *Memory) insertChunk(q *dbtx, p place, title string, tags []string, c *newChunk, now time.Time) (*docRow, error) {
 	d := &docRow{id: m.newID(now), hash: c.hash, primary: p}
-	enc := encodeTags(tags)
-	terms, ntok := documentTerms(title, p.Heading, c.Text, enc)
-	res, err := q.exec(`INSERT INTO document_chunks (id, agent_id, source, heading, chunk, title, tags, content, content_hash,
-		sources, created_at, updated_at, terms, ntok) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, '[]', ?, ?, ?, ?)`,
-		d.id, m.agent, p.Source, p.Heading, p.Index, title, enc, c.Text, []byte(c.hash), ms(now), ms(now), terms, ntok)
+	var err error
+	d.pk, err = store.InsertChunk(q, m.agent, d.id, store.ChunkText{Place: p, Title: title, Tags: tags, Content: c.Text,
+		Hash: []byte(c.hash), At: now})
 	if err != nil {
-		return nil, err
-	}
-	if d.pk, err = res.LastInsertId(); err != nil {
 		return nil, err
 	}
 	return d, nil
@@ -1054,8 +996,6 @@ func (m *Memory) updateChunk(q *dbtx, ix *docIndex, d *docRow, p place, title st
 	d.hash, d.primary = c.hash, p
 	ix.byHash[d.hash] = append(ix.byHash[d.hash], d)
 	ix.reindexSources(d, before)
-	enc := encodeTags(tags)
-	terms, ntok := documentTerms(title, p.Heading, c.Text, enc)
 	if ix.built {
 		vec := termVector(c.Text)
 		d.vec, ix.norms[d] = vec, vecNorm(vec)
@@ -1063,24 +1003,16 @@ func (m *Memory) updateChunk(q *dbtx, ix *docIndex, d *docRow, p place, title st
 			ix.postings[t] = append(ix.postings[t], d) // stale postings are checked again
 		}
 	}
-	_, err := q.exec(`UPDATE document_chunks SET source = ?, heading = ?, chunk = ?, title = ?, tags = ?, content = ?,
-		content_hash = ?, updated_at = ?, terms = ?, ntok = ? WHERE pk = ? AND agent_id = ?`,
-		p.Source, p.Heading, p.Index, title, enc, c.Text, []byte(c.hash), ms(now), terms, ntok, d.pk, m.agent)
-	return err
+	return store.UpdateChunk(q, m.agent, d.pk, store.ChunkText{Place: p, Title: title, Tags: tags, Content: c.Text,
+		Hash: []byte(c.hash), At: now})
 }
 
 // saveSources writes a row's places.
 func (m *Memory) saveSources(q *dbtx, d *docRow, now time.Time) error {
-	also, err := encodePlaces(d.also)
-	if err != nil {
-		return err
-	}
 	// A place promoted to primary brings its text's hash: the row's text
 	// is unchanged, so its own hash stays in content_hash.
 	d.primary.Hash = []byte(d.hash)
-	_, err = q.exec(`UPDATE document_chunks SET source = ?, heading = ?, chunk = ?, sources = ?, updated_at = ? WHERE pk = ? AND agent_id = ?`,
-		d.primary.Source, d.primary.Heading, d.primary.Index, also, ms(now), d.pk, m.agent)
-	return err
+	return store.SetChunkPlaces(q, m.agent, d.pk, d.primary, d.also, now)
 }
 
 // readDocument reads a file to ingest, or says why it will not be.
@@ -1115,18 +1047,19 @@ func (m *Memory) GetChunk(ctx context.Context, id string) (DocumentChunk, error)
 	if err := validateID("id", id); err != nil {
 		return DocumentChunk{}, err
 	}
-	var out []DocumentChunk
+	var row store.ChunkRow
+	var found bool
 	err := m.read(ctx, "document.get", func(q *dbtx) (err error) {
-		out, err = m.chunks(q, `id = ?1`, id)
+		row, found, err = store.ChunkByID(q, m.agent, id)
 		return err
 	})
-	if err == nil && len(out) == 0 {
+	if err == nil && !found {
 		err = notFound("document chunk", id)
 	}
 	if err != nil {
 		return DocumentChunk{}, err
 	}
-	return out[0], nil
+	return chunkOf(row), nil
 }
 
 // ChunksOf returns the chunks found in the file source (as
@@ -1139,8 +1072,9 @@ func (m *Memory) ChunksOf(ctx context.Context, source string) ([]DocumentChunk, 
 		return nil, err
 	}
 	var out []DocumentChunk
-	err := m.read(ctx, "document.list", func(q *dbtx) (err error) {
-		out, err = m.chunks(q, `(source = ?1 OR EXISTS (SELECT 1 FROM json_each(sources) s WHERE s.value ->> '$.source' = ?1))`, source)
+	err := m.read(ctx, "document.list", func(q *dbtx) error {
+		rows, err := store.ChunksIn(q, m.agent, source)
+		out = chunksOf(rows)
 		return err
 	})
 	slices.SortStableFunc(out, func(a, b DocumentChunk) int { return chunkIndexIn(a, source) - chunkIndexIn(b, source) })
@@ -1160,30 +1094,31 @@ func chunkIndexIn(c DocumentChunk, source string) int {
 }
 
 // chunks reads the agent's chunks that where (a condition with the
-// numbered parameters ?1…, the agent being bound last) selects.
+// numbered parameters ?1…, the agent being bound last) selects: Memory
+// List's condition, which memories.go builds (see store.ChunksWhere).
 func (m *Memory) chunks(q *dbtx, where string, args ...any) ([]DocumentChunk, error) {
-	rows, err := q.query(`SELECT id, source, heading, chunk, sources, title, tags, content, created_at, updated_at, retrievals
-		FROM document_chunks WHERE agent_id = ?`+fmt.Sprint(len(args)+1)+` AND `+where+` ORDER BY source, chunk, id`,
-		append(args, m.agent)...)
-	if err != nil {
-		return nil, err
+	rows, err := store.ChunksWhere(q, m.agent, where, args...)
+	return chunksOf(rows), err
+}
+
+// chunksOf converts the store's rows.
+func chunksOf(rows []store.ChunkRow) []DocumentChunk {
+	if rows == nil {
+		return nil
 	}
-	return store.ScanAll(rows, func(r store.Scanner) (DocumentChunk, error) {
-		var c DocumentChunk
-		var also, tags string
-		var created, updated int64
-		if err := r.Scan(&c.ID, &c.Source, &c.Heading, &c.Index, &also, &c.Title, &tags, &c.Content, &created, &updated, &c.Retrievals); err != nil {
-			return c, err
-		}
-		c.CreatedAt, c.UpdatedAt = fromMS(created), fromMS(updated)
-		places, err := decodePlaces(also)
-		if err != nil {
-			return c, err
-		}
-		for _, p := range places {
-			c.Also = append(c.Also, p.doc())
-		}
-		c.Tags, err = decodeTags(tags)
-		return c, err
-	})
+	out := make([]DocumentChunk, len(rows))
+	for i, r := range rows {
+		out[i] = chunkOf(r)
+	}
+	return out
+}
+
+// chunkOf converts a row of the store's.
+func chunkOf(r store.ChunkRow) DocumentChunk {
+	c := DocumentChunk{ID: r.ID, DocumentSource: docSource(r.Primary), Title: r.Title, Tags: r.Tags, Content: r.Content,
+		CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt, Retrievals: r.Retrievals}
+	for _, p := range r.Also {
+		c.Also = append(c.Also, docSource(p))
+	}
+	return c
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/engram-go/engram/internal/memorymd"
+	"github.com/engram-go/engram/internal/store"
 )
 
 // memory.md is a projection of semantic memory and of the facts that hold
@@ -55,18 +56,15 @@ type writtenLine struct {
 // and fact lines too.
 func (m *Memory) renderMarkdown(ctx context.Context) ([]byte, []writtenLine, error) {
 	lines := m.cfg.Semantic.MaxMarkdownLines - markdownHeaderLines
-	now := ms(m.now())
+	now := m.now()
 	var total, totalFacts int
 	var entries []SemanticEntry
 	var facts []Fact
-	err := m.read(ctx, "markdown", func(q *dbtx) error {
-		if err := q.queryRow(`SELECT (SELECT count(*) FROM semantic_memory WHERE agent_id = ?1),
-				(SELECT count(*) FROM facts f WHERE agent_id = ?1 AND `+factKind.LiveAt("f", "?2")+`)`,
-			[]any{m.agent, now}, &total, &totalFacts); err != nil {
+	err := m.read(ctx, "markdown", func(q *dbtx) (err error) {
+		if total, totalFacts, err = store.MarkdownCounts(q, m.agent, now); err != nil {
 			return err
 		}
 		nEntries, nFacts := shareLines(lines, total, totalFacts)
-		var err error
 		if entries, err = m.semantic.entries(q, `1 ORDER BY importance DESC, updated_at DESC, id LIMIT ?`, nEntries); err != nil {
 			return err
 		}

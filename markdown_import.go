@@ -5,8 +5,6 @@ import (
 	"cmp"
 	"context"
 	"crypto/sha256"
-	"database/sql"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -205,25 +203,16 @@ func lineKey(kind, id string) string { return kind + "\x00" + id }
 // readMarkdownState reads what engram last wrote; ok is false when it has
 // no record.
 func (m *Memory) readMarkdownState(q *dbtx) (st markdownState, ok bool, err error) {
-	err = q.queryRow(`SELECT hash FROM markdown_files WHERE agent_id = ?`, []any{m.agent}, &st.hash)
-	if errors.Is(err, sql.ErrNoRows) {
-		return st, false, nil
-	}
-	if err != nil {
-		return st, false, err
-	}
-	rows, err := q.query(`SELECT kind, id, line FROM markdown_lines WHERE agent_id = ?`, m.agent)
-	if err != nil {
+	st.hash, ok, err = store.MarkdownHash(q, m.agent)
+	if !ok || err != nil {
 		return st, false, err
 	}
 	st.lines = map[string]string{}
-	_, err = store.ScanAll(rows, func(r store.Scanner) (struct{}, error) {
-		var kind, id, line string
-		err := r.Scan(&kind, &id, &line)
-		st.lines[lineKey(kind, id)] = line
-		return struct{}{}, err
+	err = store.EachMarkdownLine(q, m.agent, func(l store.MarkdownLine) error {
+		st.lines[lineKey(l.Kind, l.ID)] = l.Line
+		return nil
 	})
-	return st, true, err
+	return st, err == nil, err
 }
 
 // recordMarkdown records what writeMarkdown wrote, unless it is recorded
@@ -231,43 +220,20 @@ func (m *Memory) readMarkdownState(q *dbtx) (st markdownState, ok bool, err erro
 func (m *Memory) recordMarkdown(ctx context.Context, text []byte, lines []writtenLine) error {
 	sum := sha256.Sum256(text)
 	var held []byte
-	err := m.read(ctx, "markdown.state", func(q *dbtx) error {
-		err := q.queryRow(`SELECT hash FROM markdown_files WHERE agent_id = ?`, []any{m.agent}, &held)
-		if errors.Is(err, sql.ErrNoRows) {
-			return nil
-		}
+	err := m.read(ctx, "markdown.state", func(q *dbtx) (err error) {
+		held, _, err = store.MarkdownHash(q, m.agent)
 		return err
 	})
 	if err != nil || bytes.Equal(held, sum[:]) {
 		return err
 	}
-	type row struct {
-		K string `json:"k"`
-		I string `json:"i"`
-		L string `json:"l"`
-	}
-	list := make([]row, len(lines))
+	list := make([]store.MarkdownLine, len(lines))
 	for i, l := range lines {
-		list[i] = row{l.kind, l.id, l.line}
-	}
-	b, err := json.Marshal(list)
-	if err != nil {
-		return err
+		list[i] = store.MarkdownLine{Kind: l.kind, ID: l.id, Line: l.line}
 	}
 	now := m.now()
 	return m.write(ctx, "markdown.record", func(q *dbtx) error {
-		if _, err := q.exec(`DELETE FROM markdown_lines WHERE agent_id = ?`, m.agent); err != nil {
-			return err
-		}
-		if _, err := q.exec(`INSERT INTO markdown_lines (agent_id, kind, id, line)
-			SELECT ?1, j.value ->> '$.k', j.value ->> '$.i', j.value ->> '$.l' FROM json_each(?2) j
-			WHERE true ON CONFLICT DO NOTHING`, m.agent, string(b)); err != nil {
-			return err
-		}
-		_, err := q.exec(`INSERT INTO markdown_files (agent_id, path, hash, written_at) VALUES (?, ?, ?, ?)
-			ON CONFLICT (agent_id) DO UPDATE SET path = excluded.path, hash = excluded.hash, written_at = excluded.written_at`,
-			m.agent, m.mdPath, sum[:], ms(now))
-		return err
+		return store.RecordMarkdown(q, m.agent, m.mdPath, sum[:], list, now)
 	})
 }
 
@@ -461,9 +427,12 @@ func (m *Memory) removedLines(q *dbtx, st markdownState, seen map[string]bool, u
 			rep.Conflicts = append(rep.Conflicts, MarkdownConflict{ID: id, Database: now})
 			continue
 		}
-		var pk int64
-		if err := q.queryRow(`SELECT pk FROM semantic_memory WHERE agent_id = ? AND id = ?`, []any{m.agent, id}, &pk); err != nil {
+		pk, found, err := store.RowPK(q, semanticKind.Kind, m.agent, id)
+		if err != nil {
 			return nil, err
+		}
+		if !found {
+			return nil, notFound("semantic entry", id)
 		}
 		out = append(out, leaving{PK: pk})
 		rep.Archived = append(rep.Archived, id)

@@ -67,7 +67,7 @@ func TestScopeQueryPlans(t *testing.T) {
 		for _, k := range kinds {
 			if tab := memoryTable(k); sc.admits(k) {
 				cond, _, _ := tab.scoped(&sc)
-				stmts[name+": export "+k.Table] = `SELECT ` + strings.Join(tab.exprs, ", ") + ` FROM ` + k.Table + ` t WHERE t.agent_id = ? AND ` + cond + ` ORDER BY ` + tab.order
+				stmts[name+": export "+k.Table] = tab.src.Statement(cond)
 			}
 		}
 	}
