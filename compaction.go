@@ -701,7 +701,7 @@ func (m *Memory) Restore(ctx context.Context, id string) error {
 			if err := store.DropArchived(q, k.Kind, m.agent, id); err != nil {
 				return err
 			}
-			if err := fillTerms(q, k, `t.agent_id = ? AND t.id = ? AND t.terms IS NULL`, m.agent, id); err != nil {
+			if err := store.FillRowTerms(q, k.Kind, m.agent, id, true); err != nil {
 				return err
 			}
 		}

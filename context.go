@@ -174,8 +174,7 @@ func (m *Memory) contextStable(ctx context.Context, b *contextBuilder, sc *scope
 	err := m.read(ctx, "context", func(q *dbtx) error {
 		var err error
 		if sc.admitsKind(semanticKind) {
-			cond, args := sc.whereOrAll(semanticKind, "semantic_memory")
-			if facts, err = m.semantic.entries(q, cond+` ORDER BY `+sc.orderBy("importance DESC, updated_at DESC, id")+` LIMIT ?`, append(args, rows(shareFacts))...); err != nil {
+			if facts, err = m.semantic.best(q, sc, rows(shareFacts), 0); err != nil {
 				return err
 			}
 		}

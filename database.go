@@ -314,7 +314,7 @@ var goSteps = map[int]func(q *dbtx) error{
 			if !made {
 				continue
 			}
-			if err := fillTerms(q, src.kind, `t.terms IS NULL`); err != nil {
+			if err := store.FillMissingTerms(q, src.Kind); err != nil {
 				return err
 			}
 		}

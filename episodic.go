@@ -254,8 +254,7 @@ func (e *Episodic) recent(q *dbtx, limit int, sc *scope) ([]Episode, error) {
 	if limit == 0 || !sc.admitsKind(episodicKind) {
 		return nil, nil
 	}
-	cond, args := sc.whereOrAll(episodicKind, "episodic_log")
-	out, err := store.EpisodesRecent(q, episodeOf, e.m.agent, cond, args, sc.orderBy("created_at DESC, pk DESC"), limit)
+	out, err := store.EpisodesRecent(q, episodeOf, e.m.agent, sc.storedOrNil(), limit)
 	if err != nil {
 		return nil, err
 	}

@@ -487,6 +487,15 @@ func (sc *scope) where(k *kind, alias string, base int) (string, []any) {
 	return sc.stored().Where(k.Kind, alias, base)
 }
 
+// storedOrNil is stored for a scope that may be nil (no filter).
+func (sc *scope) storedOrNil() *store.Scope {
+	if sc == nil {
+		return nil
+	}
+	s := sc.stored()
+	return &s
+}
+
 // stored returns the scope as the store takes it.
 func (sc *scope) stored() store.Scope {
 	return store.Scope{User: sc.user, Session: sc.session, Since: sc.since, Until: sc.until, Tags: sc.tags, Meta: sc.meta}

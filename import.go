@@ -493,7 +493,7 @@ func (im *importer) memory(k *kind, rec exchange.Record) error {
 	if err != nil || !done || filled || !slices.Contains(k.Cols, "terms") {
 		return err
 	}
-	return fillTerms(im.q, k, `t.agent_id = ? AND t.id = ?`, im.m.agent, id)
+	return store.FillRowTerms(im.q, k.Kind, im.m.agent, id, false)
 }
 
 // importBatch is how many memory records an import inserts per

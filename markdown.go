@@ -65,7 +65,7 @@ func (m *Memory) renderMarkdown(ctx context.Context) ([]byte, []writtenLine, err
 			return err
 		}
 		nEntries, nFacts := shareLines(lines, total, totalFacts)
-		if entries, err = m.semantic.entries(q, `1 ORDER BY importance DESC, updated_at DESC, id LIMIT ?`, nEntries); err != nil {
+		if entries, err = m.semantic.best(q, nil, nEntries, 0); err != nil {
 			return err
 		}
 		facts, err = m.facts.strongest(q, nFacts, nil)

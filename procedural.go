@@ -313,8 +313,7 @@ func (p *Procedural) active(q *dbtx, limit int, sc *scope) ([]Procedure, error) 
 	if limit == 0 || !sc.admitsKind(proceduralKind) {
 		return nil, nil
 	}
-	cond, args := sc.whereOrAll(proceduralKind, "procedural_memory")
-	out, err := store.ProceduresActive(q, procedureOf, p.m.agent, cond, args, sc.orderBy("success_rate DESC, use_count DESC, id"), limit)
+	out, err := store.ProceduresActive(q, procedureOf, p.m.agent, sc.storedOrNil(), limit)
 	if err != nil {
 		return nil, err
 	}

@@ -304,13 +304,6 @@ func newScorer(stems []string, df map[string]int, docs, tokens int, sc SearchCon
 	return &scorer{Query: bm25.NewQuery(stems, weights, avg, sc.BM25K1, sc.BM25B)}
 }
 
-// fillTerms writes the term vectors of kind k's rows that the condition
-// where (over the row named t, with args) selects, from their indexed
-// texts (see store.FillTerms).
-func fillTerms(q *dbtx, k *kind, where string, args ...any) error {
-	return store.FillTerms(q, k.Kind, where, args...)
-}
-
 // dfCache remembers how many of the agent's documents hold a stem, per
 // index: fts5vocab counts them by walking the stem's whole posting list (a
 // quarter of a millisecond for a common word at 10K documents, ten times

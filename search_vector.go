@@ -21,7 +21,7 @@ import (
 var vectorSQL = func() map[MemoryType]string {
 	out := map[MemoryType]string{}
 	for _, k := range vectorKinds {
-		out[k.typ] = store.VectorRankedSQL(k.rankCols("t"), k.Table, k.TagFilter("t", "?5"), scopeMark)
+		out[k.typ] = store.VectorRankedSQL(k.Kind)
 	}
 	return out
 }()

@@ -420,11 +420,10 @@ func (s *Semantic) Get(ctx context.Context, id string) (SemanticEntry, error) {
 	return e, err
 }
 
-// entries reads the agent's entries that the SQL condition where (with
-// args) selects, in the order and number its ORDER BY and LIMIT say, with
-// the accesses noted and not written yet added (see Memory.overlayAccess).
-func (s *Semantic) entries(q *dbtx, where string, args ...any) ([]SemanticEntry, error) {
-	list, err := store.SemanticEntries(q, semanticEntry, s.m.agent, where, args...)
+// best reads up to limit of the agent's entries in the scope sc (nil for
+// all), the most important first, from offset on, in q's transaction.
+func (s *Semantic) best(q *dbtx, sc *scope, limit, offset int) ([]SemanticEntry, error) {
+	list, err := store.SemanticPage(q, semanticEntry, s.m.agent, sc.storedOrNil(), limit, offset)
 	if err != nil {
 		return nil, err
 	}
@@ -555,14 +554,10 @@ func (s *Semantic) List(ctx context.Context, opts ListOptions) ([]SemanticEntry,
 	if err != nil || !sc.admitsKind(semanticKind) {
 		return nil, err
 	}
-	cond, args := sc.whereOrAll(semanticKind, "semantic_memory")
 	var out []SemanticEntry
-	err = s.m.read(ctx, "semantic.list", func(q *dbtx) error {
-		out, err = store.SemanticPage(q, semanticEntry, s.m.agent, cond, args, sc.orderBy("importance DESC, updated_at DESC, id"), limit, offset)
-		if err != nil {
-			return err
-		}
-		return overlayAll(s.m, q, out)
+	err = s.m.read(ctx, "semantic.list", func(q *dbtx) (err error) {
+		out, err = s.best(q, sc, limit, offset)
+		return err
 	})
 	return out, err
 }

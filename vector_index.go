@@ -79,7 +79,7 @@ func (v *vectors) sync(q *dbtx) error {
 	if v.built && ver <= v.version {
 		return nil
 	}
-	dims, ok, err := store.VectorMetaValue(q, metaVectorDims)
+	dims, ok, err := store.Meta(q, metaVectorDims)
 	if err != nil {
 		return err
 	}

@@ -181,7 +181,7 @@ func (m *Memory) Reindex(ctx context.Context, progress func(done, total int)) er
 	}
 	var total int
 	err := m.write(ctx, "reindex", func(q *dbtx) error {
-		_, started, err := store.VectorMetaValue(q, metaReindex+m.agent)
+		_, started, err := store.Meta(q, metaReindex+m.agent)
 		if err != nil {
 			return err
 		}
@@ -219,7 +219,7 @@ func (m *Memory) Reindex(ctx context.Context, progress func(done, total int)) er
 			if left, err = store.PendingCount(q, m.agent); err != nil || left > 0 {
 				return err
 			}
-			return store.DeleteVectorMeta(q, metaReindex+m.agent)
+			return store.DeleteMeta(q, metaReindex+m.agent)
 		})
 		if err != nil || left == 0 {
 			return err

@@ -66,7 +66,7 @@ func (v *vectors) migrate(q *dbtx, fresh bool) error {
 // tier2Applied returns how many steps of the Tier 2 schema the database
 // has, and meta's record of it ("" when there is none).
 func tier2Applied(q *dbtx) (applied int, raw string, err error) {
-	raw, ok, err := store.VectorMetaValue(q, metaVectorSchema)
+	raw, ok, err := store.Meta(q, metaVectorSchema)
 	switch {
 	case err != nil:
 		return 0, "", err

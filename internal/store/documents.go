@@ -3,6 +3,7 @@ package store
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"time"
 
@@ -236,7 +237,7 @@ func ChunksIn(q Querier, agent, source string) ([]ChunkRow, error) {
 // a chunk's places or tags are not the JSON they should be.
 func ChunksWhere(q Querier, agent, where string, args ...any) ([]ChunkRow, error) {
 	rows, err := q.Query(`SELECT `+chunkCols+` FROM document_chunks WHERE agent_id = ?`+strconv.Itoa(len(args)+1)+
-		` AND `+where+` ORDER BY source, chunk, id`, append(args, agent)...)
+		` AND `+where+` ORDER BY source, chunk, id`, append(slices.Clip(args), agent)...)
 	if err != nil {
 		return nil, err
 	}

@@ -131,11 +131,11 @@ func EpisodesOfTask[T any](q Querier, as func(EpisodeRow) (T, error), agent, tas
 	return episodes(q, as, agent, `task_id = ? AND task_id <> '' ORDER BY created_at, pk`, task)
 }
 
-// EpisodesRecent reads up to limit of agent's episodes that cond (with
-// args after the agent) selects, in the order order says. cond and order
-// are fragments the root builds from a filter and the kind registry,
-// never from input. Errors are the driver's or as's.
-func EpisodesRecent[T any](q Querier, as func(EpisodeRow) (T, error), agent, cond string, args []any, order string, limit int) ([]T, error) {
+// EpisodesRecent reads up to limit of agent's episodes in the scope sc
+// (nil for all), newest first. Errors are the driver's or as's.
+func EpisodesRecent[T any](q Querier, as func(EpisodeRow) (T, error), agent string, sc *Scope, limit int) ([]T, error) {
+	cond, args := sc.whereOrAll(Episodic, "episodic_log")
+	order := sc.orderBy("created_at DESC, pk DESC")
 	return episodes(q, as, agent, cond+` ORDER BY `+order+` LIMIT ?`, append(args, limit)...)
 }
 

@@ -75,6 +75,23 @@ func OrderBy(user, session, order string) string {
 	return "+" + order
 }
 
+// whereOrAll is Where for a scope that may be nil (no filter), over the
+// row named alias, with plain ?s.
+func (s *Scope) whereOrAll(k *Kind, alias string) (string, []any) {
+	if s == nil {
+		return "1", nil
+	}
+	return s.Where(k, alias, 0)
+}
+
+// orderBy is OrderBy for a scope that may be nil.
+func (s *Scope) orderBy(order string) string {
+	if s == nil {
+		return order
+	}
+	return OrderBy(s.User, s.Session, order)
+}
+
 // Scoped returns query with cond, in parentheses, in place of its first
 // mark (see ScopeMark).
 func Scoped(query, cond string) string {

@@ -140,11 +140,12 @@ func RecordProcedureOutcome[T any](q Querier, as func(ProcedureRow) (T, error), 
 }
 
 // ProceduresActive reads up to limit of agent's procedures that are not
-// disabled and that cond (with args after the agent) selects, in the
-// order order says. cond and order are fragments the root builds from a
-// filter and the kind registry, never from input. Errors are the
-// driver's or ScanProcedure's or as's.
-func ProceduresActive[T any](q Querier, as func(ProcedureRow) (T, error), agent, cond string, args []any, order string, limit int) ([]T, error) {
+// disabled, in the scope sc (nil for all), the most successful first,
+// then the most used, then by ID. Errors are the driver's or
+// ScanProcedure's or as's.
+func ProceduresActive[T any](q Querier, as func(ProcedureRow) (T, error), agent string, sc *Scope, limit int) ([]T, error) {
+	cond, args := sc.whereOrAll(Procedural, "procedural_memory")
+	order := sc.orderBy("success_rate DESC, use_count DESC, id")
 	return procedures(q, as, `SELECT `+ProcedureCols+` FROM procedural_memory WHERE agent_id = ? AND disabled = 0
 		AND `+cond+` ORDER BY `+order+` LIMIT ?`, append(append([]any{agent}, args...), limit)...)
 }

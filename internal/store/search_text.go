@@ -215,11 +215,26 @@ func EachIndexedText(q Querier, k *Kind, pks []int64, each func(pk int64, texts 
 	return rows.Close()
 }
 
-// FillTerms writes the term vectors of kind k's rows that the SQL
-// condition where (over the row named t, with args; for now the caller's
-// SQL) selects, from their indexed texts, a thousand at a time. It
-// returns the driver's errors.
-func FillTerms(q Querier, k *Kind, where string, args ...any) error {
+// FillMissingTerms writes the term vector of every row of kind k, any
+// agent's, that has none (a row written before term vectors were kept,
+// or by a program that does not make them), from its indexed texts, a
+// thousand at a time. It returns the driver's errors.
+func FillMissingTerms(q Querier, k *Kind) error { return fillTerms(q, k, `t.terms IS NULL`) }
+
+// FillRowTerms writes the term vector of the agent's row of kind k with
+// the given ID from its indexed texts; with onlyMissing, only when it has
+// none. It returns the driver's errors.
+func FillRowTerms(q Querier, k *Kind, agent, id string, onlyMissing bool) error {
+	if onlyMissing {
+		return fillTerms(q, k, `t.agent_id = ? AND t.id = ? AND t.terms IS NULL`, agent, id)
+	}
+	return fillTerms(q, k, `t.agent_id = ? AND t.id = ?`, agent, id)
+}
+
+// fillTerms writes the term vectors of kind k's rows that the condition
+// where (over the row named t, with args) selects, from their indexed
+// texts, a thousand at a time.
+func fillTerms(q Querier, k *Kind, where string, args ...any) error {
 	query := `SELECT t.pk, ` + k.IndexedOver("t") + ` FROM ` + k.Table + ` t WHERE ` + where + ` AND t.pk > ? ORDER BY t.pk LIMIT 1000`
 	texts := make([]string, len(k.Indexed))
 	for after := int64(0); ; {

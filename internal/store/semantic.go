@@ -57,6 +57,8 @@ func (r *SemanticRow) Terms() ([]byte, int) {
 
 // SemanticTerms is the term vector and token count of an entry's indexed
 // texts: its content and its tags.
+// SemanticTerms returns the term vector of a semantic entry of the given
+// content and tags, and its length in tokens, as Derive makes them.
 func SemanticTerms(content string, tags []string) ([]byte, int) {
 	r := SemanticRow{Content: content, Tags: tags}
 	r.Derive(nil)
@@ -217,13 +219,13 @@ func ScanSemantic(sc Scanner) (SemanticRow, error) {
 	return r, err
 }
 
-// SemanticEntries reads agent's entries that the condition where (with
+// semanticEntries reads agent's entries that the condition where (with
 // args, numbered from ?2 or unnumbered after the agent) selects, in the
 // order and number its ORDER BY and LIMIT say, each made the caller's
 // value by as (so that no list of rows is made on the way). where is a
 // fragment the root builds from its filters and the kind registry, never
 // from input. Errors are the driver's, ScanSemantic's or as's.
-func SemanticEntries[T any](q Querier, as func(SemanticRow) (T, error), agent, where string, args ...any) ([]T, error) {
+func semanticEntries[T any](q Querier, as func(SemanticRow) (T, error), agent, where string, args ...any) ([]T, error) {
 	rows, err := q.Query(`SELECT `+SemanticCols+` FROM semantic_memory WHERE agent_id = ? AND `+where, append([]any{agent}, args...)...)
 	if err != nil {
 		return nil, err
@@ -239,17 +241,18 @@ func SemanticEntries[T any](q Querier, as func(SemanticRow) (T, error), agent, w
 }
 
 // SemanticByID reads agent's entry with the given ID: none or one.
-// Errors are as for [SemanticEntries].
+// Errors are the driver's, ScanSemantic's or as's.
 func SemanticByID[T any](q Querier, as func(SemanticRow) (T, error), agent, id string) ([]T, error) {
-	return SemanticEntries(q, as, agent, `id = ?`, id)
+	return semanticEntries(q, as, agent, `id = ?`, id)
 }
 
-// SemanticPage reads agent's entries that cond (with args) selects, in
-// the order order says, limit of them from offset on. cond and order are
-// fragments the root builds from a filter and the kind registry, never
-// from input. Errors are as for [SemanticEntries].
-func SemanticPage[T any](q Querier, as func(SemanticRow) (T, error), agent, cond string, args []any, order string, limit, offset int) ([]T, error) {
-	return SemanticEntries(q, as, agent, cond+` ORDER BY `+order+` LIMIT ? OFFSET ?`, append(args, limit, offset)...)
+// SemanticPage reads agent's entries in the scope sc (nil for all), the
+// most important first, then the latest changed, then by ID, limit of
+// them from offset on. Errors are the driver's, ScanSemantic's or as's.
+func SemanticPage[T any](q Querier, as func(SemanticRow) (T, error), agent string, sc *Scope, limit, offset int) ([]T, error) {
+	cond, args := sc.whereOrAll(Semantic, "semantic_memory")
+	order := sc.orderBy("importance DESC, updated_at DESC, id")
+	return semanticEntries(q, as, agent, cond+` ORDER BY `+order+` LIMIT ? OFFSET ?`, append(args, limit, offset)...)
 }
 
 // BumpSemanticAccess raises the access count of agent's entries with the

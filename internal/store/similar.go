@@ -3,6 +3,7 @@ package store
 import (
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"strconv"
 	"strings"
 	"time"
@@ -16,7 +17,7 @@ import (
 // entry, and whether the agent has it.
 func SemanticText(q Querier, agent, id string) (pk int64, content string, found bool, err error) {
 	err = q.QueryRow(`SELECT pk, content FROM semantic_memory WHERE agent_id = ? AND id = ?`, []any{agent, id}, &pk, &content)
-	if err == sql.ErrNoRows {
+	if errors.Is(err, sql.ErrNoRows) {
 		return 0, "", false, nil
 	}
 	return pk, content, err == nil, err

@@ -69,28 +69,10 @@ func VectorMeta(q Querier, dimsKey, modelKey string) (dims, model string, err er
 	return dims, model, err
 }
 
-// VectorMetaValue returns the value of meta's key and whether meta has
-// it. Errors are the driver's.
-func VectorMetaValue(q Querier, key string) (value string, ok bool, err error) {
-	err = q.QueryRow(`SELECT value FROM meta WHERE key = ?`, []any{key}, &value)
-	if errors.Is(err, sql.ErrNoRows) {
-		return "", false, nil
-	}
-	return value, err == nil, err
-}
-
-// DeleteVectorMeta deletes meta's key, if it has it. Errors are the
-// driver's.
-func DeleteVectorMeta(q Querier, key string) error {
-	_, err := q.Exec(`DELETE FROM meta WHERE key = ?`, key)
-	return err
-}
-
 // BumpVectorVersions moves on by one every counter in meta whose key
-// begins with prefix (which holds no LIKE wildcard). Errors are the
-// driver's.
+// begins with prefix. Errors are the driver's.
 func BumpVectorVersions(q Querier, prefix string) error {
-	_, err := q.Exec(`UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key LIKE ? || '%'`, prefix)
+	_, err := q.Exec(`UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key >= ? AND key < ?`, prefix, prefixEnd(prefix))
 	return err
 }
 
@@ -290,18 +272,16 @@ func VectorRowIDs(q Querier, table, agent string, pks []int64) ([]VectorRowID, e
 	})
 }
 
-// VectorRankedSQL makes the statement that reads, for the rows of table
-// whose pks are listed in ?1, the columns cols (over the alias t), under
-// a search's filters: the agent, the creation times since and until (Unix
-// milliseconds, until excluded) and the tags as ?2 to ?5; tagFilter is
-// the condition on the tags (over t and ?5) and scope a placeholder the
-// caller replaces with the condition of the search's scope, whose
-// arguments follow ?5. cols, tagFilter and scope are the root's kind
-// registry's fragments, passed in as strings for now.
-func VectorRankedSQL(cols, table, tagFilter, scope string) string {
-	return `SELECT ` + cols + `
-			FROM json_each(?1) j CROSS JOIN ` + table + ` t ON t.pk = j.value
-			WHERE t.agent_id = ?2 AND t.created_at >= ?3 AND t.created_at < ?4 AND ` + tagFilter + ` AND ` + scope
+// VectorRankedSQL makes the statement that reads, for the rows of kind k
+// whose pks are listed in ?1, what ranking needs of them (RankCols, over
+// the alias t), under a search's filters: the agent, the creation times
+// since and until (Unix milliseconds, until excluded) and the tags as ?2
+// to ?5, and the search's scope, whose condition the caller puts in place
+// of ScopeMark, with its arguments after ?5.
+func VectorRankedSQL(k *Kind) string {
+	return `SELECT ` + RankCols(k, "t") + `
+			FROM json_each(?1) j CROSS JOIN ` + k.Table + ` t ON t.pk = j.value
+			WHERE t.agent_id = ?2 AND t.created_at >= ?3 AND t.created_at < ?4 AND ` + k.TagFilter("t", "?5") + ` AND ` + ScopeMark
 }
 
 // VectorRanked runs stmt, a statement of VectorRankedSQL whose scope the
