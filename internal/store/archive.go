@@ -68,6 +68,7 @@ type PKID struct {
 // archive, with the links that touch them, as archived for reason at at,
 // then deletes them (their full-text entries and links go with them, by
 // trigger). A row archived before under the same ID is replaced.
+// Errors are the driver's.
 func ArchiveRows(q Querier, k *Kind, agent string, rows []Leaving, reason string, at time.Time) error {
 	list, err := json.Marshal(rows)
 	if err != nil {
@@ -96,6 +97,7 @@ func ArchiveRows(q Querier, k *Kind, agent string, rows []Leaving, reason string
 
 // ArchivedKinds returns the names of the kinds the agent's archive holds
 // a memory with the given ID of, oldest archived first.
+// Errors are the driver's.
 func ArchivedKinds(q Querier, agent, id string) ([]string, error) {
 	rows, err := q.Query(`SELECT memory_type FROM archive WHERE agent_id = ? AND id = ? ORDER BY pk`, agent, id)
 	if err != nil {
@@ -110,6 +112,7 @@ func ArchivedKinds(q Querier, agent, id string) ([]string, error) {
 // RestoreRow writes the agent's archived row of kind k with the given ID
 // back into k's table (a column added since it was archived takes its
 // default); a row of that ID in the table is a unique violation.
+// Errors are the driver's.
 func RestoreRow(q Querier, k *Kind, agent, id string) error {
 	_, err := q.Exec(`INSERT INTO `+k.Table+` (agent_id, `+strings.Join(k.WrittenCols(k.Cols), ", ")+`)
 		SELECT agent_id, `+k.FromJSON("row")+` FROM archive WHERE agent_id = ? AND memory_type = ? AND id = ?`,
@@ -120,6 +123,7 @@ func RestoreRow(q Querier, k *Kind, agent, id string) error {
 // RestoreLinks writes back the links the agent's archived memory of kind
 // k with the given ID had, those whose both ends (of the linkable kinds)
 // exist; a link already there stays as it is.
+// Errors are the driver's.
 func RestoreLinks(q Querier, k *Kind, agent, id string, linkable []*Kind) error {
 	_, err := q.Exec(`INSERT INTO zettel_links (agent_id, source_type, source_id, target_type, target_id, link_type, strength, created_at)
 		SELECT a.agent_id, l.value ->> 'source_type', l.value ->> 'source_id', l.value ->> 'target_type',
@@ -147,6 +151,7 @@ func memoryExists(kinds []*Kind, agent, typ, id string) string {
 
 // DropArchived removes the agent's archived memory of kind k with the
 // given ID.
+// Errors are the driver's.
 func DropArchived(q Querier, k *Kind, agent, id string) error {
 	_, err := q.Exec(`DELETE FROM archive WHERE agent_id = ? AND memory_type = ? AND id = ?`, agent, k.Name, id)
 	return err
@@ -154,6 +159,7 @@ func DropArchived(q Querier, k *Kind, agent, id string) error {
 
 // RowPK returns the rowid of the agent's row of kind k with the given
 // ID, and whether it has one.
+// Errors are the driver's.
 func RowPK(q Querier, k *Kind, agent, id string) (int64, bool, error) {
 	var pk int64
 	err := q.QueryRow(`SELECT pk FROM `+k.Table+` WHERE agent_id = ? AND id = ?`, []any{agent, id}, &pk)
@@ -161,6 +167,7 @@ func RowPK(q Querier, k *Kind, agent, id string) (int64, bool, error) {
 }
 
 // CountRows returns how many rows of kind k the agent has.
+// Errors are the driver's.
 func CountRows(q Querier, k *Kind, agent string) (int, error) {
 	var n int
 	err := q.QueryRow(`SELECT count(*) FROM `+k.Table+` WHERE agent_id = ?`, []any{agent}, &n)
@@ -179,6 +186,7 @@ func scanPKIDs(rows *sql.Rows) ([]PKID, error) {
 // least (by the kind's Importance, then oldest first), leaving out those
 // its Protected condition keeps (neverDecay is the never-decay tags as a
 // JSON list).
+// Errors are the driver's.
 func LowestValued(q Querier, k *Kind, agent, neverDecay string, n int) ([]PKID, error) {
 	rows, err := q.Query(`SELECT t.pk, t.id FROM `+k.Table+` t WHERE t.agent_id = ?1 AND NOT `+Over(k.Protected, "t")+`
 		ORDER BY `+Over(k.Importance, "t")+`, t.created_at, t.pk LIMIT ?3`, agent, neverDecay, n)
@@ -197,6 +205,7 @@ type Resonance struct {
 
 // DecayRows sets the resonance of every row of kind k (which has a Decay) of
 // the agent as of now, at rate per day, and returns how many rows it set.
+// Errors are the driver's.
 func DecayRows(q Querier, k *Kind, agent string, now time.Time, rate float64, f Resonance) (int64, error) {
 	const day = float64(24 * time.Hour / time.Millisecond)
 	r := k.Decay
@@ -212,6 +221,7 @@ func DecayRows(q Querier, k *Kind, agent string, now time.Time, rate float64, f 
 // Faded returns the rows of kind k of the agent whose resonance fell
 // below minResonance and whose Decay.Importance is under 0.5, but those
 // its Protected condition keeps, by rowid.
+// Errors are the driver's.
 func Faded(q Querier, k *Kind, agent, neverDecay string, minResonance float64) ([]PKID, error) {
 	rows, err := q.Query(`SELECT t.pk, t.id FROM `+k.Table+` t WHERE t.agent_id = ?1 AND t.resonance < ?3 AND `+Over(k.Decay.Importance, "t")+` < 0.5
 		AND NOT `+Over(k.Protected, "t")+` ORDER BY t.pk`, agent, neverDecay, minResonance)
@@ -225,6 +235,7 @@ func Faded(q Querier, k *Kind, agent, neverDecay string, minResonance float64) (
 // always unset, only when it has more than one. The index is shared by
 // every agent of the file: merging changes how it is stored, not what it
 // holds.
+// Errors are the driver's.
 func OptimizeText(q Querier, k *Kind, always bool) error {
 	if !always {
 		var segments int
@@ -246,6 +257,7 @@ func HasDefault(c string) bool { return columnDefaults[c] != "" }
 // MemoryExists reports whether the agent has a memory of the kind named
 // typ, among kinds, with the given ID (each a string, or any value SQLite
 // compares with one).
+// Errors are the driver's.
 func MemoryExists(q Querier, kinds []*Kind, agent string, typ, id any) (bool, error) {
 	var ok bool
 	err := q.QueryRow(`SELECT `+memoryExists(kinds, "?1", "?2", "?3"), []any{agent, typ, id}, &ok)

@@ -24,6 +24,7 @@ type MergeCandidate struct {
 
 // MergeCandidates returns the agent's semantic entries with the rowids
 // pks (neverDecay is the never-decay tags as a JSON list).
+// Errors are the driver's, or a decoding error of a row's tags.
 func MergeCandidates(q Querier, agent, neverDecay string, pks []int64) ([]MergeCandidate, error) {
 	list, _ := json.Marshal(pks) // an []int64 always marshals
 	rows, err := q.Query(`SELECT s.pk, s.id, s.content, s.importance, s.access_count, s.created_at, s.tags, s.merged_from,
@@ -53,6 +54,7 @@ func MergeCandidates(q Querier, agent, neverDecay string, pks []int64) ([]MergeC
 // SetMerged writes what a merge leaves of the surviving semantic entry at
 // rowid pk: its importance, uses, tags, the IDs merged into it, when, and
 // its term vector (terms, of ntok tokens).
+// Errors are the driver's.
 func SetMerged(q Querier, pk int64, importance float64, access int, tags, mergedFrom []string, at time.Time, terms []byte, ntok int) error {
 	from, err := json.Marshal(NonNil(mergedFrom))
 	if err != nil {
@@ -84,6 +86,7 @@ type HotEntry struct {
 // HotEntries returns the agent's semantic entries used at least every
 // times since their last promotion whose importance is under below, by
 // rowid.
+// Errors are the driver's.
 func HotEntries(q Querier, agent string, every int, below float64) ([]HotEntry, error) {
 	rows, err := q.Query(`SELECT pk, id, importance, (access_count - promoted_at_count) / ?2 FROM semantic_memory
 		WHERE agent_id = ?1 AND access_count - promoted_at_count >= ?2 AND importance < ?3 ORDER BY pk`,
@@ -99,6 +102,7 @@ func HotEntries(q Querier, agent string, every int, below float64) ([]HotEntry, 
 
 // Promote sets the importance of the semantic entry at rowid pk, and
 // counts its uses so far as promoted, at at.
+// Errors are the driver's.
 func Promote(q Querier, pk int64, importance float64, at time.Time) error {
 	_, err := q.Exec(`UPDATE semantic_memory SET importance = ?, promoted_at_count = access_count, updated_at = ?
 		WHERE pk = ?`, importance, MS(at), pk)
@@ -116,6 +120,7 @@ type Recurring struct {
 // RecurringEvents returns the agent's episodes, but those of type skip,
 // grouped by their text (without case or surrounding spaces) when it was
 // logged on at least days distinct days (UTC), in order of first logging.
+// Errors are the driver's, or a decoding error of a row's IDs.
 func RecurringEvents(q Querier, agent, skip string, days int) ([]Recurring, error) {
 	const dayMS = int64(24 * time.Hour / time.Millisecond)
 	rows, err := q.Query(`SELECT min(content), count(DISTINCT created_at / ?3), json_group_array(id)
@@ -137,6 +142,7 @@ func RecurringEvents(q Querier, agent, skip string, days int) ([]Recurring, erro
 
 // LinkEpisodeTo links the agent's episode to its semantic entry with a
 // link of type typ and strength 1, made at at, unless one is there.
+// Errors are the driver's.
 func LinkEpisodeTo(q Querier, agent, episode, entry, typ string, at time.Time) error {
 	_, err := q.Exec(`INSERT INTO zettel_links (agent_id, source_type, source_id, target_type, target_id, link_type, strength, created_at)
 		VALUES (?, 'episodic', ?, 'semantic', ?, ?, 1, ?)

@@ -48,6 +48,8 @@ func DecodeTags(s string) ([]string, error) {
 
 // JSONSet runs query, which returns one row holding a JSON list of
 // strings (one row costs less than a row each), and returns the strings.
+// Errors are the driver's, or a decoding error when the row is not a
+// JSON list of strings.
 func JSONSet(q Querier, query string, args ...any) (map[string]bool, error) {
 	var list string
 	if err := q.QueryRow(query, args, &list); err != nil {

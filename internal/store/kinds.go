@@ -113,7 +113,9 @@ const (
 )
 
 // The kinds of stored memory. The working set lives in process and is no
-// kind of its own here.
+// kind of its own here. They are shared by every Memory of the process
+// and read only: statements are made from them once, keyed by the
+// *Kind (a copy of one finds no statement).
 var (
 	Semantic = &Kind{
 		Name: "semantic", Noun: "semantic entry", Table: "semantic_memory",

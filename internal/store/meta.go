@@ -9,6 +9,7 @@ import (
 // marks, per-agent change counters, records of work in progress.
 
 // Meta returns the value of a meta key, and whether it is set.
+// Errors are the driver's.
 func Meta(q Querier, key string) (string, bool, error) {
 	var v string
 	err := q.QueryRow(`SELECT value FROM meta WHERE key = ?`, []any{key}, &v)
@@ -19,6 +20,7 @@ func Meta(q Querier, key string) (string, bool, error) {
 }
 
 // SetMeta writes a meta value.
+// Errors are the driver's.
 func SetMeta(q Querier, key, value string) error {
 	_, err := q.Exec(`INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`, key, value)
 	return err
@@ -31,6 +33,7 @@ func DeleteMeta(q Querier, key string) error {
 }
 
 // MetaKeys returns the meta keys that begin with prefix, in order.
+// Errors are the driver's.
 func MetaKeys(q Querier, prefix string) ([]string, error) {
 	rows, err := q.Query(`SELECT key FROM meta WHERE key >= ? AND key < ? ORDER BY key`, prefix, prefixEnd(prefix))
 	if err != nil {
@@ -55,6 +58,7 @@ func prefixEnd(prefix string) string {
 // Counter reads a meta counter: a per-agent change counter that an
 // in-process cache compares with what it last saw (0 before the first
 // change).
+// Errors are the driver's.
 func Counter(q Querier, key string) (int64, error) {
 	var v int64
 	err := q.QueryRow(`SELECT coalesce((SELECT CAST(value AS INTEGER) FROM meta WHERE key = ?), 0)`, []any{key}, &v)
@@ -63,6 +67,7 @@ func Counter(q Querier, key string) (int64, error) {
 
 // BumpCounter moves a meta counter on by n. (The triggers of migration
 // 0002 and of the Tier 2 schema do the same in SQL.)
+// Errors are the driver's.
 func BumpCounter(q Querier, key string, n int) error {
 	_, err := q.Exec(`INSERT INTO meta (key, value) VALUES (?1, ?2)
 		ON CONFLICT (key) DO UPDATE SET value = CAST(value AS INTEGER) + ?2`, key, n)
@@ -70,6 +75,7 @@ func BumpCounter(q Querier, key string, n int) error {
 }
 
 // SetMetaIfUnset writes a meta value unless the key is set.
+// Errors are the driver's.
 func SetMetaIfUnset(q Querier, key, value string) error {
 	_, err := q.Exec(`INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT DO NOTHING`, key, value)
 	return err

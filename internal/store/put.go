@@ -33,6 +33,7 @@ func NewPut(table string, written, key []string) *Put {
 // agent's ID and then the written columns', in one statement. A row that
 // conflicts with one the table holds fails it (see IsUniqueViolation),
 // and writes nothing: SQLite checks the unique indexes before it writes.
+// Errors are the driver's.
 func (p *Put) Insert(q Querier, rows int, args []any) error {
 	stmt := p.insert
 	if rows > 1 {
@@ -44,6 +45,7 @@ func (p *Put) Insert(q Querier, rows int, args []any) error {
 
 // Exists reports whether the table holds the row whose agent and key
 // values key holds, in order.
+// Errors are the driver's.
 func (p *Put) Exists(q Querier, key []any) (bool, error) {
 	var n int
 	err := q.QueryRow(p.exists, key, &n)
@@ -52,6 +54,7 @@ func (p *Put) Exists(q Querier, key []any) (bool, error) {
 
 // Update writes the written columns' values vals (in order) into the row
 // whose agent and key values key holds.
+// Errors are the driver's.
 func (p *Put) Update(q Querier, vals, key []any) error {
 	_, err := q.Exec(p.update, append(vals[:len(vals):len(vals)], key...)...)
 	return err
@@ -67,6 +70,7 @@ type Column struct {
 }
 
 // Columns returns the columns of table.
+// Errors are the driver's.
 func Columns(q Querier, table string) ([]Column, error) {
 	rows, err := q.Query(`SELECT name, upper(type), "notnull", dflt_value IS NOT NULL FROM pragma_table_info(?)`, table)
 	if err != nil {
@@ -84,6 +88,7 @@ func Columns(q Querier, table string) ([]Column, error) {
 // HistoryHead returns the largest sequence number of the history table,
 // 0 when it is empty: what a transaction writes after it is numbered
 // above it.
+// Errors are the driver's.
 func HistoryHead(q Querier) (int64, error) {
 	var pk int64
 	err := q.QueryRow(`SELECT coalesce(max(pk), 0) FROM history`, nil, &pk)
@@ -92,6 +97,7 @@ func HistoryHead(q Querier) (int64, error) {
 
 // DropHistoryAfter removes the history entries of the agent's memory of
 // the kind named typ with the given ID numbered above after.
+// Errors are the driver's.
 func DropHistoryAfter(q Querier, agent, typ, id string, after int64) error {
 	_, err := q.Exec(`DELETE FROM history WHERE agent_id = ? AND id = ? AND memory_type = ? AND pk > ?`, agent, id, typ, after)
 	return err

@@ -15,6 +15,7 @@ type RuleRow struct {
 
 // InsertRule adds an agent's rule; a rule of that name already there is
 // a unique violation (see IsUniqueViolation).
+// Errors are the driver's.
 func InsertRule(q Querier, agent string, r RuleRow) error {
 	_, err := q.Exec(`INSERT INTO extraction_rules (agent_id, name, pattern, memory_type, importance, tags, active, created_at,
 			subject, predicate, object)
@@ -25,12 +26,14 @@ func InsertRule(q Querier, agent string, r RuleRow) error {
 
 // SetRuleActive turns an agent's rule on or off, and reports whether the
 // agent has it.
+// Errors are the driver's.
 func SetRuleActive(q Querier, agent, name string, active bool) (bool, error) {
 	return affected(q.Exec(`UPDATE extraction_rules SET active = ? WHERE agent_id = ? AND name = ?`, active, agent, name))
 }
 
 // DeleteRule removes an agent's rule, and reports whether the agent had
 // it.
+// Errors are the driver's.
 func DeleteRule(q Querier, agent, name string) (bool, error) {
 	return affected(q.Exec(`DELETE FROM extraction_rules WHERE agent_id = ? AND name = ?`, agent, name))
 }

@@ -15,6 +15,7 @@ import (
 
 // SemanticText returns the rowid and content of an agent's semantic
 // entry, and whether the agent has it.
+// Errors are the driver's.
 func SemanticText(q Querier, agent, id string) (pk int64, content string, found bool, err error) {
 	err = q.QueryRow(`SELECT pk, content FROM semantic_memory WHERE agent_id = ? AND id = ?`, []any{agent, id}, &pk, &content)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -32,6 +33,7 @@ type SemanticDoc struct {
 // SemanticDocsByPK returns the agent's semantic entries with the rowids
 // pks, in the order of pks; rowids the agent has no entry at are left
 // out.
+// Errors are the driver's.
 func SemanticDocsByPK(q Querier, agent string, pks []int64) ([]SemanticDoc, error) {
 	list, _ := json.Marshal(pks) // an []int64 always marshals
 	return scanDocs(q.Query(`SELECT s.pk, s.id, s.content FROM json_each(?1) j CROSS JOIN semantic_memory s ON s.pk = j.value
@@ -74,6 +76,7 @@ func scanDocs(rows *sql.Rows, err error) ([]SemanticDoc, error) {
 
 // CountSemanticUpTo returns how many semantic entries the agent has, or
 // limit when it has more: a read that stops at limit rows.
+// Errors are the driver's.
 func CountSemanticUpTo(q Querier, agent string, limit int) (int, error) {
 	var n int
 	err := q.QueryRow(`SELECT count(*) FROM (SELECT 1 FROM semantic_memory WHERE agent_id = ? LIMIT ?)`, []any{agent, limit}, &n)
@@ -85,6 +88,7 @@ func CountSemanticUpTo(q Querier, agent string, limit int) (int, error) {
 // the agent has no entry target (the target is checked in SQL: an
 // in-memory index is not the truth). A link already there takes the new
 // strength. It reports whether a link was written.
+// Errors are the driver's.
 func LinkSimilar(q Querier, agent, source, target, typ string, strength float64, at time.Time) (bool, error) {
 	return affected(q.Exec(`INSERT INTO zettel_links (agent_id, source_type, source_id, target_type, target_id, link_type, strength, created_at)
 		SELECT ?1, 'semantic', ?2, 'semantic', ?3, ?4, ?5, ?6
@@ -105,6 +109,7 @@ const linkBatchMax = 64
 
 // LinkSimilarBatch writes links as LinkSimilar writes each (of type typ,
 // made at), a few dozen per statement, in order.
+// Errors are the driver's.
 func LinkSimilarBatch(q Querier, agent, typ string, at time.Time, links []SimilarLink) error {
 	for len(links) > 0 {
 		n := linkBatchMax
@@ -131,6 +136,7 @@ func LinkSimilarBatch(q Querier, agent, typ string, at time.Time, links []Simila
 
 // CountSemanticMatches returns how many of every agent's semantic entries
 // the full-text expression match finds, or limit when more do.
+// Errors are the driver's.
 func CountSemanticMatches(q Querier, match string, limit int) (int, error) {
 	var n int
 	err := q.QueryRow(`SELECT count(*) FROM (SELECT 1 FROM semantic_fts WHERE semantic_fts MATCH ?1 LIMIT ?2)`, []any{match, limit}, &n)
@@ -177,6 +183,7 @@ func waitingKey(pk int64, agent string) string {
 
 // MarkLinksWaiting writes down that the agent's semantic entries with
 // rowids pks wait for their links.
+// Errors are the driver's.
 func MarkLinksWaiting(q Querier, agent string, pks []int64) error {
 	for _, pk := range pks {
 		if _, err := q.Exec(`INSERT OR IGNORE INTO meta (key, value) VALUES (?, '')`, waitingKey(pk, agent)); err != nil {
@@ -189,6 +196,7 @@ func MarkLinksWaiting(q Querier, agent string, pks []int64) error {
 // LinksWaiting returns the rowids of the agent's semantic entries whose
 // links wait, in order. It reads the keys of every agent's waiting
 // entries: few, and only while an index builds.
+// Errors are the driver's.
 func LinksWaiting(q Querier, agent string) ([]int64, error) {
 	keys, err := MetaKeys(q, waitingPrefix)
 	if err != nil {
@@ -209,6 +217,7 @@ func LinksWaiting(q Querier, agent string) ([]int64, error) {
 
 // UnmarkLinksWaiting removes what MarkLinksWaiting wrote for the agent's
 // entries pks.
+// Errors are the driver's.
 func UnmarkLinksWaiting(q Querier, agent string, pks []int64) error {
 	keys := make([]string, len(pks))
 	for i, pk := range pks {

@@ -35,6 +35,7 @@ type Querier interface {
 type Scanner interface{ Scan(dest ...any) error }
 
 // ScanAll scans every row with scan and closes rows.
+// Errors are the driver's or scan's.
 func ScanAll[T any](rows *sql.Rows, scan func(Scanner) (T, error)) ([]T, error) {
 	defer rows.Close()
 	var out []T

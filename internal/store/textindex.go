@@ -25,6 +25,7 @@ var TextKinds = func() []*Kind {
 // TextStats returns the agent's text statistics: how many searchable
 // rows it has, the version of its texts (-1 before the first) and the
 // version of their ranks.
+// Errors are the driver's.
 func TextStats(q Querier, agent string) (docs int, version, ranks int64, err error) {
 	err = q.QueryRow(`SELECT coalesce((SELECT docs FROM text_stats WHERE agent_id = ?1), 0),
 		coalesce((SELECT version FROM text_stats WHERE agent_id = ?1), -1),
@@ -34,6 +35,7 @@ func TextStats(q Querier, agent string) (docs int, version, ranks int64, err err
 
 // TextVersion returns the version of the agent's texts, -1 before the
 // first.
+// Errors are the driver's.
 func TextVersion(q Querier, agent string) (int64, error) {
 	var v int64
 	err := q.QueryRow(`SELECT coalesce((SELECT version FROM text_stats WHERE agent_id = ?1), -1)`, []any{agent}, &v)
@@ -43,6 +45,7 @@ func TextVersion(q Querier, agent string) (int64, error) {
 // SetCacheKiB sets the page cache of the connection q runs on to kib
 // KiB, which gives back the pages the process's pool holds beyond its new
 // size.
+// Errors are the driver's.
 func SetCacheKiB(q Querier, kib int) error {
 	_, err := q.Exec(fmt.Sprintf("PRAGMA cache_size = -%d", kib))
 	return err
@@ -116,6 +119,7 @@ var TextScanSQL = func() map[*Kind]string {
 
 // EachTextRow calls fn with every row of kind k of agent, in pk order.
 // The row, its Terms and its Texts are valid only during the call.
+// Errors are the driver's.
 func EachTextRow(q Querier, k *Kind, agent string, fn func(*TextRow)) error {
 	var others bool
 	err := q.QueryRow(`SELECT EXISTS (SELECT 1 FROM `+k.Table+` WHERE agent_id < ?1)
@@ -180,6 +184,7 @@ var textAfterTexts = func() int {
 // are valid only during the call. The rows of a kind come in pk order as
 // the range gives them, which SQL does not promise without an ORDER BY
 // (which a compound statement would sort by): the caller checks.
+// Errors are the driver's or fn's.
 func TextAfter(q Querier, agent string, last []int64, fn func(kind int, r *TextRow) error) error {
 	args := make([]any, 0, 1+len(last))
 	args = append(args, agent)
@@ -226,6 +231,7 @@ var TextLastSQL = func() string {
 
 // TextLast returns the largest pk of each text kind's table in q's
 // snapshot, in TextKinds' order.
+// Errors are the driver's.
 func TextLast(q Querier) ([]int64, error) {
 	out := make([]int64, len(TextKinds))
 	dest := make([]any, len(out))
