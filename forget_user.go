@@ -2,7 +2,6 @@ package engram
 
 import (
 	"context"
-	"math"
 
 	"github.com/engram-go/engram/internal/store"
 )
@@ -169,11 +168,8 @@ func (m *Memory) ForgetMatching(ctx context.Context, f Filter) (int, error) {
 			if !sc.admitsKind(k) {
 				continue
 			}
-			// Every row listWhere admits: from the first time to the last,
-			// before a cursor past every row, with no limit.
-			where, args := listWhere(k, sc, false)
-			args = append([]any{int64(math.MinInt64), int64(math.MaxInt64), int64(math.MaxInt64), "", "", "", -1}, args...)
-			got, err := store.IDsWhere(q, k.Table, m.agent, where, args...)
+			// Every row of the kind in the scope.
+			got, err := store.IDsSelected(q, k.Kind, m.agent, store.AllRows.Select(k.Kind, sc.storedOrNil()))
 			if err != nil {
 				return err
 			}

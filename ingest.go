@@ -1093,14 +1093,6 @@ func chunkIndexIn(c DocumentChunk, source string) int {
 	return 0
 }
 
-// chunks reads the agent's chunks that where (a condition with the
-// numbered parameters ?1…, the agent being bound last) selects: Memory
-// List's condition, which memories.go builds (see store.ChunksWhere).
-func (m *Memory) chunks(q *dbtx, where string, args ...any) ([]DocumentChunk, error) {
-	rows, err := store.ChunksWhere(q, m.agent, where, args...)
-	return chunksOf(rows), err
-}
-
 // chunksOf converts the store's rows.
 func chunksOf(rows []store.ChunkRow) []DocumentChunk {
 	if rows == nil {

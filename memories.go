@@ -238,7 +238,7 @@ func (m *Memory) Get(ctx context.Context, id string) (Record, error) {
 	var out Record
 	err := m.read(ctx, "memory.get", func(q *dbtx) error {
 		for _, typ := range listedKinds {
-			list, err := m.records(q, typ, `id = ?2`, id)
+			list, err := m.records(q, typ, store.ByID(id))
 			if err != nil {
 				return err
 			}
@@ -252,44 +252,42 @@ func (m *Memory) Get(ctx context.Context, id string) (Record, error) {
 	return out, err
 }
 
-// records reads the agent's memories of kind typ that the SQL condition
-// where selects (over the kind's table, with the agent as ?1 and args from
-// ?2 on), in the order and number its ORDER BY and LIMIT say.
-func (m *Memory) records(q *dbtx, typ MemoryType, where string, args ...any) ([]Record, error) {
+// records reads the agent's memories of kind typ that sel selects, in the
+// order and number it says.
+func (m *Memory) records(q *dbtx, typ MemoryType, sel store.Selection) ([]Record, error) {
 	switch typ {
 	case TypeSemantic:
-		list, err := readMemories(m, q, typ, semanticCols, scanSemantic, where, args)
+		list, err := readMemories(m, q, typ, semanticCols, scanSemantic, sel)
 		return wrapRecords(list, err, func(e *SemanticEntry) Record { return Record{Type: typ, Semantic: e} })
 	case TypeEpisodic:
-		list, err := readMemories(m, q, typ, episodeCols, scanEpisode, where, args)
+		list, err := readMemories(m, q, typ, episodeCols, scanEpisode, sel)
 		return wrapRecords(list, err, func(e *Episode) Record { return Record{Type: typ, Episode: e} })
 	case TypeProcedural:
-		list, err := readMemories(m, q, typ, procedureCols, scanProcedure, where, args)
+		list, err := readMemories(m, q, typ, procedureCols, scanProcedure, sel)
 		return wrapRecords(list, err, func(p *Procedure) Record { return Record{Type: typ, Procedure: p} })
 	case TypeFact:
-		list, err := readMemories(m, q, typ, factCols, scanFact, where, args)
+		list, err := readMemories(m, q, typ, factCols, scanFact, sel)
 		return wrapRecords(list, err, func(f *Fact) Record { return Record{Type: typ, Fact: f} })
 	case TypeSnapshot:
-		rows, err := store.SnapshotsWhere(q, m.agent, where, args...)
+		rows, err := store.SnapshotsSelected(q, m.agent, sel)
 		if err != nil {
 			return nil, err
 		}
 		list, err := snapshotsOf(m, q, rows)
 		return wrapRecords(list, err, func(s *SessionSnapshot) Record { return Record{Type: typ, Snapshot: s} })
 	case TypeDocument:
-		// chunks orders by place: the rows are selected in a subquery
-		// (chunks binds the agent again, after args).
-		list, err := m.chunks(q, store.PKsWhere(kindByType(typ).Table, where), append([]any{m.agent}, args...)...)
+		rows, err := store.ChunksSelected(q, m.agent, sel)
+		list := chunksOf(rows)
 		return wrapRecords(list, err, func(c *DocumentChunk) Record { return Record{Type: typ, Document: c} })
 	}
 	return nil, invalid("type", "%q is not a kind of stored memory", string(typ))
 }
 
-// readMemories reads the agent's memories of kind typ that where selects
+// readMemories reads the agent's memories of kind typ that sel selects
 // (see records), their columns cols scanned by scan, with the accesses not
 // written yet that q's snapshot does not hold.
-func readMemories[T any, P counted[T]](m *Memory, q *dbtx, typ MemoryType, cols string, scan func(store.Scanner) (T, error), where string, args []any) ([]T, error) {
-	rows, err := store.MemoriesWhere(q, kindByType(typ).Table, cols, m.agent, where, args...)
+func readMemories[T any, P counted[T]](m *Memory, q *dbtx, typ MemoryType, cols string, scan func(store.Scanner) (T, error), sel store.Selection) ([]T, error) {
+	rows, err := store.MemoriesSelected(q, kindByType(typ).Kind, cols, m.agent, sel)
 	if err != nil {
 		return nil, err
 	}
@@ -442,9 +440,8 @@ func (m *Memory) List(ctx context.Context, mq MemoryQuery) (MemoryPage, error) {
 			if tags != "" && !k.Tagged || !sc.admitsKind(k) {
 				continue
 			}
-			where, scArgs := listWhere(k, sc, tags != "")
-			args := append([]any{ms(mq.Since), until, cur.At, cur.ID, string(cur.Type), tags, limit + 1}, scArgs...)
-			list, err := m.records(q, typ, where, args...)
+			page := store.ListPage{Since: ms(mq.Since), Until: until, At: cur.At, ID: cur.ID, Type: string(cur.Type), Tags: tags, Limit: limit + 1}
+			list, err := m.records(q, typ, page.Select(k.Kind, sc.storedOrNil()))
 			if err != nil {
 				return err
 			}

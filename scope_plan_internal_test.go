@@ -54,9 +54,12 @@ func TestScopeQueryPlans(t *testing.T) {
 				// Memory.List's page of each kind, as Memory.records
 				// runs it, with a tag filter of its own or not.
 				for _, tagged := range []bool{false, k.Tagged} {
-					where, _ := listWhere(k, &sc, tagged)
+					page := store.AllRows
+					if tagged {
+						page.Tags = `["t"]`
+					}
 					stmt := fmt.Sprintf("%s: list %s (tags %v)", name, k.Table, tagged)
-					stmts[stmt] = `SELECT id FROM ` + k.Table + ` WHERE agent_id = ?1 AND ` + where
+					stmts[stmt], _ = page.Select(k.Kind, sc.storedOrNil()).Statement(k.Kind, "id", "")
 					byScope[stmt] = true
 				}
 			}

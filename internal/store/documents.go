@@ -214,7 +214,7 @@ func scanChunk(r Scanner) (ChunkRow, error) {
 // has one. It returns the driver's error, or the decoder's when the
 // chunk's places or tags are not the JSON they should be.
 func ChunkByID(q Querier, agent, id string) (ChunkRow, bool, error) {
-	list, err := ChunksWhere(q, agent, `id = ?1`, id)
+	list, err := chunksWhere(q, agent, `id = ?1`, id)
 	if err != nil || len(list) == 0 {
 		return ChunkRow{}, false, err
 	}
@@ -226,16 +226,22 @@ func ChunkByID(q Querier, agent, id string) (ChunkRow, bool, error) {
 // place. It returns the driver's error, or the decoder's when a chunk's
 // places or tags are not the JSON they should be.
 func ChunksIn(q Querier, agent, source string) ([]ChunkRow, error) {
-	return ChunksWhere(q, agent, `(source = ?1 OR EXISTS (SELECT 1 FROM json_each(sources) s WHERE s.value ->> '$.source' = ?1))`, source)
+	return chunksWhere(q, agent, `(source = ?1 OR EXISTS (SELECT 1 FROM json_each(sources) s WHERE s.value ->> '$.source' = ?1))`, source)
 }
 
-// ChunksWhere returns the agent's chunks that the SQL condition where
+// ChunksSelected returns the agent's chunks that sel selects, ordered
+// by their first place (not sel's order: sel picks which). It returns
+// the driver's error, or the decoder's when a chunk's places or tags are
+// not the JSON they should be.
+func ChunksSelected(q Querier, agent string, sel Selection) ([]ChunkRow, error) {
+	return chunksWhere(q, agent, `pk IN (SELECT pk FROM document_chunks WHERE agent_id = ?1 AND `+sel.cond+`)`,
+		append([]any{agent}, sel.args...)...)
+}
+
+// chunksWhere returns the agent's chunks that the condition where
 // selects (over document_chunks, with the numbered parameters ?1… for
 // args; the agent is bound after them), ordered by their first place.
-// The condition is, for now, the root package's (Memory.List builds it
-// from its filter). It returns the driver's error, or the decoder's when
-// a chunk's places or tags are not the JSON they should be.
-func ChunksWhere(q Querier, agent, where string, args ...any) ([]ChunkRow, error) {
+func chunksWhere(q Querier, agent, where string, args ...any) ([]ChunkRow, error) {
 	rows, err := q.Query(`SELECT `+chunkCols+` FROM document_chunks WHERE agent_id = ?`+strconv.Itoa(len(args)+1)+
 		` AND `+where+` ORDER BY source, chunk, id`, append(slices.Clip(args), agent)...)
 	if err != nil {

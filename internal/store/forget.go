@@ -229,13 +229,11 @@ func DeleteRefsTraces(q Querier, agent string, refs []TypedID) error {
 	return nil
 }
 
-// IDsWhere returns the IDs of the agent's rows of table that the SQL
-// condition where selects (with the agent as ?1 and args from ?2 on).
-// table and where are the root package's (a kind's table, a listing's
-// scope), passed as strings for now. It returns the driver's errors
-// unchanged.
-func IDsWhere(q Querier, table, agent, where string, args ...any) ([]string, error) {
-	rows, err := q.Query(`SELECT id FROM `+table+` WHERE agent_id = ?1 AND `+where, append([]any{agent}, args...)...)
+// IDsSelected returns the IDs of the agent's rows of kind k that sel
+// selects. It returns the driver's errors unchanged.
+func IDsSelected(q Querier, k *Kind, agent string, sel Selection) ([]string, error) {
+	stmt, args := sel.Statement(k, "id", agent)
+	rows, err := q.Query(stmt, args...)
 	if err != nil {
 		return nil, err
 	}

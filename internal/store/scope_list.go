@@ -1,26 +1,64 @@
 package store
 
-// ListWhere returns the condition, order and limit of one kind's part of
-// a listing page over the kind's table, whose rows are of type typ (the
-// agent is ?1), with ?2 and ?3 the times [since, until) in Unix ms, ?4 to
-// ?6 the cursor (time, ID, kind), ?7 the tags as a JSON list (with tagged
-// set) and ?8 the limit. scope is the condition of the listing's filter
-// ("1" for none; its arguments from ?9 on) and order its ORDER BY; both
-// are fragments the root builds from the filter and the kind registry,
-// never from input. With byTime unset the time is made an expression, so
-// that the rows are found by another index (a user's) and sorted, not by
-// a walk of the agent's rows in time order.
-func ListWhere(typ string, byTime, tagged bool, scope, order string) string {
+import "math"
+
+// Selection selects rows of one kind for a read of memories of any kind
+// (Memory.Get, Memory.List, ForgetMatching): by ID, or a listing's page.
+// It is made by ByID or ListPage.Select, never from a caller's SQL.
+type Selection struct {
+	cond string // over the kind's table, the agent being ?1
+	args []any  // from ?2 on
+}
+
+// ByID selects the row with the given ID.
+func ByID(id string) Selection { return Selection{cond: `id = ?2`, args: []any{id}} }
+
+// ListPage is one kind's part of a page of a listing: the rows created
+// in [Since, Until) (Unix milliseconds) that come before the cursor
+// (At, ID, Type) in the order of (created_at, id, kind) descending,
+// carrying one of Tags (a JSON list, "" for any), at most Limit of them
+// (-1 for no limit).
+type ListPage struct {
+	Since, Until, At int64
+	ID, Type, Tags   string
+	Limit            int
+}
+
+// AllRows is the page that holds every row: from the first time to the
+// last, before a cursor past every row, with no limit.
+var AllRows = ListPage{Since: math.MinInt64, Until: math.MaxInt64, At: math.MaxInt64, Limit: -1}
+
+// Select returns the selection of the page of kind k in the scope sc
+// (nil for none, which admits k), newest first. With a user or a
+// session, the order is made an expression (see OrderBy), so that the
+// rows are found by the index of the user or session and sorted, not by
+// a walk of the agent's rows in time order; with a user and no session,
+// the times too (else the index of the agent's times serves the bounds,
+// and the user's rows are looked for among all of the agent's).
+func (p ListPage) Select(k *Kind, sc *Scope) Selection {
+	byTime := sc == nil || sc.User == "" || sc.Session != ""
+	tagged := p.Tags != ""
 	at := "created_at"
 	if !byTime {
 		at = "+created_at"
 	}
-	where := at + ` >= ?2 AND ` + at + ` < ?3 AND (` + at + `, id, '` + typ + `') < (?4, ?5, ?6)`
+	where := at + ` >= ?2 AND ` + at + ` < ?3 AND (` + at + `, id, '` + k.Name + `') < (?4, ?5, ?6)`
 	if tagged {
 		where += ` AND EXISTS (SELECT 1 FROM json_each(tags) WHERE value IN (SELECT value FROM json_each(?7)))`
 	}
-	if scope != "1" {
-		where += ` AND ` + scope
+	args := []any{p.Since, p.Until, p.At, p.ID, p.Type, p.Tags, p.Limit}
+	if sc != nil {
+		if cond, scArgs := sc.Where(k, k.Table, 9); cond != "1" {
+			where += ` AND ` + cond
+			args = append(args, scArgs...)
+		}
 	}
-	return where + ` ORDER BY ` + order + ` LIMIT ?8`
+	return Selection{cond: where + ` ORDER BY ` + sc.orderBy("created_at DESC, id DESC") + ` LIMIT ?8`, args: args}
+}
+
+// Statement returns the statement that reads cols of the rows of kind k
+// that s selects, and its arguments (the agent as ?1): for the plans the
+// tests check.
+func (s Selection) Statement(k *Kind, cols, agent string) (string, []any) {
+	return `SELECT ` + cols + ` FROM ` + k.Table + ` WHERE agent_id = ?1 AND ` + s.cond, append([]any{agent}, s.args...)
 }

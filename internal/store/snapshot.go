@@ -70,15 +70,11 @@ func SessionSnapshots(q Querier, agent, session string) ([]SnapshotRow, error) {
 		WHERE agent_id = ? AND session_id = ? ORDER BY ended_at DESC, pk DESC`, agent, session)
 }
 
-// SnapshotsWhere returns the agent's snapshots that the SQL condition
-// where selects (with the agent as ?1 and args from ?2 on), in the order
-// and number its ORDER BY and LIMIT say. The root package passes where,
-// built from its listing's scope, as a string for now. Errors are as for
-// LatestSnapshot.
-func SnapshotsWhere(q Querier, agent, where string, args ...any) ([]SnapshotRow, error) {
-	all := make([]any, 0, 1+len(args))
-	return querySnapshots(q, `SELECT `+snapshotCols+` FROM session_snapshots WHERE agent_id = ?1 AND `+where,
-		append(append(all, agent), args...)...)
+// SnapshotsSelected returns the agent's snapshots that sel selects, in
+// the order and number it says. Errors are as for LatestSnapshot.
+func SnapshotsSelected(q Querier, agent string, sel Selection) ([]SnapshotRow, error) {
+	stmt, args := sel.Statement(Snapshot, snapshotCols, agent)
+	return querySnapshots(q, stmt, args...)
 }
 
 func querySnapshots(q Querier, query string, args ...any) ([]SnapshotRow, error) {
