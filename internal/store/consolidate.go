@@ -56,7 +56,7 @@ func MergeCandidates(q Querier, agent, neverDecay string, pks []int64) ([]MergeC
 // its term vector (terms, of ntok tokens).
 // Errors are the driver's.
 func SetMerged(q Querier, pk int64, importance float64, access int, tags, mergedFrom []string, at time.Time, terms []byte, ntok int) error {
-	from, err := json.Marshal(NonNil(mergedFrom))
+	from, err := json.Marshal(nonNil(mergedFrom))
 	if err != nil {
 		return err
 	}
@@ -66,8 +66,8 @@ func SetMerged(q Querier, pk int64, importance float64, access int, tags, merged
 	return err
 }
 
-// NonNil returns s, or an empty slice for nil (which JSON writes as []).
-func NonNil[T any](s []T) []T {
+// nonNil returns s, or an empty slice for nil (which JSON writes as []).
+func nonNil[T any](s []T) []T {
 	if s == nil {
 		return []T{}
 	}

@@ -50,7 +50,10 @@ func ScanRanked(r Scanner, row *RankedRow, more ...any) error {
 // expression: Err is the engine's.
 type ExprError struct{ Err error }
 
+// Error returns the engine's message.
 func (e *ExprError) Error() string { return e.Err.Error() }
+
+// Unwrap returns the engine's error.
 func (e *ExprError) Unwrap() error { return e.Err }
 
 // exprCheck is an empty in-memory FTS5 index with every column engram's
