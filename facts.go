@@ -799,8 +799,7 @@ func (f *Facts) strongest(q *dbtx, limit int, sc *scope) ([]Fact, error) {
 	if !sc.admitsKind(factKind) {
 		return nil, nil
 	}
-	cond, args := sc.whereOrAll(factKind, "f")
-	rows, err := store.StrongestFacts(q, f.m.agent, f.m.now(), factKind.LiveAt("f", "?"), cond, args, limit)
+	rows, err := store.StrongestFacts(q, f.m.agent, f.m.now(), sc.storedOrNil(), limit)
 	if err != nil {
 		return nil, err
 	}

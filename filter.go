@@ -444,26 +444,6 @@ func (sc *scope) admits(k *kind) bool {
 // admitsKind is admits for a scope that may be nil (no filter).
 func (sc *scope) admitsKind(k *kind) bool { return sc == nil || sc.admits(k) }
 
-// whereOrAll is where for a scope that may be nil, with plain ?s.
-func (sc *scope) whereOrAll(k *kind, alias string) (string, []any) {
-	if sc == nil {
-		return "1", nil
-	}
-	return sc.where(k, alias, 0)
-}
-
-// orderBy returns the ORDER BY terms order of a query over rows that the
-// scope, which may be nil, selects: with a user or a session, its first
-// term made an expression (+x), so that the planner finds the rows by the
-// index of the user or session and sorts them, rather than walking every
-// row of the agent in an index of that order.
-func (sc *scope) orderBy(order string) string {
-	if sc == nil {
-		return order
-	}
-	return store.OrderBy(sc.user, sc.session, order)
-}
-
 // admitsType reports whether the scope's kinds hold t.
 func (sc *scope) admitsType(t MemoryType) bool {
 	return len(sc.kinds) == 0 || slices.Contains(sc.kinds, t)

@@ -614,7 +614,7 @@ func (m *Memory) ingestFile(ctx context.Context, ix *docIndex, f ingestFile, opt
 			rep.Errors = append(rep.Errors, fmt.Sprintf("%s[%d]: %d bytes, over Limits.MaxContentBytes (%d)", f.source, i, len(c.Text), m.cfg.Limits.MaxContentBytes))
 			continue
 		}
-		chunks = append(chunks, &newChunk{Chunk: c, index: i, hash: string(contentHash(c.Text))})
+		chunks = append(chunks, &newChunk{Chunk: c, index: i, hash: string(textHash(c.Text))})
 	}
 	tags := doc.Tags
 	if err := validateTags("tags", tags, m.cfg.Limits); err != nil {

@@ -66,7 +66,7 @@ func TestScopeQueryPlans(t *testing.T) {
 		}
 		cond, _ := sc.where(semanticKind, "semantic_memory", 0)
 		stmts[name+": semantic list"] = `SELECT ` + semanticCols + ` FROM semantic_memory WHERE agent_id = ? AND ` + cond +
-			` ORDER BY ` + sc.orderBy("importance DESC, updated_at DESC, id") + ` LIMIT ? OFFSET ?`
+			` ORDER BY ` + store.OrderBy(sc.user, sc.session, "importance DESC, updated_at DESC, id") + ` LIMIT ? OFFSET ?`
 		for _, k := range kinds {
 			if tab := memoryTable(k); sc.admits(k) {
 				cond, _, _ := tab.scoped(&sc)

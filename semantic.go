@@ -633,7 +633,3 @@ func oneLine(s string, max int) string {
 	r := []rune(s)
 	return strings.TrimSpace(string(r[:max-1])) + "…"
 }
-
-// contentHash is the hash a content_hash column holds of content (see
-// store.ContentHash).
-func contentHash(content string) []byte { return store.ContentHash(content) }

@@ -14,7 +14,7 @@ import (
 // answers; and the hooks the kinds' writers call to embed what they
 // store (embedNew, putNew, embedSoon).
 
-// textHash is the embedding cache's key for a text.
+// textHash is the hash engram keeps of a text (see store.TextHash).
 func textHash(text string) []byte { return store.TextHash(text) }
 
 // encodeVector is a vector as vec0 and the embedding cache store it.

@@ -428,15 +428,14 @@ func ListFacts(q Querier, agent string, l FactList) ([]FactRow, error) {
 	return ScanAll(rows, ScanFact)
 }
 
-// StrongestFacts returns up to limit of the agent's facts that live
-// (found by a search at now) and pass cond, strongest first, then the
-// most recently confirmed. live and cond are conditions over the row f,
-// for now built by the root package's kind registry and scope: live
-// takes now as its two "?" parameters and cond takes condArgs. It
-// returns the driver's errors unchanged, or an error decoding a row.
-func StrongestFacts(q Querier, agent string, now time.Time, live, cond string, condArgs []any, limit int) ([]FactRow, error) {
+// StrongestFacts returns up to limit of the agent's facts that hold at
+// now (found by a search then) in the scope sc (nil for all), strongest
+// first, then the most recently confirmed. It returns the driver's errors
+// unchanged, or an error decoding a row.
+func StrongestFacts(q Querier, agent string, now time.Time, sc *Scope, limit int) ([]FactRow, error) {
+	cond, condArgs := sc.whereOrAll(Fact, "f")
 	args := append(append([]any{agent, MS(now), MS(now)}, condArgs...), limit)
-	rows, err := q.Query(`SELECT `+FactCols+` FROM facts f WHERE agent_id = ? AND `+live+`
+	rows, err := q.Query(`SELECT `+FactCols+` FROM facts f WHERE agent_id = ? AND `+Fact.LiveAt("f", "?")+`
 		AND `+cond+` ORDER BY strength DESC, updated_at DESC, id LIMIT ?`, args...)
 	if err != nil {
 		return nil, err

@@ -1,7 +1,6 @@
 package store
 
 import (
-	"crypto/sha256"
 	"database/sql"
 	"encoding/json"
 	"errors"
@@ -31,7 +30,7 @@ type SemanticRow struct {
 
 	derived
 	tags string // Tags encoded, once derived
-	hash []byte // ContentHash(Content), once derived
+	hash []byte // TextHash(Content), once derived
 }
 
 // Derive computes the row's derived columns, the term vector of its
@@ -43,7 +42,7 @@ type SemanticRow struct {
 // must be derived anew: make a new row.
 func (r *SemanticRow) Derive(each func(i int, tok, stem string)) {
 	if !r.done {
-		r.tags, r.hash = EncodeTags(r.Tags), ContentHash(r.Content)
+		r.tags, r.hash = EncodeTags(r.Tags), TextHash(r.Content)
 	}
 	r.derive(each, r.Content, r.tags)
 }
@@ -63,12 +62,6 @@ func SemanticTerms(content string, tags []string) ([]byte, int) {
 	r := SemanticRow{Content: content, Tags: tags}
 	r.Derive(nil)
 	return r.terms, r.ntok
-}
-
-// ContentHash is the hash a content_hash column holds of content.
-func ContentHash(content string) []byte {
-	sum := sha256.Sum256([]byte(content))
-	return sum[:16]
 }
 
 // CompactSummary is what a semantic entry's summary_own column holds for
@@ -174,7 +167,7 @@ func SemanticHolding(q Querier, agent string, contents []string, user string) (m
 	}
 	keyed := make([]keyHash, len(contents))
 	for i, c := range contents {
-		keyed[i] = keyHash{K: c, H: fmt.Sprintf("%X", ContentHash(c))}
+		keyed[i] = keyHash{K: c, H: fmt.Sprintf("%X", TextHash(c))}
 	}
 	b, err := json.Marshal(keyed)
 	if err != nil {

@@ -32,7 +32,8 @@ type VecKind struct {
 	Text, ArchivedText string
 }
 
-// TextHash is the embedding cache's key for a text.
+// TextHash is the hash engram keeps of a text: a row's content_hash and
+// the embedding cache's key.
 func TextHash(text string) []byte {
 	sum := sha256.Sum256([]byte(text))
 	return sum[:16]
