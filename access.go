@@ -166,7 +166,7 @@ func (m *Memory) overlayAccess(q *dbtx, cs ...counts) error {
 	if len(cs) == 0 || m.access.idle() {
 		return nil
 	}
-	v, err := counter(q, metaAccessVersion+m.agent)
+	v, err := store.Counter(q, metaAccessVersion+m.agent)
 	if err != nil {
 		return err
 	}
@@ -175,7 +175,7 @@ func (m *Memory) overlayAccess(q *dbtx, cs ...counts) error {
 		*c.retrievals += n.R
 		if c.accesses != nil {
 			*c.accesses += n.N
-			if at := fromMS(n.At); n.At != 0 && at.After(*c.lastAccess) {
+			if at := store.FromMS(n.At); n.At != 0 && at.After(*c.lastAccess) {
 				*c.lastAccess = at
 			}
 		}
@@ -395,10 +395,10 @@ func (m *Memory) writeAccess(q *dbtx) error {
 		}
 	}
 	key := metaAccessVersion + m.agent
-	if err := bumpCounter(q, key, 1); err != nil {
+	if err := store.BumpCounter(q, key, 1); err != nil {
 		return err
 	}
-	v, err := counter(q, key)
+	v, err := store.Counter(q, key)
 	if err != nil {
 		return err
 	}

@@ -448,7 +448,7 @@ func (x *stemIndex) follow(q *dbtx, cs []change) error {
 		return nil
 	}
 	if x.tx != q.tx {
-		v, err := counter(q, metaSemanticVersion+x.agent)
+		v, err := store.Counter(q, metaSemanticVersion+x.agent)
 		if err != nil {
 			return err
 		}
@@ -550,7 +550,7 @@ func (x *stemIndex) current(q *dbtx) (bool, error) {
 	if x.tx == q.tx {
 		return true, nil
 	}
-	v, err := counter(q, metaSemanticVersion+x.agent)
+	v, err := store.Counter(q, metaSemanticVersion+x.agent)
 	if err != nil {
 		return false, err
 	}
@@ -616,7 +616,7 @@ func (x *stemIndex) readyFor(q *dbtx, later int) (bool, error) {
 
 // build builds the index in q's transaction.
 func (x *stemIndex) build(q *dbtx) error {
-	v, err := counter(q, metaSemanticVersion+x.agent)
+	v, err := store.Counter(q, metaSemanticVersion+x.agent)
 	if err != nil {
 		return err
 	}
@@ -680,7 +680,7 @@ func (x *stemIndex) run(ctx context.Context, b *stemBuild, snap chan<- bool) {
 	took := false
 	err := x.db.read(ctx, "links.index", func(q *dbtx) error {
 		var err error
-		if v0, err = counter(q, metaSemanticVersion+x.agent); err != nil {
+		if v0, err = store.Counter(q, metaSemanticVersion+x.agent); err != nil {
 			return err
 		}
 		took = true
@@ -718,7 +718,7 @@ func (x *stemIndex) install(q *dbtx, b *stemBuild, d stemData, v0 int64) error {
 	if x.bg != b {
 		return nil // dropped meanwhile
 	}
-	v, err := counter(q, metaSemanticVersion+x.agent)
+	v, err := store.Counter(q, metaSemanticVersion+x.agent)
 	if err != nil {
 		return err
 	}

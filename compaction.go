@@ -185,7 +185,7 @@ func (m *Memory) Compact(ctx context.Context, strategies ...CompactionStrategy) 
 			if err != nil {
 				return err
 			}
-			return setMeta(q, metaCompactRun+m.agent, strconv.FormatInt(ms(now), 10))
+			return store.SetMeta(q, metaCompactRun+m.agent, strconv.FormatInt(store.MS(now), 10))
 		})
 		if err != nil {
 			return rep, err
@@ -258,14 +258,14 @@ func (m *Memory) compactDue(ctx context.Context) (bool, error) {
 	}
 	if !set {
 		return false, m.write(ctx, "compact.due", func(q *dbtx) error {
-			return store.SetMetaIfUnset(q, metaCompactRun+m.agent, strconv.FormatInt(ms(m.now()), 10))
+			return store.SetMetaIfUnset(q, metaCompactRun+m.agent, strconv.FormatInt(store.MS(m.now()), 10))
 		})
 	}
 	at, err := strconv.ParseInt(last, 10, 64)
 	if err != nil {
 		return true, nil // a value engram did not write: run, and write it again
 	}
-	return m.now().Sub(fromMS(at)) >= m.cfg.Compaction.Interval, nil
+	return m.now().Sub(store.FromMS(at)) >= m.cfg.Compaction.Interval, nil
 }
 
 // archivable are the kinds compaction may archive.
@@ -334,10 +334,10 @@ func (m *Memory) compactTime(q *dbtx, rep *CompactionReport, now time.Time) erro
 	if err != nil {
 		return err
 	}
-	if at, perr := strconv.ParseInt(last, 10, 64); set && perr == nil && now.Sub(fromMS(at)) < m.cfg.Compaction.Interval {
+	if at, perr := strconv.ParseInt(last, 10, 64); set && perr == nil && now.Sub(store.FromMS(at)) < m.cfg.Compaction.Interval {
 		return nil
 	}
-	if err := setMeta(q, metaTimeRun+m.agent, strconv.FormatInt(ms(now), 10)); err != nil {
+	if err := store.SetMeta(q, metaTimeRun+m.agent, strconv.FormatInt(store.MS(now), 10)); err != nil {
 		return err
 	}
 	today := now.UTC().Truncate(24 * time.Hour)
@@ -565,7 +565,7 @@ func (m *Memory) mergeCandidates(q *dbtx, pks []int64) (map[int64]mergeCandidate
 	byPK := make(map[int64]mergeCandidate, len(cands))
 	for _, c := range cands {
 		byPK[c.PK] = mergeCandidate{pk: c.PK, id: c.ID, content: c.Content, importance: c.Importance, access: c.Access,
-			created: ms(c.Created), tags: c.Tags, mergedFrom: c.MergedFrom, protected: c.Protected, user: c.UserID}
+			created: store.MS(c.Created), tags: c.Tags, mergedFrom: c.MergedFrom, protected: c.Protected, user: c.UserID}
 	}
 	return byPK, nil
 }
@@ -610,7 +610,7 @@ func (m *Memory) mergeGroup(q *dbtx, rep *CompactionReport, g []mergeCandidate, 
 	if err := m.archive(q, semanticKind, out, stepSemantic, now); err != nil {
 		return err
 	}
-	terms, ntok := semanticTerms(surv.content, encodeTags(surv.tags))
+	terms, ntok := semanticTerms(surv.content, store.EncodeTags(surv.tags))
 	return q.recordAs(OpMerge, "", func() error {
 		return store.SetMerged(q, surv.pk, surv.importance, surv.access, surv.tags, surv.mergedFrom, now, terms, ntok)
 	})
@@ -756,13 +756,13 @@ func (m *Memory) PurgeArchive(ctx context.Context, olderThan time.Duration) (int
 	if olderThan < 0 {
 		return 0, invalid("olderThan", "%v is negative", olderThan)
 	}
-	cutoff := ms(m.now().Add(-olderThan))
+	cutoff := store.MS(m.now().Add(-olderThan))
 	if olderThan == 0 {
 		cutoff = int64(^uint64(0) >> 1)
 	}
 	var n int64
 	err := m.write(ctx, "purge_archive", func(q *dbtx) error {
-		purged, err := m.forgetArchived(q, store.ArchiveSelect{Before: fromMS(cutoff)})
+		purged, err := m.forgetArchived(q, store.ArchiveSelect{Before: store.FromMS(cutoff)})
 		n = int64(len(purged))
 		return err
 	})

@@ -693,55 +693,15 @@ func checkDerived(q *dbtx) error {
 	return errors.Join(checkText(q), checkVectors(q))
 }
 
-// setMeta writes a meta value in q's transaction.
-func setMeta(q *dbtx, key, value string) error { return store.SetMeta(q, key, value) }
-
-// counter reads a meta counter: a per-agent change counter that an
-// in-process cache compares with what it last saw (0 before the first
-// change).
-func counter(q *dbtx, key string) (int64, error) { return store.Counter(q, key) }
-
-// bumpCounter moves a meta counter on by n, in q's transaction. (The
-// triggers of migration 0002 and of the Tier 2 schema do the same in SQL.)
-func bumpCounter(q *dbtx, key string, n int) error { return store.BumpCounter(q, key, n) }
-
-// Encoding shared by the stores.
-
-// ms encodes a time as Unix milliseconds (see store.MS).
-func ms(t time.Time) int64 { return store.MS(t) }
-
-// fromMS decodes Unix milliseconds (see store.FromMS).
-func fromMS(v int64) time.Time { return store.FromMS(v) }
-
-// zeroMS is the zero time's encoding.
-var zeroMS = store.ZeroMS
-
-func encodeTags(tags []string) string { return store.EncodeTags(tags) }
-
-func decodeTags(s string) ([]string, error) { return store.DecodeTags(s) }
-
 // deleteByID deletes the agent's row of kind k with the given ID, or
 // returns ErrNotFound. The table's triggers remove its full-text entry,
 // vector and links.
 func deleteByID(q *dbtx, k *kind, agent, id string) error {
-	res, err := q.exec(`DELETE FROM `+k.Table+` WHERE agent_id = ? AND id = ?`, agent, id)
-	return notFoundUnless(res, err, k.Noun, id)
-}
-
-// notFoundUnless passes on the error of a statement that changes the row
-// named by kind and id, and returns ErrNotFound when it changed none.
-func notFoundUnless(res sql.Result, err error, kind, id string) error {
-	if err != nil {
-		return err
+	found, err := store.DeleteRow(q, k.Kind, agent, id)
+	if err == nil && !found {
+		return notFound(k.Noun, id)
 	}
-	n, err := res.RowsAffected()
-	if err != nil {
-		return err
-	}
-	if n == 0 {
-		return notFound(kind, id)
-	}
-	return nil
+	return err
 }
 
 const (

@@ -330,7 +330,7 @@ func encodeColumn(row *exchange.Row, c string, v any) error {
 	case bool:
 		row.Int(c, map[bool]int64{false: 0, true: 1}[v])
 	case time.Time:
-		row.Int(c, ms(v))
+		row.Int(c, store.MS(v))
 	default:
 		return fmt.Errorf("column %s holds a %T", c, v)
 	}

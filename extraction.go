@@ -93,7 +93,7 @@ const metaRulesVersion = "rules.version:"
 
 // bumpVersion marks the agent's rules changed, in q's transaction.
 func (r *Rules) bumpVersion(q *dbtx) error {
-	return bumpCounter(q, metaRulesVersion+r.m.agent, 1)
+	return store.BumpCounter(q, metaRulesVersion+r.m.agent, 1)
 }
 
 // activeRules returns the agent's active rules, from the cache when no

@@ -422,10 +422,10 @@ type scope struct {
 
 // newScope compiles a validated filter.
 func newScope(f Filter) scope {
-	sc := scope{kinds: slices.Clone(f.Types), since: ms(f.Since), until: math.MaxInt64,
+	sc := scope{kinds: slices.Clone(f.Types), since: store.MS(f.Since), until: math.MaxInt64,
 		user: f.UserID, session: f.SessionID, meta: f.Metadata.stored()}
 	if !f.Until.IsZero() {
-		sc.until = ms(f.Until)
+		sc.until = store.MS(f.Until)
 	}
 	if len(f.Tags) > 0 {
 		b, _ := json.Marshal(f.Tags)
@@ -451,13 +451,13 @@ func (sc *scope) admitsType(t MemoryType) bool {
 
 // empty reports whether the scope keeps every row of a kind it admits.
 func (sc *scope) empty() bool {
-	return sc.tags == "" && sc.since <= zeroMS && sc.until == math.MaxInt64 && sc.user == "" && sc.session == "" && sc.meta == nil
+	return sc.tags == "" && sc.since <= store.ZeroMS && sc.until == math.MaxInt64 && sc.user == "" && sc.session == "" && sc.meta == nil
 }
 
 // byRow reports whether the scope has conditions beyond the user and the
 // session, which the in-memory text index does not hold.
 func (sc *scope) byRow() bool {
-	return sc.tags != "" || sc.since > zeroMS || sc.until != math.MaxInt64 || sc.meta != nil
+	return sc.tags != "" || sc.since > store.ZeroMS || sc.until != math.MaxInt64 || sc.meta != nil
 }
 
 // where returns the SQL condition that the row of kind k (which the scope

@@ -746,7 +746,7 @@ func (im *importer) checkRule(v values) error {
 	rule.Importance, _ = v["importance"].(float64)
 	rule.Subject, rule.Predicate, rule.Object = str(v["subject"]), str(v["predicate"]), str(v["object"])
 	var err error
-	if rule.Tags, err = decodeTags(str(v["tags"])); err != nil {
+	if rule.Tags, err = store.DecodeTags(str(v["tags"])); err != nil {
 		return invalid("row.tags", "%v", err)
 	}
 	if err := im.m.rules.validate(&rule); err != nil {

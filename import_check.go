@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"strings"
+
+	"github.com/engram-go/engram/internal/store"
 )
 
 // A columnRule checks an imported column's value (not NULL; of the
@@ -229,8 +231,8 @@ func boolRule(_ *Memory, f string, v any) error {
 // or the zero time.
 func timeRule(_ *Memory, f string, v any) error {
 	n, ok := v.(int64)
-	if !ok || n != zeroMS && (n < ms(MinTime) || n > ms(MaxTime)) {
-		return invalid(f, "%v is not a time in Unix milliseconds within [%v, %v]", v, ms(MinTime), ms(MaxTime))
+	if !ok || n != store.ZeroMS && (n < store.MS(MinTime) || n > store.MS(MaxTime)) {
+		return invalid(f, "%v is not a time in Unix milliseconds within [%v, %v]", v, store.MS(MinTime), store.MS(MaxTime))
 	}
 	return nil
 }

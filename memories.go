@@ -411,7 +411,7 @@ func (m *Memory) List(ctx context.Context, mq MemoryQuery) (MemoryPage, error) {
 		if !mq.Until.After(mq.Since) {
 			return MemoryPage{}, invalid("Until", "%v is not after Since (%v)", mq.Until, mq.Since)
 		}
-		until = ms(mq.Until)
+		until = store.MS(mq.Until)
 	}
 	limit := mq.Limit
 	if limit < 0 || limit > MaxListPage {
@@ -440,7 +440,7 @@ func (m *Memory) List(ctx context.Context, mq MemoryQuery) (MemoryPage, error) {
 			if tags != "" && !k.Tagged || !sc.admitsKind(k) {
 				continue
 			}
-			page := store.ListPage{Since: ms(mq.Since), Until: until, At: cur.At, ID: cur.ID, Type: string(cur.Type), Tags: tags, Limit: limit + 1}
+			page := store.ListPage{Since: store.MS(mq.Since), Until: until, At: cur.At, ID: cur.ID, Type: string(cur.Type), Tags: tags, Limit: limit + 1}
 			list, err := m.records(q, typ, page.Select(k.Kind, sc.storedOrNil()))
 			if err != nil {
 				return err
@@ -453,12 +453,12 @@ func (m *Memory) List(ctx context.Context, mq MemoryQuery) (MemoryPage, error) {
 		return MemoryPage{}, err
 	}
 	slices.SortFunc(all, func(a, b Record) int {
-		return cmp.Or(cmp.Compare(ms(b.CreatedAt()), ms(a.CreatedAt())), cmp.Compare(b.ID(), a.ID()), cmp.Compare(b.Type, a.Type))
+		return cmp.Or(cmp.Compare(store.MS(b.CreatedAt()), store.MS(a.CreatedAt())), cmp.Compare(b.ID(), a.ID()), cmp.Compare(b.Type, a.Type))
 	})
 	page := MemoryPage{Records: all[:min(limit, len(all))]}
 	if len(all) > limit {
 		last := page.Records[limit-1]
-		page.Next = listCursor{ms(last.CreatedAt()), last.ID(), last.Type}.encode()
+		page.Next = listCursor{store.MS(last.CreatedAt()), last.ID(), last.Type}.encode()
 	}
 	return page, nil
 }

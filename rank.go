@@ -170,7 +170,7 @@ func (m *Memory) present(ctx context.Context, s *search, cands []candidate) ([]c
 			touched = append(touched, cands[i].ID)
 		}
 	}
-	if !s.quiet && !m.db.readOnly && len(touched) > 0 && m.access.note(TypeSemantic, touched, accessNote{N: 1, At: ms(s.now)}) {
+	if !s.quiet && !m.db.readOnly && len(touched) > 0 && m.access.note(TypeSemantic, touched, accessNote{N: 1, At: store.MS(s.now)}) {
 		m.flushAccessSoon()
 	}
 	return cands, nil

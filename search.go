@@ -399,7 +399,7 @@ type search struct {
 // search (see SearchConfig.IndexMax).
 func (s *search) indexable() bool {
 	f := &s.filter
-	return s.opts.Mode == SearchText && !s.opts.Advanced && f.tags == "" && f.since <= zeroMS && f.until == math.MaxInt64 && !f.sc.byRow()
+	return s.opts.Mode == SearchText && !s.opts.Advanced && f.tags == "" && f.since <= store.ZeroMS && f.until == math.MaxInt64 && !f.sc.byRow()
 }
 
 // where returns the SQL condition that the row of k named alias is in the
@@ -445,9 +445,9 @@ func (m *Memory) newSearch(opts SearchOptions) *search {
 		// No words to look for by text; a vector search still looks.
 		s.byText = false
 	}
-	s.filter = ftsFilter{since: ms(opts.Since), until: math.MaxInt64, sc: scope{since: zeroMS, until: math.MaxInt64}}
+	s.filter = ftsFilter{since: store.MS(opts.Since), until: math.MaxInt64, sc: scope{since: store.ZeroMS, until: math.MaxInt64}}
 	if !opts.Until.IsZero() {
-		s.filter.until = ms(opts.Until)
+		s.filter.until = store.MS(opts.Until)
 	}
 	if len(opts.Tags) > 0 {
 		b, _ := json.Marshal(opts.Tags)
@@ -458,7 +458,7 @@ func (m *Memory) newSearch(opts SearchOptions) *search {
 		// is the scope's, which every query over rows adds.
 		sc := newScope(*opts.Filter)
 		s.filter.since, s.filter.until = max(s.filter.since, sc.since), min(s.filter.until, sc.until)
-		sc.since, sc.until = zeroMS, math.MaxInt64
+		sc.since, sc.until = store.ZeroMS, math.MaxInt64
 		s.filter.sc = sc
 		s.filter.tagList = opts.Filter.Tags
 	}

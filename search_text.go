@@ -231,7 +231,7 @@ func (m *Memory) ftsBest(q *dbtx, s *search, ss scopedSource) ([]candidate, erro
 	seen := map[int64]bool{}
 	for _, p := range plans {
 		match := store.TextMatch{Agent: m.agent, Expr: p.expr, From: p.from, Filter: s.filter.stored(),
-			Scorer: handle, FromText: fromText, Limit: s.k, Now: ms(s.now)}
+			Scorer: handle, FromText: fromText, Limit: s.k, Now: store.MS(s.now)}
 		err := store.TextBest(q, ss.Kind, match, func(row *store.RankedRow, terms []byte, ntok int) error {
 			if seen[row.PK] {
 				return nil
@@ -511,7 +511,7 @@ type ftsFilter struct {
 }
 
 func (f ftsFilter) none() bool {
-	return f.tags == "" && f.since <= zeroMS && f.until == math.MaxInt64 && f.sc.empty()
+	return f.tags == "" && f.since <= store.ZeroMS && f.until == math.MaxInt64 && f.sc.empty()
 }
 
 // stored returns the filter as the store takes it.

@@ -78,7 +78,7 @@ func (m *Memory) vectorCandidates(ctx context.Context, s *search) ([]candidate, 
 			return err
 		}
 		if !s.byText { // else the text search's read took it
-			if s.accessVersion, err = counter(q, metaAccessVersion+m.agent); err != nil {
+			if s.accessVersion, err = store.Counter(q, metaAccessVersion+m.agent); err != nil {
 				return err
 			}
 		}

@@ -384,7 +384,7 @@ func TestSemanticVectorsAreTermVectors(t *testing.T) {
 		{"kubernetes k8s 10.2.3 x_y foo-bar", `[]`},
 	} {
 		wantTerms, wantN := semanticTerms(c.content, c.tags)
-		tags, err := decodeTags(c.tags)
+		tags, err := store.DecodeTags(c.tags)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -210,7 +210,7 @@ func (m *Memory) summarize(q *dbtx, now time.Time) (Summary, time.Time, error) {
 // the latter leaves the window (the far future for none).
 func (m *Memory) semanticCounts(q *dbtx, scan string, now time.Time, s *Summary) (time.Time, error) {
 	window := now.Add(-SummaryRecentWindow)
-	cutoff := ms(window)
+	cutoff := store.MS(window)
 	oldest := int64(-1)
 	n := &s.RecentlyAccessed
 	high, recent, first, err := store.SemanticCounts(q, m.agent, scan, m.cfg.Semantic.ImportanceThreshold, window)
@@ -219,10 +219,10 @@ func (m *Memory) semanticCounts(q *dbtx, scan string, now time.Time, s *Summary)
 	}
 	s.HighImportance, *n = high, recent
 	if !first.IsZero() {
-		oldest = ms(first)
+		oldest = store.MS(first)
 	}
 	if !m.access.idle() {
-		v, err := counter(q, metaAccessVersion+m.agent)
+		v, err := store.Counter(q, metaAccessVersion+m.agent)
 		if err != nil {
 			return time.Time{}, err
 		}

@@ -557,7 +557,7 @@ func (k *textKind) best(s *search, typ MemoryType, df map[string]int, budget int
 				seen[t.doc] = true
 			}
 			d := &k.docs[t.doc]
-			found = append(found, candidate{Result: Result{Type: typ, ID: d.id, CreatedAt: fromMS(d.created)}, pk: d.pk,
+			found = append(found, candidate{Result: Result{Type: typ, ID: d.id, CreatedAt: store.FromMS(d.created)}, pk: d.pk,
 				text: t.score, held: t.held, importance: d.importance, partial: true})
 		}
 		if len(found) >= s.k {
@@ -807,7 +807,7 @@ func (m *Memory) indexCandidates(q *dbtx, s *search, d *textData, docs, tokens i
 					// out, as store.SessionNeighbours leaves it out.
 					if n >= 0 && (keep == nil || keep(n)) {
 						nd := &k.docs[n]
-						s.near = append(s.near, candidate{Result: Result{Type: src.typ, ID: nd.id, ContextOf: c.ID, CreatedAt: fromMS(nd.created)},
+						s.near = append(s.near, candidate{Result: Result{Type: src.typ, ID: nd.id, ContextOf: c.ID, CreatedAt: store.FromMS(nd.created)},
 							pk: nd.pk, importance: nd.importance, partial: true})
 					}
 				}

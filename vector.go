@@ -192,10 +192,10 @@ func (v *vectors) prepare(q *dbtx, newDims, newModel, existing bool) error {
 	if err := markPending(q, ""); err != nil {
 		return err
 	}
-	if err := setMeta(q, metaVectorDims, strconv.Itoa(v.dims)); err != nil {
+	if err := store.SetMeta(q, metaVectorDims, strconv.Itoa(v.dims)); err != nil {
 		return err
 	}
-	return setMeta(q, metaVectorModel, v.model)
+	return store.SetMeta(q, metaVectorModel, v.model)
 }
 
 // checkReadOnly is prepare for a read-only database, which cannot be changed:

@@ -58,7 +58,7 @@ func (v *vectors) cosines(qv []float32, cands []candidate) {
 // agent's vectors, or ahead of it (q's snapshot may predate this
 // process's latest commit).
 func (v *vectors) sync(q *dbtx) error {
-	ver, err := counter(q, metaVectorVersion+v.m.agent)
+	ver, err := store.Counter(q, metaVectorVersion+v.m.agent)
 	if err != nil {
 		return err
 	}

@@ -194,7 +194,7 @@ func (m *Memory) Reindex(ctx context.Context, progress func(done, total int)) er
 			if err := markPending(q, m.agent); err != nil {
 				return err
 			}
-			if err := setMeta(q, metaReindex+m.agent, strconv.FormatInt(ms(m.now()), 10)); err != nil {
+			if err := store.SetMeta(q, metaReindex+m.agent, strconv.FormatInt(store.MS(m.now()), 10)); err != nil {
 				return err
 			}
 		}

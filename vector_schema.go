@@ -60,7 +60,7 @@ func (v *vectors) migrate(q *dbtx, fresh bool) error {
 	if raw == strconv.Itoa(len(steps)) {
 		return nil // an open that changes nothing writes nothing
 	}
-	return setMeta(q, metaVectorSchema, strconv.Itoa(len(steps)))
+	return store.SetMeta(q, metaVectorSchema, strconv.Itoa(len(steps)))
 }
 
 // tier2Applied returns how many steps of the Tier 2 schema the database

@@ -102,7 +102,7 @@ func (v *vectors) follow(q *dbtx, cs []change) error {
 // loaded again on its next use. The writer lock is held.
 func (v *vectors) finish(q *dbtx) error {
 	if v.written > 0 {
-		if err := bumpCounter(q, metaVectorVersion+v.m.agent, v.written); err != nil {
+		if err := store.BumpCounter(q, metaVectorVersion+v.m.agent, v.written); err != nil {
 			return err
 		}
 		v.written = 0
@@ -127,7 +127,7 @@ func (v *vectors) finish(q *dbtx) error {
 		return nil
 	}
 	v.touched = true
-	ver, err := counter(q, metaVectorVersion+v.m.agent)
+	ver, err := store.Counter(q, metaVectorVersion+v.m.agent)
 	if err != nil {
 		return err
 	}

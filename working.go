@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/engram-go/engram/internal/bm25"
+	"github.com/engram-go/engram/internal/store"
 )
 
 // Working is the agent's working set: a few items (7 by default) kept in
@@ -97,7 +98,7 @@ func (w *Working) put(items ...WorkingItem) ([]WorkingItem, error) {
 	for i, item := range items {
 		item.Tags = cloneStrings(item.Tags)
 		slots[i] = workingSlot{item: item, lower: strings.ToLower(item.Content)}
-		slots[i].terms, slots[i].ntok = bm25.Vector(item.Content, encodeTags(item.Tags))
+		slots[i].terms, slots[i].ntok = bm25.Vector(item.Content, store.EncodeTags(item.Tags))
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -281,7 +282,7 @@ func (w *Working) candidates(s *search) []candidate {
 		if it.Recalled != "" && s.wantsType(it.Recalled) {
 			continue // the search finds the memory itself
 		}
-		if added := ms(it.AddedAt); added < s.filter.since || added >= s.filter.until {
+		if added := store.MS(it.AddedAt); added < s.filter.since || added >= s.filter.until {
 			continue
 		}
 		if len(opts.Tags) > 0 && !slices.ContainsFunc(it.Tags, func(t string) bool { return slices.Contains(opts.Tags, t) }) {
@@ -292,7 +293,7 @@ func (w *Working) candidates(s *search) []candidate {
 		}
 		terms, ntok := slot.terms, slot.ntok
 		if len(s.prefixes) > 0 { // see bm25.VectorPrefixed
-			terms, ntok = bm25.VectorPrefixed(s.prefixes, it.Content, encodeTags(it.Tags))
+			terms, ntok = bm25.VectorPrefixed(s.prefixes, it.Content, store.EncodeTags(it.Tags))
 		}
 		score, held := s.scorer.Score(terms, ntok)
 		if score == 0 {

@@ -166,6 +166,13 @@ func RowPK(q Querier, k *Kind, agent, id string) (int64, bool, error) {
 	return noRow(pk, err)
 }
 
+// DeleteRow deletes the agent's row of kind k with the given ID (its
+// triggers remove its full-text entry, vector and links), and reports
+// whether there was one. Errors are the driver's.
+func DeleteRow(q Querier, k *Kind, agent, id string) (bool, error) {
+	return affected(q.Exec(`DELETE FROM `+k.Table+` WHERE agent_id = ? AND id = ?`, agent, id))
+}
+
 // CountRows returns how many rows of kind k the agent has.
 // Errors are the driver's.
 func CountRows(q Querier, k *Kind, agent string) (int, error) {
