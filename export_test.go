@@ -1,6 +1,10 @@
 package engram
 
-import "context"
+import (
+	"context"
+
+	"github.com/engram-go/engram/internal/store"
+)
 
 // ParseCommentID is parseCommentID, for the tests that read memory.md.
 var ParseCommentID = parseCommentID
@@ -12,9 +16,9 @@ var EncodeVector = encodeVector
 // HoldRead runs a read of m's store that starts, says so on started, and
 // lasts until release is closed: a read as long as a test wants.
 func HoldRead(m *Memory, started chan<- struct{}, release <-chan struct{}) error {
-	return m.db.read(context.Background(), "test.hold", func(q *dbtx) error {
+	return m.db.Read(context.Background(), "test.hold", func(q store.Tx) error {
 		var n int
-		if err := q.queryRow(`SELECT count(*) FROM semantic_memory`, nil, &n); err != nil {
+		if err := q.QueryRow(`SELECT count(*) FROM semantic_memory`, nil, &n); err != nil {
 			return err
 		}
 		close(started)

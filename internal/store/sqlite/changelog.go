@@ -1,0 +1,487 @@
+package sqlite
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/engram-go/engram/internal/store"
+	modernc "modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+)
+
+// The change log keeps in-memory state beside the database (the stem
+// index of auto-linking, the vector index) in step with the rows it is
+// made from, whatever statement changed them, so that nothing that writes
+// a row has to remember to tell anyone:
+//
+//   - inserts and deletes of memory rows are seen by SQLite's pre-update
+//     hook on the writer connection, which hands each to Go as it
+//     happens (a few hundred nanoseconds, no SQL);
+//   - changes of a kind's text (rare: an Update, a promoted working item)
+//     are logged to temp.changes by temporary triggers on the writer
+//     connection, which fire only when a text column really changed, so
+//     that the bulk updates of decay and access counts cost nothing.
+//
+// A write transaction hands what was logged to its followers before it
+// commits (store.settle), or earlier when a follower needs to be current
+// in the middle of it (dbtx.changes). Changes made through other
+// connections (another Memory on the same file, another process) are not
+// logged here: each follower also checks a per-agent counter in meta that
+// triggers move on with every change, and starts again from the table when
+// the counter moved further than its own changes explain.
+
+// changeLog is the writer connection's log. The writer lock guards it:
+// the pre-update hook runs inside the statements of the writer.
+type changeLog struct {
+	s      *DB
+	tables map[string]*logged // by table name
+	// followers are the followers of each agent whose Memory is open on
+	// the database, in the order they were registered.
+	followers map[string][]store.Follower
+	// installed are the statements that made the temporary tables and
+	// triggers on the writer connection, in order: a writer opened again
+	// (see database.wake) runs them again.
+	installed []string
+	on        bool           // the hook is registered: some follower needs changes now
+	pending   []store.Change // seen by the hook, not handed out yet
+	// texts says a statement updated a table whose changes of text the
+	// temporary triggers log: temp.changes may hold some.
+	texts bool
+	// flagged says refresh wrote temp.changes_on, maybe inside a write
+	// transaction, since a rollback last put it back in step with on: a
+	// rollback may take the write back (see restoreFlag).
+	flagged bool
+}
+
+// logged is what the log records of one kind.
+type logged struct {
+	k              *store.Kind
+	insert, delete bool // the hook records these now
+	text           bool // with the text of inserts and deletes
+	id, agent      int  // the columns' positions in the table
+	textCols       []int
+	width          int  // how many columns a row read needs
+	onUpdateOfText bool // a trigger logs changes of text
+}
+
+// Follow registers agent's followers with the database's change log,
+// making the log when it is the first, and prepares what their watches
+// may need on the writer connection: the temporary log table and the
+// triggers for changes of text. The pre-update hook is registered while
+// some follower needs changes (see Refresh): a memory nobody follows pays
+// nothing for the log. It is called when a Memory opens. It returns
+// store.ErrClosed after Close, and the driver's error (or a watch of a
+// kind the log cannot follow) as Config.Wrap makes it for "open".
+func (s *DB) Follow(ctx context.Context, agent string, followers ...store.Follower) error {
+	if err := s.lockWriter(ctx); err != nil {
+		return err
+	}
+	defer s.wmu.Unlock()
+	if s.log == nil {
+		s.log = &changeLog{s: s, tables: map[string]*logged{}, followers: map[string][]store.Follower{}}
+	}
+	l := s.log
+	stmts := []string{`CREATE TEMP TABLE IF NOT EXISTS changes (
+		seq INTEGER PRIMARY KEY, kind TEXT NOT NULL, pk INTEGER NOT NULL, agent_id TEXT NOT NULL,
+		id TEXT NOT NULL, old_text TEXT)`,
+		// One row while the hook is registered: the triggers log only then.
+		`CREATE TEMP TABLE IF NOT EXISTS changes_on (on_ INTEGER PRIMARY KEY)`}
+	texts := map[*logged]bool{}
+	for _, f := range followers {
+		for _, w := range f.Watches(true) {
+			k := store.KindNamed(w.Kind)
+			if k == nil {
+				return s.fail("open", fmt.Errorf("the change log knows no kind %q", w.Kind))
+			}
+			if w.Text && k.TextErr != nil {
+				return s.fail("open", fmt.Errorf("the change log cannot make the text of a %s: %w", k.Noun, k.TextErr))
+			}
+			lg := l.tables[k.Table]
+			if lg == nil {
+				var err error
+				if lg, err = s.columnsOf(ctx, k); err != nil {
+					return err
+				}
+				l.tables[k.Table] = lg
+			}
+			if strings.IndexByte(w.Ops, store.ChangeText) >= 0 {
+				lg.onUpdateOfText = true
+				texts[lg] = texts[lg] || w.Text
+			}
+		}
+	}
+	for lg, withText := range texts {
+		k := lg.k
+		old := "NULL"
+		if withText {
+			old = k.TextOver("old")
+		}
+		stmts = append(stmts, `CREATE TEMP TRIGGER IF NOT EXISTS changes_`+k.Table+` AFTER UPDATE ON main.`+k.Table+
+			` WHEN (`+k.TextChanged()+`) AND EXISTS (SELECT 1 FROM temp.changes_on) BEGIN INSERT INTO temp.changes (kind, pk, agent_id, id, old_text) VALUES ('`+
+			k.Name+`', new.pk, new.agent_id, new.id, `+old+`); END`)
+	}
+	for _, stmt := range stmts {
+		if slices.Contains(l.installed, stmt) {
+			continue
+		}
+		if _, err := s.wconn.ExecContext(ctx, stmt); err != nil {
+			return s.fail("open", err)
+		}
+		l.installed = append(l.installed, stmt)
+	}
+	l.followers[agent] = append(l.followers[agent], followers...)
+	if err := l.refresh(ctx); err != nil {
+		l.followers[agent] = l.followers[agent][:len(l.followers[agent])-len(followers)]
+		return s.fail("open", err)
+	}
+	return nil
+}
+
+// Unfollow forgets agent's followers, when its Memory closes, and
+// unregisters the hook when no other follower needs it. A writer that
+// cannot be opened again leaves nothing to unregister.
+func (s *DB) Unfollow(agent string, followers ...store.Follower) {
+	if s.lockWriter(context.Background()) != nil {
+		return
+	}
+	defer s.wmu.Unlock()
+	l := s.log
+	if l == nil {
+		return
+	}
+	l.followers[agent] = slices.DeleteFunc(l.followers[agent], func(f store.Follower) bool { return slices.Contains(followers, f) })
+	if len(l.followers[agent]) == 0 {
+		delete(l.followers, agent)
+	}
+	_ = l.refresh(context.Background()) // the hook only costs time
+}
+
+// install makes the log's temporary tables and triggers again on a new
+// writer connection, and registers the hook when it was on. The writer
+// lock is held.
+func (l *changeLog) install(ctx context.Context) error {
+	for _, stmt := range l.installed {
+		if _, err := l.s.wconn.ExecContext(ctx, stmt); err != nil {
+			return err
+		}
+	}
+	if !l.on {
+		return nil
+	}
+	l.on = false
+	return l.refresh(ctx)
+}
+
+// refresh asks the followers what they need now, and registers the
+// pre-update hook (and lets the triggers log) when any needs something,
+// or unregisters it when none does. The writer lock is held.
+func (l *changeLog) refresh(ctx context.Context) error {
+	for _, lg := range l.tables {
+		lg.insert, lg.delete, lg.text = false, false, false
+	}
+	need := false
+	for _, f := range l.all() {
+		for _, w := range f.Watches(false) {
+			lg := l.tables[store.KindNamed(w.Kind).Table]
+			for _, op := range []byte(w.Ops) {
+				switch op {
+				case store.ChangeInsert:
+					lg.insert = true
+				case store.ChangeDelete:
+					lg.delete = true
+				}
+			}
+			lg.text = lg.text || w.Text
+			need = true
+		}
+	}
+	if need == l.on {
+		return nil
+	}
+	if err := l.setFlag(ctx, need); err != nil {
+		return err
+	}
+	var hook modernc.PreUpdateHookFn
+	if need {
+		hook = l.hook
+	}
+	err := l.s.wconn.Raw(func(dc any) error {
+		hr, ok := dc.(modernc.HookRegisterer)
+		if !ok {
+			return fmt.Errorf("the SQLite driver's connection (%T) takes no pre-update hook", dc)
+		}
+		hr.RegisterPreUpdateHook(hook)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	l.on = need
+	return nil
+}
+
+// setFlag writes temp.changes_on: one row when on, which lets the
+// triggers log. The writer lock is held.
+func (l *changeLog) setFlag(ctx context.Context, on bool) error {
+	flag := `DELETE FROM temp.changes_on`
+	if on {
+		flag = `INSERT OR IGNORE INTO temp.changes_on VALUES (1)`
+	}
+	l.flagged = true
+	_, err := l.s.wconn.ExecContext(ctx, flag)
+	return err
+}
+
+// restoreFlag puts temp.changes_on back in step with the hook after a
+// rollback (of a transaction or a savepoint) that may have taken back
+// refresh's write of it, so that the triggers log exactly while the hook
+// is registered.
+func (l *changeLog) restoreFlag() error {
+	if l == nil || !l.flagged {
+		return nil
+	}
+	return l.setFlag(context.Background(), l.on)
+}
+
+// columnsOf finds where a kind's table keeps the columns the log reads.
+func (s *DB) columnsOf(ctx context.Context, k *store.Kind) (*logged, error) {
+	rows, err := s.wconn.QueryContext(ctx, `SELECT cid, name FROM pragma_table_info(?)`, k.Table)
+	if err != nil {
+		return nil, s.fail("open", err)
+	}
+	at := map[string]int{}
+	_, err = store.ScanAll(rows, func(r store.Scanner) (struct{}, error) {
+		var cid int
+		var name string
+		err := r.Scan(&cid, &name)
+		at[name] = cid
+		return struct{}{}, err
+	})
+	if err != nil {
+		return nil, s.fail("open", err)
+	}
+	lg := &logged{k: k}
+	need := append([]string{"id", "agent_id"}, k.TextCols...)
+	for i, name := range need {
+		c, ok := at[name]
+		if !ok {
+			return nil, s.fail("open", fmt.Errorf("table %s has no column %s", k.Table, name))
+		}
+		switch i {
+		case 0:
+			lg.id = c
+		case 1:
+			lg.agent = c
+		default:
+			lg.textCols = append(lg.textCols, c)
+		}
+		lg.width = max(lg.width, c+1)
+	}
+	return lg, nil
+}
+
+// hook is the writer connection's pre-update hook: it records the
+// watched inserts and deletes of memory rows, and notes updates of tables
+// whose changes of text the triggers log.
+func (l *changeLog) hook(d modernc.SQLitePreUpdateData) {
+	lg := l.tables[d.TableName]
+	if lg == nil || d.DatabaseName != "main" {
+		return
+	}
+	if d.Op == sqlite3.SQLITE_UPDATE {
+		l.texts = l.texts || lg.onUpdateOfText
+		return
+	}
+	var c store.Change
+	var row func(dest ...any) error
+	switch d.Op {
+	case sqlite3.SQLITE_INSERT:
+		if !lg.insert {
+			return
+		}
+		c.Op, c.PK, row = store.ChangeInsert, d.NewRowID, d.New
+	case sqlite3.SQLITE_DELETE:
+		if !lg.delete {
+			return
+		}
+		c.Op, c.PK, row = store.ChangeDelete, d.OldRowID, d.Old
+	default:
+		return
+	}
+	c.Kind = lg.k.Name
+	width := lg.width
+	if !lg.text {
+		width = max(lg.id, lg.agent) + 1
+	}
+	vals := make([]any, width)
+	if err := row(vals...); err != nil {
+		// A row the hook cannot read is logged without its values: the
+		// followers that need them start again from the table.
+		c.ID, c.Agent = "", ""
+	} else {
+		c.ID, _ = vals[lg.id].(string)
+		c.Agent, _ = vals[lg.agent].(string)
+		if lg.text {
+			c.Text = lg.k.TextFrom(func(i int) string { s, _ := vals[lg.textCols[i]].(string); return s })
+		}
+	}
+	l.pending = append(l.pending, c)
+}
+
+// Changes hands the changes logged so far in q's write transaction to
+// every follower. A follower that must be current in the middle of a
+// transaction (auto-linking's stem index) calls it before it looks. It
+// returns the driver's error or the first follower's.
+func (q *Tx) Changes() error {
+	l := q.tx.s.log
+	if l == nil {
+		return nil
+	}
+	cs := l.pending
+	l.pending = nil
+	if l.texts {
+		l.texts = false
+		rows, err := q.query(`DELETE FROM temp.changes RETURNING kind, pk, agent_id, id, coalesce(old_text, '')`)
+		if err != nil {
+			return err
+		}
+		texts, err := store.ScanAll(rows, func(r store.Scanner) (store.Change, error) {
+			c := store.Change{Op: store.ChangeText}
+			err := r.Scan(&c.Kind, &c.PK, &c.Agent, &c.ID, &c.Text)
+			return c, err
+		})
+		if err != nil {
+			return err
+		}
+		cs = append(cs, texts...)
+	}
+	if len(cs) == 0 {
+		return nil
+	}
+	if known := q.tx.terms; len(known) > 0 {
+		for i := range cs {
+			if c := &cs[i]; c.Terms == nil && c.Op == store.ChangeInsert {
+				c.Terms = known[c.Text]
+			}
+		}
+		clear(known)
+	}
+	// A follower needs only the batches that hold changes of its agent's
+	// rows (see store.Follower): with many agents open on one file, a write
+	// costs the followers of the agents it writes for.
+	var agents []string
+	for _, c := range cs {
+		if c.Agent != "" && !slices.Contains(agents, c.Agent) {
+			agents = append(agents, c.Agent)
+		}
+	}
+	for _, agent := range agents {
+		for _, f := range l.followers[agent] {
+			if err := f.Follow(q, cs); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// KnowTerms tells the change log the term vector of text, which the write
+// made already, so that an insert of text that the log hands out in q's
+// transaction carries it (store.Change Terms) instead of having it made
+// again.
+func (q *Tx) KnowTerms(text string, terms map[string]uint32) {
+	if terms == nil || q.tx.s.log == nil || !q.tx.s.log.on {
+		return
+	}
+	if q.tx.terms == nil {
+		q.tx.terms = map[string]map[string]uint32{}
+	}
+	q.tx.terms[text] = terms
+}
+
+// all returns every agent's followers.
+func (l *changeLog) all() []store.Follower {
+	var out []store.Follower
+	for _, fs := range l.followers {
+		out = append(out, fs...)
+	}
+	return out
+}
+
+// logMark is the log's state when a savepoint began: the changes not
+// handed out yet, and whether temp.changes may hold some.
+type logMark struct {
+	pending []store.Change
+	texts   bool
+}
+
+// mark and rewind keep the log in step with a savepoint: what the hook
+// saw in a savepoint that rolls back never happened, and what was handed
+// out in it of the changes made before it is handed out again, since the
+// followers that applied it forgot it (see store.Follower). The rows of
+// temp.changes drained in it come back with the rollback.
+func (l *changeLog) mark() logMark {
+	if l == nil {
+		return logMark{}
+	}
+	// Clipped, so that what the hook appends does not write over it.
+	return logMark{pending: slices.Clip(l.pending), texts: l.texts}
+}
+
+func (l *changeLog) rewind(m logMark) {
+	if l != nil {
+		l.pending, l.texts = m.pending, m.texts
+	}
+}
+
+// reset forgets what a transaction that rolled back logged, and puts
+// the triggers' flag back in step with the hook: outside a transaction,
+// for good (should that fail, the next rollback tries again).
+func (l *changeLog) reset() {
+	if l != nil {
+		l.pending, l.texts = nil, false
+		if l.restoreFlag() == nil {
+			l.flagged = false
+		}
+	}
+}
+
+// settle runs at the end of a write transaction, before COMMIT: the
+// followers get the changes not handed out yet, then the BeforeCommit
+// callbacks run.
+func (s *DB) settle(q *Tx) error {
+	if err := q.Changes(); err != nil {
+		return err
+	}
+	for i := 0; i < len(q.tx.before); i++ { // a callback may register another
+		if err := q.tx.before[i](q); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Refresh asks the followers what they need now and registers the
+// pre-update hook, or unregisters it, as refresh does, taking the writer
+// lock. A follower whose needs change outside a write calls it; one in a
+// write (or in its callbacks, with the lock held) calls RefreshHeld. It
+// returns store.ErrClosed after Close, and the driver's error.
+func (s *DB) Refresh(ctx context.Context) error {
+	if err := s.lockWriter(ctx); err != nil {
+		return err
+	}
+	defer s.wmu.Unlock()
+	return s.RefreshHeld(ctx)
+}
+
+// RefreshHeld is Refresh for a caller that holds the writer lock: inside
+// a write transaction, or in its callbacks. It does nothing before the
+// first Follow.
+func (s *DB) RefreshHeld(ctx context.Context) error {
+	if s.log == nil {
+		return nil
+	}
+	return s.log.refresh(ctx)
+}
