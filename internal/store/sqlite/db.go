@@ -101,7 +101,7 @@ const writerCacheMiB = 8
 
 // ApplicationID is the SQLite application_id engram writes in the header
 // of every database it creates ("engr"), so that it never mistakes
-// another program's SQLite file for its own (see store.store.ErrNotEngram).
+// another program's SQLite file for its own (see store.ErrNotEngram).
 const ApplicationID = 0x656e6772
 
 // Config is how Open opens a database.
