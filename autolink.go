@@ -284,7 +284,7 @@ const stemSyncMax = 1000
 // store waits for it, and uses FTS5 until it is ready; compaction, which
 // reads every entry anyway, builds it at once (sync).
 //
-// Once built, it follows the change log (see changelog.go): every insert,
+// Once built, it follows the change log (see store.Follower): every insert,
 // delete and change of content of one of the agent's entries in this
 // Memory's transactions, whatever statement made it. A counter in meta,
 // moved on by triggers whenever one of the agent's entries is inserted,

@@ -68,7 +68,7 @@ type Memory struct {
 	llm        LLM      // nil without WithLLM
 	vectors    *vectors // nil in Tier 1
 	// followers are the Memory's in-memory state that the database's
-	// change log keeps in step (see changelog.go).
+	// change log keeps in step (see internal/store/sqlite's changelog.go).
 	followers []store.Follower
 	// owner is the Store that handed the Memory out, nil for one from
 	// New.

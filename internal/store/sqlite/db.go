@@ -42,7 +42,7 @@ import (
 type DB struct {
 	cfg    Config
 	memory bool
-	// readOnly says the database is only read (see readonly.go): Write
+	// readOnly says the database is only read (see Config.ReadOnly): Write
 	// refuses with store.ErrReadOnly, and name is a file: URI that tells
 	// SQLite so.
 	readOnly bool
@@ -263,7 +263,7 @@ func dsn(name string, pragmas []string) string {
 	}
 	sep := "?"
 	if strings.Contains(name, "?") {
-		sep = "&" // a URI's query; a path has no '?' (see WithPath)
+		sep = "&" // a URI's query; a path has no '?' (see the root's WithPath)
 	}
 	return name + sep + v.Encode()
 }
@@ -352,7 +352,7 @@ var goSteps = map[int]func(q *Tx) error{
 
 // recodeTerms rewrites the term vectors of table from the fixed-width
 // form of schema v5 to the compact one; a vector that is neither is
-// cleared, so that its row is scored from its text (see fillTerms).
+// cleared, so that its row is scored from its text (see store.FillMissingTerms).
 func recodeTerms(q *Tx, table string) error {
 	for after := int64(0); ; {
 		rows, err := q.query(`SELECT pk, terms FROM `+table+` WHERE pk > ? AND terms IS NOT NULL ORDER BY pk LIMIT 1000`, after)
