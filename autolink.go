@@ -306,6 +306,7 @@ type stemIndex struct {
 	// changed the index. recUndo is the same for the callback that takes
 	// back what a transaction or savepoint added to recorded.
 	undo, recUndo store.RollbackScope
+	resetter      func() func() // what changedIn registers with undo
 	ctl           stemControl
 	// deferred are the rowids of the entries stored while a background
 	// build ran (or was about to), in the order they were stored, whose
@@ -534,7 +535,12 @@ func loadStems(q store.Tx, agent string) (stemData, error) {
 // or that of the savepoint open in it, drops it.
 func (x *stemIndex) changedIn(q store.Tx) {
 	x.tx = q.Write()
-	q.OnRollbackIn(&x.undo, func() func() { return x.reset })
+	if x.resetter == nil {
+		// Made once: a closure handed to an interface's method escapes,
+		// and one made per call would cost every write an allocation.
+		x.resetter = func() func() { return x.reset }
+	}
+	q.OnRollbackIn(&x.undo, x.resetter)
 }
 
 // current reports whether the index is built and in step in q's write

@@ -102,6 +102,8 @@ type vectors struct {
 	written int
 	touched bool
 	undo    store.RollbackScope
+	// undoerFn is undoer, as begin hands it to OnRollbackIn.
+	undoerFn func() func()
 	// putIdx indexes the vectors of puts by kind, for similar: each made
 	// on its first use in the transaction, then kept in step by put.
 	putIdx map[MemoryType]*vecindex.Index

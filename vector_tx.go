@@ -48,7 +48,12 @@ func (v *vectors) begin(q store.Tx) {
 		v.own, v.written, v.touched, v.putIdx = 0, 0, false, nil
 		q.BeforeCommit(v.finish)
 	}
-	q.OnRollbackIn(&v.undo, v.undoer)
+	if v.undoerFn == nil {
+		// Made once: a method value handed to an interface's method
+		// escapes, and one made per call would cost an allocation.
+		v.undoerFn = v.undoer
+	}
+	q.OnRollbackIn(&v.undo, v.undoerFn)
 }
 
 // undoer returns the rollback callback of a transaction or savepoint
