@@ -127,7 +127,7 @@ type counted[T any] interface {
 
 // overlayAll overlays the unwritten notes on every memory of list (see
 // overlayAccess).
-func overlayAll[T any, P counted[T]](m *Memory, q *dbtx, list []T) error {
+func overlayAll[T any, P counted[T]](m *Memory, q store.Tx, list []T) error {
 	cs := make([]counts, len(list))
 	for i := range list {
 		cs[i] = P(&list[i]).counts()
@@ -139,7 +139,7 @@ func overlayAll[T any, P counted[T]](m *Memory, q *dbtx, list []T) error {
 // overlays the unwritten notes on them.
 func readCounted[T any, P counted[T]](ctx context.Context, m *Memory, op string, scan func(store.Scanner) (T, error), query string, args ...any) ([]T, error) {
 	var out []T
-	err := m.read(ctx, op, func(q *dbtx) error {
+	err := m.read(ctx, op, func(q store.Tx) error {
 		var err error
 		out, err = queryCounted[T, P](m, q, scan, query, args...)
 		return err
@@ -148,8 +148,8 @@ func readCounted[T any, P counted[T]](ctx context.Context, m *Memory, op string,
 }
 
 // queryCounted is readCounted in q's transaction.
-func queryCounted[T any, P counted[T]](m *Memory, q *dbtx, scan func(store.Scanner) (T, error), query string, args ...any) ([]T, error) {
-	rows, err := q.query(query, args...)
+func queryCounted[T any, P counted[T]](m *Memory, q store.Tx, scan func(store.Scanner) (T, error), query string, args ...any) ([]T, error) {
+	rows, err := q.Query(query, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -162,7 +162,7 @@ func queryCounted[T any, P counted[T]](m *Memory, q *dbtx, scan func(store.Scann
 
 // overlayAccess reads the agent's access version in q's snapshot and adds
 // to each of cs the notes that snapshot does not hold.
-func (m *Memory) overlayAccess(q *dbtx, cs ...counts) error {
+func (m *Memory) overlayAccess(q store.Tx, cs ...counts) error {
 	if len(cs) == 0 || m.access.idle() {
 		return nil
 	}
@@ -336,17 +336,17 @@ func (m *Memory) flushAccess(ctx context.Context) error {
 	if m.access.count() == 0 {
 		return nil
 	}
-	return m.write(ctx, "search.record_access", func(*dbtx) error { return nil })
+	return m.write(ctx, "search.record_access", func(store.Tx) error { return nil })
 }
 
-// write runs fn in one write transaction of the Memory's store (see
-// store.write), which first tells history who makes the changes (see
+// write runs fn in one write transaction of the Memory's database (see
+// the engine's DB.Write), which first tells history who makes the changes (see
 // beginChanges; an invalid actor or reason in ctx is an error matching
 // ErrInvalid) and writes the accesses searches noted and no write has
 // written yet: every write of the Memory keeps the access counts
 // in step, so that compaction, decay, consolidation and updates work on
 // them as they are, and no write path has to remember them.
-func (m *Memory) write(ctx context.Context, op string, fn func(q *dbtx) error) error {
+func (m *Memory) write(ctx context.Context, op string, fn func(q store.Tx) error) error {
 	if m.closed.Load() {
 		return ErrClosed
 	}
@@ -354,9 +354,9 @@ func (m *Memory) write(ctx context.Context, op string, fn func(q *dbtx) error) e
 	if err != nil {
 		return err
 	}
-	err = m.db.write(ctx, op, func(q *dbtx) error {
-		if m.db.history {
-			if err := q.beginChanges(actor, reason, m.now()); err != nil {
+	err = m.db.Write(ctx, op, func(q store.Tx) error {
+		if m.db.History() {
+			if err := beginChanges(q, actor, reason, m.now()); err != nil {
 				return err
 			}
 		}
@@ -374,13 +374,13 @@ func (m *Memory) write(ctx context.Context, op string, fn func(q *dbtx) error) e
 // writeAccess writes the pending notes in q's transaction, one statement
 // per kind. A memory deleted since it was noted is skipped. If the
 // transaction rolls back they are pending again.
-func (m *Memory) writeAccess(q *dbtx) error {
+func (m *Memory) writeAccess(q store.Tx) error {
 	batch := m.access.take()
 	if batch == nil {
 		return nil
 	}
-	q.onRollback(func() { m.access.putBack(batch) })
-	q.onCommit(func() { m.access.written(batch) })
+	q.OnRollback(func() { m.access.putBack(batch) })
+	q.OnCommit(func() { m.access.written(batch) })
 	byKind := map[MemoryType][]store.AccessNote{}
 	for k, n := range batch.notes {
 		byKind[k.kind] = append(byKind[k.kind], store.AccessNote{ID: k.id, N: n.N, R: n.R, At: n.At})

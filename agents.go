@@ -10,8 +10,10 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"time"
 
 	"github.com/engram-go/engram/internal/store"
+	"github.com/engram-go/engram/internal/store/sqlite"
 )
 
 // ListAgents returns the IDs of the agents that have memory where the
@@ -81,25 +83,15 @@ func agentsInFile(ctx context.Context, path string) ([]string, error) {
 			return nil, &DatabaseError{Op: "agents", Err: err}
 		}
 	}
-	db, conn, err := store.OpenAgentsFile(ctx, dsn(name, []string{"query_only(1)", "busy_timeout(5000)"}))
-	if err != nil {
-		return nil, &DatabaseError{Op: "agents", Err: err}
-	}
-	defer db.Close()
-	defer conn.Close()
-	s := &database{wconn: conn}
-	if _, err := s.checkOwner(ctx); err != nil {
-		if name != path {
-			err = explainReadOnly(path, err)
-		}
-		return nil, err
-	}
 	var out []string
-	err = store.ReadAgentsFile(ctx, conn, func(prep store.AgentsPrep) error {
+	err = sqlite.ReadFile(ctx, name, sqlite.Config{BusyTimeout: 5 * time.Second, Wrap: dbErr}, func(q store.Tx) error {
 		var err error
-		out, err = agentsIn(&dbtx{ctx: ctx, prep: prep})
+		out, err = agentsIn(q)
 		return err
 	})
+	if name != path {
+		err = explainReadOnly(path, err)
+	}
 	if err != nil {
 		return nil, dbErr("agents", err)
 	}
@@ -120,7 +112,7 @@ func hasDatabase(agentDir string) (bool, error) {
 }
 
 // agentsIn returns the agents with rows in the file, sorted.
-func agentsIn(q *dbtx) ([]string, error) {
+func agentsIn(q store.Tx) ([]string, error) {
 	tables, err := agentTables(q)
 	if err != nil {
 		return nil, err
@@ -131,7 +123,7 @@ func agentsIn(q *dbtx) ([]string, error) {
 // agentTables returns the tables of the file that have an agent_id
 // column (virtual tables aside: their rows are kept by triggers), or an
 // error matching ErrNotEngram when one has a name engram does not give.
-func agentTables(q *dbtx) ([]string, error) {
+func agentTables(q store.Tx) ([]string, error) {
 	names, err := store.AgentTables(q)
 	if err != nil {
 		return nil, err
@@ -155,10 +147,10 @@ func scanString(r store.Scanner) (string, error) {
 }
 
 // agentsOf returns the agents with rows in the tables, sorted.
-func agentsOf(q *dbtx, tables []string) ([]string, error) { return store.AgentsIn(q, tables) }
+func agentsOf(q store.Tx, tables []string) ([]string, error) { return store.AgentsIn(q, tables) }
 
 // agentRows returns the tables, of those given, that hold rows of agent,
 // and "meta" when an entry of meta is the agent's.
-func agentRows(q *dbtx, tables []string, agent string) ([]string, error) {
+func agentRows(q store.Tx, tables []string, agent string) ([]string, error) {
 	return store.AgentRows(q, tables, agent)
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/engram-go/engram/internal/bm25"
 	"github.com/engram-go/engram/internal/query"
 	"github.com/engram-go/engram/internal/store"
+	"github.com/engram-go/engram/internal/store/sqlite"
 )
 
 // AutoLink links the semantic entry with the given ID to the agent's most
@@ -48,7 +49,7 @@ func (l *Links) AutoLink(ctx context.Context, id string) ([]Link, error) {
 	}
 	now := l.m.now()
 	var out []Link
-	err := l.m.write(ctx, "links.auto_link", func(q *dbtx) error {
+	err := l.m.write(ctx, "links.auto_link", func(q store.Tx) error {
 		pk, content, found, err := store.SemanticText(q, l.m.agent, id)
 		if err != nil || !found {
 			return cmp.Or(err, notFound("semantic entry", id))
@@ -70,7 +71,7 @@ func (l *Links) AutoLink(ctx context.Context, id string) ([]Link, error) {
 // to its most similar neighbours, inside the caller's transaction: by the
 // cosine of its vector, when it has one (Tier 2), and else of its term
 // vector (see similarTexts).
-func (l *Links) autoLink(q *dbtx, pk int64, id, content string, emb []float32, now time.Time) ([]Link, error) {
+func (l *Links) autoLink(q store.Tx, pk int64, id, content string, emb []float32, now time.Time) ([]Link, error) {
 	zc := l.m.cfg.Zettelkasten
 	if zc.MaxLinksPerEntry == 0 {
 		return nil, nil
@@ -106,7 +107,7 @@ func (l *Links) autoLink(q *dbtx, pk int64, id, content string, emb []float32, n
 // its most similar entries among those stored before it, as autoLink
 // links one entry when it is stored. The links are written a few dozen
 // per statement, in the order autoLink would write them.
-func (l *Links) linkRows(q *dbtx, rows []semanticRow, pks []int64, now time.Time) error {
+func (l *Links) linkRows(q store.Tx, rows []semanticRow, pks []int64, now time.Time) error {
 	zc := l.m.cfg.Zettelkasten
 	if zc.MaxLinksPerEntry == 0 {
 		return nil
@@ -145,7 +146,7 @@ func (l *Links) linkRows(q *dbtx, rows []semanticRow, pks []int64, now time.Time
 // stemIndex.readyFor, which later is passed to). A store then costs what
 // it costs once the index is built, not the FTS5 queries of
 // textSimilar, which cost milliseconds an entry in a memory of 100,000.
-func (l *Links) deferring(q *dbtx, later int) (bool, error) {
+func (l *Links) deferring(q store.Tx, later int) (bool, error) {
 	x := &l.m.stems
 	if x.db == nil || x.link == nil {
 		return false, nil // the index is always built at once
@@ -161,7 +162,7 @@ func (l *Links) deferring(q *dbtx, later int) (bool, error) {
 // stored: through the index when useIndex is set (the install of a
 // background build), else through FTS5 (Close, which stopped the build).
 // An entry deleted meanwhile is skipped.
-func (l *Links) linkDeferred(q *dbtx, useIndex bool) error {
+func (l *Links) linkDeferred(q store.Tx, useIndex bool) error {
 	x := &l.m.stems
 	pks := x.deferred
 	if len(pks) == 0 {
@@ -194,7 +195,7 @@ func (l *Links) linkDeferred(q *dbtx, useIndex bool) error {
 		return err
 	}
 	x.deferred = nil
-	q.onRollback(func() { x.deferred = pks })
+	q.OnRollback(func() { x.deferred = pks })
 	return nil
 }
 
@@ -214,7 +215,7 @@ func (m *Memory) linkDeferred() {
 		return
 	}
 	n := len(x.deferred)
-	err := m.db.write(context.Background(), "links.auto_link", func(q *dbtx) error {
+	err := m.db.Write(context.Background(), "links.auto_link", func(q store.Tx) error {
 		useIndex := n > closeLinkFTSMax
 		if useIndex {
 			if err := x.sync(q); err != nil {
@@ -231,7 +232,7 @@ func (m *Memory) linkDeferred() {
 // insertLinks writes the "similar" links of links, made at now, a few
 // dozen per statement, in order. The targets are checked by the store
 // too, as autoLink's are.
-func (l *Links) insertLinks(q *dbtx, links []store.SimilarLink, now time.Time) error {
+func (l *Links) insertLinks(q store.Tx, links []store.SimilarLink, now time.Time) error {
 	return store.LinkSimilarBatch(q, l.m.agent, string(LinkSimilar), now, links)
 }
 
@@ -241,7 +242,7 @@ func (l *Links) insertLinks(q *dbtx, links []store.SimilarLink, now time.Time) e
 // stem index answers when it is ready, FTS5 otherwise (see textSimilar):
 // both find every such entry and compute the same similarities to the
 // last bit, so the links made do not depend on which one answered.
-func (l *Links) similarTexts(q *dbtx, pk int64, content string, threshold float64, n int) ([]similarDoc, error) {
+func (l *Links) similarTexts(q store.Tx, pk int64, content string, threshold float64, n int) ([]similarDoc, error) {
 	return l.similarBefore(q, pk, content, threshold, n, nil, 0)
 }
 
@@ -249,7 +250,7 @@ func (l *Links) similarTexts(q *dbtx, pk int64, content string, threshold float6
 // (none when skip is nil): the later entries of a batch inserted at once
 // (see Semantic.storeRows), which links each entry as if those were not
 // stored yet. later is how many they are (see stemIndex.readyFor).
-func (l *Links) similarBefore(q *dbtx, pk int64, content string, threshold float64, n int, skip func(pk int64) bool, later int) ([]similarDoc, error) {
+func (l *Links) similarBefore(q store.Tx, pk int64, content string, threshold float64, n int, skip func(pk int64) bool, later int) ([]similarDoc, error) {
 	x := &l.m.stems
 	ok, err := x.readyFor(q, later)
 	if err != nil {
@@ -283,7 +284,7 @@ const stemSyncMax = 1000
 // store waits for it, and uses FTS5 until it is ready; compaction, which
 // reads every entry anyway, builds it at once (sync).
 //
-// Once built, it follows the change log (see changelog.go): every insert,
+// Once built, it follows the change log (see store.Follower): every insert,
 // delete and change of content of one of the agent's entries in this
 // Memory's transactions, whatever statement made it. A counter in meta,
 // moved on by triggers whenever one of the agent's entries is inserted,
@@ -295,16 +296,17 @@ const stemSyncMax = 1000
 // ctl.
 type stemIndex struct {
 	agent string
-	log   *changeLog // told when the index is built or thrown away
+	log   *sqlite.DB // its change log is told when the index is built or thrown away
 	// db runs background builds; nil when the store has no reader
 	// connections (in memory), where the index is always built at once.
-	db *database
+	db *sqlite.DB
 	stemState
 	// undo is where the rollback callback that drops the index is
 	// registered: one in the transaction, and one in each savepoint that
 	// changed the index. recUndo is the same for the callback that takes
 	// back what a transaction or savepoint added to recorded.
-	undo, recUndo rollbackScope
+	undo, recUndo store.RollbackScope
+	resetter      func() func() // what changedIn registers with undo
 	ctl           stemControl
 	// deferred are the rowids of the entries stored while a background
 	// build ran (or was about to), in the order they were stored, whose
@@ -314,7 +316,7 @@ type stemIndex struct {
 	deferred []int64
 	// link links the deferred entries in q's transaction (see
 	// Links.linkDeferred); the Memory sets it when it opens.
-	link    func(q *dbtx, useIndex bool) error
+	link    func(q store.Tx, useIndex bool) error
 	scratch struct { // similar's buffers, kept between calls
 		order []termWeight
 		ws    []uint32
@@ -332,15 +334,15 @@ type stemState struct {
 	// rollback drops it, and in which it is known to be in step with the
 	// counter (no other connection writes while a write transaction is
 	// open).
-	tx *writeTx
+	tx any
 	// bg is the background build under way, nil when none. From its
 	// snapshot on, the agent's changes of this Memory's transactions are
 	// kept in recorded, which its install applies.
 	bg       *stemBuild
-	recorded []change
+	recorded []store.Change
 	// startIn is the transaction that starts a background build when it
 	// commits.
-	startIn *writeTx
+	startIn any
 }
 
 // stemData is the index proper.
@@ -418,25 +420,25 @@ func (x *stemIndex) reset() {
 // (of the log's check in the tests, see checkChangeLog) leaves the index
 // unbuilt, which needs nothing.
 func (x *stemIndex) refreshLog() {
-	if err := x.log.refresh(context.Background()); err != nil {
+	if err := x.log.RefreshHeld(context.Background()); err != nil {
 		x.reset()
 	}
 }
 
-// watches asks for the agent's semantic entries' changes while the index
+// Watches asks for the agent's semantic entries' changes while the index
 // is built or being built: a Memory that never auto-links pays nothing
 // for them.
-func (x *stemIndex) watches(all bool) []watch {
+func (x *stemIndex) Watches(all bool) []store.Watch {
 	if !all && !x.built && x.bg == nil {
 		return nil
 	}
-	return []watch{{kind: TypeSemantic, ops: "iud", text: true}}
+	return []store.Watch{{Kind: string(TypeSemantic), Ops: "iud", Text: true}}
 }
 
-// follow applies the agent's changes of cs to the index, if it is built
+// Follow applies the agent's changes of cs to the index, if it is built
 // and nothing else changed the entries: otherwise it is built again when
 // next used. While a background build runs, it records them instead.
-func (x *stemIndex) follow(q *dbtx, cs []change) error {
+func (x *stemIndex) Follow(q store.Tx, cs []store.Change) error {
 	if x.bg != nil {
 		x.record(q, cs)
 		return nil
@@ -444,11 +446,11 @@ func (x *stemIndex) follow(q *dbtx, cs []change) error {
 	if !x.built {
 		return nil
 	}
-	own := ownChanges(cs, x.agent, TypeSemantic)
+	own := store.OwnChanges(cs, x.agent, string(TypeSemantic))
 	if own == 0 {
 		return nil
 	}
-	if x.tx != q.tx {
+	if x.tx != q.Write() {
 		v, err := store.Counter(q, metaSemanticVersion+x.agent)
 		if err != nil {
 			return err
@@ -464,20 +466,20 @@ func (x *stemIndex) follow(q *dbtx, cs []change) error {
 }
 
 // apply applies the agent's changes of cs to the index.
-func (x *stemIndex) apply(q *dbtx, cs []change) error {
+func (x *stemIndex) apply(q store.Tx, cs []store.Change) error {
 	var changed []int64 // rows whose content changed: read them again
 	for i := range cs {
 		c := &cs[i]
-		if c.agent != x.agent || c.kind != TypeSemantic {
+		if c.Agent != x.agent || c.Kind != string(TypeSemantic) {
 			continue
 		}
-		switch c.op {
-		case changeInsert:
-			x.put(c.pk, c.id, c.termVector())
-		case changeDelete:
-			x.drop(c.pk)
+		switch c.Op {
+		case store.ChangeInsert:
+			x.put(c.PK, c.ID, changeTerms(c))
+		case store.ChangeDelete:
+			x.drop(c.PK)
 		default:
-			changed = append(changed, c.pk)
+			changed = append(changed, c.PK)
 		}
 	}
 	if len(changed) == 0 {
@@ -493,12 +495,12 @@ func (x *stemIndex) apply(q *dbtx, cs []change) error {
 
 // record keeps the agent's changes of cs for the background build's
 // install; the rollback of the transaction or savepoint takes them back.
-func (x *stemIndex) record(q *dbtx, cs []change) {
-	if ownChanges(cs, x.agent, TypeSemantic) == 0 {
+func (x *stemIndex) record(q store.Tx, cs []store.Change) {
+	if store.OwnChanges(cs, x.agent, string(TypeSemantic)) == 0 {
 		return
 	}
 	b := x.bg
-	q.onRollbackIn(&x.recUndo, func() func() {
+	q.OnRollbackIn(&x.recUndo, func() func() {
 		n := len(x.recorded)
 		return func() {
 			if x.bg == b {
@@ -507,7 +509,7 @@ func (x *stemIndex) record(q *dbtx, cs []change) {
 		}
 	})
 	for _, c := range cs {
-		if c.agent == x.agent && c.kind == TypeSemantic {
+		if c.Agent == x.agent && c.Kind == string(TypeSemantic) {
 			x.recorded = append(x.recorded, c)
 		}
 	}
@@ -521,7 +523,7 @@ func (d *stemData) putDocs(docs []store.SemanticDoc) {
 }
 
 // loadStems indexes all of agent's semantic entries.
-func loadStems(q *dbtx, agent string) (stemData, error) {
+func loadStems(q store.Tx, agent string) (stemData, error) {
 	d := stemData{terms: make(map[string]uint32), docs: make(map[int64]stemDoc)}
 	err := store.EachSemanticDoc(q, agent, func(doc store.SemanticDoc) error {
 		d.put(doc.PK, doc.ID, termVector(doc.Content))
@@ -532,23 +534,28 @@ func loadStems(q *dbtx, agent string) (stemData, error) {
 
 // changedIn notes that q's transaction changes the index: its rollback,
 // or that of the savepoint open in it, drops it.
-func (x *stemIndex) changedIn(q *dbtx) {
-	x.tx = q.tx
-	q.onRollbackIn(&x.undo, func() func() { return x.reset })
+func (x *stemIndex) changedIn(q store.Tx) {
+	x.tx = q.Write()
+	if x.resetter == nil {
+		// Made once: a closure handed to an interface's method escapes,
+		// and one made per call would cost every write an allocation.
+		x.resetter = func() func() { return x.reset }
+	}
+	q.OnRollbackIn(&x.undo, x.resetter)
 }
 
 // current reports whether the index is built and in step in q's write
 // transaction, after taking the transaction's changes so far from the
 // change log; an index that another connection's changes left behind is
 // thrown away.
-func (x *stemIndex) current(q *dbtx) (bool, error) {
-	if err := q.changes(); err != nil {
+func (x *stemIndex) current(q store.Tx) (bool, error) {
+	if err := q.Changes(); err != nil {
 		return false, err
 	}
 	if !x.built {
 		return false, nil
 	}
-	if x.tx == q.tx {
+	if x.tx == q.Write() {
 		return true, nil
 	}
 	v, err := store.Counter(q, metaSemanticVersion+x.agent)
@@ -565,7 +572,7 @@ func (x *stemIndex) current(q *dbtx) (bool, error) {
 
 // sync makes the index current in q's write transaction, building it
 // there if it is not built (and dropping a background build).
-func (x *stemIndex) sync(q *dbtx) error {
+func (x *stemIndex) sync(q store.Tx) error {
 	ok, err := x.current(q)
 	if err != nil || ok {
 		return err
@@ -578,14 +585,14 @@ func (x *stemIndex) sync(q *dbtx) error {
 // reports whether it did. For a larger agent it makes sure a background
 // build is under way instead (one starts when q commits) and reports
 // false: the caller uses FTS5.
-func (x *stemIndex) ready(q *dbtx) (bool, error) { return x.readyFor(q, 0) }
+func (x *stemIndex) ready(q store.Tx) (bool, error) { return x.readyFor(q, 0) }
 
 // readyFor is ready for the link of an entry of a batch inserted at once
 // (see Semantic.storeRows), later of whose entries come after it: they do
 // not count among the agent's entries that decide whether the index is
 // built at once, as they would not have been stored yet had the batch
 // stored its entries one at a time.
-func (x *stemIndex) readyFor(q *dbtx, later int) (bool, error) {
+func (x *stemIndex) readyFor(q store.Tx, later int) (bool, error) {
 	ok, err := x.current(q)
 	if err != nil || ok {
 		return ok, err
@@ -598,7 +605,7 @@ func (x *stemIndex) readyFor(q *dbtx, later int) (bool, error) {
 			return false, nil
 		}
 	}
-	if x.startIn == q.tx {
+	if x.startIn == q.Write() {
 		return false, nil
 	}
 	if x.db != nil {
@@ -607,8 +614,8 @@ func (x *stemIndex) readyFor(q *dbtx, later int) (bool, error) {
 			return false, err
 		}
 		if n-later > stemSyncMax {
-			x.startIn = q.tx
-			q.onCommit(x.startBuild)
+			x.startIn = q.Write()
+			q.OnCommit(x.startBuild)
 			return false, nil
 		}
 	}
@@ -616,7 +623,7 @@ func (x *stemIndex) readyFor(q *dbtx, later int) (bool, error) {
 }
 
 // build builds the index in q's transaction.
-func (x *stemIndex) build(q *dbtx) error {
+func (x *stemIndex) build(q store.Tx) error {
 	v, err := store.Counter(q, metaSemanticVersion+x.agent)
 	if err != nil {
 		return err
@@ -628,7 +635,7 @@ func (x *stemIndex) build(q *dbtx) error {
 	}
 	x.stemData, x.built, x.version = d, true, v
 	x.changedIn(q) // built from q's view, which a rollback undoes
-	if err := x.log.refresh(q.ctx); err != nil {
+	if err := x.log.RefreshHeld(q.Context()); err != nil {
 		x.reset()
 		return err
 	}
@@ -665,7 +672,7 @@ func (x *stemIndex) startBuild() {
 		return
 	}
 	x.bg = b
-	if err := x.log.refresh(ctx); err != nil {
+	if err := x.log.RefreshHeld(ctx); err != nil {
 		x.reset()
 	}
 }
@@ -679,7 +686,7 @@ func (x *stemIndex) run(ctx context.Context, b *stemBuild, snap chan<- bool) {
 	var v0 int64
 	var d stemData
 	took := false
-	err := x.db.read(ctx, "links.index", func(q *dbtx) error {
+	err := x.db.Read(ctx, "links.index", func(q store.Tx) error {
 		var err error
 		if v0, err = store.Counter(q, metaSemanticVersion+x.agent); err != nil {
 			return err
@@ -698,7 +705,7 @@ func (x *stemIndex) run(ctx context.Context, b *stemBuild, snap chan<- bool) {
 	if err != nil {
 		return
 	}
-	_ = x.db.write(ctx, "links.index", func(q *dbtx) error { return x.install(q, b, d, v0) })
+	_ = x.db.Write(ctx, "links.index", func(q store.Tx) error { return x.install(q, b, d, v0) })
 }
 
 // textSimilarHook, set by tests only, runs whenever textSimilar looks
@@ -712,8 +719,8 @@ var stemSnapshotHook func(ctx context.Context)
 // install makes d, built from the snapshot at which the agent's counter
 // was v0, the index, with the changes recorded since applied, if nothing
 // else changed the agent's entries meanwhile; else it drops the build.
-func (x *stemIndex) install(q *dbtx, b *stemBuild, d stemData, v0 int64) error {
-	if err := q.changes(); err != nil {
+func (x *stemIndex) install(q store.Tx, b *stemBuild, d stemData, v0 int64) error {
+	if err := q.Changes(); err != nil {
 		return err
 	}
 	if x.bg != b {
@@ -747,20 +754,20 @@ func (x *stemIndex) install(q *dbtx, b *stemBuild, d stemData, v0 int64) error {
 // store.MarkLinksWaiting), in q's transaction: an entry stored and committed is
 // linked even if the process ends before the index is ready, by the next
 // Memory to open the agent (see loadDeferred).
-func (x *stemIndex) deferLink(q *dbtx, pks ...int64) error {
+func (x *stemIndex) deferLink(q store.Tx, pks ...int64) error {
 	if err := store.MarkLinksWaiting(q, x.agent, pks); err != nil {
 		return err
 	}
 	n := len(x.deferred)
 	x.deferred = append(x.deferred, pks...)
-	q.onRollback(func() { x.deferred = x.deferred[:n] })
+	q.OnRollback(func() { x.deferred = x.deferred[:n] })
 	return nil
 }
 
 // loadDeferred reads, when the Memory opens, the entries of its agent
 // whose links an earlier Memory left waiting (it ended before its index
 // was ready, and before Close): the next install or Close links them.
-func (x *stemIndex) loadDeferred(q *dbtx) error {
+func (x *stemIndex) loadDeferred(q store.Tx) error {
 	pks, err := store.LinksWaiting(q, x.agent)
 	x.deferred = append(x.deferred, pks...)
 	slices.Sort(x.deferred)
@@ -769,7 +776,7 @@ func (x *stemIndex) loadDeferred(q *dbtx) error {
 
 // dropDeferred removes the meta keys of the entries pks, which q's
 // transaction linked (or found deleted).
-func (x *stemIndex) dropDeferred(q *dbtx, pks []int64) error {
+func (x *stemIndex) dropDeferred(q store.Tx, pks []int64) error {
 	return store.UnmarkLinksWaiting(q, x.agent, pks)
 }
 
@@ -921,6 +928,15 @@ func cosineSorted(a, b stemDoc) float64 {
 // these exactly (see exactSum), so a cosine does not depend on the order
 // in which two vectors' terms are visited.
 
+// changeTerms returns the term vector of the change's text, made once
+// for all the followers that want it (see store.Change Terms).
+func changeTerms(c *store.Change) map[string]uint32 {
+	if c.Terms == nil {
+		c.Terms = termVector(c.Text)
+	}
+	return c.Terms
+}
+
 // termVector maps each stem of text (stopwords left out) to its weight.
 func termVector(text string) map[string]uint32 {
 	v := map[string]uint32{} // counts, then weights
@@ -1036,13 +1052,13 @@ const linkCountedTerms = 64
 // with the entry's. In an index other agents share, every FTS5 query is
 // restricted to the agent's entries (see ftsScope), so that their entries
 // change neither what is found nor how many candidates are read.
-func (l *Links) textSimilar(q *dbtx, pk int64, content string, threshold float64, n int) ([]similarDoc, error) {
+func (l *Links) textSimilar(q store.Tx, pk int64, content string, threshold float64, n int) ([]similarDoc, error) {
 	return l.textSimilarSkip(q, pk, content, threshold, n, nil)
 }
 
 // textSimilarSkip is textSimilar leaving out the entries skip reports
 // (none when skip is nil).
-func (l *Links) textSimilarSkip(q *dbtx, pk int64, content string, threshold float64, n int, skip func(pk int64) bool) ([]similarDoc, error) {
+func (l *Links) textSimilarSkip(q store.Tx, pk int64, content string, threshold float64, n int, skip func(pk int64) bool) ([]similarDoc, error) {
 	if textSimilarHook != nil {
 		textSimilarHook()
 	}

@@ -172,14 +172,14 @@ func TestLinkSearchesAgree(t *testing.T) {
 	}
 	defer m.Close()
 	ctx := context.Background()
-	err = m.db.write(ctx, "test", func(q *dbtx) error {
+	err = m.db.Write(ctx, "test", func(q store.Tx) error {
 		x := &m.stems
 		if err := x.sync(q); err != nil {
 			return err
 		}
 		pks := slices.Sorted(maps.Keys(x.docs))
 		contents := map[int64]string{}
-		rows, err := q.query(`SELECT pk, content FROM semantic_memory WHERE agent_id = 'alice'`)
+		rows, err := q.Query(`SELECT pk, content FROM semantic_memory WHERE agent_id = 'alice'`)
 		if err != nil {
 			return err
 		}
@@ -236,9 +236,9 @@ func TestLinkSearchesAgree(t *testing.T) {
 // semantic entries, each with its content's term vector.
 func checkStems(t *testing.T, m *Memory) {
 	t.Helper()
-	err := m.db.write(context.Background(), "test", func(q *dbtx) error {
+	err := m.db.Write(context.Background(), "test", func(q store.Tx) error {
 		x := &m.stems
-		rows, err := q.query(`SELECT pk, id, content FROM semantic_memory WHERE agent_id = ?`, m.agent)
+		rows, err := q.Query(`SELECT pk, id, content FROM semantic_memory WHERE agent_id = ?`, m.agent)
 		if err != nil {
 			return err
 		}
@@ -357,8 +357,8 @@ func TestStemIndexBuildsInBackground(t *testing.T) {
 	if !errors.Is(err, ErrExists) {
 		t.Fatalf("the batch returned %v, want ErrExists", err)
 	}
-	err = m.db.write(ctx, "test", func(q *dbtx) error {
-		if err := q.changes(); err != nil {
+	err = m.db.Write(ctx, "test", func(q store.Tx) error {
+		if err := q.Changes(); err != nil {
 			return err
 		}
 		if n := len(m.stems.recorded); n != 3 { // a store, a delete, a change of content
@@ -379,9 +379,9 @@ func TestStemIndexBuildsInBackground(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = m.db.write(ctx, "test", func(q *dbtx) error {
+	err = m.db.Write(ctx, "test", func(q store.Tx) error {
 		var pk int64
-		if err := q.queryRow(`SELECT pk FROM semantic_memory WHERE id = ?`, []any{id}, &pk); err != nil {
+		if err := q.QueryRow(`SELECT pk FROM semantic_memory WHERE id = ?`, []any{id}, &pk); err != nil {
 			return err
 		}
 		ok, err := m.stems.ready(q)

@@ -2,7 +2,6 @@ package engram
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"io"
@@ -11,8 +10,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-
-	"github.com/engram-go/engram/internal/schema"
 )
 
 // Backup writes a consistent copy of the database file to dst, a new
@@ -103,7 +100,7 @@ func (m *Memory) backup(ctx context.Context, dst string, agentOnly bool) error {
 	if err != nil {
 		return fmt.Errorf("engram: backup: %w", err)
 	}
-	recorded, err := m.db.recordBackup(ctx, tmp.path)
+	recorded, err := recordBackup(ctx, m.db, tmp.path)
 	if err != nil {
 		tmp.remove()
 		return err
@@ -119,7 +116,7 @@ func (m *Memory) backup(ctx context.Context, dst string, agentOnly bool) error {
 	}
 	if recorded {
 		// The copy is gone or in place: its record goes whatever ctx says.
-		if uerr := m.db.unrecordBackup(context.WithoutCancel(ctx), tmp.path); uerr != nil {
+		if uerr := unrecordBackup(context.WithoutCancel(ctx), m.db, tmp.path); uerr != nil {
 			m.log.Warn("engram: backup: its record could not be removed; the next open removes it", "err", uerr)
 		}
 	}
@@ -136,16 +133,16 @@ func (m *Memory) backup(ctx context.Context, dst string, agentOnly bool) error {
 func (m *Memory) backupTo(ctx context.Context, tmp, dst string, agentOnly bool) error {
 	rebuild := agentOnly && m.mayShare()
 	if !rebuild {
-		if err := m.vacuumInto(ctx, tmp); err != nil {
+		if err := m.db.VacuumInto(ctx, tmp); err != nil {
 			return err
 		}
-		if err := unrecordInCopy(ctx, tmp); err != nil {
+		if err := m.db.UnrecordInCopy(ctx, tmp, pendingBackupKey); err != nil {
 			return err
 		}
 		if err := syncFile(tmp); err != nil {
 			return fmt.Errorf("engram: backup: %w", err)
 		}
-		if err := checkCopy(ctx, tmp); err != nil {
+		if err := m.db.CheckCopy(ctx, tmp, checkDerived); err != nil {
 			return err
 		}
 		if agentOnly {
@@ -172,7 +169,7 @@ func (m *Memory) backupTo(ctx context.Context, tmp, dst string, agentOnly bool) 
 		if err := syncFile(tmp); err != nil {
 			return fmt.Errorf("engram: backup: %w", err)
 		}
-		if err := checkCopy(ctx, tmp); err != nil {
+		if err := m.db.CheckCopy(ctx, tmp, checkDerived); err != nil {
 			return err
 		}
 		others, err := otherAgents(ctx, tmp, m.agent)
@@ -229,13 +226,7 @@ func (m *Memory) copyAgent(ctx context.Context, path string) error {
 	if err != nil {
 		return err
 	}
-	db, err := sql.Open("sqlite", dsn(path, nil))
-	if err != nil {
-		return &DatabaseError{Op: "backup", Err: err}
-	}
-	defer db.Close()
-	_, err = db.ExecContext(ctx, "PRAGMA journal_mode = DELETE")
-	return dbErr("backup", err)
+	return m.db.OneFile(ctx, path)
 }
 
 // errCopyEnded ends an export whose import into the copy stopped.
@@ -299,113 +290,15 @@ func (m *Memory) checkBackupPath(dst string) (string, error) {
 	return abs, nil
 }
 
-// vacuumInto writes a compacted copy of the database into the empty file
-// path with VACUUM INTO. The copy is one read transaction: for a file,
-// on a connection of its own (the readers are query-only, which VACUUM
-// INTO refuses; read-only, as the database is, when it is), beside which
-// the writer goes on; in memory, on the only connection, holding the
-// writer lock.
-func (m *Memory) vacuumInto(ctx context.Context, path string) error {
-	s := m.db
-	if s.memory {
-		if err := s.lockWriter(ctx); err != nil {
-			return err
-		}
-		defer s.wmu.Unlock()
-		_, err := s.wconn.ExecContext(ctx, "VACUUM INTO ?", path)
-		return s.wrap(ctx, "backup", err)
-	}
-	db, err := sql.Open("sqlite", dsn(s.name, []string{fmt.Sprintf("busy_timeout(%d)", m.cfg.Storage.BusyTimeout.Milliseconds())}))
-	if err != nil {
-		return &DatabaseError{Op: "backup", Err: err}
-	}
-	defer db.Close()
-	db.SetMaxOpenConns(1)
-	_, err = db.ExecContext(ctx, "VACUUM INTO ?", path)
-	return s.wrap(ctx, "backup", err)
-}
-
-// unrecordInCopy removes the records of backups in progress, its own
-// among them, from the copy at path: they are the source's bookkeeping.
-func unrecordInCopy(ctx context.Context, path string) error {
-	abs, err := filepath.Abs(path)
-	if err != nil {
-		return &DatabaseError{Op: "backup", Err: err}
-	}
-	// By URI, which escapes what the file's name holds ("?", "#").
-	db, err := sql.Open("sqlite", fileURI(abs, ""))
-	if err != nil {
-		return &DatabaseError{Op: "backup", Err: err}
-	}
-	defer db.Close()
-	db.SetMaxOpenConns(1)
-	_, err = db.ExecContext(ctx, `PRAGMA secure_delete = 1`)
-	if err == nil {
-		_, err = db.ExecContext(ctx, `DELETE FROM meta WHERE key >= ? AND key < ?`, pendingBackupKey, pendingBackupKey[:len(pendingBackupKey)-1]+";")
-	}
-	if err != nil {
-		return &DatabaseError{Op: "backup", Err: err}
-	}
-	return db.Close()
-}
-
-// checkCopy opens the copy at path read-only and checks it as
-// CheckIntegrity checks a database: it must be engram's, of this
-// engram's schema version, pass SQLite's integrity check (which runs the
-// FTS5 indexes' own) and hold derived data that agrees with its rows.
-// A failed check matches ErrCorrupt.
-func checkCopy(ctx context.Context, path string) error {
-	db, err := sql.Open("sqlite", fileURI(path, "mode=ro"))
-	if err != nil {
-		return &DatabaseError{Op: "backup", Err: err}
-	}
-	defer db.Close()
-	db.SetMaxOpenConns(1)
-	var app, version int
-	meta := func(q *dbtx) error {
-		return q.queryRow(`SELECT (SELECT application_id FROM pragma_application_id), (SELECT user_version FROM pragma_user_version)`, nil, &app, &version)
-	}
-	if err := readCopy(ctx, db, meta); err != nil {
-		return dbErr("backup", err)
-	}
-	if want := len(schema.Migrations()); app != ApplicationID || version != want {
-		return &DatabaseError{Op: "backup", Err: fmt.Errorf("the copy has application_id %#x and schema version %d, want %#x and %d: %w", app, version, ApplicationID, want, ErrCorrupt)}
-	}
-	err = readCopy(ctx, db, func(q *dbtx) error { return errors.Join(sqliteCheck(q), checkDerived(q)) })
-	if err != nil {
-		if ctxErr := ctx.Err(); ctxErr != nil {
-			return fmt.Errorf("engram: backup: %w", ctxErr)
-		}
-		return &DatabaseError{Op: "backup", Err: fmt.Errorf("the copy fails its integrity check: %v: %w", err, ErrCorrupt)}
-	}
-	return nil
-}
-
 // otherAgents returns the agents other than agent that have rows in the
-// copy at path, which checkCopy checked, opening it read-only.
+// copy at path, which the engine's CheckCopy checked, opening it
+// read-only.
 func otherAgents(ctx context.Context, path, agent string) ([]string, error) {
 	agents, err := agentsInFile(ctx, path)
 	if err != nil {
 		return nil, err
 	}
 	return slices.DeleteFunc(agents, func(a string) bool { return a == agent }), nil
-}
-
-// readCopy runs fn in a read transaction on a connection of db.
-func readCopy(ctx context.Context, db *sql.DB, fn func(q *dbtx) error) (err error) {
-	conn, err := db.Conn(ctx)
-	if err != nil {
-		return err
-	}
-	r := &reader{conn: conn, stmts: map[string]*sql.Stmt{}}
-	defer func() { err = errors.Join(err, r.close()) }()
-	q := &dbtx{ctx: ctx, prep: r.prep}
-	if _, err := q.exec("BEGIN"); err != nil {
-		return err
-	}
-	err = fn(q)
-	_, endErr := q.execBackground("COMMIT")
-	return errors.Join(err, endErr)
 }
 
 // placeNew moves the file tmp to dst, which must not exist: a hard link

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/engram-go/engram/internal/store"
+	"github.com/engram-go/engram/internal/store/sqlite"
 )
 
 // A backup is written to a temporary file beside its destination and
@@ -194,11 +195,11 @@ func globEscape(pattern string) string {
 // is a backup's destination, and those the database recorded as its own.
 // A copy that cannot be removed is logged, not an error: the next open,
 // Backup or Forget tries again.
-func (s *database) sweepBackups(ctx context.Context, path string, log *slog.Logger) {
-	if path == "" || s.readOnly {
+func sweepBackups(ctx context.Context, s *sqlite.DB, path string, log *slog.Logger) {
+	if path == "" || s.ReadOnly() {
 		return // read-only: nothing is removed or written
 	}
-	if err := errors.Join(sweepBackupTemps(path), s.sweepRecordedBackups(ctx)); err != nil && log != nil {
+	if err := errors.Join(sweepBackupTemps(path), sweepRecordedBackups(ctx, s)); err != nil && log != nil {
 		log.Warn("engram: open: a stale temporary backup copy could not be removed", "db", path, "err", err)
 	}
 }
@@ -206,8 +207,8 @@ func (s *database) sweepBackups(ctx context.Context, path string, log *slog.Logg
 // recordBackup records the temporary copy at path as in progress in the
 // database. A database that cannot be written (read-only storage) keeps
 // no record: nothing can be forgotten in it either.
-func (s *database) recordBackup(ctx context.Context, path string) (bool, error) {
-	err := s.write(ctx, "backup", func(q *dbtx) error {
+func recordBackup(ctx context.Context, s *sqlite.DB, path string) (bool, error) {
+	err := s.Write(ctx, "backup", func(q store.Tx) error {
 		return store.SetMeta(q, pendingBackupKey+path, "in progress")
 	})
 	if errors.Is(err, ErrReadOnly) {
@@ -217,17 +218,17 @@ func (s *database) recordBackup(ctx context.Context, path string) (bool, error) 
 }
 
 // unrecordBackup removes the record of the temporary copy at path.
-func (s *database) unrecordBackup(ctx context.Context, path string) error {
-	return s.write(ctx, "backup", func(q *dbtx) error {
+func unrecordBackup(ctx context.Context, s *sqlite.DB, path string) error {
+	return s.Write(ctx, "backup", func(q store.Tx) error {
 		return store.DeleteMeta(q, pendingBackupKey+path)
 	})
 }
 
 // sweepRecordedBackups removes the stale temporary copies recorded in the
 // database, and their records; copies still in progress stay recorded.
-func (s *database) sweepRecordedBackups(ctx context.Context) error {
+func sweepRecordedBackups(ctx context.Context, s *sqlite.DB) error {
 	var paths []string
-	err := s.read(ctx, "backup", func(q *dbtx) error {
+	err := s.Read(ctx, "backup", func(q store.Tx) error {
 		keys, err := store.MetaKeys(q, pendingBackupKey)
 		for _, k := range keys {
 			paths = append(paths, strings.TrimPrefix(k, pendingBackupKey))
@@ -255,7 +256,7 @@ func (s *database) sweepRecordedBackups(ctx context.Context) error {
 		}
 	}
 	if len(gone) > 0 {
-		errs = append(errs, s.write(ctx, "backup", func(q *dbtx) error {
+		errs = append(errs, s.Write(ctx, "backup", func(q store.Tx) error {
 			for _, p := range gone {
 				if err := store.DeleteMeta(q, pendingBackupKey+p); err != nil {
 					return err

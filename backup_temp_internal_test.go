@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/engram-go/engram/internal/store"
 )
 
 // TestSweepRemovesOnlyBackupCopies: a record of a backup in progress
@@ -31,7 +33,7 @@ func TestSweepRemovesOnlyBackupCopies(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, p := range []string{precious, stale} {
-		if _, err := m.db.recordBackup(ctx, p); err != nil {
+		if _, err := recordBackup(ctx, m.db, p); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -52,8 +54,8 @@ func TestSweepRemovesOnlyBackupCopies(t *testing.T) {
 		t.Errorf("the stale copy it recorded is still there: %v", err)
 	}
 	var n int
-	err = m.db.read(ctx, "test", func(q *dbtx) error {
-		return q.queryRow(`SELECT count(*) FROM meta WHERE key >= ? AND key < ?`, []any{pendingBackupKey, "backup.pending;"}, &n)
+	err = m.db.Read(ctx, "test", func(q store.Tx) error {
+		return q.QueryRow(`SELECT count(*) FROM meta WHERE key >= ? AND key < ?`, []any{pendingBackupKey, "backup.pending;"}, &n)
 	})
 	if err != nil || n != 0 {
 		t.Errorf("records left: %d, %v", n, err)
@@ -84,7 +86,7 @@ func TestBackupToNamesWithQueryCharacters(t *testing.T) {
 	if err := m.Backup(ctx, dst); err != nil {
 		t.Fatalf("Backup(%q): %v", dst, err)
 	}
-	if err := checkCopy(ctx, dst); err != nil {
+	if err := m.db.CheckCopy(ctx, dst, checkDerived); err != nil {
 		t.Errorf("the copy: %v", err)
 	}
 	if err := m.BackupAgent(ctx, filepath.Join(dir, "d?e.db")); !errors.Is(err, ErrInvalid) {

@@ -7,24 +7,25 @@ import (
 	"testing"
 
 	"github.com/engram-go/engram/internal/store"
+	"github.com/engram-go/engram/internal/store/sqlite"
 )
 
 // unreported runs the statements of a transaction and drops their reports
 // of changes: a write that forgot to report.
-type unreported struct{ *dbtx }
+type unreported struct{ store.Tx }
 
 func (unreported) Changed(store.Change) {}
 
 // execReported runs stmt, an UPDATE or DELETE of rows of k written in a
 // test, and reports each row it changed as op, as the statements of
 // internal/store do (see store.Change).
-func execReported(q *dbtx, k *store.Kind, op store.ChangeOp, stmt string, args ...any) error {
-	rows, err := q.query(stmt+` RETURNING pk, agent_id, id`, args...)
+func execReported(q store.Tx, k *store.Kind, op byte, stmt string, args ...any) error {
+	rows, err := q.Query(stmt+` RETURNING pk, agent_id, id`, args...)
 	if err != nil {
 		return err
 	}
 	_, err = store.ScanAll(rows, func(r store.Scanner) (struct{}, error) {
-		c := store.Change{Kind: k, Op: op}
+		c := store.Change{Kind: k.Name, Op: op}
 		if err := r.Scan(&c.PK, &c.Agent, &c.ID); err != nil {
 			return struct{}{}, err
 		}
@@ -39,7 +40,7 @@ func execReported(q *dbtx, k *store.Kind, op store.ChangeOp, stmt string, args .
 // does), and leaves the followers as they were; the same row written
 // through the store is reported and followed.
 func TestChangeLogCatchesAnUnreportedWrite(t *testing.T) {
-	if !checkChangeLog {
+	if !sqlite.CheckChangeLog {
 		t.Skip("the change log does not check the reports: TestMain turns the check on for the tests")
 	}
 	ctx := context.Background()
@@ -55,12 +56,12 @@ func TestChangeLogCatchesAnUnreportedWrite(t *testing.T) {
 	if _, err := m.Search(ctx, SearchOptions{Query: "billing"}); err != nil {
 		t.Fatal(err)
 	}
-	err = m.db.write(ctx, "test.raw", func(q *dbtx) error {
+	err = m.db.Write(ctx, "test.raw", func(q store.Tx) error {
 		_, err := store.InsertSemantic(unreported{q}, "ada", &store.SemanticRow{ID: "raw", Content: "a billing row nobody reported"})
 		return err
 	})
-	if !errors.Is(err, errChangeLog) {
-		t.Fatalf("an unreported insert: %v, want errChangeLog", err)
+	if !errors.Is(err, sqlite.ErrChangeLog) {
+		t.Fatalf("an unreported insert: %v, want ErrChangeLog", err)
 	}
 	res, err := m.Search(ctx, SearchOptions{Query: "billing"})
 	if err != nil {

@@ -31,9 +31,9 @@ type CompactionReport struct {
 
 // step runs fn, one transaction's work, and keeps what it adds to the
 // report only if write commits it: a report tells only what was done.
-func (r *CompactionReport) step(write func(fn func(q *dbtx) error) error, fn func(q *dbtx, r *CompactionReport) error) error {
+func (r *CompactionReport) step(write func(fn func(q store.Tx) error) error, fn func(q store.Tx, r *CompactionReport) error) error {
 	n, decayed := len(r.Actions), r.Decayed
-	err := write(func(q *dbtx) error {
+	err := write(func(q store.Tx) error {
 		// A retried or failed attempt starts from what was committed.
 		r.Actions, r.Decayed = r.Actions[:n], decayed
 		return fn(q, r)
@@ -169,8 +169,8 @@ func (m *Memory) Compact(ctx context.Context, strategies ...CompactionStrategy) 
 		}
 	}
 	for _, step := range steps {
-		write := func(fn func(q *dbtx) error) error { return m.write(ctx, "compact."+step, fn) }
-		err := rep.step(write, func(q *dbtx, rep *CompactionReport) error {
+		write := func(fn func(q store.Tx) error) error { return m.write(ctx, "compact."+step, fn) }
+		err := rep.step(write, func(q store.Tx, rep *CompactionReport) error {
 			var err error
 			switch step {
 			case stepCount:
@@ -192,7 +192,7 @@ func (m *Memory) Compact(ctx context.Context, strategies ...CompactionStrategy) 
 		}
 	}
 	if m.cfg.History.Enabled {
-		err := m.write(ctx, "compact.history", func(q *dbtx) (err error) {
+		err := m.write(ctx, "compact.history", func(q store.Tx) (err error) {
 			rep.HistoryPruned, err = m.pruneHistory(q, now)
 			return err
 		})
@@ -220,7 +220,7 @@ func (m *Memory) Optimize(ctx context.Context) error { return m.optimize(ctx, tr
 // merging changes how they are stored, not what they hold.
 func (m *Memory) optimize(ctx context.Context, always bool) error {
 	for _, src := range ftsSources {
-		err := m.write(ctx, "optimize", func(q *dbtx) error { return store.OptimizeText(q, src.Kind, always) })
+		err := m.write(ctx, "optimize", func(q store.Tx) error { return store.OptimizeText(q, src.Kind, always) })
 		if err != nil {
 			return err
 		}
@@ -238,8 +238,8 @@ func (m *Memory) optimize(ctx context.Context, always bool) error {
 func (m *Memory) Decay(ctx context.Context) (CompactionReport, error) {
 	now := m.now()
 	rep := CompactionReport{Strategy: stepDecay, At: now}
-	write := func(fn func(q *dbtx) error) error { return m.write(ctx, "decay", fn) }
-	err := rep.step(write, func(q *dbtx, rep *CompactionReport) error { return m.decay(q, rep, now) })
+	write := func(fn func(q store.Tx) error) error { return m.write(ctx, "decay", fn) }
+	err := rep.step(write, func(q store.Tx, rep *CompactionReport) error { return m.decay(q, rep, now) })
 	return rep, err
 }
 
@@ -249,7 +249,7 @@ func (m *Memory) Decay(ctx context.Context) (CompactionReport, error) {
 func (m *Memory) compactDue(ctx context.Context) (bool, error) {
 	var last string
 	var set bool
-	err := m.read(ctx, "compact.due", func(q *dbtx) (err error) {
+	err := m.read(ctx, "compact.due", func(q store.Tx) (err error) {
 		last, set, err = store.Meta(q, metaCompactRun+m.agent)
 		return err
 	})
@@ -257,7 +257,7 @@ func (m *Memory) compactDue(ctx context.Context) (bool, error) {
 		return false, err
 	}
 	if !set {
-		return false, m.write(ctx, "compact.due", func(q *dbtx) error {
+		return false, m.write(ctx, "compact.due", func(q store.Tx) error {
 			return store.SetMetaIfUnset(q, metaCompactRun+m.agent, strconv.FormatInt(store.MS(m.now()), 10))
 		})
 	}
@@ -277,11 +277,11 @@ type leaving = store.Leaving
 // archive moves the rows of kind k to the archive table with the links
 // that touch them, then deletes them (their FTS entries and links go with
 // them, by trigger).
-func (m *Memory) archive(q *dbtx, k *kind, rows []leaving, reason string, now time.Time) error {
+func (m *Memory) archive(q store.Tx, k *kind, rows []leaving, reason string, now time.Time) error {
 	if len(rows) == 0 {
 		return nil
 	}
-	return q.recordAs(OpArchive, reason, func() error { return store.ArchiveRows(q, k.Kind, m.agent, rows, reason, now) })
+	return recordAs(q, OpArchive, reason, func() error { return store.ArchiveRows(q, k.Kind, m.agent, rows, reason, now) })
 }
 
 func (m *Memory) neverDecayJSON() string {
@@ -294,7 +294,7 @@ func (m *Memory) neverDecayJSON() string {
 
 // compactCount archives the lowest-value entries of each type over
 // MaxEntries.
-func (m *Memory) compactCount(q *dbtx, rep *CompactionReport, now time.Time) error {
+func (m *Memory) compactCount(q store.Tx, rep *CompactionReport, now time.Time) error {
 	limit := m.cfg.Compaction.MaxEntries
 	for _, k := range archivable {
 		n, err := store.CountRows(q, k.Kind, m.agent)
@@ -329,7 +329,7 @@ func (m *Memory) leaving(rows []store.PKID, rep *CompactionReport, kind ActionKi
 
 // compactTime rolls each expired day of episodes into a digest and
 // archives the day's episodes, at most once per Interval.
-func (m *Memory) compactTime(q *dbtx, rep *CompactionReport, now time.Time) error {
+func (m *Memory) compactTime(q store.Tx, rep *CompactionReport, now time.Time) error {
 	last, set, err := store.Meta(q, metaTimeRun+m.agent)
 	if err != nil {
 		return err
@@ -481,7 +481,7 @@ type mergeCandidate struct {
 }
 
 // mergeDuplicates merges near-duplicate semantic entries.
-func (m *Memory) mergeDuplicates(q *dbtx, rep *CompactionReport, now time.Time) error {
+func (m *Memory) mergeDuplicates(q store.Tx, rep *CompactionReport, now time.Time) error {
 	groups, err := m.duplicateGroups(q)
 	if err != nil || len(groups) == 0 {
 		return err
@@ -521,7 +521,7 @@ func (m *Memory) mergeDuplicates(q *dbtx, rep *CompactionReport, now time.Time) 
 // duplicateGroups finds, in the stem index, the groups of near-duplicate
 // entries: each entry joins the group of the first (oldest) entry it is
 // similar enough to. Each group starts with the entry anchoring it.
-func (m *Memory) duplicateGroups(q *dbtx) ([][]int64, error) {
+func (m *Memory) duplicateGroups(q store.Tx) ([][]int64, error) {
 	x := &m.stems
 	if err := x.sync(q); err != nil {
 		return nil, err
@@ -557,7 +557,7 @@ func (m *Memory) duplicateGroups(q *dbtx) ([][]int64, error) {
 }
 
 // mergeCandidates reads what merging needs of the agent's entries pks.
-func (m *Memory) mergeCandidates(q *dbtx, pks []int64) (map[int64]mergeCandidate, error) {
+func (m *Memory) mergeCandidates(q store.Tx, pks []int64) (map[int64]mergeCandidate, error) {
 	cands, err := store.MergeCandidates(q, m.agent, m.neverDecayJSON(), pks)
 	if err != nil {
 		return nil, err
@@ -574,7 +574,7 @@ func (m *Memory) mergeCandidates(q *dbtx, pks []int64) (map[int64]mergeCandidate
 // protected entry if there is one, else the most important (then the most
 // accessed, then the oldest). Protected entries other than the survivor
 // stay as they are.
-func (m *Memory) mergeGroup(q *dbtx, rep *CompactionReport, g []mergeCandidate, now time.Time) error {
+func (m *Memory) mergeGroup(q store.Tx, rep *CompactionReport, g []mergeCandidate, now time.Time) error {
 	slices.SortStableFunc(g, func(a, b mergeCandidate) int {
 		if a.protected != b.protected {
 			if a.protected {
@@ -611,7 +611,7 @@ func (m *Memory) mergeGroup(q *dbtx, rep *CompactionReport, g []mergeCandidate, 
 		return err
 	}
 	terms, ntok := semanticTerms(surv.content, store.EncodeTags(surv.tags))
-	return q.recordAs(OpMerge, "", func() error {
+	return recordAs(q, OpMerge, "", func() error {
 		return store.SetMerged(q, surv.pk, surv.importance, surv.access, surv.tags, surv.mergedFrom, now, terms, ntok)
 	})
 }
@@ -636,13 +636,13 @@ func resonance(rate, days float64, uses int, importance float64) float64 {
 }
 
 // decay recomputes resonance and archives what decayed away.
-func (m *Memory) decay(q *dbtx, rep *CompactionReport, now time.Time) error {
+func (m *Memory) decay(q store.Tx, rep *CompactionReport, now time.Time) error {
 	d := m.cfg.Decay
 	formula := store.Resonance{Base: resonanceBase, Use: resonanceUse, Uses: resonanceUses, Importance: resonanceImportance}
 	for _, k := range kindsWith(func(k *kind) bool { return k.Decay != nil }) {
 		// The formula of resonance, in SQL.
 		var n int64
-		err := q.recordAs(OpDecay, stepDecay, func() (err error) {
+		err := recordAs(q, OpDecay, stepDecay, func() (err error) {
 			n, err = store.DecayRows(q, k.Kind, m.agent, now, k.rate(d), formula)
 			return err
 		})
@@ -675,7 +675,7 @@ func (m *Memory) Restore(ctx context.Context, id string) error {
 	if err := validateID("id", id); err != nil {
 		return err
 	}
-	err := m.write(ctx, "restore", func(q *dbtx) error {
+	err := m.write(ctx, "restore", func(q store.Tx) error {
 		types, err := store.ArchivedKinds(q, m.agent, id)
 		if err != nil {
 			return err
@@ -688,7 +688,7 @@ func (m *Memory) Restore(ctx context.Context, id string) error {
 			if k == nil || k.Protected == "" {
 				return fmt.Errorf("engram: restore %q: the archive holds a %q, which engram does not archive", id, t)
 			}
-			err := q.recordAs(OpRestore, "", func() error { return store.RestoreRow(q, k.Kind, m.agent, id) })
+			err := recordAs(q, OpRestore, "", func() error { return store.RestoreRow(q, k.Kind, m.agent, id) })
 			if store.IsUniqueViolation(err) {
 				return fmt.Errorf("engram: restore %s %q: %w", t, id, ErrExists)
 			}
@@ -729,7 +729,7 @@ func (m *Memory) Archive(ctx context.Context, id, reason string) error {
 	if err := validateActor("reason", reason, false); err != nil {
 		return err
 	}
-	return m.write(ctx, "archive", func(q *dbtx) error {
+	return m.write(ctx, "archive", func(q store.Tx) error {
 		for _, k := range archivable {
 			pk, found, err := store.RowPK(q, k.Kind, m.agent, id)
 			if err != nil {
@@ -761,7 +761,7 @@ func (m *Memory) PurgeArchive(ctx context.Context, olderThan time.Duration) (int
 		cutoff = int64(^uint64(0) >> 1)
 	}
 	var n int64
-	err := m.write(ctx, "purge_archive", func(q *dbtx) error {
+	err := m.write(ctx, "purge_archive", func(q store.Tx) error {
 		purged, err := m.forgetArchived(q, store.ArchiveSelect{Before: store.FromMS(cutoff)})
 		n = int64(len(purged))
 		return err
@@ -787,13 +787,13 @@ func (m *Memory) PurgeArchive(ctx context.Context, olderThan time.Duration) (int
 func (m *Memory) Consolidate(ctx context.Context) (CompactionReport, error) {
 	now := m.now()
 	rep := CompactionReport{Strategy: "consolidate", At: now}
-	steps := []func(q *dbtx, rep *CompactionReport) error{
-		func(q *dbtx, rep *CompactionReport) error { return m.mergeDuplicates(q, rep, now) },
-		func(q *dbtx, rep *CompactionReport) error { return m.decay(q, rep, now) },
-		func(q *dbtx, rep *CompactionReport) error { return m.promote(q, rep, now) },
-		func(q *dbtx, rep *CompactionReport) error { return m.recur(q, rep, now) },
+	steps := []func(q store.Tx, rep *CompactionReport) error{
+		func(q store.Tx, rep *CompactionReport) error { return m.mergeDuplicates(q, rep, now) },
+		func(q store.Tx, rep *CompactionReport) error { return m.decay(q, rep, now) },
+		func(q store.Tx, rep *CompactionReport) error { return m.promote(q, rep, now) },
+		func(q store.Tx, rep *CompactionReport) error { return m.recur(q, rep, now) },
 	}
-	write := func(fn func(q *dbtx) error) error { return m.write(ctx, "consolidate", fn) }
+	write := func(fn func(q store.Tx) error) error { return m.write(ctx, "consolidate", fn) }
 	for _, step := range steps {
 		if err := rep.step(write, step); err != nil {
 			return rep, err
@@ -805,7 +805,7 @@ func (m *Memory) Consolidate(ctx context.Context) (CompactionReport, error) {
 
 // promote raises the importance of semantic entries that keep being
 // retrieved.
-func (m *Memory) promote(q *dbtx, rep *CompactionReport, now time.Time) error {
+func (m *Memory) promote(q store.Tx, rep *CompactionReport, now time.Time) error {
 	c := m.cfg.Consolidation
 	list, err := store.HotEntries(q, m.agent, c.PromoteEvery, c.PromoteMax)
 	if err != nil {
@@ -827,7 +827,7 @@ func (m *Memory) promote(q *dbtx, rep *CompactionReport, now time.Time) error {
 const recurringImportance = 0.6
 
 // recur turns events that recur on several days into semantic facts.
-func (m *Memory) recur(q *dbtx, rep *CompactionReport, now time.Time) error {
+func (m *Memory) recur(q store.Tx, rep *CompactionReport, now time.Time) error {
 	events, err := store.RecurringEvents(q, m.agent, string(EventDigest), m.cfg.Consolidation.RecurDays)
 	if err != nil {
 		return err

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/engram-go/engram/internal/store"
 )
 
 // ContextOptions says what [Memory.Context] puts in its block.
@@ -171,7 +173,7 @@ func (m *Memory) contextStable(ctx context.Context, b *contextBuilder, sc *scope
 	// Enough rows to fill each section at three tokens a line, with the
 	// shares the sections before may leave it.
 	rows := func(share float64) int { return min(10_000, int(share*float64(b.budget))/3+1) }
-	err := m.read(ctx, "context", func(q *dbtx) error {
+	err := m.read(ctx, "context", func(q store.Tx) error {
 		var err error
 		if sc.admitsKind(semanticKind) {
 			if facts, err = m.semantic.best(q, sc, rows(shareFacts), 0); err != nil {

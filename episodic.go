@@ -40,7 +40,7 @@ func (e *Episodic) Log(ctx context.Context, ep Episode) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	err = e.m.write(ctx, "episodic.log", func(q *dbtx) error {
+	err = e.m.write(ctx, "episodic.log", func(q store.Tx) error {
 		return e.log(q, row, es, 0)
 	})
 	if err != nil {
@@ -73,7 +73,7 @@ func (e *Episodic) LogBatch(ctx context.Context, eps []Episode) ([]string, error
 	if err != nil {
 		return nil, err
 	}
-	err = e.m.write(ctx, "episodic.log_batch", func(q *dbtx) error {
+	err = e.m.write(ctx, "episodic.log_batch", func(q store.Tx) error {
 		if es == nil {
 			return e.logRows(q, rows)
 		}
@@ -151,7 +151,7 @@ func (e *Episodic) prepare(field string, ep Episode, now time.Time) (episodeRow,
 // log inserts a prepared episode in q's transaction with its vector, the
 // i-th of embedNew's answer es (none when es is nil: the row stays
 // pending).
-func (e *Episodic) log(q *dbtx, r episodeRow, es []embedded, i int) error {
+func (e *Episodic) log(q store.Tx, r episodeRow, es []embedded, i int) error {
 	pk, err := store.InsertEpisode(q, e.m.agent, &r.rec)
 	if store.IsUniqueViolation(err) {
 		return fmt.Errorf("engram: episode %q: %w", r.ID, ErrExists)
@@ -164,7 +164,7 @@ func (e *Episodic) log(q *dbtx, r episodeRow, es []embedded, i int) error {
 
 // logNew logs a prepared episode in q's transaction unless the agent has
 // an episode with the same content, and reports whether it did.
-func (e *Episodic) logNew(q *dbtx, r episodeRow) (bool, error) {
+func (e *Episodic) logNew(q store.Tx, r episodeRow) (bool, error) {
 	held, err := e.holding(q, []string{r.Content}, r.UserID)
 	if err != nil || held[r.Content] {
 		return false, err
@@ -174,7 +174,7 @@ func (e *Episodic) logNew(q *dbtx, r episodeRow) (bool, error) {
 
 // holding returns which of contents the agent's episodes hold, in one
 // query: the episodes of user, or of any user when user is "".
-func (e *Episodic) holding(q *dbtx, contents []string, user string) (map[string]bool, error) {
+func (e *Episodic) holding(q store.Tx, contents []string, user string) (map[string]bool, error) {
 	return store.EpisodeHolding(q, e.m.agent, contents, user)
 }
 
@@ -183,7 +183,7 @@ func (e *Episodic) holding(q *dbtx, contents []string, user string) (map[string]
 // statement (see store.InsertRows, for why). It returns an error
 // matching ErrExists for the first episode (in order) whose ID the agent
 // or an earlier episode of the batch holds.
-func (e *Episodic) logRows(q *dbtx, rows []episodeRow) error {
+func (e *Episodic) logRows(q store.Tx, rows []episodeRow) error {
 	ids := make([]string, len(rows))
 	for i, r := range rows {
 		ids[i] = r.ID
@@ -209,7 +209,7 @@ func (e *Episodic) Get(ctx context.Context, id string) (Episode, error) {
 	if err := validateID("id", id); err != nil {
 		return Episode{}, err
 	}
-	list, err := e.list(ctx, "episodic.get", func(q *dbtx) ([]Episode, error) {
+	list, err := e.list(ctx, "episodic.get", func(q store.Tx) ([]Episode, error) {
 		return store.EpisodeByID(q, episodeOf, e.m.agent, id)
 	})
 	if err != nil {
@@ -225,7 +225,7 @@ func (e *Episodic) Get(ctx context.Context, id string) (Episode, error) {
 // Errors are as for [Episodic.Get].
 func (e *Episodic) Today(ctx context.Context) ([]Episode, error) {
 	start := e.m.now().UTC().Truncate(day)
-	return e.list(ctx, "episodic.today", func(q *dbtx) ([]Episode, error) {
+	return e.list(ctx, "episodic.today", func(q store.Tx) ([]Episode, error) {
 		return store.EpisodesBetween(q, episodeOf, e.m.agent, start, start.Add(day), true)
 	})
 }
@@ -242,7 +242,7 @@ func (e *Episodic) Recent(ctx context.Context, limit int) ([]Episode, error) {
 		return nil, err
 	}
 	var out []Episode
-	err = e.m.read(ctx, "episodic.recent", func(q *dbtx) error {
+	err = e.m.read(ctx, "episodic.recent", func(q store.Tx) error {
 		out, err = e.recent(q, limit, nil)
 		return err
 	})
@@ -250,7 +250,7 @@ func (e *Episodic) Recent(ctx context.Context, limit int) ([]Episode, error) {
 }
 
 // recent reads the limit most recent episodes in q's transaction.
-func (e *Episodic) recent(q *dbtx, limit int, sc *scope) ([]Episode, error) {
+func (e *Episodic) recent(q store.Tx, limit int, sc *scope) ([]Episode, error) {
 	if limit == 0 || !sc.admitsKind(episodicKind) {
 		return nil, nil
 	}
@@ -267,7 +267,7 @@ func (e *Episodic) ByTask(ctx context.Context, taskID string) ([]Episode, error)
 	if err := validateID("taskID", taskID); err != nil {
 		return nil, err
 	}
-	return e.list(ctx, "episodic.by_task", func(q *dbtx) ([]Episode, error) {
+	return e.list(ctx, "episodic.by_task", func(q store.Tx) ([]Episode, error) {
 		return store.EpisodesOfTask(q, episodeOf, e.m.agent, taskID)
 	})
 }
@@ -282,7 +282,7 @@ func (e *Episodic) Range(ctx context.Context, from, to time.Time) ([]Episode, er
 	if !to.IsZero() && !to.After(from) {
 		return nil, invalid("to", "%v is not after from (%v)", to, from)
 	}
-	return e.list(ctx, "episodic.range", func(q *dbtx) ([]Episode, error) {
+	return e.list(ctx, "episodic.range", func(q store.Tx) ([]Episode, error) {
 		return store.EpisodesBetween(q, episodeOf, e.m.agent, from, to, false)
 	})
 }
@@ -294,7 +294,7 @@ func (e *Episodic) Delete(ctx context.Context, id string) error {
 	if err := validateID("id", id); err != nil {
 		return err
 	}
-	return e.m.write(ctx, "episodic.delete", func(q *dbtx) error {
+	return e.m.write(ctx, "episodic.delete", func(q store.Tx) error {
 		return deleteByID(q, episodicKind, e.m.agent, id)
 	})
 }
@@ -310,7 +310,7 @@ func (e *Episodic) Prune(ctx context.Context, retainDays int) (int, error) {
 	}
 	cutoff := e.m.now().Add(-time.Duration(retainDays) * day)
 	var n int64
-	err := e.m.write(ctx, "episodic.prune", func(q *dbtx) error {
+	err := e.m.write(ctx, "episodic.prune", func(q store.Tx) error {
 		var err error
 		n, err = store.PruneEpisodes(q, e.m.agent, cutoff)
 		return err
@@ -320,9 +320,9 @@ func (e *Episodic) Prune(ctx context.Context, retainDays int) (int, error) {
 
 // list reads, in one read, the episodes read returns, with the accesses
 // noted and not written yet added (see Memory.overlayAccess).
-func (e *Episodic) list(ctx context.Context, op string, read func(q *dbtx) ([]Episode, error)) ([]Episode, error) {
+func (e *Episodic) list(ctx context.Context, op string, read func(q store.Tx) ([]Episode, error)) ([]Episode, error) {
 	var out []Episode
-	err := e.m.read(ctx, op, func(q *dbtx) error {
+	err := e.m.read(ctx, op, func(q store.Tx) error {
 		var err error
 		if out, err = read(q); err != nil {
 			return err

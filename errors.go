@@ -7,6 +7,7 @@ import (
 
 	"github.com/engram-go/engram/internal/modelapi"
 	"github.com/engram-go/engram/internal/store"
+	"github.com/engram-go/engram/internal/store/sqlite"
 )
 
 // Sentinel errors. Callers classify failures with [errors.Is]; the message
@@ -35,11 +36,11 @@ var (
 	ErrExists = errors.New("engram: already exists")
 
 	// ErrClosed is returned by every call made after [Memory.Close].
-	ErrClosed = errors.New("engram: memory is closed")
+	ErrClosed = store.ErrClosed
 
 	// ErrSchemaTooNew reports a database written by a newer version of
 	// engram. engram refuses to open it rather than risk damaging it.
-	ErrSchemaTooNew = errors.New("engram: database schema is newer than this version of engram")
+	ErrSchemaTooNew = store.ErrSchemaTooNew
 
 	// ErrTierUnsupported reports a call that needs a capability the Memory's
 	// tier does not have, or a tier this build cannot open.
@@ -58,19 +59,19 @@ var (
 	// database: damaged (SQLITE_CORRUPT) or not a database at all
 	// (SQLITE_NOTADB). It is reported by [New] and by any later call that
 	// reaches a damaged page. Restore the file from a backup.
-	ErrCorrupt = errors.New("engram: database file is corrupt or not a database")
+	ErrCorrupt = store.ErrCorrupt
 
 	// ErrNotEngram reports a SQLite database that belongs to something
 	// else: it holds tables and is not marked as engram's (see
 	// [ApplicationID]). [New] leaves such a file untouched.
-	ErrNotEngram = errors.New("engram: not an engram database")
+	ErrNotEngram = store.ErrNotEngram
 
 	// ErrBusy reports that another process held the database's write lock
 	// longer than [StorageConfig].BusyTimeout, so a write (or, rarely, a
 	// read) gave up; nothing was written. Retry later, raise BusyTimeout, or
 	// make the other process's transactions shorter (a large
 	// [Semantic.StoreBatch] holds the lock for all of its entries).
-	ErrBusy = errors.New("engram: database is busy")
+	ErrBusy = store.ErrBusy
 
 	// ErrReadOnly reports a write to a database that this process may
 	// only read: one opened with [WithReadOnly], or whose file, directory
@@ -78,7 +79,7 @@ var (
 	// read-only, which [New] opens for reading only by itself (or, for
 	// storage that became read-only while it was open, SQLITE_READONLY).
 	// Nothing was written. Check the permissions, or open a copy.
-	ErrReadOnly = errors.New("engram: database is read-only")
+	ErrReadOnly = store.ErrReadOnly
 
 	// ErrNoVectors reports a Tier 2 Memory opened with
 	// [WithExistingVectors] on a database that holds no vectors yet: no
@@ -109,7 +110,7 @@ func (e *VectorMismatchError) Unwrap() error { return e.err }
 // ApplicationID is the SQLite application_id engram writes in the header of
 // every database it creates ("engr"), so that it never mistakes another
 // program's SQLite file for its own (see [ErrNotEngram]).
-const ApplicationID = 0x656e6772
+const ApplicationID = sqlite.ApplicationID
 
 // APIError is an unsuccessful HTTP response from a model's API (an [LLM]
 // or an [Embedder]), after any retries. Status is the HTTP status, URL what

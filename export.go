@@ -166,7 +166,7 @@ func (m *Memory) Export(ctx context.Context, w io.Writer, opts ExportOptions) er
 	}
 	now := m.now()
 	var werr error
-	err = m.read(ctx, "export", func(q *dbtx) error {
+	err = m.read(ctx, "export", func(q store.Tx) error {
 		ew := exchange.NewWriter(&errWriter{w: w, err: &werr})
 		h := exchange.Header{Engram: engramVersion(), Agent: m.agent, Tier: int(m.tier),
 			Time: now.UTC().Format("2006-01-02T15:04:05.000Z07:00")}
@@ -213,7 +213,7 @@ func (e *errWriter) Write(p []byte) (int, error) {
 
 // exportTable writes a record per agent's row of t that the condition
 // cond (over t, with args; see exchangeTable.scoped) selects, streaming.
-func (m *Memory) exportTable(q *dbtx, w *exchange.Writer, t *exchangeTable, cond string, args []any) error {
+func (m *Memory) exportTable(q store.Tx, w *exchange.Writer, t *exchangeTable, cond string, args []any) error {
 	var row exchange.Row
 	write := func(kind string, vals []any) error {
 		row.Reset()
@@ -263,7 +263,7 @@ func (b *historyBatch) add(kind string, vals []any) int {
 
 // flush puts the batch's compact entries back together, writes every
 // entry with write, in order, and empties the batch.
-func (b *historyBatch) flush(q *dbtx, agent string, write func(kind string, vals []any) error) error {
+func (b *historyBatch) flush(q store.Tx, agent string, write func(kind string, vals []any) error) error {
 	ids := map[MemoryType][]string{}
 	from := map[MemoryType]int64{}
 	seen := map[memoryKey]bool{}
@@ -284,7 +284,7 @@ func (b *historyBatch) flush(q *dbtx, agent string, write func(kind string, vals
 	}
 	states := map[int64]historyState{}
 	for typ, list := range ids {
-		if err := q.historyStates(agent, typ, list, from[typ], states); err != nil {
+		if err := historyStates(q, agent, typ, list, from[typ], states); err != nil {
 			return err
 		}
 	}

@@ -1,6 +1,11 @@
 package engram
 
-import "context"
+import (
+	"context"
+
+	"github.com/engram-go/engram/internal/store"
+	"github.com/engram-go/engram/internal/store/sqlite"
+)
 
 // ParseCommentID is parseCommentID, for the tests that read memory.md.
 var ParseCommentID = parseCommentID
@@ -12,9 +17,9 @@ var EncodeVector = encodeVector
 // HoldRead runs a read of m's store that starts, says so on started, and
 // lasts until release is closed: a read as long as a test wants.
 func HoldRead(m *Memory, started chan<- struct{}, release <-chan struct{}) error {
-	return m.db.read(context.Background(), "test.hold", func(q *dbtx) error {
+	return m.db.Read(context.Background(), "test.hold", func(q store.Tx) error {
 		var n int
-		if err := q.queryRow(`SELECT count(*) FROM semantic_memory`, nil, &n); err != nil {
+		if err := q.QueryRow(`SELECT count(*) FROM semantic_memory`, nil, &n); err != nil {
 			return err
 		}
 		close(started)
@@ -33,5 +38,6 @@ func AwaitTextIndex(m *Memory) { m.text.ctl.wg.Wait() }
 
 // CheckChangeLog makes every change log opened from now on check the
 // writes' reports of their changes against SQLite's own record (see
-// checkChangeLog); TestMain turns it on for the tests, not the benchmarks.
-func CheckChangeLog(on bool) { checkChangeLog = on }
+// sqlite.CheckChangeLog); TestMain turns it on for the tests, not the
+// benchmarks.
+func CheckChangeLog(on bool) { sqlite.CheckChangeLog = on }

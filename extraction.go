@@ -92,7 +92,7 @@ type Rules struct {
 const metaRulesVersion = "rules.version:"
 
 // bumpVersion marks the agent's rules changed, in q's transaction.
-func (r *Rules) bumpVersion(q *dbtx) error {
+func (r *Rules) bumpVersion(q store.Tx) error {
 	return store.BumpCounter(q, metaRulesVersion+r.m.agent, 1)
 }
 
@@ -100,7 +100,7 @@ func (r *Rules) bumpVersion(q *dbtx) error {
 // rule changed since it was filled.
 func (r *Rules) activeRules(ctx context.Context) ([]ExtractionRule, error) {
 	var rules []ExtractionRule
-	err := r.m.read(ctx, "extract.rules", func(q *dbtx) error {
+	err := r.m.read(ctx, "extract.rules", func(q store.Tx) error {
 		v, set, err := store.Meta(q, metaRulesVersion+r.m.agent)
 		if err != nil || !set {
 			return err // unset: no rule was ever added
@@ -210,7 +210,7 @@ func (r *Rules) Add(ctx context.Context, rule ExtractionRule) error {
 	if rule.CreatedAt.IsZero() {
 		rule.CreatedAt = r.m.now()
 	}
-	return r.m.write(ctx, "rules.add", func(q *dbtx) error {
+	return r.m.write(ctx, "rules.add", func(q store.Tx) error {
 		err := store.InsertRule(q, r.m.agent, store.RuleRow{
 			Name: rule.Name, Pattern: rule.Pattern, Type: string(rule.Type), Importance: rule.Importance,
 			Tags: rule.Tags, Active: rule.Active, CreatedAt: rule.CreatedAt,
@@ -232,7 +232,7 @@ func (r *Rules) SetActive(ctx context.Context, name string, active bool) error {
 	if err := validateID("name", name); err != nil {
 		return err
 	}
-	return r.m.write(ctx, "rules.set_active", func(q *dbtx) error {
+	return r.m.write(ctx, "rules.set_active", func(q store.Tx) error {
 		if found, err := store.SetRuleActive(q, r.m.agent, name, active); err != nil || !found {
 			return cmp.Or(err, notFound("rule", name))
 		}
@@ -246,7 +246,7 @@ func (r *Rules) Remove(ctx context.Context, name string) error {
 	if err := validateID("name", name); err != nil {
 		return err
 	}
-	return r.m.write(ctx, "rules.remove", func(q *dbtx) error {
+	return r.m.write(ctx, "rules.remove", func(q store.Tx) error {
 		if found, err := store.DeleteRule(q, r.m.agent, name); err != nil || !found {
 			return cmp.Or(err, notFound("rule", name))
 		}
@@ -258,7 +258,7 @@ func (r *Rules) Remove(ctx context.Context, name string) error {
 // Close and a [*DatabaseError] when SQLite fails.
 func (r *Rules) List(ctx context.Context) ([]ExtractionRule, error) {
 	var out []ExtractionRule
-	err := r.m.read(ctx, "rules.list", func(q *dbtx) error {
+	err := r.m.read(ctx, "rules.list", func(q store.Tx) error {
 		var err error
 		out, err = listRules(q, r.m.agent, false)
 		return err
@@ -268,7 +268,7 @@ func (r *Rules) List(ctx context.Context) ([]ExtractionRule, error) {
 
 // listRules returns the agent's rules (only the active ones with
 // activeOnly) by name, in q's transaction.
-func listRules(q *dbtx, agent string, activeOnly bool) ([]ExtractionRule, error) {
+func listRules(q store.Tx, agent string, activeOnly bool) ([]ExtractionRule, error) {
 	rows, err := store.Rules(q, agent, activeOnly)
 	if len(rows) == 0 {
 		return nil, err
@@ -966,7 +966,7 @@ func (m *Memory) storeFound(ctx context.Context, items []found, rejected []Rejec
 		return ExtractionResult{}, err
 	}
 	dups, rejects := res.Duplicates, res.Rejected
-	err = m.write(ctx, "extract.store", func(q *dbtx) error {
+	err = m.write(ctx, "extract.store", func(q store.Tx) error {
 		res = ExtractionResult{Duplicates: dups, Rejected: rejects}
 		// The memory a rule stored first from each sentence, by message
 		// and sentence: the memory the facts found there came from.
@@ -1021,7 +1021,7 @@ func (m *Memory) known(ctx context.Context, items []found, user string) (map[Mem
 		keys[it.typ] = append(keys[it.typ], it.key())
 	}
 	out := map[MemoryType]map[string]bool{}
-	err := m.read(ctx, "extract.known", func(q *dbtx) error {
+	err := m.read(ctx, "extract.known", func(q store.Tx) error {
 		for typ, ks := range keys {
 			var err error
 			switch typ {
@@ -1043,7 +1043,7 @@ func (m *Memory) known(ctx context.Context, items []found, user string) (map[Mem
 
 // storeOne stores one found item, in scope, unless memory holds it
 // already, and returns its ID ("" for a duplicate).
-func (m *Memory) storeOne(q *dbtx, it found, now time.Time, scope ExtractOptions) (string, error) {
+func (m *Memory) storeOne(q store.Tx, it found, now time.Time, scope ExtractOptions) (string, error) {
 	field := "extracted " + string(it.typ)
 	switch it.typ {
 	case TypeSemantic:

@@ -226,7 +226,7 @@ func (f *Facts) AssertAll(ctx context.Context, list []Fact) ([]Assertion, error)
 		return nil, err
 	}
 	out := make([]Assertion, len(list))
-	err = f.m.write(ctx, "facts.assert", func(q *dbtx) error {
+	err = f.m.write(ctx, "facts.assert", func(q store.Tx) error {
 		for i := range prepared {
 			a, err := f.assert(q, prepared[i], vecs[prepared[i].predicateKey], now)
 			if err != nil {
@@ -351,7 +351,7 @@ func firstEnd(a, b time.Time) time.Time {
 // assert consolidates one prepared assertion in q's transaction; vec is
 // the embedding of its predicate, when Tier 2 matches it (see
 // matchPredicate).
-func (f *Facts) assert(q *dbtx, p preparedFact, vec []float32, now time.Time) (Assertion, error) {
+func (f *Facts) assert(q store.Tx, p preparedFact, vec []float32, now time.Time) (Assertion, error) {
 	if err := f.resolve(q, &p); err != nil {
 		return Assertion{}, err
 	}
@@ -403,7 +403,7 @@ func (f *Facts) assert(q *dbtx, p preparedFact, vec []float32, now time.Time) (A
 // now stand, with the assertion's end vt cut where the first of them
 // would have ended. When the assertion ends first, it interrupts such a
 // fact, which holds again from there.
-func (f *Facts) supersede(q *dbtx, slot []store.SlotFact, vf, vt, now time.Time) ([]Fact, time.Time, error) {
+func (f *Facts) supersede(q store.Tx, slot []store.SlotFact, vf, vt, now time.Time) ([]Fact, time.Time, error) {
 	var superseded []Fact
 	for i := range slot {
 		s := &slot[i]
@@ -411,7 +411,7 @@ func (f *Facts) supersede(q *dbtx, slot []store.SlotFact, vf, vt, now time.Time)
 			continue
 		}
 		var ended Fact
-		err := q.recordAs(OpSupersede, "", func() (err error) {
+		err := recordAs(q, OpSupersede, "", func() (err error) {
 			ended, err = f.end(q, s.PK, vf, now)
 			return err
 		})
@@ -445,7 +445,7 @@ func nextInSlot(slot []store.SlotFact, p preparedFact, vf time.Time) *store.Slot
 
 // resolve puts the assertion's entities under the keys of the entities
 // they are aliases of.
-func (f *Facts) resolve(q *dbtx, p *preparedFact) error {
+func (f *Facts) resolve(q store.Tx, p *preparedFact) error {
 	s, o, err := store.ResolveAliases(q, f.m.agent, p.subjectKey, p.objectKey)
 	if err != nil {
 		return err
@@ -462,7 +462,7 @@ func (f *Facts) resolve(q *dbtx, p *preparedFact) error {
 // long history is mostly such facts (see store.SlotFacts). Oldest first,
 // so that of two facts an alias made the same, the older takes in what
 // follows.
-func (f *Facts) slot(q *dbtx, p preparedFact, vf time.Time) ([]store.SlotFact, error) {
+func (f *Facts) slot(q store.Tx, p preparedFact, vf time.Time) ([]store.SlotFact, error) {
 	object := p.objectKey
 	if p.single {
 		object = "" // every object
@@ -473,13 +473,13 @@ func (f *Facts) slot(q *dbtx, p preparedFact, vf time.Time) ([]store.SlotFact, e
 // merge adds the assertion p to the fact s: strength, sources, metadata,
 // and an earlier start. superseded are the facts the assertion ended
 // first, if any: the assertion then counts as a supersede.
-func (f *Facts) merge(q *dbtx, p preparedFact, s *store.SlotFact, vf, now time.Time, superseded []Fact) (Assertion, error) {
+func (f *Facts) merge(q store.Tx, p preparedFact, s *store.SlotFact, vf, now time.Time, superseded []Fact) (Assertion, error) {
 	m := store.FactMerge{Strength: p.Strength, MaxStrength: maxStrength,
 		Sources:   mergeSources(s.Sources, p.Sources, f.m.cfg.Limits.MaxTags),
 		Metadata:  mergeMetadata(s.Metadata, p.Metadata),
 		ValidFrom: vf, Now: now}
 	var got store.FactRow
-	err := q.recordAs(OpMerge, "", func() (err error) {
+	err := recordAs(q, OpMerge, "", func() (err error) {
 		got, err = store.MergeFact(q, f.m.agent, s.PK, m)
 		return err
 	})
@@ -495,7 +495,7 @@ func (f *Facts) merge(q *dbtx, p preparedFact, s *store.SlotFact, vf, now time.T
 
 // end sets the fact pk's ValidTo to at, retiring it if at has passed,
 // and returns it as it now stands.
-func (f *Facts) end(q *dbtx, pk int64, at, now time.Time) (Fact, error) {
+func (f *Facts) end(q store.Tx, pk int64, at, now time.Time) (Fact, error) {
 	got, err := store.EndFact(q, f.m.agent, pk, at, now)
 	return factFromRow(got), err
 }
@@ -504,7 +504,7 @@ func (f *Facts) end(q *dbtx, pk int64, at, now time.Time) (Fact, error) {
 // interrupted: a fact of its own, as strong and of the same sources,
 // from at to where s would have ended, retired at once if that has
 // passed.
-func (f *Facts) resume(q *dbtx, s *store.SlotFact, at, now time.Time) error {
+func (f *Facts) resume(q store.Tx, s *store.SlotFact, at, now time.Time) error {
 	var expired time.Time
 	if !s.ValidTo.IsZero() && !s.ValidTo.After(now) {
 		expired = now
@@ -514,7 +514,7 @@ func (f *Facts) resume(q *dbtx, s *store.SlotFact, at, now time.Time) error {
 
 // insert adds the assertion p as a new fact, retired at once if it ended
 // before now.
-func (f *Facts) insert(q *dbtx, p preparedFact, now time.Time) (Fact, error) {
+func (f *Facts) insert(q store.Tx, p preparedFact, now time.Time) (Fact, error) {
 	row := store.NewFact{SubjectKey: p.subjectKey, PredicateKey: p.predicateKey, ObjectKey: p.objectKey,
 		FactRow: store.FactRow{ID: p.ID, Subject: p.Subject, Predicate: p.Predicate, Object: p.Object,
 			ValidFrom: p.ValidFrom, ValidTo: p.ValidTo, RecordedAt: now,
@@ -534,7 +534,7 @@ func (f *Facts) insert(q *dbtx, p preparedFact, now time.Time) (Fact, error) {
 
 // linkEvidence links the memory the assertion was extracted from, if
 // any, to the fact id.
-func (f *Facts) linkEvidence(q *dbtx, p preparedFact, id string, now time.Time) error {
+func (f *Facts) linkEvidence(q store.Tx, p preparedFact, id string, now time.Time) error {
 	if p.MemoryID == "" {
 		return nil
 	}
@@ -600,7 +600,7 @@ func (f *Facts) Retract(ctx context.Context, id string, at time.Time) (Fact, err
 		at = now
 	}
 	var out Fact
-	err := f.m.write(ctx, "facts.retract", func(q *dbtx) error {
+	err := f.m.write(ctx, "facts.retract", func(q store.Tx) error {
 		ref, ok, err := store.FindFact(q, f.m.agent, id)
 		if err != nil {
 			return err
@@ -632,7 +632,7 @@ func (f *Facts) Get(ctx context.Context, id string) (Fact, error) {
 		return Fact{}, err
 	}
 	var list []Fact
-	err := f.m.read(ctx, "facts.get", func(q *dbtx) error {
+	err := f.m.read(ctx, "facts.get", func(q store.Tx) error {
 		row, ok, err := store.GetFact(q, f.m.agent, id)
 		if err != nil || !ok {
 			return err
@@ -657,7 +657,7 @@ func (f *Facts) Delete(ctx context.Context, id string) error {
 	if err := validateID("id", id); err != nil {
 		return err
 	}
-	return f.m.write(ctx, "facts.delete", func(q *dbtx) error {
+	return f.m.write(ctx, "facts.delete", func(q store.Tx) error {
 		return deleteByID(q, factKind, f.m.agent, id)
 	})
 }
@@ -681,7 +681,7 @@ func (f *Facts) Alias(ctx context.Context, name, alias string) error {
 		return invalid("alias", "%q and %q are one name already", name, alias)
 	}
 	now := f.m.now()
-	return f.m.write(ctx, "facts.alias", func(q *dbtx) error {
+	return f.m.write(ctx, "facts.alias", func(q store.Tx) error {
 		// Both names to the entities they stand for.
 		ne, err := f.entityKey(q, name)
 		if err != nil {
@@ -749,7 +749,7 @@ func (f *Facts) list(ctx context.Context, op string, fq FactQuery, when store.Fa
 		return nil, err
 	}
 	var out []Fact
-	err := f.m.read(ctx, op, func(q *dbtx) error {
+	err := f.m.read(ctx, op, func(q store.Tx) error {
 		ent, err := f.entityKey(q, fq.Entity)
 		if err != nil {
 			return err
@@ -795,7 +795,7 @@ func (f *Facts) validateQuery(fq *FactQuery) error {
 
 // strongest reads up to limit of the facts that hold now, strongest
 // first, then most recently confirmed: what memory.md and Context show.
-func (f *Facts) strongest(q *dbtx, limit int, sc *scope) ([]Fact, error) {
+func (f *Facts) strongest(q store.Tx, limit int, sc *scope) ([]Fact, error) {
 	if !sc.admitsKind(factKind) {
 		return nil, nil
 	}
@@ -809,7 +809,7 @@ func (f *Facts) strongest(q *dbtx, limit int, sc *scope) ([]Fact, error) {
 
 // entityKey is the key of the entity name stands for, aliases resolved;
 // "" for "".
-func (f *Facts) entityKey(q *dbtx, name string) (string, error) {
+func (f *Facts) entityKey(q store.Tx, name string) (string, error) {
 	if name == "" {
 		return "", nil
 	}

@@ -29,7 +29,7 @@ func (f *Facts) predicateVectors(ctx context.Context, list []preparedFact) (map[
 		keys = append(keys, p.predicateKey)
 	}
 	var known map[string]bool
-	err := m.read(ctx, "facts.predicates", func(q *dbtx) error {
+	err := m.read(ctx, "facts.predicates", func(q store.Tx) error {
 		var err error
 		known, err = store.KnownPredicates(q, m.agent, m.vectors.model, keys)
 		return err
@@ -62,7 +62,7 @@ func (f *Facts) predicateVectors(ctx context.Context, list []preparedFact) (map[
 // (vec, from predicateVectors), when the cosine reaches the threshold and
 // the subject has no fact of p's own predicate; and records vec as p's
 // predicate's embedding. It runs in q's transaction.
-func (f *Facts) matchPredicate(q *dbtx, p *preparedFact, vec []float32) error {
+func (f *Facts) matchPredicate(q store.Tx, p *preparedFact, vec []float32) error {
 	m := f.m
 	list, err := store.SubjectPredicates(q, m.agent, p.subjectKey, m.vectors.model)
 	if err != nil {

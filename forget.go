@@ -23,7 +23,7 @@ import (
 // the write-ahead log into the database and truncate it, so that once
 // they return the forgotten text is in neither file. Other connections,
 // of this process or another, can hold the truncation up for a while;
-// Forget and ForgetAgent wait for it (see database.checkpoint) and return
+// Forget and ForgetAgent wait for it (see the engine's DB.Checkpoint) and return
 // an error matching [ErrBusy] if it could not be done. They also remove
 // the temporary copies that a Backup killed half-way left (see
 // backup_temp.go): each a full copy of the file, forgotten text included.
@@ -45,7 +45,7 @@ func (m *Memory) Forget(ctx context.Context, id string) error {
 	if err := validateID("id", id); err != nil {
 		return err
 	}
-	err := m.write(ctx, "forget", func(q *dbtx) error {
+	err := m.write(ctx, "forget", func(q store.Tx) error {
 		types, purge, err := m.eraseID(q, id, "")
 		if err != nil {
 			return err
@@ -77,7 +77,7 @@ func (m *Memory) Forget(ctx context.Context, id string) error {
 // found, and nothing written) and the kinds whose full-text index keeps
 // tombstones of what it deleted, for the caller to purge (see
 // purgeTombstones).
-func (m *Memory) eraseID(q *dbtx, id string, only MemoryType) (types []MemoryType, purge []*kind, err error) {
+func (m *Memory) eraseID(q store.Tx, id string, only MemoryType) (types []MemoryType, purge []*kind, err error) {
 	// The archive first: a row deleted while its archive entry exists
 	// leaves its cached embedding behind for Restore.
 	types, err = m.forgetArchived(q, store.ArchiveSelect{ID: id, Type: string(only)})
@@ -113,7 +113,7 @@ func (m *Memory) eraseID(q *dbtx, id string, only MemoryType) (types []MemoryTyp
 		return nil, nil, err
 	}
 	types = appendTypes(types, got)
-	if len(types) == 0 || !q.tx.s.history {
+	if len(types) == 0 || !q.History() {
 		return types, purge, nil
 	}
 	err = store.RecordForgotten(q, m.agent, string(OpForget), []store.TypedID{{Type: string(types[0]), ID: id}})
@@ -131,7 +131,7 @@ func appendTypes(types []MemoryType, names []string) []MemoryType {
 // purgeTombstones merges the full-text index of a kind whose deletes
 // leave the terms in it (see kind.tombstones), so that they leave for
 // good. It rewrites the whole index: snapshots, the one such kind, are few.
-func purgeTombstones(q *dbtx, k *kind) error {
+func purgeTombstones(q store.Tx, k *kind) error {
 	if !k.Tombstones {
 		return nil
 	}
@@ -151,7 +151,7 @@ func scanMemoryType(r store.Scanner) (MemoryType, error) {
 // by the file's agents and keyed by text: another agent's archived memory
 // of the same text loses its copy too, and is embedded again if it is
 // restored.
-func (m *Memory) forgetArchived(q *dbtx, sel store.ArchiveSelect) ([]MemoryType, error) {
+func (m *Memory) forgetArchived(q store.Tx, sel store.ArchiveSelect) ([]MemoryType, error) {
 	var hashes [][]byte
 	for _, k := range kinds {
 		if k.Vec == "" {
@@ -187,7 +187,7 @@ func (m *Memory) afterForget(ctx context.Context) error {
 		_, err := m.writeMarkdown(ctx)
 		errs = append(errs, err, removeIfExists(m.mdPath+keptSuffix))
 	}
-	errs = append(errs, m.db.sweepRecordedBackups(ctx), m.db.checkpoint(ctx))
+	errs = append(errs, sweepRecordedBackups(ctx, m.db), m.db.Checkpoint(ctx))
 	return dbErr("forget", errors.Join(errs...))
 }
 
@@ -222,7 +222,7 @@ func (m *Memory) ForgetAgent(ctx context.Context) error {
 		return invalid("ForgetAgent", "%d other Memories of agent %q are open on %s in this process: close them first", n-1, m.agent, m.dbPath)
 	}
 	var others bool
-	err := m.write(ctx, "forget.agent", func(q *dbtx) (err error) {
+	err := m.write(ctx, "forget.agent", func(q store.Tx) (err error) {
 		others, err = m.eraseAgent(q)
 		return err
 	})
@@ -231,7 +231,7 @@ func (m *Memory) ForgetAgent(ctx context.Context) error {
 	}
 	// The notes of accesses not written are of rows that are gone:
 	// writing them would bring the agent's access counter back.
-	errs := []error{m.db.sweepRecordedBackups(ctx), m.db.checkpoint(ctx), m.close(true)}
+	errs := []error{sweepRecordedBackups(ctx, m.db), m.db.Checkpoint(ctx), m.close(true)}
 	if m.mdPath != "" {
 		errs = append(errs, removeIfExists(m.mdPath), removeIfExists(m.mdPath+keptSuffix))
 	}
@@ -250,7 +250,7 @@ func (m *Memory) ForgetAgent(ctx context.Context) error {
 // eraseAgent deletes every row of m's agent (see ForgetAgent), checks
 // that none is left in any table, and reports whether other agents have
 // rows in the file.
-func (m *Memory) eraseAgent(q *dbtx) (others bool, err error) {
+func (m *Memory) eraseAgent(q store.Tx) (others bool, err error) {
 	if _, err := m.forgetArchived(q, store.ArchiveSelect{Every: true}); err != nil {
 		return false, err
 	}

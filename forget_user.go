@@ -33,7 +33,7 @@ func (m *Memory) ForgetUser(ctx context.Context, user string) (int, error) {
 	}
 	scoped := kindsWith(func(k *kind) bool { return k.UserCol != "" })
 	var forgotten []typedID
-	err := m.write(ctx, "forget.user", func(q *dbtx) error {
+	err := m.write(ctx, "forget.user", func(q store.Tx) error {
 		var err error
 		forgotten, err = m.eraseUser(q, user, scoped)
 		return err
@@ -67,7 +67,7 @@ type typedID struct {
 // eraseUser deletes, in q's transaction, the user's memories of the kinds
 // scoped (those with a user) and everything derived from them, and
 // returns them, once each.
-func (m *Memory) eraseUser(q *dbtx, user string, scoped []*kind) ([]typedID, error) {
+func (m *Memory) eraseUser(q store.Tx, user string, scoped []*kind) ([]typedID, error) {
 	types := make([]string, len(scoped))
 	for i, k := range scoped {
 		types[i] = string(k.typ)
@@ -119,7 +119,7 @@ func (m *Memory) eraseUser(q *dbtx, user string, scoped []*kind) ([]typedID, err
 	if err := store.DeleteRefsTraces(q, m.agent, refs); err != nil {
 		return nil, err
 	}
-	if q.tx.s.history {
+	if q.History() {
 		if err := store.RecordForgotten(q, m.agent, string(OpForget), refs); err != nil {
 			return nil, err
 		}
@@ -161,7 +161,7 @@ func (m *Memory) ForgetMatching(ctx context.Context, f Filter) (int, error) {
 		return 0, err
 	}
 	var forgotten []typedID
-	err = m.write(ctx, "forget.matching", func(q *dbtx) error {
+	err = m.write(ctx, "forget.matching", func(q store.Tx) error {
 		var ids []typedID
 		for _, typ := range listedKinds {
 			k := kindByType(typ)

@@ -104,7 +104,7 @@ func (f *Facts) Neighbours(ctx context.Context, fq FactQuery) ([]Neighbour, erro
 	}
 	sp := f.now()
 	var out []Neighbour
-	err := f.m.read(ctx, "facts.neighbours", func(q *dbtx) error {
+	err := f.m.read(ctx, "facts.neighbours", func(q store.Tx) error {
 		key, err := f.knownEntity(q, "Entity", fq.Entity)
 		if err != nil {
 			return err
@@ -190,7 +190,7 @@ func (f *Facts) Paths(ctx context.Context, from, to string, maxDepth int) ([]Pat
 	}
 	sp := f.now()
 	var out []Path
-	err = f.m.read(ctx, "facts.paths", func(q *dbtx) error {
+	err = f.m.read(ctx, "facts.paths", func(q store.Tx) error {
 		s, err := f.knownEntity(q, "from", from)
 		if err != nil {
 			return err
@@ -220,7 +220,7 @@ const degreeProbe = 1024
 
 // paths finds the paths from s to t of at most depth hops, in q's
 // transaction.
-func (f *Facts) paths(q *dbtx, sp store.GraphSpan, s, t string, depth int) ([]Path, error) {
+func (f *Facts) paths(q store.Tx, sp store.GraphSpan, s, t string, depth int) ([]Path, error) {
 	ds, dt, err := store.Degrees(q, f.m.agent, sp, s, t, degreeProbe)
 	if err != nil {
 		return nil, err
@@ -328,7 +328,7 @@ type edgeFact struct {
 }
 
 // byPK reads the facts of the given row keys, with their ends' keys.
-func (f *Facts) byPK(q *dbtx, pks []int64) (map[int64]edgeFact, error) {
+func (f *Facts) byPK(q store.Tx, pks []int64) (map[int64]edgeFact, error) {
 	got, err := store.FactsByPK(q, f.m.agent, pks)
 	if err != nil {
 		return nil, err
@@ -368,7 +368,7 @@ func (f *Facts) Reachable(ctx context.Context, entity string, depth int) ([]Reac
 	}
 	sp := f.now()
 	var out []Reached
-	err = f.m.read(ctx, "facts.reachable", func(q *dbtx) error {
+	err = f.m.read(ctx, "facts.reachable", func(q store.Tx) error {
 		key, err := f.knownEntity(q, "entity", entity)
 		if err != nil {
 			return err
@@ -396,7 +396,7 @@ type node struct {
 // first: at most limit of them.
 //
 // (See store.Walk.)
-func (f *Facts) walk(q *dbtx, sp store.GraphSpan, key string, depth, limit int) ([]node, error) {
+func (f *Facts) walk(q store.Tx, sp store.GraphSpan, key string, depth, limit int) ([]node, error) {
 	got, err := store.Walk(q, f.m.agent, sp, key, depth, limit)
 	if err != nil {
 		return nil, err
@@ -491,7 +491,7 @@ func (f *Facts) Graph(ctx context.Context, opts GraphOptions) (Graph, error) {
 		sp = everSpan
 	}
 	g := Graph{Center: opts.Center, History: opts.History, Nodes: []GraphNode{}, Edges: []GraphEdge{}}
-	err = f.m.read(ctx, "facts.graph", func(q *dbtx) error {
+	err = f.m.read(ctx, "facts.graph", func(q store.Tx) error {
 		var nodes []node
 		if opts.Center == "" {
 			top, err := store.TopEntities(q, f.m.agent, sp, maxNodes)
@@ -565,7 +565,7 @@ func graphDepth(field string, depth, def int) (int, error) {
 
 // knownEntity returns the key of the entity name stands for, aliases
 // resolved, or ErrNotFound if no fact of the agent names it.
-func (f *Facts) knownEntity(q *dbtx, field, name string) (string, error) {
+func (f *Facts) knownEntity(q store.Tx, field, name string) (string, error) {
 	key, err := f.entityKey(q, name)
 	if err != nil {
 		return "", err

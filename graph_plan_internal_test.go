@@ -24,7 +24,7 @@ func TestGraphQueryPlans(t *testing.T) {
 		t.Fatal("the store lists no graph statement")
 	}
 	for name, query := range stmts {
-		plan, err := queryPlan(context.Background(), m.db.read, query)
+		plan, err := queryPlan(context.Background(), m.db.Read, query)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}

@@ -24,7 +24,7 @@ import (
 // is more than create, update or delete; the actor; the reason) it reads
 // from temp.history_ctx, a one-row table on the writer connection that
 // Memory.write fills at the start of each transaction and steps of larger
-// operations relabel (see dbtx.recordAs).
+// operations relabel (see recordAs).
 //
 // Recorded fields are a row's columns less the bookkeeping that reads
 // change (access counts, retrievals), that is derived from other fields
@@ -170,12 +170,12 @@ func (m *Memory) History(ctx context.Context, id string) ([]HistoryEntry, error)
 		return nil, err
 	}
 	var out []HistoryEntry
-	err := m.read(ctx, "history", func(q *dbtx) error {
+	err := m.read(ctx, "history", func(q store.Tx) error {
 		rows, err := store.History(q, m.agent, id)
 		if err != nil {
 			return err
 		}
-		out, err = q.historyEntries(m.agent, rows)
+		out, err = historyEntries(q, m.agent, rows)
 		return err
 	})
 	return out, err
@@ -231,7 +231,7 @@ func (m *Memory) Changes(ctx context.Context, cq ChangeQuery) ([]HistoryEntry, e
 		return nil, err
 	}
 	var out []HistoryEntry
-	err := m.read(ctx, "history.changes", func(q *dbtx) error {
+	err := m.read(ctx, "history.changes", func(q store.Tx) error {
 		rows, err := store.Changes(q, m.agent, store.ChangeSelect{
 			Since: cq.Since, Until: cq.Until, AfterSeq: cq.AfterSeq, BeforeSeq: cq.BeforeSeq,
 			Limit: cmp.Or(cq.Limit, 100), Newest: cq.Newest, Actor: cq.Actor,
@@ -239,14 +239,14 @@ func (m *Memory) Changes(ctx context.Context, cq ChangeQuery) ([]HistoryEntry, e
 		if err != nil {
 			return err
 		}
-		out, err = q.historyEntries(m.agent, rows)
+		out, err = historyEntries(q, m.agent, rows)
 		return err
 	})
 	return out, err
 }
 
 // pruneHistory deletes the agent's entries older than the retention.
-func (m *Memory) pruneHistory(q *dbtx, now time.Time) (int, error) {
+func (m *Memory) pruneHistory(q store.Tx, now time.Time) (int, error) {
 	n, err := store.PruneHistory(q, m.agent, now.Add(-m.cfg.History.Retention))
 	return int(n), err
 }
@@ -288,8 +288,8 @@ var historyKinds = sync.OnceValue(func() map[MemoryType]store.HistoryKind {
 	return out
 })
 
-// historyStatements returns what startHistory runs on the writer
-// connection: the context table and the triggers of every kind.
+// historyStatements returns what the engine's StartHistory runs on the
+// writer connection: the context table and the triggers of every kind.
 func historyStatements() []string {
 	hks := make([]store.HistoryKind, len(kinds))
 	for i, k := range kinds {
@@ -298,33 +298,9 @@ func historyStatements() []string {
 	return store.HistoryStatements(hks, string(OpCreate), string(OpUpdate), string(OpDelete), string(OpDecay))
 }
 
-// startHistory makes the history's context table and triggers on the
-// writer connection, when the Memory records history. It is called once,
-// when the Memory opens.
-func (s *database) startHistory(ctx context.Context) error {
-	if err := s.lockWriter(ctx); err != nil {
-		return err
-	}
-	defer s.wmu.Unlock()
-	if s.history {
-		return nil // another agent's Memory on the database started it
-	}
-	if err := s.installHistory(ctx); err != nil {
-		return &DatabaseError{Op: "open", Err: err}
-	}
-	s.history = true
-	return nil
-}
-
-// installHistory makes the history's table and triggers on the writer
-// connection. The writer lock is held.
-func (s *database) installHistory(ctx context.Context) error {
-	return store.InstallHistory(ctx, s.wconn, historyStatements())
-}
-
 // beginChanges fills the history's context for a write transaction: who
 // makes its changes, why and when.
-func (q *dbtx) beginChanges(actor, reason string, at time.Time) error {
+func beginChanges(q store.Tx, actor, reason string, at time.Time) error {
 	return store.BeginChanges(q, actor, reason, at)
 }
 
@@ -334,8 +310,8 @@ func (q *dbtx) beginChanges(actor, reason string, at time.Time) error {
 // context back as it was after: a step of a larger operation (an archive
 // inside compaction, a supersede inside an assertion, an edit read back
 // from memory.md) names itself.
-func (q *dbtx) recordAs(op HistoryOp, reason string, fn func() error) error {
-	if !q.tx.s.history {
+func recordAs(q store.Tx, op HistoryOp, reason string, fn func() error) error {
+	if !q.History() {
 		return fn()
 	}
 	prevOp, prevReason, err := store.HistoryContext(q)

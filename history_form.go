@@ -39,7 +39,7 @@ const (
 
 // historyEntries returns rows as entries, the fields of those written in
 // the compact forms put back together (see historyStates).
-func (q *dbtx) historyEntries(agent string, rows []store.HistoryRow) ([]HistoryEntry, error) {
+func historyEntries(q store.Tx, agent string, rows []store.HistoryRow) ([]HistoryEntry, error) {
 	from := map[memoryKey]int64{}
 	for _, r := range rows {
 		if r.Form != formWhole {
@@ -59,7 +59,7 @@ func (q *dbtx) historyEntries(agent string, rows []store.HistoryRow) ([]HistoryE
 		}
 	}
 	for typ, ids := range byType {
-		if err := q.historyStates(agent, typ, ids, since[typ], states); err != nil {
+		if err := historyStates(q, agent, typ, ids, since[typ], states); err != nil {
 			return nil, err
 		}
 	}
@@ -82,13 +82,13 @@ func (q *dbtx) historyEntries(agent string, rows []store.HistoryRow) ([]HistoryE
 // upTo are deleted: an import that brings the memory's history replaces
 // what it recorded itself, from which the older entries are put back
 // together.
-func (q *dbtx) settleHistory(agent string, typ MemoryType, id string, upTo int64) error {
+func settleHistory(q store.Tx, agent string, typ MemoryType, id string, upTo int64) error {
 	first, ok, err := store.FirstCompactEntry(q, agent, string(typ), id, upTo)
 	if err != nil || !ok {
 		return err
 	}
 	states := map[int64]historyState{}
-	if err := q.historyStates(agent, typ, []string{id}, first, states); err != nil {
+	if err := historyStates(q, agent, typ, []string{id}, first, states); err != nil {
 		return err
 	}
 	for seq, st := range states {
@@ -116,12 +116,12 @@ type historyState struct{ before, after json.RawMessage }
 // states by Seq: it reads their entries from there, newest first,
 // starting from each row's fields now (when it still exists) and undoing
 // each change.
-func (q *dbtx) historyStates(agent string, typ MemoryType, ids []string, from int64, states map[int64]historyState) error {
+func historyStates(q store.Tx, agent string, typ MemoryType, ids []string, from int64, states map[int64]historyState) error {
 	es, err := store.EntriesFrom(q, agent, string(typ), ids, from)
 	if err != nil {
 		return err
 	}
-	current, err := q.rowFields(agent, typ, ids)
+	current, err := rowFields(q, agent, typ, ids)
 	if err != nil {
 		return err
 	}
@@ -163,7 +163,7 @@ func (q *dbtx) historyStates(agent string, typ MemoryType, ids []string, from in
 // rowFields returns the recorded fields of the memories of kind typ with
 // the given IDs, as their rows hold them now (as history's triggers write
 // them), by ID; a memory without a row has none.
-func (q *dbtx) rowFields(agent string, typ MemoryType, ids []string) (map[string][]byte, error) {
+func rowFields(q store.Tx, agent string, typ MemoryType, ids []string) (map[string][]byte, error) {
 	hk, ok := historyKinds()[typ]
 	if !ok {
 		return nil, nil

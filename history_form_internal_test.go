@@ -3,6 +3,8 @@ package engram
 import (
 	"context"
 	"testing"
+
+	"github.com/engram-go/engram/internal/store"
 )
 
 // A write that moves a row's updated_at alone records nothing; the
@@ -29,8 +31,8 @@ func TestHistoryKeepsWhatAWriteOfUpdatedAtAloneMoves(t *testing.T) {
 	}
 	touch := func() {
 		t.Helper()
-		err := m.write(ctx, "test", func(q *dbtx) error {
-			_, err := q.exec(`UPDATE semantic_memory SET updated_at = updated_at + 1000 WHERE id = ?`, id)
+		err := m.write(ctx, "test", func(q store.Tx) error {
+			_, err := q.Exec(`UPDATE semantic_memory SET updated_at = updated_at + 1000 WHERE id = ?`, id)
 			return err
 		})
 		if err != nil {
@@ -39,9 +41,9 @@ func TestHistoryKeepsWhatAWriteOfUpdatedAtAloneMoves(t *testing.T) {
 	}
 	// A decay's entry after the update says nothing of the fields: the
 	// update's entry is the one that keeps them.
-	err = m.write(ctx, "test", func(q *dbtx) error {
-		return q.recordAs(OpDecay, "decay", func() error {
-			_, err := q.exec(`UPDATE semantic_memory SET resonance = 0.05 WHERE id = ?`, id)
+	err = m.write(ctx, "test", func(q store.Tx) error {
+		return recordAs(q, OpDecay, "decay", func() error {
+			_, err := q.Exec(`UPDATE semantic_memory SET resonance = 0.05 WHERE id = ?`, id)
 			return err
 		})
 	})

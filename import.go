@@ -147,7 +147,7 @@ func (m *Memory) importRecords(ctx context.Context, r io.Reader, opts ImportOpti
 	}
 	var rep ImportReport
 	var readFail error // the reader's own failure, kept from the write's wrapping
-	err = m.write(ctx, "import", func(q *dbtx) error {
+	err = m.write(ctx, "import", func(q store.Tx) error {
 		rep = ImportReport{Agent: h.Agent, Added: map[string]int{}, Replaced: map[string]int{}, Skipped: map[string]int{}}
 		im := &importer{m: m, q: q, conflict: opts.Conflict, rep: &rep, infos: map[string]map[string]colInfo{},
 			tables: map[*kind]*exchangeTable{}, stmts: map[putKey]*putSQL{}, fields: map[[2]string]string{},
@@ -159,7 +159,7 @@ func (m *Memory) importRecords(ctx context.Context, r io.Reader, opts ImportOpti
 		if im.historyFrom, err = store.HistoryHead(q); err != nil {
 			return err
 		}
-		return q.recordAs(OpImport, "", func() error {
+		return recordAs(q, OpImport, "", func() error {
 			for {
 				rec, err := rd.Next()
 				if errors.Is(err, io.EOF) {
@@ -221,7 +221,7 @@ func lineErr(line int, err error) error {
 // importer is one import's state, in its transaction.
 type importer struct {
 	m        *Memory
-	q        *dbtx
+	q        store.Tx
 	conflict Conflict
 	rep      *ImportReport
 	infos    map[string]map[string]colInfo // by table
@@ -548,7 +548,7 @@ func (im *importer) flush() error {
 				args = append(args, r.vals[c])
 			}
 		}
-		if err := im.q.savepoint(func(q *dbtx) error { return p.Insert(q, len(rows), args) }); err == nil {
+		if err := im.q.Savepoint(func(q store.Tx) error { return p.Insert(q, len(rows), args) }); err == nil {
 			im.rep.Added[string(k.typ)] += len(rows)
 			return nil
 		}
@@ -854,7 +854,7 @@ func (im *importer) historyEntry(rec exchange.Record) error {
 			im.historyOf[typ] = map[string]bool{}
 		}
 		im.historyOf[typ][id] = true
-		if err := im.q.settleHistory(im.m.agent, typ, id, im.historyFrom); err != nil {
+		if err := settleHistory(im.q, im.m.agent, typ, id, im.historyFrom); err != nil {
 			return err
 		}
 		if err := store.DropHistoryAfter(im.q, im.m.agent, string(typ), id, im.historyFrom); err != nil {

@@ -50,9 +50,14 @@ var layers = []layer{
 	// The JSON views of memories that every transport (the servers and
 	// the command) shares: over the root package's types.
 	{pkgs: "internal/memview", mayImport: provider, importedBy: anyone},
-	// The store layer: every SQL statement. Only the root package speaks
-	// to it; the transports and the providers go through the root.
-	{pkgs: "internal/store", mayImport: []string{"internal/..."}, importedBy: anyone, onlyBy: []string{".", "internal/eval/..."}},
+	// The SQLite engine: opening, transactions, migrations, the change
+	// log, backups. Only the root package opens it (and the evaluation
+	// commands, as they may the store layer); it never imports the root.
+	{pkgs: "internal/store/sqlite", mayImport: []string{"internal/..."}, importedBy: anyone, onlyBy: []string{".", "internal/eval/..."}},
+	// The store layer: every SQL statement, and the transaction an engine
+	// implements. Only the root package and the engines speak to it; the
+	// transports and the providers go through the root.
+	{pkgs: "internal/store", mayImport: []string{"internal/..."}, importedBy: anyone, onlyBy: []string{".", "internal/store/sqlite", "internal/eval/..."}},
 	{pkgs: "internal/...", mayImport: []string{"internal/..."}, importedBy: anyone},
 	{pkgs: ".", mayImport: []string{"internal/..."}, importedBy: anyone},
 	// Model providers: the root's interfaces and internal plumbing only.
@@ -263,6 +268,8 @@ func TestImportLayeringRules(t *testing.T) {
 		{dir: "cmd/engram", imports: []string{".", "openai", "internal/eval/locomo"}},
 		{dir: "server", imports: []string{"."}},
 		{dir: "mcpserver", imports: []string{".", "internal/store"}},
+		{dir: "internal/store/sqlite", imports: []string{".", "internal/store"}},
+		{dir: "httpapi", imports: []string{".", "internal/store/sqlite"}},
 	}
 	assert.Equal(t, []string{
 		"the root package imports openai: . may import only internal/...",
@@ -273,6 +280,8 @@ func TestImportLayeringRules(t *testing.T) {
 		"internal/eval/locomo imports examples/quickstart: examples/... is imported by nothing",
 		"cmd/engram imports internal/eval/locomo: internal/eval/... is imported by nothing",
 		"server is in no row of layers: give it one",
-		"mcpserver imports internal/store: internal/store is imported only by ., internal/eval/...",
+		"mcpserver imports internal/store: internal/store is imported only by ., internal/store/sqlite, internal/eval/...",
+		"internal/store/sqlite imports the root package: internal/store/sqlite may import only internal/...",
+		"httpapi imports internal/store/sqlite: internal/store/sqlite is imported only by ., internal/eval/...",
 	}, violations(graph))
 }

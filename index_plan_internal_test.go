@@ -58,7 +58,7 @@ func TestEveryIndexIsUsed(t *testing.T) {
 	}{
 		"semantic_by_rank": {"Semantic.List, by importance", func() error { _, err := m.Semantic().List(ctx, ListOptions{}); return err }},
 		"semantic_by_hash": {"Semantic.holding (is a text stored already? for consolidation, extraction, memory.md)", func() error {
-			return m.db.write(ctx, "test", func(q *dbtx) error {
+			return m.db.Write(ctx, "test", func(q store.Tx) error {
 				_, err := m.semantic.holding(q, []string{"the canoe lives at the lake"}, "")
 				return err
 			})
@@ -101,7 +101,7 @@ func TestEveryIndexIsUsed(t *testing.T) {
 		}},
 		"facts_by_time": {"List of facts", func() error { _, err := m.List(ctx, MemoryQuery{Types: []MemoryType{TypeFact}}); return err }},
 		"facts_by_strength": {"the strongest facts (Context, memory.md)", func() error {
-			return m.db.read(ctx, "test", func(q *dbtx) error { _, err := f.strongest(q, 10, nil); return err })
+			return m.db.Read(ctx, "test", func(q store.Tx) error { _, err := f.strongest(q, 10, nil); return err })
 		}},
 		"fact_aliases_by_entity":    {"Facts.Alias of an entity's alias", func() error { return f.Alias(ctx, "Ada Lovelace", "Augusta") }},
 		"document_chunks_by_source": {"ChunksOf", func() error { _, err := m.ChunksOf(ctx, "kayak.md"); return err }},
@@ -115,8 +115,8 @@ func TestEveryIndexIsUsed(t *testing.T) {
 	}
 
 	var indexes []string
-	must(m.db.read(ctx, "test", func(q *dbtx) error {
-		rows, err := q.query(`SELECT name FROM sqlite_schema WHERE type = 'index' AND sql IS NOT NULL ORDER BY name`)
+	must(m.db.Read(ctx, "test", func(q store.Tx) error {
+		rows, err := q.Query(`SELECT name FROM sqlite_schema WHERE type = 'index' AND sql IS NOT NULL ORDER BY name`)
 		if err != nil {
 			return err
 		}
@@ -129,8 +129,8 @@ func TestEveryIndexIsUsed(t *testing.T) {
 	for _, ix := range indexes {
 		if trigger, ok := triggers[ix]; ok {
 			var body string
-			must(m.db.read(ctx, "test", func(q *dbtx) error {
-				return q.queryRow(`SELECT sql FROM sqlite_schema WHERE type = 'trigger' AND name = ?`, []any{trigger}, &body)
+			must(m.db.Read(ctx, "test", func(q store.Tx) error {
+				return q.QueryRow(`SELECT sql FROM sqlite_schema WHERE type = 'trigger' AND name = ?`, []any{trigger}, &body)
 			}))
 			_, body, _ = strings.Cut(body, " BEGIN")
 			body = regexp.MustCompile(`\b(old|new)\.\w+`).ReplaceAllString(strings.TrimSuffix(strings.TrimSpace(body), "END"), "?")
@@ -139,7 +139,7 @@ func TestEveryIndexIsUsed(t *testing.T) {
 				if strings.TrimSpace(stmt) == "" {
 					continue
 				}
-				plan, err := queryPlan(ctx, m.db.write, stmt)
+				plan, err := queryPlan(ctx, m.db.Write, stmt)
 				must(err)
 				if slices.ContainsFunc(plan, func(step string) bool { return strings.Contains(step, "INDEX "+ix+" ") }) {
 					found = stmt
@@ -167,8 +167,8 @@ func TestEveryIndexIsUsed(t *testing.T) {
 		var found string
 		for _, set := range []struct {
 			stmts []string
-			run   func(ctx context.Context, op string, fn func(q *dbtx) error) error
-		}{{writes, m.db.write}, {reads, m.db.read}} {
+			run   func(ctx context.Context, op string, fn func(q store.Tx) error) error
+		}{{writes, m.db.Write}, {reads, m.db.Read}} {
 			for _, stmt := range set.stmts {
 				plan, err := queryPlan(ctx, set.run, stmt)
 				if err != nil {

@@ -374,7 +374,7 @@ type docIndex struct {
 // loadDocIndex reads the agent's chunks, without their text.
 func (m *Memory) loadDocIndex(ctx context.Context) (*docIndex, error) {
 	ix := &docIndex{byHash: map[string][]*docRow{}, byPK: map[int64]*docRow{}, bySource: map[string][]*docRow{}}
-	err := m.read(ctx, "ingest.index", func(q *dbtx) error {
+	err := m.read(ctx, "ingest.index", func(q store.Tx) error {
 		return store.EachChunkKey(q, m.agent, func(k store.ChunkKey) error {
 			ix.add(&docRow{pk: k.PK, id: k.ID, hash: string(k.Hash), primary: k.Primary, also: k.Also})
 			return nil
@@ -418,7 +418,7 @@ func (ix *docIndex) reindexSources(d *docRow, before []place) {
 // first, fall into groups that each carry more than 1 − 0.9² of its
 // squared weight (see linkGroups): only a row holding a term of every
 // group can reach 0.9, so only those are compared.
-func (m *Memory) nearDuplicate(q *dbtx, ix *docIndex, vec map[string]uint32) (*docRow, error) {
+func (m *Memory) nearDuplicate(q store.Tx, ix *docIndex, vec map[string]uint32) (*docRow, error) {
 	if !ix.built {
 		if err := m.buildNearIndex(q, ix); err != nil {
 			return nil, err
@@ -546,7 +546,7 @@ func (ix *docIndex) closest(cands []*docRow, terms []nearTerm) *docRow {
 
 // buildNearIndex reads the text of the agent's chunks in q's transaction
 // and indexes their term vectors.
-func (m *Memory) buildNearIndex(q *dbtx, ix *docIndex) error {
+func (m *Memory) buildNearIndex(q store.Tx, ix *docIndex) error {
 	byPK := make(map[int64]*docRow, len(ix.rows))
 	for _, d := range ix.rows {
 		byPK[d.pk] = d
@@ -646,10 +646,10 @@ func (m *Memory) ingestFile(ctx context.Context, ix *docIndex, f ingestFile, opt
 	var extract []string
 	// The index follows the transaction's changes as they are made; on
 	// error Ingest returns and drops it.
-	err = m.write(ctx, "ingest", func(q *dbtx) error {
+	err = m.write(ctx, "ingest", func(q store.Tx) error {
 		// History records the chunks' creations and changes with reason
 		// "ingest" (an archive is recorded as archive).
-		return q.recordAs("", "ingest", func() error {
+		return recordAs(q, "", "ingest", func() error {
 			return m.ingestChunks(q, ix, f.source, title, tags, chunks, es, now, &counts, &extract)
 		})
 	})
@@ -713,7 +713,7 @@ func (ix *docIndex) unchanged(source string, chunks []*newChunk) bool {
 
 // ingestChunks stores a file's chunks in q's transaction, and keeps ix in
 // step.
-func (m *Memory) ingestChunks(q *dbtx, ix *docIndex, source, title string, tags []string,
+func (m *Memory) ingestChunks(q store.Tx, ix *docIndex, source, title string, tags []string,
 	chunks []*newChunk, es []embedded, now time.Time, rep *IngestReport, extract *[]string) error {
 	refs := heldPlaces(ix, source)
 	p := chunkPlacer{m: m, q: q, ix: ix, source: source, title: title, tags: tags, es: es, now: now,
@@ -735,7 +735,7 @@ func (m *Memory) ingestChunks(q *dbtx, ix *docIndex, source, title string, tags 
 // kept (used).
 type chunkPlacer struct {
 	m             *Memory
-	q             *dbtx
+	q             store.Tx
 	ix            *docIndex
 	source, title string
 	tags          []string
@@ -978,7 +978,7 @@ func (p *chunkPlacer) drop(i int) {
 }
 
 // insertChunk stores a new chunk.
-func (m *Memory) insertChunk(q *dbtx, p place, title string, tags []string, c *newChunk, now time.Time) (*docRow, error) {
+func (m *Memory) insertChunk(q store.Tx, p place, title string, tags []string, c *newChunk, now time.Time) (*docRow, error) {
 	d := &docRow{id: m.newID(now), hash: c.hash, primary: p}
 	var err error
 	d.pk, err = store.InsertChunk(q, m.agent, d.id, store.ChunkText{Place: p, Title: title, Tags: tags, Content: c.Text,
@@ -990,7 +990,7 @@ func (m *Memory) insertChunk(q *dbtx, p place, title string, tags []string, c *n
 }
 
 // updateChunk changes a chunk's text in place.
-func (m *Memory) updateChunk(q *dbtx, ix *docIndex, d *docRow, p place, title string, tags []string, c *newChunk, now time.Time) error {
+func (m *Memory) updateChunk(q store.Tx, ix *docIndex, d *docRow, p place, title string, tags []string, c *newChunk, now time.Time) error {
 	before := d.sources()
 	ix.byHash[d.hash] = slices.DeleteFunc(ix.byHash[d.hash], func(x *docRow) bool { return x == d })
 	d.hash, d.primary = c.hash, p
@@ -1008,7 +1008,7 @@ func (m *Memory) updateChunk(q *dbtx, ix *docIndex, d *docRow, p place, title st
 }
 
 // saveSources writes a row's places.
-func (m *Memory) saveSources(q *dbtx, d *docRow, now time.Time) error {
+func (m *Memory) saveSources(q store.Tx, d *docRow, now time.Time) error {
 	// A place promoted to primary brings its text's hash: the row's text
 	// is unchanged, so its own hash stays in content_hash.
 	d.primary.Hash = []byte(d.hash)
@@ -1049,7 +1049,7 @@ func (m *Memory) GetChunk(ctx context.Context, id string) (DocumentChunk, error)
 	}
 	var row store.ChunkRow
 	var found bool
-	err := m.read(ctx, "document.get", func(q *dbtx) (err error) {
+	err := m.read(ctx, "document.get", func(q store.Tx) (err error) {
 		row, found, err = store.ChunkByID(q, m.agent, id)
 		return err
 	})
@@ -1072,7 +1072,7 @@ func (m *Memory) ChunksOf(ctx context.Context, source string) ([]DocumentChunk, 
 		return nil, err
 	}
 	var out []DocumentChunk
-	err := m.read(ctx, "document.list", func(q *dbtx) error {
+	err := m.read(ctx, "document.list", func(q store.Tx) error {
 		rows, err := store.ChunksIn(q, m.agent, source)
 		out = chunksOf(rows)
 		return err

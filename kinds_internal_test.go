@@ -21,9 +21,9 @@ func TestKindColumnsAreTheTables(t *testing.T) {
 	defer m.Close()
 	for _, k := range kinds {
 		var cols []string
-		err := m.db.read(context.Background(), "test.columns", func(q *dbtx) error {
+		err := m.db.Read(context.Background(), "test.columns", func(q store.Tx) error {
 			// hidden: 0 a column, 2 or 3 a generated one.
-			rows, err := q.query(`SELECT name FROM pragma_table_xinfo(?) WHERE hidden = 0 AND name NOT IN ('pk', 'agent_id') ORDER BY cid`, k.Table)
+			rows, err := q.Query(`SELECT name FROM pragma_table_xinfo(?) WHERE hidden = 0 AND name NOT IN ('pk', 'agent_id') ORDER BY cid`, k.Table)
 			if err != nil {
 				return err
 			}
@@ -61,8 +61,8 @@ func TestDeletesLeaveNoTerms(t *testing.T) {
 			continue
 		}
 		var on string
-		err := m.db.read(context.Background(), "test.fts", func(q *dbtx) error {
-			return q.queryRow(`SELECT coalesce((SELECT v FROM `+k.FTS+`_config WHERE k = 'secure-delete'), '0')`, nil, &on)
+		err := m.db.Read(context.Background(), "test.fts", func(q store.Tx) error {
+			return q.QueryRow(`SELECT coalesce((SELECT v FROM `+k.FTS+`_config WHERE k = 'secure-delete'), '0')`, nil, &on)
 		})
 		if err != nil {
 			t.Fatal(err)
@@ -86,8 +86,8 @@ func TestImportanceRisesMoveRanks(t *testing.T) {
 	for _, k := range kinds {
 		cols := store.ColumnsOf(k.Importance)
 		var sql string
-		err := m.db.read(context.Background(), "test", func(q *dbtx) error {
-			return q.queryRow(`SELECT coalesce((SELECT sql FROM sqlite_schema WHERE type = 'trigger' AND tbl_name = ?1 AND name LIKE '%_ranks_au'), '')`,
+		err := m.db.Read(context.Background(), "test", func(q store.Tx) error {
+			return q.QueryRow(`SELECT coalesce((SELECT sql FROM sqlite_schema WHERE type = 'trigger' AND tbl_name = ?1 AND name LIKE '%_ranks_au'), '')`,
 				[]any{k.Table}, &sql)
 		})
 		if err != nil {

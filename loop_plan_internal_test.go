@@ -5,12 +5,12 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/engram-go/engram/internal/store"
+	"github.com/engram-go/engram/internal/store/sqlite"
 )
 
 // The agent loop's statements: every turn an agent logs an episode or
@@ -66,11 +66,11 @@ func TestAgentLoopQueryPlans(t *testing.T) {
 		t.Fatalf("%d write and %d read statements collected", len(writes), len(reads))
 	}
 	var tables []string
-	if err := m.db.read(ctx, "test", func(q *dbtx) (err error) { tables, err = agentTables(q); return err }); err != nil {
+	if err := m.db.Read(ctx, "test", func(q store.Tx) (err error) { tables, err = agentTables(q); return err }); err != nil {
 		t.Fatal(err)
 	}
 	bounded, ran := boundedReads(), map[string]bool{}
-	check := func(kind string, stmts []string, run func(ctx context.Context, op string, fn func(q *dbtx) error) error) {
+	check := func(kind string, stmts []string, run func(ctx context.Context, op string, fn func(q store.Tx) error) error) {
 		for _, stmt := range stmts {
 			plan, err := queryPlan(ctx, run, stmt)
 			if err != nil {
@@ -88,8 +88,8 @@ func TestAgentLoopQueryPlans(t *testing.T) {
 			}
 		}
 	}
-	check("write", writes, m.db.write)
-	check("read", reads, m.db.read)
+	check("write", writes, m.db.Write)
+	check("read", reads, m.db.Read)
 	for stmt := range bounded {
 		if ran[stmt] || ran[textBuildAlternative[stmt]] {
 			continue
@@ -181,81 +181,28 @@ func settle(m *Memory) {
 // forgetStatements closes the statements the writer and the idle readers
 // have prepared, so that those collected afterwards are the ones used
 // since.
-func forgetStatements(t *testing.T, s *database) {
+func forgetStatements(t *testing.T, s *sqlite.DB) {
 	t.Helper()
-	s.wmu.Lock()
-	for _, st := range s.wstmts {
-		st.Close()
-	}
-	clear(s.wstmts)
-	s.wmu.Unlock()
-	for _, r := range idleReaders(s) {
-		for _, st := range r.stmts {
-			st.Close()
-		}
-		clear(r.stmts)
-		if err := r.conn.Raw(func(any) error {
-			for _, st := range r.raw {
-				st.Close()
-			}
-			return nil
-		}); err != nil {
-			t.Fatal(err)
-		}
-		clear(r.raw)
-		s.readers <- r
+	if err := s.ForgetStatements(); err != nil {
+		t.Fatal(err)
 	}
 }
 
 // preparedStatements returns the statements the writer and the idle
 // readers hold prepared, sorted.
-func preparedStatements(t *testing.T, s *database) (writes, reads []string) {
+func preparedStatements(t *testing.T, s *sqlite.DB) (writes, reads []string) {
 	t.Helper()
-	s.wmu.Lock()
-	for q := range s.wstmts {
-		writes = append(writes, q)
-	}
-	s.wmu.Unlock()
-	seen := map[string]bool{}
-	for _, r := range idleReaders(s) {
-		for q := range r.stmts {
-			seen[q] = true
-		}
-		for q := range r.raw {
-			seen[q] = true
-		}
-		s.readers <- r
-	}
-	for q := range seen {
-		reads = append(reads, q)
-	}
-	sort.Strings(writes)
-	sort.Strings(reads)
-	return writes, reads
-}
-
-// idleReaders takes the idle readers out of s's pool; the caller puts
-// them back. With no read under way, they are all the readers.
-func idleReaders(s *database) []*reader {
-	var out []*reader
-	for {
-		select {
-		case r := <-s.readers:
-			out = append(out, r)
-		default:
-			return out
-		}
-	}
+	return s.Prepared()
 }
 
 // queryPlan returns the steps of stmt's query plan, read in a
 // transaction that run starts.
-func queryPlan(ctx context.Context, run func(ctx context.Context, op string, fn func(q *dbtx) error) error, stmt string) ([]string, error) {
+func queryPlan(ctx context.Context, run func(ctx context.Context, op string, fn func(q store.Tx) error) error, stmt string) ([]string, error) {
 	var plan []string
-	err := run(ctx, "test", func(q *dbtx) error {
+	err := run(ctx, "test", func(q store.Tx) error {
 		// NULL for every parameter: without ANALYZE's statistics, the
 		// values do not change the plan.
-		rows, err := q.query(`EXPLAIN QUERY PLAN `+stmt, make([]any, params(stmt))...)
+		rows, err := q.Query(`EXPLAIN QUERY PLAN `+stmt, make([]any, params(stmt))...)
 		if err != nil {
 			return err
 		}

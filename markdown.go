@@ -60,7 +60,7 @@ func (m *Memory) renderMarkdown(ctx context.Context) ([]byte, []writtenLine, err
 	var total, totalFacts int
 	var entries []SemanticEntry
 	var facts []Fact
-	err := m.read(ctx, "markdown", func(q *dbtx) (err error) {
+	err := m.read(ctx, "markdown", func(q store.Tx) (err error) {
 		if total, totalFacts, err = store.MarkdownCounts(q, m.agent, now); err != nil {
 			return err
 		}

@@ -137,7 +137,7 @@ func (m *Memory) ImportMarkdown(ctx context.Context) (MarkdownReport, error) {
 	if m.mdPath == "" {
 		return MarkdownReport{}, invalid("ImportMarkdown", "the Memory writes no memory.md (see WithMarkdownPath)")
 	}
-	if m.db.readOnly {
+	if m.db.ReadOnly() {
 		return MarkdownReport{}, fmt.Errorf("engram: markdown.import: %w", ErrReadOnly)
 	}
 	m.mdMu.Lock()
@@ -165,7 +165,7 @@ func (m *Memory) ExportMarkdown(ctx context.Context) (string, error) {
 	if m.mdPath == "" {
 		return "", invalid("ExportMarkdown", "the Memory writes no memory.md (see WithMarkdownPath)")
 	}
-	if m.db.readOnly {
+	if m.db.ReadOnly() {
 		return "", fmt.Errorf("engram: markdown.export: %w", ErrReadOnly)
 	}
 	return m.writeMarkdown(ctx)
@@ -202,7 +202,7 @@ func lineKey(kind, id string) string { return kind + "\x00" + id }
 
 // readMarkdownState reads what engram last wrote; ok is false when it has
 // no record.
-func (m *Memory) readMarkdownState(q *dbtx) (st markdownState, ok bool, err error) {
+func (m *Memory) readMarkdownState(q store.Tx) (st markdownState, ok bool, err error) {
 	st.hash, ok, err = store.MarkdownHash(q, m.agent)
 	if !ok || err != nil {
 		return st, false, err
@@ -220,7 +220,7 @@ func (m *Memory) readMarkdownState(q *dbtx) (st markdownState, ok bool, err erro
 func (m *Memory) recordMarkdown(ctx context.Context, text []byte, lines []writtenLine) error {
 	sum := sha256.Sum256(text)
 	var held []byte
-	err := m.read(ctx, "markdown.state", func(q *dbtx) (err error) {
+	err := m.read(ctx, "markdown.state", func(q store.Tx) (err error) {
 		held, _, err = store.MarkdownHash(q, m.agent)
 		return err
 	})
@@ -232,7 +232,7 @@ func (m *Memory) recordMarkdown(ctx context.Context, text []byte, lines []writte
 		list[i] = store.MarkdownLine{Kind: l.kind, ID: l.id, Line: l.line}
 	}
 	now := m.now()
-	return m.write(ctx, "markdown.record", func(q *dbtx) error {
+	return m.write(ctx, "markdown.record", func(q store.Tx) error {
 		return store.RecordMarkdown(q, m.agent, m.mdPath, sum[:], list, now)
 	})
 }
@@ -250,7 +250,7 @@ func (m *Memory) importMarkdown(ctx context.Context) (MarkdownReport, error) {
 	}
 	var st markdownState
 	var known bool
-	if err := m.read(ctx, "markdown.state", func(q *dbtx) (err error) {
+	if err := m.read(ctx, "markdown.state", func(q store.Tx) (err error) {
 		st, known, err = m.readMarkdownState(q)
 		return err
 	}); err != nil {
@@ -276,11 +276,11 @@ func (m *Memory) importMarkdown(ctx context.Context) (MarkdownReport, error) {
 	}
 	now := m.now()
 	var plan MarkdownReport
-	err = m.write(ctx, "markdown.import", func(q *dbtx) error {
+	err = m.write(ctx, "markdown.import", func(q store.Tx) error {
 		plan = rep
 		// History records the edits as updates, new lines as creations
 		// and removed lines as archives, with reason memory.md.
-		return q.recordAs("", markdownSource, func() error {
+		return recordAs(q, "", markdownSource, func() error {
 			return m.applyMarkdown(q, file, st, &plan, now)
 		})
 	})
@@ -309,7 +309,7 @@ func (m *Memory) keepMarkdown(rep *MarkdownReport, data []byte) error {
 
 // applyMarkdown applies the file's edits in q's transaction and reports
 // them in rep.
-func (m *Memory) applyMarkdown(q *dbtx, file *memorymd.File, st markdownState, rep *MarkdownReport, now time.Time) error {
+func (m *Memory) applyMarkdown(q store.Tx, file *memorymd.File, st markdownState, rep *MarkdownReport, now time.Time) error {
 	for _, s := range file.Skipped {
 		rep.Skipped = append(rep.Skipped, MarkdownSkip{s.Line, s.Text, s.Reason})
 	}
@@ -333,7 +333,7 @@ func (m *Memory) applyMarkdown(q *dbtx, file *memorymd.File, st markdownState, r
 // them in rep. It returns the keys (see lineKey) of the lines it found
 // with a readable ID, and unsure when a line's ID cannot be read (then no
 // removal is applied).
-func (m *Memory) applyLines(q *dbtx, lines []memorymd.Line, st markdownState, rep *MarkdownReport, now time.Time) (seen map[string]bool, unsure bool, err error) {
+func (m *Memory) applyLines(q store.Tx, lines []memorymd.Line, st markdownState, rep *MarkdownReport, now time.Time) (seen map[string]bool, unsure bool, err error) {
 	// Lines by ID, and the IDs on more than one line.
 	count := map[string]int{}
 	for _, l := range lines {
@@ -377,7 +377,7 @@ func lineProblem(l memorymd.Line, count int, wrote bool) (reason string, unsure 
 
 // applyLine applies one readable line, written being the line engram
 // wrote with its ID.
-func (m *Memory) applyLine(q *dbtx, l memorymd.Line, written string, rep *MarkdownReport, now time.Time) error {
+func (m *Memory) applyLine(q store.Tx, l memorymd.Line, written string, rep *MarkdownReport, now time.Time) error {
 	if l.Fact && (l.ID != "" || strings.Contains(l.Body, " | ")) {
 		if l.ID == "" || l.Raw != written {
 			rep.Skipped = append(rep.Skipped, MarkdownSkip{l.Num, l.Raw, "the Facts section is read-only: change facts with Facts.Assert and Facts.Retract"})
@@ -396,7 +396,7 @@ func (m *Memory) applyLine(q *dbtx, l memorymd.Line, written string, rep *Markdo
 // removedLines reports the lines engram wrote that are not in the file
 // (not seen), in a stable order, and returns the entries to archive: none
 // when unsure, or when the database changed the entry since.
-func (m *Memory) removedLines(q *dbtx, st markdownState, seen map[string]bool, unsure bool, rep *MarkdownReport) ([]leaving, error) {
+func (m *Memory) removedLines(q store.Tx, st markdownState, seen map[string]bool, unsure bool, rep *MarkdownReport) ([]leaving, error) {
 	var gone []string
 	for key := range st.lines {
 		if !seen[key] {
@@ -448,7 +448,7 @@ func kindOfLine(l memorymd.Line) string {
 }
 
 // addMarkdownEntry stores a new line as a new semantic entry.
-func (m *Memory) addMarkdownEntry(q *dbtx, l memorymd.Line, rep *MarkdownReport, now time.Time) error {
+func (m *Memory) addMarkdownEntry(q store.Tx, l memorymd.Line, rep *MarkdownReport, now time.Time) error {
 	e, err := memorymd.ParseEntry(l.Body, true)
 	if err != nil {
 		rep.Skipped = append(rep.Skipped, MarkdownSkip{l.Num, l.Raw, err.Error()})
@@ -485,7 +485,7 @@ func (m *Memory) addMarkdownEntry(q *dbtx, l memorymd.Line, rep *MarkdownReport,
 // editMarkdownEntry applies an edited line, field by field, unless the
 // database changed the entry since engram wrote the line (a conflict: the
 // database wins).
-func (m *Memory) editMarkdownEntry(q *dbtx, l memorymd.Line, written string, rep *MarkdownReport, now time.Time) error {
+func (m *Memory) editMarkdownEntry(q store.Tx, l memorymd.Line, written string, rep *MarkdownReport, now time.Time) error {
 	cur, err := m.semantic.one(q, l.ID)
 	if errors.Is(err, ErrNotFound) {
 		rep.Conflicts = append(rep.Conflicts, MarkdownConflict{Line: l.Num, ID: l.ID, File: l.Raw})

@@ -188,7 +188,7 @@ func (m *Memory) AddAll(ctx context.Context, records []Record) ([]Added, error) 
 		return nil, err
 	}
 	out := make([]Added, len(list))
-	err = m.write(ctx, "memory.add_all", func(q *dbtx) error {
+	err = m.write(ctx, "memory.add_all", func(q store.Tx) error {
 		for i, p := range list {
 			var err error
 			switch p.typ {
@@ -236,7 +236,7 @@ func (m *Memory) Get(ctx context.Context, id string) (Record, error) {
 		return Record{}, err
 	}
 	var out Record
-	err := m.read(ctx, "memory.get", func(q *dbtx) error {
+	err := m.read(ctx, "memory.get", func(q store.Tx) error {
 		for _, typ := range listedKinds {
 			list, err := m.records(q, typ, store.ByID(id))
 			if err != nil {
@@ -254,7 +254,7 @@ func (m *Memory) Get(ctx context.Context, id string) (Record, error) {
 
 // records reads the agent's memories of kind typ that sel selects, in the
 // order and number it says.
-func (m *Memory) records(q *dbtx, typ MemoryType, sel store.Selection) ([]Record, error) {
+func (m *Memory) records(q store.Tx, typ MemoryType, sel store.Selection) ([]Record, error) {
 	switch typ {
 	case TypeSemantic:
 		list, err := readMemories(m, q, typ, semanticCols, scanSemantic, sel)
@@ -286,7 +286,7 @@ func (m *Memory) records(q *dbtx, typ MemoryType, sel store.Selection) ([]Record
 // readMemories reads the agent's memories of kind typ that sel selects
 // (see records), their columns cols scanned by scan, with the accesses not
 // written yet that q's snapshot does not hold.
-func readMemories[T any, P counted[T]](m *Memory, q *dbtx, typ MemoryType, cols string, scan func(store.Scanner) (T, error), sel store.Selection) ([]T, error) {
+func readMemories[T any, P counted[T]](m *Memory, q store.Tx, typ MemoryType, cols string, scan func(store.Scanner) (T, error), sel store.Selection) ([]T, error) {
 	rows, err := store.MemoriesSelected(q, kindByType(typ).Kind, cols, m.agent, sel)
 	if err != nil {
 		return nil, err
@@ -434,7 +434,7 @@ func (m *Memory) List(ctx context.Context, mq MemoryQuery) (MemoryPage, error) {
 		tags = string(b)
 	}
 	var all []Record
-	err = m.read(ctx, "memory.list", func(q *dbtx) error {
+	err = m.read(ctx, "memory.list", func(q store.Tx) error {
 		for _, typ := range types {
 			k := kindByType(typ)
 			if tags != "" && !k.Tagged || !sc.admitsKind(k) {

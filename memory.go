@@ -14,6 +14,7 @@ import (
 
 	"github.com/engram-go/engram/internal/facts"
 	"github.com/engram-go/engram/internal/store"
+	"github.com/engram-go/engram/internal/store/sqlite"
 	"github.com/engram-go/engram/internal/ulid"
 )
 
@@ -33,7 +34,7 @@ type Memory struct {
 	now    func() time.Time
 	log    *slog.Logger
 	ids    *ulid.Generator
-	db     *database
+	db     *sqlite.DB
 	dbPath string // "" in memory
 	mdPath string // "" when no memory.md is written
 	// agentDir is the agent's own directory under a base directory, ""
@@ -67,8 +68,8 @@ type Memory struct {
 	llm        LLM      // nil without WithLLM
 	vectors    *vectors // nil in Tier 1
 	// followers are the Memory's in-memory state that the database's
-	// change log keeps in step (see changelog.go).
-	followers []follower
+	// change log keeps in step (see internal/store/sqlite's changelog.go).
+	followers []store.Follower
 	// owner is the Store that handed the Memory out, nil for one from
 	// New.
 	owner *Store
@@ -119,10 +120,10 @@ func New(tier Tier, opts ...Option) (*Memory, error) {
 	}
 	m.db = db
 	if err := m.open(s); err != nil {
-		_ = db.close()
+		_ = db.Close()
 		return nil, err
 	}
-	db.sweepBackups(context.Background(), m.dbPath, m.log)
+	sweepBackups(context.Background(), db, m.dbPath, m.log)
 	openAgents.add(m, 1)
 	m.log.Debug("engram: opened", "agent", m.agent, "tier", tier, "db", m.dbPath, "markdown", m.mdPath)
 	return m, nil
@@ -207,30 +208,30 @@ func (m *Memory) open(s settings) error {
 	m.rules = &Rules{m: m}
 	m.stems.agent = m.agent
 	m.noise = newNoiseSource(m.cfg.Recall.NoiseSeed)
-	followers := []follower{&m.stems, &textFollower{m: m}}
+	followers := []store.Follower{&m.stems, &textFollower{m: m}}
 	if m.tier == Tier2 {
 		if err := m.openVectors(context.Background(), s.embedder, s.newDims, s.newDims || s.newModel, s.existing); err != nil {
 			return err
 		}
 		followers = append(followers, m.vectors)
 	}
-	if err := m.db.follow(context.Background(), m.agent, followers...); err != nil {
+	if err := m.db.Follow(context.Background(), m.agent, followers...); err != nil {
 		return err
 	}
 	m.followers = followers
 	// A read-only Memory makes no change for history to record.
-	if m.cfg.History.Enabled && !m.db.readOnly {
-		if err := m.db.startHistory(context.Background()); err != nil {
+	if m.cfg.History.Enabled && !m.db.ReadOnly() {
+		if err := m.db.StartHistory(context.Background(), historyStatements()); err != nil {
 			return err
 		}
 	}
-	m.stems.log = m.db.log
-	if !m.db.memory && m.db.rdb != nil {
+	m.stems.log = m.db
+	if m.db.Pooled() {
 		m.stems.db = m.db // builds in the background on a reader
 	}
 	m.stems.link = m.links.linkDeferred
-	if m.cfg.Zettelkasten.Enabled && !m.db.readOnly {
-		if err := m.db.read(context.Background(), "open", m.stems.loadDeferred); err != nil {
+	if m.cfg.Zettelkasten.Enabled && !m.db.ReadOnly() {
+		if err := m.db.Read(context.Background(), "open", m.stems.loadDeferred); err != nil {
 			return err
 		}
 	}
@@ -272,7 +273,7 @@ func (m *Memory) close(discard bool) error {
 		if m.owner != nil {
 			m.closeErr = m.owner.release(m)
 		} else {
-			m.closeErr = m.db.close()
+			m.closeErr = m.db.Close()
 		}
 		m.working.clearOnClose()
 		openAgents.add(m, -1)
@@ -298,7 +299,7 @@ func (m *Memory) MarkdownPath() string { return m.mdPath }
 // ReadOnly reports whether the Memory only reads its database: opened
 // with [WithReadOnly], or on storage that [New] found it cannot write.
 // Its writes then return an error matching [ErrReadOnly].
-func (m *Memory) ReadOnly() bool { return m.db.readOnly }
+func (m *Memory) ReadOnly() bool { return m.db.ReadOnly() }
 
 // Working returns the in-process working set.
 func (m *Memory) Working() *Working { return m.working }
@@ -331,7 +332,7 @@ func (m *Memory) Bootstrap(ctx context.Context) (*BootstrapResult, error) {
 	now := m.now()
 	var imported *MarkdownReport
 	var err error
-	if !m.db.readOnly {
+	if !m.db.ReadOnly() {
 		if imported, err = m.syncMarkdown(ctx); err != nil {
 			return nil, err
 		}
@@ -352,7 +353,7 @@ func (m *Memory) Bootstrap(ctx context.Context) (*BootstrapResult, error) {
 		BootstrappedAt:  now,
 		MarkdownImport:  imported,
 	}
-	err = m.read(ctx, "bootstrap", func(q *dbtx) error {
+	err = m.read(ctx, "bootstrap", func(q store.Tx) error {
 		var err error
 		if res.RecentEpisodes, err = m.episodic.recent(q, m.cfg.Bootstrap.RecentEpisodes, nil); err != nil {
 			return err
@@ -382,7 +383,7 @@ func (m *Memory) loadContext(ctx context.Context) (string, error) {
 			return "", fmt.Errorf("engram: bootstrap: %w", err)
 		}
 	}
-	if m.cfg.Markdown.Mode == MarkdownExport || m.db.readOnly {
+	if m.cfg.Markdown.Mode == MarkdownExport || m.db.ReadOnly() {
 		text, _, err := m.renderMarkdown(ctx)
 		return string(text), err
 	}
@@ -416,7 +417,7 @@ func (m *Memory) Flush(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if m.db.readOnly {
+	if m.db.ReadOnly() {
 		return m.flushReadOnly(items)
 	}
 	if _, err := m.syncMarkdown(ctx); err != nil {
@@ -440,7 +441,7 @@ func (m *Memory) Flush(ctx context.Context) error {
 		}
 	}
 	if len(keep) > 0 {
-		err := m.write(ctx, "flush", func(q *dbtx) error {
+		err := m.write(ctx, "flush", func(q store.Tx) error {
 			for i := range keep {
 				if err := m.semantic.promote(q, &keep[i], now); err != nil {
 					return err
@@ -502,7 +503,7 @@ func (m *Memory) Snapshot(ctx context.Context, snap SessionSnapshot) error {
 // after Close and a [*DatabaseError] when SQLite fails.
 func (m *Memory) Stats(ctx context.Context) (Stats, error) {
 	var st Stats
-	err := m.read(ctx, "stats", func(q *dbtx) error {
+	err := m.read(ctx, "stats", func(q store.Tx) error {
 		return countStats(q, m.agent, &st)
 	})
 	if err != nil {
@@ -524,7 +525,7 @@ var statsCounter = func() store.RowCounter {
 
 // countStats counts the agent's memories into st, but for the working
 // set.
-func countStats(q *dbtx, agent string, st *Stats) error {
+func countStats(q store.Tx, agent string, st *Stats) error {
 	return statsCounter.Count(q, agent, statsInto(st)...)
 }
 
@@ -548,16 +549,16 @@ func (m *Memory) CheckIntegrity(ctx context.Context) error {
 	if m.closed.Load() {
 		return ErrClosed
 	}
-	return m.db.integrityCheck(ctx)
+	return m.db.IntegrityCheck(ctx, checkDerived)
 }
 
 // read runs fn in a read transaction of the Memory's database (see
-// database.read); it returns ErrClosed after Close.
-func (m *Memory) read(ctx context.Context, op string, fn func(q *dbtx) error) error {
+// the engine's DB.Read); it returns ErrClosed after Close.
+func (m *Memory) read(ctx context.Context, op string, fn func(q store.Tx) error) error {
 	if m.closed.Load() {
 		return ErrClosed
 	}
-	return m.db.read(ctx, op, fn)
+	return m.db.Read(ctx, op, fn)
 }
 
 // newID returns a new time-ordered ID.
@@ -565,7 +566,7 @@ func (m *Memory) newID(now time.Time) string { return m.ids.New(now) }
 
 // createPrivate makes the directories of a new database readable by their
 // owner only (0700), and the file itself (0600, as a copy of the empty
-// database of the current schema: see createFromImage) before SQLite opens
+// database of the current schema: see the engine's CreateFile) before SQLite opens
 // it: SQLite gives the -wal and -shm files it makes the database file's
 // permissions. Memory is personal data. An existing file or directory
 // keeps its permissions.
@@ -576,7 +577,7 @@ func createPrivate(path string) error {
 	if _, err := os.Stat(path); err == nil {
 		return nil // SQLite opens it as it can (read-only, say)
 	}
-	return createFromImage(path)
+	return sqlite.CreateFile(path)
 }
 
 // checkMarkdownPath refuses a memory.md path that would overwrite the

@@ -47,7 +47,7 @@ func (p *Procedural) Store(ctx context.Context, pr Procedure) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	err = p.m.write(ctx, "procedural.store", func(q *dbtx) error {
+	err = p.m.write(ctx, "procedural.store", func(q store.Tx) error {
 		return p.store(q, pr, es, 0)
 	})
 	if err != nil {
@@ -115,7 +115,7 @@ func (p *Procedural) prepare(field string, pr Procedure, now time.Time) (Procedu
 // store inserts a prepared procedure in q's transaction with its vector,
 // the i-th of embedNew's answer es (none when es is nil: the row stays
 // pending).
-func (p *Procedural) store(q *dbtx, pr Procedure, es []embedded, i int) error {
+func (p *Procedural) store(q store.Tx, pr Procedure, es []embedded, i int) error {
 	pk, err := p.insert(q, pr)
 	if err != nil {
 		return err
@@ -125,7 +125,7 @@ func (p *Procedural) store(q *dbtx, pr Procedure, es []embedded, i int) error {
 
 // storeNew stores a prepared procedure in q's transaction unless the agent
 // has one of the same name, and reports whether it did.
-func (p *Procedural) storeNew(q *dbtx, pr Procedure) (bool, error) {
+func (p *Procedural) storeNew(q store.Tx, pr Procedure) (bool, error) {
 	held, err := p.named(q, []string{pr.Name})
 	if err != nil || held[pr.Name] {
 		return false, err
@@ -134,7 +134,7 @@ func (p *Procedural) storeNew(q *dbtx, pr Procedure) (bool, error) {
 }
 
 // named returns which of names the agent's procedures have, in one query.
-func (p *Procedural) named(q *dbtx, names []string) (map[string]bool, error) {
+func (p *Procedural) named(q store.Tx, names []string) (map[string]bool, error) {
 	return store.ProceduresNamed(q, p.m.agent, names)
 }
 
@@ -161,7 +161,7 @@ func procedureOf(r store.ProcedureRow) (Procedure, error) {
 
 // insert adds the procedure, with its derived columns, and returns its
 // rowid.
-func (p *Procedural) insert(q *dbtx, pr Procedure) (int64, error) {
+func (p *Procedural) insert(q store.Tx, pr Procedure) (int64, error) {
 	meta, err := encodeAnyMetadata("Metadata", pr.Metadata) // checked by prepare
 	if err != nil {
 		return 0, err
@@ -196,7 +196,7 @@ func (p *Procedural) GetByName(ctx context.Context, name string) (Procedure, err
 // one reads the agent's procedure that by finds by key (its ID or its
 // name), or returns ErrNotFound naming it as kind.
 func (p *Procedural) one(ctx context.Context, op string, by func(q store.Querier, as func(store.ProcedureRow) (Procedure, error), agent, key string) ([]Procedure, error), kind, key string) (Procedure, error) {
-	list, err := p.list(ctx, op, func(q *dbtx) ([]Procedure, error) { return by(q, procedureOf, p.m.agent, key) })
+	list, err := p.list(ctx, op, func(q store.Tx) ([]Procedure, error) { return by(q, procedureOf, p.m.agent, key) })
 	if err != nil {
 		return Procedure{}, err
 	}
@@ -230,7 +230,7 @@ func (p *Procedural) Update(ctx context.Context, id string, patch ProcedurePatch
 	}
 	now := p.m.now()
 	var out Procedure
-	err := p.m.write(ctx, "procedural.update", func(q *dbtx) error {
+	err := p.m.write(ctx, "procedural.update", func(q store.Tx) error {
 		list, err := store.ProcedureByID(q, procedureOf, p.m.agent, id)
 		if err != nil {
 			return err
@@ -277,7 +277,7 @@ func (p *Procedural) RecordOutcome(ctx context.Context, id string, success bool)
 	}
 	now := p.m.now()
 	var out []Procedure
-	err := p.m.write(ctx, "procedural.record_outcome", func(q *dbtx) error {
+	err := p.m.write(ctx, "procedural.record_outcome", func(q store.Tx) error {
 		var err error
 		out, err = store.RecordProcedureOutcome(q, procedureOf, p.m.agent, id, 1-outcomeAlpha, outcomeAlpha*outcome, now)
 		if err == nil && len(out) == 0 {
@@ -300,7 +300,7 @@ func (p *Procedural) ListActive(ctx context.Context, limit int) ([]Procedure, er
 		return nil, err
 	}
 	var out []Procedure
-	err = p.m.read(ctx, "procedural.list_active", func(q *dbtx) error {
+	err = p.m.read(ctx, "procedural.list_active", func(q store.Tx) error {
 		out, err = p.active(q, limit, nil)
 		return err
 	})
@@ -309,7 +309,7 @@ func (p *Procedural) ListActive(ctx context.Context, limit int) ([]Procedure, er
 
 // active reads up to limit active procedures in q's transaction, best
 // first.
-func (p *Procedural) active(q *dbtx, limit int, sc *scope) ([]Procedure, error) {
+func (p *Procedural) active(q store.Tx, limit int, sc *scope) ([]Procedure, error) {
 	if limit == 0 || !sc.admitsKind(proceduralKind) {
 		return nil, nil
 	}
@@ -335,7 +335,7 @@ func (p *Procedural) FindByTags(ctx context.Context, tags []string, limit int) (
 	if err != nil {
 		return nil, err
 	}
-	return p.list(ctx, "procedural.find_by_tags", func(q *dbtx) ([]Procedure, error) {
+	return p.list(ctx, "procedural.find_by_tags", func(q store.Tx) ([]Procedure, error) {
 		return store.ProceduresByTags(q, procedureOf, p.m.agent, tags, limit)
 	})
 }
@@ -347,16 +347,16 @@ func (p *Procedural) Delete(ctx context.Context, id string) error {
 	if err := validateID("id", id); err != nil {
 		return err
 	}
-	return p.m.write(ctx, "procedural.delete", func(q *dbtx) error {
+	return p.m.write(ctx, "procedural.delete", func(q store.Tx) error {
 		return deleteByID(q, proceduralKind, p.m.agent, id)
 	})
 }
 
 // list reads, in one read, the procedures read returns, with the
 // accesses noted and not written yet added (see Memory.overlayAccess).
-func (p *Procedural) list(ctx context.Context, op string, read func(q *dbtx) ([]Procedure, error)) ([]Procedure, error) {
+func (p *Procedural) list(ctx context.Context, op string, read func(q store.Tx) ([]Procedure, error)) ([]Procedure, error) {
 	var out []Procedure
-	err := p.m.read(ctx, op, func(q *dbtx) error {
+	err := p.m.read(ctx, op, func(q store.Tx) error {
 		var err error
 		if out, err = read(q); err != nil {
 			return err

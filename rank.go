@@ -170,7 +170,7 @@ func (m *Memory) present(ctx context.Context, s *search, cands []candidate) ([]c
 			touched = append(touched, cands[i].ID)
 		}
 	}
-	if !s.quiet && !m.db.readOnly && len(touched) > 0 && m.access.note(TypeSemantic, touched, accessNote{N: 1, At: store.MS(s.now)}) {
+	if !s.quiet && !m.db.ReadOnly() && len(touched) > 0 && m.access.note(TypeSemantic, touched, accessNote{N: 1, At: store.MS(s.now)}) {
 		m.flushAccessSoon()
 	}
 	return cands, nil
@@ -195,7 +195,7 @@ func (m *Memory) fillContent(ctx context.Context, cands []candidate) error {
 	if len(want) == 0 {
 		return nil
 	}
-	return m.read(ctx, "search.content", func(q *dbtx) error {
+	return m.read(ctx, "search.content", func(q store.Tx) error {
 		for typ, list := range want {
 			idx := at[typ]
 			err := store.EachContent(q, kindOf(typ).Kind, list, func(pk int64, text, cite string) error {
@@ -445,7 +445,7 @@ func (k *snippetKeys) holds(w string) bool {
 // bound on its importance (its kind's most when that may be stale) and its
 // recency (full, unless its kind is touched only when created, which the
 // index knows). What it leaves out could not be among the first need.
-func (m *Memory) readRanked(q *dbtx, s *search, cands []candidate, need int) ([]candidate, error) {
+func (m *Memory) readRanked(q store.Tx, s *search, cands []candidate, need int) ([]candidate, error) {
 	partial, bestText := partialOf(cands)
 	if len(partial) == 0 {
 		return cands, nil
@@ -479,7 +479,7 @@ func partialOf(cands []candidate) (partial []int, bestText float64) {
 // readBounded is readRanked's read for a text search that uses only the
 // first need (need > 0, bestText > 0): it reads the partial candidates
 // whose bound could reach the need-th best score of those read first.
-func (m *Memory) readBounded(q *dbtx, s *search, cands []candidate, partial []int, need int, bestText float64) error {
+func (m *Memory) readBounded(q store.Tx, s *search, cands []candidate, partial []int, need int, bestText float64) error {
 	sc := m.cfg.Search
 	total := sc.TextWeight + sc.ImportanceWeight + sc.RecencyWeight
 	bounds := m.rankBounds(s, cands, partial, bestText, total)
@@ -592,7 +592,7 @@ const createdAt = "{t}.created_at"
 // type, ID, pk and creation time are the index's; a kind touched only
 // when created was touched then. recall says the retrievals and strength
 // are wanted too.
-func (m *Memory) readRows(q *dbtx, s *search, cands []candidate, at []int, recall bool) error {
+func (m *Memory) readRows(q store.Tx, s *search, cands []candidate, at []int, recall bool) error {
 	byType := map[MemoryType][]int{}
 	for _, i := range at {
 		byType[cands[i].Type] = append(byType[cands[i].Type], i)

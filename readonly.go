@@ -5,13 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"net/url"
 	"os"
 	"path/filepath"
-	"strings"
 
-	"github.com/engram-go/engram/internal/schema"
 	"github.com/engram-go/engram/internal/store"
+	"github.com/engram-go/engram/internal/store/sqlite"
 )
 
 // Read-only storage.
@@ -20,7 +18,7 @@ import (
 // the file or its directory cannot be written: a read-only mount, an
 // immutable file, permissions. SQLite then opens it by a file: URI that
 // says so (see readOnlyName), every write is refused with ErrReadOnly
-// before it begins (see database.write), and nothing that a Memory writes
+// before it begins (see the engine's DB.Write), and nothing that a Memory writes
 // on its own (access counts, memory.md and its record, schema
 // migrations, the application_id mark, WAL mode) is attempted.
 
@@ -58,17 +56,7 @@ func readOnlyName(path string) (string, error) {
 		// to close removes both), so none is writing it as it is opened.
 		query = "immutable=1"
 	}
-	return fileURI(abs, query), nil
-}
-
-// fileURI returns the SQLite URI of the file at the absolute path abs,
-// with query.
-func fileURI(abs, query string) string {
-	u := url.URL{Scheme: "file", Path: filepath.ToSlash(abs), RawQuery: query}
-	if !strings.HasPrefix(u.Path, "/") {
-		u.Path = "/" + u.Path // a Windows volume: file:///C:/…
-	}
-	return u.String()
+	return sqlite.FileURI(abs, query), nil
 }
 
 // explainReadOnly makes the failure to open a read-only database that has
@@ -87,42 +75,40 @@ func explainReadOnly(path string, err error) error {
 		path+"-wal", ErrReadOnly, cause)}
 }
 
-// checkSchema is migrate for a read-only database, which cannot be
-// migrated: the schema must be this engram's.
-func (s *database) checkSchema(ctx context.Context) error {
-	latest := len(schema.Migrations())
-	version, err := s.userVersion(ctx)
-	switch {
-	case err != nil:
-		return err
-	case version > latest:
-		return fmt.Errorf("engram: open: schema version %d, this engram knows %d: %w", version, latest, ErrSchemaTooNew)
-	case version < latest:
-		return fmt.Errorf("engram: open: schema version %d, this engram needs %d and cannot bring a read-only database up to date; open it once where it can be written: %w",
-			version, latest, ErrReadOnly)
-	}
-	return nil
-}
-
 // openStorage opens the database at path ("" in memory) with the
 // storage configuration of s: read-only with WithReadOnly or when the
 // storage cannot be written (see storageReadOnly), and otherwise creating
 // it when needed (see createPrivate). A read-only database is never
 // created: with WithReadOnly, a file that does not exist is an error
 // matching ErrNotFound.
-func openStorage(ctx context.Context, path string, s *settings) (*database, error) {
+func openStorage(ctx context.Context, path string, s *settings) (*sqlite.DB, error) {
+	cfg := engineConfig(s.cfg.Storage)
+	cfg.Image = true
 	if path == "" {
-		return openDatabase(ctx, path, s.cfg.Storage)
+		return sqlite.Open(ctx, path, cfg)
 	}
-	readOnly := s.readOnly || storageReadOnly(path)
-	if !readOnly {
+	cfg.ReadOnly = s.readOnly || storageReadOnly(path)
+	name := path
+	if !cfg.ReadOnly {
 		if err := createPrivate(path); err != nil {
 			return nil, &DatabaseError{Op: "open", Err: err}
 		}
 	} else if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("engram: open: a read-only memory makes no database: %w", notFound("database", path))
+	} else if name, err = readOnlyName(path); err != nil {
+		return nil, &DatabaseError{Op: "open", Err: err}
 	}
-	return openDatabaseWith(ctx, path, s.cfg.Storage, dbOptions{image: true, readOnly: readOnly})
+	db, err := sqlite.Open(ctx, name, cfg)
+	if err != nil && cfg.ReadOnly {
+		err = explainReadOnly(path, err)
+	}
+	return db, err
+}
+
+// engineConfig is the engine's configuration for st: its errors are
+// engram's (see dbErr).
+func engineConfig(st StorageConfig) sqlite.Config {
+	return sqlite.Config{Synchronous: string(st.Synchronous), BusyTimeout: st.BusyTimeout, CacheMiB: st.CacheMiB, ReadConns: st.ReadConns, Wrap: dbErr}
 }
 
 // exists reports whether there is a file at path.

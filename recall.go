@@ -248,7 +248,7 @@ func (m *Memory) admit(admitted []Recalled) error {
 	if _, err := m.working.put(items...); err != nil {
 		return err
 	}
-	if m.db.readOnly {
+	if m.db.ReadOnly() {
 		return nil
 	}
 	due := false

@@ -78,7 +78,7 @@ func TestScopeQueryPlans(t *testing.T) {
 		stmts["forget user "+k.Table] = `DELETE FROM ` + k.Table + ` WHERE agent_id = ? AND ` + k.UserCol + ` = ? AND ` + k.UserCol + ` <> '' RETURNING id`
 	}
 	for name, query := range stmts {
-		plan, err := queryPlan(context.Background(), m.db.read, query)
+		plan, err := queryPlan(context.Background(), m.db.Read, query)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}

@@ -40,7 +40,7 @@ func (m *Memory) withContext(ctx context.Context, s *search, cands []candidate, 
 		return cands, nil
 	}
 	var found []candidate // each with the match it came with as ContextOf
-	err := m.read(ctx, "search.context", func(q *dbtx) error {
+	err := m.read(ctx, "search.context", func(q store.Tx) error {
 		near, err := store.SessionNeighbours(q, episodicKind.Kind, m.agent, hits, s.filter.stored())
 		found = make([]candidate, len(near))
 		for i, n := range near {

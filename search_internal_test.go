@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/engram-go/engram/internal/store"
 )
 
 // A search that leaves out the session neighbours that cannot reach its
@@ -95,9 +97,9 @@ func TestScoringFunctionsNeedTheirSearch(t *testing.T) {
 	defer m.Close()
 	ctx := context.Background()
 	for _, query := range []string{`SELECT engram_bm25(?1, x'00', 1)`, `SELECT engram_bm25_text(?1, 'some text')`} {
-		err := m.db.read(ctx, "test", func(q *dbtx) error {
+		err := m.db.Read(ctx, "test", func(q store.Tx) error {
 			var score float64
-			return q.queryRow(query, []any{int64(1 << 40)}, &score)
+			return q.QueryRow(query, []any{int64(1 << 40)}, &score)
 		})
 		if err == nil || !strings.Contains(err.Error(), errNoScorer.Error()) {
 			t.Errorf("%s with an unknown handle: %v, want %v", query, err, errNoScorer)

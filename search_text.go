@@ -44,7 +44,7 @@ var ftsSources = func() []ftsSource {
 // same read: s.fromIndex then says so.
 func (m *Memory) textCandidates(ctx context.Context, s *search, need int) ([]candidate, error) {
 	var cands []candidate
-	err := m.read(ctx, "search", func(q *dbtx) error {
+	err := m.read(ctx, "search", func(q store.Tx) error {
 		docs, tokens, err := m.textStats(q, s)
 		if err != nil {
 			return err
@@ -110,7 +110,7 @@ type scopedSource struct {
 // index; two index lookups tell whether the agent has such memories. An
 // Advanced expression always runs, so that a malformed one is reported
 // however empty memory is.)
-func (m *Memory) textSources(q *dbtx, s *search) ([]scopedSource, error) {
+func (m *Memory) textSources(q store.Tx, s *search) ([]scopedSource, error) {
 	var out []scopedSource
 	for _, src := range ftsSources {
 		sc, err := m.scopeOf(q, src)
@@ -129,7 +129,7 @@ func (m *Memory) textSources(q *dbtx, s *search) ([]scopedSource, error) {
 // query's terms, whatever their kind, whatever the search's filters, and
 // makes the search's scorer. docs and tokens are the statistics
 // textStats read.
-func (m *Memory) chooseTerms(q *dbtx, s *search, sources []scopedSource, docs, tokens int) error {
+func (m *Memory) chooseTerms(q store.Tx, s *search, sources []scopedSource, docs, tokens int) error {
 	df := map[string]int{}
 	for i := range sources {
 		ss := &sources[i]
@@ -159,7 +159,7 @@ func (m *Memory) chooseTerms(q *dbtx, s *search, sources []scopedSource, docs, t
 // the agent has and of how many tokens, and the versions of its texts
 // (-1 before it ever had one), of their importance (see migration 0010)
 // and of its accesses, which it keeps in s.
-func (m *Memory) textStats(q *dbtx, s *search) (docs, tokens int, err error) {
+func (m *Memory) textStats(q store.Tx, s *search) (docs, tokens int, err error) {
 	st, err := store.ReadSearchStats(q, m.agent, metaAccessVersion+m.agent)
 	s.textVersion, s.ranks, s.accessVersion = st.Version, st.Ranks, st.AccessVersion
 	return st.Docs, st.Tokens, err
@@ -197,7 +197,7 @@ func (s *search) limitTerms(df map[string]int) {
 
 // prefixFreq returns how many of the agent's memories hold a word that
 // starts with prefix, whatever their kind.
-func (m *Memory) prefixFreq(q *dbtx, sources []scopedSource, prefix string) (int, error) {
+func (m *Memory) prefixFreq(q store.Tx, sources []scopedSource, prefix string) (int, error) {
 	total := 0
 	for _, ss := range sources {
 		n, err := store.TextMatches(q, ss.Kind, ss.scope.restrict(query.Or([]string{prefix})+"*"))
@@ -215,7 +215,7 @@ func (m *Memory) prefixFreq(q *dbtx, sources []scopedSource, prefix string) (int
 // file holds), with their scores and what ranking needs of them. Each
 // plan's matches are scored inside SQLite and only its k best come out:
 // the k best of all are among them.
-func (m *Memory) ftsBest(q *dbtx, s *search, ss scopedSource) ([]candidate, error) {
+func (m *Memory) ftsBest(q store.Tx, s *search, ss scopedSource) ([]candidate, error) {
 	plans := []ftsPlan{{expr: ss.scope.restrict(s.expr)}}
 	if !s.opts.Advanced {
 		var err error
@@ -268,7 +268,7 @@ func (m *Memory) ftsBest(q *dbtx, s *search, ss scopedSource) ([]candidate, erro
 // indexed texts, read here: rows without a term vector (changed by a
 // statement that did not make a new one), and every match of an Advanced
 // expression with prefixes.
-func (m *Memory) scoreFromText(q *dbtx, s *search, src ftsSource, found []candidate, unscored []int) error {
+func (m *Memory) scoreFromText(q store.Tx, s *search, src ftsSource, found []candidate, unscored []int) error {
 	at := make(map[int64]int, len(unscored))
 	pks := make([]int64, len(unscored))
 	for i, j := range unscored {
@@ -334,7 +334,7 @@ const dfCacheMax = 1 << 16
 // counts (fts5vocab) are the agent's; otherwise the agent's documents
 // holding the term are counted inside FTS5, so that other agents' data
 // never changes how a query is planned or scored.
-func (m *Memory) docFreqs(q *dbtx, src ftsSource, sc ftsScope, terms, stems []string, version int64) (map[string]int, error) {
+func (m *Memory) docFreqs(q store.Tx, src ftsSource, sc ftsScope, terms, stems []string, version int64) (map[string]int, error) {
 	df := make(map[string]int, len(terms))
 	var missing []int // indexes into terms
 	c := &m.dfs
@@ -410,7 +410,7 @@ type ftsPlan struct {
 // restricted to the agent's documents when other agents share the index.
 // stems are the terms' Porter stems, df how many of the agent's documents
 // in the index hold each (see docFreqs).
-func (m *Memory) plan(q *dbtx, src ftsSource, sc ftsScope, terms, stems []string, df map[string]int, f ftsFilter, budget int) ([]ftsPlan, error) {
+func (m *Memory) plan(q store.Tx, src ftsSource, sc ftsScope, terms, stems []string, df map[string]int, f ftsFilter, budget int) ([]ftsPlan, error) {
 	p := planTerms(stems, df, budget)
 	keep := make([]string, len(p.keep))
 	for j, i := range p.keep {
@@ -489,7 +489,7 @@ func planTerms(stems []string, df map[string]int, budget int) termPlan {
 // that pass the filters f. Finding them walks row IDs (and, with filters,
 // the rows they name), which costs far less than scoring; only the agent's
 // documents are walked.
-func (m *Memory) window(q *dbtx, src ftsSource, sc ftsScope, expr string, f ftsFilter, budget int) (ftsPlan, error) {
+func (m *Memory) window(q store.Tx, src ftsSource, sc ftsScope, expr string, f ftsFilter, budget int) (ftsPlan, error) {
 	expr = sc.restrict(expr)
 	from, err := store.TextWindow(q, src.Kind, m.agent, expr, budget-1, f.stored())
 	if err != nil {
@@ -557,7 +557,7 @@ func (sc ftsScope) restrict(expr string) string {
 }
 
 // scopeOf finds the agent's scope in src's index: two index lookups.
-func (m *Memory) scopeOf(q *dbtx, src ftsSource) (ftsScope, error) {
+func (m *Memory) scopeOf(q store.Tx, src ftsSource) (ftsScope, error) {
 	sc := ftsScope{agentTok: agentToken(m.agent)}
 	var err error
 	sc.held, sc.shared, err = store.TextHeld(q, src.Kind, m.agent)
@@ -572,7 +572,7 @@ func agentToken(agent string) string { return "x" + hex.EncodeToString([]byte(ag
 // text_stats counts every agent's searchable rows and their tokens, and
 // every term vector is the one its row's indexed texts make (a row may
 // have none: it is scored from its text).
-func checkText(q *dbtx) error {
+func checkText(q store.Tx) error {
 	var problems []string
 	bad, err := store.TextStatsMismatches(q)
 	if err != nil {

@@ -70,7 +70,7 @@ func (m *Memory) vectorCandidates(ctx context.Context, s *search) ([]candidate, 
 		n = 4 * k
 	}
 	var out []candidate
-	err = m.read(ctx, "search.vector", func(q *dbtx) error {
+	err = m.read(ctx, "search.vector", func(q store.Tx) error {
 		if err := v.sync(q); err != nil {
 			return err
 		}
@@ -114,7 +114,7 @@ func (m *Memory) vectorCandidates(ctx context.Context, s *search) ([]candidate, 
 
 // vectorRows reads the memories of type typ the vector search found
 // (hits, with their cosines) that pass the search's filters.
-func (m *Memory) vectorRows(q *dbtx, typ MemoryType, hits []vecindex.Hit, f ftsFilter) ([]candidate, error) {
+func (m *Memory) vectorRows(q store.Tx, typ MemoryType, hits []vecindex.Hit, f ftsFilter) ([]candidate, error) {
 	if len(hits) == 0 {
 		return nil, nil
 	}
@@ -144,7 +144,7 @@ func (m *Memory) pendingByText(ctx context.Context, s *search, cands []candidate
 		byKind[c.Type] = append(byKind[c.Type], c.pk)
 	}
 	pending := map[vectorKey]bool{}
-	err = m.read(ctx, "search.pending", func(q *dbtx) error {
+	err = m.read(ctx, "search.pending", func(q store.Tx) error {
 		for typ, pks := range byKind {
 			got, err := store.PendingOf(q, string(typ), pks)
 			if err != nil {

@@ -52,7 +52,7 @@ func (s *Semantic) Store(ctx context.Context, e SemanticEntry) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	err = s.m.write(ctx, "semantic.store", func(q *dbtx) error {
+	err = s.m.write(ctx, "semantic.store", func(q store.Tx) error {
 		return s.store(q, row, es, 0, now)
 	})
 	if err != nil {
@@ -90,7 +90,7 @@ func (s *Semantic) StoreBatch(ctx context.Context, entries []SemanticEntry) ([]s
 	if err != nil {
 		return nil, err
 	}
-	err = s.m.write(ctx, "semantic.store_batch", func(q *dbtx) error {
+	err = s.m.write(ctx, "semantic.store_batch", func(q store.Tx) error {
 		if es == nil {
 			return s.storeRows(q, rows, now)
 		}
@@ -111,12 +111,12 @@ func (s *Semantic) StoreBatch(ctx context.Context, entries []SemanticEntry) ([]s
 // i-th of embedNew's answer es (none when es is nil: the row stays
 // pending), and auto-links it when the Zettelkasten is enabled, by its
 // vector when it has one (Tier 2).
-func (s *Semantic) store(q *dbtx, r semanticRow, es []embedded, i int, now time.Time) error {
+func (s *Semantic) store(q store.Tx, r semanticRow, es []embedded, i int, now time.Time) error {
 	pk, err := s.insert(q, r)
 	if err != nil {
 		return err
 	}
-	q.knowTerms(r.Content, r.stems)
+	q.KnowTerms(r.Content, r.stems)
 	if err := s.m.putNew(q, TypeSemantic, pk, es, i); err != nil {
 		return err
 	}
@@ -197,13 +197,13 @@ func (s *Semantic) prepareAll(entries []SemanticEntry, now time.Time) ([]semanti
 // the batch: the links are those of one store after the other. It
 // returns an error matching ErrExists for the first row (in order) whose
 // ID the agent or an earlier row of the batch holds.
-func (s *Semantic) storeRows(q *dbtx, rows []semanticRow, now time.Time) error {
+func (s *Semantic) storeRows(q store.Tx, rows []semanticRow, now time.Time) error {
 	if err := s.checkNew(q, rows); err != nil {
 		return err
 	}
 	recs := make([]*store.SemanticRow, len(rows))
 	for i := range rows {
-		q.knowTerms(rows[i].Content, rows[i].stems)
+		q.KnowTerms(rows[i].Content, rows[i].stems)
 		recs[i] = &rows[i].rec
 	}
 	pks, err := store.InsertSemanticBatch(q, s.m.agent, recs)
@@ -221,7 +221,7 @@ func (s *Semantic) storeRows(q *dbtx, rows []semanticRow, now time.Time) error {
 
 // checkNew returns an error matching ErrExists for the first of rows
 // whose ID the agent's entries or an earlier row hold.
-func (s *Semantic) checkNew(q *dbtx, rows []semanticRow) error {
+func (s *Semantic) checkNew(q store.Tx, rows []semanticRow) error {
 	ids := make([]string, len(rows))
 	for i, r := range rows {
 		ids[i] = r.ID
@@ -232,7 +232,7 @@ func (s *Semantic) checkNew(q *dbtx, rows []semanticRow) error {
 // checkIDsNew returns an error matching ErrExists for the first of ids
 // that agent's rows of kind k, or an earlier of ids, hold: a batch's
 // check, in one query.
-func checkIDsNew(q *dbtx, k *kind, agent string, ids []string) error {
+func checkIDsNew(q store.Tx, k *kind, agent string, ids []string) error {
 	held, err := store.HeldIDs(q, k.Table, agent, ids)
 	if err != nil {
 		return err
@@ -357,7 +357,7 @@ func (s *Semantic) prepare(field string, e SemanticEntry, now time.Time) (semant
 }
 
 // insert adds the row, with its derived columns, and returns its rowid.
-func (s *Semantic) insert(q *dbtx, r semanticRow) (int64, error) {
+func (s *Semantic) insert(q store.Tx, r semanticRow) (int64, error) {
 	pk, err := store.InsertSemantic(q, s.m.agent, &r.rec)
 	if store.IsUniqueViolation(err) {
 		return 0, fmt.Errorf("engram: semantic entry %q: %w", r.ID, ErrExists)
@@ -368,7 +368,7 @@ func (s *Semantic) insert(q *dbtx, r semanticRow) (int64, error) {
 // promote keeps a flushed working item: an entry with the item's ID is
 // updated if its content changed, an item whose content is already known
 // is skipped, anything else is inserted.
-func (s *Semantic) promote(q *dbtx, e *SemanticEntry, now time.Time) error {
+func (s *Semantic) promote(q store.Tx, e *SemanticEntry, now time.Time) error {
 	row, err := s.prepare("working item", *e, now)
 	if err != nil {
 		return err
@@ -389,7 +389,7 @@ func (s *Semantic) promote(q *dbtx, e *SemanticEntry, now time.Time) error {
 
 // insertNew inserts and links the row unless the agent holds an entry with
 // the same content already, and reports whether it did.
-func (s *Semantic) insertNew(q *dbtx, row semanticRow, now time.Time) (bool, error) {
+func (s *Semantic) insertNew(q store.Tx, row semanticRow, now time.Time) (bool, error) {
 	held, err := s.holding(q, []string{row.Content}, row.UserID)
 	if err != nil || held[row.Content] {
 		return false, err
@@ -400,7 +400,7 @@ func (s *Semantic) insertNew(q *dbtx, row semanticRow, now time.Time) (bool, err
 // holding returns which of contents the agent's entries hold, in one
 // query (found by hash, then compared): the entries of user, or of any
 // user when user is "".
-func (s *Semantic) holding(q *dbtx, contents []string, user string) (map[string]bool, error) {
+func (s *Semantic) holding(q store.Tx, contents []string, user string) (map[string]bool, error) {
 	return store.SemanticHolding(q, s.m.agent, contents, user)
 }
 
@@ -412,7 +412,7 @@ func (s *Semantic) Get(ctx context.Context, id string) (SemanticEntry, error) {
 		return SemanticEntry{}, err
 	}
 	var e SemanticEntry
-	err := s.m.read(ctx, "semantic.get", func(q *dbtx) error {
+	err := s.m.read(ctx, "semantic.get", func(q store.Tx) error {
 		var err error
 		e, err = s.one(q, id)
 		return err
@@ -422,7 +422,7 @@ func (s *Semantic) Get(ctx context.Context, id string) (SemanticEntry, error) {
 
 // best reads up to limit of the agent's entries in the scope sc (nil for
 // all), the most important first, from offset on, in q's transaction.
-func (s *Semantic) best(q *dbtx, sc *scope, limit, offset int) ([]SemanticEntry, error) {
+func (s *Semantic) best(q store.Tx, sc *scope, limit, offset int) ([]SemanticEntry, error) {
 	list, err := store.SemanticPage(q, semanticEntry, s.m.agent, sc.storedOrNil(), limit, offset)
 	if err != nil {
 		return nil, err
@@ -431,7 +431,7 @@ func (s *Semantic) best(q *dbtx, sc *scope, limit, offset int) ([]SemanticEntry,
 }
 
 // one reads the agent's entry with the given ID, or returns ErrNotFound.
-func (s *Semantic) one(q *dbtx, id string) (SemanticEntry, error) {
+func (s *Semantic) one(q store.Tx, id string) (SemanticEntry, error) {
 	list, err := store.SemanticByID(q, semanticEntry, s.m.agent, id)
 	if err == nil {
 		err = overlayAll(s.m, q, list)
@@ -457,7 +457,7 @@ func (s *Semantic) Update(ctx context.Context, id string, patch SemanticPatch) (
 	}
 	now := s.m.now()
 	var out SemanticEntry
-	err := s.m.write(ctx, "semantic.update", func(q *dbtx) error {
+	err := s.m.write(ctx, "semantic.update", func(q store.Tx) error {
 		var err error
 		out, err = s.update(q, id, patch, now)
 		return err
@@ -498,7 +498,7 @@ func (s *Semantic) validatePatch(patch SemanticPatch) error {
 
 // update applies a validated patch to the entry with the given ID in q's
 // transaction and returns the result, or ErrNotFound.
-func (s *Semantic) update(q *dbtx, id string, patch SemanticPatch, now time.Time) (SemanticEntry, error) {
+func (s *Semantic) update(q store.Tx, id string, patch SemanticPatch, now time.Time) (SemanticEntry, error) {
 	e, err := s.one(q, id)
 	if err != nil {
 		return SemanticEntry{}, err
@@ -536,7 +536,7 @@ func (s *Semantic) Delete(ctx context.Context, id string) error {
 	if err := validateID("id", id); err != nil {
 		return err
 	}
-	return s.m.write(ctx, "semantic.delete", func(q *dbtx) error {
+	return s.m.write(ctx, "semantic.delete", func(q store.Tx) error {
 		return deleteByID(q, semanticKind, s.m.agent, id)
 	})
 }
@@ -555,7 +555,7 @@ func (s *Semantic) List(ctx context.Context, opts ListOptions) ([]SemanticEntry,
 		return nil, err
 	}
 	var out []SemanticEntry
-	err = s.m.read(ctx, "semantic.list", func(q *dbtx) (err error) {
+	err = s.m.read(ctx, "semantic.list", func(q store.Tx) (err error) {
 		out, err = s.best(q, sc, limit, offset)
 		return err
 	})
@@ -578,7 +578,7 @@ func (s *Semantic) RecordAccess(ctx context.Context, ids ...string) error {
 		set[id] = true
 	}
 	now := s.m.now()
-	return s.m.write(ctx, "semantic.record_access", func(q *dbtx) error {
+	return s.m.write(ctx, "semantic.record_access", func(q store.Tx) error {
 		n, err := s.bumpAccess(q, ids, now)
 		if err != nil {
 			return err
@@ -593,7 +593,7 @@ func (s *Semantic) RecordAccess(ctx context.Context, ids ...string) error {
 // bumpAccess raises the access count of the agent's entries with the given
 // IDs by one and sets their last access to now, in one statement, and
 // returns how many entries it changed. Unknown IDs are skipped.
-func (s *Semantic) bumpAccess(q *dbtx, ids []string, now time.Time) (int, error) {
+func (s *Semantic) bumpAccess(q store.Tx, ids []string, now time.Time) (int, error) {
 	return store.BumpSemanticAccess(q, s.m.agent, ids, now)
 }
 

@@ -33,7 +33,7 @@ func (e *Episodic) SaveSnapshot(ctx context.Context, snap SessionSnapshot) (stri
 	if err != nil {
 		return "", err
 	}
-	err = e.m.write(ctx, "episodic.save_snapshot", func(q *dbtx) error {
+	err = e.m.write(ctx, "episodic.save_snapshot", func(q store.Tx) error {
 		return e.saveSnapshot(q, row)
 	})
 	if err != nil {
@@ -136,7 +136,7 @@ func snapshotTerms(s SessionSnapshot) ([]byte, int) {
 
 // saveSnapshot inserts a prepared snapshot in q's transaction and keeps
 // only the newest MaxSnapshotsPerSession of its session.
-func (e *Episodic) saveSnapshot(q *dbtx, s snapshotRow) error {
+func (e *Episodic) saveSnapshot(q store.Tx, s snapshotRow) error {
 	terms, ntok := snapshotTerms(s.SessionSnapshot)
 	err := store.InsertSnapshot(q, e.m.agent, store.SnapshotRow{
 		ID: s.ID, SessionID: s.SessionID, Messages: s.messages, Summary: s.Summary,
@@ -161,7 +161,7 @@ func (e *Episodic) LatestSnapshot(ctx context.Context, sessionID string) (Sessio
 			return SessionSnapshot{}, err
 		}
 	}
-	out, err := e.readSnapshots(ctx, "episodic.latest_snapshot", func(q *dbtx) ([]store.SnapshotRow, error) {
+	out, err := e.readSnapshots(ctx, "episodic.latest_snapshot", func(q store.Tx) ([]store.SnapshotRow, error) {
 		return store.LatestSnapshot(q, e.m.agent, sessionID)
 	})
 	if err != nil {
@@ -179,16 +179,16 @@ func (e *Episodic) Snapshots(ctx context.Context, sessionID string) ([]SessionSn
 	if err := validateID("sessionID", sessionID); err != nil {
 		return nil, err
 	}
-	return e.readSnapshots(ctx, "episodic.snapshots", func(q *dbtx) ([]store.SnapshotRow, error) {
+	return e.readSnapshots(ctx, "episodic.snapshots", func(q store.Tx) ([]store.SnapshotRow, error) {
 		return store.SessionSnapshots(q, e.m.agent, sessionID)
 	})
 }
 
 // readSnapshots reads the snapshots read returns in one read, with the
 // retrievals not written yet.
-func (e *Episodic) readSnapshots(ctx context.Context, op string, read func(q *dbtx) ([]store.SnapshotRow, error)) ([]SessionSnapshot, error) {
+func (e *Episodic) readSnapshots(ctx context.Context, op string, read func(q store.Tx) ([]store.SnapshotRow, error)) ([]SessionSnapshot, error) {
 	var out []SessionSnapshot
-	err := e.m.read(ctx, op, func(q *dbtx) error {
+	err := e.m.read(ctx, op, func(q store.Tx) error {
 		rows, err := read(q)
 		if err != nil {
 			return err
@@ -201,7 +201,7 @@ func (e *Episodic) readSnapshots(ctx context.Context, op string, read func(q *db
 
 // snapshotsOf returns the snapshots of rows, with the retrievals not
 // written yet that q's snapshot of the database does not hold.
-func snapshotsOf(m *Memory, q *dbtx, rows []store.SnapshotRow) ([]SessionSnapshot, error) {
+func snapshotsOf(m *Memory, q store.Tx, rows []store.SnapshotRow) ([]SessionSnapshot, error) {
 	out := make([]SessionSnapshot, len(rows))
 	for i, r := range rows {
 		var err error

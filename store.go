@@ -8,6 +8,9 @@ import (
 	"slices"
 	"sync"
 	"time"
+
+	"github.com/engram-go/engram/internal/store"
+	"github.com/engram-go/engram/internal/store/sqlite"
 )
 
 // Store is the memory of many agents in one place: a base directory
@@ -30,7 +33,7 @@ type Store struct {
 	// base is the base directory of the directory layout, "" for a
 	// shared file or memory, which shared is the database of.
 	base   string
-	shared *database
+	shared *sqlite.DB
 
 	mu     sync.Mutex // guards closed and agents
 	closed bool
@@ -39,7 +42,7 @@ type Store struct {
 	// files are the agents' databases over a base directory that have
 	// connections open (see balance).
 	filesMu sync.Mutex
-	files   map[*database]bool
+	files   map[*sqlite.DB]bool
 }
 
 // agentSlot is an agent's Memory once it is open; ready is closed when
@@ -80,7 +83,7 @@ func Open(tier Tier, opts ...Option) (*Store, error) {
 	if err := s.validate(tier); err != nil {
 		return nil, err
 	}
-	st := &Store{tier: tier, set: s, agents: map[string]*agentSlot{}, files: map[*database]bool{}}
+	st := &Store{tier: tier, set: s, agents: map[string]*agentSlot{}, files: map[*sqlite.DB]bool{}}
 	switch {
 	case s.inMemory:
 	case s.path == "":
@@ -91,7 +94,7 @@ func Open(tier Tier, opts ...Option) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	db.sweepBackups(context.Background(), s.path, s.logger)
+	sweepBackups(context.Background(), db, s.path, s.logger)
 	st.shared = db
 	return st, nil
 }
@@ -180,7 +183,7 @@ func (st *Store) Has(ctx context.Context, id string) (bool, error) {
 		return hasDatabase(filepath.Join(st.base, agentDirName(id)))
 	}
 	var has bool
-	err := st.shared.read(ctx, "agents", func(q *dbtx) error {
+	err := st.shared.Read(ctx, "agents", func(q store.Tx) error {
 		tables, err := agentTables(q)
 		if err != nil {
 			return err
@@ -208,17 +211,17 @@ func (st *Store) open(id string) (*Memory, error) {
 		if db, err = openStorage(context.Background(), m.dbPath, &s); err != nil {
 			return nil, err
 		}
-		db.onWake = st.woke
-		db.sweepBackups(context.Background(), m.dbPath, m.log)
+		db.SetOnWake(st.woke)
+		sweepBackups(context.Background(), db, m.dbPath, m.log)
 	} else {
 		m.dbPath = s.path
 	}
 	m.db = db
 	if err := m.open(s); err != nil {
 		if st.base != "" {
-			_ = db.close()
+			_ = db.Close()
 		} else {
-			db.unfollow(id, m.followers...)
+			db.Unfollow(id, m.followers...)
 		}
 		return nil, err
 	}
@@ -240,23 +243,23 @@ func (st *Store) release(m *Memory) error {
 	}
 	st.mu.Unlock()
 	if st.base == "" {
-		m.db.unfollow(m.agent, m.followers...)
+		m.db.Unfollow(m.agent, m.followers...)
 		return nil
 	}
 	st.filesMu.Lock()
 	delete(st.files, m.db)
 	st.filesMu.Unlock()
-	return m.db.close()
+	return m.db.Close()
 }
 
 // woke notes that db, an agent's database over a base directory, has
 // connections open, and parks the least recently used others while more
 // than Storage.OpenFiles are open. A database busy with a read or a write
 // is passed over: the count comes down as they finish and others wake.
-func (st *Store) woke(db *database) {
+func (st *Store) woke(db *sqlite.DB) {
 	st.filesMu.Lock()
 	defer st.filesMu.Unlock()
-	if db.closed.Load() {
+	if db.Closed() {
 		return
 	}
 	st.files[db] = true
@@ -264,18 +267,18 @@ func (st *Store) woke(db *database) {
 	if over <= 0 {
 		return
 	}
-	idle := make([]*database, 0, len(st.files))
+	idle := make([]*sqlite.DB, 0, len(st.files))
 	for f := range st.files {
 		if f != db {
 			idle = append(idle, f)
 		}
 	}
-	slices.SortFunc(idle, func(a, b *database) int { return cmp.Compare(a.lastUse.Load(), b.lastUse.Load()) })
+	slices.SortFunc(idle, func(a, b *sqlite.DB) int { return cmp.Compare(a.LastUse(), b.LastUse()) })
 	for _, f := range idle {
 		if over == 0 {
 			break
 		}
-		if f.park() {
+		if f.Park() {
 			delete(st.files, f)
 			over--
 		}
@@ -294,7 +297,7 @@ func (st *Store) Agents(ctx context.Context) ([]string, error) {
 		return ListAgents(ctx, WithDir(st.base))
 	}
 	var out []string
-	err := st.shared.read(ctx, "agents", func(q *dbtx) (err error) {
+	err := st.shared.Read(ctx, "agents", func(q store.Tx) (err error) {
 		out, err = agentsIn(q)
 		return err
 	})
@@ -333,7 +336,7 @@ func (st *Store) Close() error {
 		}
 	}
 	if st.shared != nil {
-		errs = append(errs, st.shared.close())
+		errs = append(errs, st.shared.Close())
 	}
 	return errors.Join(errs...)
 }

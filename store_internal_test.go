@@ -3,6 +3,8 @@ package engram
 import (
 	"context"
 	"testing"
+
+	"github.com/engram-go/engram/internal/store"
 )
 
 // A parked database wakes with what its writer connection held: the
@@ -24,32 +26,32 @@ func TestParkedDatabaseWakesWithLogAndHistory(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if !m.stems.built || !m.db.log.on {
-		t.Fatalf("index built %v, hook on %v: want both before parking", m.stems.built, m.db.log.on)
+	if !m.stems.built || !m.db.State().Logging {
+		t.Fatalf("index built %v, log on %v: want both before parking", m.stems.built, m.db.State().Logging)
 	}
-	wakes := m.db.wakes.Load()
-	if !m.db.park() {
+	wakes := m.db.State().Wakes
+	if !m.db.Park() {
 		t.Fatal("an idle database did not park")
 	}
-	if m.db.wconn != nil || !m.db.asleep.Load() {
+	if st := m.db.State(); st.Writer || !st.Asleep {
 		t.Fatal("the parked database keeps its writer")
 	}
 	id, err := m.Semantic().Store(ctx, SemanticEntry{Content: "the deploy pipeline runs on tags"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := m.db.wakes.Load(); got != wakes+1 {
+	if got := m.db.State().Wakes; got != wakes+1 {
 		t.Fatalf("wakes %d, want %d", got, wakes+1)
 	}
 	if !m.stems.built || len(m.stems.docs) != 3 {
 		t.Fatalf("after the wake the index is built %v with %d entries, want built with 3: the hook did not follow the store", m.stems.built, len(m.stems.docs))
 	}
 	var flag int
-	err = m.db.read(ctx, "test", func(q *dbtx) error { return nil })
+	err = m.db.Read(ctx, "test", func(q store.Tx) error { return nil })
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = m.write(ctx, "test", func(q *dbtx) error { return q.queryRow(`SELECT count(*) FROM temp.changes_on`, nil, &flag) })
+	err = m.write(ctx, "test", func(q store.Tx) error { return q.QueryRow(`SELECT count(*) FROM temp.changes_on`, nil, &flag) })
 	if err != nil || flag != 1 {
 		t.Fatalf("temp.changes_on holds %d rows (%v), want 1 while the hook is on", flag, err)
 	}

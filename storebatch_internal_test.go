@@ -127,8 +127,8 @@ func rowAt(s []string, i int) string {
 func linksAndHistory(t *testing.T, m *Memory) []string {
 	t.Helper()
 	var out []string
-	err := m.db.read(context.Background(), "test", func(q *dbtx) error {
-		rows, err := q.query(`SELECT 'l ' || source_id || ' ' || target_id || ' ' || link_type || ' ' || printf('%!.20g', strength) || ' ' || created_at
+	err := m.db.Read(context.Background(), "test", func(q store.Tx) error {
+		rows, err := q.Query(`SELECT 'l ' || source_id || ' ' || target_id || ' ' || link_type || ' ' || printf('%!.20g', strength) || ' ' || created_at
 			FROM zettel_links WHERE agent_id = ? ORDER BY source_id, strength DESC, target_id`, m.agent)
 		if err != nil {
 			return err
@@ -140,7 +140,7 @@ func linksAndHistory(t *testing.T, m *Memory) []string {
 		if err != nil {
 			return err
 		}
-		rows, err = q.query(`SELECT 'h ' || id || ' ' || op || ' ' || coalesce(after, '') || ' ' || at FROM history
+		rows, err = q.Query(`SELECT 'h ' || id || ' ' || op || ' ' || coalesce(after, '') || ' ' || at FROM history
 			WHERE agent_id = ? AND memory_type = 'semantic' ORDER BY pk`, m.agent)
 		if err != nil {
 			return err
@@ -152,7 +152,7 @@ func linksAndHistory(t *testing.T, m *Memory) []string {
 		if err != nil {
 			return err
 		}
-		rows, err = q.query(`SELECT 'r ' || pk || ' ' || id || ' ' || hex(terms) || ' ' || ntok || ' ' || hex(content_hash) || ' ' || resonance
+		rows, err = q.Query(`SELECT 'r ' || pk || ' ' || id || ' ' || hex(terms) || ' ' || ntok || ' ' || hex(content_hash) || ' ' || resonance
 			FROM semantic_memory WHERE agent_id = ? ORDER BY pk`, m.agent)
 		if err != nil {
 			return err
@@ -235,8 +235,8 @@ func linkedTo(t *testing.T, m *Memory, id string) []string {
 func idOf(t *testing.T, m *Memory, content string) string {
 	t.Helper()
 	var id string
-	err := m.db.read(context.Background(), "test", func(q *dbtx) error {
-		return q.queryRow(`SELECT id FROM semantic_memory WHERE agent_id = ? AND content = ?`, []any{m.agent, content}, &id)
+	err := m.db.Read(context.Background(), "test", func(q store.Tx) error {
+		return q.QueryRow(`SELECT id FROM semantic_memory WHERE agent_id = ? AND content = ?`, []any{m.agent, content}, &id)
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -342,8 +342,8 @@ func TestWaitingLinksOutliveTheirMemory(t *testing.T) {
 	waiting := func(m *Memory) int {
 		t.Helper()
 		var n int
-		err := m.db.read(ctx, "test", func(q *dbtx) error {
-			return q.queryRow(`SELECT count(*) FROM meta WHERE key GLOB 'links.deferred.*'`, nil, &n)
+		err := m.db.Read(ctx, "test", func(q store.Tx) error {
+			return q.QueryRow(`SELECT count(*) FROM meta WHERE key GLOB 'links.deferred.*'`, nil, &n)
 		})
 		if err != nil {
 			t.Fatal(err)
@@ -469,8 +469,8 @@ func TestImportConflictInABatch(t *testing.T) {
 				}
 			}
 			var n int
-			if err := m.db.read(ctx, "test", func(q *dbtx) error {
-				return q.queryRow(`SELECT count(*) FROM semantic_memory WHERE agent_id = ?`, []any{m.agent}, &n)
+			if err := m.db.Read(ctx, "test", func(q store.Tx) error {
+				return q.QueryRow(`SELECT count(*) FROM semantic_memory WHERE agent_id = ?`, []any{m.agent}, &n)
 			}); err != nil || n != 6 {
 				t.Errorf("%d semantic entries (%v), want 6", n, err)
 			}
@@ -512,9 +512,9 @@ func TestLogBatchAsLogs(t *testing.T) {
 			t.Fatal(err)
 		}
 		exports[way] = b.String()
-		err = m.db.read(ctx, "test", func(q *dbtx) error { // the derived columns export leaves out
+		err = m.db.Read(ctx, "test", func(q store.Tx) error { // the derived columns export leaves out
 			var derived string
-			err := q.queryRow(`SELECT group_concat(id || ':' || hex(terms) || ':' || ntok || ':' || resonance, ' ') FROM
+			err := q.QueryRow(`SELECT group_concat(id || ':' || hex(terms) || ':' || ntok || ':' || resonance, ' ') FROM
 				(SELECT * FROM episodic_log ORDER BY pk)`, nil, &derived)
 			exports[way] += derived
 			return err

@@ -10,6 +10,7 @@ import (
 	"github.com/engram-go/engram/internal/bm25"
 	"github.com/engram-go/engram/internal/query"
 	"github.com/engram-go/engram/internal/store"
+	"github.com/engram-go/engram/internal/store/sqlite"
 )
 
 // Summary is an overview of an agent's memory: see [Memory.Summary].
@@ -92,7 +93,7 @@ func (m *Memory) Summary(ctx context.Context) (Summary, error) {
 	}
 	var s Summary
 	var until time.Time
-	err = m.read(ctx, "summary", func(q *dbtx) error {
+	err = m.read(ctx, "summary", func(q store.Tx) error {
 		var err error
 		s, until, err = m.summarize(q, now)
 		return err
@@ -105,8 +106,8 @@ func (m *Memory) Summary(ctx context.Context) (Summary, error) {
 }
 
 // summaryKey is what a summary was computed from: how many writes of
-// this Memory committed, the database's version (see versionMark: it moves
-// with every commit of another connection to the file, another process's
+// this Memory committed, the database's version (see the engine's
+// Version: it moves with every commit of another connection to the file, another process's
 // included) and the access log's notes. Other agents' writes through the
 // same database (a Store's shared file) move neither, so they leave this
 // agent's summary be. A summary is computed after its key is read, so it
@@ -114,7 +115,7 @@ func (m *Memory) Summary(ctx context.Context) (Summary, error) {
 // nothing it counts changed.
 type summaryKey struct {
 	writes  uint64
-	version versionMark
+	version sqlite.Version
 	notes   uint64
 }
 
@@ -124,7 +125,7 @@ func (m *Memory) summaryKey(ctx context.Context) (summaryKey, error) {
 		return summaryKey{}, ErrClosed
 	}
 	k := summaryKey{writes: m.writes.Load(), notes: m.access.notes()}
-	v, err := m.db.dataVersion(ctx)
+	v, err := m.db.DataVersion(ctx)
 	k.version = v
 	return k, err
 }
@@ -165,7 +166,7 @@ func (s Summary) clone() Summary {
 // summarize computes the summary in q's read at the clock's time now,
 // and returns with it when the oldest entry it counts as recently
 // accessed leaves the window.
-func (m *Memory) summarize(q *dbtx, now time.Time) (Summary, time.Time, error) {
+func (m *Memory) summarize(q store.Tx, now time.Time) (Summary, time.Time, error) {
 	s := Summary{AgentID: m.agent, RecentWindow: SummaryRecentWindow}
 	var st Stats
 	if err := countStats(q, m.agent, &st); err != nil {
@@ -208,7 +209,7 @@ func (m *Memory) summarize(q *dbtx, now time.Time) (Summary, time.Time, error) {
 // SummaryRecentWindow (the accesses searches noted and no write has
 // written yet included: see accessLog), and returns when the oldest of
 // the latter leaves the window (the far future for none).
-func (m *Memory) semanticCounts(q *dbtx, scan string, now time.Time, s *Summary) (time.Time, error) {
+func (m *Memory) semanticCounts(q store.Tx, scan string, now time.Time, s *Summary) (time.Time, error) {
 	window := now.Add(-SummaryRecentWindow)
 	cutoff := store.MS(window)
 	oldest := int64(-1)
@@ -263,7 +264,7 @@ var farFuture = time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC)
 // counts its documents; where it shares the index with other agents, its
 // own rows' term vectors do (see keywordsShared), so that other agents'
 // words never appear, nor count.
-func (m *Memory) keywords(q *dbtx) ([]Keyword, error) {
+func (m *Memory) keywords(q store.Tx) ([]Keyword, error) {
 	counts := map[string]int{}
 	for _, src := range ftsSources {
 		sc, err := m.scopeOf(q, src)
@@ -311,7 +312,7 @@ func isKeyword(stem string) bool {
 // keywordsAlone adds to counts the stems of src's index, which holds the
 // agent's documents only, by how many documents hold them. The index's
 // agent_tok column holds the agent's token, which is no word.
-func keywordsAlone(q *dbtx, src ftsSource, agentTok string, counts map[string]int) error {
+func keywordsAlone(q store.Tx, src ftsSource, agentTok string, counts map[string]int) error {
 	return store.EachVocabTerm(q, src.Vocab, func(term string, n int) error {
 		if term != agentTok && isKeyword(term) {
 			counts[term] += n
@@ -328,7 +329,7 @@ func keywordsAlone(q *dbtx, src ftsSource, agentTok string, counts map[string]in
 // in a vocabulary of 100K stems) are told apart by reading the texts of
 // the agent's documents holding the hash, so that a word of another
 // agent's sharing a hash with one of this agent's never counts.
-func (m *Memory) keywordsShared(q *dbtx, src ftsSource, counts map[string]int) error {
+func (m *Memory) keywordsShared(q store.Tx, src ftsSource, counts map[string]int) error {
 	docs := map[uint32]int{}
 	add := func(v []byte) { bm25.Each(v, func(h uint32, _ int) { docs[h]++ }) }
 	if err := store.AgentTerms(q, src.Table, m.agent, add); err != nil {
@@ -375,7 +376,7 @@ func (m *Memory) keywordsShared(q *dbtx, src ftsSource, counts map[string]int) e
 // resolveStems adds to counts the stems whose hashes are in ambiguous by
 // how many of the agent's documents of src hold them, read from the
 // documents' texts.
-func (m *Memory) resolveStems(q *dbtx, src ftsSource, ambiguous map[uint32]bool, counts map[string]int) error {
+func (m *Memory) resolveStems(q store.Tx, src ftsSource, ambiguous map[uint32]bool, counts map[string]int) error {
 	return store.AgentTexts(q, src.Table, src.IndexedOver("t"), len(src.kind.Indexed), m.agent, false, func(terms []byte, texts []string) error {
 		held := terms == nil
 		bm25.Each(terms, func(h uint32, _ int) { held = held || ambiguous[h] })

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/engram-go/engram/internal/store"
 )
 
 // In a Store's shared file another agent's writes leave an agent's
@@ -58,7 +60,7 @@ func TestSummaryIgnoresOtherAgentsOfAStore(t *testing.T) {
 	// b's write holds the store's writer: a's Summary answers meanwhile.
 	holding, release := make(chan struct{}), make(chan struct{})
 	go func() {
-		_ = b.write(ctx, "test.hold", func(q *dbtx) error {
+		_ = b.write(ctx, "test.hold", func(q store.Tx) error {
 			close(holding)
 			<-release
 			return nil

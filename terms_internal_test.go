@@ -21,15 +21,15 @@ func TestRowWithoutTermVector(t *testing.T) {
 	if _, err := m.Semantic().Store(ctx, SemanticEntry{ID: "e", Content: "the kayak is in the garage"}); err != nil {
 		t.Fatal(err)
 	}
-	err = m.write(ctx, "test", func(q *dbtx) error {
-		return execReported(q, store.Semantic, store.TextChanged, `UPDATE semantic_memory SET content = 'the canoe is in the shed' WHERE id = 'e'`)
+	err = m.write(ctx, "test", func(q store.Tx) error {
+		return execReported(q, store.Semantic, store.ChangeText, `UPDATE semantic_memory SET content = 'the canoe is in the shed' WHERE id = 'e'`)
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var null bool
-	err = m.db.read(ctx, "test", func(q *dbtx) error {
-		return q.queryRow(`SELECT terms IS NULL FROM semantic_memory WHERE id = 'e'`, nil, &null)
+	err = m.db.Read(ctx, "test", func(q store.Tx) error {
+		return q.QueryRow(`SELECT terms IS NULL FROM semantic_memory WHERE id = 'e'`, nil, &null)
 	})
 	if err != nil || !null {
 		t.Fatalf("terms cleared: %v (%v)", null, err)
@@ -44,9 +44,9 @@ func TestRowWithoutTermVector(t *testing.T) {
 
 	// The row, without its vector, archived and restored, gets one.
 	archive := func(extra string) error {
-		return m.write(ctx, "test", func(q *dbtx) error {
+		return m.write(ctx, "test", func(q store.Tx) error {
 			var pk int64
-			if err := q.queryRow(`SELECT pk FROM semantic_memory WHERE id = 'e'`, nil, &pk); err != nil {
+			if err := q.QueryRow(`SELECT pk FROM semantic_memory WHERE id = 'e'`, nil, &pk); err != nil {
 				return err
 			}
 			if err := m.archive(q, semanticKind, []leaving{{PK: pk}}, "test", m.now()); err != nil {
@@ -55,7 +55,7 @@ func TestRowWithoutTermVector(t *testing.T) {
 			if extra == "" {
 				return nil
 			}
-			_, err := q.exec(extra)
+			_, err := q.Exec(extra)
 			return err
 		})
 	}
@@ -66,8 +66,8 @@ func TestRowWithoutTermVector(t *testing.T) {
 	if err := m.Restore(ctx, "e"); err != nil {
 		t.Fatal(err)
 	}
-	err = m.db.read(ctx, "test", func(q *dbtx) error {
-		return q.queryRow(`SELECT terms IS NULL OR length(terms) = 0 FROM semantic_memory WHERE id = 'e'`, nil, &null)
+	err = m.db.Read(ctx, "test", func(q store.Tx) error {
+		return q.QueryRow(`SELECT terms IS NULL OR length(terms) = 0 FROM semantic_memory WHERE id = 'e'`, nil, &null)
 	})
 	if err != nil || null {
 		t.Fatalf("restored row without a vector: %v (%v)", null, err)
@@ -84,8 +84,8 @@ func TestRowWithoutTermVector(t *testing.T) {
 	if err := m.Restore(ctx, "e"); err != nil {
 		t.Fatal(err)
 	}
-	err = m.db.read(ctx, "test", func(q *dbtx) error {
-		return q.queryRow(`SELECT terms IS NULL FROM semantic_memory WHERE id = 'e'`, nil, &null)
+	err = m.db.Read(ctx, "test", func(q store.Tx) error {
+		return q.QueryRow(`SELECT terms IS NULL FROM semantic_memory WHERE id = 'e'`, nil, &null)
 	})
 	if err != nil || null {
 		t.Fatalf("restored row without terms: %v (%v)", null, err)

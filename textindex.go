@@ -93,7 +93,7 @@ const textCatchUpMax = 4096
 // changed; or nil, when the search must ask FTS5. docs is how many
 // searchable memories the snapshot holds: an agent with more than the
 // configured IndexMax gets no index.
-func (x *textIndex) view(q *dbtx, m *Memory, version int64, docs int) (*textData, error) {
+func (x *textIndex) view(q store.Tx, m *Memory, version int64, docs int) (*textData, error) {
 	if max := m.cfg.Search.IndexMax; max == 0 || docs > max {
 		x.mu.Lock()
 		x.data = nil // grown past the bound: its memory goes back
@@ -158,7 +158,7 @@ type catchUp struct {
 // last of an index that is want versions behind the snapshot: nil when
 // those rows are not exactly the difference (something other than
 // inserts changed the texts), and the index must be built again.
-func readCatchUp(q *dbtx, m *Memory, last []int64, want int64) (*catchUp, error) {
+func readCatchUp(q store.Tx, m *Memory, last []int64, want int64) (*catchUp, error) {
 	added, err := readTextAfter(q, m.agent, last)
 	if err != nil {
 		return nil, err
@@ -246,12 +246,12 @@ func (x *textIndex) stop() {
 // (see textBuildCacheKiB).
 func loadText(ctx context.Context, m *Memory) (*textData, error) {
 	var d *textData
-	err := m.read(ctx, "search.index", func(q *dbtx) (err error) {
+	err := m.read(ctx, "search.index", func(q store.Tx) (err error) {
 		docs, version, ranks, err := store.TextStats(q, m.agent)
 		if err != nil || docs > m.cfg.Search.IndexMax {
 			return err
 		}
-		if !m.db.memory {
+		if !m.db.InMemory() {
 			var restore func() error
 			restore, err = smallCache(q, m.cfg.Storage.CacheMiB)
 			if err != nil {
@@ -297,11 +297,11 @@ const textBuildCacheKiB = 2048
 // smallCache sets the page cache of q's reader to textBuildCacheKiB,
 // which gives back the pages the pool holds beyond its new size, and
 // returns what sets it back to mib MiB.
-func smallCache(q *dbtx, mib int) (restore func() error, err error) {
+func smallCache(q store.Tx, mib int) (restore func() error, err error) {
 	if err := store.SetCacheKiB(q, textBuildCacheKiB); err != nil {
 		return nil, err
 	}
-	return func() error { return store.SetCacheKiB(q.background(), mib*1024) }, nil
+	return func() error { return store.SetCacheKiB(q.Background(), mib*1024) }, nil
 }
 
 // textRow is a row read for the index, with its term vector.
@@ -336,7 +336,7 @@ func (r textRow) vector(texts []string, ntok int) textRow {
 
 // readTextAfter reads the rows of agent of each kind (in ftsSources'
 // order) after the pk last[i], each kind's in pk order, in one statement.
-func readTextAfter(q *dbtx, agent string, last []int64) ([][]textRow, error) {
+func readTextAfter(q store.Tx, agent string, last []int64) ([][]textRow, error) {
 	out := make([][]textRow, len(ftsSources))
 	err := store.TextAfter(q, agent, last, func(at int, r *store.TextRow) error {
 		out[at] = append(out[at], textRowOf(r))
@@ -738,7 +738,7 @@ func gallop(list []int32, from int, d int32) int {
 // which are found only while they hold, are still found through FTS5
 // (ftsBest), with the index's document frequencies. The session
 // neighbours of the episodic matches go to s.near.
-func (m *Memory) indexCandidates(q *dbtx, s *search, d *textData, docs, tokens int) ([]candidate, error) {
+func (m *Memory) indexCandidates(q store.Tx, s *search, d *textData, docs, tokens int) ([]candidate, error) {
 	s.fromIndex = true
 	if s.importanceBound = s.ranks == d.ranks; !s.importanceBound {
 		m.text.build(m) // some importance rose: read it again

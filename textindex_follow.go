@@ -17,19 +17,19 @@ import (
 // Writes from other connections and processes are still caught up by the
 // search (see textIndex.view), through the same version counter.
 
-// textFollower is the change log's follower (see follower) that keeps
+// textFollower is the change log's follower (see store.Follower) that keeps
 // m's text index caught up with m's own inserts.
 type textFollower struct {
 	m *Memory
 	// tx is the write transaction whose end catches the index up, once
 	// it has inserted a searchable row of the agent.
-	tx *writeTx
+	tx any
 }
 
-// watches asks for inserts of every searchable kind while the index is
+// Watches asks for inserts of every searchable kind while the index is
 // built (a Memory that never searches by text pays nothing), or, with
 // all, for every change it may ever need.
-func (f *textFollower) watches(all bool) []watch {
+func (f *textFollower) Watches(all bool) []store.Watch {
 	if !all {
 		x := &f.m.text
 		x.mu.RLock()
@@ -39,9 +39,9 @@ func (f *textFollower) watches(all bool) []watch {
 			return nil
 		}
 	}
-	ws := make([]watch, 0, len(ftsSources))
+	ws := make([]store.Watch, 0, len(ftsSources))
 	for _, src := range ftsSources {
-		ws = append(ws, watch{kind: src.kind.typ, ops: "i"})
+		ws = append(ws, store.Watch{Kind: string(src.kind.typ), Ops: "i"})
 	}
 	return ws
 }
@@ -52,26 +52,22 @@ func (f *textFollower) watches(all bool) []watch {
 // read-only), searches catch the index up themselves, as they do after
 // other connections' writes.
 func (m *Memory) followText(ctx context.Context) {
-	if m.db.log == nil || m.db.readOnly {
+	if m.db.ReadOnly() {
 		return
 	}
-	if err := m.db.lockWriter(ctx); err != nil {
-		return
-	}
-	defer m.db.wmu.Unlock()
-	_ = m.db.log.refresh(ctx)
+	_ = m.db.Refresh(ctx)
 }
 
-// follow notes that q's transaction inserted searchable rows of the
+// Follow notes that q's transaction inserted searchable rows of the
 // agent, so that the index catches up with them as it ends.
-func (f *textFollower) follow(q *dbtx, cs []change) error {
-	if f.tx == q.tx {
+func (f *textFollower) Follow(q store.Tx, cs []store.Change) error {
+	if f.tx == q.Write() {
 		return nil
 	}
 	for _, c := range cs {
-		if c.op == changeInsert && c.agent == f.m.agent {
-			f.tx = q.tx
-			q.beforeCommit(f.catchUp)
+		if c.Op == store.ChangeInsert && c.Agent == f.m.agent {
+			f.tx = q.Write()
+			q.BeforeCommit(f.catchUp)
 			return nil
 		}
 	}
@@ -84,7 +80,7 @@ func (f *textFollower) follow(q *dbtx, cs []change) error {
 // savepoint that rolled back leaves nothing behind; when anything but
 // inserts changed the texts since the index's version, it leaves the
 // index to the next search, which builds it again.
-func (f *textFollower) catchUp(q *dbtx) error {
+func (f *textFollower) catchUp(q store.Tx) error {
 	x := &f.m.text
 	x.mu.RLock()
 	d := x.data
@@ -108,6 +104,6 @@ func (f *textFollower) catchUp(q *dbtx) error {
 	if err != nil || up == nil {
 		return err
 	}
-	q.onCommit(func() { x.install(d, from, version, up) })
+	q.OnCommit(func() { x.install(d, from, version, up) })
 	return nil
 }

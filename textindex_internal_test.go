@@ -2,7 +2,6 @@ package engram
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -16,7 +15,7 @@ import (
 
 	"github.com/engram-go/engram/internal/benchdata"
 	"github.com/engram-go/engram/internal/query"
-	"modernc.org/sqlite"
+	"github.com/engram-go/engram/internal/store"
 )
 
 // textIndexPair opens two Memories of one agent on one file with the
@@ -601,8 +600,8 @@ func TestTextIndexFollowsOwnWrites(t *testing.T) {
 			index = idx.text.data.version
 		}
 		idx.text.mu.RUnlock()
-		err := idx.db.read(ctx, "test", func(q *dbtx) error {
-			return q.queryRow(`SELECT version FROM text_stats WHERE agent_id = ?1`, []any{idx.agent}, &rows)
+		err := idx.db.Read(ctx, "test", func(q store.Tx) error {
+			return q.QueryRow(`SELECT version FROM text_stats WHERE agent_id = ?1`, []any{idx.agent}, &rows)
 		})
 		if err != nil {
 			t.Fatal(err)
@@ -624,7 +623,7 @@ func TestTextIndexFollowsOwnWrites(t *testing.T) {
 	// stays where the rows are.
 	before, _ := version()
 	boom := errors.New("boom")
-	err := idx.db.write(ctx, "test", func(q *dbtx) error {
+	err := idx.db.Write(ctx, "test", func(q store.Tx) error {
 		row, err := idx.Semantic().prepare("entry", SemanticEntry{Content: "kayak paddle"}, now)
 		if err != nil {
 			return err
@@ -642,7 +641,7 @@ func TestTextIndexFollowsOwnWrites(t *testing.T) {
 	}
 	// The same with the failure after the transaction's end began: a
 	// callback before COMMIT fails once the index's catch-up is read.
-	err = idx.db.write(ctx, "test", func(q *dbtx) error {
+	err = idx.db.Write(ctx, "test", func(q store.Tx) error {
 		row, err := idx.Semantic().prepare("entry", SemanticEntry{Content: "kayak paddle"}, now)
 		if err != nil {
 			return err
@@ -650,8 +649,8 @@ func TestTextIndexFollowsOwnWrites(t *testing.T) {
 		if _, err := idx.Semantic().insert(q, row); err != nil {
 			return err
 		}
-		q.beforeCommit(func(q *dbtx) error {
-			q.beforeCommit(func(*dbtx) error { return boom })
+		q.BeforeCommit(func(q store.Tx) error {
+			q.BeforeCommit(func(store.Tx) error { return boom })
 			return nil
 		})
 		return nil
@@ -697,7 +696,7 @@ func TestTextIndexBuildReadsTablesInOrder(t *testing.T) {
 			continue
 		}
 		builds++
-		plan, err := queryPlan(ctx, m.db.read, stmt)
+		plan, err := queryPlan(ctx, m.db.Read, stmt)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -712,8 +711,8 @@ func TestTextIndexBuildReadsTablesInOrder(t *testing.T) {
 	}
 	for i, src := range ftsSources {
 		want := 0
-		err := m.db.read(ctx, "test", func(q *dbtx) error {
-			return q.queryRow(`SELECT count(*) FROM `+src.Table+` WHERE agent_id = ?`, []any{m.agent}, &want)
+		err := m.db.Read(ctx, "test", func(q store.Tx) error {
+			return q.QueryRow(`SELECT count(*) FROM `+src.Table+` WHERE agent_id = ?`, []any{m.agent}, &want)
 		})
 		if err != nil {
 			t.Fatal(err)
@@ -781,56 +780,30 @@ func TestTextIndexBuildLeavesPageCacheSmall(t *testing.T) {
 	}
 	settle(m)
 	// No reader open: the build opens one.
-	for _, r := range idleReaders(m.db) {
-		if err := r.close(); err != nil {
-			t.Fatal(err)
-		}
-		m.db.permits <- struct{}{}
+	if err := m.db.CloseIdleReaders(); err != nil {
+		t.Fatal(err)
 	}
-	cached := func(c *sql.Conn) int {
-		var used int
-		err := c.Raw(func(dc any) error {
-			st, ok := dc.(interface {
-				Status(op sqlite.DBStatusOp, reset bool) (current, high int, err error)
-			})
-			if !ok {
-				return fmt.Errorf("the driver's connection (%T) has no Status", dc)
-			}
-			var err error
-			used, _, err = st.Status(sqlite.DBStatusCacheUsed, false)
-			return err
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return used
+	before, _, _, err := m.db.CacheUsed()
+	if err != nil {
+		t.Fatal(err)
 	}
-	m.db.wmu.Lock()
-	before := cached(m.db.wconn)
-	m.db.wmu.Unlock()
 	d, err := loadText(ctx, m)
 	if err != nil || d == nil || len(d.kinds[0].docs) != len(batch) {
 		t.Fatal(err, d == nil)
 	}
-	readers := idleReaders(m.db)
-	defer func() {
-		for _, r := range readers {
-			m.db.readers <- r
-		}
-	}()
-	if len(readers) != 1 {
-		t.Fatalf("%d readers after a build, want its 1", len(readers))
+	writer, grown, readers, err := m.db.CacheUsed()
+	if err != nil {
+		t.Fatal(err)
 	}
-	m.db.wmu.Lock()
-	grown := cached(m.db.wconn) - before
-	m.db.wmu.Unlock()
-	r := readers[0]
-	grown += cached(r.conn)
+	if readers != 1 {
+		t.Fatalf("%d readers after a build, want its 1", readers)
+	}
+	grown += writer - before
 	if grown > 2*textBuildCacheKiB<<10 {
 		t.Errorf("the page caches hold %d KiB more after a build, want at most %d", grown>>10, 2*textBuildCacheKiB)
 	}
 	var size int
-	if err := r.conn.QueryRowContext(ctx, "PRAGMA cache_size").Scan(&size); err != nil {
+	if err := m.db.Read(ctx, "test", func(q store.Tx) error { return q.QueryRow("PRAGMA cache_size", nil, &size) }); err != nil {
 		t.Fatal(err)
 	}
 	if want := -cfg.Storage.CacheMiB * 1024; size != want {

@@ -11,13 +11,14 @@ import (
 	"time"
 
 	"github.com/engram-go/engram/internal/store"
+	"github.com/engram-go/engram/internal/store/sqlite"
 )
 
 func countRows(t *testing.T, m *Memory, table string) int {
 	t.Helper()
 	var n int
-	err := m.db.read(context.Background(), "test", func(q *dbtx) error {
-		return q.queryRow(`SELECT count(*) FROM `+table+` WHERE agent_id = ?`, []any{m.agent}, &n)
+	err := m.db.Read(context.Background(), "test", func(q store.Tx) error {
+		return q.QueryRow(`SELECT count(*) FROM `+table+` WHERE agent_id = ?`, []any{m.agent}, &n)
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -38,7 +39,7 @@ func TestSavepointRollsBackOnlyItself(t *testing.T) {
 	var events []string
 	boom := errors.New("boom")
 	now := m.now()
-	err = m.db.write(ctx, "test", func(q *dbtx) error {
+	err = m.db.Write(ctx, "test", func(q store.Tx) error {
 		row, err := m.semantic.prepare("e", SemanticEntry{ID: "kept", Content: "kept before the savepoint"}, now)
 		if err != nil {
 			return err
@@ -46,8 +47,8 @@ func TestSavepointRollsBackOnlyItself(t *testing.T) {
 		if err := m.semantic.store(q, row, nil, 0, now); err != nil {
 			return err
 		}
-		q.onCommit(func() { events = append(events, "commit outer") })
-		err = q.savepoint(func(q *dbtx) error {
+		q.OnCommit(func() { events = append(events, "commit outer") })
+		err = q.Savepoint(func(q store.Tx) error {
 			row, err := m.semantic.prepare("e", SemanticEntry{ID: "gone", Content: "written in the failed savepoint"}, now)
 			if err != nil {
 				return err
@@ -55,16 +56,16 @@ func TestSavepointRollsBackOnlyItself(t *testing.T) {
 			if err := m.semantic.store(q, row, nil, 0, now); err != nil {
 				return err
 			}
-			q.onCommit(func() { events = append(events, "commit inner") })
-			q.onRollback(func() { events = append(events, "rollback inner") })
+			q.OnCommit(func() { events = append(events, "commit inner") })
+			q.OnRollback(func() { events = append(events, "rollback inner") })
 			return boom
 		})
 		if !errors.Is(err, boom) {
 			t.Fatalf("savepoint returned %v, want boom", err)
 		}
 		// A nested savepoint that succeeds keeps its work.
-		return q.savepoint(func(q *dbtx) error {
-			return q.savepoint(func(q *dbtx) error {
+		return q.Savepoint(func(q store.Tx) error {
+			return q.Savepoint(func(q store.Tx) error {
 				row, err := m.semantic.prepare("e", SemanticEntry{ID: "nested", Content: "written two savepoints deep"}, now)
 				if err != nil {
 					return err
@@ -100,10 +101,10 @@ func TestRollbackCallbacksRunLastFirst(t *testing.T) {
 	defer m.Close()
 	var events []string
 	boom := errors.New("boom")
-	err = m.db.write(context.Background(), "test", func(q *dbtx) error {
-		q.onRollback(func() { events = append(events, "first") })
-		q.onCommit(func() { events = append(events, "commit") })
-		q.onRollback(func() { events = append(events, "second") })
+	err = m.db.Write(context.Background(), "test", func(q store.Tx) error {
+		q.OnRollback(func() { events = append(events, "first") })
+		q.OnCommit(func() { events = append(events, "commit") })
+		q.OnRollback(func() { events = append(events, "second") })
 		return boom
 	})
 	if !errors.Is(err, boom) {
@@ -115,15 +116,15 @@ func TestRollbackCallbacksRunLastFirst(t *testing.T) {
 }
 
 // recorder is a follower that keeps what the change log hands it.
-type recorder struct{ got []change }
+type recorder struct{ got []store.Change }
 
-func (r *recorder) watches(bool) []watch {
-	return []watch{{kind: TypeSemantic, ops: "iud", text: true}, {kind: TypeProcedural, ops: "iud", text: true}}
+func (r *recorder) Watches(bool) []store.Watch {
+	return []store.Watch{{Kind: string(TypeSemantic), Ops: "iud", Text: true}, {Kind: string(TypeProcedural), Ops: "iud", Text: true}}
 }
 
-func (r *recorder) follow(_ *dbtx, cs []change) error {
+func (r *recorder) Follow(_ store.Tx, cs []store.Change) error {
 	for _, c := range cs {
-		c.terms = nil
+		c.Terms = nil
 		r.got = append(r.got, c)
 	}
 	return nil
@@ -140,7 +141,7 @@ func TestChangeLogSeesEveryWritePath(t *testing.T) {
 	}
 	defer m.Close()
 	r := &recorder{}
-	if err := m.db.follow(context.Background(), m.agent, r); err != nil {
+	if err := m.db.Follow(context.Background(), m.agent, r); err != nil {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
@@ -162,12 +163,12 @@ func TestChangeLogSeesEveryWritePath(t *testing.T) {
 	if err := m.Semantic().RecordAccess(ctx, "a"); err != nil {
 		t.Fatal(err)
 	}
-	err = m.db.write(ctx, "test", func(q *dbtx) error {
+	err = m.db.Write(ctx, "test", func(q store.Tx) error {
 		if err := m.archive(q, semanticKind, []leaving{{PK: 1}}, "test", m.now()); err != nil {
 			return err
 		}
-		err := q.savepoint(func(q *dbtx) error {
-			if _, err := q.exec(`DELETE FROM procedural_memory WHERE id = 'p'`); err != nil {
+		err := q.Savepoint(func(q store.Tx) error {
+			if _, err := q.Exec(`DELETE FROM procedural_memory WHERE id = 'p'`); err != nil {
 				return err
 			}
 			return errors.New("taken back")
@@ -183,16 +184,16 @@ func TestChangeLogSeesEveryWritePath(t *testing.T) {
 	if err := m.Restore(ctx, "a"); err != nil {
 		t.Fatal(err)
 	}
-	want := []change{
-		{kind: TypeSemantic, pk: 1, agent: "default", id: "a", op: changeInsert, text: "the deploy runs from CI"},
-		{kind: TypeProcedural, pk: 1, agent: "default", id: "p", op: changeInsert, text: "deploy: ship it"},
-		{kind: TypeSemantic, pk: 1, agent: "default", id: "a", op: changeText},
-		{kind: TypeProcedural, pk: 1, agent: "default", id: "p", op: changeText},
-		{kind: TypeSemantic, pk: 1, agent: "default", id: "a", op: changeDelete},
-		{kind: TypeSemantic, pk: 1, agent: "default", id: "a", op: changeInsert, text: "the deploy runs from the blue pipeline"},
+	want := []store.Change{
+		{Kind: string(TypeSemantic), PK: 1, Agent: "default", ID: "a", Op: store.ChangeInsert, Text: "the deploy runs from CI"},
+		{Kind: string(TypeProcedural), PK: 1, Agent: "default", ID: "p", Op: store.ChangeInsert, Text: "deploy: ship it"},
+		{Kind: string(TypeSemantic), PK: 1, Agent: "default", ID: "a", Op: store.ChangeText},
+		{Kind: string(TypeProcedural), PK: 1, Agent: "default", ID: "p", Op: store.ChangeText},
+		{Kind: string(TypeSemantic), PK: 1, Agent: "default", ID: "a", Op: store.ChangeDelete},
+		{Kind: string(TypeSemantic), PK: 1, Agent: "default", ID: "a", Op: store.ChangeInsert, Text: "the deploy runs from the blue pipeline"},
 	}
-	if !slices.EqualFunc(r.got, want, func(a, b change) bool {
-		return a.kind == b.kind && a.pk == b.pk && a.agent == b.agent && a.id == b.id && a.op == b.op && a.text == b.text
+	if !slices.EqualFunc(r.got, want, func(a, b store.Change) bool {
+		return a.Kind == b.Kind && a.PK == b.PK && a.Agent == b.Agent && a.ID == b.ID && a.Op == b.Op && a.Text == b.Text
 	}) {
 		t.Fatalf("the log saw\n%+v\nwant\n%+v", r.got, want)
 	}
@@ -212,81 +213,19 @@ func openOneReader(t *testing.T) *Memory {
 	return m
 }
 
-// A read waiting for a reader connection is not left waiting forever:
-// Close wakes it with ErrClosed, and a reader closed instead of returned
-// to the pool lets it open another.
-func TestReaderWaitersWake(t *testing.T) {
-	t.Run("close", func(t *testing.T) {
-		m := openOneReader(t)
-		ctx := context.Background()
-		inRead, finish := make(chan struct{}), make(chan struct{})
-		first := make(chan error, 1)
-		go func() {
-			first <- m.db.read(ctx, "test", func(*dbtx) error {
-				close(inRead)
-				<-finish
-				return nil
-			})
-		}()
-		<-inRead
-		waiter := make(chan error, 1)
-		go func() { waiter <- m.db.read(ctx, "test", func(*dbtx) error { return nil }) }()
-		time.Sleep(50 * time.Millisecond) // let it wait for the reader
-		if err := m.Close(); err != nil {
-			t.Fatal(err)
-		}
-		close(finish)
-		<-first
-		select {
-		case err := <-waiter:
-			if !errors.Is(err, ErrClosed) {
-				t.Fatalf("the waiting read returned %v, want ErrClosed", err)
-			}
-		case <-time.After(2 * time.Second):
-			t.Fatal("the waiting read is still blocked 2s after Close")
-		}
-	})
-	t.Run("reader closed", func(t *testing.T) {
-		m := openOneReader(t)
-		ctx := context.Background()
-		r, err := m.db.acquire(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		waiter := make(chan error, 1)
-		go func() {
-			r, err := m.db.acquire(ctx)
-			if err == nil {
-				m.db.release(r, true)
-			}
-			waiter <- err
-		}()
-		time.Sleep(50 * time.Millisecond) // let it wait for the reader
-		m.db.release(r, false)            // as after a transaction that did not end
-		select {
-		case err := <-waiter:
-			if err != nil {
-				t.Fatal(err)
-			}
-		case <-time.After(2 * time.Second):
-			t.Fatal("the waiting read is still blocked 2s after the reader was closed")
-		}
-	})
-}
-
 // The flag that lets the triggers log changes of text stays in step with
 // the hook when the transaction or savepoint that turned them off rolls
 // back: else every Update logs rows that nothing takes, handed out later
 // as another transaction's changes.
 func TestChangesFlagSurvivesRollback(t *testing.T) {
 	boom := errors.New("boom")
-	for name, fn := range map[string]func(q *dbtx, m *Memory) error{
-		"transaction": func(q *dbtx, m *Memory) error {
+	for name, fn := range map[string]func(q store.Tx, m *Memory) error{
+		"transaction": func(q store.Tx, m *Memory) error {
 			m.stems.reset() // thrown away, as when another handle changed the entries
 			return boom
 		},
-		"savepoint": func(q *dbtx, m *Memory) error {
-			if err := q.savepoint(func(q *dbtx) error {
+		"savepoint": func(q store.Tx, m *Memory) error {
+			if err := q.Savepoint(func(q store.Tx) error {
 				m.stems.reset()
 				return boom
 			}); !errors.Is(err, boom) {
@@ -299,7 +238,7 @@ func TestChangesFlagSurvivesRollback(t *testing.T) {
 	}
 }
 
-func checkChangesFlag(t *testing.T, fn func(q *dbtx, m *Memory) error) {
+func checkChangesFlag(t *testing.T, fn func(q store.Tx, m *Memory) error) {
 	m, err := New(Tier1, InMemory())
 	if err != nil {
 		t.Fatal(err)
@@ -309,26 +248,26 @@ func checkChangesFlag(t *testing.T, fn func(q *dbtx, m *Memory) error) {
 	if _, err := m.Semantic().Store(ctx, SemanticEntry{ID: "a", Content: "the deploy runs from CI"}); err != nil {
 		t.Fatal(err)
 	}
-	if !m.stems.built || !m.db.log.on {
+	if !m.stems.built || !m.db.State().Logging {
 		t.Fatal("storing an entry did not build the stem index and turn the log on")
 	}
-	_ = m.db.write(ctx, "test", func(q *dbtx) error { return fn(q, m) })
+	_ = m.db.Write(ctx, "test", func(q store.Tx) error { return fn(q, m) })
 	if _, err := m.Semantic().Update(ctx, "a", SemanticPatch{Content: new("the deploy runs from the blue pipeline")}); err != nil {
 		t.Fatal(err)
 	}
 	var flag, logged int
-	err = m.db.write(ctx, "test", func(q *dbtx) error {
-		return q.queryRow(`SELECT (SELECT count(*) FROM temp.changes_on), (SELECT count(*) FROM temp.changes)`, nil, &flag, &logged)
+	err = m.db.Write(ctx, "test", func(q store.Tx) error {
+		return q.QueryRow(`SELECT (SELECT count(*) FROM temp.changes_on), (SELECT count(*) FROM temp.changes)`, nil, &flag, &logged)
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := 0
-	if m.db.log.on {
+	want, on := 0, m.db.State().Logging
+	if on {
 		want = 1
 	}
 	if flag != want || logged != 0 {
-		t.Fatalf("hook on = %v, temp.changes_on holds %d rows and temp.changes %d, want %d and 0", m.db.log.on, flag, logged, want)
+		t.Fatalf("hook on = %v, temp.changes_on holds %d rows and temp.changes %d, want %d and 0", on, flag, logged, want)
 	}
 }
 
@@ -355,25 +294,25 @@ func checkSavepointFollowers(t *testing.T, autoLink bool) {
 	if _, err := s.Search(ctx, SearchOptions{Query: "kept", Mode: SearchVector}); err != nil {
 		t.Fatal(err)
 	}
-	put := func(q *dbtx, id string) error {
+	put := func(q store.Tx, id string) error {
 		return storeInTx(q, m, SemanticEntry{ID: id, Content: "entry " + id + " about tide tables"}, autoLink)
 	}
 	boom := errors.New("boom")
-	err := m.db.write(ctx, "test", func(q *dbtx) error {
+	err := m.db.Write(ctx, "test", func(q store.Tx) error {
 		if err := m.stems.sync(q); err != nil { // built, and changed in this transaction
 			return err
 		}
-		if err := execReported(q, store.Semantic, store.Deleted, `DELETE FROM semantic_memory WHERE agent_id = ? AND id = 'y'`, m.agent); err != nil {
+		if err := execReported(q, store.Semantic, store.ChangeDelete, `DELETE FROM semantic_memory WHERE agent_id = ? AND id = 'y'`, m.agent); err != nil {
 			return err
 		}
 		if err := put(q, "x"); err != nil {
 			return err
 		}
-		err := q.savepoint(func(q *dbtx) error {
+		err := q.Savepoint(func(q store.Tx) error {
 			if err := put(q, "a"); err != nil {
 				return err
 			}
-			if err := q.changes(); err != nil { // handed out inside the savepoint
+			if err := q.Changes(); err != nil { // handed out inside the savepoint
 				return err
 			}
 			if err := put(q, "b"); err != nil {
@@ -397,13 +336,13 @@ func checkSavepointFollowers(t *testing.T, autoLink bool) {
 
 // storeInTx stores e with its vector in q's transaction, auto-linking it
 // when autoLink is set.
-func storeInTx(q *dbtx, m *Memory, e SemanticEntry, autoLink bool) error {
+func storeInTx(q store.Tx, m *Memory, e SemanticEntry, autoLink bool) error {
 	s, now := m.Semantic(), m.now()
 	row, err := s.prepare("entry", e, now)
 	if err != nil {
 		return err
 	}
-	es, err := m.embedNew(q.ctx, []string{row.Content})
+	es, err := m.embedNew(q.Context(), []string{row.Content})
 	if err != nil {
 		return err
 	}
@@ -424,8 +363,8 @@ func checkFollowers(t *testing.T, m *Memory, built bool) {
 	t.Helper()
 	rows := map[int64]string{}
 	var vecs []int64
-	err := m.db.read(context.Background(), "test", func(q *dbtx) error {
-		rs, err := q.query(`SELECT s.pk, s.id, v.rowid IS NOT NULL FROM semantic_memory s
+	err := m.db.Read(context.Background(), "test", func(q store.Tx) error {
+		rs, err := q.Query(`SELECT s.pk, s.id, v.rowid IS NOT NULL FROM semantic_memory s
 			LEFT JOIN `+semanticKind.Vec+` v ON v.rowid = s.pk WHERE s.agent_id = ?`, m.agent)
 		if err != nil {
 			return err
@@ -480,13 +419,13 @@ func checkFollowers(t *testing.T, m *Memory, built bool) {
 func TestVectorsFinishRegisteredOnce(t *testing.T) {
 	ctx := context.Background()
 	m, _ := openHashingTier2(t, 64)
-	put := func(q *dbtx, content string) error {
+	put := func(q store.Tx, content string) error {
 		return storeInTx(q, m, SemanticEntry{Content: content}, false)
 	}
 	boom := errors.New("boom")
 	before := 0
-	err := m.db.write(ctx, "test", func(q *dbtx) error {
-		if err := q.savepoint(func(q *dbtx) error {
+	err := m.db.Write(ctx, "test", func(q store.Tx) error {
+		if err := q.Savepoint(func(q store.Tx) error {
 			if err := put(q, "taken back"); err != nil {
 				return err
 			}
@@ -497,7 +436,7 @@ func TestVectorsFinishRegisteredOnce(t *testing.T) {
 		if err := put(q, "kept"); err != nil {
 			return err
 		}
-		before = len(q.tx.before)
+		before, _, _ = q.(*sqlite.Tx).Callbacks()
 		return nil
 	})
 	if err != nil {
@@ -513,13 +452,13 @@ func TestVectorsFinishRegisteredOnce(t *testing.T) {
 // short is reported as the context's error.
 func TestFailureKeepsItsErrorWhenContextEnds(t *testing.T) {
 	m := openOneReader(t)
-	for name, run := range map[string]func(ctx context.Context, fn func(q *dbtx) error) error{
-		"write": func(ctx context.Context, fn func(q *dbtx) error) error { return m.db.write(ctx, "test", fn) },
-		"read":  func(ctx context.Context, fn func(q *dbtx) error) error { return m.db.read(ctx, "test", fn) },
+	for name, run := range map[string]func(ctx context.Context, fn func(q store.Tx) error) error{
+		"write": func(ctx context.Context, fn func(q store.Tx) error) error { return m.db.Write(ctx, "test", fn) },
+		"read":  func(ctx context.Context, fn func(q store.Tx) error) error { return m.db.Read(ctx, "test", fn) },
 	} {
 		t.Run(name, func(t *testing.T) {
 			ctx, cancel := context.WithCancel(context.Background())
-			err := run(ctx, func(q *dbtx) error {
+			err := run(ctx, func(q store.Tx) error {
 				cancel()
 				return notFound("memory", "x")
 			})
@@ -527,22 +466,22 @@ func TestFailureKeepsItsErrorWhenContextEnds(t *testing.T) {
 				t.Errorf("a not-found failure after the context ended returned %v, want ErrNotFound", err)
 			}
 			ctx, cancel = context.WithCancel(context.Background())
-			err = run(ctx, func(q *dbtx) error {
+			err = run(ctx, func(q store.Tx) error {
 				cancel()
 				var n int
-				return q.queryRow(`SELECT count(*) FROM semantic_memory`, nil, &n)
+				return q.QueryRow(`SELECT count(*) FROM semantic_memory`, nil, &n)
 			})
 			if !errors.Is(err, context.Canceled) {
 				t.Errorf("a query after the context ended returned %v, want context.Canceled", err)
 			}
 			ctx, cancel = context.WithTimeout(context.Background(), 20*time.Millisecond)
 			defer cancel()
-			err = run(ctx, func(q *dbtx) error {
+			err = run(ctx, func(q store.Tx) error {
 				var n int
-				if q.tx == nil {
-					return q.queryRow(`WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c`, nil, &n)
+				if q.Write() == nil {
+					return q.QueryRow(`WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c`, nil, &n)
 				}
-				_, err := q.exec(`INSERT INTO meta (key, value) WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT 'test' || x, x FROM c`)
+				_, err := q.Exec(`INSERT INTO meta (key, value) WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT 'test' || x, x FROM c`)
 				return err
 			})
 			if !errors.Is(err, context.DeadlineExceeded) {

@@ -548,7 +548,7 @@ type Limits struct {
 type StorageConfig struct {
 	Synchronous Synchronous   // default SyncNormal
 	BusyTimeout time.Duration // wait for other processes' locks; default 5s
-	CacheMiB    int           // page cache per reader connection, filled as needed; default 64 (the writer's is at most 8: see writerCacheMiB)
+	CacheMiB    int           // page cache per reader connection, filled as needed; default 64 (the writer's is at most 8: see internal/store/sqlite)
 	ReadConns   int           // reader connections; default 4
 	// OpenFiles is how many agents' database files a [Store] over a base
 	// directory keeps connections open to at once; the others' are

@@ -95,13 +95,15 @@ type vectors struct {
 	// a rollback must drop it. undo is where the rollback callback that
 	// takes them back is registered: one in the transaction, and one in
 	// each savepoint that changed them. The writer lock guards them.
-	tx      *writeTx
+	tx      any
 	puts    map[vectorKey][]float32
 	drops   map[vectorKey]bool
 	own     int
 	written int
 	touched bool
-	undo    rollbackScope
+	undo    store.RollbackScope
+	// undoerFn is undoer, as begin hands it to OnRollbackIn.
+	undoerFn func() func()
 	// putIdx indexes the vectors of puts by kind, for similar: each made
 	// on its first use in the transaction, then kept in step by put.
 	putIdx map[MemoryType]*vecindex.Index
@@ -132,10 +134,10 @@ func (m *Memory) openVectors(ctx context.Context, e Embedder, newDims, newModel,
 		return invalid("WithEmbedder", "the embedder has no model name")
 	}
 	var err error
-	if m.db.readOnly {
-		err = m.db.read(ctx, "open.vectors", v.checkReadOnly)
+	if m.db.ReadOnly() {
+		err = m.db.Read(ctx, "open.vectors", v.checkReadOnly)
 	} else {
-		err = m.db.write(ctx, "open.vectors", func(q *dbtx) error {
+		err = m.db.Write(ctx, "open.vectors", func(q store.Tx) error {
 			return v.prepare(q, newDims, newModel, existing)
 		})
 	}
@@ -150,7 +152,7 @@ func (m *Memory) openVectors(ctx context.Context, e Embedder, newDims, newModel,
 // what meta records, drops the vectors of another model or dimension
 // (when allowed), brings the Tier 2 schema up to date, and marks every
 // row pending when there were no vectors or they were dropped.
-func (v *vectors) prepare(q *dbtx, newDims, newModel, existing bool) error {
+func (v *vectors) prepare(q store.Tx, newDims, newModel, existing bool) error {
 	dims, model, err := store.VectorMeta(q, metaVectorDims, metaVectorModel)
 	if err != nil {
 		return err
@@ -202,7 +204,7 @@ func (v *vectors) prepare(q *dbtx, newDims, newModel, existing bool) error {
 // its vectors must be the embedder's, of the Tier 2 schema of this
 // engram. Any change prepare would make is an error matching ErrReadOnly
 // (ErrInvalid for another dimension, as in prepare).
-func (v *vectors) checkReadOnly(q *dbtx) error {
+func (v *vectors) checkReadOnly(q store.Tx) error {
 	dims, model, err := store.VectorMeta(q, metaVectorDims, metaVectorModel)
 	if err != nil {
 		return err
@@ -235,7 +237,7 @@ func (v *vectors) checkReadOnly(q *dbtx) error {
 // in the file and the caller did not ask for a change of model (newModel);
 // it empties the embedding cache of other models and dimensions, and
 // moves every agent's vector counter on.
-func (v *vectors) dropAll(q *dbtx, model, dims string, newModel bool) error {
+func (v *vectors) dropAll(q store.Tx, model, dims string, newModel bool) error {
 	if !newModel {
 		other, err := otherAgentWithVectors(q, v.m.agent)
 		if err != nil {
@@ -266,7 +268,7 @@ func (v *vectors) dropAll(q *dbtx, model, dims string, newModel bool) error {
 
 // otherAgentWithVectors returns an agent other than agent with a memory
 // that has its vector (is not pending) in the file, or "".
-func otherAgentWithVectors(q *dbtx, agent string) (string, error) {
+func otherAgentWithVectors(q store.Tx, agent string) (string, error) {
 	for _, vk := range vecKinds {
 		if other, err := store.OtherAgentWithVector(q, vk, agent); other != "" || err != nil {
 			return other, err

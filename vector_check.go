@@ -15,7 +15,7 @@ import (
 // agree with the rows: no vector or pending mark outlives its row, and
 // every row has a vector or is pending (during a Reindex it may have
 // both); and that the embedding cache agrees with them (see checkCache).
-func checkVectors(q *dbtx) error {
+func checkVectors(q store.Tx) error {
 	if made, err := store.VectorTableExists(q, semanticKind.Vec); err != nil || !made {
 		return err
 	}
@@ -51,7 +51,7 @@ func checkVectors(q *dbtx) error {
 // vectors that has its vector, and is keyed by the hash of that row's
 // text; every entry that holds its vector itself holds one of the
 // vectors' dimension, if it is of their model.
-func checkCache(q *dbtx) ([]string, error) {
+func checkCache(q store.Tx) ([]string, error) {
 	var problems []string
 	dims, model, err := store.VectorMeta(q, metaVectorDims, metaVectorModel)
 	if err != nil {

@@ -50,7 +50,7 @@ func (v *vectors) embed(ctx context.Context, texts []string) ([]embedded, error)
 		out[i].hash = textHash(t)
 		hashes[i] = out[i].hash
 	}
-	err := v.m.read(ctx, "embed.cache", func(q *dbtx) error {
+	err := v.m.read(ctx, "embed.cache", func(q store.Tx) error {
 		cached, err := store.CachedEmbeddings(q, vecKinds, v.model, v.dims, hashes)
 		if err != nil {
 			return err
@@ -174,7 +174,7 @@ func (m *Memory) embedSoon(ctx context.Context) {
 
 // putNew writes the vector of row pk, just inserted, from embedNew's
 // answer es (its i-th), if there is one.
-func (m *Memory) putNew(q *dbtx, typ MemoryType, pk int64, es []embedded, i int) error {
+func (m *Memory) putNew(q store.Tx, typ MemoryType, pk int64, es []embedded, i int) error {
 	if es == nil {
 		return nil
 	}

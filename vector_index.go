@@ -57,7 +57,7 @@ func (v *vectors) cosines(qv []float32, cands []candidate) {
 // sync loads the index again unless it is in step with q's view of the
 // agent's vectors, or ahead of it (q's snapshot may predate this
 // process's latest commit).
-func (v *vectors) sync(q *dbtx) error {
+func (v *vectors) sync(q store.Tx) error {
 	ver, err := store.Counter(q, metaVectorVersion+v.m.agent)
 	if err != nil {
 		return err
@@ -65,7 +65,7 @@ func (v *vectors) sync(q *dbtx) error {
 	// In a write transaction, the counter has moved on already for the
 	// vectors its statements dropped, which finish will apply with the
 	// ones it wrote.
-	if q.tx != nil && v.tx == q.tx {
+	if q.Write() != nil && v.tx == q.Write() {
 		ver -= int64(v.own - v.written)
 	}
 	v.mu.RLock()
@@ -107,7 +107,7 @@ func (v *vectors) sync(q *dbtx) error {
 // have rows of the type, only the chunks that hold the agent's vectors.
 // The vectors are quantised into the index (see vecindex.Index.Append)
 // on other goroutines while SQLite reads the next chunks.
-func (v *vectors) load(q *dbtx, vk *kind) (*vecindex.Index, error) {
+func (v *vectors) load(q store.Tx, vk *kind) (*vecindex.Index, error) {
 	own, chunks, want, err := v.owned(q, vk)
 	if err == nil {
 		x := vecindex.New(v.dims)
@@ -150,7 +150,7 @@ func (v *vectors) load(q *dbtx, vk *kind) (*vecindex.Index, error) {
 // otherwise the pks own of the agent's rows that have a vector, and the
 // chunks (ascending) that hold those vectors. want is how many vectors
 // the agent has.
-func (v *vectors) owned(q *dbtx, vk *kind) (own map[int64]bool, chunks []int64, want int, err error) {
+func (v *vectors) owned(q store.Tx, vk *kind) (own map[int64]bool, chunks []int64, want int, err error) {
 	others, err := store.VectorKindShared(q, vk.Table, v.m.agent)
 	if err != nil {
 		return nil, nil, 0, err
@@ -267,15 +267,15 @@ var errChunkLayout = store.ErrChunkLayout
 // (ascending), or every chunk when chunks is nil. See
 // store.VectorChunks; an error matches errChunkLayout when vec0's storage
 // is not laid out as it expects.
-func (v *vectors) loadChunks(q *dbtx, vk *kind, chunks []int64, fn func(pks []int64, vecs []byte)) error {
+func (v *vectors) loadChunks(q store.Tx, vk *kind, chunks []int64, fn func(pks []int64, vecs []byte)) error {
 	return store.VectorChunks(q, vk.Vec, v.dims, chunks, fn)
 }
 
 // similar returns up to n of the agent's rows of kind k (semantic entries,
 // document chunks) other than pk whose vectors' cosine similarity with
 // vec is at least threshold, most similar first, in q's transaction.
-func (v *vectors) similar(q *dbtx, k *kind, pk int64, vec []float32, threshold float64, n int) ([]similarDoc, error) {
-	if err := q.changes(); err != nil { // the drops so far count in own
+func (v *vectors) similar(q store.Tx, k *kind, pk int64, vec []float32, threshold float64, n int) ([]similarDoc, error) {
+	if err := q.Changes(); err != nil { // the drops so far count in own
 		return nil, err
 	}
 	v.begin(q)
@@ -344,6 +344,6 @@ func (v *vectors) ownHits(typ MemoryType, hits []vecindex.Hit, vec []float32, th
 
 // stored returns the vector of row pk, or nil when it has none (it is
 // pending).
-func (v *vectors) stored(q *dbtx, typ MemoryType, pk int64) ([]float32, error) {
+func (v *vectors) stored(q store.Tx, typ MemoryType, pk int64) ([]float32, error) {
 	return store.StoredVector(q, kindOf(typ).Vec, pk, v.dims)
 }

@@ -16,6 +16,7 @@ import (
 	"testing"
 
 	"github.com/engram-go/engram/internal/store"
+	"github.com/engram-go/engram/internal/store/sqlite"
 	"github.com/engram-go/engram/internal/vecindex"
 )
 
@@ -56,14 +57,14 @@ func TestChunkLayoutMatchesVec0(t *testing.T) {
 		}
 	}
 	vt := semanticKind
-	err = m.db.read(ctx, "test", func(q *dbtx) error {
+	err = m.db.Read(ctx, "test", func(q store.Tx) error {
 		fast := map[int64][]float32{}
 		if err := m.vectors.loadChunks(q, vt, nil, collect(fast, 32)); err != nil {
 			return err
 		}
 		// Read again chunk by chunk, listed: the same vectors.
 		var chunks []int64
-		if err := q.queryRow(`SELECT json_group_array(chunk_id) FROM vec_semantic_chunks`, nil, jsonScanner{&chunks}); err != nil {
+		if err := q.QueryRow(`SELECT json_group_array(chunk_id) FROM vec_semantic_chunks`, nil, jsonScanner{&chunks}); err != nil {
 			return err
 		}
 		listed := map[int64][]float32{}
@@ -75,7 +76,7 @@ func TestChunkLayoutMatchesVec0(t *testing.T) {
 		if len(chunks) < 5 || !maps.EqualFunc(fast, listed, slices.Equal) {
 			return fmt.Errorf("the %d chunks read one by one hold other vectors than read at once", len(chunks))
 		}
-		rows, err := q.query(`SELECT rowid, embedding FROM vec_semantic`)
+		rows, err := q.Query(`SELECT rowid, embedding FROM vec_semantic`)
 		if err != nil {
 			return err
 		}
@@ -175,12 +176,12 @@ func TestLoadHoldsTheAgentsVectors(t *testing.T) {
 	}
 	check := func(m *Memory, want int) {
 		t.Helper()
-		err := m.db.read(ctx, "test", func(q *dbtx) error {
+		err := m.db.Read(ctx, "test", func(q store.Tx) error {
 			x, err := m.vectors.load(q, semanticKind)
 			if err != nil {
 				return err
 			}
-			rows, err := q.query(`SELECT v.rowid, v.embedding FROM vec_semantic v JOIN semantic_memory s ON s.pk = v.rowid
+			rows, err := q.Query(`SELECT v.rowid, v.embedding FROM vec_semantic v JOIN semantic_memory s ON s.pk = v.rowid
 				WHERE s.agent_id = ?`, m.agent)
 			if err != nil {
 				return err
@@ -327,7 +328,7 @@ func TestIndexFollowsWritesAndDropsInOneTransaction(t *testing.T) {
 	if _, err := s.Search(ctx, SearchOptions{Query: "tide", Mode: SearchVector}); err != nil {
 		t.Fatal(err)
 	}
-	put := func(q *dbtx, content string) int64 {
+	put := func(q store.Tx, content string) int64 {
 		t.Helper()
 		row, err := s.prepare("entry", SemanticEntry{Content: content}, m.now())
 		if err != nil {
@@ -347,21 +348,21 @@ func TestIndexFollowsWritesAndDropsInOneTransaction(t *testing.T) {
 		return pk
 	}
 	var gone, reused int64
-	err := m.db.write(ctx, "test", func(q *dbtx) error {
+	err := m.db.Write(ctx, "test", func(q store.Tx) error {
 		gone = put(q, "stored and deleted at once")
-		return execReported(q, store.Semantic, store.Deleted, `DELETE FROM semantic_memory WHERE pk = ?`, gone)
+		return execReported(q, store.Semantic, store.ChangeDelete, `DELETE FROM semantic_memory WHERE pk = ?`, gone)
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var last int64
-	if err := m.db.read(ctx, "test", func(q *dbtx) error {
-		return q.queryRow(`SELECT max(pk) FROM semantic_memory`, nil, &last)
+	if err := m.db.Read(ctx, "test", func(q store.Tx) error {
+		return q.QueryRow(`SELECT max(pk) FROM semantic_memory`, nil, &last)
 	}); err != nil {
 		t.Fatal(err)
 	}
-	err = m.db.write(ctx, "test", func(q *dbtx) error {
-		if err := execReported(q, store.Semantic, store.Deleted, `DELETE FROM semantic_memory WHERE pk = ?`, last); err != nil {
+	err = m.db.Write(ctx, "test", func(q store.Tx) error {
+		if err := execReported(q, store.Semantic, store.ChangeDelete, `DELETE FROM semantic_memory WHERE pk = ?`, last); err != nil {
 			return err
 		}
 		reused = put(q, "comet sightings over the harbour")
@@ -408,14 +409,14 @@ func TestLoadChunksKeepsTheCause(t *testing.T) {
 	if _, err := m.Semantic().Store(ctx, SemanticEntry{Content: "one entry with a vector"}); err != nil {
 		t.Fatal(err)
 	}
-	err := m.db.read(ctx, "test", func(q *dbtx) error {
+	err := m.db.Read(ctx, "test", func(q store.Tx) error {
 		err := m.vectors.loadChunks(q, &kind{Kind: &store.Kind{Vec: "vec_missing"}}, nil, func([]int64, []byte) {})
 		if !errors.Is(err, errChunkLayout) {
 			t.Errorf("a missing table: %v, want errChunkLayout", err)
 		}
 		ended, cancel := context.WithCancel(ctx)
 		cancel()
-		err = m.vectors.loadChunks(&dbtx{ctx: ended, prep: q.prep}, semanticKind, nil, func([]int64, []byte) {})
+		err = m.vectors.loadChunks(q.(*sqlite.Tx).WithContext(ended), semanticKind, nil, func([]int64, []byte) {})
 		if errors.Is(err, errChunkLayout) || !errors.Is(err, context.Canceled) {
 			t.Errorf("the context's end: %v, want context.Canceled", err)
 		}
@@ -435,8 +436,8 @@ func TestVectorTriggersFollowTheRegistry(t *testing.T) {
 	changed := regexp.MustCompile(`old\.(\w+) IS NOT new\.(\w+)`)
 	for _, k := range vectorKinds {
 		var body string
-		err := m.db.read(context.Background(), "test", func(q *dbtx) error {
-			return q.queryRow(`SELECT sql FROM sqlite_schema WHERE type = 'trigger' AND name = ?`, []any{k.Vec + "_au"}, &body)
+		err := m.db.Read(context.Background(), "test", func(q store.Tx) error {
+			return q.QueryRow(`SELECT sql FROM sqlite_schema WHERE type = 'trigger' AND name = ?`, []any{k.Vec + "_au"}, &body)
 		})
 		if err != nil {
 			t.Fatalf("%s: %v", k.Vec+"_au", err)

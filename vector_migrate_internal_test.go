@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/engram-go/engram/internal/schema"
+	"github.com/engram-go/engram/internal/store"
 )
 
 // apiEmbedder is the hashing embedder standing for a model's API: not
@@ -138,8 +139,8 @@ func TestTier2CacheOfSchema5IsMigrated(t *testing.T) {
 	defer m.Close()
 	counts := func() (names, copies int) {
 		t.Helper()
-		err := m.db.read(ctx, "test", func(q *dbtx) error {
-			return q.queryRow(`SELECT count(memory_pk), count(*) - count(memory_pk) FROM embedding_cache`, nil, &names, &copies)
+		err := m.db.Read(ctx, "test", func(q store.Tx) error {
+			return q.QueryRow(`SELECT count(memory_pk), count(*) - count(memory_pk) FROM embedding_cache`, nil, &names, &copies)
 		})
 		if err != nil {
 			t.Fatal(err)
@@ -148,11 +149,11 @@ func TestTier2CacheOfSchema5IsMigrated(t *testing.T) {
 	}
 	var version int
 	var tier2 string
-	err = m.db.read(ctx, "test", func(q *dbtx) error {
-		if err := q.queryRow(`PRAGMA user_version`, nil, &version); err != nil {
+	err = m.db.Read(ctx, "test", func(q store.Tx) error {
+		if err := q.QueryRow(`PRAGMA user_version`, nil, &version); err != nil {
 			return err
 		}
-		return q.queryRow(`SELECT value FROM meta WHERE key = ?`, []any{metaVectorSchema}, &tier2)
+		return q.QueryRow(`SELECT value FROM meta WHERE key = ?`, []any{metaVectorSchema}, &tier2)
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -14,7 +14,7 @@ import (
 
 // markPending marks every row of agent pending, or of every agent when
 // agent is "", in q's transaction.
-func markPending(q *dbtx, agent string) error {
+func markPending(q store.Tx, agent string) error {
 	for _, vk := range vecKinds {
 		if err := store.MarkPending(q, vk, agent); err != nil {
 			return err
@@ -48,7 +48,7 @@ func (v *vectors) embedPending(ctx context.Context, limit int, progress func(don
 	done := 0
 	for limit < 0 || done < limit {
 		var batch []pendingRow
-		err := v.m.read(ctx, "embed.pending", func(q *dbtx) error {
+		err := v.m.read(ctx, "embed.pending", func(q store.Tx) error {
 			n := embedBatch
 			if limit >= 0 {
 				n = min(n, limit-done)
@@ -122,7 +122,7 @@ func (v *vectors) embedRows(ctx context.Context, batch []pendingRow) (int, error
 // those still pending with the text they were embedded from (a row may
 // have changed or gone meanwhile).
 func (v *vectors) write(ctx context.Context, batch []pendingRow, es []embedded) error {
-	return v.m.write(ctx, "embed.pending", func(q *dbtx) error {
+	return v.m.write(ctx, "embed.pending", func(q store.Tx) error {
 		for i, p := range batch {
 			text, ok, err := store.PendingText(q, vecKindOf(p.typ), p.pk, v.m.agent)
 			if err != nil {
@@ -148,7 +148,7 @@ func (v *vectors) failed(ctx context.Context, batch []pendingRow, cause error) e
 	if len(msg) > 500 {
 		msg = truncateUTF8(msg, 500)
 	}
-	err := v.m.write(ctx, "embed.pending", func(q *dbtx) error {
+	err := v.m.write(ctx, "embed.pending", func(q store.Tx) error {
 		for _, p := range batch {
 			if err := store.VectorFailed(q, string(p.typ), p.pk, msg); err != nil {
 				return err
@@ -180,7 +180,7 @@ func (m *Memory) Reindex(ctx context.Context, progress func(done, total int)) er
 		return fmt.Errorf("engram: reindex: %w", ErrTierUnsupported)
 	}
 	var total int
-	err := m.write(ctx, "reindex", func(q *dbtx) error {
+	err := m.write(ctx, "reindex", func(q store.Tx) error {
 		_, started, err := store.Meta(q, metaReindex+m.agent)
 		if err != nil {
 			return err
@@ -214,7 +214,7 @@ func (m *Memory) Reindex(ctx context.Context, progress func(done, total int)) er
 			return err
 		}
 		var left int
-		err = m.write(ctx, "reindex", func(q *dbtx) error {
+		err = m.write(ctx, "reindex", func(q store.Tx) error {
 			var err error
 			if left, err = store.PendingCount(q, m.agent); err != nil || left > 0 {
 				return err
@@ -229,7 +229,7 @@ func (m *Memory) Reindex(ctx context.Context, progress func(done, total int)) er
 		}
 		// Rows failed alone (recorded): report them rather than loop.
 		var why string
-		err = m.read(ctx, "reindex", func(q *dbtx) error {
+		err = m.read(ctx, "reindex", func(q store.Tx) error {
 			var err error
 			why, err = store.PendingError(q, m.agent)
 			return err

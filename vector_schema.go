@@ -32,7 +32,7 @@ const metaVectorSchema = "vector.schema"
 // rewrites what a database holds (see tier2Data) does so after its SQL,
 // unless fresh. A database whose Tier 2 schema is newer than this
 // engram's is ErrSchemaTooNew. The writer lock is held.
-func (v *vectors) migrate(q *dbtx, fresh bool) error {
+func (v *vectors) migrate(q store.Tx, fresh bool) error {
 	applied, raw, err := tier2Applied(q)
 	if err != nil {
 		return err
@@ -48,7 +48,7 @@ func (v *vectors) migrate(q *dbtx, fresh bool) error {
 		// A step holds several statements, which a prepared statement
 		// cannot: it runs on the writer connection itself, in the
 		// transaction q is part of.
-		if _, err := v.m.db.wconn.ExecContext(q.ctx, step.SQL); err != nil {
+		if err := q.ExecScript(step.SQL); err != nil {
 			return fmt.Errorf("%s: %w", step.Name, err)
 		}
 		if data := tier2Data[step.Version]; data != nil && !fresh {
@@ -65,7 +65,7 @@ func (v *vectors) migrate(q *dbtx, fresh bool) error {
 
 // tier2Applied returns how many steps of the Tier 2 schema the database
 // has, and meta's record of it ("" when there is none).
-func tier2Applied(q *dbtx) (applied int, raw string, err error) {
+func tier2Applied(q store.Tx) (applied int, raw string, err error) {
 	raw, ok, err := store.Meta(q, metaVectorSchema)
 	switch {
 	case err != nil:
@@ -90,7 +90,7 @@ func tier2Applied(q *dbtx) (applied int, raw string, err error) {
 
 // tier2Data are the Go halves of the Tier 2 schema's steps that rewrite
 // what a database holds, by version: the SQL cannot (it has no SHA-256).
-var tier2Data = map[int]func(v *vectors, q *dbtx) error{
+var tier2Data = map[int]func(v *vectors, q store.Tx) error{
 	2: (*vectors).nameCachedRows,
 }
 
@@ -102,7 +102,7 @@ var tier2Data = map[int]func(v *vectors, q *dbtx) error{
 // their pages for any table (updating them in place would leave them
 // holding a few bytes each); VACUUM gives the pages back to the file
 // system. A local embedder's vectors are not cached: nothing to do then.
-func (v *vectors) nameCachedRows(q *dbtx) error {
+func (v *vectors) nameCachedRows(q store.Tx) error {
 	if isLocal(v.emb) {
 		return nil
 	}

@@ -16,7 +16,7 @@ import (
 // already: an entry that held the vector itself (its memory archived)
 // gives it up. The agent's vector counter moves on, and the index
 // follows, when the transaction commits (see finish).
-func (v *vectors) put(q *dbtx, typ MemoryType, pk int64, e embedded, replace bool) error {
+func (v *vectors) put(q store.Tx, typ MemoryType, pk int64, e embedded, replace bool) error {
 	if err := store.PutVector(q, kindOf(typ).Vec, string(typ), pk, e.vec, replace); err != nil {
 		return err
 	}
@@ -40,15 +40,20 @@ func (v *vectors) put(q *dbtx, typ MemoryType, pk int64, e embedded, replace boo
 // the agent's vectors, and the rollback of what is about to change in
 // the transaction, or in the savepoint open in it, the first time either
 // does. The writer lock is held.
-func (v *vectors) begin(q *dbtx) {
-	if v.tx != q.tx {
-		v.tx = q.tx
+func (v *vectors) begin(q store.Tx) {
+	if v.tx != q.Write() {
+		v.tx = q.Write()
 		clear(v.puts)
 		clear(v.drops)
 		v.own, v.written, v.touched, v.putIdx = 0, 0, false, nil
-		q.beforeCommit(v.finish)
+		q.BeforeCommit(v.finish)
 	}
-	q.onRollbackIn(&v.undo, v.undoer)
+	if v.undoerFn == nil {
+		// Made once: a method value handed to an interface's method
+		// escapes, and one made per call would cost an allocation.
+		v.undoerFn = v.undoer
+	}
+	q.OnRollbackIn(&v.undo, v.undoerFn)
 }
 
 // undoer returns the rollback callback of a transaction or savepoint
@@ -72,25 +77,26 @@ func (v *vectors) undoer() func() {
 	}
 }
 
-// watches asks the change log for the rows whose vector a trigger drops:
+// Watches asks the change log for the rows whose vector a trigger drops:
 // a delete, a change of the embedded text. (The triggers themselves keep
 // the embedding cache in step.)
-func (v *vectors) watches(bool) []watch {
-	var ws []watch
+func (v *vectors) Watches(bool) []store.Watch {
+	var ws []store.Watch
 	for _, vk := range vectorKinds {
-		ws = append(ws, watch{kind: vk.typ, ops: "ud"})
+		ws = append(ws, store.Watch{Kind: string(vk.typ), Ops: "ud"})
 	}
 	return ws
 }
 
-// follow notes the agent's vectors dropped by the changes cs.
-func (v *vectors) follow(q *dbtx, cs []change) error {
+// Follow notes the agent's vectors dropped by the changes cs.
+func (v *vectors) Follow(q store.Tx, cs []store.Change) error {
 	for _, c := range cs {
-		if c.op == changeInsert || kindOf(c.kind).Vec == "" || c.agent != v.m.agent {
+		typ := MemoryType(c.Kind)
+		if c.Op == store.ChangeInsert || kindOf(typ).Vec == "" || c.Agent != v.m.agent {
 			continue
 		}
 		v.begin(q)
-		v.drops[vectorKey{c.kind, c.pk}] = true
+		v.drops[vectorKey{typ, c.PK}] = true
 		v.own++
 	}
 	return nil
@@ -100,7 +106,7 @@ func (v *vectors) follow(q *dbtx, cs []change) error {
 // and drops) to the index, just before COMMIT, if the index is built and
 // the agent's counter moved on by exactly as much; otherwise the index is
 // loaded again on its next use. The writer lock is held.
-func (v *vectors) finish(q *dbtx) error {
+func (v *vectors) finish(q store.Tx) error {
 	if v.written > 0 {
 		if err := store.BumpCounter(q, metaVectorVersion+v.m.agent, v.written); err != nil {
 			return err

@@ -61,7 +61,7 @@ func (l *Links) Add(ctx context.Context, link Link) error {
 	if link.CreatedAt.IsZero() {
 		link.CreatedAt = now
 	}
-	return l.m.write(ctx, "links.add", func(q *dbtx) error {
+	return l.m.write(ctx, "links.add", func(q store.Tx) error {
 		var err error
 		if link.SourceType, err = resolveType(q, l.m.agent, link.SourceID, link.SourceType, "SourceID"); err != nil {
 			return err
@@ -107,7 +107,7 @@ var linkKinds = func() *store.LinkKinds {
 
 // resolveType finds which of the agent's stores holds id. When want is set
 // it only checks that store.
-func resolveType(q *dbtx, agent, id string, want MemoryType, field string) (MemoryType, error) {
+func resolveType(q store.Tx, agent, id string, want MemoryType, field string) (MemoryType, error) {
 	kinds, err := linkKinds.KindsOf(q, agent, id)
 	if err != nil {
 		return "", err
@@ -141,7 +141,7 @@ func (l *Links) Remove(ctx context.Context, sourceID, targetID string, typ LinkT
 	if err := typ.Validate(); err != nil {
 		return err
 	}
-	return l.m.write(ctx, "links.remove", func(q *dbtx) error {
+	return l.m.write(ctx, "links.remove", func(q store.Tx) error {
 		n, err := linkKinds.RemoveLink(q, l.m.agent, sourceID, targetID, string(typ))
 		if err != nil {
 			return err
@@ -161,7 +161,7 @@ func (l *Links) For(ctx context.Context, id string) ([]Link, error) {
 		return nil, err
 	}
 	var out []Link
-	err := l.m.read(ctx, "links.for", func(q *dbtx) error {
+	err := l.m.read(ctx, "links.for", func(q store.Tx) error {
 		rows, err := linkKinds.LinksOf(q, l.m.agent, id)
 		for _, r := range rows {
 			out = append(out, Link{SourceType: MemoryType(r.SourceType), SourceID: r.SourceID,
@@ -189,7 +189,7 @@ func (l *Links) Traverse(ctx context.Context, startID string, depth int) ([]Link
 		return nil, invalid("depth", "%d is outside [1, %d]", depth, MaxTraverseDepth)
 	}
 	var out []LinkedMemory
-	err := l.m.read(ctx, "links.traverse", func(q *dbtx) error {
+	err := l.m.read(ctx, "links.traverse", func(q store.Tx) error {
 		starts, reached, err := linkKinds.Traverse(q, l.m.agent, startID, depth)
 		if err != nil {
 			return err

@@ -1,41 +1,8 @@
 package store
 
 import (
-	"context"
-	"database/sql"
 	"slices"
 )
-
-// AgentsPrep prepares a statement in the transaction of ReadAgentsFile.
-type AgentsPrep = func(ctx context.Context, query string) (*sql.Stmt, error)
-
-// OpenAgentsFile opens the database the DSN dsn names with the SQLite
-// driver, and one connection of it, to list its agents; the caller closes
-// both (the connection first). It returns the driver's errors unchanged.
-func OpenAgentsFile(ctx context.Context, dsn string) (*sql.DB, *sql.Conn, error) {
-	db, err := sql.Open("sqlite", dsn)
-	if err != nil {
-		return nil, nil, err
-	}
-	conn, err := db.Conn(ctx)
-	if err != nil {
-		_ = db.Close()
-		return nil, nil, err
-	}
-	return db, conn, nil
-}
-
-// ReadAgentsFile runs fn in a read-only transaction of conn, to which prep
-// prepares statements, and rolls it back after. It returns fn's error, or
-// the driver's when the transaction cannot begin.
-func ReadAgentsFile(ctx context.Context, conn *sql.Conn, fn func(prep AgentsPrep) error) error {
-	tx, err := conn.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback() //nolint:errcheck // a read
-	return fn(tx.PrepareContext)
-}
 
 // AgentTables returns the names of the tables of the file that have an
 // agent_id column (virtual tables aside: their rows are kept by

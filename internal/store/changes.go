@@ -6,33 +6,13 @@ import (
 	"strings"
 )
 
-// ChangeOp is what a write did to a memory row (see [Change]).
-type ChangeOp byte
-
-// The operations a write reports.
-const (
-	Inserted    ChangeOp = 'i'
-	TextChanged ChangeOp = 'u' // one of the kind's TextCols changed
-	Deleted     ChangeOp = 'd'
-)
-
-// Change is one change a statement of this package made to a row of a
-// memory kind's table. Every function here that inserts or deletes such
-// rows, or changes their text, reports each row it changed to the
-// transaction it runs in (see [Querier]), so that in-memory state kept
-// beside the rows (the text and vector indexes, auto-linking's stems)
-// follows them without an engine hook: the write paths say what they
-// changed.
-type Change struct {
-	Kind  *Kind
-	Op    ChangeOp
-	PK    int64
-	Agent string
-	ID    string
-	// Text is an insert's text (the kind's Text), when the kind's text
-	// is one Go can make (Kind.TextErr is nil); "" otherwise.
-	Text string
-}
+// The functions of this package that insert or delete a memory kind's
+// rows, or change their text, report each row they changed to the
+// transaction they run in, as a [Change] (see [Querier]'s Changed), so
+// that in-memory state kept beside the rows (the text and vector
+// indexes, auto-linking's stems) follows them without an engine hook:
+// the write paths say what they changed. An insert's Change carries its
+// text when the kind's text is one Go can make (Kind.TextErr is nil).
 
 // KindOfTable returns the kind whose table is table, or nil.
 func KindOfTable(table string) *Kind {
@@ -47,14 +27,14 @@ func KindOfTable(table string) *Kind {
 // inserted reports to q the insert of agent's row id of k, at rowid pk,
 // whose text is text.
 func inserted(q Querier, k *Kind, agent, id string, pk int64, text string) {
-	q.Changed(Change{Kind: k, Op: Inserted, PK: pk, Agent: agent, ID: id, Text: text})
+	q.Changed(Change{Kind: k.Name, Op: ChangeInsert, PK: pk, Agent: agent, ID: id, Text: text})
 }
 
 // returning is the RETURNING clause that reads what a change op of a
 // row of k is reported with: its rowid, agent and ID, then, for an
 // insert, its text columns (see reportRows).
-func (k *Kind) returning(op ChangeOp) string {
-	if op != Inserted {
+func (k *Kind) returning(op byte) string {
+	if op != ChangeInsert {
 		return ` RETURNING pk, agent_id, id`
 	}
 	return ` RETURNING pk, agent_id, id` + textColList(k)
@@ -64,9 +44,9 @@ func (k *Kind) returning(op ChangeOp) string {
 // RETURNING clause, to q as a change op, and to each when it is not nil,
 // and closes rows. It returns how many rows there were; errors are the
 // driver's.
-func reportRows(q Querier, k *Kind, op ChangeOp, rows *sql.Rows, each func(Change)) (int64, error) {
+func reportRows(q Querier, k *Kind, op byte, rows *sql.Rows, each func(Change)) (int64, error) {
 	var cols []sql.NullString
-	if op == Inserted {
+	if op == ChangeInsert {
 		cols = make([]sql.NullString, len(k.TextCols))
 	}
 	dest := make([]any, 3+len(cols))
@@ -77,11 +57,11 @@ func reportRows(q Querier, k *Kind, op ChangeOp, rows *sql.Rows, each func(Chang
 	}
 	var n int64
 	_, err := ScanAll(rows, func(r Scanner) (struct{}, error) {
-		c = Change{Kind: k, Op: op}
+		c = Change{Kind: k.Name, Op: op}
 		if err := r.Scan(dest...); err != nil {
 			return struct{}{}, err
 		}
-		if op == Inserted && k.TextErr == nil {
+		if op == ChangeInsert && k.TextErr == nil {
 			c.Text = k.TextFrom(func(i int) string { return cols[i].String })
 		}
 		q.Changed(c)
@@ -97,7 +77,7 @@ func reportRows(q Querier, k *Kind, op ChangeOp, rows *sql.Rows, each func(Chang
 // changing runs stmt, which writes k's rows, with RETURNING k's clause
 // added, and reports each row it returns to q as a change op. It returns
 // how many rows it changed; errors are the driver's.
-func changing(q Querier, k *Kind, op ChangeOp, stmt string, args ...any) (int64, error) {
+func changing(q Querier, k *Kind, op byte, stmt string, args ...any) (int64, error) {
 	rows, err := q.Query(stmt+k.returning(op), args...)
 	if err != nil {
 		return 0, err
@@ -168,7 +148,7 @@ func updatingText(q Querier, k *Kind, stmt string, args []any, where string, whe
 	for _, s := range after {
 		old, ok := was[s.pk]
 		if ok && !sameValues(old, s.cols) {
-			q.Changed(Change{Kind: k, Op: TextChanged, PK: s.pk, Agent: s.agent, ID: s.id})
+			q.Changed(Change{Kind: k.Name, Op: ChangeText, PK: s.pk, Agent: s.agent, ID: s.id})
 		}
 	}
 	return n, nil

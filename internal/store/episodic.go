@@ -147,7 +147,7 @@ func EpisodesRecent[T any](q Querier, as func(EpisodeRow) (T, error), agent stri
 // PruneEpisodes deletes agent's episodes created before cutoff and
 // returns how many. Errors are the driver's.
 func PruneEpisodes(q Querier, agent string, cutoff time.Time) (int64, error) {
-	return changing(q, Episodic, Deleted, `DELETE FROM episodic_log WHERE agent_id = ? AND created_at < ?`, agent, MS(cutoff))
+	return changing(q, Episodic, ChangeDelete, `DELETE FROM episodic_log WHERE agent_id = ? AND created_at < ?`, agent, MS(cutoff))
 }
 
 // OldEpisode is an episode with its rowid, as compaction reads it.

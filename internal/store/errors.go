@@ -56,3 +56,22 @@ func IsCantOpen(err error) bool { return Code(err)&0xff == sqlite3.SQLITE_CANTOP
 // IsInterrupt reports whether err says a statement was interrupted
 // (SQLITE_INTERRUPT), as a cancelled context does.
 func IsInterrupt(err error) bool { return Code(err)&0xff == sqlite3.SQLITE_INTERRUPT }
+
+// The sentinel errors of an engine, which the root package exports under
+// the same names (engram.ErrClosed is ErrClosed, …), so that an engine's
+// error matches them with errors.Is.
+var (
+	// ErrClosed reports a call after the database was closed.
+	ErrClosed = errors.New("engram: memory is closed")
+	// ErrSchemaTooNew reports a database written by a newer engram.
+	ErrSchemaTooNew = errors.New("engram: database schema is newer than this version of engram")
+	// ErrCorrupt reports a damaged file, or one that is not a database.
+	ErrCorrupt = errors.New("engram: database file is corrupt or not a database")
+	// ErrNotEngram reports a database that belongs to another program.
+	ErrNotEngram = errors.New("engram: not an engram database")
+	// ErrBusy reports a lock held by another connection longer than the
+	// busy timeout.
+	ErrBusy = errors.New("engram: database is busy")
+	// ErrReadOnly reports a write to a database that may only be read.
+	ErrReadOnly = errors.New("engram: database is read-only")
+)

@@ -362,7 +362,7 @@ func EndFact(q Querier, agent string, pk int64, at, now time.Time) (FactRow, err
 // expired (zero: not retired). It returns the driver's errors unchanged;
 // no fact of row key pk inserts nothing.
 func ResumeFact(q Querier, agent string, pk int64, id string, from, to, now, expired time.Time) error {
-	_, err := changing(q, Fact, Inserted, `INSERT INTO facts (id, agent_id, subject, predicate, object, subject_key, predicate_key, object_key,
+	_, err := changing(q, Fact, ChangeInsert, `INSERT INTO facts (id, agent_id, subject, predicate, object, subject_key, predicate_key, object_key,
 			valid_from, valid_to, created_at, updated_at, expired_at, strength, sources, metadata, terms, ntok)
 		SELECT ?3, agent_id, subject, predicate, object, subject_key, predicate_key, object_key,
 			?4, ?5, ?6, ?6, ?7, strength, sources, metadata, terms, ntok

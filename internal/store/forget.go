@@ -109,7 +109,7 @@ func DeleteMemoryRow(q Querier, table, agent, id string) (bool, error) {
 // Errors are the driver's.
 func deleting(q Querier, table, stmt string, args ...any) (int64, error) {
 	if k := KindOfTable(table); k != nil {
-		return changing(q, k, Deleted, stmt, args...)
+		return changing(q, k, ChangeDelete, stmt, args...)
 	}
 	res, err := q.Exec(stmt, args...)
 	if err != nil {
@@ -204,12 +204,12 @@ func ArchivedOfUser(q Querier, agent string, types []string, user string) ([]Typ
 // kind typ, the root's name of k. It returns the driver's errors
 // unchanged.
 func DeleteUserRows(q Querier, k *Kind, typ, agent, user string) ([]TypedID, error) {
-	rows, err := q.Query(`DELETE FROM `+k.Table+` WHERE agent_id = ? AND `+k.UserCol+` = ? AND `+k.UserCol+` <> ''`+k.returning(Deleted), agent, user)
+	rows, err := q.Query(`DELETE FROM `+k.Table+` WHERE agent_id = ? AND `+k.UserCol+` = ? AND `+k.UserCol+` <> ''`+k.returning(ChangeDelete), agent, user)
 	if err != nil {
 		return nil, err
 	}
 	var out []TypedID
-	_, err = reportRows(q, k, Deleted, rows, func(c Change) { out = append(out, TypedID{Type: typ, ID: c.ID}) })
+	_, err = reportRows(q, k, ChangeDelete, rows, func(c Change) { out = append(out, TypedID{Type: typ, ID: c.ID}) })
 	return out, err
 }
 

@@ -46,7 +46,7 @@ func (p *Put) Insert(q Querier, rows int, args []any) error {
 		stmt += strings.Repeat(`, (?`+strings.Repeat(", ?", p.n)+`)`, rows-1)
 	}
 	if p.kind != nil {
-		_, err := changing(q, p.kind, Inserted, stmt, args...)
+		_, err := changing(q, p.kind, ChangeInsert, stmt, args...)
 		return err
 	}
 	_, err := q.Exec(stmt, args...)

@@ -9,8 +9,11 @@
 // errors unchanged; the root package wraps them (see [IsUniqueViolation]
 // and [Code] for the ones it tells apart).
 //
-// SQLite is the only engine so far. Times are stored as Unix milliseconds
-// (see [MS]), tag lists as JSON arrays (see [EncodeTags]).
+// The transaction is an engine's: the root package speaks to it through
+// [Tx] (statements, callbacks at its end, savepoints, the change log that
+// feeds the [Follower]s). SQLite is the only engine so far, in the package
+// internal/store/sqlite. Times are stored as Unix milliseconds (see [MS]),
+// tag lists as JSON arrays (see [EncodeTags]).
 package store
 
 import (
@@ -18,9 +21,9 @@ import (
 	"errors"
 )
 
-// Querier runs statements in one transaction. The root package's
-// transaction type implements it: statements are prepared once per
-// connection and kept.
+// Querier runs statements in one transaction. An engine's transaction
+// (see [Tx]) implements it: statements are prepared once per connection
+// and kept.
 type Querier interface {
 	// Exec runs a statement that returns no rows.
 	Exec(query string, args ...any) (sql.Result, error)

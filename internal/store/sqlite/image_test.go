@@ -1,4 +1,4 @@
-package engram
+package sqlite
 
 import (
 	"context"
@@ -8,22 +8,23 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/engram-go/engram/internal/store"
 )
 
 // dumpDatabase describes a database for comparison: its schema objects,
 // user_version and application_id, and every row of every ordinary table.
-func dumpDatabase(t *testing.T, s *database) string {
+func dumpDatabase(t *testing.T, s *DB) string {
 	t.Helper()
 	var out []string
-	err := s.read(context.Background(), "dump", func(q *dbtx) error {
+	err := s.Read(context.Background(), "dump", func(q store.Tx) error {
 		var version, app int
-		if err := q.queryRow(`SELECT (SELECT user_version FROM pragma_user_version), (SELECT application_id FROM pragma_application_id)`, nil, &version, &app); err != nil {
+		if err := q.QueryRow(`SELECT (SELECT user_version FROM pragma_user_version), (SELECT application_id FROM pragma_application_id)`, nil, &version, &app); err != nil {
 			return err
 		}
 		out = append(out, fmt.Sprintf("user_version %d, application_id %#x", version, app))
-		rows, err := q.query(`SELECT type || ' ' || name || ' ' || tbl_name || ': ' || coalesce(sql, '') FROM sqlite_schema`)
+		rows, err := q.Query(`SELECT type || ' ' || name || ' ' || tbl_name || ': ' || coalesce(sql, '') FROM sqlite_schema`)
 		if err != nil {
 			return err
 		}
@@ -32,7 +33,7 @@ func dumpDatabase(t *testing.T, s *database) string {
 			return err
 		}
 		out = append(out, objects...)
-		rows, err = q.query(`SELECT name FROM pragma_table_list WHERE schema = 'main' AND type IN ('table', 'shadow') AND name NOT LIKE 'sqlite\_%' ESCAPE '\'`)
+		rows, err = q.Query(`SELECT name FROM pragma_table_list WHERE schema = 'main' AND type IN ('table', 'shadow') AND name NOT LIKE 'sqlite\_%' ESCAPE '\'`)
 		if err != nil {
 			return err
 		}
@@ -41,7 +42,7 @@ func dumpDatabase(t *testing.T, s *database) string {
 			return err
 		}
 		for _, table := range tables {
-			rows, err := q.query(`SELECT group_concat('quote("' || name || '")', ' || '','' || ') FROM pragma_table_info(?)`, table)
+			rows, err := q.Query(`SELECT group_concat('quote("' || name || '")', ' || '','' || ') FROM pragma_table_info(?)`, table)
 			if err != nil {
 				return err
 			}
@@ -49,7 +50,7 @@ func dumpDatabase(t *testing.T, s *database) string {
 			if err != nil {
 				return err
 			}
-			rows, err = q.query(`SELECT ` + cols[0] + ` FROM "` + table + `"`)
+			rows, err = q.Query(`SELECT ` + cols[0] + ` FROM "` + table + `"`)
 			if err != nil {
 				return fmt.Errorf("%s: %w", table, err)
 			}
@@ -75,29 +76,30 @@ func dumpDatabase(t *testing.T, s *database) string {
 // make, in memory and in a file: the same schema, versions and rows.
 func TestEmptyImageIsTheMigratedSchema(t *testing.T) {
 	ctx := context.Background()
-	cfg := DefaultConfig().Storage
-	migrated, err := openDatabaseWith(ctx, "", cfg, dbOptions{})
+	cfg := testConfig()
+	migrated, err := Open(ctx, "", cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer migrated.close()
+	defer migrated.Close()
 	want := dumpDatabase(t, migrated)
 	if !strings.Contains(want, "semantic_memory") || !strings.Contains(want, fmt.Sprintf("application_id %#x", ApplicationID)) {
 		t.Fatalf("the migrated database is not engram's:\n%s", want)
 	}
 
-	fromImage, err := openDatabase(ctx, "", cfg)
+	cfg.Image = true
+	fromImage, err := Open(ctx, "", cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer fromImage.close()
+	defer fromImage.Close()
 	if got := dumpDatabase(t, fromImage); got != want {
 		t.Errorf("in memory, the image differs from the migrations:\n%s\nwant\n%s", got, want)
 	}
 
 	dir := t.TempDir()
 	path := filepath.Join(dir, "agent", "memory.db")
-	if err := createPrivate(path); err != nil {
+	if err := createDir(path); err != nil {
 		t.Fatal(err)
 	}
 	if fi, err := os.Stat(path); err != nil || fi.Size() == 0 || fi.Mode().Perm() != 0o600 {
@@ -106,15 +108,15 @@ func TestEmptyImageIsTheMigratedSchema(t *testing.T) {
 	if entries, _ := os.ReadDir(filepath.Dir(path)); len(entries) != 1 {
 		t.Errorf("the temporary file stays beside the database: %v", entries)
 	}
-	file, err := openDatabase(ctx, path, cfg)
+	file, err := Open(ctx, path, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer file.close()
+	defer file.Close()
 	if got := dumpDatabase(t, file); got != want {
 		t.Errorf("in a file, the image differs from the migrations:\n%s\nwant\n%s", got, want)
 	}
-	if err := file.integrityCheck(ctx); err != nil {
+	if err := file.IntegrityCheck(ctx, noDerived); err != nil {
 		t.Error(err)
 	}
 
@@ -123,14 +125,14 @@ func TestEmptyImageIsTheMigratedSchema(t *testing.T) {
 	if err := os.WriteFile(empty, nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if err := createPrivate(empty); err != nil {
+	if err := createDir(empty); err != nil {
 		t.Fatal(err)
 	}
-	old, err := openDatabase(ctx, empty, cfg)
+	old, err := Open(ctx, empty, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer old.close()
+	defer old.Close()
 	if got := dumpDatabase(t, old); got != want {
 		t.Errorf("a migrated file differs from the migrations in memory:\n%s\nwant\n%s", got, want)
 	}
@@ -143,7 +145,7 @@ func TestEmptyImageIsTheMigratedSchema(t *testing.T) {
 func TestNewFileIsMadeInWALMode(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "memory.db")
-	if err := createPrivate(path); err != nil {
+	if err := createDir(path); err != nil {
 		t.Fatal(err)
 	}
 	made, err := os.ReadFile(path)
@@ -166,7 +168,7 @@ func TestNewFileIsMadeInWALMode(t *testing.T) {
 		t.Error("the new file is not the image but for its journal mode")
 	}
 
-	s, err := openDatabase(ctx, path, DefaultConfig().Storage)
+	s, err := Open(ctx, path, testConfig())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -174,10 +176,10 @@ func TestNewFileIsMadeInWALMode(t *testing.T) {
 	if err := s.wconn.QueryRowContext(ctx, "PRAGMA journal_mode").Scan(&mode); err != nil || mode != "wal" {
 		t.Errorf("journal_mode %q, %v; want wal", mode, err)
 	}
-	if err := s.integrityCheck(ctx); err != nil {
+	if err := s.IntegrityCheck(ctx, noDerived); err != nil {
 		t.Error(err)
 	}
-	if err := s.close(); err != nil {
+	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
 	opened, err := os.ReadFile(path)
@@ -187,4 +189,30 @@ func TestNewFileIsMadeInWALMode(t *testing.T) {
 	if !slices.Equal(opened, made) {
 		t.Error("opening and closing a new file wrote to it")
 	}
+}
+
+// testConfig is the storage configuration of engram's defaults.
+func testConfig() Config {
+	return Config{Synchronous: "normal", BusyTimeout: 5 * time.Second, CacheMiB: 64, ReadConns: 4}
+}
+
+// noDerived checks no derived data: the engine's tests have none.
+func noDerived(store.Tx) error { return nil }
+
+// createDir makes path's directory (0700) and the file, as the root
+// package's createPrivate does.
+func createDir(path string) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return err
+	}
+	if _, err := os.Stat(path); err == nil {
+		return nil
+	}
+	return CreateFile(path)
+}
+
+func scanString(r store.Scanner) (string, error) {
+	var s string
+	err := r.Scan(&s)
+	return s, err
 }

@@ -1,4 +1,4 @@
-package engram
+package sqlite
 
 import (
 	"cmp"
@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/engram-go/engram/internal/store"
-	"modernc.org/sqlite"
+	modernc "modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
 )
 
@@ -18,109 +18,49 @@ import (
 // the rows it is made from. It needs no hook of the engine: every
 // function of internal/store that inserts or deletes a memory row, or
 // changes its text, reports the rows it changed to the transaction it
-// runs in (store.Change, dbtx.Changed), which logs those its followers
+// runs in (store.Querier's Changed), which logs those its followers
 // watch. The statements report what they did from their RETURNING rows
 // or their own values; an update of text compares the row's text columns
 // before and after, so that the bulk updates of decay and access counts
 // report nothing.
 //
 // A write transaction hands what was logged to its followers before it
-// commits (store.settle), or earlier when a follower needs to be current
-// in the middle of it (dbtx.changes). Changes made through other
-// connections (another Memory on the same file, another process) are not
-// logged here: each follower also checks a per-agent counter in meta that
-// triggers move on with every change, and starts again from the table when
-// the counter moved further than its own changes explain.
+// commits (settle), or earlier when a follower needs to be current in the
+// middle of it (Tx.Changes). Changes made through other connections
+// (another Memory on the same file, another process) are not logged here:
+// each follower also checks a per-agent counter in meta that triggers
+// move on with every change, and starts again from the table when the
+// counter moved further than its own changes explain.
 //
-// The tests check that the reports are whole: with checkChangeLog set
+// The tests check that the reports are whole: with CheckChangeLog set
 // (the root package's tests set it), SQLite's pre-update hook and
 // temporary triggers on the writer connection log the same changes from
-// below, as the change log did before the writes reported them, and a
-// transaction whose reports differ from what they saw fails (see
-// changeLog.compare).
+// below, and a transaction whose reports differ from what they saw fails
+// (see changeLog.compare).
 
-// checkChangeLog makes every change log check the writes' reports against
-// SQLite's own record of the rows changed (see changeLog.compare). The
-// root package's tests set it; it costs a hook call per row changed.
-var checkChangeLog = false
-
-// change is one change to a memory row, as the change log saw it.
-type change struct {
-	kind  MemoryType
-	pk    int64
-	agent string
-	id    string
-	op    byte // changeInsert, changeText or changeDelete
-	// text is an insert's text (the kind's), for watches that ask for
-	// it. A change of text is logged without it: the table holds the new
-	// one.
-	text  string
-	terms map[string]uint32 // text's term vector, made once (see termVector)
-}
-
-// termVector returns the term vector of the change's text, computed once
-// for all the followers that want it.
-func (c *change) termVector() map[string]uint32 {
-	if c.terms == nil {
-		c.terms = termVector(c.text)
-	}
-	return c.terms
-}
-
-// Change log operations.
-const (
-	changeInsert = 'i'
-	changeText   = 'u' // the kind's text (see store.Kind.Text) changed
-	changeDelete = 'd'
-)
-
-// follower is in-memory state kept in step with the rows of the Memory's
-// agent.
-type follower interface {
-	// watches says which changes the follower needs now, or, when all
-	// is set, every change it may ever need (the log prepares for those
-	// when the Memory opens). A follower whose needs change (an index
-	// built, or thrown away) calls changeLog.refresh.
-	watches(all bool) []watch
-	// follow applies a batch of the changes of q's write transaction, or
-	// forgets what it holds when it cannot. Inserts and deletes come in
-	// the order they happened; a change of text is better read from the
-	// table, which holds the row's latest text. Before it changes
-	// anything, it registers with q.onRollbackIn what undoes it, so that
-	// the rollback of the transaction or of the savepoint it is in takes
-	// it back. Every follower sees every batch that changes a row of its
-	// agent, once, whatever it watches, except that a savepoint that
-	// rolls back hands out again the changes from before it that it
-	// handed out.
-	follow(q *dbtx, cs []change) error
-}
-
-// watch asks the change log for the operations ops (of "iud") on rows of
-// one kind, inserts with their text when text is set.
-type watch struct {
-	kind MemoryType
-	ops  string
-	text bool
-}
+// CheckChangeLog makes every change log made from then on check the
+// writes' reports against SQLite's own record of the rows changed (see
+// changeLog.compare). Tests set it; it costs a hook call per row changed.
+var CheckChangeLog = false
 
 // changeLog is the writer connection's log. The writer lock guards it.
 type changeLog struct {
-	s      *database
+	s      *DB
 	tables map[string]*logged // by table name
 	// followers are the followers of each agent whose Memory is open on
 	// the database, in the order they were registered.
-	followers map[string][]follower
-	on        bool     // some follower needs changes now: the log records
-	pending   []change // reported by the writes, not handed out yet
+	followers map[string][]store.Follower
+	on        bool           // some follower needs changes now: the log records
+	pending   []store.Change // reported by the writes, not handed out yet
 
-	// check is checkChangeLog when the log was made: the hook and the
+	// check is CheckChangeLog when the log was made: the hook and the
 	// triggers below log what SQLite saw, to compare with the reports.
 	check bool
 	// installed are the statements that made the temporary tables and
 	// triggers on the writer connection, in order: a writer opened again
-	// (see database.wake) runs them again.
+	// (see DB.wake) runs them again.
 	installed []string
-	seen      []change // the inserts and deletes the hook saw
+	seen      []store.Change // the inserts and deletes the hook saw
 	// texts says a statement updated a table whose changes of text the
 	// temporary triggers log: temp.changes may hold some.
 	texts bool
@@ -132,7 +72,7 @@ type changeLog struct {
 
 // logged is what the log records of one kind.
 type logged struct {
-	k              *kind
+	k              *store.Kind
 	insert, delete bool // the hook records these now
 	text           bool // with the text of inserts and deletes
 	id, agent      int  // the columns' positions in the table
@@ -141,36 +81,41 @@ type logged struct {
 	onUpdateOfText bool // a trigger logs changes of text
 }
 
-// follow registers agent's followers with the database's change log,
+// Follow registers agent's followers with the database's change log,
 // making the log when it is the first. The log records while some
-// follower needs changes (see refresh): a memory nobody follows pays
-// nothing for it. When the log checks the reports (checkChangeLog), it
+// follower needs changes (see Refresh): a memory nobody follows pays
+// nothing for it. When the log checks the reports (CheckChangeLog), it
 // prepares on the writer connection what SQLite's own record needs: the
 // temporary log table and the triggers for changes of text. It is called
-// when a Memory opens.
-func (s *database) follow(ctx context.Context, agent string, followers ...follower) error {
+// when a Memory opens. It returns
+// store.ErrClosed after Close, and the driver's error (or a watch of a
+// kind the log cannot follow) as Config.Wrap makes it for "open".
+func (s *DB) Follow(ctx context.Context, agent string, followers ...store.Follower) error {
 	if err := s.lockWriter(ctx); err != nil {
 		return err
 	}
 	defer s.wmu.Unlock()
 	if s.log == nil {
-		s.log = &changeLog{s: s, tables: map[string]*logged{}, followers: map[string][]follower{}, check: checkChangeLog}
+		s.log = &changeLog{s: s, tables: map[string]*logged{}, followers: map[string][]store.Follower{}, check: CheckChangeLog}
 	}
 	l := s.log
 	var stmts []string
 	if l.check {
 		stmts = []string{`CREATE TEMP TABLE IF NOT EXISTS changes (
-		seq INTEGER PRIMARY KEY, kind TEXT NOT NULL, pk INTEGER NOT NULL, agent_id TEXT NOT NULL,
-		id TEXT NOT NULL)`,
+			seq INTEGER PRIMARY KEY, kind TEXT NOT NULL, pk INTEGER NOT NULL, agent_id TEXT NOT NULL,
+			id TEXT NOT NULL)`,
 			// One row while the hook is registered: the triggers log only then.
 			`CREATE TEMP TABLE IF NOT EXISTS changes_on (on_ INTEGER PRIMARY KEY)`}
 	}
 	var texts []*logged
 	for _, f := range followers {
-		for _, w := range f.watches(true) {
-			k := kindOf(w.kind)
-			if w.text && k.TextErr != nil {
-				return &DatabaseError{Op: "open", Err: fmt.Errorf("the change log cannot make the text of a %s: %w", k.Noun, k.TextErr)}
+		for _, w := range f.Watches(true) {
+			k := store.KindNamed(w.Kind)
+			if k == nil {
+				return s.fail("open", fmt.Errorf("the change log knows no kind %q", w.Kind))
+			}
+			if w.Text && k.TextErr != nil {
+				return s.fail("open", fmt.Errorf("the change log cannot make the text of a %s: %w", k.Noun, k.TextErr))
 			}
 			lg := l.tables[k.Table]
 			if lg == nil {
@@ -183,7 +128,7 @@ func (s *database) follow(ctx context.Context, agent string, followers ...follow
 				}
 				l.tables[k.Table] = lg
 			}
-			if strings.IndexByte(w.ops, changeText) >= 0 && !lg.onUpdateOfText {
+			if strings.IndexByte(w.Ops, store.ChangeText) >= 0 && !lg.onUpdateOfText {
 				lg.onUpdateOfText = true
 				texts = append(texts, lg)
 			}
@@ -196,29 +141,29 @@ func (s *database) follow(ctx context.Context, agent string, followers ...follow
 		k := lg.k
 		stmts = append(stmts, `CREATE TEMP TRIGGER IF NOT EXISTS changes_`+k.Table+` AFTER UPDATE ON main.`+k.Table+
 			` WHEN (`+k.TextChanged()+`) AND EXISTS (SELECT 1 FROM temp.changes_on) BEGIN INSERT INTO temp.changes (kind, pk, agent_id, id) VALUES ('`+
-			string(k.typ)+`', new.pk, new.agent_id, new.id); END`)
+			k.Name+`', new.pk, new.agent_id, new.id); END`)
 	}
 	for _, stmt := range stmts {
 		if slices.Contains(l.installed, stmt) {
 			continue
 		}
 		if _, err := s.wconn.ExecContext(ctx, stmt); err != nil {
-			return &DatabaseError{Op: "open", Err: err}
+			return s.fail("open", err)
 		}
 		l.installed = append(l.installed, stmt)
 	}
 	l.followers[agent] = append(l.followers[agent], followers...)
 	if err := l.refresh(ctx); err != nil {
 		l.followers[agent] = l.followers[agent][:len(l.followers[agent])-len(followers)]
-		return &DatabaseError{Op: "open", Err: err}
+		return s.fail("open", err)
 	}
 	return nil
 }
 
-// unfollow forgets agent's followers, when its Memory closes, and
-// unregisters the hook when no other follower needs it. A writer that
-// cannot be opened again leaves nothing to unregister.
-func (s *database) unfollow(agent string, followers ...follower) {
+// Unfollow forgets agent's followers, when its Memory closes, and
+// turns the log off when no other follower needs it. A writer that
+// cannot be opened again leaves nothing to turn off.
+func (s *DB) Unfollow(agent string, followers ...store.Follower) {
 	if s.lockWriter(context.Background()) != nil {
 		return
 	}
@@ -227,7 +172,7 @@ func (s *database) unfollow(agent string, followers ...follower) {
 	if l == nil {
 		return
 	}
-	l.followers[agent] = slices.DeleteFunc(l.followers[agent], func(f follower) bool { return slices.Contains(followers, f) })
+	l.followers[agent] = slices.DeleteFunc(l.followers[agent], func(f store.Follower) bool { return slices.Contains(followers, f) })
 	if len(l.followers[agent]) == 0 {
 		delete(l.followers, agent)
 	}
@@ -260,17 +205,17 @@ func (l *changeLog) refresh(ctx context.Context) error {
 	}
 	need := false
 	for _, f := range l.all() {
-		for _, w := range f.watches(false) {
-			lg := l.tables[kindOf(w.kind).Table]
-			for _, op := range []byte(w.ops) {
+		for _, w := range f.Watches(false) {
+			lg := l.tables[store.KindNamed(w.Kind).Table]
+			for _, op := range []byte(w.Ops) {
 				switch op {
-				case changeInsert:
+				case store.ChangeInsert:
 					lg.insert = true
-				case changeDelete:
+				case store.ChangeDelete:
 					lg.delete = true
 				}
 			}
-			lg.text = lg.text || w.text
+			lg.text = lg.text || w.Text
 			need = true
 		}
 	}
@@ -284,12 +229,12 @@ func (l *changeLog) refresh(ctx context.Context) error {
 	if err := l.setFlag(ctx, need); err != nil {
 		return err
 	}
-	var hook sqlite.PreUpdateHookFn
+	var hook modernc.PreUpdateHookFn
 	if need {
 		hook = l.hook
 	}
 	err := l.s.wconn.Raw(func(dc any) error {
-		hr, ok := dc.(sqlite.HookRegisterer)
+		hr, ok := dc.(modernc.HookRegisterer)
 		if !ok {
 			return fmt.Errorf("the SQLite driver's connection (%T) takes no pre-update hook", dc)
 		}
@@ -327,10 +272,10 @@ func (l *changeLog) restoreFlag() error {
 }
 
 // columnsOf finds where a kind's table keeps the columns the log reads.
-func (s *database) columnsOf(ctx context.Context, k *kind) (*logged, error) {
+func (s *DB) columnsOf(ctx context.Context, k *store.Kind) (*logged, error) {
 	rows, err := s.wconn.QueryContext(ctx, `SELECT cid, name FROM pragma_table_info(?)`, k.Table)
 	if err != nil {
-		return nil, &DatabaseError{Op: "open", Err: err}
+		return nil, s.fail("open", err)
 	}
 	at := map[string]int{}
 	_, err = store.ScanAll(rows, func(r store.Scanner) (struct{}, error) {
@@ -341,14 +286,14 @@ func (s *database) columnsOf(ctx context.Context, k *kind) (*logged, error) {
 		return struct{}{}, err
 	})
 	if err != nil {
-		return nil, &DatabaseError{Op: "open", Err: err}
+		return nil, s.fail("open", err)
 	}
 	lg := &logged{k: k}
 	need := append([]string{"id", "agent_id"}, k.TextCols...)
 	for i, name := range need {
 		c, ok := at[name]
 		if !ok {
-			return nil, &DatabaseError{Op: "open", Err: fmt.Errorf("table %s has no column %s", k.Table, name)}
+			return nil, s.fail("open", fmt.Errorf("table %s has no column %s", k.Table, name))
 		}
 		switch i {
 		case 0:
@@ -367,7 +312,7 @@ func (s *database) columnsOf(ctx context.Context, k *kind) (*logged, error) {
 // the writes' reports: it records the watched inserts and deletes of
 // memory rows, and notes updates of tables whose changes of text the
 // triggers log.
-func (l *changeLog) hook(d sqlite.SQLitePreUpdateData) {
+func (l *changeLog) hook(d modernc.SQLitePreUpdateData) {
 	lg := l.tables[d.TableName]
 	if lg == nil || d.DatabaseName != "main" {
 		return
@@ -376,23 +321,23 @@ func (l *changeLog) hook(d sqlite.SQLitePreUpdateData) {
 		l.texts = l.texts || lg.onUpdateOfText
 		return
 	}
-	var c change
+	var c store.Change
 	var row func(dest ...any) error
 	switch d.Op {
 	case sqlite3.SQLITE_INSERT:
 		if !lg.insert {
 			return
 		}
-		c.op, c.pk, row = changeInsert, d.NewRowID, d.New
+		c.Op, c.PK, row = store.ChangeInsert, d.NewRowID, d.New
 	case sqlite3.SQLITE_DELETE:
 		if !lg.delete {
 			return
 		}
-		c.op, c.pk, row = changeDelete, d.OldRowID, d.Old
+		c.Op, c.PK, row = store.ChangeDelete, d.OldRowID, d.Old
 	default:
 		return
 	}
-	c.kind = lg.k.typ
+	c.Kind = lg.k.Name
 	width := lg.width
 	if !lg.text {
 		width = max(lg.id, lg.agent) + 1
@@ -401,58 +346,59 @@ func (l *changeLog) hook(d sqlite.SQLitePreUpdateData) {
 	if err := row(vals...); err != nil {
 		// A row the hook cannot read is logged without its values: the
 		// followers that need them start again from the table.
-		c.id, c.agent = "", ""
+		c.ID, c.Agent = "", ""
 	} else {
-		c.id, _ = vals[lg.id].(string)
-		c.agent, _ = vals[lg.agent].(string)
+		c.ID, _ = vals[lg.id].(string)
+		c.Agent, _ = vals[lg.agent].(string)
 		if lg.text {
-			c.text = lg.k.TextFrom(func(i int) string { s, _ := vals[lg.textCols[i]].(string); return s })
+			c.Text = lg.k.TextFrom(func(i int) string { s, _ := vals[lg.textCols[i]].(string); return s })
 		}
 	}
 	l.seen = append(l.seen, c)
 }
 
 // Changed logs the change c that a statement of q's write transaction
-// reported (see store.Change), when a follower watches such changes now.
-func (q *dbtx) Changed(c store.Change) {
+// reported (see store.Querier), when a follower watches such changes now.
+func (q *Tx) Changed(c store.Change) {
 	if q.tx == nil || q.tx.s.log == nil || !q.tx.s.log.on {
 		return
 	}
 	l := q.tx.s.log
-	lg := l.tables[c.Kind.Table]
+	k := store.KindNamed(c.Kind)
+	if k == nil {
+		return
+	}
+	lg := l.tables[k.Table]
 	if lg == nil {
 		return
 	}
-	ch := change{kind: lg.k.typ, pk: c.PK, agent: c.Agent, id: c.ID}
 	switch c.Op {
-	case store.Inserted:
+	case store.ChangeInsert:
 		if !lg.insert {
 			return
 		}
-		ch.op = changeInsert
-		if lg.text {
-			ch.text = c.Text
+		if !lg.text {
+			c.Text = ""
 		}
-	case store.Deleted:
+	case store.ChangeDelete:
 		if !lg.delete {
 			return
 		}
-		ch.op = changeDelete
-	case store.TextChanged:
+	case store.ChangeText:
 		if !lg.onUpdateOfText {
 			return
 		}
-		ch.op = changeText
 	default:
 		return
 	}
-	l.pending = append(l.pending, ch)
+	l.pending = append(l.pending, c)
 }
 
-// changes hands the changes logged so far in q's write transaction to
+// Changes hands the changes logged so far in q's write transaction to
 // every follower. A follower that must be current in the middle of a
-// transaction (auto-linking's stem index) calls it before it looks.
-func (q *dbtx) changes() error {
+// transaction (auto-linking's stem index) calls it before it looks. It
+// returns the driver's error or the first follower's.
+func (q *Tx) Changes() error {
 	l := q.tx.s.log
 	if l == nil {
 		return nil
@@ -468,11 +414,9 @@ func (q *dbtx) changes() error {
 			if err != nil {
 				return err
 			}
-			texts, err := store.ScanAll(rows, func(r store.Scanner) (change, error) {
-				var c change
-				var kind string
-				err := r.Scan(&kind, &c.pk, &c.agent, &c.id)
-				c.kind, c.op = MemoryType(kind), changeText
+			texts, err := store.ScanAll(rows, func(r store.Scanner) (store.Change, error) {
+				c := store.Change{Op: store.ChangeText}
+				err := r.Scan(&c.Kind, &c.PK, &c.Agent, &c.ID)
 				return c, err
 			})
 			if err != nil {
@@ -480,7 +424,7 @@ func (q *dbtx) changes() error {
 			}
 			seen = append(seen, texts...)
 		}
-		if err := l.compare(cs, seen); err != nil {
+		if err := compare(cs, seen); err != nil {
 			return err
 		}
 	}
@@ -489,24 +433,24 @@ func (q *dbtx) changes() error {
 	}
 	if known := q.tx.terms; len(known) > 0 {
 		for i := range cs {
-			if c := &cs[i]; c.terms == nil && c.op == changeInsert {
-				c.terms = known[c.text]
+			if c := &cs[i]; c.Terms == nil && c.Op == store.ChangeInsert {
+				c.Terms = known[c.Text]
 			}
 		}
 		clear(known)
 	}
 	// A follower needs only the batches that hold changes of its agent's
-	// rows (see follower): with many agents open on one file, a write
+	// rows (see store.Follower): with many agents open on one file, a write
 	// costs the followers of the agents it writes for.
 	var agents []string
 	for _, c := range cs {
-		if c.agent != "" && !slices.Contains(agents, c.agent) {
-			agents = append(agents, c.agent)
+		if c.Agent != "" && !slices.Contains(agents, c.Agent) {
+			agents = append(agents, c.Agent)
 		}
 	}
 	for _, agent := range agents {
 		for _, f := range l.followers[agent] {
-			if err := f.follow(q, cs); err != nil {
+			if err := f.Follow(q, cs); err != nil {
 				return err
 			}
 		}
@@ -514,11 +458,11 @@ func (q *dbtx) changes() error {
 	return nil
 }
 
-// knowTerms tells the change log the term vector of text (termVector's),
-// which the write made already, so that an insert of text that the log
-// hands out in q's transaction carries it instead of having it made again
-// (see change.termVector).
-func (q *dbtx) knowTerms(text string, terms map[string]uint32) {
+// KnowTerms tells the change log the term vector of text, which the write
+// made already, so that an insert of text that the log hands out in q's
+// transaction carries it (store.Change Terms) instead of having it made
+// again.
+func (q *Tx) KnowTerms(text string, terms map[string]uint32) {
 	if terms == nil || q.tx.s.log == nil || !q.tx.s.log.on {
 		return
 	}
@@ -528,34 +472,34 @@ func (q *dbtx) knowTerms(text string, terms map[string]uint32) {
 	q.tx.terms[text] = terms
 }
 
-// errChangeLog is the error of a transaction whose writes' reports
-// differ from what SQLite saw them change (see changeLog.compare): a
-// statement that changes memory rows without reporting them.
-var errChangeLog = errors.New("engram: the change log: the writes' reports differ from the rows SQLite saw change")
+// ErrChangeLog is the error of a transaction whose writes' reports differ
+// from what SQLite saw them change (see CheckChangeLog): a statement that
+// changes memory rows without reporting them.
+var ErrChangeLog = errors.New("engram: the change log: the writes' reports differ from the rows SQLite saw change")
 
 // compare checks the changes the writes reported, reported, against those
 // SQLite's hook and triggers saw, seen: the same inserts and deletes in
 // the same order, each insert with the same text when the log keeps it,
 // and the same changes of text, in any order (the triggers log them by
-// row, the writes by statement). It returns errChangeLog, with both
+// row, the writes by statement). It returns ErrChangeLog, with both
 // lists, when they differ.
-func (l *changeLog) compare(reported, seen []change) error {
+func compare(reported, seen []store.Change) error {
 	type key struct {
-		kind      MemoryType
+		kind      string
 		op        byte
 		pk        int64
 		agent, id string
 		text      string
 	}
-	split := func(cs []change) (order, texts []key) {
+	split := func(cs []store.Change) (order, texts []key) {
 		for _, c := range cs {
-			k := key{c.kind, c.op, c.pk, c.agent, c.id, ""}
-			if c.op == changeText {
+			k := key{c.Kind, c.Op, c.PK, c.Agent, c.ID, ""}
+			if c.Op == store.ChangeText {
 				texts = append(texts, k)
 				continue
 			}
-			if c.op == changeInsert {
-				k.text = c.text
+			if c.Op == store.ChangeInsert {
+				k.text = c.Text
 			}
 			order = append(order, k)
 		}
@@ -567,12 +511,12 @@ func (l *changeLog) compare(reported, seen []change) error {
 	if slices.Equal(ro, so) && slices.Equal(rt, st) {
 		return nil
 	}
-	return fmt.Errorf("%w: reported %+v %+v, SQLite saw %+v %+v", errChangeLog, ro, rt, so, st)
+	return fmt.Errorf("%w: reported %+v %+v, SQLite saw %+v %+v", ErrChangeLog, ro, rt, so, st)
 }
 
 // all returns every agent's followers.
-func (l *changeLog) all() []follower {
-	var out []follower
+func (l *changeLog) all() []store.Follower {
+	var out []store.Follower
 	for _, fs := range l.followers {
 		out = append(out, fs...)
 	}
@@ -583,14 +527,14 @@ func (l *changeLog) all() []follower {
 // handed out yet, and, when it checks, those SQLite saw and whether
 // temp.changes may hold some.
 type logMark struct {
-	pending, seen []change
+	pending, seen []store.Change
 	texts         bool
 }
 
 // mark and rewind keep the log in step with a savepoint: what was
 // reported (or seen) in a savepoint that rolls back never happened, and what was handed
 // out in it of the changes made before it is handed out again, since the
-// followers that applied it forgot it (see follower). The rows of
+// followers that applied it forgot it (see store.Follower). The rows of
 // temp.changes drained in it come back with the rollback.
 func (l *changeLog) mark() logMark {
 	if l == nil {
@@ -619,10 +563,10 @@ func (l *changeLog) reset() {
 }
 
 // settle runs at the end of a write transaction, before COMMIT: the
-// followers get the changes not handed out yet, then the beforeCommit
+// followers get the changes not handed out yet, then the BeforeCommit
 // callbacks run.
-func (s *database) settle(q *dbtx) error {
-	if err := q.changes(); err != nil {
+func (s *DB) settle(q *Tx) error {
+	if err := q.Changes(); err != nil {
 		return err
 	}
 	for i := 0; i < len(q.tx.before); i++ { // a callback may register another
@@ -633,13 +577,24 @@ func (s *database) settle(q *dbtx) error {
 	return nil
 }
 
-// ownChanges counts the changes of cs to agent's rows of kind k.
-func ownChanges(cs []change, agent string, k MemoryType) int {
-	n := 0
-	for _, c := range cs {
-		if c.agent == agent && c.kind == k {
-			n++
-		}
+// Refresh asks the followers what they need now and turns the log on or
+// off, as refresh does, taking the writer lock. A follower whose needs change outside a write calls it; one in a
+// write (or in its callbacks, with the lock held) calls RefreshHeld. It
+// returns store.ErrClosed after Close, and the driver's error.
+func (s *DB) Refresh(ctx context.Context) error {
+	if err := s.lockWriter(ctx); err != nil {
+		return err
 	}
-	return n
+	defer s.wmu.Unlock()
+	return s.RefreshHeld(ctx)
+}
+
+// RefreshHeld is Refresh for a caller that holds the writer lock: inside
+// a write transaction, or in its callbacks. It does nothing before the
+// first Follow.
+func (s *DB) RefreshHeld(ctx context.Context) error {
+	if s.log == nil {
+		return nil
+	}
+	return s.log.refresh(ctx)
 }

@@ -1,4 +1,4 @@
-package engram
+package sqlite
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"time"
 
 	"github.com/engram-go/engram/internal/store"
@@ -103,11 +104,13 @@ func (r *reader) close() error {
 	return errors.Join(append(errs, r.conn.Close())...)
 }
 
-// dbtx runs statements in one transaction: a write transaction on the
-// writer connection, or a read transaction on a reader. Its methods take
-// the context of the operation. In a write, tx holds what runs when the
-// transaction ends (see onCommit, onRollback and savepoint).
-type dbtx struct {
+// Tx runs statements in one transaction: a write transaction on the
+// writer connection, or a read transaction on a reader. It implements
+// store.Tx: its statements take the context of the operation, and in a
+// write, tx holds what runs when the transaction ends (see OnCommit,
+// OnRollback and Savepoint). Its methods return the driver's errors
+// unchanged; DB.Write and DB.Read wrap them.
+type Tx struct {
 	ctx  context.Context
 	prep func(ctx context.Context, query string) (*sql.Stmt, error)
 	tx   *writeTx // nil in a read
@@ -120,7 +123,7 @@ type dbtx struct {
 // it and the callbacks that in-memory state beside the database (indexes,
 // caches, pending access counts) registers to follow it.
 type writeTx struct {
-	s *database
+	s *DB
 	// levels holds, per open SAVEPOINT (outermost first), how many
 	// rollback callbacks were registered when it began: those after are
 	// its own.
@@ -128,51 +131,55 @@ type writeTx struct {
 	// terms are the term vectors of texts inserted in the transaction,
 	// known before the change log hands the inserts out (see knowTerms).
 	terms    map[string]map[string]uint32
-	before   []func(q *dbtx) error // just before COMMIT, in order (see store.settle)
-	commit   []func()              // after COMMIT succeeds, in order
-	rollback []func()              // when what registered them is rolled back, last first
+	before   []func(q store.Tx) error // just before COMMIT, in order (see DB.settle)
+	commit   []func()                 // after COMMIT succeeds, in order
+	rollback []func()                 // when what registered them is rolled back, last first
 }
 
-// beforeCommit runs f just before the transaction commits, after the
+// Context returns the context of the operation q runs.
+func (q *Tx) Context() context.Context { return q.ctx }
+
+// Write returns q's write transaction (the same for every Tx of one), or
+// nil in a read: see store.Tx.
+func (q *Tx) Write() any {
+	if q.tx == nil {
+		return nil
+	}
+	return q.tx
+}
+
+// History reports whether the writer records changes in history (see
+// DB.StartHistory).
+func (q *Tx) History() bool { return q.tx != nil && q.tx.s.history }
+
+// BeforeCommit runs f just before the transaction commits, after the
 // followers have the transaction's last changes; an error rolls the
 // transaction back. Unlike the other callbacks, a savepoint that rolls
 // back keeps it: it must check what is left to do.
-func (q *dbtx) beforeCommit(f func(q *dbtx) error) { q.tx.before = append(q.tx.before, f) }
+func (q *Tx) BeforeCommit(f func(q store.Tx) error) { q.tx.before = append(q.tx.before, f) }
 
-// onCommit runs f after the transaction commits (with the writer lock
+// OnCommit runs f after the transaction commits (with the writer lock
 // still held). A savepoint that rolls back drops the callbacks registered
 // in it.
-func (q *dbtx) onCommit(f func()) { q.tx.commit = append(q.tx.commit, f) }
+func (q *Tx) OnCommit(f func()) { q.tx.commit = append(q.tx.commit, f) }
 
-// onRollback runs f if the transaction, or the savepoint open when f was
+// OnRollback runs f if the transaction, or the savepoint open when f was
 // registered, rolls back: in-memory state that followed the transaction's
 // writes is dropped with them. Callbacks run last registered first, with
 // the writer lock held.
-func (q *dbtx) onRollback(f func()) { q.tx.rollback = append(q.tx.rollback, f) }
+func (q *Tx) OnRollback(f func()) { q.tx.rollback = append(q.tx.rollback, f) }
 
-// rollbackScope records where in a write transaction the rollback
-// callback of some in-memory state is registered (see onRollbackIn).
-type rollbackScope struct {
-	tx *writeTx
-	at int // the callback's place in tx.rollback
-}
-
-// onRollbackIn registers the callback undo makes, as onRollback does,
+// OnRollbackIn registers the callback undo makes, as OnRollback does,
 // unless s says one is registered already in the innermost savepoint open
 // in q's transaction (in the transaction, outside any savepoint), and
-// records in s where it is. In-memory state that follows the
-// transaction's writes calls it before each change it makes, so that the
-// rollback of the transaction, or of any savepoint, undoes what was done
-// in it: one callback per transaction and savepoint it changed in. undo
-// is called only when a callback is registered, so it may capture the
-// state to restore.
-func (q *dbtx) onRollbackIn(s *rollbackScope, undo func() func()) {
+// records in s where it is (see store.Tx).
+func (q *Tx) OnRollbackIn(s *store.RollbackScope, undo func() func()) {
 	w := q.tx
-	if s.tx == w && s.at >= w.level() {
+	if s.Tx == any(w) && s.At >= w.level() {
 		return
 	}
 	prev, f := *s, undo()
-	*s = rollbackScope{tx: w, at: len(w.rollback)}
+	*s = store.RollbackScope{Tx: w, At: len(w.rollback)}
 	w.rollback = append(w.rollback, func() {
 		f()
 		*s = prev // the enclosing savepoint's callback, if any, is still there
@@ -188,15 +195,16 @@ func (w *writeTx) level() int {
 	return 0
 }
 
-// savepoint runs fn inside a SAVEPOINT of q's write transaction, so that
+// Savepoint runs fn inside a SAVEPOINT of q's write transaction, so that
 // one operation can run another inside its transaction and recover from
 // its failure: when fn returns an error (or panics), what fn wrote is
-// rolled back, the onRollback callbacks registered in it run (the
+// rolled back, the OnRollback callbacks registered in it run (the
 // followers forget what they applied in it, and the change log hands out
 // again what it handed out in it of the changes made before) and its
-// onCommit callbacks are dropped, while the enclosing transaction goes on.
-// It returns fn's error.
-func (q *dbtx) savepoint(fn func(q *dbtx) error) (err error) {
+// OnCommit callbacks are dropped, while the enclosing transaction goes on.
+// It returns fn's error, joined with the driver's when the rollback
+// fails.
+func (q *Tx) Savepoint(fn func(q store.Tx) error) (err error) {
 	w := q.tx
 	name := fmt.Sprintf("sp%d", len(w.levels))
 	if _, err := q.exec("SAVEPOINT " + name); err != nil {
@@ -242,18 +250,37 @@ func (w *writeTx) undo(n int) {
 	w.rollback = w.rollback[:n]
 }
 
-// background returns q running its statements without q's context, for
+// Background returns q running its statements without q's context, for
 // what must run whatever the context says (the end of a transaction, a
 // connection's setting put back).
-func (q *dbtx) background() *dbtx {
+func (q *Tx) Background() store.Tx { return q.WithContext(context.Background()) }
+
+// WithContext returns q running its statements with ctx instead of q's
+// context.
+func (q *Tx) WithContext(ctx context.Context) *Tx {
 	b := *q
-	b.ctx = context.Background()
+	b.ctx = ctx
 	return &b
 }
 
+// ExecScript runs script, which may hold several statements (a step of a
+// migration), on q's connection in its transaction: a prepared statement
+// holds one statement only. It returns the driver's error; in a read it
+// runs nothing and returns errReadTx.
+func (q *Tx) ExecScript(script string) error {
+	if q.tx == nil {
+		return errReadTx
+	}
+	_, err := q.tx.s.wconn.ExecContext(q.ctx, script)
+	return err
+}
+
+// errReadTx is ExecScript's error in a read transaction.
+var errReadTx = errors.New("engram: a script runs only in a write transaction")
+
 // execBackground runs a statement of q's connection without q's context:
 // the end of a transaction or savepoint runs whatever the context says.
-func (q *dbtx) execBackground(query string) (sql.Result, error) {
+func (q *Tx) execBackground(query string) (sql.Result, error) {
 	st, err := q.prep(context.Background(), query)
 	if err != nil {
 		return nil, err
@@ -261,7 +288,7 @@ func (q *dbtx) execBackground(query string) (sql.Result, error) {
 	return st.ExecContext(context.Background())
 }
 
-func (q *dbtx) exec(query string, args ...any) (sql.Result, error) {
+func (q *Tx) exec(query string, args ...any) (sql.Result, error) {
 	st, err := q.prep(q.ctx, query)
 	if err != nil {
 		return nil, err
@@ -269,7 +296,7 @@ func (q *dbtx) exec(query string, args ...any) (sql.Result, error) {
 	return st.ExecContext(q.ctx, args...)
 }
 
-func (q *dbtx) query(query string, args ...any) (*sql.Rows, error) {
+func (q *Tx) query(query string, args ...any) (*sql.Rows, error) {
 	st, err := q.prep(q.ctx, query)
 	if err != nil {
 		return nil, err
@@ -279,7 +306,7 @@ func (q *dbtx) query(query string, args ...any) (*sql.Rows, error) {
 
 // queryRow scans the single row of query into dest; it returns
 // sql.ErrNoRows when there is none.
-func (q *dbtx) queryRow(query string, args []any, dest ...any) error {
+func (q *Tx) queryRow(query string, args []any, dest ...any) error {
 	st, err := q.prep(q.ctx, query)
 	if err != nil {
 		return err
@@ -288,39 +315,42 @@ func (q *dbtx) queryRow(query string, args []any, dest ...any) error {
 }
 
 // Exec, Query and QueryRow make q a store.Querier: the functions of
-// package store run their statements in q's transaction.
+// package store run their statements in q's transaction. They return the
+// driver's errors.
 
 // Exec runs a statement that returns no rows.
-func (q *dbtx) Exec(query string, args ...any) (sql.Result, error) { return q.exec(query, args...) }
+func (q *Tx) Exec(query string, args ...any) (sql.Result, error) { return q.exec(query, args...) }
 
 // Query runs a statement that returns rows.
-func (q *dbtx) Query(query string, args ...any) (*sql.Rows, error) { return q.query(query, args...) }
+func (q *Tx) Query(query string, args ...any) (*sql.Rows, error) { return q.query(query, args...) }
 
 // QueryRow scans the single row of query into dest; it returns
 // sql.ErrNoRows when there is none.
-func (q *dbtx) QueryRow(query string, args []any, dest ...any) error {
+func (q *Tx) QueryRow(query string, args []any, dest ...any) error {
 	return q.queryRow(query, args, dest...)
 }
 
-// write runs fn in one BEGIN IMMEDIATE transaction on the writer
+// Write runs fn in one BEGIN IMMEDIATE transaction on the writer
 // connection: it commits when fn returns nil and rolls back when fn returns
 // an error or panics. Just before COMMIT it hands the transaction's changes
-// to the in-memory state that follows them (see follower); after COMMIT it
-// runs the onCommit callbacks, after a rollback the onRollback ones. Errors
-// are wrapped as *DatabaseError with op unless they are engram's own.
+// to the in-memory state that follows them (see store.Follower); after
+// COMMIT it runs the OnCommit callbacks, after a rollback the OnRollback
+// ones.
 //
-// fn must not call write or read itself: an operation that runs another
+// fn must not call Write or Read itself: an operation that runs another
 // inside its transaction calls that operation's transactional form with
-// q, and wraps it in q.savepoint when it must survive its failure.
+// q, and wraps it in q.Savepoint when it must survive its failure.
 //
-// On a read-only database it returns an error matching ErrReadOnly and
-// runs nothing.
-func (s *database) write(ctx context.Context, op string, fn func(q *dbtx) error) (err error) {
+// It returns store.ErrClosed after Close; on a read-only database an
+// error matching store.ErrReadOnly, running nothing; the error of ctx
+// when it ended before or while a statement ran; and fn's error or the
+// driver's as Config.Wrap makes them (see DB.wrap).
+func (s *DB) Write(ctx context.Context, op string, fn func(q store.Tx) error) (err error) {
 	if s.closed.Load() {
-		return ErrClosed
+		return store.ErrClosed
 	}
 	if s.readOnly {
-		return fmt.Errorf("engram: %s: %w", op, ErrReadOnly)
+		return fmt.Errorf("engram: %s: %w", op, store.ErrReadOnly)
 	}
 	if err := ctx.Err(); err != nil {
 		return err
@@ -343,7 +373,7 @@ func (s *database) write(ctx context.Context, op string, fn func(q *dbtx) error)
 			w.undo(0)
 		}
 	}()
-	q := &dbtx{ctx: ctx, prep: s.prepWriter, tx: w}
+	q := &Tx{ctx: ctx, prep: s.prepWriter, tx: w}
 	if err := fn(q); err != nil {
 		return s.wrap(ctx, op, err)
 	}
@@ -364,13 +394,14 @@ func (s *database) write(ctx context.Context, op string, fn func(q *dbtx) error)
 	return nil
 }
 
-// read runs fn in one read transaction on a reader connection, so that
+// Read runs fn in one read transaction on a reader connection, so that
 // every statement it runs sees one snapshot of the database; in memory
-// mode, on the writer connection. fn must not call read or write itself.
-// A statement still running when ctx ends is interrupted.
-func (s *database) read(ctx context.Context, op string, fn func(q *dbtx) error) error {
+// mode, on the writer connection. fn must not call Read or Write itself.
+// A statement still running when ctx ends is interrupted. It returns the
+// errors Write returns, but for store.ErrReadOnly.
+func (s *DB) Read(ctx context.Context, op string, fn func(q store.Tx) error) error {
 	if s.closed.Load() {
-		return ErrClosed
+		return store.ErrClosed
 	}
 	if err := ctx.Err(); err != nil {
 		return err
@@ -379,9 +410,9 @@ func (s *database) read(ctx context.Context, op string, fn func(q *dbtx) error) 
 		s.wmu.Lock()
 		defer s.wmu.Unlock()
 		if s.closed.Load() {
-			return ErrClosed
+			return store.ErrClosed
 		}
-		return s.wrap(ctx, op, fn(&dbtx{ctx: ctx, prep: s.prepWriter}))
+		return s.wrap(ctx, op, fn(&Tx{ctx: ctx, prep: s.prepWriter}))
 	}
 	s.active.Add(1)
 	defer s.active.Add(-1)
@@ -398,7 +429,7 @@ func (s *database) read(ctx context.Context, op string, fn func(q *dbtx) error) 
 // readTx runs fn between BEGIN and COMMIT on r (a deferred transaction
 // takes its snapshot at its first read) and reports whether r is still fit
 // for use: whether its transaction ended.
-func (s *database) readTx(ctx context.Context, r *reader, fn func(q *dbtx) error) (healthy bool, err error) {
+func (s *DB) readTx(ctx context.Context, r *reader, fn func(q store.Tx) error) (healthy bool, err error) {
 	begin, err := r.prep(ctx, "BEGIN")
 	if err != nil {
 		return false, err
@@ -406,7 +437,7 @@ func (s *database) readTx(ctx context.Context, r *reader, fn func(q *dbtx) error
 	if _, err := begin.ExecContext(ctx); err != nil {
 		return ctx.Err() != nil, err // a BEGIN cut short by ctx began nothing
 	}
-	err = fn(&dbtx{ctx: ctx, prep: r.prep, raw: r.rawQuery})
+	err = fn(&Tx{ctx: ctx, prep: r.prep, raw: r.rawQuery})
 	// The end of a read changes nothing, whatever ctx says: it runs
 	// without it, so that a cancelled read still ends its transaction.
 	st, endErr := r.prep(context.Background(), "COMMIT")
@@ -423,7 +454,7 @@ func (s *database) readTx(ctx context.Context, r *reader, fn func(q *dbtx) error
 // pool's size are open, or else waits for one, for a permit to open one
 // (a reader closed instead of returned), for ctx to end or for the store
 // to close.
-func (s *database) acquire(ctx context.Context) (*reader, error) {
+func (s *DB) acquire(ctx context.Context) (*reader, error) {
 	select {
 	case r := <-s.readers:
 		return r, nil
@@ -441,7 +472,7 @@ func (s *database) acquire(ctx context.Context) (*reader, error) {
 		s.woke()
 		return &reader{conn: conn, stmts: map[string]*sql.Stmt{}}, nil
 	case <-s.done:
-		return nil, ErrClosed
+		return nil, store.ErrClosed
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
@@ -450,7 +481,7 @@ func (s *database) acquire(ctx context.Context) (*reader, error) {
 // release returns r to the pool, or closes it when it is not healthy
 // (its transaction may still be open) or the store is closed, and hands
 // its permit back so that a waiting read may open another.
-func (s *database) release(r *reader, healthy bool) {
+func (s *DB) release(r *reader, healthy bool) {
 	if healthy && !s.closed.Load() {
 		s.readers <- r
 		if !s.closed.Load() {
@@ -468,13 +499,15 @@ func (s *database) release(r *reader, healthy bool) {
 	s.permits <- struct{}{}
 }
 
-// wrap turns a failure into engram's error vocabulary.
-func (s *database) wrap(ctx context.Context, op string, err error) error {
+// wrap turns a failure into the caller's error vocabulary: after Close
+// store.ErrClosed, a failure of a statement that ctx interrupted ctx's
+// error, and any other as Config.Wrap makes it.
+func (s *DB) wrap(ctx context.Context, op string, err error) error {
 	if err == nil {
 		return nil
 	}
 	if s.closed.Load() {
-		return ErrClosed
+		return store.ErrClosed
 	}
 	if ctxErr := ctx.Err(); ctxErr != nil && (errors.Is(err, ctxErr) || store.IsInterrupt(err)) {
 		// SQLite reports a statement the context interrupted as
@@ -483,12 +516,24 @@ func (s *database) wrap(ctx context.Context, op string, err error) error {
 		// context ended.
 		return fmt.Errorf("engram: %s: %w", op, ctxErr)
 	}
-	return dbErr(op, err)
+	return s.fail(op, err)
+}
+
+// fail makes the error of a failure of the operation op, as Config.Wrap
+// says, or else as the driver's error wrapped with op.
+func (s *DB) fail(op string, err error) error {
+	if err == nil {
+		return nil
+	}
+	if s.cfg.Wrap != nil {
+		return s.cfg.Wrap(op, err)
+	}
+	return fmt.Errorf("engram: %s: %w", op, err)
 }
 
 // execWriter runs a prepared statement without arguments on the writer.
 // The caller holds wmu.
-func (s *database) execWriter(ctx context.Context, query string) error {
+func (s *DB) execWriter(ctx context.Context, query string) error {
 	st, err := s.prepWriter(ctx, query)
 	if err != nil {
 		return err
@@ -499,7 +544,7 @@ func (s *database) execWriter(ctx context.Context, query string) error {
 
 // prepWriter returns the writer's prepared statement for query. The
 // caller holds wmu.
-func (s *database) prepWriter(ctx context.Context, query string) (*sql.Stmt, error) {
+func (s *DB) prepWriter(ctx context.Context, query string) (*sql.Stmt, error) {
 	if st, ok := s.wstmts[query]; ok {
 		return st, nil
 	}
@@ -513,10 +558,91 @@ func (s *database) prepWriter(ctx context.Context, query string) (*sql.Stmt, err
 
 // RawQuery runs query with args through the driver itself (see
 // reader.rawQuery) and reports true, in a read on a reader; elsewhere it
-// runs nothing and reports false. It implements store.RawQuerier.
-func (q *dbtx) RawQuery(query string, args []any, row func(vals []driver.Value) error) (bool, error) {
+// runs nothing and reports false. It implements store.RawQuerier, and
+// returns the driver's errors or row's.
+func (q *Tx) RawQuery(query string, args []any, row func(vals []driver.Value) error) (bool, error) {
 	if q.raw == nil {
 		return false, nil
 	}
 	return true, q.raw(q.ctx, query, args, row)
+}
+
+// ForgetStatements closes the statements the writer and the idle readers
+// have prepared, so that those that Prepared reports afterwards are the
+// ones used since: the plan tests of the root package see which
+// statements an operation runs. It returns the driver's errors.
+func (s *DB) ForgetStatements() error {
+	var errs []error
+	s.wmu.Lock()
+	for _, st := range s.wstmts {
+		errs = append(errs, st.Close())
+	}
+	clear(s.wstmts)
+	s.wmu.Unlock()
+	for _, r := range s.idleReaders() {
+		for _, st := range r.stmts {
+			errs = append(errs, st.Close())
+		}
+		clear(r.stmts)
+		errs = append(errs, r.conn.Raw(func(any) error {
+			var errs []error
+			for _, st := range r.raw {
+				errs = append(errs, st.Close())
+			}
+			return errors.Join(errs...)
+		}))
+		clear(r.raw)
+		s.readers <- r
+	}
+	return errors.Join(errs...)
+}
+
+// Prepared returns the statements the writer and the idle readers hold
+// prepared, sorted.
+func (s *DB) Prepared() (writes, reads []string) {
+	s.wmu.Lock()
+	for q := range s.wstmts {
+		writes = append(writes, q)
+	}
+	s.wmu.Unlock()
+	seen := map[string]bool{}
+	for _, r := range s.idleReaders() {
+		for q := range r.stmts {
+			seen[q] = true
+		}
+		for q := range r.raw {
+			seen[q] = true
+		}
+		s.readers <- r
+	}
+	for q := range seen {
+		reads = append(reads, q)
+	}
+	slices.Sort(writes)
+	slices.Sort(reads)
+	return writes, reads
+}
+
+// idleReaders takes the idle readers out of s's pool; the caller puts
+// them back. With no read under way, they are all the readers.
+func (s *DB) idleReaders() []*reader {
+	var out []*reader
+	for {
+		select {
+		case r := <-s.readers:
+			out = append(out, r)
+		default:
+			return out
+		}
+	}
+}
+
+// Callbacks returns how many BeforeCommit, OnCommit and OnRollback
+// callbacks q's write transaction holds (0 in a read): the root package's
+// tests check that in-memory state registers each once.
+func (q *Tx) Callbacks() (before, commit, rollback int) {
+	if q.tx == nil {
+		return 0, 0, 0
+	}
+	return len(q.tx.before), len(q.tx.commit), len(q.tx.rollback)
 }

@@ -1,4 +1,4 @@
-package engram
+package sqlite
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sync"
+	"time"
 )
 
 // A new database starts as a copy of an empty one of the current schema
@@ -21,6 +22,7 @@ import (
 
 // emptyImage returns the image: the bytes of an empty engram database of
 // the current schema (marked with ApplicationID), as SQLite serializes it.
+// Its error is the one migrating an in-memory database returned.
 func emptyImage() ([]byte, error) {
 	image.once.Do(func() { image.bytes, image.err = makeImage() })
 	return image.bytes, image.err
@@ -38,11 +40,11 @@ var image struct {
 
 // makeImage migrates a new in-memory database and serializes it.
 func makeImage() ([]byte, error) {
-	s, err := openDatabaseWith(context.Background(), "", DefaultConfig().Storage, dbOptions{})
+	s, err := Open(context.Background(), "", Config{Synchronous: "normal", BusyTimeout: 5 * time.Second, CacheMiB: writerCacheMiB})
 	if err != nil {
 		return nil, err
 	}
-	defer s.close()
+	defer s.Close()
 	var img []byte
 	err = s.wconn.Raw(func(dc any) error {
 		ser, ok := dc.(interface{ Serialize() ([]byte, error) })
@@ -56,7 +58,7 @@ func makeImage() ([]byte, error) {
 }
 
 // loadImage makes the writer's in-memory database the empty image.
-func (s *database) loadImage() error {
+func (s *DB) loadImage() error {
 	img, err := emptyImage()
 	if err != nil {
 		return err
@@ -96,14 +98,16 @@ func walImage() ([]byte, error) {
 	return image.wal, image.walErr
 }
 
-// createFromImage makes the database file at path, which does not exist,
+// CreateFile makes the database file at path, which does not exist,
 // as a copy of the empty image in WAL mode (walImage), mode 0600: written
 // to a temporary file beside it, synced, and linked into place, so that
 // another process opening path meanwhile, or after a crash, sees no file
 // or the whole of it. A file made meanwhile by another process is left as
 // it is. When the image cannot be made, the file is made empty, and
 // opening it migrates it.
-func createFromImage(path string) error {
+//
+// It returns the file system's error (an existing file is none).
+func CreateFile(path string) error {
 	img, err := walImage()
 	if err != nil {
 		return createEmpty(path)
