@@ -307,8 +307,8 @@ var goSteps = map[int]func(q *dbtx) error{
 	// Kinds that later steps make have no table yet.
 	5: func(q *dbtx) error {
 		for _, src := range ftsSources {
-			var made bool
-			if err := q.queryRow(`SELECT EXISTS (SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = ?)`, []any{src.Table}, &made); err != nil {
+			made, err := tableMade(q, src.Table)
+			if err != nil {
 				return err
 			}
 			if !made {
@@ -321,9 +321,14 @@ var goSteps = map[int]func(q *dbtx) error{
 		return nil
 	},
 	// 0013: the term vectors in their compact form (see internal/bm25).
+	// Kinds that later steps make have no table yet.
 	13: func(q *dbtx) error {
 		for _, k := range kinds {
-			if slices.Contains(k.Cols, "terms") {
+			made, err := tableMade(q, k.Table)
+			if err != nil {
+				return err
+			}
+			if made && slices.Contains(k.Cols, "terms") {
 				if err := recodeTerms(q, k.Table); err != nil {
 					return err
 				}
@@ -331,6 +336,14 @@ var goSteps = map[int]func(q *dbtx) error{
 		}
 		return nil
 	},
+}
+
+// tableMade reports whether the schema has made table yet: a Go step
+// runs over the kinds of the registry, some of which a later step makes.
+func tableMade(q *dbtx, table string) (bool, error) {
+	var made bool
+	err := q.queryRow(`SELECT EXISTS (SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = ?)`, []any{table}, &made)
+	return made, err
 }
 
 // recodeTerms rewrites the term vectors of table from the fixed-width
