@@ -160,9 +160,12 @@ const (
 var kinds = []*kind{semanticKind, episodicKind, proceduralKind, snapshotKind, factKind, documentKind}
 
 func init() {
-	for _, k := range kinds {
-		if k.typ != MemoryType(k.Name) || (k.rate == nil) != (k.Decay == nil) {
-			panic("engram: kind " + k.Name + " does not match its store description")
+	if len(kinds) != len(store.Kinds) {
+		panic("engram: the registry's kinds are not the store's")
+	}
+	for i, k := range kinds {
+		if k.Kind != store.Kinds[i] || k.typ != MemoryType(k.Name) || (k.rate == nil) != (k.Decay == nil) {
+			panic("engram: kind " + k.Name + " does not match its store description (store.Kinds, in order)")
 		}
 		// The transports' view of the kind (see internal/memview).
 		kindreg.Register(kindreg.Kind[Stats, Record]{Type: k.Name, Noun: k.nounOne(),
