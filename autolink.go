@@ -415,7 +415,8 @@ func (x *stemIndex) reset() {
 }
 
 // refreshLog tells the change log the index's needs changed. A failure
-// to register the hook leaves the index unbuilt, which needs nothing.
+// (of the log's check in the tests, see checkChangeLog) leaves the index
+// unbuilt, which needs nothing.
 func (x *stemIndex) refreshLog() {
 	if err := x.log.refresh(context.Background()); err != nil {
 		x.reset()

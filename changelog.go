@@ -1,7 +1,9 @@
 package engram
 
 import (
+	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -11,18 +13,16 @@ import (
 	sqlite3 "modernc.org/sqlite/lib"
 )
 
-// The change log keeps in-memory state beside the database (the stem
-// index of auto-linking, the vector index) in step with the rows it is
-// made from, whatever statement changed them, so that nothing that writes
-// a row has to remember to tell anyone:
-//
-//   - inserts and deletes of memory rows are seen by SQLite's pre-update
-//     hook on the writer connection, which hands each to Go as it
-//     happens (a few hundred nanoseconds, no SQL);
-//   - changes of a kind's text (rare: an Update, a promoted working item)
-//     are logged to temp.changes by temporary triggers on the writer
-//     connection, which fire only when a text column really changed, so
-//     that the bulk updates of decay and access counts cost nothing.
+// The change log keeps in-memory state beside the database (the text
+// index, the stem index of auto-linking, the vector index) in step with
+// the rows it is made from. It needs no hook of the engine: every
+// function of internal/store that inserts or deletes a memory row, or
+// changes its text, reports the rows it changed to the transaction it
+// runs in (store.Change, dbtx.Changed), which logs those its followers
+// watch. The statements report what they did from their RETURNING rows
+// or their own values; an update of text compares the row's text columns
+// before and after, so that the bulk updates of decay and access counts
+// report nothing.
 //
 // A write transaction hands what was logged to its followers before it
 // commits (store.settle), or earlier when a follower needs to be current
@@ -31,6 +31,18 @@ import (
 // logged here: each follower also checks a per-agent counter in meta that
 // triggers move on with every change, and starts again from the table when
 // the counter moved further than its own changes explain.
+//
+// The tests check that the reports are whole: with checkChangeLog set
+// (the root package's tests set it), SQLite's pre-update hook and
+// temporary triggers on the writer connection log the same changes from
+// below, as the change log did before the writes reported them, and a
+// transaction whose reports differ from what they saw fails (see
+// changeLog.compare).
+
+// checkChangeLog makes every change log check the writes' reports against
+// SQLite's own record of the rows changed (see changeLog.compare). The
+// root package's tests set it; it costs a hook call per row changed.
+var checkChangeLog = false
 
 // change is one change to a memory row, as the change log saw it.
 type change struct {
@@ -39,9 +51,9 @@ type change struct {
 	agent string
 	id    string
 	op    byte // changeInsert, changeText or changeDelete
-	// text is the kind's text: the new one of an insert, the old one of
-	// a delete or a change of text; only for watches that ask for it.
-	// The new text of a change of text is not logged: it is in the table.
+	// text is an insert's text (the kind's), for watches that ask for
+	// it. A change of text is logged without it: the table holds the new
+	// one.
 	text  string
 	terms map[string]uint32 // text's term vector, made once (see termVector)
 }
@@ -79,33 +91,36 @@ type follower interface {
 	// it back. Every follower sees every batch that changes a row of its
 	// agent, once, whatever it watches, except that a savepoint that
 	// rolls back hands out again the changes from before it that it
-	// handed out. (A row the hook could not read is no agent's: the
-	// followers find out from their counters.)
+	// handed out.
 	follow(q *dbtx, cs []change) error
 }
 
 // watch asks the change log for the operations ops (of "iud") on rows of
-// one kind, with their text when text is set.
+// one kind, inserts with their text when text is set.
 type watch struct {
 	kind MemoryType
 	ops  string
 	text bool
 }
 
-// changeLog is the writer connection's log. The writer lock guards it:
-// the pre-update hook runs inside the statements of the writer.
+// changeLog is the writer connection's log. The writer lock guards it.
 type changeLog struct {
 	s      *database
 	tables map[string]*logged // by table name
 	// followers are the followers of each agent whose Memory is open on
 	// the database, in the order they were registered.
 	followers map[string][]follower
+	on        bool     // some follower needs changes now: the log records
+	pending   []change // reported by the writes, not handed out yet
+
+	// check is checkChangeLog when the log was made: the hook and the
+	// triggers below log what SQLite saw, to compare with the reports.
+	check bool
 	// installed are the statements that made the temporary tables and
 	// triggers on the writer connection, in order: a writer opened again
 	// (see database.wake) runs them again.
 	installed []string
-	on        bool     // the hook is registered: some follower needs changes now
-	pending   []change // seen by the hook, not handed out yet
+	seen      []change // the inserts and deletes the hook saw
 	// texts says a statement updated a table whose changes of text the
 	// temporary triggers log: temp.changes may hold some.
 	texts bool
@@ -127,26 +142,30 @@ type logged struct {
 }
 
 // follow registers agent's followers with the database's change log,
-// making the log when it is the first, and prepares what their watches
-// may need on the writer connection: the temporary log table and the
-// triggers for changes of text. The pre-update hook is registered while
-// some follower needs changes (see refresh): a memory nobody follows pays
-// nothing for the log. It is called when a Memory opens.
+// making the log when it is the first. The log records while some
+// follower needs changes (see refresh): a memory nobody follows pays
+// nothing for it. When the log checks the reports (checkChangeLog), it
+// prepares on the writer connection what SQLite's own record needs: the
+// temporary log table and the triggers for changes of text. It is called
+// when a Memory opens.
 func (s *database) follow(ctx context.Context, agent string, followers ...follower) error {
 	if err := s.lockWriter(ctx); err != nil {
 		return err
 	}
 	defer s.wmu.Unlock()
 	if s.log == nil {
-		s.log = &changeLog{s: s, tables: map[string]*logged{}, followers: map[string][]follower{}}
+		s.log = &changeLog{s: s, tables: map[string]*logged{}, followers: map[string][]follower{}, check: checkChangeLog}
 	}
 	l := s.log
-	stmts := []string{`CREATE TEMP TABLE IF NOT EXISTS changes (
+	var stmts []string
+	if l.check {
+		stmts = []string{`CREATE TEMP TABLE IF NOT EXISTS changes (
 		seq INTEGER PRIMARY KEY, kind TEXT NOT NULL, pk INTEGER NOT NULL, agent_id TEXT NOT NULL,
-		id TEXT NOT NULL, old_text TEXT)`,
-		// One row while the hook is registered: the triggers log only then.
-		`CREATE TEMP TABLE IF NOT EXISTS changes_on (on_ INTEGER PRIMARY KEY)`}
-	texts := map[*logged]bool{}
+		id TEXT NOT NULL)`,
+			// One row while the hook is registered: the triggers log only then.
+			`CREATE TEMP TABLE IF NOT EXISTS changes_on (on_ INTEGER PRIMARY KEY)`}
+	}
+	var texts []*logged
 	for _, f := range followers {
 		for _, w := range f.watches(true) {
 			k := kindOf(w.kind)
@@ -155,27 +174,29 @@ func (s *database) follow(ctx context.Context, agent string, followers ...follow
 			}
 			lg := l.tables[k.Table]
 			if lg == nil {
-				var err error
-				if lg, err = s.columnsOf(ctx, k); err != nil {
-					return err
+				lg = &logged{k: k}
+				if l.check {
+					var err error
+					if lg, err = s.columnsOf(ctx, k); err != nil {
+						return err
+					}
 				}
 				l.tables[k.Table] = lg
 			}
-			if strings.IndexByte(w.ops, changeText) >= 0 {
+			if strings.IndexByte(w.ops, changeText) >= 0 && !lg.onUpdateOfText {
 				lg.onUpdateOfText = true
-				texts[lg] = texts[lg] || w.text
+				texts = append(texts, lg)
 			}
 		}
 	}
-	for lg, withText := range texts {
-		k := lg.k
-		old := "NULL"
-		if withText {
-			old = k.TextOver("old")
+	for _, lg := range texts {
+		if !l.check {
+			break
 		}
+		k := lg.k
 		stmts = append(stmts, `CREATE TEMP TRIGGER IF NOT EXISTS changes_`+k.Table+` AFTER UPDATE ON main.`+k.Table+
-			` WHEN (`+k.TextChanged()+`) AND EXISTS (SELECT 1 FROM temp.changes_on) BEGIN INSERT INTO temp.changes (kind, pk, agent_id, id, old_text) VALUES ('`+
-			string(k.typ)+`', new.pk, new.agent_id, new.id, `+old+`); END`)
+			` WHEN (`+k.TextChanged()+`) AND EXISTS (SELECT 1 FROM temp.changes_on) BEGIN INSERT INTO temp.changes (kind, pk, agent_id, id) VALUES ('`+
+			string(k.typ)+`', new.pk, new.agent_id, new.id); END`)
 	}
 	for _, stmt := range stmts {
 		if slices.Contains(l.installed, stmt) {
@@ -214,8 +235,8 @@ func (s *database) unfollow(agent string, followers ...follower) {
 }
 
 // install makes the log's temporary tables and triggers again on a new
-// writer connection, and registers the hook when it was on. The writer
-// lock is held.
+// writer connection, and registers the hook when the log was on and
+// checks. The writer lock is held.
 func (l *changeLog) install(ctx context.Context) error {
 	for _, stmt := range l.installed {
 		if _, err := l.s.wconn.ExecContext(ctx, stmt); err != nil {
@@ -229,9 +250,10 @@ func (l *changeLog) install(ctx context.Context) error {
 	return l.refresh(ctx)
 }
 
-// refresh asks the followers what they need now, and registers the
-// pre-update hook (and lets the triggers log) when any needs something,
-// or unregisters it when none does. The writer lock is held.
+// refresh asks the followers what they need now, and turns the log on
+// when any needs something, or off when none does; a log that checks
+// registers the pre-update hook (and lets the triggers log) while it is
+// on. The writer lock is held.
 func (l *changeLog) refresh(ctx context.Context) error {
 	for _, lg := range l.tables {
 		lg.insert, lg.delete, lg.text = false, false, false
@@ -253,6 +275,10 @@ func (l *changeLog) refresh(ctx context.Context) error {
 		}
 	}
 	if need == l.on {
+		return nil
+	}
+	if !l.check {
+		l.on = need
 		return nil
 	}
 	if err := l.setFlag(ctx, need); err != nil {
@@ -337,9 +363,10 @@ func (s *database) columnsOf(ctx context.Context, k *kind) (*logged, error) {
 	return lg, nil
 }
 
-// hook is the writer connection's pre-update hook: it records the
-// watched inserts and deletes of memory rows, and notes updates of tables
-// whose changes of text the triggers log.
+// hook is the writer connection's pre-update hook, while the log checks
+// the writes' reports: it records the watched inserts and deletes of
+// memory rows, and notes updates of tables whose changes of text the
+// triggers log.
 func (l *changeLog) hook(d sqlite.SQLitePreUpdateData) {
 	lg := l.tables[d.TableName]
 	if lg == nil || d.DatabaseName != "main" {
@@ -382,7 +409,44 @@ func (l *changeLog) hook(d sqlite.SQLitePreUpdateData) {
 			c.text = lg.k.TextFrom(func(i int) string { s, _ := vals[lg.textCols[i]].(string); return s })
 		}
 	}
-	l.pending = append(l.pending, c)
+	l.seen = append(l.seen, c)
+}
+
+// Changed logs the change c that a statement of q's write transaction
+// reported (see store.Change), when a follower watches such changes now.
+func (q *dbtx) Changed(c store.Change) {
+	if q.tx == nil || q.tx.s.log == nil || !q.tx.s.log.on {
+		return
+	}
+	l := q.tx.s.log
+	lg := l.tables[c.Kind.Table]
+	if lg == nil {
+		return
+	}
+	ch := change{kind: lg.k.typ, pk: c.PK, agent: c.Agent, id: c.ID}
+	switch c.Op {
+	case store.Inserted:
+		if !lg.insert {
+			return
+		}
+		ch.op = changeInsert
+		if lg.text {
+			ch.text = c.Text
+		}
+	case store.Deleted:
+		if !lg.delete {
+			return
+		}
+		ch.op = changeDelete
+	case store.TextChanged:
+		if !lg.onUpdateOfText {
+			return
+		}
+		ch.op = changeText
+	default:
+		return
+	}
+	l.pending = append(l.pending, ch)
 }
 
 // changes hands the changes logged so far in q's write transaction to
@@ -395,23 +459,30 @@ func (q *dbtx) changes() error {
 	}
 	cs := l.pending
 	l.pending = nil
-	if l.texts {
-		l.texts = false
-		rows, err := q.query(`DELETE FROM temp.changes RETURNING kind, pk, agent_id, id, coalesce(old_text, '')`)
-		if err != nil {
+	if l.check {
+		seen := l.seen
+		l.seen = nil
+		if l.texts {
+			l.texts = false
+			rows, err := q.query(`DELETE FROM temp.changes RETURNING kind, pk, agent_id, id`)
+			if err != nil {
+				return err
+			}
+			texts, err := store.ScanAll(rows, func(r store.Scanner) (change, error) {
+				var c change
+				var kind string
+				err := r.Scan(&kind, &c.pk, &c.agent, &c.id)
+				c.kind, c.op = MemoryType(kind), changeText
+				return c, err
+			})
+			if err != nil {
+				return err
+			}
+			seen = append(seen, texts...)
+		}
+		if err := l.compare(cs, seen); err != nil {
 			return err
 		}
-		texts, err := store.ScanAll(rows, func(r store.Scanner) (change, error) {
-			var c change
-			var kind string
-			err := r.Scan(&kind, &c.pk, &c.agent, &c.id, &c.text)
-			c.kind, c.op = MemoryType(kind), changeText
-			return c, err
-		})
-		if err != nil {
-			return err
-		}
-		cs = append(cs, texts...)
 	}
 	if len(cs) == 0 {
 		return nil
@@ -457,6 +528,48 @@ func (q *dbtx) knowTerms(text string, terms map[string]uint32) {
 	q.tx.terms[text] = terms
 }
 
+// errChangeLog is the error of a transaction whose writes' reports
+// differ from what SQLite saw them change (see changeLog.compare): a
+// statement that changes memory rows without reporting them.
+var errChangeLog = errors.New("engram: the change log: the writes' reports differ from the rows SQLite saw change")
+
+// compare checks the changes the writes reported, reported, against those
+// SQLite's hook and triggers saw, seen: the same inserts and deletes in
+// the same order, each insert with the same text when the log keeps it,
+// and the same changes of text, in any order (the triggers log them by
+// row, the writes by statement). It returns errChangeLog, with both
+// lists, when they differ.
+func (l *changeLog) compare(reported, seen []change) error {
+	type key struct {
+		kind      MemoryType
+		op        byte
+		pk        int64
+		agent, id string
+		text      string
+	}
+	split := func(cs []change) (order, texts []key) {
+		for _, c := range cs {
+			k := key{c.kind, c.op, c.pk, c.agent, c.id, ""}
+			if c.op == changeText {
+				texts = append(texts, k)
+				continue
+			}
+			if c.op == changeInsert {
+				k.text = c.text
+			}
+			order = append(order, k)
+		}
+		slices.SortFunc(texts, func(a, b key) int { return cmp.Or(cmp.Compare(a.kind, b.kind), cmp.Compare(a.pk, b.pk)) })
+		return order, texts
+	}
+	ro, rt := split(reported)
+	so, st := split(seen)
+	if slices.Equal(ro, so) && slices.Equal(rt, st) {
+		return nil
+	}
+	return fmt.Errorf("%w: reported %+v %+v, SQLite saw %+v %+v", errChangeLog, ro, rt, so, st)
+}
+
 // all returns every agent's followers.
 func (l *changeLog) all() []follower {
 	var out []follower
@@ -467,14 +580,15 @@ func (l *changeLog) all() []follower {
 }
 
 // logMark is the log's state when a savepoint began: the changes not
-// handed out yet, and whether temp.changes may hold some.
+// handed out yet, and, when it checks, those SQLite saw and whether
+// temp.changes may hold some.
 type logMark struct {
-	pending []change
-	texts   bool
+	pending, seen []change
+	texts         bool
 }
 
-// mark and rewind keep the log in step with a savepoint: what the hook
-// saw in a savepoint that rolls back never happened, and what was handed
+// mark and rewind keep the log in step with a savepoint: what was
+// reported (or seen) in a savepoint that rolls back never happened, and what was handed
 // out in it of the changes made before it is handed out again, since the
 // followers that applied it forgot it (see follower). The rows of
 // temp.changes drained in it come back with the rollback.
@@ -482,13 +596,13 @@ func (l *changeLog) mark() logMark {
 	if l == nil {
 		return logMark{}
 	}
-	// Clipped, so that what the hook appends does not write over it.
-	return logMark{pending: slices.Clip(l.pending), texts: l.texts}
+	// Clipped, so that what is appended does not write over it.
+	return logMark{pending: slices.Clip(l.pending), seen: slices.Clip(l.seen), texts: l.texts}
 }
 
 func (l *changeLog) rewind(m logMark) {
 	if l != nil {
-		l.pending, l.texts = m.pending, m.texts
+		l.pending, l.seen, l.texts = m.pending, m.seen, m.texts
 	}
 }
 
@@ -497,7 +611,7 @@ func (l *changeLog) rewind(m logMark) {
 // for good (should that fail, the next rollback tries again).
 func (l *changeLog) reset() {
 	if l != nil {
-		l.pending, l.texts = nil, false
+		l.pending, l.seen, l.texts = nil, nil, false
 		if l.restoreFlag() == nil {
 			l.flagged = false
 		}

@@ -467,9 +467,9 @@ func (s *database) readyWriter(ctx context.Context) error {
 }
 
 // wake opens the writer connection of a parked database again and makes
-// what its earlier connection held: the change log's and the history's
-// temporary tables and triggers, and the change log's hook. The writer
-// lock is held.
+// what its earlier connection held: the history's temporary tables and
+// triggers, and, when the change log checks the writes' reports, its own
+// and its hook. The writer lock is held.
 func (s *database) wake(ctx context.Context) error {
 	conn, err := s.wdb.Conn(ctx)
 	if err != nil {

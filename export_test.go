@@ -30,3 +30,8 @@ func AwaitLinkIndex(m *Memory) { m.stems.ctl.wg.Wait() }
 // AwaitTextIndex waits for the background build of m's text index (see
 // textIndex), if one runs, to end.
 func AwaitTextIndex(m *Memory) { m.text.ctl.wg.Wait() }
+
+// CheckChangeLog makes every change log opened from now on check the
+// writes' reports of their changes against SQLite's own record (see
+// checkChangeLog); TestMain turns it on for the tests, not the benchmarks.
+func CheckChangeLog(on bool) { checkChangeLog = on }

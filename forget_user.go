@@ -94,7 +94,7 @@ func (m *Memory) eraseUser(q *dbtx, user string, scoped []*kind) ([]typedID, err
 		return nil, err
 	}
 	for _, k := range scoped {
-		got, err := store.DeleteUserRows(q, k.Table, k.UserCol, string(k.typ), m.agent, user)
+		got, err := store.DeleteUserRows(q, k.Kind, string(k.typ), m.agent, user)
 		if err != nil {
 			return nil, err
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"flag"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -71,6 +72,12 @@ func searchDir(b testing.TB, n int) string {
 }
 
 func TestMain(m *testing.M) {
+	flag.Parse()
+	// Every test checks that the writes report each change of a memory
+	// row, as SQLite's hook sees it; the benchmarks measure without.
+	if f := flag.Lookup("test.bench"); f == nil || f.Value.String() == "" {
+		engram.CheckChangeLog(true)
+	}
 	code := m.Run()
 	for _, dir := range []string{searchRoot, vectorRoot, factRoot} {
 		if dir != "" {

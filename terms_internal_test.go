@@ -3,6 +3,8 @@ package engram
 import (
 	"context"
 	"testing"
+
+	"github.com/engram-go/engram/internal/store"
 )
 
 // A row whose indexed text a statement changed without a new term vector
@@ -20,8 +22,7 @@ func TestRowWithoutTermVector(t *testing.T) {
 		t.Fatal(err)
 	}
 	err = m.write(ctx, "test", func(q *dbtx) error {
-		_, err := q.exec(`UPDATE semantic_memory SET content = 'the canoe is in the shed' WHERE id = 'e'`)
-		return err
+		return execReported(q, store.Semantic, store.TextChanged, `UPDATE semantic_memory SET content = 'the canoe is in the shed' WHERE id = 'e'`)
 	})
 	if err != nil {
 		t.Fatal(err)

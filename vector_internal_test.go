@@ -158,7 +158,7 @@ func TestLoadHoldsTheAgentsVectors(t *testing.T) {
 		return m
 	}
 	a, b := open("a"), open("b")
-	store := func(m *Memory, round int) {
+	put := func(m *Memory, round int) {
 		entries := make([]SemanticEntry, 40)
 		for i := range entries {
 			entries[i] = SemanticEntry{Content: fmt.Sprintf("%s's entry %d of round %d", m.agent, i, round)}
@@ -211,11 +211,11 @@ func TestLoadHoldsTheAgentsVectors(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	store(a, 0)
+	put(a, 0)
 	check(a, 35) // alone in the file
 	for round := 1; round < 4; round++ {
-		store(b, round)
-		store(a, round)
+		put(b, round)
+		put(a, round)
 	}
 	check(a, 4*35)
 	check(b, 3*35)
@@ -327,7 +327,7 @@ func TestIndexFollowsWritesAndDropsInOneTransaction(t *testing.T) {
 	if _, err := s.Search(ctx, SearchOptions{Query: "tide", Mode: SearchVector}); err != nil {
 		t.Fatal(err)
 	}
-	store := func(q *dbtx, content string) int64 {
+	put := func(q *dbtx, content string) int64 {
 		t.Helper()
 		row, err := s.prepare("entry", SemanticEntry{Content: content}, m.now())
 		if err != nil {
@@ -348,9 +348,8 @@ func TestIndexFollowsWritesAndDropsInOneTransaction(t *testing.T) {
 	}
 	var gone, reused int64
 	err := m.db.write(ctx, "test", func(q *dbtx) error {
-		gone = store(q, "stored and deleted at once")
-		_, err := q.exec(`DELETE FROM semantic_memory WHERE pk = ?`, gone)
-		return err
+		gone = put(q, "stored and deleted at once")
+		return execReported(q, store.Semantic, store.Deleted, `DELETE FROM semantic_memory WHERE pk = ?`, gone)
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -362,10 +361,10 @@ func TestIndexFollowsWritesAndDropsInOneTransaction(t *testing.T) {
 		t.Fatal(err)
 	}
 	err = m.db.write(ctx, "test", func(q *dbtx) error {
-		if _, err := q.exec(`DELETE FROM semantic_memory WHERE pk = ?`, last); err != nil {
+		if err := execReported(q, store.Semantic, store.Deleted, `DELETE FROM semantic_memory WHERE pk = ?`, last); err != nil {
 			return err
 		}
-		reused = store(q, "comet sightings over the harbour")
+		reused = put(q, "comet sightings over the harbour")
 		return nil
 	})
 	if err != nil {

@@ -90,7 +90,7 @@ func ArchiveRows(q Querier, k *Kind, agent string, rows []Leaving, reason string
 	if err != nil {
 		return err
 	}
-	_, err = q.Exec(`DELETE FROM `+k.Table+` WHERE agent_id = ?2 AND pk IN (SELECT value ->> '$.pk' FROM json_each(?1))`,
+	_, err = changing(q, k, Deleted, `DELETE FROM `+k.Table+` WHERE agent_id = ?2 AND pk IN (SELECT value ->> '$.pk' FROM json_each(?1))`,
 		string(list), agent)
 	return err
 }
@@ -114,7 +114,7 @@ func ArchivedKinds(q Querier, agent, id string) ([]string, error) {
 // default); a row of that ID in the table is a unique violation.
 // Errors are the driver's.
 func RestoreRow(q Querier, k *Kind, agent, id string) error {
-	_, err := q.Exec(`INSERT INTO `+k.Table+` (agent_id, `+strings.Join(k.WrittenCols(k.Cols), ", ")+`)
+	_, err := changing(q, k, Inserted, `INSERT INTO `+k.Table+` (agent_id, `+strings.Join(k.WrittenCols(k.Cols), ", ")+`)
 		SELECT agent_id, `+k.FromJSON("row")+` FROM archive WHERE agent_id = ? AND memory_type = ? AND id = ?`,
 		agent, k.Name, id)
 	return err
@@ -170,7 +170,8 @@ func RowPK(q Querier, k *Kind, agent, id string) (int64, bool, error) {
 // triggers remove its full-text entry, vector and links), and reports
 // whether there was one. Errors are the driver's.
 func DeleteRow(q Querier, k *Kind, agent, id string) (bool, error) {
-	return affected(q.Exec(`DELETE FROM `+k.Table+` WHERE agent_id = ? AND id = ?`, agent, id))
+	n, err := changing(q, k, Deleted, `DELETE FROM `+k.Table+` WHERE agent_id = ? AND id = ?`, agent, id)
+	return n > 0, err
 }
 
 // CountRows returns how many rows of kind k the agent has.

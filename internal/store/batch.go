@@ -30,9 +30,9 @@ func batchSize(left int) int {
 // one per column in order, to args and returns it. The table name and
 // columns come from the caller's kind registry, not from input.
 //
-// When pk is not nil, cols must hold "id", the rows' IDs must be distinct
-// strings, and pk is called with the index of each row inserted and its
-// rowid (the table's pk column).
+// cols must hold "id", the rows' IDs must be distinct strings, and pk is
+// called with the index of each row inserted and its rowid (the table's
+// pk column): the caller reports the inserts (see [Change]).
 //
 // It returns the first statement's error, the driver's unchanged (see
 // [IsUniqueViolation] for a row whose key is held); the rows of earlier
@@ -54,13 +54,6 @@ func InsertRows(q Querier, table string, cols []string, n int, row func(i int, a
 			args = row(i, args)
 		}
 		stmt := head + one + strings.Repeat(", "+one, k-1)
-		if pk == nil {
-			if _, err := q.Exec(stmt, args...); err != nil {
-				return err
-			}
-			start += k
-			continue
-		}
 		at := make(map[string]int, k)
 		for i := range k {
 			id, _ := args[i*len(cols)+idAt].(string)

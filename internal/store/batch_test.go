@@ -12,11 +12,15 @@ import (
 	_ "modernc.org/sqlite"
 )
 
-// testQ is a Querier over one connection that counts the statements run.
+// testQ is a Querier over one connection that counts the statements run
+// and keeps the changes reported to it.
 type testQ struct {
-	tx    *sql.Tx
-	stmts []string
+	tx      *sql.Tx
+	stmts   []string
+	changes []Change
 }
+
+func (q *testQ) Changed(c Change) { q.changes = append(q.changes, c) }
 
 func (q *testQ) Exec(query string, args ...any) (sql.Result, error) {
 	q.stmts = append(q.stmts, query)

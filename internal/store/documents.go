@@ -144,7 +144,11 @@ func InsertChunk(q Querier, agent, id string, c ChunkText) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	return res.LastInsertId()
+	pk, err := res.LastInsertId()
+	if err == nil {
+		inserted(q, Document, agent, id, pk, c.Content)
+	}
+	return pk, err
 }
 
 // UpdateChunk writes c over the text and first place of the agent's chunk
@@ -153,10 +157,11 @@ func InsertChunk(q Querier, agent, id string, c ChunkText) (int64, error) {
 // returns the driver's error.
 func UpdateChunk(q Querier, agent string, pk int64, c ChunkText) error {
 	tags, terms, ntok := c.derived()
-	_, err := q.Exec(`UPDATE document_chunks SET source = ?, heading = ?, chunk = ?, title = ?, tags = ?, content = ?,
+	_, err := updatingText(q, Document, `UPDATE document_chunks SET source = ?, heading = ?, chunk = ?, title = ?, tags = ?, content = ?,
 		content_hash = ?, updated_at = ?, terms = ?, ntok = ? WHERE pk = ? AND agent_id = ?`,
-		c.Place.Source, c.Place.Heading, c.Place.Index, c.Title, tags, c.Content, c.Hash,
-		MS(c.At), terms, ntok, pk, agent)
+		[]any{c.Place.Source, c.Place.Heading, c.Place.Index, c.Title, tags, c.Content, c.Hash,
+			MS(c.At), terms, ntok, pk, agent},
+		`pk = ? AND agent_id = ?`, pk, agent)
 	return err
 }
 

@@ -50,7 +50,11 @@ func InsertEpisode(q Querier, agent string, r *EpisodeRow) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	return res.LastInsertId()
+	pk, err := res.LastInsertId()
+	if err == nil {
+		inserted(q, Episodic, agent, r.ID, pk, r.Content)
+	}
+	return pk, err
 }
 
 // InsertEpisodeBatch inserts rows as agent's episodes, with their derived
@@ -59,7 +63,8 @@ func InsertEpisode(q Querier, agent string, r *EpisodeRow) (int64, error) {
 // unchanged.
 func InsertEpisodeBatch(q Querier, agent string, rows []*EpisodeRow) error {
 	return InsertRows(q, "episodic_log", episodeWriteCols, len(rows),
-		func(i int, args []any) []any { return rows[i].args(agent, args) }, nil)
+		func(i int, args []any) []any { return rows[i].args(agent, args) },
+		func(i int, pk int64) { inserted(q, Episodic, agent, rows[i].ID, pk, rows[i].Content) })
 }
 
 // EpisodeHolding returns which of contents agent's episodes hold, in one
@@ -142,11 +147,7 @@ func EpisodesRecent[T any](q Querier, as func(EpisodeRow) (T, error), agent stri
 // PruneEpisodes deletes agent's episodes created before cutoff and
 // returns how many. Errors are the driver's.
 func PruneEpisodes(q Querier, agent string, cutoff time.Time) (int64, error) {
-	res, err := q.Exec(`DELETE FROM episodic_log WHERE agent_id = ? AND created_at < ?`, agent, MS(cutoff))
-	if err != nil {
-		return 0, err
-	}
-	return res.RowsAffected()
+	return changing(q, Episodic, Deleted, `DELETE FROM episodic_log WHERE agent_id = ? AND created_at < ?`, agent, MS(cutoff))
 }
 
 // OldEpisode is an episode with its rowid, as compaction reads it.

@@ -146,12 +146,25 @@ type NewFact struct {
 func InsertFact(q Querier, agent string, f NewFact) (FactRow, error) {
 	terms, ntok := bm25.Vector(f.Subject, f.Predicate, f.Object)
 	at := MS(f.RecordedAt)
-	return scanOneFact(q, `INSERT INTO facts (id, agent_id, subject, predicate, object, subject_key, predicate_key, object_key,
+	rows, err := q.Query(`INSERT INTO facts (id, agent_id, subject, predicate, object, subject_key, predicate_key, object_key,
 			valid_from, valid_to, created_at, updated_at, expired_at, strength, sources, metadata, terms, ntok)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING `+FactCols,
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING pk, `+FactCols,
 		f.ID, agent, f.Subject, f.Predicate, f.Object, f.SubjectKey, f.PredicateKey, f.ObjectKey,
 		MS(f.ValidFrom), factNullTime(f.ValidTo), at, at, factNullTime(f.ExpiredAt), f.Strength,
 		EncodeTags(f.Sources), encodeFactMetadata(f.Metadata), terms, ntok)
+	if err != nil {
+		return FactRow{}, err
+	}
+	var pk int64
+	got, err := ScanAll(rows, func(r Scanner) (FactRow, error) { return ScanFact(pkFirst{r, &pk}) })
+	if err != nil {
+		return FactRow{}, err
+	}
+	if len(got) == 0 {
+		return FactRow{}, sql.ErrNoRows
+	}
+	inserted(q, Fact, agent, f.ID, pk, f.Subject+" "+f.Predicate+" "+f.Object)
+	return got[0], nil
 }
 
 // FactRef is where a fact is, and when it holds.
@@ -349,7 +362,7 @@ func EndFact(q Querier, agent string, pk int64, at, now time.Time) (FactRow, err
 // expired (zero: not retired). It returns the driver's errors unchanged;
 // no fact of row key pk inserts nothing.
 func ResumeFact(q Querier, agent string, pk int64, id string, from, to, now, expired time.Time) error {
-	_, err := q.Exec(`INSERT INTO facts (id, agent_id, subject, predicate, object, subject_key, predicate_key, object_key,
+	_, err := changing(q, Fact, Inserted, `INSERT INTO facts (id, agent_id, subject, predicate, object, subject_key, predicate_key, object_key,
 			valid_from, valid_to, created_at, updated_at, expired_at, strength, sources, metadata, terms, ntok)
 		SELECT ?3, agent_id, subject, predicate, object, subject_key, predicate_key, object_key,
 			?4, ?5, ?6, ?6, ?7, strength, sources, metadata, terms, ntok

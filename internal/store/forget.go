@@ -100,12 +100,22 @@ func DeleteArchived(q Querier, agent string, sel ArchiveSelect) ([]string, error
 // reports whether there was one. It returns the driver's errors
 // unchanged.
 func DeleteMemoryRow(q Querier, table, agent, id string) (bool, error) {
-	res, err := q.Exec(`DELETE FROM `+table+` WHERE agent_id = ? AND id = ?`, agent, id)
-	if err != nil {
-		return false, err
-	}
-	n, err := res.RowsAffected()
+	n, err := deleting(q, table, `DELETE FROM `+table+` WHERE agent_id = ? AND id = ?`, agent, id)
 	return n > 0, err
+}
+
+// deleting runs stmt, a DELETE from table, and returns how many rows it
+// deleted: reported to q (see [Change]) when table is a kind's.
+// Errors are the driver's.
+func deleting(q Querier, table, stmt string, args ...any) (int64, error) {
+	if k := KindOfTable(table); k != nil {
+		return changing(q, k, Deleted, stmt, args...)
+	}
+	res, err := q.Exec(stmt, args...)
+	if err != nil {
+		return 0, err
+	}
+	return res.RowsAffected()
 }
 
 // DeleteLinksOf deletes the agent's links from and to the memory id (of
@@ -173,11 +183,7 @@ func PurgeTombstones(q Querier, fts string) error {
 // returned, or a kind's table) and returns how many it deleted. It
 // returns the driver's errors unchanged.
 func DeleteAgentRows(q Querier, table, agent string) (int64, error) {
-	res, err := q.Exec(`DELETE FROM "`+table+`" WHERE agent_id = ?`, agent)
-	if err != nil {
-		return 0, err
-	}
-	return res.RowsAffected()
+	return deleting(q, table, `DELETE FROM "`+table+`" WHERE agent_id = ?`, agent)
 }
 
 // DeleteAgentMeta deletes the agent's entries of meta. It returns the
@@ -193,12 +199,18 @@ func ArchivedOfUser(q Querier, agent string, types []string, user string) ([]Typ
 	return queryTypedIDs(q, `SELECT memory_type, id FROM archive WHERE agent_id = ?1 AND `+forgetKindsIn(types)+` AND (row ->> '$.user_id') = ?2`, agent, user)
 }
 
-// DeleteUserRows deletes the agent's rows of table whose userCol is user
-// (not ""), and returns them as memories of kind typ. table and userCol
-// are a kind's, from the root package's registry, passed as strings for
-// now. It returns the driver's errors unchanged.
-func DeleteUserRows(q Querier, table, userCol, typ, agent, user string) ([]TypedID, error) {
-	return queryTypedIDs(q, `DELETE FROM `+table+` WHERE agent_id = ? AND `+userCol+` = ? AND `+userCol+` <> '' RETURNING `+forgetKindLit(typ)+`, id`, agent, user)
+// DeleteUserRows deletes the agent's rows of kind k (which has a user
+// column) whose user is user (not ""), and returns them as memories of
+// kind typ, the root's name of k. It returns the driver's errors
+// unchanged.
+func DeleteUserRows(q Querier, k *Kind, typ, agent, user string) ([]TypedID, error) {
+	rows, err := q.Query(`DELETE FROM `+k.Table+` WHERE agent_id = ? AND `+k.UserCol+` = ? AND `+k.UserCol+` <> ''`+k.returning(Deleted), agent, user)
+	if err != nil {
+		return nil, err
+	}
+	var out []TypedID
+	_, err = reportRows(q, k, Deleted, rows, func(c Change) { out = append(out, TypedID{Type: typ, ID: c.ID}) })
+	return out, err
 }
 
 // HistoryOfUser returns the memories of the kinds types whose history

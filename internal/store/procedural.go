@@ -52,7 +52,11 @@ func InsertProcedure(q Querier, agent string, r *ProcedureRow) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	return res.LastInsertId()
+	pk, err := res.LastInsertId()
+	if err == nil {
+		inserted(q, Procedural, agent, r.ID, pk, r.Name+": "+r.Description)
+	}
+	return pk, err
 }
 
 // UpdateProcedure writes r's description, pattern, tags, disabled flag
@@ -60,9 +64,10 @@ func InsertProcedure(q Querier, agent string, r *ProcedureRow) (int64, error) {
 // r's ID; an unknown ID changes nothing. Errors are the driver's.
 func UpdateProcedure(q Querier, agent string, r *ProcedureRow) error {
 	r.Derive()
-	_, err := q.Exec(`UPDATE procedural_memory SET description = ?, pattern = ?, tags = ?, disabled = ?,
+	_, err := updatingText(q, Procedural, `UPDATE procedural_memory SET description = ?, pattern = ?, tags = ?, disabled = ?,
 		updated_at = ?, terms = ?, ntok = ? WHERE agent_id = ? AND id = ?`,
-		r.Description, r.Pattern, r.tags, r.Disabled, MS(r.UpdatedAt), r.terms, r.ntok, agent, r.ID)
+		[]any{r.Description, r.Pattern, r.tags, r.Disabled, MS(r.UpdatedAt), r.terms, r.ntok, agent, r.ID},
+		`agent_id = ? AND id = ?`, agent, r.ID)
 	return err
 }
 

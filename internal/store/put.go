@@ -10,6 +10,10 @@ import (
 type Put struct {
 	n                      int // the columns written besides agent_id
 	exists, insert, update string
+	// kind is the kind whose table it writes, or nil: its inserts and
+	// changes of text are reported (see [Change]).
+	kind  *Kind
+	where string // the condition that selects the row of a key
 }
 
 // NewPut returns the statements that write rows of table into the
@@ -22,6 +26,8 @@ func NewPut(table string, written, key []string) *Put {
 		where += " AND " + c + " = ?"
 	}
 	return &Put{
+		kind:   KindOfTable(table),
+		where:  where,
 		n:      len(written),
 		exists: `SELECT count(*) FROM ` + table + ` WHERE ` + where,
 		insert: `INSERT INTO ` + table + ` (agent_id, ` + strings.Join(written, ", ") + `) VALUES (?` + strings.Repeat(", ?", len(written)) + `)`,
@@ -38,6 +44,10 @@ func (p *Put) Insert(q Querier, rows int, args []any) error {
 	stmt := p.insert
 	if rows > 1 {
 		stmt += strings.Repeat(`, (?`+strings.Repeat(", ?", p.n)+`)`, rows-1)
+	}
+	if p.kind != nil {
+		_, err := changing(q, p.kind, Inserted, stmt, args...)
+		return err
 	}
 	_, err := q.Exec(stmt, args...)
 	return err
@@ -56,7 +66,12 @@ func (p *Put) Exists(q Querier, key []any) (bool, error) {
 // whose agent and key values key holds.
 // Errors are the driver's.
 func (p *Put) Update(q Querier, vals, key []any) error {
-	_, err := q.Exec(p.update, append(vals[:len(vals):len(vals)], key...)...)
+	args := append(vals[:len(vals):len(vals)], key...)
+	if p.kind != nil {
+		_, err := updatingText(q, p.kind, p.update, args, p.where, key...)
+		return err
+	}
+	_, err := q.Exec(p.update, args...)
 	return err
 }
 

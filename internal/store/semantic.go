@@ -101,7 +101,11 @@ func InsertSemantic(q Querier, agent string, r *SemanticRow) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	return res.LastInsertId()
+	pk, err := res.LastInsertId()
+	if err == nil {
+		inserted(q, Semantic, agent, r.ID, pk, r.Content)
+	}
+	return pk, err
 }
 
 // InsertSemanticBatch inserts rows as agent's entries, with their derived
@@ -112,7 +116,10 @@ func InsertSemanticBatch(q Querier, agent string, rows []*SemanticRow) ([]int64,
 	pks := make([]int64, len(rows))
 	err := InsertRows(q, "semantic_memory", semanticWriteCols, len(rows),
 		func(i int, args []any) []any { return rows[i].args(agent, args) },
-		func(i int, pk int64) { pks[i] = pk })
+		func(i int, pk int64) {
+			pks[i] = pk
+			inserted(q, Semantic, agent, rows[i].ID, pk, rows[i].Content)
+		})
 	return pks, err
 }
 
@@ -139,9 +146,10 @@ func (r *SemanticRow) SameContent(hash []byte) bool {
 // updatedAt as its time of update. Errors are the driver's.
 func UpdateSemanticContent(q Querier, pk int64, r *SemanticRow, updatedAt time.Time) error {
 	r.Derive(nil)
-	_, err := q.Exec(`UPDATE semantic_memory SET content = ?, summary_own = ?, importance = ?, tags = ?,
+	_, err := updatingText(q, Semantic, `UPDATE semantic_memory SET content = ?, summary_own = ?, importance = ?, tags = ?,
 		content_hash = ?, updated_at = ?, terms = ?, ntok = ? WHERE pk = ?`,
-		r.Content, CompactSummary(r.Summary, r.Content), r.Importance, r.tags, r.hash, MS(updatedAt), r.terms, r.ntok, pk)
+		[]any{r.Content, CompactSummary(r.Summary, r.Content), r.Importance, r.tags, r.hash, MS(updatedAt), r.terms, r.ntok, pk},
+		`pk = ?`, pk)
 	return err
 }
 
@@ -150,10 +158,11 @@ func UpdateSemanticContent(q Querier, pk int64, r *SemanticRow, updatedAt time.T
 // with r's ID; an unknown ID changes nothing. Errors are the driver's.
 func UpdateSemantic(q Querier, agent string, r *SemanticRow) error {
 	r.Derive(nil)
-	_, err := q.Exec(`UPDATE semantic_memory SET content = ?, summary_own = ?, importance = ?, verified = ?,
+	_, err := updatingText(q, Semantic, `UPDATE semantic_memory SET content = ?, summary_own = ?, importance = ?, verified = ?,
 		tags = ?, content_hash = ?, updated_at = ?, terms = ?, ntok = ? WHERE agent_id = ? AND id = ?`,
-		r.Content, CompactSummary(r.Summary, r.Content), r.Importance, r.Verified, r.tags, r.hash,
-		MS(r.UpdatedAt), r.terms, r.ntok, agent, r.ID)
+		[]any{r.Content, CompactSummary(r.Summary, r.Content), r.Importance, r.Verified, r.tags, r.hash,
+			MS(r.UpdatedAt), r.terms, r.ntok, agent, r.ID},
+		`agent_id = ? AND id = ?`, agent, r.ID)
 	return err
 }
 

@@ -30,7 +30,7 @@ const snapshotCols = `id, session_id, messages, summary, key_decisions, task_ids
 // terms of ntok tokens. It returns the driver's error unchanged: a
 // duplicate ID is a unique violation (see IsUniqueViolation).
 func InsertSnapshot(q Querier, agent string, s SnapshotRow, terms []byte, ntok int) error {
-	_, err := q.Exec(`INSERT INTO session_snapshots (id, agent_id, session_id, messages, summary,
+	_, err := changing(q, Snapshot, Inserted, `INSERT INTO session_snapshots (id, agent_id, session_id, messages, summary,
 		key_decisions, task_ids, started_at, ended_at, total_cost, total_tokens, created_at, terms, ntok)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		s.ID, agent, s.SessionID, s.Messages, s.Summary, EncodeTags(s.KeyDecisions),
@@ -43,7 +43,7 @@ func InsertSnapshot(q Querier, agent string, s SnapshotRow, terms []byte, ntok i
 // newest keep (by end, then insertion). It returns the driver's errors
 // unchanged.
 func KeepSnapshots(q Querier, agent, session string, keep int) error {
-	_, err := q.Exec(`DELETE FROM session_snapshots WHERE agent_id = ?1 AND session_id = ?2 AND pk NOT IN (
+	_, err := changing(q, Snapshot, Deleted, `DELETE FROM session_snapshots WHERE agent_id = ?1 AND session_id = ?2 AND pk NOT IN (
 		SELECT pk FROM session_snapshots WHERE agent_id = ?1 AND session_id = ?2
 		ORDER BY ended_at DESC, pk DESC LIMIT ?3)`,
 		agent, session, keep)

@@ -29,6 +29,9 @@ type Querier interface {
 	// QueryRow scans the single row of query into dest; it returns
 	// sql.ErrNoRows when there is none.
 	QueryRow(query string, args []any, dest ...any) error
+	// Changed hears of a change a statement of this package made to a
+	// memory row (see [Change]): the functions that make one report it.
+	Changed(c Change)
 }
 
 // Scanner is a *sql.Rows or a *sql.Row.
