@@ -163,8 +163,8 @@ func (m *Memory) ForgetMatching(ctx context.Context, f Filter) (int, error) {
 	var forgotten []typedID
 	err = m.write(ctx, "forget.matching", func(q store.Tx) error {
 		var ids []typedID
-		for _, typ := range listedKinds {
-			k := kindByType(typ)
+		for _, k := range listed {
+			typ := k.typ
 			if !sc.admitsKind(k) {
 				continue
 			}

@@ -2,9 +2,12 @@ package engram
 
 import (
 	"context"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
 
 	"github.com/engram-go/engram/internal/store"
 )
@@ -106,4 +109,48 @@ func TestImportanceRisesMoveRanks(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestEveryRecordFieldIsAKindsOfTheRegistry: each field of Record (but
+// Type) is one kind's of the registry, which finds a memory in it, reads
+// its ID, and is what Get, List, AddAll's check and the transports' view
+// go by; a kind added with its field but without its entry fails here.
+func TestEveryRecordFieldIsAKindsOfTheRegistry(t *testing.T) {
+	rt := reflect.TypeFor[Record]()
+	seen := map[*kind]bool{}
+	for i := range rt.NumField() {
+		f := rt.Field(i)
+		if f.Name == "Type" {
+			continue
+		}
+		var r Record
+		v := reflect.New(f.Type.Elem())
+		if id := v.Elem().FieldByName("ID"); id.IsValid() {
+			id.SetString("x-" + f.Name)
+		}
+		reflect.ValueOf(&r).Elem().Field(i).Set(v)
+		var holders []*kind
+		for _, k := range listed {
+			if _, _, ok := k.rec.key(&r); ok {
+				holders = append(holders, k)
+			}
+		}
+		if len(holders) != 1 {
+			t.Errorf("Record.%s is held by %d kinds of the registry, want 1", f.Name, len(holders))
+			continue
+		}
+		k := holders[0]
+		seen[k] = true
+		typ, err := r.kindOf("r")
+		if err != nil || typ != k.typ || r.ID() != "x-"+f.Name || k.rec.value(&r) != v.Interface() {
+			t.Errorf("Record.%s: kindOf = %q, %v; ID = %q; want %s, x-%s and the memory", f.Name, typ, err, r.ID(), k.typ, f.Name)
+		}
+	}
+	for _, k := range kinds {
+		if !seen[k] {
+			t.Errorf("kind %s holds no field of Record", k.Name)
+		}
+	}
+	assert.Equal(t, []MemoryType{TypeSemantic, TypeEpisodic, TypeProcedural, TypeFact, TypeSnapshot, TypeDocument}, listedTypes[:6],
+		"Get looks in the order it always has")
 }

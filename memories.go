@@ -19,36 +19,12 @@ import (
 // methods (Semantic, Episodic, Procedural, Facts); these work through
 // them, in one transaction.
 
-// Record is one memory of any kind: Type names the kind, and the field of
-// that kind holds it (Semantic for [TypeSemantic], Episode for
-// [TypeEpisodic], Procedure for [TypeProcedural], Fact for [TypeFact],
-// Snapshot for [TypeSnapshot], Document for [TypeDocument]); the others
-// are nil.
-type Record struct {
-	Type      MemoryType
-	Semantic  *SemanticEntry
-	Episode   *Episode
-	Procedure *Procedure
-	Fact      *Fact
-	Snapshot  *SessionSnapshot
-	Document  *DocumentChunk
-}
-
 // ID returns the ID of the memory r holds, or "" when it holds none.
 func (r Record) ID() string {
-	switch {
-	case r.Semantic != nil:
-		return r.Semantic.ID
-	case r.Episode != nil:
-		return r.Episode.ID
-	case r.Procedure != nil:
-		return r.Procedure.ID
-	case r.Fact != nil:
-		return r.Fact.ID
-	case r.Snapshot != nil:
-		return r.Snapshot.ID
-	case r.Document != nil:
-		return r.Document.ID
+	for _, k := range listed {
+		if id, _, ok := k.rec.key(&r); ok {
+			return id
+		}
 	}
 	return ""
 }
@@ -56,19 +32,10 @@ func (r Record) ID() string {
 // CreatedAt returns when the memory r holds was stored (a fact's
 // RecordedAt), the time [Memory.List] orders by.
 func (r Record) CreatedAt() time.Time {
-	switch {
-	case r.Semantic != nil:
-		return r.Semantic.CreatedAt
-	case r.Episode != nil:
-		return r.Episode.CreatedAt
-	case r.Procedure != nil:
-		return r.Procedure.CreatedAt
-	case r.Fact != nil:
-		return r.Fact.RecordedAt
-	case r.Snapshot != nil:
-		return r.Snapshot.CreatedAt
-	case r.Document != nil:
-		return r.Document.CreatedAt
+	for _, k := range listed {
+		if _, at, ok := k.rec.key(&r); ok {
+			return at
+		}
 	}
 	return time.Time{}
 }
@@ -77,23 +44,10 @@ func (r Record) CreatedAt() time.Time {
 // when set, says the same; field names r in errors.
 func (r Record) kindOf(field string) (MemoryType, error) {
 	var set []MemoryType
-	if r.Semantic != nil {
-		set = append(set, TypeSemantic)
-	}
-	if r.Episode != nil {
-		set = append(set, TypeEpisodic)
-	}
-	if r.Procedure != nil {
-		set = append(set, TypeProcedural)
-	}
-	if r.Fact != nil {
-		set = append(set, TypeFact)
-	}
-	if r.Snapshot != nil {
-		set = append(set, TypeSnapshot)
-	}
-	if r.Document != nil {
-		set = append(set, TypeDocument)
+	for _, k := range listed {
+		if _, _, ok := k.rec.key(&r); ok {
+			set = append(set, k.typ)
+		}
 	}
 	if len(set) != 1 {
 		return "", invalid(field, "holds %d memories; a record holds one", len(set))
@@ -218,9 +172,21 @@ func (m *Memory) AddAll(ctx context.Context, records []Record) ([]Added, error) 
 	return out, nil
 }
 
-// listedKinds are the kinds [Memory.Get] finds and [Memory.List] lists,
-// in the order Get looks.
-var listedKinds = []MemoryType{TypeSemantic, TypeEpisodic, TypeProcedural, TypeFact, TypeSnapshot, TypeDocument}
+// listed are the kinds [Memory.Get] finds and [Memory.List] lists (those
+// a Record holds), in the order Get looks: the registry's, but that facts
+// come before snapshots, as Get has always looked; listedTypes are their
+// types.
+var listed, listedTypes = func() ([]*kind, []MemoryType) {
+	ks := kindsWith(func(k *kind) bool { return k.rec != nil })
+	if f, s := slices.Index(ks, factKind), slices.Index(ks, snapshotKind); f > s {
+		ks = slices.Insert(slices.Delete(ks, f, f+1), s, factKind)
+	}
+	types := make([]MemoryType, len(ks))
+	for i, k := range ks {
+		types[i] = k.typ
+	}
+	return ks, types
+}()
 
 // Get returns the memory with the given ID, whatever its kind (a semantic
 // entry, an episode, a procedure, a fact current or not, a session
@@ -237,8 +203,8 @@ func (m *Memory) Get(ctx context.Context, id string) (Record, error) {
 	}
 	var out Record
 	err := m.read(ctx, "memory.get", func(q store.Tx) error {
-		for _, typ := range listedKinds {
-			list, err := m.records(q, typ, store.ByID(id))
+		for _, k := range listed {
+			list, err := k.rec.read(m, q, k, store.ByID(id))
 			if err != nil {
 				return err
 			}
@@ -250,63 +216,6 @@ func (m *Memory) Get(ctx context.Context, id string) (Record, error) {
 		return notFound("memory", id)
 	})
 	return out, err
-}
-
-// records reads the agent's memories of kind typ that sel selects, in the
-// order and number it says.
-func (m *Memory) records(q store.Tx, typ MemoryType, sel store.Selection) ([]Record, error) {
-	switch typ {
-	case TypeSemantic:
-		list, err := readMemories(m, q, typ, semanticCols, scanSemantic, sel)
-		return wrapRecords(list, err, func(e *SemanticEntry) Record { return Record{Type: typ, Semantic: e} })
-	case TypeEpisodic:
-		list, err := readMemories(m, q, typ, episodeCols, scanEpisode, sel)
-		return wrapRecords(list, err, func(e *Episode) Record { return Record{Type: typ, Episode: e} })
-	case TypeProcedural:
-		list, err := readMemories(m, q, typ, procedureCols, scanProcedure, sel)
-		return wrapRecords(list, err, func(p *Procedure) Record { return Record{Type: typ, Procedure: p} })
-	case TypeFact:
-		list, err := readMemories(m, q, typ, factCols, scanFact, sel)
-		return wrapRecords(list, err, func(f *Fact) Record { return Record{Type: typ, Fact: f} })
-	case TypeSnapshot:
-		rows, err := store.SnapshotsSelected(q, m.agent, sel)
-		if err != nil {
-			return nil, err
-		}
-		list, err := snapshotsOf(m, q, rows)
-		return wrapRecords(list, err, func(s *SessionSnapshot) Record { return Record{Type: typ, Snapshot: s} })
-	case TypeDocument:
-		rows, err := store.ChunksSelected(q, m.agent, sel)
-		list := chunksOf(rows)
-		return wrapRecords(list, err, func(c *DocumentChunk) Record { return Record{Type: typ, Document: c} })
-	}
-	return nil, invalid("type", "%q is not a kind of stored memory", string(typ))
-}
-
-// readMemories reads the agent's memories of kind typ that sel selects
-// (see records), their columns cols scanned by scan, with the accesses not
-// written yet that q's snapshot does not hold.
-func readMemories[T any, P counted[T]](m *Memory, q store.Tx, typ MemoryType, cols string, scan func(store.Scanner) (T, error), sel store.Selection) ([]T, error) {
-	rows, err := store.MemoriesSelected(q, kindByType(typ).Kind, cols, m.agent, sel)
-	if err != nil {
-		return nil, err
-	}
-	list, err := store.ScanAll(rows, scan)
-	if err != nil {
-		return nil, err
-	}
-	return list, overlayAll[T, P](m, q, list)
-}
-
-func wrapRecords[T any](list []T, err error, wrap func(*T) Record) ([]Record, error) {
-	if err != nil {
-		return nil, err
-	}
-	out := make([]Record, len(list))
-	for i := range list {
-		out[i] = wrap(&list[i])
-	}
-	return out, nil
 }
 
 // MemoryQuery selects the memories [Memory.List] returns. The zero value
@@ -391,11 +300,11 @@ func decodeCursor(s string) (listCursor, error) {
 // the Filter (named: "Filter.UserID"); [ErrClosed]
 // after Close and a [*DatabaseError] when SQLite fails.
 func (m *Memory) List(ctx context.Context, mq MemoryQuery) (MemoryPage, error) {
-	types := listedKinds
+	types := listedTypes
 	if len(mq.Types) > 0 {
 		for _, t := range mq.Types {
-			if !slices.Contains(listedKinds, t) {
-				return MemoryPage{}, invalid("Types", "%q is not a kind of stored memory (use %v)", string(t), listedKinds)
+			if !slices.Contains(listedTypes, t) {
+				return MemoryPage{}, invalid("Types", "%q is not a kind of stored memory (use %v)", string(t), listedTypes)
 			}
 		}
 		types = mq.Types
@@ -436,12 +345,12 @@ func (m *Memory) List(ctx context.Context, mq MemoryQuery) (MemoryPage, error) {
 	var all []Record
 	err = m.read(ctx, "memory.list", func(q store.Tx) error {
 		for _, typ := range types {
-			k := kindByType(typ)
+			k := kindOf(typ)
 			if tags != "" && !k.Tagged || !sc.admitsKind(k) {
 				continue
 			}
 			page := store.ListPage{Since: store.MS(mq.Since), Until: until, At: cur.At, ID: cur.ID, Type: string(cur.Type), Tags: tags, Limit: limit + 1}
-			list, err := m.records(q, typ, page.Select(k.Kind, sc.storedOrNil()))
+			list, err := k.rec.read(m, q, k, page.Select(k.Kind, sc.storedOrNil()))
 			if err != nil {
 				return err
 			}
@@ -461,14 +370,4 @@ func (m *Memory) List(ctx context.Context, mq MemoryQuery) (MemoryPage, error) {
 		page.Next = listCursor{store.MS(last.CreatedAt()), last.ID(), last.Type}.encode()
 	}
 	return page, nil
-}
-
-// kindByType returns the kind of stored memory of type t.
-func kindByType(t MemoryType) *kind {
-	for _, k := range kinds {
-		if k.typ == t {
-			return k
-		}
-	}
-	return nil
 }

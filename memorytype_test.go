@@ -2,6 +2,7 @@ package engram_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -28,12 +29,13 @@ func TestParseMemoryTypeTakesTheNamesPeopleType(t *testing.T) {
 	for _, in := range []string{"", "procedur", "memories", "semantic,fact"} {
 		_, err := engram.ParseMemoryType(in)
 		require.ErrorIs(t, err, engram.ErrInvalid, in)
-		assert.Contains(t, err.Error(), "use semantic, episodic, procedural, working, snapshot, fact or document", in)
+		assert.Contains(t, err.Error(), "use "+typeNames(), in)
 	}
 	err := engram.MemoryType("procedure").Validate()
 	require.ErrorIs(t, err, engram.ErrInvalid, "Validate takes the types' own names only")
-	assert.Contains(t, err.Error(), "use semantic, episodic, procedural, working, snapshot, fact or document")
-	assert.Len(t, engram.MemoryTypes(), 7)
+	assert.Contains(t, err.Error(), "use "+typeNames())
+	assert.Equal(t, []engram.MemoryType{engram.TypeSemantic, engram.TypeEpisodic, engram.TypeProcedural, engram.TypeWorking,
+		engram.TypeSnapshot, engram.TypeFact, engram.TypeDocument}, engram.MemoryTypes()[:7], "the types in order, a new kind after them")
 	for _, typ := range engram.MemoryTypes() {
 		assert.NoError(t, typ.Validate())
 	}
@@ -58,5 +60,15 @@ func TestSearchTypesTakeOtherNames(t *testing.T) {
 	var ie *engram.InvalidError
 	require.ErrorAs(t, err, &ie)
 	assert.Equal(t, "Types[1]", ie.Field)
-	assert.Contains(t, ie.Reason, `"procedur": use semantic, episodic, procedural, working, snapshot, fact or document`)
+	assert.Contains(t, ie.Reason, `"procedur": use `+typeNames())
+}
+
+// typeNames lists the memory types as messages do: "semantic, episodic,
+// …, fact or document".
+func typeNames() string {
+	var names []string
+	for _, typ := range engram.MemoryTypes() {
+		names = append(names, string(typ))
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 }

@@ -42,7 +42,10 @@ func (w *sumWorld) add(kind engram.MemoryType, id string, created time.Time, tex
 // and times alone: counts, newest memories and keywords.
 func (w *sumWorld) expected() ([]engram.KindSummary, []engram.Keyword) {
 	var ks []engram.KindSummary
-	for _, k := range []engram.MemoryType{engram.TypeSemantic, engram.TypeEpisodic, engram.TypeProcedural, engram.TypeSnapshot, engram.TypeFact, engram.TypeDocument} {
+	for _, k := range engram.MemoryTypes() {
+		if k == engram.TypeWorking {
+			continue // not stored
+		}
 		s := engram.KindSummary{Type: k}
 		for _, m := range w.mems {
 			if m.kind != k {

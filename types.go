@@ -34,21 +34,23 @@ const (
 	TypeDocument MemoryType = "document"
 )
 
-// memoryTypes lists every memory type, in the order messages list them:
-// the one list of their names (see [MemoryTypes]).
-var memoryTypes = []MemoryType{TypeSemantic, TypeEpisodic, TypeProcedural, TypeWorking, TypeSnapshot, TypeFact, TypeDocument}
-
-// memoryTypeAliases are the other names [ParseMemoryType] takes for a
-// memory type: plurals, and the nouns people type for a kind.
-var memoryTypeAliases = map[string]MemoryType{
-	"note": TypeSemantic, "notes": TypeSemantic,
-	"episode": TypeEpisodic, "episodes": TypeEpisodic,
-	"procedure": TypeProcedural, "procedures": TypeProcedural,
-	"snapshots": TypeSnapshot,
-	"facts":     TypeFact, "triple": TypeFact, "triples": TypeFact,
-	"documents": TypeDocument, "doc": TypeDocument, "docs": TypeDocument,
-	"chunk": TypeDocument, "chunks": TypeDocument,
-}
+// memoryTypes lists every memory type, in the order messages list them
+// (the one list of their names, see [MemoryTypes]): the stored kinds in
+// the registry's order (see kinds.go), the working set after the first
+// three; memoryTypeAliases are the other names [ParseMemoryType] takes
+// for them, from the registry too: plurals, and the nouns people type for
+// a kind.
+var memoryTypes, memoryTypeAliases = func() ([]MemoryType, map[string]MemoryType) {
+	types := []MemoryType{}
+	aliases := map[string]MemoryType{}
+	for _, k := range kinds {
+		types = append(types, k.typ)
+		for _, a := range k.aliases {
+			aliases[a] = k.typ
+		}
+	}
+	return slices.Insert(types, 3, TypeWorking), aliases
+}()
 
 // MemoryTypes returns every memory type, a new slice on each call.
 func MemoryTypes() []MemoryType { return slices.Clone(memoryTypes) }
@@ -395,6 +397,22 @@ type Stats struct {
 	// stored while the embedder failed, changed since they were embedded,
 	// or not yet reached by a [Memory.Reindex]. [Memory.Flush] embeds them.
 	PendingEmbeddings int
+}
+
+// Record is one memory of any kind (see [Memory.Get], [Memory.List] and
+// [Memory.AddAll]): Type names the kind, and the field of that kind holds
+// it (Semantic for [TypeSemantic], Episode for [TypeEpisodic], Procedure
+// for [TypeProcedural], Fact for [TypeFact], Snapshot for [TypeSnapshot],
+// Document for [TypeDocument]); the others are nil. A kind's field is
+// here, beside its type and its count in [Stats].
+type Record struct {
+	Type      MemoryType
+	Semantic  *SemanticEntry
+	Episode   *Episode
+	Procedure *Procedure
+	Fact      *Fact
+	Snapshot  *SessionSnapshot
+	Document  *DocumentChunk
 }
 
 // Synchronous is SQLite's durability setting for commits.

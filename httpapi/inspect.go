@@ -49,10 +49,7 @@ func (s *Server) stats(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	out := statsResponse{
-		Counts: map[engram.MemoryType]int{
-			engram.TypeSemantic: st.Semantic, engram.TypeEpisodic: st.Episodes, engram.TypeProcedural: st.Procedures,
-			engram.TypeFact: st.Facts, engram.TypeSnapshot: st.Snapshots, engram.TypeDocument: st.Documents,
-		},
+		Counts:   memview.Counts(st),
 		Archived: st.Archived, Links: st.Links, Working: st.Working, Pending: st.PendingEmbeddings, Profile: id,
 	}
 	for _, n := range out.Counts {

@@ -32,12 +32,6 @@ var addableKinds = map[engram.MemoryType][]string{
 	engram.TypeFact:       {"id", "subject", "predicate", "object", "valid_from", "valid_to", "strength", "sources", "memory_id", "metadata"},
 }
 
-// kindNoun names one memory of a kind in messages.
-var kindNoun = map[engram.MemoryType]string{
-	engram.TypeSemantic: "a semantic entry", engram.TypeEpisodic: "an episode", engram.TypeProcedural: "a procedure",
-	engram.TypeFact: "a fact", engram.TypeSnapshot: "a session snapshot", engram.TypeDocument: "a document chunk",
-}
-
 // memoryItem is one memory to add: memview's item, whose type may be
 // named "kind" as well. An episode's session_id is its session, by the
 // name the first version of the route gave it.
@@ -167,7 +161,7 @@ func recordOf(item string, fields map[string]json.RawMessage) (engram.Record, er
 		for _, other := range []engram.MemoryType{engram.TypeSemantic, engram.TypeEpisodic, engram.TypeProcedural, engram.TypeFact} {
 			if slices.Contains(addableKinds[other], name) {
 				return engram.Record{}, invalidf("field %s: %s has no %s (%s is a field of %s; %s takes %s)", at(item, name),
-					kindNoun[typ], name, name, kindNoun[other], typ, strings.Join(allowed, ", "))
+					memview.Noun(typ), name, name, memview.Noun(other), typ, strings.Join(allowed, ", "))
 			}
 		}
 		return engram.Record{}, invalidf("unknown field %s", at(item, name))
@@ -299,12 +293,25 @@ func listKinds(q *query, name string) []engram.MemoryType {
 			continue
 		}
 		t := engram.MemoryType(k)
-		if _, ok := kindNoun[t]; !ok {
-			q.fail(invalidf("query parameter %s: want semantic, episodic, procedural, fact, snapshot or document, not %q", name, k))
+		if kinds := memview.Kinds(); !slices.Contains(kinds, t) {
+			q.fail(invalidf("query parameter %s: want %s, not %q", name, orList(kinds), k))
 		}
 		out = append(out, t)
 	}
 	return out
+}
+
+// orList is the kinds as a message lists them: "semantic, episodic or
+// fact".
+func orList(kinds []engram.MemoryType) string {
+	names := make([]string, len(kinds))
+	for i, k := range kinds {
+		names[i] = string(k)
+	}
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 }
 
 // list reads a comma-separated list parameter.

@@ -295,7 +295,10 @@ func (s *Server) forgetAgent(r *http.Request, id string) (int, error) {
 		if err != nil {
 			return err
 		}
-		n = st.Semantic + st.Episodes + st.Snapshots + st.Procedures + st.Facts + st.Documents + st.Archived
+		n = st.Archived
+		for _, c := range memview.Counts(st) {
+			n += c
+		}
 		if err := m.ForgetAgent(r.Context()); err != nil {
 			return err
 		}

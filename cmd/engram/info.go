@@ -1,10 +1,16 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"reflect"
+	"strings"
 	"time"
+	"unicode"
 
 	"github.com/spf13/cobra"
 
@@ -49,20 +55,73 @@ sorted by name. A base directory that does not exist holds no agent; a
 	}
 }
 
-// statsView is engram.Stats as --json prints it.
+// statsView is engram.Stats as stats prints it: the agent, its tier and
+// file, then every count of engram.Stats (each kind's, links, archived
+// and pending embeddings) in its order, but the working set, which the
+// command's process does not hold. --json names a count by its field
+// ("semantic", "pendingEmbeddings"), the table by its words ("pending
+// embeddings"): a kind engram adds shows without a change here.
 type statsView struct {
-	Agent             string `json:"agent"`
-	Tier              int    `json:"tier"`
-	Path              string `json:"path"`
-	Semantic          int    `json:"semantic"`
-	Episodes          int    `json:"episodes"`
-	Snapshots         int    `json:"snapshots"`
-	Procedures        int    `json:"procedures"`
-	Facts             int    `json:"facts"`
-	Documents         int    `json:"documents"`
-	Links             int    `json:"links"`
-	Archived          int    `json:"archived"`
-	PendingEmbeddings int    `json:"pendingEmbeddings"`
+	Agent  string
+	Tier   int
+	Path   string
+	Counts []statCount
+}
+
+// statCount is one count of engram.Stats, by its field's name.
+type statCount struct {
+	Field string
+	N     int
+}
+
+// statsOf returns the view of st.
+func statsOf(agent string, tier int, path string, st engram.Stats) statsView {
+	v := statsView{Agent: agent, Tier: tier, Path: path}
+	s := reflect.ValueOf(st)
+	for i := range s.NumField() {
+		if f := s.Type().Field(i); f.Name != "Working" && f.Type.Kind() == reflect.Int {
+			v.Counts = append(v.Counts, statCount{f.Name, int(s.Field(i).Int())})
+		}
+	}
+	return v
+}
+
+// MarshalJSON writes the view as one object, in its order.
+func (v statsView) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	field := func(name string, value any) error {
+		if b.Len() > 1 {
+			b.WriteByte(',')
+		}
+		k, err := json.Marshal(name)
+		if err != nil {
+			return err
+		}
+		val, err := json.Marshal(value)
+		b.Write(k)
+		b.WriteByte(':')
+		b.Write(val)
+		return err
+	}
+	err := errors.Join(field("agent", v.Agent), field("tier", v.Tier), field("path", v.Path))
+	for _, c := range v.Counts {
+		err = errors.Join(err, field(strings.ToLower(c.Field[:1])+c.Field[1:], c.N))
+	}
+	b.WriteByte('}')
+	return b.Bytes(), err
+}
+
+// words returns a field's name as words: "pending embeddings".
+func words(field string) string {
+	var b strings.Builder
+	for i, r := range field {
+		if i > 0 && unicode.IsUpper(r) {
+			b.WriteByte(' ')
+		}
+		b.WriteRune(unicode.ToLower(r))
+	}
+	return b.String()
 }
 
 func (a *app) statsCmd() *cobra.Command {
@@ -84,23 +143,16 @@ exits 3.`,
 				if err != nil {
 					return err
 				}
-				v := statsView{m.AgentID(), int(m.Tier()), m.Path(), s.Semantic, s.Episodes, s.Snapshots,
-					s.Procedures, s.Facts, s.Documents, s.Links, s.Archived, s.PendingEmbeddings}
+				v := statsOf(m.AgentID(), int(m.Tier()), m.Path(), s)
 				return a.output(v, func(w io.Writer) error {
 					t := newTable(w)
 					t.row("agent", v.Agent)
 					t.row("database", v.Path)
 					t.row("tier", v.Tier)
-					t.row("semantic", v.Semantic)
-					t.row("episodes", v.Episodes)
-					t.row("snapshots", v.Snapshots)
-					t.row("procedures", v.Procedures)
-					t.row("facts", v.Facts)
-					t.row("documents", v.Documents)
-					t.row("links", v.Links)
-					t.row("archived", v.Archived)
-					if v.Tier == 2 {
-						t.row("pending embeddings", v.PendingEmbeddings)
+					for _, c := range v.Counts {
+						if c.Field != "PendingEmbeddings" || v.Tier == 2 {
+							t.row(words(c.Field), c.N)
+						}
 					}
 					return t.flush()
 				})

@@ -183,11 +183,10 @@ is the admitted memories' retrieval counts, which go up.
 	return cmd
 }
 
-// kindOrder returns the kinds of a recall in engram's order.
+// kindOrder returns the stored kinds of a recall in engram's order.
 func kindOrder(byKind map[engram.MemoryType][]engram.Recalled) []engram.MemoryType {
 	var out []engram.MemoryType
-	for _, k := range []engram.MemoryType{engram.TypeSemantic, engram.TypeEpisodic, engram.TypeProcedural,
-		engram.TypeSnapshot, engram.TypeFact, engram.TypeDocument} {
+	for _, k := range memview.Kinds() {
 		if len(byKind[k]) > 0 {
 			out = append(out, k)
 		}

@@ -164,8 +164,8 @@ func FactOf(f engram.Fact) Fact {
 }
 
 // Of returns the view of the memory r holds, of its kind: a Semantic,
-// Episode, Procedure, Fact, Snapshot or Document; nil for a record that
-// holds none.
+// Episode, Procedure, Fact, Snapshot or Document, or for a kind that has
+// no view of its own here an Other; nil for a record that holds none.
 func Of(r engram.Record) any {
 	switch {
 	case r.Semantic != nil:
@@ -197,6 +197,11 @@ func Of(r engram.Record) any {
 		}
 		return Document{engram.TypeDocument, c.ID, c.DocumentSource.String(), also, c.Heading, c.Index, c.Title, NonNil(c.Tags),
 			c.Content, Times{Time(c.CreatedAt), Time(c.UpdatedAt)}, c.Retrievals}
+	}
+	for _, k := range registered() {
+		if v := k.Held(r); v != nil {
+			return Other{engram.MemoryType(k.Type), v}
+		}
 	}
 	return nil
 }

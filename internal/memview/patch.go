@@ -80,26 +80,6 @@ func (e *PatchError) Error() string {
 // Unwrap returns engram.ErrInvalid: a patch error is bad input.
 func (e *PatchError) Unwrap() error { return engram.ErrInvalid }
 
-// Noun names one memory of kind t in messages: "a semantic entry", "an
-// episode", ….
-func Noun(t engram.MemoryType) string {
-	switch t {
-	case engram.TypeSemantic:
-		return "a semantic entry"
-	case engram.TypeEpisodic:
-		return "an episode"
-	case engram.TypeProcedural:
-		return "a procedure"
-	case engram.TypeFact:
-		return "a fact"
-	case engram.TypeSnapshot:
-		return "a session snapshot"
-	case engram.TypeDocument:
-		return "a document chunk"
-	}
-	return "a " + string(t) + " memory"
-}
-
 // Check returns a *PatchError unless a memory of kind t has every field
 // p sets, and ErrNothingToChange when p sets none; id names the memory in
 // the error.

@@ -220,8 +220,34 @@ var (
 	}
 )
 
-// Kinds lists every kind, in the order engram works through them.
+// Kinds lists every kind, in the order engram works through them: these
+// six, then those their own files register (see Register).
 var Kinds = []*Kind{Semantic, Episodic, Procedural, Snapshot, Fact, Document}
+
+// made says the statements made from Kinds are made (see makeStatements).
+var made bool
+
+// Register adds k to Kinds, after the kinds there, and returns it: a
+// kind's own file registers it as it declares it,
+//
+//	var Preference = Register(&Kind{Name: "preference", …})
+//
+// in the package's variable initialisation, before any statement is made
+// from the kinds (the package's init makes them, once every kind is
+// registered). It panics when called later, or for a kind whose name or
+// table another kind has.
+func Register(k *Kind) *Kind {
+	if made {
+		panic("store: kind " + k.Name + " registered after the statements were made from the kinds")
+	}
+	for _, o := range Kinds {
+		if o.Name == k.Name || o.Table == k.Table {
+			panic("store: kind " + k.Name + " has the name or the table of kind " + o.Name)
+		}
+	}
+	Kinds = append(Kinds, k)
+	return k
+}
 
 // NeverDecay is the SQL condition that a row's tags hold one of the
 // never-decay tags, given as JSON in ?2.
@@ -238,6 +264,21 @@ func init() {
 		k.TextCols = ColumnsOf(k.Text)
 		k.textParts, k.TextErr = parseText(k.Text, k.TextCols)
 	}
+	makeStatements()
+}
+
+// makeStatements makes the statements made from every kind, in an order
+// in which each is made after those it is made from. It runs once, in
+// the package's init: after the variables are initialised, so after every
+// kind's own file registered it, whatever the files' order.
+func makeStatements() {
+	TextKinds = makeTextKinds()
+	textAfterTexts = makeTextAfterTexts()
+	TextAfterSQL, TextLastSQL = makeTextAfterSQL(), makeTextLastSQL()
+	TextRowsSQL, TextScanSQL = makeTextRowsSQL(), makeTextScanSQL()
+	TextBestSQL, TextWindowSQL, textIndexedSQL = makeTextBestSQL(), makeTextWindowSQL(), makeTextIndexedSQL()
+	contentSQL, rowReadSQL = makeContentSQL(), makeRowReadSQL()
+	made = true
 }
 
 // textPart is a piece of a kind's text: the column TextCols[col], or a

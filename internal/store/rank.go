@@ -24,13 +24,16 @@ type RawQuerier interface {
 
 // contentSQL reads, per kind, the text of the rows whose pks are listed
 // in ?1, as a search result shows it, and where it was found.
-var contentSQL = func() map[*Kind]string {
+var contentSQL map[*Kind]string
+
+// makeContentSQL makes contentSQL (see makeStatements).
+func makeContentSQL() map[*Kind]string {
 	out := map[*Kind]string{}
 	for _, k := range Kinds {
 		out[k] = `SELECT j.value, ` + k.TextOver("t") + `, ` + k.CiteOver("t") + ` FROM json_each(?1) j CROSS JOIN ` + k.Table + ` t ON t.pk = j.value`
 	}
 	return out
-}()
+}
 
 // EachContent calls each with the pk, text (as a search result shows it)
 // and citation (where it was found, or "") of every row of kind k whose pk
@@ -84,7 +87,10 @@ type RankRow struct {
 // rowReadSQL holds the statements of ReadRows, by kind and RowRead: the
 // columns of the rows whose pks are listed in ?1, in the order ReadRows
 // scans them.
-var rowReadSQL = func() map[*Kind]map[RowRead]string {
+var rowReadSQL map[*Kind]map[RowRead]string
+
+// makeRowReadSQL makes rowReadSQL (see makeStatements).
+func makeRowReadSQL() map[*Kind]map[RowRead]string {
 	out := map[*Kind]map[RowRead]string{}
 	for _, k := range Kinds {
 		out[k] = map[RowRead]string{}
@@ -107,7 +113,7 @@ var rowReadSQL = func() map[*Kind]map[RowRead]string {
 		}
 	}
 	return out
-}()
+}
 
 // ReadRows calls each with what rr says of every row of kind k whose pk
 // is listed in list (a JSON list of pks), in the list's order; row is

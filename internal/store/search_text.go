@@ -28,7 +28,10 @@ import (
 // matches and the join looks up only those rows. (Left to itself, the
 // planner may scan the agent's rows and probe the index once per row,
 // hundreds of times slower.)
-var TextBestSQL = func() map[*Kind]string {
+var TextBestSQL map[*Kind]string
+
+// makeTextBestSQL makes TextBestSQL (see makeStatements).
+func makeTextBestSQL() map[*Kind]string {
 	out := map[*Kind]string{}
 	for _, k := range TextKinds {
 		out[k] = `SELECT ` + RankCols(k, "t") + `, t.terms, t.ntok FROM (
@@ -42,13 +45,16 @@ var TextBestSQL = func() map[*Kind]string {
 				ORDER BY b.score DESC, b.id`
 	}
 	return out
-}()
+}
 
 // TextWindowSQL finds, per kind, the rowid of the agent's (?3) match of
 // expr (?1) that is newest but ?2, among those created in [?4, ?5)
 // carrying one of the tags ?6 (a JSON list, or empty for any), in the scope
 // that replaces its ScopeMark (alias "t", arguments from ?7).
-var TextWindowSQL = func() map[*Kind]string {
+var TextWindowSQL map[*Kind]string
+
+// makeTextWindowSQL makes TextWindowSQL (see makeStatements).
+func makeTextWindowSQL() map[*Kind]string {
 	out := map[*Kind]string{}
 	for _, k := range TextKinds {
 		out[k] = `SELECT t.pk FROM ` + k.FTS + ` CROSS JOIN ` + k.Table + ` t ON t.pk = ` + k.FTS + `.rowid
@@ -57,18 +63,21 @@ var TextWindowSQL = func() map[*Kind]string {
 				ORDER BY ` + k.FTS + `.rowid DESC LIMIT 1 OFFSET ?2`
 	}
 	return out
-}()
+}
 
 // textIndexedSQL reads, per kind, the indexed texts of the rows whose pks
 // are listed in ?1 (pk, then Kind.Indexed).
-var textIndexedSQL = func() map[*Kind]string {
+var textIndexedSQL map[*Kind]string
+
+// makeTextIndexedSQL makes textIndexedSQL (see makeStatements).
+func makeTextIndexedSQL() map[*Kind]string {
 	out := map[*Kind]string{}
 	for _, k := range TextKinds {
 		out[k] = `SELECT t.pk, ` + k.IndexedOver("t") + `
 				FROM json_each(?1) j CROSS JOIN ` + k.Table + ` t ON t.pk = j.value`
 	}
 	return out
-}()
+}
 
 // SearchStats is what a search reads of its agent before it scores: how
 // many searchable memories it has and of how many tokens, the versions

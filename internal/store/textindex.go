@@ -12,7 +12,10 @@ import (
 
 // TextKinds are the kinds searched by text, in the order the text index
 // and the full-text search keep them (Kinds' order).
-var TextKinds = func() []*Kind {
+var TextKinds []*Kind
+
+// makeTextKinds makes TextKinds (see makeStatements).
+func makeTextKinds() []*Kind {
 	var out []*Kind
 	for _, k := range Kinds {
 		if k.FTS != "" {
@@ -20,7 +23,7 @@ var TextKinds = func() []*Kind {
 		}
 	}
 	return out
-}()
+}
 
 // TextStats returns the agent's text statistics: how many searchable
 // rows it has, the version of its texts (-1 before the first) and the
@@ -97,25 +100,31 @@ func textCols(k *Kind, n int) string {
 // the index keeps of them, their term vector and, for a row without one,
 // its indexed texts, through an index on agent_id: what a build reads
 // when the kind's table holds other agents' rows too.
-var TextRowsSQL = func() map[*Kind]string {
+var TextRowsSQL map[*Kind]string
+
+// makeTextRowsSQL makes TextRowsSQL (see makeStatements).
+func makeTextRowsSQL() map[*Kind]string {
 	out := map[*Kind]string{}
 	for _, k := range TextKinds {
 		out[k] = `SELECT ` + textCols(k, len(k.Indexed)) + ` FROM ` + k.Table + ` t WHERE t.agent_id = ?1 ORDER BY t.pk`
 	}
 	return out
-}()
+}
 
 // TextScanSQL is TextRowsSQL for a table that holds the agent's rows
 // alone: straight through the table in pk order. Through an index on
 // agent_id, SQLite looks every row up by its pk and sorts them all: about
 // a third of a build's time at 100K memories.
-var TextScanSQL = func() map[*Kind]string {
+var TextScanSQL map[*Kind]string
+
+// makeTextScanSQL makes TextScanSQL (see makeStatements).
+func makeTextScanSQL() map[*Kind]string {
 	out := map[*Kind]string{}
 	for _, k := range TextKinds {
 		out[k] = `SELECT ` + textCols(k, len(k.Indexed)) + ` FROM ` + k.Table + ` t NOT INDEXED WHERE t.agent_id = ?1 ORDER BY t.pk`
 	}
 	return out
-}()
+}
 
 // EachTextRow calls fn with every row of kind k of agent, in pk order.
 // The row, its Terms and its Texts are valid only during the call.
@@ -161,22 +170,28 @@ func EachTextRow(q Querier, k *Kind, agent string, fn func(*TextRow)) error {
 // agent_id: left to choose, SQLite reads every row of the agent through
 // one and sorts them, on every search after a write (at 100K memories,
 // 36 ms where the range takes 0.02).
-var TextAfterSQL = func() string {
+var TextAfterSQL string
+
+// makeTextAfterSQL makes TextAfterSQL (see makeStatements).
+func makeTextAfterSQL() string {
 	var parts []string
 	for i, k := range TextKinds {
 		parts = append(parts, fmt.Sprintf(`SELECT %d, %s FROM %s t NOT INDEXED WHERE t.agent_id = ?1 AND t.pk > ?%d`, i, textCols(k, textAfterTexts), k.Table, i+2))
 	}
 	return strings.Join(parts, "\nUNION ALL ")
-}()
+}
 
 // textAfterTexts is how many indexed texts a row of TextAfterSQL holds.
-var textAfterTexts = func() int {
+var textAfterTexts int
+
+// makeTextAfterTexts makes textAfterTexts (see makeStatements).
+func makeTextAfterTexts() int {
 	n := 0
 	for _, k := range TextKinds {
 		n = max(n, len(k.Indexed))
 	}
 	return n
-}()
+}
 
 // TextAfter calls fn with the rows of agent of each text kind after the
 // pk last[i] (in TextKinds' order), with the kind's place in TextKinds,
@@ -221,13 +236,16 @@ func TextAfter(q Querier, agent string, last []int64, fn func(kind int, r *TextR
 
 // TextLastSQL reads the largest pk of each text kind's table, 0 for
 // none, in TextKinds' order.
-var TextLastSQL = func() string {
+var TextLastSQL string
+
+// makeTextLastSQL makes TextLastSQL (see makeStatements).
+func makeTextLastSQL() string {
 	var cols []string
 	for _, k := range TextKinds {
 		cols = append(cols, `coalesce((SELECT max(pk) FROM `+k.Table+`), 0)`)
 	}
 	return `SELECT ` + strings.Join(cols, ", ")
-}()
+}
 
 // TextLast returns the largest pk of each text kind's table in q's
 // snapshot, in TextKinds' order.

@@ -324,8 +324,8 @@ var goSteps = map[int]func(q *Tx) error{
 			if k.FTS == "" {
 				continue
 			}
-			var made bool
-			if err := q.queryRow(`SELECT EXISTS (SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = ?)`, []any{k.Table}, &made); err != nil {
+			made, err := tableMade(q, k.Table)
+			if err != nil {
 				return err
 			}
 			if !made {
@@ -338,9 +338,14 @@ var goSteps = map[int]func(q *Tx) error{
 		return nil
 	},
 	// 0013: the term vectors in their compact form (see internal/bm25).
+	// Kinds that later steps make have no table yet.
 	13: func(q *Tx) error {
 		for _, k := range store.Kinds {
-			if slices.Contains(k.Cols, "terms") {
+			made, err := tableMade(q, k.Table)
+			if err != nil {
+				return err
+			}
+			if made && slices.Contains(k.Cols, "terms") {
 				if err := recodeTerms(q, k.Table); err != nil {
 					return err
 				}
@@ -348,6 +353,14 @@ var goSteps = map[int]func(q *Tx) error{
 		}
 		return nil
 	},
+}
+
+// tableMade reports whether the schema has made table yet: a Go step
+// runs over the kinds of the registry, some of which a later step makes.
+func tableMade(q *Tx, table string) (bool, error) {
+	var made bool
+	err := q.queryRow(`SELECT EXISTS (SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = ?)`, []any{table}, &made)
+	return made, err
 }
 
 // recodeTerms rewrites the term vectors of table from the fixed-width
