@@ -274,3 +274,22 @@ func withMarkdownPath(t testing.TB, path string) engram.Option {
 	needs(t, enginetest.CapMarkdownPath)
 	return engram.WithMarkdownPath(path)
 }
+
+// reopen closes m, a memory newMemory or newAgentMemory opened, and opens
+// its agent's memory again on the same database with opts (the engine's
+// Reopen), checking and closing it when t ends. It skips t on an engine
+// without enginetest.CapReopen.
+func reopen(t testing.TB, m *engram.Memory, opts ...engram.Option) *engram.Memory {
+	t.Helper()
+	needs(t, enginetest.CapReopen)
+	e := engine(t)
+	if err := m.Close(); err != nil {
+		t.Fatalf("engine %s: closing %q: %v", e.Name, m.AgentID(), err)
+	}
+	again, err := e.Reopen(t, m, m.AgentID(), m.Tier(), opts...)
+	if err != nil {
+		t.Fatalf("engine %s: reopening %q: %v", e.Name, m.AgentID(), err)
+	}
+	t.Cleanup(func() { testutil.CheckAndClose(t, again) })
+	return again
+}

@@ -269,6 +269,7 @@ func newIsoPair(t *testing.T, aEntries int) *isoPair {
 // with embedder e, or at Tier 1 when e is nil.
 func newIsoStorePair(t *testing.T, aEntries int, e engram.Embedder) *isoPair {
 	t.Helper()
+	sqliteOnly(t, "a Store's agents on one shared file's writer")
 	p := &isoPair{clocks: [2]*testutil.Clock{testutil.NewClock(isoStart), testutil.NewClock(isoStart)}}
 	p.docs = isoDocs(t)
 	// Both agents of the store read b's clock.

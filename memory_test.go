@@ -290,12 +290,10 @@ func TestInMemoryMode(t *testing.T) {
 }
 
 func TestBootstrapFlushSnapshotLifecycle(t *testing.T) {
-	needs(t, enginetest.CapAgentDir) // memory.md in the agent's directory, reopened by WithDir
+	needs(t, enginetest.CapAgentDir) // memory.md in the agent's directory
 	clock := testutil.NewClock(t0)
-	dir := t.TempDir()
 	ctx := context.Background()
-	m, err := engram.New(engram.Tier1, engram.WithDir(dir), engram.WithClock(clock.Now))
-	require.NoError(t, err)
+	m := newMemory(t, engram.Tier1, engram.WithClock(clock.Now))
 
 	res, err := m.Bootstrap(ctx)
 	require.NoError(t, err)
@@ -347,12 +345,9 @@ func TestBootstrapFlushSnapshotLifecycle(t *testing.T) {
 	assert.Contains(t, string(md), "<!-- id:w3 -->")
 
 	require.NoError(t, m.Snapshot(ctx, engram.SessionSnapshot{SessionID: "s1", Summary: "set up the repo"}))
-	require.NoError(t, m.Close())
 
 	// The next session sees what the first one left.
-	m2, err := engram.New(engram.Tier1, engram.WithDir(dir), engram.WithClock(clock.Now))
-	require.NoError(t, err)
-	t.Cleanup(func() { testutil.CheckAndClose(t, m2) })
+	m2 := reopen(t, m, engram.WithClock(clock.Now))
 	res, err = m2.Bootstrap(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, string(md), res.SemanticContext)
