@@ -220,11 +220,20 @@ type testDB struct{ path string }
 // engine without enginetest.CapReopen.
 func newDB(t testing.TB) testDB {
 	t.Helper()
+	needsAt(t)
+	return testDB{path: filepath.Join(t.TempDir(), "memory.db")}
+}
+
+// needsAt skips t unless the engine under test opens a database by name
+// (testEngine.At): it needs enginetest.CapReopen, and a configuration may
+// lack At all the same (a Store over a base directory names no database
+// file).
+func needsAt(t testing.TB) {
+	t.Helper()
 	needs(t, enginetest.CapReopen)
 	if e := engine(t); e.At == nil {
 		t.Skipf("configuration %s opens no database by name", e.Name)
 	}
-	return testDB{path: filepath.Join(t.TempDir(), "memory.db")}
 }
 
 // file returns the path of db's file. It skips t on an engine without
@@ -264,6 +273,7 @@ func tryOpenOn(t testing.TB, db testDB, agent string, tier engram.Tier, opts ...
 func fileDB(t testing.TB, path string) testDB {
 	t.Helper()
 	needs(t, enginetest.CapFile)
+	needsAt(t)
 	return testDB{path: path}
 }
 
