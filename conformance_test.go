@@ -13,7 +13,7 @@ import (
 // against the engine ENGRAM_TEST_ENGINE names, "sqlite" by default, in
 // each of its configurations (see engine_test.go).
 func TestConformance(t *testing.T) {
-	list, _, err := engineNamed()
+	list, err := engineNamed()
 	if err != nil {
 		t.Fatal(err)
 	}

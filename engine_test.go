@@ -2,6 +2,7 @@ package engram_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -27,6 +28,7 @@ import (
 //	                  (engram.New and WithDir), a database that outlives its
 //	                  memories a file (engram.New and WithPath)
 //	sqlite-store      every memory an agent of a Store over a base directory
+//	                  (no database by name: the tests of one skip)
 //	sqlite-file       a fresh memory on a file of its own (WithPath)
 //	sqlite-shared     every memory an agent of a Store on one shared file, a
 //	                  new Store for each opening of a database
@@ -65,8 +67,10 @@ type testEngine struct {
 	// At opens agent's memory of tier with opts on the database named
 	// path, creating it when needed, as often as a test asks: each call
 	// returns a new Memory on the same database (what two processes would
-	// hold). Engines with enginetest.CapReopen set it; it registers with
-	// t.Cleanup whatever must be released after the Memory is closed.
+	// hold). It registers with t.Cleanup whatever must be released after
+	// the Memory is closed. Configurations with enginetest.CapReopen set
+	// it, but for a Store over a base directory, which names no database
+	// file: there the tests of a database by name skip.
 	At func(t testing.TB, path, agent string, tier engram.Tier, opts ...engram.Option) (*engram.Memory, error)
 }
 
@@ -84,8 +88,8 @@ var engines = func() map[string][]testEngine {
 }()
 
 // engineNamed returns the configurations of the engine ENGRAM_TEST_ENGINE
-// names ("sqlite" when it is unset) and the name.
-func engineNamed() ([]testEngine, string, error) {
+// names ("sqlite" when it is unset).
+func engineNamed() ([]testEngine, error) {
 	name := os.Getenv(engineEnv)
 	if name == "" {
 		name = defaultEngine
@@ -97,15 +101,15 @@ func engineNamed() ([]testEngine, string, error) {
 			known = append(known, k)
 		}
 		slices.Sort(known)
-		return nil, name, fmt.Errorf("%s=%q names no engine: the engines are %s", engineEnv, name, strings.Join(known, ", "))
+		return nil, fmt.Errorf("%s=%q names no engine: the engines are %s", engineEnv, name, strings.Join(known, ", "))
 	}
-	return list, name, nil
+	return list, nil
 }
 
 // theEngine is the configuration the behavioural tests run against: the
-// first of the engine ENGRAM_TEST_ENGINE names, and that name.
+// first of the engine ENGRAM_TEST_ENGINE names.
 var theEngine = sync.OnceValues(func() (testEngine, error) {
-	list, _, err := engineNamed()
+	list, err := engineNamed()
 	if err != nil {
 		return testEngine{}, err
 	}
@@ -193,11 +197,11 @@ func checkStore(t testing.TB, st *engram.Store) {
 	t.Helper()
 	ctx := context.Background()
 	ids, err := st.Agents(ctx)
+	if errors.Is(err, engram.ErrClosed) {
+		return // the test closed it
+	}
 	if err != nil {
-		if err := st.Close(); err != nil {
-			t.Error(err)
-		}
-		return // closed by the test (ErrClosed), or nothing to check
+		t.Errorf("Store.Agents: %v", err)
 	}
 	for _, id := range ids {
 		if m, err := st.Lookup(ctx, id); err != nil {
@@ -217,7 +221,7 @@ func checkStore(t testing.TB, st *engram.Store) {
 type testDB struct{ path string }
 
 // newDB names a fresh database on the engine under test. It skips t on an
-// engine without enginetest.CapReopen.
+// engine without enginetest.CapReopen or without At (see needsAt).
 func newDB(t testing.TB) testDB {
 	t.Helper()
 	needsAt(t)
