@@ -171,6 +171,7 @@ func assertOnlyFile(t *testing.T, dir, name string) {
 
 // TestBackupRefuses checks Backup's refusals: each changes nothing.
 func TestBackupRefuses(t *testing.T) {
+	needs(t, enginetest.CapBackup, enginetest.CapFile) // refuses the database's own files
 	ctx := context.Background()
 	dir := t.TempDir()
 	path := filepath.Join(dir, "memory.db")
