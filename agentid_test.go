@@ -18,6 +18,7 @@ import (
 // name is the ID when it is plain and an encoding otherwise, no two share
 // one (even "Ada" and "ada"), and ListAgents gives the IDs back.
 func TestAgentIDsPeopleUse(t *testing.T) {
+	sqliteOnly(t, "the directory of files: the names of agents' directories")
 	ctx := context.Background()
 	base := t.TempDir()
 	ids := []string{

@@ -8,11 +8,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/engram-go/engram"
-	"github.com/engram-go/engram/internal/testutil"
 )
 
 func TestAutoLinkOnStore(t *testing.T) {
-	m := testutil.Open(t)
+	m := newMemory(t, engram.Tier1)
 	ctx := context.Background()
 	a, err := m.Semantic().Store(ctx, engram.SemanticEntry{Content: "The production database runs Postgres 16 on port 6432", Importance: 0.5})
 	require.NoError(t, err)
@@ -43,7 +42,7 @@ func TestAutoLinkRespectsLimitAndThreshold(t *testing.T) {
 	cfg := engram.DefaultConfig()
 	cfg.Zettelkasten.MaxLinksPerEntry = 2
 	cfg.Zettelkasten.LinkingThreshold = 0.5
-	m := testutil.Open(t, engram.WithConfig(cfg))
+	m := newMemory(t, engram.Tier1, engram.WithConfig(cfg))
 	ctx := context.Background()
 	for range 5 {
 		_, err := m.Semantic().Store(ctx, engram.SemanticEntry{Content: "deploy the service behind a feature flag", Importance: 0.5})
@@ -66,9 +65,9 @@ func TestAutoLinkRespectsLimitAndThreshold(t *testing.T) {
 }
 
 func TestAutoLinksNeverCrossAgents(t *testing.T) {
-	path := testutil.TempDB(t)
-	alice := testutil.OpenPath(t, path, "alice")
-	bob := testutil.OpenPath(t, path, "bob")
+	path := newDB(t)
+	alice := openOn(t, path, "alice", engram.Tier1)
+	bob := openOn(t, path, "bob", engram.Tier1)
 	ctx := context.Background()
 	text := "The staging cluster lives in eu-west-1 and deploys every hour"
 	_, err := alice.Semantic().Store(ctx, engram.SemanticEntry{Content: text, Importance: 0.5})
@@ -84,7 +83,7 @@ func TestAutoLinksNeverCrossAgents(t *testing.T) {
 }
 
 func TestFlushAutoLinksKeptItems(t *testing.T) {
-	m := testutil.Open(t)
+	m := newMemory(t, engram.Tier1)
 	ctx := context.Background()
 	fact, err := m.Semantic().Store(ctx, engram.SemanticEntry{Content: "The billing service retries failed card payments three times", Importance: 0.5})
 	require.NoError(t, err)
@@ -116,7 +115,7 @@ func linkedTo(t *testing.T, m *engram.Memory, id string) []string {
 // Auto-linking keeps an index of stems in memory; these tests change the
 // entries behind its back in each way it has to notice.
 func TestAutoLinkFollowsUpdatesAndDeletes(t *testing.T) {
-	m := testutil.Open(t)
+	m := newMemory(t, engram.Tier1)
 	ctx := context.Background()
 	store := func(text string) string {
 		id, err := m.Semantic().Store(ctx, engram.SemanticEntry{Content: text, Importance: 0.5})
@@ -137,9 +136,9 @@ func TestAutoLinkFollowsUpdatesAndDeletes(t *testing.T) {
 }
 
 func TestAutoLinkSeesOtherHandlesWrites(t *testing.T) {
-	path := testutil.TempDB(t)
-	a := testutil.OpenPath(t, path, "default")
-	b := testutil.OpenPath(t, path, "default")
+	path := newDB(t)
+	a := openOn(t, path, "default", engram.Tier1)
+	b := openOn(t, path, "default", engram.Tier1)
 	ctx := context.Background()
 	_, err := b.Semantic().Store(ctx, engram.SemanticEntry{Content: "Feature flags are managed in LaunchDarkly", Importance: 0.5})
 	require.NoError(t, err) // b's index is built now
@@ -152,7 +151,7 @@ func TestAutoLinkSeesOtherHandlesWrites(t *testing.T) {
 }
 
 func TestAutoLinkIgnoresRolledBackEntries(t *testing.T) {
-	m := testutil.Open(t)
+	m := newMemory(t, engram.Tier1)
 	ctx := context.Background()
 	_, err := m.Semantic().Store(ctx, engram.SemanticEntry{ID: "taken", Content: "Standup is at nine thirty", Importance: 0.5})
 	require.NoError(t, err)
@@ -176,7 +175,7 @@ func TestAutoLinkIgnoresRolledBackEntries(t *testing.T) {
 func TestAutoLinkWithinABatch(t *testing.T) {
 	h, err := engram.NewHashingEmbedder(256)
 	require.NoError(t, err)
-	for name, m := range map[string]*engram.Memory{"tier 1": testutil.Open(t), "tier 2": testutil.OpenTier2(t, h)} {
+	for name, m := range map[string]*engram.Memory{"tier 1": newMemory(t, engram.Tier1), "tier 2": newMemory(t, engram.Tier2, engram.WithEmbedder(h))} {
 		ctx := context.Background()
 		for _, c := range []string{"lunch is served at noon", "the office closes at six"} {
 			_, err := m.Semantic().Store(ctx, engram.SemanticEntry{Content: c})

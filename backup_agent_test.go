@@ -12,7 +12,7 @@ import (
 	"testing"
 
 	"github.com/engram-go/engram"
-	"github.com/engram-go/engram/internal/testutil"
+	"github.com/engram-go/engram/internal/enginetest"
 )
 
 // seedAgent stores, for m's agent, a memory of every kind whose texts
@@ -101,15 +101,16 @@ func checkAgentCopy(t *testing.T, m *engram.Memory, path, own, other string, opt
 // that agent's memory whole and nothing of the other's, where Backup of
 // the shared file holds both.
 func TestBackupAgent(t *testing.T) {
+	sqliteOnly(t, "BackupAgent in each of SQLite's layouts: a shared file, a store in memory, a base directory")
 	ctx := context.Background()
 	emb, err := engram.NewHashingEmbedder(32)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Run("shared file", func(t *testing.T) {
-		path := testutil.TempDB(t)
-		a := testutil.OpenTier2Path(t, path, "a", emb)
-		b := testutil.OpenTier2Path(t, path, "b", emb)
+		path := newDB(t)
+		a := openOn(t, path, "a", engram.Tier2, engram.WithEmbedder(emb))
+		b := openOn(t, path, "b", engram.Tier2, engram.WithEmbedder(emb))
 		seedAgent(t, a, "alphamark")
 		seedAgent(t, b, "bravomark")
 		whole := filepath.Join(t.TempDir(), "whole.db")
@@ -172,7 +173,7 @@ func TestBackupAgent(t *testing.T) {
 
 		// Agent a's rows written into b's own file (a Memory opened on it
 		// with WithPath): b's copy is built from b's rows alone.
-		intruder := testutil.OpenPath(t, filepath.Join(base, "b", "memory.db"), "a")
+		intruder := openOn(t, fileDB(t, filepath.Join(base, "b", "memory.db")), "a", engram.Tier1)
 		if _, err := intruder.Semantic().Store(ctx, engram.SemanticEntry{Content: "alphamark slipped into b's file", Importance: 0.5}); err != nil {
 			t.Fatal(err)
 		}
@@ -188,9 +189,10 @@ func TestBackupAgent(t *testing.T) {
 // agent's export that does not import again is an error matching
 // ErrCorrupt; none of them leaves a file.
 func TestBackupAgentRefuses(t *testing.T) {
+	needs(t, enginetest.CapBackup, enginetest.CapFile) // raw SQL writes a tag no API writes
 	ctx := context.Background()
-	path := testutil.TempDB(t)
-	m := testutil.OpenPath(t, path, "b")
+	path := newDB(t)
+	m := openOn(t, path, "b", engram.Tier1)
 	seedAgent(t, m, "bravomark")
 	existing := filepath.Join(t.TempDir(), "taken.db")
 	if err := os.WriteFile(existing, []byte("mine"), 0o600); err != nil {
@@ -201,7 +203,7 @@ func TestBackupAgentRefuses(t *testing.T) {
 		want error
 	}{
 		{"", engram.ErrInvalid},
-		{path, engram.ErrInvalid},
+		{path.file(t), engram.ErrInvalid},
 		{filepath.Join(t.TempDir(), "no", "such", "dir", "b.db"), engram.ErrInvalid},
 		{existing, engram.ErrExists},
 	} {
@@ -220,7 +222,7 @@ func TestBackupAgentRefuses(t *testing.T) {
 
 	// A tag that is not a string: the store path never writes one, and
 	// an import refuses it.
-	raw, err := sql.Open("sqlite", path)
+	raw, err := sql.Open("sqlite", path.file(t))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -25,6 +25,7 @@ const backupKillEnv = "ENGRAM_BACKUP_KILL_CHILD"
 // the database up to the destination again and again (removing each
 // finished copy) until it is killed.
 func TestBackupKillChild(t *testing.T) {
+	sqliteOnly(t, "a backup killed while it copies the file")
 	env := os.Getenv(backupKillEnv)
 	if env == "" {
 		t.Skip("the child process of TestBackupKilled")
@@ -122,6 +123,7 @@ func filesHolding(t *testing.T, dir, text string) []string {
 // which must leave the forgotten text in no file.
 func TestBackupKilled(t *testing.T) {
 	t.Parallel() // parallel: see helpers_test.go
+	sqliteOnly(t, "a backup killed while it copies the file")
 	if testing.Short() {
 		t.Skip("kills child processes")
 	}

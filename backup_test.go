@@ -14,15 +14,16 @@ import (
 	"testing"
 
 	"github.com/engram-go/engram"
-	"github.com/engram-go/engram/internal/testutil"
+	"github.com/engram-go/engram/internal/enginetest"
 )
 
 // TestBackupConcurrentWriters backs up a memory while 8 goroutines keep
 // storing: the copy opens, passes CheckIntegrity and holds every write
 // acknowledged before Backup began.
 func TestBackupConcurrentWriters(t *testing.T) {
+	needs(t, enginetest.CapBackup)
 	const writers = 8
-	m := testutil.Open(t)
+	m := newMemory(t, engram.Tier1)
 	ctx := context.Background()
 	type ack struct {
 		kind engram.MemoryType
@@ -170,10 +171,11 @@ func assertOnlyFile(t *testing.T, dir, name string) {
 
 // TestBackupRefuses checks Backup's refusals: each changes nothing.
 func TestBackupRefuses(t *testing.T) {
+	needs(t, enginetest.CapBackup, enginetest.CapFile) // refuses the database's own files
 	ctx := context.Background()
 	dir := t.TempDir()
 	path := filepath.Join(dir, "memory.db")
-	m := testutil.OpenPath(t, path, "default")
+	m := openOn(t, fileDB(t, path), "default", engram.Tier1)
 	if _, err := m.Semantic().Store(ctx, engram.SemanticEntry{Content: "kept", Importance: 0.5}); err != nil {
 		t.Fatal(err)
 	}
@@ -218,7 +220,7 @@ func TestBackupRefuses(t *testing.T) {
 		t.Errorf("a cancelled Backup left %s: %v", dst, err)
 	}
 
-	closed := testutil.Open(t)
+	closed := newMemory(t, engram.Tier1)
 	closed.Close()
 	if err := closed.Backup(ctx, filepath.Join(t.TempDir(), "b.db")); !errors.Is(err, engram.ErrClosed) {
 		t.Errorf("Backup after Close = %v, want ErrClosed", err)
@@ -229,6 +231,7 @@ func TestBackupRefuses(t *testing.T) {
 // shared by two agents (the copy holds both), at Tier 2 (vectors copied
 // too).
 func TestBackupInMemoryAndShared(t *testing.T) {
+	sqliteOnly(t, "VACUUM INTO from SQLite's database in memory and from a shared file")
 	ctx := context.Background()
 	mem, err := engram.New(engram.Tier1, engram.InMemory())
 	if err != nil {
@@ -239,22 +242,22 @@ func TestBackupInMemoryAndShared(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dst := filepath.Join(t.TempDir(), "mem.db")
-	if err := mem.Backup(ctx, dst); err != nil {
+	dst := newDB(t)
+	if err := mem.Backup(ctx, dst.file(t)); err != nil {
 		t.Fatalf("Backup of an in-memory database: %v", err)
 	}
-	c := testutil.OpenPath(t, dst, "default")
+	c := openOn(t, dst, "default", engram.Tier1)
 	if e, err := c.Semantic().Get(ctx, id); err != nil || e.Content != "only in RAM so far" {
 		t.Fatalf("the copy's entry: %+v, %v", e, err)
 	}
 
-	path := testutil.TempDB(t)
+	path := newDB(t)
 	emb, err := engram.NewHashingEmbedder(32)
 	if err != nil {
 		t.Fatal(err)
 	}
-	a := testutil.OpenTier2Path(t, path, "a", emb)
-	b := testutil.OpenTier2Path(t, path, "b", emb)
+	a := openOn(t, path, "a", engram.Tier2, engram.WithEmbedder(emb))
+	b := openOn(t, path, "b", engram.Tier2, engram.WithEmbedder(emb))
 	ida, err := a.Semantic().Store(ctx, engram.SemanticEntry{Content: "agent a knows this", Importance: 0.5})
 	if err != nil {
 		t.Fatal(err)
@@ -263,12 +266,12 @@ func TestBackupInMemoryAndShared(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	shared := filepath.Join(t.TempDir(), "shared.db")
-	if err := b.Backup(ctx, shared); err != nil {
+	shared := newDB(t)
+	if err := b.Backup(ctx, shared.file(t)); err != nil {
 		t.Fatal(err)
 	}
 	for agent, id := range map[string]string{"a": ida, "b": idb} {
-		c := testutil.OpenTier2Path(t, shared, agent, emb)
+		c := openOn(t, shared, agent, engram.Tier2, engram.WithEmbedder(emb))
 		if _, err := c.Semantic().Get(ctx, id); err != nil {
 			t.Errorf("agent %s's entry in the copy: %v", agent, err)
 		}
@@ -283,16 +286,17 @@ func TestBackupInMemoryAndShared(t *testing.T) {
 // copying memory.db alone, while its last writes are still in the -wal,
 // loses them; Backup does not.
 func TestBackupCopyWithoutWALLosesWrites(t *testing.T) {
+	sqliteOnly(t, "a plain copy of the file misses the write-ahead log")
 	ctx := context.Background()
-	path := testutil.TempDB(t)
-	m := testutil.OpenPath(t, path, "default")
+	path := newDB(t)
+	m := openOn(t, path, "default", engram.Tier1)
 	id, err := m.Semantic().Store(ctx, engram.SemanticEntry{Content: "written a moment ago", Importance: 0.5})
 	if err != nil {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
 	plain := filepath.Join(dir, "plain.db")
-	copyFile(t, path, plain)
+	copyFile(t, path.file(t), plain)
 	p, err := engram.New(engram.Tier1, engram.WithPath(plain))
 	if err != nil {
 		t.Fatal(err)
@@ -305,7 +309,7 @@ func TestBackupCopyWithoutWALLosesWrites(t *testing.T) {
 	if err := m.Backup(ctx, backup); err != nil {
 		t.Fatal(err)
 	}
-	c := testutil.OpenPath(t, backup, "default")
+	c := openOn(t, fileDB(t, backup), "default", engram.Tier1)
 	if _, err := c.Semantic().Get(ctx, id); err != nil {
 		t.Fatalf("Backup lost the last write: %v", err)
 	}
@@ -334,9 +338,10 @@ func copyFile(t testing.TB, from, to string) {
 // (a term vector that no longer matches its text): the copy fails the
 // check, Backup returns an error matching ErrCorrupt and leaves no file.
 func TestBackupRefusesADamagedCopy(t *testing.T) {
+	sqliteOnly(t, "raw SQL damages a term vector that VACUUM INTO's check finds")
 	ctx := context.Background()
-	path := testutil.TempDB(t)
-	m, err := engram.New(engram.Tier1, engram.WithPath(path))
+	path := newDB(t)
+	m, err := engram.New(engram.Tier1, engram.WithPath(path.file(t)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -344,7 +349,7 @@ func TestBackupRefusesADamagedCopy(t *testing.T) {
 	if _, err := m.Semantic().Store(ctx, engram.SemanticEntry{Content: "a term vector to damage", Importance: 0.5}); err != nil {
 		t.Fatal(err)
 	}
-	raw, err := sql.Open("sqlite", path)
+	raw, err := sql.Open("sqlite", path.file(t))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -36,9 +36,9 @@ func compactionMemoryAt(t *testing.T, tier engram.Tier, edit func(*engram.Config
 	clock := testutil.NewClock(day0)
 	opts := []engram.Option{engram.WithConfig(cfg), engram.WithClock(clock.Now)}
 	if tier == engram.Tier2 {
-		return testutil.OpenTier2(t, newTestEmbedder(t, 64), opts...), clock
+		opts = append(opts, engram.WithEmbedder(newTestEmbedder(t, 64)))
 	}
-	return testutil.Open(t, opts...), clock
+	return newMemory(t, tier, opts...), clock
 }
 
 func storeSemantic(t *testing.T, m *engram.Memory, e engram.SemanticEntry) string {

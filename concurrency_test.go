@@ -14,7 +14,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/engram-go/engram"
-	"github.com/engram-go/engram/internal/testutil"
 )
 
 var stressFor = flag.Duration("stress", 3*time.Second, "how long TestConcurrentReadersAndWriters runs")
@@ -29,12 +28,12 @@ func TestConcurrentReadersAndWriters(t *testing.T) {
 	if testing.Short() {
 		t.Skip("stress test")
 	}
-	path := testutil.TempDB(t)
+	path := newDB(t)
 	// alpha links only explicitly, so its link count is exact; beta also
 	// auto-links every semantic entry it stores.
 	agents := []*stressAgent{
-		{m: testutil.OpenPath(t, path, "alpha", noAutoLink())},
-		{m: testutil.OpenPath(t, path, "beta"), autoLinks: true},
+		{m: openOn(t, path, "alpha", engram.Tier1, noAutoLink())},
+		{m: openOn(t, path, "beta", engram.Tier1), autoLinks: true},
 	}
 	ctx := context.Background()
 	for _, a := range agents {
@@ -274,10 +273,10 @@ func TestConcurrentTier2(t *testing.T) {
 		t.Skip("stress test")
 	}
 	ctx := context.Background()
-	path := testutil.TempDB(t)
+	path := newDB(t)
 	handles := []*engram.Memory{
-		testutil.OpenTier2Path(t, path, "agent", newTestEmbedder(t, 64)),
-		testutil.OpenTier2Path(t, path, "agent", newTestEmbedder(t, 64)),
+		openOn(t, path, "agent", engram.Tier2, engram.WithEmbedder(newTestEmbedder(t, 64))),
+		openOn(t, path, "agent", engram.Tier2, engram.WithEmbedder(newTestEmbedder(t, 64))),
 	}
 	words := []string{"deploy", "coffee", "printer", "budget", "release", "garden", "invoice", "kafka"}
 	stop := time.Now().Add(time.Second)

@@ -93,6 +93,7 @@ func crashOpen(tier int, db string) (*engram.Memory, error) {
 // TestCrashWriter is the writer process of TestCrashDurability; run
 // directly it does nothing.
 func TestCrashWriter(t *testing.T) {
+	sqliteOnly(t, "crash injection")
 	env := os.Getenv(crashEnvWriter)
 	if env == "" {
 		t.Skip("the writer process of TestCrashDurability")
@@ -248,6 +249,7 @@ type crashModel struct {
 
 func TestCrashDurability(t *testing.T) {
 	t.Parallel() // parallel: see helpers_test.go
+	sqliteOnly(t, "crash injection")
 	if os.Getenv(crashEnvWriter) != "" {
 		t.Skip("in the writer process")
 	}

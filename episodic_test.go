@@ -22,7 +22,7 @@ func contents(eps []engram.Episode) []string {
 
 func TestEpisodicLogAndQueries(t *testing.T) {
 	clock := testutil.NewClock(t0)
-	m := testutil.Open(t, engram.WithClock(clock.Now))
+	m := newMemory(t, engram.Tier1, engram.WithClock(clock.Now))
 	ctx := context.Background()
 	ep := m.Episodic()
 
@@ -82,7 +82,7 @@ func TestEpisodicLogAndQueries(t *testing.T) {
 
 func TestEpisodicPrune(t *testing.T) {
 	clock := testutil.NewClock(t0)
-	m := testutil.Open(t, engram.WithClock(clock.Now))
+	m := newMemory(t, engram.Tier1, engram.WithClock(clock.Now))
 	ctx := context.Background()
 	for d := range 10 {
 		_, err := m.Episodic().Log(ctx, engram.Episode{Content: "day", CreatedAt: t0.Add(time.Duration(d) * 24 * time.Hour)})
@@ -99,7 +99,7 @@ func TestEpisodicPrune(t *testing.T) {
 }
 
 func TestEpisodicLogBatch(t *testing.T) {
-	m := testutil.Open(t)
+	m := newMemory(t, engram.Tier1)
 	ctx := context.Background()
 	ids, err := m.Episodic().LogBatch(ctx, []engram.Episode{{Content: "a"}, {Content: "b"}})
 	require.NoError(t, err)
@@ -116,7 +116,7 @@ func TestSnapshotsKeepNewestPerSession(t *testing.T) {
 	clock := testutil.NewClock(t0)
 	cfg := engram.DefaultConfig()
 	cfg.Episodic.MaxSnapshotsPerSession = 2
-	m := testutil.Open(t, engram.WithClock(clock.Now), engram.WithConfig(cfg))
+	m := newMemory(t, engram.Tier1, engram.WithClock(clock.Now), engram.WithConfig(cfg))
 	ctx := context.Background()
 
 	for i := range 4 {

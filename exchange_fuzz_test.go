@@ -19,7 +19,7 @@ import (
 // its export survives a round trip through an empty memory unchanged.
 func FuzzImport(f *testing.F) {
 	clock := testutil.NewClock(exStart)
-	src := exOpen(f, testutil.TempDB(f), "default", clock, nil)
+	src := exOpen(f, "default", clock, nil)
 	exSeed(f, src, clock)
 	good := exExport(f, src, engram.ExportOptions{})
 	f.Add(good, byte(0))

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
@@ -118,14 +117,28 @@ func exExport(t testing.TB, m *engram.Memory, opts engram.ExportOptions) []byte 
 	return b.Bytes()
 }
 
-// exOpen opens a memory at a fixed clock, at Tier 2 when e is not nil.
-func exOpen(t testing.TB, path, agent string, clock *testutil.Clock, e engram.Embedder) *engram.Memory {
+// exOpen opens a fresh memory of agent at a fixed clock, at Tier 2 when e
+// is not nil.
+func exOpen(t testing.TB, agent string, clock *testutil.Clock, e engram.Embedder) *engram.Memory {
 	t.Helper()
+	tier, opts := exOptions(clock, e)
+	return newAgentMemory(t, agent, tier, opts...)
+}
+
+// exOpenOn opens agent's memory on db as exOpen does.
+func exOpenOn(t testing.TB, db testDB, agent string, clock *testutil.Clock, e engram.Embedder) *engram.Memory {
+	t.Helper()
+	tier, opts := exOptions(clock, e)
+	return openOn(t, db, agent, tier, opts...)
+}
+
+// exOptions are the tier and options of exOpen.
+func exOptions(clock *testutil.Clock, e engram.Embedder) (engram.Tier, []engram.Option) {
 	opts := []engram.Option{engram.WithClock(clock.Now), engram.WithConfig(exConfig())}
 	if e != nil {
-		return testutil.OpenTier2Path(t, path, agent, e, opts...)
+		return engram.Tier2, append(opts, engram.WithEmbedder(e))
 	}
-	return testutil.OpenPath(t, path, agent, opts...)
+	return engram.Tier1, opts
 }
 
 // exRecordTypes counts a file's lines by type (and kind).
@@ -154,7 +167,7 @@ func TestExportImportRoundTrip(t *testing.T) {
 				emb, emb2 = e, e2
 			}
 			clock := testutil.NewClock(exStart)
-			src := exOpen(t, testutil.TempDB(t), "default", clock, emb)
+			src := exOpen(t, "default", clock, emb)
 			exSeed(t, src, clock)
 			opts := engram.ExportOptions{Vectors: tier2, History: true}
 			file := exExport(t, src, opts)
@@ -169,7 +182,7 @@ func TestExportImportRoundTrip(t *testing.T) {
 			}
 			require.Equal(t, file, exExport(t, src, opts), "two exports of one memory differ")
 
-			dst := exOpen(t, testutil.TempDB(t), "default", testutil.NewClock(clock.Now()), emb2)
+			dst := exOpen(t, "default", testutil.NewClock(clock.Now()), emb2)
 			rep, err := dst.Import(ctx, bytes.NewReader(file), engram.ImportOptions{})
 			require.NoError(t, err)
 			require.NoError(t, dst.CheckIntegrity(ctx))
@@ -228,7 +241,7 @@ func TestExportImportRoundTrip(t *testing.T) {
 func TestImportIsRecorded(t *testing.T) {
 	ctx := context.Background()
 	clock := testutil.NewClock(exStart)
-	src := exOpen(t, testutil.TempDB(t), "default", clock, nil)
+	src := exOpen(t, "default", clock, nil)
 	exSeed(t, src, clock)
 	live, err := src.Semantic().List(ctx, engram.ListOptions{Limit: 1})
 	require.NoError(t, err)
@@ -238,7 +251,7 @@ func TestImportIsRecorded(t *testing.T) {
 	require.NoError(t, err)
 	require.NotEmpty(t, srcHistory)
 
-	dst := exOpen(t, testutil.TempDB(t), "default", testutil.NewClock(clock.Now()), nil)
+	dst := exOpen(t, "default", testutil.NewClock(clock.Now()), nil)
 	ictx := engram.ContextWithReason(engram.ContextWithActor(ctx, "migration-tool"), "moved from the old server")
 	_, err = dst.Import(ictx, bytes.NewReader(exExport(t, src, engram.ExportOptions{})), engram.ImportOptions{})
 	require.NoError(t, err)
@@ -250,7 +263,7 @@ func TestImportIsRecorded(t *testing.T) {
 	require.Equal(t, "moved from the old server", h[0].Reason)
 	require.NotNil(t, h[0].After)
 
-	withHistory := exOpen(t, testutil.TempDB(t), "default", testutil.NewClock(clock.Now()), nil)
+	withHistory := exOpen(t, "default", testutil.NewClock(clock.Now()), nil)
 	_, err = withHistory.Import(ctx, bytes.NewReader(exExport(t, src, engram.ExportOptions{History: true})), engram.ImportOptions{})
 	require.NoError(t, err)
 	h, err = withHistory.History(ctx, id)
@@ -268,11 +281,11 @@ func TestImportIsRecorded(t *testing.T) {
 func TestImportIntoAnotherAgent(t *testing.T) {
 	ctx := context.Background()
 	clock := testutil.NewClock(exStart)
-	path := testutil.TempDB(t)
-	a := exOpen(t, path, "alpha", clock, nil)
+	path := newDB(t)
+	a := exOpenOn(t, path, "alpha", clock, nil)
 	exSeed(t, a, clock)
 	file := exExport(t, a, engram.ExportOptions{})
-	b := exOpen(t, path, "bravo", clock, nil)
+	b := exOpenOn(t, path, "bravo", clock, nil)
 	rep, err := b.Import(ctx, bytes.NewReader(file), engram.ImportOptions{})
 	require.NoError(t, err)
 	require.Equal(t, "alpha", rep.Agent)
@@ -299,13 +312,13 @@ func TestImportIntoAnotherAgent(t *testing.T) {
 func TestImportVectorsOfAnotherModel(t *testing.T) {
 	ctx := context.Background()
 	clock := testutil.NewClock(exStart)
-	src := exOpen(t, testutil.TempDB(t), "default", clock, newTestEmbedder(t, 64))
+	src := exOpen(t, "default", clock, newTestEmbedder(t, 64))
 	exSeed(t, src, clock)
 	file := exExport(t, src, engram.ExportOptions{Vectors: true})
 
 	other := newTestEmbedder(t, 32)
 	other.failing = true // the memories stay pending
-	dst := exOpen(t, testutil.TempDB(t), "default", testutil.NewClock(clock.Now()), other)
+	dst := exOpen(t, "default", testutil.NewClock(clock.Now()), other)
 	rep, err := dst.Import(ctx, bytes.NewReader(file), engram.ImportOptions{})
 	require.NoError(t, err)
 	require.NotZero(t, rep.Skipped["vector"])
@@ -327,7 +340,7 @@ func TestImportVectorsOfAnotherModel(t *testing.T) {
 	require.NotEmpty(t, res)
 
 	// A Tier 1 memory takes the file too, without its vectors.
-	t1 := exOpen(t, testutil.TempDB(t), "default", testutil.NewClock(clock.Now()), nil)
+	t1 := exOpen(t, "default", testutil.NewClock(clock.Now()), nil)
 	rep, err = t1.Import(ctx, bytes.NewReader(file), engram.ImportOptions{})
 	require.NoError(t, err)
 	require.Equal(t, exRecordTypes(t, file)["vector/semantic"]+exRecordTypes(t, file)["vector/episodic"]+exRecordTypes(t, file)["vector/procedural"],
@@ -339,7 +352,7 @@ func TestImportVectorsOfAnotherModel(t *testing.T) {
 func TestImportConflicts(t *testing.T) {
 	ctx := context.Background()
 	clock := testutil.NewClock(exStart)
-	src := exOpen(t, testutil.TempDB(t), "default", clock, nil)
+	src := exOpen(t, "default", clock, nil)
 	exSeed(t, src, clock)
 	base := exExport(t, src, engram.ExportOptions{})
 
@@ -374,7 +387,7 @@ func TestImportConflicts(t *testing.T) {
 		{policy: engram.ConflictReplace, content: "purple", added: map[string]int{"semantic": 1}, replaced: map[string]int{"semantic": 1, "rule": 1, "link": 1}},
 	} {
 		t.Run(c.policy.String(), func(t *testing.T) {
-			m := exOpen(t, testutil.TempDB(t), "default", testutil.NewClock(clock.Now()), nil)
+			m := exOpen(t, "default", testutil.NewClock(clock.Now()), nil)
 			_, err := m.Import(ctx, strings.NewReader(string(base)), engram.ImportOptions{})
 			require.NoError(t, err)
 			before := exExport(t, m, engram.ExportOptions{})
@@ -425,7 +438,7 @@ func TestImportConflicts(t *testing.T) {
 func TestImportRefusesHostileFiles(t *testing.T) {
 	ctx := context.Background()
 	clock := testutil.NewClock(exStart)
-	m := exOpen(t, testutil.TempDB(t), "default", clock, nil)
+	m := exOpen(t, "default", clock, nil)
 	exSeed(t, m, clock)
 	good := exExport(t, m, engram.ExportOptions{})
 	lines := strings.Split(strings.TrimSuffix(string(good), "\n"), "\n")
@@ -530,7 +543,7 @@ func TestImportRefusesHostileFiles(t *testing.T) {
 func TestImportRefusesAHugeLine(t *testing.T) {
 	ctx := context.Background()
 	clock := testutil.NewClock(exStart)
-	m := exOpen(t, filepath.Join(t.TempDir(), "m.db"), "default", clock, nil)
+	m := exOpen(t, "default", clock, nil)
 	exSeed(t, m, clock)
 	before := exExport(t, m, engram.ExportOptions{})
 	header := strings.SplitN(string(before), "\n", 2)[0] + "\n"
@@ -575,10 +588,10 @@ func (h *hugeLine) Read(p []byte) (int, error) {
 func TestImportReturnsTheReadersError(t *testing.T) {
 	ctx := context.Background()
 	clock := testutil.NewClock(exStart)
-	m := exOpen(t, testutil.TempDB(t), "default", clock, nil)
+	m := exOpen(t, "default", clock, nil)
 	exSeed(t, m, clock)
 	file := exExport(t, m, engram.ExportOptions{})
-	other := exOpen(t, testutil.TempDB(t), "default", clock, nil)
+	other := exOpen(t, "default", clock, nil)
 	errDisk := errors.New("the disk is gone")
 	_, err := other.Import(ctx, io.MultiReader(bytes.NewReader(file[:len(file)/2]), iotest.ErrReader(errDisk)), engram.ImportOptions{})
 	require.ErrorIs(t, err, errDisk)
@@ -591,7 +604,7 @@ func TestImportReturnsTheReadersError(t *testing.T) {
 
 // TestImportOptionsAreChecked refuses an unknown conflict policy.
 func TestImportOptionsAreChecked(t *testing.T) {
-	m := testutil.Open(t)
+	m := newMemory(t, engram.Tier1)
 	_, err := m.Import(context.Background(), strings.NewReader(""), engram.ImportOptions{Conflict: 7})
 	require.ErrorIs(t, err, engram.ErrInvalid)
 	require.NoError(t, m.Close())
@@ -605,8 +618,8 @@ func TestImportOptionsAreChecked(t *testing.T) {
 // its links), which imports into an empty agent and round-trips.
 func TestExportConcurrentWrites(t *testing.T) {
 	ctx := context.Background()
-	path := testutil.TempDB(t)
-	m := testutil.OpenPath(t, path, "writer")
+	path := newDB(t)
+	m := openOn(t, path, "writer", engram.Tier1)
 	done := make(chan error, 1)
 	go func() {
 		for i := range 200 {
@@ -625,7 +638,7 @@ func TestExportConcurrentWrites(t *testing.T) {
 		for j := range n {
 			require.Contains(t, b.String(), fmt.Sprintf(`"id":"e-%03d"`, j), "an export is a prefix of the stores")
 		}
-		r := testutil.OpenPath(t, path, fmt.Sprintf("reader-%d", i))
+		r := openOn(t, path, fmt.Sprintf("reader-%d", i), engram.Tier1)
 		_, err := r.Import(ctx, bytes.NewReader(b.Bytes()), engram.ImportOptions{})
 		require.NoError(t, err)
 		var again bytes.Buffer
@@ -658,12 +671,12 @@ func withTimeOf(got, want string) string {
 func TestImportFollowsIndexes(t *testing.T) {
 	ctx := context.Background()
 	clock := testutil.NewClock(exStart)
-	src := exOpen(t, testutil.TempDB(t), "default", clock, newTestEmbedder(t, 64))
+	src := exOpen(t, "default", clock, newTestEmbedder(t, 64))
 	exSeed(t, src, clock)
 	file := exExport(t, src, engram.ExportOptions{Vectors: true})
 
 	e := newTestEmbedder(t, 64)
-	dst := exOpen(t, testutil.TempDB(t), "default", testutil.NewClock(clock.Now()), e)
+	dst := exOpen(t, "default", testutil.NewClock(clock.Now()), e)
 	// Build both indexes: a store links through the stem index, a
 	// vector search loads the vector index.
 	_, err := dst.Semantic().Store(ctx, engram.SemanticEntry{ID: "warm", Content: "an entry about nothing in particular"})
@@ -714,7 +727,7 @@ func TestExportStreams(t *testing.T) {
 	ctx := context.Background()
 	cfg := engram.DefaultConfig()
 	cfg.Zettelkasten.Enabled = false
-	m := testutil.Open(t, engram.WithConfig(cfg))
+	m := newMemory(t, engram.Tier1, engram.WithConfig(cfg))
 	entries := make([]engram.SemanticEntry, 10000)
 	for i := range entries {
 		entries[i] = engram.SemanticEntry{Content: fmt.Sprintf("entry %d %s", i, strings.Repeat("word ", 200))}
@@ -763,12 +776,12 @@ func (h *heapWriter) kib() []uint64 {
 func TestImportHistoryOfSkippedMemories(t *testing.T) {
 	ctx := context.Background()
 	clock := testutil.NewClock(exStart)
-	src := exOpen(t, testutil.TempDB(t), "default", clock, nil)
+	src := exOpen(t, "default", clock, nil)
 	id, err := src.Semantic().Store(ctx, engram.SemanticEntry{ID: "shared-id", Content: "theirs", Importance: 0.5})
 	require.NoError(t, err)
 	file := exExport(t, src, engram.ExportOptions{History: true})
 
-	dst := exOpen(t, testutil.TempDB(t), "default", testutil.NewClock(clock.Now()), nil)
+	dst := exOpen(t, "default", testutil.NewClock(clock.Now()), nil)
 	_, err = dst.Semantic().Store(ctx, engram.SemanticEntry{ID: id, Content: "mine", Importance: 0.5})
 	require.NoError(t, err)
 	rep, err := dst.Import(ctx, bytes.NewReader(file), engram.ImportOptions{Conflict: engram.ConflictSkip})

@@ -11,7 +11,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/engram-go/engram"
-	"github.com/engram-go/engram/internal/testutil"
 )
 
 // employer is a fact rule whose object comes from a group and whose
@@ -22,7 +21,7 @@ var employer = engram.ExtractionRule{Name: "employer", Pattern: `\bI work (?:at|
 func triple(f engram.Fact) [3]string { return [3]string{f.Subject, f.Predicate, f.Object} }
 
 func TestFactRulesAssertFacts(t *testing.T) {
-	m := testutil.Open(t)
+	m := newMemory(t, engram.Tier1)
 	ctx := context.Background()
 	addRules(t, m, employer)
 	res, err := m.Extract(ctx, []engram.Message{{Role: "user", Content: "Hi! I work at Acme, since May."}})
@@ -109,7 +108,7 @@ func TestFactRuleTemplatesAndPronouns(t *testing.T) {
 			if tc.user != "" {
 				cfg.Facts.UserEntity = tc.user
 			}
-			m := testutil.Open(t, engram.WithConfig(cfg))
+			m := newMemory(t, engram.Tier1, engram.WithConfig(cfg))
 			rule := tc.rule
 			rule.Name, rule.Type, rule.Active = "r", engram.TypeFact, true
 			addRules(t, m, rule)
@@ -135,7 +134,7 @@ func TestFactRuleTemplatesAndPronouns(t *testing.T) {
 }
 
 func TestBadFactRulesAreRejected(t *testing.T) {
-	m := testutil.Open(t)
+	m := newMemory(t, engram.Tier1)
 	ctx := context.Background()
 	for name, tc := range map[string]struct {
 		rule  engram.ExtractionRule
@@ -184,7 +183,7 @@ func TestBadFactRulesAreRejected(t *testing.T) {
 // A fact found in a sentence another rule stored a memory from comes
 // from that memory: the memory is among its sources and links to it.
 func TestFactRulesLinkTheMemoryTheyCameFrom(t *testing.T) {
-	m := testutil.Open(t)
+	m := newMemory(t, engram.Tier1)
 	ctx := context.Background()
 	addRules(t, m, seedRules...)
 	addRules(t, m, engram.ExtractionRule{Name: "likes", Pattern: `\bI (?:like|prefer) (?P<object>[^,]+)`,
@@ -225,7 +224,7 @@ func TestFactRulesLinkTheMemoryTheyCameFrom(t *testing.T) {
 func TestFactRulesRejectInvalidFacts(t *testing.T) {
 	cfg := engram.DefaultConfig()
 	cfg.Limits.MaxFactBytes = 16
-	m := testutil.Open(t, engram.WithConfig(cfg))
+	m := newMemory(t, engram.Tier1, engram.WithConfig(cfg))
 	ctx := context.Background()
 	addRules(t, m, engram.ExtractionRule{Name: "likes", Pattern: `\bI like(?P<object>.*)`, Type: engram.TypeFact, Predicate: "likes", Active: true})
 	addRules(t, m, seedRules...)

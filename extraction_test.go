@@ -15,7 +15,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/engram-go/engram"
-	"github.com/engram-go/engram/internal/testutil"
 )
 
 // seedRules are the example rules of seed 003.
@@ -34,7 +33,7 @@ func addRules(t *testing.T, m *engram.Memory, rules ...engram.ExtractionRule) {
 }
 
 func TestExtractRulesOnTheSeedExamples(t *testing.T) {
-	m := testutil.Open(t)
+	m := newMemory(t, engram.Tier1)
 	ctx := context.Background()
 	addRules(t, m, seedRules...)
 	msgs := []engram.Message{
@@ -82,7 +81,7 @@ func TestExtractRulesOnTheSeedExamples(t *testing.T) {
 }
 
 func TestExtractionRulesAreValidatedAndManaged(t *testing.T) {
-	m := testutil.Open(t)
+	m := newMemory(t, engram.Tier1)
 	ctx := context.Background()
 	err := m.Rules().Add(ctx, engram.ExtractionRule{Name: "broken", Pattern: `(unclosed`, Type: engram.TypeSemantic, Importance: 0.5, Active: true})
 	require.ErrorIs(t, err, engram.ErrInvalid)
@@ -170,7 +169,7 @@ func llmMemory(t *testing.T, srv *httptest.Server, edit func(*engram.Config)) *e
 	}
 	llm := engram.NewOpenAIChat(srv.URL, "k", "test-model")
 	llm.Backoff = time.Millisecond
-	return testutil.Open(t, engram.WithConfig(cfg), engram.WithLLM(llm))
+	return newMemory(t, engram.Tier1, engram.WithConfig(cfg), engram.WithLLM(llm))
 }
 
 var conversation = []engram.Message{
@@ -280,7 +279,7 @@ func TestExtractLLMFailures(t *testing.T) {
 // another's), and again from the same user are a duplicate. An invalid
 // scope stores nothing.
 func TestExtractWithScopesWhatItStores(t *testing.T) {
-	m := testutil.Open(t)
+	m := newMemory(t, engram.Tier1)
 	ctx := context.Background()
 	addRules(t, m, seedRules...)
 	msgs := []engram.Message{{Role: "user", Content: "I prefer tea in the morning."}}

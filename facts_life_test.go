@@ -230,7 +230,7 @@ func runLife(t *testing.T, ctx context.Context, m *engram.Memory, clock *testuti
 
 func TestFactsLife(t *testing.T) {
 	clock := testutil.NewClock(date(2024, 1, 1))
-	m := testutil.Open(t, engram.WithClock(clock.Now))
+	m := newMemory(t, engram.Tier1, engram.WithClock(clock.Now))
 	ctx := context.Background()
 	facts := m.Facts()
 	runLife(t, ctx, m, clock)

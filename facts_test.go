@@ -26,7 +26,7 @@ func triples(list []engram.Fact) []string {
 
 func TestAssertMergesSupersedesInserts(t *testing.T) {
 	clock := testutil.NewClock(date(2026, 1, 1))
-	m := testutil.Open(t, engram.WithClock(clock.Now))
+	m := newMemory(t, engram.Tier1, engram.WithClock(clock.Now))
 	ctx := context.Background()
 	facts := m.Facts()
 
@@ -86,7 +86,7 @@ func TestAssertMergesSupersedesInserts(t *testing.T) {
 
 func TestAssertBackdatedSlotsIntoTimeline(t *testing.T) {
 	clock := testutil.NewClock(date(2026, 1, 1))
-	m := testutil.Open(t, engram.WithClock(clock.Now))
+	m := newMemory(t, engram.Tier1, engram.WithClock(clock.Now))
 	ctx := context.Background()
 	facts := m.Facts()
 	assert := func(obj string, from time.Time) engram.Assertion {
@@ -130,7 +130,7 @@ func TestAssertBackdatedSlotsIntoTimeline(t *testing.T) {
 }
 
 func TestFactsBadInputWritesNothing(t *testing.T) {
-	m := testutil.Open(t)
+	m := newMemory(t, engram.Tier1)
 	ctx := context.Background()
 	facts := m.Facts()
 	long := strings.Repeat("x", 2000)
@@ -166,7 +166,7 @@ func TestFactsBadInputWritesNothing(t *testing.T) {
 
 func TestRetractAliasDeleteAndEvidence(t *testing.T) {
 	clock := testutil.NewClock(date(2026, 1, 1))
-	m := testutil.Open(t, engram.WithClock(clock.Now))
+	m := newMemory(t, engram.Tier1, engram.WithClock(clock.Now))
 	ctx := context.Background()
 	facts := m.Facts()
 
@@ -208,7 +208,7 @@ func TestMarkdownListsFactsThatHold(t *testing.T) {
 	clock := testutil.NewClock(date(2026, 1, 1))
 	cfg := engram.DefaultConfig()
 	cfg.Semantic.MaxMarkdownLines = 13
-	m := testutil.Open(t, engram.WithClock(clock.Now), engram.WithConfig(cfg))
+	m := newMemory(t, engram.Tier1, engram.WithClock(clock.Now), engram.WithConfig(cfg))
 	ctx := context.Background()
 	_, err := m.Semantic().Store(ctx, engram.SemanticEntry{Content: "The deploy runs from CI only.", Importance: 0.9})
 	require.NoError(t, err)
@@ -253,7 +253,7 @@ func TestMarkdownListsFactsThatHold(t *testing.T) {
 
 func TestRecallAndContextFindFacts(t *testing.T) {
 	clock := testutil.NewClock(date(2026, 1, 1))
-	m := testutil.Open(t, engram.WithClock(clock.Now))
+	m := newMemory(t, engram.Tier1, engram.WithClock(clock.Now))
 	ctx := context.Background()
 	_, err := m.Facts().AssertAll(ctx, []engram.Fact{
 		{Subject: "Ada", Predicate: "timezone", Object: "Europe/London", ValidFrom: date(2024, 1, 1)},
@@ -304,7 +304,7 @@ func TestTier2MatchesPredicatesByEmbedding(t *testing.T) {
 	h, err := engram.NewHashingEmbedder(64)
 	require.NoError(t, err)
 	e := meaningEmbedder{HashingEmbedder: h, same: map[string]string{"is co-founder of": "cofounded", "started": "cofounded"}}
-	m := testutil.OpenTier2(t, e)
+	m := newMemory(t, engram.Tier2, engram.WithEmbedder(e))
 	ctx := context.Background()
 	facts := m.Facts()
 	_, err = facts.Assert(ctx, engram.Fact{Subject: "Ada", Predicate: "cofounded", Object: "Initech"})
@@ -321,7 +321,7 @@ func TestTier2MatchesPredicatesByEmbedding(t *testing.T) {
 
 	cfg := engram.DefaultConfig()
 	cfg.Facts.PredicateSimilarity = 0
-	off := testutil.OpenTier2(t, e, engram.WithConfig(cfg))
+	off := newMemory(t, engram.Tier2, engram.WithEmbedder(e), engram.WithConfig(cfg))
 	_, err = off.Facts().Assert(ctx, engram.Fact{Subject: "Ada", Predicate: "cofounded", Object: "Initech"})
 	require.NoError(t, err)
 	a, err = off.Facts().Assert(ctx, engram.Fact{Subject: "Ada", Predicate: "is co-founder of", Object: "Initech"})
@@ -332,7 +332,7 @@ func TestTier2MatchesPredicatesByEmbedding(t *testing.T) {
 
 func TestConcurrentAssertionsKeepOneValue(t *testing.T) {
 	clock := testutil.NewClock(date(2026, 1, 1))
-	m := testutil.Open(t, engram.WithClock(clock.Now))
+	m := newMemory(t, engram.Tier1, engram.WithClock(clock.Now))
 	ctx := context.Background()
 	cities := []string{"London", "Paris", "Rome", "Berlin", "Oslo"}
 	errs := make(chan error, 8)
@@ -375,7 +375,7 @@ func TestConcurrentAssertionsKeepOneValue(t *testing.T) {
 
 func TestHistoryIsInTimeOrderWhateverTheWords(t *testing.T) {
 	clock := testutil.NewClock(date(2026, 1, 1))
-	m := testutil.Open(t, engram.WithClock(clock.Now))
+	m := newMemory(t, engram.Tier1, engram.WithClock(clock.Now))
 	ctx := context.Background()
 	facts := m.Facts()
 	for _, f := range []engram.Fact{
@@ -398,7 +398,7 @@ func TestHistoryIsInTimeOrderWhateverTheWords(t *testing.T) {
 
 func TestAssertBoundedInterruptsAndResumes(t *testing.T) {
 	clock := testutil.NewClock(date(2025, 4, 1))
-	m := testutil.Open(t, engram.WithClock(clock.Now))
+	m := newMemory(t, engram.Tier1, engram.WithClock(clock.Now))
 	ctx := context.Background()
 	facts := m.Facts()
 	seattle, err := facts.Assert(ctx, engram.Fact{Subject: "Maya", Predicate: "lives in", Object: "Seattle", Sources: []string{"chat"}})

@@ -90,6 +90,7 @@ func sqliteCodeName(code int) string {
 // TestFaultChild is the child process of the fault tests; run directly it
 // does nothing.
 func TestFaultChild(t *testing.T) {
+	sqliteOnly(t, "the fault tests' child process")
 	env := os.Getenv(faultEnvChild)
 	if env == "" {
 		t.Skip("the child process of TestDiskFull and TestReadOnlyFile")
@@ -206,6 +207,7 @@ func faultSeed(t *testing.T, path string, n int) map[string]string {
 // named error, and afterwards the file is intact, usable and holds every
 // acknowledged write.
 func TestDiskFull(t *testing.T) {
+	sqliteOnly(t, "a full disk under the file")
 	path := filepath.Join(t.TempDir(), "memory.db")
 	want := faultSeed(t, path, 20)
 	var biggest int64
@@ -385,6 +387,7 @@ func faultReads(ctx context.Context, m *engram.Memory) []string {
 // it open, its last write still in the -wal beside it: the child reads
 // that write too.
 func TestReadOnlyFile(t *testing.T) {
+	sqliteOnly(t, "a read-only mount under the file")
 	if os.Geteuid() != 0 {
 		t.Skip("a read-only bind mount needs root (CAP_SYS_ADMIN)")
 	}
@@ -484,6 +487,7 @@ func testReadOnlyMount(t *testing.T, live bool) {
 // test; a panic ends the test binary.
 func TestDamagedCopies(t *testing.T) {
 	t.Parallel() // parallel: see helpers_test.go
+	sqliteOnly(t, "damaged database files")
 	dir := t.TempDir()
 	orig := filepath.Join(dir, "orig.db")
 	want := faultSeed(t, orig, 40)
@@ -624,6 +628,7 @@ func damagedCalls(ctx context.Context, path string, ids []string, want map[strin
 // read-only: writes fail with a named error, reads work, and the file is
 // unchanged.
 func TestImmutableFile(t *testing.T) {
+	sqliteOnly(t, "an immutable database file")
 	chattr, err := exec.LookPath("chattr")
 	if err != nil {
 		t.Skip("no chattr here")

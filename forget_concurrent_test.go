@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/engram-go/engram"
+	"github.com/engram-go/engram/internal/enginetest"
 )
 
 // TestForgetWhileAnotherHandleWrites forgets a memory while another
@@ -21,24 +22,16 @@ import (
 // 1,024. The other Memory writes back to back, which is what kept the log
 // from being truncated; Forget then waits for its moment, up to seconds.
 func TestForgetWhileAnotherHandleWrites(t *testing.T) {
-	t.Parallel() // parallel: see helpers_test.go
+	t.Parallel()                                             // parallel: see helpers_test.go
+	needs(t, enginetest.CapSecureDelete, enginetest.CapFile) // the forgotten text is in no file
 	trials := 10
 	if testing.Short() {
 		trials = 3
 	}
-	dir := t.TempDir()
-	path := filepath.Join(dir, "memory.db")
+	db := newDB(t)
 	ctx := context.Background()
-	a, err := engram.New(engram.Tier1, engram.WithPath(path), engram.WithAgent("a"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer a.Close()
-	r, err := engram.New(engram.Tier1, engram.WithPath(path), engram.WithAgent("r"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
+	a := openOn(t, db, "a", engram.Tier1)
+	r := openOn(t, db, "r", engram.Tier1)
 	for i := range 200 {
 		if _, err := a.Semantic().Store(ctx, engram.SemanticEntry{Content: fmt.Sprintf("background note %d about deploys and dashboards", i), Importance: 0.4}); err != nil {
 			t.Fatal(err)
@@ -91,7 +84,7 @@ func TestForgetWhileAnotherHandleWrites(t *testing.T) {
 		err = a.Forget(ctx, id)
 		took := time.Since(began)
 		// Looked at while r goes on writing.
-		left := filesHolding(t, dir, secret)
+		left := filesHolding(t, filepath.Dir(db.file(t)), secret)
 		close(stop)
 		wg.Wait()
 		if err != nil {

@@ -2,14 +2,12 @@ package engram_test
 
 import (
 	"context"
-	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/engram-go/engram"
-	"github.com/engram-go/engram/internal/testutil"
 )
 
 // TestForgetMatching erases what a filter matches (a session's memories
@@ -17,8 +15,8 @@ import (
 // bytes, with one forget entry of history each; what the filter does not
 // match stays, and an empty or bad filter erases nothing.
 func TestForgetMatching(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "memory.db")
-	m := testutil.OpenPath(t, path, "ada")
+	path := newDB(t)
+	m := openOn(t, path, "ada", engram.Tier1)
 	ctx := context.Background()
 	const secret, kept = "brambleferry", "copperwillow"
 	store := func(e engram.SemanticEntry) string {
@@ -54,8 +52,8 @@ func TestForgetMatching(t *testing.T) {
 		_, err := m.Get(ctx, id)
 		assert.NoError(t, err, "not matched: stays")
 	}
-	assert.Empty(t, fileHolds(t, path, secret), "the forgotten text is in no file")
-	assert.NotEmpty(t, fileHolds(t, path, kept))
+	assert.Empty(t, fileHolds(t, path.file(t), secret), "the forgotten text is in no file")
+	assert.NotEmpty(t, fileHolds(t, path.file(t), kept))
 	n, err = m.ForgetMatching(ctx, engram.Filter{SessionID: "run-1", Metadata: engram.MetaEq("stage", "draft")})
 	require.NoError(t, err)
 	assert.Zero(t, n, "nothing left to match")
@@ -67,7 +65,7 @@ func TestForgetMatching(t *testing.T) {
 // the matching memory of its kind, not another user's memory of another
 // kind that has the same ID.
 func TestForgetMatchingKeepsTheSameIDOfAnotherKind(t *testing.T) {
-	m := testutil.Open(t)
+	m := newMemory(t, engram.Tier1)
 	ctx := context.Background()
 	_, err := m.Semantic().Store(ctx, engram.SemanticEntry{ID: "x1", Content: "bob's note", UserID: "bob"})
 	require.NoError(t, err)

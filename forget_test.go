@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/engram-go/engram"
+	"github.com/engram-go/engram/internal/enginetest"
 	"github.com/engram-go/engram/internal/testutil"
 )
 
@@ -126,19 +127,20 @@ func agentTraces(t *testing.T, path, agent string) []string {
 }
 
 func TestForgetAgentLeavesNoTrace(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "shared.db")
+	needs(t, enginetest.CapFile, enginetest.CapSecureDelete) // looks for the agent's rows and text in the file
+	path := newDB(t)
 	emb := newTestEmbedder(t, 32)
 	const agent, secret = "forgotten-agent-q7", "quokkazanzibar"
-	ada, err := engram.New(engram.Tier2, engram.WithPath(path), engram.WithAgent(agent), engram.WithEmbedder(emb), oneEntry())
+	ada, err := tryOpenOn(t, path, agent, engram.Tier2, engram.WithEmbedder(emb), oneEntry())
 	require.NoError(t, err)
-	bob := testutil.OpenTier2Path(t, path, "bob", emb)
+	bob := openOn(t, path, "bob", engram.Tier2, engram.WithEmbedder(emb))
 	ctx := context.Background()
 	fillAgent(t, ada, secret)
 	bobID, err := bob.Semantic().Store(ctx, engram.SemanticEntry{Content: "Bob keeps the spare key", Importance: 0.5})
 	require.NoError(t, err)
 	require.NoError(t, ada.Flush(ctx)) // embeds what waits
 
-	agents, err := engram.ListAgents(ctx, engram.WithPath(path))
+	agents, err := engram.ListAgents(ctx, engram.WithPath(path.file(t)))
 	require.NoError(t, err)
 	assert.Equal(t, []string{"bob", agent}, agents)
 
@@ -147,8 +149,8 @@ func TestForgetAgentLeavesNoTrace(t *testing.T) {
 	_, err = ada.Semantic().Get(ctx, bobID)
 	assert.ErrorIs(t, err, engram.ErrClosed)
 
-	assert.Empty(t, agentTraces(t, path, agent), "no table holds a row of the agent")
-	agents, err = engram.ListAgents(ctx, engram.WithPath(path))
+	assert.Empty(t, agentTraces(t, path.file(t), agent), "no table holds a row of the agent")
+	agents, err = engram.ListAgents(ctx, engram.WithPath(path.file(t)))
 	require.NoError(t, err)
 	assert.Equal(t, []string{"bob"}, agents)
 
@@ -166,10 +168,11 @@ func TestForgetAgentLeavesNoTrace(t *testing.T) {
 	}
 	require.NoError(t, bob.CheckIntegrity(ctx))
 	testutil.CheckAndClose(t, bob)
-	assert.Empty(t, fileHolds(t, path, secret, agent, "x"+hex.EncodeToString([]byte(agent))))
+	assert.Empty(t, fileHolds(t, path.file(t), secret, agent, "x"+hex.EncodeToString([]byte(agent))))
 }
 
 func TestForgetAgentRemovesItsDirectory(t *testing.T) {
+	sqliteOnly(t, "the directory layout: ListAgents of directories and files")
 	base := t.TempDir()
 	ctx := context.Background()
 	for _, a := range []string{"ada", "bob"} {
@@ -217,7 +220,7 @@ func TestForgetOneMemoryEverywhere(t *testing.T) {
 	path := filepath.Join(dir, "memory.db")
 	md := filepath.Join(dir, "memory.md")
 	const secret = "wombatpaprika"
-	m := testutil.OpenTier2Path(t, path, "ada", newTestEmbedder(t, 32), engram.WithMarkdownPath(md), oneEntry())
+	m := openOn(t, fileDB(t, path), "ada", engram.Tier2, engram.WithEmbedder(newTestEmbedder(t, 32)), withMarkdownPath(t, md), oneEntry())
 	ctx := context.Background()
 	ids := fillAgent(t, m, secret)
 	require.NoError(t, m.Flush(ctx))
@@ -277,10 +280,11 @@ func TestForgetOneMemoryEverywhere(t *testing.T) {
 }
 
 func TestForgetAgentInASharedFile(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "shared.db")
+	needs(t, enginetest.CapFile) // looks for the agent's rows in the file
+	path := newDB(t)
 	ctx := context.Background()
-	bob := testutil.OpenPath(t, path, "bob") // open, but nothing written yet
-	ada, err := engram.New(engram.Tier1, engram.WithPath(path), engram.WithAgent("ada"))
+	bob := openOn(t, path, "bob", engram.Tier1) // open, but nothing written yet
+	ada, err := tryOpenOn(t, path, "ada", engram.Tier1)
 	require.NoError(t, err)
 	_, err = ada.Semantic().Store(ctx, engram.SemanticEntry{Content: "ada's note", Importance: 0.5})
 	require.NoError(t, err)
@@ -288,7 +292,7 @@ func TestForgetAgentInASharedFile(t *testing.T) {
 	// A failed ForgetAgent erases nothing and leaves the Memory open.
 	err = ada.ForgetAgent(engram.ContextWithActor(ctx, "two\nlines"))
 	require.ErrorIs(t, err, engram.ErrInvalid)
-	second, err := engram.New(engram.Tier1, engram.WithPath(path), engram.WithAgent("ada"))
+	second, err := tryOpenOn(t, path, "ada", engram.Tier1)
 	require.NoError(t, err)
 	_, err = second.Search(ctx, engram.SearchOptions{Query: "note"}) // notes an access
 	require.NoError(t, err)
@@ -303,14 +307,14 @@ func TestForgetAgentInASharedFile(t *testing.T) {
 	id, err := bob.Semantic().Store(ctx, engram.SemanticEntry{Content: "bob's note", Importance: 0.5})
 	require.NoError(t, err)
 	require.NoError(t, bob.Close())
-	again := testutil.OpenPath(t, path, "bob")
+	again := openOn(t, path, "bob", engram.Tier1)
 	_, err = again.Semantic().Get(ctx, id)
 	require.NoError(t, err)
-	assert.Empty(t, agentTraces(t, path, "ada"))
+	assert.Empty(t, agentTraces(t, path.file(t), "ada"))
 }
 
 func TestForgetDropsTheRecalledCopy(t *testing.T) {
-	m := testutil.Open(t)
+	m := newMemory(t, engram.Tier1)
 	ctx := context.Background()
 	id, err := m.Semantic().Store(ctx, engram.SemanticEntry{Content: "The kayak is stored in the blue shed", Importance: 0.9})
 	require.NoError(t, err)
@@ -326,7 +330,7 @@ func TestForgetDropsTheRecalledCopy(t *testing.T) {
 // TestForgetTwice forgets a memory, then again: the second time finds
 // nothing (ErrNotFound), and the entry that says it was forgotten stays.
 func TestForgetTwice(t *testing.T) {
-	m := testutil.Open(t)
+	m := newMemory(t, engram.Tier1)
 	ctx := context.Background()
 	id, err := m.Semantic().Store(ctx, engram.SemanticEntry{Content: "The spare key is under the third flowerpot", Importance: 0.6})
 	require.NoError(t, err)

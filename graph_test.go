@@ -64,7 +64,7 @@ func neighbourStrings(ns []engram.Neighbour) []string {
 
 func TestGraphNeighbours(t *testing.T) {
 	clock := testutil.NewClock(date(2026, 1, 1))
-	m := testutil.Open(t, engram.WithClock(clock.Now))
+	m := newMemory(t, engram.Tier1, engram.WithClock(clock.Now))
 	ctx := context.Background()
 	assertFacts(t, m, clock,
 		"Ada | lives in | London",
@@ -113,7 +113,7 @@ func TestGraphNeighbours(t *testing.T) {
 // and paths of two and three hops from Ada to Dee.
 func pathGraph(t *testing.T) (*engram.Memory, *testutil.Clock) {
 	clock := testutil.NewClock(date(2026, 1, 1))
-	m := testutil.Open(t, engram.WithClock(clock.Now))
+	m := newMemory(t, engram.Tier1, engram.WithClock(clock.Now))
 	assertFacts(t, m, clock,
 		"Ada | knows | Bo",
 		"Bo | knows | Cy",
@@ -273,7 +273,7 @@ func keys(m map[string]any) []string {
 
 func TestGraphRendering(t *testing.T) {
 	clock := testutil.NewClock(date(2026, 1, 1))
-	m := testutil.Open(t, engram.WithClock(clock.Now))
+	m := newMemory(t, engram.Tier1, engram.WithClock(clock.Now))
 	ctx := context.Background()
 	assertFacts(t, m, clock,
 		`Ada "the Countess" | works at | [Analytical] Engine|Co`,
@@ -395,7 +395,7 @@ func TestGraphErrors(t *testing.T) {
 // Two agents in one file, naming the same entities: each sees its own
 // graph, as it would alone in a file of its own.
 func TestGraphIsolation(t *testing.T) {
-	path := testutil.TempDB(t)
+	path := newDB(t)
 	own := map[string][]string{
 		"alice": {"Ada | knows | Bo", "Bo | knows | Cy", "Cy | knows | Dee", "Ada | likes | Dee"},
 		"bob":   {"Ada | knows | Cy", "Cy | likes | Bo", "Dee | knows | Ada", "Eve | knows | Bo"},
@@ -431,11 +431,11 @@ func TestGraphIsolation(t *testing.T) {
 	}
 	shared := map[string]*engram.Memory{}
 	for _, agent := range []string{"alice", "bob"} {
-		shared[agent] = testutil.OpenPath(t, path, agent, engram.WithClock(testutil.NewClock(date(2026, 1, 1)).Now))
+		shared[agent] = openOn(t, path, agent, engram.Tier1, engram.WithClock(testutil.NewClock(date(2026, 1, 1)).Now))
 		assertFacts(t, shared[agent], nil, own[agent]...)
 	}
 	for _, agent := range []string{"alice", "bob"} {
-		alone := testutil.OpenPath(t, testutil.TempDB(t), agent, engram.WithClock(testutil.NewClock(date(2026, 1, 1)).Now))
+		alone := openOn(t, newDB(t), agent, engram.Tier1, engram.WithClock(testutil.NewClock(date(2026, 1, 1)).Now))
 		assertFacts(t, alone, nil, own[agent]...)
 		got, want := ask(shared[agent]), ask(alone)
 		assert.Equal(t, want, got, agent)
@@ -451,7 +451,7 @@ func TestGraphIsolation(t *testing.T) {
 // caps.
 func TestGraphBounds(t *testing.T) {
 	clock := testutil.NewClock(date(2026, 1, 1))
-	m := testutil.Open(t, engram.WithClock(clock.Now))
+	m := newMemory(t, engram.Tier1, engram.WithClock(clock.Now))
 	ctx := context.Background()
 	var batch []engram.Fact
 	const side = 40

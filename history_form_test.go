@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/engram-go/engram"
+	"github.com/engram-go/engram/internal/enginetest"
 	"github.com/engram-go/engram/internal/schema"
 	"github.com/engram-go/engram/internal/testutil"
 )
@@ -41,9 +42,10 @@ func rawHistory(t *testing.T, path string) [][3]string {
 // fields, an update the old values of the fields it changed, a deletion
 // the row it deleted; History gives them whole.
 func TestHistoryStoresWhatChanged(t *testing.T) {
-	path := testutil.TempDB(t)
+	needs(t, enginetest.CapFile) // reads the history rows in the file
+	path := newDB(t)
 	clock := testutil.NewClock(day0)
-	m := testutil.OpenPath(t, path, "default", engram.WithClock(clock.Now))
+	m := openOn(t, path, "default", engram.Tier1, engram.WithClock(clock.Now))
 	ctx := context.Background()
 	id, err := m.Semantic().Store(ctx, engram.SemanticEntry{Content: "The deploy runs from CI only", Importance: 0.6})
 	require.NoError(t, err)
@@ -53,7 +55,7 @@ func TestHistoryStoresWhatChanged(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, m.Semantic().Delete(ctx, id))
 
-	raw := rawHistory(t, path)
+	raw := rawHistory(t, path.file(t))
 	require.Len(t, raw, 3)
 	assert.Equal(t, [3]string{"", "", "1"}, raw[0], "a creation: the row holds its fields")
 	assert.Equal(t, [3]string{fmt.Sprintf(`{"importance":0.6,"updated_at":%d}`, day0.UnixMilli()), "", "2"}, raw[1],
@@ -75,8 +77,9 @@ func TestHistoryStoresWhatChanged(t *testing.T) {
 // now continues it.
 func TestSchema12HistoryReads(t *testing.T) {
 	t.Parallel() // parallel: see helpers_test.go
-	path := testutil.TempDB(t)
-	db, err := sql.Open("sqlite", path)
+	sqliteOnly(t, "a schema-12 file made with raw SQL")
+	path := newDB(t)
+	db, err := sql.Open("sqlite", path.file(t))
 	require.NoError(t, err)
 	db.SetMaxOpenConns(1)
 	for _, m := range schema.Migrations()[:12] {
@@ -100,7 +103,7 @@ func TestSchema12HistoryReads(t *testing.T) {
 	}
 	require.NoError(t, db.Close())
 
-	m := testutil.OpenPath(t, path, "default")
+	m := openOn(t, path, "default", engram.Tier1)
 	ctx := context.Background()
 	h, err := m.History(ctx, "e1")
 	require.NoError(t, err)
@@ -132,7 +135,7 @@ func TestSchema12HistoryReads(t *testing.T) {
 // puts back together once, not once an entry) as History does, between
 // the entries of another memory.
 func TestExportOfALongHistory(t *testing.T) {
-	m := testutil.Open(t)
+	m := newMemory(t, engram.Tier1)
 	ctx := context.Background()
 	long, err := m.Semantic().Store(ctx, engram.SemanticEntry{Content: "the kayak lives in the garage", Importance: 0.5})
 	require.NoError(t, err)

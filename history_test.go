@@ -3,7 +3,6 @@ package engram_test
 import (
 	"context"
 	"encoding/json"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -113,7 +112,7 @@ func TestHistoryRecordsEveryOperation(t *testing.T) {
 }
 
 func TestHistoryActorAndReason(t *testing.T) {
-	m := testutil.Open(t, engram.WithActor("support-bot"))
+	m := newMemory(t, engram.Tier1, engram.WithActor("support-bot"))
 	ctx := context.Background()
 	a, err := m.Semantic().Store(ctx, engram.SemanticEntry{Content: "Prefers tabs", Importance: 0.5})
 	require.NoError(t, err)
@@ -142,7 +141,7 @@ func TestHistoryActorAndReason(t *testing.T) {
 }
 
 func TestHistoryRollsBackWithTheWrite(t *testing.T) {
-	m := testutil.Open(t)
+	m := newMemory(t, engram.Tier1)
 	ctx := context.Background()
 	// The second entry of the batch is invalid: nothing is stored, and
 	// nothing is recorded.
@@ -154,10 +153,10 @@ func TestHistoryRollsBackWithTheWrite(t *testing.T) {
 }
 
 func TestChangesPagesThroughTheAgentsHistory(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "shared.db")
+	path := newDB(t)
 	clock := testutil.NewClock(day0)
-	m := testutil.OpenPath(t, path, "ada", engram.WithClock(clock.Now))
-	other := testutil.OpenPath(t, path, "bob", engram.WithClock(clock.Now))
+	m := openOn(t, path, "ada", engram.Tier1, engram.WithClock(clock.Now))
+	other := openOn(t, path, "bob", engram.Tier1, engram.WithClock(clock.Now))
 	ctx := context.Background()
 	var ids []string
 	for i := range 7 {
@@ -216,7 +215,7 @@ func TestHistoryRetentionAndDisabled(t *testing.T) {
 
 	cfg := engram.DefaultConfig()
 	cfg.History.Enabled = false
-	off := testutil.Open(t, engram.WithConfig(cfg))
+	off := newMemory(t, engram.Tier1, engram.WithConfig(cfg))
 	id, err := off.Semantic().Store(ctx, engram.SemanticEntry{Content: "unrecorded", Importance: 0.5})
 	require.NoError(t, err)
 	assert.Empty(t, ops(t, off, id))
@@ -228,7 +227,7 @@ func TestHistoryRetentionAndDisabled(t *testing.T) {
 
 func TestChangesNewestReadsBackFromTheLatest(t *testing.T) {
 	clock := testutil.NewClock(day0)
-	m := testutil.Open(t, engram.WithClock(clock.Now))
+	m := newMemory(t, engram.Tier1, engram.WithClock(clock.Now))
 	ctx := context.Background()
 	var ids []string
 	for i := range 5 {
@@ -256,7 +255,7 @@ func TestChangesNewestReadsBackFromTheLatest(t *testing.T) {
 
 func TestChangesPagesBackFromTheNewestByActor(t *testing.T) {
 	clock := testutil.NewClock(day0)
-	m := testutil.Open(t, engram.WithClock(clock.Now))
+	m := newMemory(t, engram.Tier1, engram.WithClock(clock.Now))
 	ctx := context.Background()
 	var ids []string
 	for i := range 7 {

@@ -15,7 +15,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/engram-go/engram"
-	"github.com/engram-go/engram/internal/testutil"
 )
 
 func writeTree(t *testing.T, root string, files map[string]string) {
@@ -46,7 +45,7 @@ A canary takes five percent of traffic for thirty minutes before the rollout.
 
 func TestIngestTree(t *testing.T) {
 	ctx := context.Background()
-	m := testutil.Open(t)
+	m := newMemory(t, engram.Tier1)
 	root := filepath.Join(t.TempDir(), "docs")
 	writeTree(t, root, map[string]string{
 		"deploy.md":     deployDoc,
@@ -171,7 +170,7 @@ func TestIngestRealMarkdown(t *testing.T) {
 		t.Skip("reads the toolchain's and the module cache's markdown")
 	}
 	ctx := context.Background()
-	m := testutil.Open(t)
+	m := newMemory(t, engram.Tier1)
 	root := goroot(t)
 	first, err := m.Ingest(ctx, root, engram.IngestOptions{Name: "goroot"})
 	require.NoError(t, err)
@@ -265,7 +264,7 @@ func TestConcurrentIngestAndMarkdown(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	md := filepath.Join(dir, "memory.md")
-	m := testutil.OpenPath(t, filepath.Join(dir, "m.db"), "c", engram.WithMarkdownPath(md))
+	m := openOn(t, fileDB(t, filepath.Join(dir, "m.db")), "c", engram.Tier1, withMarkdownPath(t, md))
 	root := filepath.Join(dir, "docs")
 	writeTree(t, root, map[string]string{"deploy.md": deployDoc, "b.md": "# B\n\nAnother document about backups.\n"})
 	_, err := m.Semantic().Store(ctx, engram.SemanticEntry{ID: "e1", Content: "The deploy runs from CI", Importance: 0.8})
@@ -317,7 +316,7 @@ func TestIngestTier2(t *testing.T) {
 	ctx := context.Background()
 	e, err := engram.NewHashingEmbedder(64)
 	require.NoError(t, err)
-	m := testutil.OpenTier2(t, e)
+	m := newMemory(t, engram.Tier2, engram.WithEmbedder(e))
 	root := filepath.Join(t.TempDir(), "docs")
 	writeTree(t, root, map[string]string{"deploy.md": deployDoc,
 		"again.md": "# Again\n\nDeploys run from CI on every merge to main, after the integration suite passes!!\n"})
@@ -362,7 +361,7 @@ func (topicEmbedder) Embed(_ context.Context, texts []string) ([][]float32, erro
 // is a near-duplicate, however different its words.
 func TestIngestTier2NearDuplicateByEmbedding(t *testing.T) {
 	ctx := context.Background()
-	m := testutil.OpenTier2(t, topicEmbedder{})
+	m := newMemory(t, engram.Tier2, engram.WithEmbedder(topicEmbedder{}))
 	root := filepath.Join(t.TempDir(), "docs")
 	writeTree(t, root, map[string]string{
 		"a.md": "# Boats\n\nThe kayak lives in the garage, beside the paddles.\n",
@@ -387,7 +386,7 @@ func TestIngestTier2NearDuplicateByEmbedding(t *testing.T) {
 // rule makes a fact of a sentence in a document.
 func TestIngestExtract(t *testing.T) {
 	ctx := context.Background()
-	m := testutil.Open(t)
+	m := newMemory(t, engram.Tier1)
 	require.NoError(t, m.Rules().Add(ctx, engram.ExtractionRule{Name: "runs-on", Pattern: `(?P<subject>\w+) runs on (?P<object>\w+)`,
 		Type: engram.TypeFact, Predicate: "runs on", Active: true}))
 	root := filepath.Join(t.TempDir(), "docs")
@@ -408,7 +407,7 @@ func TestIngestExtract(t *testing.T) {
 // change in place and its archiving.
 func TestIngestHistory(t *testing.T) {
 	ctx := context.Background()
-	m := testutil.Open(t)
+	m := newMemory(t, engram.Tier1)
 	root := filepath.Join(t.TempDir(), "docs")
 	writeTree(t, root, map[string]string{"deploy.md": deployDoc})
 	_, err := m.Ingest(ctx, root, engram.IngestOptions{})
@@ -440,14 +439,14 @@ func TestIngestHistory(t *testing.T) {
 // kind of the registry.
 func TestIngestExportImport(t *testing.T) {
 	ctx := context.Background()
-	m := testutil.Open(t)
+	m := newMemory(t, engram.Tier1)
 	root := filepath.Join(t.TempDir(), "docs")
 	writeTree(t, root, map[string]string{"deploy.md": deployDoc, "copy.md": "# Copy\n\nDeploys run from CI on every merge to main, after the integration suite passes.\n"})
 	_, err := m.Ingest(ctx, root, engram.IngestOptions{})
 	require.NoError(t, err)
 	var buf strings.Builder
 	require.NoError(t, m.Export(ctx, &buf, engram.ExportOptions{}))
-	other := testutil.Open(t, engram.WithAgent("other"))
+	other := newAgentMemory(t, "other", engram.Tier1)
 	_, err = other.Import(ctx, strings.NewReader(buf.String()), engram.ImportOptions{})
 	require.NoError(t, err)
 	for _, src := range []string{"docs/deploy.md", "docs/copy.md"} {

@@ -11,14 +11,13 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/engram-go/engram"
-	"github.com/engram-go/engram/internal/testutil"
 )
 
 // TestBadInputIsRejectedAndChangesNothing feeds each store bad input and
 // checks that it returns an *InvalidError naming the field and that no row
 // count moves.
 func TestBadInputIsRejectedAndChangesNothing(t *testing.T) {
-	m := testutil.Open(t)
+	m := newMemory(t, engram.Tier1)
 	ctx := context.Background()
 	lim := m.Config().Limits
 	seed(t, m, "baseline")

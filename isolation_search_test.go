@@ -31,15 +31,15 @@ func storeMany(t *testing.T, m *engram.Memory, n int, entry func(i int) engram.S
 // find it, through a fresh handle (no cached counts) as through an old
 // one, and with a query whose other word a holds too.
 func TestSearchIsNotCrowdedOutByAnotherAgent(t *testing.T) {
-	path := testutil.TempDB(t)
+	path := newDB(t)
 	ctx := context.Background()
-	b := testutil.OpenPath(t, path, "b")
+	b := openOn(t, path, "b", engram.Tier1)
 	_, err := b.Semantic().Store(ctx, engram.SemanticEntry{Content: "the deploy runs from the blue pipeline", Importance: 0.5})
 	require.NoError(t, err)
 	_, err = b.Episodic().Log(ctx, engram.Episode{Content: "we moved the deploy to friday"})
 	require.NoError(t, err)
 
-	a := testutil.OpenPath(t, path, "a")
+	a := openOn(t, path, "a", engram.Tier1)
 	budget := engram.DefaultConfig().Search.PostingBudget
 	storeMany(t, a, budget+200, func(i int) engram.SemanticEntry {
 		return engram.SemanticEntry{Content: fmt.Sprintf("deploy number %d went out", i), Importance: 0.9}
@@ -49,7 +49,7 @@ func TestSearchIsNotCrowdedOutByAnotherAgent(t *testing.T) {
 		require.NoError(t, err)
 	}
 
-	fresh := testutil.OpenPath(t, path, "b")
+	fresh := openOn(t, path, "b", engram.Tier1)
 	for name, m := range map[string]*engram.Memory{"fresh": fresh, "old": b} {
 		for _, q := range []string{"deploy", "deploy pipeline", "Where does the deploy run from?"} {
 			res, err := m.Search(ctx, engram.SearchOptions{Query: q})
@@ -67,7 +67,7 @@ func TestSearchIsNotCrowdedOutByAnotherAgent(t *testing.T) {
 // older match is found however many newer matches fail the filter.
 func TestSearchFiltersApplyBeforeTheBudget(t *testing.T) {
 	clock := testutil.NewClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
-	m := testutil.Open(t, engram.WithClock(clock.Now))
+	m := newMemory(t, engram.Tier1, engram.WithClock(clock.Now))
 	ctx := context.Background()
 	_, err := m.Semantic().Store(ctx, engram.SemanticEntry{Content: "the deploy key rotates monthly", Importance: 0.5, Tags: []string{"ops"}})
 	require.NoError(t, err)
@@ -108,7 +108,7 @@ func contentsOf(res []engram.Result) []string {
 // both users share words, sessions, tags, metadata and IDs' shapes.
 func TestUserIsolation(t *testing.T) {
 	ctx := context.Background()
-	m := testutil.OpenTier2(t, newTestEmbedder(t, 32))
+	m := newMemory(t, engram.Tier2, engram.WithEmbedder(newTestEmbedder(t, 32)))
 	for _, u := range []string{"u1", "u2"} {
 		mark := "bravomark"
 		if u == "u1" {

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/engram-go/engram"
+	"github.com/engram-go/engram/internal/enginetest"
 	"github.com/engram-go/engram/internal/testutil"
 )
 
@@ -242,13 +243,19 @@ func isoFactReads() []isoCase {
 	}
 }
 
-func isoOpen(t *testing.T, path, agent string, clock *testutil.Clock, e engram.Embedder) *engram.Memory {
+// isoOpen opens agent's memory on db with clock, at Tier 2 with embedder
+// e or at Tier 1 when e is nil, writing its memory.md (when the engine
+// lets a memory choose where) next to db under the agent's name.
+func isoOpen(t *testing.T, db testDB, agent string, clock *testutil.Clock, e engram.Embedder) *engram.Memory {
 	t.Helper()
-	opts := []engram.Option{engram.WithClock(clock.Now), engram.WithMarkdownPath(filepath.Join(filepath.Dir(path), agent+".md"))}
-	if e != nil {
-		return testutil.OpenTier2Path(t, path, agent, e, opts...)
+	opts := []engram.Option{engram.WithClock(clock.Now)}
+	if engine(t).Has(enginetest.CapMarkdownPath) {
+		opts = append(opts, engram.WithMarkdownPath(filepath.Join(filepath.Dir(db.path), agent+".md")))
 	}
-	return testutil.OpenPath(t, path, agent, opts...)
+	if e != nil {
+		return openOn(t, db, agent, engram.Tier2, append(opts, engram.WithEmbedder(e))...)
+	}
+	return openOn(t, db, agent, engram.Tier1, opts...)
 }
 
 func newIsoPair(t *testing.T, aEntries int) *isoPair {
@@ -262,6 +269,7 @@ func newIsoPair(t *testing.T, aEntries int) *isoPair {
 // with embedder e, or at Tier 1 when e is nil.
 func newIsoStorePair(t *testing.T, aEntries int, e engram.Embedder) *isoPair {
 	t.Helper()
+	sqliteOnly(t, "a Store's agents on one shared file's writer")
 	p := &isoPair{clocks: [2]*testutil.Clock{testutil.NewClock(isoStart), testutil.NewClock(isoStart)}}
 	p.docs = isoDocs(t)
 	// Both agents of the store read b's clock.
@@ -288,11 +296,11 @@ func newIsoStorePair(t *testing.T, aEntries int, e engram.Embedder) *isoPair {
 	if p.shared, err = st.Agent("b"); err != nil {
 		t.Fatal(err)
 	}
-	alone := filepath.Join(t.TempDir(), "memory.db")
+	alone := newDB(t)
 	if e != nil {
-		p.alone = testutil.OpenTier2Path(t, alone, "b", e, engram.WithClock(p.clocks[0].Now))
+		p.alone = openOn(t, alone, "b", engram.Tier2, engram.WithEmbedder(e), engram.WithClock(p.clocks[0].Now))
 	} else {
-		p.alone = testutil.OpenPath(t, alone, "b", engram.WithClock(p.clocks[0].Now))
+		p.alone = openOn(t, alone, "b", engram.Tier1, engram.WithClock(p.clocks[0].Now))
 	}
 	for _, m := range []*engram.Memory{p.alone, p.shared} {
 		isoSeed(t, m, "bravo", 24)
@@ -316,13 +324,13 @@ func newIsoPairTier(t *testing.T, aEntries int, e engram.Embedder) *isoPair {
 	t.Helper()
 	p := &isoPair{clocks: [2]*testutil.Clock{testutil.NewClock(isoStart), testutil.NewClock(isoStart)}}
 	p.docs = isoDocs(t)
-	aloneDir, sharedDir := t.TempDir(), t.TempDir()
+	alone, shared := newDB(t), newDB(t)
 	aClock := testutil.NewClock(isoStart)
 	// a writes first, so that its rows come before b's everywhere.
-	p.a = isoOpen(t, filepath.Join(sharedDir, "memory.db"), "a", aClock, e)
+	p.a = isoOpen(t, shared, "a", aClock, e)
 	isoSeed(t, p.a, isoMark, aEntries)
-	p.alone = isoOpen(t, filepath.Join(aloneDir, "memory.db"), "b", p.clocks[0], e)
-	p.shared = isoOpen(t, filepath.Join(sharedDir, "memory.db"), "b", p.clocks[1], e)
+	p.alone = isoOpen(t, alone, "b", p.clocks[0], e)
+	p.shared = isoOpen(t, shared, "b", p.clocks[1], e)
 	for _, m := range []*engram.Memory{p.alone, p.shared} {
 		isoSeed(t, m, "bravo", 24)
 	}
@@ -700,6 +708,7 @@ func TestIsolationTable(t *testing.T) {
 // change log for both.
 func TestIsolationTableStore(t *testing.T) {
 	t.Parallel() // parallel: see helpers_test.go
+	sqliteOnly(t, "a Store's agents on one shared file's writer")
 	ctx := context.Background()
 	p := newIsoStorePair(t, 24, nil)
 	runIsoCases(t, ctx, p, "before", isoReads())
@@ -744,22 +753,22 @@ func TestIsolationTier2Model(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	path := testutil.TempDB(t)
+	path := newDB(t)
 	clock := testutil.NewClock(isoStart)
-	b := testutil.OpenTier2Path(t, path, "b", h, engram.WithClock(clock.Now))
+	b := openOn(t, path, "b", engram.Tier2, engram.WithEmbedder(h), engram.WithClock(clock.Now))
 	isoSeed(t, b, "bravo", 12)
 	search := func() string {
 		return isoAnswer(b.Search(ctx, engram.SearchOptions{Query: "blue pipeline deploy", Mode: engram.SearchVector}))
 	}
 	before := search()
-	a, err := engram.New(engram.Tier2, engram.WithPath(path), engram.WithAgent("a"), engram.WithEmbedder(renamedEmbedder{h}))
+	a, err := tryOpenOn(t, path, "a", engram.Tier2, engram.WithEmbedder(renamedEmbedder{h}))
 	if err == nil {
 		isoSeed(t, a, isoMark, 8)
 		a.Close()
 	}
 	t.Logf("a's New with another model: %v", err)
 	b.Close()
-	b2 := testutil.OpenTier2Path(t, path, "b", h, engram.WithClock(clock.Now))
+	b2 := openOn(t, path, "b", engram.Tier2, engram.WithEmbedder(h), engram.WithClock(clock.Now))
 	st, err := b2.Stats(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -842,8 +851,8 @@ func isoTier2(t *testing.T, ctx context.Context, p *isoPair) {
 // by how many documents of the whole index hold it, every agent's counted.
 func TestIsolationTextStatistics(t *testing.T) {
 	ctx := context.Background()
-	path := testutil.TempDB(t)
-	a := testutil.OpenPath(t, path, "a")
+	path := newDB(t)
+	a := openOn(t, path, "a", engram.Tier1)
 	for i := range 20 {
 		if _, err := a.Semantic().Store(ctx, engram.SemanticEntry{Content: fmt.Sprintf("%s deploy note %d", isoMark, i), Importance: 0.5}); err != nil {
 			t.Fatal(err)
@@ -852,8 +861,8 @@ func TestIsolationTextStatistics(t *testing.T) {
 	var answers [2]string
 	clock := testutil.NewClock(isoStart)
 	for i, m := range []*engram.Memory{
-		testutil.OpenPath(t, testutil.TempDB(t), "b", engram.WithClock(clock.Now)),
-		testutil.OpenPath(t, path, "b", engram.WithClock(clock.Now)),
+		openOn(t, newDB(t), "b", engram.Tier1, engram.WithClock(clock.Now)),
+		openOn(t, path, "b", engram.Tier1, engram.WithClock(clock.Now)),
 	} {
 		for _, e := range []engram.SemanticEntry{
 			{ID: "x1", Content: "the deploy runs from the blue pipeline", Importance: 0.5},

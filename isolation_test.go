@@ -10,7 +10,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/engram-go/engram"
-	"github.com/engram-go/engram/internal/testutil"
 )
 
 // agentData is what seed stores for one agent.
@@ -37,9 +36,9 @@ func seed(t *testing.T, m *engram.Memory, word string) agentData {
 }
 
 func TestTwoAgentsInOneFileAreIsolated(t *testing.T) {
-	path := testutil.TempDB(t)
-	alice := testutil.OpenPath(t, path, "alice")
-	bob := testutil.OpenPath(t, path, "bob")
+	path := newDB(t)
+	alice := openOn(t, path, "alice", engram.Tier1)
+	bob := openOn(t, path, "bob", engram.Tier1)
 	ctx := context.Background()
 	a := seed(t, alice, "alice")
 	b := seed(t, bob, "bob")
@@ -163,11 +162,11 @@ func TestTwoAgentsInOneFileAreIsolated(t *testing.T) {
 // TestLifecycleIsIsolated: compaction, decay, consolidation, the archive
 // and extraction rules of one agent never touch another's.
 func TestLifecycleIsIsolated(t *testing.T) {
-	path := testutil.TempDB(t)
+	path := newDB(t)
 	cfg := engram.DefaultConfig()
 	cfg.Compaction.MaxEntries = 1
-	alice := testutil.OpenPath(t, path, "alice", engram.WithConfig(cfg))
-	bob := testutil.OpenPath(t, path, "bob", engram.WithConfig(cfg))
+	alice := openOn(t, path, "alice", engram.Tier1, engram.WithConfig(cfg))
+	bob := openOn(t, path, "bob", engram.Tier1, engram.WithConfig(cfg))
 	ctx := context.Background()
 	var bobs []string
 	for i := range 3 {

@@ -28,8 +28,8 @@ func markdownFixture(t *testing.T) (*engram.Memory, *testutil.Clock, string) {
 	cfg.Semantic.MaxMarkdownLines = 15
 	dir := t.TempDir()
 	md := filepath.Join(dir, "memory.md")
-	m := testutil.OpenPath(t, filepath.Join(dir, "memory.db"), "golden", engram.WithConfig(cfg), engram.WithClock(clock.Now),
-		engram.WithMarkdownPath(md))
+	m := newAgentMemory(t, "golden", engram.Tier1, engram.WithConfig(cfg), engram.WithClock(clock.Now), withMarkdownPath(t, md))
+
 	ctx := context.Background()
 	for _, e := range []engram.SemanticEntry{
 		{ID: "e01", Content: "The deploy runs from CI only", Importance: 0.9, Tags: []string{"ops", "deploy"}, Verified: true},
@@ -311,7 +311,7 @@ func TestMarkdownModes(t *testing.T) {
 	cfg.Markdown.Mode = engram.MarkdownExport
 	dir := t.TempDir()
 	mdB := filepath.Join(dir, "b.md")
-	mb := testutil.OpenPath(t, filepath.Join(dir, "b.db"), "b", engram.WithConfig(cfg), engram.WithMarkdownPath(mdB))
+	mb := openOn(t, fileDB(t, filepath.Join(dir, "b.db")), "b", engram.Tier1, engram.WithConfig(cfg), withMarkdownPath(t, mdB))
 	_, err = mb.Semantic().Store(ctx, engram.SemanticEntry{Content: "mode B", Importance: 0.9})
 	require.NoError(t, err)
 	require.NoError(t, mb.Flush(ctx))
@@ -329,7 +329,7 @@ func TestMarkdownModes(t *testing.T) {
 	require.NoError(t, err)
 	assert.Len(t, rep.Added, 1, "ImportMarkdown reads it when asked")
 
-	mem := testutil.OpenPath(t, filepath.Join(t.TempDir(), "x.db"), "x")
+	mem := openOn(t, newDB(t), "x", engram.Tier1)
 	_, err = mem.ImportMarkdown(ctx)
 	assert.ErrorIs(t, err, engram.ErrInvalid)
 	_, err = mem.ExportMarkdown(ctx)
@@ -348,7 +348,7 @@ func TestMarkdownModes(t *testing.T) {
 func TestMarkdownImportAnotherAgentsFile(t *testing.T) {
 	ctx := context.Background()
 	m, _, md := markdownFixture(t)
-	other := testutil.Open(t, engram.WithAgent("other"), engram.WithMarkdownPath(filepath.Join(t.TempDir(), "o.md")))
+	other := newAgentMemory(t, "other", engram.Tier1, withMarkdownPath(t, filepath.Join(t.TempDir(), "o.md")))
 	_, err := other.Semantic().Store(ctx, engram.SemanticEntry{ID: "o1", Content: "the other agent's secret", Importance: 0.9})
 	require.NoError(t, err)
 	text, err := other.ExportMarkdown(ctx)

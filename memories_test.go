@@ -19,7 +19,7 @@ import (
 // or a conflict found only while writing, stores nothing.
 func TestAddAllStoresEveryKindAtOnce(t *testing.T) {
 	ctx := context.Background()
-	m := testutil.Open(t)
+	m := newMemory(t, engram.Tier1)
 	added, err := m.AddAll(ctx, []engram.Record{
 		{Semantic: &engram.SemanticEntry{ID: "note-1", Content: "Ada prefers short answers", Tags: []string{"user"}}},
 		{Type: engram.TypeEpisodic, Episode: &engram.Episode{Content: "Deployed v2", Metadata: map[string]string{"via": "api"}}},
@@ -81,9 +81,9 @@ func TestAddAllStoresEveryKindAtOnce(t *testing.T) {
 // refuses what the agent does not have.
 func TestGetFindsEveryKind(t *testing.T) {
 	ctx := context.Background()
-	path := testutil.TempDB(t)
-	m := testutil.OpenPath(t, path, "ada")
-	other := testutil.OpenPath(t, path, "bob")
+	path := newDB(t)
+	m := openOn(t, path, "ada", engram.Tier1)
+	other := openOn(t, path, "bob", engram.Tier1)
 	added, err := m.AddAll(ctx, []engram.Record{
 		{Semantic: &engram.SemanticEntry{Content: "a note"}},
 		{Episode: &engram.Episode{Content: "an event"}},
@@ -127,7 +127,7 @@ func TestGetFindsEveryKind(t *testing.T) {
 func TestListPagesThroughEveryKind(t *testing.T) {
 	ctx := context.Background()
 	clock := testutil.NewClock(time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC))
-	m := testutil.Open(t, engram.WithClock(clock.Now))
+	m := newMemory(t, engram.Tier1, engram.WithClock(clock.Now))
 	var want []string // newest first
 	for i := range 3 {
 		added, err := m.AddAll(ctx, []engram.Record{

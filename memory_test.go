@@ -17,12 +17,14 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/engram-go/engram"
+	"github.com/engram-go/engram/internal/enginetest"
 	"github.com/engram-go/engram/internal/testutil"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files under testdata/")
 
 func TestNewRejectsBadOptionsBeforeTouchingDisk(t *testing.T) {
+	sqliteOnly(t, "New's locations (WithDir, WithPath, InMemory) touch no disk when refused")
 	base := t.TempDir()
 	cases := map[string][]engram.Option{
 		"dotdot agent":     {engram.WithDir(base), engram.WithAgent("../x")},
@@ -85,6 +87,7 @@ func TestDefaultConfigIsValidAndFresh(t *testing.T) {
 }
 
 func TestFilesLiveUnderAgentDirectory(t *testing.T) {
+	sqliteOnly(t, "the directory layout")
 	base := t.TempDir()
 	m, err := engram.New(engram.Tier1, engram.WithDir(base), engram.WithAgent("researcher"))
 	require.NoError(t, err)
@@ -99,10 +102,9 @@ func TestFilesLiveUnderAgentDirectory(t *testing.T) {
 }
 
 func TestReopenKeepsEverything(t *testing.T) {
-	dir := t.TempDir()
+	db := newDB(t)
 	ctx := context.Background()
-	m, err := engram.New(engram.Tier1, engram.WithDir(dir))
-	require.NoError(t, err)
+	m := openOn(t, db, engram.DefaultAgent, engram.Tier1)
 	sem, err := m.Semantic().Store(ctx, engram.SemanticEntry{Content: "the sky is blue", Importance: 0.8, Tags: []string{"color"}})
 	require.NoError(t, err)
 	ep, err := m.Episodic().Log(ctx, engram.Episode{Content: "looked up", TaskID: "T"})
@@ -116,7 +118,7 @@ func TestReopenKeepsEverything(t *testing.T) {
 	require.NoError(t, m.Close())
 	require.NoError(t, m.Close(), "Close twice is fine")
 
-	m2 := testutil.OpenPath(t, filepath.Join(dir, "default", "memory.db"), "default")
+	m2 := openOn(t, db, engram.DefaultAgent, engram.Tier1)
 	after, err := m2.Stats(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, before, after)
@@ -142,9 +144,9 @@ func TestEveryCallAfterCloseReturnsErrClosed(t *testing.T) {
 			var m *engram.Memory
 			var err error
 			if from == "New" {
-				m, err = engram.New(engram.Tier1, engram.WithDir(t.TempDir()))
+				m = newMemory(t, engram.Tier1)
 			} else {
-				st := openStore(t, engram.WithPath(filepath.Join(t.TempDir(), "memory.db")))
+				st := newStore(t, engram.Tier1)
 				_, err = st.Agent("other")
 				require.NoError(t, err)
 				m, err = st.Agent("ada")
@@ -254,22 +256,24 @@ func callsAfterClose(ctx context.Context, m *engram.Memory, id string) map[strin
 }
 
 func TestSchemaTooNewIsRefused(t *testing.T) {
-	path := testutil.TempDB(t)
-	m, err := engram.New(engram.Tier1, engram.WithPath(path))
+	sqliteOnly(t, "raw SQL sets the schema version")
+	path := newDB(t)
+	m, err := engram.New(engram.Tier1, engram.WithPath(path.file(t)))
 	require.NoError(t, err)
 	require.NoError(t, m.Close())
 
-	db, err := sql.Open("sqlite", path)
+	db, err := sql.Open("sqlite", path.file(t))
 	require.NoError(t, err)
 	_, err = db.Exec("PRAGMA user_version = 999")
 	require.NoError(t, err)
 	require.NoError(t, db.Close())
 
-	_, err = engram.New(engram.Tier1, engram.WithPath(path))
+	_, err = engram.New(engram.Tier1, engram.WithPath(path.file(t)))
 	assert.ErrorIs(t, err, engram.ErrSchemaTooNew)
 }
 
 func TestInMemoryMode(t *testing.T) {
+	sqliteOnly(t, "SQLite's database in memory (engram.InMemory)")
 	m, err := engram.New(engram.Tier1, engram.InMemory())
 	require.NoError(t, err)
 	defer m.Close()
@@ -286,11 +290,10 @@ func TestInMemoryMode(t *testing.T) {
 }
 
 func TestBootstrapFlushSnapshotLifecycle(t *testing.T) {
+	needs(t, enginetest.CapAgentDir) // memory.md in the agent's directory
 	clock := testutil.NewClock(t0)
-	dir := t.TempDir()
 	ctx := context.Background()
-	m, err := engram.New(engram.Tier1, engram.WithDir(dir), engram.WithClock(clock.Now))
-	require.NoError(t, err)
+	m := newMemory(t, engram.Tier1, engram.WithClock(clock.Now))
 
 	res, err := m.Bootstrap(ctx)
 	require.NoError(t, err)
@@ -342,12 +345,9 @@ func TestBootstrapFlushSnapshotLifecycle(t *testing.T) {
 	assert.Contains(t, string(md), "<!-- id:w3 -->")
 
 	require.NoError(t, m.Snapshot(ctx, engram.SessionSnapshot{SessionID: "s1", Summary: "set up the repo"}))
-	require.NoError(t, m.Close())
 
 	// The next session sees what the first one left.
-	m2, err := engram.New(engram.Tier1, engram.WithDir(dir), engram.WithClock(clock.Now))
-	require.NoError(t, err)
-	t.Cleanup(func() { testutil.CheckAndClose(t, m2) })
+	m2 := reopen(t, m, engram.WithClock(clock.Now))
 	res, err = m2.Bootstrap(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, string(md), res.SemanticContext)
@@ -367,7 +367,8 @@ func TestBootstrapFlushSnapshotLifecycle(t *testing.T) {
 }
 
 func TestFlushWritesMarkdownOnlyWhenChanged(t *testing.T) {
-	m := testutil.Open(t)
+	needs(t, enginetest.CapAgentDir) // memory.md in the agent's directory
+	m := newMemory(t, engram.Tier1)
 	ctx := context.Background()
 	_, err := m.Semantic().Store(ctx, engram.SemanticEntry{Content: "fact", Importance: 0.5})
 	require.NoError(t, err)
@@ -396,10 +397,7 @@ func TestMarkdownGolden(t *testing.T) {
 	cfg := engram.DefaultConfig()
 	cfg.Semantic.MaxMarkdownLines = 10
 	md := filepath.Join(t.TempDir(), "memory.md")
-	m, err := engram.New(engram.Tier1, engram.InMemory(), engram.WithConfig(cfg), engram.WithClock(clock.Now),
-		engram.WithAgent("golden"), engram.WithMarkdownPath(md))
-	require.NoError(t, err)
-	t.Cleanup(func() { m.Close() })
+	m := newAgentMemory(t, "golden", engram.Tier1, engram.WithConfig(cfg), engram.WithClock(clock.Now), withMarkdownPath(t, md))
 	ctx := context.Background()
 	entries := []engram.SemanticEntry{
 		{ID: "e01", Content: "The deploy runs from CI only", Importance: 0.9, Tags: []string{"ops", "deploy"}, Verified: true},
@@ -431,14 +429,16 @@ func TestMarkdownGolden(t *testing.T) {
 }
 
 func TestLoggerReceivesDebugEvents(t *testing.T) {
+	needs(t, enginetest.CapAgentDir) // memory.md in the agent's directory
 	var buf strings.Builder
 	logger := newTextLogger(&buf)
-	m := testutil.Open(t, engram.WithLogger(logger))
+	m := newMemory(t, engram.Tier1, engram.WithLogger(logger))
 	require.NoError(t, m.Flush(context.Background()))
 	assert.Contains(t, buf.String(), "wrote memory.md")
 }
 
 func TestDatabaseErrorIsTyped(t *testing.T) {
+	sqliteOnly(t, "a file that is not a database")
 	// A directory where the database file should be makes SQLite fail.
 	dir := t.TempDir()
 	path := filepath.Join(dir, "memory.db")

@@ -9,7 +9,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/engram-go/engram"
-	"github.com/engram-go/engram/internal/testutil"
 )
 
 func TestParseMemoryTypeTakesTheNamesPeopleType(t *testing.T) {
@@ -42,7 +41,7 @@ func TestParseMemoryTypeTakesTheNamesPeopleType(t *testing.T) {
 }
 
 func TestSearchTypesTakeOtherNames(t *testing.T) {
-	m := testutil.Open(t)
+	m := newMemory(t, engram.Tier1)
 	ctx := context.Background()
 	_, err := m.Procedural().Store(ctx, engram.Procedure{Name: "deploy", Description: "ship the release", Pattern: "tag"})
 	require.NoError(t, err)

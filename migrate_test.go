@@ -11,7 +11,6 @@ import (
 
 	"github.com/engram-go/engram"
 	"github.com/engram-go/engram/internal/schema"
-	"github.com/engram-go/engram/internal/testutil"
 )
 
 // A database of schema version 4, written before rows had term vectors
@@ -20,8 +19,9 @@ import (
 // snapshots; search finds them, and the integrity check (which checks all
 // of that against the rows) passes.
 func TestSchema4DatabaseIsMigrated(t *testing.T) {
-	path := testutil.TempDB(t)
-	db, err := sql.Open("sqlite", path)
+	sqliteOnly(t, "a schema-4 file made with raw SQL is migrated")
+	path := newDB(t)
+	db, err := sql.Open("sqlite", path.file(t))
 	require.NoError(t, err)
 	db.SetMaxOpenConns(1)
 	for _, m := range schema.Migrations()[:4] {
@@ -46,7 +46,7 @@ func TestSchema4DatabaseIsMigrated(t *testing.T) {
 	}
 	require.NoError(t, db.Close())
 
-	m := testutil.OpenPath(t, path, "b")
+	m := openOn(t, path, "b", engram.Tier1)
 	ctx := context.Background()
 	require.NoError(t, m.CheckIntegrity(ctx))
 	res, err := m.Search(ctx, engram.SearchOptions{Query: "kayak"})

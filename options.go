@@ -180,7 +180,9 @@ func WithPath(path string) Option {
 func WithReadOnly() Option { return func(s *settings) { s.readOnly = true } }
 
 // InMemory keeps the database in memory; it is gone after [Memory.Close].
-// No memory.md is written unless [WithMarkdownPath] is also given.
+// No memory.md is written unless [WithMarkdownPath] is also given. Reads
+// and writes share the database's one connection, so a write waits for a
+// running read (on a file, reads run beside the writer on snapshots).
 func InMemory() Option { return func(s *settings) { s.inMemory = true } }
 
 // WithMarkdownPath writes the memory.md projection to path (mode 0600).

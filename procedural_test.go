@@ -8,7 +8,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/engram-go/engram"
-	"github.com/engram-go/engram/internal/testutil"
 )
 
 func names(ps []engram.Procedure) []string {
@@ -20,7 +19,7 @@ func names(ps []engram.Procedure) []string {
 }
 
 func TestProcedureOutcomesMovingAverage(t *testing.T) {
-	m := testutil.Open(t)
+	m := newMemory(t, engram.Tier1)
 	ctx := context.Background()
 	id, err := m.Procedural().Store(ctx, engram.Procedure{
 		Name: "deploy", Description: "ship to prod", Pattern: "test; build; push", SuccessRate: 0.5, Tags: []string{"ops"},
@@ -54,7 +53,7 @@ func TestProcedureOutcomesMovingAverage(t *testing.T) {
 }
 
 func TestProcedureListActiveAndFindByTags(t *testing.T) {
-	m := testutil.Open(t)
+	m := newMemory(t, engram.Tier1)
 	ctx := context.Background()
 	procs := []engram.Procedure{
 		{Name: "a", SuccessRate: 0.9, Tags: []string{"ops", "deploy"}},
@@ -92,7 +91,7 @@ func TestProcedureListActiveAndFindByTags(t *testing.T) {
 }
 
 func TestProcedureUpdateAndDelete(t *testing.T) {
-	m := testutil.Open(t)
+	m := newMemory(t, engram.Tier1)
 	ctx := context.Background()
 	id, err := m.Procedural().Store(ctx, engram.Procedure{Name: "triage", Pattern: "v1"})
 	require.NoError(t, err)

@@ -63,6 +63,7 @@ func readOnlyWrites(ctx context.Context, t *testing.T, m *engram.Memory) map[str
 // a reader of a database in WAL mode needs them). The Memory reads the
 // file live: another Memory's writes are seen.
 func TestWithReadOnly(t *testing.T) {
+	sqliteOnly(t, "the file unchanged by a byte, its write-ahead log empty")
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "memory.db")
 	want := faultSeed(t, path, 10)
@@ -127,6 +128,7 @@ func walSize(t *testing.T, path string) int64 {
 // bootstraps with memory.md as it is, a person's edit included, imports
 // nothing and writes nothing: neither memory.md nor the database.
 func TestWithReadOnlyMarkdown(t *testing.T) {
+	sqliteOnly(t, "the directory layout: memory.md and the file unchanged by a byte")
 	ctx := context.Background()
 	dir := t.TempDir()
 	m, err := engram.New(engram.Tier1, engram.WithDir(dir))
@@ -167,6 +169,7 @@ func TestWithReadOnlyMarkdown(t *testing.T) {
 // database of an older schema, which it would have to migrate, leaving it
 // as it was. A Store takes it too.
 func TestWithReadOnlyOpen(t *testing.T) {
+	sqliteOnly(t, "files WithReadOnly finds missing or of an old schema made with raw SQL")
 	dir := t.TempDir()
 	_, err := engram.New(engram.Tier1, engram.WithPath(filepath.Join(dir, "none", "memory.db")), engram.WithReadOnly())
 	assert.ErrorIs(t, err, engram.ErrNotFound)
@@ -220,6 +223,7 @@ func TestWithReadOnlyOpen(t *testing.T) {
 // in a directory it may. Root ignores permissions (TestReadOnlyFile
 // covers it with a read-only mount).
 func TestReadOnlyDirectory(t *testing.T) {
+	sqliteOnly(t, "file permissions")
 	if os.Geteuid() == 0 {
 		t.Skip("root ignores file permissions; TestReadOnlyFile covers it")
 	}
@@ -252,6 +256,7 @@ func TestReadOnlyDirectory(t *testing.T) {
 // database" half-way through Bootstrap's bookkeeping) and nothing
 // changes.
 func TestReadOnlyImmutableFile(t *testing.T) {
+	sqliteOnly(t, "an immutable file")
 	chattr, err := exec.LookPath("chattr")
 	if os.Geteuid() != 0 || err != nil {
 		t.Skip("marking a file immutable needs root and chattr")
@@ -302,6 +307,7 @@ func checkFoundReadOnly(ctx context.Context, t *testing.T, path string, want map
 // again (another model), or a file without vectors, is refused with
 // ErrReadOnly, since that would be a write.
 func TestWithReadOnlyTier2(t *testing.T) {
+	sqliteOnly(t, "the file unchanged by a byte")
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "memory.db")
 	emb, err := engram.NewHashingEmbedder(64)

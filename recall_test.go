@@ -52,7 +52,7 @@ func seedAda(t *testing.T, m *engram.Memory) {
 // as context never outranks a direct match for the same words.
 func TestSearchRanksTheFactAboveSmallTalk(t *testing.T) {
 	clock := testutil.NewClock(recallStart)
-	m := testutil.Open(t, engram.WithClock(clock.Now))
+	m := newMemory(t, engram.Tier1, engram.WithClock(clock.Now))
 	seedAda(t, m)
 	clock.Advance(time.Hour)
 	res, err := m.Search(context.Background(), engram.SearchOptions{Query: "Where does Ada live?"})
@@ -74,7 +74,7 @@ func TestSnapshotsAreSearchable(t *testing.T) {
 	cfg := engram.DefaultConfig()
 	cfg.Episodic.MaxSnapshotsPerSession = 1
 	clock := testutil.NewClock(recallStart)
-	m := testutil.Open(t, engram.WithConfig(cfg), engram.WithClock(clock.Now))
+	m := newMemory(t, engram.Tier1, engram.WithConfig(cfg), engram.WithClock(clock.Now))
 	ctx := context.Background()
 	_, err := m.Episodic().SaveSnapshot(ctx, engram.SessionSnapshot{ID: "snap-1", SessionID: "s1",
 		Summary: "Planned the offsite in Lisbon", KeyDecisions: []string{"book the riverside hotel"},
@@ -117,7 +117,7 @@ func TestSnapshotsAreSearchable(t *testing.T) {
 // a question made of 40 common words and one rare one still finds the
 // memory holding the rare word.
 func TestLongQueryKeepsItsRarestTerms(t *testing.T) {
-	m := testutil.Open(t)
+	m := newMemory(t, engram.Tier1)
 	ctx := context.Background()
 	var common []string
 	for i := range 40 {
@@ -154,8 +154,8 @@ func textScores(t *testing.T, m *engram.Memory, opts engram.SearchOptions) map[s
 // what an earlier search cached: after episodes made "deploy" common, the
 // Memory that searched before scores exactly as one opened afresh.
 func TestSearchScoresWithCurrentStatistics(t *testing.T) {
-	path := testutil.TempDB(t)
-	m := testutil.OpenPath(t, path, "a")
+	path := newDB(t)
+	m := openOn(t, path, "a", engram.Tier1)
 	ctx := context.Background()
 	for _, e := range []engram.SemanticEntry{
 		{ID: "deploy", Content: "deploy on Fridays is forbidden"},
@@ -173,7 +173,7 @@ func TestSearchScoresWithCurrentStatistics(t *testing.T) {
 		require.NoError(t, err)
 	}
 	after := textScores(t, m, opts)
-	fresh := textScores(t, testutil.OpenPath(t, path, "a"), opts)
+	fresh := textScores(t, openOn(t, path, "a", engram.Tier1), opts)
 	assert.Equal(t, fresh, after)
 	assert.Less(t, after["deploy"], before["deploy"], "deploy is common now: %v, before %v", after, before)
 }
@@ -182,7 +182,7 @@ func TestSearchScoresWithCurrentStatistics(t *testing.T) {
 // it returns, not how they score against each other: the statistics are
 // the agent's whole memory's, whatever the filters.
 func TestSearchFiltersDoNotChangeStatistics(t *testing.T) {
-	m := testutil.Open(t)
+	m := newMemory(t, engram.Tier1)
 	ctx := context.Background()
 	for _, e := range []engram.SemanticEntry{
 		{ID: "deploy", Content: "deploy on Fridays is forbidden", Tags: []string{"ops"}},
@@ -216,7 +216,7 @@ func sigmoid(x float64) float64 { return 1 / (1 + math.Exp(-x)) }
 // expectedValue = min(1, log(1+retrievals)/log 11 + log(strength)/log 11).
 func TestRecallGateFormula(t *testing.T) {
 	clock := testutil.NewClock(recallStart)
-	m := testutil.Open(t, engram.WithClock(clock.Now))
+	m := newMemory(t, engram.Tier1, engram.WithClock(clock.Now))
 	ctx := context.Background()
 	_, err := m.Semantic().Store(ctx, engram.SemanticEntry{ID: "kayak", Content: "the kayak is stored in the garage"})
 	require.NoError(t, err)
@@ -260,7 +260,7 @@ func TestRecallGateFormula(t *testing.T) {
 	cfg.Recall.Noise, cfg.Recall.NoiseSeed = true, 42
 	var gates [2]engram.GateParts
 	for i := range gates {
-		n := testutil.Open(t, engram.WithConfig(cfg), engram.WithClock(clock.Now))
+		n := newMemory(t, engram.Tier1, engram.WithConfig(cfg), engram.WithClock(clock.Now))
 		_, err := n.Semantic().Store(ctx, engram.SemanticEntry{Content: "the kayak is stored in the garage"})
 		require.NoError(t, err)
 		r, err := n.Recall(ctx, "kayak")
@@ -279,11 +279,9 @@ func TestRecallGateFormula(t *testing.T) {
 // is written.
 func TestRecallCapThresholdAndRetrievals(t *testing.T) {
 	clock := testutil.NewClock(recallStart)
-	dir := t.TempDir()
+	db := newDB(t)
 	open := func(cfg engram.Config) *engram.Memory {
-		m, err := engram.New(engram.Tier1, engram.WithDir(dir), engram.WithConfig(cfg), engram.WithClock(clock.Now))
-		require.NoError(t, err)
-		return m
+		return openOn(t, db, engram.DefaultAgent, engram.Tier1, engram.WithConfig(cfg), engram.WithClock(clock.Now))
 	}
 	cfg := engram.DefaultConfig()
 	m := open(cfg)
@@ -364,7 +362,7 @@ func TestRecallCapThresholdAndRetrievals(t *testing.T) {
 }
 
 func TestRecallRejectsBadInput(t *testing.T) {
-	m := testutil.Open(t)
+	m := newMemory(t, engram.Tier1)
 	for _, q := range []string{"", "  ", "bad \xff utf-8", "nul\x00"} {
 		_, err := m.Recall(context.Background(), q)
 		assert.ErrorIs(t, err, engram.ErrInvalid, "%q", q)
@@ -379,7 +377,7 @@ func TestRecallRejectsBadInput(t *testing.T) {
 func TestRecallKeepsKindsApartAndCutsLongText(t *testing.T) {
 	cfg := engram.DefaultConfig()
 	cfg.Limits.MaxContentBytes = 4096
-	m := testutil.Open(t, engram.WithConfig(cfg))
+	m := newMemory(t, engram.Tier1, engram.WithConfig(cfg))
 	ctx := context.Background()
 	_, err := m.Semantic().Store(ctx, engram.SemanticEntry{ID: "kayak", Content: "the kayak lives in the garage"})
 	require.NoError(t, err)
@@ -419,7 +417,7 @@ func countWords(s string) int { return len(strings.Fields(s)) }
 // nothing.
 func TestContextBudgetAndStability(t *testing.T) {
 	clock := testutil.NewClock(recallStart)
-	m := testutil.Open(t, engram.WithClock(clock.Now))
+	m := newMemory(t, engram.Tier1, engram.WithClock(clock.Now))
 	ctx := context.Background()
 	var facts []engram.SemanticEntry
 	for i := range 300 {
@@ -504,7 +502,7 @@ func TestContextBudgetAndStability(t *testing.T) {
 // tokens than its lines (a tokenizer that is not additive), and lines are
 // dropped to fit: the titles and lines in the text are the sections'.
 func TestContextSectionsMatchTheText(t *testing.T) {
-	m := testutil.Open(t)
+	m := newMemory(t, engram.Tier1)
 	ctx := context.Background()
 	for i := range 30 {
 		_, err := m.Semantic().Store(ctx, engram.SemanticEntry{Content: fmt.Sprintf("fact %d about the kayak", i)})
@@ -539,7 +537,7 @@ func TestContextSectionsMatchTheText(t *testing.T) {
 }
 
 func TestContextRejectsBadInput(t *testing.T) {
-	m := testutil.Open(t)
+	m := newMemory(t, engram.Tier1)
 	ctx := context.Background()
 	for _, opts := range []engram.ContextOptions{{MaxTokens: -1}, {MaxTokens: 1_000_001}, {Query: "bad \xff"}} {
 		_, err := m.Context(ctx, opts)
@@ -556,7 +554,7 @@ func TestContextRejectsBadInput(t *testing.T) {
 func TestThresholdMeansTheSameInEveryMode(t *testing.T) {
 	h, err := engram.NewHashingEmbedder(64)
 	require.NoError(t, err)
-	m := testutil.OpenTier2(t, h)
+	m := newMemory(t, engram.Tier2, engram.WithEmbedder(h))
 	ctx := context.Background()
 	for _, c := range []string{"the deploy runs from the blue pipeline", "lunch is at noon", "the pipeline needs a review"} {
 		_, err := m.Semantic().Store(ctx, engram.SemanticEntry{Content: c})
@@ -577,7 +575,7 @@ func TestThresholdMeansTheSameInEveryMode(t *testing.T) {
 // find them by text, and say how many are waiting.
 func TestPendingMemoriesAreFoundByText(t *testing.T) {
 	e := newTestEmbedder(t, 64)
-	m := testutil.OpenTier2(t, e)
+	m := newMemory(t, engram.Tier2, engram.WithEmbedder(e))
 	ctx := context.Background()
 	e.set(true, 0)
 	_, err := m.Semantic().Store(ctx, engram.SemanticEntry{ID: "waiting", Content: "the staging database runs PostgreSQL 16"})
@@ -601,7 +599,7 @@ func TestPendingMemoriesAreFoundByText(t *testing.T) {
 
 // The rejection of bad input never leaves anything behind.
 func TestFindRejectsBadInput(t *testing.T) {
-	m := testutil.Open(t)
+	m := newMemory(t, engram.Tier1)
 	_, err := m.Find(context.Background(), engram.SearchOptions{Query: "x", Mode: engram.SearchVector})
 	assert.True(t, errors.Is(err, engram.ErrTierUnsupported))
 	_, err = m.Find(context.Background(), engram.SearchOptions{Query: ""})

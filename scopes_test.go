@@ -64,7 +64,7 @@ func seedScopes(t *testing.T, m *engram.Memory, clock *testutil.Clock) {
 func openScopes(t *testing.T, opts ...engram.Option) (*engram.Memory, *testutil.Clock) {
 	t.Helper()
 	clock := testutil.NewClock(scopeStart)
-	m := testutil.Open(t, append([]engram.Option{engram.WithClock(clock.Now)}, opts...)...)
+	m := newMemory(t, engram.Tier1, append([]engram.Option{engram.WithClock(clock.Now)}, opts...)...)
 	seedScopes(t, m, clock)
 	return m, clock
 }
@@ -259,7 +259,7 @@ func TestScopeRoundTrips(t *testing.T) {
 	// An export imports into another agent with every scope.
 	var buf bytes.Buffer
 	require.NoError(t, m.Export(ctx, &buf, engram.ExportOptions{}))
-	other := testutil.Open(t, engram.WithAgent("other"))
+	other := newAgentMemory(t, "other", engram.Tier1)
 	_, err = other.Import(ctx, bytes.NewReader(buf.Bytes()), engram.ImportOptions{})
 	require.NoError(t, err)
 	e2, err := other.Semantic().Get(ctx, "u1-sem-s2")
@@ -292,7 +292,7 @@ func TestImportOfAnExportWithoutScopes(t *testing.T) {
 `
 	// The header of an export of this version, the old rows, the end.
 	var empty bytes.Buffer
-	m := testutil.Open(t)
+	m := newMemory(t, engram.Tier1)
 	require.NoError(t, m.Export(ctx, &empty, engram.ExportOptions{}))
 	header, _, _ := strings.Cut(empty.String(), "\n")
 	_, rows, _ := strings.Cut(file, "\n")
@@ -407,7 +407,7 @@ func TestFilterValidation(t *testing.T) {
 // written.
 func TestScopeOfAMemoryIsValidated(t *testing.T) {
 	ctx := context.Background()
-	m := testutil.Open(t)
+	m := newMemory(t, engram.Tier1)
 	// The metadata is depth 1, a's value 2, …, d's 5.
 	deep := map[string]any{"a": map[string]any{"b": map[string]any{"c": map[string]any{"d": []any{1}}}}}
 	big := map[string]any{"a": strings.Repeat("x", engram.MaxMetadataBytes)}
@@ -478,7 +478,7 @@ func TestForgetUser(t *testing.T) {
 	clock := testutil.NewClock(scopeStart)
 	cfg := engram.DefaultConfig()
 	cfg.Compaction.MaxEntries = 2
-	m := testutil.OpenTier2Path(t, path, "ada", newTestEmbedder(t, 32), engram.WithMarkdownPath(md), engram.WithClock(clock.Now), engram.WithConfig(cfg))
+	m := openOn(t, fileDB(t, path), "ada", engram.Tier2, engram.WithEmbedder(newTestEmbedder(t, 32)), withMarkdownPath(t, md), engram.WithClock(clock.Now), engram.WithConfig(cfg))
 	const secret, kept = "quillwhisker", "lanternmoss"
 	var ids []string
 	for i := range 3 {
@@ -561,7 +561,7 @@ func TestCompactionKeepsUsersApart(t *testing.T) {
 	cfg := engram.DefaultConfig()
 	cfg.Zettelkasten.Enabled = false
 	cfg.Episodic.RetainDays = 2
-	m := testutil.Open(t, engram.WithClock(clock.Now), engram.WithConfig(cfg))
+	m := newMemory(t, engram.Tier1, engram.WithClock(clock.Now), engram.WithConfig(cfg))
 	var sem []string
 	for _, u := range []string{"u1", "u2", "u1"} {
 		clock.Advance(time.Minute)

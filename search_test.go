@@ -26,7 +26,7 @@ func searchIDs(rs []engram.Result) []string {
 func searchFixture(t *testing.T, opts ...engram.Option) (*engram.Memory, *testutil.Clock) {
 	t.Helper()
 	clock := testutil.NewClock(t0)
-	m := testutil.Open(t, append([]engram.Option{engram.WithClock(clock.Now)}, opts...)...)
+	m := newMemory(t, engram.Tier1, append([]engram.Option{engram.WithClock(clock.Now)}, opts...)...)
 	ctx := context.Background()
 	for _, e := range []engram.SemanticEntry{
 		{ID: "deploy-rule", Content: "Deploys go through CI only; never deploy from a laptop.", Importance: 0.9, Tags: []string{"ops"}},
@@ -176,7 +176,7 @@ func TestSearchAdvancedMode(t *testing.T) {
 // two words that start with the prefix ranks above one holding one, and
 // each has a text score a Threshold can keep.
 func TestSearchAdvancedPrefixesScore(t *testing.T) {
-	m := testutil.Open(t)
+	m := newMemory(t, engram.Tier1)
 	ctx := context.Background()
 	for _, e := range []engram.SemanticEntry{
 		{ID: "two", Content: "kubectl talks to the kubernetes API"},
@@ -230,18 +230,17 @@ func TestSearchCountsSemanticAccess(t *testing.T) {
 }
 
 func TestSearchAdvancedErrorOnEmptyMemory(t *testing.T) {
-	m := testutil.Open(t)
+	m := newMemory(t, engram.Tier1)
 	_, err := m.Search(context.Background(), engram.SearchOptions{Query: `"unbalanced AND`, Advanced: true})
 	assert.ErrorIs(t, err, engram.ErrInvalidQuery)
 }
 
 // Searches' accesses are written in batches; Close writes what is left.
 func TestSearchAccessesSurviveClose(t *testing.T) {
-	path := testutil.TempDB(t)
-	m, err := engram.New(engram.Tier1, engram.WithPath(path))
-	require.NoError(t, err)
+	path := newDB(t)
+	m := openOn(t, path, "default", engram.Tier1)
 	ctx := context.Background()
-	_, err = m.Semantic().Store(ctx, engram.SemanticEntry{ID: "kiwi", Content: "kiwis are green inside", Importance: 0.5})
+	_, err := m.Semantic().Store(ctx, engram.SemanticEntry{ID: "kiwi", Content: "kiwis are green inside", Importance: 0.5})
 	require.NoError(t, err)
 	for range 3 {
 		res, err := m.Search(ctx, engram.SearchOptions{Query: "green kiwis"})
@@ -249,7 +248,7 @@ func TestSearchAccessesSurviveClose(t *testing.T) {
 		require.Len(t, res, 1)
 	}
 	require.NoError(t, m.Close())
-	again := testutil.OpenPath(t, path, "default")
+	again := openOn(t, path, "default", engram.Tier1)
 	e, err := again.Semantic().Get(ctx, "kiwi")
 	require.NoError(t, err)
 	assert.Equal(t, 3, e.AccessCount)
@@ -258,7 +257,7 @@ func TestSearchAccessesSurviveClose(t *testing.T) {
 // A search that fills a batch of accesses writes it in the background;
 // concurrent searches and a Get afterwards see every access counted.
 func TestSearchAccessBatchesInTheBackground(t *testing.T) {
-	m := testutil.Open(t)
+	m := newMemory(t, engram.Tier1)
 	ctx := context.Background()
 	const n = 300 // more than one batch of 256
 	entries := make([]engram.SemanticEntry, n)
@@ -335,9 +334,9 @@ func TestSearchBringsSessionContext(t *testing.T) {
 }
 
 func TestSearchIsolation(t *testing.T) {
-	path := testutil.TempDB(t)
-	alice := testutil.OpenPath(t, path, "alice")
-	bob := testutil.OpenPath(t, path, "bob")
+	path := newDB(t)
+	alice := openOn(t, path, "alice", engram.Tier1)
+	bob := openOn(t, path, "bob", engram.Tier1)
 	ctx := context.Background()
 	seed(t, alice, "alice")
 	seed(t, bob, "bob")
@@ -362,8 +361,8 @@ func TestSearchPostingBudget(t *testing.T) {
 	cfg.Search.PostingBudget = 2
 	cfg.Zettelkasten.Enabled = false
 	clock := testutil.NewClock(time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC))
-	path := testutil.TempDB(t)
-	m := testutil.OpenPath(t, path, "default", engram.WithConfig(cfg), engram.WithClock(clock.Now))
+	path := newDB(t)
+	m := openOn(t, path, "default", engram.Tier1, engram.WithConfig(cfg), engram.WithClock(clock.Now))
 	ctx := context.Background()
 	store := func(id, text string) {
 		clock.Advance(time.Minute)
@@ -388,7 +387,7 @@ func TestSearchPostingBudget(t *testing.T) {
 	assert.ElementsMatch(t, ids, searchIDs(res), "a word no memory holds changes nothing")
 
 	cfg.Search.PostingBudget = 100
-	wide := testutil.OpenPath(t, path, "default", engram.WithConfig(cfg))
+	wide := openOn(t, path, "default", engram.Tier1, engram.WithConfig(cfg))
 	res, err = wide.Search(ctx, engram.SearchOptions{Query: "kiwi and mango?"})
 	require.NoError(t, err)
 	assert.Len(t, res, 8, "within the budget every match is scored")
@@ -398,7 +397,7 @@ func TestSearchPostingBudget(t *testing.T) {
 // Unicode tables and SQLite's unicode61 tokenizer used to fold differently:
 // the query must be tokenized exactly as the index is.
 func TestSearchSpellsWordsAsTheIndex(t *testing.T) {
-	m := testutil.Open(t)
+	m := newMemory(t, engram.Tier1)
 	ctx := context.Background()
 	for _, e := range []engram.SemanticEntry{
 		{ID: "copenhagen", Content: "The team meets in København every spring."},
@@ -438,7 +437,7 @@ func TestSearchScoresATurnWithTheTurnBesideIt(t *testing.T) {
 		cfg := engram.DefaultConfig()
 		cfg.Search.DialogueWeight = weight
 		clock := testutil.NewClock(t0)
-		m := testutil.Open(t, engram.WithClock(clock.Now), engram.WithConfig(cfg))
+		m := newMemory(t, engram.Tier1, engram.WithClock(clock.Now), engram.WithConfig(cfg))
 		for _, e := range []engram.Episode{
 			{ID: "ask", Content: "which board games do you play with friends", SessionID: "s1"},
 			{ID: "answer", Content: "chess and board games, with friends", SessionID: "s1"},

@@ -18,7 +18,7 @@ var t0 = time.Date(2026, 3, 14, 9, 0, 0, 0, time.UTC)
 
 func TestSemanticStoreGet(t *testing.T) {
 	clock := testutil.NewClock(t0)
-	m := testutil.Open(t, engram.WithClock(clock.Now))
+	m := newMemory(t, engram.Tier1, engram.WithClock(clock.Now))
 	ctx := context.Background()
 
 	tags := []string{"ops", "deploy"}
@@ -58,7 +58,7 @@ func TestSemanticStoreGet(t *testing.T) {
 
 func TestSemanticIDsAreTimeOrdered(t *testing.T) {
 	clock := testutil.NewClock(t0)
-	m := testutil.Open(t, engram.WithClock(clock.Now))
+	m := newMemory(t, engram.Tier1, engram.WithClock(clock.Now))
 	ctx := context.Background()
 	var prev string
 	for i := range 20 {
@@ -74,7 +74,7 @@ func TestSemanticIDsAreTimeOrdered(t *testing.T) {
 
 func TestSemanticUpdate(t *testing.T) {
 	clock := testutil.NewClock(t0)
-	m := testutil.Open(t, engram.WithClock(clock.Now))
+	m := newMemory(t, engram.Tier1, engram.WithClock(clock.Now))
 	ctx := context.Background()
 	id, err := m.Semantic().Store(ctx, engram.SemanticEntry{Content: "Postgres runs on port 5432", Importance: 0.5, Tags: []string{"db"}})
 	require.NoError(t, err)
@@ -110,7 +110,7 @@ func TestSemanticUpdate(t *testing.T) {
 
 func TestSemanticDeleteAndList(t *testing.T) {
 	clock := testutil.NewClock(t0)
-	m := testutil.Open(t, engram.WithClock(clock.Now))
+	m := newMemory(t, engram.Tier1, engram.WithClock(clock.Now))
 	ctx := context.Background()
 	var ids []string
 	for i, imp := range []float64{0.2, 0.9, 0.5, 0.9} {
@@ -147,7 +147,7 @@ func TestSemanticDeleteAndList(t *testing.T) {
 
 func TestSemanticRecordAccess(t *testing.T) {
 	clock := testutil.NewClock(t0)
-	m := testutil.Open(t, engram.WithClock(clock.Now))
+	m := newMemory(t, engram.Tier1, engram.WithClock(clock.Now))
 	ctx := context.Background()
 	a, _ := m.Semantic().Store(ctx, engram.SemanticEntry{Content: "a", Importance: 0.5})
 	b, _ := m.Semantic().Store(ctx, engram.SemanticEntry{Content: "b", Importance: 0.5})
@@ -168,7 +168,7 @@ func TestSemanticRecordAccess(t *testing.T) {
 }
 
 func TestSemanticStoreBatchIsAllOrNothing(t *testing.T) {
-	m := testutil.Open(t)
+	m := newMemory(t, engram.Tier1)
 	ctx := context.Background()
 	entries := []engram.SemanticEntry{
 		{Content: "one", Importance: 0.1},
@@ -199,7 +199,7 @@ func TestSemanticStoreBatchIsAllOrNothing(t *testing.T) {
 }
 
 func TestSummaryIsDerivedAndBounded(t *testing.T) {
-	m := testutil.Open(t)
+	m := newMemory(t, engram.Tier1)
 	ctx := context.Background()
 	long := "\n\n   " + strings.Repeat("word ", 100) + "\nsecond line"
 	id, err := m.Semantic().Store(ctx, engram.SemanticEntry{Content: long, Importance: 0.5})
@@ -213,7 +213,7 @@ func TestSummaryIsDerivedAndBounded(t *testing.T) {
 }
 
 func TestErrorsAreClassified(t *testing.T) {
-	m := testutil.Open(t)
+	m := newMemory(t, engram.Tier1)
 	_, err := m.Semantic().Store(context.Background(), engram.SemanticEntry{Content: "x", Importance: 2})
 	var ie *engram.InvalidError
 	require.True(t, errors.As(err, &ie))

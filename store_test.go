@@ -40,6 +40,7 @@ func openStoreIn(t *testing.T, layout string, opts ...engram.Option) (*engram.St
 }
 
 func TestStoreHandsOutOneMemoryPerAgent(t *testing.T) {
+	sqliteOnly(t, "each of SQLite's layouts of a Store: a base directory, a shared file, memory")
 	ctx := context.Background()
 	for _, layout := range []string{"dir", "file", "memory"} {
 		t.Run(layout, func(t *testing.T) {
@@ -97,6 +98,7 @@ func TestStoreHandsOutOneMemoryPerAgent(t *testing.T) {
 }
 
 func TestOpenRejectsBadOptionsBeforeTouchingDisk(t *testing.T) {
+	sqliteOnly(t, "Open's locations (WithDir, WithPath, InMemory) touch no disk when refused")
 	base := t.TempDir()
 	for name, opts := range map[string][]engram.Option{
 		"an agent":      {engram.WithDir(base), engram.WithAgent("ada")},
@@ -149,6 +151,7 @@ var storeAgents = flag.Int("store.agents", 100,
 // nothing of the others, and closing the store gives every descriptor
 // back.
 func TestStoreThousandAgents(t *testing.T) {
+	sqliteOnly(t, "the file descriptors of a Store over a base directory")
 	if runtime.GOOS != "linux" {
 		t.Skip("counts file descriptors in /proc")
 	}
@@ -213,6 +216,7 @@ func TestStoreThousandAgents(t *testing.T) {
 // there after, in its own agent only, with auto-links, history and the
 // integrity check intact.
 func TestStoreConcurrentAgentsParkAndWake(t *testing.T) {
+	sqliteOnly(t, "a Store over a base directory parks and wakes agents' files")
 	ctx := context.Background()
 	cfg := engram.DefaultConfig()
 	cfg.Storage.OpenFiles = 2
@@ -273,6 +277,7 @@ func TestStoreConcurrentAgentsParkAndWake(t *testing.T) {
 // shared file the others stay and the store goes on; under a base
 // directory its directory goes.
 func TestStoreForgetAgent(t *testing.T) {
+	sqliteOnly(t, "each of SQLite's layouts of a Store: a base directory, a shared file, memory")
 	ctx := context.Background()
 	for _, layout := range []string{"dir", "file"} {
 		t.Run(layout, func(t *testing.T) {
@@ -310,6 +315,7 @@ func TestStoreForgetAgent(t *testing.T) {
 // memory (and Lookup the open ones), and for any other answer false and
 // ErrNotFound without creating a file, a directory or a row.
 func TestStoreLookupCreatesNothing(t *testing.T) {
+	sqliteOnly(t, "each of SQLite's layouts of a Store: a base directory, a shared file, memory")
 	ctx := context.Background()
 	for _, layout := range []string{"dir", "file"} {
 		t.Run(layout, func(t *testing.T) {

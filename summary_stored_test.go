@@ -12,7 +12,6 @@ import (
 
 	"github.com/engram-go/engram"
 	"github.com/engram-go/engram/internal/schema"
-	"github.com/engram-go/engram/internal/testutil"
 )
 
 // ownSummary reads what the row of the semantic entry id holds of its
@@ -31,8 +30,9 @@ func ownSummary(t *testing.T, path, id string) string {
 // most common) holds the text once; every read gives the summary as
 // before, through an update, an export and an import.
 func TestSummaryStoredOnce(t *testing.T) {
-	path := testutil.TempDB(t)
-	m := testutil.OpenPath(t, path, "default")
+	sqliteOnly(t, "the row layout: raw SQL reads summary_own")
+	path := newDB(t)
+	m := openOn(t, path, "default", engram.Tier1)
 	ctx := context.Background()
 	one := "The deploy runs from CI only"
 	a, err := m.Semantic().Store(ctx, engram.SemanticEntry{Content: one, Importance: 0.5})
@@ -42,9 +42,9 @@ func TestSummaryStoredOnce(t *testing.T) {
 	c, err := m.Semantic().Store(ctx, engram.SemanticEntry{Content: "Deploys\nrun from CI only, on weekdays", Importance: 0.5})
 	require.NoError(t, err)
 
-	assert.Equal(t, "", ownSummary(t, path, a), "the summary is the content: held once")
-	assert.Equal(t, "retries", ownSummary(t, path, b))
-	assert.Equal(t, "Deploys", ownSummary(t, path, c), "a summary of its own")
+	assert.Equal(t, "", ownSummary(t, path.file(t), a), "the summary is the content: held once")
+	assert.Equal(t, "retries", ownSummary(t, path.file(t), b))
+	assert.Equal(t, "Deploys", ownSummary(t, path.file(t), c), "a summary of its own")
 	for id, want := range map[string]string{a: one, b: "retries", c: "Deploys"} {
 		e, err := m.Semantic().Get(ctx, id)
 		require.NoError(t, err)
@@ -55,7 +55,7 @@ func TestSummaryStoredOnce(t *testing.T) {
 	e, err := m.Semantic().Update(ctx, a, engram.SemanticPatch{Content: &two})
 	require.NoError(t, err)
 	assert.Equal(t, two, e.Summary)
-	assert.Equal(t, "", ownSummary(t, path, a))
+	assert.Equal(t, "", ownSummary(t, path.file(t), a))
 	e, err = m.Semantic().Get(ctx, a)
 	require.NoError(t, err)
 	assert.Equal(t, two, e.Summary)
@@ -66,14 +66,14 @@ func TestSummaryStoredOnce(t *testing.T) {
 	var file bytes.Buffer
 	require.NoError(t, m.Export(ctx, &file, engram.ExportOptions{}))
 	assert.Contains(t, file.String(), `"summary":"`+two+`"`, "an export holds the summary")
-	path2 := testutil.TempDB(t)
-	m2 := testutil.OpenPath(t, path2, "default")
+	path2 := newDB(t)
+	m2 := openOn(t, path2, "default", engram.Tier1)
 	_, err = m2.Import(ctx, bytes.NewReader(file.Bytes()), engram.ImportOptions{})
 	require.NoError(t, err)
 	e, err = m2.Semantic().Get(ctx, a)
 	require.NoError(t, err)
 	assert.Equal(t, two, e.Summary)
-	assert.Equal(t, "", ownSummary(t, path2, a), "an import holds it once too")
+	assert.Equal(t, "", ownSummary(t, path2.file(t), a), "an import holds it once too")
 	e, err = m2.Semantic().Get(ctx, b)
 	require.NoError(t, err)
 	assert.Equal(t, "retries", e.Summary)
@@ -83,8 +83,9 @@ func TestSummaryStoredOnce(t *testing.T) {
 // A file of schema v12 holds every summary whole: opening it keeps the
 // summaries that are the content once, and reads them as before.
 func TestSchema12SummariesAreHeldOnce(t *testing.T) {
-	path := testutil.TempDB(t)
-	db, err := sql.Open("sqlite", path)
+	sqliteOnly(t, "a schema-12 file made with raw SQL is migrated")
+	path := newDB(t)
+	db, err := sql.Open("sqlite", path.file(t))
 	require.NoError(t, err)
 	db.SetMaxOpenConns(1)
 	for _, m := range schema.Migrations()[:12] {
@@ -104,13 +105,13 @@ func TestSchema12SummariesAreHeldOnce(t *testing.T) {
 	}
 	require.NoError(t, db.Close())
 
-	m := testutil.OpenPath(t, path, "default")
+	m := openOn(t, path, "default", engram.Tier1)
 	ctx := context.Background()
 	for id, want := range map[string]string{"same": "the kayak lives in the garage", "own": "canoe"} {
 		e, err := m.Semantic().Get(ctx, id)
 		require.NoError(t, err)
 		assert.Equal(t, want, e.Summary)
 	}
-	assert.Equal(t, "", ownSummary(t, path, "same"))
-	assert.Equal(t, "canoe", ownSummary(t, path, "own"))
+	assert.Equal(t, "", ownSummary(t, path.file(t), "same"))
+	assert.Equal(t, "canoe", ownSummary(t, path.file(t), "own"))
 }

@@ -156,7 +156,7 @@ func sumSeed(t *testing.T, m *engram.Memory, w *sumWorld, clock *testutil.Clock)
 func TestSummaryCounts(t *testing.T) {
 	ctx := context.Background()
 	clock := testutil.NewClock(sumStart)
-	m := testutil.Open(t, engram.WithClock(clock.Now))
+	m := newMemory(t, engram.Tier1, engram.WithClock(clock.Now))
 	var w sumWorld
 	sumSeed(t, m, &w, clock)
 
@@ -238,9 +238,9 @@ func TestSummaryCounts(t *testing.T) {
 func TestSummaryInvalidation(t *testing.T) {
 	ctx := context.Background()
 	clock := testutil.NewClock(sumStart)
-	path := testutil.TempDB(t)
-	m := testutil.OpenPath(t, path, "agent", engram.WithClock(clock.Now))
-	other := testutil.OpenPath(t, path, "agent", engram.WithClock(clock.Now))
+	path := newDB(t)
+	m := openOn(t, path, "agent", engram.Tier1, engram.WithClock(clock.Now))
+	other := openOn(t, path, "agent", engram.Tier1, engram.WithClock(clock.Now))
 	var w sumWorld
 	sumSeed(t, m, &w, clock)
 	if err := m.Flush(ctx); err != nil {
@@ -248,7 +248,7 @@ func TestSummaryInvalidation(t *testing.T) {
 	}
 	fresh := func() engram.Summary {
 		t.Helper()
-		f, err := engram.New(engram.Tier1, engram.WithPath(path), engram.WithAgent("agent"), engram.WithClock(clock.Now))
+		f, err := tryOpenOn(t, path, "agent", engram.Tier1, engram.WithClock(clock.Now))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -341,9 +341,9 @@ func TestSummaryInvalidation(t *testing.T) {
 func TestSummarySharedHashCollision(t *testing.T) {
 	x, y := collidingStems(t)
 	ctx := context.Background()
-	path := testutil.TempDB(t)
-	a := testutil.OpenPath(t, path, "a")
-	b := testutil.OpenPath(t, path, "b")
+	path := newDB(t)
+	a := openOn(t, path, "a", engram.Tier1)
+	b := openOn(t, path, "b", engram.Tier1)
 	for i := range 3 {
 		if _, err := a.Semantic().Store(ctx, engram.SemanticEntry{Content: fmt.Sprintf("%s zulu %d", x, i), Importance: 0.5}); err != nil {
 			t.Fatal(err)
@@ -413,6 +413,7 @@ func collidingStems(t *testing.T) (string, string) {
 // TestSummaryInMemory runs Summary on an in-memory database, where every
 // read shares the writer's connection.
 func TestSummaryInMemory(t *testing.T) {
+	sqliteOnly(t, "SQLite's database in memory (engram.InMemory)")
 	ctx := context.Background()
 	m, err := engram.New(engram.Tier1, engram.InMemory())
 	if err != nil {
@@ -447,8 +448,8 @@ func TestSummaryInMemory(t *testing.T) {
 // once the writers stop the summary is the one a new handle computes.
 func TestSummaryConcurrentWriters(t *testing.T) {
 	ctx := context.Background()
-	path := testutil.TempDB(t)
-	m := testutil.OpenPath(t, path, "agent")
+	path := newDB(t)
+	m := openOn(t, path, "agent", engram.Tier1)
 	var stored atomic.Int64
 	var wg sync.WaitGroup
 	errs := make(chan error, 8)
@@ -493,7 +494,7 @@ func TestSummaryConcurrentWriters(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, err := engram.New(engram.Tier1, engram.WithPath(path), engram.WithAgent("agent"))
+	f, err := tryOpenOn(t, path, "agent", engram.Tier1)
 	if err != nil {
 		t.Fatal(err)
 	}

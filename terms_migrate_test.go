@@ -14,7 +14,6 @@ import (
 	"github.com/engram-go/engram"
 	"github.com/engram-go/engram/internal/bm25"
 	"github.com/engram-go/engram/internal/schema"
-	"github.com/engram-go/engram/internal/testutil"
 )
 
 // fixedTerms is the term vector of texts in the form schema v5 to v12
@@ -36,8 +35,9 @@ func fixedTerms(texts ...string) ([]byte, int) {
 // with a vector of its own.
 func TestSchema12TermVectorsAreRewritten(t *testing.T) {
 	t.Parallel() // parallel: see helpers_test.go
-	path := testutil.TempDB(t)
-	db, err := sql.Open("sqlite", path)
+	sqliteOnly(t, "a schema-12 file made with raw SQL is migrated")
+	path := newDB(t)
+	db, err := sql.Open("sqlite", path.file(t))
 	require.NoError(t, err)
 	db.SetMaxOpenConns(1)
 	for _, m := range schema.Migrations()[:12] {
@@ -61,7 +61,7 @@ func TestSchema12TermVectorsAreRewritten(t *testing.T) {
 	}
 	require.NoError(t, db.Close())
 
-	m := testutil.OpenPath(t, path, "default")
+	m := openOn(t, path, "default", engram.Tier1)
 	ctx := context.Background()
 	require.NoError(t, m.CheckIntegrity(ctx))
 	res, err := m.Search(ctx, engram.SearchOptions{Query: "kayak garage"})

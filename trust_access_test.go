@@ -10,17 +10,17 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/engram-go/engram"
-	"github.com/engram-go/engram/internal/testutil"
 )
 
 // Reads never write the access counts searches noted: with another
 // connection holding the write lock, Get and List still answer, with the
 // counts not written yet added, and the counts reach the file later.
 func TestReadsDoNotWriteAccessCounts(t *testing.T) {
-	path := testutil.TempDB(t)
+	sqliteOnly(t, "raw SQL holds the write lock")
+	path := newDB(t)
 	cfg := engram.DefaultConfig()
 	cfg.Storage.BusyTimeout = 20 * time.Millisecond
-	m := testutil.OpenPath(t, path, engram.DefaultAgent, engram.WithConfig(cfg))
+	m := openOn(t, path, engram.DefaultAgent, engram.Tier1, engram.WithConfig(cfg))
 	ctx := context.Background()
 	id, err := m.Semantic().Store(ctx, engram.SemanticEntry{Content: "the deploy runs from the blue pipeline", Importance: 0.5})
 	require.NoError(t, err)
@@ -30,7 +30,7 @@ func TestReadsDoNotWriteAccessCounts(t *testing.T) {
 		require.Len(t, res, 1)
 	}
 
-	db, err := sql.Open("sqlite", path)
+	db, err := sql.Open("sqlite", path.file(t))
 	require.NoError(t, err)
 	defer db.Close()
 	conn, err := db.Conn(ctx)

@@ -18,7 +18,7 @@ import (
 // Prune or a RetainDays past the bound is refused instead of deleting or
 // archiving everything.
 func TestDayCountsAreBounded(t *testing.T) {
-	m := testutil.Open(t)
+	m := newMemory(t, engram.Tier1)
 	ctx := context.Background()
 	_, err := m.Episodic().Log(ctx, engram.Episode{Content: "kept"})
 	require.NoError(t, err)
@@ -89,7 +89,7 @@ func TestConfigRanges(t *testing.T) {
 // The Unix epoch is a time like any other, and times past the supported
 // range are refused rather than stored wrong.
 func TestTimesRoundTrip(t *testing.T) {
-	m := testutil.Open(t)
+	m := newMemory(t, engram.Tier1)
 	ctx := context.Background()
 	epoch := time.Unix(0, 0).UTC()
 
@@ -140,7 +140,7 @@ func TestTimesRoundTrip(t *testing.T) {
 // does not archive it for want of one.
 func TestUnsetImportanceIsTheDefault(t *testing.T) {
 	clock := testutil.NewClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
-	m := testutil.Open(t, engram.WithClock(clock.Now))
+	m := newMemory(t, engram.Tier1, engram.WithClock(clock.Now))
 	ctx := context.Background()
 	id, err := m.Semantic().Store(ctx, engram.SemanticEntry{Content: "Ada's timezone is Europe/London"})
 	require.NoError(t, err)
@@ -159,7 +159,7 @@ func TestUnsetImportanceIsTheDefault(t *testing.T) {
 // a decay run ranks as one stored just before it.
 func TestNewAndDecayedMemoriesRankAlike(t *testing.T) {
 	clock := testutil.NewClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
-	m := testutil.Open(t, engram.WithClock(clock.Now))
+	m := newMemory(t, engram.Tier1, engram.WithClock(clock.Now))
 	ctx := context.Background()
 	_, err := m.Semantic().Store(ctx, engram.SemanticEntry{ID: "before", Content: "the payments service runs in Frankfurt", Importance: 0.8})
 	require.NoError(t, err)
@@ -182,16 +182,17 @@ func TestNewAndDecayedMemoriesRankAlike(t *testing.T) {
 // A compaction step that fails is rolled back, and the report does not
 // claim what it did not do.
 func TestCompactionReportsOnlyWhatWasCommitted(t *testing.T) {
-	path := testutil.TempDB(t)
+	sqliteOnly(t, "a trigger made with raw SQL fails the write")
+	path := newDB(t)
 	cfg := engram.DefaultConfig()
 	cfg.Compaction.MaxEntries = 1
-	m := testutil.OpenPath(t, path, engram.DefaultAgent, engram.WithConfig(cfg))
+	m := openOn(t, path, engram.DefaultAgent, engram.Tier1, engram.WithConfig(cfg))
 	ctx := context.Background()
 	for _, c := range []string{"first fact", "second fact", "third fact"} {
 		_, err := m.Semantic().Store(ctx, engram.SemanticEntry{Content: c, Importance: 0.2})
 		require.NoError(t, err)
 	}
-	db, err := sql.Open("sqlite", path)
+	db, err := sql.Open("sqlite", path.file(t))
 	require.NoError(t, err)
 	defer db.Close()
 	_, err = db.Exec(`CREATE TRIGGER test_no_archive BEFORE INSERT ON archive BEGIN SELECT RAISE(ABORT, 'the disk is full'); END`)
@@ -215,7 +216,7 @@ func TestCompactionReportsOnlyWhatWasCommitted(t *testing.T) {
 func TestConfigIsCopied(t *testing.T) {
 	cfg := engram.DefaultConfig()
 	cfg.NeverDecayTags = []string{"keep"}
-	m := testutil.Open(t, engram.WithConfig(cfg))
+	m := newMemory(t, engram.Tier1, engram.WithConfig(cfg))
 	cfg.NeverDecayTags[0] = "changed"
 	assert.Equal(t, []string{"keep"}, m.Config().NeverDecayTags)
 	got := m.Config()

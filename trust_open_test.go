@@ -23,6 +23,7 @@ import (
 // engram makes is 0700 and every file, SQLite's -wal and -shm included,
 // 0600.
 func TestFilesArePrivate(t *testing.T) {
+	sqliteOnly(t, "file modes of the directory of files")
 	old := syscall.Umask(0o022)
 	defer syscall.Umask(old)
 	base := filepath.Join(t.TempDir(), "base")
@@ -45,6 +46,7 @@ func TestFilesArePrivate(t *testing.T) {
 }
 
 func TestMarkdownPathCannotBeTheDatabase(t *testing.T) {
+	sqliteOnly(t, "WithMarkdownPath naming the database's files")
 	dir := t.TempDir()
 	db := filepath.Join(dir, "memory.db")
 	for _, md := range []string{db, db + "-wal", db + "-shm", db + "-journal", filepath.Join(dir, ".", "memory.db")} {
@@ -58,6 +60,7 @@ func TestMarkdownPathCannotBeTheDatabase(t *testing.T) {
 // engram never writes into a SQLite file that is not its own, and says
 // what a file that is not a database is.
 func TestForeignFilesAreRefusedAndLeftAlone(t *testing.T) {
+	sqliteOnly(t, "files that are not engram's")
 	dir := t.TempDir()
 	foreign := filepath.Join(dir, "app.db")
 	db, err := sql.Open("sqlite", foreign)
@@ -95,23 +98,24 @@ func TestForeignFilesAreRefusedAndLeftAlone(t *testing.T) {
 // A database engram made before it marked its files is marked when opened
 // again, and keeps its memories.
 func TestOldEngramDatabaseIsMarked(t *testing.T) {
-	path := testutil.TempDB(t)
-	m, err := engram.New(engram.Tier1, engram.WithPath(path))
+	sqliteOnly(t, "raw SQL clears the application ID")
+	path := newDB(t)
+	m, err := engram.New(engram.Tier1, engram.WithPath(path.file(t)))
 	require.NoError(t, err)
 	_, err = m.Semantic().Store(context.Background(), engram.SemanticEntry{Content: "kept across the mark", Importance: 0.5})
 	require.NoError(t, err)
 	require.NoError(t, m.Close())
-	db, err := sql.Open("sqlite", path)
+	db, err := sql.Open("sqlite", path.file(t))
 	require.NoError(t, err)
 	_, err = db.Exec(`PRAGMA application_id = 0`)
 	require.NoError(t, err)
 	require.NoError(t, db.Close())
 
-	m = testutil.OpenPath(t, path, engram.DefaultAgent)
+	m = openOn(t, path, engram.DefaultAgent, engram.Tier1)
 	list, err := m.Semantic().List(context.Background(), engram.ListOptions{})
 	require.NoError(t, err)
 	require.Len(t, list, 1)
-	db, err = sql.Open("sqlite", path+"?_pragma=query_only(1)")
+	db, err = sql.Open("sqlite", path.file(t)+"?_pragma=query_only(1)")
 	require.NoError(t, err)
 	defer db.Close()
 	var app int
@@ -122,6 +126,7 @@ func TestOldEngramDatabaseIsMarked(t *testing.T) {
 // A directory that cannot be made is a *DatabaseError of the open, which
 // still says why through errors.Is.
 func TestDirectoryThatCannotBeMade(t *testing.T) {
+	sqliteOnly(t, "the directory layout: a base directory under a file")
 	file := filepath.Join(t.TempDir(), "a-file")
 	require.NoError(t, os.WriteFile(file, nil, 0o600))
 	_, err := engram.New(engram.Tier1, engram.WithDir(filepath.Join(file, "sub")))
@@ -134,13 +139,14 @@ func TestDirectoryThatCannotBeMade(t *testing.T) {
 // A write that waits longer than the busy timeout for another writer
 // fails with ErrBusy, which says what to do, and writes nothing.
 func TestBusyWriteIsErrBusy(t *testing.T) {
-	path := testutil.TempDB(t)
+	sqliteOnly(t, "a lock held with raw SQL makes SQLite busy")
+	path := newDB(t)
 	cfg := engram.DefaultConfig()
 	cfg.Storage.BusyTimeout = 50 * time.Millisecond
-	m := testutil.OpenPath(t, path, engram.DefaultAgent, engram.WithConfig(cfg))
+	m := openOn(t, path, engram.DefaultAgent, engram.Tier1, engram.WithConfig(cfg))
 	ctx := context.Background()
 
-	db, err := sql.Open("sqlite", path)
+	db, err := sql.Open("sqlite", path.file(t))
 	require.NoError(t, err)
 	defer db.Close()
 	conn, err := db.Conn(ctx)

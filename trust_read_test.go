@@ -10,13 +10,13 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/engram-go/engram"
-	"github.com/engram-go/engram/internal/testutil"
+	"github.com/engram-go/engram/internal/enginetest"
 )
 
 // An Advanced expression is bounded: the audit's 1,000 × "w" against an
 // entry of 3,000 × "w" took 10 s; it is now refused at once.
 func TestAdvancedExpressionsAreBounded(t *testing.T) {
-	m := testutil.Open(t)
+	m := newMemory(t, engram.Tier1)
 	ctx := context.Background()
 	_, err := m.Semantic().Store(ctx, engram.SemanticEntry{Content: strings.Repeat("w ", 3000), Importance: 0.5})
 	require.NoError(t, err)
@@ -36,7 +36,8 @@ func TestAdvancedExpressionsAreBounded(t *testing.T) {
 // No read, however long, makes a write wait: reads run on reader
 // connections in a transaction of their own.
 func TestWritesDoNotWaitForReads(t *testing.T) {
-	m := testutil.Open(t)
+	needs(t, enginetest.CapSnapshotReads)
+	m := newMemory(t, engram.Tier1)
 	ctx := context.Background()
 	started, release := make(chan struct{}), make(chan struct{})
 	held := make(chan error, 1)
@@ -62,7 +63,7 @@ func TestWritesDoNotWaitForReads(t *testing.T) {
 // A search whose context ends returns the context's error, never a part
 // of its results with a nil error.
 func TestCancelledSearchReturnsTheContextError(t *testing.T) {
-	m := testutil.Open(t)
+	m := newMemory(t, engram.Tier1)
 	ctx := context.Background()
 	_, err := m.Semantic().Store(ctx, engram.SemanticEntry{Content: "the deploy runs on fridays", Importance: 0.5})
 	require.NoError(t, err)

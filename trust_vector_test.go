@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/engram-go/engram"
+	"github.com/engram-go/engram/internal/enginetest"
 	"github.com/engram-go/engram/internal/schema"
 	"github.com/engram-go/engram/internal/testutil"
 )
@@ -22,12 +23,13 @@ import (
 // vectors, and that agent's vectors and results stay as they were; alone,
 // an agent changes model freely, and WithModelChange changes the file's.
 func TestAnotherModelDoesNotDropAnotherAgentsVectors(t *testing.T) {
+	needs(t, enginetest.CapFile) // counts rows of the vector tables in the file
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "memory.db")
+	path := newDB(t)
 	one := func() *testEmbedder { e := newTestEmbedder(t, 64); e.model = "one"; return e }
 	two := func() *testEmbedder { e := newTestEmbedder(t, 64); e.model = "two"; return e }
 	clock := testutil.NewClock(time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC))
-	a := testutil.OpenTier2Path(t, path, "a", one(), engram.WithClock(clock.Now))
+	a := openOn(t, path, "a", engram.Tier2, engram.WithEmbedder(one()), engram.WithClock(clock.Now))
 	_, err := a.Semantic().Store(ctx, engram.SemanticEntry{Content: "The deploy key lives in the vault"})
 	require.NoError(t, err)
 	search := func() []engram.Result {
@@ -37,31 +39,31 @@ func TestAnotherModelDoesNotDropAnotherAgentsVectors(t *testing.T) {
 	}
 	before := search()
 	require.Len(t, before, 1)
-	require.Equal(t, 1, vectorRows(t, path, "vec_semantic"))
+	require.Equal(t, 1, vectorRows(t, path.file(t), "vec_semantic"))
 
-	_, err = engram.New(engram.Tier2, engram.WithPath(path), engram.WithAgent("b"), engram.WithEmbedder(two()))
+	_, err = tryOpenOn(t, path, "b", engram.Tier2, engram.WithEmbedder(two()))
 	require.ErrorIs(t, err, engram.ErrInvalid)
 	assert.Contains(t, err.Error(), `agent "a"`)
-	assert.Equal(t, 1, vectorRows(t, path, "vec_semantic"), "a's vector is still there")
+	assert.Equal(t, 1, vectorRows(t, path.file(t), "vec_semantic"), "a's vector is still there")
 	assert.Equal(t, before, search())
 	assert.Zero(t, pending(t, a))
 
 	// b with the file's model is fine; a alone in another file changes
 	// model freely.
-	b := testutil.OpenTier2Path(t, path, "b", one())
+	b := openOn(t, path, "b", engram.Tier2, engram.WithEmbedder(one()))
 	_, err = b.Semantic().Store(ctx, engram.SemanticEntry{Content: "Staging runs on port 8443"})
 	require.NoError(t, err)
-	solo := filepath.Join(t.TempDir(), "solo.db")
-	s := testutil.OpenTier2Path(t, solo, "s", one())
+	solo := newDB(t)
+	s := openOn(t, solo, "s", engram.Tier2, engram.WithEmbedder(one()))
 	_, err = s.Semantic().Store(ctx, engram.SemanticEntry{Content: "alone in the file"})
 	require.NoError(t, err)
 	require.NoError(t, s.Close())
-	s = testutil.OpenTier2Path(t, solo, "s", two())
+	s = openOn(t, solo, "s", engram.Tier2, engram.WithEmbedder(two()))
 	assert.Equal(t, 1, pending(t, s), "its memory is embedded again by the new model")
 
 	// WithModelChange takes the whole file to another model, on purpose.
 	require.NoError(t, b.Close())
-	b = testutil.OpenTier2Path(t, path, "b", two(), engram.WithModelChange())
+	b = openOn(t, path, "b", engram.Tier2, engram.WithEmbedder(two()), engram.WithModelChange())
 	assert.Equal(t, 1, pending(t, b))
 	_, err = engram.New(engram.Tier1, engram.InMemory(), engram.WithModelChange())
 	assert.ErrorIs(t, err, engram.ErrInvalid)
@@ -87,7 +89,7 @@ func (e *cancellingEmbedder) Embed(ctx context.Context, texts []string) ([][]flo
 func TestCancelledReindexReportsWhatItCommitted(t *testing.T) {
 	ctx := context.Background()
 	e := &cancellingEmbedder{testEmbedder: newTestEmbedder(t, 64), after: 2}
-	m := testutil.OpenTier2(t, e)
+	m := newMemory(t, engram.Tier2, engram.WithEmbedder(e))
 	batch := make([]engram.SemanticEntry, 300)
 	for i := range batch {
 		batch[i] = engram.SemanticEntry{Content: "fact number " + strings.Repeat("x", i%7) + string(rune('a'+i%26)) + " " + strconv.Itoa(i)}
@@ -112,7 +114,7 @@ func TestCancelledReindexReportsWhatItCommitted(t *testing.T) {
 func TestWorkingSearchDoesNotEmbed(t *testing.T) {
 	ctx := context.Background()
 	e := newTestEmbedder(t, 64)
-	m := testutil.OpenTier2(t, e)
+	m := newMemory(t, engram.Tier2, engram.WithEmbedder(e))
 	_, err := m.Working().Add(engram.WorkingItem{Content: "Ada wants it before Friday", Importance: 0.8})
 	require.NoError(t, err)
 	e.set(false, 0) // counts from here
@@ -128,38 +130,39 @@ func TestWorkingSearchDoesNotEmbed(t *testing.T) {
 // of its own only for an archived memory, whose vector has left its vec0
 // table: a live memory's vector is stored once.
 func TestEmbeddingCacheIsPrunedWithTheMemories(t *testing.T) {
+	needs(t, enginetest.CapFile) // counts rows of the vector tables in the file
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "memory.db")
+	path := newDB(t)
 	cfg := engram.DefaultConfig()
 	cfg.Compaction.MaxEntries = 2
-	m := testutil.OpenTier2Path(t, path, "a", newTestEmbedder(t, 64), engram.WithConfig(cfg))
+	m := openOn(t, path, "a", engram.Tier2, engram.WithEmbedder(newTestEmbedder(t, 64)), engram.WithConfig(cfg))
 	ids := map[string]string{}
 	for _, c := range []string{"first fact", "second fact", "third fact", "fourth fact"} {
 		id, err := m.Semantic().Store(ctx, engram.SemanticEntry{Content: c, Importance: 0.3})
 		require.NoError(t, err)
 		ids[c] = id
 	}
-	require.Equal(t, 4, vectorRows(t, path, "embedding_cache"))
+	require.Equal(t, 4, vectorRows(t, path.file(t), "embedding_cache"))
 
 	require.NoError(t, m.Semantic().Delete(ctx, ids["first fact"]))
-	assert.Equal(t, 3, vectorRows(t, path, "embedding_cache"), "a deleted memory's text goes")
+	assert.Equal(t, 3, vectorRows(t, path.file(t), "embedding_cache"), "a deleted memory's text goes")
 	_, err := m.Semantic().Update(ctx, ids["second fact"], engram.SemanticPatch{Content: new("second fact, corrected")})
 	require.NoError(t, err)
 	require.NoError(t, m.Flush(ctx))
-	assert.Equal(t, 3, vectorRows(t, path, "embedding_cache"), "the old text went, the new one came")
+	assert.Equal(t, 3, vectorRows(t, path.file(t), "embedding_cache"), "the old text went, the new one came")
 
-	assert.Zero(t, cachedVectors(t, path), "the cache names the rows that hold the vectors")
+	assert.Zero(t, cachedVectors(t, path.file(t)), "the cache names the rows that hold the vectors")
 
 	rep, err := m.Compact(ctx, engram.CompactCount)
 	require.NoError(t, err)
 	require.Equal(t, 1, rep.Count(engram.ActionArchive))
-	assert.Equal(t, 3, vectorRows(t, path, "embedding_cache"), "an archived memory's text stays, for Restore")
-	assert.Equal(t, 1, cachedVectors(t, path), "with its vector, which left vec_semantic")
+	assert.Equal(t, 3, vectorRows(t, path.file(t), "embedding_cache"), "an archived memory's text stays, for Restore")
+	assert.Equal(t, 1, cachedVectors(t, path.file(t)), "with its vector, which left vec_semantic")
 	n, err := m.PurgeArchive(ctx, 0)
 	require.NoError(t, err)
 	require.Equal(t, 1, n)
-	assert.Equal(t, 2, vectorRows(t, path, "embedding_cache"), "a purged memory's text goes")
-	assert.Zero(t, cachedVectors(t, path))
+	assert.Equal(t, 2, vectorRows(t, path.file(t), "embedding_cache"), "a purged memory's text goes")
+	assert.Zero(t, cachedVectors(t, path.file(t)))
 }
 
 // cachedVectors counts the vectors the embedding cache holds itself.
@@ -177,24 +180,25 @@ func cachedVectors(t *testing.T, path string) int {
 // gives way to a name of the restored row; an identical text stored
 // meanwhile is not embedded again either.
 func TestRestoreTakesItsVectorFromTheCache(t *testing.T) {
+	needs(t, enginetest.CapFile) // counts rows of the vector tables in the file
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "memory.db")
+	path := newDB(t)
 	cfg := engram.DefaultConfig()
 	cfg.Compaction.MaxEntries = 1
 	e := newTestEmbedder(t, 64)
-	m := testutil.OpenTier2Path(t, path, "a", e, engram.WithConfig(cfg))
+	m := openOn(t, path, "a", engram.Tier2, engram.WithEmbedder(e), engram.WithConfig(cfg))
 	low, err := m.Semantic().Store(ctx, engram.SemanticEntry{Content: "the spare key is under the mat", Importance: 0.1})
 	require.NoError(t, err)
 	_, err = m.Semantic().Store(ctx, engram.SemanticEntry{Content: "the boiler was serviced in March", Importance: 0.9})
 	require.NoError(t, err)
 	_, err = m.Compact(ctx, engram.CompactCount)
 	require.NoError(t, err)
-	require.Equal(t, 1, cachedVectors(t, path))
+	require.Equal(t, 1, cachedVectors(t, path.file(t)))
 
 	e.set(false, 0) // counts from here
 	require.NoError(t, m.Restore(ctx, low))
 	assert.Zero(t, pending(t, m))
-	assert.Zero(t, cachedVectors(t, path), "the restored row holds the vector")
+	assert.Zero(t, cachedVectors(t, path.file(t)), "the restored row holds the vector")
 	_, err = m.Episodic().Log(ctx, engram.Episode{Content: "the spare key is under the mat"})
 	require.NoError(t, err)
 	assert.Zero(t, e.embedded())
@@ -209,6 +213,7 @@ func TestRestoreTakesItsVectorFromTheCache(t *testing.T) {
 // that names a row whose text is another, or a row without its vector, is
 // reported.
 func TestCheckIntegrityChecksTheEmbeddingCache(t *testing.T) {
+	sqliteOnly(t, "raw SQL damages the embedding cache")
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "memory.db")
 	m, err := engram.New(engram.Tier2, engram.WithPath(path), engram.WithEmbedder(newTestEmbedder(t, 64)))
@@ -241,14 +246,15 @@ func TestCheckIntegrityChecksTheEmbeddingCache(t *testing.T) {
 // first step, opens with its vectors, and is brought up to the latest
 // (the steps after the first may run again).
 func TestTier2SchemaIsVersioned(t *testing.T) {
+	sqliteOnly(t, "raw SQL sets the vector schema's version")
 	ctx := context.Background()
 	latest := strconv.Itoa(len(schema.Tier2Migrations(64, 64)))
-	path := filepath.Join(t.TempDir(), "memory.db")
-	m := testutil.OpenTier2Path(t, path, "a", newTestEmbedder(t, 64))
+	path := newDB(t)
+	m := openOn(t, path, "a", engram.Tier2, engram.WithEmbedder(newTestEmbedder(t, 64)))
 	_, err := m.Semantic().Store(ctx, engram.SemanticEntry{Content: "The deploy key lives in the vault"})
 	require.NoError(t, err)
 	require.NoError(t, m.Close())
-	db, err := sql.Open("sqlite", path)
+	db, err := sql.Open("sqlite", path.file(t))
 	require.NoError(t, err)
 	defer db.Close()
 	var v string
@@ -257,7 +263,7 @@ func TestTier2SchemaIsVersioned(t *testing.T) {
 	_, err = db.Exec(`DELETE FROM meta WHERE key = 'vector.schema'`)
 	require.NoError(t, err)
 
-	m = testutil.OpenTier2Path(t, path, "a", newTestEmbedder(t, 64))
+	m = openOn(t, path, "a", engram.Tier2, engram.WithEmbedder(newTestEmbedder(t, 64)))
 	assert.Zero(t, pending(t, m), "the vectors are kept")
 	res, err := m.Search(ctx, engram.SearchOptions{Query: "where is the deploy key?", Mode: engram.SearchVector})
 	require.NoError(t, err)
@@ -267,6 +273,6 @@ func TestTier2SchemaIsVersioned(t *testing.T) {
 
 	_, err = db.Exec(`UPDATE meta SET value = '99' WHERE key = 'vector.schema'`)
 	require.NoError(t, err)
-	_, err = engram.New(engram.Tier2, engram.WithPath(path), engram.WithAgent("a"), engram.WithEmbedder(newTestEmbedder(t, 64)))
+	_, err = engram.New(engram.Tier2, engram.WithPath(path.file(t)), engram.WithAgent("a"), engram.WithEmbedder(newTestEmbedder(t, 64)))
 	assert.ErrorIs(t, err, engram.ErrSchemaTooNew)
 }

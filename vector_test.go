@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -15,7 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/engram-go/engram"
-	"github.com/engram-go/engram/internal/testutil"
+	"github.com/engram-go/engram/internal/enginetest"
 )
 
 // testEmbedder wraps the hashing embedder: it can be told to fail, to fail
@@ -95,8 +94,9 @@ func pending(t *testing.T, m *engram.Memory) int {
 }
 
 func TestTier2StoresSearchesAndDeletesVectors(t *testing.T) {
+	needs(t, enginetest.CapFile) // counts rows of the vector tables in the file
 	ctx := context.Background()
-	m := testutil.OpenTier2(t, newTestEmbedder(t, 128))
+	m := newMemory(t, engram.Tier2, engram.WithEmbedder(newTestEmbedder(t, 128)))
 	facts := []string{
 		"The deploy pipeline runs on GitHub Actions and takes twelve minutes",
 		"Alice prefers dark roast coffee in the morning",
@@ -173,7 +173,7 @@ func ptr[T any](v T) *T { return &v }
 func TestHybridRanksEveryCandidateByVector(t *testing.T) {
 	ctx := context.Background()
 	e := newTestEmbedder(t, 256)
-	m := testutil.OpenTier2(t, e)
+	m := newMemory(t, engram.Tier2, engram.WithEmbedder(e))
 	long := "zeppelin " + strings.Repeat("harbour lantern orchard violin meadow quarry saddle thimble walnut ", 3)
 	target, err := m.Semantic().Store(ctx, engram.SemanticEntry{Content: long})
 	require.NoError(t, err)
@@ -203,7 +203,7 @@ func TestHybridRanksEveryCandidateByVector(t *testing.T) {
 // pass them, up to its limit, nearest first.
 func TestFilteredVectorSearchFillsItsLimit(t *testing.T) {
 	ctx := context.Background()
-	m := testutil.OpenTier2(t, newTestEmbedder(t, 128))
+	m := newMemory(t, engram.Tier2, engram.WithEmbedder(newTestEmbedder(t, 128)))
 	for i := range 60 {
 		_, err := m.Semantic().Store(ctx, engram.SemanticEntry{Content: fmt.Sprintf("harbour lantern number %d", i)})
 		require.NoError(t, err)
@@ -234,9 +234,10 @@ func TestFilteredVectorSearchFillsItsLimit(t *testing.T) {
 // fails is kept and found by text; Flush embeds it once the embedder is
 // back.
 func TestFlakyEmbedderNeverLosesAMemory(t *testing.T) {
+	needs(t, enginetest.CapFile) // counts rows of the vector tables in the file
 	ctx := context.Background()
 	e := newTestEmbedder(t, 64)
-	m := testutil.OpenTier2(t, e)
+	m := newMemory(t, engram.Tier2, engram.WithEmbedder(e))
 	e.set(true, 0)
 	id, err := m.Semantic().Store(ctx, engram.SemanticEntry{Content: "The API key rotates every ninety days", Importance: 0.8})
 	require.NoError(t, err, "the row is kept when embedding fails")
@@ -270,7 +271,7 @@ func TestFlakyEmbedderNeverLosesAMemory(t *testing.T) {
 func TestEmbeddingCacheEmbedsATextOnce(t *testing.T) {
 	ctx := context.Background()
 	e := newTestEmbedder(t, 64)
-	m := testutil.OpenTier2(t, e)
+	m := newMemory(t, engram.Tier2, engram.WithEmbedder(e))
 	e.set(false, 0)
 	_, err := m.Semantic().Store(ctx, engram.SemanticEntry{Content: "same words", Importance: 0.5})
 	require.NoError(t, err)
@@ -285,10 +286,11 @@ func TestEmbeddingCacheEmbedsATextOnce(t *testing.T) {
 // TestReindexResumes: a Reindex the embedder breaks off carries on where it
 // stopped, and embeds no text twice.
 func TestReindexResumes(t *testing.T) {
+	needs(t, enginetest.CapFile) // counts rows of the vector tables in the file
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "memory.db")
+	path := newDB(t)
 	first := newTestEmbedder(t, 64)
-	m, err := engram.New(engram.Tier2, engram.WithPath(path), engram.WithEmbedder(first))
+	m, err := tryOpenOn(t, path, engram.DefaultAgent, engram.Tier2, engram.WithEmbedder(first))
 	require.NoError(t, err)
 	const n = 300
 	entries := make([]engram.SemanticEntry, n)
@@ -304,9 +306,9 @@ func TestReindexResumes(t *testing.T) {
 	second := newTestEmbedder(t, 64)
 	second.model = "another-model"
 	second.set(false, 2) // two batches, then down
-	m = testutil.OpenTier2Path(t, path, engram.DefaultAgent, second)
+	m = openOn(t, path, engram.DefaultAgent, engram.Tier2, engram.WithEmbedder(second))
 	assert.Equal(t, n, pending(t, m))
-	assert.Zero(t, vectorRows(t, path, "vec_semantic"))
+	assert.Zero(t, vectorRows(t, path.file(t), "vec_semantic"))
 
 	var seen []int
 	err = m.Reindex(ctx, func(done, total int) {
@@ -316,7 +318,7 @@ func TestReindexResumes(t *testing.T) {
 	require.ErrorIs(t, err, engram.ErrEmbedding)
 	assert.Equal(t, []int{64, 128}, seen)
 	assert.Equal(t, n-128, pending(t, m))
-	assert.Equal(t, 128, vectorRows(t, path, "vec_semantic"))
+	assert.Equal(t, 128, vectorRows(t, path.file(t), "vec_semantic"))
 	embeddedBefore := second.embedded()
 
 	second.mu.Lock()
@@ -328,7 +330,7 @@ func TestReindexResumes(t *testing.T) {
 	require.NotEmpty(t, seen)
 	assert.Equal(t, n-128, seen[len(seen)-1], "progress counts what was left")
 	assert.Zero(t, pending(t, m))
-	assert.Equal(t, n, vectorRows(t, path, "vec_semantic"))
+	assert.Equal(t, n, vectorRows(t, path.file(t), "vec_semantic"))
 
 	// A finished Reindex starts over the next time (all cached now).
 	second.set(false, 0)
@@ -337,11 +339,11 @@ func TestReindexResumes(t *testing.T) {
 }
 
 func TestDimensionMismatchIsAClearError(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "memory.db")
-	m, err := engram.New(engram.Tier2, engram.WithPath(path), engram.WithEmbedder(newTestEmbedder(t, 64)))
+	db := newDB(t)
+	m, err := tryOpenOn(t, db, engram.DefaultAgent, engram.Tier2, engram.WithEmbedder(newTestEmbedder(t, 64)))
 	require.NoError(t, err)
 	require.NoError(t, m.Close())
-	_, err = engram.New(engram.Tier2, engram.WithPath(path), engram.WithEmbedder(newTestEmbedder(t, 128)))
+	_, err = tryOpenOn(t, db, engram.DefaultAgent, engram.Tier2, engram.WithEmbedder(newTestEmbedder(t, 128)))
 	require.ErrorIs(t, err, engram.ErrInvalid)
 	assert.Contains(t, err.Error(), "64-dimension")
 	var ie *engram.InvalidError
@@ -356,28 +358,29 @@ func TestDimensionMismatchIsAClearError(t *testing.T) {
 // same model. A handle still open with the old embedder
 // gets a clear error.
 func TestDimensionChangeEmbedsEverythingAgain(t *testing.T) {
+	needs(t, enginetest.CapFile) // counts rows of the vector tables in the file
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "memory.db")
+	path := newDB(t)
 	old := func() *testEmbedder { e := newTestEmbedder(t, 64); e.model = "same-name"; return e }
-	a := testutil.OpenTier2Path(t, path, "a", old())
+	a := openOn(t, path, "a", engram.Tier2, engram.WithEmbedder(old()))
 	_, err := a.Semantic().Store(ctx, engram.SemanticEntry{Content: "The deploy key lives in the vault"})
 	require.NoError(t, err)
 	_, err = a.Episodic().LogBatch(ctx, []engram.Episode{{Content: "rotated the deploy key"}})
 	require.NoError(t, err)
-	b := testutil.OpenTier2Path(t, path, "b", old())
+	b := openOn(t, path, "b", engram.Tier2, engram.WithEmbedder(old()))
 	_, err = b.Semantic().Store(ctx, engram.SemanticEntry{Content: "Staging runs on port 8443"})
 	require.NoError(t, err)
 	require.NoError(t, a.Close())
 
-	_, err = engram.New(engram.Tier1, engram.WithPath(path), engram.WithDimensionChange())
+	_, err = tryOpenOn(t, path, engram.DefaultAgent, engram.Tier1, engram.WithDimensionChange())
 	require.ErrorIs(t, err, engram.ErrInvalid, "Tier 1 stores no vectors")
 
 	e := newTestEmbedder(t, 128)
 	e.model = "same-name"
-	a = testutil.OpenTier2Path(t, path, "a", e, engram.WithDimensionChange())
+	a = openOn(t, path, "a", engram.Tier2, engram.WithEmbedder(e), engram.WithDimensionChange())
 	assert.Equal(t, 2, pending(t, a))
-	assert.Zero(t, vectorRows(t, path, "vec_semantic"), "every agent's old vectors are gone")
-	assert.Zero(t, vectorRows(t, path, "embedding_cache"), "nor are the old dimension's cached embeddings of the same model")
+	assert.Zero(t, vectorRows(t, path.file(t), "vec_semantic"), "every agent's old vectors are gone")
+	assert.Zero(t, vectorRows(t, path.file(t), "embedding_cache"), "nor are the old dimension's cached embeddings of the same model")
 	res, err := a.Search(ctx, engram.SearchOptions{Query: "deploy key", Mode: engram.SearchText})
 	require.NoError(t, err)
 	assert.Len(t, res, 2, "text search finds them meanwhile")
@@ -389,46 +392,47 @@ func TestDimensionChangeEmbedsEverythingAgain(t *testing.T) {
 
 	require.NoError(t, a.Flush(ctx))
 	assert.Zero(t, pending(t, a))
-	assert.Equal(t, 1, vectorRows(t, path, "vec_semantic"))
-	assert.Equal(t, 1, vectorRows(t, path, "vec_episodic"))
+	assert.Equal(t, 1, vectorRows(t, path.file(t), "vec_semantic"))
+	assert.Equal(t, 1, vectorRows(t, path.file(t), "vec_episodic"))
 	res, err = a.Search(ctx, engram.SearchOptions{Query: "where does the deploy key live?", Mode: engram.SearchVector, Limit: 1})
 	require.NoError(t, err)
 	require.Len(t, res, 1)
 	assert.Contains(t, res[0].Content, "vault")
 
-	b = testutil.OpenTier2Path(t, path, "b", e)
+	b = openOn(t, path, "b", engram.Tier2, engram.WithEmbedder(e))
 	assert.Equal(t, 1, pending(t, b), "the other agent's memories wait for its own Flush")
 	require.NoError(t, b.Flush(ctx))
-	assert.Equal(t, 2, vectorRows(t, path, "vec_semantic"))
-	_, err = engram.New(engram.Tier2, engram.WithPath(path), engram.WithAgent("b"), engram.WithEmbedder(old()))
+	assert.Equal(t, 2, vectorRows(t, path.file(t), "vec_semantic"))
+	_, err = tryOpenOn(t, path, "b", engram.Tier2, engram.WithEmbedder(old()))
 	require.ErrorIs(t, err, engram.ErrInvalid, "the database now holds 128-dimension vectors")
 }
 
 // TestModelChangeEmptiesTheCache: the embeddings cached for a model the
 // database no longer uses are deleted when another model takes over.
 func TestModelChangeEmptiesTheCache(t *testing.T) {
+	needs(t, enginetest.CapFile) // counts rows of the vector tables in the file
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "memory.db")
+	path := newDB(t)
 	e := newTestEmbedder(t, 64)
 	e.model = "one"
-	m := testutil.OpenTier2Path(t, path, "a", e)
+	m := openOn(t, path, "a", engram.Tier2, engram.WithEmbedder(e))
 	_, err := m.Semantic().StoreBatch(ctx, []engram.SemanticEntry{{Content: "first fact"}, {Content: "second fact"}})
 	require.NoError(t, err)
 	require.NoError(t, m.Close())
-	require.Equal(t, 2, vectorRows(t, path, "embedding_cache"))
+	require.Equal(t, 2, vectorRows(t, path.file(t), "embedding_cache"))
 
 	e2 := newTestEmbedder(t, 64)
 	e2.model = "two"
-	m = testutil.OpenTier2Path(t, path, "a", e2)
-	assert.Zero(t, vectorRows(t, path, "embedding_cache"))
+	m = openOn(t, path, "a", engram.Tier2, engram.WithEmbedder(e2))
+	assert.Zero(t, vectorRows(t, path.file(t), "embedding_cache"))
 	require.NoError(t, m.Flush(ctx))
-	assert.Equal(t, 2, vectorRows(t, path, "embedding_cache"), "the new model's embeddings are cached")
+	assert.Equal(t, 2, vectorRows(t, path.file(t), "embedding_cache"), "the new model's embeddings are cached")
 	assert.Equal(t, 2, e2.embedded())
 }
 
 func TestVectorCallsOnTier1(t *testing.T) {
 	ctx := context.Background()
-	m := testutil.Open(t)
+	m := newMemory(t, engram.Tier1)
 	_, err := m.Search(ctx, engram.SearchOptions{Query: "x", Mode: engram.SearchVector})
 	assert.ErrorIs(t, err, engram.ErrTierUnsupported)
 	_, err = m.Search(ctx, engram.SearchOptions{Query: "x", Mode: engram.SearchHybrid})
@@ -442,10 +446,10 @@ func TestVectorCallsOnTier1(t *testing.T) {
 // the same file (another process, say) reach this one's vector search.
 func TestVectorsFollowOtherHandles(t *testing.T) {
 	ctx := context.Background()
-	path := testutil.TempDB(t)
-	a := testutil.OpenTier2Path(t, path, "agent", newTestEmbedder(t, 64))
-	b := testutil.OpenTier2Path(t, path, "agent", newTestEmbedder(t, 64))
-	text1 := testutil.OpenPath(t, path, "agent")
+	path := newDB(t)
+	a := openOn(t, path, "agent", engram.Tier2, engram.WithEmbedder(newTestEmbedder(t, 64)))
+	b := openOn(t, path, "agent", engram.Tier2, engram.WithEmbedder(newTestEmbedder(t, 64)))
+	text1 := openOn(t, path, "agent", engram.Tier1)
 	search := func(q string) []string {
 		res, err := a.Search(ctx, engram.SearchOptions{Query: q, Mode: engram.SearchVector, Limit: 3})
 		require.NoError(t, err)
@@ -478,8 +482,9 @@ func TestVectorsFollowOtherHandles(t *testing.T) {
 // TestFailedWriteLeavesVectorsAsTheyWere: a batch that fails part way
 // stores nothing, vectors included, and the index forgets what it saw.
 func TestFailedWriteLeavesVectorsAsTheyWere(t *testing.T) {
+	needs(t, enginetest.CapFile) // counts rows of the vector tables in the file
 	ctx := context.Background()
-	m := testutil.OpenTier2(t, newTestEmbedder(t, 64))
+	m := newMemory(t, engram.Tier2, engram.WithEmbedder(newTestEmbedder(t, 64)))
 	_, err := m.Semantic().Store(ctx, engram.SemanticEntry{ID: "01JTAKEN0000000000000000AA", Content: "first", Importance: 0.5})
 	require.NoError(t, err)
 	_, err = m.Semantic().StoreBatch(ctx, []engram.SemanticEntry{
@@ -498,7 +503,7 @@ func TestFailedWriteLeavesVectorsAsTheyWere(t *testing.T) {
 
 func TestTier2AutoLinksByCosine(t *testing.T) {
 	ctx := context.Background()
-	m := testutil.OpenTier2(t, newTestEmbedder(t, 256))
+	m := newMemory(t, engram.Tier2, engram.WithEmbedder(newTestEmbedder(t, 256)))
 	a, err := m.Semantic().Store(ctx, engram.SemanticEntry{Content: "The deploy pipeline runs on GitHub Actions every night", Importance: 0.5})
 	require.NoError(t, err)
 	_, err = m.Semantic().Store(ctx, engram.SemanticEntry{Content: "Bob keeps bees on the roof", Importance: 0.5})
@@ -516,9 +521,9 @@ func TestTier2AutoLinksByCosine(t *testing.T) {
 
 func TestTier2IsIsolated(t *testing.T) {
 	ctx := context.Background()
-	path := testutil.TempDB(t)
-	alice := testutil.OpenTier2Path(t, path, "alice", newTestEmbedder(t, 64))
-	bob := testutil.OpenTier2Path(t, path, "bob", newTestEmbedder(t, 64))
+	path := newDB(t)
+	alice := openOn(t, path, "alice", engram.Tier2, engram.WithEmbedder(newTestEmbedder(t, 64)))
+	bob := openOn(t, path, "bob", engram.Tier2, engram.WithEmbedder(newTestEmbedder(t, 64)))
 	_, err := alice.Semantic().Store(ctx, engram.SemanticEntry{Content: "alice's secret recipe uses saffron", Importance: 0.5})
 	require.NoError(t, err)
 	res, err := bob.Search(ctx, engram.SearchOptions{Query: "alice's secret recipe uses saffron", Mode: engram.SearchVector})
@@ -532,30 +537,31 @@ func TestTier2IsIsolated(t *testing.T) {
 }
 
 func TestExistingVectorsRecordNothing(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "memory.db")
+	needs(t, enginetest.CapFile) // counts rows of the vector tables in the file
+	db := newDB(t)
 	ctx := context.Background()
-	m, err := engram.New(engram.Tier1, engram.WithPath(path))
+	m, err := tryOpenOn(t, db, engram.DefaultAgent, engram.Tier1)
 	require.NoError(t, err)
 	_, err = m.Semantic().Store(ctx, engram.SemanticEntry{Content: "Ada prefers short answers"})
 	require.NoError(t, err)
 	require.NoError(t, m.Close())
-	before, err := os.ReadFile(path)
+	before, err := os.ReadFile(db.file(t))
 	require.NoError(t, err)
 
 	// No vectors yet: nothing is recorded, so that a later embedder of
 	// any dimension still fits.
-	_, err = engram.New(engram.Tier2, engram.WithPath(path), engram.WithEmbedder(newTestEmbedder(t, 64)), engram.WithExistingVectors())
+	_, err = tryOpenOn(t, db, engram.DefaultAgent, engram.Tier2, engram.WithEmbedder(newTestEmbedder(t, 64)), engram.WithExistingVectors())
 	require.ErrorIs(t, err, engram.ErrNoVectors)
-	after, err := os.ReadFile(path)
+	after, err := os.ReadFile(db.file(t))
 	require.NoError(t, err)
 	assert.Equal(t, before, after, "the file is as it was")
-	m, err = engram.New(engram.Tier2, engram.WithPath(path), engram.WithEmbedder(newTestEmbedder(t, 128)))
+	m, err = tryOpenOn(t, db, engram.DefaultAgent, engram.Tier2, engram.WithEmbedder(newTestEmbedder(t, 128)))
 	require.NoError(t, err, "the first embedder to set the vectors up chooses their dimension")
 	require.NoError(t, m.Reindex(ctx, nil))
 	require.NoError(t, m.Close())
 
 	// The vectors' own embedder reads them.
-	m, err = engram.New(engram.Tier2, engram.WithPath(path), engram.WithEmbedder(newTestEmbedder(t, 128)), engram.WithExistingVectors())
+	m, err = tryOpenOn(t, db, engram.DefaultAgent, engram.Tier2, engram.WithEmbedder(newTestEmbedder(t, 128)), engram.WithExistingVectors())
 	require.NoError(t, err)
 	found, err := m.Find(ctx, engram.SearchOptions{Query: "short answers", Mode: engram.SearchVector})
 	require.NoError(t, err)
@@ -564,25 +570,25 @@ func TestExistingVectorsRecordNothing(t *testing.T) {
 
 	// Another model of the same dimension drops nothing.
 	renamed := &testEmbedder{HashingEmbedder: newTestEmbedder(t, 128).HashingEmbedder, model: "another-model"}
-	_, err = engram.New(engram.Tier2, engram.WithPath(path), engram.WithEmbedder(renamed), engram.WithExistingVectors())
+	_, err = tryOpenOn(t, db, engram.DefaultAgent, engram.Tier2, engram.WithEmbedder(renamed), engram.WithExistingVectors())
 	var mismatch *engram.VectorMismatchError
 	require.ErrorAs(t, err, &mismatch)
 	assert.ErrorIs(t, err, engram.ErrInvalid)
 	assert.Equal(t, engram.VectorMismatchError{Dims: 128, Model: newTestEmbedder(t, 128).Model(), EmbedderDims: 128, EmbedderModel: "another-model"},
 		engram.VectorMismatchError{Dims: mismatch.Dims, Model: mismatch.Model, EmbedderDims: mismatch.EmbedderDims, EmbedderModel: mismatch.EmbedderModel})
-	assert.Equal(t, 1, vectorRows(t, path, "vec_semantic"), "the vectors are kept")
+	assert.Equal(t, 1, vectorRows(t, db.file(t), "vec_semantic"), "the vectors are kept")
 
 	// Another dimension is a VectorMismatchError with or without the option.
 	for _, opts := range [][]engram.Option{nil, {engram.WithExistingVectors()}} {
-		_, err = engram.New(engram.Tier2, append(opts, engram.WithPath(path), engram.WithEmbedder(newTestEmbedder(t, 64)))...)
+		_, err = tryOpenOn(t, db, engram.DefaultAgent, engram.Tier2, append(opts, engram.WithEmbedder(newTestEmbedder(t, 64)))...)
 		require.ErrorAs(t, err, &mismatch)
 		assert.Equal(t, 128, mismatch.Dims)
 		assert.Equal(t, 64, mismatch.EmbedderDims)
 	}
 
-	_, err = engram.New(engram.Tier2, engram.WithPath(path), engram.WithEmbedder(newTestEmbedder(t, 64)),
+	_, err = tryOpenOn(t, db, engram.DefaultAgent, engram.Tier2, engram.WithEmbedder(newTestEmbedder(t, 64)),
 		engram.WithExistingVectors(), engram.WithDimensionChange())
 	assert.ErrorIs(t, err, engram.ErrInvalid)
-	_, err = engram.New(engram.Tier1, engram.WithPath(path), engram.WithExistingVectors())
+	_, err = tryOpenOn(t, db, engram.DefaultAgent, engram.Tier1, engram.WithExistingVectors())
 	assert.ErrorIs(t, err, engram.ErrInvalid)
 }

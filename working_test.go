@@ -7,7 +7,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/engram-go/engram"
-	"github.com/engram-go/engram/internal/testutil"
 )
 
 func ids(items []engram.WorkingItem) []string {
@@ -28,7 +27,7 @@ func fill(t *testing.T, w *engram.Working, imps ...float64) {
 }
 
 func TestWorkingFIFO(t *testing.T) {
-	m := testutil.Open(t, engram.WithWorkingCapacity(3), engram.WithEviction(engram.EvictFIFO))
+	m := newMemory(t, engram.Tier1, engram.WithWorkingCapacity(3), engram.WithEviction(engram.EvictFIFO))
 	w := m.Working()
 	fill(t, w, 0.5, 0.5, 0.5)
 	_, err := w.Get("a") // use does not matter to FIFO
@@ -42,7 +41,7 @@ func TestWorkingFIFO(t *testing.T) {
 }
 
 func TestWorkingLRUTracksUse(t *testing.T) {
-	m := testutil.Open(t, engram.WithWorkingCapacity(3), engram.WithEviction(engram.EvictLRU))
+	m := newMemory(t, engram.Tier1, engram.WithWorkingCapacity(3), engram.WithEviction(engram.EvictLRU))
 	w := m.Working()
 	fill(t, w, 0.5, 0.5, 0.5)
 
@@ -66,7 +65,7 @@ func TestWorkingLRUTracksUse(t *testing.T) {
 }
 
 func TestWorkingImportance(t *testing.T) {
-	m := testutil.Open(t, engram.WithWorkingCapacity(3), engram.WithEviction(engram.EvictImportance))
+	m := newMemory(t, engram.Tier1, engram.WithWorkingCapacity(3), engram.WithEviction(engram.EvictImportance))
 	w := m.Working()
 	fill(t, w, 0.9, 0.2, 0.2)
 	ev, err := w.Add(engram.WorkingItem{ID: "d", Content: "item d", Importance: 0.95})
@@ -78,7 +77,7 @@ func TestWorkingImportance(t *testing.T) {
 }
 
 func TestWorkingReplaceRemoveClearAndCopies(t *testing.T) {
-	m := testutil.Open(t, engram.WithWorkingCapacity(2))
+	m := newMemory(t, engram.Tier1, engram.WithWorkingCapacity(2))
 	w := m.Working()
 	assert.Equal(t, 2, w.Capacity())
 	tags := []string{"x"}

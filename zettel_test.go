@@ -8,11 +8,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/engram-go/engram"
-	"github.com/engram-go/engram/internal/testutil"
 )
 
 func TestLinksAddForRemove(t *testing.T) {
-	m := testutil.Open(t)
+	m := newMemory(t, engram.Tier1)
 	ctx := context.Background()
 	fact, err := m.Semantic().Store(ctx, engram.SemanticEntry{Content: "deploys need a green CI", Importance: 0.8})
 	require.NoError(t, err)
@@ -51,7 +50,7 @@ func TestLinksAddForRemove(t *testing.T) {
 }
 
 func TestLinksAmbiguousIDNeedsType(t *testing.T) {
-	m := testutil.Open(t)
+	m := newMemory(t, engram.Tier1)
 	ctx := context.Background()
 	_, err := m.Semantic().Store(ctx, engram.SemanticEntry{ID: "same", Content: "a fact", Importance: 0.5})
 	require.NoError(t, err)
@@ -91,7 +90,7 @@ func noAutoLink() engram.Option {
 }
 
 func TestTraverseBothDirectionsAndCycles(t *testing.T) {
-	m := testutil.Open(t, noAutoLink())
+	m := newMemory(t, engram.Tier1, noAutoLink())
 	ctx := context.Background()
 	n := chain(t, m, 5) // a -> b -> c -> d -> e
 	// Close a cycle e -> a, and a back-edge c -> a.
@@ -130,7 +129,7 @@ func TestTraverseBothDirectionsAndCycles(t *testing.T) {
 }
 
 func TestLinksDisappearWithEitherEnd(t *testing.T) {
-	m := testutil.Open(t, noAutoLink())
+	m := newMemory(t, engram.Tier1, noAutoLink())
 	ctx := context.Background()
 	chain(t, m, 3) // a -> b -> c
 	ev, err := m.Episodic().Log(ctx, engram.Episode{Content: "event"})

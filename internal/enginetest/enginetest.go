@@ -75,8 +75,21 @@ const (
 	// secure_delete and a checkpoint that truncates the write-ahead log).
 	CapSecureDelete Capability = "secure-delete"
 	// CapAgentDir: each agent's memory lives in a directory of its own
-	// (engram.WithDir), which Memory.ForgetAgent removes.
+	// (engram.WithDir), where Memory.Flush writes its memory.md, and
+	// which Memory.ForgetAgent removes.
 	CapAgentDir Capability = "agent-directory"
+	// CapSnapshotReads: a read runs on a connection of its own, on a
+	// snapshot, so that a write never waits for a read (SQLite's
+	// write-ahead log). SQLite's database in memory has one connection,
+	// for reads and writes alike. The root's behavioural tests need it;
+	// the suite does not.
+	CapSnapshotReads Capability = "snapshot-reads"
+	// CapMarkdownPath: a memory is a Memory of its own (engram.New,
+	// not a Store's agent), which writes its memory.md where
+	// engram.WithMarkdownPath says; a Store refuses the option. The
+	// root's behavioural tests that choose where memory.md goes need it;
+	// the suite does not.
+	CapMarkdownPath Capability = "markdown-path"
 )
 
 // Engine says how to open memories on the engine under test, and what it
