@@ -24,9 +24,10 @@ import (
 //     connection, which fire only when a text column really changed, so
 //     that the bulk updates of decay and access counts cost nothing.
 //
-// A write transaction hands what was logged to its followers before it
-// commits (store.settle), or earlier when a follower needs to be current
-// in the middle of it (dbtx.changes). Changes made through other
+// A write transaction hands what was logged to its followers
+// (store.Follower, watching what store.Watch says) before it commits
+// (DB.settle), or earlier when a follower needs to be current in the
+// middle of it (Tx.Changes). Changes made through other
 // connections (another Memory on the same file, another process) are not
 // logged here: each follower also checks a per-agent counter in meta that
 // triggers move on with every change, and starts again from the table when
