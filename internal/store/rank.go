@@ -12,8 +12,8 @@ import (
 
 // RawQuerier is a Querier that may run a read through the driver itself,
 // without database/sql's conversions and locks, which cost more than
-// SQLite's work on a read of a few dozen short rows. The root's read
-// transactions on a reader are one.
+// SQLite's work on a read of a few dozen short rows. The SQLite engine's
+// read transactions on a reader are one (internal/store/sqlite's Tx).
 type RawQuerier interface {
 	Querier
 	// RawQuery runs query with args and calls row with each row's values

@@ -24,8 +24,9 @@ import (
 // before and after, so that the bulk updates of decay and access counts
 // report nothing.
 //
-// A write transaction hands what was logged to its followers before it
-// commits (settle), or earlier when a follower needs to be current in the
+// A write transaction hands what was logged to its followers
+// (store.Follower, watching what store.Watch says) before it commits
+// (DB.settle), or earlier when a follower needs to be current in the
 // middle of it (Tx.Changes). Changes made through other connections
 // (another Memory on the same file, another process) are not logged here:
 // each follower also checks a per-agent counter in meta that triggers
@@ -36,11 +37,11 @@ import (
 // (the root package's tests set it), SQLite's pre-update hook and
 // temporary triggers on the writer connection log the same changes from
 // below, and a transaction whose reports differ from what they saw fails
-// (see changeLog.compare).
+// (see compare).
 
 // CheckChangeLog makes every change log made from then on check the
 // writes' reports against SQLite's own record of the rows changed (see
-// changeLog.compare). Tests set it; it costs a hook call per row changed.
+// compare). Tests set it; it costs a hook call per row changed.
 var CheckChangeLog = false
 
 // changeLog is the writer connection's log. The writer lock guards it.
