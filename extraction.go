@@ -4,15 +4,13 @@ import (
 	"cmp"
 	"context"
 	"fmt"
-	"regexp"
-	"regexp/syntax"
 	"slices"
 	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	"github.com/engram-go/engram/internal/facts"
+	"github.com/engram-go/engram/internal/rules"
 	"github.com/engram-go/engram/internal/store"
 )
 
@@ -79,8 +77,10 @@ type ExtractedItem struct {
 type Rules struct {
 	m *Memory
 
-	mu       sync.Mutex // guards the fields below
-	compiled map[string]compiledRule
+	// matcher compiles the rules' patterns once.
+	matcher rules.Cache
+
+	mu sync.Mutex // guards the fields below
 	// active caches the active rules as of version, the counter every
 	// change to the agent's rules bumps in meta (whichever process makes
 	// it), so that Extract reads one value instead of every rule.
@@ -99,7 +99,7 @@ func (r *Rules) bumpVersion(q store.Tx) error {
 // activeRules returns the agent's active rules, from the cache when no
 // rule changed since it was filled.
 func (r *Rules) activeRules(ctx context.Context) ([]ExtractionRule, error) {
-	var rules []ExtractionRule
+	var active []ExtractionRule
 	err := r.m.read(ctx, "extract.rules", func(q store.Tx) error {
 		v, set, err := store.Meta(q, metaRulesVersion+r.m.agent)
 		if err != nil || !set {
@@ -107,42 +107,20 @@ func (r *Rules) activeRules(ctx context.Context) ([]ExtractionRule, error) {
 		}
 		r.mu.Lock()
 		if v == r.version {
-			rules = r.active
+			active = r.active
 			r.mu.Unlock()
 			return nil
 		}
 		r.mu.Unlock()
-		if rules, err = listRules(q, r.m.agent, true); err != nil {
+		if active, err = listRules(q, r.m.agent, true); err != nil {
 			return err
 		}
 		r.mu.Lock()
-		r.active, r.version = rules, v
+		r.active, r.version = active, v
 		r.mu.Unlock()
 		return nil
 	})
-	return rules, err
-}
-
-// compiledRule is a rule's regular expression and, when it can tell, the
-// lowercase ASCII strings one of which every match contains: a sentence
-// holding none of them is skipped without running the expression.
-type compiledRule struct {
-	re       *regexp.Regexp
-	required []string
-	// leading says every match starts with one of required (after \b
-	// assertions). Then matches are only tried where one occurs, with
-	// at0 (the expression anchored at the start) at the start of a
-	// sentence and with after1 (anchored one rune further, its first
-	// group the match) elsewhere, so that a word boundary is judged with
-	// the rune before in view.
-	leading     bool
-	at0, after1 *regexp.Regexp
-	// wordStart says, for a leading rule, that a \b comes before each of
-	// required and each begins with a word character, so that matches
-	// start only where a word does. There at0 decides alone, since \b
-	// holds at the start of a string as it does at the start of a word,
-	// and the rule's literals are found by one pass over the words.
-	wordStart bool
+	return active, err
 }
 
 // Rules returns the agent's extraction rules.
@@ -151,14 +129,6 @@ func (m *Memory) Rules() *Rules { return m.rules }
 // HasLLM reports whether the Memory was opened [WithLLM]: whether
 // [Memory.Extract] asks a model, besides applying the agent's rules.
 func (m *Memory) HasLLM() bool { return m.llm != nil }
-
-// minExtractedRunes is the shortest match worth keeping, as in the seed.
-const minExtractedRunes = 6
-
-// compilePattern compiles a rule's pattern as rules match: case-insensitively.
-func compilePattern(pattern string) (*regexp.Regexp, error) {
-	return regexp.Compile("(?i)" + pattern)
-}
 
 func (r *Rules) validate(rule *ExtractionRule) error {
 	if err := validateID("Name", rule.Name); err != nil {
@@ -170,7 +140,7 @@ func (r *Rules) validate(rule *ExtractionRule) error {
 	if len(rule.Pattern) > 4096 {
 		return invalid("Pattern", "is %d bytes, more than 4096", len(rule.Pattern))
 	}
-	if _, err := compilePattern(rule.Pattern); err != nil {
+	if _, err := rules.Compile(rule.Pattern); err != nil {
 		return invalid("Pattern", "%v", err)
 	}
 	switch rule.Type {
@@ -284,137 +254,6 @@ func listRules(q store.Tx, agent string, activeOnly bool) ([]ExtractionRule, err
 	return out, err
 }
 
-// compile returns the compiled rule, compiling it once.
-func (r *Rules) compile(rule ExtractionRule) (compiledRule, error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if c, ok := r.compiled[rule.Pattern]; ok {
-		return c, nil
-	}
-	re, err := compilePattern(rule.Pattern)
-	if err != nil {
-		return compiledRule{}, err
-	}
-	c := compiledRule{re: re}
-	if sre, err := syntax.Parse("(?i)"+rule.Pattern, syntax.Perl); err == nil {
-		sre = sre.Simplify()
-		c.required = requiredLiterals(sre)
-		if lead, wordStart := leadingLiterals(sre); lead != nil {
-			at0, err0 := regexp.Compile(`^(?:(?i)` + rule.Pattern + `)`)
-			after1, err1 := regexp.Compile(`^(?s:.)((?i)` + rule.Pattern + `)`)
-			if err0 == nil && err1 == nil {
-				c.required, c.leading, c.at0, c.after1, c.wordStart = lead, true, at0, after1, wordStart
-			}
-		}
-	}
-	if r.compiled == nil || len(r.compiled) > 1024 {
-		r.compiled = make(map[string]compiledRule)
-	}
-	r.compiled[rule.Pattern] = c
-	return c, nil
-}
-
-// requiredLiterals returns lowercase ASCII strings one of which every
-// match of re contains, or nil when it cannot tell.
-func requiredLiterals(re *syntax.Regexp) []string {
-	switch re.Op {
-	case syntax.OpLiteral:
-		s := string(re.Rune)
-		for _, c := range s {
-			if c >= utf8.RuneSelf {
-				return nil
-			}
-		}
-		return []string{strings.ToLower(s)}
-	case syntax.OpCapture, syntax.OpPlus:
-		return requiredLiterals(re.Sub[0])
-	case syntax.OpRepeat:
-		if re.Min >= 1 {
-			return requiredLiterals(re.Sub[0])
-		}
-	case syntax.OpConcat:
-		// Any part's strings are required; the set whose shortest string
-		// is longest filters best.
-		var best []string
-		for _, sub := range re.Sub {
-			if l := requiredLiterals(sub); l != nil && (best == nil || shortest(l) > shortest(best)) {
-				best = l
-			}
-		}
-		return best
-	case syntax.OpAlternate:
-		var all []string
-		for _, sub := range re.Sub {
-			l := requiredLiterals(sub)
-			if l == nil {
-				return nil
-			}
-			all = append(all, l...)
-		}
-		return all
-	}
-	return nil
-}
-
-// leadingLiterals returns lowercase ASCII strings one of which every match
-// of re starts with, after any word-boundary assertions, or nil when it
-// cannot tell. wordStart says a \b comes before each string and each
-// begins with a word character.
-func leadingLiterals(re *syntax.Regexp) (lits []string, wordStart bool) {
-	for re.Op == syntax.OpCapture {
-		re = re.Sub[0]
-	}
-	switch re.Op {
-	case syntax.OpLiteral:
-		return requiredLiterals(re), false
-	case syntax.OpAlternate:
-		wordStart = true
-		for _, sub := range re.Sub {
-			l, ws := leadingLiterals(sub)
-			if l == nil {
-				return nil, false
-			}
-			lits, wordStart = append(lits, l...), wordStart && ws
-		}
-		return lits, wordStart
-	case syntax.OpConcat:
-		boundary := false
-		for _, sub := range re.Sub {
-			switch sub.Op {
-			case syntax.OpWordBoundary:
-				boundary = true
-				continue
-			case syntax.OpNoWordBoundary:
-				continue
-			}
-			lits, wordStart = leadingLiterals(sub)
-			if boundary && lits != nil {
-				wordStart = true
-				for _, l := range lits {
-					wordStart = wordStart && isWordByte(l[0])
-				}
-			}
-			return lits, wordStart
-		}
-	}
-	return nil, false
-}
-
-// isWordByte reports whether c is an ASCII word character, as \b judges.
-func isWordByte(c byte) bool {
-	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_'
-}
-
-func shortest(ss []string) int {
-	n := -1
-	for _, s := range ss {
-		if n < 0 || len(s) < n {
-			n = len(s)
-		}
-	}
-	return n
-}
-
 // found is a memory extraction wants to store.
 type found struct {
 	typ        MemoryType
@@ -448,329 +287,46 @@ func (it found) reject(field, reason string) RejectedItem {
 	return r
 }
 
-func isASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= utf8.RuneSelf {
-			return false
-		}
-	}
-	return true
-}
-
-// sentenceSpans returns the byte ranges of the sentences of text, trimmed
-// of surrounding space: a sentence ends at '.', '!' or '?' followed by a
-// space or the end, and at a line break.
-func sentenceSpans(text string) [][2]int {
-	var out [][2]int
-	add := func(start, end int) {
-		for start < end && isSpace(text[start]) {
-			start++
-		}
-		for end > start && isSpace(text[end-1]) {
-			end--
-		}
-		if start < end {
-			out = append(out, [2]int{start, end})
-		}
-	}
-	start := 0
-	for i := 0; i < len(text); i++ {
-		c := text[i]
-		end := c == '\n'
-		if c == '.' || c == '!' || c == '?' {
-			end = i+1 == len(text) || text[i+1] == ' ' || text[i+1] == '\n' || text[i+1] == '\t'
-		}
-		if end {
-			add(start, i)
-			start = i + 1
-		}
-	}
-	add(start, len(text))
-	return out
-}
-
-func isSpace(c byte) bool {
-	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'
-}
-
-// ruleHit is a match before it becomes a found item, with where it was,
-// so that matches come out in message, sentence, rule order.
-type ruleHit struct {
-	message, sentence, rule, order int
-	found
-}
-
 // apply returns every match of the rules in the user messages, sentence
-// by sentence, in message, sentence and rule order.
-//
-// A rule whose matches must contain one of some literal strings only runs
-// on the sentences holding one; when its matches start with one, it runs
-// only where one occurs. The literals that must start a word are found by
-// one pass over the words of a message, the others by one scan of the
-// message per literal. In a message outside ASCII, where case folding can
-// match other bytes, the expressions run on every sentence.
-func (r *Rules) apply(rules []ExtractionRule, messages []Message) ([]found, error) {
-	sc, err := r.newRuleScan(rules)
+// by sentence, in message, sentence and rule order (see
+// [rules.Scanner]).
+func (r *Rules) apply(list []ExtractionRule, messages []Message) ([]found, error) {
+	plain := make([]rules.Rule, len(list))
+	for i, rule := range list {
+		plain[i] = rules.Rule{Name: rule.Name, Pattern: rule.Pattern, Type: string(rule.Type),
+			Subject: rule.Subject, Predicate: rule.Predicate, Object: rule.Object}
+	}
+	user := "User"
+	if r.m != nil {
+		user = r.m.cfg.Facts.UserEntity
+	}
+	sc, err := r.matcher.Scanner(plain, user)
 	if err != nil {
 		return nil, err
 	}
 	for mi, msg := range messages {
 		if msg.Role == "user" {
-			sc.message(mi, msg.Content)
+			sc.Scan(mi, msg.Content)
 		}
 	}
-	slices.SortFunc(sc.hits, func(a, b ruleHit) int {
-		return cmp.Or(cmp.Compare(a.message, b.message), cmp.Compare(a.sentence, b.sentence),
-			cmp.Compare(a.rule, b.rule), cmp.Compare(a.order, b.order))
-	})
-	out := make([]found, len(sc.hits))
-	for i, h := range sc.hits {
-		out[i] = h.found
+	hits := sc.Hits()
+	out := make([]found, len(hits))
+	sources := make([]string, len(list)) // per rule: "rule:<name>", once it matches
+	for i, h := range hits {
+		rule := &list[h.Rule]
+		if sources[h.Rule] == "" {
+			sources[h.Rule] = "rule:" + rule.Name
+		}
+		if rule.Type == TypeFact {
+			out[i] = found{typ: TypeFact, content: h.Content, source: sources[h.Rule], message: h.Message, sentence: h.Sentence,
+				subject: h.Subject, predicate: h.Predicate, object: h.Object}
+			continue
+		}
+		out[i] = found{typ: rule.Type, content: h.Content, importance: rule.Importance, tags: rule.Tags,
+			source: sources[h.Rule], event: EventObservation, name: h.Content, steps: h.Text,
+			message: h.Message, sentence: h.Sentence}
 	}
 	return out, nil
-}
-
-// ruleScan is one run of apply: the compiled rules, and buffers reused
-// from message to message.
-type ruleScan struct {
-	rules    []ExtractionRule
-	compiled []compiledRule
-	// byFirst lists the word-start literals by their first byte: for
-	// each, its rule's index and the literal.
-	byFirst [128][]ruleLiteral
-	hits    []ruleHit
-	from    []int    // per sentence: where to start, or -1 to skip it
-	starts  [][]int  // per sentence, for a leading rule: where matches may start
-	at      [][]int  // per rule: wordStarts' finds in a message
-	sources []string // per rule: "rule:<name>", once it matches
-	user    string   // the user entity, for fact rules
-
-	// The message being scanned.
-	index   int
-	text    string
-	lowered string // text in lower case, made when first needed
-	spans   [][2]int
-	ascii   bool
-}
-
-func (r *Rules) newRuleScan(rules []ExtractionRule) (*ruleScan, error) {
-	sc := &ruleScan{rules: rules, compiled: make([]compiledRule, len(rules)),
-		at: make([][]int, len(rules)), sources: make([]string, len(rules)), user: "User"}
-	if r.m != nil {
-		sc.user = r.m.cfg.Facts.UserEntity
-	}
-	for i, rule := range rules {
-		c, err := r.compile(rule)
-		if err != nil {
-			return nil, err
-		}
-		sc.compiled[i] = c
-		if c.wordStart {
-			for _, lit := range c.required {
-				sc.byFirst[lit[0]] = append(sc.byFirst[lit[0]], ruleLiteral{i, lit})
-			}
-		}
-	}
-	return sc, nil
-}
-
-// message runs every rule on the sentences of the message with index mi.
-func (sc *ruleScan) message(mi int, text string) {
-	sc.index, sc.text, sc.lowered = mi, text, ""
-	sc.spans = sentenceSpans(text)
-	sc.ascii = isASCII(text)
-	if sc.ascii {
-		for ri := range sc.at {
-			sc.at[ri] = sc.at[ri][:0]
-		}
-		wordStarts(text, &sc.byFirst, sc.at)
-	}
-	for ri, c := range sc.compiled {
-		leading := sc.locate(ri, c)
-		for k, sp := range sc.spans {
-			if sc.from[k] >= 0 {
-				sc.match(ri, c, k, sc.text[sp[0]:sp[1]], leading)
-			}
-		}
-	}
-}
-
-// locate decides which sentences rule ri runs on (from) and, for a rule
-// whose matches start with a literal, where in them (starts), and reports
-// whether starts applies.
-func (sc *ruleScan) locate(ri int, c compiledRule) (leading bool) {
-	n := len(sc.spans)
-	sc.from = slices.Grow(sc.from[:0], n)[:n]
-	fill := 0
-	if sc.ascii && c.required != nil {
-		fill = -1
-	}
-	for k := range sc.from {
-		sc.from[k] = fill
-	}
-	leading = fill < 0 && c.leading
-	if leading {
-		sc.starts = slices.Grow(sc.starts[:0], n)[:n]
-		for k := range sc.starts {
-			sc.starts[k] = sc.starts[k][:0]
-		}
-	}
-	switch {
-	case fill < 0 && c.wordStart:
-		for _, p := range sc.at[ri] {
-			sc.mark(p&(1<<32-1), p>>32, leading)
-		}
-	case fill < 0:
-		if sc.lowered == "" {
-			sc.lowered = strings.ToLower(sc.text)
-		}
-		for _, lit := range c.required {
-			for off := 0; ; {
-				i := strings.Index(sc.lowered[off:], lit)
-				if i < 0 {
-					break
-				}
-				sc.mark(off+i, len(lit), leading)
-				off += i + 1
-			}
-		}
-	}
-	return leading
-}
-
-// mark lets the rule run on the sentence holding the literal found at
-// pos, n bytes long, and there, when leading.
-func (sc *ruleScan) mark(pos, n int, leading bool) {
-	spans := sc.spans
-	k, _ := slices.BinarySearchFunc(spans, pos, func(sp [2]int, p int) int {
-		if sp[1] <= p {
-			return -1
-		}
-		if sp[0] > p {
-			return 1
-		}
-		return 0
-	})
-	if k == len(spans) || pos < spans[k][0] || pos+n > spans[k][1] {
-		return // across a sentence end: not in one sentence
-	}
-	sc.from[k] = 0
-	if leading {
-		sc.starts[k] = append(sc.starts[k], pos-spans[k][0])
-	}
-}
-
-// match runs rule ri on sentence k and keeps what it finds.
-func (sc *ruleScan) match(ri int, c compiledRule, k int, sentence string, leading bool) {
-	if sc.rules[ri].Type == TypeFact {
-		sc.matchFacts(ri, c, k, sentence)
-		return
-	}
-	var matches []string
-	if leading {
-		matches = c.matchAt(sentence, sc.starts[k])
-	} else {
-		matches = c.re.FindAllString(sentence, -1)
-	}
-	for n, match := range matches {
-		content := strings.TrimSpace(strings.TrimRight(match, " ,;:"))
-		if utf8.RuneCountInString(content) < minExtractedRunes {
-			continue
-		}
-		rule := sc.rules[ri]
-		if sc.sources[ri] == "" {
-			sc.sources[ri] = "rule:" + rule.Name
-		}
-		sc.hits = append(sc.hits, ruleHit{sc.index, k, ri, n, found{typ: rule.Type, content: content,
-			importance: rule.Importance, tags: rule.Tags, source: sc.sources[ri],
-			event: EventObservation, name: content, steps: sentence, message: sc.index, sentence: k}})
-	}
-}
-
-// matchFacts runs the fact rule ri on sentence k and keeps the facts it
-// makes. It needs the groups of every match, so it runs the expression
-// on the whole sentence; like any rule, it runs only on the sentences
-// holding one of its required literals.
-func (sc *ruleScan) matchFacts(ri int, c compiledRule, k int, sentence string) {
-	rule := &sc.rules[ri]
-	for n, loc := range c.re.FindAllStringSubmatchIndex(sentence, -1) {
-		if sc.sources[ri] == "" {
-			sc.sources[ri] = "rule:" + rule.Name
-		}
-		it := found{typ: TypeFact, content: strings.TrimSpace(sentence[loc[0]:loc[1]]), source: sc.sources[ri],
-			message: sc.index, sentence: k}
-		it.subject, it.predicate, it.object = factParts(rule, c.re, sentence, loc, sc.user)
-		sc.hits = append(sc.hits, ruleHit{sc.index, k, ri, n, it})
-	}
-}
-
-// ruleLiteral is a word-start literal of the rule at index rule.
-type ruleLiteral struct {
-	rule int
-	lit  string
-}
-
-// wordStarts finds, at the start of every word of the ASCII text, the
-// literals of byFirst the word starts with, regardless of case, and
-// appends each one's offset and length (offset | length<<32) to at[rule].
-func wordStarts(text string, byFirst *[128][]ruleLiteral, at [][]int) {
-	for i := 0; i < len(text); i++ {
-		c := text[i]
-		if !isWordByte(c) || i > 0 && isWordByte(text[i-1]) {
-			continue
-		}
-		if 'A' <= c && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-	next:
-		for _, rl := range byFirst[c] {
-			if len(text)-i < len(rl.lit) {
-				continue
-			}
-			for j := 1; j < len(rl.lit); j++ {
-				b := text[i+j]
-				if 'A' <= b && b <= 'Z' {
-					b += 'a' - 'A'
-				}
-				if b != rl.lit[j] {
-					continue next
-				}
-			}
-			at[rl.rule] = append(at[rl.rule], i|len(rl.lit)<<32)
-		}
-	}
-}
-
-// matchAt returns what re.FindAllString(sentence, -1) returns, for a
-// leading rule whose matches can only start at the given offsets: at0
-// tries the start of the sentence and, for a word-start rule, every
-// offset; after1 tries the others with the byte before in view.
-func (c compiledRule) matchAt(sentence string, starts []int) []string {
-	slices.Sort(starts)
-	var out []string
-	end := 0
-	for i, p := range starts {
-		if p < end || i > 0 && p == starts[i-1] {
-			continue
-		}
-		var lo, hi int
-		if p == 0 || c.wordStart {
-			loc := c.at0.FindStringIndex(sentence[p:])
-			if loc == nil {
-				continue
-			}
-			lo, hi = p+loc[0], p+loc[1]
-		} else {
-			loc := c.after1.FindStringSubmatchIndex(sentence[p-1:])
-			if loc == nil {
-				continue
-			}
-			lo, hi = p-1+loc[2], p-1+loc[3]
-		}
-		out = append(out, sentence[lo:hi])
-		end = max(hi, lo+1)
-	}
-	return out
 }
 
 // RuleMatch is what an extraction rule found in a message.
@@ -794,11 +350,11 @@ func (r *Rules) Match(ctx context.Context, messages []Message) ([]RuleMatch, err
 	if err := r.m.validateMessages(messages); err != nil {
 		return nil, err
 	}
-	rules, err := r.activeRules(ctx)
+	active, err := r.activeRules(ctx)
 	if err != nil {
 		return nil, err
 	}
-	items, err := r.apply(rules, messages)
+	items, err := r.apply(active, messages)
 	if err != nil {
 		return nil, err
 	}
@@ -884,11 +440,11 @@ func (m *Memory) ExtractWith(ctx context.Context, messages []Message, opts Extra
 	if err := m.validateMessages(messages); err != nil {
 		return ExtractionResult{}, err
 	}
-	rules, err := m.rules.activeRules(ctx)
+	active, err := m.rules.activeRules(ctx)
 	if err != nil {
 		return ExtractionResult{}, err
 	}
-	items, err := m.rules.apply(rules, messages)
+	items, err := m.rules.apply(active, messages)
 	if err != nil {
 		return ExtractionResult{}, err
 	}

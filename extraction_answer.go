@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/engram-go/engram/internal/rules"
 )
 
 // extractionPrompt is the system prompt of LLM extraction; %[1]q is the
@@ -358,9 +360,9 @@ func (p *answerParser) triple(list string, i int, raw json.RawMessage) (found, e
 	}
 	user := p.m.cfg.Facts.UserEntity
 	it := found{typ: TypeFact, content: strings.TrimSpace(string(raw)), source: llmSource,
-		subject:   userEntity(strings.TrimSpace(*t.Subject), user),
+		subject:   rules.UserEntity(strings.TrimSpace(*t.Subject), user),
 		predicate: strings.TrimSpace(*t.Predicate),
-		object:    userEntity(strings.TrimSpace(*t.Object), user),
+		object:    rules.UserEntity(strings.TrimSpace(*t.Object), user),
 		list:      list, index: i}
 	if bad := p.m.checkTriple(it.subject, it.predicate, it.object); bad != nil {
 		return found{}, bad

@@ -58,6 +58,9 @@ var layers = []layer{
 	// implements. Only the root package and the engines speak to it; the
 	// transports and the providers go through the root.
 	{pkgs: "internal/store", mayImport: []string{"internal/..."}, importedBy: anyone, onlyBy: []string{".", "internal/store/sqlite", "internal/eval/..."}},
+	// The matcher of extraction rules: plain values in and out, no SQL,
+	// nothing of engram.
+	{pkgs: "internal/rules", mayImport: []string{}, importedBy: anyone},
 	{pkgs: "internal/...", mayImport: []string{"internal/..."}, importedBy: anyone},
 	{pkgs: ".", mayImport: []string{"internal/..."}, importedBy: anyone},
 	// Model providers: the root's interfaces and internal plumbing only.
