@@ -58,6 +58,10 @@ var layers = []layer{
 	// implements. Only the root package and the engines speak to it; the
 	// transports and the providers go through the root.
 	{pkgs: "internal/store", mayImport: []string{"internal/..."}, importedBy: anyone, onlyBy: []string{".", "internal/store/sqlite", "internal/eval/..."}},
+	// The ranking maths and snippets: numbers and text in, numbers and
+	// text out. They read no rows, so they import neither the store
+	// layer nor the root, only the query tokenizer and stemmer.
+	{pkgs: "internal/rank", mayImport: []string{"internal/query"}, importedBy: anyone},
 	{pkgs: "internal/...", mayImport: []string{"internal/..."}, importedBy: anyone},
 	{pkgs: ".", mayImport: []string{"internal/..."}, importedBy: anyone},
 	// Model providers: the root's interfaces and internal plumbing only.
