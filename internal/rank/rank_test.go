@@ -60,6 +60,10 @@ func TestWeightsBound(t *testing.T) {
 		{0.5, 4, 4, 0.875},
 		{0.5, 0, 4, 0.75},
 	}
+	// (0.1*0.9)*3.7 rounds otherwise than 0.1*(0.9*3.7).
+	if got, want := (Weights{0.1, 0.2, 0.1}).ContextBound(0.9, 3.7, 1), 1.5825000000000002; got != want {
+		t.Errorf("ContextBound(0.9, 3.7, 1) = %v, want %v", got, want)
+	}
 	for _, tt := range tests2 {
 		if got := w.ContextBound(tt.share, tt.t, tt.best); got != tt.want {
 			t.Errorf("ContextBound(%v, %v, %v) = %v, want %v", tt.share, tt.t, tt.best, got, tt.want)
@@ -163,6 +167,7 @@ func TestFloor(t *testing.T) {
 	}{
 		{nil, 0.2, 1, 0.2},
 		{[]float64{0.9, 0.4}, 0, 3, 0},             // too few: the threshold
+		{[]float64{0.9, 0.4}, 0, 2, 0.4},           // just enough: the worst
 		{[]float64{0.9, 0.4, 0.6}, 0, 2, 0.6},      // the second best
 		{[]float64{0.9, 0.4, 0.6}, 0.7, 2, 0.7},    // the threshold, higher
 		{[]float64{0.3, 0.3, 0.8, 0.3}, 0, 3, 0.3}, // ties
