@@ -13,7 +13,9 @@ import (
 
 // Ranking: every candidate's parts (text relevance, importance, recency
 // and, in Tier 2, vector similarity) blend into its score; the best are
-// the results, which then get their content and snippets.
+// the results, which then get their content and snippets. The arithmetic
+// and the snippets are internal/rank's; this file gathers the candidates'
+// rows for it.
 
 // rank gives each candidate its parts and score (see ScoreParts) and
 // returns those that reach the threshold, best first (then by kind and
@@ -37,30 +39,26 @@ func (m *Memory) rank(cands []candidate, now time.Time, opts SearchOptions) []ca
 		}
 	}
 	sc := m.cfg.Search
-	w := sc.weights()
+	r := rank.Scorer{Weights: sc.weights(), HalfLife: sc.RecencyHalfLife, Now: now, Mode: rank.ByText, BestText: bestText, BestCos: bestCos}
 	var fused []float64
-	if opts.Mode == SearchHybrid {
+	switch opts.Mode {
+	case SearchHybrid:
+		r.Mode = rank.Hybrid
 		fused = m.fuse(cands, bestText, bestCos)
+	case SearchVector:
+		r.Mode = rank.ByVector
 	}
 	out := make([]candidate, 0, len(cands))
 	for i, c := range cands {
-		p := ScoreParts{Importance: c.importance, Recency: rank.Recency(now, c.touched, sc.RecencyHalfLife)}
-		if bestText > 0 {
-			p.Text, p.Dialogue = c.text/bestText, c.dialogue/bestText
+		var f float64
+		if fused != nil {
+			f = fused[i]
 		}
-		if c.hasCosine {
-			p.Vector = max(0, min(1, c.cosine))
-		}
-		c.relevance = p.Text
-		switch {
-		case opts.Mode == SearchHybrid:
-			p.Fused = fused[i]
-			c.relevance = p.Fused
-		case opts.Mode == SearchVector && !c.pending && bestCos > 0:
-			c.relevance = max(0, c.cosine) / bestCos
-		}
-		c.Parts = p
-		c.Score = w.Score(c.relevance, p.Importance, p.Recency)
+		p, relevance, score := r.Score(rank.Item{
+			Text: c.text, Dialogue: c.dialogue, Cosine: c.cosine, HasCosine: c.hasCosine,
+			Pending: c.pending, Importance: c.importance, Touched: c.touched,
+		}, f)
+		c.Parts, c.relevance, c.Score = ScoreParts(p), relevance, score
 		if c.Score >= opts.Threshold {
 			out = append(out, c)
 		}
@@ -90,12 +88,7 @@ func (m *Memory) fuse(cands []candidate, bestText, bestCos float64) []float64 {
 	if isLexical(m.vectors.emb) {
 		w := sc.LexicalVectorWeight
 		for i, c := range cands {
-			if bestText > 0 {
-				out[i] = (1 - w) * c.text / bestText
-			}
-			if c.hasCosine && bestCos > 0 {
-				out[i] += w * max(0, c.cosine) / bestCos
-			}
+			out[i] = rank.Lexical(w, c.text, bestText, c.cosine, c.hasCosine, bestCos)
 		}
 		return rank.Relative(out)
 	}

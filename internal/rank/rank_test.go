@@ -264,3 +264,58 @@ func TestStemAndHas(t *testing.T) {
 		}
 	}
 }
+
+func TestScorerScore(t *testing.T) {
+	now := time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)
+	day := 24 * time.Hour
+	base := Scorer{Weights: Weights{2, 1, 1}, HalfLife: day, Now: now, BestText: 4, BestCos: 0.5}
+	tests := []struct {
+		name     string
+		mode     Mode
+		bestText float64
+		it       Item
+		fused    float64
+		parts    Parts
+		rel, sc  float64
+	}{
+		{"text", ByText, 4, Item{Text: 2, Dialogue: 1, Importance: 0.5, Touched: now.Add(-day)},
+			0, Parts{Text: 0.5, Dialogue: 0.25, Importance: 0.5, Recency: 0.5}, 0.5, 0.5},
+		{"text, no best", ByText, 0, Item{Text: 0, Importance: 1, Touched: now},
+			0, Parts{Importance: 1, Recency: 1}, 0, 0.5},
+		{"vector", ByVector, 4, Item{Text: 4, Cosine: 0.25, HasCosine: true},
+			0, Parts{Text: 1, Vector: 0.25}, 0.5, 0.25},
+		{"vector, negative cosine", ByVector, 4, Item{Cosine: -0.5, HasCosine: true},
+			0, Parts{}, 0, 0},
+		{"vector, pending", ByVector, 4, Item{Text: 1, Pending: true},
+			0, Parts{Text: 0.25}, 0.25, 0.125},
+		{"hybrid", Hybrid, 4, Item{Text: 4, Cosine: 1.5, HasCosine: true, Touched: now.Add(-2 * day)},
+			0.5, Parts{Text: 1, Vector: 1, Fused: 0.5, Recency: 0.25}, 0.5, 0.3125},
+	}
+	for _, tt := range tests {
+		s := base
+		s.Mode, s.BestText = tt.mode, tt.bestText
+		p, rel, sc := s.Score(tt.it, tt.fused)
+		if p != tt.parts || rel != tt.rel || sc != tt.sc {
+			t.Errorf("%s: Score = %+v, %v, %v, want %+v, %v, %v", tt.name, p, rel, sc, tt.parts, tt.rel, tt.sc)
+		}
+	}
+}
+
+func TestLexical(t *testing.T) {
+	tests := []struct {
+		w, text, bestText, cos float64
+		has                    bool
+		bestCos, want          float64
+	}{
+		{0.25, 2, 4, 0.5, true, 0.5, 0.625},  // 0.75·0.5 + 0.25·1
+		{0.25, 2, 4, 0.5, false, 0.5, 0.375}, // no vector
+		{0.25, 2, 4, -0.5, true, 0.5, 0.375}, // a negative cosine counts 0
+		{0.25, 0, 0, 0.25, true, 0.5, 0.125}, // text missed it
+		{0.25, 2, 4, 0.5, true, 0, 0.375},    // no best cosine
+	}
+	for _, tt := range tests {
+		if got := Lexical(tt.w, tt.text, tt.bestText, tt.cos, tt.has, tt.bestCos); got != tt.want {
+			t.Errorf("Lexical(%v, %v, %v, %v, %v, %v) = %v, want %v", tt.w, tt.text, tt.bestText, tt.cos, tt.has, tt.bestCos, got, tt.want)
+		}
+	}
+}
