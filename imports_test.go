@@ -61,6 +61,10 @@ var layers = []layer{
 	// The matcher of extraction rules: plain values in and out, no SQL,
 	// nothing of engram.
 	{pkgs: "internal/rules", mayImport: []string{}, importedBy: anyone},
+	// The ranking maths and snippets: numbers and text in, numbers and
+	// text out. They read no rows, so they import neither the store
+	// layer nor the root, only the query tokenizer and stemmer.
+	{pkgs: "internal/rank", mayImport: []string{"internal/query"}, importedBy: anyone},
 	{pkgs: "internal/...", mayImport: []string{"internal/..."}, importedBy: anyone},
 	{pkgs: ".", mayImport: []string{"internal/..."}, importedBy: anyone},
 	// Model providers: the root's interfaces and internal plumbing only.

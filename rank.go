@@ -3,22 +3,19 @@ package engram
 import (
 	"cmp"
 	"context"
-	"math"
 	"slices"
 	"strconv"
-	"strings"
-	"sync"
 	"time"
-	"unicode"
-	"unicode/utf8"
 
-	"github.com/engram-go/engram/internal/query"
+	"github.com/engram-go/engram/internal/rank"
 	"github.com/engram-go/engram/internal/store"
 )
 
 // Ranking: every candidate's parts (text relevance, importance, recency
 // and, in Tier 2, vector similarity) blend into its score; the best are
-// the results, which then get their content and snippets.
+// the results, which then get their content and snippets. The arithmetic
+// and the snippets are internal/rank's; this file gathers the candidates'
+// rows for it.
 
 // rank gives each candidate its parts and score (see ScoreParts) and
 // returns those that reach the threshold, best first (then by kind and
@@ -42,30 +39,26 @@ func (m *Memory) rank(cands []candidate, now time.Time, opts SearchOptions) []ca
 		}
 	}
 	sc := m.cfg.Search
-	total := sc.TextWeight + sc.ImportanceWeight + sc.RecencyWeight
+	r := rank.Scorer{Weights: sc.weights(), HalfLife: sc.RecencyHalfLife, Now: now, Mode: rank.ByText, BestText: bestText, BestCos: bestCos}
 	var fused []float64
-	if opts.Mode == SearchHybrid {
+	switch opts.Mode {
+	case SearchHybrid:
+		r.Mode = rank.Hybrid
 		fused = m.fuse(cands, bestText, bestCos)
+	case SearchVector:
+		r.Mode = rank.ByVector
 	}
 	out := make([]candidate, 0, len(cands))
 	for i, c := range cands {
-		p := ScoreParts{Importance: c.importance, Recency: recency(now, c.touched, sc.RecencyHalfLife)}
-		if bestText > 0 {
-			p.Text, p.Dialogue = c.text/bestText, c.dialogue/bestText
+		var f float64
+		if fused != nil {
+			f = fused[i]
 		}
-		if c.hasCosine {
-			p.Vector = max(0, min(1, c.cosine))
-		}
-		c.relevance = p.Text
-		switch {
-		case opts.Mode == SearchHybrid:
-			p.Fused = fused[i]
-			c.relevance = p.Fused
-		case opts.Mode == SearchVector && !c.pending && bestCos > 0:
-			c.relevance = max(0, c.cosine) / bestCos
-		}
-		c.Parts = p
-		c.Score = (sc.TextWeight*c.relevance + sc.ImportanceWeight*p.Importance + sc.RecencyWeight*p.Recency) / total
+		p, relevance, score := r.Score(rank.Item{
+			Text: c.text, Dialogue: c.dialogue, Cosine: c.cosine, HasCosine: c.hasCosine,
+			Pending: c.pending, Importance: c.importance, Touched: c.touched,
+		}, f)
+		c.Parts, c.relevance, c.Score = ScoreParts(p), relevance, score
 		if c.Score >= opts.Threshold {
 			out = append(out, c)
 		}
@@ -95,17 +88,12 @@ func (m *Memory) fuse(cands []candidate, bestText, bestCos float64) []float64 {
 	if isLexical(m.vectors.emb) {
 		w := sc.LexicalVectorWeight
 		for i, c := range cands {
-			if bestText > 0 {
-				out[i] = (1 - w) * c.text / bestText
-			}
-			if c.hasCosine && bestCos > 0 {
-				out[i] += w * max(0, c.cosine) / bestCos
-			}
+			out[i] = rank.Lexical(w, c.text, bestText, c.cosine, c.hasCosine, bestCos)
 		}
-		return relative(out)
+		return rank.Relative(out)
 	}
 	k := sc.RRFConstant
-	rank := func(in func(c candidate) bool, better func(a, b candidate) int, w float64) {
+	byRank := func(in func(c candidate) bool, better func(a, b candidate) int, w float64) {
 		var idx []int
 		for i, c := range cands {
 			if in(c) {
@@ -115,41 +103,18 @@ func (m *Memory) fuse(cands []candidate, bestText, bestCos float64) []float64 {
 		slices.SortStableFunc(idx, func(a, b int) int {
 			return cmp.Or(better(cands[a], cands[b]), cmp.Compare(cands[a].ID, cands[b].ID))
 		})
-		for r, i := range idx {
-			out[i] += w / (k + float64(r+1))
-		}
+		rank.AddReciprocalRanks(out, idx, k, w)
 	}
-	rank(func(c candidate) bool { return c.text > 0 },
+	byRank(func(c candidate) bool { return c.text > 0 },
 		func(a, b candidate) int { return cmp.Compare(b.text, a.text) }, sc.HybridTextWeight)
-	rank(func(c candidate) bool { return c.hasCosine },
+	byRank(func(c candidate) bool { return c.hasCosine },
 		func(a, b candidate) int { return cmp.Compare(b.cosine, a.cosine) }, sc.HybridVectorWeight)
-	return relative(out)
+	return rank.Relative(out)
 }
 
-// relative scales xs so that the largest is 1.
-func relative(xs []float64) []float64 {
-	top := 0.0
-	for _, x := range xs {
-		top = max(top, x)
-	}
-	if top > 0 {
-		for i := range xs {
-			xs[i] /= top
-		}
-	}
-	return xs
-}
-
-// recency is 1 for a memory touched now, halving every halfLife.
-func recency(now, t time.Time, halfLife time.Duration) float64 {
-	if t.IsZero() {
-		return 0
-	}
-	age := now.Sub(t)
-	if age <= 0 {
-		return 1
-	}
-	return math.Exp2(-float64(age) / float64(halfLife))
+// weights returns the weights of a score's parts.
+func (sc *SearchConfig) weights() rank.Weights {
+	return rank.Weights{Text: sc.TextWeight, Importance: sc.ImportanceWeight, Recency: sc.RecencyWeight}
 }
 
 // present makes the ranked candidates what a search returns: it reads
@@ -162,10 +127,10 @@ func (m *Memory) present(ctx context.Context, s *search, cands []candidate) ([]c
 	}
 	// A memory deleted since it was ranked has no content left to show.
 	cands = slices.DeleteFunc(cands, func(c candidate) bool { return c.Content == "" })
-	keys := newSnippetKeys(s.stems)
+	keys := rank.NewKeys(s.stems)
 	var touched []string
 	for i := range cands {
-		cands[i].Snippet = keys.snippet(cands[i].Content)
+		cands[i].Snippet = keys.Snippet(cands[i].Content)
 		if cands[i].Type == TypeSemantic {
 			touched = append(touched, cands[i].ID)
 		}
@@ -208,231 +173,6 @@ func (m *Memory) fillContent(ctx context.Context, cands []candidate) error {
 		}
 		return nil
 	})
-}
-
-// stemCache remembers the Porter stems of the tokens searches and
-// snippets met: the same words come back in query after query and result
-// after result, and stemming one costs ten times a lookup.
-type stemCache struct {
-	mu    sync.RWMutex
-	stems map[string]string
-}
-
-// stemCacheMax bounds the cache; it starts again empty when full.
-const stemCacheMax = 1 << 16
-
-// stems is the process's cache of stems.
-var stems stemCache
-
-// of returns tok's Porter stem.
-func (c *stemCache) of(tok string) string {
-	c.mu.RLock()
-	st, ok := c.stems[tok]
-	c.mu.RUnlock()
-	if ok {
-		return st
-	}
-	st = query.Stem(tok)
-	c.mu.Lock()
-	if c.stems == nil || len(c.stems) >= stemCacheMax {
-		c.stems = make(map[string]string)
-	}
-	c.stems[strings.Clone(tok)] = st
-	c.mu.Unlock()
-	return st
-}
-
-// mayHold reports whether the word w may hold a key: false when it is
-// ASCII and none of its tokens (its runs of letters and digits, lowercased)
-// starts as a token holding a key does (see stemHead).
-func (k *snippetKeys) mayHold(w string) bool {
-	for i := 0; i < len(w); {
-		c := w[i]
-		switch {
-		case c >= utf8.RuneSelf:
-			return true // folding may change it: look properly
-		case !asciiAlnum(c):
-			i++
-			continue
-		}
-		j := i + 1
-		for j < len(w) && asciiAlnum(w[j]) {
-			j++
-		}
-		if j < len(w) && w[j] >= utf8.RuneSelf {
-			return true
-		}
-		for _, h := range k.heads[lowerASCII(c)] {
-			if len(h) <= j-i && strings.EqualFold(w[i:i+len(h)], h) {
-				return true
-			}
-		}
-		i = j
-	}
-	return false
-}
-
-// asciiAlnum reports whether c is an ASCII letter or digit.
-func asciiAlnum(c byte) bool {
-	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
-}
-
-// lowerASCII returns c lowercased, when it is an ASCII letter.
-func lowerASCII(c byte) byte {
-	if 'A' <= c && c <= 'Z' {
-		return c + 'a' - 'A'
-	}
-	return c
-}
-
-// snippetKeys are a query's terms as snippets match them: by Porter stem,
-// as the index does. Porter stemming rewrites suffixes only, so a token can
-// share a term's stem only if it starts like it: first lets most tokens
-// skip stemming.
-type snippetKeys struct {
-	stems map[string]bool
-	first [256]bool
-	// heads are, by first letter, the starts a token holding a key must
-	// have (see stemHead).
-	heads [256][]string
-	words map[string]bool // whether a word holds a key, once known
-	// spans and hit are snippet's scratch: where each word of a text
-	// starts and ends, and whether it holds a key.
-	spans [][2]int
-	hit   []bool
-}
-
-// newSnippetKeys returns the keys of the terms of Porter stems stems.
-func newSnippetKeys(stems []string) *snippetKeys {
-	k := &snippetKeys{stems: make(map[string]bool, len(stems))}
-	for _, st := range stems {
-		if st != "" && !k.stems[st] {
-			k.first[st[0]] = true
-			k.heads[st[0]] = append(k.heads[st[0]], stemHead(st))
-		}
-		k.stems[st] = true
-	}
-	return k
-}
-
-// stemHead is how a token whose Porter stem is st starts: Porter keeps a
-// start of the token and rewrites at most two letters at its end (biliti
-// becomes ble: "sensibiliti" → "sensible"), so the token starts with st
-// but for its last two letters, and always with its first.
-func stemHead(st string) string { return st[:max(1, len(st)-2)] }
-
-// snippet returns the window of about snippetTokens words of text that
-// holds the most query terms, with each matching word in **bold**. Only
-// the results pay for it, not every candidate.
-func (k *snippetKeys) snippet(text string) string {
-	// The words, as strings.Fields splits them, and which hold a key.
-	k.spans, k.hit = k.spans[:0], k.hit[:0]
-	for i := 0; i < len(text); {
-		if c := text[i]; c < utf8.RuneSelf && asciiSpace[c] {
-			i++
-			continue
-		} else if c >= utf8.RuneSelf {
-			if n := spaceAt(text, i); n > 0 {
-				i += n
-				continue
-			}
-		}
-		j := i + 1
-		for j < len(text) {
-			if c := text[j]; c < utf8.RuneSelf {
-				if asciiSpace[c] {
-					break
-				}
-			} else if spaceAt(text, j) > 0 {
-				break
-			}
-			j++
-		}
-		k.spans = append(k.spans, [2]int{i, j})
-		k.hit = append(k.hit, k.holds(text[i:j]))
-		i = j
-	}
-	words, hit := k.spans, k.hit
-	start, end := snippetWindow(hit)
-	if end == start {
-		return ""
-	}
-	var b strings.Builder
-	b.Grow(words[end-1][1] - words[start][0] + 4*snippetTokens + 2*len("…"))
-	if start > 0 {
-		b.WriteString("…")
-	}
-	for i := start; i < end; i++ {
-		if i > start {
-			b.WriteByte(' ')
-		}
-		w := text[words[i][0]:words[i][1]]
-		if hit[i] {
-			b.WriteString("**")
-			b.WriteString(w)
-			b.WriteString("**")
-		} else {
-			b.WriteString(w)
-		}
-	}
-	if end < len(words) {
-		b.WriteString("…")
-	}
-	return b.String()
-}
-
-// spaceAt returns the length of the space (as unicode.IsSpace says)
-// starting at text[i], a byte past ASCII, or 0 when none starts there.
-func spaceAt(text string, i int) int {
-	r, n := utf8.DecodeRuneInString(text[i:])
-	if unicode.IsSpace(r) {
-		return n
-	}
-	return 0
-}
-
-// asciiSpace are the ASCII bytes unicode.IsSpace takes for space.
-var asciiSpace = [utf8.RuneSelf]bool{'\t': true, '\n': true, '\v': true, '\f': true, '\r': true, ' ': true}
-
-// snippetWindow returns where a snippet of words, of which those that
-// hold a key are hit, starts and ends: the first run of snippetTokens
-// words holding the most keys.
-func snippetWindow(hit []bool) (start, end int) {
-	best, n := -1, 0
-	for i := range hit {
-		if hit[i] {
-			n++
-		}
-		if i >= snippetTokens && hit[i-snippetTokens] {
-			n--
-		}
-		if n > best {
-			best, start = n, max(0, i-snippetTokens+1)
-		}
-	}
-	return start, min(len(hit), start+snippetTokens)
-}
-
-// holds reports whether the word w holds a key: one of its tokens has a
-// key's stem.
-func (k *snippetKeys) holds(w string) bool {
-	if !k.mayHold(w) {
-		return false
-	}
-	h, known := k.words[w]
-	if !known {
-		for _, tok := range query.Tokens(w) {
-			if k.first[tok[0]] && k.stems[stems.of(tok)] {
-				h = true
-				break
-			}
-		}
-		if k.words == nil {
-			k.words = map[string]bool{}
-		}
-		k.words[w] = h
-	}
-	return h
 }
 
 // readRanked reads, in q's snapshot, what ranking needs of the candidates
@@ -480,19 +220,17 @@ func partialOf(cands []candidate) (partial []int, bestText float64) {
 // first need (need > 0, bestText > 0): it reads the partial candidates
 // whose bound could reach the need-th best score of those read first.
 func (m *Memory) readBounded(q store.Tx, s *search, cands []candidate, partial []int, need int, bestText float64) error {
-	sc := m.cfg.Search
-	total := sc.TextWeight + sc.ImportanceWeight + sc.RecencyWeight
-	bounds := m.rankBounds(s, cands, partial, bestText, total)
+	bounds := m.rankBounds(s, cands, partial, bestText)
 	// First the need best bounds (those above the need-th, then enough of
 	// those equal to it), and the best match by text.
-	first := bestBounds(partial, bounds, need)
+	first := rank.BestBounds(partial, bounds, need)
 	if best := bestMatch(cands, partial, bestText); best >= 0 && !slices.Contains(first, best) {
 		first = append(slices.Clip(first), best)
 	}
 	if err := m.readRows(q, s, cands, first, false); err != nil {
 		return err
 	}
-	floor := m.scoreFloor(s, cands, bestText, total, need)
+	floor := m.scoreFloor(s, cands, bestText, need)
 	var rest []int
 	for _, i := range partial {
 		// The margin keeps a bound that rounding put a hair under the
@@ -517,9 +255,10 @@ func bestMatch(cands []candidate, partial []int, bestText float64) int {
 }
 
 // rankBounds returns the bounds on the scores of the partial candidates,
-// by index in cands (see readRanked); total is the sum of the weights.
-func (m *Memory) rankBounds(s *search, cands []candidate, partial []int, bestText, total float64) []float64 {
+// by index in cands (see readRanked).
+func (m *Memory) rankBounds(s *search, cands []candidate, partial []int, bestText float64) []float64 {
 	sc := &m.cfg.Search
+	w := sc.weights()
 	bounds := make([]float64, len(cands))
 	for _, i := range partial {
 		c := &cands[i]
@@ -529,57 +268,28 @@ func (m *Memory) rankBounds(s *search, cands []candidate, partial []int, bestTex
 			imp = c.importance // the index's, at least the row's
 		}
 		if k.Touched == createdAt {
-			rec = recency(s.now, c.CreatedAt, sc.RecencyHalfLife) // known: the index holds it
+			rec = rank.Recency(s.now, c.CreatedAt, sc.RecencyHalfLife) // known: the index holds it
 		}
-		bounds[i] = (sc.TextWeight*c.text/bestText + sc.ImportanceWeight*imp + sc.RecencyWeight*rec) / total
+		bounds[i] = w.Bound(c.text, bestText, imp, rec)
 	}
 	return bounds
-}
-
-// bestBounds returns the indexes of the need best bounds of the partial
-// candidates: those above the need-th, then enough of those equal to it.
-func bestBounds(partial []int, bounds []float64, need int) []int {
-	if len(partial) <= need {
-		return partial
-	}
-	bs := make([]float64, len(partial))
-	for j, i := range partial {
-		bs[j] = bounds[i]
-	}
-	kth := nth(bs, len(bs)-need)
-	first := make([]int, 0, need+1)
-	for _, i := range partial {
-		if bounds[i] > kth {
-			first = append(first, i)
-		}
-	}
-	for _, i := range partial {
-		if len(first) < need && bounds[i] == kth {
-			first = append(first, i)
-		}
-	}
-	return first
 }
 
 // scoreFloor returns the need-th best score of the candidates read
 // (which include the best text score), or the search's threshold if
 // higher: no candidate below it can be among the first need.
-func (m *Memory) scoreFloor(s *search, cands []candidate, bestText, total float64, need int) float64 {
+func (m *Memory) scoreFloor(s *search, cands []candidate, bestText float64, need int) float64 {
 	sc := &m.cfg.Search
+	w := sc.weights()
 	var scores []float64
 	for i := range cands {
 		if c := &cands[i]; !c.partial {
-			p := ScoreParts{Text: c.text / bestText, Importance: c.importance, Recency: recency(s.now, c.touched, sc.RecencyHalfLife)}
-			if score := (sc.TextWeight*p.Text + sc.ImportanceWeight*p.Importance + sc.RecencyWeight*p.Recency) / total; score >= s.opts.Threshold {
+			if score := w.Score(c.text/bestText, c.importance, rank.Recency(s.now, c.touched, sc.RecencyHalfLife)); score >= s.opts.Threshold {
 				scores = append(scores, score)
 			}
 		}
 	}
-	floor := s.opts.Threshold
-	if len(scores) >= need {
-		floor = max(floor, nth(scores, len(scores)-need))
-	}
-	return floor
+	return rank.Floor(scores, s.opts.Threshold, need)
 }
 
 // createdAt is the touched of a kind whose rows are touched only when

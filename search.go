@@ -11,6 +11,7 @@ import (
 
 	"github.com/engram-go/engram/internal/bm25"
 	"github.com/engram-go/engram/internal/query"
+	"github.com/engram-go/engram/internal/rank"
 	"github.com/engram-go/engram/internal/store"
 )
 
@@ -231,7 +232,6 @@ const (
 	defaultSearchLimit = 10
 	maxSearchLimit     = 1000
 	episodeImportance  = 0.5
-	snippetTokens      = 16
 )
 
 // Search finds the agent's memories that match a query, across semantic,
@@ -430,7 +430,7 @@ func (m *Memory) newSearch(opts SearchOptions) *search {
 	}
 	s.stems = make([]string, len(s.terms))
 	for i, t := range s.terms {
-		s.stems[i] = stems.of(t)
+		s.stems[i] = rank.Stem(t)
 	}
 	s.byText, s.byVector = opts.Mode != SearchVector, opts.Mode != SearchText
 	if s.byVector && len(opts.Types) > 0 && !slices.ContainsFunc(opts.Types, func(t MemoryType) bool { return t != TypeWorking }) {

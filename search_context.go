@@ -2,19 +2,15 @@ package engram
 
 import (
 	"context"
-	"math"
 	"slices"
 
+	"github.com/engram-go/engram/internal/rank"
 	"github.com/engram-go/engram/internal/store"
 )
 
 // Session context: in a conversation the answer is often the turn after
 // the one that shares the question's words, so the episodes logged just
 // before and after a matching episode, in the same session, come along.
-
-// contextShare caps a neighbour's text score below the direct matches it
-// must not outrank (see withContext).
-const contextShare = 0.999
 
 // withContext adds the session neighbours of the episodic text matches
 // among cands, in one query. A neighbour's text score is weight times its
@@ -92,16 +88,16 @@ func (m *Memory) addContext(cands []candidate, weight float64, found []candidate
 			c.text, c.dialogue, c.DialogueWith = c.text+x.added, x.added, x.with
 		}
 	}
-	caps := contextCaps{}
+	var caps rank.ContextCaps
 	for _, c := range cands {
 		if c.text > 0 {
-			caps.direct = append(caps.direct, textHeld{c.text, c.held})
+			caps.Direct(c.text, c.held)
 		}
 	}
 	cands = slices.Grow(cands, len(found))
 	for _, n := range found {
 		via := &cands[byID[n.ContextOf]]
-		n.text = caps.score(weight*via.text, via.held)
+		n.text = caps.Score(weight*via.text, via.held)
 		if i, ok := byID[n.ID]; ok {
 			// The best context wins; of two alike, the match of the
 			// smaller ID, whatever order they came in. A match scored
@@ -117,39 +113,6 @@ func (m *Memory) addContext(cands []candidate, weight float64, found []candidate
 		cands = append(cands, n)
 	}
 	return cands
-}
-
-// contextCaps caps the score of a neighbour reached through a match
-// holding the query terms held below every direct match holding them all,
-// each cap worked out once.
-type contextCaps struct {
-	direct []textHeld         // the direct matches
-	caps   map[uint64]float64 // by the terms held
-}
-
-// textHeld is a match's text score and the query terms it holds.
-type textHeld struct {
-	text float64
-	held uint64
-}
-
-// score returns the score of a neighbour reached through a match holding
-// the query terms held, capped below every direct match holding them all.
-func (cc *contextCaps) score(score float64, held uint64) float64 {
-	c, ok := cc.caps[held]
-	if !ok {
-		c = math.Inf(1)
-		for _, d := range cc.direct {
-			if d.held&held == held {
-				c = min(c, d.text*contextShare)
-			}
-		}
-		if cc.caps == nil {
-			cc.caps = map[uint64]float64{}
-		}
-		cc.caps[held] = c
-	}
-	return min(score, c)
 }
 
 // contextWorth returns whether the neighbours of an episodic match of
@@ -176,10 +139,8 @@ func (m *Memory) contextWorth(s *search, cands []candidate, weight float64, need
 	for _, c := range cands {
 		bestText = max(bestText, c.text)
 	}
-	sc := m.cfg.Search
-	total := sc.TextWeight + sc.ImportanceWeight + sc.RecencyWeight
+	w := m.cfg.Search.weights()
 	return func(t float64) bool {
-		bound := (sc.TextWeight*weight*t/bestText + sc.ImportanceWeight + sc.RecencyWeight) / total
-		return bound >= floor-1e-9
+		return w.ContextBound(weight, t, bestText) >= floor-1e-9
 	}
 }

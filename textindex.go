@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/engram-go/engram/internal/bm25"
+	"github.com/engram-go/engram/internal/rank"
 	"github.com/engram-go/engram/internal/store"
 )
 
@@ -675,7 +676,7 @@ func firsts(xs []scored, k int) []scored {
 	for i, x := range xs {
 		scores[i] = x.score
 	}
-	kth := nth(scores, len(scores)-k)
+	kth := rank.Nth(scores, len(scores)-k)
 	out := xs[:0]
 	for _, x := range xs {
 		if x.score >= kth {
@@ -683,37 +684,6 @@ func firsts(xs []scored, k int) []scored {
 		}
 	}
 	return out
-}
-
-// nth returns the value xs would hold at index n sorted ascending,
-// reordering xs (Hoare's selection, with the middle as pivot).
-func nth(xs []float64, n int) float64 {
-	lo, hi := 0, len(xs)-1
-	for lo < hi {
-		pivot := xs[lo+(hi-lo)/2]
-		i, j := lo, hi
-		for i <= j {
-			for xs[i] < pivot {
-				i++
-			}
-			for xs[j] > pivot {
-				j--
-			}
-			if i <= j {
-				xs[i], xs[j] = xs[j], xs[i]
-				i, j = i+1, j-1
-			}
-		}
-		switch {
-		case n <= j:
-			hi = j
-		case n >= i:
-			lo = i
-		default:
-			return xs[n]
-		}
-	}
-	return xs[n]
 }
 
 // gallop returns the first index i ≥ from of the ascending list with
