@@ -73,14 +73,21 @@ func (r *reader) rawQuery(ctx context.Context, query string, args []any, row fun
 }
 
 func (r *reader) prep(ctx context.Context, query string) (*sql.Stmt, error) {
-	if st, ok := r.stmts[query]; ok {
+	return prepared(ctx, r.conn, r.stmts, query)
+}
+
+// prepared returns conn's statement for query from stmts, the statements
+// prepared on conn so far, preparing it and keeping it there the first
+// time. It returns the driver's error.
+func prepared(ctx context.Context, conn *sql.Conn, stmts map[string]*sql.Stmt, query string) (*sql.Stmt, error) {
+	if st, ok := stmts[query]; ok {
 		return st, nil
 	}
-	st, err := r.conn.PrepareContext(ctx, query)
+	st, err := conn.PrepareContext(ctx, query)
 	if err != nil {
 		return nil, err
 	}
-	r.stmts[query] = st
+	stmts[query] = st
 	return st, nil
 }
 
@@ -545,15 +552,7 @@ func (s *DB) execWriter(ctx context.Context, query string) error {
 // prepWriter returns the writer's prepared statement for query. The
 // caller holds wmu.
 func (s *DB) prepWriter(ctx context.Context, query string) (*sql.Stmt, error) {
-	if st, ok := s.wstmts[query]; ok {
-		return st, nil
-	}
-	st, err := s.wconn.PrepareContext(ctx, query)
-	if err != nil {
-		return nil, err
-	}
-	s.wstmts[query] = st
-	return st, nil
+	return prepared(ctx, s.wconn, s.wstmts, query)
 }
 
 // RawQuery runs query with args through the driver itself (see
