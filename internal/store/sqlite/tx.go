@@ -72,6 +72,7 @@ func (r *reader) rawQuery(ctx context.Context, query string, args []any, row fun
 	})
 }
 
+// prep returns the reader's prepared statement for query.
 func (r *reader) prep(ctx context.Context, query string) (*sql.Stmt, error) {
 	return prepared(ctx, r.conn, r.stmts, query)
 }
