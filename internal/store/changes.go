@@ -85,22 +85,17 @@ func changing(q Querier, k *Kind, op byte, stmt string, args ...any) (int64, err
 	return reportRows(q, k, op, rows, nil)
 }
 
-// textState is a row's text columns, as textOf reads them before and
-// after an update that may change them.
+// textState is a row's text columns, before or after an update that may
+// change them (see updatingText).
 type textState struct {
 	pk        int64
 	agent, id string
 	cols      []any
 }
 
-// textOf reads the rowid, agent, ID and text columns of k's rows that
-// where (a condition on k's table, with args) selects. Errors are the
-// driver's.
-func textOf(q Querier, k *Kind, where string, args ...any) ([]textState, error) {
-	rows, err := q.Query(`SELECT pk, agent_id, id`+textColList(k)+` FROM `+k.Table+` WHERE `+where, args...)
-	if err != nil {
-		return nil, err
-	}
+// textStates scans rows of the rowid, agent, ID and text columns of k's
+// rows, and closes rows. Errors are the driver's.
+func textStates(k *Kind, rows *sql.Rows) ([]textState, error) {
 	return ScanAll(rows, func(r Scanner) (textState, error) {
 		s := textState{cols: make([]any, len(k.TextCols))}
 		dest := []any{&s.pk, &s.agent, &s.id}
@@ -121,25 +116,26 @@ func textColList(k *Kind) string {
 
 // updatingText runs an UPDATE of k's rows that may change their text
 // columns: stmt with args, whose rows where (with whereArgs) selects as
-// well. It reports each row whose text columns it changed (one compared
-// with its value before, as SQL's IS NOT compares) to q as TextChanged,
-// and returns how many rows the UPDATE changed. Errors are the driver's.
+// well. It reads the rows' text before, takes their text after from the
+// UPDATE's own RETURNING, reports each row whose text columns it changed
+// (one compared with its value before, as SQL's IS NOT compares) to q as
+// ChangeText, and returns how many rows the UPDATE changed. Errors are
+// the driver's.
 func updatingText(q Querier, k *Kind, stmt string, args []any, where string, whereArgs ...any) (int64, error) {
-	before, err := textOf(q, k, where, whereArgs...)
+	rows, err := q.Query(`SELECT pk, agent_id, id`+textColList(k)+` FROM `+k.Table+` WHERE `+where, whereArgs...)
 	if err != nil {
 		return 0, err
 	}
-	res, err := q.Exec(stmt, args...)
+	before, err := textStates(k, rows)
 	if err != nil {
 		return 0, err
 	}
-	n, err := res.RowsAffected()
-	if err != nil || n == 0 || len(before) == 0 {
-		return n, err
+	if rows, err = q.Query(stmt+` RETURNING pk, agent_id, id`+textColList(k), args...); err != nil {
+		return 0, err
 	}
-	after, err := textOf(q, k, where, whereArgs...)
+	after, err := textStates(k, rows)
 	if err != nil {
-		return n, err
+		return 0, err
 	}
 	was := make(map[int64][]any, len(before))
 	for _, s := range before {
@@ -151,7 +147,7 @@ func updatingText(q Querier, k *Kind, stmt string, args []any, where string, whe
 			q.Changed(Change{Kind: k.Name, Op: ChangeText, PK: s.pk, Agent: s.agent, ID: s.id})
 		}
 	}
-	return n, nil
+	return int64(len(after)), nil
 }
 
 // sameValues reports whether two rows of column values, as the driver
