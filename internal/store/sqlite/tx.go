@@ -94,6 +94,13 @@ func prepared(ctx context.Context, conn *sql.Conn, stmts map[string]*sql.Stmt, q
 
 // close releases the reader's statements and connection.
 func (r *reader) close() error {
+	return errors.Join(r.forget(), r.conn.Close())
+}
+
+// forget closes the statements the reader has prepared, through
+// database/sql and through the driver itself (see rawQuery), and forgets
+// them. It returns the driver's errors.
+func (r *reader) forget() error {
 	var errs []error
 	for _, st := range r.stmts {
 		errs = append(errs, st.Close())
@@ -109,7 +116,7 @@ func (r *reader) close() error {
 		}))
 		clear(r.raw)
 	}
-	return errors.Join(append(errs, r.conn.Close())...)
+	return errors.Join(errs...)
 }
 
 // Tx runs statements in one transaction: a write transaction on the
@@ -580,18 +587,7 @@ func (s *DB) ForgetStatements() error {
 	clear(s.wstmts)
 	s.wmu.Unlock()
 	for _, r := range s.idleReaders() {
-		for _, st := range r.stmts {
-			errs = append(errs, st.Close())
-		}
-		clear(r.stmts)
-		errs = append(errs, r.conn.Raw(func(any) error {
-			var errs []error
-			for _, st := range r.raw {
-				errs = append(errs, st.Close())
-			}
-			return errors.Join(errs...)
-		}))
-		clear(r.raw)
+		errs = append(errs, r.forget())
 		s.readers <- r
 	}
 	return errors.Join(errs...)
