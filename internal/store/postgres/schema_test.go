@@ -38,16 +38,15 @@ func schemaDB(t *testing.T) *sql.DB {
 	return db
 }
 
-// sqliteColumns returns the columns of each ordinary table of the SQLite
-// schema at SchemaVersion, without FTS5's tables and the agent_tok
-// columns that only FTS5 reads.
-func sqliteColumns(t *testing.T) map[string][]string {
+// sqliteDB opens an in-memory SQLite database holding engram's schema at
+// SchemaVersion.
+func sqliteDB(t *testing.T) *sql.DB {
 	t.Helper()
 	db, err := sql.Open("sqlite", ":memory:")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer db.Close()
+	t.Cleanup(func() { db.Close() })
 	db.SetMaxOpenConns(1)
 	ms := schema.Migrations()
 	if len(ms) != postgres.SchemaVersion {
@@ -58,6 +57,15 @@ func sqliteColumns(t *testing.T) map[string][]string {
 			t.Fatalf("%s: %v", m.Name, err)
 		}
 	}
+	return db
+}
+
+// sqliteColumns returns the columns of each ordinary table of the SQLite
+// schema at SchemaVersion, without FTS5's tables and the agent_tok
+// columns that only FTS5 reads.
+func sqliteColumns(t *testing.T) map[string][]string {
+	t.Helper()
+	db := sqliteDB(t)
 	rows, err := db.Query(`SELECT m.name, p.name FROM sqlite_schema m, pragma_table_xinfo(m.name) p
 		WHERE m.type = 'table' AND m.sql NOT LIKE 'CREATE VIRTUAL%'
 		AND m.name NOT LIKE '%\_fts\_%' ESCAPE '\' AND p.name <> 'agent_tok'
