@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"strings"
 	"testing"
 
 	_ "modernc.org/sqlite"
@@ -263,4 +264,51 @@ func TestSchemaTriggers(t *testing.T) {
 	if got, want := readStats(t, db, "b"), (stats{docs: 1, tokens: 2, version: 0, counter: "1"}); got != want {
 		t.Fatalf("agent b: %+v, want %+v", got, want)
 	}
+}
+
+// TestSchemaIndexes: every index of the SQLite schema (but FTS5's) is in
+// schema.sql under its name, on the same table and columns.
+func TestSchemaIndexes(t *testing.T) {
+	lite := sqliteDB(t)
+	want := indexes(t, lite, `SELECT i.name || ' ON ' || i.tbl_name || ' (' || (SELECT group_concat(name, ', ')
+			FROM (SELECT name FROM pragma_index_info(i.name) ORDER BY seqno)) || ')'
+		FROM sqlite_schema i WHERE i.type = 'index' AND i.sql IS NOT NULL ORDER BY 1`)
+	pg := schemaDB(t)
+	got := indexes(t, pg, `SELECT c.relname || ' ON ' || r.relname || ' (' || (SELECT string_agg(a.attname, ', ' ORDER BY k.n)
+			FROM unnest(x.indkey) WITH ORDINALITY AS k(attnum, n) JOIN pg_attribute a ON a.attrelid = r.oid AND a.attnum = k.attnum) || ')'
+		FROM pg_index x JOIN pg_class c ON c.oid = x.indexrelid JOIN pg_class r ON r.oid = x.indrelid
+		JOIN pg_namespace n ON n.oid = r.relnamespace AND n.nspname = 'public'
+		WHERE NOT x.indisprimary AND NOT x.indisunique ORDER BY 1`)
+	for name, def := range want {
+		if got[name] != def {
+			t.Errorf("index %s: PostgreSQL has %q, SQLite %q", name, got[name], def)
+		}
+	}
+	if len(want) == 0 {
+		t.Fatal("no SQLite indexes found")
+	}
+}
+
+// indexes runs q, whose rows are "name ON table (columns)", and returns
+// them by name.
+func indexes(t *testing.T, db *sql.DB, q string) map[string]string {
+	t.Helper()
+	rows, err := db.Query(q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	out := map[string]string{}
+	for rows.Next() {
+		var def string
+		if err := rows.Scan(&def); err != nil {
+			t.Fatal(err)
+		}
+		name, _, _ := strings.Cut(def, " ")
+		out[name] = def
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
 }
