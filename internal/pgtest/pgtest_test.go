@@ -1,0 +1,82 @@
+package pgtest_test
+
+import (
+	"database/sql"
+	"fmt"
+	"os"
+	"testing"
+
+	"github.com/engram-go/engram/internal/pgtest"
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if err := pgtest.Stop(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		code = 1
+	}
+	os.Exit(code)
+}
+
+// TestNewDatabase starts the cluster, makes a database, queries it, and
+// checks that the database is gone once its test has ended.
+func TestNewDatabase(t *testing.T) {
+	var name string
+	t.Run("use", func(t *testing.T) {
+		d := pgtest.NewDatabase(t)
+		name = d.Name
+		db, err := sql.Open("pgx", d.DSN)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		var one int
+		var current string
+		if err := db.QueryRow("SELECT 1, current_database()").Scan(&one, &current); err != nil {
+			t.Fatal(err)
+		}
+		if one != 1 || current != d.Name {
+			t.Fatalf("SELECT 1, current_database() = %d, %q; want 1, %q", one, current, d.Name)
+		}
+		// The connection stays open: the drop must end it.
+	})
+	admin, err := sql.Open("pgx", pgtest.DSN(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close()
+	var n int
+	if err := admin.QueryRow("SELECT count(*) FROM pg_database WHERE datname = $1", name).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	if n != 0 {
+		t.Fatalf("database %q still exists after its test ended", name)
+	}
+}
+
+// TestNewDatabaseFrom clones a template: what the template holds, the
+// copy holds.
+func TestNewDatabaseFrom(t *testing.T) {
+	tmpl := pgtest.NewDatabase(t)
+	db, err := sql.Open("pgx", tmpl.DSN)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec("CREATE TABLE t (x int); INSERT INTO t VALUES (42)"); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	d := pgtest.NewDatabaseFrom(t, tmpl.Name)
+	cp, err := sql.Open("pgx", d.DSN)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cp.Close()
+	var x int
+	if err := cp.QueryRow("SELECT x FROM t").Scan(&x); err != nil {
+		t.Fatal(err)
+	}
+	if x != 42 {
+		t.Fatalf("the copy holds %d, want 42", x)
+	}
+}

@@ -1,0 +1,19 @@
+// Package postgres holds engram's store on PostgreSQL. So far it holds
+// the schema (schema.sql): the tables and indexes of the SQLite schema's
+// current version keyed by agent_id first, without FTS5 and vec0, and the
+// plpgsql triggers that keep the text statistics and change counters.
+package postgres
+
+import _ "embed" // schema.sql
+
+// Schema is the SQL that makes engram's tables, indexes and triggers in
+// an empty PostgreSQL database (PostgreSQL 15 or newer), in one script
+// for one simple-protocol Exec. Its header says how it differs from the
+// SQLite schema.
+//
+//go:embed schema.sql
+var Schema string
+
+// SchemaVersion is the SQLite schema version (internal/schema) whose
+// tables Schema holds.
+const SchemaVersion = 13
