@@ -13,7 +13,6 @@ import (
 	"github.com/engram-go/engram/internal/bm25"
 	"github.com/engram-go/engram/internal/query"
 	"github.com/engram-go/engram/internal/store"
-	"github.com/engram-go/engram/internal/store/sqlite"
 )
 
 // AutoLink links the semantic entry with the given ID to the agent's most
@@ -296,10 +295,10 @@ const stemSyncMax = 1000
 // ctl.
 type stemIndex struct {
 	agent string
-	log   *sqlite.DB // its change log is told when the index is built or thrown away
+	log   store.DB // its change log is told when the index is built or thrown away
 	// db runs background builds; nil when the store has no reader
 	// connections (in memory), where the index is always built at once.
-	db *sqlite.DB
+	db store.DB
 	stemState
 	// undo is where the rollback callback that drops the index is
 	// registered: one in the transaction, and one in each savepoint that

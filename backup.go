@@ -10,6 +10,9 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/engram-go/engram/internal/store"
+	"github.com/engram-go/engram/internal/store/sqlite"
 )
 
 // Backup writes a consistent copy of the database file to dst, a new
@@ -83,6 +86,9 @@ func (m *Memory) backup(ctx context.Context, dst string, agentOnly bool) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	if _, ok := m.db.(store.Copier); !ok && !agentOnly {
+		return fmt.Errorf("engram: backup: the %s engine copies no whole database to a file (BackupAgent or Export copies one agent; the engine's own tools copy the database): %w", m.db.Engine(), ErrUnsupported)
+	}
 	abs, err := m.checkBackupPath(dst)
 	if err != nil {
 		return err
@@ -131,18 +137,19 @@ func (m *Memory) backup(ctx context.Context, dst string, agentOnly bool) error {
 // agent's rows alone: see BackupAgent), syncs and checks it, and moves it
 // to dst.
 func (m *Memory) backupTo(ctx context.Context, tmp, dst string, agentOnly bool) error {
-	rebuild := agentOnly && m.mayShare()
+	cp, copies := m.db.(store.Copier)
+	rebuild := agentOnly && (m.mayShare() || !copies)
 	if !rebuild {
-		if err := m.db.VacuumInto(ctx, tmp); err != nil {
+		if err := cp.VacuumInto(ctx, tmp); err != nil {
 			return err
 		}
-		if err := m.db.UnrecordInCopy(ctx, tmp, pendingBackupKey); err != nil {
+		if err := cp.UnrecordInCopy(ctx, tmp, pendingBackupKey); err != nil {
 			return err
 		}
 		if err := syncFile(tmp); err != nil {
 			return fmt.Errorf("engram: backup: %w", err)
 		}
-		if err := m.db.CheckCopy(ctx, tmp, checkDerived); err != nil {
+		if err := sqlite.CheckCopy(ctx, tmp, engineConfig(m.cfg.Storage), checkDerived); err != nil {
 			return err
 		}
 		if agentOnly {
@@ -169,7 +176,7 @@ func (m *Memory) backupTo(ctx context.Context, tmp, dst string, agentOnly bool) 
 		if err := syncFile(tmp); err != nil {
 			return fmt.Errorf("engram: backup: %w", err)
 		}
-		if err := m.db.CheckCopy(ctx, tmp, checkDerived); err != nil {
+		if err := sqlite.CheckCopy(ctx, tmp, engineConfig(m.cfg.Storage), checkDerived); err != nil {
 			return err
 		}
 		others, err := otherAgents(ctx, tmp, m.agent)
@@ -226,7 +233,7 @@ func (m *Memory) copyAgent(ctx context.Context, path string) error {
 	if err != nil {
 		return err
 	}
-	return m.db.OneFile(ctx, path)
+	return sqlite.OneFile(ctx, path, engineConfig(m.cfg.Storage))
 }
 
 // errCopyEnded ends an export whose import into the copy stopped.

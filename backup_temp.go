@@ -12,7 +12,6 @@ import (
 	"strings"
 
 	"github.com/engram-go/engram/internal/store"
-	"github.com/engram-go/engram/internal/store/sqlite"
 )
 
 // A backup is written to a temporary file beside its destination and
@@ -195,7 +194,7 @@ func globEscape(pattern string) string {
 // is a backup's destination, and those the database recorded as its own.
 // A copy that cannot be removed is logged, not an error: the next open,
 // Backup or Forget tries again.
-func sweepBackups(ctx context.Context, s *sqlite.DB, path string, log *slog.Logger) {
+func sweepBackups(ctx context.Context, s store.DB, path string, log *slog.Logger) {
 	if path == "" || s.ReadOnly() {
 		return // read-only: nothing is removed or written
 	}
@@ -207,7 +206,7 @@ func sweepBackups(ctx context.Context, s *sqlite.DB, path string, log *slog.Logg
 // recordBackup records the temporary copy at path as in progress in the
 // database. A database that cannot be written (read-only storage) keeps
 // no record: nothing can be forgotten in it either.
-func recordBackup(ctx context.Context, s *sqlite.DB, path string) (bool, error) {
+func recordBackup(ctx context.Context, s store.DB, path string) (bool, error) {
 	err := s.Write(ctx, "backup", func(q store.Tx) error {
 		return store.SetMeta(q, pendingBackupKey+path, "in progress")
 	})
@@ -218,7 +217,7 @@ func recordBackup(ctx context.Context, s *sqlite.DB, path string) (bool, error) 
 }
 
 // unrecordBackup removes the record of the temporary copy at path.
-func unrecordBackup(ctx context.Context, s *sqlite.DB, path string) error {
+func unrecordBackup(ctx context.Context, s store.DB, path string) error {
 	return s.Write(ctx, "backup", func(q store.Tx) error {
 		return store.DeleteMeta(q, pendingBackupKey+path)
 	})
@@ -226,7 +225,7 @@ func unrecordBackup(ctx context.Context, s *sqlite.DB, path string) error {
 
 // sweepRecordedBackups removes the stale temporary copies recorded in the
 // database, and their records; copies still in progress stay recorded.
-func sweepRecordedBackups(ctx context.Context, s *sqlite.DB) error {
+func sweepRecordedBackups(ctx context.Context, s store.DB) error {
 	var paths []string
 	err := s.Read(ctx, "backup", func(q store.Tx) error {
 		keys, err := store.MetaKeys(q, pendingBackupKey)

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/engram-go/engram/internal/store"
+	"github.com/engram-go/engram/internal/store/sqlite"
 )
 
 // TestSweepRemovesOnlyBackupCopies: a record of a backup in progress
@@ -86,7 +87,7 @@ func TestBackupToNamesWithQueryCharacters(t *testing.T) {
 	if err := m.Backup(ctx, dst); err != nil {
 		t.Fatalf("Backup(%q): %v", dst, err)
 	}
-	if err := m.db.CheckCopy(ctx, dst, checkDerived); err != nil {
+	if err := sqlite.CheckCopy(ctx, dst, engineConfig(m.cfg.Storage), checkDerived); err != nil {
 		t.Errorf("the copy: %v", err)
 	}
 	if err := m.BackupAgent(ctx, filepath.Join(dir, "d?e.db")); !errors.Is(err, ErrInvalid) {

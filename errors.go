@@ -73,6 +73,12 @@ var (
 	// [Semantic.StoreBatch] holds the lock for all of its entries).
 	ErrBusy = store.ErrBusy
 
+	// ErrUnsupported reports a call the engine of the memory's database
+	// cannot serve: [Memory.Backup] of a whole PostgreSQL database, for
+	// one (use [Memory.BackupAgent], [Memory.Export] or PostgreSQL's own
+	// tools). Nothing was changed.
+	ErrUnsupported = store.ErrUnsupported
+
 	// ErrReadOnly reports a write to a database that this process may
 	// only read: one opened with [WithReadOnly], or whose file, directory
 	// (where SQLite makes its -wal and -shm files) or file system is

@@ -187,7 +187,7 @@ func (m *Memory) afterForget(ctx context.Context) error {
 		_, err := m.writeMarkdown(ctx)
 		errs = append(errs, err, removeIfExists(m.mdPath+keptSuffix))
 	}
-	errs = append(errs, sweepRecordedBackups(ctx, m.db), m.db.Checkpoint(ctx))
+	errs = append(errs, sweepRecordedBackups(ctx, m.db), m.db.Scrub(ctx))
 	return dbErr("forget", errors.Join(errs...))
 }
 
@@ -231,7 +231,7 @@ func (m *Memory) ForgetAgent(ctx context.Context) error {
 	}
 	// The notes of accesses not written are of rows that are gone:
 	// writing them would bring the agent's access counter back.
-	errs := []error{sweepRecordedBackups(ctx, m.db), m.db.Checkpoint(ctx), m.close(true)}
+	errs := []error{sweepRecordedBackups(ctx, m.db), m.db.Scrub(ctx), m.close(true)}
 	if m.mdPath != "" {
 		errs = append(errs, removeIfExists(m.mdPath), removeIfExists(m.mdPath+keptSuffix))
 	}

@@ -288,14 +288,14 @@ var historyKinds = sync.OnceValue(func() map[MemoryType]store.HistoryKind {
 	return out
 })
 
-// historyStatements returns what the engine's StartHistory runs on the
-// writer connection: the context table and the triggers of every kind.
-func historyStatements() []string {
+// historySpec returns what the engine's StartHistory needs to record
+// the history of every kind.
+func historySpec() store.HistorySpec {
 	hks := make([]store.HistoryKind, len(kinds))
 	for i, k := range kinds {
 		hks[i] = historyKinds()[k.typ]
 	}
-	return store.HistoryStatements(hks, string(OpCreate), string(OpUpdate), string(OpDelete), string(OpDecay))
+	return store.HistorySpec{Kinds: hks, CreateOp: string(OpCreate), UpdateOp: string(OpUpdate), DeleteOp: string(OpDelete), DecayOp: string(OpDecay)}
 }
 
 // beginChanges fills the history's context for a write transaction: who

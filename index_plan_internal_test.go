@@ -182,12 +182,12 @@ func TestEveryIndexIsUsed(t *testing.T) {
 			continue
 		}
 		settle(m)
-		forgetStatements(t, m.db)
+		forgetStatements(t, sqliteDB(t, m))
 		if err := o.run(); err != nil {
 			t.Fatalf("%s: %s: %v", ix, o.op, err)
 		}
 		settle(m)
-		writes, reads := preparedStatements(t, m.db)
+		writes, reads := preparedStatements(t, sqliteDB(t, m))
 		var found string
 		for _, set := range []struct {
 			stmts []string

@@ -35,7 +35,7 @@ func TestAgentLoopQueryPlans(t *testing.T) {
 	loopTurn(t, m, 0)
 	indexReady(t, m)
 	settle(m)
-	forgetStatements(t, m.db)
+	forgetStatements(t, sqliteDB(t, m))
 	for turn := 1; turn <= 5; turn++ {
 		loopTurn(t, m, turn)
 	}
@@ -61,7 +61,7 @@ func TestAgentLoopQueryPlans(t *testing.T) {
 		t.Fatal(err)
 	}
 	settle(m)
-	writes, reads := preparedStatements(t, m.db)
+	writes, reads := preparedStatements(t, sqliteDB(t, m))
 	if len(writes) == 0 || len(reads) == 0 {
 		t.Fatalf("%d write and %d read statements collected", len(writes), len(reads))
 	}
@@ -307,3 +307,14 @@ func params(stmt string) int {
 var numbered = regexp.MustCompile(`\?(\d+)`)
 
 func flat(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// sqliteDB returns m's database as SQLite's, for the tests of SQLite's
+// internals; t fails on another engine.
+func sqliteDB(t testing.TB, m *Memory) *sqlite.DB {
+	t.Helper()
+	db, ok := m.db.(*sqlite.DB)
+	if !ok {
+		t.Fatalf("the memory's database is %s's, not SQLite's", m.db.Engine())
+	}
+	return db
+}

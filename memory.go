@@ -34,7 +34,7 @@ type Memory struct {
 	now    func() time.Time
 	log    *slog.Logger
 	ids    *ulid.Generator
-	db     *sqlite.DB
+	db     store.DB
 	dbPath string // "" in memory
 	mdPath string // "" when no memory.md is written
 	// agentDir is the agent's own directory under a base directory, ""
@@ -221,7 +221,7 @@ func (m *Memory) open(s settings) error {
 	m.followers = followers
 	// A read-only Memory makes no change for history to record.
 	if m.cfg.History.Enabled && !m.db.ReadOnly() {
-		if err := m.db.StartHistory(context.Background(), historyStatements()); err != nil {
+		if err := m.db.StartHistory(context.Background(), historySpec()); err != nil {
 			return err
 		}
 	}

@@ -25,6 +25,7 @@ type settings struct {
 	dir      string
 	path     string
 	inMemory bool
+	postgres string // WithPostgres's DSN
 	mdPath   string
 	cfg      Config
 	clock    func() time.Time
@@ -79,6 +80,9 @@ func (s *settings) validate(tier Tier) error {
 
 // validateWhere checks the options that say where the memory lives.
 func (s *settings) validateWhere() error {
+	if s.postgres != "" && (s.inMemory || s.path != "" || s.dir != "") {
+		return invalid("options", "WithPostgres cannot be combined with InMemory, WithPath or WithDir: the memory lives in the PostgreSQL database")
+	}
 	if s.inMemory && (s.path != "" || s.dir != "") {
 		return invalid("options", "InMemory cannot be combined with WithPath or WithDir")
 	}
@@ -95,7 +99,7 @@ func (s *settings) validateWhere() error {
 // in memory, and for no memory.md.
 func (s *settings) paths() (db, md string) {
 	switch {
-	case s.inMemory:
+	case s.inMemory, s.postgres != "":
 		return "", s.mdPath
 	case s.path != "":
 		return s.path, s.mdPath
@@ -153,6 +157,36 @@ func WithPath(path string) Option {
 			s.fail(invalid("WithPath", "path %q must not contain '?'", path))
 		}
 		s.path = path
+	}
+}
+
+// WithPostgres stores the memory in the PostgreSQL database (version 15
+// or newer) that dsn names, instead of a SQLite file: a URL
+// ("postgres://user:pass@host:5432/db?sslmode=disable") or key=value
+// pairs ("host=/run/postgresql dbname=engram"), as pgx reads them. Many
+// processes, on many machines, may open the same agents there at once:
+// writes to one agent are serialised across them, reads never wait for
+// writes, and each process's in-memory indexes follow the others'
+// writes. New and [Open] create engram's tables when the database has
+// none (in the schema the DSN's search_path names first), and bring an
+// older schema up to date; several processes starting together migrate
+// it once.
+//
+// Search, recall and every other operation give the same answers as on
+// SQLite. What is SQLite's alone returns an error matching
+// [ErrUnsupported]: [Memory.Backup] of the whole database (use
+// [Memory.BackupAgent], [Memory.Export], or pg_dump); a forget deletes
+// the rows and vacuums the tables, but PostgreSQL keeps no promise like
+// SQLite's secure_delete that the bytes are gone from its files at once
+// (see docs/scale.md). No memory.md is written unless
+// [WithMarkdownPath] is also given. It cannot be combined with
+// [InMemory], [WithPath] or [WithDir]: an error matching [ErrInvalid].
+func WithPostgres(dsn string) Option {
+	return func(s *settings) {
+		if dsn == "" {
+			s.fail(invalid("WithPostgres", "the DSN must not be empty"))
+		}
+		s.postgres = dsn
 	}
 }
 

@@ -33,7 +33,7 @@ type Store struct {
 	// base is the base directory of the directory layout, "" for a
 	// shared file or memory, which shared is the database of.
 	base   string
-	shared *sqlite.DB
+	shared store.DB
 
 	mu     sync.Mutex // guards closed and agents
 	closed bool
@@ -203,16 +203,18 @@ func (st *Store) open(id string) (*Memory, error) {
 	m := newMemory(st.tier, s)
 	m.owner = st
 	db := st.shared
+	var file *sqlite.DB // the agent's own, over a base directory
 	if st.base != "" {
 		m.agentDir = filepath.Join(st.base, agentDirName(id))
 		m.dbPath = filepath.Join(m.agentDir, "memory.db")
 		m.mdPath = filepath.Join(m.agentDir, "memory.md")
 		var err error
-		if db, err = openStorage(context.Background(), m.dbPath, &s); err != nil {
+		if file, err = openStorage(context.Background(), m.dbPath, &s); err != nil {
 			return nil, err
 		}
-		db.SetOnWake(st.woke)
-		sweepBackups(context.Background(), db, m.dbPath, m.log)
+		file.SetOnWake(st.woke)
+		sweepBackups(context.Background(), file, m.dbPath, m.log)
+		db = file
 	} else {
 		m.dbPath = s.path
 	}
@@ -225,8 +227,8 @@ func (st *Store) open(id string) (*Memory, error) {
 		}
 		return nil, err
 	}
-	if st.base != "" {
-		st.woke(db)
+	if file != nil {
+		st.woke(file)
 	}
 	openAgents.add(m, 1)
 	m.log.Debug("engram: opened", "agent", m.agent, "tier", m.tier, "db", m.dbPath, "markdown", m.mdPath)
@@ -247,7 +249,7 @@ func (st *Store) release(m *Memory) error {
 		return nil
 	}
 	st.filesMu.Lock()
-	delete(st.files, m.db)
+	delete(st.files, m.db.(*sqlite.DB)) // over a base directory, an agent's file
 	st.filesMu.Unlock()
 	return m.db.Close()
 }

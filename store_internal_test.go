@@ -26,21 +26,21 @@ func TestParkedDatabaseWakesWithLogAndHistory(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if !m.stems.built || !m.db.State().Logging {
-		t.Fatalf("index built %v, log on %v: want both before parking", m.stems.built, m.db.State().Logging)
+	if !m.stems.built || !sqliteDB(t, m).State().Logging {
+		t.Fatalf("index built %v, log on %v: want both before parking", m.stems.built, sqliteDB(t, m).State().Logging)
 	}
-	wakes := m.db.State().Wakes
-	if !m.db.Park() {
+	wakes := sqliteDB(t, m).State().Wakes
+	if !sqliteDB(t, m).Park() {
 		t.Fatal("an idle database did not park")
 	}
-	if st := m.db.State(); st.Writer || !st.Asleep {
+	if st := sqliteDB(t, m).State(); st.Writer || !st.Asleep {
 		t.Fatal("the parked database keeps its writer")
 	}
 	id, err := m.Semantic().Store(ctx, SemanticEntry{Content: "the deploy pipeline runs on tags"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := m.db.State().Wakes; got != wakes+1 {
+	if got := sqliteDB(t, m).State().Wakes; got != wakes+1 {
 		t.Fatalf("wakes %d, want %d", got, wakes+1)
 	}
 	if !m.stems.built || len(m.stems.docs) != 3 {

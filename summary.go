@@ -10,7 +10,6 @@ import (
 	"github.com/engram-go/engram/internal/bm25"
 	"github.com/engram-go/engram/internal/query"
 	"github.com/engram-go/engram/internal/store"
-	"github.com/engram-go/engram/internal/store/sqlite"
 )
 
 // Summary is an overview of an agent's memory: see [Memory.Summary].
@@ -115,7 +114,7 @@ func (m *Memory) Summary(ctx context.Context) (Summary, error) {
 // nothing it counts changed.
 type summaryKey struct {
 	writes  uint64
-	version sqlite.Version
+	version store.Version
 	notes   uint64
 }
 

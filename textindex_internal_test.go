@@ -526,12 +526,12 @@ func TestTextIndexBuildReadsTablesInOrder(t *testing.T) {
 	defer m.Close()
 	seedLoop(t, m, 60)
 	settle(m)
-	forgetStatements(t, m.db)
+	forgetStatements(t, sqliteDB(t, m))
 	d, err := loadText(ctx, m)
 	if err != nil || d == nil {
 		t.Fatal(err, d == nil)
 	}
-	_, reads := preparedStatements(t, m.db)
+	_, reads := preparedStatements(t, sqliteDB(t, m))
 	builds := 0
 	for _, stmt := range reads {
 		if !strings.Contains(stmt, "t.terms") || !strings.HasSuffix(stmt, "ORDER BY t.pk") {
@@ -622,10 +622,10 @@ func TestTextIndexBuildLeavesPageCacheSmall(t *testing.T) {
 	}
 	settle(m)
 	// No reader open: the build opens one.
-	if err := m.db.CloseIdleReaders(); err != nil {
+	if err := sqliteDB(t, m).CloseIdleReaders(); err != nil {
 		t.Fatal(err)
 	}
-	before, _, _, err := m.db.CacheUsed()
+	before, _, _, err := sqliteDB(t, m).CacheUsed()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -633,7 +633,7 @@ func TestTextIndexBuildLeavesPageCacheSmall(t *testing.T) {
 	if err != nil || d == nil || len(d.kinds[0].docs) != len(batch) {
 		t.Fatal(err, d == nil)
 	}
-	writer, grown, readers, err := m.db.CacheUsed()
+	writer, grown, readers, err := sqliteDB(t, m).CacheUsed()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -248,7 +248,7 @@ func checkChangesFlag(t *testing.T, fn func(q store.Tx, m *Memory) error) {
 	if _, err := m.Semantic().Store(ctx, SemanticEntry{ID: "a", Content: "the deploy runs from CI"}); err != nil {
 		t.Fatal(err)
 	}
-	if !m.stems.built || !m.db.State().Logging {
+	if !m.stems.built || !sqliteDB(t, m).State().Logging {
 		t.Fatal("storing an entry did not build the stem index and turn the log on")
 	}
 	_ = m.db.Write(ctx, "test", func(q store.Tx) error { return fn(q, m) })
@@ -262,7 +262,7 @@ func checkChangesFlag(t *testing.T, fn func(q store.Tx, m *Memory) error) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, on := 0, m.db.State().Logging
+	want, on := 0, sqliteDB(t, m).State().Logging
 	if on {
 		want = 1
 	}

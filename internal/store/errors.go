@@ -2,6 +2,7 @@ package store
 
 import (
 	"errors"
+	"strings"
 
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
@@ -16,46 +17,77 @@ func Code(err error) int {
 	return 0
 }
 
+// SQLState returns the SQLSTATE of a PostgreSQL error in err's chain
+// (pgx's *pgconn.PgError has the method), or "".
+func SQLState(err error) string {
+	var pe interface{ SQLState() string }
+	if errors.As(err, &pe) {
+		return pe.SQLState()
+	}
+	return ""
+}
+
 // IsUniqueViolation reports whether err is a UNIQUE or PRIMARY KEY
-// constraint failure.
+// constraint failure (SQLite's, or PostgreSQL's 23505).
 func IsUniqueViolation(err error) bool {
 	switch Code(err) {
 	case sqlite3.SQLITE_CONSTRAINT_UNIQUE, sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY:
 		return true
 	}
-	return false
+	return SQLState(err) == "23505"
 }
 
 // IsBusy reports whether err says the database was locked by another
 // connection for longer than the busy timeout (SQLITE_BUSY or
-// SQLITE_LOCKED).
+// SQLITE_LOCKED), or, on PostgreSQL, that a transaction lost to another
+// (a serialization failure, a deadlock) or a lock was not to be had.
 func IsBusy(err error) bool {
 	code := Code(err) & 0xff
-	return code == sqlite3.SQLITE_BUSY || code == sqlite3.SQLITE_LOCKED
+	if code == sqlite3.SQLITE_BUSY || code == sqlite3.SQLITE_LOCKED {
+		return true
+	}
+	switch SQLState(err) {
+	case "40001", "40P01", "55P03":
+		return true
+	}
+	return false
 }
 
 // IsReadOnly reports whether err says the database may not be written
-// (SQLITE_READONLY).
-func IsReadOnly(err error) bool { return Code(err)&0xff == sqlite3.SQLITE_READONLY }
+// (SQLITE_READONLY; PostgreSQL's 25006, a read-only transaction).
+func IsReadOnly(err error) bool {
+	return Code(err)&0xff == sqlite3.SQLITE_READONLY || SQLState(err) == "25006"
+}
 
 // IsCorrupt reports whether err says the file is damaged or is not a
-// database (SQLITE_CORRUPT or SQLITE_NOTADB).
+// database (SQLITE_CORRUPT or SQLITE_NOTADB; PostgreSQL's data corrupted
+// or index corrupted, XX001 and XX002).
 func IsCorrupt(err error) bool {
 	code := Code(err) & 0xff
-	return code == sqlite3.SQLITE_CORRUPT || code == sqlite3.SQLITE_NOTADB
+	if code == sqlite3.SQLITE_CORRUPT || code == sqlite3.SQLITE_NOTADB {
+		return true
+	}
+	s := SQLState(err)
+	return s == "XX001" || s == "XX002"
 }
 
 // IsConstraint reports whether err is a failed constraint of any sort
-// (SQLITE_CONSTRAINT: UNIQUE, CHECK, NOT NULL, FOREIGN KEY, ...).
-func IsConstraint(err error) bool { return Code(err)&0xff == sqlite3.SQLITE_CONSTRAINT }
+// (SQLITE_CONSTRAINT, PostgreSQL's class 23: UNIQUE, CHECK, NOT NULL,
+// FOREIGN KEY, ...).
+func IsConstraint(err error) bool {
+	return Code(err)&0xff == sqlite3.SQLITE_CONSTRAINT || strings.HasPrefix(SQLState(err), "23")
+}
 
 // IsCantOpen reports whether err says a file could not be opened
 // (SQLITE_CANTOPEN).
 func IsCantOpen(err error) bool { return Code(err)&0xff == sqlite3.SQLITE_CANTOPEN }
 
 // IsInterrupt reports whether err says a statement was interrupted
-// (SQLITE_INTERRUPT), as a cancelled context does.
-func IsInterrupt(err error) bool { return Code(err)&0xff == sqlite3.SQLITE_INTERRUPT }
+// (SQLITE_INTERRUPT; PostgreSQL's query_canceled, 57014), as a cancelled
+// context does.
+func IsInterrupt(err error) bool {
+	return Code(err)&0xff == sqlite3.SQLITE_INTERRUPT || SQLState(err) == "57014"
+}
 
 // The sentinel errors of an engine, which the root package exports under
 // the same names (engram.ErrClosed is ErrClosed, …), so that an engine's

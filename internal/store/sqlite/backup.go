@@ -64,16 +64,16 @@ func (s *DB) UnrecordInCopy(ctx context.Context, path, prefix string) error {
 }
 
 // CheckCopy opens the copy at path read-only and checks it as
-// IntegrityCheck checks a database: it must be engram's, of this
+// DB.IntegrityCheck checks a database: it must be engram's, of this
 // engram's schema version, pass SQLite's integrity check (which runs the
 // FTS5 indexes' own) and pass derived (the checks of the data derived
 // from the rows). A failed check is an error matching store.ErrCorrupt,
-// as Config.Wrap makes it for "backup"; a cancelled ctx returns its
+// as cfg.Wrap makes it for "backup"; a cancelled ctx returns its
 // error.
-func (s *DB) CheckCopy(ctx context.Context, path string, derived func(q store.Tx) error) error {
+func CheckCopy(ctx context.Context, path string, cfg Config, derived func(q store.Tx) error) error {
 	db, err := sql.Open("sqlite", FileURI(path, "mode=ro"))
 	if err != nil {
-		return s.fail("backup", err)
+		return cfg.fail("backup", err)
 	}
 	defer db.Close()
 	db.SetMaxOpenConns(1)
@@ -82,17 +82,17 @@ func (s *DB) CheckCopy(ctx context.Context, path string, derived func(q store.Tx
 		return q.QueryRow(`SELECT (SELECT application_id FROM pragma_application_id), (SELECT user_version FROM pragma_user_version)`, nil, &app, &version)
 	}
 	if err := readCopy(ctx, db, meta); err != nil {
-		return s.fail("backup", err)
+		return cfg.fail("backup", err)
 	}
 	if want := len(schema.Migrations()); app != ApplicationID || version != want {
-		return s.fail("backup", fmt.Errorf("the copy has application_id %#x and schema version %d, want %#x and %d: %w", app, version, ApplicationID, want, store.ErrCorrupt))
+		return cfg.fail("backup", fmt.Errorf("the copy has application_id %#x and schema version %d, want %#x and %d: %w", app, version, ApplicationID, want, store.ErrCorrupt))
 	}
 	err = readCopy(ctx, db, func(q store.Tx) error { return errors.Join(Check(q), derived(q)) })
 	if err != nil {
 		if ctxErr := ctx.Err(); ctxErr != nil {
 			return fmt.Errorf("engram: backup: %w", ctxErr)
 		}
-		return s.fail("backup", fmt.Errorf("the copy fails its integrity check: %v: %w", err, store.ErrCorrupt))
+		return cfg.fail("backup", fmt.Errorf("the copy fails its integrity check: %v: %w", err, store.ErrCorrupt))
 	}
 	return nil
 }
@@ -116,13 +116,13 @@ func readCopy(ctx context.Context, db *sql.DB, fn func(q store.Tx) error) (err e
 
 // OneFile takes the database file at path out of WAL mode, so that it
 // is one file, as VACUUM INTO makes a copy. It returns the driver's error
-// as Config.Wrap makes it for "backup".
-func (s *DB) OneFile(ctx context.Context, path string) error {
+// as cfg.Wrap makes it for "backup".
+func OneFile(ctx context.Context, path string, cfg Config) error {
 	db, err := sql.Open("sqlite", dsn(path, nil))
 	if err != nil {
-		return s.fail("backup", err)
+		return cfg.fail("backup", err)
 	}
 	defer db.Close()
 	_, err = db.ExecContext(ctx, "PRAGMA journal_mode = DELETE")
-	return s.fail("backup", err)
+	return cfg.fail("backup", err)
 }

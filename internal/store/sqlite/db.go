@@ -80,7 +80,7 @@ type DB struct {
 	// version is the writer's last reading of the file's version (see
 	// DataVersion), nil before the first; once someone asked for it
 	// (watchVersion), every commit reads it again.
-	version      atomic.Pointer[Version]
+	version      atomic.Pointer[store.Version]
 	watchVersion atomic.Bool
 
 	rdb     *sql.DB       // nil in memory mode
@@ -510,25 +510,19 @@ func (s *DB) wake(ctx context.Context) error {
 	return nil
 }
 
-// Version is a version of the database file as the writer sees it: the
-// writer's PRAGMA data_version, which moves with every commit of another
-// connection (another process's included) and not with the writer's own,
-// and which writer connection read it (wakes): a new connection's
-// data_version means nothing to the last one's. Two versions are equal
-// when nothing but the writer's own commits changed the file between
-// them.
-type Version struct {
-	wakes       uint64
-	dataVersion int64
-}
-
-// DataVersion returns the file's version. When the writer is free it
+// DataVersion returns the file's version as the writer sees it: the
+// writer's PRAGMA data_version (Mark), which moves with every commit of
+// another connection (another process's included) and not with the
+// writer's own, and which writer connection read it (Epoch, the wakes): a
+// new connection's data_version means nothing to the last one's. Two
+// versions are equal when nothing but the writer's own commits changed
+// the file between them. When the writer is free it
 // reads it; while a write holds the writer it returns the reading of the
 // writer's last commit instead of waiting, so that no write (another
 // agent's, in a shared file) holds up the caller, and waits only when
 // there is none yet. It returns store.ErrClosed after Close, and the
 // driver's error as Config.Wrap makes it.
-func (s *DB) DataVersion(ctx context.Context) (Version, error) {
+func (s *DB) DataVersion(ctx context.Context) (store.Version, error) {
 	s.watchVersion.Store(true)
 	var err error
 	if s.wmu.TryLock() {
@@ -539,7 +533,7 @@ func (s *DB) DataVersion(ctx context.Context) (Version, error) {
 		err = s.lockWriter(ctx)
 	}
 	if err != nil {
-		return Version{}, err
+		return store.Version{}, err
 	}
 	defer s.wmu.Unlock()
 	return s.readVersion(ctx)
@@ -547,15 +541,15 @@ func (s *DB) DataVersion(ctx context.Context) (Version, error) {
 
 // readVersion reads the file's version on the writer and keeps it. The
 // writer lock is held.
-func (s *DB) readVersion(ctx context.Context) (Version, error) {
-	v := Version{wakes: s.wakes.Load()}
+func (s *DB) readVersion(ctx context.Context) (store.Version, error) {
+	v := store.Version{Epoch: s.wakes.Load()}
 	st, err := s.prepWriter(ctx, "PRAGMA data_version")
 	if err == nil {
-		err = st.QueryRowContext(ctx).Scan(&v.dataVersion)
+		err = st.QueryRowContext(ctx).Scan(&v.Mark)
 	}
 	if err != nil {
 		s.version.Store(nil)
-		return Version{}, s.wrap(ctx, "version", err)
+		return store.Version{}, s.wrap(ctx, "version", err)
 	}
 	s.version.Store(&v)
 	return v, nil
@@ -754,6 +748,14 @@ func (s *DB) LastUse() int64 { return s.lastUse.Load() }
 // Closed reports whether Close was called.
 func (s *DB) Closed() bool { return s.closed.Load() }
 
+// Engine names the engine: "sqlite".
+func (s *DB) Engine() string { return "sqlite" }
+
+// Scrub checkpoints the write-ahead log into the file and truncates it
+// (see Checkpoint), so that with secure_delete the bytes of deleted rows
+// are gone from the disk.
+func (s *DB) Scrub(ctx context.Context) error { return s.Checkpoint(ctx) }
+
 // State is what State reports of a database's connections.
 type State struct {
 	Wakes   uint64 // writer connections opened so far (see Park)
@@ -820,3 +822,8 @@ func (s *DB) CacheUsed() (writer, readers, idle int, err error) {
 	}
 	return writer, readers, len(rs), err
 }
+
+var (
+	_ store.DB     = (*DB)(nil)
+	_ store.Copier = (*DB)(nil)
+)

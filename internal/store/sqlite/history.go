@@ -6,14 +6,14 @@ import (
 	"github.com/engram-go/engram/internal/store"
 )
 
-// StartHistory makes the history's context table and triggers on the
-// writer connection by running stmts (store.HistoryStatements'), when a
+// StartHistory makes the history's context table and triggers of h on
+// the writer connection (store.HistoryStatements), when a
 // Memory of the database records history; a writer opened again (see
 // Park) runs them again. It is called when a Memory opens, and does
 // nothing when another agent's Memory on the database started it. It
 // returns store.ErrClosed after Close, and the driver's error as
 // Config.Wrap makes it for "open".
-func (s *DB) StartHistory(ctx context.Context, stmts []string) error {
+func (s *DB) StartHistory(ctx context.Context, h store.HistorySpec) error {
 	if err := s.lockWriter(ctx); err != nil {
 		return err
 	}
@@ -21,6 +21,7 @@ func (s *DB) StartHistory(ctx context.Context, stmts []string) error {
 	if s.history {
 		return nil
 	}
+	stmts := store.HistoryStatements(h.Kinds, h.CreateOp, h.UpdateOp, h.DeleteOp, h.DecayOp)
 	if err := s.installHistory(ctx, stmts); err != nil {
 		return s.fail("open", err)
 	}

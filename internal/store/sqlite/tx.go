@@ -535,13 +535,17 @@ func (s *DB) wrap(ctx context.Context, op string, err error) error {
 }
 
 // fail makes the error of a failure of the operation op, as Config.Wrap
-// says, or else as the driver's error wrapped with op.
-func (s *DB) fail(op string, err error) error {
+// says (see Config.fail).
+func (s *DB) fail(op string, err error) error { return s.cfg.fail(op, err) }
+
+// fail makes the error of a failure of the operation op, as c.Wrap says,
+// or else as the driver's error wrapped with op.
+func (c Config) fail(op string, err error) error {
 	if err == nil {
 		return nil
 	}
-	if s.cfg.Wrap != nil {
-		return s.cfg.Wrap(op, err)
+	if c.Wrap != nil {
+		return c.Wrap(op, err)
 	}
 	return fmt.Errorf("engram: %s: %w", op, err)
 }
