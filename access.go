@@ -355,6 +355,9 @@ func (m *Memory) write(ctx context.Context, op string, fn func(q store.Tx) error
 		return err
 	}
 	err = m.db.Write(ctx, op, func(q store.Tx) error {
+		if err := q.LockAgent(m.agent); err != nil {
+			return err
+		}
 		if m.db.History() {
 			if err := beginChanges(q, actor, reason, m.now()); err != nil {
 				return err

@@ -215,6 +215,9 @@ func (m *Memory) linkDeferred() {
 	}
 	n := len(x.deferred)
 	err := m.db.Write(context.Background(), "links.auto_link", func(q store.Tx) error {
+		if err := q.LockAgent(m.agent); err != nil {
+			return err
+		}
 		useIndex := n > closeLinkFTSMax
 		if useIndex {
 			if err := x.sync(q); err != nil {
@@ -704,7 +707,12 @@ func (x *stemIndex) run(ctx context.Context, b *stemBuild, snap chan<- bool) {
 	if err != nil {
 		return
 	}
-	_ = x.db.Write(ctx, "links.index", func(q store.Tx) error { return x.install(q, b, d, v0) })
+	_ = x.db.Write(ctx, "links.index", func(q store.Tx) error {
+		if err := q.LockAgent(x.agent); err != nil {
+			return err
+		}
+		return x.install(q, b, d, v0)
+	})
 }
 
 // textSimilarHook, set by tests only, runs whenever textSimilar looks

@@ -138,6 +138,9 @@ func (m *Memory) openVectors(ctx context.Context, e Embedder, newDims, newModel,
 		err = m.db.Read(ctx, "open.vectors", v.checkReadOnly)
 	} else {
 		err = m.db.Write(ctx, "open.vectors", func(q store.Tx) error {
+			if err := q.LockAgent(m.agent); err != nil {
+				return err
+			}
 			return v.prepare(q, newDims, newModel, existing)
 		})
 	}

@@ -66,6 +66,9 @@ type DB interface {
 	Closed() bool
 	// Engine names the engine: "sqlite" or "postgres".
 	Engine() string
+	// FullText reports whether the engine has SQLite's FTS5 tables; without
+	// them every text search runs on the root's in-memory index.
+	FullText() bool
 }
 
 // HistorySpec is what an engine needs to record history: the kinds and

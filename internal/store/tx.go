@@ -76,6 +76,12 @@ type Tx interface {
 	// history (the database's history was started: see
 	// internal/store/sqlite's DB.StartHistory).
 	History() bool
+	// LockAgent serialises the write transaction with every other that
+	// locks agent, in this process and in others, until it ends: a write
+	// that changes an agent's rows locks the agent before its first
+	// statement. It returns ctx's error when ctx ends while it waits, and
+	// the engine's error.
+	LockAgent(agent string) error
 	// ExecScript runs script, which may hold several statements (a step
 	// of a migration), in the write transaction. It returns the engine's
 	// error.

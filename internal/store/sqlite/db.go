@@ -751,6 +751,9 @@ func (s *DB) Closed() bool { return s.closed.Load() }
 // Engine names the engine: "sqlite".
 func (s *DB) Engine() string { return "sqlite" }
 
+// FullText reports that the database has FTS5 tables: true.
+func (s *DB) FullText() bool { return true }
+
 // Scrub checkpoints the write-ahead log into the file and truncates it
 // (see Checkpoint), so that with secure_delete the bytes of deleted rows
 // are gone from the disk.

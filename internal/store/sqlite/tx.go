@@ -278,6 +278,11 @@ func (q *Tx) WithContext(ctx context.Context) *Tx {
 	return &b
 }
 
+// LockAgent does nothing: SQLite's one writer connection serialises every
+// write transaction already, in this process (the writer lock) and in
+// others (BEGIN IMMEDIATE). It returns nil.
+func (q *Tx) LockAgent(agent string) error { return nil }
+
 // ExecScript runs script, which may hold several statements (a step of a
 // migration), on q's connection in its transaction: a prepared statement
 // holds one statement only. It returns the driver's error; in a read it
