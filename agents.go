@@ -19,8 +19,10 @@ import (
 // ListAgents returns the IDs of the agents that have memory where the
 // options say, sorted: under a base directory ([WithDir], or [DefaultDir]
 // without options), the agents with a database in their directory; in a
-// file ([WithPath]), the agents with rows in it, which it reads without
-// writing. A base directory that does not exist holds no agent. It returns
+// file ([WithPath]) or a PostgreSQL database ([WithPostgres]), the agents
+// with rows in it, which it reads without writing. A base directory that
+// does not exist holds no agent, nor does a PostgreSQL database without
+// engram's tables. It returns
 // an error matching [ErrInvalid] for [InMemory] or an invalid option,
 // [ErrNotFound] for a file that does not exist, [ErrNotEngram] for a file
 // that is not engram's and a [*DatabaseError] when the file system or
@@ -40,6 +42,16 @@ func ListAgents(ctx context.Context, opts ...Option) ([]string, error) {
 		return nil, invalid("options", "InMemory holds no agents to list")
 	case s.path != "":
 		return agentsInFile(ctx, s.path)
+	case s.postgres != "":
+		st, err := Open(Tier1, WithPostgres(s.postgres), WithReadOnly())
+		if errors.Is(err, ErrNotFound) {
+			return nil, nil // no engram schema: no agents
+		}
+		if err != nil {
+			return nil, err
+		}
+		ids, err := st.Agents(ctx)
+		return ids, errors.Join(err, st.Close())
 	}
 	base := cmp.Or(s.dir, DefaultDir)
 	entries, err := os.ReadDir(base)

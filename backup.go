@@ -202,7 +202,7 @@ func (m *Memory) backupTo(ctx context.Context, tmp, dst string, agentOnly bool) 
 // database in memory from New, are its own.
 func (m *Memory) mayShare() bool {
 	if m.dbPath == "" {
-		return m.owner != nil
+		return m.owner != nil || m.postgres != ""
 	}
 	return m.agentDir == ""
 }

@@ -34,10 +34,19 @@ import (
 //	                  new Store for each opening of a database
 //	sqlite-memory     SQLite's database in memory (engram.InMemory): no
 //	                  database outlives its memory, no file
+//	postgres-new      a fresh memory on a fresh PostgreSQL database
+//	                  (engram.New and WithPostgres; a database by name is a
+//	                  database of its own, made on first use)
+//	postgres-store    every memory an agent of a Store on a PostgreSQL
+//	                  database (engram.Open and WithPostgres)
 //
-// (sqlite-directory is the default configuration by its own name.) Under
-// ENGRAM_TEST_ENGINE=sqlite, TestConformance runs the suite in all five
-// configurations; under one configuration's name, in that one.
+// (sqlite-directory and postgres-new are the first configurations by
+// their own names.) Under ENGRAM_TEST_ENGINE=sqlite, TestConformance runs
+// the suite in all five of SQLite's configurations, under
+// ENGRAM_TEST_ENGINE=postgres in both of PostgreSQL's, and under one
+// configuration's name in that one. PostgreSQL's configurations run on a
+// throwaway cluster that internal/pgtest starts from the server's
+// binaries, and are skipped, saying so, where they are not installed.
 //
 // A test that needs what not every engine has declares it with needs
 // (enginetest's capabilities: a database that outlives its memory, a
@@ -80,9 +89,13 @@ type testEngine struct {
 // one alone.
 var engines = func() map[string][]testEngine {
 	sqlite := sqliteEngines()
-	all := map[string][]testEngine{defaultEngine: sqlite}
+	pg := postgresEngines()
+	all := map[string][]testEngine{defaultEngine: sqlite, "postgres": pg}
 	for _, e := range sqlite {
 		all[defaultEngine+"-"+e.Name] = []testEngine{e}
+	}
+	for _, e := range pg {
+		all["postgres-"+e.Name] = []testEngine{e}
 	}
 	return all
 }()

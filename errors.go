@@ -23,7 +23,7 @@ var (
 
 	// ErrNotFound reports that no memory with the given ID exists for the
 	// Memory's agent. A memory that belongs to another agent is not found.
-	ErrNotFound = errors.New("engram: not found")
+	ErrNotFound = store.ErrNotFound
 
 	// ErrInvalid reports bad input: an empty or oversized content, an
 	// importance outside [0, 1], an unknown enum value, an invalid agent ID,

@@ -54,10 +54,12 @@ var layers = []layer{
 	// log, backups. Only the root package opens it (and the evaluation
 	// commands, as they may the store layer); it never imports the root.
 	{pkgs: "internal/store/sqlite", mayImport: []string{"internal/..."}, importedBy: anyone, onlyBy: []string{".", "internal/eval/..."}},
+	// The PostgreSQL engine, likewise; its tests compare it with SQLite's.
+	{pkgs: "internal/store/postgres", mayImport: []string{"internal/..."}, importedBy: anyone, onlyBy: []string{".", "internal/eval/..."}},
 	// The store layer: every SQL statement, and the transaction an engine
 	// implements. Only the root package and the engines speak to it; the
 	// transports and the providers go through the root.
-	{pkgs: "internal/store", mayImport: []string{"internal/..."}, importedBy: anyone, onlyBy: []string{".", "internal/store/sqlite", "internal/eval/..."}},
+	{pkgs: "internal/store", mayImport: []string{"internal/..."}, importedBy: anyone, onlyBy: []string{".", "internal/store/sqlite", "internal/store/postgres", "internal/eval/..."}},
 	// The matcher of extraction rules: plain values in and out, no SQL,
 	// nothing of engram.
 	{pkgs: "internal/rules", mayImport: []string{}, importedBy: anyone},

@@ -35,8 +35,11 @@ type Memory struct {
 	log    *slog.Logger
 	ids    *ulid.Generator
 	db     store.DB
-	dbPath string // "" in memory
-	mdPath string // "" when no memory.md is written
+	dbPath string // "" in memory and on PostgreSQL
+	// postgres is the DSN of the PostgreSQL database (WithPostgres), ""
+	// on SQLite.
+	postgres string
+	mdPath   string // "" when no memory.md is written
 	// agentDir is the agent's own directory under a base directory, ""
 	// for a file given by WithPath or in memory.
 	agentDir string
@@ -114,7 +117,7 @@ func New(tier Tier, opts ...Option) (*Memory, error) {
 	if err := checkMarkdownPath(m.mdPath, m.dbPath); err != nil {
 		return nil, err
 	}
-	db, err := openStorage(context.Background(), m.dbPath, &s)
+	db, err := openDB(context.Background(), m.dbPath, &s)
 	if err != nil {
 		return nil, err
 	}
@@ -140,6 +143,8 @@ func newMemory(tier Tier, s settings) *Memory {
 		log:   s.logger,
 		ids:   ulid.NewGenerator(),
 		llm:   s.llm,
+
+		postgres: s.postgres,
 	}
 	if m.log == nil {
 		m.log = slog.New(slog.DiscardHandler)
@@ -156,9 +161,12 @@ type agentCount struct {
 	n  map[string]int
 }
 
-// key is m's file and agent; "" in memory, where no other Memory shares
-// the database.
+// key is m's database and agent; "" in memory, where no other Memory
+// shares the database.
 func (c *agentCount) key(m *Memory) string {
+	if m.postgres != "" {
+		return "postgres\x00" + m.postgres + "\x00" + m.agent
+	}
 	if m.dbPath == "" {
 		return ""
 	}
@@ -290,7 +298,8 @@ func (m *Memory) Tier() Tier { return m.tier }
 // Config returns a copy of the Memory's configuration.
 func (m *Memory) Config() Config { return m.cfg.clone() }
 
-// Path returns the database file, or "" for an in-memory database.
+// Path returns the database file, or "" for a database in memory or on
+// PostgreSQL.
 func (m *Memory) Path() string { return m.dbPath }
 
 // MarkdownPath returns where memory.md is written, or "" when it is not.

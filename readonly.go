@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 
 	"github.com/engram-go/engram/internal/store"
+	"github.com/engram-go/engram/internal/store/postgres"
 	"github.com/engram-go/engram/internal/store/sqlite"
 )
 
@@ -73,6 +74,23 @@ func explainReadOnly(path string, err error) error {
 	}
 	return &DatabaseError{Op: "open", Err: fmt.Errorf("%s may hold writes not yet in the database, which SQLite reads only through a -shm file it cannot make in a directory it may not write: open it once where it can be written, or let the directory be written: %w (%w)",
 		path+"-wal", ErrReadOnly, cause)}
+}
+
+// openDB opens the memory's database as s says: PostgreSQL's with
+// WithPostgres, and otherwise SQLite's at path (see openStorage).
+func openDB(ctx context.Context, path string, s *settings) (store.DB, error) {
+	if s.postgres == "" {
+		db, err := openStorage(ctx, path, s)
+		if err != nil {
+			return nil, err
+		}
+		return db, nil
+	}
+	db, err := postgres.Open(ctx, postgres.Config{DSN: s.postgres, ReadOnly: s.readOnly, Wrap: dbErr})
+	if err != nil {
+		return nil, err
+	}
+	return db, nil
 }
 
 // openStorage opens the database at path ("" in memory) with the

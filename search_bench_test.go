@@ -79,6 +79,10 @@ func TestMain(m *testing.M) {
 		engram.CheckChangeLog(true)
 	}
 	code := m.Run()
+	if err := stopPostgres(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		code = max(code, 1)
+	}
 	for _, dir := range []string{searchRoot, vectorRoot, factRoot} {
 		if dir != "" {
 			os.RemoveAll(dir)

@@ -85,12 +85,12 @@ func Open(tier Tier, opts ...Option) (*Store, error) {
 	}
 	st := &Store{tier: tier, set: s, agents: map[string]*agentSlot{}, files: map[*sqlite.DB]bool{}}
 	switch {
-	case s.inMemory:
+	case s.inMemory, s.postgres != "":
 	case s.path == "":
 		st.base = cmp.Or(s.dir, DefaultDir)
 		return st, nil
 	}
-	db, err := openStorage(context.Background(), s.path, &s)
+	db, err := openDB(context.Background(), s.path, &s)
 	if err != nil {
 		return nil, err
 	}

@@ -34,6 +34,7 @@ type app struct {
 // globals are the flags every command takes.
 type globals struct {
 	dir, path, agent string
+	postgres         string // --postgres's DSN
 	tier             int
 	embedder         string
 	embedderURL      string
@@ -89,6 +90,7 @@ otherwise.
 Environment:
   ENGRAM_DIR       default of --dir
   ENGRAM_PATH      default of --path
+  ENGRAM_POSTGRES  default of --postgres (a DSN: it may hold a password)
   ENGRAM_AGENT     default of --agent
   ENGRAM_TIER      default of --tier
   ENGRAM_EMBEDDER  default of --embedder
@@ -142,6 +144,7 @@ func (a *app) globalFlags(root *cobra.Command) {
 	f := root.PersistentFlags()
 	f.StringVar(&a.g.dir, "dir", os.Getenv("ENGRAM_DIR"), "base directory: the database is DIR/{agent}/memory.db (default "+engram.DefaultDir+")")
 	f.StringVar(&a.g.path, "path", os.Getenv("ENGRAM_PATH"), "one database file, which several agents may share (instead of --dir)")
+	f.StringVar(&a.g.postgres, "postgres", os.Getenv("ENGRAM_POSTGRES"), "a PostgreSQL database (a URL or key=value DSN) that holds every agent's memory (instead of --dir or --path)")
 	f.StringVar(&a.g.agent, "agent", envOr("ENGRAM_AGENT", engram.DefaultAgent), "the agent whose memory to use")
 	f.IntVar(&a.g.tier, "tier", envInt("ENGRAM_TIER"), "1 (full text) or 2 (vectors too); default 2 with --embedder, else 1")
 	f.StringVar(&a.g.embedder, "embedder", os.Getenv("ENGRAM_EMBEDDER"), "Tier 2 embedder: hashing (offline), openai, ollama or gemini (default hashing)")
@@ -164,6 +167,17 @@ func (a *app) checkGlobals(cmd *cobra.Command) error {
 	}
 	if g.dir != "" && g.path != "" {
 		return usagef("--dir and --path exclude each other (check ENGRAM_DIR and ENGRAM_PATH)")
+	}
+	switch {
+	case flags.Changed("postgres"):
+		if flags.Changed("dir") || flags.Changed("path") {
+			return usagef("--postgres excludes --dir and --path")
+		}
+		g.dir, g.path = "", "" // an explicit --postgres wins over ENGRAM_DIR and ENGRAM_PATH
+	case g.postgres != "" && (flags.Changed("dir") || flags.Changed("path")):
+		g.postgres = "" // an explicit --dir or --path wins over ENGRAM_POSTGRES
+	case g.postgres != "" && (g.dir != "" || g.path != ""):
+		return usagef("ENGRAM_POSTGRES excludes ENGRAM_DIR and ENGRAM_PATH: unset one, or pass --postgres, --dir or --path")
 	}
 	if err := engram.ValidateAgentID(g.agent); err != nil {
 		return usageError{fmt.Errorf("--agent %q: %w", g.agent, err)}
@@ -194,6 +208,9 @@ func (a *app) checkGlobals(cmd *cobra.Command) error {
 
 // where returns the option that says where the database is.
 func (g *globals) where() engram.Option {
+	if g.postgres != "" {
+		return engram.WithPostgres(g.postgres)
+	}
 	if g.path != "" {
 		return engram.WithPath(g.path)
 	}
@@ -210,6 +227,9 @@ func (g *globals) base() string {
 
 // place names where the agent's memory is, for messages.
 func (g *globals) place() string {
+	if g.postgres != "" {
+		return "the PostgreSQL database of --postgres" // the DSN may hold a password
+	}
 	if g.path != "" {
 		return g.path
 	}
@@ -359,7 +379,7 @@ func (a *app) mustExistFile() error {
 // that fails leaves no trace.
 func (a *app) withMemory(ctx context.Context, create bool, f func(m *engram.Memory) error) error {
 	var anchor string // the deepest directory that existed before, when the database did not
-	if create && a.isNew(ctx) {
+	if create && a.g.postgres == "" && a.isNew(ctx) {
 		anchor = existingAncestor(a.g.place())
 	}
 	m, err := a.openMemory(ctx, create)

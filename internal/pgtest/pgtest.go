@@ -243,3 +243,44 @@ func run(dir, bin string, args ...string) error {
 	}
 	return nil
 }
+
+// Template makes, once per test binary, the database name filled by fill
+// (given its DSN), for NewDatabaseFrom to copy: a schema applied once is
+// cloned per test. Later calls return the first call's result. It
+// returns ErrNoPostgres when the binaries are absent, and the error of
+// the cluster, of CREATE DATABASE or of fill. The database lives until
+// Stop.
+func Template(name string, fill func(dsn string) error) error {
+	templates.mu.Lock()
+	defer templates.mu.Unlock()
+	if err, ok := templates.made[name]; ok {
+		return err
+	}
+	err := makeTemplate(name, fill)
+	templates.made[name] = err
+	return err
+}
+
+// templates are the templates made (see Template), with their errors.
+var templates = struct {
+	mu   sync.Mutex
+	made map[string]error
+}{made: map[string]error{}}
+
+func makeTemplate(name string, fill func(dsn string) error) error {
+	if err := Start(); err != nil {
+		return err
+	}
+	admin, err := sql.Open("pgx", dsn("postgres"))
+	if err != nil {
+		return err
+	}
+	defer admin.Close()
+	if _, err := admin.Exec("CREATE DATABASE " + quoteIdent(name)); err != nil {
+		return fmt.Errorf("pgtest: making the template %s: %w", name, err)
+	}
+	if err := fill(dsn(name)); err != nil {
+		return fmt.Errorf("pgtest: filling the template %s: %w", name, err)
+	}
+	return nil
+}

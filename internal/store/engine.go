@@ -75,7 +75,7 @@ type DB interface {
 // the operations their entries take when the transaction's context names
 // none.
 type HistorySpec struct {
-	Kinds                                []HistoryKind
+	Kinds                                 []HistoryKind
 	CreateOp, UpdateOp, DeleteOp, DecayOp string
 }
 

@@ -106,4 +106,7 @@ var (
 	ErrBusy = errors.New("engram: database is busy")
 	// ErrReadOnly reports a write to a database that may only be read.
 	ErrReadOnly = errors.New("engram: database is read-only")
+	// ErrNotFound reports something that does not exist: a memory, a
+	// database.
+	ErrNotFound = errors.New("engram: not found")
 )
