@@ -1,7 +1,9 @@
 // Package postgres holds engram's store on PostgreSQL. So far it holds
 // the schema (schema.sql): the tables and indexes of the SQLite schema's
 // current version keyed by agent_id first, without FTS5 and vec0, and the
-// plpgsql triggers that keep the text statistics and change counters.
+// plpgsql triggers that keep the text statistics and change counters;
+// and Migrate, which brings a database's schema up to date once when
+// several processes start together.
 package postgres
 
 import _ "embed" // schema.sql
