@@ -29,6 +29,9 @@
 --   cleared before the update instead of by a second one after it, so a
 --   text change moves text_stats.version once, not twice as on SQLite
 --   (only its changes matter).
+-- * History's triggers are permanent plpgsql ones, on in a session that
+--   has the temporary table history_ctx (see History below), where
+--   SQLite's are TEMP triggers made on a connection that records history.
 --
 -- Text compares byte by byte as on SQLite when the cluster's locale is C
 -- (initdb --locale=C).
@@ -538,3 +541,264 @@ CREATE TRIGGER snapshot_terms_bu BEFORE UPDATE OF summary, key_decisions, messag
         AND (OLD.summary IS DISTINCT FROM NEW.summary OR OLD.key_decisions IS DISTINCT FROM NEW.key_decisions
           OR OLD.messages IS DISTINCT FROM NEW.messages))
     EXECUTE FUNCTION engram_terms_reset();
+
+-- History (store.HistoryStatements makes SQLite's; the root package's
+-- history.go says what it records). On SQLite the triggers are TEMP, made
+-- on the writer connection of a Memory that records history; here they
+-- are permanent, and the rule that turns them on is:
+--
+--   A session records history when it has the temporary table history_ctx
+--   (pg_temp.history_ctx, made per connection by HistoryContextSQL); a
+--   session without it records nothing.
+--
+-- history_ctx holds one row, as on SQLite: the operation (NULL: create,
+-- update, delete or decay as the change is), actor, reason and time that
+-- the store's BeginChanges and SetHistoryContext set per transaction. The
+-- entries hold what SQLite's triggers write (the same op, form, actor,
+-- reason, at, and before and after with the same members and values),
+-- but their JSON is PostgreSQL's: the same values, not the same bytes
+-- (spacing, number forms such as 1 for 1.0). PostgreSQL fires a table's
+-- triggers in the order of their names; the history triggers are
+-- numbered in the order SQLite fires its TEMP ones (which follows its hash
+-- of their names): an update that also decays a semantic entry records
+-- the update first, one of an episode or a procedure the decay first.
+
+-- engram_json is a JSON column's value in history's JSON: the JSON it
+-- holds when it is valid, else its text as a JSON string (SQLite's
+-- CASE WHEN json_valid(x) THEN json(x) ELSE x END).
+CREATE FUNCTION engram_json(x text) RETURNS json LANGUAGE plpgsql IMMUTABLE STRICT AS $$
+BEGIN
+    IF x = '[]' OR x = '{}' THEN
+        RETURN x::json; -- most are, and need no subtransaction
+    END IF;
+    BEGIN
+        RETURN x::json;
+    EXCEPTION WHEN data_exception THEN
+        RETURN to_json(x);
+    END;
+END $$;
+
+-- engram_history_fields is the recorded fields of a row of each kind, as
+-- a JSON object in the order of the kind's columns.
+CREATE FUNCTION engram_history_fields(r semantic_memory) RETURNS json LANGUAGE sql STABLE AS $$
+    SELECT json_build_object(
+        'id', r.id, 'content', r.content, 'summary', r.summary, 'importance', r.importance,
+        'verified', r.verified, 'tags', engram_json(r.tags), 'source', r.source, 'created_at', r.created_at,
+        'updated_at', r.updated_at, 'merged_from', engram_json(r.merged_from), 'user_id', r.user_id, 'session_id', r.session_id,
+        'metadata', engram_json(r.metadata))
+$$;
+
+CREATE FUNCTION engram_history_fields(r episodic_log) RETURNS json LANGUAGE sql STABLE AS $$
+    SELECT json_build_object(
+        'id', r.id, 'content', r.content, 'event_type', r.event_type, 'task_id', r.task_id,
+        'session_id', r.session_id, 'cost', r.cost, 'duration_ns', r.duration_ns, 'metadata', engram_json(r.metadata),
+        'created_at', r.created_at, 'user_id', r.user_id)
+$$;
+
+CREATE FUNCTION engram_history_fields(r procedural_memory) RETURNS json LANGUAGE sql STABLE AS $$
+    SELECT json_build_object(
+        'id', r.id, 'name', r.name, 'description', r.description, 'pattern', r.pattern,
+        'success_rate', r.success_rate, 'use_count', r.use_count, 'tags', engram_json(r.tags), 'disabled', r.disabled,
+        'created_at', r.created_at, 'updated_at', r.updated_at, 'user_id', r.user_id, 'session_id', r.session_id,
+        'metadata', engram_json(r.metadata))
+$$;
+
+CREATE FUNCTION engram_history_fields(r session_snapshots) RETURNS json LANGUAGE sql STABLE AS $$
+    SELECT json_build_object(
+        'id', r.id, 'session_id', r.session_id, 'messages', engram_json(r.messages), 'summary', r.summary,
+        'key_decisions', engram_json(r.key_decisions), 'task_ids', engram_json(r.task_ids), 'started_at', r.started_at, 'ended_at', r.ended_at,
+        'total_cost', r.total_cost, 'total_tokens', r.total_tokens, 'created_at', r.created_at)
+$$;
+
+CREATE FUNCTION engram_history_fields(r facts) RETURNS json LANGUAGE sql STABLE AS $$
+    SELECT json_build_object(
+        'id', r.id, 'subject', r.subject, 'predicate', r.predicate, 'object', r.object,
+        'subject_key', r.subject_key, 'predicate_key', r.predicate_key, 'object_key', r.object_key, 'valid_from', r.valid_from,
+        'valid_to', r.valid_to, 'created_at', r.created_at, 'updated_at', r.updated_at, 'expired_at', r.expired_at,
+        'strength', r.strength, 'sources', engram_json(r.sources), 'metadata', engram_json(r.metadata))
+$$;
+
+CREATE FUNCTION engram_history_fields(r document_chunks) RETURNS json LANGUAGE sql STABLE AS $$
+    SELECT json_build_object(
+        'id', r.id, 'source', r.source, 'heading', r.heading, 'chunk', r.chunk,
+        'title', r.title, 'tags', engram_json(r.tags), 'content', r.content, 'sources', engram_json(r.sources),
+        'created_at', r.created_at, 'updated_at', r.updated_at)
+$$;
+
+-- engram_history records a change to a row of the kind TG_ARGV[0] in
+-- history, as the trigger TG_ARGV[1] of SQLite does: 'insert' (an entry
+-- of form 1 without fields), 'delete' (the row's fields whole in before),
+-- 'update' (form 2: the old values of the fields that changed in
+-- before), 'touch' (updated_at moved alone: the memory's last entry that
+-- knows its fields and has no after keeps them as after) or 'decay'
+-- (resonance fell into a lower tenth).
+CREATE FUNCTION engram_history() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+    kind   text := TG_ARGV[0];
+    what   text := TG_ARGV[1];
+    ctx    record;
+    before json;
+BEGIN
+    IF to_regclass('pg_temp.history_ctx') IS NULL THEN
+        RETURN NULL; -- the session records no history
+    END IF;
+    IF what = 'touch' THEN
+        UPDATE history SET after = engram_history_fields(OLD)::text
+            WHERE agent_id = OLD.agent_id AND form IS NOT NULL AND after IS NULL
+            AND pk = (SELECT max(h.pk) FROM history h
+                WHERE h.agent_id = OLD.agent_id AND h.id = OLD.id AND h.memory_type = kind
+                AND (h.form IS NOT NULL OR h.before::json -> 'id' IS NOT NULL));
+        RETURN NULL;
+    END IF;
+    SELECT c.op, c.actor, c.reason, c.at INTO ctx FROM pg_temp.history_ctx c;
+    IF NOT FOUND THEN
+        RETURN NULL;
+    END IF;
+    IF what = 'insert' THEN
+        INSERT INTO history (agent_id, memory_type, id, op, before, after, form, actor, reason, at)
+            VALUES (NEW.agent_id, kind, NEW.id, coalesce(ctx.op, 'create'), NULL, NULL, 1, ctx.actor, ctx.reason, ctx.at);
+    ELSIF what = 'delete' THEN
+        INSERT INTO history (agent_id, memory_type, id, op, before, after, form, actor, reason, at)
+            VALUES (OLD.agent_id, kind, OLD.id, coalesce(ctx.op, 'delete'), engram_history_fields(OLD)::text, NULL, NULL,
+                ctx.actor, ctx.reason, ctx.at);
+    ELSIF what = 'update' THEN
+        SELECT json_object_agg(o.key, o.value ORDER BY o.n) INTO before
+            FROM json_each(engram_history_fields(OLD)) WITH ORDINALITY AS o (key, value, n)
+            JOIN json_each(engram_history_fields(NEW)) AS w (key, value) ON w.key = o.key
+            WHERE o.value::text IS DISTINCT FROM w.value::text;
+        INSERT INTO history (agent_id, memory_type, id, op, before, after, form, actor, reason, at)
+            VALUES (NEW.agent_id, kind, NEW.id, coalesce(ctx.op, 'update'), coalesce(before, '{}')::text, NULL, 2,
+                ctx.actor, ctx.reason, ctx.at);
+    ELSIF what = 'decay' THEN
+        INSERT INTO history (agent_id, memory_type, id, op, before, after, form, actor, reason, at)
+            VALUES (NEW.agent_id, kind, NEW.id, coalesce(ctx.op, 'decay'), json_build_object('resonance', OLD.resonance)::text,
+                json_build_object('resonance', NEW.resonance)::text, NULL, ctx.actor, ctx.reason, ctx.at);
+    ELSE
+        RAISE EXCEPTION 'engram_history: unknown change %', what;
+    END IF;
+    RETURN NULL;
+END $$;
+
+-- semantic_memory
+CREATE TRIGGER semantic_history_1_insert AFTER INSERT ON semantic_memory
+    FOR EACH ROW EXECUTE FUNCTION engram_history('semantic', 'insert');
+CREATE TRIGGER semantic_history_2_delete AFTER DELETE ON semantic_memory
+    FOR EACH ROW EXECUTE FUNCTION engram_history('semantic', 'delete');
+CREATE TRIGGER semantic_history_3_update AFTER UPDATE OF id, content, summary_own, importance, verified, tags, source, created_at, updated_at, merged_from, user_id, session_id, metadata ON semantic_memory
+    FOR EACH ROW WHEN (OLD.id IS DISTINCT FROM NEW.id OR OLD.content IS DISTINCT FROM NEW.content
+        OR OLD.summary IS DISTINCT FROM NEW.summary OR OLD.importance IS DISTINCT FROM NEW.importance
+        OR OLD.verified IS DISTINCT FROM NEW.verified OR OLD.tags IS DISTINCT FROM NEW.tags
+        OR OLD.source IS DISTINCT FROM NEW.source OR OLD.created_at IS DISTINCT FROM NEW.created_at
+        OR OLD.merged_from IS DISTINCT FROM NEW.merged_from OR OLD.user_id IS DISTINCT FROM NEW.user_id
+        OR OLD.session_id IS DISTINCT FROM NEW.session_id OR OLD.metadata IS DISTINCT FROM NEW.metadata)
+    EXECUTE FUNCTION engram_history('semantic', 'update');
+CREATE TRIGGER semantic_history_4_touch AFTER UPDATE OF updated_at ON semantic_memory
+    FOR EACH ROW WHEN (OLD.updated_at IS DISTINCT FROM NEW.updated_at AND NOT (OLD.id IS DISTINCT FROM NEW.id OR OLD.content IS DISTINCT FROM NEW.content
+        OR OLD.summary IS DISTINCT FROM NEW.summary OR OLD.importance IS DISTINCT FROM NEW.importance
+        OR OLD.verified IS DISTINCT FROM NEW.verified OR OLD.tags IS DISTINCT FROM NEW.tags
+        OR OLD.source IS DISTINCT FROM NEW.source OR OLD.created_at IS DISTINCT FROM NEW.created_at
+        OR OLD.merged_from IS DISTINCT FROM NEW.merged_from OR OLD.user_id IS DISTINCT FROM NEW.user_id
+        OR OLD.session_id IS DISTINCT FROM NEW.session_id OR OLD.metadata IS DISTINCT FROM NEW.metadata))
+    EXECUTE FUNCTION engram_history('semantic', 'touch');
+CREATE TRIGGER semantic_history_5_decay AFTER UPDATE OF resonance ON semantic_memory
+    FOR EACH ROW WHEN (trunc(OLD.resonance * 10) > trunc(NEW.resonance * 10))
+    EXECUTE FUNCTION engram_history('semantic', 'decay');
+
+-- episodic_log
+CREATE TRIGGER episodic_history_1_insert AFTER INSERT ON episodic_log
+    FOR EACH ROW EXECUTE FUNCTION engram_history('episodic', 'insert');
+CREATE TRIGGER episodic_history_2_delete AFTER DELETE ON episodic_log
+    FOR EACH ROW EXECUTE FUNCTION engram_history('episodic', 'delete');
+CREATE TRIGGER episodic_history_4_update AFTER UPDATE OF id, content, event_type, task_id, session_id, cost, duration_ns, metadata, created_at, user_id ON episodic_log
+    FOR EACH ROW WHEN (OLD.id IS DISTINCT FROM NEW.id OR OLD.content IS DISTINCT FROM NEW.content
+        OR OLD.event_type IS DISTINCT FROM NEW.event_type OR OLD.task_id IS DISTINCT FROM NEW.task_id
+        OR OLD.session_id IS DISTINCT FROM NEW.session_id OR OLD.cost IS DISTINCT FROM NEW.cost
+        OR OLD.duration_ns IS DISTINCT FROM NEW.duration_ns OR OLD.metadata IS DISTINCT FROM NEW.metadata
+        OR OLD.created_at IS DISTINCT FROM NEW.created_at OR OLD.user_id IS DISTINCT FROM NEW.user_id)
+    EXECUTE FUNCTION engram_history('episodic', 'update');
+CREATE TRIGGER episodic_history_3_decay AFTER UPDATE OF resonance ON episodic_log
+    FOR EACH ROW WHEN (trunc(OLD.resonance * 10) > trunc(NEW.resonance * 10))
+    EXECUTE FUNCTION engram_history('episodic', 'decay');
+
+-- procedural_memory
+CREATE TRIGGER procedural_history_1_insert AFTER INSERT ON procedural_memory
+    FOR EACH ROW EXECUTE FUNCTION engram_history('procedural', 'insert');
+CREATE TRIGGER procedural_history_2_delete AFTER DELETE ON procedural_memory
+    FOR EACH ROW EXECUTE FUNCTION engram_history('procedural', 'delete');
+CREATE TRIGGER procedural_history_4_update AFTER UPDATE OF id, name, description, pattern, success_rate, use_count, tags, disabled, created_at, updated_at, user_id, session_id, metadata ON procedural_memory
+    FOR EACH ROW WHEN (OLD.id IS DISTINCT FROM NEW.id OR OLD.name IS DISTINCT FROM NEW.name
+        OR OLD.description IS DISTINCT FROM NEW.description OR OLD.pattern IS DISTINCT FROM NEW.pattern
+        OR OLD.success_rate IS DISTINCT FROM NEW.success_rate OR OLD.use_count IS DISTINCT FROM NEW.use_count
+        OR OLD.tags IS DISTINCT FROM NEW.tags OR OLD.disabled IS DISTINCT FROM NEW.disabled
+        OR OLD.created_at IS DISTINCT FROM NEW.created_at OR OLD.user_id IS DISTINCT FROM NEW.user_id
+        OR OLD.session_id IS DISTINCT FROM NEW.session_id OR OLD.metadata IS DISTINCT FROM NEW.metadata)
+    EXECUTE FUNCTION engram_history('procedural', 'update');
+CREATE TRIGGER procedural_history_5_touch AFTER UPDATE OF updated_at ON procedural_memory
+    FOR EACH ROW WHEN (OLD.updated_at IS DISTINCT FROM NEW.updated_at AND NOT (OLD.id IS DISTINCT FROM NEW.id OR OLD.name IS DISTINCT FROM NEW.name
+        OR OLD.description IS DISTINCT FROM NEW.description OR OLD.pattern IS DISTINCT FROM NEW.pattern
+        OR OLD.success_rate IS DISTINCT FROM NEW.success_rate OR OLD.use_count IS DISTINCT FROM NEW.use_count
+        OR OLD.tags IS DISTINCT FROM NEW.tags OR OLD.disabled IS DISTINCT FROM NEW.disabled
+        OR OLD.created_at IS DISTINCT FROM NEW.created_at OR OLD.user_id IS DISTINCT FROM NEW.user_id
+        OR OLD.session_id IS DISTINCT FROM NEW.session_id OR OLD.metadata IS DISTINCT FROM NEW.metadata))
+    EXECUTE FUNCTION engram_history('procedural', 'touch');
+CREATE TRIGGER procedural_history_3_decay AFTER UPDATE OF resonance ON procedural_memory
+    FOR EACH ROW WHEN (trunc(OLD.resonance * 10) > trunc(NEW.resonance * 10))
+    EXECUTE FUNCTION engram_history('procedural', 'decay');
+
+-- session_snapshots
+CREATE TRIGGER snapshot_history_1_insert AFTER INSERT ON session_snapshots
+    FOR EACH ROW EXECUTE FUNCTION engram_history('snapshot', 'insert');
+CREATE TRIGGER snapshot_history_2_delete AFTER DELETE ON session_snapshots
+    FOR EACH ROW EXECUTE FUNCTION engram_history('snapshot', 'delete');
+CREATE TRIGGER snapshot_history_3_update AFTER UPDATE OF id, session_id, messages, summary, key_decisions, task_ids, started_at, ended_at, total_cost, total_tokens, created_at ON session_snapshots
+    FOR EACH ROW WHEN (OLD.id IS DISTINCT FROM NEW.id OR OLD.session_id IS DISTINCT FROM NEW.session_id
+        OR OLD.messages IS DISTINCT FROM NEW.messages OR OLD.summary IS DISTINCT FROM NEW.summary
+        OR OLD.key_decisions IS DISTINCT FROM NEW.key_decisions OR OLD.task_ids IS DISTINCT FROM NEW.task_ids
+        OR OLD.started_at IS DISTINCT FROM NEW.started_at OR OLD.ended_at IS DISTINCT FROM NEW.ended_at
+        OR OLD.total_cost IS DISTINCT FROM NEW.total_cost OR OLD.total_tokens IS DISTINCT FROM NEW.total_tokens
+        OR OLD.created_at IS DISTINCT FROM NEW.created_at)
+    EXECUTE FUNCTION engram_history('snapshot', 'update');
+
+-- facts
+CREATE TRIGGER fact_history_1_insert AFTER INSERT ON facts
+    FOR EACH ROW EXECUTE FUNCTION engram_history('fact', 'insert');
+CREATE TRIGGER fact_history_2_delete AFTER DELETE ON facts
+    FOR EACH ROW EXECUTE FUNCTION engram_history('fact', 'delete');
+CREATE TRIGGER fact_history_3_update AFTER UPDATE OF id, subject, predicate, object, subject_key, predicate_key, object_key, valid_from, valid_to, created_at, updated_at, expired_at, strength, sources, metadata ON facts
+    FOR EACH ROW WHEN (OLD.id IS DISTINCT FROM NEW.id OR OLD.subject IS DISTINCT FROM NEW.subject
+        OR OLD.predicate IS DISTINCT FROM NEW.predicate OR OLD.object IS DISTINCT FROM NEW.object
+        OR OLD.subject_key IS DISTINCT FROM NEW.subject_key OR OLD.predicate_key IS DISTINCT FROM NEW.predicate_key
+        OR OLD.object_key IS DISTINCT FROM NEW.object_key OR OLD.valid_from IS DISTINCT FROM NEW.valid_from
+        OR OLD.valid_to IS DISTINCT FROM NEW.valid_to OR OLD.created_at IS DISTINCT FROM NEW.created_at
+        OR OLD.expired_at IS DISTINCT FROM NEW.expired_at OR OLD.strength IS DISTINCT FROM NEW.strength
+        OR OLD.sources IS DISTINCT FROM NEW.sources OR OLD.metadata IS DISTINCT FROM NEW.metadata)
+    EXECUTE FUNCTION engram_history('fact', 'update');
+CREATE TRIGGER fact_history_4_touch AFTER UPDATE OF updated_at ON facts
+    FOR EACH ROW WHEN (OLD.updated_at IS DISTINCT FROM NEW.updated_at AND NOT (OLD.id IS DISTINCT FROM NEW.id OR OLD.subject IS DISTINCT FROM NEW.subject
+        OR OLD.predicate IS DISTINCT FROM NEW.predicate OR OLD.object IS DISTINCT FROM NEW.object
+        OR OLD.subject_key IS DISTINCT FROM NEW.subject_key OR OLD.predicate_key IS DISTINCT FROM NEW.predicate_key
+        OR OLD.object_key IS DISTINCT FROM NEW.object_key OR OLD.valid_from IS DISTINCT FROM NEW.valid_from
+        OR OLD.valid_to IS DISTINCT FROM NEW.valid_to OR OLD.created_at IS DISTINCT FROM NEW.created_at
+        OR OLD.expired_at IS DISTINCT FROM NEW.expired_at OR OLD.strength IS DISTINCT FROM NEW.strength
+        OR OLD.sources IS DISTINCT FROM NEW.sources OR OLD.metadata IS DISTINCT FROM NEW.metadata))
+    EXECUTE FUNCTION engram_history('fact', 'touch');
+
+-- document_chunks
+CREATE TRIGGER document_history_1_insert AFTER INSERT ON document_chunks
+    FOR EACH ROW EXECUTE FUNCTION engram_history('document', 'insert');
+CREATE TRIGGER document_history_2_delete AFTER DELETE ON document_chunks
+    FOR EACH ROW EXECUTE FUNCTION engram_history('document', 'delete');
+CREATE TRIGGER document_history_3_update AFTER UPDATE OF id, source, heading, chunk, title, tags, content, sources, created_at, updated_at ON document_chunks
+    FOR EACH ROW WHEN (OLD.id IS DISTINCT FROM NEW.id OR OLD.source IS DISTINCT FROM NEW.source
+        OR OLD.heading IS DISTINCT FROM NEW.heading OR OLD.chunk IS DISTINCT FROM NEW.chunk
+        OR OLD.title IS DISTINCT FROM NEW.title OR OLD.tags IS DISTINCT FROM NEW.tags
+        OR OLD.content IS DISTINCT FROM NEW.content OR OLD.sources IS DISTINCT FROM NEW.sources
+        OR OLD.created_at IS DISTINCT FROM NEW.created_at)
+    EXECUTE FUNCTION engram_history('document', 'update');
+CREATE TRIGGER document_history_4_touch AFTER UPDATE OF updated_at ON document_chunks
+    FOR EACH ROW WHEN (OLD.updated_at IS DISTINCT FROM NEW.updated_at AND NOT (OLD.id IS DISTINCT FROM NEW.id OR OLD.source IS DISTINCT FROM NEW.source
+        OR OLD.heading IS DISTINCT FROM NEW.heading OR OLD.chunk IS DISTINCT FROM NEW.chunk
+        OR OLD.title IS DISTINCT FROM NEW.title OR OLD.tags IS DISTINCT FROM NEW.tags
+        OR OLD.content IS DISTINCT FROM NEW.content OR OLD.sources IS DISTINCT FROM NEW.sources
+        OR OLD.created_at IS DISTINCT FROM NEW.created_at))
+    EXECUTE FUNCTION engram_history('document', 'touch');
