@@ -18,7 +18,8 @@
 -- * No vec0: vectors are bytea in the side tables vec_<kind>, with
 --   EXTERNAL storage (not compressed, read without unpacking), loaded
 --   into engram's own index. Their triggers (vector_pending, the
---   embedding cache, the vector.version counters) are Tier 2's, not here.
+--   embedding cache, the vector.version counters) are here too, and act
+--   once the database was opened at Tier 2 (see Vectors below).
 -- * INTEGER is bigint (milliseconds), REAL double precision, BLOB bytea.
 --   JSON columns stay text, as SQLite holds them, so that an export
 --   round-trips byte for byte; statements cast them to jsonb.
@@ -802,3 +803,83 @@ CREATE TRIGGER document_history_4_touch AFTER UPDATE OF updated_at ON document_c
         OR OLD.content IS DISTINCT FROM NEW.content OR OLD.sources IS DISTINCT FROM NEW.sources
         OR OLD.created_at IS DISTINCT FROM NEW.created_at))
     EXECUTE FUNCTION engram_history('document', 'touch');
+
+-- Vectors (Tier 2). SQLite's Tier 2 schema (internal/schema/tier2) makes
+-- the vec0 tables and their triggers when a database is first opened at
+-- Tier 2; here the side tables vec_<kind> are always there, and their
+-- triggers act once meta holds vector.schema, which that first opening
+-- writes: a database only ever opened at Tier 1 marks nothing pending and
+-- moves no vector counter, as on SQLite.
+
+-- engram_vector keeps the vectors of the kind TG_ARGV[0] in step with its
+-- rows, as SQLite's vec_<kind>_ai, _au and _ad triggers do (TG_ARGV[1]:
+-- insert, update or delete): a new row, or one whose embedded text
+-- changed, is marked pending; a change or a delete drops the row's vector
+-- and its name in the embedding cache (a deleted row's entry keeps the
+-- vector itself when the memory went to the archive, for Restore) and
+-- moves the agent's counter vector.version:<agent> on. vector_pending and
+-- the side tables are keyed by agent too, which SQLite's rowids need not.
+CREATE FUNCTION engram_vector() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+    kind text := TG_ARGV[0];
+    what text := TG_ARGV[1];
+    vec  text := 'vec_' || TG_ARGV[0];
+BEGIN
+    IF NOT EXISTS (SELECT 1 FROM meta WHERE key = 'vector.schema') THEN
+        RETURN NULL; -- never opened at Tier 2
+    END IF;
+    IF what = 'insert' THEN
+        INSERT INTO vector_pending (memory_type, pk, agent_id) VALUES (kind, NEW.pk, NEW.agent_id) ON CONFLICT DO NOTHING;
+        RETURN NULL;
+    END IF;
+    IF what = 'delete' THEN
+        EXECUTE format('UPDATE embedding_cache SET vector = (SELECT embedding FROM %1$I WHERE agent_id = $2 AND pk = $1),
+                memory_type = NULL, memory_pk = NULL
+            WHERE memory_type = $3 AND memory_pk = $1
+            AND EXISTS (SELECT 1 FROM archive WHERE agent_id = $2 AND memory_type = $3 AND id = $4)
+            AND EXISTS (SELECT 1 FROM %1$I WHERE agent_id = $2 AND pk = $1)', vec)
+            USING OLD.pk, OLD.agent_id, kind, OLD.id;
+    END IF;
+    DELETE FROM embedding_cache WHERE memory_type = kind AND memory_pk = OLD.pk;
+    EXECUTE format('DELETE FROM %I WHERE agent_id = $1 AND pk = $2', vec) USING OLD.agent_id, OLD.pk;
+    IF what = 'delete' THEN
+        DELETE FROM vector_pending WHERE agent_id = OLD.agent_id AND memory_type = kind AND pk = OLD.pk;
+    ELSE
+        INSERT INTO vector_pending (memory_type, pk, agent_id) VALUES (kind, NEW.pk, NEW.agent_id) ON CONFLICT DO NOTHING;
+    END IF;
+    INSERT INTO meta AS m (key, value) VALUES ('vector.version:' || OLD.agent_id, '1')
+        ON CONFLICT (key) DO UPDATE SET value = (m.value::bigint + 1)::text;
+    RETURN NULL;
+END $$;
+
+CREATE TRIGGER vec_semantic_ai AFTER INSERT ON semantic_memory
+    FOR EACH ROW EXECUTE FUNCTION engram_vector('semantic', 'insert');
+CREATE TRIGGER vec_semantic_au AFTER UPDATE OF content ON semantic_memory
+    FOR EACH ROW WHEN (OLD.content IS DISTINCT FROM NEW.content)
+    EXECUTE FUNCTION engram_vector('semantic', 'update');
+CREATE TRIGGER vec_semantic_ad AFTER DELETE ON semantic_memory
+    FOR EACH ROW EXECUTE FUNCTION engram_vector('semantic', 'delete');
+
+CREATE TRIGGER vec_episodic_ai AFTER INSERT ON episodic_log
+    FOR EACH ROW EXECUTE FUNCTION engram_vector('episodic', 'insert');
+CREATE TRIGGER vec_episodic_au AFTER UPDATE OF content ON episodic_log
+    FOR EACH ROW WHEN (OLD.content IS DISTINCT FROM NEW.content)
+    EXECUTE FUNCTION engram_vector('episodic', 'update');
+CREATE TRIGGER vec_episodic_ad AFTER DELETE ON episodic_log
+    FOR EACH ROW EXECUTE FUNCTION engram_vector('episodic', 'delete');
+
+CREATE TRIGGER vec_procedural_ai AFTER INSERT ON procedural_memory
+    FOR EACH ROW EXECUTE FUNCTION engram_vector('procedural', 'insert');
+CREATE TRIGGER vec_procedural_au AFTER UPDATE OF name, description ON procedural_memory
+    FOR EACH ROW WHEN (OLD.name IS DISTINCT FROM NEW.name OR OLD.description IS DISTINCT FROM NEW.description)
+    EXECUTE FUNCTION engram_vector('procedural', 'update');
+CREATE TRIGGER vec_procedural_ad AFTER DELETE ON procedural_memory
+    FOR EACH ROW EXECUTE FUNCTION engram_vector('procedural', 'delete');
+
+CREATE TRIGGER vec_document_ai AFTER INSERT ON document_chunks
+    FOR EACH ROW EXECUTE FUNCTION engram_vector('document', 'insert');
+CREATE TRIGGER vec_document_au AFTER UPDATE OF content ON document_chunks
+    FOR EACH ROW WHEN (OLD.content IS DISTINCT FROM NEW.content)
+    EXECUTE FUNCTION engram_vector('document', 'update');
+CREATE TRIGGER vec_document_ad AFTER DELETE ON document_chunks
+    FOR EACH ROW EXECUTE FUNCTION engram_vector('document', 'delete');
