@@ -14,7 +14,7 @@ import (
 // the same operations.
 func TestPostgresHistoryKinds(t *testing.T) {
 	got := map[string]store.HistoryKind{}
-	for _, k := range postgres.HistoryKinds {
+	for _, k := range postgres.HistoryKinds() {
 		got[k.Type] = k
 	}
 	want := map[string]store.HistoryKind{}

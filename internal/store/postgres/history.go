@@ -31,23 +31,26 @@ const (
 	HistoryDecay  = "decay"
 )
 
-// HistoryKinds are the kinds, and their columns, whose changes
+// HistoryKinds returns the kinds, and their columns, whose changes
 // schema.sql's history triggers record, as store.HistoryStatements takes
 // them: they must be the root package's (a test there checks), and the
 // triggers must record what SQLite's made of them do (a test here checks).
-var HistoryKinds = []store.HistoryKind{
-	historyKind("semantic", "semantic_memory", "id content summary importance verified tags source created_at updated_at merged_from user_id session_id metadata",
-		"tags merged_from metadata", "summary:summary_own", true),
-	historyKind("episodic", "episodic_log", "id content event_type task_id session_id cost duration_ns metadata created_at user_id",
-		"metadata", "", true),
-	historyKind("procedural", "procedural_memory", "id name description pattern success_rate use_count tags disabled created_at updated_at user_id session_id metadata",
-		"tags metadata", "", true),
-	historyKind("snapshot", "session_snapshots", "id session_id messages summary key_decisions task_ids started_at ended_at total_cost total_tokens created_at",
-		"messages key_decisions task_ids", "", false),
-	historyKind("fact", "facts", "id subject predicate object subject_key predicate_key object_key valid_from valid_to created_at updated_at expired_at strength sources metadata",
-		"sources metadata", "", false),
-	historyKind("document", "document_chunks", "id source heading chunk title tags content sources created_at updated_at",
-		"tags sources", "", false),
+// Each call returns a new slice.
+func HistoryKinds() []store.HistoryKind {
+	return []store.HistoryKind{
+		historyKind("semantic", "semantic_memory", "id content summary importance verified tags source created_at updated_at merged_from user_id session_id metadata",
+			"tags merged_from metadata", "summary:summary_own", true),
+		historyKind("episodic", "episodic_log", "id content event_type task_id session_id cost duration_ns metadata created_at user_id",
+			"metadata", "", true),
+		historyKind("procedural", "procedural_memory", "id name description pattern success_rate use_count tags disabled created_at updated_at user_id session_id metadata",
+			"tags metadata", "", true),
+		historyKind("snapshot", "session_snapshots", "id session_id messages summary key_decisions task_ids started_at ended_at total_cost total_tokens created_at",
+			"messages key_decisions task_ids", "", false),
+		historyKind("fact", "facts", "id subject predicate object subject_key predicate_key object_key valid_from valid_to created_at updated_at expired_at strength sources metadata",
+			"sources metadata", "", false),
+		historyKind("document", "document_chunks", "id source heading chunk title tags content sources created_at updated_at",
+			"tags sources", "", false),
+	}
 }
 
 // historyKind makes a HistoryKind from its recorded columns, those of

@@ -96,7 +96,7 @@ func historyEngines(t *testing.T) (lite, pg *historyEngine) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { lc.Close() })
-	stmts := store.HistoryStatements(postgres.HistoryKinds, postgres.HistoryCreate, postgres.HistoryUpdate, postgres.HistoryDelete, postgres.HistoryDecay)
+	stmts := store.HistoryStatements(postgres.HistoryKinds(), postgres.HistoryCreate, postgres.HistoryUpdate, postgres.HistoryDelete, postgres.HistoryDecay)
 	if err := store.InstallHistory(ctx, lc, stmts); err != nil {
 		t.Fatal(err)
 	}
@@ -152,7 +152,7 @@ func TestHistoryMatchesSQLite(t *testing.T) {
 	for _, k := range kinds {
 		specs[k.table] = k
 	}
-	for _, hk := range postgres.HistoryKinds {
+	for _, hk := range postgres.HistoryKinds() {
 		t.Run(hk.Type, func(t *testing.T) {
 			k, ok := specs[hk.Table]
 			if !ok {
