@@ -578,9 +578,10 @@ CREATE TRIGGER snapshot_terms_bu BEFORE UPDATE OF summary, key_decisions, messag
 -- but their JSON is PostgreSQL's: the same values, not the same bytes
 -- (spacing, number forms such as 1 for 1.0). PostgreSQL fires a table's
 -- triggers in the order of their names; the history triggers are
--- numbered in the order SQLite fires its TEMP ones (which follows its hash
--- of their names): an update that also decays a semantic entry records
--- the update first, one of an episode or a procedure the decay first.
+-- numbered in the order SQLite fires its TEMP ones, which is not the order
+-- they were made in (TestHistoryMatchesSQLite checks it): an update that
+-- also decays a semantic entry records the update first, one of an
+-- episode or a procedure the decay first.
 
 -- engram_json is a JSON column's value in history's JSON: the JSON it
 -- holds when it is valid, else its text as a JSON string (SQLite's
