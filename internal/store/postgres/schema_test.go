@@ -312,3 +312,133 @@ func indexes(t *testing.T, db *sql.DB, q string) map[string]string {
 	}
 	return out
 }
+
+// TestSchemaCollation: every text column compares byte by byte
+// (COLLATE "C"), as SQLite's BINARY does.
+func TestSchemaCollation(t *testing.T) {
+	db := schemaDB(t)
+	rows, err := db.Query(`SELECT table_name || '.' || column_name || ' ' || coalesce(collation_name, 'the database''s')
+		FROM information_schema.columns WHERE table_schema = 'public' AND data_type = 'text' ORDER BY 1`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	n := 0
+	for rows.Next() {
+		var col string
+		if err := rows.Scan(&col); err != nil {
+			t.Fatal(err)
+		}
+		n++
+		if !strings.HasSuffix(col, " C") {
+			t.Errorf("column %s collation, want C", col)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if n == 0 {
+		t.Fatal("no text columns found")
+	}
+}
+
+// TestSchemaByteOrder: in a database whose own collation is ICU's
+// English, which orders "_x" < "a" < "B", IDs and meta keys still order
+// and compare byte by byte, as on SQLite.
+func TestSchemaByteOrder(t *testing.T) {
+	admin, err := sql.Open("pgx", pgtest.DSN(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close()
+	name := fmt.Sprintf("icu_%d", os.Getpid())
+	if _, err := admin.Exec(`CREATE DATABASE ` + name + ` TEMPLATE template0 LOCALE_PROVIDER icu ICU_LOCALE 'en-US'`); err != nil {
+		t.Skipf("no ICU collation to test against: %v", err)
+	}
+	t.Cleanup(func() {
+		a, err := sql.Open("pgx", pgtest.DSN(t))
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		defer a.Close()
+		if _, err := a.Exec(`DROP DATABASE ` + name + ` WITH (FORCE)`); err != nil {
+			t.Error(err)
+		}
+	})
+	dsn := strings.Replace(pgtest.DSN(t), "dbname=postgres", "dbname="+name, 1)
+	db, err := sql.Open("pgx", dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var icu []string
+	if err := func() error {
+		rows, err := db.Query(`SELECT x FROM unnest(ARRAY['b', 'B', '_x', 'a', 'Z', 'é', 'e']) x ORDER BY x`)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var s string
+			if err := rows.Scan(&s); err != nil {
+				return err
+			}
+			icu = append(icu, s)
+		}
+		return rows.Err()
+	}(); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"B", "Z", "_x", "a", "b", "e", "é"}
+	if slices.Equal(icu, want) {
+		t.Fatalf("the database's own collation orders %v by bytes: the test shows nothing", icu)
+	}
+	if _, err := db.Exec(postgres.Schema); err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range want {
+		if _, err := db.Exec(`INSERT INTO semantic_memory (agent_id, id, content, summary_own, importance, content_hash,
+			created_at, updated_at, last_accessed_at) VALUES ('a', $1, 'c', '', 0.5, '\x00', 1, 1, 1)`, id); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.Exec(`INSERT INTO meta (key, value) VALUES ($1, '1')`, id+".version:a"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e := &engine{t: t, name: "postgres", db: db}
+	if got := e.strings(`SELECT id FROM semantic_memory WHERE agent_id = 'a' ORDER BY id`); !slices.Equal(got, want) {
+		t.Errorf("IDs in order: %v, want %v", got, want)
+	}
+	if got, want := e.strings(`SELECT key FROM meta WHERE key >= 'a' AND key < 'b' ORDER BY key`), []string{"a.version:a"}; !slices.Equal(got, want) {
+		t.Errorf("meta keys from a to b: %v, want %v", got, want)
+	}
+}
+
+// TestSchemaByPK: the tables the store reads or writes by pk alone (with
+// the memory type for vector_pending), without the agent, have an index
+// that leads with it.
+func TestSchemaByPK(t *testing.T) {
+	db := schemaDB(t)
+	e := &engine{t: t, name: "postgres", db: db}
+	lead := map[string][]string{}
+	for _, def := range e.strings(`SELECT r.relname || ' ' || (SELECT string_agg(a.attname, ',' ORDER BY k.n)
+			FROM unnest(x.indkey) WITH ORDINALITY AS k(attnum, n) JOIN pg_attribute a ON a.attrelid = r.oid AND a.attnum = k.attnum)
+		FROM pg_index x JOIN pg_class r ON r.oid = x.indrelid
+		JOIN pg_namespace n ON n.oid = r.relnamespace AND n.nspname = 'public'`) {
+		tbl, cols, _ := strings.Cut(def, " ")
+		lead[tbl] = append(lead[tbl], cols)
+	}
+	want := map[string]string{"history": "pk", "vector_pending": "memory_type,pk"}
+	for _, k := range kinds {
+		want[k.table] = "pk"
+	}
+	for _, v := range vecKinds {
+		want["vec_"+v.kind] = "pk"
+	}
+	for tbl, cols := range want {
+		if !slices.ContainsFunc(lead[tbl], func(c string) bool { return c == cols || strings.HasPrefix(c, cols+",") }) {
+			t.Errorf("table %s: no index leads with %s (its indexes: %v)", tbl, cols, lead[tbl])
+		}
+	}
+}
