@@ -128,19 +128,16 @@ func (r *reader) forget() error {
 type Tx struct {
 	ctx  context.Context
 	prep func(ctx context.Context, query string) (*sql.Stmt, error)
-	tx   *writeTx // nil in a read
+	// tx is the state of the write transaction, as every engine keeps
+	// it: the savepoints open in it and the callbacks that in-memory
+	// state beside the database (indexes, caches, pending access counts)
+	// registers to follow it; nil in a read.
+	tx *store.WriteState
+	// s is the database of a write transaction, nil in a read.
+	s *DB
 	// raw runs a query through the driver itself (see reader.rawQuery):
 	// only in a read on a reader, nil elsewhere.
 	raw func(ctx context.Context, query string, args []any, row func(vals []driver.Value) error) error
-}
-
-// writeTx is the state of one write transaction: its database, and the
-// savepoints open in it and the callbacks that in-memory state beside the
-// database (indexes, caches, pending access counts) registers to follow
-// it, as every engine keeps them (store.WriteState).
-type writeTx struct {
-	s *DB
-	store.WriteState
 }
 
 // Context returns the context of the operation q runs.
@@ -157,7 +154,7 @@ func (q *Tx) Write() any {
 
 // History reports whether the writer records changes in history (see
 // DB.StartHistory).
-func (q *Tx) History() bool { return q.tx != nil && q.tx.s.history }
+func (q *Tx) History() bool { return q.tx != nil && q.s.history }
 
 // BeforeCommit runs f just before the transaction commits, after the
 // followers have the transaction's last changes; an error rolls the
@@ -250,7 +247,7 @@ func (q *Tx) ExecScript(script string) error {
 	if q.tx == nil {
 		return errReadTx
 	}
-	_, err := q.tx.s.wconn.ExecContext(q.ctx, script)
+	_, err := q.s.wconn.ExecContext(q.ctx, script)
 	return err
 }
 
@@ -331,7 +328,7 @@ func (s *DB) Write(ctx context.Context, op string, fn func(q store.Tx) error) (e
 	if err := s.execWriter(ctx, "BEGIN IMMEDIATE"); err != nil {
 		return s.wrap(ctx, op, err)
 	}
-	w := &writeTx{s: s, WriteState: store.WriteState{Log: s.log}}
+	w := &store.WriteState{Log: s.log}
 	done := false
 	defer func() {
 		if !done {
@@ -341,7 +338,7 @@ func (s *DB) Write(ctx context.Context, op string, fn func(q store.Tx) error) (e
 			w.RolledBack()
 		}
 	}()
-	q := &Tx{ctx: ctx, prep: s.prepWriter, tx: w}
+	q := &Tx{ctx: ctx, prep: s.prepWriter, tx: w, s: s}
 	if err := fn(q); err != nil {
 		return s.wrap(ctx, op, err)
 	}
