@@ -9,7 +9,9 @@ import "context"
 // ends and hands the transaction's changes to the in-memory state that
 // follows the rows (see [Follower]). An engine (internal/store/sqlite)
 // implements it; the root package speaks to nothing else of it inside a
-// transaction.
+// transaction. What is the same on every engine, an engine reuses: the
+// callbacks and savepoints of a write are a [WriteState]'s, and its
+// change log is a [ChangeLog].
 //
 // The methods that register callbacks, open savepoints or hand out
 // changes are for write transactions only: in a read they panic, as a

@@ -110,7 +110,7 @@ func readCopy(ctx context.Context, db *sql.DB, fn func(q store.Tx) error) (err e
 		return err
 	}
 	err = fn(q)
-	_, endErr := q.execBackground("COMMIT")
+	endErr := q.execStmt(context.Background(), "COMMIT")
 	return errors.Join(err, endErr)
 }
 

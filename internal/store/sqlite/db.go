@@ -54,8 +54,11 @@ type DB struct {
 	wconn  *sql.Conn
 	wstmts map[string]*sql.Stmt
 	// log keeps in-memory state in step with the rows (see changelog.go);
-	// set when the Memory opens, guarded by wmu.
-	log *changeLog
+	// set when the Memory opens, guarded by wmu. check is its record of
+	// the rows changed when it checks the reports (CheckChangeLog), or
+	// nil.
+	log   *store.ChangeLog
+	check *checker
 	// history says the writer connection records changes in history (see
 	// StartHistory), with the statements that made it so (historySQL).
 	history    bool
@@ -496,8 +499,8 @@ func (s *DB) wake(ctx context.Context) error {
 	}
 	s.wconn = conn
 	s.wakes.Add(1)
-	if s.log != nil {
-		err = s.log.install(ctx)
+	if s.check != nil {
+		err = s.check.install(ctx)
 	}
 	if err == nil && s.history {
 		err = s.installHistory(ctx, s.historySQL)
@@ -773,7 +776,7 @@ type State struct {
 func (s *DB) State() State {
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
-	return State{Wakes: s.wakes.Load(), Asleep: s.asleep.Load(), Writer: s.wconn != nil, Logging: s.log != nil && s.log.on}
+	return State{Wakes: s.wakes.Load(), Asleep: s.asleep.Load(), Writer: s.wconn != nil, Logging: s.log != nil && s.log.On()}
 }
 
 // CloseIdleReaders closes the idle reader connections, as Park does, so

@@ -2,11 +2,13 @@
 // modernc.org/sqlite): it opens a database file, or one in memory, and
 // pools its connections (one writer, a few query-only readers); sets the
 // pragmas; applies the migrations of internal/schema and their Go steps;
-// runs transactions and savepoints ([DB.Write], [DB.Read], [Tx]); keeps
-// the change log that hands the rows' changes, as the statements of
-// internal/store report them, to the in-memory followers (and, in tests,
-// checks the reports against SQLite's pre-update hook and TEMP
-// triggers); installs history's TEMP
+// runs transactions and savepoints ([DB.Write], [DB.Read], [Tx]), whose
+// callbacks and savepoint levels it keeps in a [store.WriteState]; keeps
+// the change log, a [store.ChangeLog], that hands the rows' changes, as
+// the statements of internal/store report them, to the in-memory
+// followers (and, in tests, checks the reports against SQLite's
+// pre-update hook and TEMP triggers, its [store.LogCheck]); installs
+// history's TEMP
 // triggers; checkpoints, parks and wakes a file's connections; reads the
 // file's version; runs the integrity check; and copies a database by
 // VACUUM INTO and checks the copy.

@@ -128,27 +128,16 @@ func (r *reader) forget() error {
 type Tx struct {
 	ctx  context.Context
 	prep func(ctx context.Context, query string) (*sql.Stmt, error)
-	tx   *writeTx // nil in a read
+	// tx is the state of the write transaction, as every engine keeps
+	// it: the savepoints open in it and the callbacks that in-memory
+	// state beside the database (indexes, caches, pending access counts)
+	// registers to follow it; nil in a read.
+	tx *store.WriteState
+	// s is the database of a write transaction, nil in a read.
+	s *DB
 	// raw runs a query through the driver itself (see reader.rawQuery):
 	// only in a read on a reader, nil elsewhere.
 	raw func(ctx context.Context, query string, args []any, row func(vals []driver.Value) error) error
-}
-
-// writeTx is the state of one write transaction: the savepoints open in
-// it and the callbacks that in-memory state beside the database (indexes,
-// caches, pending access counts) registers to follow it.
-type writeTx struct {
-	s *DB
-	// levels holds, per open SAVEPOINT (outermost first), how many
-	// rollback callbacks were registered when it began: those after are
-	// its own.
-	levels []int
-	// terms are the term vectors of texts inserted in the transaction,
-	// known before the change log hands the inserts out (see knowTerms).
-	terms    map[string]map[string]uint32
-	before   []func(q store.Tx) error // just before COMMIT, in order (see DB.settle)
-	commit   []func()                 // after COMMIT succeeds, in order
-	rollback []func()                 // when what registered them is rolled back, last first
 }
 
 // Context returns the context of the operation q runs.
@@ -165,50 +154,30 @@ func (q *Tx) Write() any {
 
 // History reports whether the writer records changes in history (see
 // DB.StartHistory).
-func (q *Tx) History() bool { return q.tx != nil && q.tx.s.history }
+func (q *Tx) History() bool { return q.tx != nil && q.s.history }
 
 // BeforeCommit runs f just before the transaction commits, after the
 // followers have the transaction's last changes; an error rolls the
 // transaction back. Unlike the other callbacks, a savepoint that rolls
 // back keeps it: it must check what is left to do.
-func (q *Tx) BeforeCommit(f func(q store.Tx) error) { q.tx.before = append(q.tx.before, f) }
+func (q *Tx) BeforeCommit(f func(q store.Tx) error) { q.tx.BeforeCommit(f) }
 
 // OnCommit runs f after the transaction commits (with the writer lock
 // still held). A savepoint that rolls back drops the callbacks registered
 // in it.
-func (q *Tx) OnCommit(f func()) { q.tx.commit = append(q.tx.commit, f) }
+func (q *Tx) OnCommit(f func()) { q.tx.OnCommit(f) }
 
 // OnRollback runs f if the transaction, or the savepoint open when f was
 // registered, rolls back: in-memory state that followed the transaction's
 // writes is dropped with them. Callbacks run last registered first, with
 // the writer lock held.
-func (q *Tx) OnRollback(f func()) { q.tx.rollback = append(q.tx.rollback, f) }
+func (q *Tx) OnRollback(f func()) { q.tx.OnRollback(f) }
 
 // OnRollbackIn registers the callback undo makes, as OnRollback does,
 // unless s says one is registered already in the innermost savepoint open
 // in q's transaction (in the transaction, outside any savepoint), and
 // records in s where it is (see store.Tx).
-func (q *Tx) OnRollbackIn(s *store.RollbackScope, undo func() func()) {
-	w := q.tx
-	if s.Tx == any(w) && s.At >= w.level() {
-		return
-	}
-	prev, f := *s, undo()
-	*s = store.RollbackScope{Tx: w, At: len(w.rollback)}
-	w.rollback = append(w.rollback, func() {
-		f()
-		*s = prev // the enclosing savepoint's callback, if any, is still there
-	})
-}
-
-// level is how many rollback callbacks were registered when the
-// innermost open savepoint began (0 outside any).
-func (w *writeTx) level() int {
-	if n := len(w.levels); n > 0 {
-		return w.levels[n-1]
-	}
-	return 0
-}
+func (q *Tx) OnRollbackIn(s *store.RollbackScope, undo func() func()) { q.tx.OnRollbackIn(s, undo) }
 
 // Savepoint runs fn inside a SAVEPOINT of q's write transaction, so that
 // one operation can run another inside its transaction and recover from
@@ -216,54 +185,46 @@ func (w *writeTx) level() int {
 // rolled back, the OnRollback callbacks registered in it run (the
 // followers forget what they applied in it, and the change log hands out
 // again what it handed out in it of the changes made before) and its
-// OnCommit callbacks are dropped, while the enclosing transaction goes on.
-// It returns fn's error, joined with the driver's when the rollback
-// fails.
-func (q *Tx) Savepoint(fn func(q store.Tx) error) (err error) {
-	w := q.tx
-	name := fmt.Sprintf("sp%d", len(w.levels))
-	if _, err := q.exec("SAVEPOINT " + name); err != nil {
-		return err
-	}
-	nc, nr, nl := len(w.commit), len(w.rollback), w.s.log.mark()
-	w.levels = append(w.levels, nr)
-	done := false
-	defer func() {
-		if done {
-			w.levels = w.levels[:len(w.levels)-1]
-			return
-		}
-		// ROLLBACK TO ignores the context: what fn did must go whatever
-		// happens to the caller's.
-		_, rbErr := q.execBackground("ROLLBACK TO " + name)
-		_, relErr := q.execBackground("RELEASE " + name)
-		w.s.log.rewind(nl)
-		flagErr := w.s.log.restoreFlag()
-		w.undo(nr)
-		w.levels = w.levels[:len(w.levels)-1]
-		w.commit = w.commit[:nc]
-		if e := errors.Join(rbErr, relErr, flagErr); e != nil && err != nil {
-			err = errors.Join(err, e)
-		}
-	}()
-	if err = fn(q); err != nil {
-		return err
-	}
-	if _, err = q.exec("RELEASE " + name); err != nil {
-		return err
-	}
-	done = true
-	return nil
+// OnCommit callbacks are dropped, while the enclosing transaction goes on
+// (see store.WriteState.Savepoint). It returns fn's error, joined with
+// the driver's when the rollback fails.
+func (q *Tx) Savepoint(fn func(q store.Tx) error) error {
+	return q.tx.Savepoint(q, q.execStmt, fn)
 }
 
-// undo runs, last first, the rollback callbacks registered since the
-// first n, and forgets them.
-func (w *writeTx) undo(n int) {
-	for i := len(w.rollback) - 1; i >= n; i-- {
-		w.rollback[i]()
+// execStmt runs a statement without arguments of q's connection with
+// ctx: Savepoint's SAVEPOINT, RELEASE and ROLLBACK TO. It returns the
+// driver's error.
+func (q *Tx) execStmt(ctx context.Context, query string) error {
+	st, err := q.prep(ctx, query)
+	if err != nil {
+		return err
 	}
-	w.rollback = w.rollback[:n]
+	_, err = st.ExecContext(ctx)
+	return err
 }
+
+// Changed logs the change c that a statement of q's write transaction
+// reported (see store.Querier), when a follower watches such changes now;
+// in a read it does nothing.
+func (q *Tx) Changed(c store.Change) {
+	if q.tx != nil {
+		q.tx.Changed(c)
+	}
+}
+
+// Changes hands the changes logged so far in q's write transaction to
+// every follower. A follower that must be current in the middle of a
+// transaction (auto-linking's stem index) calls it before it looks. It
+// returns the driver's error, ErrChangeLog when the log checks and the
+// reports differ from what SQLite saw, or the first follower's.
+func (q *Tx) Changes() error { return q.tx.Changes(q) }
+
+// KnowTerms tells the change log the term vector of text, which the write
+// made already, so that an insert of text that the log hands out in q's
+// transaction carries it (store.Change Terms) instead of having it made
+// again.
+func (q *Tx) KnowTerms(text string, terms map[string]uint32) { q.tx.KnowTerms(text, terms) }
 
 // Background returns q running its statements without q's context, for
 // what must run whatever the context says (the end of a transaction, a
@@ -291,22 +252,12 @@ func (q *Tx) ExecScript(script string) error {
 	if q.tx == nil {
 		return errReadTx
 	}
-	_, err := q.tx.s.wconn.ExecContext(q.ctx, script)
+	_, err := q.s.wconn.ExecContext(q.ctx, script)
 	return err
 }
 
 // errReadTx is ExecScript's error in a read transaction.
 var errReadTx = errors.New("engram: a script runs only in a write transaction")
-
-// execBackground runs a statement of q's connection without q's context:
-// the end of a transaction or savepoint runs whatever the context says.
-func (q *Tx) execBackground(query string) (sql.Result, error) {
-	st, err := q.prep(context.Background(), query)
-	if err != nil {
-		return nil, err
-	}
-	return st.ExecContext(context.Background())
-}
 
 func (q *Tx) exec(query string, args ...any) (sql.Result, error) {
 	st, err := q.prep(q.ctx, query)
@@ -382,22 +333,21 @@ func (s *DB) Write(ctx context.Context, op string, fn func(q store.Tx) error) (e
 	if err := s.execWriter(ctx, "BEGIN IMMEDIATE"); err != nil {
 		return s.wrap(ctx, op, err)
 	}
-	w := &writeTx{s: s}
+	w := &store.WriteState{Log: s.log}
 	done := false
 	defer func() {
 		if !done {
 			// The transaction may already be gone (a failed COMMIT rolls
 			// back by itself); that error is harmless and not worth a log.
 			_ = s.execWriter(context.Background(), "ROLLBACK")
-			s.log.reset()
-			w.undo(0)
+			w.RolledBack()
 		}
 	}()
-	q := &Tx{ctx: ctx, prep: s.prepWriter, tx: w}
+	q := &Tx{ctx: ctx, prep: s.prepWriter, tx: w, s: s}
 	if err := fn(q); err != nil {
 		return s.wrap(ctx, op, err)
 	}
-	if err := s.settle(q); err != nil {
+	if err := w.Settle(q); err != nil {
 		return s.wrap(ctx, op, err)
 	}
 	// COMMIT ignores ctx: once fn has succeeded the work is kept.
@@ -408,9 +358,7 @@ func (s *DB) Write(ctx context.Context, op string, fn func(q store.Tx) error) (e
 	if s.watchVersion.Load() {
 		_, _ = s.readVersion(context.Background()) // a failure leaves no version: the next caller reads it
 	}
-	for _, f := range w.commit {
-		f()
-	}
+	w.Committed()
 	return nil
 }
 
@@ -649,5 +597,5 @@ func (q *Tx) Callbacks() (before, commit, rollback int) {
 	if q.tx == nil {
 		return 0, 0, 0
 	}
-	return len(q.tx.before), len(q.tx.commit), len(q.tx.rollback)
+	return q.tx.Callbacks()
 }
