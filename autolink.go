@@ -422,7 +422,7 @@ func (x *stemIndex) reset() {
 // (of the log's check in the tests, see checkChangeLog) leaves the index
 // unbuilt, which needs nothing.
 func (x *stemIndex) refreshLog() {
-	if err := x.log.RefreshHeld(context.Background()); err != nil {
+	if err := x.log.RefreshHeld(context.Background(), x.agent); err != nil {
 		x.reset()
 	}
 }
@@ -637,7 +637,7 @@ func (x *stemIndex) build(q store.Tx) error {
 	}
 	x.stemData, x.built, x.version = d, true, v
 	x.changedIn(q) // built from q's view, which a rollback undoes
-	if err := x.log.RefreshHeld(q.Context()); err != nil {
+	if err := x.log.RefreshHeld(q.Context(), x.agent); err != nil {
 		x.reset()
 		return err
 	}
@@ -674,7 +674,7 @@ func (x *stemIndex) startBuild() {
 		return
 	}
 	x.bg = b
-	if err := x.log.RefreshHeld(ctx); err != nil {
+	if err := x.log.RefreshHeld(ctx, x.agent); err != nil {
 		x.reset()
 	}
 }

@@ -10,6 +10,16 @@ import (
 // the functions that take a table. It returns the driver's errors
 // unchanged.
 func AgentTables(q Querier) ([]string, error) {
+	if Postgres(q) {
+		rows, err := q.Query(PG(`SELECT c.relname::text FROM pg_class c
+			JOIN pg_attribute a ON a.attrelid = c.oid AND a.attname = 'agent_id' AND NOT a.attisdropped
+			WHERE c.relnamespace = current_schema()::regnamespace AND c.relkind IN ('r', 'p')
+			ORDER BY c.relname COLLATE "C"`))
+		if err != nil {
+			return nil, err
+		}
+		return ScanAll(rows, scanAgentString)
+	}
 	rows, err := q.Query(`SELECT s.name FROM sqlite_schema s
 		WHERE s.type = 'table' AND s.name NOT LIKE 'sqlite\_%' ESCAPE '\' AND s.sql NOT LIKE 'CREATE VIRTUAL%'
 			AND EXISTS (SELECT 1 FROM pragma_table_info(s.name) c WHERE c.name = 'agent_id')

@@ -29,9 +29,9 @@ type DB interface {
 	// Refresh asks the followers what they watch now (see
 	// Follower.Watches), outside a write transaction.
 	Refresh(ctx context.Context) error
-	// RefreshHeld is Refresh inside a write transaction or one of its
-	// callbacks.
-	RefreshHeld(ctx context.Context) error
+	// RefreshHeld is Refresh inside a write transaction that locked agent
+	// (see Tx.LockAgent), or one of its callbacks, for agent's followers.
+	RefreshHeld(ctx context.Context, agent string) error
 	// StartHistory makes the database's write transactions record history
 	// (see [HistoryKind]) of kinds, whose entries take createOp,
 	// updateOp, deleteOp and decayOp when the transaction's context

@@ -11,9 +11,13 @@
 //
 // The transaction is an engine's: the root package speaks to it through
 // [Tx] (statements, callbacks at its end, savepoints, the change log that
-// feeds the [Follower]s). SQLite is the only engine so far, in the package
-// internal/store/sqlite. Times are stored as Unix milliseconds (see [MS]),
-// tag lists as JSON arrays (see [EncodeTags]).
+// feeds the [Follower]s). The engines are SQLite (internal/store/sqlite)
+// and PostgreSQL (internal/store/postgres). The statements are written in
+// SQLite's dialect, in the forms both share where there is one;
+// PostgreSQL's engine translates the rest as it runs them. The few that
+// have no translation (SQLite's catalog, vec0's tables) choose their
+// engine's statement by [Postgres]. Times are stored as Unix milliseconds
+// (see [MS]), tag lists as JSON arrays (see [EncodeTags]).
 package store
 
 import (
@@ -36,6 +40,28 @@ type Querier interface {
 	// memory row (see [Change]): the functions that make one report it.
 	Changed(c Change)
 }
+
+// Dialecter is a Querier that names the SQL dialect it runs: "postgres"
+// for PostgreSQL's engine. A Querier that is not one runs SQLite's.
+type Dialecter interface {
+	Dialect() string
+}
+
+// Postgres reports whether q runs on PostgreSQL (see [Dialecter]): the
+// functions whose statements have no form PostgreSQL's engine translates
+// choose their statement by it.
+func Postgres(q Querier) bool {
+	d, ok := q.(Dialecter)
+	return ok && d.Dialect() == "postgres"
+}
+
+// PG marks stmt as written in PostgreSQL's own dialect: its engine runs
+// it as it is, untranslated. A function that chose its statement by
+// [Postgres] passes PG(stmt).
+func PG(stmt string) string { return PGMark + stmt }
+
+// PGMark begins a statement in PostgreSQL's own dialect (see [PG]).
+const PGMark = "/* postgres */ "
 
 // Scanner is a *sql.Rows or a *sql.Row.
 type Scanner interface{ Scan(dest ...any) error }

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -57,7 +58,10 @@ type DB struct {
 	locksMu sync.Mutex
 	locks   map[string]*agentLock
 
-	log changeLog
+	// logs are the change logs of the agents followed in this process
+	// (see changelog.go), each guarded by its agent's lock.
+	logsMu sync.Mutex
+	logs   map[string]*store.ChangeLog
 }
 
 // agentLock is a process-local lock of an agent, counted so that it is
@@ -78,14 +82,8 @@ func Open(ctx context.Context, cfg Config) (*DB, error) {
 	if err != nil {
 		return nil, cfg.fail("open", fmt.Errorf("the PostgreSQL DSN: %w", err))
 	}
-	s := &DB{cfg: cfg, locks: map[string]*agentLock{}}
-	s.log.s = s
-	// Each connection gets the history's context table of its session
-	// (see history.go) when it connects.
-	s.pool = stdlib.OpenDB(*pc, stdlib.OptionAfterConnect(func(ctx context.Context, c *pgx.Conn) error {
-		_, err := c.Exec(ctx, historyContextDDL)
-		return err
-	}))
+	s := &DB{cfg: cfg, locks: map[string]*agentLock{}, logs: map[string]*store.ChangeLog{}}
+	s.pool = stdlib.OpenDB(*pc)
 	conns := cfg.MaxConns
 	if conns <= 0 {
 		conns = DefaultMaxConns
@@ -107,7 +105,7 @@ func Open(ctx context.Context, cfg Config) (*DB, error) {
 // migrate brings the schema up to date, or, read-only, checks that it is.
 func (s *DB) migrate(ctx context.Context) error {
 	if s.cfg.ReadOnly {
-		v, err := Version(ctx, s.pool)
+		v, err := schemaVersionOf(ctx, s.pool)
 		if err != nil {
 			return s.fail("open", err)
 		}
@@ -165,6 +163,9 @@ func (s *DB) wrap(ctx context.Context, op string, err error) error {
 // translate returns query in PostgreSQL's dialect (see Translate), from
 // the cache when it was translated before.
 func (s *DB) translate(query string) (string, error) {
+	if strings.HasPrefix(query, store.PGMark) {
+		return query, nil // PostgreSQL's own (see store.PG)
+	}
 	if t, ok := s.stmts.Load(query); ok {
 		return t.(string), nil
 	}

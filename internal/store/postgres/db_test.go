@@ -3,6 +3,7 @@ package postgres_test
 import (
 	"context"
 	"errors"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -14,7 +15,7 @@ import (
 )
 
 // openDB opens a DB on a fresh database, closed when t ends.
-func openDB(t *testing.T) (*postgres.DB, string) {
+func openEngine(t *testing.T) (*postgres.DB, string) {
 	t.Helper()
 	dsn := pgtest.NewDatabase(t).DSN
 	db, err := postgres.Open(context.Background(), postgres.Config{DSN: dsn})
@@ -68,7 +69,7 @@ func TestOpenReadOnly(t *testing.T) {
 // locking it fails and leaves nothing.
 func TestWriteLocksAgent(t *testing.T) {
 	ctx := context.Background()
-	a, dsn := openDB(t)
+	a, dsn := openEngine(t)
 	b, err := postgres.Open(ctx, postgres.Config{DSN: dsn})
 	if err != nil {
 		t.Fatal(err)
@@ -85,7 +86,7 @@ func TestWriteLocksAgent(t *testing.T) {
 				return err
 			}
 			time.Sleep(time.Millisecond) // room for the other to interleave, were it not locked out
-			_, err = q.Exec(`INSERT INTO meta (key, value) VALUES ('n', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`, n+1)
+			_, err = q.Exec(`INSERT INTO meta (key, value) VALUES ('n', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`, strconv.FormatInt(n+1, 10))
 			return err
 		})
 	}
@@ -122,7 +123,7 @@ func TestWriteLocksAgent(t *testing.T) {
 // without having locked the agent fails, and rolls back.
 func TestWriteUnlocked(t *testing.T) {
 	ctx := context.Background()
-	db, _ := openDB(t)
+	db, _ := openEngine(t)
 	err := db.Write(ctx, "test", func(q store.Tx) error {
 		if _, err := q.Exec(`INSERT INTO meta (key, value) VALUES ('x', '1')`); err != nil {
 			return err
@@ -148,7 +149,7 @@ func TestWriteUnlocked(t *testing.T) {
 // runs.
 func TestReadSnapshot(t *testing.T) {
 	ctx := context.Background()
-	db, _ := openDB(t)
+	db, _ := openEngine(t)
 	put := func(v string) {
 		t.Helper()
 		if err := db.Write(ctx, "test", func(q store.Tx) error {
@@ -180,7 +181,7 @@ func TestReadSnapshot(t *testing.T) {
 // aborts a PostgreSQL transaction until ROLLBACK TO).
 func TestSavepoint(t *testing.T) {
 	ctx := context.Background()
-	db, _ := openDB(t)
+	db, _ := openEngine(t)
 	err := db.Write(ctx, "test", func(q store.Tx) error {
 		if _, err := q.Exec(`INSERT INTO meta (key, value) VALUES ('a', '1')`); err != nil {
 			return err
@@ -225,7 +226,7 @@ func TestSavepoint(t *testing.T) {
 // agent's lock returns the context's error.
 func TestWriteCancelled(t *testing.T) {
 	ctx := context.Background()
-	a, dsn := openDB(t)
+	a, dsn := openEngine(t)
 	b, err := postgres.Open(ctx, postgres.Config{DSN: dsn})
 	if err != nil {
 		t.Fatal(err)
@@ -255,7 +256,7 @@ func TestWriteCancelled(t *testing.T) {
 // TestClosed: after Close, reads and writes return store.ErrClosed.
 func TestClosed(t *testing.T) {
 	ctx := context.Background()
-	db, _ := openDB(t)
+	db, _ := openEngine(t)
 	if err := db.Close(); err != nil {
 		t.Fatal(err)
 	}

@@ -2,6 +2,8 @@ package postgres
 
 import (
 	"cmp"
+	"context"
+	"fmt"
 	"strings"
 
 	"github.com/engram-go/engram/internal/store"
@@ -73,3 +75,31 @@ func historyKind(typ, table, recorded, jsonCols, writeAs string, decay bool) sto
 	}
 	return k
 }
+
+// StartHistory makes the database's write transactions record history:
+// from now on, the first agent a write locks (see Tx.LockAgent) makes the
+// session's history context (HistoryContextSQL), which schema.sql's
+// triggers record for. The triggers are the schema's: they record what
+// HistoryKinds says, which must be h's kinds (a test of the root package
+// checks it). It returns an error when h asks for a kind the triggers do
+// not record.
+func (s *DB) StartHistory(ctx context.Context, h store.HistorySpec) error {
+	have := map[string]bool{}
+	for _, k := range HistoryKinds() {
+		have[k.Type] = true
+	}
+	for _, k := range h.Kinds {
+		if !have[k.Type] {
+			return s.fail("open", fmt.Errorf("the PostgreSQL schema records no history of %q", k.Type))
+		}
+	}
+	if h.CreateOp != HistoryCreate || h.UpdateOp != HistoryUpdate || h.DeleteOp != HistoryDelete || h.DecayOp != HistoryDecay {
+		return s.fail("open", fmt.Errorf("the PostgreSQL schema records the operations %s, %s, %s and %s, not %s, %s, %s and %s",
+			HistoryCreate, HistoryUpdate, HistoryDelete, HistoryDecay, h.CreateOp, h.UpdateOp, h.DeleteOp, h.DecayOp))
+	}
+	s.history.Store(true)
+	return nil
+}
+
+// History reports whether history was started (see StartHistory).
+func (s *DB) History() bool { return s.history.Load() }

@@ -147,3 +147,16 @@ func applyStep(ctx context.Context, conn *sql.Conn, v int, s step) (err error) {
 	}
 	return nil
 }
+
+// schemaVersionOf reads the database's engram schema version without
+// writing: 0 when it has no engram_schema table. It returns the driver's
+// error.
+func schemaVersionOf(ctx context.Context, db *sql.DB) (int, error) {
+	var made bool
+	if err := db.QueryRowContext(ctx, `SELECT to_regclass('engram_schema') IS NOT NULL`).Scan(&made); err != nil || !made {
+		return 0, err
+	}
+	var version int
+	err := db.QueryRowContext(ctx, `SELECT coalesce(max(version), 0) FROM engram_schema`).Scan(&version)
+	return version, err
+}

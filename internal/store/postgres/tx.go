@@ -56,6 +56,9 @@ func (q *Tx) Write() any {
 	return q.w
 }
 
+// Dialect names PostgreSQL's dialect (see store.Dialecter).
+func (q *Tx) Dialect() string { return "postgres" }
+
 // History reports whether the transaction records history (see
 // DB.StartHistory).
 func (q *Tx) History() bool { return q.w != nil && q.s.history.Load() }
@@ -145,7 +148,18 @@ func (q *Tx) LockAgent(agent string) error {
 	}
 	w.held = append(w.held, l)
 	w.locked = append(w.locked, agent)
-	_, err = q.tx.ExecContext(q.ctx, `SELECT pg_advisory_xact_lock($1)`, lockKey(agent))
+	if err := q.s.follow(w, agent); err != nil {
+		return err
+	}
+	// The session's history context (see history.go) rides on the
+	// lock's round trip: made when history is on and the session has
+	// none yet.
+	var made sql.NullString
+	err = q.tx.QueryRowContext(q.ctx, `SELECT pg_advisory_xact_lock($1)::text, current_setting('engram.history_ctx', true)`, lockKey(agent)).Scan(new(sql.NullString), &made)
+	if err != nil || !q.s.history.Load() || made.String == "on" {
+		return err
+	}
+	_, err = q.tx.ExecContext(q.ctx, HistoryContextSQL+`; SET engram.history_ctx = 'on'`)
 	return err
 }
 
@@ -238,25 +252,19 @@ func (s *DB) Write(ctx context.Context, op string, fn func(q store.Tx) error) (e
 		return s.wrap(ctx, op, err)
 	}
 	w := &writeTx{}
-	s.log.begin(w)
 	q := &Tx{ctx: ctx, s: s, tx: tx, w: w}
 	done := false
 	defer func() {
 		if !done {
 			_ = tx.Rollback() // a failed COMMIT ended it already
-			s.log.rolledBack(w)
+			w.RolledBack()
 		}
 		s.release(w)
 	}()
-	if s.history.Load() {
-		if _, err := tx.ExecContext(ctx, `SELECT set_config('engram.history', 'on', true)`); err != nil {
-			return s.wrap(ctx, op, err)
-		}
-	}
 	if err := fn(q); err != nil {
 		return s.wrap(ctx, op, err)
 	}
-	if err := s.log.settle(q); err != nil {
+	if err := w.Settle(q); err != nil {
 		return s.wrap(ctx, op, err)
 	}
 	if bad := w.unlocked(); len(bad) > 0 {

@@ -398,15 +398,16 @@ func (s *DB) Refresh(ctx context.Context) error {
 		return err
 	}
 	defer s.wmu.Unlock()
-	return s.RefreshHeld(ctx)
+	return s.RefreshHeld(ctx, "")
 }
 
 // RefreshHeld is Refresh for a caller that holds the writer lock: inside
-// a write transaction, or in its callbacks. It does nothing before the
+// a write transaction, or in its callbacks. The database's one log holds
+// every agent's followers: agent is not needed. It does nothing before the
 // first Follow, and returns the driver's error, or one matching
 // store.ErrWatch for a watch of a kind its follower did not say it might
 // watch when it was registered.
-func (s *DB) RefreshHeld(ctx context.Context) error {
+func (s *DB) RefreshHeld(ctx context.Context, agent string) error {
 	if s.log == nil {
 		return nil
 	}
