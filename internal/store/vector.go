@@ -78,9 +78,16 @@ func BumpVectorVersions(q Querier, prefix string) error {
 }
 
 // VectorTableExists reports whether the database has a table (a vec0
-// table among them) named name. Errors are the driver's.
+// table among them) named name. On PostgreSQL, whose schema has every
+// vector table from the start, it reports whether the Tier 2 schema was
+// made: whether meta has its version (vector.schema). Errors are the
+// driver's.
 func VectorTableExists(q Querier, name string) (bool, error) {
 	var made bool
+	if Postgres(q) {
+		err := q.QueryRow(`SELECT EXISTS (SELECT 1 FROM meta WHERE key = 'vector.schema')`, nil, &made)
+		return made, err
+	}
 	err := q.QueryRow(`SELECT EXISTS (SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = ?)`, []any{name}, &made)
 	return made, err
 }
