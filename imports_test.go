@@ -289,7 +289,7 @@ func TestImportLayeringRules(t *testing.T) {
 		"internal/eval/locomo imports examples/quickstart: examples/... is imported by nothing",
 		"cmd/engram imports internal/eval/locomo: internal/eval/... is imported by nothing",
 		"server is in no row of layers: give it one",
-		"mcpserver imports internal/store: internal/store is imported only by ., internal/store/sqlite, internal/eval/...",
+		"mcpserver imports internal/store: internal/store is imported only by ., internal/store/sqlite, internal/store/postgres, internal/eval/...",
 		"internal/store/sqlite imports the root package: internal/store/sqlite may import only internal/...",
 		"httpapi imports internal/store/sqlite: internal/store/sqlite is imported only by ., internal/eval/...",
 	}, violations(graph))
