@@ -257,7 +257,7 @@ func FactsByPK(q Querier, agent string, pks []int64) ([]EdgeFact, error) {
 // byPKSQL reads the agent's facts of the row keys in the JSON list ?2,
 // each by its row key.
 var byPKSQL = `SELECT f.pk, f.subject_key, f.object_key, ` + prefixedCols("f.", FactCols) + `
-	FROM json_each(?2) j CROSS JOIN facts f ON f.pk = j.value WHERE f.agent_id = ?1`
+	FROM json_each(?2) j CROSS JOIN facts f ON f.pk = CAST(j.value AS INTEGER) WHERE f.agent_id = ?1`
 
 // GraphNode is an entity a graph statement reached.
 type GraphNode struct {

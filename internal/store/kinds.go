@@ -131,7 +131,7 @@ var (
 		Strength:  "1 + json_array_length({t}.merged_from)",
 		Vec:       "vec_semantic",
 		Linkable:  true,
-		Protected: "({t}.verified OR " + NeverDecay + ")",
+		Protected: "({t}.verified <> 0 OR " + NeverDecay + ")",
 		Decay:     &Decay{Since: "{t}.last_accessed_at", Uses: "{t}.access_count", Importance: "{t}.importance", Archive: true},
 	}
 	Episodic = &Kind{

@@ -40,7 +40,7 @@ func scanLink(r Scanner) (LinkRow, error) {
 // driver's errors unchanged.
 func UpsertLink(q Querier, agent string, l LinkRow) error {
 	_, err := q.Exec(`INSERT INTO zettel_links (agent_id, `+LinkCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-			ON CONFLICT DO UPDATE SET strength = excluded.strength`, append([]any{agent}, l.args()...)...)
+			ON CONFLICT (agent_id, source_type, source_id, target_type, target_id, link_type) DO UPDATE SET strength = excluded.strength`, append([]any{agent}, l.args()...)...)
 	return err
 }
 

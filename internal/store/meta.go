@@ -70,7 +70,7 @@ func Counter(q Querier, key string) (int64, error) {
 // Errors are the driver's.
 func BumpCounter(q Querier, key string, n int) error {
 	_, err := q.Exec(`INSERT INTO meta (key, value) VALUES (?1, ?2)
-		ON CONFLICT (key) DO UPDATE SET value = CAST(value AS INTEGER) + ?2`, key, n)
+		ON CONFLICT (key) DO UPDATE SET value = CAST(meta.value AS INTEGER) + CAST(?2 AS INTEGER)`, key, n)
 	return err
 }
 
