@@ -407,6 +407,7 @@ func TestStemIndexBuildsInBackground(t *testing.T) {
 // A write through another handle while the build runs makes its install
 // fail; the next store starts another, which sees that write.
 func TestStemIndexBuildSeesOtherHandles(t *testing.T) {
+	skipWithoutFTS(t, "the stem index is built at once, never in the background")
 	release := holdBuilds(t)
 	m, path, texts := openLarge(t)
 	ctx := context.Background()

@@ -494,7 +494,7 @@ func (m *Memory) validateSearch(opts *SearchOptions) error {
 		return err
 	}
 	if opts.Advanced {
-		if err := checkAdvanced(opts.Query); err != nil {
+		if err := checkAdvanced(opts.Query, m.fullText); err != nil {
 			return err
 		}
 	}
@@ -519,16 +519,28 @@ func (m *Memory) validateSearch(opts *SearchOptions) error {
 
 // checkAdvanced checks an Advanced expression: FTS5's cost grows with the
 // product of an expression's phrases and the positions they match, so
-// its size is bounded.
-func checkAdvanced(expr string) error {
+// its size is bounded. With fullText it asks FTS5 whether the expression
+// is valid, else engram's own parser of FTS5's syntax (see
+// query.ParseExpr), which rejects what FTS5 rejects.
+func checkAdvanced(expr string, fullText bool) error {
 	if n := len(expr); n > MaxAdvancedBytes {
 		return fmt.Errorf("engram: search: an Advanced expression of %d bytes is over %d: %w", n, MaxAdvancedBytes, ErrInvalidQuery)
 	}
 	if n := len(query.Tokens(expr)); n > MaxAdvancedTerms {
 		return fmt.Errorf("engram: search: an Advanced expression of %d words is over %d: %w", n, MaxAdvancedTerms, ErrInvalidQuery)
 	}
+	if !fullText {
+		if _, err := query.ParseExpr(expr, exprCheckCols); err != nil {
+			return fmt.Errorf("engram: search %q: %w: %v", expr, ErrInvalidQuery, err)
+		}
+		return nil
+	}
 	return checkExpression(expr)
 }
+
+// exprCheckCols are the columns of the index store.CheckExpression tries
+// expressions on: every column of engram's full-text indexes.
+var exprCheckCols = []string{"content", "tags", "name", "description", "pattern", "agent_tok"}
 
 // canonicalTypes puts opts.Types in their canonical names, in a copy of
 // the caller's slice when one changes.

@@ -78,6 +78,11 @@ func TestMain(m *testing.M) {
 	if f := flag.Lookup("test.bench"); f == nil || f.Value.String() == "" {
 		engram.CheckChangeLog(true)
 	}
+	// ENGRAM_TEST_NOFTS=1 runs the suite as a store without FTS5 would:
+	// every search from engram's in-memory indexes.
+	if os.Getenv("ENGRAM_TEST_NOFTS") == "1" {
+		engram.SearchWithoutFTS(true)
+	}
 	code := m.Run()
 	for _, dir := range []string{searchRoot, vectorRoot, factRoot} {
 		if dir != "" {
