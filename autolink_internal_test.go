@@ -329,6 +329,7 @@ func openLarge(t *testing.T) (*Memory, string, []string) {
 // content, not a batch that rolled back) reach the index when it is
 // installed, and the index then finds what FTS5 finds.
 func TestStemIndexBuildsInBackground(t *testing.T) {
+	skipWithoutFTS(t, "the stem index is built at once, never in the background")
 	release := holdBuilds(t)
 	m, _, texts := openLarge(t)
 	ctx := context.Background()

@@ -23,7 +23,9 @@ type SearchOptions struct {
 	Query string
 	// Advanced makes Query an FTS5 expression (AND, OR, NOT, NEAR, "phrases",
 	// prefix*), for callers who want that syntax on purpose. FTS5 decides
-	// what matches; the matches are scored by BM25 over the expression's
+	// what matches (on a store without FTS5, engram's own reading of its
+	// syntax, which matches the same memories and rejects the same
+	// expressions); the matches are scored by BM25 over the expression's
 	// words (operators and column names left out), a prefix counting as a
 	// word held by every memory with a word it starts. A malformed
 	// expression, or one over [MaxAdvancedBytes] or [MaxAdvancedTerms],
@@ -215,6 +217,12 @@ type SearchConfig struct {
 	// hybrid searches, and facts, which hold only for a while, are
 	// searched through FTS5, as before the index is ready; both ways give
 	// the same results. 0 keeps no index. Default 2,000,000.
+	//
+	// A store without FTS5 (PostgreSQL) has no other way to search: there
+	// every search, with any filter, Advanced or not, of any mode,
+	// answers from the index, built in the first search that needs it
+	// (at 100,000 memories it takes that search about a second, see
+	// BENCHMARKS.md), and IndexMax bounds nothing, 0 included.
 	IndexMax int
 }
 

@@ -33,7 +33,9 @@ import (
 // ahead by rows added and nothing else (each insert moves the version by
 // one, and the rows after the index's last are exactly that many), the
 // search adds them first; otherwise the index is built again in the
-// background, and searches ask FTS5 meanwhile.
+// background, and searches ask FTS5 meanwhile. A Memory that searches
+// without FTS5 (see Memory.fullText) builds it in the search's own read
+// instead, as of the search's snapshot.
 type textIndex struct {
 	mu       sync.RWMutex
 	data     *textData // nil until built
