@@ -82,6 +82,11 @@ func TestMain(m *testing.M) {
 	} else {
 		bench = true
 	}
+	// ENGRAM_TEST_NOFTS=1 runs the suite as a store without FTS5 would:
+	// every search from engram's in-memory indexes.
+	if os.Getenv("ENGRAM_TEST_NOFTS") == "1" {
+		engram.SearchWithoutFTS(true)
+	}
 	// The tests under the default engine check that every statement they
 	// run is in the list the PostgreSQL engine's tests prepare.
 	engine := os.Getenv(engineEnv)
