@@ -334,7 +334,7 @@ func loadTextIn(q store.Tx, m *Memory) (d *textData, err error) {
 	if err != nil || docs > m.indexMax() {
 		return nil, err
 	}
-	if !m.db.InMemory() {
+	if !m.db.InMemory() && m.db.Engine() == "sqlite" { // a reader's page cache is SQLite's
 		var restore func() error
 		restore, err = smallCache(q, m.cfg.Storage.CacheMiB)
 		if err != nil {

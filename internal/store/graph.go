@@ -315,7 +315,7 @@ var walkSQL = `WITH RECURSIVE walk(k, d) AS (
 // (the bound on the walk's rows is the outer query's: PostgreSQL
 // computes no more of a recursive query than its reader takes).
 var walkPG = `WITH RECURSIVE walk(k, d) AS (
-			SELECT CAST(?4 AS TEXT), 0
+			SELECT CAST(?4 AS TEXT) COLLATE "C", 0
 			UNION
 			SELECT x.k, w.d + 1 FROM walk w CROSS JOIN LATERAL (
 				SELECT e.object_key AS k FROM facts e WHERE e.agent_id = ?1 AND e.subject_key = w.k AND ` + factHolds("e") + `

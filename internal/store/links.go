@@ -140,7 +140,7 @@ type Linked struct {
 // nothing new once its memories are reached; the depth bound ends it. It
 // returns the driver's errors unchanged.
 func (lk *LinkKinds) Traverse(q Querier, agent, start string, depth int) (starts int, reached []Linked, err error) {
-	step := `SELECT l.target_type, l.target_id, w.depth + 1 FROM walk w
+	first, step := `SELECT kind, id, 0 FROM start`, `SELECT l.target_type, l.target_id, w.depth + 1 FROM walk w
 					JOIN zettel_links l ON l.agent_id = ?1 AND l.source_type = w.kind AND l.source_id = w.id
 					WHERE w.depth < ?3
 				UNION
@@ -149,7 +149,9 @@ func (lk *LinkKinds) Traverse(q Querier, agent, start string, depth int) (starts
 					WHERE w.depth < ?3`
 	if Postgres(q) {
 		// A recursive query of PostgreSQL names walk once: the two
-		// directions are one LATERAL join.
+		// directions are one LATERAL join; its columns have one
+		// collation, the tables' "C".
+		first = `SELECT kind COLLATE "C", id COLLATE "C", 0 FROM start`
 		step = `SELECT x.kind, x.id, w.depth + 1 FROM walk w CROSS JOIN LATERAL (
 					SELECT l.target_type AS kind, l.target_id AS id FROM zettel_links l
 						WHERE l.agent_id = ?1 AND l.source_type = w.kind AND l.source_id = w.id
@@ -162,7 +164,7 @@ func (lk *LinkKinds) Traverse(q Querier, agent, start string, depth int) (starts
 			WITH RECURSIVE
 			start(kind, id) AS (`+lk.byID+`),
 			walk(kind, id, depth) AS (
-				SELECT kind, id, 0 FROM start
+				`+first+`
 				UNION
 				`+step+`)
 			SELECT (SELECT count(*) FROM start), kind, id, min(depth) AS d FROM walk
