@@ -14,6 +14,10 @@
 //
 //	rm -f internal/store/postgres/testdata/statements.sql
 //	ENGRAM_RECORD_STATEMENTS=$PWD/internal/store/postgres/testdata/statements.sql go test -count=1 . ./httpapi ./mcpserver
+//
+// and then the list of those that do not translate or prepare yet:
+//
+//	ENGRAM_UPDATE_UNPORTED=1 go test -count=1 -run TestStatementsPrepare ./internal/store/postgres
 package stmtlist
 
 import (
