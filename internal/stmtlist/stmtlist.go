@@ -14,6 +14,10 @@
 //
 //	rm -f internal/store/postgres/testdata/statements.sql
 //	ENGRAM_RECORD_STATEMENTS=$PWD/internal/store/postgres/testdata/statements.sql go test -count=1 . ./httpapi ./mcpserver
+//
+// and then the list of those that do not translate or prepare yet:
+//
+//	ENGRAM_UPDATE_UNPORTED=1 go test -count=1 -run TestStatementsPrepare ./internal/store/postgres
 package stmtlist
 
 import (
@@ -77,8 +81,79 @@ func Format(stmts []string) ([]byte, error) {
 	return b.Bytes(), nil
 }
 
+// Canonical returns query with every run of one parenthesized group of
+// parameters repeated ("(?, ?), (?, ?), (?, ?)", the rows of a batch
+// insert) cut to its first: a batch's statement has a form per size,
+// and which sizes a run meets depends on timing, while the form of one
+// row stands for them all when it comes to translating and preparing.
+func Canonical(query string) string {
+	var b strings.Builder
+	for i := 0; i < len(query); {
+		switch query[i] {
+		case '\'':
+			j := literalEnd(query, i)
+			b.WriteString(query[i:j])
+			i = j
+			continue
+		case '(':
+		default:
+			b.WriteByte(query[i])
+			i++
+			continue
+		}
+		end := closing(query, i)
+		if end < 0 {
+			b.WriteString(query[i:])
+			break
+		}
+		group := query[i : end+1]
+		b.WriteString("(" + Canonical(query[i+1:end]) + ")")
+		i = end + 1
+		if strings.Contains(group, "?") {
+			for strings.HasPrefix(query[i:], ", "+group) {
+				i += 2 + len(group)
+			}
+		}
+	}
+	return b.String()
+}
+
+// literalEnd returns the index just past the string literal that starts
+// at s[i] (doubled quotes and all), or len(s).
+func literalEnd(s string, i int) int {
+	for j := i + 1; j < len(s); j++ {
+		if s[j] == '\'' {
+			if j+1 < len(s) && s[j+1] == '\'' {
+				j++
+				continue
+			}
+			return j + 1
+		}
+	}
+	return len(s)
+}
+
+// closing returns the index of the parenthesis that closes the one at
+// open in s, or -1.
+func closing(s string, open int) int {
+	depth := 0
+	for j := open; j < len(s); j++ {
+		switch s[j] {
+		case '(':
+			depth++
+		case ')':
+			if depth--; depth == 0 {
+				return j
+			}
+		case '\'':
+			j = literalEnd(s, j) - 1
+		}
+	}
+	return -1
+}
+
 // Recorder collects the distinct statements the SQLite engine runs for
-// engram's code: a statement a test runs itself (its caller is in a
+// engram's code, in their Canonical form: a statement a test runs itself (its caller is in a
 // _test.go file: a check of SQLite's internals, a plan test's EXPLAIN)
 // is left out.
 type Recorder struct {
@@ -90,6 +165,7 @@ type Recorder struct {
 func Record() *Recorder {
 	r := &Recorder{}
 	sqlite.RecordStatements(func(query string) {
+		query = Canonical(query)
 		if ours, ok := r.seen.Load(query); ok && ours.(bool) {
 			return
 		}

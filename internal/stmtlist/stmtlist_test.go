@@ -103,3 +103,20 @@ func TestRecorder(t *testing.T) {
 		t.Errorf("recorded %q, want internal/store's INSERT INTO meta alone", got)
 	}
 }
+
+func TestCanonical(t *testing.T) {
+	cases := []struct{ in, want string }{
+		{`INSERT INTO t (a, b) VALUES (?, ?), (?, ?), (?, ?) RETURNING pk`, `INSERT INTO t (a, b) VALUES (?, ?) RETURNING pk`},
+		{`INSERT INTO t (a, b) VALUES (?, ?)`, `INSERT INTO t (a, b) VALUES (?, ?)`},
+		{`SELECT v.column1 FROM (VALUES (?, CAST(? AS REAL)), (?, CAST(? AS REAL))) v`, `SELECT v.column1 FROM (VALUES (?, CAST(? AS REAL))) v`},
+		{`SELECT (1), (1), f(?), f(?)`, `SELECT (1), (1), f(?), f(?)`},
+		{`SELECT '(?), (?)', (?, ?), (?, ?)`, `SELECT '(?), (?)', (?, ?)`},
+		{`SELECT 'it''s (', (?), (?)`, `SELECT 'it''s (', (?)`},
+		{`SELECT (?, ?), (?, ?, ?)`, `SELECT (?, ?), (?, ?, ?)`},
+	}
+	for _, c := range cases {
+		if got := stmtlist.Canonical(c.in); got != c.want {
+			t.Errorf("Canonical(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}

@@ -17,7 +17,7 @@ func ByID(id string) Selection { return Selection{cond: `id = ?2`, args: []any{i
 // in [Since, Until) (Unix milliseconds) that come before the cursor
 // (At, ID, Type) in the order of (created_at, id, kind) descending,
 // carrying one of Tags (a JSON list, "" for any), at most Limit of them
-// (-1 for no limit).
+// (math.MaxInt for no limit: PostgreSQL refuses SQLite's -1).
 type ListPage struct {
 	Since, Until, At int64
 	ID, Type, Tags   string
@@ -26,7 +26,7 @@ type ListPage struct {
 
 // AllRows is the page that holds every row: from the first time to the
 // last, before a cursor past every row, with no limit.
-var AllRows = ListPage{Since: math.MinInt64, Until: math.MaxInt64, At: math.MaxInt64, Limit: -1}
+var AllRows = ListPage{Since: math.MinInt64, Until: math.MaxInt64, At: math.MaxInt64, Limit: math.MaxInt}
 
 // Select returns the selection of the page of kind k in the scope sc
 // (nil for none, which admits k), newest first. With a user or a
