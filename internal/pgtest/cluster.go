@@ -14,12 +14,16 @@ type Options struct {
 	// and full_page_writes (on), for durability tests; otherwise they are
 	// off, as in the shared cluster.
 	Durable bool
+	// Password, when it is not "", is User's password, which the
+	// cluster asks for (scram-sha-256) and its DSNs give.
+	Password string
 }
 
 // Cluster is a cluster of one test's own (NewCluster), which the test may
 // stop and start again without disturbing the binary's shared cluster.
 type Cluster struct {
-	dir string // the temporary directory: data/, log, socket
+	dir      string // the temporary directory: data/, log, socket
+	password string // Options.Password
 
 	mu   sync.Mutex // serialises Down, Up and Restart
 	down bool       // Down stopped the server and Up has not started it
@@ -30,9 +34,9 @@ type Cluster struct {
 // fails it when the cluster cannot start.
 func NewCluster(t testing.TB, o Options) *Cluster {
 	t.Helper()
-	dir, err := startCluster(o.Durable)
+	dir, err := startCluster(o)
 	requireErr(t, err)
-	c := &Cluster{dir: dir}
+	c := &Cluster{dir: dir, password: o.Password}
 	t.Cleanup(func() {
 		c.mu.Lock()
 		defer c.mu.Unlock()
@@ -48,8 +52,9 @@ func NewCluster(t testing.TB, o Options) *Cluster {
 	return c
 }
 
-// DSN returns a pgx DSN of database name in the cluster.
-func (c *Cluster) DSN(name string) string { return dsnIn(c.dir, name) }
+// DSN returns a pgx DSN of database name in the cluster (with User's
+// password, for a cluster of Options.Password).
+func (c *Cluster) DSN(name string) string { return dsnWith(c.dir, c.password, name) }
 
 // NewDatabase makes an empty database in the cluster and returns it; it
 // lives as long as the cluster. It fails the test when the database

@@ -170,8 +170,16 @@ func dsn(name string) string {
 }
 
 // dsnIn is the DSN of database name in the cluster in dir.
-func dsnIn(dir, name string) string {
-	return fmt.Sprintf("host=%s user=%s dbname=%s sslmode=disable", dir, User, name)
+func dsnIn(dir, name string) string { return dsnWith(dir, "", name) }
+
+// dsnWith is the DSN of database name in the cluster in dir, with User's
+// password when it is not "".
+func dsnWith(dir, password, name string) string {
+	dsn := fmt.Sprintf("host=%s user=%s dbname=%s sslmode=disable", dir, User, name)
+	if password != "" {
+		dsn += " password='" + strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(password) + "'"
+	}
+	return dsn
 }
 
 // quoteIdent quotes a PostgreSQL identifier.
@@ -181,7 +189,7 @@ func quoteIdent(s string) string {
 
 // start makes and starts the cluster.
 func start() error {
-	dir, err := startCluster(false)
+	dir, err := startCluster(Options{})
 	if err != nil {
 		return err
 	}
@@ -192,10 +200,10 @@ func start() error {
 }
 
 // startCluster makes a cluster in a new temporary directory and starts
-// it, with fsync, synchronous commits and full-page writes off unless
-// durable; it returns the directory, or ErrNoPostgres, or the error of
-// initdb or pg_ctl (with the server's log), having removed the directory.
-func startCluster(durable bool) (string, error) {
+// it, as o says; it returns the directory, or ErrNoPostgres, or the error
+// of initdb or pg_ctl (with the server's log), having removed the
+// directory.
+func startCluster(o Options) (string, error) {
 	for _, b := range []string{"initdb", "pg_ctl", "postgres"} {
 		if _, err := os.Stat(filepath.Join(binDir, b)); err != nil {
 			return "", ErrNoPostgres
@@ -222,7 +230,15 @@ func startCluster(durable bool) (string, error) {
 	}
 	data := filepath.Join(dir, "data")
 	initdb := []string{"-D", data, "-U", User, "--auth=trust", "-E", "UTF8", "--locale=C"}
-	if !durable {
+	if o.Password != "" {
+		pw := filepath.Join(dir, "pwfile") // initdb reads it as the postgres user
+		if err := os.WriteFile(pw, []byte(o.Password+"\n"), 0o644); err != nil {
+			os.RemoveAll(dir)
+			return "", fmt.Errorf("pgtest: %w", err)
+		}
+		initdb = append(initdb, "--auth=scram-sha-256", "--pwfile="+pw) // the last --auth wins
+	}
+	if !o.Durable {
 		initdb = append(initdb, "--no-sync")
 	}
 	if err := run(dir, filepath.Join(binDir, "initdb"), initdb...); err != nil {
@@ -230,14 +246,14 @@ func startCluster(durable bool) (string, error) {
 		return "", err
 	}
 	opts := "-k " + dir + " -c listen_addresses="
-	if !durable {
+	if !o.Durable {
 		opts += " -c fsync=off -c synchronous_commit=off -c full_page_writes=off"
 	}
 	if err := pgCtl(dir, "-o", opts, "start"); err != nil {
 		os.RemoveAll(dir)
 		return "", err
 	}
-	db, err := sql.Open("pgx", dsnIn(dir, "postgres"))
+	db, err := sql.Open("pgx", dsnWith(dir, o.Password, "postgres"))
 	if err == nil {
 		err = db.PingContext(context.Background())
 		db.Close()

@@ -4,6 +4,7 @@ import (
 	"database/sql"
 	"fmt"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/engram-go/engram/internal/pgtest"
@@ -121,4 +122,27 @@ func TestClusterDownUp(t *testing.T) {
 		t.Fatal(err)
 	}
 	check("after Restart")
+}
+
+// TestClusterPassword: a cluster of Options.Password lets in its DSNs,
+// which give the password, and refuses a wrong one.
+func TestClusterPassword(t *testing.T) {
+	c := pgtest.NewCluster(t, pgtest.Options{Password: `it's a \secret`})
+	d := c.NewDatabase(t)
+	db, err := sql.Open("pgx", d.DSN)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if err := db.Ping(); err != nil {
+		t.Fatalf("the cluster's DSN: %v", err)
+	}
+	wrong, err := sql.Open("pgx", strings.Replace(d.DSN, "password='", "password='x", 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer wrong.Close()
+	if err := wrong.Ping(); err == nil || !strings.Contains(err.Error(), "password authentication failed") {
+		t.Fatalf("a wrong password: %v, want password authentication failed", err)
+	}
 }
