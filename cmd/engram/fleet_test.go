@@ -278,6 +278,7 @@ func TestFleet(t *testing.T) {
 		acked    []ackedWrite
 		lags     []time.Duration // to the answer of the first search that finds the write
 		sentLags []time.Duration // to the sending of that search
+		searches []time.Duration // every answered search's own time
 		firstTry int             // writes visible at the first search through another server
 		unseen   int             // writes not visible through another server within 10 s
 		failures []string
@@ -354,6 +355,10 @@ func TestFleet(t *testing.T) {
 						time.Sleep(20 * time.Millisecond)
 						continue
 					}
+					took := time.Since(sent)
+					mu.Lock()
+					searches = append(searches, took)
+					mu.Unlock()
 					if code != http.StatusOK {
 						fail("search %s through server %d: %d %s", marker, other, code, b)
 						break
@@ -490,6 +495,7 @@ func TestFleet(t *testing.T) {
 	}
 	slices.Sort(lags)
 	slices.Sort(sentLags)
+	slices.Sort(searches)
 	written := 0
 	for _, w := range acked {
 		if w.at.After(killedAt) && w.at.Before(upAt) {
@@ -497,9 +503,10 @@ func TestFleet(t *testing.T) {
 		}
 	}
 	report := fmt.Sprintf("fleet: %s of load, 3 servers, 16 clients, 4 agents: %d writes acknowledged (%.0f/s), %d lost, %d attempts unanswered (retried), %d searches unanswered (retried)\n"+
-		"fleet: server %d SIGKILLed at %s, serving again %s later (%d writes acknowledged by the others meanwhile)\n"+
+		"fleet: server %d SIGKILLed at %s, serving again %s later; writes acknowledged by the other two meanwhile: %d\n"+
 		"fleet: visibility lag through another server, acknowledgement to the answer of the first search that finds it: p50 %s, p90 %s, p99 %s, max %s (%d measured, %d found by the first search, %d not within 10 s)\n"+
 		"fleet: the same to the sending of that search (the search's own time left out): p50 %s, p99 %s, max %s\n"+
+		"fleet: a search's own time under this load (request to answer, %d searches): p50 %s, p90 %s, p99 %s\n"+
 		"fleet: one-value slot: %d rounds of two servers asserting at once, %d rounds with other than one current value\n"+
 		"fleet: final check of %d writes through each server took %s",
 		fleetDuration.String(), len(acked), float64(len(acked))/loadEnd.Sub(start).Seconds(), len(lost), unacked.Load(), searchEr.Load(),
@@ -507,6 +514,7 @@ func TestFleet(t *testing.T) {
 		percentile(lags, 50).Round(100*time.Microsecond), percentile(lags, 90).Round(100*time.Microsecond),
 		percentile(lags, 99).Round(100*time.Microsecond), percentile(lags, 100).Round(100*time.Microsecond), len(lags), firstTry, unseen,
 		percentile(sentLags, 50).Round(10*time.Microsecond), percentile(sentLags, 99).Round(10*time.Microsecond), percentile(sentLags, 100).Round(10*time.Microsecond),
+		len(searches), percentile(searches, 50).Round(100*time.Microsecond), percentile(searches, 90).Round(100*time.Microsecond), percentile(searches, 99).Round(100*time.Microsecond),
 		slotRounds.Load(), slotBad.Load(), len(acked), time.Since(loadEnd).Round(time.Millisecond))
 	t.Log("\n" + report)
 	fmt.Println(report)
