@@ -459,6 +459,16 @@ func TestFleet(t *testing.T) {
 		t.Error(f)
 	}
 
+	// The slot, through every server: one current value.
+	c := newFleetClient(t)
+	for si, u := range urls {
+		code, b, err := c.do("GET", u+"/v1/facts?profile=slot&entity=User&predicate=lives+in", "slot", nil)
+		var resp struct{ Count int }
+		if err != nil || code != http.StatusOK || json.Unmarshal(b, &resp) != nil || resp.Count != 1 {
+			t.Errorf("the slot through server %d at the end: %d %s %v; want one current value", si, code, b, err)
+		}
+	}
+
 	// Every acknowledged write, through every server: a search of its
 	// marker, 30 markers a search (an FTS5 OR expression: an Advanced
 	// expression holds up to 64 words).
@@ -466,7 +476,6 @@ func TestFleet(t *testing.T) {
 	for _, w := range acked {
 		byAgent[w.agent] = append(byAgent[w.agent], w)
 	}
-	c := newFleetClient(t)
 	lost := map[string]bool{}
 	for si, u := range urls {
 		for agent, ws := range byAgent {
