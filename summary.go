@@ -278,6 +278,8 @@ func (m *Memory) keywords(q store.Tx) ([]Keyword, error) {
 		}
 		switch {
 		case !sc.held:
+		case !m.fullText:
+			err = m.keywordsFromTexts(q, src, counts)
 		case sc.shared:
 			err = m.keywordsShared(q, src, counts)
 		default:
@@ -321,6 +323,27 @@ func keywordsAlone(q store.Tx, src ftsSource, agentTok string, counts map[string
 	return store.EachVocabTerm(q, src.Vocab, func(term string, n int) error {
 		if term != agentTok && isKeyword(term) {
 			counts[term] += n
+		}
+		return nil
+	})
+}
+
+// keywordsFromTexts adds to counts the stems of the agent's documents of
+// src, by how many of them hold each, read from their texts: what the
+// index's vocabulary counts, for a Memory that searches without FTS5
+// (see Memory.fullText). It reads every document of the agent's.
+func (m *Memory) keywordsFromTexts(q store.Tx, src ftsSource, counts map[string]int) error {
+	return store.AgentTexts(q, src.Table, src.IndexedOver("t"), len(src.kind.Indexed), m.agent, false, func(_ []byte, texts []string) error {
+		seen := map[string]bool{}
+		for _, t := range texts {
+			for _, tok := range query.Tokens(t) {
+				if stem := query.Stem(tok); !seen[stem] {
+					seen[stem] = true
+					if isKeyword(stem) {
+						counts[stem]++
+					}
+				}
+			}
 		}
 		return nil
 	})
