@@ -239,7 +239,9 @@ func (v *vectors) checkReadOnly(q store.Tx) error {
 // those of model (of dims dimensions), unless another agent has vectors
 // in the file and the caller did not ask for a change of model (newModel);
 // it empties the embedding cache of other models and dimensions, and
-// moves every agent's vector counter on.
+// moves every agent's vector counter on. On PostgreSQL the side tables
+// stay and their vectors, every agent's, are deleted (see
+// store.DropVectorTable).
 func (v *vectors) dropAll(q store.Tx, model, dims string, newModel bool) error {
 	if !newModel {
 		other, err := otherAgentWithVectors(q, v.m.agent)
