@@ -17,7 +17,10 @@ import (
 
 // Tier 2's statements: the vec0 tables that hold each kind's vectors, the
 // pending marks of the rows waiting for theirs (vector_pending), the
-// embedding cache, and the meta keys that record the vectors' model.
+// embedding cache, and the meta keys that record the vectors' model. On
+// PostgreSQL, which has no vec0, a kind's vectors are in the side table
+// vec_<kind> of its schema (schema.sql), keyed by (agent_id, pk): the
+// functions over them choose PostgreSQL's own statements by [Postgres].
 
 // VecKind is what the vector statements need of a memory kind with
 // vectors. The root package's kind registry makes it: its table names
