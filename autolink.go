@@ -163,6 +163,14 @@ func (l *Links) deferring(q store.Tx, later int) (bool, error) {
 // An entry deleted meanwhile is skipped.
 func (l *Links) linkDeferred(q store.Tx, useIndex bool) error {
 	x := &l.m.stems
+	if !useIndex && !l.m.fullText && len(x.deferred) > 0 {
+		// Without FTS5 the index answers: built here if it must be,
+		// which links them (see stemIndex.build).
+		if err := x.sync(q); err != nil || len(x.deferred) == 0 {
+			return err
+		}
+		useIndex = true
+	}
 	pks := x.deferred
 	if len(pks) == 0 {
 		return nil

@@ -329,6 +329,7 @@ func openLarge(t *testing.T) (*Memory, string, []string) {
 // content, not a batch that rolled back) reach the index when it is
 // installed, and the index then finds what FTS5 finds.
 func TestStemIndexBuildsInBackground(t *testing.T) {
+	skipWithoutFTS(t, "the stem index is built at once, never in the background")
 	release := holdBuilds(t)
 	m, _, texts := openLarge(t)
 	ctx := context.Background()
@@ -407,6 +408,7 @@ func TestStemIndexBuildsInBackground(t *testing.T) {
 // A write through another handle while the build runs makes its install
 // fail; the next store starts another, which sees that write.
 func TestStemIndexBuildSeesOtherHandles(t *testing.T) {
+	skipWithoutFTS(t, "the stem index is built at once, never in the background")
 	release := holdBuilds(t)
 	m, path, texts := openLarge(t)
 	ctx := context.Background()

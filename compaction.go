@@ -211,14 +211,25 @@ func (m *Memory) Compact(ctx context.Context, strategies ...CompactionStrategy) 
 // of 10,000 entries 17% faster. [Memory.Compact] runs it after its
 // strategies when an index has more than one segment. It costs about as
 // much as writing the index anew (around 50 ms per 10,000 entries here).
-// It returns [ErrClosed] after Close and a [*DatabaseError] when SQLite
-// fails.
+// On PostgreSQL, which has no such index, it vacuums the tables of
+// memories (VACUUM: their space for reuse, and their statistics), as a
+// forget does. It returns [ErrClosed] after Close and a [*DatabaseError]
+// when the database fails.
 func (m *Memory) Optimize(ctx context.Context) error { return m.optimize(ctx, true) }
 
 // optimize merges the indexes with more than one segment, or all of them
 // when always is set. The indexes are shared by every agent of the file;
 // merging changes how they are stored, not what they hold.
 func (m *Memory) optimize(ctx context.Context, always bool) error {
+	if !m.db.FullText() {
+		if !always {
+			return nil // no segments to merge
+		}
+		if m.closed.Load() {
+			return ErrClosed
+		}
+		return m.db.Scrub(ctx)
+	}
 	for _, src := range ftsSources {
 		err := m.write(ctx, "optimize", func(q store.Tx) error { return store.OptimizeText(q, src.Kind, always) })
 		if err != nil {

@@ -36,6 +36,11 @@ func AwaitLinkIndex(m *Memory) { m.stems.ctl.wg.Wait() }
 // textIndex), if one runs, to end.
 func AwaitTextIndex(m *Memory) { m.text.ctl.wg.Wait() }
 
+// SearchWithoutFTS makes every Memory opened from now on search without
+// SQLite's full-text indexes (see Memory.fullText), as a store without
+// FTS5 will; TestMain turns it on when ENGRAM_TEST_NOFTS=1.
+func SearchWithoutFTS(on bool) { fullTextDefault = !on }
+
 // CheckChangeLog makes every change log opened from now on check the
 // writes' reports of their changes against SQLite's own record (see
 // sqlite.CheckChangeLog); TestMain turns it on for the tests, not the

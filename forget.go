@@ -132,7 +132,7 @@ func appendTypes(types []MemoryType, names []string) []MemoryType {
 // leave the terms in it (see kind.tombstones), so that they leave for
 // good. It rewrites the whole index: snapshots, the one such kind, are few.
 func purgeTombstones(q store.Tx, k *kind) error {
-	if !k.Tombstones {
+	if !k.Tombstones || store.Postgres(q) { // PostgreSQL has no full-text index to merge
 		return nil
 	}
 	return store.PurgeTombstones(q, k.FTS)

@@ -50,11 +50,14 @@ var layers = []layer{
 	// The JSON views of memories that every transport (the servers and
 	// the command) shares: over the root package's types.
 	{pkgs: "internal/memview", mayImport: provider, importedBy: anyone},
+	// The recorder of the statements the SQLite engine runs, for the
+	// tests of the packages that run them (see internal/stmtlist).
+	{pkgs: "internal/stmtlist", mayImport: []string{"internal/store/sqlite"}, importedBy: tests},
 	// The SQLite engine: opening, transactions, migrations, the change
 	// log, backups. Only the root package opens it (and the evaluation
 	// commands, as they may the store layer); it never imports the root.
-	{pkgs: "internal/store/sqlite", mayImport: []string{"internal/..."}, importedBy: anyone, onlyBy: []string{".", "internal/eval/..."}},
-	// The PostgreSQL engine, likewise; its tests compare it with SQLite's.
+	{pkgs: "internal/store/sqlite", mayImport: []string{"internal/..."}, importedBy: anyone, onlyBy: []string{".", "internal/stmtlist", "internal/eval/..."}},
+	// The PostgreSQL engine, likewise.
 	{pkgs: "internal/store/postgres", mayImport: []string{"internal/..."}, importedBy: anyone, onlyBy: []string{".", "internal/eval/..."}},
 	// The store layer: every SQL statement, and the transaction an engine
 	// implements. Only the root package and the engines speak to it; the
@@ -289,8 +292,8 @@ func TestImportLayeringRules(t *testing.T) {
 		"internal/eval/locomo imports examples/quickstart: examples/... is imported by nothing",
 		"cmd/engram imports internal/eval/locomo: internal/eval/... is imported by nothing",
 		"server is in no row of layers: give it one",
-		"mcpserver imports internal/store: internal/store is imported only by ., internal/store/sqlite, internal/eval/...",
+		"mcpserver imports internal/store: internal/store is imported only by ., internal/store/sqlite, internal/store/postgres, internal/eval/...",
 		"internal/store/sqlite imports the root package: internal/store/sqlite may import only internal/...",
-		"httpapi imports internal/store/sqlite: internal/store/sqlite is imported only by ., internal/eval/...",
+		"httpapi imports internal/store/sqlite: internal/store/sqlite is imported only by ., internal/stmtlist, internal/eval/...",
 	}, violations(graph))
 }

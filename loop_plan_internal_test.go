@@ -22,6 +22,7 @@ import (
 // from the connections' statement caches, so that the list follows the
 // code.
 func TestAgentLoopQueryPlans(t *testing.T) {
+	skipWithoutFTS(t, "it checks the plans of the FTS5 path (facts through FTS5) the loop runs with FTS5")
 	dir := t.TempDir()
 	m, err := New(Tier1, WithDir(dir))
 	if err != nil {

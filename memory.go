@@ -44,10 +44,16 @@ type Memory struct {
 	// for a file given by WithPath or in memory.
 	agentDir string
 
-	mdMu     sync.Mutex   // serialises rendering, writing and importing memory.md
-	ingestMu sync.Mutex   // serialises Ingest, whose index of chunks spans its transactions
-	dfs      dfCache      // document frequencies for search
-	text     textIndex    // text search's postings, once it has searched
+	mdMu     sync.Mutex // serialises rendering, writing and importing memory.md
+	ingestMu sync.Mutex // serialises Ingest, whose index of chunks spans its transactions
+	dfs      dfCache    // document frequencies for search
+	text     textIndex  // text search's postings, once it has searched
+	// fullText says text search may ask SQLite's full-text indexes
+	// (FTS5). Without, every search, filtered or Advanced, and
+	// auto-linking answer from the in-memory indexes alone, built in the
+	// read that first needs them, whatever Search.IndexMax says: what a
+	// store without FTS5 (PostgreSQL) does, with the same results.
+	fullText bool
 	stems    stemIndex    // auto-linking's and merging's candidates; the writer lock guards it
 	access   accessLog    // searches' accesses and recalls' retrievals not yet written
 	noise    *noiseSource // Recall's noise
@@ -145,12 +151,21 @@ func newMemory(tier Tier, s settings) *Memory {
 		llm:   s.llm,
 
 		postgres: s.postgres,
+		// open turns it off on an engine without FTS5; the tests may
+		// turn it off on SQLite too (see fullTextDefault).
+		fullText: s.fullText > 0 || s.fullText == 0 && fullTextDefault,
 	}
 	if m.log == nil {
 		m.log = slog.New(slog.DiscardHandler)
 	}
 	return m
 }
+
+// fullTextDefault is a new Memory's fullText: true, but in the root
+// package's tests run with ENGRAM_TEST_NOFTS=1 (see the TestMain of
+// search_bench_test.go and export_test.go's SearchWithoutFTS), which
+// search as a store without FTS5 does.
+var fullTextDefault = true
 
 // openAgents counts the Memories open in the process by file and agent,
 // for ForgetAgent, which must be the agent's only one.
@@ -202,7 +217,17 @@ func (c *agentCount) get(m *Memory) int {
 // open makes the Memory's parts on its open store: the stores of each
 // kind, the vectors in Tier 2, and the change log their in-memory state
 // follows.
+// dialect is the SQL dialect of m's engine, which the conditions of a
+// filter are made in (see store.Scope).
+func (m *Memory) dialect() store.Dialect {
+	if m.db.Engine() == "postgres" {
+		return store.DialectPostgres
+	}
+	return store.DialectSQLite
+}
+
 func (m *Memory) open(s settings) error {
+	m.fullText = m.fullText && m.db.FullText()
 	m.working = newWorking(m)
 	m.semantic = &Semantic{m: m}
 	m.episodic = &Episodic{m: m}
@@ -234,8 +259,10 @@ func (m *Memory) open(s settings) error {
 		}
 	}
 	m.stems.log = m.db
-	if m.db.Pooled() {
-		m.stems.db = m.db // builds in the background on a reader
+	if m.db.Pooled() && m.fullText {
+		// Builds in the background on a reader, auto-linking asking
+		// FTS5 meanwhile; without FTS5 it is built at once.
+		m.stems.db = m.db
 	}
 	m.stems.link = m.links.linkDeferred
 	if m.cfg.Zettelkasten.Enabled && !m.db.ReadOnly() {

@@ -19,6 +19,9 @@ const DefaultAgent = "default"
 type Option func(*settings)
 
 type settings struct {
+	// fullText, set by tests only, is 1 for a Memory that searches with
+	// FTS5 and -1 for one without, whatever fullTextDefault says.
+	fullText int8
 	agent    string
 	agentSet bool   // WithAgent was given
 	actor    string // WithActor

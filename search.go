@@ -23,7 +23,9 @@ type SearchOptions struct {
 	Query string
 	// Advanced makes Query an FTS5 expression (AND, OR, NOT, NEAR, "phrases",
 	// prefix*), for callers who want that syntax on purpose. FTS5 decides
-	// what matches; the matches are scored by BM25 over the expression's
+	// what matches (on a store without FTS5, engram's own reading of its
+	// syntax, which matches the same memories and rejects the same
+	// expressions); the matches are scored by BM25 over the expression's
 	// words (operators and column names left out), a prefix counting as a
 	// word held by every memory with a word it starts. A malformed
 	// expression, or one over [MaxAdvancedBytes] or [MaxAdvancedTerms],
@@ -215,6 +217,12 @@ type SearchConfig struct {
 	// hybrid searches, and facts, which hold only for a while, are
 	// searched through FTS5, as before the index is ready; both ways give
 	// the same results. 0 keeps no index. Default 2,000,000.
+	//
+	// A store without FTS5 (PostgreSQL) has no other way to search: there
+	// every search, with any filter, Advanced or not, of any mode,
+	// answers from the index, built in the first search that needs it
+	// (at 100,000 memories it takes that search about a second, see
+	// BENCHMARKS.md), and IndexMax bounds nothing, 0 included.
 	IndexMax int
 }
 
@@ -456,7 +464,7 @@ func (m *Memory) newSearch(opts SearchOptions) *search {
 	if opts.Filter != nil {
 		// The filter's time bounds join the options' own; the rest
 		// is the scope's, which every query over rows adds.
-		sc := newScope(*opts.Filter)
+		sc := newScope(*opts.Filter, m.dialect())
 		s.filter.since, s.filter.until = max(s.filter.since, sc.since), min(s.filter.until, sc.until)
 		sc.since, sc.until = store.ZeroMS, math.MaxInt64
 		s.filter.sc = sc
@@ -494,7 +502,7 @@ func (m *Memory) validateSearch(opts *SearchOptions) error {
 		return err
 	}
 	if opts.Advanced {
-		if err := checkAdvanced(opts.Query); err != nil {
+		if err := checkAdvanced(opts.Query, m.fullText); err != nil {
 			return err
 		}
 	}
@@ -519,16 +527,28 @@ func (m *Memory) validateSearch(opts *SearchOptions) error {
 
 // checkAdvanced checks an Advanced expression: FTS5's cost grows with the
 // product of an expression's phrases and the positions they match, so
-// its size is bounded.
-func checkAdvanced(expr string) error {
+// its size is bounded. With fullText it asks FTS5 whether the expression
+// is valid, else engram's own parser of FTS5's syntax (see
+// query.ParseExpr), which rejects what FTS5 rejects.
+func checkAdvanced(expr string, fullText bool) error {
 	if n := len(expr); n > MaxAdvancedBytes {
 		return fmt.Errorf("engram: search: an Advanced expression of %d bytes is over %d: %w", n, MaxAdvancedBytes, ErrInvalidQuery)
 	}
 	if n := len(query.Tokens(expr)); n > MaxAdvancedTerms {
 		return fmt.Errorf("engram: search: an Advanced expression of %d words is over %d: %w", n, MaxAdvancedTerms, ErrInvalidQuery)
 	}
+	if !fullText {
+		if _, err := query.ParseExpr(expr, exprCheckCols); err != nil {
+			return fmt.Errorf("engram: search %q: %w: %v", expr, ErrInvalidQuery, err)
+		}
+		return nil
+	}
 	return checkExpression(expr)
 }
+
+// exprCheckCols are the columns of the index store.CheckExpression tries
+// expressions on: every column of engram's full-text indexes.
+var exprCheckCols = []string{"content", "tags", "name", "description", "pattern", "agent_tok"}
 
 // canonicalTypes puts opts.Types in their canonical names, in a copy of
 // the caller's slice when one changes.

@@ -17,6 +17,7 @@ import (
 	"github.com/engram-go/engram"
 	"github.com/engram-go/engram/internal/benchdata"
 	"github.com/engram-go/engram/internal/query"
+	"github.com/engram-go/engram/internal/stmtlist"
 )
 
 // Search benchmarks store text shaped like natural text and ask questions
@@ -75,10 +76,22 @@ func TestMain(m *testing.M) {
 	flag.Parse()
 	// Every test checks that the writes report each change of a memory
 	// row, as SQLite's hook sees it; the benchmarks measure without.
+	bench := false
 	if f := flag.Lookup("test.bench"); f == nil || f.Value.String() == "" {
 		engram.CheckChangeLog(true)
+	} else {
+		bench = true
 	}
-	code := m.Run()
+	// ENGRAM_TEST_NOFTS=1 runs the suite as a store without FTS5 would:
+	// every search from engram's in-memory indexes.
+	if os.Getenv("ENGRAM_TEST_NOFTS") == "1" {
+		engram.SearchWithoutFTS(true)
+	}
+	// The tests under the default engine check that every statement they
+	// run is in the list the PostgreSQL engine's tests prepare.
+	engine := os.Getenv(engineEnv)
+	finish := stmtlist.Start(stmtlist.Golden, !bench && (engine == "" || engine == defaultEngine))
+	code := finish(m.Run())
 	if err := stopPostgres(); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		code = max(code, 1)

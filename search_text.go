@@ -49,9 +49,24 @@ func (m *Memory) textCandidates(ctx context.Context, s *search, need int) ([]can
 		if err != nil {
 			return err
 		}
-		if s.indexable() {
+		if s.indexable() || !m.fullText {
 			d, err := m.text.view(q, m, s.textVersion, docs)
 			if err != nil {
+				return err
+			}
+			if d != nil && !s.indexable() {
+				// Without FTS5: the kinds' candidates as ftsBest finds
+				// them, with their rows read; the rest is find's.
+				if s.opts.Advanced {
+					cands, err = m.advancedMatches(q, s, d, docs, tokens)
+				} else {
+					cands, err = m.indexMatches(q, s, d, docs, tokens)
+				}
+				m.text.mu.RUnlock()
+				if err != nil {
+					return err
+				}
+				cands, err = m.readRanked(q, s, cands, 0)
 				return err
 			}
 			if d != nil {
@@ -439,9 +454,10 @@ func (m *Memory) plan(q store.Tx, src ftsSource, sc ftsScope, terms, stems []str
 // documents than the budget (over), the two rarest then in rare (one when
 // only one term is held at all).
 type termPlan struct {
-	keep []int
-	over bool
-	rare []int
+	keep   []int
+	over   bool
+	rare   []int
+	budget int // what it was planned for
 }
 
 // planTerms plans a query of the Porter stems stems over an index where
@@ -451,7 +467,7 @@ func planTerms(stems []string, df map[string]int, budget int) termPlan {
 	// Terms not found cost nothing and are always kept; the others are
 	// taken rarest first.
 	type termDF struct{ at, df int }
-	var p termPlan
+	p := termPlan{budget: budget}
 	var known []termDF
 	seen := make(map[string]bool, len(stems))
 	for i, st := range stems {

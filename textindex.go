@@ -3,6 +3,7 @@ package engram
 import (
 	"cmp"
 	"context"
+	"math"
 	"slices"
 	"sync"
 
@@ -32,7 +33,9 @@ import (
 // ahead by rows added and nothing else (each insert moves the version by
 // one, and the rows after the index's last are exactly that many), the
 // search adds them first; otherwise the index is built again in the
-// background, and searches ask FTS5 meanwhile.
+// background, and searches ask FTS5 meanwhile. A Memory that searches
+// without FTS5 (see Memory.fullText) builds it in the search's own read
+// instead, as of the search's snapshot.
 type textIndex struct {
 	mu       sync.RWMutex
 	data     *textData // nil until built
@@ -93,9 +96,11 @@ const textCatchUpMax = 4096
 // adding the rows inserted since it was built if that is all that
 // changed; or nil, when the search must ask FTS5. docs is how many
 // searchable memories the snapshot holds: an agent with more than the
-// configured IndexMax gets no index.
+// configured IndexMax gets no index. Without FTS5 (see Memory.fullText)
+// it never returns nil without an error: what the index lacks it builds
+// in q, as of q's snapshot (see buildIn).
 func (x *textIndex) view(q store.Tx, m *Memory, version int64, docs int) (*textData, error) {
-	if max := m.cfg.Search.IndexMax; max == 0 || docs > max {
+	if max := m.indexMax(); max == 0 || docs > max {
 		x.mu.Lock()
 		x.data = nil // grown past the bound: its memory goes back
 		x.mu.Unlock()
@@ -113,9 +118,15 @@ func (x *textIndex) view(q store.Tx, m *Memory, version int64, docs int) (*textD
 	}
 	x.mu.RUnlock()
 	if d != nil && version < from {
+		if !m.fullText {
+			return x.buildIn(q, m) // an older snapshot than the index's
+		}
 		return nil, nil // an older snapshot than the index's
 	}
 	if d == nil || version-from > textCatchUpMax {
+		if !m.fullText {
+			return x.buildIn(q, m)
+		}
 		x.build(m)
 		return nil, nil
 	}
@@ -125,6 +136,9 @@ func (x *textIndex) view(q store.Tx, m *Memory, version int64, docs int) (*textD
 		return nil, err
 	}
 	if up == nil {
+		if !m.fullText {
+			return x.buildIn(q, m)
+		}
 		x.build(m)
 		return nil, nil
 	}
@@ -134,7 +148,66 @@ func (x *textIndex) view(q store.Tx, m *Memory, version int64, docs int) (*textD
 		return x.data, nil
 	}
 	x.mu.RUnlock()
+	if !m.fullText {
+		return x.buildIn(q, m) // another search or a build put another in
+	}
 	return nil, nil
+}
+
+// indexMax is the most searchable memories the agent may hold for its
+// text index to be kept: SearchConfig.IndexMax, or no bound without
+// FTS5 (see Memory.fullText), where the index is the only way to search.
+func (m *Memory) indexMax() int {
+	if !m.fullText {
+		return math.MaxInt
+	}
+	return m.cfg.Search.IndexMax
+}
+
+// buildIn builds the index in q, as of q's snapshot, for a search that
+// cannot ask FTS5 (see Memory.fullText), and returns it with the read
+// lock held, as view does. It becomes the Memory's index unless the one
+// there is as new or newer; the change log is then told to follow it
+// (see followText), from a goroutine of its own, since q may hold the
+// one connection of an in-memory database.
+func (x *textIndex) buildIn(q store.Tx, m *Memory) (*textData, error) {
+	d, err := loadTextIn(q, m)
+	if err != nil {
+		return nil, err
+	}
+	x.mu.Lock()
+	installed := x.data == nil || x.data.version < d.version
+	if installed {
+		x.data = d
+	}
+	x.mu.Unlock()
+	if installed {
+		x.follow(m)
+	}
+	x.mu.RLock()
+	return d, nil
+}
+
+// follow tells the change log, from a goroutine of its own, that the
+// index is built (see followText), unless the Memory is closing.
+func (x *textIndex) follow(m *Memory) {
+	x.ctl.mu.Lock()
+	defer x.ctl.mu.Unlock()
+	if x.ctl.stopped {
+		return
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	if prev := x.ctl.cancel; prev != nil { // a build's, still to be cancelled by stop
+		x.ctl.cancel = func() { cancel(); prev() }
+	} else {
+		x.ctl.cancel = cancel
+	}
+	x.ctl.wg.Add(1)
+	go func() {
+		defer x.ctl.wg.Done()
+		defer cancel()
+		m.followText(ctx)
+	}()
 }
 
 // lasts returns each kind's last pk (see textKind.last), in ftsSources'
@@ -241,49 +314,56 @@ func (x *textIndex) stop() {
 }
 
 // loadText reads every searchable row of m's agent in one read
-// transaction and indexes them; nil when the agent holds more than
-// IndexMax. The rows are indexed as they are read, never all held at
-// once, and the reader's page cache is kept small while it reads them
-// (see textBuildCacheKiB).
+// transaction and indexes them (see loadTextIn).
 func loadText(ctx context.Context, m *Memory) (*textData, error) {
 	var d *textData
 	err := m.read(ctx, "search.index", func(q store.Tx) (err error) {
-		docs, version, ranks, err := store.TextStats(q, m.agent)
-		if err != nil || docs > m.cfg.Search.IndexMax {
-			return err
-		}
-		if !m.db.InMemory() {
-			var restore func() error
-			restore, err = smallCache(q, m.cfg.Storage.CacheMiB)
-			if err != nil {
-				return err
-			}
-			defer func() {
-				if rerr := restore(); err == nil {
-					err = rerr
-				}
-			}()
-		}
-		d = &textData{version: version, ranks: ranks, kinds: make([]textKind, len(ftsSources))}
-		seen, err := store.TextLast(q)
-		if err != nil {
-			return err
-		}
-		for i, src := range ftsSources {
-			k := &d.kinds[i]
-			k.post = make(map[uint32]*posts)
-			err := store.EachTextRow(q, src.Kind, m.agent, func(r *store.TextRow) { k.add(textRowOf(r)) })
-			if err != nil {
-				return err
-			}
-			if seen != nil {
-				k.last = max(k.last, seen[i])
-			}
-			k.trim()
-		}
-		return nil
+		d, err = loadTextIn(q, m)
+		return err
 	})
 	return d, err
+}
+
+// loadTextIn reads every searchable row of m's agent in q's snapshot and
+// indexes them; nil when the agent holds more than IndexMax (see
+// Memory.indexMax). The rows are indexed as they are read, never all
+// held at once, and the reader's page cache is kept small while it reads
+// them (see textBuildCacheKiB).
+func loadTextIn(q store.Tx, m *Memory) (d *textData, err error) {
+	docs, version, ranks, err := store.TextStats(q, m.agent)
+	if err != nil || docs > m.indexMax() {
+		return nil, err
+	}
+	if !m.db.InMemory() && m.db.Engine() == "sqlite" { // a reader's page cache is SQLite's
+		var restore func() error
+		restore, err = smallCache(q, m.cfg.Storage.CacheMiB)
+		if err != nil {
+			return nil, err
+		}
+		defer func() {
+			if rerr := restore(); err == nil {
+				err = rerr
+			}
+		}()
+	}
+	d = &textData{version: version, ranks: ranks, kinds: make([]textKind, len(ftsSources))}
+	seen, err := store.TextLast(q)
+	if err != nil {
+		return nil, err
+	}
+	for i, src := range ftsSources {
+		k := &d.kinds[i]
+		k.post = make(map[uint32]*posts)
+		err := store.EachTextRow(q, src.Kind, m.agent, func(r *store.TextRow) { k.add(textRowOf(r)) })
+		if err != nil {
+			return nil, err
+		}
+		if seen != nil {
+			k.last = max(k.last, seen[i])
+		}
+		k.trim()
+	}
+	return d, nil
 }
 
 // textBuildCacheKiB is the page cache of the reader that builds the text
@@ -493,11 +573,11 @@ func (k *textKind) neighbours(doc int32) (before, after int32) {
 }
 
 // best returns the kind's k best matches of the search, as FTS5 would
-// find and score them with the plan of the kind's document frequencies
-// df (see Memory.ftsBest and Memory.plan): candidates whose rank columns
-// are not read yet.
-func (k *textKind) best(s *search, typ MemoryType, df map[string]int, budget int) []candidate {
-	p := planTerms(s.stems, df, budget)
+// find and score them with the plan p (see planTerms, Memory.ftsBest and
+// Memory.plan): candidates whose rank columns are not read yet. pass,
+// when not nil, says which matches the search's filters keep and which
+// are live (see docFilter).
+func (k *textKind) best(s *search, typ MemoryType, p termPlan, pass *docFilter) []candidate {
 	hashes := func(at []int) []uint32 {
 		out := make([]uint32, len(at))
 		for j, i := range at {
@@ -517,7 +597,6 @@ func (k *textKind) best(s *search, typ MemoryType, df map[string]int, budget int
 		}
 		plans = append(plans, plan{hashes: hashes(p.keep)})
 	}
-	found := make([]candidate, 0, s.k)
 	var seen map[int32]bool // when a second plan may find them again
 	if len(plans) > 1 {
 		seen = map[int32]bool{}
@@ -526,41 +605,29 @@ func (k *textKind) best(s *search, typ MemoryType, df map[string]int, budget int
 	if !possible {
 		return nil
 	}
+	if pass != nil && pass.kept != nil {
+		if keep == nil {
+			keep = pass.keeps
+		} else {
+			scoped := keep
+			keep = func(d int32) bool { return scoped(d) && pass.keeps(d) }
+		}
+	}
+	found := make([]candidate, 0, s.k)
 	for _, pl := range plans {
 		docs := k.match(pl.hashes, pl.and)
 		if keep != nil {
-			// As FTS5's plan with the scope in SQL: the matches
+			// As FTS5's plan with the filters in SQL: the matches
 			// that pass, then the newest budget of them.
-			kept := make([]int32, 0, len(docs)/8)
-			for _, d := range docs {
-				if keep(d) {
-					kept = append(kept, d)
-				}
-			}
-			docs = kept
+			docs = filterDocs(docs, keep)
 		}
-		if p.over && len(docs) > budget {
-			docs = docs[len(docs)-budget:] // the newest budget matches
+		if p.over && len(docs) > p.budget {
+			docs = docs[len(docs)-p.budget:] // the newest budget matches
 		}
-		top := firsts(k.score(s, docs), s.k)
-		// As FTS5's query orders them: by score, then ID, the k first.
-		slices.SortFunc(top, func(a, b scored) int {
-			if c := cmp.Compare(b.score, a.score); c != 0 {
-				return c
-			}
-			return cmp.Compare(k.docs[a.doc].id, k.docs[b.doc].id)
-		})
-		for _, t := range top[:min(s.k, len(top))] {
-			if seen[t.doc] {
-				continue
-			}
-			if seen != nil {
-				seen[t.doc] = true
-			}
-			d := &k.docs[t.doc]
-			found = append(found, candidate{Result: Result{Type: typ, ID: d.id, CreatedAt: store.FromMS(d.created)}, pk: d.pk,
-				text: t.score, held: t.held, importance: d.importance, partial: true})
+		if pass != nil && pass.live != nil {
+			docs = filterDocs(docs, pass.lives) // found while they hold
 		}
+		found = k.top(s, typ, docs, found, seen)
 		if len(found) >= s.k {
 			break
 		}
@@ -574,6 +641,47 @@ func (k *textKind) best(s *search, typ MemoryType, df map[string]int, budget int
 		})
 	}
 	return found[:min(s.k, len(found))]
+}
+
+// top appends to found the search's k best of the docs by score, then
+// ID, as FTS5's query orders them, leaving out those in seen (and adding
+// the others to it, when not nil).
+func (k *textKind) top(s *search, typ MemoryType, docs []int32, found []candidate, seen map[int32]bool) []candidate {
+	return k.topScored(s, typ, k.score(s, docs), found, seen)
+}
+
+// topScored is top of docs already scored.
+func (k *textKind) topScored(s *search, typ MemoryType, all []scored, found []candidate, seen map[int32]bool) []candidate {
+	top := firsts(all, s.k)
+	slices.SortFunc(top, func(a, b scored) int {
+		if c := cmp.Compare(b.score, a.score); c != 0 {
+			return c
+		}
+		return cmp.Compare(k.docs[a.doc].id, k.docs[b.doc].id)
+	})
+	for _, t := range top[:min(s.k, len(top))] {
+		if seen[t.doc] {
+			continue
+		}
+		if seen != nil {
+			seen[t.doc] = true
+		}
+		d := &k.docs[t.doc]
+		found = append(found, candidate{Result: Result{Type: typ, ID: d.id, CreatedAt: store.FromMS(d.created)}, pk: d.pk,
+			text: t.score, held: t.held, importance: d.importance, partial: true})
+	}
+	return found
+}
+
+// filterDocs returns the docs keep keeps, in their order.
+func filterDocs(docs []int32, keep func(int32) bool) []int32 {
+	kept := make([]int32, 0, len(docs)/8)
+	for _, d := range docs {
+		if keep(d) {
+			kept = append(kept, d)
+		}
+	}
+	return kept
 }
 
 // match returns the docs holding any of the hashes (all, with and), in
@@ -706,15 +814,84 @@ func gallop(list []int32, from int, d int32) int {
 // with the statistics docs and tokens, as textCandidates does through
 // FTS5: the same terms chosen, the same plans, the same scores. Facts,
 // which are found only while they hold, are still found through FTS5
-// (ftsBest), with the index's document frequencies. The session
-// neighbours of the episodic matches go to s.near.
+// (ftsBest), with the index's document frequencies, unless the Memory
+// searches without FTS5 (see Memory.fullText): then the index finds
+// them too, and their rows say which hold. The session neighbours of the
+// episodic matches go to s.near.
 func (m *Memory) indexCandidates(q store.Tx, s *search, d *textData, docs, tokens int) ([]candidate, error) {
 	s.fromIndex = true
 	if s.importanceBound = s.ranks == d.ranks; !s.importanceBound {
 		m.text.build(m) // some importance rose: read it again
 	}
-	df := map[string]int{}
-	kindDF := make([]map[string]int, len(ftsSources)) // nil for a kind the agent has none of
+	kindDF, df := d.docFreqs(s)
+	s.limitTerms(df)
+	s.scorer = newScorer(slices.Clone(s.stems), df, docs, tokens, m.cfg.Search)
+	// Room for each kind's k best, the working set's and the session
+	// context that withContext adds.
+	room := m.working.Capacity()
+	for i, src := range ftsSources {
+		if s.wants(src.kind) && len(d.kinds[i].docs) > 0 {
+			room += s.k
+			if src.Session != "" {
+				room += 2 * s.k
+			}
+		}
+	}
+	cands := make([]candidate, 0, room)
+	for i, src := range ftsSources {
+		k := &d.kinds[i]
+		if !s.wants(src.kind) || len(k.docs) == 0 {
+			continue
+		}
+		p := planTerms(s.stems, kindDF[i], m.cfg.Search.PostingBudget)
+		var pass *docFilter
+		if src.Live != "" {
+			if m.fullText {
+				sc, err := m.scopeOf(q, src)
+				if err != nil {
+					return nil, err
+				}
+				top, err := m.ftsBest(q, s, scopedSource{ftsSource: src, scope: sc, searched: true, df: kindDF[i]})
+				if err != nil {
+					return nil, err
+				}
+				cands = append(cands, top...)
+				continue
+			}
+			var err error
+			if pass, err = m.passOf(q, s, src, k, k.planned(s, p)); err != nil {
+				return nil, err
+			}
+		}
+		top := k.best(s, src.typ, p, pass)
+		if src.Session != "" && m.cfg.Search.ContextWeight > 0 {
+			s.near = slices.Grow(s.near, 2*len(top))
+			keep, _ := k.inScope(s)
+			for _, c := range top {
+				before, after := k.neighbours(k.at(c.pk))
+				for _, n := range []int32{before, after} {
+					// A neighbour outside the search's scope is left
+					// out, as store.SessionNeighbours leaves it out.
+					if n >= 0 && (keep == nil || keep(n)) {
+						nd := &k.docs[n]
+						s.near = append(s.near, candidate{Result: Result{Type: src.typ, ID: nd.id, ContextOf: c.ID, CreatedAt: store.FromMS(nd.created)},
+							pk: nd.pk, importance: nd.importance, partial: true})
+					}
+				}
+			}
+		}
+		cands = append(cands, top...)
+	}
+	return cands, nil
+}
+
+// docFreqs returns how many of the agent's documents of each kind (in
+// ftsSources' order; nil for a kind the agent has none of) hold each of
+// the search's stems, and how many of every kind: what chooseTerms reads
+// of FTS5 (see docFreqs).
+func (d *textData) docFreqs(s *search) (kindDF []map[string]int, df map[string]int) {
+	df = map[string]int{}
+	kindDF = make([]map[string]int, len(ftsSources))
 	hashes := make([]uint32, len(s.stems))
 	for j, st := range s.stems {
 		hashes[j] = bm25.Hash(st)
@@ -735,55 +912,5 @@ func (m *Memory) indexCandidates(q store.Tx, s *search, d *textData, docs, token
 			}
 		}
 	}
-	s.limitTerms(df)
-	s.scorer = newScorer(slices.Clone(s.stems), df, docs, tokens, m.cfg.Search)
-	// Room for each kind's k best, the working set's and the session
-	// context that withContext adds.
-	room := m.working.Capacity()
-	for i, src := range ftsSources {
-		if s.wants(src.kind) && len(d.kinds[i].docs) > 0 {
-			room += s.k
-			if src.Session != "" {
-				room += 2 * s.k
-			}
-		}
-	}
-	cands := make([]candidate, 0, room)
-	for i, src := range ftsSources {
-		k := &d.kinds[i]
-		if !s.wants(src.kind) || len(k.docs) == 0 {
-			continue
-		}
-		if src.Live != "" {
-			sc, err := m.scopeOf(q, src)
-			if err != nil {
-				return nil, err
-			}
-			top, err := m.ftsBest(q, s, scopedSource{ftsSource: src, scope: sc, searched: true, df: kindDF[i]})
-			if err != nil {
-				return nil, err
-			}
-			cands = append(cands, top...)
-			continue
-		}
-		top := k.best(s, src.typ, kindDF[i], m.cfg.Search.PostingBudget)
-		if src.Session != "" && m.cfg.Search.ContextWeight > 0 {
-			s.near = slices.Grow(s.near, 2*len(top))
-			keep, _ := k.inScope(s)
-			for _, c := range top {
-				before, after := k.neighbours(k.at(c.pk))
-				for _, n := range []int32{before, after} {
-					// A neighbour outside the search's scope is left
-					// out, as store.SessionNeighbours leaves it out.
-					if n >= 0 && (keep == nil || keep(n)) {
-						nd := &k.docs[n]
-						s.near = append(s.near, candidate{Result: Result{Type: src.typ, ID: nd.id, ContextOf: c.ID, CreatedAt: store.FromMS(nd.created)},
-							pk: nd.pk, importance: nd.importance, partial: true})
-					}
-				}
-			}
-		}
-		cands = append(cands, top...)
-	}
-	return cands, nil
+	return kindDF, df
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -18,6 +19,7 @@ import (
 	"github.com/engram-go/engram"
 	"github.com/engram-go/engram/httpapi"
 	"github.com/engram-go/engram/internal/benchdata"
+	"github.com/engram-go/engram/internal/stmtlist"
 )
 
 // benchStore is a store of one agent, "bench", with 10,000 semantic
@@ -31,7 +33,12 @@ var (
 const benchN = 10_000
 
 func TestMain(m *testing.M) {
-	code := m.Run()
+	// The tests check that every statement they run is in the list the
+	// PostgreSQL engine's tests prepare (see internal/stmtlist); the
+	// benchmarks do not.
+	bench := flag.Lookup("test.bench")
+	finish := stmtlist.Start("../"+stmtlist.Golden, bench == nil || bench.Value.String() == "")
+	code := finish(m.Run())
 	if benchDir != "" {
 		os.RemoveAll(benchDir)
 	}

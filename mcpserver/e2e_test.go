@@ -16,6 +16,7 @@ import (
 
 	"github.com/engram-go/engram"
 	"github.com/engram-go/engram/httpapi"
+	"github.com/engram-go/engram/internal/stmtlist"
 	"github.com/engram-go/engram/internal/testutil"
 	"github.com/engram-go/engram/mcpserver"
 )
@@ -30,7 +31,10 @@ func TestMain(m *testing.M) {
 	if dir := os.Getenv(stdioEnv); dir != "" {
 		os.Exit(serveStdio(dir))
 	}
-	os.Exit(m.Run())
+	// The tests check that every statement they run is in the list the
+	// PostgreSQL engine's tests prepare (see internal/stmtlist).
+	finish := stmtlist.Start("../"+stmtlist.Golden, true)
+	os.Exit(finish(m.Run()))
 }
 
 // serveStdio serves MCP on stdio over the agents under dir until the

@@ -31,7 +31,8 @@ func AddAccess(q Querier, table, agent string, accesses bool, notes []AccessNote
 		set += `, access_count = access_count + j.n, last_accessed_at = max(last_accessed_at, j.at)`
 	}
 	_, err = q.Exec(`WITH j(id, n, r, at) AS MATERIALIZED (
-			SELECT value ->> '$.id', value ->> '$.n', value ->> '$.r', value ->> '$.at' FROM json_each(?2))
+			SELECT value ->> '$.id', CAST(value ->> '$.n' AS INTEGER), CAST(value ->> '$.r' AS INTEGER), CAST(value ->> '$.at' AS INTEGER)
+			FROM json_each(?2))
 		UPDATE `+table+` SET `+set+`
 		FROM j WHERE `+table+`.agent_id = ?1 AND `+table+`.id = j.id`,
 		agent, string(b))

@@ -82,7 +82,7 @@ func AgentRows(q Querier, tables []string, agent string) ([]string, error) {
 		}
 	}
 	var meta bool
-	if err := q.QueryRow(`SELECT EXISTS (SELECT 1 FROM meta WHERE key GLOB '*:' || ?)`, []any{agent}, &meta); err != nil {
+	if err := q.QueryRow(`SELECT EXISTS (SELECT 1 FROM meta WHERE `+agentKey+`)`, []any{agent}, &meta); err != nil {
 		return nil, err
 	}
 	if meta {

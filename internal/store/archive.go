@@ -51,6 +51,23 @@ func (k *Kind) FromJSON(j string) string {
 	return strings.Join(parts, ", ")
 }
 
+// fromRecord is FromJSON on PostgreSQL: the columns of the record r that
+// jsonb_populate_record made of the JSON in expression j, typed as the
+// table's (blobs read from their hex in j).
+func (k *Kind) fromRecord(j, r string) string {
+	parts := make([]string, len(k.Cols))
+	for i, c := range k.Cols {
+		parts[i] = r + "." + c
+		if blobColumns[c] {
+			parts[i] = "decode(nullif(" + j + "::jsonb ->> '" + c + "', ''), 'hex')"
+		}
+		if d, ok := columnDefaults[c]; ok {
+			parts[i] = "coalesce(" + parts[i] + ", " + d + ")"
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
 // Leaving is a row on its way to the archive: its rowid, and the memory
 // it was merged into ("" for none).
 type Leaving struct {
@@ -82,7 +99,7 @@ func ArchiveRows(q Querier, k *Kind, agent string, rows []Leaving, reason string
 			FROM zettel_links l WHERE l.agent_id = r.agent_id
 				AND ((l.source_type = ?3 AND l.source_id = r.id) OR (l.target_type = ?3 AND l.target_id = r.id))),
 			?4, j.value ->> '$.into', ?5
-		FROM json_each(?1) j CROSS JOIN `+k.Table+` r ON r.pk = j.value ->> '$.pk'
+		FROM json_each(?1) j CROSS JOIN `+k.Table+` r ON r.pk = CAST(j.value ->> '$.pk' AS INTEGER)
 		WHERE r.agent_id = ?2
 		ON CONFLICT (agent_id, memory_type, id) DO UPDATE SET row = excluded.row, links = excluded.links,
 			reason = excluded.reason, merged_into = excluded.merged_into, archived_at = excluded.archived_at`,
@@ -90,7 +107,7 @@ func ArchiveRows(q Querier, k *Kind, agent string, rows []Leaving, reason string
 	if err != nil {
 		return err
 	}
-	_, err = changing(q, k, ChangeDelete, `DELETE FROM `+k.Table+` WHERE agent_id = ?2 AND pk IN (SELECT value ->> '$.pk' FROM json_each(?1))`,
+	_, err = changing(q, k, ChangeDelete, `DELETE FROM `+k.Table+` WHERE agent_id = ?2 AND pk IN (SELECT CAST(value ->> '$.pk' AS INTEGER) FROM json_each(?1))`,
 		string(list), agent)
 	return err
 }
@@ -114,6 +131,14 @@ func ArchivedKinds(q Querier, agent, id string) ([]string, error) {
 // default); a row of that ID in the table is a unique violation.
 // Errors are the driver's.
 func RestoreRow(q Querier, k *Kind, agent, id string) error {
+	if Postgres(q) {
+		_, err := changing(q, k, ChangeInsert, PG(`INSERT INTO `+k.Table+` (agent_id, `+strings.Join(k.WrittenCols(k.Cols), ", ")+`)
+			SELECT a.agent_id, `+k.fromRecord("a.row", "r")+` FROM archive a
+				CROSS JOIN LATERAL jsonb_populate_record(NULL::`+k.Table+`, a.row::jsonb) r
+			WHERE a.agent_id = $1 AND a.memory_type = $2 AND a.id = $3`),
+			agent, k.Name, id)
+		return err
+	}
 	_, err := changing(q, k, ChangeInsert, `INSERT INTO `+k.Table+` (agent_id, `+strings.Join(k.WrittenCols(k.Cols), ", ")+`)
 		SELECT agent_id, `+k.FromJSON("row")+` FROM archive WHERE agent_id = ? AND memory_type = ? AND id = ?`,
 		agent, k.Name, id)
@@ -127,7 +152,7 @@ func RestoreRow(q Querier, k *Kind, agent, id string) error {
 func RestoreLinks(q Querier, k *Kind, agent, id string, linkable []*Kind) error {
 	_, err := q.Exec(`INSERT INTO zettel_links (agent_id, source_type, source_id, target_type, target_id, link_type, strength, created_at)
 		SELECT a.agent_id, l.value ->> 'source_type', l.value ->> 'source_id', l.value ->> 'target_type',
-			l.value ->> 'target_id', l.value ->> 'link_type', l.value ->> 'strength', l.value ->> 'created_at'
+			l.value ->> 'target_id', l.value ->> 'link_type', CAST(l.value ->> 'strength' AS REAL), CAST(l.value ->> 'created_at' AS INTEGER)
 		FROM archive a, json_each(a.links) l
 		WHERE a.agent_id = ?1 AND a.memory_type = ?2 AND a.id = ?3
 			AND `+memoryExists(linkable, "a.agent_id", "l.value ->> 'source_type'", "l.value ->> 'source_id'")+`
@@ -145,7 +170,7 @@ func memoryExists(kinds []*Kind, agent, typ, id string) string {
 	for _, k := range kinds {
 		b.WriteString(" WHEN '" + k.Name + "' THEN EXISTS (SELECT 1 FROM " + k.Table + " WHERE agent_id = " + agent + " AND id = " + id + ")")
 	}
-	b.WriteString(" ELSE 0 END")
+	b.WriteString(" ELSE false END")
 	return b.String()
 }
 
@@ -196,12 +221,24 @@ func scanPKIDs(rows *sql.Rows) ([]PKID, error) {
 // JSON list).
 // Errors are the driver's.
 func LowestValued(q Querier, k *Kind, agent, neverDecay string, n int) ([]PKID, error) {
-	rows, err := q.Query(`SELECT t.pk, t.id FROM `+k.Table+` t WHERE t.agent_id = ?1 AND NOT `+Over(k.Protected, "t")+`
+	query, args := protectedArgs(k, `SELECT t.pk, t.id FROM `+k.Table+` t WHERE t.agent_id = ?1 AND NOT `+Over(k.Protected, "t")+`
 		ORDER BY `+Over(k.Importance, "t")+`, t.created_at, t.pk LIMIT ?3`, agent, neverDecay, n)
+	rows, err := q.Query(query, args...)
 	if err != nil {
 		return nil, err
 	}
 	return scanPKIDs(rows)
+}
+
+// protectedArgs returns query, whose parameters are the agent (?1), the
+// never-decay tags (?2, which k's Protected condition may read) and last
+// (?3), with its arguments: without ?2 when the condition does not read
+// it, so that no parameter goes unused (PostgreSQL cannot type one).
+func protectedArgs(k *Kind, query, agent, neverDecay string, last any) (string, []any) {
+	if strings.Contains(k.Protected, "?2") {
+		return query, []any{agent, neverDecay, last}
+	}
+	return strings.ReplaceAll(query, "?3", "?2"), []any{agent, last}
 }
 
 // Resonance is decay's formula: a row's resonance is
@@ -218,7 +255,8 @@ func DecayRows(q Querier, k *Kind, agent string, now time.Time, rate float64, f 
 	const day = float64(24 * time.Hour / time.Millisecond)
 	r := k.Decay
 	res, err := q.Exec(`UPDATE `+k.Table+` AS t SET resonance = min(1, max(0,
-		exp(-?3 * max(0, ?2 - `+Over(r.Since, "t")+`) / ?4) * (?5 + ?6 * min(1.0, `+Over(r.Uses, "t")+` / ?7) + ?8 * `+Over(r.Importance, "t")+`)))
+		exp(-CAST(?3 AS REAL) * max(0, ?2 - `+Over(r.Since, "t")+`) / CAST(?4 AS REAL)) * (CAST(?5 AS REAL) + CAST(?6 AS REAL) * min(1.0, `+Over(r.Uses, "t")+` / CAST(?7 AS REAL))
+			+ CAST(?8 AS REAL) * `+Over(r.Importance, "t")+`)))
 		WHERE t.agent_id = ?1`, agent, MS(now), rate, day, f.Base, f.Use, f.Uses, f.Importance)
 	if err != nil {
 		return 0, err
@@ -231,8 +269,9 @@ func DecayRows(q Querier, k *Kind, agent string, now time.Time, rate float64, f 
 // its Protected condition keeps, by rowid.
 // Errors are the driver's.
 func Faded(q Querier, k *Kind, agent, neverDecay string, minResonance float64) ([]PKID, error) {
-	rows, err := q.Query(`SELECT t.pk, t.id FROM `+k.Table+` t WHERE t.agent_id = ?1 AND t.resonance < ?3 AND `+Over(k.Decay.Importance, "t")+` < 0.5
+	query, args := protectedArgs(k, `SELECT t.pk, t.id FROM `+k.Table+` t WHERE t.agent_id = ?1 AND t.resonance < ?3 AND `+Over(k.Decay.Importance, "t")+` < 0.5
 		AND NOT `+Over(k.Protected, "t")+` ORDER BY t.pk`, agent, neverDecay, minResonance)
+	rows, err := q.Query(query, args...)
 	if err != nil {
 		return nil, err
 	}

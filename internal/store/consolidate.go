@@ -29,7 +29,7 @@ func MergeCandidates(q Querier, agent, neverDecay string, pks []int64) ([]MergeC
 	list, _ := json.Marshal(pks) // an []int64 always marshals
 	rows, err := q.Query(`SELECT s.pk, s.id, s.content, s.importance, s.access_count, s.created_at, s.tags, s.merged_from,
 			`+Over(Semantic.Protected, "s")+`, s.user_id
-		FROM json_each(?1) j CROSS JOIN semantic_memory s ON s.pk = j.value WHERE s.agent_id = ?3`,
+		FROM json_each(?1) j CROSS JOIN semantic_memory s ON s.pk = CAST(j.value AS INTEGER) WHERE s.agent_id = ?3`,
 		string(list), neverDecay, agent)
 	if err != nil {
 		return nil, err

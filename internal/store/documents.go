@@ -137,14 +137,11 @@ func (c ChunkText) derived() (tags string, terms []byte, ntok int) {
 // unique violation for an ID in use).
 func InsertChunk(q Querier, agent, id string, c ChunkText) (int64, error) {
 	tags, terms, ntok := c.derived()
-	res, err := q.Exec(`INSERT INTO document_chunks (id, agent_id, source, heading, chunk, title, tags, content, content_hash,
-		sources, created_at, updated_at, terms, ntok) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, '[]', ?, ?, ?, ?)`,
-		id, agent, c.Place.Source, c.Place.Heading, c.Place.Index, c.Title, tags, c.Content, c.Hash,
-		MS(c.At), MS(c.At), terms, ntok)
-	if err != nil {
-		return 0, err
-	}
-	pk, err := res.LastInsertId()
+	var pk int64
+	err := q.QueryRow(`INSERT INTO document_chunks (id, agent_id, source, heading, chunk, title, tags, content, content_hash,
+		sources, created_at, updated_at, terms, ntok) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, '[]', ?, ?, ?, ?) RETURNING pk`,
+		[]any{id, agent, c.Place.Source, c.Place.Heading, c.Place.Index, c.Title, tags, c.Content, c.Hash,
+			MS(c.At), MS(c.At), terms, ntok}, &pk)
 	if err == nil {
 		inserted(q, Document, agent, id, pk, c.Content)
 	}

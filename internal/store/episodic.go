@@ -45,12 +45,9 @@ func (r *EpisodeRow) args(agent string, args []any) []any {
 // agent holds already is a unique violation ([IsUniqueViolation]).
 func InsertEpisode(q Querier, agent string, r *EpisodeRow) (int64, error) {
 	args := r.args(agent, make([]any, 0, len(episodeWriteCols)))
-	res, err := q.Exec(`INSERT INTO episodic_log (id, agent_id, content, event_type, task_id, session_id,
-		cost, duration_ns, metadata, created_at, resonance, terms, ntok, user_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, args...)
-	if err != nil {
-		return 0, err
-	}
-	pk, err := res.LastInsertId()
+	var pk int64
+	err := q.QueryRow(`INSERT INTO episodic_log (id, agent_id, content, event_type, task_id, session_id,
+		cost, duration_ns, metadata, created_at, resonance, terms, ntok, user_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING pk`, args, &pk)
 	if err == nil {
 		inserted(q, Episodic, agent, r.ID, pk, r.Content)
 	}

@@ -3,6 +3,8 @@ package store
 import (
 	"slices"
 	"strings"
+
+	"github.com/engram-go/engram/internal/schema"
 )
 
 // An export reads the agent's rows table by table, streaming: every
@@ -233,8 +235,13 @@ func heldBy(k *Kind, cond ScopeCond, id string) (string, []any) {
 }
 
 // SchemaVersion returns the version of the database's schema: the number
-// of the last migration it ran. It returns the driver's error.
+// of the last migration it ran. On PostgreSQL, whose schema holds the
+// tables of SQLite's current version (internal/store/postgres checks it),
+// it is that version. It returns the driver's error.
 func SchemaVersion(q Querier) (int, error) {
+	if Postgres(q) {
+		return len(schema.Migrations()), nil
+	}
 	var v int
 	err := q.QueryRow("PRAGMA user_version", nil, &v)
 	return v, err

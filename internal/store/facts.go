@@ -352,7 +352,7 @@ func MergeFact(q Querier, agent string, pk int64, m FactMerge) (FactRow, error) 
 // when there is no such fact and the driver's errors unchanged.
 func EndFact(q Querier, agent string, pk int64, at, now time.Time) (FactRow, error) {
 	return scanOneFact(q, `UPDATE facts SET valid_to = ?3, updated_at = ?4,
-			expired_at = CASE WHEN ?3 <= ?4 THEN coalesce(expired_at, ?4) END
+			expired_at = CASE WHEN CAST(?3 AS INTEGER) <= ?4 THEN coalesce(expired_at, ?4) END
 		WHERE agent_id = ?1 AND pk = ?2 RETURNING `+FactCols, agent, pk, MS(at), MS(now))
 }
 
@@ -408,7 +408,7 @@ func ListFacts(q Querier, agent string, l FactList) ([]FactRow, error) {
 	var parts []string
 	switch {
 	case l.Entity == "":
-		parts = []string{sel + ` WHERE f.agent_id = ?1`}
+		parts = []string{sel + ` WHERE f.agent_id = ?1 AND ?2 = ''`} // ?2 is the entity, none (PostgreSQL types every parameter)
 	case !l.Object:
 		parts = []string{sel + ` WHERE f.agent_id = ?1 AND f.subject_key = ?2`}
 	case !l.Subject:

@@ -15,7 +15,22 @@ type Scope struct {
 	Since, Until  int64     // created in [Since, Until), Unix ms
 	Tags          string    // a JSON list of tags, one of which a row carries; "" for any
 	Meta          *MetaCond // a condition on the metadata; nil for none
+	// Dialect is the dialect of the engine the condition runs on: the
+	// metadata's condition has a form of its own on PostgreSQL.
+	Dialect Dialect
 }
+
+// Dialect is an engine's SQL dialect. The store's statements are written
+// in SQLite's, and the PostgreSQL engine translates them
+// (postgres.Translate); the few whose rewrite would be unsafe string
+// surgery are made in the dialect their engine gives (see Scope.Dialect).
+type Dialect uint8
+
+// The dialects.
+const (
+	DialectSQLite   Dialect = iota // SQLite's, the zero value
+	DialectPostgres                // PostgreSQL's, as postgres.Translate reads it
+)
 
 // MetaCond is a validated condition on a memory's metadata, as data: a
 // comparison of one top-level key or a combination of conditions. Op is
@@ -35,7 +50,7 @@ type MetaCond struct {
 // have the columns the scope's conditions read (a user, a session, tags,
 // metadata).
 func (sc Scope) Where(k *Kind, alias string, base int) (string, []any) {
-	a := &scopeArgs{base: base}
+	a := &scopeArgs{base: base, dialect: sc.Dialect}
 	var parts []string
 	// A user and a session are said twice so that the partial indexes of
 	// the non-empty ones serve (see migration 0013).
@@ -106,8 +121,9 @@ const ScopeMark = "1 /*scope*/"
 // are numbered from a base (or, with base 0, are plain ?s, in order): add
 // returns the parameter of a new argument.
 type scopeArgs struct {
-	base int
-	args []any
+	base    int
+	args    []any
+	dialect Dialect
 }
 
 func (a *scopeArgs) add(v any) string {
@@ -134,6 +150,9 @@ func (c *MetaCond) sql(col string, a *scopeArgs) string {
 	case "not":
 		return "NOT " + c.Conds[0].sql(col, a)
 	}
+	if a.dialect == DialectPostgres {
+		return c.postgres(col, a)
+	}
 	// A condition on a missing key is false, never NULL, so that NOT
 	// turns it true. Each use of the key's path is an argument of its
 	// own, for plain ?s.
@@ -158,6 +177,42 @@ func (c *MetaCond) sql(col string, a *scopeArgs) string {
 	switch c.Op {
 	case "exists":
 		return "(" + typ() + " IS NOT NULL)"
+	case "eq":
+		return compare("=", c.Value)
+	case "ne":
+		return "NOT " + compare("=", c.Value)
+	case "in":
+		parts := make([]string, len(c.Values))
+		for i, v := range c.Values {
+			parts[i] = compare("=", v)
+		}
+		return "(" + strings.Join(parts, " OR ") + ")"
+	}
+	return compare(metaOps[c.Op], c.Value)
+}
+
+// postgres is sql's comparison (not and, or, not) on PostgreSQL: the
+// key is an argument of its own (not a SQLite JSON path), its JSON type
+// is jsonb's, and a CASE keeps a string from being read as a number. As
+// on SQLite, a condition on a missing key, or on a value of another
+// type, is false, never NULL.
+func (c *MetaCond) postgres(col string, a *scopeArgs) string {
+	doc := "CAST(" + col + " AS jsonb)"
+	value := func() string { return "jsonb_extract_path(" + doc + ", " + a.add(c.Key) + ")" }
+	text := func() string { return "jsonb_extract_path_text(" + doc + ", " + a.add(c.Key) + ")" }
+	compare := func(op string, v any) string {
+		switch x := v.(type) {
+		case bool:
+			return "coalesce(" + value() + " = CAST('" + strconv.FormatBool(x) + "' AS jsonb), false)"
+		case string:
+			return "CASE WHEN jsonb_typeof(" + value() + ") = 'string' THEN " + text() + " " + op + " CAST(" + a.add(x) + " AS text) ELSE false END"
+		default:
+			return "CASE WHEN jsonb_typeof(" + value() + ") = 'number' THEN CAST(" + text() + " AS numeric) " + op + " CAST(" + a.add(x) + " AS numeric) ELSE false END"
+		}
+	}
+	switch c.Op {
+	case "exists":
+		return "(" + value() + " IS NOT NULL)"
 	case "eq":
 		return compare("=", c.Value)
 	case "ne":

@@ -26,20 +26,21 @@ type ArchiveSelect struct {
 }
 
 // where returns the condition of sel over the archive, with the agent as
-// ?1, and its argument, bound as ?2; kinds are constants of the root
-// package's registry, quoted into the statement.
-func (sel ArchiveSelect) where() (string, any) {
+// ?1, and its arguments, none or one bound as the parameter p (so that
+// no parameter goes unused: PostgreSQL cannot type one); kinds are
+// constants of the root package's registry, quoted into the statement.
+func (sel ArchiveSelect) where(p string) (string, []any) {
 	switch {
 	case sel.ID != "" && sel.Type != "":
-		return `id = ?2 AND memory_type = ` + forgetKindLit(sel.Type), sel.ID
+		return `id = ` + p + ` AND memory_type = ` + forgetKindLit(sel.Type), []any{sel.ID}
 	case sel.ID != "":
-		return `id = ?2`, sel.ID
+		return `id = ` + p, []any{sel.ID}
 	case sel.Types != nil:
-		return forgetKindsIn(sel.Types) + ` AND (row ->> '$.user_id') = ?2`, sel.User
+		return forgetKindsIn(sel.Types) + ` AND (row ->> '$.user_id') = ` + p, []any{sel.User}
 	case sel.Every:
 		return `1`, nil
 	}
-	return `archived_at < ?2`, MS(sel.Before)
+	return `archived_at < ` + p, []any{MS(sel.Before)}
 }
 
 // forgetKindLit quotes a kind's name as an SQL string.
@@ -60,9 +61,9 @@ func forgetKindsIn(types []string) string {
 // kinds, passed as a string for now ("" where it is NULL). It returns the
 // driver's errors unchanged.
 func ArchivedTexts(q Querier, agent, typ, textExpr string, sel ArchiveSelect) ([]string, error) {
-	where, arg := sel.where()
-	rows, err := q.Query(`SELECT coalesce(`+textExpr+`, '') FROM archive WHERE agent_id = ?1 AND memory_type = ?3 AND `+where,
-		agent, arg, typ)
+	where, args := sel.where("?3")
+	rows, err := q.Query(`SELECT coalesce(`+textExpr+`, '') FROM archive WHERE agent_id = ?1 AND memory_type = ?2 AND `+where,
+		append([]any{agent, typ}, args...)...)
 	if err != nil {
 		return nil, err
 	}
@@ -87,8 +88,8 @@ func DeleteCachedTexts(q Querier, hashes [][]byte) error {
 // returns their kinds, one per entry. It returns the driver's errors
 // unchanged.
 func DeleteArchived(q Querier, agent string, sel ArchiveSelect) ([]string, error) {
-	where, arg := sel.where()
-	rows, err := q.Query(`DELETE FROM archive WHERE agent_id = ?1 AND `+where+` RETURNING memory_type`, agent, arg)
+	where, args := sel.where("?2")
+	rows, err := q.Query(`DELETE FROM archive WHERE agent_id = ?1 AND `+where+` RETURNING memory_type`, append([]any{agent}, args...)...)
 	if err != nil {
 		return nil, err
 	}
@@ -147,7 +148,7 @@ func DeleteHistoryOf(q Querier, agent, id, only, keep string) ([]string, error) 
 	if only != "" {
 		ofKind = ` AND memory_type = ` + forgetKindLit(only)
 	}
-	rows, err := q.Query(`DELETE FROM history WHERE agent_id = ? AND id = ? AND op IS NOT ?`+ofKind+` RETURNING memory_type`, agent, id, keep)
+	rows, err := q.Query(`DELETE FROM history WHERE agent_id = ? AND id = ? AND op IS DISTINCT FROM ?`+ofKind+` RETURNING memory_type`, agent, id, keep)
 	if err != nil {
 		return nil, err
 	}
@@ -186,10 +187,15 @@ func DeleteAgentRows(q Querier, table, agent string) (int64, error) {
 	return deleting(q, table, `DELETE FROM "`+table+`" WHERE agent_id = ?`, agent)
 }
 
+// agentKey is the condition that a meta key is one of the agent's
+// ('<name>:<agent>', the agent being ?1): its suffix is ':' and the
+// agent. (The key's index cannot serve it either way.)
+const agentKey = `substr(key, length(key) - length(CAST(?1 AS TEXT))) = ':' || ?1`
+
 // DeleteAgentMeta deletes the agent's entries of meta. It returns the
 // driver's errors unchanged.
 func DeleteAgentMeta(q Querier, agent string) error {
-	_, err := q.Exec(`DELETE FROM meta WHERE key GLOB '*:' || ?`, agent)
+	_, err := q.Exec(`DELETE FROM meta WHERE `+agentKey, agent)
 	return err
 }
 

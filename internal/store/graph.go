@@ -257,7 +257,7 @@ func FactsByPK(q Querier, agent string, pks []int64) ([]EdgeFact, error) {
 // byPKSQL reads the agent's facts of the row keys in the JSON list ?2,
 // each by its row key.
 var byPKSQL = `SELECT f.pk, f.subject_key, f.object_key, ` + prefixedCols("f.", FactCols) + `
-	FROM json_each(?2) j CROSS JOIN facts f ON f.pk = j.value WHERE f.agent_id = ?1`
+	FROM json_each(?2) j CROSS JOIN facts f ON f.pk = CAST(j.value AS INTEGER) WHERE f.agent_id = ?1`
 
 // GraphNode is an entity a graph statement reached.
 type GraphNode struct {
@@ -282,7 +282,11 @@ type GraphNode struct {
 // It returns the driver's errors unchanged.
 func Walk(q Querier, agent string, sp GraphSpan, key string, depth, limit int) ([]GraphNode, error) {
 	from, to := sp.bounds()
-	rows, err := q.Query(walkSQL, agent, from, to, key, depth, limit*(depth+1), limit)
+	stmt := walkSQL
+	if Postgres(q) {
+		stmt = walkPG
+	}
+	rows, err := q.Query(stmt, agent, from, to, key, depth, limit*(depth+1), limit)
 	if err != nil {
 		return nil, err
 	}
@@ -304,6 +308,21 @@ var walkSQL = `WITH RECURSIVE walk(k, d) AS (
 				WHERE w.d < ?5 AND ` + factHolds("e") + `
 			LIMIT ?6),
 		near(k, d) AS (SELECT k, min(d) AS d FROM walk GROUP BY k ORDER BY d, k LIMIT ?7)
+		SELECT k, ` + labelSQL("k") + `, d FROM near ORDER BY d, k`
+
+// walkPG is walkSQL for PostgreSQL, whose recursive query may name walk
+// once only (the two directions are one LATERAL join) and holds no LIMIT
+// (the bound on the walk's rows is the outer query's: PostgreSQL
+// computes no more of a recursive query than its reader takes).
+var walkPG = `WITH RECURSIVE walk(k, d) AS (
+			SELECT CAST(?4 AS TEXT) COLLATE "C", 0
+			UNION
+			SELECT x.k, w.d + 1 FROM walk w CROSS JOIN LATERAL (
+				SELECT e.object_key AS k FROM facts e WHERE e.agent_id = ?1 AND e.subject_key = w.k AND ` + factHolds("e") + `
+				UNION ALL
+				SELECT e.subject_key FROM facts e WHERE e.agent_id = ?1 AND e.object_key = w.k AND ` + factHolds("e") + `) x
+			WHERE w.d < ?5),
+		near(k, d) AS (SELECT k, min(d) AS d FROM (SELECT k, d FROM walk LIMIT ?6) b GROUP BY k ORDER BY d, k LIMIT ?7)
 		SELECT k, ` + labelSQL("k") + `, d FROM near ORDER BY d, k`
 
 // labelSQL is the name of the entity k as one of its facts writes it.

@@ -61,6 +61,10 @@ type Kind struct {
 	// of the same texts.
 	FTS, Vocab string
 	Indexed    []string
+	// IndexedCols are the names of the full-text index's columns that
+	// hold Indexed, in the same order; its last column, agent_tok,
+	// holds the agent's token (see migration 0004).
+	IndexedCols []string
 	// Tombstones says the full-text index keeps no copy of the texts
 	// (contentless): a delete marks the row's terms deleted and leaves
 	// them in the index until its segments are merged.
@@ -128,11 +132,12 @@ var (
 		MaxImportance: 1,
 		Touched:       "max({t}.updated_at, {t}.last_accessed_at)",
 		FTS:           "semantic_fts", Vocab: "semantic_vocab", Indexed: []string{"{t}.content", "{t}.tags"},
-		Strength:  "1 + json_array_length({t}.merged_from)",
-		Vec:       "vec_semantic",
-		Linkable:  true,
-		Protected: "({t}.verified OR " + NeverDecay + ")",
-		Decay:     &Decay{Since: "{t}.last_accessed_at", Uses: "{t}.access_count", Importance: "{t}.importance", Archive: true},
+		IndexedCols: []string{"content", "tags"},
+		Strength:    "1 + json_array_length({t}.merged_from)",
+		Vec:         "vec_semantic",
+		Linkable:    true,
+		Protected:   "({t}.verified <> 0 OR " + NeverDecay + ")",
+		Decay:       &Decay{Since: "{t}.last_accessed_at", Uses: "{t}.access_count", Importance: "{t}.importance", Archive: true},
 	}
 	Episodic = &Kind{
 		Name: "episodic", Noun: "episode", Table: "episodic_log",
@@ -144,11 +149,12 @@ var (
 		Session:       "{t}.session_id",
 		Touched:       "{t}.created_at",
 		FTS:           "episodic_fts", Vocab: "episodic_vocab", Indexed: []string{"{t}.content"},
-		Strength:  "1",
-		Vec:       "vec_episodic",
-		Linkable:  true,
-		Protected: "0",
-		Decay:     &Decay{Since: "{t}.created_at", Uses: "0", Importance: fmt.Sprint(EpisodeImportance)},
+		IndexedCols: []string{"content"},
+		Strength:    "1",
+		Vec:         "vec_episodic",
+		Linkable:    true,
+		Protected:   "0",
+		Decay:       &Decay{Since: "{t}.created_at", Uses: "0", Importance: fmt.Sprint(EpisodeImportance)},
 	}
 	Procedural = &Kind{
 		Name: "procedural", Noun: "procedure", Table: "procedural_memory",
@@ -160,12 +166,13 @@ var (
 		MaxImportance: 1,
 		Touched:       "{t}.updated_at",
 		FTS:           "procedural_fts", Vocab: "procedural_vocab",
-		Indexed:   []string{"{t}.name", "{t}.description", "{t}.pattern", "{t}.tags"},
-		Strength:  "1 + {t}.use_count * {t}.success_rate",
-		Vec:       "vec_procedural",
-		Linkable:  true,
-		Protected: NeverDecay,
-		Decay:     &Decay{Since: "{t}.updated_at", Uses: "{t}.use_count", Importance: "{t}.success_rate", Archive: true},
+		Indexed:     []string{"{t}.name", "{t}.description", "{t}.pattern", "{t}.tags"},
+		IndexedCols: []string{"name", "description", "pattern", "tags"},
+		Strength:    "1 + {t}.use_count * {t}.success_rate",
+		Vec:         "vec_procedural",
+		Linkable:    true,
+		Protected:   NeverDecay,
+		Decay:       &Decay{Since: "{t}.updated_at", Uses: "{t}.use_count", Importance: "{t}.success_rate", Archive: true},
 	}
 	Snapshot = &Kind{
 		Name: "snapshot", Noun: "snapshot", Table: "session_snapshots",
@@ -181,7 +188,8 @@ var (
 		FTS:           "snapshot_fts", Vocab: "snapshot_vocab", Tombstones: true,
 		Indexed: []string{"{t}.summary", `(SELECT group_concat(value, ' ') FROM json_each({t}.key_decisions))`,
 			`(SELECT group_concat(value ->> '$.content', ' ') FROM json_each({t}.messages))`},
-		Strength: "1",
+		IndexedCols: []string{"summary", "decisions", "messages"},
+		Strength:    "1",
 	}
 	// Fact is searched by its three parts, the subject, predicate and
 	// object, while it holds.
@@ -194,9 +202,10 @@ var (
 		MaxImportance: FactImportance,
 		Touched:       "{t}.updated_at",
 		FTS:           "fact_fts", Vocab: "fact_vocab", Indexed: []string{"{t}.subject", "{t}.predicate", "{t}.object"},
-		Strength: "{t}.strength",
-		Linkable: true,
-		Live:     "{t}.valid_from <= {now} AND ({t}.valid_to IS NULL OR {t}.valid_to > {now})",
+		IndexedCols: []string{"subject", "predicate", "object"},
+		Strength:    "{t}.strength",
+		Linkable:    true,
+		Live:        "{t}.valid_from <= {now} AND ({t}.valid_to IS NULL OR {t}.valid_to > {now})",
 	}
 	// Document is a document's chunks. Chunks are archivable (Ingest
 	// archives the chunks that left their file, and Restore brings them
@@ -211,12 +220,13 @@ var (
 		MaxImportance: DocumentImportance,
 		Touched:       "{t}.updated_at",
 		FTS:           "document_fts", Vocab: "document_vocab",
-		Indexed:   []string{"{t}.title", "{t}.heading", "{t}.content", "{t}.tags"},
-		Strength:  "1 + json_array_length({t}.sources)",
-		Linkable:  true,
-		Protected: "1",
-		Vec:       "vec_document",
-		Cite:      "{t}.source || CASE WHEN {t}.heading = '' THEN '' ELSE ' > ' || {t}.heading END",
+		Indexed:     []string{"{t}.title", "{t}.heading", "{t}.content", "{t}.tags"},
+		IndexedCols: []string{"title", "heading", "content", "tags"},
+		Strength:    "1 + json_array_length({t}.sources)",
+		Linkable:    true,
+		Protected:   "1",
+		Vec:         "vec_document",
+		Cite:        "{t}.source || CASE WHEN {t}.heading = '' THEN '' ELSE ' > ' || {t}.heading END",
 	}
 )
 
@@ -361,9 +371,27 @@ var templateColumn = regexp.MustCompile(`\{t\}\.(\w+)`)
 func Over(tpl, alias string) string { return strings.ReplaceAll(tpl, "{t}", alias) }
 
 // OverJSON returns the template tpl over the JSON copy of a row in the
-// SQL expression j (the archive's row column).
+// SQL expression j (the archive's row column). A number column is read
+// as its type: SQLite's ->> gives a JSON number as one, PostgreSQL's
+// gives text.
 func OverJSON(tpl, j string) string {
-	return templateColumn.ReplaceAllString(tpl, "("+j+" ->> '$.$1')")
+	return templateColumn.ReplaceAllStringFunc(tpl, func(m string) string {
+		c := templateColumn.FindStringSubmatch(m)[1]
+		v := "(" + j + " ->> '$." + c + "')"
+		if t, ok := numberColumns[c]; ok {
+			v = "CAST(" + v + " AS " + t + ")"
+		}
+		return v
+	})
+}
+
+// numberColumns are the columns of the kinds' tables that hold numbers,
+// with their types.
+var numberColumns = map[string]string{
+	"created_at": "INTEGER", "updated_at": "INTEGER", "last_accessed_at": "INTEGER", "access_count": "INTEGER",
+	"use_count": "INTEGER", "verified": "INTEGER", "disabled": "INTEGER", "valid_from": "INTEGER",
+	"valid_to": "INTEGER", "expired_at": "INTEGER", "started_at": "INTEGER", "ended_at": "INTEGER",
+	"importance": "REAL", "resonance": "REAL", "success_rate": "REAL", "strength": "REAL", "cost": "REAL",
 }
 
 // ColumnsOf returns the columns a template names, in order, once each.

@@ -40,7 +40,7 @@ func scanLink(r Scanner) (LinkRow, error) {
 // driver's errors unchanged.
 func UpsertLink(q Querier, agent string, l LinkRow) error {
 	_, err := q.Exec(`INSERT INTO zettel_links (agent_id, `+LinkCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-			ON CONFLICT DO UPDATE SET strength = excluded.strength`, append([]any{agent}, l.args()...)...)
+			ON CONFLICT (agent_id, source_type, source_id, target_type, target_id, link_type) DO UPDATE SET strength = excluded.strength`, append([]any{agent}, l.args()...)...)
 	return err
 }
 
@@ -140,19 +140,33 @@ type Linked struct {
 // nothing new once its memories are reached; the depth bound ends it. It
 // returns the driver's errors unchanged.
 func (lk *LinkKinds) Traverse(q Querier, agent, start string, depth int) (starts int, reached []Linked, err error) {
-	rows, err := q.Query(`
-			WITH RECURSIVE
-			start(kind, id) AS (`+lk.byID+`),
-			walk(kind, id, depth) AS (
-				SELECT kind, id, 0 FROM start
-				UNION
-				SELECT l.target_type, l.target_id, w.depth + 1 FROM walk w
+	first, step := `SELECT kind, id, 0 FROM start`, `SELECT l.target_type, l.target_id, w.depth + 1 FROM walk w
 					JOIN zettel_links l ON l.agent_id = ?1 AND l.source_type = w.kind AND l.source_id = w.id
 					WHERE w.depth < ?3
 				UNION
 				SELECT l.source_type, l.source_id, w.depth + 1 FROM walk w
 					JOIN zettel_links l ON l.agent_id = ?1 AND l.target_type = w.kind AND l.target_id = w.id
-					WHERE w.depth < ?3)
+					WHERE w.depth < ?3`
+	if Postgres(q) {
+		// A recursive query of PostgreSQL names walk once: the two
+		// directions are one LATERAL join; its columns have one
+		// collation, the tables' "C".
+		first = `SELECT kind COLLATE "C", id COLLATE "C", 0 FROM start`
+		step = `SELECT x.kind, x.id, w.depth + 1 FROM walk w CROSS JOIN LATERAL (
+					SELECT l.target_type AS kind, l.target_id AS id FROM zettel_links l
+						WHERE l.agent_id = ?1 AND l.source_type = w.kind AND l.source_id = w.id
+					UNION ALL
+					SELECT l.source_type, l.source_id FROM zettel_links l
+						WHERE l.agent_id = ?1 AND l.target_type = w.kind AND l.target_id = w.id) x
+					WHERE w.depth < ?3`
+	}
+	rows, err := q.Query(`
+			WITH RECURSIVE
+			start(kind, id) AS (`+lk.byID+`),
+			walk(kind, id, depth) AS (
+				`+first+`
+				UNION
+				`+step+`)
 			SELECT (SELECT count(*) FROM start), kind, id, min(depth) AS d FROM walk
 			GROUP BY kind, id
 			ORDER BY d, kind, id`, agent, start, depth)

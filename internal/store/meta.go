@@ -3,6 +3,7 @@ package store
 import (
 	"database/sql"
 	"errors"
+	"strconv"
 )
 
 // The meta table holds the database's own key-value bookkeeping: format
@@ -66,11 +67,12 @@ func Counter(q Querier, key string) (int64, error) {
 }
 
 // BumpCounter moves a meta counter on by n. (The triggers of migration
-// 0002 and of the Tier 2 schema do the same in SQL.)
+// 0002 and of the Tier 2 schema do the same in SQL.) n goes as text, the
+// column's type, which PostgreSQL takes for the parameter's.
 // Errors are the driver's.
 func BumpCounter(q Querier, key string, n int) error {
 	_, err := q.Exec(`INSERT INTO meta (key, value) VALUES (?1, ?2)
-		ON CONFLICT (key) DO UPDATE SET value = CAST(value AS INTEGER) + ?2`, key, n)
+		ON CONFLICT (key) DO UPDATE SET value = CAST(meta.value AS INTEGER) + CAST(?2 AS INTEGER)`, key, strconv.Itoa(n))
 	return err
 }
 

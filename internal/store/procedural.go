@@ -42,17 +42,14 @@ func (r *ProcedureRow) Derive() {
 // ([IsUniqueViolation]).
 func InsertProcedure(q Querier, agent string, r *ProcedureRow) (int64, error) {
 	r.Derive()
-	res, err := q.Exec(`INSERT INTO procedural_memory (id, agent_id, name, description, pattern,
+	var pk int64
+	err := q.QueryRow(`INSERT INTO procedural_memory (id, agent_id, name, description, pattern,
 		success_rate, use_count, tags, disabled, created_at, updated_at, resonance, terms, ntok,
 		user_id, session_id, metadata)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		r.ID, agent, r.Name, r.Description, r.Pattern, r.SuccessRate, r.UseCount,
-		r.tags, r.Disabled, MS(r.CreatedAt), MS(r.UpdatedAt), r.Resonance, r.terms, r.ntok,
-		r.UserID, r.SessionID, r.Metadata)
-	if err != nil {
-		return 0, err
-	}
-	pk, err := res.LastInsertId()
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING pk`,
+		[]any{r.ID, agent, r.Name, r.Description, r.Pattern, r.SuccessRate, r.UseCount,
+			r.tags, r.Disabled, MS(r.CreatedAt), MS(r.UpdatedAt), r.Resonance, r.terms, r.ntok,
+			r.UserID, r.SessionID, r.Metadata}, &pk)
 	if err == nil {
 		inserted(q, Procedural, agent, r.ID, pk, r.Name+": "+r.Description)
 	}

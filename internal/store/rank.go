@@ -30,7 +30,7 @@ var contentSQL map[*Kind]string
 func makeContentSQL() map[*Kind]string {
 	out := map[*Kind]string{}
 	for _, k := range Kinds {
-		out[k] = `SELECT j.value, ` + k.TextOver("t") + `, ` + k.CiteOver("t") + ` FROM json_each(?1) j CROSS JOIN ` + k.Table + ` t ON t.pk = j.value`
+		out[k] = `SELECT j.value, ` + k.TextOver("t") + `, ` + k.CiteOver("t") + ` FROM json_each(?1) j CROSS JOIN ` + k.Table + ` t ON t.pk = CAST(j.value AS INTEGER)`
 	}
 	return out
 }
@@ -109,7 +109,7 @@ func makeRowReadSQL() map[*Kind]map[RowRead]string {
 			if r.Recall {
 				cols += `, t.retrievals, ` + Over(k.Strength, "t")
 			}
-			out[k][r] = `SELECT ` + cols + ` FROM json_each(?1) j CROSS JOIN ` + k.Table + ` t ON t.pk = j.value`
+			out[k][r] = `SELECT ` + cols + ` FROM json_each(?1) j CROSS JOIN ` + k.Table + ` t ON t.pk = CAST(j.value AS INTEGER)`
 		}
 	}
 	return out

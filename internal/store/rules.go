@@ -42,7 +42,7 @@ func DeleteRule(q Querier, agent, name string) (bool, error) {
 // by name. A row whose tags do not decode is an error.
 func Rules(q Querier, agent string, activeOnly bool) ([]RuleRow, error) {
 	rows, err := q.Query(`SELECT name, pattern, memory_type, importance, tags, active, created_at, subject, predicate, object
-		FROM extraction_rules WHERE agent_id = ? AND (active OR NOT ?) ORDER BY name`, agent, activeOnly)
+		FROM extraction_rules WHERE agent_id = ? AND (active <> 0 OR ? = 0) ORDER BY name`, agent, activeOnly)
 	if err != nil {
 		return nil, err
 	}

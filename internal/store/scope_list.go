@@ -17,7 +17,7 @@ func ByID(id string) Selection { return Selection{cond: `id = ?2`, args: []any{i
 // in [Since, Until) (Unix milliseconds) that come before the cursor
 // (At, ID, Type) in the order of (created_at, id, kind) descending,
 // carrying one of Tags (a JSON list, "" for any), at most Limit of them
-// (-1 for no limit).
+// (math.MaxInt for no limit: PostgreSQL refuses SQLite's -1).
 type ListPage struct {
 	Since, Until, At int64
 	ID, Type, Tags   string
@@ -26,7 +26,7 @@ type ListPage struct {
 
 // AllRows is the page that holds every row: from the first time to the
 // last, before a cursor past every row, with no limit.
-var AllRows = ListPage{Since: math.MinInt64, Until: math.MaxInt64, At: math.MaxInt64, Limit: -1}
+var AllRows = ListPage{Since: math.MinInt64, Until: math.MaxInt64, At: math.MaxInt64, Limit: math.MaxInt}
 
 // Select returns the selection of the page of kind k in the scope sc
 // (nil for none, which admits k), newest first. With a user or a
@@ -43,17 +43,20 @@ func (p ListPage) Select(k *Kind, sc *Scope) Selection {
 		at = "+created_at"
 	}
 	where := at + ` >= ?2 AND ` + at + ` < ?3 AND (` + at + `, id, '` + k.Name + `') < (?4, ?5, ?6)`
+	// Every parameter is used (PostgreSQL cannot type one that is not):
+	// the tags are ?8 when there are some, and the scope's follow.
+	args := []any{p.Since, p.Until, p.At, p.ID, p.Type, p.Limit}
 	if tagged {
-		where += ` AND EXISTS (SELECT 1 FROM json_each(tags) WHERE value IN (SELECT value FROM json_each(?7)))`
+		where += ` AND EXISTS (SELECT 1 FROM json_each(tags) WHERE value IN (SELECT value FROM json_each(?8)))`
+		args = append(args, p.Tags)
 	}
-	args := []any{p.Since, p.Until, p.At, p.ID, p.Type, p.Tags, p.Limit}
 	if sc != nil {
-		if cond, scArgs := sc.Where(k, k.Table, 9); cond != "1" {
+		if cond, scArgs := sc.Where(k, k.Table, len(args)+2); cond != "1" {
 			where += ` AND ` + cond
 			args = append(args, scArgs...)
 		}
 	}
-	return Selection{cond: where + ` ORDER BY ` + sc.orderBy("created_at DESC, id DESC") + ` LIMIT ?8`, args: args}
+	return Selection{cond: where + ` ORDER BY ` + sc.orderBy("created_at DESC, id DESC") + ` LIMIT ?7`, args: args}
 }
 
 // Statement returns the statement that reads cols of the rows of kind k

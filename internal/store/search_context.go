@@ -61,7 +61,7 @@ func NeighbourQuery(k *Kind) string {
 	s := k.SessionCol
 	q := `
 	WITH hit AS (
-		SELECT e.id, e.` + s + `, e.created_at, e.pk FROM json_each(?2) j CROSS JOIN ` + k.Table + ` e ON e.pk = j.value
+		SELECT e.id, e.` + s + `, e.created_at, e.pk FROM json_each(?2) j CROSS JOIN ` + k.Table + ` e ON e.pk = CAST(j.value AS INTEGER)
 		WHERE e.agent_id = ?1 AND e.` + s + ` <> ''),
 	near(hit, pk) AS (
 		SELECT h.id, (SELECT x.pk FROM ` + k.Table + ` x

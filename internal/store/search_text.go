@@ -74,7 +74,7 @@ func makeTextIndexedSQL() map[*Kind]string {
 	out := map[*Kind]string{}
 	for _, k := range TextKinds {
 		out[k] = `SELECT t.pk, ` + k.IndexedOver("t") + `
-				FROM json_each(?1) j CROSS JOIN ` + k.Table + ` t ON t.pk = j.value`
+				FROM json_each(?1) j CROSS JOIN ` + k.Table + ` t ON t.pk = CAST(j.value AS INTEGER)`
 	}
 	return out
 }

@@ -94,14 +94,11 @@ func (r *SemanticRow) args(agent string, args []any) []any {
 // agent holds already is a unique violation ([IsUniqueViolation]).
 func InsertSemantic(q Querier, agent string, r *SemanticRow) (int64, error) {
 	args := r.args(agent, make([]any, 0, len(semanticWriteCols)))
-	res, err := q.Exec(`INSERT INTO semantic_memory (id, agent_id, content, summary_own, importance,
+	var pk int64
+	err := q.QueryRow(`INSERT INTO semantic_memory (id, agent_id, content, summary_own, importance,
 		verified, tags, source, content_hash, created_at, updated_at, access_count, last_accessed_at, resonance,
 		terms, ntok, user_id, session_id, metadata)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, args...)
-	if err != nil {
-		return 0, err
-	}
-	pk, err := res.LastInsertId()
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING pk`, args, &pk)
 	if err == nil {
 		inserted(q, Semantic, agent, r.ID, pk, r.Content)
 	}

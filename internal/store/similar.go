@@ -36,7 +36,7 @@ type SemanticDoc struct {
 // Errors are the driver's.
 func SemanticDocsByPK(q Querier, agent string, pks []int64) ([]SemanticDoc, error) {
 	list, _ := json.Marshal(pks) // an []int64 always marshals
-	return scanDocs(q.Query(`SELECT s.pk, s.id, s.content FROM json_each(?1) j CROSS JOIN semantic_memory s ON s.pk = j.value
+	return scanDocs(q.Query(`SELECT s.pk, s.id, s.content FROM json_each(?1) j CROSS JOIN semantic_memory s ON s.pk = CAST(j.value AS INTEGER)
 		WHERE s.agent_id = ?2 ORDER BY j.key`, string(list), agent))
 }
 
@@ -93,7 +93,7 @@ func LinkSimilar(q Querier, agent, source, target, typ string, strength float64,
 	return affected(q.Exec(`INSERT INTO zettel_links (agent_id, source_type, source_id, target_type, target_id, link_type, strength, created_at)
 		SELECT ?1, 'semantic', ?2, 'semantic', ?3, ?4, ?5, ?6
 		WHERE EXISTS (SELECT 1 FROM semantic_memory WHERE agent_id = ?1 AND id = ?3)
-		ON CONFLICT DO UPDATE SET strength = excluded.strength`,
+		ON CONFLICT (agent_id, source_type, source_id, target_type, target_id, link_type) DO UPDATE SET strength = excluded.strength`,
 		agent, source, target, typ, strength, MS(at)))
 }
 
@@ -123,9 +123,9 @@ func LinkSimilarBatch(q Querier, agent, typ string, at time.Time, links []Simila
 		}
 		_, err := q.Exec(`INSERT INTO zettel_links (agent_id, source_type, source_id, target_type, target_id, link_type, strength, created_at)
 			SELECT ?1, 'semantic', v.column1, 'semantic', v.column2, ?2, v.column3, ?3
-			FROM (VALUES (?, ?, ?)`+strings.Repeat(", (?, ?, ?)", n-1)+`) v
+			FROM (VALUES (?, ?, CAST(? AS REAL))`+strings.Repeat(", (?, ?, CAST(? AS REAL))", n-1)+`) v
 			WHERE EXISTS (SELECT 1 FROM semantic_memory WHERE agent_id = ?1 AND id = v.column2)
-			ON CONFLICT DO UPDATE SET strength = excluded.strength`, args...)
+			ON CONFLICT (agent_id, source_type, source_id, target_type, target_id, link_type) DO UPDATE SET strength = excluded.strength`, args...)
 		if err != nil {
 			return err
 		}
@@ -186,7 +186,7 @@ func waitingKey(pk int64, agent string) string {
 // Errors are the driver's.
 func MarkLinksWaiting(q Querier, agent string, pks []int64) error {
 	for _, pk := range pks {
-		if _, err := q.Exec(`INSERT OR IGNORE INTO meta (key, value) VALUES (?, '')`, waitingKey(pk, agent)); err != nil {
+		if _, err := q.Exec(`INSERT INTO meta (key, value) VALUES (?, '') ON CONFLICT (key) DO NOTHING`, waitingKey(pk, agent)); err != nil {
 			return err
 		}
 	}

@@ -88,7 +88,7 @@ func textCols(k *Kind, n int) string {
 	cols := `t.pk, t.id, t.created_at, ` + Over(k.Importance, "t") + `, t.ntok, t.terms, ` + session + `, ` + user + `, ` + sess
 	for i := range n {
 		if i < len(k.Indexed) {
-			cols += `, CASE WHEN t.terms IS NULL THEN ` + Over(k.Indexed[i], "t") + ` ELSE '' END`
+			cols += `, CASE WHEN t.terms IS NULL THEN coalesce(` + Over(k.Indexed[i], "t") + `, '') ELSE '' END`
 		} else {
 			cols += `, ''`
 		}

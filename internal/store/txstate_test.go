@@ -53,6 +53,7 @@ func (q *fakeTx) KnowTerms(text string, terms map[string]uint32) {
 }
 func (q *fakeTx) History() bool           { return false }
 func (q *fakeTx) ExecScript(string) error { return errFake }
+func (q *fakeTx) LockAgent(string) error  { return nil }
 
 // commit ends q as an engine does: Settle, then COMMIT and Committed, or
 // ROLLBACK and RolledBack when Settle fails.

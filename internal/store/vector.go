@@ -121,8 +121,10 @@ func DropVectorTable(q Querier, vec string) error {
 // vector), those of agent only unless agent is "", keeping the marks
 // there are. Errors are the driver's.
 func MarkPending(q Querier, k VecKind, agent string) error {
-	_, err := q.Exec(`INSERT OR IGNORE INTO vector_pending (memory_type, pk, agent_id)
-			SELECT '`+k.Type+`', pk, agent_id FROM `+k.Table+` WHERE ?1 = '' OR agent_id = ?1`, agent)
+	// No conflict target: the table's key is (memory_type, pk) on SQLite,
+	// agent first on PostgreSQL.
+	_, err := q.Exec(`INSERT INTO vector_pending (memory_type, pk, agent_id)
+			SELECT '`+k.Type+`', pk, agent_id FROM `+k.Table+` WHERE ?1 = '' OR agent_id = ?1 ON CONFLICT DO NOTHING`, agent)
 	return err
 }
 
@@ -156,7 +158,7 @@ func PendingError(q Querier, agent string) (string, error) {
 // are the driver's.
 func PendingOf(q Querier, typ string, pks []int64) ([]int64, error) {
 	list, _ := json.Marshal(pks)
-	rows, err := q.Query(`SELECT p.pk FROM json_each(?2) j CROSS JOIN vector_pending p ON p.memory_type = ?1 AND p.pk = j.value`,
+	rows, err := q.Query(`SELECT p.pk FROM json_each(?2) j CROSS JOIN vector_pending p ON p.memory_type = ?1 AND p.pk = CAST(j.value AS INTEGER)`,
 		typ, string(list))
 	if err != nil {
 		return nil, err
@@ -303,7 +305,7 @@ type VectorRowID struct {
 // pks, in no order. Errors are the driver's.
 func VectorRowIDs(q Querier, table, agent string, pks []int64) ([]VectorRowID, error) {
 	list, _ := json.Marshal(pks)
-	rows, err := q.Query(`SELECT s.pk, s.id FROM json_each(?1) j CROSS JOIN `+table+` s ON s.pk = j.value
+	rows, err := q.Query(`SELECT s.pk, s.id FROM json_each(?1) j CROSS JOIN `+table+` s ON s.pk = CAST(j.value AS INTEGER)
 		WHERE s.agent_id = ?2`, string(list), agent)
 	if err != nil {
 		return nil, err
@@ -322,7 +324,7 @@ func VectorRowIDs(q Querier, table, agent string, pks []int64) ([]VectorRowID, e
 // of ScopeMark, with its arguments after ?5.
 func VectorRankedSQL(k *Kind) string {
 	return `SELECT ` + RankCols(k, "t") + `
-			FROM json_each(?1) j CROSS JOIN ` + k.Table + ` t ON t.pk = j.value
+			FROM json_each(?1) j CROSS JOIN ` + k.Table + ` t ON t.pk = CAST(j.value AS INTEGER)
 			WHERE t.agent_id = ?2 AND t.created_at >= ?3 AND t.created_at < ?4 AND ` + k.TagFilter("t", "?5") + ` AND ` + ScopeMark
 }
 

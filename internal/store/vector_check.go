@@ -164,7 +164,7 @@ func DeleteCached(q Querier, pks []int64) error {
 		n := min(len(pks), 10000)
 		list, _ := json.Marshal(pks[:n])
 		pks = pks[n:]
-		if _, err := q.Exec(`DELETE FROM embedding_cache WHERE pk IN (SELECT value FROM json_each(?))`, string(list)); err != nil {
+		if _, err := q.Exec(`DELETE FROM embedding_cache WHERE pk IN (SELECT CAST(value AS INTEGER) FROM json_each(?))`, string(list)); err != nil {
 			return err
 		}
 	}
@@ -190,7 +190,7 @@ func NameCachedRows(q Querier, model string, at time.Time, names []CacheName) er
 		// (The WHERE true tells SQLite's parser that ON CONFLICT belongs
 		// to the INSERT, not to a join of the SELECT.)
 		if _, err := q.Exec(`INSERT INTO embedding_cache (model, hash, vector, used_at, memory_type, memory_pk)
-			SELECT ?1, unhex(j.value ->> '$.h'), x'', ?2, j.value ->> '$.t', j.value ->> '$.p' FROM json_each(?3) j WHERE true
+			SELECT ?1, unhex(j.value ->> '$.h'), x'', ?2, j.value ->> '$.t', CAST(j.value ->> '$.p' AS INTEGER) FROM json_each(?3) j WHERE true
 			ON CONFLICT (model, hash) DO NOTHING`, model, MS(at), string(list)); err != nil {
 			return err
 		}

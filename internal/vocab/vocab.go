@@ -127,7 +127,7 @@ var words = []Word{
 	{Name: "error"}, {Name: "errors"}, {Name: "code"},
 
 	// The command line's and the servers' own settings.
-	{Name: "dir"}, {Name: "tier"}, {Name: "embedder"}, {Name: "embedder_url"}, {Name: "embedder_model"}, {Name: "dims"},
+	{Name: "dir"}, {Name: "postgres"}, {Name: "tier"}, {Name: "embedder"}, {Name: "embedder_url"}, {Name: "embedder_model"}, {Name: "dims"},
 	{Name: "json"}, {Name: "addr"}, {Name: "token"}, {Name: "cors_origin"}, {Name: "llm"}, {Name: "llm_url"}, {Name: "llm_model"},
 }
 

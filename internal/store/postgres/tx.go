@@ -57,7 +57,7 @@ func (q *Tx) Write() any {
 }
 
 // Dialect names PostgreSQL's dialect (see store.Dialecter).
-func (q *Tx) Dialect() string { return "postgres" }
+func (q *Tx) Dialect() store.Dialect { return store.DialectPostgres }
 
 // History reports whether the transaction records history (see
 // DB.StartHistory).
@@ -301,3 +301,5 @@ func (s *DB) Read(ctx context.Context, op string, fn func(q store.Tx) error) err
 	}
 	return s.wrap(ctx, op, err)
 }
+
+var _ store.Dialecter = (*Tx)(nil)

@@ -79,7 +79,7 @@ func CheckCopy(ctx context.Context, path string, cfg Config, derived func(q stor
 	db.SetMaxOpenConns(1)
 	var app, version int
 	meta := func(q store.Tx) error {
-		return q.QueryRow(`SELECT (SELECT application_id FROM pragma_application_id), (SELECT user_version FROM pragma_user_version)`, nil, &app, &version)
+		return q.(*Tx).queryRow(`SELECT (SELECT application_id FROM pragma_application_id), (SELECT user_version FROM pragma_user_version)`, nil, &app, &version)
 	}
 	if err := readCopy(ctx, db, meta); err != nil {
 		return cfg.fail("backup", err)

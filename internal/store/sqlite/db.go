@@ -402,7 +402,7 @@ func recodeTerms(q *Tx, table string) error {
 func (s *DB) userVersion(ctx context.Context) (int, error) {
 	var v int
 	err := s.Read(ctx, "migrate", func(q store.Tx) error {
-		return q.QueryRow("PRAGMA user_version", nil, &v)
+		return q.(*Tx).queryRow("PRAGMA user_version", nil, &v)
 	})
 	return v, err
 }
@@ -676,7 +676,7 @@ func (s *DB) IntegrityCheck(ctx context.Context, derived func(q store.Tx) error)
 		// while a fresh connection found the file clean.
 		for _, k := range store.Kinds {
 			if t := k.FTS; t != "" {
-				if _, err := q.Exec(fmt.Sprintf("INSERT INTO %s(%s, rank) VALUES ('integrity-check', 1)", t, t)); err != nil {
+				if _, err := q.(*Tx).exec(fmt.Sprintf("INSERT INTO %s(%s, rank) VALUES ('integrity-check', 1)", t, t)); err != nil {
 					return fmt.Errorf("%s integrity-check: %w", t, err)
 				}
 			}
@@ -693,8 +693,8 @@ func (s *DB) IntegrityCheck(ctx context.Context, derived func(q store.Tx) error)
 // the integrity check of every FTS5 index, through the tables'
 // xIntegrity) and returns the problems it reports as one error, or the
 // driver's.
-func Check(q store.Querier) error {
-	rows, err := q.Query("PRAGMA integrity_check")
+func Check(q store.Tx) error {
+	rows, err := q.(*Tx).query("PRAGMA integrity_check")
 	if err != nil {
 		return err
 	}

@@ -290,14 +290,21 @@ func (q *Tx) queryRow(query string, args []any, dest ...any) error {
 // driver's errors.
 
 // Exec runs a statement that returns no rows.
-func (q *Tx) Exec(query string, args ...any) (sql.Result, error) { return q.exec(query, args...) }
+func (q *Tx) Exec(query string, args ...any) (sql.Result, error) {
+	note(query)
+	return q.exec(query, args...)
+}
 
 // Query runs a statement that returns rows.
-func (q *Tx) Query(query string, args ...any) (*sql.Rows, error) { return q.query(query, args...) }
+func (q *Tx) Query(query string, args ...any) (*sql.Rows, error) {
+	note(query)
+	return q.query(query, args...)
+}
 
 // QueryRow scans the single row of query into dest; it returns
 // sql.ErrNoRows when there is none.
 func (q *Tx) QueryRow(query string, args []any, dest ...any) error {
+	note(query)
 	return q.queryRow(query, args, dest...)
 }
 
@@ -528,6 +535,7 @@ func (q *Tx) RawQuery(query string, args []any, row func(vals []driver.Value) er
 	if q.raw == nil {
 		return false, nil
 	}
+	note(query)
 	return true, q.raw(q.ctx, query, args, row)
 }
 
