@@ -166,7 +166,7 @@ func resultsHold(b []byte, word string) bool {
 		return false
 	}
 	for _, r := range resp.Results {
-		if strings.Contains(r.Content, word) {
+		if slices.Contains(strings.Fields(r.Content), word) { // a whole word: markers are prefixes of longer ones
 			return true
 		}
 	}

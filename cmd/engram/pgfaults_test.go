@@ -255,7 +255,9 @@ func TestFleetPostgresRestart(t *testing.T) {
 				if a.agent != agent {
 					continue
 				}
-				inList := strings.Contains(all.String(), a.marker)
+				// A marker is a prefix of longer ones ("zqjn", "zqjnb"):
+				// the note holds it between spaces.
+				inList := strings.Contains(all.String(), " "+a.marker+" ")
 				code, b, err := c.search(u, agent, a.marker, false)
 				if err != nil || code != http.StatusOK {
 					t.Fatalf("searching %s through server %d: %d %s %v", a.marker, si, code, b, err)
@@ -269,7 +271,7 @@ func TestFleetPostgresRestart(t *testing.T) {
 				}
 				if a.id != "" {
 					code, b, err := c.do("GET", fleetURL(u, "/v1/memories/"+a.id, "profile", agent), agent, nil)
-					if err != nil || code != http.StatusOK || !bytes.Contains(b, []byte(a.marker)) {
+					if err != nil || code != http.StatusOK || !bytes.Contains(b, []byte(" "+a.marker+" ")) {
 						t.Errorf("acknowledged write %s (%s) through server %d: %d %s %v", a.marker, a.id, si, code, b, err)
 					}
 				}
