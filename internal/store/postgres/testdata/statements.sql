@@ -2486,6 +2486,12 @@ SELECT t.memory_type, t.id, json_remove(t.row, '$.content_hash', '$.ntok', '$.te
 SELECT t.memory_type, t.id, json_remove(t.row, '$.content_hash', '$.ntok', '$.terms'), t.links, t.reason, t.merged_into, t.archived_at FROM archive t WHERE t.agent_id = ? AND ((t.memory_type = 'semantic' AND (t.row ->> '$.user_id') = ? AND (t.row ->> '$.user_id') <> '' AND (t.row ->> '$.session_id') = ? AND (t.row ->> '$.session_id') <> '') OR (t.memory_type = 'episodic' AND (t.row ->> '$.user_id') = ? AND (t.row ->> '$.user_id') <> '' AND (t.row ->> '$.session_id') = ? AND (t.row ->> '$.session_id') <> '') OR (t.memory_type = 'procedural' AND (t.row ->> '$.user_id') = ? AND (t.row ->> '$.user_id') <> '' AND (t.row ->> '$.session_id') = ? AND (t.row ->> '$.session_id') <> '')) ORDER BY t.pk
 ;
 
+SELECT t.memory_type, t.id, json_remove(t.row, '$.content_hash', '$.ntok', '$.terms'), t.links, t.reason, t.merged_into, t.archived_at FROM archive t WHERE t.agent_id = ? AND ((t.memory_type = 'semantic' AND (t.row ->> '$.user_id') = ? AND (t.row ->> '$.user_id') <> '' AND CAST((t.row ->> '$.created_at') AS INTEGER) < ?) OR (t.memory_type = 'episodic' AND (t.row ->> '$.user_id') = ? AND (t.row ->> '$.user_id') <> '' AND CAST((t.row ->> '$.created_at') AS INTEGER) < ?) OR (t.memory_type = 'procedural' AND (t.row ->> '$.user_id') = ? AND (t.row ->> '$.user_id') <> '' AND CAST((t.row ->> '$.created_at') AS INTEGER) < ?)) ORDER BY t.pk
+;
+
+SELECT t.memory_type, t.id, json_remove(t.row, '$.content_hash', '$.ntok', '$.terms'), t.links, t.reason, t.merged_into, t.archived_at FROM archive t WHERE t.agent_id = ? AND ((t.memory_type = 'semantic' AND (t.row ->> '$.user_id') = ? AND (t.row ->> '$.user_id') <> '' AND CAST((t.row ->> '$.created_at') AS INTEGER) >= ?) OR (t.memory_type = 'episodic' AND (t.row ->> '$.user_id') = ? AND (t.row ->> '$.user_id') <> '' AND CAST((t.row ->> '$.created_at') AS INTEGER) >= ?) OR (t.memory_type = 'procedural' AND (t.row ->> '$.user_id') = ? AND (t.row ->> '$.user_id') <> '' AND CAST((t.row ->> '$.created_at') AS INTEGER) >= ?)) ORDER BY t.pk
+;
+
 SELECT t.memory_type, t.id, json_remove(t.row, '$.content_hash', '$.ntok', '$.terms'), t.links, t.reason, t.merged_into, t.archived_at FROM archive t WHERE t.agent_id = ? AND ((t.memory_type = 'semantic' AND (t.row ->> '$.user_id') = ? AND (t.row ->> '$.user_id') <> '' AND EXISTS (SELECT 1 FROM json_each((t.row ->> '$.tags')) g WHERE g.value IN (SELECT value FROM json_each(?)))) OR (t.memory_type = 'procedural' AND (t.row ->> '$.user_id') = ? AND (t.row ->> '$.user_id') <> '' AND EXISTS (SELECT 1 FROM json_each((t.row ->> '$.tags')) g WHERE g.value IN (SELECT value FROM json_each(?))))) ORDER BY t.pk
 ;
 
@@ -3641,6 +3647,9 @@ SELECT t.terms FROM semantic_memory t WHERE t.agent_id = ? AND t.terms IS NOT NU
 SELECT t.terms FROM session_snapshots t WHERE t.agent_id = ? AND t.terms IS NOT NULL
 ;
 
+SELECT t.terms, coalesce(t.content, '') FROM episodic_log t WHERE t.agent_id = ?
+;
+
 SELECT t.terms, coalesce(t.content, '') FROM episodic_log t WHERE t.agent_id = ? AND t.terms IS NULL
 ;
 
@@ -3650,13 +3659,25 @@ SELECT t.terms, coalesce(t.content, ''), coalesce(t.tags, '') FROM semantic_memo
 SELECT t.terms, coalesce(t.content, ''), coalesce(t.tags, '') FROM semantic_memory t WHERE t.agent_id = ? AND t.terms IS NULL
 ;
 
+SELECT t.terms, coalesce(t.name, ''), coalesce(t.description, ''), coalesce(t.pattern, ''), coalesce(t.tags, '') FROM procedural_memory t WHERE t.agent_id = ?
+;
+
 SELECT t.terms, coalesce(t.name, ''), coalesce(t.description, ''), coalesce(t.pattern, ''), coalesce(t.tags, '') FROM procedural_memory t WHERE t.agent_id = ? AND t.terms IS NULL
+;
+
+SELECT t.terms, coalesce(t.subject, ''), coalesce(t.predicate, ''), coalesce(t.object, '') FROM facts t WHERE t.agent_id = ?
 ;
 
 SELECT t.terms, coalesce(t.subject, ''), coalesce(t.predicate, ''), coalesce(t.object, '') FROM facts t WHERE t.agent_id = ? AND t.terms IS NULL
 ;
 
+SELECT t.terms, coalesce(t.summary, ''), coalesce((SELECT group_concat(value, ' ') FROM json_each(t.key_decisions)), ''), coalesce((SELECT group_concat(value ->> '$.content', ' ') FROM json_each(t.messages)), '') FROM session_snapshots t WHERE t.agent_id = ?
+;
+
 SELECT t.terms, coalesce(t.summary, ''), coalesce((SELECT group_concat(value, ' ') FROM json_each(t.key_decisions)), ''), coalesce((SELECT group_concat(value ->> '$.content', ' ') FROM json_each(t.messages)), '') FROM session_snapshots t WHERE t.agent_id = ? AND t.terms IS NULL
+;
+
+SELECT t.terms, coalesce(t.title, ''), coalesce(t.heading, ''), coalesce(t.content, ''), coalesce(t.tags, '') FROM document_chunks t WHERE t.agent_id = ?
 ;
 
 SELECT t.terms, coalesce(t.title, ''), coalesce(t.heading, ''), coalesce(t.content, ''), coalesce(t.tags, '') FROM document_chunks t WHERE t.agent_id = ? AND t.terms IS NULL

@@ -80,6 +80,9 @@
 	WHERE e.created_at >= ?3 AND e.created_at < ?4 AND (e.user_id = ?5 AND e.user_id <> '' AND coalesce(json_type(e.metadata, ?6) = 'text' AND (e.metadata ->> ?7) = ?8, 0))
 ;
 
+DELETE FROM temp.changes RETURNING kind, pk, agent_id, id
+;
+
 INSERT INTO document_chunks (agent_id, id, source, heading, chunk, title, tags, content, content_hash, sources, created_at, updated_at, retrievals, terms, ntok)
 		SELECT agent_id, json_extract(row, '$.id'), json_extract(row, '$.source'), json_extract(row, '$.heading'), json_extract(row, '$.chunk'), json_extract(row, '$.title'), json_extract(row, '$.tags'), json_extract(row, '$.content'), unhex(nullif(json_extract(row, '$.content_hash'), '')), json_extract(row, '$.sources'), json_extract(row, '$.created_at'), json_extract(row, '$.updated_at'), coalesce(json_extract(row, '$.retrievals'), 0), unhex(nullif(json_extract(row, '$.terms'), '')), coalesce(json_extract(row, '$.ntok'), 0) FROM archive WHERE agent_id = ? AND memory_type = ? AND id = ? RETURNING pk, agent_id, id, content
 ;
@@ -539,6 +542,36 @@ SELECT t.memory_type, t.id, json_remove(t.row, '$.content_hash', '$.ntok', '$.te
 ;
 
 SELECT t.memory_type, t.id, t.op, t.before, t.after, t.actor, t.reason, t.at, t.pk, t.form FROM history t WHERE t.agent_id = ? AND (((t.memory_type = 'semantic' AND EXISTS (SELECT 1 FROM semantic_memory x WHERE x.agent_id = t.agent_id AND x.id = t.id AND x.user_id = ? AND x.user_id <> '' AND coalesce(json_type(x.metadata, ?) = 'text' AND (x.metadata ->> ?) = ?, 0))) OR (t.memory_type = 'episodic' AND EXISTS (SELECT 1 FROM episodic_log x WHERE x.agent_id = t.agent_id AND x.id = t.id AND x.user_id = ? AND x.user_id <> '' AND coalesce(json_type(x.metadata, ?) = 'text' AND (x.metadata ->> ?) = ?, 0))) OR (t.memory_type = 'procedural' AND EXISTS (SELECT 1 FROM procedural_memory x WHERE x.agent_id = t.agent_id AND x.id = t.id AND x.user_id = ? AND x.user_id <> '' AND coalesce(json_type(x.metadata, ?) = 'text' AND (x.metadata ->> ?) = ?, 0)))) OR EXISTS (SELECT 1 FROM archive t2 WHERE t2.agent_id = t.agent_id AND t2.id = t.id AND t2.memory_type = t.memory_type AND ((t2.memory_type = 'semantic' AND (t2.row ->> '$.user_id') = ? AND (t2.row ->> '$.user_id') <> '' AND coalesce(json_type((t2.row ->> '$.metadata'), ?) = 'text' AND ((t2.row ->> '$.metadata') ->> ?) = ?, 0)) OR (t2.memory_type = 'episodic' AND (t2.row ->> '$.user_id') = ? AND (t2.row ->> '$.user_id') <> '' AND coalesce(json_type((t2.row ->> '$.metadata'), ?) = 'text' AND ((t2.row ->> '$.metadata') ->> ?) = ?, 0)) OR (t2.memory_type = 'procedural' AND (t2.row ->> '$.user_id') = ? AND (t2.row ->> '$.user_id') <> '' AND coalesce(json_type((t2.row ->> '$.metadata'), ?) = 'text' AND ((t2.row ->> '$.metadata') ->> ?) = ?, 0))))) ORDER BY t.pk
+;
+
+SELECT t.pk, (t.created_at >= ?3 AND t.created_at < ?4 AND (?5 = '' OR EXISTS (SELECT 1 FROM json_each(t.tags) g WHERE g.value IN (SELECT value FROM json_each(?5)))) AND ((json_type(t.metadata, ?6) IS NOT NULL))), 1 FROM json_each(?1) j CROSS JOIN procedural_memory t ON t.pk = CAST(j.value AS INTEGER) WHERE t.agent_id = ?2
+;
+
+SELECT t.pk, (t.created_at >= ?3 AND t.created_at < ?4 AND (?5 = '' OR EXISTS (SELECT 1 FROM json_each(t.tags) g WHERE g.value IN (SELECT value FROM json_each(?5)))) AND ((json_type(t.metadata, ?6) IS NOT NULL))), 1 FROM json_each(?1) j CROSS JOIN semantic_memory t ON t.pk = CAST(j.value AS INTEGER) WHERE t.agent_id = ?2
+;
+
+SELECT t.pk, (t.created_at >= ?3 AND t.created_at < ?4 AND (?5 = '' OR EXISTS (SELECT 1 FROM json_each(t.tags) g WHERE g.value IN (SELECT value FROM json_each(?5)))) AND (coalesce(json_type(t.metadata, ?6) = 'text' AND (t.metadata ->> ?7) = ?8, 0))), 1 FROM json_each(?1) j CROSS JOIN procedural_memory t ON t.pk = CAST(j.value AS INTEGER) WHERE t.agent_id = ?2
+;
+
+SELECT t.pk, (t.created_at >= ?3 AND t.created_at < ?4 AND (?5 = '' OR EXISTS (SELECT 1 FROM json_each(t.tags) g WHERE g.value IN (SELECT value FROM json_each(?5)))) AND (coalesce(json_type(t.metadata, ?6) = 'text' AND (t.metadata ->> ?7) = ?8, 0))), 1 FROM json_each(?1) j CROSS JOIN semantic_memory t ON t.pk = CAST(j.value AS INTEGER) WHERE t.agent_id = ?2
+;
+
+SELECT t.pk, (t.created_at >= ?3 AND t.created_at < ?4 AND (?5 = '' OR EXISTS (SELECT 1 FROM json_each(t.tags) g WHERE g.value IN (SELECT value FROM json_each(?5)))) AND (coalesce(json_type(t.metadata, ?6) IN ('integer', 'real') AND (t.metadata ->> ?7) < ?8, 0))), 1 FROM json_each(?1) j CROSS JOIN procedural_memory t ON t.pk = CAST(j.value AS INTEGER) WHERE t.agent_id = ?2
+;
+
+SELECT t.pk, (t.created_at >= ?3 AND t.created_at < ?4 AND (?5 = '' OR EXISTS (SELECT 1 FROM json_each(t.tags) g WHERE g.value IN (SELECT value FROM json_each(?5)))) AND (coalesce(json_type(t.metadata, ?6) IN ('integer', 'real') AND (t.metadata ->> ?7) < ?8, 0))), 1 FROM json_each(?1) j CROSS JOIN semantic_memory t ON t.pk = CAST(j.value AS INTEGER) WHERE t.agent_id = ?2
+;
+
+SELECT t.pk, (t.created_at >= ?3 AND t.created_at < ?4 AND ?5 = '' AND (coalesce(json_type(t.metadata, ?6) = 'text' AND (t.metadata ->> ?7) = ?8, 0))), 1 FROM json_each(?1) j CROSS JOIN episodic_log t ON t.pk = CAST(j.value AS INTEGER) WHERE t.agent_id = ?2
+;
+
+SELECT t.pk, (t.created_at >= ?3 AND t.created_at < ?4 AND ?5 = '' AND (coalesce(json_type(t.metadata, ?6) IN ('integer', 'real') AND (t.metadata ->> ?7) < ?8, 0))), 1 FROM json_each(?1) j CROSS JOIN episodic_log t ON t.pk = CAST(j.value AS INTEGER) WHERE t.agent_id = ?2
+;
+
+SELECT t.pk, (t.created_at >= ?3 AND t.created_at < ?4 AND ?5 = '' AND (coalesce(json_type(t.metadata, ?7) = 'text' AND (t.metadata ->> ?8) = ?9, 0))), t.valid_from <= ?6 AND (t.valid_to IS NULL OR t.valid_to > ?6) FROM json_each(?1) j CROSS JOIN facts t ON t.pk = CAST(j.value AS INTEGER) WHERE t.agent_id = ?2
+;
+
+SELECT t.pk, (t.created_at >= ?3 AND t.created_at < ?4 AND ?5 = '' AND (coalesce(json_type(t.metadata, ?7) IN ('integer', 'real') AND (t.metadata ->> ?8) < ?9, 0))), t.valid_from <= ?6 AND (t.valid_to IS NULL OR t.valid_to > ?6) FROM json_each(?1) j CROSS JOIN facts t ON t.pk = CAST(j.value AS INTEGER) WHERE t.agent_id = ?2
 ;
 
 SELECT t.pk, t.id, '[]', t.created_at, 0.5 * t.resonance, t.created_at, t.retrievals, 1
