@@ -34,7 +34,11 @@ var (
 // (BenchmarkRecall's), op=store (one Semantic.Store, auto-linking on) and
 // op=loop (engines.ops turns of BenchmarkAgentLoop's loop, each step's
 // p50 and p99 apart), on one engine then the other, the order swapped
-// every round; and op=bulk, engines.bulk entries stored 1,000 per
+// every round; op=store-nosync and op=loop-nosync are op=store and
+// op=loop with PostgreSQL's synchronous_commit off (a crash may lose the
+// last commits, never corrupt: what SQLite's default synchronous=NORMAL
+// in WAL mode promises, which syncs at checkpoints, not at commits), the
+// same on SQLite; and op=bulk, engines.bulk entries stored 1,000 per
 // StoreBatch into a new memory, then Optimize. The writes of op=store
 // and op=loop go into the same memories the searches of later rounds
 // ask, on both engines alike. On PostgreSQL, stmts/op is the statements
@@ -84,12 +88,16 @@ func BenchmarkEngines(b *testing.B) {
 			slices.Reverse(engines)
 		}
 		for _, n := range sizes {
-			for _, op := range []string{"search", "recall", "store", "loop"} {
+			for _, op := range []string{"search", "recall", "store", "store-nosync", "loop", "loop-nosync"} {
 				for _, engine := range engines {
 					c := open[engine][n]
 					b.Run(fmt.Sprintf("op=%s/N=%d/round=%d/engine=%s", op, n, round, engine), func(b *testing.B) {
+						if engine == "postgres" && strings.HasSuffix(op, "-nosync") {
+							pg.syncCommit(b, false)
+							defer pg.syncCommit(b, true)
+						}
 						count := pg.counter(b, c.db)
-						switch op {
+						switch strings.TrimSuffix(op, "-nosync") {
 						case "search", "recall":
 							lat := make(latencies, 0, *enginesOps)
 							for i := range *enginesOps {
@@ -229,6 +237,24 @@ func (p *benchCluster) drop(b testing.TB, name string) {
 	if _, err := p.admin.Exec(`DROP DATABASE "` + strings.ReplaceAll(name, `"`, `""`) + `" WITH (FORCE)`); err != nil {
 		b.Fatal(err)
 	}
+}
+
+// syncCommit sets the cluster's synchronous_commit on or off, in every
+// session that has not set its own (a reload of the configuration).
+func (p *benchCluster) syncCommit(b testing.TB, on bool) {
+	q := `ALTER SYSTEM SET synchronous_commit = off`
+	if on {
+		q = `ALTER SYSTEM RESET synchronous_commit`
+	}
+	if _, err := p.admin.Exec(q); err != nil {
+		b.Fatal(err)
+	}
+	if _, err := p.admin.Exec(`SELECT pg_reload_conf()`); err != nil {
+		b.Fatal(err)
+	}
+	// The server's processes read the configuration again when the
+	// postmaster's signal reaches them: between two statements.
+	time.Sleep(500 * time.Millisecond)
 }
 
 // statements returns the calls pg_stat_statements counted in database
