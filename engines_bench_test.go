@@ -22,6 +22,7 @@ var (
 		"the sizes of BenchmarkEngines's memories, comma-separated")
 	enginesRounds = flag.Int("engines.rounds", 3, "the rounds of BenchmarkEngines, each timing every op on each engine")
 	enginesOps    = flag.Int("engines.ops", 300, "the questions, stores and turns of the agent's loop BenchmarkEngines times per round, engine, size and op")
+	enginesStmts  = flag.Bool("engines.statements", false, "BenchmarkEngines logs each op's statements on PostgreSQL, with their calls per op")
 	enginesBulk   = flag.Int("engines.bulk", 100_000, "the memories BenchmarkEngines's op=bulk stores (0: no op=bulk)")
 )
 
@@ -258,26 +259,60 @@ func (p *benchCluster) syncCommit(b testing.TB, on bool) {
 }
 
 // statements returns the calls pg_stat_statements counted in database
-// name so far.
-func (p *benchCluster) statements(b testing.TB, name string) int64 {
-	var n int64
-	err := p.admin.QueryRow(`SELECT coalesce(sum(s.calls), 0)::bigint FROM pg_stat_statements s
-		JOIN pg_database d ON d.oid = s.dbid WHERE d.datname = $1`, name).Scan(&n)
+// name so far, by statement.
+func (p *benchCluster) statements(b testing.TB, name string) map[string]int64 {
+	rows, err := p.admin.Query(`SELECT s.query, sum(s.calls)::bigint FROM pg_stat_statements s
+		JOIN pg_database d ON d.oid = s.dbid WHERE d.datname = $1 GROUP BY s.query`, name)
 	if err != nil {
 		b.Fatal(err)
 	}
-	return n
+	defer rows.Close()
+	out := map[string]int64{}
+	for rows.Next() {
+		var q string
+		var n int64
+		if err := rows.Scan(&q, &n); err != nil {
+			b.Fatal(err)
+		}
+		out[q] = n
+	}
+	if err := rows.Err(); err != nil {
+		b.Fatal(err)
+	}
+	return out
 }
 
 // counter starts counting the statements run in database name and
 // returns the function that reports them per op, for ops ops, as
-// stmts/op; for "" (SQLite) it reports nothing.
+// stmts/op, and with -engines.statements logs each statement's calls per
+// op; for "" (SQLite) it reports nothing.
 func (p *benchCluster) counter(b *testing.B, name string) func(ops int) {
 	if name == "" {
 		return func(int) {}
 	}
 	before := p.statements(b, name)
 	return func(ops int) {
-		b.ReportMetric(float64(p.statements(b, name)-before)/float64(ops), "stmts/op")
+		type stmt struct {
+			q     string
+			calls int64
+		}
+		var all []stmt
+		total := int64(0)
+		for q, n := range p.statements(b, name) {
+			if d := n - before[q]; d > 0 {
+				all = append(all, stmt{q, d})
+				total += d
+			}
+		}
+		b.ReportMetric(float64(total)/float64(ops), "stmts/op")
+		if !*enginesStmts {
+			return
+		}
+		slices.SortFunc(all, func(x, y stmt) int { return int(y.calls - x.calls) })
+		var log strings.Builder
+		for _, s := range all {
+			fmt.Fprintf(&log, "\n%8.3f  %.160s", float64(s.calls)/float64(ops), strings.Join(strings.Fields(s.q), " "))
+		}
+		b.Logf("statements per op:%s", log.String())
 	}
 }
