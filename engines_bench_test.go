@@ -40,7 +40,9 @@ var (
 // last commits, never corrupt: what SQLite's default synchronous=NORMAL
 // in WAL mode promises, which syncs at checkpoints, not at commits), the
 // same on SQLite; and op=bulk, engines.bulk entries stored 1,000 per
-// StoreBatch into a new memory, then Optimize. The writes of op=store
+// StoreBatch into a new memory, then Optimize; and op=roundtrip on
+// PostgreSQL alone, a SELECT 1 on one connection: what a statement costs
+// at least. The writes of op=store
 // and op=loop go into the same memories the searches of later rounds
 // ask, on both engines alike. On PostgreSQL, stmts/op is the statements
 // pg_stat_statements counted in the memory's database per op (BEGIN and
@@ -88,6 +90,10 @@ func BenchmarkEngines(b *testing.B) {
 		if round%2 == 0 {
 			slices.Reverse(engines)
 		}
+		b.Run(fmt.Sprintf("op=roundtrip/round=%d/engine=postgres", round), func(b *testing.B) {
+			lat := pg.roundTrips(b, *enginesOps)
+			lat.report(b)
+		})
 		for _, n := range sizes {
 			for _, op := range []string{"search", "recall", "store", "store-nosync", "loop", "loop-nosync"} {
 				for _, engine := range engines {
@@ -238,6 +244,27 @@ func (p *benchCluster) drop(b testing.TB, name string) {
 	if _, err := p.admin.Exec(`DROP DATABASE "` + strings.ReplaceAll(name, `"`, `""`) + `" WITH (FORCE)`); err != nil {
 		b.Fatal(err)
 	}
+}
+
+// roundTrips times n statements SELECT 1 on one connection to the
+// cluster.
+func (p *benchCluster) roundTrips(b testing.TB, n int) latencies {
+	ctx := context.Background()
+	conn, err := p.admin.Conn(ctx)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer conn.Close()
+	lat := make(latencies, 0, n)
+	for range n {
+		start := time.Now()
+		var one int
+		if err := conn.QueryRowContext(ctx, `SELECT 1`).Scan(&one); err != nil {
+			b.Fatal(err)
+		}
+		lat = append(lat, time.Since(start))
+	}
+	return lat
 }
 
 // syncCommit sets the cluster's synchronous_commit on or off, in every
