@@ -22,7 +22,7 @@ var (
 		"the sizes of BenchmarkEngines's memories, comma-separated")
 	enginesRounds = flag.Int("engines.rounds", 3, "the rounds of BenchmarkEngines, each timing every op on each engine")
 	enginesOps    = flag.Int("engines.ops", 300, "the questions, stores and turns of the agent's loop BenchmarkEngines times per round, engine, size and op")
-	enginesStmts  = flag.Bool("engines.statements", false, "BenchmarkEngines logs each op's statements on PostgreSQL, with their calls per op")
+	enginesStmts  = flag.Bool("engines.statements", false, "BenchmarkEngines logs each op's statements on PostgreSQL, with their calls per op and the server's mean time executing each")
 	enginesBulk   = flag.Int("engines.bulk", 100_000, "the memories BenchmarkEngines's op=bulk stores (0: no op=bulk)")
 )
 
@@ -285,23 +285,29 @@ func (p *benchCluster) syncCommit(b testing.TB, on bool) {
 	time.Sleep(500 * time.Millisecond)
 }
 
-// statements returns the calls pg_stat_statements counted in database
-// name so far, by statement.
-func (p *benchCluster) statements(b testing.TB, name string) map[string]int64 {
-	rows, err := p.admin.Query(`SELECT s.query, sum(s.calls)::bigint FROM pg_stat_statements s
+// statementUse is what pg_stat_statements counted of one statement.
+type statementUse struct {
+	calls int64
+	ms    float64 // the time the server spent executing it
+}
+
+// statements returns what pg_stat_statements counted in database name
+// so far, by statement.
+func (p *benchCluster) statements(b testing.TB, name string) map[string]statementUse {
+	rows, err := p.admin.Query(`SELECT s.query, sum(s.calls)::bigint, sum(s.total_exec_time) FROM pg_stat_statements s
 		JOIN pg_database d ON d.oid = s.dbid WHERE d.datname = $1 GROUP BY s.query`, name)
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer rows.Close()
-	out := map[string]int64{}
+	out := map[string]statementUse{}
 	for rows.Next() {
 		var q string
-		var n int64
-		if err := rows.Scan(&q, &n); err != nil {
+		var u statementUse
+		if err := rows.Scan(&q, &u.calls, &u.ms); err != nil {
 			b.Fatal(err)
 		}
-		out[q] = n
+		out[q] = u
 	}
 	if err := rows.Err(); err != nil {
 		b.Fatal(err)
@@ -312,7 +318,8 @@ func (p *benchCluster) statements(b testing.TB, name string) map[string]int64 {
 // counter starts counting the statements run in database name and
 // returns the function that reports them per op, for ops ops, as
 // stmts/op, and with -engines.statements logs each statement's calls per
-// op; for "" (SQLite) it reports nothing.
+// op and the server's mean time executing it; for "" (SQLite) it reports
+// nothing.
 func (p *benchCluster) counter(b *testing.B, name string) func(ops int) {
 	if name == "" {
 		return func(int) {}
@@ -322,12 +329,13 @@ func (p *benchCluster) counter(b *testing.B, name string) func(ops int) {
 		type stmt struct {
 			q     string
 			calls int64
+			ms    float64
 		}
 		var all []stmt
 		total := int64(0)
-		for q, n := range p.statements(b, name) {
-			if d := n - before[q]; d > 0 {
-				all = append(all, stmt{q, d})
+		for q, u := range p.statements(b, name) {
+			if d := u.calls - before[q].calls; d > 0 {
+				all = append(all, stmt{q, d, u.ms - before[q].ms})
 				total += d
 			}
 		}
@@ -338,7 +346,7 @@ func (p *benchCluster) counter(b *testing.B, name string) func(ops int) {
 		slices.SortFunc(all, func(x, y stmt) int { return int(y.calls - x.calls) })
 		var log strings.Builder
 		for _, s := range all {
-			fmt.Fprintf(&log, "\n%8.3f  %.160s", float64(s.calls)/float64(ops), strings.Join(strings.Fields(s.q), " "))
+			fmt.Fprintf(&log, "\n%8.3f %8.1f µs  %.160s", float64(s.calls)/float64(ops), 1000*s.ms/float64(s.calls), strings.Join(strings.Fields(s.q), " "))
 		}
 		b.Logf("statements per op:%s", log.String())
 	}
