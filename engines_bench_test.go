@@ -289,12 +289,13 @@ func (p *benchCluster) syncCommit(b testing.TB, on bool) {
 type statementUse struct {
 	calls int64
 	ms    float64 // the time the server spent executing it
+	rows  int64   // the rows it returned or changed
 }
 
 // statements returns what pg_stat_statements counted in database name
 // so far, by statement.
 func (p *benchCluster) statements(b testing.TB, name string) map[string]statementUse {
-	rows, err := p.admin.Query(`SELECT s.query, sum(s.calls)::bigint, sum(s.total_exec_time) FROM pg_stat_statements s
+	rows, err := p.admin.Query(`SELECT s.query, sum(s.calls)::bigint, sum(s.total_exec_time), sum(s.rows)::bigint FROM pg_stat_statements s
 		JOIN pg_database d ON d.oid = s.dbid WHERE d.datname = $1 GROUP BY s.query`, name)
 	if err != nil {
 		b.Fatal(err)
@@ -304,7 +305,7 @@ func (p *benchCluster) statements(b testing.TB, name string) map[string]statemen
 	for rows.Next() {
 		var q string
 		var u statementUse
-		if err := rows.Scan(&q, &u.calls, &u.ms); err != nil {
+		if err := rows.Scan(&q, &u.calls, &u.ms, &u.rows); err != nil {
 			b.Fatal(err)
 		}
 		out[q] = u
@@ -318,7 +319,7 @@ func (p *benchCluster) statements(b testing.TB, name string) map[string]statemen
 // counter starts counting the statements run in database name and
 // returns the function that reports them per op, for ops ops, as
 // stmts/op, and with -engines.statements logs each statement's calls per
-// op and the server's mean time executing it; for "" (SQLite) it reports
+// op, the server's mean time executing it and the rows it returned; for "" (SQLite) it reports
 // nothing.
 func (p *benchCluster) counter(b *testing.B, name string) func(ops int) {
 	if name == "" {
@@ -330,12 +331,13 @@ func (p *benchCluster) counter(b *testing.B, name string) func(ops int) {
 			q     string
 			calls int64
 			ms    float64
+			rows  int64
 		}
 		var all []stmt
 		total := int64(0)
 		for q, u := range p.statements(b, name) {
 			if d := u.calls - before[q].calls; d > 0 {
-				all = append(all, stmt{q, d, u.ms - before[q].ms})
+				all = append(all, stmt{q, d, u.ms - before[q].ms, u.rows - before[q].rows})
 				total += d
 			}
 		}
@@ -346,7 +348,8 @@ func (p *benchCluster) counter(b *testing.B, name string) func(ops int) {
 		slices.SortFunc(all, func(x, y stmt) int { return int(y.calls - x.calls) })
 		var log strings.Builder
 		for _, s := range all {
-			fmt.Fprintf(&log, "\n%8.3f %8.1f µs  %.160s", float64(s.calls)/float64(ops), 1000*s.ms/float64(s.calls), strings.Join(strings.Fields(s.q), " "))
+			fmt.Fprintf(&log, "\n%8.3f %8.1f µs %6.1f rows  %.160s", float64(s.calls)/float64(ops), 1000*s.ms/float64(s.calls),
+				float64(s.rows)/float64(s.calls), strings.Join(strings.Fields(s.q), " "))
 		}
 		b.Logf("statements per op:%s", log.String())
 	}
