@@ -61,7 +61,7 @@ type agentLoop struct {
 
 // warm searches and stores once, so that the text index and the stem
 // index of auto-linking are built, and waits for both.
-func (l *agentLoop) warm(b *testing.B) {
+func (l *agentLoop) warm(b testing.TB) {
 	ctx := context.Background()
 	if _, err := l.m.Search(ctx, engram.SearchOptions{Query: l.qs[0]}); err != nil {
 		b.Fatal(err)
@@ -92,8 +92,20 @@ func (l *agentLoop) search(ctx context.Context, q string) error {
 // turns times turns of the loop, each step apart.
 func (l *agentLoop) turns(b *testing.B) {
 	ctx := context.Background()
-	steps := []string{"log", "store", "assert", "search", "recall", "context"}
-	lat := make(map[string]latencies, len(steps))
+	lat := make(map[string]latencies, len(loopSteps))
+	for b.Loop() {
+		l.step(b, ctx, lat)
+	}
+	for _, step := range loopSteps {
+		lat[step].percentiles(b, step)
+	}
+}
+
+// loopSteps are the steps of a turn of the agent's loop.
+var loopSteps = []string{"log", "store", "assert", "search", "recall", "context"}
+
+// step runs one turn of the loop, adding each step's latency to lat.
+func (l *agentLoop) step(b testing.TB, ctx context.Context, lat map[string]latencies) {
 	timed := func(step string, f func() error) {
 		start := time.Now()
 		if err := f(); err != nil {
@@ -101,41 +113,36 @@ func (l *agentLoop) turns(b *testing.B) {
 		}
 		lat[step] = append(lat[step], time.Since(start))
 	}
-	for b.Loop() {
-		q := l.qs[l.turn%len(l.qs)]
-		timed("log", func() error { return l.log(ctx) })
-		if l.turn%5 == 0 {
-			timed("store", func() error {
-				_, err := l.m.Semantic().Store(ctx, engram.SemanticEntry{Content: l.docs[l.rng.IntN(len(l.docs))] + fmt.Sprintf(" turn %d", l.turn),
-					Importance: float64(l.rng.IntN(101)) / 100})
-				return err
-			})
-			tr := l.facts[(l.turn/5)%len(l.facts)]
-			timed("assert", func() error {
-				_, err := l.m.Facts().Assert(ctx, engram.Fact{Subject: tr.Subject, Predicate: tr.Predicate, Object: tr.Object})
-				return err
-			})
+	q := l.qs[l.turn%len(l.qs)]
+	timed("log", func() error { return l.log(ctx) })
+	if l.turn%5 == 0 {
+		timed("store", func() error {
+			_, err := l.m.Semantic().Store(ctx, engram.SemanticEntry{Content: l.docs[l.rng.IntN(len(l.docs))] + fmt.Sprintf(" turn %d", l.turn),
+				Importance: float64(l.rng.IntN(101)) / 100})
+			return err
+		})
+		tr := l.facts[(l.turn/5)%len(l.facts)]
+		timed("assert", func() error {
+			_, err := l.m.Facts().Assert(ctx, engram.Fact{Subject: tr.Subject, Predicate: tr.Predicate, Object: tr.Object})
+			return err
+		})
+	}
+	timed("search", func() error { return l.search(ctx, q) })
+	timed("recall", func() error {
+		r, err := l.m.Recall(ctx, q)
+		if err == nil && len(r.Admitted) == 0 {
+			err = errors.New("nothing admitted")
 		}
-		timed("search", func() error { return l.search(ctx, q) })
-		timed("recall", func() error {
-			r, err := l.m.Recall(ctx, q)
-			if err == nil && len(r.Admitted) == 0 {
-				err = errors.New("nothing admitted")
-			}
-			return err
-		})
-		timed("context", func() error {
-			c, err := l.m.Context(ctx, engram.ContextOptions{Query: q, MaxTokens: 2000})
-			if err == nil && c.Tokens == 0 {
-				err = errors.New("an empty block")
-			}
-			return err
-		})
-		l.turn++
-	}
-	for _, step := range steps {
-		lat[step].percentiles(b, step)
-	}
+		return err
+	})
+	timed("context", func() error {
+		c, err := l.m.Context(ctx, engram.ContextOptions{Query: q, MaxTokens: 2000})
+		if err == nil && c.Tokens == 0 {
+			err = errors.New("an empty block")
+		}
+		return err
+	})
+	l.turn++
 }
 
 // searchAfterWrite times a search just after a write and one after

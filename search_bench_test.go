@@ -50,26 +50,39 @@ func searchDir(b testing.TB, n int) string {
 		b.Fatal(err)
 	}
 	defer m.Close()
+	if err := fillSearch(context.Background(), m, searchEntries(n)); err != nil {
+		b.Fatal(err)
+	}
+	searchDBs[n] = dir
+	return dir
+}
+
+// searchEntries returns the search benchmarks' corpus of n texts as
+// semantic entries (fixed seeds): each with an importance and one of the
+// corpus's users.
+func searchEntries(n int) []engram.SemanticEntry {
 	c := benchdata.NewCorpus(n)
 	rng := rand.New(rand.NewPCG(3, 3))
-	for start := 0; start < n; start += 1000 {
-		batch := make([]engram.SemanticEntry, 0, 1000)
-		for i, d := range c.Docs[start:min(n, start+1000)] {
-			batch = append(batch, engram.SemanticEntry{Content: d, Importance: float64(rng.IntN(101)) / 100,
-				UserID: benchdata.User(start + i)})
-		}
-		if _, err := m.Semantic().StoreBatch(context.Background(), batch); err != nil {
-			b.Fatal(err)
+	out := make([]engram.SemanticEntry, n)
+	for i, d := range c.Docs[:n] {
+		out[i] = engram.SemanticEntry{Content: d, Importance: float64(rng.IntN(101)) / 100, UserID: benchdata.User(i)}
+	}
+	return out
+}
+
+// fillSearch stores entries into m, 1,000 per StoreBatch, then merges
+// its full-text indexes, as searchDir builds the search benchmarks'
+// memories.
+func fillSearch(ctx context.Context, m *engram.Memory, entries []engram.SemanticEntry) error {
+	for start := 0; start < len(entries); start += 1000 {
+		if _, err := m.Semantic().StoreBatch(ctx, entries[start:min(len(entries), start+1000)]); err != nil {
+			return err
 		}
 	}
 	// A memory in use is compacted daily, which merges its full-text
 	// indexes (see Memory.Optimize); written in batches, this one would
 	// otherwise keep a few segments per index.
-	if err := m.Optimize(context.Background()); err != nil {
-		b.Fatal(err)
-	}
-	searchDBs[n] = dir
-	return dir
+	return m.Optimize(ctx)
 }
 
 func TestMain(m *testing.M) {

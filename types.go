@@ -415,11 +415,16 @@ type Record struct {
 	Document  *DocumentChunk
 }
 
-// Synchronous is SQLite's durability setting for commits.
+// Synchronous is the durability setting for commits.
 type Synchronous string
 
 // Durability settings. In WAL mode, SyncNormal never corrupts the database
-// but may lose the last transactions on power loss; SyncFull does not.
+// but may lose the last transactions on power loss; SyncFull does not. On
+// PostgreSQL ([WithPostgres]) SyncNormal is synchronous_commit off (a
+// crash of the database server may lose the last commits, about 0.6 s
+// of them, never half of one) and SyncFull is synchronous_commit on (every
+// commit waits for the flush of the write-ahead log); a DSN that sets
+// synchronous_commit keeps its own.
 const (
 	SyncNormal Synchronous = "normal"
 	SyncFull   Synchronous = "full"
@@ -562,7 +567,8 @@ type Limits struct {
 	MaxFactBytes int
 }
 
-// StorageConfig configures the SQLite file.
+// StorageConfig configures the database: the SQLite file, and on
+// PostgreSQL its Synchronous.
 type StorageConfig struct {
 	Synchronous Synchronous   // default SyncNormal
 	BusyTimeout time.Duration // wait for other processes' locks; default 5s

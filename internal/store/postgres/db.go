@@ -31,11 +31,24 @@ type Config struct {
 	// MaxConns bounds the connections the process opens to the database
 	// (0: DefaultMaxConns).
 	MaxConns int
+	// FlushEachCommit makes every commit wait until PostgreSQL has
+	// flushed its write-ahead log (synchronous_commit on); without it a
+	// commit returns once the log is written (synchronous_commit off): a
+	// crash of the database server may lose the last commits (about
+	// 0.6 s of them at PostgreSQL's defaults), and never leaves a
+	// transaction half-applied, as SQLite's synchronous=NORMAL may lose
+	// the last ones on power loss. A DSN that sets synchronous_commit
+	// keeps its own.
+	FlushEachCommit bool
 	// Wrap makes the error of a failure of the operation op that is not
 	// ErrClosed or a context's: the root package's *DatabaseError. Nil
 	// wraps err with op by fmt.Errorf.
 	Wrap func(op string, err error) error
 }
+
+// RandomPageCost is the planner's random_page_cost in the sessions Open
+// opens, unless the DSN sets its own.
+const RandomPageCost = "1.1"
 
 // DefaultMaxConns is the connections a DB opens at most when
 // Config.MaxConns is 0.
@@ -85,6 +98,23 @@ func Open(ctx context.Context, cfg Config) (*DB, error) {
 	pc, err := pgx.ParseConfig(cfg.DSN)
 	if err != nil {
 		return nil, cfg.fail("open", fmt.Errorf("the PostgreSQL DSN: %w", err))
+	}
+	// engram reads a few rows by their keys, from a JSON list of them
+	// (see Translate's json_each), which the planner takes for 100 rows:
+	// at PostgreSQL's default random_page_cost (4, a disk that seeks) a
+	// hash join over a sequential scan of the whole table looked cheaper
+	// than the index up to tens of thousands of rows, and took 1 ms for
+	// 10 rows of 10,000 where the index takes 60 µs. 1.1 is the usual
+	// setting for an SSD or a database in memory; a DSN that sets
+	// random_page_cost keeps its own.
+	if _, ok := pc.RuntimeParams["random_page_cost"]; !ok {
+		pc.RuntimeParams["random_page_cost"] = RandomPageCost
+	}
+	if _, ok := pc.RuntimeParams["synchronous_commit"]; !ok {
+		pc.RuntimeParams["synchronous_commit"] = "off"
+		if cfg.FlushEachCommit {
+			pc.RuntimeParams["synchronous_commit"] = "on"
+		}
 	}
 	s := &DB{cfg: cfg, locks: map[string]*agentLock{}, logs: map[string]*store.ChangeLog{}}
 	s.pool = stdlib.OpenDB(*pc)
@@ -273,10 +303,13 @@ func (s *DB) IntegrityCheck(ctx context.Context, derived func(q store.Tx) error)
 }
 
 // Scrub vacuums the tables of memories after a forget, so that the
-// deleted rows leave their pages and the space is reused. It skips the
-// indexes (INDEX_CLEANUP OFF): their whole scan would make every forget
-// cost as much as the tables are large, and autovacuum does it in its
-// time. A table another vacuum holds (autovacuum's) for more than
+// deleted rows leave their pages and the space is reused, and analyzes
+// them, so that the planner knows their sizes (a table written in bulk
+// and never analyzed was read by a sequential scan where its primary key
+// finds the rows). It skips the indexes (INDEX_CLEANUP OFF): their whole
+// scan would make every forget cost as much as the tables are large, and
+// autovacuum does it in its time; ANALYZE reads a sample of bounded size.
+// A table another vacuum holds (autovacuum's) for more than
 // scrubLockWait is left to it. PostgreSQL overwrites nothing: the bytes
 // of deleted rows may stay in free space of its files until it is reused,
 // and in its write-ahead log, replicas and backups. It returns the
@@ -298,7 +331,7 @@ func (s *DB) Scrub(ctx context.Context) error {
 	}
 	var errs []error
 	for _, t := range scrubbed() {
-		_, err := conn.ExecContext(ctx, "VACUUM (INDEX_CLEANUP OFF) "+t)
+		_, err := conn.ExecContext(ctx, "VACUUM (INDEX_CLEANUP OFF, ANALYZE) "+t)
 		if err != nil && store.SQLState(err) != "55P03" { // lock_not_available: autovacuum has it
 			errs = append(errs, err)
 		}

@@ -309,3 +309,53 @@ func TestUnavailable(t *testing.T) {
 		t.Errorf("once the server is back: %v", err)
 	}
 }
+
+// TestRandomPageCost: the sessions of a DB plan with RandomPageCost (a
+// few rows read by their keys from a JSON list go through the primary
+// key, not a sequential scan), unless the DSN sets its own.
+func TestRandomPageCost(t *testing.T) {
+	ctx := context.Background()
+	setting := func(db *postgres.DB) string {
+		var v string
+		err := db.Read(ctx, "test", func(q store.Tx) error {
+			return q.QueryRow(`SELECT current_setting('random_page_cost')`, nil, &v)
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	db, dsn := openEngine(t)
+	if got := setting(db); got != postgres.RandomPageCost {
+		t.Errorf("random_page_cost %s, want %s", got, postgres.RandomPageCost)
+	}
+	own, err := postgres.Open(ctx, postgres.Config{DSN: dsn + " random_page_cost=2"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer own.Close()
+	if got := setting(own); got != "2" {
+		t.Errorf("random_page_cost %s with the DSN's 2", got)
+	}
+}
+
+// TestScrubAnalyzes: Scrub (which Optimize runs on PostgreSQL) analyzes
+// the tables of memories, so that the planner knows a table written in
+// bulk.
+func TestScrubAnalyzes(t *testing.T) {
+	ctx := context.Background()
+	db, _ := openEngine(t)
+	if err := db.Scrub(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var analyzed bool
+	err := db.Read(ctx, "test", func(q store.Tx) error {
+		return q.QueryRow(`SELECT last_analyze IS NOT NULL FROM pg_stat_user_tables WHERE relname = 'semantic_memory'`, nil, &analyzed)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !analyzed {
+		t.Error("semantic_memory not analyzed after Scrub")
+	}
+}
