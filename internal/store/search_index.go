@@ -10,11 +10,13 @@ import "encoding/json"
 // until, the tags as JSON or an empty string, now) → each of the agent's
 // rows at those pks: its pk, whether it was created in [since, until),
 // carries one of the tags and is in the scope that replaces its
-// ScopeMark (alias "t", arguments from ?7), as TextBestSQL and
-// TextWindowSQL test it, and whether it is live at now (see Kind.LiveAt).
+// ScopeMark (alias "t", arguments from ?7, or from ?6 for a kind whose
+// rows are always live: no parameter goes unused, PostgreSQL cannot type
+// one), as TextBestSQL and TextWindowSQL test it, and whether it is live
+// at now (see Kind.LiveAt).
 func textFilteredSQL(k *Kind) string {
 	return `SELECT t.pk, (t.created_at >= ?3 AND t.created_at < ?4 AND ` + k.TagFilter("t", "?5") + ` AND ` + ScopeMark + `), ` +
-		k.LiveAt("t", "?6") + ` FROM json_each(?1) j CROSS JOIN ` + k.Table + ` t ON t.pk = j.value WHERE t.agent_id = ?2`
+		k.LiveAt("t", "?6") + ` FROM json_each(?1) j CROSS JOIN ` + k.Table + ` t ON t.pk = CAST(j.value AS INTEGER) WHERE t.agent_id = ?2`
 }
 
 // TextFiltered calls fn with each of agent's rows of kind k at the pks,
@@ -25,8 +27,12 @@ func TextFiltered(q Querier, k *Kind, agent string, pks []int64, f SearchFilter,
 	if err != nil {
 		return err
 	}
-	stmt, scoped := f.Scope.scoped(textFilteredSQL(k), k, "t", 7)
-	rows, err := q.Query(stmt, append([]any{string(list), agent, f.Since, f.Until, f.Tags, now}, scoped...)...)
+	args := []any{string(list), agent, f.Since, f.Until, f.Tags}
+	if k.Live != "" {
+		args = append(args, now)
+	}
+	stmt, scoped := f.Scope.scoped(textFilteredSQL(k), k, "t", len(args)+1)
+	rows, err := q.Query(stmt, append(args, scoped...)...)
 	if err != nil {
 		return err
 	}
