@@ -147,7 +147,7 @@ func (m *Memory) Context(ctx context.Context, opts ContextOptions) (ContextBlock
 		}
 		f := opts.Filter.clone()
 		opts.Filter = &f
-		s := newScope(f)
+		s := newScope(f, m.dialect())
 		sc = &s
 	}
 	b := &contextBuilder{budget: opts.MaxTokens, tokens: opts.Tokens, shown: map[noteKey]bool{}}

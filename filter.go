@@ -418,12 +418,13 @@ type scope struct {
 	user         string
 	session      string
 	meta         *store.MetaCond
+	dialect      store.Dialect // of the engine the conditions run on
 }
 
-// newScope compiles a validated filter.
-func newScope(f Filter) scope {
+// newScope compiles a validated filter, for an engine of dialect d.
+func newScope(f Filter, d store.Dialect) scope {
 	sc := scope{kinds: slices.Clone(f.Types), since: store.MS(f.Since), until: math.MaxInt64,
-		user: f.UserID, session: f.SessionID, meta: f.Metadata.stored()}
+		user: f.UserID, session: f.SessionID, meta: f.Metadata.stored(), dialect: d}
 	if !f.Until.IsZero() {
 		sc.until = store.MS(f.Until)
 	}
@@ -478,5 +479,5 @@ func (sc *scope) storedOrNil() *store.Scope {
 
 // stored returns the scope as the store takes it.
 func (sc *scope) stored() store.Scope {
-	return store.Scope{User: sc.user, Session: sc.session, Since: sc.since, Until: sc.until, Tags: sc.tags, Meta: sc.meta}
+	return store.Scope{User: sc.user, Session: sc.session, Since: sc.since, Until: sc.until, Tags: sc.tags, Meta: sc.meta, Dialect: sc.dialect}
 }

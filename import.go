@@ -667,7 +667,14 @@ func (im *importer) put(table string, cols []string, vals values, key []string, 
 	im.args = args
 	// Insert first: a conflict is rare, and a refused INSERT writes
 	// nothing (SQLite checks the unique indexes before it writes a row).
-	err := p.Insert(im.q, 1, args)
+	// PostgreSQL's refusal ends the transaction but for a savepoint
+	// around the INSERT, which is rolled back to.
+	var err error
+	if store.Postgres(im.q) {
+		err = im.q.Savepoint(func(q store.Tx) error { return p.Insert(q, 1, args) })
+	} else {
+		err = p.Insert(im.q, 1, args)
+	}
 	if err == nil {
 		im.rep.Added[what]++
 		return true, nil

@@ -217,6 +217,15 @@ func (c *agentCount) get(m *Memory) int {
 // open makes the Memory's parts on its open store: the stores of each
 // kind, the vectors in Tier 2, and the change log their in-memory state
 // follows.
+// dialect is the SQL dialect of m's engine, which the conditions of a
+// filter are made in (see store.Scope).
+func (m *Memory) dialect() store.Dialect {
+	if m.db.Engine() == "postgres" {
+		return store.DialectPostgres
+	}
+	return store.DialectSQLite
+}
+
 func (m *Memory) open(s settings) error {
 	m.fullText = m.fullText && m.db.FullText()
 	m.working = newWorking(m)

@@ -9,6 +9,6 @@ func (m *Memory) listScope(f *Filter) (*scope, error) {
 	if err := f.validate("Filter", m.cfg.Limits); err != nil {
 		return nil, err
 	}
-	sc := newScope(f.clone())
+	sc := newScope(f.clone(), m.dialect())
 	return &sc, nil
 }

@@ -33,7 +33,7 @@ func TestScopeQueryPlans(t *testing.T) {
 	stmts := map[string]string{}
 	byScope := map[string]bool{} // statements that must use an index of the user or the session
 	for name, f := range filters {
-		sc := newScope(*f)
+		sc := newScope(*f, store.DialectSQLite)
 		ff := ftsFilter{sc: sc}
 		for _, src := range ftsSources {
 			if !sc.admits(src.kind) {

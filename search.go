@@ -464,7 +464,7 @@ func (m *Memory) newSearch(opts SearchOptions) *search {
 	if opts.Filter != nil {
 		// The filter's time bounds join the options' own; the rest
 		// is the scope's, which every query over rows adds.
-		sc := newScope(*opts.Filter)
+		sc := newScope(*opts.Filter, m.dialect())
 		s.filter.since, s.filter.until = max(s.filter.since, sc.since), min(s.filter.until, sc.until)
 		sc.since, sc.until = store.ZeroMS, math.MaxInt64
 		s.filter.sc = sc

@@ -51,6 +51,23 @@ func (k *Kind) FromJSON(j string) string {
 	return strings.Join(parts, ", ")
 }
 
+// fromRecord is FromJSON on PostgreSQL: the columns of the record r that
+// jsonb_populate_record made of the JSON in expression j, typed as the
+// table's (blobs read from their hex in j).
+func (k *Kind) fromRecord(j, r string) string {
+	parts := make([]string, len(k.Cols))
+	for i, c := range k.Cols {
+		parts[i] = r + "." + c
+		if blobColumns[c] {
+			parts[i] = "decode(nullif(" + j + "::jsonb ->> '" + c + "', ''), 'hex')"
+		}
+		if d, ok := columnDefaults[c]; ok {
+			parts[i] = "coalesce(" + parts[i] + ", " + d + ")"
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
 // Leaving is a row on its way to the archive: its rowid, and the memory
 // it was merged into ("" for none).
 type Leaving struct {
@@ -114,6 +131,14 @@ func ArchivedKinds(q Querier, agent, id string) ([]string, error) {
 // default); a row of that ID in the table is a unique violation.
 // Errors are the driver's.
 func RestoreRow(q Querier, k *Kind, agent, id string) error {
+	if Postgres(q) {
+		_, err := changing(q, k, ChangeInsert, PG(`INSERT INTO `+k.Table+` (agent_id, `+strings.Join(k.WrittenCols(k.Cols), ", ")+`)
+			SELECT a.agent_id, `+k.fromRecord("a.row", "r")+` FROM archive a
+				CROSS JOIN LATERAL jsonb_populate_record(NULL::`+k.Table+`, a.row::jsonb) r
+			WHERE a.agent_id = $1 AND a.memory_type = $2 AND a.id = $3`),
+			agent, k.Name, id)
+		return err
+	}
 	_, err := changing(q, k, ChangeInsert, `INSERT INTO `+k.Table+` (agent_id, `+strings.Join(k.WrittenCols(k.Cols), ", ")+`)
 		SELECT agent_id, `+k.FromJSON("row")+` FROM archive WHERE agent_id = ? AND memory_type = ? AND id = ?`,
 		agent, k.Name, id)

@@ -318,8 +318,15 @@ func RowFields(q Querier, k HistoryKind, agent string, ids []string) (map[string
 	if err != nil {
 		return nil, err
 	}
-	rows, err := q.Query(`SELECT t.id, `+k.recordedJSON("t")+` FROM `+k.Table+` t
-		WHERE t.agent_id = ?1 AND t.id IN (SELECT value FROM json_each(?2))`, agent, string(list))
+	stmt := `SELECT t.id, ` + k.recordedJSON("t") + ` FROM ` + k.Table + ` t
+		WHERE t.agent_id = ?1 AND t.id IN (SELECT value FROM json_each(?2))`
+	if Postgres(q) {
+		// The schema's engram_history_fields makes what its history
+		// triggers record (internal/store/postgres's schema.sql).
+		stmt = PG(`SELECT t.id, engram_history_fields(t)::text FROM ` + k.Table + ` t
+			WHERE t.agent_id = $1 AND t.id IN (SELECT jsonb_array_elements_text($2::jsonb))`)
+	}
+	rows, err := q.Query(stmt, agent, string(list))
 	if err != nil {
 		return nil, err
 	}

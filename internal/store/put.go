@@ -84,10 +84,23 @@ type Column struct {
 	Required bool
 }
 
-// Columns returns the columns of table.
+// Columns returns the columns of table, generated ones aside, with
+// SQLite's names of their types (INTEGER, REAL, TEXT, BLOB) on either
+// engine; an identity column has a default.
 // Errors are the driver's.
 func Columns(q Querier, table string) ([]Column, error) {
-	rows, err := q.Query(`SELECT name, upper(type), "notnull", dflt_value IS NOT NULL FROM pragma_table_info(?)`, table)
+	stmt := `SELECT name, upper(type), "notnull", dflt_value IS NOT NULL FROM pragma_table_info(?)`
+	if Postgres(q) {
+		stmt = PG(`SELECT a.attname::text,
+				CASE WHEN a.atttypid IN ('bigint'::regtype, 'integer'::regtype, 'smallint'::regtype) THEN 'INTEGER'
+					WHEN a.atttypid IN ('double precision'::regtype, 'real'::regtype, 'numeric'::regtype) THEN 'REAL'
+					WHEN a.atttypid = 'bytea'::regtype THEN 'BLOB' ELSE 'TEXT' END,
+				a.attnotnull, a.atthasdef OR a.attidentity <> ''
+			FROM pg_attribute a
+			WHERE a.attrelid = to_regclass($1) AND a.attnum > 0 AND NOT a.attisdropped AND a.attgenerated = ''
+			ORDER BY a.attnum`)
+	}
+	rows, err := q.Query(stmt, table)
 	if err != nil {
 		return nil, err
 	}

@@ -7,16 +7,21 @@ import "encoding/json"
 // and the rows say which of them the search's filters keep.
 
 // textFilteredSQL returns, for kind k, (a JSON list of pks, agent, since,
-// until, the tags as JSON or an empty string, now) → each of the agent's
-// rows at those pks: its pk, whether it was created in [since, until),
-// carries one of the tags and is in the scope that replaces its
-// ScopeMark (alias "t", arguments from ?7, or from ?6 for a kind whose
-// rows are always live: no parameter goes unused, PostgreSQL cannot type
-// one), as TextBestSQL and TextWindowSQL test it, and whether it is live
-// at now (see Kind.LiveAt).
+// until, the tags as JSON or an empty string, and for a kind with live
+// rows now) → each of the agent's rows at those pks: its pk, whether it
+// was created in [since, until), carries one of the tags and is in the
+// scope that replaces its ScopeMark (alias "t", arguments from the one
+// after now, or after the tags), as TextBestSQL and TextWindowSQL test
+// it, and whether it is live at now (see Kind.LiveAt). A kind without
+// live rows takes no now: PostgreSQL refuses an argument no parameter
+// names.
 func textFilteredSQL(k *Kind) string {
+	live := "1"
+	if k.Live != "" {
+		live = k.LiveAt("t", "?6")
+	}
 	return `SELECT t.pk, (t.created_at >= ?3 AND t.created_at < ?4 AND ` + k.TagFilter("t", "?5") + ` AND ` + ScopeMark + `), ` +
-		k.LiveAt("t", "?6") + ` FROM json_each(?1) j CROSS JOIN ` + k.Table + ` t ON t.pk = CAST(j.value AS INTEGER) WHERE t.agent_id = ?2`
+		live + ` FROM json_each(?1) j CROSS JOIN ` + k.Table + ` t ON t.pk = CAST(j.value AS INTEGER) WHERE t.agent_id = ?2`
 }
 
 // TextFiltered calls fn with each of agent's rows of kind k at the pks,

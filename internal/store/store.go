@@ -41,10 +41,11 @@ type Querier interface {
 	Changed(c Change)
 }
 
-// Dialecter is a Querier that names the SQL dialect it runs: "postgres"
-// for PostgreSQL's engine. A Querier that is not one runs SQLite's.
+// Dialecter is a Querier that names the SQL dialect it runs
+// (DialectPostgres for PostgreSQL's engine). A Querier that is not one
+// runs SQLite's.
 type Dialecter interface {
-	Dialect() string
+	Dialect() Dialect
 }
 
 // Postgres reports whether q runs on PostgreSQL (see [Dialecter]): the
@@ -52,7 +53,7 @@ type Dialecter interface {
 // choose their statement by it.
 func Postgres(q Querier) bool {
 	d, ok := q.(Dialecter)
-	return ok && d.Dialect() == "postgres"
+	return ok && d.Dialect() == DialectPostgres
 }
 
 // PG marks stmt as written in PostgreSQL's own dialect: its engine runs
