@@ -57,7 +57,12 @@ func (q *Tx) Write() any {
 }
 
 // Dialect names PostgreSQL's dialect (see store.Dialecter).
-func (q *Tx) Dialect() string { return "postgres" }
+func (q *Tx) Dialect() store.Dialect { return store.DialectPostgres }
+
+// A Tx says its dialect: the statements written for PostgreSQL alone (the
+// walks of the graph and of links) are chosen by it, and a method of
+// another signature would leave them SQLite's without a word.
+var _ store.Dialecter = (*Tx)(nil)
 
 // History reports whether the transaction records history (see
 // DB.StartHistory).
