@@ -1,6 +1,8 @@
 package engram_test
 
 import (
+	"os"
+	"strings"
 	"sync"
 	"testing"
 
@@ -123,6 +125,10 @@ func postgresEngines() []testEngine {
 		At: named(atStore),
 	}}
 }
+
+// onPostgres reports whether the tests run on one of PostgreSQL's
+// configurations.
+func onPostgres() bool { return strings.HasPrefix(os.Getenv(engineEnv), "postgres") }
 
 // stopPostgres stops the test binary's PostgreSQL cluster, if it started
 // one; TestMain calls it.

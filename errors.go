@@ -70,7 +70,10 @@ var (
 	// longer than [StorageConfig].BusyTimeout, so a write (or, rarely, a
 	// read) gave up; nothing was written. Retry later, raise BusyTimeout, or
 	// make the other process's transactions shorter (a large
-	// [Semantic.StoreBatch] holds the lock for all of its entries).
+	// [Semantic.StoreBatch] holds the lock for all of its entries). On
+	// PostgreSQL ([WithPostgres]) it also reports a server that could not
+	// be reached or ended the session (it restarts, shuts down or
+	// crashed): retry once it is back.
 	ErrBusy = store.ErrBusy
 
 	// ErrUnsupported reports a call the engine of the memory's database

@@ -343,7 +343,8 @@ func encodeColumn(row *exchange.Row, c string, v any) error {
 		row.Float(c, v)
 	case string:
 		if isJSON(c) {
-			return row.Raw(c, []byte(v))
+			// In one form whichever engine wrote it.
+			return row.Raw(c, store.CanonicalJSON([]byte(v)))
 		}
 		row.String(c, v)
 	case []byte:

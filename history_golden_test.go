@@ -2,12 +2,14 @@ package engram_test
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"flag"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -159,5 +161,37 @@ func TestHistoryReadsAsRecorded(t *testing.T) {
 	}
 	want, err := os.ReadFile(golden)
 	require.NoError(t, err)
+	if onPostgres() {
+		// PostgreSQL numbers entries from a sequence, which a rolled
+		// back insert moves on too, and records the rows one UPDATE
+		// changes in the order it visits them: the same entries, in
+		// another order within one instant, with other sequence numbers.
+		normal := func(b []byte) string {
+			var d struct {
+				History map[string][]entry
+				Changes []entry
+				Export  []string
+			}
+			require.NoError(t, json.Unmarshal(b, &d))
+			order := func(es []entry) {
+				for i := range es {
+					es[i].Seq = 0
+				}
+				slices.SortStableFunc(es, func(a, b entry) int {
+					return cmp.Or(a.At.Compare(b.At), cmp.Compare(a.Type, b.Type), cmp.Compare(a.ID, b.ID), cmp.Compare(a.Op, b.Op), cmp.Compare(a.Before, b.Before))
+				})
+			}
+			for _, es := range d.History {
+				order(es)
+			}
+			order(d.Changes)
+			slices.Sort(d.Export)
+			n, err := json.MarshalIndent(d, "", " ")
+			require.NoError(t, err)
+			return string(n)
+		}
+		require.Equal(t, normal(want), normal(out))
+		return
+	}
 	require.Equal(t, string(want), string(out))
 }

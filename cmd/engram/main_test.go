@@ -16,14 +16,30 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 	"github.com/spf13/cobra"
 	_ "modernc.org/sqlite"
+
+	"github.com/engram-go/engram/internal/pgtest"
 )
 
 // TestMain makes the test binary the engram command when the scripts run
-// it, so that every script tests the command as built.
+// it, so that every script tests the command as built (it is "engram" in
+// the PATH of the tests too), and stops the PostgreSQL cluster the tests
+// may have started.
 func TestMain(m *testing.M) {
-	testscript.Main(m, map[string]func(){
+	testscript.Main(stopPostgres{m}, map[string]func(){
 		"engram": main,
 	})
+}
+
+// stopPostgres runs the tests, then stops pgtest's shared cluster.
+type stopPostgres struct{ m *testing.M }
+
+func (s stopPostgres) Run() int {
+	code := s.m.Run()
+	if err := pgtest.Stop(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		code = 1
+	}
+	return code
 }
 
 // TestScript runs the scripts of testdata/script, one per family of

@@ -166,7 +166,20 @@ func newDatabase(t testing.TB, template string) Database {
 
 // dsn is the DSN of database name in the cluster.
 func dsn(name string) string {
-	return fmt.Sprintf("host=%s user=%s dbname=%s sslmode=disable", cluster.dir, User, name)
+	return dsnIn(cluster.dir, name)
+}
+
+// dsnIn is the DSN of database name in the cluster in dir.
+func dsnIn(dir, name string) string { return dsnWith(dir, "", name) }
+
+// dsnWith is the DSN of database name in the cluster in dir, with User's
+// password when it is not "".
+func dsnWith(dir, password, name string) string {
+	dsn := fmt.Sprintf("host=%s user=%s dbname=%s sslmode=disable", dir, User, name)
+	if password != "" {
+		dsn += " password='" + strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(password) + "'"
+	}
+	return dsn
 }
 
 // quoteIdent quotes a PostgreSQL identifier.
@@ -176,14 +189,29 @@ func quoteIdent(s string) string {
 
 // start makes and starts the cluster.
 func start() error {
+	dir, err := startCluster(Options{})
+	if err != nil {
+		return err
+	}
+	cluster.mu.Lock()
+	cluster.dir = dir
+	cluster.mu.Unlock()
+	return nil
+}
+
+// startCluster makes a cluster in a new temporary directory and starts
+// it, as o says; it returns the directory, or ErrNoPostgres, or the error
+// of initdb or pg_ctl (with the server's log), having removed the
+// directory.
+func startCluster(o Options) (string, error) {
 	for _, b := range []string{"initdb", "pg_ctl", "postgres"} {
 		if _, err := os.Stat(filepath.Join(binDir, b)); err != nil {
-			return ErrNoPostgres
+			return "", ErrNoPostgres
 		}
 	}
 	dir, err := os.MkdirTemp(os.TempDir(), "engram-pgtest-")
 	if err != nil {
-		return fmt.Errorf("pgtest: %w", err)
+		return "", fmt.Errorf("pgtest: %w", err)
 	}
 	if os.Geteuid() == 0 {
 		// initdb refuses to run as root: the postgres user owns the
@@ -191,38 +219,60 @@ func start() error {
 		u, err := user.Lookup("postgres")
 		if err != nil {
 			os.RemoveAll(dir)
-			return fmt.Errorf("pgtest: running as root needs the postgres user: %w", err)
+			return "", fmt.Errorf("pgtest: running as root needs the postgres user: %w", err)
 		}
 		uid, _ := strconv.Atoi(u.Uid)
 		gid, _ := strconv.Atoi(u.Gid)
 		if err := os.Chown(dir, uid, gid); err != nil {
 			os.RemoveAll(dir)
-			return fmt.Errorf("pgtest: %w", err)
+			return "", fmt.Errorf("pgtest: %w", err)
 		}
 	}
 	data := filepath.Join(dir, "data")
-	if err := run(dir, filepath.Join(binDir, "initdb"), "-D", data, "-U", User, "--auth=trust",
-		"-E", "UTF8", "--locale=C", "--no-sync"); err != nil {
-		os.RemoveAll(dir)
-		return err
+	initdb := []string{"-D", data, "-U", User, "--auth=trust", "-E", "UTF8", "--locale=C"}
+	if o.Password != "" {
+		pw := filepath.Join(dir, "pwfile") // initdb reads it as the postgres user
+		if err := os.WriteFile(pw, []byte(o.Password+"\n"), 0o644); err != nil {
+			os.RemoveAll(dir)
+			return "", fmt.Errorf("pgtest: %w", err)
+		}
+		initdb = append(initdb, "--auth=scram-sha-256", "--pwfile="+pw) // the last --auth wins
 	}
-	opts := "-k " + dir + " -c listen_addresses= -c fsync=off -c synchronous_commit=off -c full_page_writes=off"
-	if err := run(dir, filepath.Join(binDir, "pg_ctl"), "-D", data, "-l", filepath.Join(dir, "log"), "-w", "-o", opts, "start"); err != nil {
-		log, _ := os.ReadFile(filepath.Join(dir, "log"))
-		os.RemoveAll(dir)
-		return fmt.Errorf("%w\nserver log:\n%s", err, log)
+	if !o.Durable {
+		initdb = append(initdb, "--no-sync")
 	}
-	cluster.mu.Lock()
-	cluster.dir = dir
-	cluster.mu.Unlock()
-	db, err := sql.Open("pgx", dsn("postgres"))
+	if err := run(dir, filepath.Join(binDir, "initdb"), initdb...); err != nil {
+		os.RemoveAll(dir)
+		return "", err
+	}
+	opts := "-k " + dir + " -c listen_addresses="
+	if !o.Durable {
+		opts += " -c fsync=off -c synchronous_commit=off -c full_page_writes=off"
+	}
+	if err := pgCtl(dir, "-o", opts, "start"); err != nil {
+		os.RemoveAll(dir)
+		return "", err
+	}
+	db, err := sql.Open("pgx", dsnWith(dir, o.Password, "postgres"))
 	if err == nil {
 		err = db.PingContext(context.Background())
 		db.Close()
 	}
 	if err != nil {
-		Stop()
-		return fmt.Errorf("pgtest: the cluster started but does not answer: %w", err)
+		pgCtl(dir, "-m", "immediate", "stop")
+		os.RemoveAll(dir)
+		return "", fmt.Errorf("pgtest: the cluster started but does not answer: %w", err)
+	}
+	return dir, nil
+}
+
+// pgCtl runs pg_ctl on the cluster in dir, waiting for it to finish, and
+// returns its error with the server's log when it fails.
+func pgCtl(dir string, args ...string) error {
+	args = append([]string{"-D", filepath.Join(dir, "data"), "-l", filepath.Join(dir, "log"), "-w"}, args...)
+	if err := run(dir, filepath.Join(binDir, "pg_ctl"), args...); err != nil {
+		log, _ := os.ReadFile(filepath.Join(dir, "log"))
+		return fmt.Errorf("%w\nserver log:\n%s", err, log)
 	}
 	return nil
 }

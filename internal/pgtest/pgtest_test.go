@@ -4,6 +4,7 @@ import (
 	"database/sql"
 	"fmt"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/engram-go/engram/internal/pgtest"
@@ -78,5 +79,70 @@ func TestNewDatabaseFrom(t *testing.T) {
 	}
 	if x != 42 {
 		t.Fatalf("the copy holds %d, want 42", x)
+	}
+}
+
+// TestClusterDownUp: a durable cluster of the test's own runs with fsync
+// on; while it is down a query fails, and once up again (by Up, then by
+// Restart) it answers with the same settings and what was committed.
+func TestClusterDownUp(t *testing.T) {
+	c := pgtest.NewCluster(t, pgtest.Options{Durable: true})
+	d := c.NewDatabase(t)
+	db, err := sql.Open("pgx", d.DSN)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	check := func(when string) {
+		t.Helper()
+		var fsync string
+		var x int
+		if err := db.QueryRow("SELECT current_setting('fsync'), (SELECT x FROM t)").Scan(&fsync, &x); err != nil {
+			t.Fatalf("%s: %v", when, err)
+		}
+		if fsync != "on" || x != 42 {
+			t.Fatalf("%s: fsync %s, x %d; want on, 42", when, fsync, x)
+		}
+	}
+	if _, err := db.Exec("CREATE TABLE t (x int); INSERT INTO t VALUES (42)"); err != nil {
+		t.Fatal(err)
+	}
+	check("before")
+	if err := c.Down(); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Ping(); err == nil {
+		t.Fatal("a cluster that is down answers")
+	}
+	if err := c.Up(); err != nil {
+		t.Fatal(err)
+	}
+	check("after Up")
+	if err := c.Restart(); err != nil {
+		t.Fatal(err)
+	}
+	check("after Restart")
+}
+
+// TestClusterPassword: a cluster of Options.Password lets in its DSNs,
+// which give the password, and refuses a wrong one.
+func TestClusterPassword(t *testing.T) {
+	c := pgtest.NewCluster(t, pgtest.Options{Password: `it's a \secret`})
+	d := c.NewDatabase(t)
+	db, err := sql.Open("pgx", d.DSN)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if err := db.Ping(); err != nil {
+		t.Fatalf("the cluster's DSN: %v", err)
+	}
+	wrong, err := sql.Open("pgx", strings.Replace(d.DSN, "password='", "password='x", 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer wrong.Close()
+	if err := wrong.Ping(); err == nil || !strings.Contains(err.Error(), "password authentication failed") {
+		t.Fatalf("a wrong password: %v, want password authentication failed", err)
 	}
 }

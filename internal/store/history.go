@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -32,7 +33,8 @@ type HistoryRow struct {
 	Op       string
 	Type, ID string
 	// Before and After are the JSON texts of the columns before and
-	// after, nil for NULL.
+	// after, nil for NULL, in one form on every engine (see
+	// CanonicalJSON).
 	Before, After []byte
 	Actor, Reason string
 	At            time.Time
@@ -234,6 +236,7 @@ func scanHistoryRow(r Scanner) (HistoryRow, error) {
 		return *h, err
 	}
 	h.At, h.Form = FromMS(v.at), int(v.form.Int64)
+	h.Before, h.After = CanonicalJSON(h.Before), CanonicalJSON(h.After)
 	return *h, nil
 }
 
@@ -305,6 +308,7 @@ func EntriesFrom(q Querier, agent, typ string, ids []string, from int64) ([]Hist
 		e := &v.e
 		err := r.Scan(&e.ID, &e.Seq, &e.Before, &e.After, &v.form)
 		e.Form = int(v.form.Int64)
+		e.Before, e.After = CanonicalJSON(e.Before), CanonicalJSON(e.After)
 		return *e, err
 	})
 }
@@ -334,8 +338,54 @@ func RowFields(q Querier, k HistoryKind, agent string, ids []string) (map[string
 	_, err = ScanAll(rows, func(r Scanner) (struct{}, error) {
 		var id, fields string
 		err := r.Scan(&id, &fields)
-		out[id] = []byte(fields)
+		out[id] = CanonicalJSON([]byte(fields))
 		return struct{}{}, err
 	})
 	return out, err
+}
+
+// CanonicalJSON returns the JSON text b in one form whichever engine wrote
+// it: no space outside strings, and each number with a fraction or an
+// exponent as the shortest text that reads back as the same float64
+// (SQLite's json_object writes 0.55865892708214282 and 1.0 where
+// PostgreSQL's writes 0.5586589270821428 and 1, and PostgreSQL puts
+// spaces around ':' and after ','). Strings are copied byte for byte. A
+// text that is not JSON is returned as it is; nil stays nil.
+func CanonicalJSON(b []byte) []byte {
+	if b == nil || !json.Valid(b) {
+		return b
+	}
+	out := make([]byte, 0, len(b))
+	for i := 0; i < len(b); {
+		c := b[i]
+		switch {
+		case c == '"':
+			j := i + 1
+			for ; j < len(b) && b[j] != '"'; j++ {
+				if b[j] == '\\' {
+					j++
+				}
+			}
+			out = append(out, b[i:j+1]...)
+			i = j + 1
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
+			i++
+		case c == '-' || c >= '0' && c <= '9':
+			j := i + 1
+			for ; j < len(b) && strings.IndexByte("0123456789.eE+-", b[j]) >= 0; j++ {
+			}
+			num := b[i:j]
+			if bytes.ContainsAny(num, ".eE") {
+				if f, err := strconv.ParseFloat(string(num), 64); err == nil {
+					num = strconv.AppendFloat(nil, f, 'g', -1, 64)
+				}
+			}
+			out = append(out, num...)
+			i = j
+		default:
+			out = append(out, c)
+			i++
+		}
+	}
+	return out
 }

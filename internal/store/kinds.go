@@ -371,9 +371,27 @@ var templateColumn = regexp.MustCompile(`\{t\}\.(\w+)`)
 func Over(tpl, alias string) string { return strings.ReplaceAll(tpl, "{t}", alias) }
 
 // OverJSON returns the template tpl over the JSON copy of a row in the
-// SQL expression j (the archive's row column).
+// SQL expression j (the archive's row column). A number column is read
+// as its type: SQLite's ->> gives a JSON number as one, PostgreSQL's
+// gives text.
 func OverJSON(tpl, j string) string {
-	return templateColumn.ReplaceAllString(tpl, "("+j+" ->> '$.$1')")
+	return templateColumn.ReplaceAllStringFunc(tpl, func(m string) string {
+		c := templateColumn.FindStringSubmatch(m)[1]
+		v := "(" + j + " ->> '$." + c + "')"
+		if t, ok := numberColumns[c]; ok {
+			v = "CAST(" + v + " AS " + t + ")"
+		}
+		return v
+	})
+}
+
+// numberColumns are the columns of the kinds' tables that hold numbers,
+// with their types.
+var numberColumns = map[string]string{
+	"created_at": "INTEGER", "updated_at": "INTEGER", "last_accessed_at": "INTEGER", "access_count": "INTEGER",
+	"use_count": "INTEGER", "verified": "INTEGER", "disabled": "INTEGER", "valid_from": "INTEGER",
+	"valid_to": "INTEGER", "expired_at": "INTEGER", "started_at": "INTEGER", "ended_at": "INTEGER",
+	"importance": "REAL", "resonance": "REAL", "success_rate": "REAL", "strength": "REAL", "cost": "REAL",
 }
 
 // ColumnsOf returns the columns a template names, in order, once each.

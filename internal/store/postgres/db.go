@@ -3,14 +3,18 @@ package postgres
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
+	"io"
+	"net"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/stdlib"
 
 	"github.com/engram-go/engram/internal/store"
@@ -146,7 +150,9 @@ func (c Config) fail(op string, err error) error {
 
 // wrap makes the error of op's failure: ctx's error when ctx ended (the
 // statement PostgreSQL cancelled for it), store.ErrClosed and the errors
-// that are already engram's as they are, and otherwise fail's.
+// that are already engram's as they are, an *UnavailableError for a
+// server that cannot be reached or ended the session, and otherwise
+// fail's.
 func (s *DB) wrap(ctx context.Context, op string, err error) error {
 	if err == nil {
 		return nil
@@ -157,7 +163,47 @@ func (s *DB) wrap(ctx context.Context, op string, err error) error {
 	if errors.Is(err, store.ErrClosed) || errors.Is(err, sql.ErrConnDone) && s.closed.Load() {
 		return store.ErrClosed
 	}
+	if unavailable(err) && !errors.As(err, new(*UnavailableError)) {
+		err = &UnavailableError{Err: err}
+	}
 	return s.fail(op, err)
+}
+
+// UnavailableError is the failure of an operation because the PostgreSQL
+// server could not be reached (a connection refused, a socket that is
+// not there while the server restarts) or ended the session (it shuts
+// down, restarts or crashed). It matches store.ErrBusy (engram.ErrBusy):
+// the failure passes, retry later. A transaction whose session ended
+// before its COMMIT was answered may have been committed nonetheless;
+// any other was rolled back.
+type UnavailableError struct{ Err error }
+
+// Error implements error.
+func (e *UnavailableError) Error() string {
+	return "the PostgreSQL server is unavailable (retry later): " + e.Err.Error()
+}
+
+// Is reports whether target is store.ErrBusy.
+func (e *UnavailableError) Is(target error) bool { return target == store.ErrBusy }
+
+// Unwrap returns the driver's error.
+func (e *UnavailableError) Unwrap() error { return e.Err }
+
+// unavailable reports whether err says the server could not be reached
+// or ended the session: a failed connection, SQLSTATE class 08
+// (connection exception), 57P01, 57P02 or 57P03 (the server shuts down,
+// crashed or is starting), a connection database/sql found broken, or one
+// that broke in a read or a write.
+func unavailable(err error) bool {
+	var ce *pgconn.ConnectError
+	var ne net.Error
+	switch st := store.SQLState(err); {
+	case errors.As(err, &ce), strings.HasPrefix(st, "08"), st == "57P01", st == "57P02", st == "57P03":
+		return true
+	case errors.Is(err, driver.ErrBadConn), errors.Is(err, io.ErrUnexpectedEOF), errors.As(err, &ne):
+		return true
+	}
+	return false
 }
 
 // translate returns query in PostgreSQL's dialect (see Translate), from

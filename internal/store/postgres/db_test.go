@@ -267,3 +267,45 @@ func TestClosed(t *testing.T) {
 		t.Fatalf("write after close: %v", err)
 	}
 }
+
+// TestUnavailable: while the server is down (its socket gone) and while
+// it shuts down under a session, reads and writes fail with an
+// *UnavailableError that matches store.ErrBusy, and work again once it
+// is back.
+func TestUnavailable(t *testing.T) {
+	ctx := context.Background()
+	c := pgtest.NewCluster(t, pgtest.Options{})
+	db, err := postgres.Open(ctx, postgres.Config{DSN: c.NewDatabase(t).DSN})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	read := func() error {
+		return db.Read(ctx, "test.read", func(q store.Tx) error { return q.QueryRow(`SELECT count(*) FROM meta`, nil, new(int)) })
+	}
+	write := func() error {
+		return db.Write(ctx, "test.write", func(q store.Tx) error {
+			_, err := q.Exec(`INSERT INTO meta (key, value) VALUES ('k', '1') ON CONFLICT (key) DO UPDATE SET value = excluded.value`)
+			return err
+		})
+	}
+	if err := errors.Join(read(), write()); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Down(); err != nil {
+		t.Fatal(err)
+	}
+	for name, f := range map[string]func() error{"read": read, "write": write} {
+		err := f()
+		var ue *postgres.UnavailableError
+		if !errors.Is(err, store.ErrBusy) || !errors.As(err, &ue) || !strings.Contains(err.Error(), "unavailable") {
+			t.Errorf("a %s while the server is down: %v, want an *UnavailableError matching store.ErrBusy", name, err)
+		}
+	}
+	if err := c.Up(); err != nil {
+		t.Fatal(err)
+	}
+	if err := errors.Join(read(), write()); err != nil {
+		t.Errorf("once the server is back: %v", err)
+	}
+}

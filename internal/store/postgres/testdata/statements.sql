@@ -329,6 +329,9 @@ DELETE FROM session_snapshots WHERE agent_id = ?1 AND session_id = ?2 AND pk NOT
 		ORDER BY ended_at DESC, pk DESC LIMIT ?3) RETURNING pk, agent_id, id
 ;
 
+DELETE FROM temp.changes RETURNING kind, pk, agent_id, id
+;
+
 DELETE FROM vec_document WHERE rowid = ?
 ;
 
@@ -1024,6 +1027,14 @@ SELECT (SELECT count(*) FROM semantic_memory WHERE agent_id = ?1),
 ;
 
 SELECT (SELECT count(*) FROM semantic_memory WHERE agent_id = ?1), (SELECT count(*) FROM episodic_log WHERE agent_id = ?1), (SELECT count(*) FROM procedural_memory WHERE agent_id = ?1), (SELECT count(*) FROM session_snapshots WHERE agent_id = ?1), (SELECT count(*) FROM facts WHERE agent_id = ?1), (SELECT count(*) FROM document_chunks WHERE agent_id = ?1), (SELECT count(*) FROM zettel_links WHERE agent_id = ?1), (SELECT count(*) FROM archive WHERE agent_id = ?1), (SELECT count(*) FROM vector_pending WHERE agent_id = ?1)
+;
+
+SELECT 0, t.pk, t.id, t.created_at, t.importance * t.resonance, t.ntok, t.terms, '', t.user_id, t.session_id, CASE WHEN t.terms IS NULL THEN coalesce(t.content, '') ELSE '' END, CASE WHEN t.terms IS NULL THEN coalesce(t.tags, '') ELSE '' END, '', '' FROM semantic_memory t NOT INDEXED WHERE t.agent_id = ?1 AND t.pk > ?2
+UNION ALL SELECT 1, t.pk, t.id, t.created_at, 0.5 * t.resonance, t.ntok, t.terms, t.session_id, t.user_id, t.session_id, CASE WHEN t.terms IS NULL THEN coalesce(t.content, '') ELSE '' END, '', '', '' FROM episodic_log t NOT INDEXED WHERE t.agent_id = ?1 AND t.pk > ?3
+UNION ALL SELECT 2, t.pk, t.id, t.created_at, t.success_rate * t.resonance, t.ntok, t.terms, '', t.user_id, t.session_id, CASE WHEN t.terms IS NULL THEN coalesce(t.name, '') ELSE '' END, CASE WHEN t.terms IS NULL THEN coalesce(t.description, '') ELSE '' END, CASE WHEN t.terms IS NULL THEN coalesce(t.pattern, '') ELSE '' END, CASE WHEN t.terms IS NULL THEN coalesce(t.tags, '') ELSE '' END FROM procedural_memory t NOT INDEXED WHERE t.agent_id = ?1 AND t.pk > ?4
+UNION ALL SELECT 3, t.pk, t.id, t.created_at, 0.5, t.ntok, t.terms, '', '', t.session_id, CASE WHEN t.terms IS NULL THEN coalesce(t.summary, '') ELSE '' END, CASE WHEN t.terms IS NULL THEN coalesce((SELECT group_concat(value, ' ') FROM json_each(t.key_decisions)), '') ELSE '' END, CASE WHEN t.terms IS NULL THEN coalesce((SELECT group_concat(value ->> '$.content', ' ') FROM json_each(t.messages)), '') ELSE '' END, '' FROM session_snapshots t NOT INDEXED WHERE t.agent_id = ?1 AND t.pk > ?5
+UNION ALL SELECT 4, t.pk, t.id, t.created_at, 0.5, t.ntok, t.terms, '', '', '', CASE WHEN t.terms IS NULL THEN coalesce(t.subject, '') ELSE '' END, CASE WHEN t.terms IS NULL THEN coalesce(t.predicate, '') ELSE '' END, CASE WHEN t.terms IS NULL THEN coalesce(t.object, '') ELSE '' END, '' FROM facts t NOT INDEXED WHERE t.agent_id = ?1 AND t.pk > ?6
+UNION ALL SELECT 5, t.pk, t.id, t.created_at, 0.5, t.ntok, t.terms, '', '', '', CASE WHEN t.terms IS NULL THEN coalesce(t.title, '') ELSE '' END, CASE WHEN t.terms IS NULL THEN coalesce(t.heading, '') ELSE '' END, CASE WHEN t.terms IS NULL THEN coalesce(t.content, '') ELSE '' END, CASE WHEN t.terms IS NULL THEN coalesce(t.tags, '') ELSE '' END FROM document_chunks t NOT INDEXED WHERE t.agent_id = ?1 AND t.pk > ?7
 ;
 
 SELECT 0, t.pk, t.id, t.created_at, t.importance * t.resonance, t.ntok, t.terms, '', t.user_id, t.session_id, CASE WHEN t.terms IS NULL THEN t.content ELSE '' END, CASE WHEN t.terms IS NULL THEN t.tags ELSE '' END, '', '' FROM semantic_memory t NOT INDEXED WHERE t.agent_id = ?1 AND t.pk > ?2
@@ -2257,6 +2268,10 @@ SELECT min(content), count(DISTINCT created_at / ?3), json_group_array(id)
 ;
 
 SELECT name, pattern, memory_type, importance, tags, active, created_at, subject, predicate, object
+		FROM extraction_rules WHERE agent_id = ? AND (active <> 0 OR ? = 0) ORDER BY name
+;
+
+SELECT name, pattern, memory_type, importance, tags, active, created_at, subject, predicate, object
 		FROM extraction_rules WHERE agent_id = ? AND (active <> 0 OR NOT ?) ORDER BY name
 ;
 
@@ -2522,6 +2537,18 @@ SELECT t.name || ': ' || t.description FROM procedural_memory t WHERE t.pk = ?1 
 
 SELECT t.pk FROM episodic_fts CROSS JOIN episodic_log t ON t.pk = episodic_fts.rowid
 				WHERE episodic_fts MATCH ?1 AND t.agent_id = ?3 AND t.created_at >= ?4 AND t.created_at < ?5 AND ?6 = ''
+					AND (coalesce(json_type(t.metadata, ?7) = 'text' AND (t.metadata ->> ?8) = ?9, 0))
+				ORDER BY episodic_fts.rowid DESC LIMIT 1 OFFSET ?2
+;
+
+SELECT t.pk FROM episodic_fts CROSS JOIN episodic_log t ON t.pk = episodic_fts.rowid
+				WHERE episodic_fts MATCH ?1 AND t.agent_id = ?3 AND t.created_at >= ?4 AND t.created_at < ?5 AND ?6 = ''
+					AND (coalesce(json_type(t.metadata, ?7) IN ('integer', 'real') AND (t.metadata ->> ?8) < ?9, 0))
+				ORDER BY episodic_fts.rowid DESC LIMIT 1 OFFSET ?2
+;
+
+SELECT t.pk FROM episodic_fts CROSS JOIN episodic_log t ON t.pk = episodic_fts.rowid
+				WHERE episodic_fts MATCH ?1 AND t.agent_id = ?3 AND t.created_at >= ?4 AND t.created_at < ?5 AND ?6 = ''
 					AND (t.session_id = ?7 AND t.session_id <> '')
 				ORDER BY episodic_fts.rowid DESC LIMIT 1 OFFSET ?2
 ;
@@ -2552,6 +2579,30 @@ SELECT t.pk FROM episodic_fts CROSS JOIN episodic_log t ON t.pk = episodic_fts.r
 
 SELECT t.pk FROM semantic_fts CROSS JOIN semantic_memory t ON t.pk = semantic_fts.rowid
 				WHERE semantic_fts MATCH ?1 AND t.agent_id = ?3 AND t.created_at >= ?4 AND t.created_at < ?5 AND (?6 = '' OR EXISTS (SELECT 1 FROM json_each(t.tags) g WHERE g.value IN (SELECT value FROM json_each(?6))))
+					AND ((json_type(t.metadata, ?7) IS NOT NULL))
+				ORDER BY semantic_fts.rowid DESC LIMIT 1 OFFSET ?2
+;
+
+SELECT t.pk FROM semantic_fts CROSS JOIN semantic_memory t ON t.pk = semantic_fts.rowid
+				WHERE semantic_fts MATCH ?1 AND t.agent_id = ?3 AND t.created_at >= ?4 AND t.created_at < ?5 AND (?6 = '' OR EXISTS (SELECT 1 FROM json_each(t.tags) g WHERE g.value IN (SELECT value FROM json_each(?6))))
+					AND (EXISTS (SELECT 1 FROM json_each(t.tags) g WHERE g.value IN (SELECT value FROM json_each(?7))))
+				ORDER BY semantic_fts.rowid DESC LIMIT 1 OFFSET ?2
+;
+
+SELECT t.pk FROM semantic_fts CROSS JOIN semantic_memory t ON t.pk = semantic_fts.rowid
+				WHERE semantic_fts MATCH ?1 AND t.agent_id = ?3 AND t.created_at >= ?4 AND t.created_at < ?5 AND (?6 = '' OR EXISTS (SELECT 1 FROM json_each(t.tags) g WHERE g.value IN (SELECT value FROM json_each(?6))))
+					AND (coalesce(json_type(t.metadata, ?7) = 'text' AND (t.metadata ->> ?8) = ?9, 0))
+				ORDER BY semantic_fts.rowid DESC LIMIT 1 OFFSET ?2
+;
+
+SELECT t.pk FROM semantic_fts CROSS JOIN semantic_memory t ON t.pk = semantic_fts.rowid
+				WHERE semantic_fts MATCH ?1 AND t.agent_id = ?3 AND t.created_at >= ?4 AND t.created_at < ?5 AND (?6 = '' OR EXISTS (SELECT 1 FROM json_each(t.tags) g WHERE g.value IN (SELECT value FROM json_each(?6))))
+					AND (coalesce(json_type(t.metadata, ?7) IN ('integer', 'real') AND (t.metadata ->> ?8) < ?9, 0))
+				ORDER BY semantic_fts.rowid DESC LIMIT 1 OFFSET ?2
+;
+
+SELECT t.pk FROM semantic_fts CROSS JOIN semantic_memory t ON t.pk = semantic_fts.rowid
+				WHERE semantic_fts MATCH ?1 AND t.agent_id = ?3 AND t.created_at >= ?4 AND t.created_at < ?5 AND (?6 = '' OR EXISTS (SELECT 1 FROM json_each(t.tags) g WHERE g.value IN (SELECT value FROM json_each(?6))))
 					AND (t.session_id = ?7 AND t.session_id <> '')
 				ORDER BY semantic_fts.rowid DESC LIMIT 1 OFFSET ?2
 ;
@@ -2578,6 +2629,90 @@ SELECT t.pk FROM semantic_fts CROSS JOIN semantic_memory t ON t.pk = semantic_ft
 				WHERE semantic_fts MATCH ?1 AND t.agent_id = ?3 AND t.created_at >= ?4 AND t.created_at < ?5 AND (?6 = '' OR EXISTS (SELECT 1 FROM json_each(t.tags) g WHERE g.value IN (SELECT value FROM json_each(?6))))
 					AND 1 /*scope*/
 				ORDER BY semantic_fts.rowid DESC LIMIT 1 OFFSET ?2
+;
+
+SELECT t.pk, (t.created_at >= ?3 AND t.created_at < ?4 AND (?5 = '' OR EXISTS (SELECT 1 FROM json_each(t.tags) g WHERE g.value IN (SELECT value FROM json_each(?5)))) AND ((json_type(t.metadata, ?6) IS NOT NULL))), 1 FROM json_each(?1) j CROSS JOIN procedural_memory t ON t.pk = CAST(j.value AS INTEGER) WHERE t.agent_id = ?2
+;
+
+SELECT t.pk, (t.created_at >= ?3 AND t.created_at < ?4 AND (?5 = '' OR EXISTS (SELECT 1 FROM json_each(t.tags) g WHERE g.value IN (SELECT value FROM json_each(?5)))) AND ((json_type(t.metadata, ?6) IS NOT NULL))), 1 FROM json_each(?1) j CROSS JOIN semantic_memory t ON t.pk = CAST(j.value AS INTEGER) WHERE t.agent_id = ?2
+;
+
+SELECT t.pk, (t.created_at >= ?3 AND t.created_at < ?4 AND (?5 = '' OR EXISTS (SELECT 1 FROM json_each(t.tags) g WHERE g.value IN (SELECT value FROM json_each(?5)))) AND (EXISTS (SELECT 1 FROM json_each(t.tags) g WHERE g.value IN (SELECT value FROM json_each(?6))))), 1 FROM json_each(?1) j CROSS JOIN procedural_memory t ON t.pk = CAST(j.value AS INTEGER) WHERE t.agent_id = ?2
+;
+
+SELECT t.pk, (t.created_at >= ?3 AND t.created_at < ?4 AND (?5 = '' OR EXISTS (SELECT 1 FROM json_each(t.tags) g WHERE g.value IN (SELECT value FROM json_each(?5)))) AND (EXISTS (SELECT 1 FROM json_each(t.tags) g WHERE g.value IN (SELECT value FROM json_each(?6))))), 1 FROM json_each(?1) j CROSS JOIN semantic_memory t ON t.pk = CAST(j.value AS INTEGER) WHERE t.agent_id = ?2
+;
+
+SELECT t.pk, (t.created_at >= ?3 AND t.created_at < ?4 AND (?5 = '' OR EXISTS (SELECT 1 FROM json_each(t.tags) g WHERE g.value IN (SELECT value FROM json_each(?5)))) AND (coalesce(json_type(t.metadata, ?6) = 'text' AND (t.metadata ->> ?7) = ?8, 0))), 1 FROM json_each(?1) j CROSS JOIN procedural_memory t ON t.pk = CAST(j.value AS INTEGER) WHERE t.agent_id = ?2
+;
+
+SELECT t.pk, (t.created_at >= ?3 AND t.created_at < ?4 AND (?5 = '' OR EXISTS (SELECT 1 FROM json_each(t.tags) g WHERE g.value IN (SELECT value FROM json_each(?5)))) AND (coalesce(json_type(t.metadata, ?6) = 'text' AND (t.metadata ->> ?7) = ?8, 0))), 1 FROM json_each(?1) j CROSS JOIN semantic_memory t ON t.pk = CAST(j.value AS INTEGER) WHERE t.agent_id = ?2
+;
+
+SELECT t.pk, (t.created_at >= ?3 AND t.created_at < ?4 AND (?5 = '' OR EXISTS (SELECT 1 FROM json_each(t.tags) g WHERE g.value IN (SELECT value FROM json_each(?5)))) AND (coalesce(json_type(t.metadata, ?6) IN ('integer', 'real') AND (t.metadata ->> ?7) < ?8, 0))), 1 FROM json_each(?1) j CROSS JOIN procedural_memory t ON t.pk = CAST(j.value AS INTEGER) WHERE t.agent_id = ?2
+;
+
+SELECT t.pk, (t.created_at >= ?3 AND t.created_at < ?4 AND (?5 = '' OR EXISTS (SELECT 1 FROM json_each(t.tags) g WHERE g.value IN (SELECT value FROM json_each(?5)))) AND (coalesce(json_type(t.metadata, ?6) IN ('integer', 'real') AND (t.metadata ->> ?7) < ?8, 0))), 1 FROM json_each(?1) j CROSS JOIN semantic_memory t ON t.pk = CAST(j.value AS INTEGER) WHERE t.agent_id = ?2
+;
+
+SELECT t.pk, (t.created_at >= ?3 AND t.created_at < ?4 AND (?5 = '' OR EXISTS (SELECT 1 FROM json_each(t.tags) g WHERE g.value IN (SELECT value FROM json_each(?5)))) AND (t.session_id = ?6 AND t.session_id <> '')), 1 FROM json_each(?1) j CROSS JOIN procedural_memory t ON t.pk = CAST(j.value AS INTEGER) WHERE t.agent_id = ?2
+;
+
+SELECT t.pk, (t.created_at >= ?3 AND t.created_at < ?4 AND (?5 = '' OR EXISTS (SELECT 1 FROM json_each(t.tags) g WHERE g.value IN (SELECT value FROM json_each(?5)))) AND (t.session_id = ?6 AND t.session_id <> '')), 1 FROM json_each(?1) j CROSS JOIN semantic_memory t ON t.pk = CAST(j.value AS INTEGER) WHERE t.agent_id = ?2
+;
+
+SELECT t.pk, (t.created_at >= ?3 AND t.created_at < ?4 AND (?5 = '' OR EXISTS (SELECT 1 FROM json_each(t.tags) g WHERE g.value IN (SELECT value FROM json_each(?5)))) AND (t.user_id = ?6 AND t.user_id <> '' AND t.session_id = ?7 AND t.session_id <> '')), 1 FROM json_each(?1) j CROSS JOIN procedural_memory t ON t.pk = CAST(j.value AS INTEGER) WHERE t.agent_id = ?2
+;
+
+SELECT t.pk, (t.created_at >= ?3 AND t.created_at < ?4 AND (?5 = '' OR EXISTS (SELECT 1 FROM json_each(t.tags) g WHERE g.value IN (SELECT value FROM json_each(?5)))) AND (t.user_id = ?6 AND t.user_id <> '' AND t.session_id = ?7 AND t.session_id <> '')), 1 FROM json_each(?1) j CROSS JOIN semantic_memory t ON t.pk = CAST(j.value AS INTEGER) WHERE t.agent_id = ?2
+;
+
+SELECT t.pk, (t.created_at >= ?3 AND t.created_at < ?4 AND (?5 = '' OR EXISTS (SELECT 1 FROM json_each(t.tags) g WHERE g.value IN (SELECT value FROM json_each(?5)))) AND (t.user_id = ?6 AND t.user_id <> '')), 1 FROM json_each(?1) j CROSS JOIN procedural_memory t ON t.pk = CAST(j.value AS INTEGER) WHERE t.agent_id = ?2
+;
+
+SELECT t.pk, (t.created_at >= ?3 AND t.created_at < ?4 AND (?5 = '' OR EXISTS (SELECT 1 FROM json_each(t.tags) g WHERE g.value IN (SELECT value FROM json_each(?5)))) AND (t.user_id = ?6 AND t.user_id <> '')), 1 FROM json_each(?1) j CROSS JOIN semantic_memory t ON t.pk = CAST(j.value AS INTEGER) WHERE t.agent_id = ?2
+;
+
+SELECT t.pk, (t.created_at >= ?3 AND t.created_at < ?4 AND (?5 = '' OR EXISTS (SELECT 1 FROM json_each(t.tags) g WHERE g.value IN (SELECT value FROM json_each(?5)))) AND 1 /*scope*/), 1 FROM json_each(?1) j CROSS JOIN document_chunks t ON t.pk = CAST(j.value AS INTEGER) WHERE t.agent_id = ?2
+;
+
+SELECT t.pk, (t.created_at >= ?3 AND t.created_at < ?4 AND (?5 = '' OR EXISTS (SELECT 1 FROM json_each(t.tags) g WHERE g.value IN (SELECT value FROM json_each(?5)))) AND 1 /*scope*/), 1 FROM json_each(?1) j CROSS JOIN procedural_memory t ON t.pk = CAST(j.value AS INTEGER) WHERE t.agent_id = ?2
+;
+
+SELECT t.pk, (t.created_at >= ?3 AND t.created_at < ?4 AND (?5 = '' OR EXISTS (SELECT 1 FROM json_each(t.tags) g WHERE g.value IN (SELECT value FROM json_each(?5)))) AND 1 /*scope*/), 1 FROM json_each(?1) j CROSS JOIN semantic_memory t ON t.pk = CAST(j.value AS INTEGER) WHERE t.agent_id = ?2
+;
+
+SELECT t.pk, (t.created_at >= ?3 AND t.created_at < ?4 AND ?5 = '' AND (coalesce(json_type(t.metadata, ?6) = 'text' AND (t.metadata ->> ?7) = ?8, 0))), 1 FROM json_each(?1) j CROSS JOIN episodic_log t ON t.pk = CAST(j.value AS INTEGER) WHERE t.agent_id = ?2
+;
+
+SELECT t.pk, (t.created_at >= ?3 AND t.created_at < ?4 AND ?5 = '' AND (coalesce(json_type(t.metadata, ?6) IN ('integer', 'real') AND (t.metadata ->> ?7) < ?8, 0))), 1 FROM json_each(?1) j CROSS JOIN episodic_log t ON t.pk = CAST(j.value AS INTEGER) WHERE t.agent_id = ?2
+;
+
+SELECT t.pk, (t.created_at >= ?3 AND t.created_at < ?4 AND ?5 = '' AND (coalesce(json_type(t.metadata, ?7) = 'text' AND (t.metadata ->> ?8) = ?9, 0))), t.valid_from <= ?6 AND (t.valid_to IS NULL OR t.valid_to > ?6) FROM json_each(?1) j CROSS JOIN facts t ON t.pk = CAST(j.value AS INTEGER) WHERE t.agent_id = ?2
+;
+
+SELECT t.pk, (t.created_at >= ?3 AND t.created_at < ?4 AND ?5 = '' AND (coalesce(json_type(t.metadata, ?7) IN ('integer', 'real') AND (t.metadata ->> ?8) < ?9, 0))), t.valid_from <= ?6 AND (t.valid_to IS NULL OR t.valid_to > ?6) FROM json_each(?1) j CROSS JOIN facts t ON t.pk = CAST(j.value AS INTEGER) WHERE t.agent_id = ?2
+;
+
+SELECT t.pk, (t.created_at >= ?3 AND t.created_at < ?4 AND ?5 = '' AND (t.session_id = ?6 AND t.session_id <> '')), 1 FROM json_each(?1) j CROSS JOIN episodic_log t ON t.pk = CAST(j.value AS INTEGER) WHERE t.agent_id = ?2
+;
+
+SELECT t.pk, (t.created_at >= ?3 AND t.created_at < ?4 AND ?5 = '' AND (t.session_id = ?6 AND t.session_id <> '')), 1 FROM json_each(?1) j CROSS JOIN session_snapshots t ON t.pk = CAST(j.value AS INTEGER) WHERE t.agent_id = ?2
+;
+
+SELECT t.pk, (t.created_at >= ?3 AND t.created_at < ?4 AND ?5 = '' AND (t.user_id = ?6 AND t.user_id <> '' AND t.session_id = ?7 AND t.session_id <> '')), 1 FROM json_each(?1) j CROSS JOIN episodic_log t ON t.pk = CAST(j.value AS INTEGER) WHERE t.agent_id = ?2
+;
+
+SELECT t.pk, (t.created_at >= ?3 AND t.created_at < ?4 AND ?5 = '' AND (t.user_id = ?6 AND t.user_id <> '')), 1 FROM json_each(?1) j CROSS JOIN episodic_log t ON t.pk = CAST(j.value AS INTEGER) WHERE t.agent_id = ?2
+;
+
+SELECT t.pk, (t.created_at >= ?3 AND t.created_at < ?4 AND ?5 = '' AND 1 /*scope*/), 1 FROM json_each(?1) j CROSS JOIN episodic_log t ON t.pk = CAST(j.value AS INTEGER) WHERE t.agent_id = ?2
+;
+
+SELECT t.pk, (t.created_at >= ?3 AND t.created_at < ?4 AND ?5 = '' AND 1 /*scope*/), 1 FROM json_each(?1) j CROSS JOIN session_snapshots t ON t.pk = CAST(j.value AS INTEGER) WHERE t.agent_id = ?2
+;
+
+SELECT t.pk, (t.created_at >= ?3 AND t.created_at < ?4 AND ?5 = '' AND 1 /*scope*/), t.valid_from <= ?6 AND (t.valid_to IS NULL OR t.valid_to > ?6) FROM json_each(?1) j CROSS JOIN facts t ON t.pk = CAST(j.value AS INTEGER) WHERE t.agent_id = ?2
 ;
 
 SELECT t.pk, coalesce(nullif(trim(t.summary || coalesce(' Decisions: ' || (SELECT group_concat(value, '; ') FROM json_each(t.key_decisions)), '')), ''),
@@ -2764,6 +2899,17 @@ SELECT t.pk, t.id, '[]', t.created_at, 0.5 * t.resonance, t.created_at, t.retrie
 						ELSE engram_bm25(?7, t.terms, t.ntok) END AS score
 					FROM episodic_fts CROSS JOIN episodic_log t ON t.pk = episodic_fts.rowid
 					WHERE episodic_fts MATCH ?1 AND episodic_fts.rowid >= ?6 AND t.agent_id = ?2 AND t.created_at >= ?3 AND t.created_at < ?4
+						AND ?5 = '' AND 1 AND (coalesce(json_type(t.metadata, ?11) IN ('integer', 'real') AND (t.metadata ->> ?12) < ?13, 0))
+					ORDER BY score DESC, id LIMIT ?9) b
+				CROSS JOIN episodic_log t ON t.pk = b.pk
+				ORDER BY b.score DESC, b.id
+;
+
+SELECT t.pk, t.id, '[]', t.created_at, 0.5 * t.resonance, t.created_at, t.retrievals, 1, t.terms, t.ntok FROM (
+					SELECT episodic_fts.rowid AS pk, t.id AS id, CASE WHEN ?8 OR t.terms IS NULL THEN engram_bm25_text(?7, coalesce(t.content, ''))
+						ELSE engram_bm25(?7, t.terms, t.ntok) END AS score
+					FROM episodic_fts CROSS JOIN episodic_log t ON t.pk = episodic_fts.rowid
+					WHERE episodic_fts MATCH ?1 AND episodic_fts.rowid >= ?6 AND t.agent_id = ?2 AND t.created_at >= ?3 AND t.created_at < ?4
 						AND ?5 = '' AND 1 AND (coalesce(json_type(t.metadata, ?11) IN ('integer', 'real') AND (t.metadata ->> ?12) >= ?13, 0))
 					ORDER BY score DESC, id LIMIT ?9) b
 				CROSS JOIN episodic_log t ON t.pk = b.pk
@@ -2918,6 +3064,17 @@ SELECT t.pk, t.id, '[]', t.created_at, 0.5, t.updated_at, t.retrievals, t.streng
 						ELSE engram_bm25(?7, t.terms, t.ntok) END AS score
 					FROM fact_fts CROSS JOIN facts t ON t.pk = fact_fts.rowid
 					WHERE fact_fts MATCH ?1 AND fact_fts.rowid >= ?6 AND t.agent_id = ?2 AND t.created_at >= ?3 AND t.created_at < ?4
+						AND ?5 = '' AND t.valid_from <= ?10 AND (t.valid_to IS NULL OR t.valid_to > ?10) AND (coalesce(json_type(t.metadata, ?11) IN ('integer', 'real') AND (t.metadata ->> ?12) < ?13, 0))
+					ORDER BY score DESC, id LIMIT ?9) b
+				CROSS JOIN facts t ON t.pk = b.pk
+				ORDER BY b.score DESC, b.id
+;
+
+SELECT t.pk, t.id, '[]', t.created_at, 0.5, t.updated_at, t.retrievals, t.strength, t.terms, t.ntok FROM (
+					SELECT fact_fts.rowid AS pk, t.id AS id, CASE WHEN ?8 OR t.terms IS NULL THEN engram_bm25_text(?7, coalesce(t.subject, ''), coalesce(t.predicate, ''), coalesce(t.object, ''))
+						ELSE engram_bm25(?7, t.terms, t.ntok) END AS score
+					FROM fact_fts CROSS JOIN facts t ON t.pk = fact_fts.rowid
+					WHERE fact_fts MATCH ?1 AND fact_fts.rowid >= ?6 AND t.agent_id = ?2 AND t.created_at >= ?3 AND t.created_at < ?4
 						AND ?5 = '' AND t.valid_from <= ?10 AND (t.valid_to IS NULL OR t.valid_to > ?10) AND (coalesce(json_type(t.metadata, ?11) IN ('integer', 'real') AND (t.metadata ->> ?12) >= ?13, 0))
 					ORDER BY score DESC, id LIMIT ?9) b
 				CROSS JOIN facts t ON t.pk = b.pk
@@ -2935,10 +3092,28 @@ SELECT t.pk, t.id, '[]', t.created_at, 0.5, t.updated_at, t.retrievals, t.streng
 				ORDER BY b.score DESC, b.id
 ;
 
+SELECT t.pk, t.id, t.created_at, 0.5 * t.resonance, t.ntok, t.terms, t.session_id, t.user_id, t.session_id, CASE WHEN t.terms IS NULL THEN coalesce(t.content, '') ELSE '' END FROM episodic_log t NOT INDEXED WHERE t.agent_id = ?1 ORDER BY t.pk
+;
+
+SELECT t.pk, t.id, t.created_at, 0.5 * t.resonance, t.ntok, t.terms, t.session_id, t.user_id, t.session_id, CASE WHEN t.terms IS NULL THEN coalesce(t.content, '') ELSE '' END FROM episodic_log t WHERE t.agent_id = ?1 ORDER BY t.pk
+;
+
 SELECT t.pk, t.id, t.created_at, 0.5 * t.resonance, t.ntok, t.terms, t.session_id, t.user_id, t.session_id, CASE WHEN t.terms IS NULL THEN t.content ELSE '' END FROM episodic_log t NOT INDEXED WHERE t.agent_id = ?1 ORDER BY t.pk
 ;
 
 SELECT t.pk, t.id, t.created_at, 0.5 * t.resonance, t.ntok, t.terms, t.session_id, t.user_id, t.session_id, CASE WHEN t.terms IS NULL THEN t.content ELSE '' END FROM episodic_log t WHERE t.agent_id = ?1 ORDER BY t.pk
+;
+
+SELECT t.pk, t.id, t.created_at, 0.5, t.ntok, t.terms, '', '', '', CASE WHEN t.terms IS NULL THEN coalesce(t.subject, '') ELSE '' END, CASE WHEN t.terms IS NULL THEN coalesce(t.predicate, '') ELSE '' END, CASE WHEN t.terms IS NULL THEN coalesce(t.object, '') ELSE '' END FROM facts t NOT INDEXED WHERE t.agent_id = ?1 ORDER BY t.pk
+;
+
+SELECT t.pk, t.id, t.created_at, 0.5, t.ntok, t.terms, '', '', '', CASE WHEN t.terms IS NULL THEN coalesce(t.subject, '') ELSE '' END, CASE WHEN t.terms IS NULL THEN coalesce(t.predicate, '') ELSE '' END, CASE WHEN t.terms IS NULL THEN coalesce(t.object, '') ELSE '' END FROM facts t WHERE t.agent_id = ?1 ORDER BY t.pk
+;
+
+SELECT t.pk, t.id, t.created_at, 0.5, t.ntok, t.terms, '', '', '', CASE WHEN t.terms IS NULL THEN coalesce(t.title, '') ELSE '' END, CASE WHEN t.terms IS NULL THEN coalesce(t.heading, '') ELSE '' END, CASE WHEN t.terms IS NULL THEN coalesce(t.content, '') ELSE '' END, CASE WHEN t.terms IS NULL THEN coalesce(t.tags, '') ELSE '' END FROM document_chunks t NOT INDEXED WHERE t.agent_id = ?1 ORDER BY t.pk
+;
+
+SELECT t.pk, t.id, t.created_at, 0.5, t.ntok, t.terms, '', '', '', CASE WHEN t.terms IS NULL THEN coalesce(t.title, '') ELSE '' END, CASE WHEN t.terms IS NULL THEN coalesce(t.heading, '') ELSE '' END, CASE WHEN t.terms IS NULL THEN coalesce(t.content, '') ELSE '' END, CASE WHEN t.terms IS NULL THEN coalesce(t.tags, '') ELSE '' END FROM document_chunks t WHERE t.agent_id = ?1 ORDER BY t.pk
 ;
 
 SELECT t.pk, t.id, t.created_at, 0.5, t.ntok, t.terms, '', '', '', CASE WHEN t.terms IS NULL THEN t.subject ELSE '' END, CASE WHEN t.terms IS NULL THEN t.predicate ELSE '' END, CASE WHEN t.terms IS NULL THEN t.object ELSE '' END FROM facts t NOT INDEXED WHERE t.agent_id = ?1 ORDER BY t.pk
@@ -2953,16 +3128,34 @@ SELECT t.pk, t.id, t.created_at, 0.5, t.ntok, t.terms, '', '', '', CASE WHEN t.t
 SELECT t.pk, t.id, t.created_at, 0.5, t.ntok, t.terms, '', '', '', CASE WHEN t.terms IS NULL THEN t.title ELSE '' END, CASE WHEN t.terms IS NULL THEN t.heading ELSE '' END, CASE WHEN t.terms IS NULL THEN t.content ELSE '' END, CASE WHEN t.terms IS NULL THEN t.tags ELSE '' END FROM document_chunks t WHERE t.agent_id = ?1 ORDER BY t.pk
 ;
 
+SELECT t.pk, t.id, t.created_at, 0.5, t.ntok, t.terms, '', '', t.session_id, CASE WHEN t.terms IS NULL THEN coalesce(t.summary, '') ELSE '' END, CASE WHEN t.terms IS NULL THEN coalesce((SELECT group_concat(value, ' ') FROM json_each(t.key_decisions)), '') ELSE '' END, CASE WHEN t.terms IS NULL THEN coalesce((SELECT group_concat(value ->> '$.content', ' ') FROM json_each(t.messages)), '') ELSE '' END FROM session_snapshots t NOT INDEXED WHERE t.agent_id = ?1 ORDER BY t.pk
+;
+
+SELECT t.pk, t.id, t.created_at, 0.5, t.ntok, t.terms, '', '', t.session_id, CASE WHEN t.terms IS NULL THEN coalesce(t.summary, '') ELSE '' END, CASE WHEN t.terms IS NULL THEN coalesce((SELECT group_concat(value, ' ') FROM json_each(t.key_decisions)), '') ELSE '' END, CASE WHEN t.terms IS NULL THEN coalesce((SELECT group_concat(value ->> '$.content', ' ') FROM json_each(t.messages)), '') ELSE '' END FROM session_snapshots t WHERE t.agent_id = ?1 ORDER BY t.pk
+;
+
 SELECT t.pk, t.id, t.created_at, 0.5, t.ntok, t.terms, '', '', t.session_id, CASE WHEN t.terms IS NULL THEN t.summary ELSE '' END, CASE WHEN t.terms IS NULL THEN (SELECT group_concat(value, ' ') FROM json_each(t.key_decisions)) ELSE '' END, CASE WHEN t.terms IS NULL THEN (SELECT group_concat(value ->> '$.content', ' ') FROM json_each(t.messages)) ELSE '' END FROM session_snapshots t NOT INDEXED WHERE t.agent_id = ?1 ORDER BY t.pk
 ;
 
 SELECT t.pk, t.id, t.created_at, 0.5, t.ntok, t.terms, '', '', t.session_id, CASE WHEN t.terms IS NULL THEN t.summary ELSE '' END, CASE WHEN t.terms IS NULL THEN (SELECT group_concat(value, ' ') FROM json_each(t.key_decisions)) ELSE '' END, CASE WHEN t.terms IS NULL THEN (SELECT group_concat(value ->> '$.content', ' ') FROM json_each(t.messages)) ELSE '' END FROM session_snapshots t WHERE t.agent_id = ?1 ORDER BY t.pk
 ;
 
+SELECT t.pk, t.id, t.created_at, t.importance * t.resonance, t.ntok, t.terms, '', t.user_id, t.session_id, CASE WHEN t.terms IS NULL THEN coalesce(t.content, '') ELSE '' END, CASE WHEN t.terms IS NULL THEN coalesce(t.tags, '') ELSE '' END FROM semantic_memory t NOT INDEXED WHERE t.agent_id = ?1 ORDER BY t.pk
+;
+
+SELECT t.pk, t.id, t.created_at, t.importance * t.resonance, t.ntok, t.terms, '', t.user_id, t.session_id, CASE WHEN t.terms IS NULL THEN coalesce(t.content, '') ELSE '' END, CASE WHEN t.terms IS NULL THEN coalesce(t.tags, '') ELSE '' END FROM semantic_memory t WHERE t.agent_id = ?1 ORDER BY t.pk
+;
+
 SELECT t.pk, t.id, t.created_at, t.importance * t.resonance, t.ntok, t.terms, '', t.user_id, t.session_id, CASE WHEN t.terms IS NULL THEN t.content ELSE '' END, CASE WHEN t.terms IS NULL THEN t.tags ELSE '' END FROM semantic_memory t NOT INDEXED WHERE t.agent_id = ?1 ORDER BY t.pk
 ;
 
 SELECT t.pk, t.id, t.created_at, t.importance * t.resonance, t.ntok, t.terms, '', t.user_id, t.session_id, CASE WHEN t.terms IS NULL THEN t.content ELSE '' END, CASE WHEN t.terms IS NULL THEN t.tags ELSE '' END FROM semantic_memory t WHERE t.agent_id = ?1 ORDER BY t.pk
+;
+
+SELECT t.pk, t.id, t.created_at, t.success_rate * t.resonance, t.ntok, t.terms, '', t.user_id, t.session_id, CASE WHEN t.terms IS NULL THEN coalesce(t.name, '') ELSE '' END, CASE WHEN t.terms IS NULL THEN coalesce(t.description, '') ELSE '' END, CASE WHEN t.terms IS NULL THEN coalesce(t.pattern, '') ELSE '' END, CASE WHEN t.terms IS NULL THEN coalesce(t.tags, '') ELSE '' END FROM procedural_memory t NOT INDEXED WHERE t.agent_id = ?1 ORDER BY t.pk
+;
+
+SELECT t.pk, t.id, t.created_at, t.success_rate * t.resonance, t.ntok, t.terms, '', t.user_id, t.session_id, CASE WHEN t.terms IS NULL THEN coalesce(t.name, '') ELSE '' END, CASE WHEN t.terms IS NULL THEN coalesce(t.description, '') ELSE '' END, CASE WHEN t.terms IS NULL THEN coalesce(t.pattern, '') ELSE '' END, CASE WHEN t.terms IS NULL THEN coalesce(t.tags, '') ELSE '' END FROM procedural_memory t WHERE t.agent_id = ?1 ORDER BY t.pk
 ;
 
 SELECT t.pk, t.id, t.created_at, t.success_rate * t.resonance, t.ntok, t.terms, '', t.user_id, t.session_id, CASE WHEN t.terms IS NULL THEN t.name ELSE '' END, CASE WHEN t.terms IS NULL THEN t.description ELSE '' END, CASE WHEN t.terms IS NULL THEN t.pattern ELSE '' END, CASE WHEN t.terms IS NULL THEN t.tags ELSE '' END FROM procedural_memory t NOT INDEXED WHERE t.agent_id = ?1 ORDER BY t.pk
@@ -3039,6 +3232,17 @@ SELECT t.pk, t.id, t.tags, t.created_at, t.importance * t.resonance, max(t.updat
 						ELSE engram_bm25(?7, t.terms, t.ntok) END AS score
 					FROM semantic_fts CROSS JOIN semantic_memory t ON t.pk = semantic_fts.rowid
 					WHERE semantic_fts MATCH ?1 AND semantic_fts.rowid >= ?6 AND t.agent_id = ?2 AND t.created_at >= ?3 AND t.created_at < ?4
+						AND (?5 = '' OR EXISTS (SELECT 1 FROM json_each(t.tags) g WHERE g.value IN (SELECT value FROM json_each(?5)))) AND 1 AND ((json_type(t.metadata, ?11) IS NOT NULL))
+					ORDER BY score DESC, id LIMIT ?9) b
+				CROSS JOIN semantic_memory t ON t.pk = b.pk
+				ORDER BY b.score DESC, b.id
+;
+
+SELECT t.pk, t.id, t.tags, t.created_at, t.importance * t.resonance, max(t.updated_at, t.last_accessed_at), t.retrievals, 1 + json_array_length(t.merged_from), t.terms, t.ntok FROM (
+					SELECT semantic_fts.rowid AS pk, t.id AS id, CASE WHEN ?8 OR t.terms IS NULL THEN engram_bm25_text(?7, coalesce(t.content, ''), coalesce(t.tags, ''))
+						ELSE engram_bm25(?7, t.terms, t.ntok) END AS score
+					FROM semantic_fts CROSS JOIN semantic_memory t ON t.pk = semantic_fts.rowid
+					WHERE semantic_fts MATCH ?1 AND semantic_fts.rowid >= ?6 AND t.agent_id = ?2 AND t.created_at >= ?3 AND t.created_at < ?4
 						AND (?5 = '' OR EXISTS (SELECT 1 FROM json_each(t.tags) g WHERE g.value IN (SELECT value FROM json_each(?5)))) AND 1 AND (EXISTS (SELECT 1 FROM json_each(t.tags) g WHERE g.value IN (SELECT value FROM json_each(?11))))
 					ORDER BY score DESC, id LIMIT ?9) b
 				CROSS JOIN semantic_memory t ON t.pk = b.pk
@@ -3073,6 +3277,17 @@ SELECT t.pk, t.id, t.tags, t.created_at, t.importance * t.resonance, max(t.updat
 					FROM semantic_fts CROSS JOIN semantic_memory t ON t.pk = semantic_fts.rowid
 					WHERE semantic_fts MATCH ?1 AND semantic_fts.rowid >= ?6 AND t.agent_id = ?2 AND t.created_at >= ?3 AND t.created_at < ?4
 						AND (?5 = '' OR EXISTS (SELECT 1 FROM json_each(t.tags) g WHERE g.value IN (SELECT value FROM json_each(?5)))) AND 1 AND (coalesce(json_type(t.metadata, ?11) = 'true', 0))
+					ORDER BY score DESC, id LIMIT ?9) b
+				CROSS JOIN semantic_memory t ON t.pk = b.pk
+				ORDER BY b.score DESC, b.id
+;
+
+SELECT t.pk, t.id, t.tags, t.created_at, t.importance * t.resonance, max(t.updated_at, t.last_accessed_at), t.retrievals, 1 + json_array_length(t.merged_from), t.terms, t.ntok FROM (
+					SELECT semantic_fts.rowid AS pk, t.id AS id, CASE WHEN ?8 OR t.terms IS NULL THEN engram_bm25_text(?7, coalesce(t.content, ''), coalesce(t.tags, ''))
+						ELSE engram_bm25(?7, t.terms, t.ntok) END AS score
+					FROM semantic_fts CROSS JOIN semantic_memory t ON t.pk = semantic_fts.rowid
+					WHERE semantic_fts MATCH ?1 AND semantic_fts.rowid >= ?6 AND t.agent_id = ?2 AND t.created_at >= ?3 AND t.created_at < ?4
+						AND (?5 = '' OR EXISTS (SELECT 1 FROM json_each(t.tags) g WHERE g.value IN (SELECT value FROM json_each(?5)))) AND 1 AND (coalesce(json_type(t.metadata, ?11) IN ('integer', 'real') AND (t.metadata ->> ?12) < ?13, 0))
 					ORDER BY score DESC, id LIMIT ?9) b
 				CROSS JOIN semantic_memory t ON t.pk = b.pk
 				ORDER BY b.score DESC, b.id
@@ -3240,6 +3455,17 @@ SELECT t.pk, t.id, t.tags, t.created_at, t.success_rate * t.resonance, t.updated
 						ELSE engram_bm25(?7, t.terms, t.ntok) END AS score
 					FROM procedural_fts CROSS JOIN procedural_memory t ON t.pk = procedural_fts.rowid
 					WHERE procedural_fts MATCH ?1 AND procedural_fts.rowid >= ?6 AND t.agent_id = ?2 AND t.created_at >= ?3 AND t.created_at < ?4
+						AND (?5 = '' OR EXISTS (SELECT 1 FROM json_each(t.tags) g WHERE g.value IN (SELECT value FROM json_each(?5)))) AND 1 AND ((json_type(t.metadata, ?11) IS NOT NULL))
+					ORDER BY score DESC, id LIMIT ?9) b
+				CROSS JOIN procedural_memory t ON t.pk = b.pk
+				ORDER BY b.score DESC, b.id
+;
+
+SELECT t.pk, t.id, t.tags, t.created_at, t.success_rate * t.resonance, t.updated_at, t.retrievals, 1 + t.use_count * t.success_rate, t.terms, t.ntok FROM (
+					SELECT procedural_fts.rowid AS pk, t.id AS id, CASE WHEN ?8 OR t.terms IS NULL THEN engram_bm25_text(?7, coalesce(t.name, ''), coalesce(t.description, ''), coalesce(t.pattern, ''), coalesce(t.tags, ''))
+						ELSE engram_bm25(?7, t.terms, t.ntok) END AS score
+					FROM procedural_fts CROSS JOIN procedural_memory t ON t.pk = procedural_fts.rowid
+					WHERE procedural_fts MATCH ?1 AND procedural_fts.rowid >= ?6 AND t.agent_id = ?2 AND t.created_at >= ?3 AND t.created_at < ?4
 						AND (?5 = '' OR EXISTS (SELECT 1 FROM json_each(t.tags) g WHERE g.value IN (SELECT value FROM json_each(?5)))) AND 1 AND (EXISTS (SELECT 1 FROM json_each(t.tags) g WHERE g.value IN (SELECT value FROM json_each(?11))))
 					ORDER BY score DESC, id LIMIT ?9) b
 				CROSS JOIN procedural_memory t ON t.pk = b.pk
@@ -3263,6 +3489,17 @@ SELECT t.pk, t.id, t.tags, t.created_at, t.success_rate * t.resonance, t.updated
 					FROM procedural_fts CROSS JOIN procedural_memory t ON t.pk = procedural_fts.rowid
 					WHERE procedural_fts MATCH ?1 AND procedural_fts.rowid >= ?6 AND t.agent_id = ?2 AND t.created_at >= ?3 AND t.created_at < ?4
 						AND (?5 = '' OR EXISTS (SELECT 1 FROM json_each(t.tags) g WHERE g.value IN (SELECT value FROM json_each(?5)))) AND 1 AND (coalesce(json_type(t.metadata, ?11) = 'true', 0))
+					ORDER BY score DESC, id LIMIT ?9) b
+				CROSS JOIN procedural_memory t ON t.pk = b.pk
+				ORDER BY b.score DESC, b.id
+;
+
+SELECT t.pk, t.id, t.tags, t.created_at, t.success_rate * t.resonance, t.updated_at, t.retrievals, 1 + t.use_count * t.success_rate, t.terms, t.ntok FROM (
+					SELECT procedural_fts.rowid AS pk, t.id AS id, CASE WHEN ?8 OR t.terms IS NULL THEN engram_bm25_text(?7, coalesce(t.name, ''), coalesce(t.description, ''), coalesce(t.pattern, ''), coalesce(t.tags, ''))
+						ELSE engram_bm25(?7, t.terms, t.ntok) END AS score
+					FROM procedural_fts CROSS JOIN procedural_memory t ON t.pk = procedural_fts.rowid
+					WHERE procedural_fts MATCH ?1 AND procedural_fts.rowid >= ?6 AND t.agent_id = ?2 AND t.created_at >= ?3 AND t.created_at < ?4
+						AND (?5 = '' OR EXISTS (SELECT 1 FROM json_each(t.tags) g WHERE g.value IN (SELECT value FROM json_each(?5)))) AND 1 AND (coalesce(json_type(t.metadata, ?11) IN ('integer', 'real') AND (t.metadata ->> ?12) < ?13, 0))
 					ORDER BY score DESC, id LIMIT ?9) b
 				CROSS JOIN procedural_memory t ON t.pk = b.pk
 				ORDER BY b.score DESC, b.id
@@ -3378,6 +3615,12 @@ SELECT t.pk, t.name || ': ' || t.description, t.tags, t.success_rate * t.resonan
 ;
 
 SELECT t.pk, t.name || ': ' || t.description, t.tags, t.success_rate * t.resonance, t.updated_at, t.retrievals, 1 + t.use_count * t.success_rate FROM json_each(?1) j CROSS JOIN procedural_memory t ON t.pk = CAST(j.value AS INTEGER)
+;
+
+SELECT t.pk, t.subject || ' ' || t.predicate || ' ' || t.object, 0.5, t.updated_at FROM json_each(?1) j CROSS JOIN facts t ON t.pk = CAST(j.value AS INTEGER)
+;
+
+SELECT t.pk, t.subject || ' ' || t.predicate || ' ' || t.object, 0.5, t.updated_at, t.retrievals, t.strength FROM json_each(?1) j CROSS JOIN facts t ON t.pk = CAST(j.value AS INTEGER)
 ;
 
 SELECT t.terms FROM document_chunks t WHERE t.agent_id = ? AND t.terms IS NOT NULL
