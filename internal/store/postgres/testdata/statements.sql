@@ -2462,57 +2462,6 @@ SELECT t.id, json_object('id', t.id, 'subject', t.subject, 'predicate', t.predic
 		WHERE t.agent_id = ?1 AND t.id IN (SELECT value FROM json_each(?2))
 ;
 
-SELECT t.memory_type, t.id, json_remove(t.row, '$.content_hash', '$.ntok', '$.terms'), t.links, t.reason, t.merged_into, t.archived_at FROM archive t WHERE t.agent_id = ? AND ((t.memory_type = 'episodic' AND (t.row ->> '$.user_id') = ? AND (t.row ->> '$.user_id') <> '')) ORDER BY t.pk
-;
-
-SELECT t.memory_type, t.id, json_remove(t.row, '$.content_hash', '$.ntok', '$.terms'), t.links, t.reason, t.merged_into, t.archived_at FROM archive t WHERE t.agent_id = ? AND ((t.memory_type = 'procedural' AND (coalesce(json_type((t.row ->> '$.metadata'), ?) = 'text' AND ((t.row ->> '$.metadata') ->> ?) = ?, 0) OR coalesce(json_type((t.row ->> '$.metadata'), ?) = 'text' AND ((t.row ->> '$.metadata') ->> ?) = ?, 0)))) ORDER BY t.pk
-;
-
-SELECT t.memory_type, t.id, json_remove(t.row, '$.content_hash', '$.ntok', '$.terms'), t.links, t.reason, t.merged_into, t.archived_at FROM archive t WHERE t.agent_id = ? AND ((t.memory_type = 'semantic' AND (coalesce(json_type((t.row ->> '$.metadata'), ?) = 'text' AND ((t.row ->> '$.metadata') ->> ?) = ?, 0) OR coalesce(json_type((t.row ->> '$.metadata'), ?) IN ('integer', 'real') AND ((t.row ->> '$.metadata') ->> ?) <= ?, 0))) OR (t.memory_type = 'episodic' AND (coalesce(json_type((t.row ->> '$.metadata'), ?) = 'text' AND ((t.row ->> '$.metadata') ->> ?) = ?, 0) OR coalesce(json_type((t.row ->> '$.metadata'), ?) IN ('integer', 'real') AND ((t.row ->> '$.metadata') ->> ?) <= ?, 0))) OR (t.memory_type = 'procedural' AND (coalesce(json_type((t.row ->> '$.metadata'), ?) = 'text' AND ((t.row ->> '$.metadata') ->> ?) = ?, 0) OR coalesce(json_type((t.row ->> '$.metadata'), ?) IN ('integer', 'real') AND ((t.row ->> '$.metadata') ->> ?) <= ?, 0)))) ORDER BY t.pk
-;
-
-SELECT t.memory_type, t.id, json_remove(t.row, '$.content_hash', '$.ntok', '$.terms'), t.links, t.reason, t.merged_into, t.archived_at FROM archive t WHERE t.agent_id = ? AND ((t.memory_type = 'semantic' AND (coalesce(json_type((t.row ->> '$.metadata'), ?) = 'text' AND ((t.row ->> '$.metadata') ->> ?) > ?, 0) AND coalesce(json_type((t.row ->> '$.metadata'), ?) = 'text' AND ((t.row ->> '$.metadata') ->> ?) < ?, 0))) OR (t.memory_type = 'episodic' AND (coalesce(json_type((t.row ->> '$.metadata'), ?) = 'text' AND ((t.row ->> '$.metadata') ->> ?) > ?, 0) AND coalesce(json_type((t.row ->> '$.metadata'), ?) = 'text' AND ((t.row ->> '$.metadata') ->> ?) < ?, 0))) OR (t.memory_type = 'procedural' AND (coalesce(json_type((t.row ->> '$.metadata'), ?) = 'text' AND ((t.row ->> '$.metadata') ->> ?) > ?, 0) AND coalesce(json_type((t.row ->> '$.metadata'), ?) = 'text' AND ((t.row ->> '$.metadata') ->> ?) < ?, 0)))) ORDER BY t.pk
-;
-
-SELECT t.memory_type, t.id, json_remove(t.row, '$.content_hash', '$.ntok', '$.terms'), t.links, t.reason, t.merged_into, t.archived_at FROM archive t WHERE t.agent_id = ? AND ((t.memory_type = 'semantic' AND (t.row ->> '$.session_id') = ? AND (t.row ->> '$.session_id') <> '') OR (t.memory_type = 'episodic' AND (t.row ->> '$.session_id') = ? AND (t.row ->> '$.session_id') <> '') OR (t.memory_type = 'procedural' AND (t.row ->> '$.session_id') = ? AND (t.row ->> '$.session_id') <> '')) ORDER BY t.pk
-;
-
-SELECT t.memory_type, t.id, json_remove(t.row, '$.content_hash', '$.ntok', '$.terms'), t.links, t.reason, t.merged_into, t.archived_at FROM archive t WHERE t.agent_id = ? AND ((t.memory_type = 'semantic' AND (t.row ->> '$.user_id') = ? AND (t.row ->> '$.user_id') <> '' AND (t.row ->> '$.created_at') < ?) OR (t.memory_type = 'episodic' AND (t.row ->> '$.user_id') = ? AND (t.row ->> '$.user_id') <> '' AND (t.row ->> '$.created_at') < ?) OR (t.memory_type = 'procedural' AND (t.row ->> '$.user_id') = ? AND (t.row ->> '$.user_id') <> '' AND (t.row ->> '$.created_at') < ?)) ORDER BY t.pk
-;
-
-SELECT t.memory_type, t.id, json_remove(t.row, '$.content_hash', '$.ntok', '$.terms'), t.links, t.reason, t.merged_into, t.archived_at FROM archive t WHERE t.agent_id = ? AND ((t.memory_type = 'semantic' AND (t.row ->> '$.user_id') = ? AND (t.row ->> '$.user_id') <> '' AND (t.row ->> '$.created_at') >= ?) OR (t.memory_type = 'episodic' AND (t.row ->> '$.user_id') = ? AND (t.row ->> '$.user_id') <> '' AND (t.row ->> '$.created_at') >= ?) OR (t.memory_type = 'procedural' AND (t.row ->> '$.user_id') = ? AND (t.row ->> '$.user_id') <> '' AND (t.row ->> '$.created_at') >= ?)) ORDER BY t.pk
-;
-
-SELECT t.memory_type, t.id, json_remove(t.row, '$.content_hash', '$.ntok', '$.terms'), t.links, t.reason, t.merged_into, t.archived_at FROM archive t WHERE t.agent_id = ? AND ((t.memory_type = 'semantic' AND (t.row ->> '$.user_id') = ? AND (t.row ->> '$.user_id') <> '' AND (t.row ->> '$.session_id') = ? AND (t.row ->> '$.session_id') <> '') OR (t.memory_type = 'episodic' AND (t.row ->> '$.user_id') = ? AND (t.row ->> '$.user_id') <> '' AND (t.row ->> '$.session_id') = ? AND (t.row ->> '$.session_id') <> '') OR (t.memory_type = 'procedural' AND (t.row ->> '$.user_id') = ? AND (t.row ->> '$.user_id') <> '' AND (t.row ->> '$.session_id') = ? AND (t.row ->> '$.session_id') <> '')) ORDER BY t.pk
-;
-
-SELECT t.memory_type, t.id, json_remove(t.row, '$.content_hash', '$.ntok', '$.terms'), t.links, t.reason, t.merged_into, t.archived_at FROM archive t WHERE t.agent_id = ? AND ((t.memory_type = 'semantic' AND (t.row ->> '$.user_id') = ? AND (t.row ->> '$.user_id') <> '' AND EXISTS (SELECT 1 FROM json_each((t.row ->> '$.tags')) g WHERE g.value IN (SELECT value FROM json_each(?)))) OR (t.memory_type = 'procedural' AND (t.row ->> '$.user_id') = ? AND (t.row ->> '$.user_id') <> '' AND EXISTS (SELECT 1 FROM json_each((t.row ->> '$.tags')) g WHERE g.value IN (SELECT value FROM json_each(?))))) ORDER BY t.pk
-;
-
-SELECT t.memory_type, t.id, json_remove(t.row, '$.content_hash', '$.ntok', '$.terms'), t.links, t.reason, t.merged_into, t.archived_at FROM archive t WHERE t.agent_id = ? AND ((t.memory_type = 'semantic' AND (t.row ->> '$.user_id') = ? AND (t.row ->> '$.user_id') <> '' AND NOT (json_type((t.row ->> '$.metadata'), ?) IS NOT NULL)) OR (t.memory_type = 'episodic' AND (t.row ->> '$.user_id') = ? AND (t.row ->> '$.user_id') <> '' AND NOT (json_type((t.row ->> '$.metadata'), ?) IS NOT NULL)) OR (t.memory_type = 'procedural' AND (t.row ->> '$.user_id') = ? AND (t.row ->> '$.user_id') <> '' AND NOT (json_type((t.row ->> '$.metadata'), ?) IS NOT NULL))) ORDER BY t.pk
-;
-
-SELECT t.memory_type, t.id, json_remove(t.row, '$.content_hash', '$.ntok', '$.terms'), t.links, t.reason, t.merged_into, t.archived_at FROM archive t WHERE t.agent_id = ? AND ((t.memory_type = 'semantic' AND (t.row ->> '$.user_id') = ? AND (t.row ->> '$.user_id') <> '' AND coalesce(json_type((t.row ->> '$.metadata'), ?) = 'text' AND ((t.row ->> '$.metadata') ->> ?) = ?, 0)) OR (t.memory_type = 'episodic' AND (t.row ->> '$.user_id') = ? AND (t.row ->> '$.user_id') <> '' AND coalesce(json_type((t.row ->> '$.metadata'), ?) = 'text' AND ((t.row ->> '$.metadata') ->> ?) = ?, 0)) OR (t.memory_type = 'procedural' AND (t.row ->> '$.user_id') = ? AND (t.row ->> '$.user_id') <> '' AND coalesce(json_type((t.row ->> '$.metadata'), ?) = 'text' AND ((t.row ->> '$.metadata') ->> ?) = ?, 0))) ORDER BY t.pk
-;
-
-SELECT t.memory_type, t.id, json_remove(t.row, '$.content_hash', '$.ntok', '$.terms'), t.links, t.reason, t.merged_into, t.archived_at FROM archive t WHERE t.agent_id = ? AND ((t.memory_type = 'semantic' AND (t.row ->> '$.user_id') = ? AND (t.row ->> '$.user_id') <> '') OR (t.memory_type = 'episodic' AND (t.row ->> '$.user_id') = ? AND (t.row ->> '$.user_id') <> '') OR (t.memory_type = 'procedural' AND (t.row ->> '$.user_id') = ? AND (t.row ->> '$.user_id') <> '')) ORDER BY t.pk
-;
-
-SELECT t.memory_type, t.id, json_remove(t.row, '$.content_hash', '$.ntok', '$.terms'), t.links, t.reason, t.merged_into, t.archived_at FROM archive t WHERE t.agent_id = ? AND ((t.memory_type = 'semantic' AND (t.row ->> '$.user_id') = ? AND (t.row ->> '$.user_id') <> '')) ORDER BY t.pk
-;
-
-SELECT t.memory_type, t.id, json_remove(t.row, '$.content_hash', '$.ntok', '$.terms'), t.links, t.reason, t.merged_into, t.archived_at FROM archive t WHERE t.agent_id = ? AND ((t.memory_type = 'semantic' AND NOT coalesce(json_type((t.row ->> '$.metadata'), ?) = 'text' AND ((t.row ->> '$.metadata') ->> ?) = ?, 0))) ORDER BY t.pk
-;
-
-SELECT t.memory_type, t.id, json_remove(t.row, '$.content_hash', '$.ntok', '$.terms'), t.links, t.reason, t.merged_into, t.archived_at FROM archive t WHERE t.agent_id = ? AND ((t.memory_type = 'semantic' AND coalesce(json_type((t.row ->> '$.metadata'), ?) = 'true', 0)) OR (t.memory_type = 'episodic' AND coalesce(json_type((t.row ->> '$.metadata'), ?) = 'true', 0)) OR (t.memory_type = 'procedural' AND coalesce(json_type((t.row ->> '$.metadata'), ?) = 'true', 0))) ORDER BY t.pk
-;
-
-SELECT t.memory_type, t.id, json_remove(t.row, '$.content_hash', '$.ntok', '$.terms'), t.links, t.reason, t.merged_into, t.archived_at FROM archive t WHERE t.agent_id = ? AND ((t.memory_type = 'semantic' AND coalesce(json_type((t.row ->> '$.metadata'), ?) IN ('integer', 'real') AND ((t.row ->> '$.metadata') ->> ?) >= ?, 0)) OR (t.memory_type = 'episodic' AND coalesce(json_type((t.row ->> '$.metadata'), ?) IN ('integer', 'real') AND ((t.row ->> '$.metadata') ->> ?) >= ?, 0)) OR (t.memory_type = 'procedural' AND coalesce(json_type((t.row ->> '$.metadata'), ?) IN ('integer', 'real') AND ((t.row ->> '$.metadata') ->> ?) >= ?, 0))) ORDER BY t.pk
-;
-
-SELECT t.memory_type, t.id, json_remove(t.row, '$.content_hash', '$.ntok', '$.terms'), t.links, t.reason, t.merged_into, t.archived_at FROM archive t WHERE t.agent_id = ? AND 1 ORDER BY t.pk
-;
-
 SELECT t.memory_type, t.id, t.op, t.before, t.after, t.actor, t.reason, t.at, t.pk, t.form FROM history t WHERE t.agent_id = ? AND (((t.memory_type = 'episodic' AND EXISTS (SELECT 1 FROM episodic_log x WHERE x.agent_id = t.agent_id AND x.id = t.id AND x.user_id = ? AND x.user_id <> ''))) OR EXISTS (SELECT 1 FROM archive t2 WHERE t2.agent_id = t.agent_id AND t2.id = t.id AND t2.memory_type = t.memory_type AND ((t2.memory_type = 'episodic' AND (t2.row ->> '$.user_id') = ? AND (t2.row ->> '$.user_id') <> '')))) ORDER BY t.pk
 ;
 
@@ -2529,6 +2478,63 @@ SELECT t.memory_type, t.id, t.op, t.before, t.after, t.actor, t.reason, t.at, t.
 ;
 
 SELECT t.memory_type, t.id, t.op, t.before, t.after, t.actor, t.reason, t.at, t.pk, t.form FROM history t WHERE t.agent_id = ? AND 1 ORDER BY t.pk
+;
+
+SELECT t.memory_type, t.id, t.row, t.links, t.reason, t.merged_into, t.archived_at FROM archive t WHERE t.agent_id = ? AND ((t.memory_type = 'episodic' AND (t.row ->> '$.user_id') = ? AND (t.row ->> '$.user_id') <> '')) ORDER BY t.pk
+;
+
+SELECT t.memory_type, t.id, t.row, t.links, t.reason, t.merged_into, t.archived_at FROM archive t WHERE t.agent_id = ? AND ((t.memory_type = 'procedural' AND (coalesce(json_type((t.row ->> '$.metadata'), ?) = 'text' AND ((t.row ->> '$.metadata') ->> ?) = ?, 0) OR coalesce(json_type((t.row ->> '$.metadata'), ?) = 'text' AND ((t.row ->> '$.metadata') ->> ?) = ?, 0)))) ORDER BY t.pk
+;
+
+SELECT t.memory_type, t.id, t.row, t.links, t.reason, t.merged_into, t.archived_at FROM archive t WHERE t.agent_id = ? AND ((t.memory_type = 'semantic' AND (coalesce(json_type((t.row ->> '$.metadata'), ?) = 'text' AND ((t.row ->> '$.metadata') ->> ?) = ?, 0) OR coalesce(json_type((t.row ->> '$.metadata'), ?) IN ('integer', 'real') AND ((t.row ->> '$.metadata') ->> ?) <= ?, 0))) OR (t.memory_type = 'episodic' AND (coalesce(json_type((t.row ->> '$.metadata'), ?) = 'text' AND ((t.row ->> '$.metadata') ->> ?) = ?, 0) OR coalesce(json_type((t.row ->> '$.metadata'), ?) IN ('integer', 'real') AND ((t.row ->> '$.metadata') ->> ?) <= ?, 0))) OR (t.memory_type = 'procedural' AND (coalesce(json_type((t.row ->> '$.metadata'), ?) = 'text' AND ((t.row ->> '$.metadata') ->> ?) = ?, 0) OR coalesce(json_type((t.row ->> '$.metadata'), ?) IN ('integer', 'real') AND ((t.row ->> '$.metadata') ->> ?) <= ?, 0)))) ORDER BY t.pk
+;
+
+SELECT t.memory_type, t.id, t.row, t.links, t.reason, t.merged_into, t.archived_at FROM archive t WHERE t.agent_id = ? AND ((t.memory_type = 'semantic' AND (coalesce(json_type((t.row ->> '$.metadata'), ?) = 'text' AND ((t.row ->> '$.metadata') ->> ?) > ?, 0) AND coalesce(json_type((t.row ->> '$.metadata'), ?) = 'text' AND ((t.row ->> '$.metadata') ->> ?) < ?, 0))) OR (t.memory_type = 'episodic' AND (coalesce(json_type((t.row ->> '$.metadata'), ?) = 'text' AND ((t.row ->> '$.metadata') ->> ?) > ?, 0) AND coalesce(json_type((t.row ->> '$.metadata'), ?) = 'text' AND ((t.row ->> '$.metadata') ->> ?) < ?, 0))) OR (t.memory_type = 'procedural' AND (coalesce(json_type((t.row ->> '$.metadata'), ?) = 'text' AND ((t.row ->> '$.metadata') ->> ?) > ?, 0) AND coalesce(json_type((t.row ->> '$.metadata'), ?) = 'text' AND ((t.row ->> '$.metadata') ->> ?) < ?, 0)))) ORDER BY t.pk
+;
+
+SELECT t.memory_type, t.id, t.row, t.links, t.reason, t.merged_into, t.archived_at FROM archive t WHERE t.agent_id = ? AND ((t.memory_type = 'semantic' AND (t.row ->> '$.session_id') = ? AND (t.row ->> '$.session_id') <> '') OR (t.memory_type = 'episodic' AND (t.row ->> '$.session_id') = ? AND (t.row ->> '$.session_id') <> '') OR (t.memory_type = 'procedural' AND (t.row ->> '$.session_id') = ? AND (t.row ->> '$.session_id') <> '')) ORDER BY t.pk
+;
+
+SELECT t.memory_type, t.id, t.row, t.links, t.reason, t.merged_into, t.archived_at FROM archive t WHERE t.agent_id = ? AND ((t.memory_type = 'semantic' AND (t.row ->> '$.user_id') = ? AND (t.row ->> '$.user_id') <> '' AND (t.row ->> '$.created_at') < ?) OR (t.memory_type = 'episodic' AND (t.row ->> '$.user_id') = ? AND (t.row ->> '$.user_id') <> '' AND (t.row ->> '$.created_at') < ?) OR (t.memory_type = 'procedural' AND (t.row ->> '$.user_id') = ? AND (t.row ->> '$.user_id') <> '' AND (t.row ->> '$.created_at') < ?)) ORDER BY t.pk
+;
+
+SELECT t.memory_type, t.id, t.row, t.links, t.reason, t.merged_into, t.archived_at FROM archive t WHERE t.agent_id = ? AND ((t.memory_type = 'semantic' AND (t.row ->> '$.user_id') = ? AND (t.row ->> '$.user_id') <> '' AND (t.row ->> '$.created_at') >= ?) OR (t.memory_type = 'episodic' AND (t.row ->> '$.user_id') = ? AND (t.row ->> '$.user_id') <> '' AND (t.row ->> '$.created_at') >= ?) OR (t.memory_type = 'procedural' AND (t.row ->> '$.user_id') = ? AND (t.row ->> '$.user_id') <> '' AND (t.row ->> '$.created_at') >= ?)) ORDER BY t.pk
+;
+
+SELECT t.memory_type, t.id, t.row, t.links, t.reason, t.merged_into, t.archived_at FROM archive t WHERE t.agent_id = ? AND ((t.memory_type = 'semantic' AND (t.row ->> '$.user_id') = ? AND (t.row ->> '$.user_id') <> '' AND (t.row ->> '$.session_id') = ? AND (t.row ->> '$.session_id') <> '') OR (t.memory_type = 'episodic' AND (t.row ->> '$.user_id') = ? AND (t.row ->> '$.user_id') <> '' AND (t.row ->> '$.session_id') = ? AND (t.row ->> '$.session_id') <> '') OR (t.memory_type = 'procedural' AND (t.row ->> '$.user_id') = ? AND (t.row ->> '$.user_id') <> '' AND (t.row ->> '$.session_id') = ? AND (t.row ->> '$.session_id') <> '')) ORDER BY t.pk
+;
+
+SELECT t.memory_type, t.id, t.row, t.links, t.reason, t.merged_into, t.archived_at FROM archive t WHERE t.agent_id = ? AND ((t.memory_type = 'semantic' AND (t.row ->> '$.user_id') = ? AND (t.row ->> '$.user_id') <> '' AND CAST((t.row ->> '$.created_at') AS INTEGER) < ?) OR (t.memory_type = 'episodic' AND (t.row ->> '$.user_id') = ? AND (t.row ->> '$.user_id') <> '' AND CAST((t.row ->> '$.created_at') AS INTEGER) < ?) OR (t.memory_type = 'procedural' AND (t.row ->> '$.user_id') = ? AND (t.row ->> '$.user_id') <> '' AND CAST((t.row ->> '$.created_at') AS INTEGER) < ?)) ORDER BY t.pk
+;
+
+SELECT t.memory_type, t.id, t.row, t.links, t.reason, t.merged_into, t.archived_at FROM archive t WHERE t.agent_id = ? AND ((t.memory_type = 'semantic' AND (t.row ->> '$.user_id') = ? AND (t.row ->> '$.user_id') <> '' AND CAST((t.row ->> '$.created_at') AS INTEGER) >= ?) OR (t.memory_type = 'episodic' AND (t.row ->> '$.user_id') = ? AND (t.row ->> '$.user_id') <> '' AND CAST((t.row ->> '$.created_at') AS INTEGER) >= ?) OR (t.memory_type = 'procedural' AND (t.row ->> '$.user_id') = ? AND (t.row ->> '$.user_id') <> '' AND CAST((t.row ->> '$.created_at') AS INTEGER) >= ?)) ORDER BY t.pk
+;
+
+SELECT t.memory_type, t.id, t.row, t.links, t.reason, t.merged_into, t.archived_at FROM archive t WHERE t.agent_id = ? AND ((t.memory_type = 'semantic' AND (t.row ->> '$.user_id') = ? AND (t.row ->> '$.user_id') <> '' AND EXISTS (SELECT 1 FROM json_each((t.row ->> '$.tags')) g WHERE g.value IN (SELECT value FROM json_each(?)))) OR (t.memory_type = 'procedural' AND (t.row ->> '$.user_id') = ? AND (t.row ->> '$.user_id') <> '' AND EXISTS (SELECT 1 FROM json_each((t.row ->> '$.tags')) g WHERE g.value IN (SELECT value FROM json_each(?))))) ORDER BY t.pk
+;
+
+SELECT t.memory_type, t.id, t.row, t.links, t.reason, t.merged_into, t.archived_at FROM archive t WHERE t.agent_id = ? AND ((t.memory_type = 'semantic' AND (t.row ->> '$.user_id') = ? AND (t.row ->> '$.user_id') <> '' AND NOT (json_type((t.row ->> '$.metadata'), ?) IS NOT NULL)) OR (t.memory_type = 'episodic' AND (t.row ->> '$.user_id') = ? AND (t.row ->> '$.user_id') <> '' AND NOT (json_type((t.row ->> '$.metadata'), ?) IS NOT NULL)) OR (t.memory_type = 'procedural' AND (t.row ->> '$.user_id') = ? AND (t.row ->> '$.user_id') <> '' AND NOT (json_type((t.row ->> '$.metadata'), ?) IS NOT NULL))) ORDER BY t.pk
+;
+
+SELECT t.memory_type, t.id, t.row, t.links, t.reason, t.merged_into, t.archived_at FROM archive t WHERE t.agent_id = ? AND ((t.memory_type = 'semantic' AND (t.row ->> '$.user_id') = ? AND (t.row ->> '$.user_id') <> '' AND coalesce(json_type((t.row ->> '$.metadata'), ?) = 'text' AND ((t.row ->> '$.metadata') ->> ?) = ?, 0)) OR (t.memory_type = 'episodic' AND (t.row ->> '$.user_id') = ? AND (t.row ->> '$.user_id') <> '' AND coalesce(json_type((t.row ->> '$.metadata'), ?) = 'text' AND ((t.row ->> '$.metadata') ->> ?) = ?, 0)) OR (t.memory_type = 'procedural' AND (t.row ->> '$.user_id') = ? AND (t.row ->> '$.user_id') <> '' AND coalesce(json_type((t.row ->> '$.metadata'), ?) = 'text' AND ((t.row ->> '$.metadata') ->> ?) = ?, 0))) ORDER BY t.pk
+;
+
+SELECT t.memory_type, t.id, t.row, t.links, t.reason, t.merged_into, t.archived_at FROM archive t WHERE t.agent_id = ? AND ((t.memory_type = 'semantic' AND (t.row ->> '$.user_id') = ? AND (t.row ->> '$.user_id') <> '') OR (t.memory_type = 'episodic' AND (t.row ->> '$.user_id') = ? AND (t.row ->> '$.user_id') <> '') OR (t.memory_type = 'procedural' AND (t.row ->> '$.user_id') = ? AND (t.row ->> '$.user_id') <> '')) ORDER BY t.pk
+;
+
+SELECT t.memory_type, t.id, t.row, t.links, t.reason, t.merged_into, t.archived_at FROM archive t WHERE t.agent_id = ? AND ((t.memory_type = 'semantic' AND (t.row ->> '$.user_id') = ? AND (t.row ->> '$.user_id') <> '')) ORDER BY t.pk
+;
+
+SELECT t.memory_type, t.id, t.row, t.links, t.reason, t.merged_into, t.archived_at FROM archive t WHERE t.agent_id = ? AND ((t.memory_type = 'semantic' AND NOT coalesce(json_type((t.row ->> '$.metadata'), ?) = 'text' AND ((t.row ->> '$.metadata') ->> ?) = ?, 0))) ORDER BY t.pk
+;
+
+SELECT t.memory_type, t.id, t.row, t.links, t.reason, t.merged_into, t.archived_at FROM archive t WHERE t.agent_id = ? AND ((t.memory_type = 'semantic' AND coalesce(json_type((t.row ->> '$.metadata'), ?) = 'true', 0)) OR (t.memory_type = 'episodic' AND coalesce(json_type((t.row ->> '$.metadata'), ?) = 'true', 0)) OR (t.memory_type = 'procedural' AND coalesce(json_type((t.row ->> '$.metadata'), ?) = 'true', 0))) ORDER BY t.pk
+;
+
+SELECT t.memory_type, t.id, t.row, t.links, t.reason, t.merged_into, t.archived_at FROM archive t WHERE t.agent_id = ? AND ((t.memory_type = 'semantic' AND coalesce(json_type((t.row ->> '$.metadata'), ?) IN ('integer', 'real') AND ((t.row ->> '$.metadata') ->> ?) >= ?, 0)) OR (t.memory_type = 'episodic' AND coalesce(json_type((t.row ->> '$.metadata'), ?) IN ('integer', 'real') AND ((t.row ->> '$.metadata') ->> ?) >= ?, 0)) OR (t.memory_type = 'procedural' AND coalesce(json_type((t.row ->> '$.metadata'), ?) IN ('integer', 'real') AND ((t.row ->> '$.metadata') ->> ?) >= ?, 0))) ORDER BY t.pk
+;
+
+SELECT t.memory_type, t.id, t.row, t.links, t.reason, t.merged_into, t.archived_at FROM archive t WHERE t.agent_id = ? AND 1 ORDER BY t.pk
 ;
 
 SELECT t.name || ': ' || t.description FROM procedural_memory t WHERE t.pk = ?1 AND t.agent_id = ?2
