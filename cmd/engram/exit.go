@@ -140,7 +140,7 @@ func hintFor(cmd *cobra.Command, err error, code int, noVectors bool) string {
 	case errors.Is(err, fs.ErrPermission), errors.Is(err, engram.ErrReadOnly):
 		return "check the permissions of the directory, or pass another --dir or --path"
 	case errors.Is(err, engram.ErrBusy):
-		return "another process holds the database: retry"
+		return "another process holds the database, or the database server is unavailable: retry"
 	case errors.Is(err, engram.ErrEmbedding), errors.As(err, new(*engram.APIError)):
 		return "check --embedder, --embedder-url, --embedder-model and OPENAI_API_KEY or GEMINI_API_KEY"
 	}

@@ -19,6 +19,7 @@ var engineTests = []test{
 	{"Reopen", testReopen},
 	{"ReadOnly", testReadOnly},
 	{"Backup", testBackup},
+	{"BackupUnsupported", testBackupUnsupported},
 	{"BackupAgent", testBackupAgent},
 	{"SecureDelete", testSecureDelete},
 	{"ForgetAgentDirectory", testForgetAgentDirectory},
@@ -112,8 +113,24 @@ func testBackup(t *testing.T, e Engine) {
 	assert.ErrorIs(t, err, engram.ErrNotFound)
 }
 
+// testBackupUnsupported: an engine that copies no whole database to a
+// file says so: Backup returns ErrUnsupported and makes no file.
+func testBackupUnsupported(t *testing.T, e Engine) {
+	if e.Has(CapBackup) {
+		t.Skipf("engine %s backs up (see Backup)", e.Name)
+	}
+	o := memory(t, e)
+	seedKinds(t, o.m)
+	dst := filepath.Join(t.TempDir(), "backup.db")
+	assert.ErrorIs(t, o.m.Backup(context.Background(), dst), engram.ErrUnsupported)
+	_, err := os.Stat(dst)
+	assert.ErrorIs(t, err, os.ErrNotExist, "a refused backup makes no file")
+}
+
+// testBackupAgent: BackupAgent copies one agent of a store into a SQLite
+// file of its own, on every engine: from its export where the database
+// is shared.
 func testBackupAgent(t *testing.T, e Engine) {
-	e.require(t, CapBackup)
 	ctx := context.Background()
 	st, c := store(t, e)
 	ada := agent(t, st, "ada")

@@ -59,11 +59,6 @@ func (q *Tx) Write() any {
 // Dialect names PostgreSQL's dialect (see store.Dialecter).
 func (q *Tx) Dialect() store.Dialect { return store.DialectPostgres }
 
-// A Tx says its dialect: the statements written for PostgreSQL alone (the
-// walks of the graph and of links) are chosen by it, and a method of
-// another signature would leave them SQLite's without a word.
-var _ store.Dialecter = (*Tx)(nil)
-
 // History reports whether the transaction records history (see
 // DB.StartHistory).
 func (q *Tx) History() bool { return q.w != nil && q.s.history.Load() }
@@ -306,3 +301,5 @@ func (s *DB) Read(ctx context.Context, op string, fn func(q store.Tx) error) err
 	}
 	return s.wrap(ctx, op, err)
 }
+
+var _ store.Dialecter = (*Tx)(nil)
