@@ -29,20 +29,21 @@ import (
 // parts, importances, strengths) within 1e-9. The largest difference seen
 // is logged.
 //
-// The reads cover every read of the conformance suite (internal/enginetest)
-// and the rest of the public API's: Memory.Search (plain queries, Advanced
-// expressions and malformed ones, every filter: Types, Tags, Since/Until,
-// Limit, Threshold, Filter's user, session and metadata), Find and the
-// Tier 2 modes (text, vector, hybrid), Semantic/Episodic/Procedural/
-// Working.Search, Recall and RecallWith, Context with a token budget and
-// a filter, List with its cursors, Get, GetChunk and ChunksOf,
-// Semantic.Get and List, Episodic.Get, Recent, Range, Today, ByTask,
-// Snapshots and LatestSnapshot, Procedural.Get, GetByName, ListActive and
-// FindByTags, Facts.Get, Current, AsOf, KnownAt, History, Neighbours,
-// Paths, Reachable and Graph, Links.For and Traverse, Summary (its
-// keywords), Stats, History and Changes, Export and ExportMarkdown, and
-// the Store's Agents, Has and Lookup. It is skipped, saying why, where
-// PostgreSQL is not installed.
+// The reads cover every read of the conformance suite
+// (internal/enginetest) and the rest of the public API's: Memory.Search
+// (plain queries, Advanced expressions and malformed ones, every filter:
+// Types, Tags, Since/Until, Limit, Threshold, Filter's user, session and
+// metadata), Find and the Tier 2 modes (text, vector, hybrid),
+// Semantic/Episodic/Procedural/Working.Search, Working.Items and Get,
+// Recall and RecallWith, Context with a token budget and a filter, List
+// with its cursors, Get, GetChunk and ChunksOf, Semantic.Get and List,
+// Episodic.Get, Recent, Range, Today, ByTask, Snapshots and
+// LatestSnapshot, Procedural.Get, GetByName, ListActive and FindByTags,
+// Facts.Get, Current, AsOf, KnownAt, History, Neighbours, Paths, Reachable
+// and Graph, Links.For and Traverse, Summary (its keywords), Stats,
+// History and Changes, Rules.List and Match, CheckIntegrity, Export and
+// ExportMarkdown, and the Store's Agents, Has and Lookup. It is skipped,
+// saying why, where PostgreSQL is not installed.
 func TestEnginesAgree(t *testing.T) {
 	for _, tier := range []engram.Tier{engram.Tier1} {
 		t.Run(tier.String(), func(t *testing.T) {
@@ -525,6 +526,7 @@ func agreeReads(now time.Time, tier engram.Tier) []agreeRead {
 	add("Changes newest", func(ctx context.Context, m *engram.Memory) (any, error) {
 		return m.Changes(ctx, engram.ChangeQuery{Newest: true, Limit: 20})
 	})
+	add("CheckIntegrity", func(ctx context.Context, m *engram.Memory) (any, error) { return nil, m.CheckIntegrity(ctx) })
 	add("ExportMarkdown", func(ctx context.Context, m *engram.Memory) (any, error) { return m.ExportMarkdown(ctx) })
 	add("Export", func(ctx context.Context, m *engram.Memory) (any, error) {
 		var b bytes.Buffer
