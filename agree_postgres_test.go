@@ -191,6 +191,13 @@ func agreeCorpus(t *testing.T, m *engram.Memory, now time.Time, seed uint64) {
 		}
 		entries = append(entries, e)
 	}
+	// IDs that only byte order sorts (case, accents) at one time, and
+	// texts beyond ASCII: the engines' collations must agree.
+	tie := now.Add(-3 * time.Hour)
+	for i, id := range []string{"Zoë", "zoe", "Émile", "emile", "ab", "Ab", "a_b", "a%b"} {
+		entries = append(entries, engram.SemanticEntry{ID: id, Content: []string{"Zoë's café naïve kayak", "ZOË CAFÉ river",
+			"Émile über straße deploy", "emile uber strasse deploy"}[i%4], CreatedAt: tie, Importance: 0.5, Tags: []string{"ünï", "home"}[i%2 : i%2+1]})
+	}
 	_, err := m.Semantic().StoreBatch(ctx, entries)
 	check(err)
 	for i := 0; i < 80; i += 9 {
@@ -259,7 +266,7 @@ func agreeCorpus(t *testing.T, m *engram.Memory, now time.Time, seed uint64) {
 		check(err)
 	}
 
-	people := []string{"Ada", "Bob", "Cy", "Dee"}
+	people := []string{"Ada", "Bob", "Cy", "Dee", "Émile", "émile"}
 	places := []string{"Acme", "Paris", "London", "Globex"}
 	check(m.Rules().Add(ctx, engram.ExtractionRule{Name: "likes", Pattern: `(?i)I like (\w+)`, Type: engram.TypeSemantic, Importance: 0.6,
 		Tags: []string{"taste"}, Active: true}))
@@ -319,7 +326,7 @@ type agreeRead struct {
 // agreeSearches are the plain queries of the comparison: rare and common
 // words, names, a question, words nobody wrote.
 var agreeSearches = []string{
-	"kayak", "deploy river", "the cabin stove", "rollback canary deploy pipeline", "deploying deployment",
+	"kayak", "café Zoë", "ÉMILE straße", "deploy river", "the cabin stove", "rollback canary deploy pipeline", "deploying deployment",
 	"Who works at Acme?", "billing outage invoice", "coffee tea", "Paris London", "zzz nothing here", "?!",
 }
 
@@ -426,6 +433,7 @@ func agreeReads(now time.Time, tier engram.Tier) []agreeRead {
 		"session":   {Filter: &engram.Filter{SessionID: "c3"}, Limit: 4},
 		"metadata":  {Filter: &engram.Filter{Metadata: engram.MetaEq("team", "b")}},
 		"documents": {Types: []engram.MemoryType{engram.TypeDocument, engram.TypeFact, engram.TypeSnapshot}, Limit: 9},
+		"unicode":   {Tags: []string{"ünï"}, Limit: 2},
 	} {
 		add("List "+name, func(ctx context.Context, m *engram.Memory) (any, error) {
 			mq := mq // each engine pages from the start
@@ -510,6 +518,9 @@ func agreeReads(now time.Time, tier engram.Tier) []agreeRead {
 		return m.Facts().Paths(ctx, "Ada", "Paris", 4)
 	})
 	add("Facts.Reachable", func(ctx context.Context, m *engram.Memory) (any, error) { return m.Facts().Reachable(ctx, "Bob", 3) })
+	add("Facts.Current accents", func(ctx context.Context, m *engram.Memory) (any, error) {
+		return m.Facts().Current(ctx, engram.FactQuery{Entity: "ÉMILE"})
+	})
 	add("Facts.Graph", func(ctx context.Context, m *engram.Memory) (any, error) {
 		return m.Facts().Graph(ctx, engram.GraphOptions{Center: "Ada", Depth: 2})
 	})
