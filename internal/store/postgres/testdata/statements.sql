@@ -1834,6 +1834,10 @@ SELECT id, created_at FROM episodic_log WHERE +agent_id = ?
 		ORDER BY created_at DESC, id DESC LIMIT 1
 ;
 
+SELECT id, created_at FROM episodic_log WHERE agent_id = ?
+		ORDER BY created_at DESC, id DESC LIMIT 1
+;
+
 SELECT id, created_at FROM facts WHERE +agent_id = ?
 		ORDER BY created_at DESC, id DESC LIMIT 1
 ;
@@ -3962,8 +3966,10 @@ WITH RECURSIVE walk(k, d) AS (
 				WHERE w.d < ?5 AND e.valid_from <= ?2 AND (e.valid_to IS NULL OR e.valid_to > ?3)
 			LIMIT ?6),
 		near(k, d) AS (SELECT k, min(d) AS d FROM walk GROUP BY k ORDER BY d, k LIMIT ?7)
-		SELECT k, coalesce((SELECT l.subject FROM facts l INDEXED BY facts_out WHERE l.agent_id = ?1 AND l.subject_key = k LIMIT 1),
-		(SELECT l.object FROM facts l INDEXED BY facts_in WHERE l.agent_id = ?1 AND l.object_key = k LIMIT 1), k), d FROM near ORDER BY d, k
+		SELECT k, coalesce((SELECT l.subject FROM facts l INDEXED BY facts_out WHERE l.agent_id = ?1 AND l.subject_key = k
+			ORDER BY l.object_key, l.valid_from, l.valid_to NULLS FIRST, l.pk LIMIT 1),
+		(SELECT l.object FROM facts l INDEXED BY facts_in WHERE l.agent_id = ?1 AND l.object_key = k
+			ORDER BY l.subject_key, l.valid_from, l.valid_to NULLS FIRST, l.pk LIMIT 1), k), d FROM near ORDER BY d, k
 ;
 
 WITH deg(k, n) AS (
@@ -3971,8 +3977,10 @@ WITH deg(k, n) AS (
 					UNION ALL
 					SELECT e.object_key, count(*) FROM facts e INDEXED BY facts_in WHERE e.agent_id = ?1 AND e.valid_from <= ?2 AND (e.valid_to IS NULL OR e.valid_to > ?3) GROUP BY e.object_key),
 				top(k, n) AS (SELECT k, sum(n) AS n FROM deg GROUP BY k ORDER BY n DESC, k LIMIT ?4)
-				SELECT k, coalesce((SELECT l.subject FROM facts l INDEXED BY facts_out WHERE l.agent_id = ?1 AND l.subject_key = k LIMIT 1),
-		(SELECT l.object FROM facts l INDEXED BY facts_in WHERE l.agent_id = ?1 AND l.object_key = k LIMIT 1), k) FROM top ORDER BY n DESC, k
+				SELECT k, coalesce((SELECT l.subject FROM facts l INDEXED BY facts_out WHERE l.agent_id = ?1 AND l.subject_key = k
+			ORDER BY l.object_key, l.valid_from, l.valid_to NULLS FIRST, l.pk LIMIT 1),
+		(SELECT l.object FROM facts l INDEXED BY facts_in WHERE l.agent_id = ?1 AND l.object_key = k
+			ORDER BY l.subject_key, l.valid_from, l.valid_to NULLS FIRST, l.pk LIMIT 1), k) FROM top ORDER BY n DESC, k
 ;
 
 WITH j(id, n, r, at) AS MATERIALIZED (
