@@ -572,7 +572,9 @@ WITH RECURSIVE walk(k, d) AS (
 				WHERE w.d < ?5 AND e.valid_from <= ?2 AND (e.valid_to IS NULL OR e.valid_to > ?3)
 			LIMIT ?6),
 		near(k, d) AS (SELECT k, min(d) AS d FROM walk GROUP BY k ORDER BY d, k LIMIT ?7)
-		SELECT k, coalesce((SELECT l.subject FROM facts l INDEXED BY facts_out WHERE l.agent_id = ?1 AND l.subject_key = k LIMIT 1),
-		(SELECT l.object FROM facts l INDEXED BY facts_in WHERE l.agent_id = ?1 AND l.object_key = k LIMIT 1), k), d FROM near ORDER BY d, k
+		SELECT k, coalesce((SELECT l.subject FROM facts l INDEXED BY facts_out WHERE l.agent_id = ?1 AND l.subject_key = k
+			ORDER BY l.object_key, l.valid_from, l.valid_to NULLS FIRST, l.pk LIMIT 1),
+		(SELECT l.object FROM facts l INDEXED BY facts_in WHERE l.agent_id = ?1 AND l.object_key = k
+			ORDER BY l.subject_key, l.valid_from, l.valid_to NULLS FIRST, l.pk LIMIT 1), k), d FROM near ORDER BY d, k
 ;
 
