@@ -221,7 +221,7 @@ type SearchConfig struct {
 	// A store without FTS5 (PostgreSQL) has no other way to search: there
 	// every search, with any filter, Advanced or not, of any mode,
 	// answers from the index, built in the first search that needs it
-	// (at 100,000 memories it takes that search about a second, see
+	// (at 100,000 memories that search takes 1.3 to 2 s longer, see
 	// BENCHMARKS.md), and IndexMax bounds nothing, 0 included.
 	IndexMax int
 }

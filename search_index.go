@@ -140,6 +140,27 @@ func (m *Memory) advancedMatches(q store.Tx, s *search, d *textData, docs, token
 		if e == nil || len(k.docs) == 0 {
 			continue
 		}
+		if len(s.prefixes) == 0 {
+			// An expression of single words needs only the postings.
+			every := allDocs(k)
+			matched, ok := e.Rows(func(stem string) []int32 {
+				if stem == query.Stem(r.agentTok) {
+					return every // every row holds the agent's token
+				}
+				if p := k.post[bm25.Hash(stem)]; p != nil {
+					return p.docs
+				}
+				return nil
+			}, every)
+			if ok {
+				top, err := m.scoreMatches(q, s, src, k, i, matched, r)
+				if err != nil {
+					return nil, err
+				}
+				cands = append(cands, top...)
+				continue
+			}
+		}
 		maybe, all := e.Narrow(func(stem string) ([]int32, bool) {
 			if stem == query.Stem(r.agentTok) {
 				return nil, false // every row holds the agent's token
@@ -156,31 +177,42 @@ func (m *Memory) advancedMatches(q store.Tx, s *search, d *textData, docs, token
 			return nil, err
 		}
 		matched := filterDocs(maybe, func(doc int32) bool { return e.Match(r.cols(i, doc)) })
-		pass, err := m.passOf(q, s, src, k, matched)
+		top, err := m.scoreMatches(q, s, src, k, i, matched, r)
 		if err != nil {
 			return nil, err
 		}
-		if pass != nil && pass.kept != nil {
-			matched = filterDocs(matched, pass.keeps)
-		}
-		if pass != nil && pass.live != nil {
-			matched = filterDocs(matched, pass.lives)
-		}
-		var scores []scored
-		if len(s.prefixes) > 0 {
-			// Prefixes are scored from the text, as scoreFromText does.
-			scores = make([]scored, len(matched))
-			for j, doc := range matched {
-				v, n := bm25.VectorPrefixed(s.prefixes, r.texts[i][doc]...)
-				sc, held := s.scorer.Score(v, n)
-				scores[j] = scored{doc: doc, score: sc, held: held}
-			}
-		} else {
-			scores = k.score(s, matched)
-		}
-		cands = k.topScored(s, src.typ, scores, cands, nil)
+		cands = append(cands, top...)
 	}
 	return cands, nil
+}
+
+// scoreMatches returns the k best of the docs of kind k (the i-th of
+// ftsSources) an Advanced expression matched that the search's filters
+// keep and that are live, scored as ftsBest scores them: prefixes from
+// the texts r read, as scoreFromText does.
+func (m *Memory) scoreMatches(q store.Tx, s *search, src ftsSource, k *textKind, i int, matched []int32, r *rowTexts) ([]candidate, error) {
+	pass, err := m.passOf(q, s, src, k, matched)
+	if err != nil {
+		return nil, err
+	}
+	if pass != nil && pass.kept != nil {
+		matched = filterDocs(matched, pass.keeps)
+	}
+	if pass != nil && pass.live != nil {
+		matched = filterDocs(matched, pass.lives)
+	}
+	var scores []scored
+	if len(s.prefixes) > 0 {
+		scores = make([]scored, len(matched))
+		for j, doc := range matched {
+			v, n := bm25.VectorPrefixed(s.prefixes, r.texts[i][doc]...)
+			sc, held := s.scorer.Score(v, n)
+			scores[j] = scored{doc: doc, score: sc, held: held}
+		}
+	} else {
+		scores = k.score(s, matched)
+	}
+	return k.topScored(s, src.typ, scores, nil, nil), nil
 }
 
 // allDocs returns every doc of k, ascending.

@@ -262,6 +262,19 @@ func TestSearchWithoutFTSAgrees(t *testing.T) {
 		sameWithoutFTS(t, fts, nofts, SearchOptions{Query: q, Since: since})
 		sameWithoutFTS(t, fts, nofts, SearchOptions{Query: q, Advanced: true})
 	}
+	// The summary's keywords: the index's vocabulary with FTS5, the
+	// texts without.
+	want, err := fts.Summary(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := nofts.Summary(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(want.Keywords) == 0 || !slices.Equal(want.Keywords, got.Keywords) {
+		t.Fatalf("keywords without FTS5 %v, with it %v", got.Keywords, want.Keywords)
+	}
 	noFTSStatements(t, nofts)
 }
 

@@ -266,18 +266,14 @@ var farFuture = time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC)
 func (m *Memory) keywords(q store.Tx) ([]Keyword, error) {
 	counts := map[string]int{}
 	for _, src := range ftsSources {
-		if !m.db.FullText() {
-			if err := m.keywordsFromTexts(q, src, counts); err != nil {
-				return nil, err
-			}
-			continue
-		}
 		sc, err := m.scopeOf(q, src)
 		if err != nil {
 			return nil, err
 		}
 		switch {
 		case !sc.held:
+		case !m.fullText:
+			err = m.keywordsFromTexts(q, src, counts)
 		case sc.shared:
 			err = m.keywordsShared(q, src, counts)
 		default:
@@ -321,6 +317,27 @@ func keywordsAlone(q store.Tx, src ftsSource, agentTok string, counts map[string
 	return store.EachVocabTerm(q, src.Vocab, func(term string, n int) error {
 		if term != agentTok && isKeyword(term) {
 			counts[term] += n
+		}
+		return nil
+	})
+}
+
+// keywordsFromTexts adds to counts the stems of the agent's documents of
+// src, by how many of them hold each, read from their texts: what the
+// index's vocabulary counts, for a Memory that searches without FTS5
+// (see Memory.fullText). It reads every document of the agent's.
+func (m *Memory) keywordsFromTexts(q store.Tx, src ftsSource, counts map[string]int) error {
+	return store.AgentTexts(q, src.Table, src.IndexedOver("t"), len(src.kind.Indexed), m.agent, false, func(_ []byte, texts []string) error {
+		seen := map[string]bool{}
+		for _, t := range texts {
+			for _, tok := range query.Tokens(t) {
+				if stem := query.Stem(tok); !seen[stem] {
+					seen[stem] = true
+					if isKeyword(stem) {
+						counts[stem]++
+					}
+				}
+			}
 		}
 		return nil
 	})
@@ -376,28 +393,6 @@ func (m *Memory) keywordsShared(q store.Tx, src ftsSource, counts map[string]int
 		return nil
 	}
 	return m.resolveStems(q, src, ambiguous, counts)
-}
-
-// keywordsFromTexts adds to counts the stems of the agent's documents of
-// src by how many of them hold each, read from the documents' texts: on
-// an engine without full-text indexes (PostgreSQL), whose vocabulary
-// would count them as keywordsAlone does.
-func (m *Memory) keywordsFromTexts(q store.Tx, src ftsSource, counts map[string]int) error {
-	return store.AgentTexts(q, src.Table, src.IndexedOver("t"), len(src.kind.Indexed), m.agent, false, func(_ []byte, texts []string) error {
-		seen := map[string]bool{}
-		for _, t := range texts {
-			for _, tok := range query.Tokens(t) {
-				stem := query.Stem(tok)
-				if !seen[stem] {
-					seen[stem] = true
-					if isKeyword(stem) {
-						counts[stem]++
-					}
-				}
-			}
-		}
-		return nil
-	})
 }
 
 // resolveStems adds to counts the stems whose hashes are in ambiguous by

@@ -13,7 +13,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/engram-go/engram"
-	"github.com/engram-go/engram/internal/enginetest"
 	"github.com/engram-go/engram/internal/schema"
 	"github.com/engram-go/engram/internal/testutil"
 )
@@ -23,7 +22,7 @@ import (
 // vectors, and that agent's vectors and results stay as they were; alone,
 // an agent changes model freely, and WithModelChange changes the file's.
 func TestAnotherModelDoesNotDropAnotherAgentsVectors(t *testing.T) {
-	needs(t, enginetest.CapFile) // counts rows of the vector tables in the file
+	needsRowCounts(t) // counts rows of the vector tables in the database
 	ctx := context.Background()
 	path := newDB(t)
 	one := func() *testEmbedder { e := newTestEmbedder(t, 64); e.model = "one"; return e }
@@ -39,12 +38,12 @@ func TestAnotherModelDoesNotDropAnotherAgentsVectors(t *testing.T) {
 	}
 	before := search()
 	require.Len(t, before, 1)
-	require.Equal(t, 1, vectorRows(t, path.file(t), "vec_semantic"))
+	require.Equal(t, 1, dbRows(t, path, "vec_semantic"))
 
 	_, err = tryOpenOn(t, path, "b", engram.Tier2, engram.WithEmbedder(two()))
 	require.ErrorIs(t, err, engram.ErrInvalid)
 	assert.Contains(t, err.Error(), `agent "a"`)
-	assert.Equal(t, 1, vectorRows(t, path.file(t), "vec_semantic"), "a's vector is still there")
+	assert.Equal(t, 1, dbRows(t, path, "vec_semantic"), "a's vector is still there")
 	assert.Equal(t, before, search())
 	assert.Zero(t, pending(t, a))
 
@@ -130,7 +129,7 @@ func TestWorkingSearchDoesNotEmbed(t *testing.T) {
 // of its own only for an archived memory, whose vector has left its vec0
 // table: a live memory's vector is stored once.
 func TestEmbeddingCacheIsPrunedWithTheMemories(t *testing.T) {
-	needs(t, enginetest.CapFile) // counts rows of the vector tables in the file
+	needsRowCounts(t) // counts rows of the vector tables in the database
 	ctx := context.Background()
 	path := newDB(t)
 	cfg := engram.DefaultConfig()
@@ -142,37 +141,41 @@ func TestEmbeddingCacheIsPrunedWithTheMemories(t *testing.T) {
 		require.NoError(t, err)
 		ids[c] = id
 	}
-	require.Equal(t, 4, vectorRows(t, path.file(t), "embedding_cache"))
+	require.Equal(t, 4, dbRows(t, path, "embedding_cache"))
 
 	require.NoError(t, m.Semantic().Delete(ctx, ids["first fact"]))
-	assert.Equal(t, 3, vectorRows(t, path.file(t), "embedding_cache"), "a deleted memory's text goes")
+	assert.Equal(t, 3, dbRows(t, path, "embedding_cache"), "a deleted memory's text goes")
 	_, err := m.Semantic().Update(ctx, ids["second fact"], engram.SemanticPatch{Content: new("second fact, corrected")})
 	require.NoError(t, err)
 	require.NoError(t, m.Flush(ctx))
-	assert.Equal(t, 3, vectorRows(t, path.file(t), "embedding_cache"), "the old text went, the new one came")
+	assert.Equal(t, 3, dbRows(t, path, "embedding_cache"), "the old text went, the new one came")
 
-	assert.Zero(t, cachedVectors(t, path.file(t)), "the cache names the rows that hold the vectors")
+	assert.Zero(t, cachedVectors(t, path), "the cache names the rows that hold the vectors")
 
 	rep, err := m.Compact(ctx, engram.CompactCount)
 	require.NoError(t, err)
 	require.Equal(t, 1, rep.Count(engram.ActionArchive))
-	assert.Equal(t, 3, vectorRows(t, path.file(t), "embedding_cache"), "an archived memory's text stays, for Restore")
-	assert.Equal(t, 1, cachedVectors(t, path.file(t)), "with its vector, which left vec_semantic")
+	assert.Equal(t, 3, dbRows(t, path, "embedding_cache"), "an archived memory's text stays, for Restore")
+	assert.Equal(t, 1, cachedVectors(t, path), "with its vector, which left vec_semantic")
 	n, err := m.PurgeArchive(ctx, 0)
 	require.NoError(t, err)
 	require.Equal(t, 1, n)
-	assert.Equal(t, 2, vectorRows(t, path.file(t), "embedding_cache"), "a purged memory's text goes")
-	assert.Zero(t, cachedVectors(t, path.file(t)))
+	assert.Equal(t, 2, dbRows(t, path, "embedding_cache"), "a purged memory's text goes")
+	assert.Zero(t, cachedVectors(t, path))
 }
 
 // cachedVectors counts the vectors the embedding cache holds itself.
-func cachedVectors(t *testing.T, path string) int {
+func cachedVectors(t *testing.T, db testDB) int {
 	t.Helper()
-	db, err := sql.Open("sqlite", path)
+	const count = `SELECT count(*) FROM embedding_cache WHERE length(vector) > 0`
+	if dsn, ok := pgNamed.Load(db.path); ok {
+		return pgCount(t, dsn.(string), count)
+	}
+	sdb, err := sql.Open("sqlite", db.file(t))
 	require.NoError(t, err)
-	defer db.Close()
+	defer sdb.Close()
 	var n int
-	require.NoError(t, db.QueryRow(`SELECT count(*) FROM embedding_cache WHERE length(vector) > 0`).Scan(&n))
+	require.NoError(t, sdb.QueryRow(count).Scan(&n))
 	return n
 }
 
@@ -180,7 +183,7 @@ func cachedVectors(t *testing.T, path string) int {
 // gives way to a name of the restored row; an identical text stored
 // meanwhile is not embedded again either.
 func TestRestoreTakesItsVectorFromTheCache(t *testing.T) {
-	needs(t, enginetest.CapFile) // counts rows of the vector tables in the file
+	needsRowCounts(t) // counts rows of the vector tables in the database
 	ctx := context.Background()
 	path := newDB(t)
 	cfg := engram.DefaultConfig()
@@ -193,12 +196,12 @@ func TestRestoreTakesItsVectorFromTheCache(t *testing.T) {
 	require.NoError(t, err)
 	_, err = m.Compact(ctx, engram.CompactCount)
 	require.NoError(t, err)
-	require.Equal(t, 1, cachedVectors(t, path.file(t)))
+	require.Equal(t, 1, cachedVectors(t, path))
 
 	e.set(false, 0) // counts from here
 	require.NoError(t, m.Restore(ctx, low))
 	assert.Zero(t, pending(t, m))
-	assert.Zero(t, cachedVectors(t, path.file(t)), "the restored row holds the vector")
+	assert.Zero(t, cachedVectors(t, path), "the restored row holds the vector")
 	_, err = m.Episodic().Log(ctx, engram.Episode{Content: "the spare key is under the mat"})
 	require.NoError(t, err)
 	assert.Zero(t, e.embedded())

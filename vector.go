@@ -67,10 +67,12 @@ const (
 // internal/vecindex), which answers k-nearest-neighbour queries in a few
 // milliseconds where a scan of vec0 takes tens.
 //
-// The vec0 tables are the source of truth and the index a copy, kept in
-// step as the stem index is (see stemIndex): a per-agent counter in meta
-// moves on with every change to the agent's vectors, in whichever
-// connection it happens. This process's own changes are applied to the
+// The vector tables (vec0's on SQLite, the side tables vec_<kind> keyed
+// by agent and pk on PostgreSQL, which has no vec0: see loadRows) are
+// the source of truth and the index a copy, kept in step as the stem
+// index is (see stemIndex): a per-agent counter in meta moves on with
+// every change to the agent's vectors, in whichever connection it
+// happens. This process's own changes are applied to the
 // index just before its transactions commit: the vectors it writes
 // itself (put), and the rows whose vector a trigger dropped, which the
 // change log reports (follow). When the counter is anywhere else, another
@@ -239,7 +241,9 @@ func (v *vectors) checkReadOnly(q store.Tx) error {
 // those of model (of dims dimensions), unless another agent has vectors
 // in the file and the caller did not ask for a change of model (newModel);
 // it empties the embedding cache of other models and dimensions, and
-// moves every agent's vector counter on.
+// moves every agent's vector counter on. On PostgreSQL the side tables
+// stay and their vectors, every agent's, are deleted (see
+// store.DropVectorTable).
 func (v *vectors) dropAll(q store.Tx, model, dims string, newModel bool) error {
 	if !newModel {
 		other, err := otherAgentWithVectors(q, v.m.agent)

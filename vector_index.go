@@ -108,6 +108,9 @@ func (v *vectors) sync(q store.Tx) error {
 // The vectors are quantised into the index (see vecindex.Index.Append)
 // on other goroutines while SQLite reads the next chunks.
 func (v *vectors) load(q store.Tx, vk *kind) (*vecindex.Index, error) {
+	if store.Postgres(q) {
+		return v.loadRows(q, vk)
+	}
 	own, chunks, want, err := v.owned(q, vk)
 	if err == nil {
 		x := vecindex.New(v.dims)
@@ -143,6 +146,24 @@ func (v *vectors) load(q store.Tx, vk *kind) (*vecindex.Index, error) {
 	v.m.log.Warn("engram: reading vectors through vec0's scan", "table", vk.Vec, "reason", err)
 	x := vecindex.New(v.dims)
 	return x, store.ScanVectors(q, vk.Table, vk.Vec, v.m.agent, v.dims, x.Put)
+}
+
+// loadRows is load on PostgreSQL, which has no vec0 chunks: the agent's
+// vectors of one type in one statement over the side table's key (see
+// store.AgentVectors), quantised into the index on other goroutines as
+// they come. (Where pgvector is installed, a search in SQL could stand
+// in for the index: see store.AgentVectors.)
+func (v *vectors) loadRows(q store.Tx, vk *kind) (*vecindex.Index, error) {
+	x := vecindex.New(v.dims)
+	b := newIndexLoader(x, loadBatchSize)
+	err := store.AgentVectors(q, vk.Vec, v.m.agent, v.dims, b.add)
+	if cerr := b.close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return nil, err
+	}
+	return x, nil
 }
 
 // owned says which of the vectors of vk's table are the agent's: when
@@ -345,5 +366,5 @@ func (v *vectors) ownHits(typ MemoryType, hits []vecindex.Hit, vec []float32, th
 // stored returns the vector of row pk, or nil when it has none (it is
 // pending).
 func (v *vectors) stored(q store.Tx, typ MemoryType, pk int64) ([]float32, error) {
-	return store.StoredVector(q, kindOf(typ).Vec, pk, v.dims)
+	return store.StoredVector(q, kindOf(typ).Vec, v.m.agent, pk, v.dims)
 }

@@ -32,6 +32,13 @@ const metaVectorSchema = "vector.schema"
 // rewrites what a database holds (see tier2Data) does so after its SQL,
 // unless fresh. A database whose Tier 2 schema is newer than this
 // engram's is ErrSchemaTooNew. The writer lock is held.
+//
+// On PostgreSQL there are no steps to run: its schema (schema.sql) has
+// what every step makes, the side tables vec_<kind> (which declare no
+// dimension, so a change of model or dimension keeps them: dropAll
+// deletes their vectors), the pending marks, the embedding cache's
+// names and the triggers; migrate records the Tier 2 schema's version in
+// meta all the same, which is what turns those triggers on.
 func (v *vectors) migrate(q store.Tx, fresh bool) error {
 	applied, raw, err := tier2Applied(q)
 	if err != nil {
@@ -44,7 +51,11 @@ func (v *vectors) migrate(q store.Tx, fresh bool) error {
 	if applied > len(steps) {
 		return fmt.Errorf("engram: open: Tier 2 schema version %d, this engram knows %d: %w", applied, len(steps), ErrSchemaTooNew)
 	}
+	pg := store.Postgres(q)
 	for _, step := range steps[applied:] {
+		if pg {
+			break
+		}
 		// A step holds several statements, which a prepared statement
 		// cannot: it runs on the writer connection itself, in the
 		// transaction q is part of.

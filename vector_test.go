@@ -86,6 +86,36 @@ func vectorRows(t *testing.T, path, table string) int {
 	return n
 }
 
+// needsRowCounts skips t unless the engine under test keeps its
+// database where memRows and dbRows can count a table's rows: a SQLite
+// file, or a PostgreSQL database.
+func needsRowCounts(t *testing.T) {
+	t.Helper()
+	if !strings.HasPrefix(os.Getenv(engineEnv), "postgres") {
+		needs(t, enginetest.CapFile)
+	}
+}
+
+// memRows counts the rows of table, every agent's, in m's database (see
+// needsRowCounts).
+func memRows(t *testing.T, m *engram.Memory, table string) int {
+	t.Helper()
+	if dsn, ok := pgOf.Load(m); ok {
+		return pgCount(t, dsn.(string), `SELECT count(*) FROM `+table)
+	}
+	return vectorRows(t, m.Path(), table)
+}
+
+// dbRows counts the rows of table, every agent's, in the database db
+// (see needsRowCounts).
+func dbRows(t *testing.T, db testDB, table string) int {
+	t.Helper()
+	if dsn, ok := pgNamed.Load(db.path); ok {
+		return pgCount(t, dsn.(string), `SELECT count(*) FROM `+table)
+	}
+	return vectorRows(t, db.file(t), table)
+}
+
 func pending(t *testing.T, m *engram.Memory) int {
 	t.Helper()
 	st, err := m.Stats(context.Background())
@@ -94,7 +124,7 @@ func pending(t *testing.T, m *engram.Memory) int {
 }
 
 func TestTier2StoresSearchesAndDeletesVectors(t *testing.T) {
-	needs(t, enginetest.CapFile) // counts rows of the vector tables in the file
+	needsRowCounts(t) // counts rows of the vector tables in the database
 	ctx := context.Background()
 	m := newMemory(t, engram.Tier2, engram.WithEmbedder(newTestEmbedder(t, 128)))
 	facts := []string{
@@ -113,9 +143,9 @@ func TestTier2StoresSearchesAndDeletesVectors(t *testing.T) {
 	require.NoError(t, err)
 	_, err = m.Procedural().Store(ctx, engram.Procedure{Name: "roll back a deploy", Description: "revert the release tag and redeploy"})
 	require.NoError(t, err)
-	assert.Equal(t, 4, vectorRows(t, m.Path(), "vec_semantic"))
-	assert.Equal(t, 1, vectorRows(t, m.Path(), "vec_episodic"))
-	assert.Equal(t, 1, vectorRows(t, m.Path(), "vec_procedural"))
+	assert.Equal(t, 4, memRows(t, m, "vec_semantic"))
+	assert.Equal(t, 1, memRows(t, m, "vec_episodic"))
+	assert.Equal(t, 1, memRows(t, m, "vec_procedural"))
 	assert.Zero(t, pending(t, m))
 
 	res, err := m.Search(ctx, engram.SearchOptions{Query: "Alice prefers dark roast coffee", Mode: engram.SearchVector})
@@ -145,8 +175,8 @@ func TestTier2StoresSearchesAndDeletesVectors(t *testing.T) {
 
 	require.NoError(t, m.Semantic().Delete(ctx, ids[1]))
 	require.NoError(t, m.Episodic().Delete(ctx, epID))
-	assert.Equal(t, 3, vectorRows(t, m.Path(), "vec_semantic"), "a deleted entry's vector goes with it")
-	assert.Equal(t, 0, vectorRows(t, m.Path(), "vec_episodic"))
+	assert.Equal(t, 3, memRows(t, m, "vec_semantic"), "a deleted entry's vector goes with it")
+	assert.Equal(t, 0, memRows(t, m, "vec_episodic"))
 	res, err = m.Search(ctx, engram.SearchOptions{Query: "Alice prefers dark roast coffee", Mode: engram.SearchVector})
 	require.NoError(t, err)
 	for _, r := range res {
@@ -234,7 +264,7 @@ func TestFilteredVectorSearchFillsItsLimit(t *testing.T) {
 // fails is kept and found by text; Flush embeds it once the embedder is
 // back.
 func TestFlakyEmbedderNeverLosesAMemory(t *testing.T) {
-	needs(t, enginetest.CapFile) // counts rows of the vector tables in the file
+	needsRowCounts(t) // counts rows of the vector tables in the database
 	ctx := context.Background()
 	e := newTestEmbedder(t, 64)
 	m := newMemory(t, engram.Tier2, engram.WithEmbedder(e))
@@ -244,7 +274,7 @@ func TestFlakyEmbedderNeverLosesAMemory(t *testing.T) {
 	_, err = m.Episodic().LogBatch(ctx, []engram.Episode{{Content: "rotated the key"}, {Content: "rotated it again"}})
 	require.NoError(t, err)
 	assert.Equal(t, 3, pending(t, m))
-	assert.Zero(t, vectorRows(t, m.Path(), "vec_semantic"))
+	assert.Zero(t, memRows(t, m, "vec_semantic"))
 
 	res, err := m.Search(ctx, engram.SearchOptions{Query: "how often does the API key rotate?"})
 	require.NoError(t, err, "hybrid falls back to text when the query cannot be embedded")
@@ -260,8 +290,8 @@ func TestFlakyEmbedderNeverLosesAMemory(t *testing.T) {
 	e.set(false, 0)
 	require.NoError(t, m.Flush(ctx))
 	assert.Zero(t, pending(t, m))
-	assert.Equal(t, 1, vectorRows(t, m.Path(), "vec_semantic"))
-	assert.Equal(t, 2, vectorRows(t, m.Path(), "vec_episodic"))
+	assert.Equal(t, 1, memRows(t, m, "vec_semantic"))
+	assert.Equal(t, 2, memRows(t, m, "vec_episodic"))
 	res, err = m.Search(ctx, engram.SearchOptions{Query: "The API key rotates every ninety days", Mode: engram.SearchVector, Limit: 1})
 	require.NoError(t, err)
 	require.Len(t, res, 1)
@@ -286,7 +316,7 @@ func TestEmbeddingCacheEmbedsATextOnce(t *testing.T) {
 // TestReindexResumes: a Reindex the embedder breaks off carries on where it
 // stopped, and embeds no text twice.
 func TestReindexResumes(t *testing.T) {
-	needs(t, enginetest.CapFile) // counts rows of the vector tables in the file
+	needsRowCounts(t) // counts rows of the vector tables in the database
 	ctx := context.Background()
 	path := newDB(t)
 	first := newTestEmbedder(t, 64)
@@ -308,7 +338,7 @@ func TestReindexResumes(t *testing.T) {
 	second.set(false, 2) // two batches, then down
 	m = openOn(t, path, engram.DefaultAgent, engram.Tier2, engram.WithEmbedder(second))
 	assert.Equal(t, n, pending(t, m))
-	assert.Zero(t, vectorRows(t, path.file(t), "vec_semantic"))
+	assert.Zero(t, dbRows(t, path, "vec_semantic"))
 
 	var seen []int
 	err = m.Reindex(ctx, func(done, total int) {
@@ -318,7 +348,7 @@ func TestReindexResumes(t *testing.T) {
 	require.ErrorIs(t, err, engram.ErrEmbedding)
 	assert.Equal(t, []int{64, 128}, seen)
 	assert.Equal(t, n-128, pending(t, m))
-	assert.Equal(t, 128, vectorRows(t, path.file(t), "vec_semantic"))
+	assert.Equal(t, 128, dbRows(t, path, "vec_semantic"))
 	embeddedBefore := second.embedded()
 
 	second.mu.Lock()
@@ -330,7 +360,7 @@ func TestReindexResumes(t *testing.T) {
 	require.NotEmpty(t, seen)
 	assert.Equal(t, n-128, seen[len(seen)-1], "progress counts what was left")
 	assert.Zero(t, pending(t, m))
-	assert.Equal(t, n, vectorRows(t, path.file(t), "vec_semantic"))
+	assert.Equal(t, n, dbRows(t, path, "vec_semantic"))
 
 	// A finished Reindex starts over the next time (all cached now).
 	second.set(false, 0)
@@ -358,7 +388,7 @@ func TestDimensionMismatchIsAClearError(t *testing.T) {
 // same model. A handle still open with the old embedder
 // gets a clear error.
 func TestDimensionChangeEmbedsEverythingAgain(t *testing.T) {
-	needs(t, enginetest.CapFile) // counts rows of the vector tables in the file
+	needsRowCounts(t) // counts rows of the vector tables in the database
 	ctx := context.Background()
 	path := newDB(t)
 	old := func() *testEmbedder { e := newTestEmbedder(t, 64); e.model = "same-name"; return e }
@@ -379,8 +409,8 @@ func TestDimensionChangeEmbedsEverythingAgain(t *testing.T) {
 	e.model = "same-name"
 	a = openOn(t, path, "a", engram.Tier2, engram.WithEmbedder(e), engram.WithDimensionChange())
 	assert.Equal(t, 2, pending(t, a))
-	assert.Zero(t, vectorRows(t, path.file(t), "vec_semantic"), "every agent's old vectors are gone")
-	assert.Zero(t, vectorRows(t, path.file(t), "embedding_cache"), "nor are the old dimension's cached embeddings of the same model")
+	assert.Zero(t, dbRows(t, path, "vec_semantic"), "every agent's old vectors are gone")
+	assert.Zero(t, dbRows(t, path, "embedding_cache"), "nor are the old dimension's cached embeddings of the same model")
 	res, err := a.Search(ctx, engram.SearchOptions{Query: "deploy key", Mode: engram.SearchText})
 	require.NoError(t, err)
 	assert.Len(t, res, 2, "text search finds them meanwhile")
@@ -392,8 +422,8 @@ func TestDimensionChangeEmbedsEverythingAgain(t *testing.T) {
 
 	require.NoError(t, a.Flush(ctx))
 	assert.Zero(t, pending(t, a))
-	assert.Equal(t, 1, vectorRows(t, path.file(t), "vec_semantic"))
-	assert.Equal(t, 1, vectorRows(t, path.file(t), "vec_episodic"))
+	assert.Equal(t, 1, dbRows(t, path, "vec_semantic"))
+	assert.Equal(t, 1, dbRows(t, path, "vec_episodic"))
 	res, err = a.Search(ctx, engram.SearchOptions{Query: "where does the deploy key live?", Mode: engram.SearchVector, Limit: 1})
 	require.NoError(t, err)
 	require.Len(t, res, 1)
@@ -402,7 +432,7 @@ func TestDimensionChangeEmbedsEverythingAgain(t *testing.T) {
 	b = openOn(t, path, "b", engram.Tier2, engram.WithEmbedder(e))
 	assert.Equal(t, 1, pending(t, b), "the other agent's memories wait for its own Flush")
 	require.NoError(t, b.Flush(ctx))
-	assert.Equal(t, 2, vectorRows(t, path.file(t), "vec_semantic"))
+	assert.Equal(t, 2, dbRows(t, path, "vec_semantic"))
 	_, err = tryOpenOn(t, path, "b", engram.Tier2, engram.WithEmbedder(old()))
 	require.ErrorIs(t, err, engram.ErrInvalid, "the database now holds 128-dimension vectors")
 }
@@ -410,7 +440,7 @@ func TestDimensionChangeEmbedsEverythingAgain(t *testing.T) {
 // TestModelChangeEmptiesTheCache: the embeddings cached for a model the
 // database no longer uses are deleted when another model takes over.
 func TestModelChangeEmptiesTheCache(t *testing.T) {
-	needs(t, enginetest.CapFile) // counts rows of the vector tables in the file
+	needsRowCounts(t) // counts rows of the vector tables in the database
 	ctx := context.Background()
 	path := newDB(t)
 	e := newTestEmbedder(t, 64)
@@ -419,14 +449,14 @@ func TestModelChangeEmptiesTheCache(t *testing.T) {
 	_, err := m.Semantic().StoreBatch(ctx, []engram.SemanticEntry{{Content: "first fact"}, {Content: "second fact"}})
 	require.NoError(t, err)
 	require.NoError(t, m.Close())
-	require.Equal(t, 2, vectorRows(t, path.file(t), "embedding_cache"))
+	require.Equal(t, 2, dbRows(t, path, "embedding_cache"))
 
 	e2 := newTestEmbedder(t, 64)
 	e2.model = "two"
 	m = openOn(t, path, "a", engram.Tier2, engram.WithEmbedder(e2))
-	assert.Zero(t, vectorRows(t, path.file(t), "embedding_cache"))
+	assert.Zero(t, dbRows(t, path, "embedding_cache"))
 	require.NoError(t, m.Flush(ctx))
-	assert.Equal(t, 2, vectorRows(t, path.file(t), "embedding_cache"), "the new model's embeddings are cached")
+	assert.Equal(t, 2, dbRows(t, path, "embedding_cache"), "the new model's embeddings are cached")
 	assert.Equal(t, 2, e2.embedded())
 }
 
@@ -482,7 +512,7 @@ func TestVectorsFollowOtherHandles(t *testing.T) {
 // TestFailedWriteLeavesVectorsAsTheyWere: a batch that fails part way
 // stores nothing, vectors included, and the index forgets what it saw.
 func TestFailedWriteLeavesVectorsAsTheyWere(t *testing.T) {
-	needs(t, enginetest.CapFile) // counts rows of the vector tables in the file
+	needsRowCounts(t) // counts rows of the vector tables in the database
 	ctx := context.Background()
 	m := newMemory(t, engram.Tier2, engram.WithEmbedder(newTestEmbedder(t, 64)))
 	_, err := m.Semantic().Store(ctx, engram.SemanticEntry{ID: "01JTAKEN0000000000000000AA", Content: "first", Importance: 0.5})
@@ -492,7 +522,7 @@ func TestFailedWriteLeavesVectorsAsTheyWere(t *testing.T) {
 		{ID: "01JTAKEN0000000000000000AA", Content: "a clash", Importance: 0.5},
 	})
 	require.ErrorIs(t, err, engram.ErrExists)
-	assert.Equal(t, 1, vectorRows(t, m.Path(), "vec_semantic"))
+	assert.Equal(t, 1, memRows(t, m, "vec_semantic"))
 	assert.Zero(t, pending(t, m))
 	res, err := m.Search(ctx, engram.SearchOptions{Query: "a new entry about lighthouses", Mode: engram.SearchVector})
 	require.NoError(t, err)
@@ -537,7 +567,7 @@ func TestTier2IsIsolated(t *testing.T) {
 }
 
 func TestExistingVectorsRecordNothing(t *testing.T) {
-	needs(t, enginetest.CapFile) // counts rows of the vector tables in the file
+	needs(t, enginetest.CapFile) // reads the file
 	db := newDB(t)
 	ctx := context.Background()
 	m, err := tryOpenOn(t, db, engram.DefaultAgent, engram.Tier1)
@@ -576,7 +606,7 @@ func TestExistingVectorsRecordNothing(t *testing.T) {
 	assert.ErrorIs(t, err, engram.ErrInvalid)
 	assert.Equal(t, engram.VectorMismatchError{Dims: 128, Model: newTestEmbedder(t, 128).Model(), EmbedderDims: 128, EmbedderModel: "another-model"},
 		engram.VectorMismatchError{Dims: mismatch.Dims, Model: mismatch.Model, EmbedderDims: mismatch.EmbedderDims, EmbedderModel: mismatch.EmbedderModel})
-	assert.Equal(t, 1, vectorRows(t, db.file(t), "vec_semantic"), "the vectors are kept")
+	assert.Equal(t, 1, dbRows(t, db, "vec_semantic"), "the vectors are kept")
 
 	// Another dimension is a VectorMismatchError with or without the option.
 	for _, opts := range [][]engram.Option{nil, {engram.WithExistingVectors()}} {

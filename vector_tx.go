@@ -17,7 +17,7 @@ import (
 // gives it up. The agent's vector counter moves on, and the index
 // follows, when the transaction commits (see finish).
 func (v *vectors) put(q store.Tx, typ MemoryType, pk int64, e embedded, replace bool) error {
-	if err := store.PutVector(q, kindOf(typ).Vec, string(typ), pk, e.vec, replace); err != nil {
+	if err := store.PutVector(q, kindOf(typ).Vec, string(typ), v.m.agent, pk, e.vec, replace); err != nil {
 		return err
 	}
 	if e.hash != nil && !e.named {
@@ -119,7 +119,7 @@ func (v *vectors) finish(q store.Tx) error {
 		if !v.drops[key] {
 			continue
 		}
-		has, err := store.HasVector(q, kindOf(key.typ).Vec, key.pk)
+		has, err := store.HasVector(q, kindOf(key.typ).Vec, v.m.agent, key.pk)
 		if err != nil {
 			return err
 		}

@@ -886,3 +886,72 @@ func ColumnStems(text string) []string {
 	}
 	return toks
 }
+
+// Rows returns the rows the expression matches when it needs no more
+// than which rows hold each stem: when each of its phrases is one word,
+// not a prefix, not bound to the start of a column, nor to columns (ok
+// then, false otherwise). held returns the rows (ascending) whose stems
+// include stem, all every row.
+func (e *Expr) Rows(held func(stem string) []int32, all []int32) (rows []int32, ok bool) {
+	if e.root == nil {
+		return nil, true
+	}
+	if !e.root.simple() {
+		return nil, false
+	}
+	return e.root.rows(held, all), true
+}
+
+func (n *exprNode) simple() bool {
+	switch n.op {
+	case opEOF:
+		return true
+	case opNear:
+		if len(n.phrases) != 1 || n.cols != nil {
+			return false
+		}
+		ph := n.phrases[0]
+		return len(ph.terms) == 1 && !ph.terms[0].prefix && !ph.terms[0].first
+	}
+	for _, k := range n.kids {
+		if !k.simple() {
+			return false
+		}
+	}
+	return true
+}
+
+func (n *exprNode) rows(held func(stem string) []int32, all []int32) []int32 {
+	switch n.op {
+	case opEOF:
+		return nil
+	case opNear:
+		return held(n.phrases[0].terms[0].stem)
+	case opNot:
+		return minusRows(n.kids[0].rows(held, all), n.kids[1].rows(held, all))
+	}
+	out := n.kids[0].rows(held, all)
+	for _, k := range n.kids[1:] {
+		if n.op == opAnd {
+			out = intersectRows(out, k.rows(held, all))
+		} else {
+			out = unionRows(out, k.rows(held, all))
+		}
+	}
+	return out
+}
+
+// minusRows returns the rows of a not in b, both ascending.
+func minusRows(a, b []int32) []int32 {
+	var out []int32
+	j := 0
+	for _, r := range a {
+		for j < len(b) && b[j] < r {
+			j++
+		}
+		if j == len(b) || b[j] != r {
+			out = append(out, r)
+		}
+	}
+	return out
+}

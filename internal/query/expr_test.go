@@ -87,6 +87,26 @@ func sameAsFTS5(t *testing.T, st *sql.Stmt, expr string) {
 	if !slices.Equal(got, want) {
 		t.Fatalf("%q: Match finds rows %v, FTS5 %v", expr, got, want)
 	}
+	// Rows, when it answers, finds the same rows from the stems alone.
+	holds := func(stem string) []int32 {
+		var out []int32
+		for i, d := range exprDocs {
+			for _, text := range d {
+				if slices.Contains(ColumnStems(text), stem) {
+					out = append(out, int32(i))
+					break
+				}
+			}
+		}
+		return out
+	}
+	every := make([]int32, len(exprDocs))
+	for i := range every {
+		every[i] = int32(i)
+	}
+	if rows, ok := e.Rows(holds, every); ok && !slices.Equal(rows, got) {
+		t.Fatalf("%q: Rows finds rows %v, FTS5 %v", expr, rows, want)
+	}
 	// Narrow keeps every match.
 	narrowed, all := e.Narrow(func(stem string) ([]int32, bool) {
 		var out []int32

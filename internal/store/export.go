@@ -25,6 +25,7 @@ type ExportSource struct {
 	kindExpr string // the SQL of a row's kind, over t
 	exprs    []string
 	from     string
+	pgFrom   string // from on PostgreSQL, when it differs
 	order    string
 }
 
@@ -44,10 +45,12 @@ func MemoryExport(k *Kind, cols []string) *ExportSource {
 }
 
 // VectorExport reads the ID and the embedding of each of kind k's rows
-// that has one (k.Vec), in the order the rows were stored.
+// that has one (k.Vec), in the order the rows were stored. On PostgreSQL
+// the side table joins its rows by its key, the agent and the pk.
 func VectorExport(k *Kind) *ExportSource {
 	return &ExportSource{kind: k, kindExpr: "'" + k.Name + "'", exprs: []string{"t.id", "v.embedding"},
-		from: k.Table + " t JOIN " + k.Vec + " v ON v.rowid = t.pk", order: "t.pk"}
+		from:   k.Table + " t JOIN " + k.Vec + " v ON v.rowid = t.pk",
+		pgFrom: k.Table + " t JOIN " + k.Vec + " v ON v.agent_id = t.agent_id AND v.pk = t.pk", order: "t.pk"}
 }
 
 // ArchiveExport reads the archive's columns cols, each row's kind being
@@ -101,7 +104,13 @@ func (s *ExportSource) Statement(cond string) string {
 // to the next: fn copies what it keeps. It returns the driver's error or
 // fn's.
 func ExportRows(q Querier, s *ExportSource, agent, cond string, args []any, fn func(kind string, vals []any) error) error {
-	rows, err := q.Query(s.Statement(cond), append([]any{agent}, args...)...)
+	stmt := s.Statement(cond)
+	if s.pgFrom != "" && Postgres(q) {
+		pg := *s
+		pg.from = s.pgFrom
+		stmt = pg.Statement(cond)
+	}
+	rows, err := q.Query(stmt, append([]any{agent}, args...)...)
 	if err != nil {
 		return err
 	}

@@ -17,7 +17,10 @@ import (
 
 // Tier 2's statements: the vec0 tables that hold each kind's vectors, the
 // pending marks of the rows waiting for theirs (vector_pending), the
-// embedding cache, and the meta keys that record the vectors' model.
+// embedding cache, and the meta keys that record the vectors' model. On
+// PostgreSQL, which has no vec0, a kind's vectors are in the side table
+// vec_<kind> of its schema (schema.sql), keyed by (agent_id, pk): the
+// functions over them choose PostgreSQL's own statements by [Postgres].
 
 // VecKind is what the vector statements need of a memory kind with
 // vectors. The root package's kind registry makes it: its table names
@@ -93,9 +96,18 @@ func VectorTableExists(q Querier, name string) (bool, error) {
 }
 
 // DropVectorTable drops the vec0 table vec and the triggers that keep it
-// in step with its kind's table (made by the Tier 2 schema). It returns
-// the driver's error, prefixed with vec; the table must exist.
+// in step with its kind's table (made by the Tier 2 schema). On
+// PostgreSQL, whose side table vec_<kind> declares no dimension and
+// whose triggers are schema.sql's, it deletes every agent's vectors from
+// it instead. It returns the driver's error, prefixed with vec; the
+// table must exist.
 func DropVectorTable(q Querier, vec string) error {
+	if Postgres(q) {
+		if _, err := q.Exec(PG(`DELETE FROM ` + vec)); err != nil {
+			return fmt.Errorf("%s: %w", vec, err)
+		}
+		return nil
+	}
 	for _, stmt := range []string{`DROP TABLE ` + vec, `DROP TRIGGER IF EXISTS ` + vec + `_ai`,
 		`DROP TRIGGER IF EXISTS ` + vec + `_au`, `DROP TRIGGER IF EXISTS ` + vec + `_ad`} {
 		if _, err := q.Exec(stmt); err != nil {
@@ -208,10 +220,22 @@ func VectorFailed(q Querier, typ string, pk int64, msg string) error {
 	return err
 }
 
-// PutVector writes vec as the vector of row pk (of type typ) in the vec0
-// table vecTable, deleting the one it had first when replace (vec0 has
-// no upsert), and clears the row's pending mark. Errors are the driver's.
-func PutVector(q Querier, vecTable, typ string, pk int64, vec []float32, replace bool) error {
+// PutVector writes vec as the vector of agent's row pk (of type typ) in
+// the vector table vecTable, deleting the one it had first when replace
+// (vec0 has no upsert), and clears the row's pending mark; without
+// replace the row must have no vector. On PostgreSQL it is one
+// statement, keyed by the agent as the side table is. Errors are the
+// driver's.
+func PutVector(q Querier, vecTable, typ, agent string, pk int64, vec []float32, replace bool) error {
+	if Postgres(q) {
+		upsert := ``
+		if replace {
+			upsert = ` ON CONFLICT (agent_id, pk) DO UPDATE SET embedding = excluded.embedding`
+		}
+		_, err := q.Exec(PG(`WITH p AS (DELETE FROM vector_pending WHERE agent_id = $1 AND memory_type = $2 AND pk = $3)
+			INSERT INTO `+vecTable+` (agent_id, pk, embedding) VALUES ($1, $3, $4)`+upsert), agent, typ, pk, EncodeVector(vec))
+		return err
+	}
 	if replace {
 		if _, err := q.Exec(`DELETE FROM `+vecTable+` WHERE rowid = ?`, pk); err != nil {
 			return err
@@ -224,20 +248,30 @@ func PutVector(q Querier, vecTable, typ string, pk int64, vec []float32, replace
 	return err
 }
 
-// HasVector reports whether the vec0 table vecTable holds a vector of row
-// pk. Errors are the driver's.
-func HasVector(q Querier, vecTable string, pk int64) (bool, error) {
+// HasVector reports whether the vector table vecTable holds a vector of
+// agent's row pk. Errors are the driver's.
+func HasVector(q Querier, vecTable, agent string, pk int64) (bool, error) {
+	if Postgres(q) {
+		var has bool
+		err := q.QueryRow(PG(`SELECT EXISTS (SELECT 1 FROM `+vecTable+` WHERE agent_id = $1 AND pk = $2)`), []any{agent, pk}, &has)
+		return has, err
+	}
 	var n int
 	err := q.QueryRow(`SELECT count(*) FROM `+vecTable+` WHERE rowid = ?`, []any{pk}, &n)
 	return n > 0, err
 }
 
-// StoredVector returns the vector of row pk in the vec0 table vecTable,
-// of dims dimensions, or nil when it has none. Errors are the driver's,
-// or DecodeVector's.
-func StoredVector(q Querier, vecTable string, pk int64, dims int) ([]float32, error) {
+// StoredVector returns the vector of agent's row pk in the vector table
+// vecTable, of dims dimensions, or nil when it has none. Errors are the
+// driver's, or DecodeVector's.
+func StoredVector(q Querier, vecTable, agent string, pk int64, dims int) ([]float32, error) {
 	var b []byte
-	err := q.QueryRow(`SELECT embedding FROM `+vecTable+` WHERE rowid = ?`, []any{pk}, &b)
+	var err error
+	if Postgres(q) {
+		err = q.QueryRow(PG(`SELECT embedding FROM `+vecTable+` WHERE agent_id = $1 AND pk = $2`), []any{agent, pk}, &b)
+	} else {
+		err = q.QueryRow(`SELECT embedding FROM `+vecTable+` WHERE rowid = ?`, []any{pk}, &b)
+	}
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil
 	}
@@ -321,19 +355,36 @@ type CachedEmbedding struct {
 // hashes given, their vectors of dims dimensions read from the vec0
 // table of their row's kind (one of kinds) when they name one. Errors
 // are the driver's, or DecodeVector's.
+//
+// On PostgreSQL an entry finds its row's vector by pk alone (the side
+// tables' index <vec>_by_pk): the cache, shared by the agents, does not
+// name the row's agent.
 func CachedEmbeddings(q Querier, kinds []VecKind, model string, dims int, hashes [][]byte) ([]CachedEmbedding, error) {
+	pg := Postgres(q)
 	var cases []string
 	for _, k := range kinds {
-		cases = append(cases, `WHEN '`+k.Type+`' THEN (SELECT embedding FROM `+k.Vec+` WHERE rowid = c.memory_pk)`)
+		if pg {
+			cases = append(cases, `WHEN '`+k.Type+`' THEN (SELECT embedding FROM `+k.Vec+` WHERE pk = c.memory_pk)`)
+		} else {
+			cases = append(cases, `WHEN '`+k.Type+`' THEN (SELECT embedding FROM `+k.Vec+` WHERE rowid = c.memory_pk)`)
+		}
 	}
-	hexes := make([]string, len(hashes))
-	for i, h := range hashes {
-		hexes[i] = hex.EncodeToString(h)
-	}
-	list, _ := json.Marshal(hexes)
-	rows, err := q.Query(`SELECT c.hash, c.memory_pk IS NOT NULL,
+	var rows *sql.Rows
+	var err error
+	if pg {
+		rows, err = q.Query(PG(`SELECT c.hash, c.memory_pk IS NOT NULL,
+			CASE WHEN c.memory_pk IS NULL THEN c.vector ELSE CASE c.memory_type `+strings.Join(cases, " ")+` END END
+		FROM embedding_cache c WHERE c.model = $1 AND c.hash = ANY($2)`), model, hashes)
+	} else {
+		hexes := make([]string, len(hashes))
+		for i, h := range hashes {
+			hexes[i] = hex.EncodeToString(h)
+		}
+		list, _ := json.Marshal(hexes)
+		rows, err = q.Query(`SELECT c.hash, c.memory_pk IS NOT NULL,
 			CASE WHEN c.memory_pk IS NULL THEN c.vector ELSE CASE c.memory_type `+strings.Join(cases, " ")+` END END
 		FROM json_each(?2) j CROSS JOIN embedding_cache c ON c.model = ?1 AND c.hash = unhex(j.value)`, model, string(list))
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -16,9 +16,23 @@ type VectorProblems struct {
 }
 
 // CheckVectorKind counts what is wrong between kind k's rows, its vec0
-// table and its pending marks. Errors are the driver's.
+// table and its pending marks. On PostgreSQL, whose side table and
+// pending marks name the row's agent, a vector or a mark of a row under
+// another agent is one without a row. Errors are the driver's.
 func CheckVectorKind(q Querier, k VecKind) (VectorProblems, error) {
 	var p VectorProblems
+	if Postgres(q) {
+		err := q.QueryRow(PG(`SELECT
+			(SELECT count(*) FROM `+k.Vec+` v WHERE NOT EXISTS
+				(SELECT 1 FROM `+k.Table+` b WHERE b.agent_id = v.agent_id AND b.pk = v.pk)),
+			(SELECT count(*) FROM `+k.Table+` b WHERE NOT EXISTS
+				(SELECT 1 FROM vector_pending p WHERE p.agent_id = b.agent_id AND p.memory_type = $1 AND p.pk = b.pk)
+				AND NOT EXISTS (SELECT 1 FROM `+k.Vec+` v WHERE v.agent_id = b.agent_id AND v.pk = b.pk)),
+			(SELECT count(*) FROM vector_pending p WHERE p.memory_type = $1
+				AND NOT EXISTS (SELECT 1 FROM `+k.Table+` b WHERE b.agent_id = p.agent_id AND b.pk = p.pk))`),
+			[]any{k.Type}, &p.Orphans, &p.Missing, &p.Stale)
+		return p, err
+	}
 	err := q.QueryRow(`SELECT
 			(SELECT count(*) FROM `+k.Vec+` v WHERE NOT EXISTS (SELECT 1 FROM `+k.Table+` b WHERE b.pk = v.rowid)),
 			(SELECT count(*) FROM `+k.Table+` b WHERE NOT EXISTS
@@ -57,6 +71,12 @@ func CheckCache(q Querier, model, dims string, types []string) (CacheProblems, e
 // a row of kind k that has no vector. Errors are the driver's.
 func CacheUnembedded(q Querier, k VecKind) (int, error) {
 	var n int
+	if Postgres(q) {
+		// By pk alone (<vec>_by_pk): the cache does not name the agent.
+		err := q.QueryRow(PG(`SELECT count(*) FROM embedding_cache c WHERE c.memory_type = $1
+			AND NOT EXISTS (SELECT 1 FROM `+k.Vec+` v WHERE v.pk = c.memory_pk)`), []any{k.Type}, &n)
+		return n, err
+	}
 	err := q.QueryRow(`SELECT count(*) FROM embedding_cache WHERE memory_type = ?1
 			AND memory_pk NOT IN (SELECT rowid FROM `+k.Vec+`)`, []any{k.Type}, &n)
 	return n, err

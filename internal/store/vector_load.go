@@ -161,3 +161,37 @@ func ScanVectors(q Querier, table, vec, agent string, dims int, fn func(pk int64
 	}
 	return rows.Err()
 }
+
+// AgentVectors calls fn with each vector, of dims dimensions, that
+// PostgreSQL's side table vec (vec_<kind>) holds for agent, in one
+// statement over the table's key (agent_id, pk), in pk order: its row's
+// pk and the vector as it is stored (little-endian float32s), valid only
+// during the call. It is the PostgreSQL engine's counterpart of the
+// reads of vec0's chunks, which it has not. It returns an error when a
+// stored vector is not 4*dims bytes long, and the driver's errors.
+//
+// pgvector would plug in beside it, not in it: where CREATE EXTENSION
+// vector succeeds, a vector(dims) column (or an expression index over
+// this bytea) with an HNSW index could answer the root package's vector
+// search (vectors.search) in SQL instead of the in-memory index this
+// read loads; engram's own index stays the default, as HNSW filters the
+// agent's rows after its search, and loses recall under that filter.
+func AgentVectors(q Querier, vec, agent string, dims int, fn func(pk int64, raw []byte)) error {
+	rows, err := q.Query(PG(`SELECT pk, embedding FROM `+vec+` WHERE agent_id = $1 ORDER BY pk`), agent)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var pk int64
+		var b sql.RawBytes
+		if err := rows.Scan(&pk, &b); err != nil {
+			return err
+		}
+		if len(b) != 4*dims {
+			return fmt.Errorf("%s: the vector of row %d has %d bytes, want %d", vec, pk, len(b), 4*dims)
+		}
+		fn(pk, b)
+	}
+	return rows.Err()
+}

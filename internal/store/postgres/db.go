@@ -272,23 +272,43 @@ func (s *DB) IntegrityCheck(ctx context.Context, derived func(q store.Tx) error)
 	return s.Read(ctx, "integrity", derived)
 }
 
-// Scrub vacuums the tables of memories, so that the space of deleted
-// rows is reclaimed; PostgreSQL rewrites no page at once, so the bytes
-// of deleted rows may stay in its files (and in its write-ahead log and
-// backups) until pages are reused. It returns the driver's error as
-// Config.Wrap makes it for "forget".
+// Scrub vacuums the tables of memories after a forget, so that the
+// deleted rows leave their pages and the space is reused. It skips the
+// indexes (INDEX_CLEANUP OFF): their whole scan would make every forget
+// cost as much as the tables are large, and autovacuum does it in its
+// time. A table another vacuum holds (autovacuum's) for more than
+// scrubLockWait is left to it. PostgreSQL overwrites nothing: the bytes
+// of deleted rows may stay in free space of its files until it is reused,
+// and in its write-ahead log, replicas and backups. It returns the
+// driver's error as Config.Wrap makes it for "forget".
 func (s *DB) Scrub(ctx context.Context) error {
 	if s.cfg.ReadOnly {
 		return nil
 	}
+	if s.closed.Load() {
+		return store.ErrClosed
+	}
+	conn, err := s.pool.Conn(ctx)
+	if err != nil {
+		return s.wrap(ctx, "forget", err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, fmt.Sprintf("SET lock_timeout = %d", scrubLockWait.Milliseconds())); err != nil {
+		return s.wrap(ctx, "forget", err)
+	}
 	var errs []error
 	for _, t := range scrubbed() {
-		if _, err := s.pool.ExecContext(ctx, "VACUUM "+t); err != nil {
+		_, err := conn.ExecContext(ctx, "VACUUM (INDEX_CLEANUP OFF) "+t)
+		if err != nil && store.SQLState(err) != "55P03" { // lock_not_available: autovacuum has it
 			errs = append(errs, err)
 		}
 	}
-	return s.wrap(ctx, "forget", errors.Join(errs...))
+	_, err = conn.ExecContext(context.Background(), "RESET lock_timeout")
+	return s.wrap(ctx, "forget", errors.Join(append(errs, err)...))
 }
+
+// scrubLockWait is how long Scrub waits for a table another vacuum holds.
+const scrubLockWait = 2 * time.Second
 
 // scrubbed are the tables Scrub vacuums: those that hold the text of
 // memories.
