@@ -48,7 +48,7 @@ import (
 // ExportMarkdown, and the Store's Agents, Has and Lookup. It is skipped,
 // saying why, where PostgreSQL is not installed.
 func TestEnginesAgree(t *testing.T) {
-	for _, tier := range []engram.Tier{engram.Tier1} {
+	for _, tier := range []engram.Tier{engram.Tier1, engram.Tier2} {
 		t.Run(tier.String(), func(t *testing.T) {
 			dsn := pgDatabase(t) // skips without PostgreSQL
 			now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)

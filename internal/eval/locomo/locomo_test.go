@@ -113,10 +113,10 @@ func TestMain(m *testing.M) {
 }
 
 // TestLoCoMoPostgres runs the harness on the first conversation with its
-// memories on PostgreSQL (-postgres) and requires SQLite's figures, twice
-// on one database (the first run's agents are erased), and refuses an
-// agent that already has memories. It is skipped where PostgreSQL or the
-// data is not installed.
+// memories on PostgreSQL (-postgres) and requires SQLite's figures, in
+// Tier 1 (twice on one database: the first run's agents are erased) and
+// in Tier 2, and refuses an agent that already has memories. It is
+// skipped where PostgreSQL or the data is not installed.
 func TestLoCoMoPostgres(t *testing.T) {
 	d, err := locomodata.Load(dataPath)
 	if err != nil {
@@ -124,19 +124,21 @@ func TestLoCoMoPostgres(t *testing.T) {
 	}
 	ctx := context.Background()
 	convs := []int{0}
-	want, err := run(ctx, d, convs, engram.DefaultConfig(), engram.Tier1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	postgresDSN = pgtest.NewDatabase(t).DSN
+	dsn := pgtest.NewDatabase(t).DSN
 	defer func() { postgresDSN = "" }()
-	for range 2 {
-		got, err := run(ctx, d, convs, engram.DefaultConfig(), engram.Tier1)
+	for _, tier := range []engram.Tier{engram.Tier1, engram.Tier1, engram.Tier2} {
+		postgresDSN = ""
+		want, err := run(ctx, d, convs, engram.DefaultConfig(), tier)
+		if err != nil {
+			t.Fatal(err)
+		}
+		postgresDSN = dsn
+		got, err := run(ctx, d, convs, engram.DefaultConfig(), tier)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if got.String() != want.String() {
-			t.Fatalf("on PostgreSQL:\n%s\nin SQLite's memory:\n%s", got, want)
+			t.Fatalf("%s on PostgreSQL:\n%s\nin SQLite's memory:\n%s", tier, got, want)
 		}
 	}
 

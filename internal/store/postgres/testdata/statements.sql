@@ -1183,6 +1183,18 @@ SELECT c.hash, coalesce(t.name || ': ' || t.description, '') FROM embedding_cach
 ;
 
 SELECT c.size, c.validity, c.rowids, v.vectors
+		FROM json_each(?) j CROSS JOIN vec_document_chunks c ON c.chunk_id = j.value CROSS JOIN vec_document_vector_chunks00 v ON v.rowid = +c.chunk_id
+;
+
+SELECT c.size, c.validity, c.rowids, v.vectors
+		FROM json_each(?) j CROSS JOIN vec_episodic_chunks c ON c.chunk_id = j.value CROSS JOIN vec_episodic_vector_chunks00 v ON v.rowid = +c.chunk_id
+;
+
+SELECT c.size, c.validity, c.rowids, v.vectors
+		FROM json_each(?) j CROSS JOIN vec_procedural_chunks c ON c.chunk_id = j.value CROSS JOIN vec_procedural_vector_chunks00 v ON v.rowid = +c.chunk_id
+;
+
+SELECT c.size, c.validity, c.rowids, v.vectors
 		FROM json_each(?) j CROSS JOIN vec_semantic_chunks c ON c.chunk_id = j.value CROSS JOIN vec_semantic_vector_chunks00 v ON v.rowid = +c.chunk_id
 ;
 
@@ -2842,6 +2854,16 @@ SELECT t.pk, t.id FROM semantic_memory t WHERE t.agent_id = ?1 AND t.resonance <
 
 SELECT t.pk, t.id, '[]', t.created_at, 0.5 * t.resonance, t.created_at, t.retrievals, 1
 			FROM json_each(?1) j CROSS JOIN episodic_log t ON t.pk = CAST(j.value AS INTEGER)
+			WHERE t.agent_id = ?2 AND t.created_at >= ?3 AND t.created_at < ?4 AND ?5 = '' AND (coalesce(json_type(t.metadata, ?6) = 'text' AND (t.metadata ->> ?7) = ?8, 0))
+;
+
+SELECT t.pk, t.id, '[]', t.created_at, 0.5 * t.resonance, t.created_at, t.retrievals, 1
+			FROM json_each(?1) j CROSS JOIN episodic_log t ON t.pk = CAST(j.value AS INTEGER)
+			WHERE t.agent_id = ?2 AND t.created_at >= ?3 AND t.created_at < ?4 AND ?5 = '' AND (t.session_id = ?6 AND t.session_id <> '')
+;
+
+SELECT t.pk, t.id, '[]', t.created_at, 0.5 * t.resonance, t.created_at, t.retrievals, 1
+			FROM json_each(?1) j CROSS JOIN episodic_log t ON t.pk = CAST(j.value AS INTEGER)
 			WHERE t.agent_id = ?2 AND t.created_at >= ?3 AND t.created_at < ?4 AND ?5 = '' AND (t.user_id = ?6 AND t.user_id <> '' AND coalesce(json_type(t.metadata, ?7) = 'text' AND (t.metadata ->> ?8) = ?9, 0))
 ;
 
@@ -3192,6 +3214,16 @@ SELECT t.pk, t.id, t.tags, t.created_at, 0.5, t.updated_at, t.retrievals, 1 + js
 
 SELECT t.pk, t.id, t.tags, t.created_at, t.importance * t.resonance, max(t.updated_at, t.last_accessed_at), t.retrievals, 1 + json_array_length(t.merged_from)
 			FROM json_each(?1) j CROSS JOIN semantic_memory t ON t.pk = CAST(j.value AS INTEGER)
+			WHERE t.agent_id = ?2 AND t.created_at >= ?3 AND t.created_at < ?4 AND (?5 = '' OR EXISTS (SELECT 1 FROM json_each(t.tags) g WHERE g.value IN (SELECT value FROM json_each(?5)))) AND (coalesce(json_type(t.metadata, ?6) = 'text' AND (t.metadata ->> ?7) = ?8, 0))
+;
+
+SELECT t.pk, t.id, t.tags, t.created_at, t.importance * t.resonance, max(t.updated_at, t.last_accessed_at), t.retrievals, 1 + json_array_length(t.merged_from)
+			FROM json_each(?1) j CROSS JOIN semantic_memory t ON t.pk = CAST(j.value AS INTEGER)
+			WHERE t.agent_id = ?2 AND t.created_at >= ?3 AND t.created_at < ?4 AND (?5 = '' OR EXISTS (SELECT 1 FROM json_each(t.tags) g WHERE g.value IN (SELECT value FROM json_each(?5)))) AND (t.session_id = ?6 AND t.session_id <> '')
+;
+
+SELECT t.pk, t.id, t.tags, t.created_at, t.importance * t.resonance, max(t.updated_at, t.last_accessed_at), t.retrievals, 1 + json_array_length(t.merged_from)
+			FROM json_each(?1) j CROSS JOIN semantic_memory t ON t.pk = CAST(j.value AS INTEGER)
 			WHERE t.agent_id = ?2 AND t.created_at >= ?3 AND t.created_at < ?4 AND (?5 = '' OR EXISTS (SELECT 1 FROM json_each(t.tags) g WHERE g.value IN (SELECT value FROM json_each(?5)))) AND (t.user_id = ?6 AND t.user_id <> '' AND EXISTS (SELECT 1 FROM json_each(t.tags) g WHERE g.value IN (SELECT value FROM json_each(?7))))
 ;
 
@@ -3400,6 +3432,16 @@ SELECT t.pk, t.id, t.tags, t.created_at, t.importance * t.resonance, max(t.updat
 					ORDER BY score DESC, id LIMIT ?9) b
 				CROSS JOIN semantic_memory t ON t.pk = b.pk
 				ORDER BY b.score DESC, b.id
+;
+
+SELECT t.pk, t.id, t.tags, t.created_at, t.success_rate * t.resonance, t.updated_at, t.retrievals, 1 + t.use_count * t.success_rate
+			FROM json_each(?1) j CROSS JOIN procedural_memory t ON t.pk = CAST(j.value AS INTEGER)
+			WHERE t.agent_id = ?2 AND t.created_at >= ?3 AND t.created_at < ?4 AND (?5 = '' OR EXISTS (SELECT 1 FROM json_each(t.tags) g WHERE g.value IN (SELECT value FROM json_each(?5)))) AND (coalesce(json_type(t.metadata, ?6) = 'text' AND (t.metadata ->> ?7) = ?8, 0))
+;
+
+SELECT t.pk, t.id, t.tags, t.created_at, t.success_rate * t.resonance, t.updated_at, t.retrievals, 1 + t.use_count * t.success_rate
+			FROM json_each(?1) j CROSS JOIN procedural_memory t ON t.pk = CAST(j.value AS INTEGER)
+			WHERE t.agent_id = ?2 AND t.created_at >= ?3 AND t.created_at < ?4 AND (?5 = '' OR EXISTS (SELECT 1 FROM json_each(t.tags) g WHERE g.value IN (SELECT value FROM json_each(?5)))) AND (t.session_id = ?6 AND t.session_id <> '')
 ;
 
 SELECT t.pk, t.id, t.tags, t.created_at, t.success_rate * t.resonance, t.updated_at, t.retrievals, 1 + t.use_count * t.success_rate
