@@ -29,7 +29,7 @@
 	WITH hit AS (
 		SELECT e.id, e.session_id, e.created_at, e.pk FROM json_each(?2) j CROSS JOIN episodic_log e ON e.pk = CAST(j.value AS INTEGER)
 		WHERE e.agent_id = ?1 AND e.session_id <> ''),
-	near(hit, pk) AS (
+	near(hit, pk) AS MATERIALIZED (
 		SELECT h.id, (SELECT x.pk FROM episodic_log x
 			WHERE x.agent_id = ?1 AND x.session_id = h.session_id AND x.session_id <> '' AND (x.created_at, x.pk) < (h.created_at, h.pk)
 			ORDER BY x.created_at DESC, x.pk DESC LIMIT 1) FROM hit h
@@ -45,7 +45,7 @@
 	WITH hit AS (
 		SELECT e.id, e.session_id, e.created_at, e.pk FROM json_each(?2) j CROSS JOIN episodic_log e ON e.pk = CAST(j.value AS INTEGER)
 		WHERE e.agent_id = ?1 AND e.session_id <> ''),
-	near(hit, pk) AS (
+	near(hit, pk) AS MATERIALIZED (
 		SELECT h.id, (SELECT x.pk FROM episodic_log x
 			WHERE x.agent_id = ?1 AND x.session_id = h.session_id AND x.session_id <> '' AND (x.created_at, x.pk) < (h.created_at, h.pk)
 			ORDER BY x.created_at DESC, x.pk DESC LIMIT 1) FROM hit h
@@ -61,7 +61,7 @@
 	WITH hit AS (
 		SELECT e.id, e.session_id, e.created_at, e.pk FROM json_each(?2) j CROSS JOIN episodic_log e ON e.pk = CAST(j.value AS INTEGER)
 		WHERE e.agent_id = ?1 AND e.session_id <> ''),
-	near(hit, pk) AS (
+	near(hit, pk) AS MATERIALIZED (
 		SELECT h.id, (SELECT x.pk FROM episodic_log x
 			WHERE x.agent_id = ?1 AND x.session_id = h.session_id AND x.session_id <> '' AND (x.created_at, x.pk) < (h.created_at, h.pk)
 			ORDER BY x.created_at DESC, x.pk DESC LIMIT 1) FROM hit h
@@ -77,7 +77,7 @@
 	WITH hit AS (
 		SELECT e.id, e.session_id, e.created_at, e.pk FROM json_each(?2) j CROSS JOIN episodic_log e ON e.pk = CAST(j.value AS INTEGER)
 		WHERE e.agent_id = ?1 AND e.session_id <> ''),
-	near(hit, pk) AS (
+	near(hit, pk) AS MATERIALIZED (
 		SELECT h.id, (SELECT x.pk FROM episodic_log x
 			WHERE x.agent_id = ?1 AND x.session_id = h.session_id AND x.session_id <> '' AND (x.created_at, x.pk) < (h.created_at, h.pk)
 			ORDER BY x.created_at DESC, x.pk DESC LIMIT 1) FROM hit h
@@ -93,7 +93,7 @@
 	WITH hit AS (
 		SELECT e.id, e.session_id, e.created_at, e.pk FROM json_each(?2) j CROSS JOIN episodic_log e ON e.pk = CAST(j.value AS INTEGER)
 		WHERE e.agent_id = ?1 AND e.session_id <> ''),
-	near(hit, pk) AS (
+	near(hit, pk) AS MATERIALIZED (
 		SELECT h.id, (SELECT x.pk FROM episodic_log x
 			WHERE x.agent_id = ?1 AND x.session_id = h.session_id AND x.session_id <> '' AND (x.created_at, x.pk) < (h.created_at, h.pk)
 			ORDER BY x.created_at DESC, x.pk DESC LIMIT 1) FROM hit h
@@ -109,7 +109,7 @@
 	WITH hit AS (
 		SELECT e.id, e.session_id, e.created_at, e.pk FROM json_each(?2) j CROSS JOIN episodic_log e ON e.pk = CAST(j.value AS INTEGER)
 		WHERE e.agent_id = ?1 AND e.session_id <> ''),
-	near(hit, pk) AS (
+	near(hit, pk) AS MATERIALIZED (
 		SELECT h.id, (SELECT x.pk FROM episodic_log x
 			WHERE x.agent_id = ?1 AND x.session_id = h.session_id AND x.session_id <> '' AND (x.created_at, x.pk) < (h.created_at, h.pk)
 			ORDER BY x.created_at DESC, x.pk DESC LIMIT 1) FROM hit h
@@ -125,7 +125,7 @@
 	WITH hit AS (
 		SELECT e.id, e.session_id, e.created_at, e.pk FROM json_each(?2) j CROSS JOIN episodic_log e ON e.pk = CAST(j.value AS INTEGER)
 		WHERE e.agent_id = ?1 AND e.session_id <> ''),
-	near(hit, pk) AS (
+	near(hit, pk) AS MATERIALIZED (
 		SELECT h.id, (SELECT x.pk FROM episodic_log x
 			WHERE x.agent_id = ?1 AND x.session_id = h.session_id AND x.session_id <> '' AND (x.created_at, x.pk) < (h.created_at, h.pk)
 			ORDER BY x.created_at DESC, x.pk DESC LIMIT 1) FROM hit h
@@ -141,7 +141,7 @@
 	WITH hit AS (
 		SELECT e.id, e.session_id, e.created_at, e.pk FROM json_each(?2) j CROSS JOIN episodic_log e ON e.pk = CAST(j.value AS INTEGER)
 		WHERE e.agent_id = ?1 AND e.session_id <> ''),
-	near(hit, pk) AS (
+	near(hit, pk) AS MATERIALIZED (
 		SELECT h.id, (SELECT x.pk FROM episodic_log x
 			WHERE x.agent_id = ?1 AND x.session_id = h.session_id AND x.session_id <> '' AND (x.created_at, x.pk) < (h.created_at, h.pk)
 			ORDER BY x.created_at DESC, x.pk DESC LIMIT 1) FROM hit h

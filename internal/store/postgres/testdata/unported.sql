@@ -20,7 +20,7 @@
 	WITH hit AS (
 		SELECT e.id, e.session_id, e.created_at, e.pk FROM json_each(?2) j CROSS JOIN episodic_log e ON e.pk = CAST(j.value AS INTEGER)
 		WHERE e.agent_id = ?1 AND e.session_id <> ''),
-	near(hit, pk) AS (
+	near(hit, pk) AS MATERIALIZED (
 		SELECT h.id, (SELECT x.pk FROM episodic_log x
 			WHERE x.agent_id = ?1 AND x.session_id = h.session_id AND x.session_id <> '' AND (x.created_at, x.pk) < (h.created_at, h.pk)
 			ORDER BY x.created_at DESC, x.pk DESC LIMIT 1) FROM hit h
@@ -36,7 +36,7 @@
 	WITH hit AS (
 		SELECT e.id, e.session_id, e.created_at, e.pk FROM json_each(?2) j CROSS JOIN episodic_log e ON e.pk = CAST(j.value AS INTEGER)
 		WHERE e.agent_id = ?1 AND e.session_id <> ''),
-	near(hit, pk) AS (
+	near(hit, pk) AS MATERIALIZED (
 		SELECT h.id, (SELECT x.pk FROM episodic_log x
 			WHERE x.agent_id = ?1 AND x.session_id = h.session_id AND x.session_id <> '' AND (x.created_at, x.pk) < (h.created_at, h.pk)
 			ORDER BY x.created_at DESC, x.pk DESC LIMIT 1) FROM hit h
@@ -52,7 +52,7 @@
 	WITH hit AS (
 		SELECT e.id, e.session_id, e.created_at, e.pk FROM json_each(?2) j CROSS JOIN episodic_log e ON e.pk = CAST(j.value AS INTEGER)
 		WHERE e.agent_id = ?1 AND e.session_id <> ''),
-	near(hit, pk) AS (
+	near(hit, pk) AS MATERIALIZED (
 		SELECT h.id, (SELECT x.pk FROM episodic_log x
 			WHERE x.agent_id = ?1 AND x.session_id = h.session_id AND x.session_id <> '' AND (x.created_at, x.pk) < (h.created_at, h.pk)
 			ORDER BY x.created_at DESC, x.pk DESC LIMIT 1) FROM hit h
@@ -68,7 +68,7 @@
 	WITH hit AS (
 		SELECT e.id, e.session_id, e.created_at, e.pk FROM json_each(?2) j CROSS JOIN episodic_log e ON e.pk = CAST(j.value AS INTEGER)
 		WHERE e.agent_id = ?1 AND e.session_id <> ''),
-	near(hit, pk) AS (
+	near(hit, pk) AS MATERIALIZED (
 		SELECT h.id, (SELECT x.pk FROM episodic_log x
 			WHERE x.agent_id = ?1 AND x.session_id = h.session_id AND x.session_id <> '' AND (x.created_at, x.pk) < (h.created_at, h.pk)
 			ORDER BY x.created_at DESC, x.pk DESC LIMIT 1) FROM hit h
