@@ -3693,6 +3693,9 @@ SELECT t.terms FROM semantic_memory t WHERE t.agent_id = ? AND t.terms IS NOT NU
 SELECT t.terms FROM session_snapshots t WHERE t.agent_id = ? AND t.terms IS NOT NULL
 ;
 
+SELECT t.terms, coalesce(t.content, '') FROM episodic_log t WHERE t.agent_id = ?
+;
+
 SELECT t.terms, coalesce(t.content, '') FROM episodic_log t WHERE t.agent_id = ? AND t.terms IS NULL
 ;
 
@@ -3702,13 +3705,25 @@ SELECT t.terms, coalesce(t.content, ''), coalesce(t.tags, '') FROM semantic_memo
 SELECT t.terms, coalesce(t.content, ''), coalesce(t.tags, '') FROM semantic_memory t WHERE t.agent_id = ? AND t.terms IS NULL
 ;
 
+SELECT t.terms, coalesce(t.name, ''), coalesce(t.description, ''), coalesce(t.pattern, ''), coalesce(t.tags, '') FROM procedural_memory t WHERE t.agent_id = ?
+;
+
 SELECT t.terms, coalesce(t.name, ''), coalesce(t.description, ''), coalesce(t.pattern, ''), coalesce(t.tags, '') FROM procedural_memory t WHERE t.agent_id = ? AND t.terms IS NULL
+;
+
+SELECT t.terms, coalesce(t.subject, ''), coalesce(t.predicate, ''), coalesce(t.object, '') FROM facts t WHERE t.agent_id = ?
 ;
 
 SELECT t.terms, coalesce(t.subject, ''), coalesce(t.predicate, ''), coalesce(t.object, '') FROM facts t WHERE t.agent_id = ? AND t.terms IS NULL
 ;
 
+SELECT t.terms, coalesce(t.summary, ''), coalesce((SELECT group_concat(value, ' ') FROM json_each(t.key_decisions)), ''), coalesce((SELECT group_concat(value ->> '$.content', ' ') FROM json_each(t.messages)), '') FROM session_snapshots t WHERE t.agent_id = ?
+;
+
 SELECT t.terms, coalesce(t.summary, ''), coalesce((SELECT group_concat(value, ' ') FROM json_each(t.key_decisions)), ''), coalesce((SELECT group_concat(value ->> '$.content', ' ') FROM json_each(t.messages)), '') FROM session_snapshots t WHERE t.agent_id = ? AND t.terms IS NULL
+;
+
+SELECT t.terms, coalesce(t.title, ''), coalesce(t.heading, ''), coalesce(t.content, ''), coalesce(t.tags, '') FROM document_chunks t WHERE t.agent_id = ?
 ;
 
 SELECT t.terms, coalesce(t.title, ''), coalesce(t.heading, ''), coalesce(t.content, ''), coalesce(t.tags, '') FROM document_chunks t WHERE t.agent_id = ? AND t.terms IS NULL
