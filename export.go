@@ -82,15 +82,8 @@ func memoryTable(k *kind) *exchangeTable {
 var archiveCols = strings.Fields("id row links reason merged_into archived_at")
 
 var (
-	archiveTable = func() *exchangeTable {
-		var derived []string
-		for c := range derivedColumns {
-			derived = append(derived, c)
-		}
-		slices.Sort(derived)
-		return &exchangeTable{rec: exchange.TypeArchive, table: "archive", cols: archiveCols, key: []string{"id"},
-			src: store.ArchiveExport(archiveCols, derived)}
-	}()
+	archiveTable = &exchangeTable{rec: exchange.TypeArchive, table: "archive", cols: archiveCols, key: []string{"id"},
+		src: store.ArchiveExport(archiveCols)}
 	linkTable = func() *exchangeTable {
 		cols := strings.Split(strings.ReplaceAll(linkCols, " ", ""), ",")
 		return &exchangeTable{rec: exchange.TypeLink, table: "zettel_links", cols: cols, key: cols[:5],
@@ -218,7 +211,15 @@ func (m *Memory) exportTable(q store.Tx, w *exchange.Writer, t *exchangeTable, c
 	write := func(kind string, vals []any) error {
 		row.Reset()
 		for i, c := range t.cols {
-			if err := encodeColumn(&row, c, vals[i]); err != nil {
+			v := vals[i]
+			if t == archiveTable && c == "row" {
+				s, _ := v.(string)
+				var err error
+				if v, err = withoutDerived(s); err != nil {
+					return fmt.Errorf("archive %s %v: %w", kind, vals[0], err)
+				}
+			}
+			if err := encodeColumn(&row, c, v); err != nil {
 				return fmt.Errorf("%s %s: %w", t.table, kind, err)
 			}
 		}
@@ -238,6 +239,30 @@ func (m *Memory) exportTable(q store.Tx, w *exchange.Writer, t *exchangeTable, c
 		return err
 	}
 	return hist.flush(q, m.agent, write)
+}
+
+// withoutDerived returns an archived row's JSON copy, as stored, without
+// the derived columns (see derivedColumns), its other fields in their
+// order and form, so that an export is the same bytes whatever the
+// engine. It returns an error when row is not a JSON object.
+func withoutDerived(row string) (string, error) {
+	fields, err := exchange.Object([]byte(row))
+	if err != nil {
+		return "", err
+	}
+	b := make([]byte, 0, len(row))
+	b = append(b, '{')
+	for _, f := range fields {
+		if derivedColumns[f.Key] {
+			continue
+		}
+		if len(b) > 1 {
+			b = append(b, ',')
+		}
+		b = append(exchange.AppendString(b, f.Key), ':')
+		b = append(b, f.Value...)
+	}
+	return string(append(b, '}')), nil
 }
 
 // historyBatchSize is how many history entries an export reads before it

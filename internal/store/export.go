@@ -54,19 +54,13 @@ func VectorExport(k *Kind) *ExportSource {
 }
 
 // ArchiveExport reads the archive's columns cols, each row's kind being
-// its memory_type, in the order rows were archived; the JSON copy of a
-// row (the column "row") leaves out the columns derived.
-func ArchiveExport(cols, derived []string) *ExportSource {
-	exprs := overT(cols)
-	if i := slices.Index(cols, "row"); i >= 0 && len(derived) > 0 {
-		paths := make([]string, len(derived))
-		for j, c := range derived {
-			paths[j] = "'$." + c + "'"
-		}
-		slices.Sort(paths)
-		exprs[i] = "json_remove(t.row, " + strings.Join(paths, ", ") + ")"
-	}
-	return &ExportSource{archive: true, kindExpr: "t.memory_type", exprs: exprs, from: "archive t", order: "t.pk"}
+// its memory_type, in the order rows were archived. The JSON copy of a
+// row (the column "row") is read as stored, derived columns and all: the
+// caller leaves those out, keeping the other fields' order and form,
+// which an engine's JSON functions would not (PostgreSQL's jsonb orders
+// an object's keys its own way).
+func ArchiveExport(cols []string) *ExportSource {
+	return &ExportSource{archive: true, kindExpr: "t.memory_type", exprs: overT(cols), from: "archive t", order: "t.pk"}
 }
 
 // LinkExport reads the links' columns cols (see [LinkCols]), ordered by

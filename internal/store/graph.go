@@ -325,10 +325,17 @@ var walkPG = `WITH RECURSIVE walk(k, d) AS (
 		near(k, d) AS (SELECT k, min(d) AS d FROM (SELECT k, d FROM walk LIMIT ?6) b GROUP BY k ORDER BY d, k LIMIT ?7)
 		SELECT k, ` + labelSQL("k") + `, d FROM near ORDER BY d, k`
 
-// labelSQL is the name of the entity k as one of its facts writes it.
+// labelSQL is the name of the entity k as one of its facts writes it:
+// the first of its facts in the order of the index that finds them (the
+// other end, the times, then pk; an open end first, as SQLite sorts NULL),
+// said in the statement, so that PostgreSQL, which has no INDEXED BY,
+// picks the same fact when two of them write the entity differently
+// ("Émile" and "émile").
 func labelSQL(k string) string {
-	return `coalesce((SELECT l.subject FROM facts l INDEXED BY facts_out WHERE l.agent_id = ?1 AND l.subject_key = ` + k + ` LIMIT 1),
-		(SELECT l.object FROM facts l INDEXED BY facts_in WHERE l.agent_id = ?1 AND l.object_key = ` + k + ` LIMIT 1), ` + k + `)`
+	return `coalesce((SELECT l.subject FROM facts l INDEXED BY facts_out WHERE l.agent_id = ?1 AND l.subject_key = ` + k + `
+			ORDER BY l.object_key, l.valid_from, l.valid_to NULLS FIRST, l.pk LIMIT 1),
+		(SELECT l.object FROM facts l INDEXED BY facts_in WHERE l.agent_id = ?1 AND l.object_key = ` + k + `
+			ORDER BY l.subject_key, l.valid_from, l.valid_to NULLS FIRST, l.pk LIMIT 1), ` + k + `)`
 }
 
 // TopEntities returns the limit entities named by the most facts of span

@@ -2,13 +2,16 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/engram-go/engram"
 	"github.com/engram-go/engram/internal/locomodata"
+	"github.com/engram-go/engram/internal/pgtest"
 )
 
 // dataPath is where CI finds the shared data: ../shared beside the
@@ -98,4 +101,58 @@ func BenchmarkSearch(b *testing.B) {
 	slices.Sort(lat)
 	b.ReportMetric(float64(lat[len(lat)/2].Microseconds()), "p50-µs")
 	b.ReportMetric(float64(lat[len(lat)*9/10].Microseconds()), "p90-µs")
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if err := pgtest.Stop(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		code = 1
+	}
+	os.Exit(code)
+}
+
+// TestLoCoMoPostgres runs the harness on the first conversation with its
+// memories on PostgreSQL (-postgres) and requires SQLite's figures, in
+// Tier 1 (twice on one database: the first run's agents are erased) and
+// in Tier 2, and refuses an agent that already has memories. It is
+// skipped where PostgreSQL or the data is not installed.
+func TestLoCoMoPostgres(t *testing.T) {
+	d, err := locomodata.Load(dataPath)
+	if err != nil {
+		t.Skipf("LoCoMo data not found: %v", err)
+	}
+	ctx := context.Background()
+	convs := []int{0}
+	dsn := pgtest.NewDatabase(t).DSN
+	defer func() { postgresDSN = "" }()
+	for _, tier := range []engram.Tier{engram.Tier1, engram.Tier1, engram.Tier2} {
+		postgresDSN = ""
+		want, err := run(ctx, d, convs, engram.DefaultConfig(), tier)
+		if err != nil {
+			t.Fatal(err)
+		}
+		postgresDSN = dsn
+		got, err := run(ctx, d, convs, engram.DefaultConfig(), tier)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.String() != want.String() {
+			t.Fatalf("%s on PostgreSQL:\n%s\nin SQLite's memory:\n%s", tier, got, want)
+		}
+	}
+
+	m, err := engram.New(engram.Tier1, engram.WithPostgres(postgresDSN), engram.WithAgent(agentOf(d[0])))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Semantic().Store(ctx, engram.SemanticEntry{Content: "left by a run that failed"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := run(ctx, d, convs, engram.DefaultConfig(), engram.Tier1); err == nil || !strings.Contains(err.Error(), "already has memories") {
+		t.Fatalf("a conversation's agent with memories: %v, want an error saying so", err)
+	}
 }

@@ -9,14 +9,18 @@
 // Tier 1 searches by full text; Tier 2 embeds with the offline hashing
 // embedder and searches in hybrid mode (-wordvec embeds with averaged word
 // vectors instead, a stand-in semantic embedder for this evaluation only). -convs asks only some of the
-// conversations (to tune on one half and report on the other). It prints
-// a line per question category, then the summary:
+// conversations (to tune on one half and report on the other). -postgres
+// DSN holds the memories on that PostgreSQL database, one agent per
+// conversation ("locomo-" and its sample ID, erased after its questions),
+// instead of in SQLite's memory: the figures are the same. It prints a
+// line per question category, then the summary:
 //
 //	locomo tier1 questions=1536 R@1=… R@5=… R@10=… R@25=… sessionR@10=… sessions@10=…
 //
 // sessionR@10 is session-level recall: the share of a question's evidence
 // sessions among the sessions of its top ten turns; sessions@10 is how
-// many sessions the top ten span.
+// many sessions the top ten span. On standard error it prints how long
+// the searches took (p50, p90 and the total, over every question asked).
 package main
 
 import (
@@ -24,6 +28,9 @@ import (
 	"flag"
 	"fmt"
 	"log"
+	"os"
+	"slices"
+	"time"
 
 	"github.com/engram-go/engram"
 	"github.com/engram-go/engram/internal/locomodata"
@@ -44,13 +51,16 @@ func main() {
 	cands := flag.Int("candidates", engram.DefaultConfig().Search.Candidates, "full-text matches ranked per kind")
 	wordVec := flag.String("wordvec", "", "tier 2: embed with this word-vector file (\"word v1 … vn\" lines, most frequent first) instead of the hashing embedder")
 	convs := flag.String("convs", "", "the conversations to ask, numbered from 1: 1-5, 6-10, 1,3,7 (default all)")
+	pg := flag.String("postgres", "", "hold the memories on this PostgreSQL database (a DSN), one agent per conversation, instead of in SQLite's memory")
 	flag.Parse()
 	cfg := engram.DefaultConfig()
 	cfg.Search.HybridVectorWeight, cfg.Search.RRFConstant, cfg.Search.ContextWeight = *vw, *rrfK, *cw
 	cfg.Search.DialogueWeight = *dw
 	cfg.Search.LexicalVectorWeight, cfg.Search.BM25K1, cfg.Search.BM25B = *lw, *k1, *b
 	cfg.Search.PostingBudget, cfg.Search.Candidates = *budget, *cands
-	searchMode, wordVecPath = engram.SearchMode(*mode), *wordVec
+	searchMode, wordVecPath, postgresDSN = engram.SearchMode(*mode), *wordVec, *pg
+	var lat []time.Duration
+	latencies = &lat
 	if err := engram.Tier(*tier).Validate(); err != nil {
 		log.Fatal(err)
 	}
@@ -67,4 +77,13 @@ func main() {
 		log.Fatal(err)
 	}
 	fmt.Println(rep)
+	if len(lat) > 0 {
+		var total time.Duration
+		for _, l := range lat {
+			total += l
+		}
+		slices.Sort(lat)
+		fmt.Fprintf(os.Stderr, "search latency: p50=%v p90=%v total=%v over %d searches\n",
+			lat[len(lat)/2], lat[len(lat)*9/10], total.Round(time.Millisecond), len(lat))
+	}
 }

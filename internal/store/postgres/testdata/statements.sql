@@ -29,7 +29,7 @@
 	WITH hit AS (
 		SELECT e.id, e.session_id, e.created_at, e.pk FROM json_each(?2) j CROSS JOIN episodic_log e ON e.pk = CAST(j.value AS INTEGER)
 		WHERE e.agent_id = ?1 AND e.session_id <> ''),
-	near(hit, pk) AS (
+	near(hit, pk) AS MATERIALIZED (
 		SELECT h.id, (SELECT x.pk FROM episodic_log x
 			WHERE x.agent_id = ?1 AND x.session_id = h.session_id AND x.session_id <> '' AND (x.created_at, x.pk) < (h.created_at, h.pk)
 			ORDER BY x.created_at DESC, x.pk DESC LIMIT 1) FROM hit h
@@ -45,7 +45,7 @@
 	WITH hit AS (
 		SELECT e.id, e.session_id, e.created_at, e.pk FROM json_each(?2) j CROSS JOIN episodic_log e ON e.pk = CAST(j.value AS INTEGER)
 		WHERE e.agent_id = ?1 AND e.session_id <> ''),
-	near(hit, pk) AS (
+	near(hit, pk) AS MATERIALIZED (
 		SELECT h.id, (SELECT x.pk FROM episodic_log x
 			WHERE x.agent_id = ?1 AND x.session_id = h.session_id AND x.session_id <> '' AND (x.created_at, x.pk) < (h.created_at, h.pk)
 			ORDER BY x.created_at DESC, x.pk DESC LIMIT 1) FROM hit h
@@ -61,7 +61,7 @@
 	WITH hit AS (
 		SELECT e.id, e.session_id, e.created_at, e.pk FROM json_each(?2) j CROSS JOIN episodic_log e ON e.pk = CAST(j.value AS INTEGER)
 		WHERE e.agent_id = ?1 AND e.session_id <> ''),
-	near(hit, pk) AS (
+	near(hit, pk) AS MATERIALIZED (
 		SELECT h.id, (SELECT x.pk FROM episodic_log x
 			WHERE x.agent_id = ?1 AND x.session_id = h.session_id AND x.session_id <> '' AND (x.created_at, x.pk) < (h.created_at, h.pk)
 			ORDER BY x.created_at DESC, x.pk DESC LIMIT 1) FROM hit h
@@ -77,7 +77,7 @@
 	WITH hit AS (
 		SELECT e.id, e.session_id, e.created_at, e.pk FROM json_each(?2) j CROSS JOIN episodic_log e ON e.pk = CAST(j.value AS INTEGER)
 		WHERE e.agent_id = ?1 AND e.session_id <> ''),
-	near(hit, pk) AS (
+	near(hit, pk) AS MATERIALIZED (
 		SELECT h.id, (SELECT x.pk FROM episodic_log x
 			WHERE x.agent_id = ?1 AND x.session_id = h.session_id AND x.session_id <> '' AND (x.created_at, x.pk) < (h.created_at, h.pk)
 			ORDER BY x.created_at DESC, x.pk DESC LIMIT 1) FROM hit h
@@ -93,7 +93,7 @@
 	WITH hit AS (
 		SELECT e.id, e.session_id, e.created_at, e.pk FROM json_each(?2) j CROSS JOIN episodic_log e ON e.pk = CAST(j.value AS INTEGER)
 		WHERE e.agent_id = ?1 AND e.session_id <> ''),
-	near(hit, pk) AS (
+	near(hit, pk) AS MATERIALIZED (
 		SELECT h.id, (SELECT x.pk FROM episodic_log x
 			WHERE x.agent_id = ?1 AND x.session_id = h.session_id AND x.session_id <> '' AND (x.created_at, x.pk) < (h.created_at, h.pk)
 			ORDER BY x.created_at DESC, x.pk DESC LIMIT 1) FROM hit h
@@ -109,7 +109,7 @@
 	WITH hit AS (
 		SELECT e.id, e.session_id, e.created_at, e.pk FROM json_each(?2) j CROSS JOIN episodic_log e ON e.pk = CAST(j.value AS INTEGER)
 		WHERE e.agent_id = ?1 AND e.session_id <> ''),
-	near(hit, pk) AS (
+	near(hit, pk) AS MATERIALIZED (
 		SELECT h.id, (SELECT x.pk FROM episodic_log x
 			WHERE x.agent_id = ?1 AND x.session_id = h.session_id AND x.session_id <> '' AND (x.created_at, x.pk) < (h.created_at, h.pk)
 			ORDER BY x.created_at DESC, x.pk DESC LIMIT 1) FROM hit h
@@ -125,7 +125,7 @@
 	WITH hit AS (
 		SELECT e.id, e.session_id, e.created_at, e.pk FROM json_each(?2) j CROSS JOIN episodic_log e ON e.pk = CAST(j.value AS INTEGER)
 		WHERE e.agent_id = ?1 AND e.session_id <> ''),
-	near(hit, pk) AS (
+	near(hit, pk) AS MATERIALIZED (
 		SELECT h.id, (SELECT x.pk FROM episodic_log x
 			WHERE x.agent_id = ?1 AND x.session_id = h.session_id AND x.session_id <> '' AND (x.created_at, x.pk) < (h.created_at, h.pk)
 			ORDER BY x.created_at DESC, x.pk DESC LIMIT 1) FROM hit h
@@ -141,7 +141,7 @@
 	WITH hit AS (
 		SELECT e.id, e.session_id, e.created_at, e.pk FROM json_each(?2) j CROSS JOIN episodic_log e ON e.pk = CAST(j.value AS INTEGER)
 		WHERE e.agent_id = ?1 AND e.session_id <> ''),
-	near(hit, pk) AS (
+	near(hit, pk) AS MATERIALIZED (
 		SELECT h.id, (SELECT x.pk FROM episodic_log x
 			WHERE x.agent_id = ?1 AND x.session_id = h.session_id AND x.session_id <> '' AND (x.created_at, x.pk) < (h.created_at, h.pk)
 			ORDER BY x.created_at DESC, x.pk DESC LIMIT 1) FROM hit h
@@ -1183,6 +1183,18 @@ SELECT c.hash, coalesce(t.name || ': ' || t.description, '') FROM embedding_cach
 ;
 
 SELECT c.size, c.validity, c.rowids, v.vectors
+		FROM json_each(?) j CROSS JOIN vec_document_chunks c ON c.chunk_id = j.value CROSS JOIN vec_document_vector_chunks00 v ON v.rowid = +c.chunk_id
+;
+
+SELECT c.size, c.validity, c.rowids, v.vectors
+		FROM json_each(?) j CROSS JOIN vec_episodic_chunks c ON c.chunk_id = j.value CROSS JOIN vec_episodic_vector_chunks00 v ON v.rowid = +c.chunk_id
+;
+
+SELECT c.size, c.validity, c.rowids, v.vectors
+		FROM json_each(?) j CROSS JOIN vec_procedural_chunks c ON c.chunk_id = j.value CROSS JOIN vec_procedural_vector_chunks00 v ON v.rowid = +c.chunk_id
+;
+
+SELECT c.size, c.validity, c.rowids, v.vectors
 		FROM json_each(?) j CROSS JOIN vec_semantic_chunks c ON c.chunk_id = j.value CROSS JOIN vec_semantic_vector_chunks00 v ON v.rowid = +c.chunk_id
 ;
 
@@ -1834,6 +1846,10 @@ SELECT id, created_at FROM episodic_log WHERE +agent_id = ?
 		ORDER BY created_at DESC, id DESC LIMIT 1
 ;
 
+SELECT id, created_at FROM episodic_log WHERE agent_id = ?
+		ORDER BY created_at DESC, id DESC LIMIT 1
+;
+
 SELECT id, created_at FROM facts WHERE +agent_id = ?
 		ORDER BY created_at DESC, id DESC LIMIT 1
 ;
@@ -2462,63 +2478,6 @@ SELECT t.id, json_object('id', t.id, 'subject', t.subject, 'predicate', t.predic
 		WHERE t.agent_id = ?1 AND t.id IN (SELECT value FROM json_each(?2))
 ;
 
-SELECT t.memory_type, t.id, json_remove(t.row, '$.content_hash', '$.ntok', '$.terms'), t.links, t.reason, t.merged_into, t.archived_at FROM archive t WHERE t.agent_id = ? AND ((t.memory_type = 'episodic' AND (t.row ->> '$.user_id') = ? AND (t.row ->> '$.user_id') <> '')) ORDER BY t.pk
-;
-
-SELECT t.memory_type, t.id, json_remove(t.row, '$.content_hash', '$.ntok', '$.terms'), t.links, t.reason, t.merged_into, t.archived_at FROM archive t WHERE t.agent_id = ? AND ((t.memory_type = 'procedural' AND (coalesce(json_type((t.row ->> '$.metadata'), ?) = 'text' AND ((t.row ->> '$.metadata') ->> ?) = ?, 0) OR coalesce(json_type((t.row ->> '$.metadata'), ?) = 'text' AND ((t.row ->> '$.metadata') ->> ?) = ?, 0)))) ORDER BY t.pk
-;
-
-SELECT t.memory_type, t.id, json_remove(t.row, '$.content_hash', '$.ntok', '$.terms'), t.links, t.reason, t.merged_into, t.archived_at FROM archive t WHERE t.agent_id = ? AND ((t.memory_type = 'semantic' AND (coalesce(json_type((t.row ->> '$.metadata'), ?) = 'text' AND ((t.row ->> '$.metadata') ->> ?) = ?, 0) OR coalesce(json_type((t.row ->> '$.metadata'), ?) IN ('integer', 'real') AND ((t.row ->> '$.metadata') ->> ?) <= ?, 0))) OR (t.memory_type = 'episodic' AND (coalesce(json_type((t.row ->> '$.metadata'), ?) = 'text' AND ((t.row ->> '$.metadata') ->> ?) = ?, 0) OR coalesce(json_type((t.row ->> '$.metadata'), ?) IN ('integer', 'real') AND ((t.row ->> '$.metadata') ->> ?) <= ?, 0))) OR (t.memory_type = 'procedural' AND (coalesce(json_type((t.row ->> '$.metadata'), ?) = 'text' AND ((t.row ->> '$.metadata') ->> ?) = ?, 0) OR coalesce(json_type((t.row ->> '$.metadata'), ?) IN ('integer', 'real') AND ((t.row ->> '$.metadata') ->> ?) <= ?, 0)))) ORDER BY t.pk
-;
-
-SELECT t.memory_type, t.id, json_remove(t.row, '$.content_hash', '$.ntok', '$.terms'), t.links, t.reason, t.merged_into, t.archived_at FROM archive t WHERE t.agent_id = ? AND ((t.memory_type = 'semantic' AND (coalesce(json_type((t.row ->> '$.metadata'), ?) = 'text' AND ((t.row ->> '$.metadata') ->> ?) > ?, 0) AND coalesce(json_type((t.row ->> '$.metadata'), ?) = 'text' AND ((t.row ->> '$.metadata') ->> ?) < ?, 0))) OR (t.memory_type = 'episodic' AND (coalesce(json_type((t.row ->> '$.metadata'), ?) = 'text' AND ((t.row ->> '$.metadata') ->> ?) > ?, 0) AND coalesce(json_type((t.row ->> '$.metadata'), ?) = 'text' AND ((t.row ->> '$.metadata') ->> ?) < ?, 0))) OR (t.memory_type = 'procedural' AND (coalesce(json_type((t.row ->> '$.metadata'), ?) = 'text' AND ((t.row ->> '$.metadata') ->> ?) > ?, 0) AND coalesce(json_type((t.row ->> '$.metadata'), ?) = 'text' AND ((t.row ->> '$.metadata') ->> ?) < ?, 0)))) ORDER BY t.pk
-;
-
-SELECT t.memory_type, t.id, json_remove(t.row, '$.content_hash', '$.ntok', '$.terms'), t.links, t.reason, t.merged_into, t.archived_at FROM archive t WHERE t.agent_id = ? AND ((t.memory_type = 'semantic' AND (t.row ->> '$.session_id') = ? AND (t.row ->> '$.session_id') <> '') OR (t.memory_type = 'episodic' AND (t.row ->> '$.session_id') = ? AND (t.row ->> '$.session_id') <> '') OR (t.memory_type = 'procedural' AND (t.row ->> '$.session_id') = ? AND (t.row ->> '$.session_id') <> '')) ORDER BY t.pk
-;
-
-SELECT t.memory_type, t.id, json_remove(t.row, '$.content_hash', '$.ntok', '$.terms'), t.links, t.reason, t.merged_into, t.archived_at FROM archive t WHERE t.agent_id = ? AND ((t.memory_type = 'semantic' AND (t.row ->> '$.user_id') = ? AND (t.row ->> '$.user_id') <> '' AND (t.row ->> '$.created_at') < ?) OR (t.memory_type = 'episodic' AND (t.row ->> '$.user_id') = ? AND (t.row ->> '$.user_id') <> '' AND (t.row ->> '$.created_at') < ?) OR (t.memory_type = 'procedural' AND (t.row ->> '$.user_id') = ? AND (t.row ->> '$.user_id') <> '' AND (t.row ->> '$.created_at') < ?)) ORDER BY t.pk
-;
-
-SELECT t.memory_type, t.id, json_remove(t.row, '$.content_hash', '$.ntok', '$.terms'), t.links, t.reason, t.merged_into, t.archived_at FROM archive t WHERE t.agent_id = ? AND ((t.memory_type = 'semantic' AND (t.row ->> '$.user_id') = ? AND (t.row ->> '$.user_id') <> '' AND (t.row ->> '$.created_at') >= ?) OR (t.memory_type = 'episodic' AND (t.row ->> '$.user_id') = ? AND (t.row ->> '$.user_id') <> '' AND (t.row ->> '$.created_at') >= ?) OR (t.memory_type = 'procedural' AND (t.row ->> '$.user_id') = ? AND (t.row ->> '$.user_id') <> '' AND (t.row ->> '$.created_at') >= ?)) ORDER BY t.pk
-;
-
-SELECT t.memory_type, t.id, json_remove(t.row, '$.content_hash', '$.ntok', '$.terms'), t.links, t.reason, t.merged_into, t.archived_at FROM archive t WHERE t.agent_id = ? AND ((t.memory_type = 'semantic' AND (t.row ->> '$.user_id') = ? AND (t.row ->> '$.user_id') <> '' AND (t.row ->> '$.session_id') = ? AND (t.row ->> '$.session_id') <> '') OR (t.memory_type = 'episodic' AND (t.row ->> '$.user_id') = ? AND (t.row ->> '$.user_id') <> '' AND (t.row ->> '$.session_id') = ? AND (t.row ->> '$.session_id') <> '') OR (t.memory_type = 'procedural' AND (t.row ->> '$.user_id') = ? AND (t.row ->> '$.user_id') <> '' AND (t.row ->> '$.session_id') = ? AND (t.row ->> '$.session_id') <> '')) ORDER BY t.pk
-;
-
-SELECT t.memory_type, t.id, json_remove(t.row, '$.content_hash', '$.ntok', '$.terms'), t.links, t.reason, t.merged_into, t.archived_at FROM archive t WHERE t.agent_id = ? AND ((t.memory_type = 'semantic' AND (t.row ->> '$.user_id') = ? AND (t.row ->> '$.user_id') <> '' AND CAST((t.row ->> '$.created_at') AS INTEGER) < ?) OR (t.memory_type = 'episodic' AND (t.row ->> '$.user_id') = ? AND (t.row ->> '$.user_id') <> '' AND CAST((t.row ->> '$.created_at') AS INTEGER) < ?) OR (t.memory_type = 'procedural' AND (t.row ->> '$.user_id') = ? AND (t.row ->> '$.user_id') <> '' AND CAST((t.row ->> '$.created_at') AS INTEGER) < ?)) ORDER BY t.pk
-;
-
-SELECT t.memory_type, t.id, json_remove(t.row, '$.content_hash', '$.ntok', '$.terms'), t.links, t.reason, t.merged_into, t.archived_at FROM archive t WHERE t.agent_id = ? AND ((t.memory_type = 'semantic' AND (t.row ->> '$.user_id') = ? AND (t.row ->> '$.user_id') <> '' AND CAST((t.row ->> '$.created_at') AS INTEGER) >= ?) OR (t.memory_type = 'episodic' AND (t.row ->> '$.user_id') = ? AND (t.row ->> '$.user_id') <> '' AND CAST((t.row ->> '$.created_at') AS INTEGER) >= ?) OR (t.memory_type = 'procedural' AND (t.row ->> '$.user_id') = ? AND (t.row ->> '$.user_id') <> '' AND CAST((t.row ->> '$.created_at') AS INTEGER) >= ?)) ORDER BY t.pk
-;
-
-SELECT t.memory_type, t.id, json_remove(t.row, '$.content_hash', '$.ntok', '$.terms'), t.links, t.reason, t.merged_into, t.archived_at FROM archive t WHERE t.agent_id = ? AND ((t.memory_type = 'semantic' AND (t.row ->> '$.user_id') = ? AND (t.row ->> '$.user_id') <> '' AND EXISTS (SELECT 1 FROM json_each((t.row ->> '$.tags')) g WHERE g.value IN (SELECT value FROM json_each(?)))) OR (t.memory_type = 'procedural' AND (t.row ->> '$.user_id') = ? AND (t.row ->> '$.user_id') <> '' AND EXISTS (SELECT 1 FROM json_each((t.row ->> '$.tags')) g WHERE g.value IN (SELECT value FROM json_each(?))))) ORDER BY t.pk
-;
-
-SELECT t.memory_type, t.id, json_remove(t.row, '$.content_hash', '$.ntok', '$.terms'), t.links, t.reason, t.merged_into, t.archived_at FROM archive t WHERE t.agent_id = ? AND ((t.memory_type = 'semantic' AND (t.row ->> '$.user_id') = ? AND (t.row ->> '$.user_id') <> '' AND NOT (json_type((t.row ->> '$.metadata'), ?) IS NOT NULL)) OR (t.memory_type = 'episodic' AND (t.row ->> '$.user_id') = ? AND (t.row ->> '$.user_id') <> '' AND NOT (json_type((t.row ->> '$.metadata'), ?) IS NOT NULL)) OR (t.memory_type = 'procedural' AND (t.row ->> '$.user_id') = ? AND (t.row ->> '$.user_id') <> '' AND NOT (json_type((t.row ->> '$.metadata'), ?) IS NOT NULL))) ORDER BY t.pk
-;
-
-SELECT t.memory_type, t.id, json_remove(t.row, '$.content_hash', '$.ntok', '$.terms'), t.links, t.reason, t.merged_into, t.archived_at FROM archive t WHERE t.agent_id = ? AND ((t.memory_type = 'semantic' AND (t.row ->> '$.user_id') = ? AND (t.row ->> '$.user_id') <> '' AND coalesce(json_type((t.row ->> '$.metadata'), ?) = 'text' AND ((t.row ->> '$.metadata') ->> ?) = ?, 0)) OR (t.memory_type = 'episodic' AND (t.row ->> '$.user_id') = ? AND (t.row ->> '$.user_id') <> '' AND coalesce(json_type((t.row ->> '$.metadata'), ?) = 'text' AND ((t.row ->> '$.metadata') ->> ?) = ?, 0)) OR (t.memory_type = 'procedural' AND (t.row ->> '$.user_id') = ? AND (t.row ->> '$.user_id') <> '' AND coalesce(json_type((t.row ->> '$.metadata'), ?) = 'text' AND ((t.row ->> '$.metadata') ->> ?) = ?, 0))) ORDER BY t.pk
-;
-
-SELECT t.memory_type, t.id, json_remove(t.row, '$.content_hash', '$.ntok', '$.terms'), t.links, t.reason, t.merged_into, t.archived_at FROM archive t WHERE t.agent_id = ? AND ((t.memory_type = 'semantic' AND (t.row ->> '$.user_id') = ? AND (t.row ->> '$.user_id') <> '') OR (t.memory_type = 'episodic' AND (t.row ->> '$.user_id') = ? AND (t.row ->> '$.user_id') <> '') OR (t.memory_type = 'procedural' AND (t.row ->> '$.user_id') = ? AND (t.row ->> '$.user_id') <> '')) ORDER BY t.pk
-;
-
-SELECT t.memory_type, t.id, json_remove(t.row, '$.content_hash', '$.ntok', '$.terms'), t.links, t.reason, t.merged_into, t.archived_at FROM archive t WHERE t.agent_id = ? AND ((t.memory_type = 'semantic' AND (t.row ->> '$.user_id') = ? AND (t.row ->> '$.user_id') <> '')) ORDER BY t.pk
-;
-
-SELECT t.memory_type, t.id, json_remove(t.row, '$.content_hash', '$.ntok', '$.terms'), t.links, t.reason, t.merged_into, t.archived_at FROM archive t WHERE t.agent_id = ? AND ((t.memory_type = 'semantic' AND NOT coalesce(json_type((t.row ->> '$.metadata'), ?) = 'text' AND ((t.row ->> '$.metadata') ->> ?) = ?, 0))) ORDER BY t.pk
-;
-
-SELECT t.memory_type, t.id, json_remove(t.row, '$.content_hash', '$.ntok', '$.terms'), t.links, t.reason, t.merged_into, t.archived_at FROM archive t WHERE t.agent_id = ? AND ((t.memory_type = 'semantic' AND coalesce(json_type((t.row ->> '$.metadata'), ?) = 'true', 0)) OR (t.memory_type = 'episodic' AND coalesce(json_type((t.row ->> '$.metadata'), ?) = 'true', 0)) OR (t.memory_type = 'procedural' AND coalesce(json_type((t.row ->> '$.metadata'), ?) = 'true', 0))) ORDER BY t.pk
-;
-
-SELECT t.memory_type, t.id, json_remove(t.row, '$.content_hash', '$.ntok', '$.terms'), t.links, t.reason, t.merged_into, t.archived_at FROM archive t WHERE t.agent_id = ? AND ((t.memory_type = 'semantic' AND coalesce(json_type((t.row ->> '$.metadata'), ?) IN ('integer', 'real') AND ((t.row ->> '$.metadata') ->> ?) >= ?, 0)) OR (t.memory_type = 'episodic' AND coalesce(json_type((t.row ->> '$.metadata'), ?) IN ('integer', 'real') AND ((t.row ->> '$.metadata') ->> ?) >= ?, 0)) OR (t.memory_type = 'procedural' AND coalesce(json_type((t.row ->> '$.metadata'), ?) IN ('integer', 'real') AND ((t.row ->> '$.metadata') ->> ?) >= ?, 0))) ORDER BY t.pk
-;
-
-SELECT t.memory_type, t.id, json_remove(t.row, '$.content_hash', '$.ntok', '$.terms'), t.links, t.reason, t.merged_into, t.archived_at FROM archive t WHERE t.agent_id = ? AND 1 ORDER BY t.pk
-;
-
 SELECT t.memory_type, t.id, t.op, t.before, t.after, t.actor, t.reason, t.at, t.pk, t.form FROM history t WHERE t.agent_id = ? AND (((t.memory_type = 'episodic' AND EXISTS (SELECT 1 FROM episodic_log x WHERE x.agent_id = t.agent_id AND x.id = t.id AND x.user_id = ? AND x.user_id <> ''))) OR EXISTS (SELECT 1 FROM archive t2 WHERE t2.agent_id = t.agent_id AND t2.id = t.id AND t2.memory_type = t.memory_type AND ((t2.memory_type = 'episodic' AND (t2.row ->> '$.user_id') = ? AND (t2.row ->> '$.user_id') <> '')))) ORDER BY t.pk
 ;
 
@@ -2535,6 +2494,63 @@ SELECT t.memory_type, t.id, t.op, t.before, t.after, t.actor, t.reason, t.at, t.
 ;
 
 SELECT t.memory_type, t.id, t.op, t.before, t.after, t.actor, t.reason, t.at, t.pk, t.form FROM history t WHERE t.agent_id = ? AND 1 ORDER BY t.pk
+;
+
+SELECT t.memory_type, t.id, t.row, t.links, t.reason, t.merged_into, t.archived_at FROM archive t WHERE t.agent_id = ? AND ((t.memory_type = 'episodic' AND (t.row ->> '$.user_id') = ? AND (t.row ->> '$.user_id') <> '')) ORDER BY t.pk
+;
+
+SELECT t.memory_type, t.id, t.row, t.links, t.reason, t.merged_into, t.archived_at FROM archive t WHERE t.agent_id = ? AND ((t.memory_type = 'procedural' AND (coalesce(json_type((t.row ->> '$.metadata'), ?) = 'text' AND ((t.row ->> '$.metadata') ->> ?) = ?, 0) OR coalesce(json_type((t.row ->> '$.metadata'), ?) = 'text' AND ((t.row ->> '$.metadata') ->> ?) = ?, 0)))) ORDER BY t.pk
+;
+
+SELECT t.memory_type, t.id, t.row, t.links, t.reason, t.merged_into, t.archived_at FROM archive t WHERE t.agent_id = ? AND ((t.memory_type = 'semantic' AND (coalesce(json_type((t.row ->> '$.metadata'), ?) = 'text' AND ((t.row ->> '$.metadata') ->> ?) = ?, 0) OR coalesce(json_type((t.row ->> '$.metadata'), ?) IN ('integer', 'real') AND ((t.row ->> '$.metadata') ->> ?) <= ?, 0))) OR (t.memory_type = 'episodic' AND (coalesce(json_type((t.row ->> '$.metadata'), ?) = 'text' AND ((t.row ->> '$.metadata') ->> ?) = ?, 0) OR coalesce(json_type((t.row ->> '$.metadata'), ?) IN ('integer', 'real') AND ((t.row ->> '$.metadata') ->> ?) <= ?, 0))) OR (t.memory_type = 'procedural' AND (coalesce(json_type((t.row ->> '$.metadata'), ?) = 'text' AND ((t.row ->> '$.metadata') ->> ?) = ?, 0) OR coalesce(json_type((t.row ->> '$.metadata'), ?) IN ('integer', 'real') AND ((t.row ->> '$.metadata') ->> ?) <= ?, 0)))) ORDER BY t.pk
+;
+
+SELECT t.memory_type, t.id, t.row, t.links, t.reason, t.merged_into, t.archived_at FROM archive t WHERE t.agent_id = ? AND ((t.memory_type = 'semantic' AND (coalesce(json_type((t.row ->> '$.metadata'), ?) = 'text' AND ((t.row ->> '$.metadata') ->> ?) > ?, 0) AND coalesce(json_type((t.row ->> '$.metadata'), ?) = 'text' AND ((t.row ->> '$.metadata') ->> ?) < ?, 0))) OR (t.memory_type = 'episodic' AND (coalesce(json_type((t.row ->> '$.metadata'), ?) = 'text' AND ((t.row ->> '$.metadata') ->> ?) > ?, 0) AND coalesce(json_type((t.row ->> '$.metadata'), ?) = 'text' AND ((t.row ->> '$.metadata') ->> ?) < ?, 0))) OR (t.memory_type = 'procedural' AND (coalesce(json_type((t.row ->> '$.metadata'), ?) = 'text' AND ((t.row ->> '$.metadata') ->> ?) > ?, 0) AND coalesce(json_type((t.row ->> '$.metadata'), ?) = 'text' AND ((t.row ->> '$.metadata') ->> ?) < ?, 0)))) ORDER BY t.pk
+;
+
+SELECT t.memory_type, t.id, t.row, t.links, t.reason, t.merged_into, t.archived_at FROM archive t WHERE t.agent_id = ? AND ((t.memory_type = 'semantic' AND (t.row ->> '$.session_id') = ? AND (t.row ->> '$.session_id') <> '') OR (t.memory_type = 'episodic' AND (t.row ->> '$.session_id') = ? AND (t.row ->> '$.session_id') <> '') OR (t.memory_type = 'procedural' AND (t.row ->> '$.session_id') = ? AND (t.row ->> '$.session_id') <> '')) ORDER BY t.pk
+;
+
+SELECT t.memory_type, t.id, t.row, t.links, t.reason, t.merged_into, t.archived_at FROM archive t WHERE t.agent_id = ? AND ((t.memory_type = 'semantic' AND (t.row ->> '$.user_id') = ? AND (t.row ->> '$.user_id') <> '' AND (t.row ->> '$.created_at') < ?) OR (t.memory_type = 'episodic' AND (t.row ->> '$.user_id') = ? AND (t.row ->> '$.user_id') <> '' AND (t.row ->> '$.created_at') < ?) OR (t.memory_type = 'procedural' AND (t.row ->> '$.user_id') = ? AND (t.row ->> '$.user_id') <> '' AND (t.row ->> '$.created_at') < ?)) ORDER BY t.pk
+;
+
+SELECT t.memory_type, t.id, t.row, t.links, t.reason, t.merged_into, t.archived_at FROM archive t WHERE t.agent_id = ? AND ((t.memory_type = 'semantic' AND (t.row ->> '$.user_id') = ? AND (t.row ->> '$.user_id') <> '' AND (t.row ->> '$.created_at') >= ?) OR (t.memory_type = 'episodic' AND (t.row ->> '$.user_id') = ? AND (t.row ->> '$.user_id') <> '' AND (t.row ->> '$.created_at') >= ?) OR (t.memory_type = 'procedural' AND (t.row ->> '$.user_id') = ? AND (t.row ->> '$.user_id') <> '' AND (t.row ->> '$.created_at') >= ?)) ORDER BY t.pk
+;
+
+SELECT t.memory_type, t.id, t.row, t.links, t.reason, t.merged_into, t.archived_at FROM archive t WHERE t.agent_id = ? AND ((t.memory_type = 'semantic' AND (t.row ->> '$.user_id') = ? AND (t.row ->> '$.user_id') <> '' AND (t.row ->> '$.session_id') = ? AND (t.row ->> '$.session_id') <> '') OR (t.memory_type = 'episodic' AND (t.row ->> '$.user_id') = ? AND (t.row ->> '$.user_id') <> '' AND (t.row ->> '$.session_id') = ? AND (t.row ->> '$.session_id') <> '') OR (t.memory_type = 'procedural' AND (t.row ->> '$.user_id') = ? AND (t.row ->> '$.user_id') <> '' AND (t.row ->> '$.session_id') = ? AND (t.row ->> '$.session_id') <> '')) ORDER BY t.pk
+;
+
+SELECT t.memory_type, t.id, t.row, t.links, t.reason, t.merged_into, t.archived_at FROM archive t WHERE t.agent_id = ? AND ((t.memory_type = 'semantic' AND (t.row ->> '$.user_id') = ? AND (t.row ->> '$.user_id') <> '' AND CAST((t.row ->> '$.created_at') AS INTEGER) < ?) OR (t.memory_type = 'episodic' AND (t.row ->> '$.user_id') = ? AND (t.row ->> '$.user_id') <> '' AND CAST((t.row ->> '$.created_at') AS INTEGER) < ?) OR (t.memory_type = 'procedural' AND (t.row ->> '$.user_id') = ? AND (t.row ->> '$.user_id') <> '' AND CAST((t.row ->> '$.created_at') AS INTEGER) < ?)) ORDER BY t.pk
+;
+
+SELECT t.memory_type, t.id, t.row, t.links, t.reason, t.merged_into, t.archived_at FROM archive t WHERE t.agent_id = ? AND ((t.memory_type = 'semantic' AND (t.row ->> '$.user_id') = ? AND (t.row ->> '$.user_id') <> '' AND CAST((t.row ->> '$.created_at') AS INTEGER) >= ?) OR (t.memory_type = 'episodic' AND (t.row ->> '$.user_id') = ? AND (t.row ->> '$.user_id') <> '' AND CAST((t.row ->> '$.created_at') AS INTEGER) >= ?) OR (t.memory_type = 'procedural' AND (t.row ->> '$.user_id') = ? AND (t.row ->> '$.user_id') <> '' AND CAST((t.row ->> '$.created_at') AS INTEGER) >= ?)) ORDER BY t.pk
+;
+
+SELECT t.memory_type, t.id, t.row, t.links, t.reason, t.merged_into, t.archived_at FROM archive t WHERE t.agent_id = ? AND ((t.memory_type = 'semantic' AND (t.row ->> '$.user_id') = ? AND (t.row ->> '$.user_id') <> '' AND EXISTS (SELECT 1 FROM json_each((t.row ->> '$.tags')) g WHERE g.value IN (SELECT value FROM json_each(?)))) OR (t.memory_type = 'procedural' AND (t.row ->> '$.user_id') = ? AND (t.row ->> '$.user_id') <> '' AND EXISTS (SELECT 1 FROM json_each((t.row ->> '$.tags')) g WHERE g.value IN (SELECT value FROM json_each(?))))) ORDER BY t.pk
+;
+
+SELECT t.memory_type, t.id, t.row, t.links, t.reason, t.merged_into, t.archived_at FROM archive t WHERE t.agent_id = ? AND ((t.memory_type = 'semantic' AND (t.row ->> '$.user_id') = ? AND (t.row ->> '$.user_id') <> '' AND NOT (json_type((t.row ->> '$.metadata'), ?) IS NOT NULL)) OR (t.memory_type = 'episodic' AND (t.row ->> '$.user_id') = ? AND (t.row ->> '$.user_id') <> '' AND NOT (json_type((t.row ->> '$.metadata'), ?) IS NOT NULL)) OR (t.memory_type = 'procedural' AND (t.row ->> '$.user_id') = ? AND (t.row ->> '$.user_id') <> '' AND NOT (json_type((t.row ->> '$.metadata'), ?) IS NOT NULL))) ORDER BY t.pk
+;
+
+SELECT t.memory_type, t.id, t.row, t.links, t.reason, t.merged_into, t.archived_at FROM archive t WHERE t.agent_id = ? AND ((t.memory_type = 'semantic' AND (t.row ->> '$.user_id') = ? AND (t.row ->> '$.user_id') <> '' AND coalesce(json_type((t.row ->> '$.metadata'), ?) = 'text' AND ((t.row ->> '$.metadata') ->> ?) = ?, 0)) OR (t.memory_type = 'episodic' AND (t.row ->> '$.user_id') = ? AND (t.row ->> '$.user_id') <> '' AND coalesce(json_type((t.row ->> '$.metadata'), ?) = 'text' AND ((t.row ->> '$.metadata') ->> ?) = ?, 0)) OR (t.memory_type = 'procedural' AND (t.row ->> '$.user_id') = ? AND (t.row ->> '$.user_id') <> '' AND coalesce(json_type((t.row ->> '$.metadata'), ?) = 'text' AND ((t.row ->> '$.metadata') ->> ?) = ?, 0))) ORDER BY t.pk
+;
+
+SELECT t.memory_type, t.id, t.row, t.links, t.reason, t.merged_into, t.archived_at FROM archive t WHERE t.agent_id = ? AND ((t.memory_type = 'semantic' AND (t.row ->> '$.user_id') = ? AND (t.row ->> '$.user_id') <> '') OR (t.memory_type = 'episodic' AND (t.row ->> '$.user_id') = ? AND (t.row ->> '$.user_id') <> '') OR (t.memory_type = 'procedural' AND (t.row ->> '$.user_id') = ? AND (t.row ->> '$.user_id') <> '')) ORDER BY t.pk
+;
+
+SELECT t.memory_type, t.id, t.row, t.links, t.reason, t.merged_into, t.archived_at FROM archive t WHERE t.agent_id = ? AND ((t.memory_type = 'semantic' AND (t.row ->> '$.user_id') = ? AND (t.row ->> '$.user_id') <> '')) ORDER BY t.pk
+;
+
+SELECT t.memory_type, t.id, t.row, t.links, t.reason, t.merged_into, t.archived_at FROM archive t WHERE t.agent_id = ? AND ((t.memory_type = 'semantic' AND NOT coalesce(json_type((t.row ->> '$.metadata'), ?) = 'text' AND ((t.row ->> '$.metadata') ->> ?) = ?, 0))) ORDER BY t.pk
+;
+
+SELECT t.memory_type, t.id, t.row, t.links, t.reason, t.merged_into, t.archived_at FROM archive t WHERE t.agent_id = ? AND ((t.memory_type = 'semantic' AND coalesce(json_type((t.row ->> '$.metadata'), ?) = 'true', 0)) OR (t.memory_type = 'episodic' AND coalesce(json_type((t.row ->> '$.metadata'), ?) = 'true', 0)) OR (t.memory_type = 'procedural' AND coalesce(json_type((t.row ->> '$.metadata'), ?) = 'true', 0))) ORDER BY t.pk
+;
+
+SELECT t.memory_type, t.id, t.row, t.links, t.reason, t.merged_into, t.archived_at FROM archive t WHERE t.agent_id = ? AND ((t.memory_type = 'semantic' AND coalesce(json_type((t.row ->> '$.metadata'), ?) IN ('integer', 'real') AND ((t.row ->> '$.metadata') ->> ?) >= ?, 0)) OR (t.memory_type = 'episodic' AND coalesce(json_type((t.row ->> '$.metadata'), ?) IN ('integer', 'real') AND ((t.row ->> '$.metadata') ->> ?) >= ?, 0)) OR (t.memory_type = 'procedural' AND coalesce(json_type((t.row ->> '$.metadata'), ?) IN ('integer', 'real') AND ((t.row ->> '$.metadata') ->> ?) >= ?, 0))) ORDER BY t.pk
+;
+
+SELECT t.memory_type, t.id, t.row, t.links, t.reason, t.merged_into, t.archived_at FROM archive t WHERE t.agent_id = ? AND 1 ORDER BY t.pk
 ;
 
 SELECT t.name || ': ' || t.description FROM procedural_memory t WHERE t.pk = ?1 AND t.agent_id = ?2
@@ -2834,6 +2850,16 @@ SELECT t.pk, t.id FROM semantic_memory t WHERE t.agent_id = ?1 AND NOT (t.verifi
 
 SELECT t.pk, t.id FROM semantic_memory t WHERE t.agent_id = ?1 AND t.resonance < ?3 AND t.importance < 0.5
 		AND NOT (t.verified <> 0 OR EXISTS (SELECT 1 FROM json_each(t.tags) g WHERE g.value IN (SELECT value FROM json_each(?2)))) ORDER BY t.pk
+;
+
+SELECT t.pk, t.id, '[]', t.created_at, 0.5 * t.resonance, t.created_at, t.retrievals, 1
+			FROM json_each(?1) j CROSS JOIN episodic_log t ON t.pk = CAST(j.value AS INTEGER)
+			WHERE t.agent_id = ?2 AND t.created_at >= ?3 AND t.created_at < ?4 AND ?5 = '' AND (coalesce(json_type(t.metadata, ?6) = 'text' AND (t.metadata ->> ?7) = ?8, 0))
+;
+
+SELECT t.pk, t.id, '[]', t.created_at, 0.5 * t.resonance, t.created_at, t.retrievals, 1
+			FROM json_each(?1) j CROSS JOIN episodic_log t ON t.pk = CAST(j.value AS INTEGER)
+			WHERE t.agent_id = ?2 AND t.created_at >= ?3 AND t.created_at < ?4 AND ?5 = '' AND (t.session_id = ?6 AND t.session_id <> '')
 ;
 
 SELECT t.pk, t.id, '[]', t.created_at, 0.5 * t.resonance, t.created_at, t.retrievals, 1
@@ -3188,6 +3214,16 @@ SELECT t.pk, t.id, t.tags, t.created_at, 0.5, t.updated_at, t.retrievals, 1 + js
 
 SELECT t.pk, t.id, t.tags, t.created_at, t.importance * t.resonance, max(t.updated_at, t.last_accessed_at), t.retrievals, 1 + json_array_length(t.merged_from)
 			FROM json_each(?1) j CROSS JOIN semantic_memory t ON t.pk = CAST(j.value AS INTEGER)
+			WHERE t.agent_id = ?2 AND t.created_at >= ?3 AND t.created_at < ?4 AND (?5 = '' OR EXISTS (SELECT 1 FROM json_each(t.tags) g WHERE g.value IN (SELECT value FROM json_each(?5)))) AND (coalesce(json_type(t.metadata, ?6) = 'text' AND (t.metadata ->> ?7) = ?8, 0))
+;
+
+SELECT t.pk, t.id, t.tags, t.created_at, t.importance * t.resonance, max(t.updated_at, t.last_accessed_at), t.retrievals, 1 + json_array_length(t.merged_from)
+			FROM json_each(?1) j CROSS JOIN semantic_memory t ON t.pk = CAST(j.value AS INTEGER)
+			WHERE t.agent_id = ?2 AND t.created_at >= ?3 AND t.created_at < ?4 AND (?5 = '' OR EXISTS (SELECT 1 FROM json_each(t.tags) g WHERE g.value IN (SELECT value FROM json_each(?5)))) AND (t.session_id = ?6 AND t.session_id <> '')
+;
+
+SELECT t.pk, t.id, t.tags, t.created_at, t.importance * t.resonance, max(t.updated_at, t.last_accessed_at), t.retrievals, 1 + json_array_length(t.merged_from)
+			FROM json_each(?1) j CROSS JOIN semantic_memory t ON t.pk = CAST(j.value AS INTEGER)
 			WHERE t.agent_id = ?2 AND t.created_at >= ?3 AND t.created_at < ?4 AND (?5 = '' OR EXISTS (SELECT 1 FROM json_each(t.tags) g WHERE g.value IN (SELECT value FROM json_each(?5)))) AND (t.user_id = ?6 AND t.user_id <> '' AND EXISTS (SELECT 1 FROM json_each(t.tags) g WHERE g.value IN (SELECT value FROM json_each(?7))))
 ;
 
@@ -3396,6 +3432,16 @@ SELECT t.pk, t.id, t.tags, t.created_at, t.importance * t.resonance, max(t.updat
 					ORDER BY score DESC, id LIMIT ?9) b
 				CROSS JOIN semantic_memory t ON t.pk = b.pk
 				ORDER BY b.score DESC, b.id
+;
+
+SELECT t.pk, t.id, t.tags, t.created_at, t.success_rate * t.resonance, t.updated_at, t.retrievals, 1 + t.use_count * t.success_rate
+			FROM json_each(?1) j CROSS JOIN procedural_memory t ON t.pk = CAST(j.value AS INTEGER)
+			WHERE t.agent_id = ?2 AND t.created_at >= ?3 AND t.created_at < ?4 AND (?5 = '' OR EXISTS (SELECT 1 FROM json_each(t.tags) g WHERE g.value IN (SELECT value FROM json_each(?5)))) AND (coalesce(json_type(t.metadata, ?6) = 'text' AND (t.metadata ->> ?7) = ?8, 0))
+;
+
+SELECT t.pk, t.id, t.tags, t.created_at, t.success_rate * t.resonance, t.updated_at, t.retrievals, 1 + t.use_count * t.success_rate
+			FROM json_each(?1) j CROSS JOIN procedural_memory t ON t.pk = CAST(j.value AS INTEGER)
+			WHERE t.agent_id = ?2 AND t.created_at >= ?3 AND t.created_at < ?4 AND (?5 = '' OR EXISTS (SELECT 1 FROM json_each(t.tags) g WHERE g.value IN (SELECT value FROM json_each(?5)))) AND (t.session_id = ?6 AND t.session_id <> '')
 ;
 
 SELECT t.pk, t.id, t.tags, t.created_at, t.success_rate * t.resonance, t.updated_at, t.retrievals, 1 + t.use_count * t.success_rate
@@ -3977,8 +4023,10 @@ WITH RECURSIVE walk(k, d) AS (
 				WHERE w.d < ?5 AND e.valid_from <= ?2 AND (e.valid_to IS NULL OR e.valid_to > ?3)
 			LIMIT ?6),
 		near(k, d) AS (SELECT k, min(d) AS d FROM walk GROUP BY k ORDER BY d, k LIMIT ?7)
-		SELECT k, coalesce((SELECT l.subject FROM facts l INDEXED BY facts_out WHERE l.agent_id = ?1 AND l.subject_key = k LIMIT 1),
-		(SELECT l.object FROM facts l INDEXED BY facts_in WHERE l.agent_id = ?1 AND l.object_key = k LIMIT 1), k), d FROM near ORDER BY d, k
+		SELECT k, coalesce((SELECT l.subject FROM facts l INDEXED BY facts_out WHERE l.agent_id = ?1 AND l.subject_key = k
+			ORDER BY l.object_key, l.valid_from, l.valid_to NULLS FIRST, l.pk LIMIT 1),
+		(SELECT l.object FROM facts l INDEXED BY facts_in WHERE l.agent_id = ?1 AND l.object_key = k
+			ORDER BY l.subject_key, l.valid_from, l.valid_to NULLS FIRST, l.pk LIMIT 1), k), d FROM near ORDER BY d, k
 ;
 
 WITH deg(k, n) AS (
@@ -3986,8 +4034,10 @@ WITH deg(k, n) AS (
 					UNION ALL
 					SELECT e.object_key, count(*) FROM facts e INDEXED BY facts_in WHERE e.agent_id = ?1 AND e.valid_from <= ?2 AND (e.valid_to IS NULL OR e.valid_to > ?3) GROUP BY e.object_key),
 				top(k, n) AS (SELECT k, sum(n) AS n FROM deg GROUP BY k ORDER BY n DESC, k LIMIT ?4)
-				SELECT k, coalesce((SELECT l.subject FROM facts l INDEXED BY facts_out WHERE l.agent_id = ?1 AND l.subject_key = k LIMIT 1),
-		(SELECT l.object FROM facts l INDEXED BY facts_in WHERE l.agent_id = ?1 AND l.object_key = k LIMIT 1), k) FROM top ORDER BY n DESC, k
+				SELECT k, coalesce((SELECT l.subject FROM facts l INDEXED BY facts_out WHERE l.agent_id = ?1 AND l.subject_key = k
+			ORDER BY l.object_key, l.valid_from, l.valid_to NULLS FIRST, l.pk LIMIT 1),
+		(SELECT l.object FROM facts l INDEXED BY facts_in WHERE l.agent_id = ?1 AND l.object_key = k
+			ORDER BY l.subject_key, l.valid_from, l.valid_to NULLS FIRST, l.pk LIMIT 1), k) FROM top ORDER BY n DESC, k
 ;
 
 WITH j(id, n, r, at) AS MATERIALIZED (

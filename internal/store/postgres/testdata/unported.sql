@@ -20,7 +20,7 @@
 	WITH hit AS (
 		SELECT e.id, e.session_id, e.created_at, e.pk FROM json_each(?2) j CROSS JOIN episodic_log e ON e.pk = CAST(j.value AS INTEGER)
 		WHERE e.agent_id = ?1 AND e.session_id <> ''),
-	near(hit, pk) AS (
+	near(hit, pk) AS MATERIALIZED (
 		SELECT h.id, (SELECT x.pk FROM episodic_log x
 			WHERE x.agent_id = ?1 AND x.session_id = h.session_id AND x.session_id <> '' AND (x.created_at, x.pk) < (h.created_at, h.pk)
 			ORDER BY x.created_at DESC, x.pk DESC LIMIT 1) FROM hit h
@@ -36,7 +36,7 @@
 	WITH hit AS (
 		SELECT e.id, e.session_id, e.created_at, e.pk FROM json_each(?2) j CROSS JOIN episodic_log e ON e.pk = CAST(j.value AS INTEGER)
 		WHERE e.agent_id = ?1 AND e.session_id <> ''),
-	near(hit, pk) AS (
+	near(hit, pk) AS MATERIALIZED (
 		SELECT h.id, (SELECT x.pk FROM episodic_log x
 			WHERE x.agent_id = ?1 AND x.session_id = h.session_id AND x.session_id <> '' AND (x.created_at, x.pk) < (h.created_at, h.pk)
 			ORDER BY x.created_at DESC, x.pk DESC LIMIT 1) FROM hit h
@@ -52,7 +52,7 @@
 	WITH hit AS (
 		SELECT e.id, e.session_id, e.created_at, e.pk FROM json_each(?2) j CROSS JOIN episodic_log e ON e.pk = CAST(j.value AS INTEGER)
 		WHERE e.agent_id = ?1 AND e.session_id <> ''),
-	near(hit, pk) AS (
+	near(hit, pk) AS MATERIALIZED (
 		SELECT h.id, (SELECT x.pk FROM episodic_log x
 			WHERE x.agent_id = ?1 AND x.session_id = h.session_id AND x.session_id <> '' AND (x.created_at, x.pk) < (h.created_at, h.pk)
 			ORDER BY x.created_at DESC, x.pk DESC LIMIT 1) FROM hit h
@@ -68,7 +68,7 @@
 	WITH hit AS (
 		SELECT e.id, e.session_id, e.created_at, e.pk FROM json_each(?2) j CROSS JOIN episodic_log e ON e.pk = CAST(j.value AS INTEGER)
 		WHERE e.agent_id = ?1 AND e.session_id <> ''),
-	near(hit, pk) AS (
+	near(hit, pk) AS MATERIALIZED (
 		SELECT h.id, (SELECT x.pk FROM episodic_log x
 			WHERE x.agent_id = ?1 AND x.session_id = h.session_id AND x.session_id <> '' AND (x.created_at, x.pk) < (h.created_at, h.pk)
 			ORDER BY x.created_at DESC, x.pk DESC LIMIT 1) FROM hit h
@@ -605,7 +605,9 @@ WITH RECURSIVE walk(k, d) AS (
 				WHERE w.d < ?5 AND e.valid_from <= ?2 AND (e.valid_to IS NULL OR e.valid_to > ?3)
 			LIMIT ?6),
 		near(k, d) AS (SELECT k, min(d) AS d FROM walk GROUP BY k ORDER BY d, k LIMIT ?7)
-		SELECT k, coalesce((SELECT l.subject FROM facts l INDEXED BY facts_out WHERE l.agent_id = ?1 AND l.subject_key = k LIMIT 1),
-		(SELECT l.object FROM facts l INDEXED BY facts_in WHERE l.agent_id = ?1 AND l.object_key = k LIMIT 1), k), d FROM near ORDER BY d, k
+		SELECT k, coalesce((SELECT l.subject FROM facts l INDEXED BY facts_out WHERE l.agent_id = ?1 AND l.subject_key = k
+			ORDER BY l.object_key, l.valid_from, l.valid_to NULLS FIRST, l.pk LIMIT 1),
+		(SELECT l.object FROM facts l INDEXED BY facts_in WHERE l.agent_id = ?1 AND l.object_key = k
+			ORDER BY l.subject_key, l.valid_from, l.valid_to NULLS FIRST, l.pk LIMIT 1), k), d FROM near ORDER BY d, k
 ;
 
