@@ -86,8 +86,7 @@ func openDB(ctx context.Context, path string, s *settings) (store.DB, error) {
 		}
 		return db, nil
 	}
-	db, err := postgres.Open(ctx, postgres.Config{DSN: s.postgres, ReadOnly: s.readOnly, Wrap: dbErr,
-		FlushEachCommit: s.cfg.Storage.Synchronous == SyncFull})
+	db, err := postgres.Open(ctx, postgres.Config{DSN: s.postgres, ReadOnly: s.readOnly, Wrap: dbErr})
 	if err != nil {
 		return nil, err
 	}

@@ -419,12 +419,12 @@ type Record struct {
 type Synchronous string
 
 // Durability settings. In WAL mode, SyncNormal never corrupts the database
-// but may lose the last transactions on power loss; SyncFull does not. On
-// PostgreSQL ([WithPostgres]) SyncNormal is synchronous_commit off (a
-// crash of the database server may lose the last commits, about 0.6 s
-// of them, never half of one) and SyncFull is synchronous_commit on (every
-// commit waits for the flush of the write-ahead log); a DSN that sets
-// synchronous_commit keeps its own.
+// but may lose the last transactions on power loss; SyncFull does not.
+// PostgreSQL ([WithPostgres]) keeps its own setting, synchronous_commit,
+// which the database's administrator chooses (on by default: every
+// commit waits for the flush of the write-ahead log; off makes SQLite's
+// SyncNormal promise, ALTER DATABASE … SET synchronous_commit = off, or
+// synchronous_commit=off in the DSN).
 const (
 	SyncNormal Synchronous = "normal"
 	SyncFull   Synchronous = "full"
@@ -567,8 +567,7 @@ type Limits struct {
 	MaxFactBytes int
 }
 
-// StorageConfig configures the database: the SQLite file, and on
-// PostgreSQL its Synchronous.
+// StorageConfig configures the SQLite file.
 type StorageConfig struct {
 	Synchronous Synchronous   // default SyncNormal
 	BusyTimeout time.Duration // wait for other processes' locks; default 5s

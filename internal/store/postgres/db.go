@@ -31,15 +31,6 @@ type Config struct {
 	// MaxConns bounds the connections the process opens to the database
 	// (0: DefaultMaxConns).
 	MaxConns int
-	// FlushEachCommit makes every commit wait until PostgreSQL has
-	// flushed its write-ahead log (synchronous_commit on); without it a
-	// commit returns once the log is written (synchronous_commit off): a
-	// crash of the database server may lose the last commits (about
-	// 0.6 s of them at PostgreSQL's defaults), and never leaves a
-	// transaction half-applied, as SQLite's synchronous=NORMAL may lose
-	// the last ones on power loss. A DSN that sets synchronous_commit
-	// keeps its own.
-	FlushEachCommit bool
 	// Wrap makes the error of a failure of the operation op that is not
 	// ErrClosed or a context's: the root package's *DatabaseError. Nil
 	// wraps err with op by fmt.Errorf.
@@ -109,12 +100,6 @@ func Open(ctx context.Context, cfg Config) (*DB, error) {
 	// random_page_cost keeps its own.
 	if _, ok := pc.RuntimeParams["random_page_cost"]; !ok {
 		pc.RuntimeParams["random_page_cost"] = RandomPageCost
-	}
-	if _, ok := pc.RuntimeParams["synchronous_commit"]; !ok {
-		pc.RuntimeParams["synchronous_commit"] = "off"
-		if cfg.FlushEachCommit {
-			pc.RuntimeParams["synchronous_commit"] = "on"
-		}
 	}
 	s := &DB{cfg: cfg, locks: map[string]*agentLock{}, logs: map[string]*store.ChangeLog{}}
 	s.pool = stdlib.OpenDB(*pc)
