@@ -517,31 +517,31 @@ SELECT t.id, json_object('id', t.id, 'subject', t.subject, 'predicate', t.predic
 		WHERE t.agent_id = ?1 AND t.id IN (SELECT value FROM json_each(?2))
 ;
 
-SELECT t.memory_type, t.id, json_remove(t.row, '$.content_hash', '$.ntok', '$.terms'), t.links, t.reason, t.merged_into, t.archived_at FROM archive t WHERE t.agent_id = ? AND ((t.memory_type = 'procedural' AND (coalesce(json_type((t.row ->> '$.metadata'), ?) = 'text' AND ((t.row ->> '$.metadata') ->> ?) = ?, 0) OR coalesce(json_type((t.row ->> '$.metadata'), ?) = 'text' AND ((t.row ->> '$.metadata') ->> ?) = ?, 0)))) ORDER BY t.pk
-;
-
-SELECT t.memory_type, t.id, json_remove(t.row, '$.content_hash', '$.ntok', '$.terms'), t.links, t.reason, t.merged_into, t.archived_at FROM archive t WHERE t.agent_id = ? AND ((t.memory_type = 'semantic' AND (coalesce(json_type((t.row ->> '$.metadata'), ?) = 'text' AND ((t.row ->> '$.metadata') ->> ?) = ?, 0) OR coalesce(json_type((t.row ->> '$.metadata'), ?) IN ('integer', 'real') AND ((t.row ->> '$.metadata') ->> ?) <= ?, 0))) OR (t.memory_type = 'episodic' AND (coalesce(json_type((t.row ->> '$.metadata'), ?) = 'text' AND ((t.row ->> '$.metadata') ->> ?) = ?, 0) OR coalesce(json_type((t.row ->> '$.metadata'), ?) IN ('integer', 'real') AND ((t.row ->> '$.metadata') ->> ?) <= ?, 0))) OR (t.memory_type = 'procedural' AND (coalesce(json_type((t.row ->> '$.metadata'), ?) = 'text' AND ((t.row ->> '$.metadata') ->> ?) = ?, 0) OR coalesce(json_type((t.row ->> '$.metadata'), ?) IN ('integer', 'real') AND ((t.row ->> '$.metadata') ->> ?) <= ?, 0)))) ORDER BY t.pk
-;
-
-SELECT t.memory_type, t.id, json_remove(t.row, '$.content_hash', '$.ntok', '$.terms'), t.links, t.reason, t.merged_into, t.archived_at FROM archive t WHERE t.agent_id = ? AND ((t.memory_type = 'semantic' AND (coalesce(json_type((t.row ->> '$.metadata'), ?) = 'text' AND ((t.row ->> '$.metadata') ->> ?) > ?, 0) AND coalesce(json_type((t.row ->> '$.metadata'), ?) = 'text' AND ((t.row ->> '$.metadata') ->> ?) < ?, 0))) OR (t.memory_type = 'episodic' AND (coalesce(json_type((t.row ->> '$.metadata'), ?) = 'text' AND ((t.row ->> '$.metadata') ->> ?) > ?, 0) AND coalesce(json_type((t.row ->> '$.metadata'), ?) = 'text' AND ((t.row ->> '$.metadata') ->> ?) < ?, 0))) OR (t.memory_type = 'procedural' AND (coalesce(json_type((t.row ->> '$.metadata'), ?) = 'text' AND ((t.row ->> '$.metadata') ->> ?) > ?, 0) AND coalesce(json_type((t.row ->> '$.metadata'), ?) = 'text' AND ((t.row ->> '$.metadata') ->> ?) < ?, 0)))) ORDER BY t.pk
-;
-
-SELECT t.memory_type, t.id, json_remove(t.row, '$.content_hash', '$.ntok', '$.terms'), t.links, t.reason, t.merged_into, t.archived_at FROM archive t WHERE t.agent_id = ? AND ((t.memory_type = 'semantic' AND (t.row ->> '$.user_id') = ? AND (t.row ->> '$.user_id') <> '' AND NOT (json_type((t.row ->> '$.metadata'), ?) IS NOT NULL)) OR (t.memory_type = 'episodic' AND (t.row ->> '$.user_id') = ? AND (t.row ->> '$.user_id') <> '' AND NOT (json_type((t.row ->> '$.metadata'), ?) IS NOT NULL)) OR (t.memory_type = 'procedural' AND (t.row ->> '$.user_id') = ? AND (t.row ->> '$.user_id') <> '' AND NOT (json_type((t.row ->> '$.metadata'), ?) IS NOT NULL))) ORDER BY t.pk
-;
-
-SELECT t.memory_type, t.id, json_remove(t.row, '$.content_hash', '$.ntok', '$.terms'), t.links, t.reason, t.merged_into, t.archived_at FROM archive t WHERE t.agent_id = ? AND ((t.memory_type = 'semantic' AND (t.row ->> '$.user_id') = ? AND (t.row ->> '$.user_id') <> '' AND coalesce(json_type((t.row ->> '$.metadata'), ?) = 'text' AND ((t.row ->> '$.metadata') ->> ?) = ?, 0)) OR (t.memory_type = 'episodic' AND (t.row ->> '$.user_id') = ? AND (t.row ->> '$.user_id') <> '' AND coalesce(json_type((t.row ->> '$.metadata'), ?) = 'text' AND ((t.row ->> '$.metadata') ->> ?) = ?, 0)) OR (t.memory_type = 'procedural' AND (t.row ->> '$.user_id') = ? AND (t.row ->> '$.user_id') <> '' AND coalesce(json_type((t.row ->> '$.metadata'), ?) = 'text' AND ((t.row ->> '$.metadata') ->> ?) = ?, 0))) ORDER BY t.pk
-;
-
-SELECT t.memory_type, t.id, json_remove(t.row, '$.content_hash', '$.ntok', '$.terms'), t.links, t.reason, t.merged_into, t.archived_at FROM archive t WHERE t.agent_id = ? AND ((t.memory_type = 'semantic' AND NOT coalesce(json_type((t.row ->> '$.metadata'), ?) = 'text' AND ((t.row ->> '$.metadata') ->> ?) = ?, 0))) ORDER BY t.pk
-;
-
-SELECT t.memory_type, t.id, json_remove(t.row, '$.content_hash', '$.ntok', '$.terms'), t.links, t.reason, t.merged_into, t.archived_at FROM archive t WHERE t.agent_id = ? AND ((t.memory_type = 'semantic' AND coalesce(json_type((t.row ->> '$.metadata'), ?) = 'true', 0)) OR (t.memory_type = 'episodic' AND coalesce(json_type((t.row ->> '$.metadata'), ?) = 'true', 0)) OR (t.memory_type = 'procedural' AND coalesce(json_type((t.row ->> '$.metadata'), ?) = 'true', 0))) ORDER BY t.pk
-;
-
-SELECT t.memory_type, t.id, json_remove(t.row, '$.content_hash', '$.ntok', '$.terms'), t.links, t.reason, t.merged_into, t.archived_at FROM archive t WHERE t.agent_id = ? AND ((t.memory_type = 'semantic' AND coalesce(json_type((t.row ->> '$.metadata'), ?) IN ('integer', 'real') AND ((t.row ->> '$.metadata') ->> ?) >= ?, 0)) OR (t.memory_type = 'episodic' AND coalesce(json_type((t.row ->> '$.metadata'), ?) IN ('integer', 'real') AND ((t.row ->> '$.metadata') ->> ?) >= ?, 0)) OR (t.memory_type = 'procedural' AND coalesce(json_type((t.row ->> '$.metadata'), ?) IN ('integer', 'real') AND ((t.row ->> '$.metadata') ->> ?) >= ?, 0))) ORDER BY t.pk
-;
-
 SELECT t.memory_type, t.id, t.op, t.before, t.after, t.actor, t.reason, t.at, t.pk, t.form FROM history t WHERE t.agent_id = ? AND (((t.memory_type = 'semantic' AND EXISTS (SELECT 1 FROM semantic_memory x WHERE x.agent_id = t.agent_id AND x.id = t.id AND x.user_id = ? AND x.user_id <> '' AND coalesce(json_type(x.metadata, ?) = 'text' AND (x.metadata ->> ?) = ?, 0))) OR (t.memory_type = 'episodic' AND EXISTS (SELECT 1 FROM episodic_log x WHERE x.agent_id = t.agent_id AND x.id = t.id AND x.user_id = ? AND x.user_id <> '' AND coalesce(json_type(x.metadata, ?) = 'text' AND (x.metadata ->> ?) = ?, 0))) OR (t.memory_type = 'procedural' AND EXISTS (SELECT 1 FROM procedural_memory x WHERE x.agent_id = t.agent_id AND x.id = t.id AND x.user_id = ? AND x.user_id <> '' AND coalesce(json_type(x.metadata, ?) = 'text' AND (x.metadata ->> ?) = ?, 0)))) OR EXISTS (SELECT 1 FROM archive t2 WHERE t2.agent_id = t.agent_id AND t2.id = t.id AND t2.memory_type = t.memory_type AND ((t2.memory_type = 'semantic' AND (t2.row ->> '$.user_id') = ? AND (t2.row ->> '$.user_id') <> '' AND coalesce(json_type((t2.row ->> '$.metadata'), ?) = 'text' AND ((t2.row ->> '$.metadata') ->> ?) = ?, 0)) OR (t2.memory_type = 'episodic' AND (t2.row ->> '$.user_id') = ? AND (t2.row ->> '$.user_id') <> '' AND coalesce(json_type((t2.row ->> '$.metadata'), ?) = 'text' AND ((t2.row ->> '$.metadata') ->> ?) = ?, 0)) OR (t2.memory_type = 'procedural' AND (t2.row ->> '$.user_id') = ? AND (t2.row ->> '$.user_id') <> '' AND coalesce(json_type((t2.row ->> '$.metadata'), ?) = 'text' AND ((t2.row ->> '$.metadata') ->> ?) = ?, 0))))) ORDER BY t.pk
+;
+
+SELECT t.memory_type, t.id, t.row, t.links, t.reason, t.merged_into, t.archived_at FROM archive t WHERE t.agent_id = ? AND ((t.memory_type = 'procedural' AND (coalesce(json_type((t.row ->> '$.metadata'), ?) = 'text' AND ((t.row ->> '$.metadata') ->> ?) = ?, 0) OR coalesce(json_type((t.row ->> '$.metadata'), ?) = 'text' AND ((t.row ->> '$.metadata') ->> ?) = ?, 0)))) ORDER BY t.pk
+;
+
+SELECT t.memory_type, t.id, t.row, t.links, t.reason, t.merged_into, t.archived_at FROM archive t WHERE t.agent_id = ? AND ((t.memory_type = 'semantic' AND (coalesce(json_type((t.row ->> '$.metadata'), ?) = 'text' AND ((t.row ->> '$.metadata') ->> ?) = ?, 0) OR coalesce(json_type((t.row ->> '$.metadata'), ?) IN ('integer', 'real') AND ((t.row ->> '$.metadata') ->> ?) <= ?, 0))) OR (t.memory_type = 'episodic' AND (coalesce(json_type((t.row ->> '$.metadata'), ?) = 'text' AND ((t.row ->> '$.metadata') ->> ?) = ?, 0) OR coalesce(json_type((t.row ->> '$.metadata'), ?) IN ('integer', 'real') AND ((t.row ->> '$.metadata') ->> ?) <= ?, 0))) OR (t.memory_type = 'procedural' AND (coalesce(json_type((t.row ->> '$.metadata'), ?) = 'text' AND ((t.row ->> '$.metadata') ->> ?) = ?, 0) OR coalesce(json_type((t.row ->> '$.metadata'), ?) IN ('integer', 'real') AND ((t.row ->> '$.metadata') ->> ?) <= ?, 0)))) ORDER BY t.pk
+;
+
+SELECT t.memory_type, t.id, t.row, t.links, t.reason, t.merged_into, t.archived_at FROM archive t WHERE t.agent_id = ? AND ((t.memory_type = 'semantic' AND (coalesce(json_type((t.row ->> '$.metadata'), ?) = 'text' AND ((t.row ->> '$.metadata') ->> ?) > ?, 0) AND coalesce(json_type((t.row ->> '$.metadata'), ?) = 'text' AND ((t.row ->> '$.metadata') ->> ?) < ?, 0))) OR (t.memory_type = 'episodic' AND (coalesce(json_type((t.row ->> '$.metadata'), ?) = 'text' AND ((t.row ->> '$.metadata') ->> ?) > ?, 0) AND coalesce(json_type((t.row ->> '$.metadata'), ?) = 'text' AND ((t.row ->> '$.metadata') ->> ?) < ?, 0))) OR (t.memory_type = 'procedural' AND (coalesce(json_type((t.row ->> '$.metadata'), ?) = 'text' AND ((t.row ->> '$.metadata') ->> ?) > ?, 0) AND coalesce(json_type((t.row ->> '$.metadata'), ?) = 'text' AND ((t.row ->> '$.metadata') ->> ?) < ?, 0)))) ORDER BY t.pk
+;
+
+SELECT t.memory_type, t.id, t.row, t.links, t.reason, t.merged_into, t.archived_at FROM archive t WHERE t.agent_id = ? AND ((t.memory_type = 'semantic' AND (t.row ->> '$.user_id') = ? AND (t.row ->> '$.user_id') <> '' AND NOT (json_type((t.row ->> '$.metadata'), ?) IS NOT NULL)) OR (t.memory_type = 'episodic' AND (t.row ->> '$.user_id') = ? AND (t.row ->> '$.user_id') <> '' AND NOT (json_type((t.row ->> '$.metadata'), ?) IS NOT NULL)) OR (t.memory_type = 'procedural' AND (t.row ->> '$.user_id') = ? AND (t.row ->> '$.user_id') <> '' AND NOT (json_type((t.row ->> '$.metadata'), ?) IS NOT NULL))) ORDER BY t.pk
+;
+
+SELECT t.memory_type, t.id, t.row, t.links, t.reason, t.merged_into, t.archived_at FROM archive t WHERE t.agent_id = ? AND ((t.memory_type = 'semantic' AND (t.row ->> '$.user_id') = ? AND (t.row ->> '$.user_id') <> '' AND coalesce(json_type((t.row ->> '$.metadata'), ?) = 'text' AND ((t.row ->> '$.metadata') ->> ?) = ?, 0)) OR (t.memory_type = 'episodic' AND (t.row ->> '$.user_id') = ? AND (t.row ->> '$.user_id') <> '' AND coalesce(json_type((t.row ->> '$.metadata'), ?) = 'text' AND ((t.row ->> '$.metadata') ->> ?) = ?, 0)) OR (t.memory_type = 'procedural' AND (t.row ->> '$.user_id') = ? AND (t.row ->> '$.user_id') <> '' AND coalesce(json_type((t.row ->> '$.metadata'), ?) = 'text' AND ((t.row ->> '$.metadata') ->> ?) = ?, 0))) ORDER BY t.pk
+;
+
+SELECT t.memory_type, t.id, t.row, t.links, t.reason, t.merged_into, t.archived_at FROM archive t WHERE t.agent_id = ? AND ((t.memory_type = 'semantic' AND NOT coalesce(json_type((t.row ->> '$.metadata'), ?) = 'text' AND ((t.row ->> '$.metadata') ->> ?) = ?, 0))) ORDER BY t.pk
+;
+
+SELECT t.memory_type, t.id, t.row, t.links, t.reason, t.merged_into, t.archived_at FROM archive t WHERE t.agent_id = ? AND ((t.memory_type = 'semantic' AND coalesce(json_type((t.row ->> '$.metadata'), ?) = 'true', 0)) OR (t.memory_type = 'episodic' AND coalesce(json_type((t.row ->> '$.metadata'), ?) = 'true', 0)) OR (t.memory_type = 'procedural' AND coalesce(json_type((t.row ->> '$.metadata'), ?) = 'true', 0))) ORDER BY t.pk
+;
+
+SELECT t.memory_type, t.id, t.row, t.links, t.reason, t.merged_into, t.archived_at FROM archive t WHERE t.agent_id = ? AND ((t.memory_type = 'semantic' AND coalesce(json_type((t.row ->> '$.metadata'), ?) IN ('integer', 'real') AND ((t.row ->> '$.metadata') ->> ?) >= ?, 0)) OR (t.memory_type = 'episodic' AND coalesce(json_type((t.row ->> '$.metadata'), ?) IN ('integer', 'real') AND ((t.row ->> '$.metadata') ->> ?) >= ?, 0)) OR (t.memory_type = 'procedural' AND coalesce(json_type((t.row ->> '$.metadata'), ?) IN ('integer', 'real') AND ((t.row ->> '$.metadata') ->> ?) >= ?, 0))) ORDER BY t.pk
 ;
 
 SELECT t.pk, (t.created_at >= ?3 AND t.created_at < ?4 AND (?5 = '' OR EXISTS (SELECT 1 FROM json_each(t.tags) g WHERE g.value IN (SELECT value FROM json_each(?5)))) AND ((json_type(t.metadata, ?6) IS NOT NULL))), 1 FROM json_each(?1) j CROSS JOIN procedural_memory t ON t.pk = CAST(j.value AS INTEGER) WHERE t.agent_id = ?2
@@ -576,12 +576,27 @@ SELECT t.pk, (t.created_at >= ?3 AND t.created_at < ?4 AND ?5 = '' AND (coalesce
 
 SELECT t.pk, t.id, '[]', t.created_at, 0.5 * t.resonance, t.created_at, t.retrievals, 1
 			FROM json_each(?1) j CROSS JOIN episodic_log t ON t.pk = CAST(j.value AS INTEGER)
+			WHERE t.agent_id = ?2 AND t.created_at >= ?3 AND t.created_at < ?4 AND ?5 = '' AND (coalesce(json_type(t.metadata, ?6) = 'text' AND (t.metadata ->> ?7) = ?8, 0))
+;
+
+SELECT t.pk, t.id, '[]', t.created_at, 0.5 * t.resonance, t.created_at, t.retrievals, 1
+			FROM json_each(?1) j CROSS JOIN episodic_log t ON t.pk = CAST(j.value AS INTEGER)
 			WHERE t.agent_id = ?2 AND t.created_at >= ?3 AND t.created_at < ?4 AND ?5 = '' AND (t.user_id = ?6 AND t.user_id <> '' AND coalesce(json_type(t.metadata, ?7) = 'text' AND (t.metadata ->> ?8) = ?9, 0))
 ;
 
 SELECT t.pk, t.id, t.tags, t.created_at, t.importance * t.resonance, max(t.updated_at, t.last_accessed_at), t.retrievals, 1 + json_array_length(t.merged_from)
 			FROM json_each(?1) j CROSS JOIN semantic_memory t ON t.pk = CAST(j.value AS INTEGER)
+			WHERE t.agent_id = ?2 AND t.created_at >= ?3 AND t.created_at < ?4 AND (?5 = '' OR EXISTS (SELECT 1 FROM json_each(t.tags) g WHERE g.value IN (SELECT value FROM json_each(?5)))) AND (coalesce(json_type(t.metadata, ?6) = 'text' AND (t.metadata ->> ?7) = ?8, 0))
+;
+
+SELECT t.pk, t.id, t.tags, t.created_at, t.importance * t.resonance, max(t.updated_at, t.last_accessed_at), t.retrievals, 1 + json_array_length(t.merged_from)
+			FROM json_each(?1) j CROSS JOIN semantic_memory t ON t.pk = CAST(j.value AS INTEGER)
 			WHERE t.agent_id = ?2 AND t.created_at >= ?3 AND t.created_at < ?4 AND (?5 = '' OR EXISTS (SELECT 1 FROM json_each(t.tags) g WHERE g.value IN (SELECT value FROM json_each(?5)))) AND (t.user_id = ?6 AND t.user_id <> '' AND coalesce(json_type(t.metadata, ?7) = 'text' AND (t.metadata ->> ?8) = ?9, 0))
+;
+
+SELECT t.pk, t.id, t.tags, t.created_at, t.success_rate * t.resonance, t.updated_at, t.retrievals, 1 + t.use_count * t.success_rate
+			FROM json_each(?1) j CROSS JOIN procedural_memory t ON t.pk = CAST(j.value AS INTEGER)
+			WHERE t.agent_id = ?2 AND t.created_at >= ?3 AND t.created_at < ?4 AND (?5 = '' OR EXISTS (SELECT 1 FROM json_each(t.tags) g WHERE g.value IN (SELECT value FROM json_each(?5)))) AND (coalesce(json_type(t.metadata, ?6) = 'text' AND (t.metadata ->> ?7) = ?8, 0))
 ;
 
 SELECT t.pk, t.id, t.tags, t.created_at, t.success_rate * t.resonance, t.updated_at, t.retrievals, 1 + t.use_count * t.success_rate
