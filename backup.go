@@ -37,7 +37,10 @@ import (
 // WAL mode until opened by engram): [New] with [WithPath] opens it. An
 // in-memory database is backed up the same way, to a file.
 //
-// Backup returns an error matching [ErrInvalid] when dst is empty, is the
+// Backup returns an error matching [ErrUnsupported], making nothing, on
+// PostgreSQL ([WithPostgres]), whose database is copied by its own tools
+// (pg_dump, point-in-time recovery; [Memory.BackupAgent] copies one
+// agent); an error matching [ErrInvalid] when dst is empty, is the
 // database's own file (or one of SQLite's files beside it), or its
 // directory does not exist; [ErrExists] when dst exists already;
 // [ErrClosed] after Close; a [*DatabaseError] when SQLite fails, one
