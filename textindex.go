@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/engram-go/engram/internal/bm25"
+	"github.com/engram-go/engram/internal/query"
 	"github.com/engram-go/engram/internal/rank"
 	"github.com/engram-go/engram/internal/store"
 )
@@ -703,7 +704,7 @@ func (k *textKind) match(hashes []uint32, and bool) []int32 {
 	case and:
 		out := lists[0].docs
 		for _, l := range lists[1:] {
-			out = intersect(out, l.docs)
+			out = query.IntersectRows(out, l.docs)
 		}
 		return out
 	}
@@ -717,23 +718,6 @@ func (k *textKind) match(hashes []uint32, and bool) []int32 {
 	}
 	slices.Sort(out)
 	return slices.Compact(out)
-}
-
-// intersect returns the docs in both ascending lists.
-func intersect(a, b []int32) []int32 {
-	var out []int32
-	for i, j := 0, 0; i < len(a) && j < len(b); {
-		switch {
-		case a[i] < b[j]:
-			i++
-		case a[i] > b[j]:
-			j++
-		default:
-			out = append(out, a[i])
-			i, j = i+1, j+1
-		}
-	}
-	return out
 }
 
 // scored is a doc with its BM25 score and the query terms it holds.

@@ -811,7 +811,7 @@ func (n *exprNode) narrow(held func(stem string) ([]int32, bool)) ([]int32, bool
 			case !known:
 				out, known = rows, true
 			case n.op == opAnd:
-				out = intersectRows(out, rows)
+				out = IntersectRows(out, rows)
 			default:
 				out = unionRows(out, rows)
 			}
@@ -832,15 +832,16 @@ func (n *exprNode) narrow(held func(stem string) ([]int32, bool)) ([]int32, bool
 			if !known {
 				out, known = rows, true
 			} else {
-				out = intersectRows(out, rows)
+				out = IntersectRows(out, rows)
 			}
 		}
 	}
 	return out, !known
 }
 
-// intersectRows returns the rows in both ascending lists.
-func intersectRows(a, b []int32) []int32 {
+// IntersectRows returns the rows in both ascending lists, ascending (the
+// in-memory text index's postings use it too).
+func IntersectRows(a, b []int32) []int32 {
 	var out []int32
 	for i, j := 0, 0; i < len(a) && j < len(b); {
 		switch {
@@ -933,7 +934,7 @@ func (n *exprNode) rows(held func(stem string) []int32, all []int32) []int32 {
 	out := n.kids[0].rows(held, all)
 	for _, k := range n.kids[1:] {
 		if n.op == opAnd {
-			out = intersectRows(out, k.rows(held, all))
+			out = IntersectRows(out, k.rows(held, all))
 		} else {
 			out = unionRows(out, k.rows(held, all))
 		}
