@@ -174,9 +174,16 @@ func (c *MetaCond) sql(col string, a *scopeArgs) string {
 			return "coalesce(" + t + " IN ('integer', 'real') AND " + value() + " " + op + " " + a.add(x) + ", 0)"
 		}
 	}
+	return c.comparison(typ, compare)
+}
+
+// comparison is the condition of c's comparison (not and, or, not) in
+// either dialect: present says the key is there, compare compares its
+// value with v by the SQL operator op.
+func (c *MetaCond) comparison(present func() string, compare func(op string, v any) string) string {
 	switch c.Op {
 	case "exists":
-		return "(" + typ() + " IS NOT NULL)"
+		return "(" + present() + " IS NOT NULL)"
 	case "eq":
 		return compare("=", c.Value)
 	case "ne":
@@ -210,19 +217,5 @@ func (c *MetaCond) postgres(col string, a *scopeArgs) string {
 			return "CASE WHEN jsonb_typeof(" + value() + ") = 'number' THEN CAST(" + text() + " AS numeric) " + op + " CAST(" + a.add(x) + " AS numeric) ELSE false END"
 		}
 	}
-	switch c.Op {
-	case "exists":
-		return "(" + value() + " IS NOT NULL)"
-	case "eq":
-		return compare("=", c.Value)
-	case "ne":
-		return "NOT " + compare("=", c.Value)
-	case "in":
-		parts := make([]string, len(c.Values))
-		for i, v := range c.Values {
-			parts[i] = compare("=", v)
-		}
-		return "(" + strings.Join(parts, " OR ") + ")"
-	}
-	return compare(metaOps[c.Op], c.Value)
+	return c.comparison(value, compare)
 }
