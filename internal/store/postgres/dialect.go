@@ -262,7 +262,9 @@ type translator struct {
 }
 
 func (t *translator) run() error {
-	t.params()
+	if err := t.params(); err != nil {
+		return err
+	}
 	t.names()
 	if err := t.insertOrIgnore(); err != nil {
 		return err
@@ -329,10 +331,29 @@ func (t *translator) joins() {
 		case t.punct(i, "+"):
 			p := t.prev(i)
 			if p < 0 || t.toks[p].kind == tPunct && t.toks[p].text != ")" || t.toks[p].kind == tWord && isKeyword(t.toks[p].text) {
-				t.toks[i].text = ""
+				t.toks[i] = token{tSpace, ""}
+				if t.joinsTokens(i) {
+					t.toks[i].text = " "
+				}
 			}
 		}
 	}
+}
+
+// joinsTokens reports whether the tokens before and after token i,
+// were it empty, would touch and might run together into another token
+// (-+-x is not --x, a comment; :+a is not :a).
+func (t *translator) joinsTokens(i int) bool {
+	var before, after string
+	for j := i - 1; j >= 0 && before == ""; j-- {
+		before = t.toks[j].text
+	}
+	for j := i + 1; j < len(t.toks) && after == ""; j++ {
+		after = t.toks[j].text
+	}
+	const apart = " \t\n\r\f(),"
+	return before != "" && after != "" &&
+		!strings.ContainsRune(apart, rune(before[len(before)-1])) && !strings.ContainsRune(apart, rune(after[0]))
 }
 
 // isKeyword reports whether w is a keyword after which a + is unary.
@@ -388,6 +409,7 @@ func (t *translator) punct(i int, p string) bool {
 
 // drop empties tokens from..to (inclusive), and the space before from.
 func (t *translator) drop(from, to int) {
+	to = min(to, len(t.toks)-1) // INDEXED BY at the end has no name
 	if p := t.prev(from); p+1 < from {
 		from = p + 1
 	}
@@ -398,7 +420,7 @@ func (t *translator) drop(from, to int) {
 
 // params numbers the parameters: ?N becomes $N, a bare ? one more than
 // the largest number so far (SQLite's rule).
-func (t *translator) params() {
+func (t *translator) params() error {
 	largest := 0
 	for i, tk := range t.toks {
 		if tk.kind != tParam {
@@ -406,12 +428,26 @@ func (t *translator) params() {
 		}
 		n := largest + 1
 		if len(tk.text) > 1 {
-			n, _ = strconv.Atoi(tk.text[1:]) // the lexer let digits only through
+			var err error
+			if n, err = strconv.Atoi(tk.text[1:]); err != nil || n < 1 || n > maxParams {
+				return fmt.Errorf("%w: parameter %s out of range [1, %d]", ErrUntranslatable, tk.text, maxParams)
+			}
 		}
 		largest = max(largest, n)
+		if largest > maxParams {
+			return fmt.Errorf("%w: more than %d parameters", ErrUntranslatable, maxParams)
+		}
 		t.toks[i].text = "$" + strconv.Itoa(n)
+		if i > 0 && (t.toks[i-1].kind == tWord || t.toks[i-1].kind == tNumber) {
+			// In PostgreSQL a $ continues a name (a$1 is one name).
+			t.toks[i].text = " " + t.toks[i].text
+		}
 	}
+	return nil
 }
+
+// maxParams is the most parameters a PostgreSQL statement takes.
+const maxParams = 65535
 
 // names drops INDEXED BY and NOT INDEXED, and rewrites the schema
 // prefixes temp. and main., rowid and CAST's SQLite type names.
@@ -449,6 +485,9 @@ func (t *translator) insertOrIgnore() error {
 		}
 		or := t.next(i)
 		what := t.next(or)
+		if what >= len(t.toks) {
+			return fmt.Errorf("%w: INSERT OR at the statement's end", ErrUntranslatable)
+		}
 		if !t.word(what, "ignore") {
 			return fmt.Errorf("%w: INSERT OR %s names no conflict target", ErrUntranslatable, t.toks[what].text)
 		}

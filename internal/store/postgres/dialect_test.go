@@ -85,6 +85,23 @@ func TestTranslate(t *testing.T) {
 	}
 }
 
+// Inputs the fuzzer found (FuzzTranslate): rewrites that made two tokens
+// one, and statements cut short.
+func TestTranslateKeepsTokensApart(t *testing.T) {
+	for in, want := range map[string]string{
+		`SELECT a?`:                  `SELECT a $1`, // a$1 is one name in PostgreSQL
+		`SELECT 1?2`:                 `SELECT 1 $2`,
+		`SELECT a FROM t WHERE -+-b`: `SELECT a FROM t WHERE - -b`, // not --b, a comment
+		`SELECT 1 -+-1`:              `SELECT 1 - -1`,
+		`SELECT a FROM t INDEXED BY`: `SELECT a FROM t`,
+	} {
+		got, err := postgres.Translate(in)
+		if err != nil || got != want {
+			t.Errorf("Translate(%q) = %q, %v; want %q", in, got, err, want)
+		}
+	}
+}
+
 func TestTranslateRefuses(t *testing.T) {
 	cases := []struct {
 		name, in string
@@ -110,6 +127,10 @@ func TestTranslateRefuses(t *testing.T) {
 		{"dollar parameter", `SELECT $1`, postgres.ErrUntranslatable},
 		{"unterminated literal", `SELECT 'abc`, postgres.ErrUntranslatable},
 		{"unterminated comment", `SELECT 1 /* x`, postgres.ErrUntranslatable},
+		{"parameter zero", `SELECT ?0`, postgres.ErrUntranslatable},
+		{"parameter too large", `SELECT ?65536`, postgres.ErrUntranslatable},
+		{"parameter overflowing", `SELECT ?99999999999999999999`, postgres.ErrUntranslatable},
+		{"insert or at the end", `INSERT OR`, postgres.ErrUntranslatable},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
