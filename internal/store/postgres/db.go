@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -55,6 +56,11 @@ type DB struct {
 	// stmts are the translations of the store's statements (see
 	// Translate), by the SQLite statement.
 	stmts sync.Map
+
+	// recording, once ForgetStatements was called, keeps in ran the
+	// statements run since, in PostgreSQL's dialect (see Statements).
+	recording atomic.Bool
+	ran       sync.Map // statement → struct{}
 
 	closed  atomic.Bool
 	history atomic.Bool // StartHistory was called
@@ -224,6 +230,14 @@ func unavailable(err error) bool {
 // translate returns query in PostgreSQL's dialect (see Translate), from
 // the cache when it was translated before.
 func (s *DB) translate(query string) (string, error) {
+	t, err := s.translated(query)
+	if err == nil && s.recording.Load() {
+		s.ran.Store(t, struct{}{})
+	}
+	return t, err
+}
+
+func (s *DB) translated(query string) (string, error) {
 	if strings.HasPrefix(query, store.PGMark) {
 		return query, nil // PostgreSQL's own (see store.PG)
 	}
@@ -236,6 +250,26 @@ func (s *DB) translate(query string) (string, error) {
 	}
 	s.stmts.Store(query, t)
 	return t, nil
+}
+
+// ForgetStatements forgets the statements s ran so far and records
+// those it runs from now on, for Statements: the plan tests of the root
+// package see which statements an operation runs.
+func (s *DB) ForgetStatements() {
+	s.recording.Store(true)
+	s.ran.Clear()
+}
+
+// Statements returns the statements s ran since ForgetStatements, in
+// PostgreSQL's dialect, sorted; none before ForgetStatements is called.
+func (s *DB) Statements() []string {
+	var out []string
+	s.ran.Range(func(k, _ any) bool {
+		out = append(out, k.(string))
+		return true
+	})
+	slices.Sort(out)
+	return out
 }
 
 // ReadOnly reports whether the database is only read: Write refuses.
