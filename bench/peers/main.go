@@ -7,7 +7,8 @@
 //
 // Sections (-only picks some): locomo (recall and latency of questions on
 // the LoCoMo conversations, engram Tier 1 against bleve), text (latency of
-// questions on a synthetic corpus of each -sizes entries, engram Tier 1
+// questions on a synthetic corpus of each -sizes entries, and resident
+// memory, each contender measured alone in a child process, engram Tier 1
 // against bleve) and vector (top-10 latency and recall@10 on 384-dimension
 // vectors, engram Tier 2 against chromem-go and an exact scan) and loop
 // (an agent's loop on the text corpus, every turn a write then a search:
@@ -296,7 +297,7 @@ func textTable(rs []*textResult) string {
 				ratioCell(eng, t), r.build[t.name].Round(100*time.Millisecond), r.buildCPU[t.name].Round(100*time.Millisecond))
 		}
 	}
-	fmt.Fprintf(&b, "\nResident memory, each contender alone in a process of its own (this binary run again), on the stores above: ")
+	fmt.Fprintf(&b, "\nResident memory, each contender alone in a process of its own (this binary run again, %d times, contenders alternating; medians), on the stores above: ", rssRounds)
 	fmt.Fprintf(&b, "MiB over what the process held just before opening its store (VmRSS, VmHWM of `/proc/self/status`), "+
 		"after the open, after asking every question %d times (engram's text index built in the background meanwhile), and the peak between.\n\n", rssPasses)
 	b.WriteString("| N | contender | after the open | after the searches | peak | engram/peer after the searches | peak |\n| --- | --- | --- | --- | --- | --- | --- |\n")

@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"strconv"
 
 	"github.com/blevesearch/bleve/v2"
@@ -37,30 +38,56 @@ type rssFigures struct {
 	Open, After, Peak int64
 }
 
-// measureRSS runs the binary again as a child per contender (engram, then
-// bleve), on the stores built under dir for a corpus of n, and returns
-// each one's figures. The stores must be closed: bleve locks its index.
+// rssRounds is how many times measureRSS measures each contender: one
+// process's figures vary by tens of MiB with the moments its garbage
+// collector and SQLite happen to free memory.
+const rssRounds = 3
+
+// measureRSS runs the binary again as a child per contender, rssRounds
+// times (engram then bleve, alternating), on the stores built under dir
+// for a corpus of n, and returns each one's medians. The stores must be
+// closed: bleve locks its index.
 func measureRSS(dir string, n int) (map[string]rssFigures, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return nil, err
 	}
+	names := []string{"engram", "bleve BM25"}
+	got := map[string][]rssFigures{}
+	for range rssRounds {
+		for _, name := range names {
+			cmd := exec.Command(exe)
+			cmd.Env = append(os.Environ(), rssChildEnv+"="+strconv.Quote(name)+" "+strconv.Itoa(n)+" "+strconv.Quote(dir))
+			cmd.Stderr = os.Stderr
+			b, err := cmd.Output()
+			if err != nil {
+				return nil, fmt.Errorf("resident memory of %s: %w", name, err)
+			}
+			var f rssFigures
+			if err := json.Unmarshal(b, &f); err != nil {
+				return nil, fmt.Errorf("resident memory of %s: %w (child printed %q)", name, err, b)
+			}
+			got[name] = append(got[name], f)
+			logf("text N=%d: %s resident %.1f MiB after the open, %.1f MiB after the searches, peak %.1f MiB", n, name,
+				mib(f.Open), mib(f.After), mib(f.Peak))
+		}
+	}
 	out := map[string]rssFigures{}
-	for _, name := range []string{"engram", "bleve BM25"} {
-		cmd := exec.Command(exe)
-		cmd.Env = append(os.Environ(), rssChildEnv+"="+strconv.Quote(name)+" "+strconv.Itoa(n)+" "+strconv.Quote(dir))
-		cmd.Stderr = os.Stderr
-		b, err := cmd.Output()
-		if err != nil {
-			return nil, fmt.Errorf("resident memory of %s: %w", name, err)
+	for _, name := range names {
+		fs := got[name]
+		mid := func(field func(rssFigures) int64) int64 {
+			vs := make([]int64, len(fs))
+			for i, f := range fs {
+				vs[i] = field(f)
+			}
+			slices.Sort(vs)
+			return vs[len(vs)/2]
 		}
-		var f rssFigures
-		if err := json.Unmarshal(b, &f); err != nil {
-			return nil, fmt.Errorf("resident memory of %s: %w (child printed %q)", name, err, b)
+		out[name] = rssFigures{
+			Open:  mid(func(f rssFigures) int64 { return f.Open }),
+			After: mid(func(f rssFigures) int64 { return f.After }),
+			Peak:  mid(func(f rssFigures) int64 { return f.Peak }),
 		}
-		out[name] = f
-		logf("text N=%d: %s resident %.1f MiB after the open, %.1f MiB after the searches, peak %.1f MiB", n, name,
-			mib(f.Open), mib(f.After), mib(f.Peak))
 	}
 	return out, nil
 }
