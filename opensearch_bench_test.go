@@ -25,7 +25,7 @@ var (
 	openTextWindow = flag.Duration("opentext.window", 2*time.Second,
 		"how long BenchmarkOpenSearchText searches after the first search of each opening")
 	openTextKeep = flag.String("opentext.keep", "",
-		"a directory where BenchmarkOpenSearchText keeps the memories it builds, for later runs (by default each run builds them again)")
+		"a directory where BenchmarkOpenSearchText and the search benchmarks keep the memories they build, for later runs (by default each run builds them again)")
 )
 
 // openTextDir returns a directory holding the search benchmarks' memory

@@ -225,12 +225,13 @@ func BenchmarkContext(b *testing.B) {
 	})
 }
 
-// benchAsk times ask on the search benchmark's memories of each size,
-// with its questions, and reports the latencies.
+// benchAsk times ask on the search benchmark's memories of each size
+// (the copies kept in -opentext.keep, if given: see openTextDir), with
+// its questions, and reports the latencies.
 func benchAsk(b *testing.B, sizes []int, ask func(ctx context.Context, m *engram.Memory, q string) error) {
 	for _, n := range sizes {
 		b.Run(fmt.Sprintf("N=%d", n), func(b *testing.B) {
-			m, err := engram.New(engram.Tier1, engram.WithDir(searchDir(b, n)))
+			m, err := engram.New(engram.Tier1, engram.WithDir(openTextDir(b, n)))
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -604,6 +604,7 @@ func TestTextIndexBuildLeavesPageCacheSmall(t *testing.T) {
 	ctx := context.Background()
 	cfg := DefaultConfig()
 	cfg.Zettelkasten.Enabled = false
+	cfg.Storage.CacheMiB = 64 // above textBuildCacheKiB, as a caller may set it
 	m, err := New(Tier1, WithDir(t.TempDir()), WithConfig(cfg))
 	if err != nil {
 		t.Fatal(err)
@@ -651,5 +652,24 @@ func TestTextIndexBuildLeavesPageCacheSmall(t *testing.T) {
 	}
 	if want := -cfg.Storage.CacheMiB * 1024; size != want {
 		t.Errorf("the reader's cache_size is %d after a build, want %d", size, want)
+	}
+}
+
+// By default a reader's page cache is SQLite's own default, 2 MiB: the
+// operating system caches the file's pages anyway, and 64 MiB per reader
+// was most of a process's resident memory at 100K memories, with
+// searches no faster (BENCHMARKS.md, session 18).
+func TestReaderPageCacheSmallByDefault(t *testing.T) {
+	m, err := New(Tier1, WithDir(t.TempDir()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	var size int
+	if err := m.db.Read(context.Background(), "test", func(q store.Tx) error { return q.QueryRow("PRAGMA cache_size", nil, &size) }); err != nil {
+		t.Fatal(err)
+	}
+	if size != -2048 {
+		t.Errorf("a reader's cache_size is %d by default, want -2048 (2 MiB)", size)
 	}
 }

@@ -571,8 +571,14 @@ type Limits struct {
 type StorageConfig struct {
 	Synchronous Synchronous   // default SyncNormal
 	BusyTimeout time.Duration // wait for other processes' locks; default 5s
-	CacheMiB    int           // page cache per reader connection, filled as needed; default 64 (the writer's is at most 8: see internal/store/sqlite)
-	ReadConns   int           // reader connections; default 4
+	// CacheMiB is the page cache of each connection, filled as needed
+	// (the writer's is at most 8: see internal/store/sqlite). Default 2,
+	// SQLite's own: the pages a search reads are few and the operating
+	// system keeps the file's pages cached anyway, while 64 MiB per
+	// reader held more than half of a process's resident memory at 100K
+	// memories without making searches faster (BENCHMARKS.md, session 18).
+	CacheMiB  int
+	ReadConns int // reader connections; default 4
 	// OpenFiles is how many agents' database files a [Store] over a base
 	// directory keeps connections open to at once; the others' are
 	// closed while idle and opened again by their next use. Default 16.
@@ -619,7 +625,7 @@ func DefaultConfig() Config {
 			Threshold: 0.5, PerKind: 5,
 		},
 		Limits:   Limits{MaxContentBytes: 64 << 10, MaxTags: 32, MaxTagBytes: 64, MaxFactBytes: 1 << 10},
-		Storage:  StorageConfig{Synchronous: SyncNormal, BusyTimeout: 5 * time.Second, CacheMiB: 64, ReadConns: 4, OpenFiles: 16},
+		Storage:  StorageConfig{Synchronous: SyncNormal, BusyTimeout: 5 * time.Second, CacheMiB: 2, ReadConns: 4, OpenFiles: 16},
 		History:  HistoryConfig{Enabled: true, Retention: 365 * day},
 		Markdown: MarkdownConfig{Mode: MarkdownSync, MaxFileBytes: 4 << 20},
 	}

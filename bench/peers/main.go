@@ -7,7 +7,8 @@
 //
 // Sections (-only picks some): locomo (recall and latency of questions on
 // the LoCoMo conversations, engram Tier 1 against bleve), text (latency of
-// questions on a synthetic corpus of each -sizes entries, engram Tier 1
+// questions on a synthetic corpus of each -sizes entries, and resident
+// memory, each contender measured alone in a child process, engram Tier 1
 // against bleve) and vector (top-10 latency and recall@10 on 384-dimension
 // vectors, engram Tier 2 against chromem-go and an exact scan) and loop
 // (an agent's loop on the text corpus, every turn a write then a search:
@@ -116,6 +117,13 @@ func parseFlags(args []string) (config, error) {
 }
 
 func main() {
+	if arg, ok := os.LookupEnv(rssChildEnv); ok {
+		if err := rssChild(arg); err != nil {
+			fmt.Fprintln(os.Stderr, "peers: child:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	cfg, err := parseFlags(os.Args[1:])
 	var pe parseError
 	switch {
@@ -287,6 +295,21 @@ func textTable(rs []*textResult) string {
 		for _, t := range r.timings {
 			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s |\n", count(r.n), label(t.name), ms(median(t.p50)), ms(median(t.p90)),
 				ratioCell(eng, t), r.build[t.name].Round(100*time.Millisecond), r.buildCPU[t.name].Round(100*time.Millisecond))
+		}
+	}
+	fmt.Fprintf(&b, "\nResident memory, each contender alone in a process of its own (this binary run again, %d times, contenders alternating; medians), on the stores above: ", rssRounds)
+	fmt.Fprintf(&b, "MiB over what the process held just before opening its store (VmRSS, VmHWM of `/proc/self/status`), "+
+		"after the open, after asking every question %d times (engram's text index built in the background meanwhile), and the peak between.\n\n", rssPasses)
+	b.WriteString("| N | contender | after the open | after the searches | peak | engram/peer after the searches | peak |\n| --- | --- | --- | --- | --- | --- | --- |\n")
+	for _, r := range rs {
+		eng := r.rss["engram"]
+		for _, t := range r.timings {
+			f := r.rss[t.name]
+			var after, peak string
+			if t.name != "engram" {
+				after, peak = fmt.Sprintf("**%.2f×**", float64(eng.After)/float64(f.After)), fmt.Sprintf("%.2f×", float64(eng.Peak)/float64(f.Peak))
+			}
+			fmt.Fprintf(&b, "| %s | %s | %.1f | %.1f | %.1f | %s | %s |\n", count(r.n), label(t.name), mib(f.Open), mib(f.After), mib(f.Peak), after, peak)
 		}
 	}
 	return b.String()

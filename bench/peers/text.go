@@ -23,6 +23,7 @@ type textResult struct {
 	n        int
 	build    map[string]time.Duration
 	buildCPU map[string]time.Duration // the process's CPU time during each build
+	rss      map[string]rssFigures    // each contender's resident memory, measured alone (see measureRSS)
 	timings  []timing
 }
 
@@ -45,7 +46,12 @@ func runText(ctx context.Context, dir string, n, reps int) (*textResult, error) 
 	if err != nil {
 		return nil, err
 	}
-	defer m.Close()
+	closed := false // by the end, before measureRSS
+	defer func() {
+		if !closed {
+			m.Close()
+		}
+	}()
 
 	start, cpu = time.Now(), cpuTime()
 	ids := make([]string, n)
@@ -56,7 +62,11 @@ func runText(ctx context.Context, dir string, n, reps int) (*textResult, error) 
 	if err != nil {
 		return nil, fmt.Errorf("bleve: %w", err)
 	}
-	defer idx.Close()
+	defer func() {
+		if !closed {
+			idx.Close()
+		}
+	}()
 	res.build["bleve BM25"], res.buildCPU["bleve BM25"] = time.Since(start), cpuTime()-cpu
 	logf("text N=%d: built engram in %s (CPU %s), bleve in %s (CPU %s)", n,
 		res.build["engram"].Round(time.Millisecond), res.buildCPU["engram"].Round(time.Millisecond),
@@ -79,6 +89,15 @@ func runText(ctx context.Context, dir string, n, reps int) (*textResult, error) 
 		}},
 	}
 	if res.timings, err = measure(fmt.Sprintf("text N=%d", n), reps, len(qs), cs, nil); err != nil {
+		return nil, err
+	}
+	// Each contender's resident memory is measured in a process of its
+	// own, on the stores closed here (bleve locks its index).
+	closed = true
+	if err := errors.Join(m.Close(), idx.Close()); err != nil {
+		return nil, err
+	}
+	if res.rss, err = measureRSS(dir, n); err != nil {
 		return nil, err
 	}
 	return res, nil
