@@ -31,6 +31,18 @@ var stems stemCache
 // concurrent use.
 func Stem(tok string) string { return stems.of(tok) }
 
+// ofBytes is of for a token in bytes, which it copies only when its
+// stem is not cached.
+func (c *stemCache) ofBytes(tok []byte) string {
+	c.mu.RLock()
+	st, ok := c.stems[string(tok)]
+	c.mu.RUnlock()
+	if ok {
+		return st
+	}
+	return c.of(string(tok))
+}
+
 // of returns tok's Porter stem.
 func (c *stemCache) of(tok string) string {
 	c.mu.RLock()
@@ -57,9 +69,9 @@ func (c *stemCache) of(tok string) string {
 type Keys struct {
 	stems map[string]bool
 	first [256]bool
-	// heads are, by first letter, the starts a token holding a key must
-	// have (see stemHead).
-	heads [256][]string
+	// heads are the starts a token holding a key must have (see
+	// stemHead), one per key: a query has a few.
+	heads []string
 	words map[string]bool // whether a word holds a key, once known
 	// spans and hit are Snippet's scratch: where each word of a text
 	// starts and ends, and whether it holds a key.
@@ -74,7 +86,7 @@ func NewKeys(stems []string) *Keys {
 	for _, st := range stems {
 		if st != "" && !k.stems[st] {
 			k.first[st[0]] = true
-			k.heads[st[0]] = append(k.heads[st[0]], stemHead(st))
+			k.heads = append(k.heads, stemHead(st))
 		}
 		k.stems[st] = true
 	}
@@ -191,10 +203,12 @@ func (k *Keys) holds(w string) bool {
 	}
 	h, known := k.words[w]
 	if !known {
-		for _, tok := range query.Tokens(w) {
-			if k.first[tok[0]] && k.stems[stems.of(tok)] {
-				h = true
-				break
+		if h, known = k.asciiHolds(w); !known {
+			for _, tok := range query.Tokens(w) {
+				if k.first[tok[0]] && k.stems[stems.of(tok)] {
+					h = true
+					break
+				}
 			}
 		}
 		if k.words == nil {
@@ -203,6 +217,39 @@ func (k *Keys) holds(w string) bool {
 		k.words[w] = h
 	}
 	return h
+}
+
+// asciiHolds is holds for a word of ASCII alone (known is false for any
+// other), without query.Tokens' allocations: the word's tokens are then
+// its runs of letters and digits, lowercased.
+func (k *Keys) asciiHolds(w string) (h, known bool) {
+	for i := 0; i < len(w); i++ {
+		if w[i] >= utf8.RuneSelf {
+			return false, false
+		}
+	}
+	var scratch [64]byte
+	for i := 0; i < len(w); {
+		if !asciiAlnum(w[i]) {
+			i++
+			continue
+		}
+		j := i + 1
+		for j < len(w) && asciiAlnum(w[j]) {
+			j++
+		}
+		if k.first[lowerASCII(w[i])] {
+			tok := scratch[:0]
+			for p := i; p < j; p++ {
+				tok = append(tok, lowerASCII(w[p]))
+			}
+			if k.stems[stems.ofBytes(tok)] {
+				return true, true
+			}
+		}
+		i = j
+	}
+	return false, true
 }
 
 // mayHold reports whether the word w may hold a key: false when it is
@@ -225,9 +272,11 @@ func (k *Keys) mayHold(w string) bool {
 		if j < len(w) && w[j] >= utf8.RuneSelf {
 			return true
 		}
-		for _, h := range k.heads[lowerASCII(c)] {
-			if len(h) <= j-i && strings.EqualFold(w[i:i+len(h)], h) {
-				return true
+		if lc := lowerASCII(c); k.first[lc] {
+			for _, h := range k.heads {
+				if h[0] == lc && len(h) <= j-i && strings.EqualFold(w[i:i+len(h)], h) {
+					return true
+				}
 			}
 		}
 		i = j
