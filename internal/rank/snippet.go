@@ -64,7 +64,7 @@ func (c *stemCache) of(tok string) string {
 // Keys are a query's terms as snippets match them: by Porter stem, as the
 // index does. Porter stemming rewrites suffixes only, so a token can share
 // a term's stem only if it starts like it: first lets most tokens skip
-// stemming. A Keys remembers the words it has looked at and is not safe
+// stemming. A Keys remembers the words past ASCII it has looked at and is not safe
 // for concurrent use: a search makes its own.
 type Keys struct {
 	stems map[string]bool
@@ -72,7 +72,7 @@ type Keys struct {
 	// heads are the starts a token holding a key must have (see
 	// stemHead), one per key: a query has a few.
 	heads []string
-	words map[string]bool // whether a word holds a key, once known
+	words map[string]bool // whether a word past ASCII holds a key, once known
 	// spans and hit are Snippet's scratch: where each word of a text
 	// starts and ends, and whether it holds a key.
 	spans [][2]int
@@ -196,19 +196,18 @@ func Window(hit []bool) (start, end int) {
 }
 
 // holds reports whether the word w holds a key: one of its tokens has a
-// key's stem.
+// key's stem. A word of ASCII alone is looked at token by token (see
+// asciiHolds); another is tokenized by query.Tokens, once per search.
 func (k *Keys) holds(w string) bool {
-	if !k.mayHold(w) {
-		return false
+	if h, ascii := k.asciiHolds(w); ascii {
+		return h
 	}
 	h, known := k.words[w]
 	if !known {
-		if h, known = k.asciiHolds(w); !known {
-			for _, tok := range query.Tokens(w) {
-				if k.first[tok[0]] && k.stems[stems.of(tok)] {
-					h = true
-					break
-				}
+		for _, tok := range query.Tokens(w) {
+			if k.first[tok[0]] && k.stems[stems.of(tok)] {
+				h = true
+				break
 			}
 		}
 		if k.words == nil {
@@ -219,13 +218,14 @@ func (k *Keys) holds(w string) bool {
 	return h
 }
 
-// asciiHolds is holds for a word of ASCII alone (known is false for any
-// other), without query.Tokens' allocations: the word's tokens are then
-// its runs of letters and digits, lowercased.
-func (k *Keys) asciiHolds(w string) (h, known bool) {
+// asciiHolds is holds for a word of ASCII alone (ascii is false for any
+// other), whose tokens are its runs of letters and digits, lowercased: a
+// token is stemmed only if it starts as a token holding a key does (see
+// stemHead), and without query.Tokens' allocations.
+func (k *Keys) asciiHolds(w string) (h, ascii bool) {
 	for i := 0; i < len(w); i++ {
 		if w[i] >= utf8.RuneSelf {
-			return false, false
+			return false, false // folding may change it: look properly
 		}
 	}
 	var scratch [64]byte
@@ -238,7 +238,7 @@ func (k *Keys) asciiHolds(w string) (h, known bool) {
 		for j < len(w) && asciiAlnum(w[j]) {
 			j++
 		}
-		if k.first[lowerASCII(w[i])] {
+		if k.startsAsKey(w[i:j]) {
 			tok := scratch[:0]
 			for p := i; p < j; p++ {
 				tok = append(tok, lowerASCII(w[p]))
@@ -252,34 +252,17 @@ func (k *Keys) asciiHolds(w string) (h, known bool) {
 	return false, true
 }
 
-// mayHold reports whether the word w may hold a key: false when it is
-// ASCII and none of its tokens (its runs of letters and digits, lowercased)
-// starts as a token holding a key does (see stemHead).
-func (k *Keys) mayHold(w string) bool {
-	for i := 0; i < len(w); {
-		c := w[i]
-		switch {
-		case c >= utf8.RuneSelf:
-			return true // folding may change it: look properly
-		case !asciiAlnum(c):
-			i++
-			continue
-		}
-		j := i + 1
-		for j < len(w) && asciiAlnum(w[j]) {
-			j++
-		}
-		if j < len(w) && w[j] >= utf8.RuneSelf {
+// startsAsKey reports whether the ASCII token tok (not lowercased yet)
+// starts as a token holding a key does: with the head of a key's stem.
+func (k *Keys) startsAsKey(tok string) bool {
+	c := lowerASCII(tok[0])
+	if !k.first[c] {
+		return false
+	}
+	for _, h := range k.heads {
+		if h[0] == c && len(h) <= len(tok) && strings.EqualFold(tok[:len(h)], h) {
 			return true
 		}
-		if lc := lowerASCII(c); k.first[lc] {
-			for _, h := range k.heads {
-				if h[0] == lc && len(h) <= j-i && strings.EqualFold(w[i:i+len(h)], h) {
-					return true
-				}
-			}
-		}
-		i = j
 	}
 	return false
 }

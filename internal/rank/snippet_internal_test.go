@@ -170,9 +170,9 @@ func TestNthRandom(t *testing.T) {
 func TestSnippetOfASCIIAllocatesOnlyItself(t *testing.T) {
 	k := NewKeys([]string{query.Stem("deploy"), query.Stem("canary"), query.Stem("migrations")})
 	text := "Deploying the Canary-build went fine; we rolled back 42 migrations (MIGRATE) and redeployed at noon."
-	k.Snippet(text) // the scratch, the stems and the map of words seen, once
+	k.Snippet(text) // the scratch and the stems, once
 	if n := testing.AllocsPerRun(100, func() {
-		clear(k.words) // every word looked at again, as in a search's first text
+		clear(k.words) // as in a search's first text
 		k.Snippet(text)
 	}); n != 1 {
 		t.Fatalf("a snippet allocates %v times, want once (the snippet)", n)
