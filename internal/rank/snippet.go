@@ -64,8 +64,8 @@ func (c *stemCache) of(tok string) string {
 // Keys are a query's terms as snippets match them: by Porter stem, as the
 // index does. Porter stemming rewrites suffixes only, so a token can share
 // a term's stem only if it starts like it: first lets most tokens skip
-// stemming. A Keys remembers the words past ASCII it has looked at and is not safe
-// for concurrent use: a search makes its own.
+// stemming. A Keys remembers the words past ASCII it has looked at and is
+// not safe for concurrent use: a search makes its own.
 type Keys struct {
 	stems map[string]bool
 	first [256]bool
@@ -119,7 +119,7 @@ func (k *Keys) Snippet(text string) string {
 				continue
 			}
 		}
-		j := i + 1
+		j, ascii := i+1, text[i] < utf8.RuneSelf
 		for j < len(text) {
 			if c := text[j]; c < utf8.RuneSelf {
 				if asciiSpace[c] {
@@ -127,11 +127,13 @@ func (k *Keys) Snippet(text string) string {
 				}
 			} else if spaceAt(text, j) > 0 {
 				break
+			} else {
+				ascii = false
 			}
 			j++
 		}
 		k.spans = append(k.spans, [2]int{i, j})
-		k.hit = append(k.hit, k.holds(text[i:j]))
+		k.hit = append(k.hit, k.holds(text[i:j], ascii))
 		i = j
 	}
 	words, hit := k.spans, k.hit
@@ -196,11 +198,12 @@ func Window(hit []bool) (start, end int) {
 }
 
 // holds reports whether the word w holds a key: one of its tokens has a
-// key's stem. A word of ASCII alone is looked at token by token (see
-// asciiHolds); another is tokenized by query.Tokens, once per search.
-func (k *Keys) holds(w string) bool {
-	if h, ascii := k.asciiHolds(w); ascii {
-		return h
+// key's stem. A word of ASCII alone (ascii) is looked at token by token
+// (see asciiHolds); another is tokenized by query.Tokens, once per
+// search.
+func (k *Keys) holds(w string, ascii bool) bool {
+	if ascii {
+		return k.asciiHolds(w)
 	}
 	h, known := k.words[w]
 	if !known {
@@ -218,16 +221,12 @@ func (k *Keys) holds(w string) bool {
 	return h
 }
 
-// asciiHolds is holds for a word of ASCII alone (ascii is false for any
-// other), whose tokens are its runs of letters and digits, lowercased: a
-// token is stemmed only if it starts as a token holding a key does (see
-// stemHead), and without query.Tokens' allocations.
-func (k *Keys) asciiHolds(w string) (h, ascii bool) {
-	for i := 0; i < len(w); i++ {
-		if w[i] >= utf8.RuneSelf {
-			return false, false // folding may change it: look properly
-		}
-	}
+// asciiHolds is holds for a word of ASCII alone, whose tokens are its
+// runs of letters and digits, lowercased: a token is stemmed only if it
+// starts as a token holding a key does (see stemHead), and without
+// query.Tokens' allocations. (Past ASCII, folding may change a token:
+// holds looks at such words properly.)
+func (k *Keys) asciiHolds(w string) bool {
 	var scratch [64]byte
 	for i := 0; i < len(w); {
 		if !asciiAlnum(w[i]) {
@@ -244,12 +243,12 @@ func (k *Keys) asciiHolds(w string) (h, ascii bool) {
 				tok = append(tok, lowerASCII(w[p]))
 			}
 			if k.stems[stems.ofBytes(tok)] {
-				return true, true
+				return true
 			}
 		}
 		i = j
 	}
-	return false, true
+	return false
 }
 
 // startsAsKey reports whether the ASCII token tok (not lowercased yet)
