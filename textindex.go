@@ -855,9 +855,9 @@ func (m *Memory) indexCandidates(q store.Tx, s *search, d *textData, docs, token
 				return nil, err
 			}
 		}
-		n := len(cands)
+		from := len(cands)
 		cands = k.best(cands, s, src.typ, p, pass)
-		top := cands[n:]
+		top := cands[from:]
 		if src.Session != "" && m.cfg.Search.ContextWeight > 0 {
 			keep, _ := k.inScope(s)
 			for i := range top {
