@@ -48,8 +48,16 @@ func (m *Memory) rank(cands []candidate, now time.Time, opts SearchOptions) []ca
 	case SearchVector:
 		r.Mode = rank.ByVector
 	}
-	out := make([]candidate, 0, len(cands))
-	for i, c := range cands {
+	// The candidates that reach the threshold are sorted by reference,
+	// then copied in their order: a candidate is large to move.
+	type scoredAt struct {
+		at               int // in cands
+		parts            ScoreParts
+		relevance, score float64
+	}
+	kept := make([]scoredAt, 0, len(cands))
+	for i := range cands {
+		c := &cands[i]
 		var f float64
 		if fused != nil {
 			f = fused[i]
@@ -58,17 +66,22 @@ func (m *Memory) rank(cands []candidate, now time.Time, opts SearchOptions) []ca
 			Text: c.text, Dialogue: c.dialogue, Cosine: c.cosine, HasCosine: c.hasCosine,
 			Pending: c.pending, Importance: c.importance, Touched: c.touched,
 		}, f)
-		c.Parts, c.relevance, c.Score = ScoreParts(p), relevance, score
-		if c.Score >= opts.Threshold {
-			out = append(out, c)
+		if score >= opts.Threshold {
+			kept = append(kept, scoredAt{at: i, parts: ScoreParts(p), relevance: relevance, score: score})
 		}
 	}
-	slices.SortFunc(out, func(a, b candidate) int {
-		if c := cmp.Compare(b.Score, a.Score); c != 0 {
+	slices.SortFunc(kept, func(a, b scoredAt) int {
+		if c := cmp.Compare(b.score, a.score); c != 0 {
 			return c
 		}
-		return cmp.Or(cmp.Compare(a.Type, b.Type), cmp.Compare(a.ID, b.ID))
+		ca, cb := &cands[a.at], &cands[b.at]
+		return cmp.Or(cmp.Compare(ca.Type, cb.Type), cmp.Compare(ca.ID, cb.ID))
 	})
+	out := make([]candidate, len(kept))
+	for j, x := range kept {
+		out[j] = cands[x.at]
+		out[j].Parts, out[j].relevance, out[j].Score = x.parts, x.relevance, x.score
+	}
 	return out
 }
 

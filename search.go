@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/engram-go/engram/internal/bm25"
@@ -365,7 +366,40 @@ func (m *Memory) find(ctx context.Context, opts SearchOptions, need int) (rankin
 		m.vectors.cosines(qv, cands)
 	}
 	f.ranked = m.rank(cands, s.now, s.opts)
+	recycle(cands) // rank copied out what it keeps
 	return f, nil
+}
+
+// candidateBufs keeps the candidate buffers of finished searches for the
+// next ones: a search through the in-memory text index gathers a few
+// hundred candidates of about 300 bytes (its matches and their session
+// neighbours), of which it reads and ranks a few dozen, and allocating
+// those buffers anew for every search was most of what it allocated.
+var candidateBufs sync.Pool
+
+// maxPooledCandidates bounds the buffers candidateBufs keeps: a search
+// of a large Limit may need a larger one, which is left to the collector.
+const maxPooledCandidates = 1024
+
+// newCandidates returns an empty buffer with room for n candidates,
+// from candidateBufs when it holds one large enough.
+func newCandidates(n int) []candidate {
+	if p, ok := candidateBufs.Get().(*[]candidate); ok && cap(*p) >= n {
+		return (*p)[:0]
+	}
+	return make([]candidate, 0, n)
+}
+
+// recycle clears the buffer of cands and gives it to candidateBufs for
+// another search: nothing may use cands, or a slice of its array, after.
+func recycle(cands []candidate) {
+	if cap(cands) == 0 || cap(cands) > maxPooledCandidates {
+		return
+	}
+	cands = cands[:cap(cands)]
+	clear(cands) // keep no memory's strings alive
+	cands = cands[:0]
+	candidateBufs.Put(&cands)
 }
 
 // search is one search under way: its validated options, the compiled

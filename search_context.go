@@ -58,8 +58,8 @@ func (m *Memory) withContext(ctx context.Context, s *search, cands []candidate, 
 // other's own, when that is more than what it has.
 func (m *Memory) addContext(cands []candidate, weight float64, found []candidate) []candidate {
 	byID := make(map[string]int, len(cands)+len(found)) // episodic candidate ID → index in cands
-	for i, c := range cands {
-		if c.Type == TypeEpisodic && c.text > 0 {
+	for i := range cands {
+		if c := &cands[i]; c.Type == TypeEpisodic && c.text > 0 {
 			byID[c.ID] = i
 		}
 	}
@@ -72,7 +72,8 @@ func (m *Memory) addContext(cands []candidate, weight float64, found []candidate
 			with  string
 		}
 		units := map[int]unit{} // by index in cands
-		for _, n := range found {
+		for j := range found {
+			n := &found[j]
 			i, direct := byID[n.ID]
 			if !direct {
 				continue
@@ -89,28 +90,30 @@ func (m *Memory) addContext(cands []candidate, weight float64, found []candidate
 		}
 	}
 	var caps rank.ContextCaps
-	for _, c := range cands {
-		if c.text > 0 {
+	for i := range cands {
+		if c := &cands[i]; c.text > 0 {
 			caps.Direct(c.text, c.held)
 		}
 	}
 	cands = slices.Grow(cands, len(found))
-	for _, n := range found {
+	for j := range found {
+		n := &found[j]
 		via := &cands[byID[n.ContextOf]]
-		n.text = caps.Score(weight*via.text, via.held)
+		text := caps.Score(weight*via.text, via.held)
 		if i, ok := byID[n.ID]; ok {
 			// The best context wins; of two alike, the match of the
 			// smaller ID, whatever order they came in. A match scored
 			// with the turn beside it is scored as context instead when
 			// that is more.
 			c := &cands[i]
-			if n.text > c.text || n.text == c.text && c.ContextOf != "" && n.ContextOf < c.ContextOf {
-				c.text, c.ContextOf, c.dialogue, c.DialogueWith = n.text, n.ContextOf, 0, ""
+			if text > c.text || text == c.text && c.ContextOf != "" && n.ContextOf < c.ContextOf {
+				c.text, c.ContextOf, c.dialogue, c.DialogueWith = text, n.ContextOf, 0, ""
 			}
 			continue
 		}
 		byID[n.ID] = len(cands)
-		cands = append(cands, n)
+		cands = append(cands, *n)
+		cands[len(cands)-1].text = text
 	}
 	return cands
 }

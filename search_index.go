@@ -34,7 +34,7 @@ func (m *Memory) indexMatches(q store.Tx, s *search, d *textData, docs, tokens i
 		if err != nil {
 			return nil, err
 		}
-		cands = append(cands, k.best(s, src.typ, p, pass)...)
+		cands = k.best(cands, s, src.typ, p, pass)
 	}
 	return cands, nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -107,5 +108,59 @@ func TestScoringFunctionsNeedTheirSearch(t *testing.T) {
 	}
 	if n := len(scorers.byHandle); n != 0 {
 		t.Errorf("%d scorers registered with no search under way", n)
+	}
+}
+
+// A search through the text index with session context allocates about
+// what its results hold, not a candidate for every match and neighbour
+// it looks at: under 80 KB a search of limit 25 on 600 episodes where
+// each query word is held by ~120 of them (54 KB; 168 KB when each
+// search made its own candidate buffers, each kind's best a second time
+// and its snippets' tokens). Not parallel: it reads the process's
+// allocation count.
+func TestIndexSearchAllocates(t *testing.T) {
+	if raceDetector {
+		t.Skip("the race detector changes what allocates")
+	}
+	words := strings.Fields("kayak garage river tent stove lantern map compass boots rope trail summit lake cabin fire")
+	rng := rand.New(rand.NewPCG(6, 6))
+	now := time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)
+	m, err := New(Tier1, InMemory(), WithClock(func() time.Time { return now }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	var eps []Episode
+	for i := range 600 {
+		w := make([]string, 3+rng.IntN(6))
+		for j := range w {
+			w[j] = words[rng.IntN(len(words))]
+		}
+		eps = append(eps, Episode{Content: strings.Join(w, " "), SessionID: fmt.Sprint("s", i/25),
+			CreatedAt: now.Add(-time.Duration(600-i) * time.Hour)})
+	}
+	ctx := context.Background()
+	if _, err := m.Episodic().LogBatch(ctx, eps); err != nil {
+		t.Fatal(err)
+	}
+	indexReady(t, m)
+	search := func(i int) {
+		q := words[i%len(words)] + " " + words[(i*7+3)%len(words)]
+		if res, err := m.Episodic().Search(ctx, SearchOptions{Query: q, Limit: 25}); err != nil || len(res) != 25 {
+			t.Fatalf("%q: %d results, %v", q, len(res), err)
+		}
+	}
+	for i := range 20 {
+		search(i) // warm: the statements, the stems, the buffers
+	}
+	const n = 200
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	for i := range n {
+		search(i)
+	}
+	runtime.ReadMemStats(&after)
+	if per := (after.TotalAlloc - before.TotalAlloc) / n; per > 80<<10 {
+		t.Fatalf("a search allocates %d bytes, want under %d", per, 80<<10)
 	}
 }

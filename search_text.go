@@ -81,6 +81,8 @@ func (m *Memory) textCandidates(ctx context.Context, s *search, need int) ([]can
 				if w := m.cfg.Search.ContextWeight; w > 0 && s.wantsType(TypeEpisodic) {
 					cands = m.addContext(cands, w, s.near)
 				}
+				recycle(s.near)
+				s.near = nil
 				cands, err = m.readRanked(q, s, cands, need)
 				return err
 			}

@@ -573,12 +573,12 @@ func (k *textKind) neighbours(doc int32) (before, after int32) {
 	return
 }
 
-// best returns the kind's k best matches of the search, as FTS5 would
-// find and score them with the plan p (see planTerms, Memory.ftsBest and
-// Memory.plan): candidates whose rank columns are not read yet. pass,
-// when not nil, says which matches the search's filters keep and which
-// are live (see docFilter).
-func (k *textKind) best(s *search, typ MemoryType, p termPlan, pass *docFilter) []candidate {
+// best appends to dst the kind's k best matches of the search, as FTS5
+// would find and score them with the plan p (see planTerms,
+// Memory.ftsBest and Memory.plan): candidates whose rank columns are not
+// read yet. pass, when not nil, says which matches the search's filters
+// keep and which are live (see docFilter).
+func (k *textKind) best(dst []candidate, s *search, typ MemoryType, p termPlan, pass *docFilter) []candidate {
 	hashes := func(at []int) []uint32 {
 		out := make([]uint32, len(at))
 		for j, i := range at {
@@ -604,7 +604,7 @@ func (k *textKind) best(s *search, typ MemoryType, p termPlan, pass *docFilter) 
 	}
 	keep, possible := k.inScope(s)
 	if !possible {
-		return nil
+		return dst
 	}
 	if pass != nil && pass.kept != nil {
 		if keep == nil {
@@ -614,7 +614,8 @@ func (k *textKind) best(s *search, typ MemoryType, p termPlan, pass *docFilter) 
 			keep = func(d int32) bool { return scoped(d) && pass.keeps(d) }
 		}
 	}
-	found := make([]candidate, 0, s.k)
+	base := len(dst)
+	found := slices.Grow(dst, s.k)
 	for _, pl := range plans {
 		docs := k.match(pl.hashes, pl.and)
 		if keep != nil {
@@ -629,19 +630,19 @@ func (k *textKind) best(s *search, typ MemoryType, p termPlan, pass *docFilter) 
 			docs = filterDocs(docs, pass.lives) // found while they hold
 		}
 		found = k.top(s, typ, docs, found, seen)
-		if len(found) >= s.k {
+		if len(found)-base >= s.k {
 			break
 		}
 	}
 	if len(plans) > 1 {
-		slices.SortFunc(found, func(a, b candidate) int {
+		slices.SortFunc(found[base:], func(a, b candidate) int {
 			if c := cmp.Compare(b.text, a.text); c != 0 {
 				return c
 			}
 			return cmp.Compare(a.ID, b.ID)
 		})
 	}
-	return found[:min(s.k, len(found))]
+	return found[:base+min(s.k, len(found)-base)]
 }
 
 // top appends to found the search's k best of the docs by score, then
@@ -812,16 +813,23 @@ func (m *Memory) indexCandidates(q store.Tx, s *search, d *textData, docs, token
 	s.scorer = newScorer(slices.Clone(s.stems), df, docs, tokens, m.cfg.Search)
 	// Room for each kind's k best, the working set's and the session
 	// context that withContext adds.
-	room := m.working.Capacity()
+	room, near := 0, 0
+	if s.wantsType(TypeWorking) {
+		room = m.working.Capacity()
+	}
 	for i, src := range ftsSources {
 		if s.wants(src.kind) && len(d.kinds[i].docs) > 0 {
 			room += s.k
-			if src.Session != "" {
+			if src.Session != "" && m.cfg.Search.ContextWeight > 0 {
 				room += 2 * s.k
+				near += 2 * s.k
 			}
 		}
 	}
-	cands := make([]candidate, 0, room)
+	cands := newCandidates(room)
+	if near > 0 {
+		s.near = newCandidates(near)
+	}
 	for i, src := range ftsSources {
 		k := &d.kinds[i]
 		if !s.wants(src.kind) || len(k.docs) == 0 {
@@ -847,11 +855,13 @@ func (m *Memory) indexCandidates(q store.Tx, s *search, d *textData, docs, token
 				return nil, err
 			}
 		}
-		top := k.best(s, src.typ, p, pass)
+		from := len(cands)
+		cands = k.best(cands, s, src.typ, p, pass)
+		top := cands[from:]
 		if src.Session != "" && m.cfg.Search.ContextWeight > 0 {
-			s.near = slices.Grow(s.near, 2*len(top))
 			keep, _ := k.inScope(s)
-			for _, c := range top {
+			for i := range top {
+				c := &top[i]
 				before, after := k.neighbours(k.at(c.pk))
 				for _, n := range []int32{before, after} {
 					// A neighbour outside the search's scope is left
@@ -864,7 +874,6 @@ func (m *Memory) indexCandidates(q store.Tx, s *search, d *textData, docs, token
 				}
 			}
 		}
-		cands = append(cands, top...)
 	}
 	return cands, nil
 }

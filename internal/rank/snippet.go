@@ -31,6 +31,18 @@ var stems stemCache
 // concurrent use.
 func Stem(tok string) string { return stems.of(tok) }
 
+// ofBytes is of for a token in bytes, which it copies only when its
+// stem is not cached.
+func (c *stemCache) ofBytes(tok []byte) string {
+	c.mu.RLock()
+	st, ok := c.stems[string(tok)]
+	c.mu.RUnlock()
+	if ok {
+		return st
+	}
+	return c.of(string(tok))
+}
+
 // of returns tok's Porter stem.
 func (c *stemCache) of(tok string) string {
 	c.mu.RLock()
@@ -52,15 +64,15 @@ func (c *stemCache) of(tok string) string {
 // Keys are a query's terms as snippets match them: by Porter stem, as the
 // index does. Porter stemming rewrites suffixes only, so a token can share
 // a term's stem only if it starts like it: first lets most tokens skip
-// stemming. A Keys remembers the words it has looked at and is not safe
-// for concurrent use: a search makes its own.
+// stemming. A Keys remembers the words past ASCII it has looked at and is
+// not safe for concurrent use: a search makes its own.
 type Keys struct {
 	stems map[string]bool
 	first [256]bool
-	// heads are, by first letter, the starts a token holding a key must
-	// have (see stemHead).
-	heads [256][]string
-	words map[string]bool // whether a word holds a key, once known
+	// heads are the starts a token holding a key must have (see
+	// stemHead), one per key: a query has a few.
+	heads []string
+	words map[string]bool // whether a word past ASCII holds a key, once known
 	// spans and hit are Snippet's scratch: where each word of a text
 	// starts and ends, and whether it holds a key.
 	spans [][2]int
@@ -74,7 +86,7 @@ func NewKeys(stems []string) *Keys {
 	for _, st := range stems {
 		if st != "" && !k.stems[st] {
 			k.first[st[0]] = true
-			k.heads[st[0]] = append(k.heads[st[0]], stemHead(st))
+			k.heads = append(k.heads, stemHead(st))
 		}
 		k.stems[st] = true
 	}
@@ -107,7 +119,7 @@ func (k *Keys) Snippet(text string) string {
 				continue
 			}
 		}
-		j := i + 1
+		j, ascii := i+1, text[i] < utf8.RuneSelf
 		for j < len(text) {
 			if c := text[j]; c < utf8.RuneSelf {
 				if asciiSpace[c] {
@@ -115,11 +127,13 @@ func (k *Keys) Snippet(text string) string {
 				}
 			} else if spaceAt(text, j) > 0 {
 				break
+			} else {
+				ascii = false
 			}
 			j++
 		}
 		k.spans = append(k.spans, [2]int{i, j})
-		k.hit = append(k.hit, k.holds(text[i:j]))
+		k.hit = append(k.hit, k.holds(text[i:j], ascii))
 		i = j
 	}
 	words, hit := k.spans, k.hit
@@ -184,10 +198,12 @@ func Window(hit []bool) (start, end int) {
 }
 
 // holds reports whether the word w holds a key: one of its tokens has a
-// key's stem.
-func (k *Keys) holds(w string) bool {
-	if !k.mayHold(w) {
-		return false
+// key's stem. A word of ASCII alone (ascii) is looked at token by token
+// (see asciiHolds); another is tokenized by query.Tokens, once per
+// search.
+func (k *Keys) holds(w string, ascii bool) bool {
+	if ascii {
+		return k.asciiHolds(w)
 	}
 	h, known := k.words[w]
 	if !known {
@@ -205,16 +221,15 @@ func (k *Keys) holds(w string) bool {
 	return h
 }
 
-// mayHold reports whether the word w may hold a key: false when it is
-// ASCII and none of its tokens (its runs of letters and digits, lowercased)
-// starts as a token holding a key does (see stemHead).
-func (k *Keys) mayHold(w string) bool {
+// asciiHolds is holds for a word of ASCII alone, whose tokens are its
+// runs of letters and digits, lowercased: a token is stemmed only if it
+// starts as a token holding a key does (see stemHead), and without
+// query.Tokens' allocations. (Past ASCII, folding may change a token:
+// holds looks at such words properly.)
+func (k *Keys) asciiHolds(w string) bool {
+	var scratch [64]byte
 	for i := 0; i < len(w); {
-		c := w[i]
-		switch {
-		case c >= utf8.RuneSelf:
-			return true // folding may change it: look properly
-		case !asciiAlnum(c):
+		if !asciiAlnum(w[i]) {
 			i++
 			continue
 		}
@@ -222,15 +237,31 @@ func (k *Keys) mayHold(w string) bool {
 		for j < len(w) && asciiAlnum(w[j]) {
 			j++
 		}
-		if j < len(w) && w[j] >= utf8.RuneSelf {
-			return true
-		}
-		for _, h := range k.heads[lowerASCII(c)] {
-			if len(h) <= j-i && strings.EqualFold(w[i:i+len(h)], h) {
+		if k.startsAsKey(w[i:j]) {
+			tok := scratch[:0]
+			for p := i; p < j; p++ {
+				tok = append(tok, lowerASCII(w[p]))
+			}
+			if k.stems[stems.ofBytes(tok)] {
 				return true
 			}
 		}
 		i = j
+	}
+	return false
+}
+
+// startsAsKey reports whether the ASCII token tok (not lowercased yet)
+// starts as a token holding a key does: with the head of a key's stem.
+func (k *Keys) startsAsKey(tok string) bool {
+	c := lowerASCII(tok[0])
+	if !k.first[c] {
+		return false
+	}
+	for _, h := range k.heads {
+		if h[0] == c && len(h) <= len(tok) && strings.EqualFold(tok[:len(h)], h) {
+			return true
+		}
 	}
 	return false
 }

@@ -164,3 +164,17 @@ func TestNthRandom(t *testing.T) {
 		}
 	}
 }
+
+// A snippet of ASCII words allocates only itself: its words are
+// tokenized and their stems looked up without query.Tokens' slices.
+func TestSnippetOfASCIIAllocatesOnlyItself(t *testing.T) {
+	k := NewKeys([]string{query.Stem("deploy"), query.Stem("canary"), query.Stem("migrations")})
+	text := "Deploying the Canary-build went fine; we rolled back 42 migrations (MIGRATE) and redeployed at noon."
+	k.Snippet(text) // the scratch and the stems, once
+	if n := testing.AllocsPerRun(100, func() {
+		clear(k.words) // as in a search's first text
+		k.Snippet(text)
+	}); n != 1 {
+		t.Fatalf("a snippet allocates %v times, want once (the snippet)", n)
+	}
+}
