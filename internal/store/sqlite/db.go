@@ -762,6 +762,36 @@ func (s *DB) FullText() bool { return true }
 // are gone from the disk.
 func (s *DB) Scrub(ctx context.Context) error { return s.Checkpoint(ctx) }
 
+// Vacuum rebuilds the database packed (SQLite's VACUUM) on the writer
+// connection, holding the writer lock, then checkpoints the write-ahead
+// log into the file and truncates it (see Checkpoint): the pages that
+// deletes and full-text merges left free go back to the file system, and
+// every index is written anew in key order, without the free space that
+// inserts in random order leave in split pages. VACUUM keeps every rowid
+// (each table of the schema has an INTEGER PRIMARY KEY, or none). It
+// rewrites the whole file, so it costs about as much as copying it. A
+// read-only database has nothing to do. It returns store.ErrClosed after
+// Close, ctx's error when it ended, store.ErrBusy (wrapped) when other
+// connections keep the log from being truncated (see Checkpoint), and
+// the driver's error as Config.Wrap makes it for "optimize".
+func (s *DB) Vacuum(ctx context.Context) error {
+	if s.readOnly {
+		return nil
+	}
+	if s.closed.Load() {
+		return store.ErrClosed
+	}
+	if err := s.lockWriter(ctx); err != nil {
+		return err
+	}
+	_, err := s.wconn.ExecContext(ctx, "VACUUM")
+	s.wmu.Unlock()
+	if err != nil {
+		return s.wrap(ctx, "optimize", err)
+	}
+	return s.Checkpoint(ctx)
+}
+
 // State is what State reports of a database's connections.
 type State struct {
 	Wakes   uint64 // writer connections opened so far (see Park)
