@@ -2,7 +2,9 @@ package engram_test
 
 import (
 	"context"
+	"crypto/sha256"
 	"database/sql"
+	"encoding/hex"
 	"fmt"
 	"testing"
 
@@ -119,4 +121,49 @@ func TestSchema13FullTextIndexesKeepNoColumnSizes(t *testing.T) {
 	}
 	require.NoError(t, rows.Err())
 	assert.Equal(t, []string{"snapshot_fts_docsize"}, left, "only the contentless snapshot index keeps its column sizes")
+}
+
+// A semantic entry keeps an 8-byte content hash from schema 14 on; a file
+// of schema 13, whose rows and archived copies kept 16 bytes, opens with
+// them cut to 8 (the new hash of their content), in the rows and in the
+// archived copies, which a restore brings back with the new hash.
+func TestSchema13ContentHashesAreCut(t *testing.T) {
+	sqliteOnly(t, "the file is made schema 13 with raw SQL")
+	path := newDB(t)
+	ctx := context.Background()
+	m := openOn(t, path, "b", engram.Tier1)
+	kept, err := m.Semantic().Store(ctx, engram.SemanticEntry{Content: "the canoe lives in the boathouse", Importance: 0.6})
+	require.NoError(t, err)
+	gone, err := m.Semantic().Store(ctx, engram.SemanticEntry{Content: "the paddles hang by the door", Importance: 0.6})
+	require.NoError(t, err)
+	require.NoError(t, m.Archive(ctx, gone, "moved"))
+	require.NoError(t, m.Close())
+
+	long := func(text string) []byte { sum := sha256.Sum256([]byte(text)); return sum[:16] }
+	db, err := sql.Open("sqlite", path.file(t))
+	require.NoError(t, err)
+	db.SetMaxOpenConns(1)
+	var hashLen int
+	require.NoError(t, db.QueryRow(`SELECT length(content_hash) FROM semantic_memory WHERE id = ?`, kept).Scan(&hashLen))
+	require.Equal(t, 8, hashLen, "a new entry's content hash")
+	_, err = db.Exec(`UPDATE semantic_memory SET content_hash = ? WHERE id = ?`, long("the canoe lives in the boathouse"), kept)
+	require.NoError(t, err)
+	_, err = db.Exec(`UPDATE archive SET row = json_set(row, '$.content_hash', ?) WHERE id = ?`, hex.EncodeToString(long("the paddles hang by the door")), gone)
+	require.NoError(t, err)
+	_, err = db.Exec(`PRAGMA user_version = 13`)
+	require.NoError(t, err)
+	require.NoError(t, db.Close())
+
+	m = openOn(t, path, "b", engram.Tier1)
+	require.NoError(t, m.CheckIntegrity(ctx))
+	require.NoError(t, m.Restore(ctx, gone))
+	require.NoError(t, m.Close())
+	db, err = sql.Open("sqlite", path.file(t))
+	require.NoError(t, err)
+	defer db.Close()
+	for _, c := range []struct{ id, text string }{{kept, "the canoe lives in the boathouse"}, {gone, "the paddles hang by the door"}} {
+		var hash []byte
+		require.NoError(t, db.QueryRow(`SELECT content_hash FROM semantic_memory WHERE id = ?`, c.id).Scan(&hash))
+		assert.Equal(t, long(c.text)[:8], hash, c.id)
+	}
 }
