@@ -218,9 +218,7 @@ func (m *Memory) Compact(ctx context.Context, strategies ...CompactionStrategy) 
 // (0.2 to 0.4 s per 10,000 memories here) and hold up writes meanwhile.
 // On PostgreSQL, which has no such index, it vacuums the tables of
 // memories (VACUUM: their space for reuse, and their statistics), as a
-// forget does. It returns [ErrClosed] after Close, [ErrBusy] (wrapped)
-// when other connections keep SQLite's write-ahead log from being
-// truncated after the rewrite for 30 seconds, and a [*DatabaseError]
+// forget does. It returns [ErrClosed] after Close and a [*DatabaseError]
 // when the database fails.
 func (m *Memory) Optimize(ctx context.Context) error { return m.optimize(ctx, true) }
 
