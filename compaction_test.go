@@ -2,9 +2,11 @@ package engram_test
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"path/filepath"
 	"slices"
 	"sync"
 	"testing"
@@ -538,4 +540,56 @@ func TestArchiveByHandAndRestore(t *testing.T) {
 	assert.ErrorIs(t, m.Archive(ctx, "no-such", ""), engram.ErrNotFound)
 	assert.ErrorIs(t, m.Archive(ctx, "bad id!", ""), engram.ErrInvalid)
 	assert.ErrorIs(t, m.Archive(ctx, b, "two\x00parts"), engram.ErrInvalid)
+}
+
+// TestOptimizeWritesTheFilePacked: after Optimize the file has no free
+// page (the full-text merge and a forget leave some) and the index of
+// importance, which inserts in random order of importance split into
+// half-empty pages, is packed; what a search finds and History read the
+// same.
+func TestOptimizeWritesTheFilePacked(t *testing.T) {
+	sqliteOnly(t, "VACUUM and dbstat are SQLite's")
+	ctx := context.Background()
+	dir := t.TempDir()
+	m, err := engram.New(engram.Tier1, engram.WithDir(dir))
+	require.NoError(t, err)
+	defer m.Close()
+	rng := rand.New(rand.NewPCG(1, 2))
+	var ids []string
+	for b := range 6 { // one transaction, one FTS5 segment each
+		batch := make([]engram.SemanticEntry, 400)
+		for i := range batch {
+			batch[i] = engram.SemanticEntry{Content: fmt.Sprintf("note %d of batch %d on the release train", i, b), Importance: float64(rng.IntN(101)) / 100}
+		}
+		got, err := m.Semantic().StoreBatch(ctx, batch)
+		require.NoError(t, err)
+		ids = append(ids, got...)
+	}
+	for _, id := range ids[:300] {
+		require.NoError(t, m.Forget(ctx, id))
+	}
+	search := func() []string {
+		res, err := m.Search(ctx, engram.SearchOptions{Query: "release train batch", Limit: 50})
+		require.NoError(t, err)
+		return searchIDs(res)
+	}
+	before := search()
+	hist, err := m.History(ctx, ids[1000])
+	require.NoError(t, err)
+	require.NoError(t, m.Optimize(ctx))
+	assert.Equal(t, before, search())
+	after, err := m.History(ctx, ids[1000])
+	require.NoError(t, err)
+	assert.Equal(t, hist, after)
+	require.NoError(t, m.CheckIntegrity(ctx))
+	require.NoError(t, m.Close())
+
+	raw, err := sql.Open("sqlite", "file:"+filepath.Join(dir, engram.DefaultAgent, "memory.db")+"?mode=ro")
+	require.NoError(t, err)
+	defer raw.Close()
+	var free, size, unused int64
+	require.NoError(t, raw.QueryRow(`PRAGMA freelist_count`).Scan(&free))
+	assert.Zero(t, free, "free pages after Optimize")
+	require.NoError(t, raw.QueryRow(`SELECT sum(pgsize), sum(unused) FROM dbstat WHERE name = 'semantic_by_rank'`).Scan(&size, &unused))
+	assert.Less(t, unused*10, size, "semantic_by_rank: %d of its %d bytes unused", unused, size)
 }

@@ -467,7 +467,7 @@ func (im *importer) memory(k *kind, rec exchange.Record) error {
 	filled := false
 	if slices.Contains(k.Cols, "content_hash") {
 		content, _ := vals["content"].(string)
-		vals["content_hash"] = textHash(content)
+		vals["content_hash"] = contentHash(k, content)
 	}
 	if k == semanticKind {
 		summary, _ := vals["summary"].(string)
@@ -803,7 +803,7 @@ func (im *importer) archived(k *kind, rec exchange.Record) error {
 	}
 	if slices.Contains(k.Cols, "content_hash") {
 		content, _ := row["content"].(string)
-		vals["row"] = strings.TrimSuffix(rowText, "}") + `,"content_hash":"` + hex.EncodeToString(textHash(content)) + `"}`
+		vals["row"] = strings.TrimSuffix(rowText, "}") + `,"content_hash":"` + hex.EncodeToString(contentHash(k, content)) + `"}`
 	}
 	var links []json.RawMessage
 	if err := json.Unmarshal([]byte(vals["links"].(string)), &links); err != nil {

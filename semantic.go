@@ -373,12 +373,12 @@ func (s *Semantic) promote(q store.Tx, e *SemanticEntry, now time.Time) error {
 	if err != nil {
 		return err
 	}
-	pk, hash, ok, err := store.SemanticHashByID(q, s.m.agent, row.ID)
+	pk, content, ok, err := store.SemanticContentByID(q, s.m.agent, row.ID)
 	switch {
 	case err != nil:
 		return err
 	case ok:
-		if row.rec.SameContent(hash) {
+		if content == row.rec.Content {
 			return nil
 		}
 		return store.UpdateSemanticContent(q, pk, &row.rec, now)

@@ -17,6 +17,16 @@ import (
 // textHash is the hash engram keeps of a text (see store.TextHash).
 func textHash(text string) []byte { return store.TextHash(text) }
 
+// contentHash is the content_hash of a row of kind k with the given
+// content: store.ContentHash for a semantic entry, textHash for a
+// document chunk.
+func contentHash(k *kind, content string) []byte {
+	if k == semanticKind {
+		return store.ContentHash(content)
+	}
+	return textHash(content)
+}
+
 // encodeVector is a vector as vec0 and the embedding cache store it.
 func encodeVector(v []float32) []byte { return store.EncodeVector(v) }
 

@@ -124,8 +124,8 @@ func TestDerivedColumnsOnEveryWrite(t *testing.T) {
 			if err := q.QueryRow(`SELECT content_hash FROM semantic_memory WHERE agent_id = 'a' AND id = ?`, []any{id}, &hash); err != nil {
 				t.Fatal(err)
 			}
-			if !bytes.Equal(hash, TextHash(texts[0])) {
-				t.Errorf("%s: content hash %x, want %x", what, hash, TextHash(texts[0]))
+			if !bytes.Equal(hash, ContentHash(texts[0])) {
+				t.Errorf("%s: content hash %x, want %x", what, hash, ContentHash(texts[0]))
 			}
 		}
 	}

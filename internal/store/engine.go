@@ -98,6 +98,14 @@ type Copier interface {
 	UnrecordInCopy(ctx context.Context, path, prefix string) error
 }
 
+// Vacuumer is a DB that rebuilds its file packed (SQLite's VACUUM):
+// Memory.Optimize's last step on the engines that have it.
+type Vacuumer interface {
+	// Vacuum writes the database anew, every table and index packed in
+	// key order, and gives the pages left free back to the file system.
+	Vacuum(ctx context.Context) error
+}
+
 // ErrUnsupported is returned (wrapped, naming the operation and the
 // engine) by an operation the engine cannot do: a backup by file copy on
 // PostgreSQL, for one.

@@ -30,7 +30,7 @@ type SemanticRow struct {
 
 	derived
 	tags string // Tags encoded, once derived
-	hash []byte // TextHash(Content), once derived
+	hash []byte // ContentHash(Content), once derived
 }
 
 // Derive computes the row's derived columns, the term vector of its
@@ -42,7 +42,7 @@ type SemanticRow struct {
 // must be derived anew: make a new row.
 func (r *SemanticRow) Derive(each func(i int, tok, stem string)) {
 	if !r.done {
-		r.tags, r.hash = EncodeTags(r.Tags), TextHash(r.Content)
+		r.tags, r.hash = EncodeTags(r.Tags), ContentHash(r.Content)
 	}
 	r.derive(each, r.Content, r.tags)
 }
@@ -120,22 +120,15 @@ func InsertSemanticBatch(q Querier, agent string, rows []*SemanticRow) ([]int64,
 	return pks, err
 }
 
-// SemanticHashByID returns the rowid and content hash of agent's entry
+// SemanticContentByID returns the rowid and content of agent's entry
 // with the given ID, and whether there is one. Errors are the driver's.
-func SemanticHashByID(q Querier, agent, id string) (pk int64, hash []byte, ok bool, err error) {
-	err = q.QueryRow(`SELECT pk, content_hash FROM semantic_memory WHERE agent_id = ? AND id = ?`,
-		[]any{agent, id}, &pk, &hash)
+func SemanticContentByID(q Querier, agent, id string) (pk int64, content string, ok bool, err error) {
+	err = q.QueryRow(`SELECT pk, content FROM semantic_memory WHERE agent_id = ? AND id = ?`,
+		[]any{agent, id}, &pk, &content)
 	if errors.Is(err, sql.ErrNoRows) {
-		return 0, nil, false, nil
+		return 0, "", false, nil
 	}
-	return pk, hash, err == nil, err
-}
-
-// SameContent reports whether hash, as [SemanticHashByID] returns it, is
-// the hash of r's content.
-func (r *SemanticRow) SameContent(hash []byte) bool {
-	r.Derive(nil)
-	return string(hash) == string(r.hash)
+	return pk, content, err == nil, err
 }
 
 // UpdateSemanticContent writes r's content, summary, importance and
@@ -173,7 +166,7 @@ func SemanticHolding(q Querier, agent string, contents []string, user string) (m
 	}
 	keyed := make([]keyHash, len(contents))
 	for i, c := range contents {
-		keyed[i] = keyHash{K: c, H: fmt.Sprintf("%X", TextHash(c))}
+		keyed[i] = keyHash{K: c, H: fmt.Sprintf("%X", ContentHash(c))}
 	}
 	b, err := json.Marshal(keyed)
 	if err != nil {

@@ -35,12 +35,20 @@ type VecKind struct {
 	Text, ArchivedText string
 }
 
-// TextHash is the hash engram keeps of a text: a row's content_hash and
-// the embedding cache's key.
+// TextHash is the hash engram keeps of a text: a document chunk's
+// content_hash and the embedding cache's key.
 func TextHash(text string) []byte {
 	sum := sha256.Sum256([]byte(text))
 	return sum[:16]
 }
+
+// ContentHash is the hash a semantic entry keeps of its content, in
+// content_hash: the first 8 bytes of TextHash's. It only finds the
+// entries that may hold a text already (semantic_by_hash), each of which
+// is then compared by its content, so a collision costs a comparison, not
+// a wrong answer; entries written before schema 14 kept 16 bytes, which
+// migration 14 cut to these 8.
+func ContentHash(text string) []byte { return TextHash(text)[:8] }
 
 // EncodeVector encodes a vector as vec0 and the embedding cache store it:
 // little-endian float32s.

@@ -28,7 +28,16 @@ type step struct {
 // new step, never an edit of one a database may have applied.
 var steps = []step{
 	{name: "schema.sql", sql: Schema},
+	{name: "content_hash", sql: contentHash},
 }
+
+// contentHash is step 2, SQLite's migration 14 for the tables the engines
+// share: a semantic entry's content_hash keeps the first 8 bytes of its
+// hash (see store.ContentHash), in the row and in its archived copy (whose
+// JSON text keeps its form: only the hex digits are cut).
+const contentHash = `UPDATE semantic_memory SET content_hash = substring(content_hash from 1 for 8) WHERE length(content_hash) > 8;
+UPDATE archive SET row = regexp_replace(row, '("content_hash"\s*:\s*")([0-9a-fA-F]{16})[0-9a-fA-F]{16}"', '\1\2"')
+	WHERE memory_type = 'semantic' AND row LIKE '%"content_hash"%';`
 
 // Latest is the newest schema version this engram knows: how many steps
 // Migrate applies to an empty database.

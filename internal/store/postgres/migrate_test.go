@@ -179,3 +179,53 @@ func TestMigrateNotEngram(t *testing.T) {
 		t.Error("engram_schema was made in another program's database")
 	}
 }
+
+// TestMigrateCutsContentHashes: step 2 cuts a semantic entry's 16-byte
+// content hash to its first 8 bytes, in the row and in the JSON text of
+// an archived copy (in either spacing, the rest of the text as it was),
+// and leaves a document chunk's hash and other kinds' copies alone.
+func TestMigrateCutsContentHashes(t *testing.T) {
+	d := pgtest.NewDatabase(t)
+	db := openDB(t, d.DSN)
+	ctx := context.Background()
+	if v, err := postgres.MigrateSteps(ctx, db, postgres.Steps[:1]); err != nil || v != 1 {
+		t.Fatalf("migrating to schema.sql: version %d, %v", v, err)
+	}
+	long := "00112233445566778899aabbccddeeff"
+	for _, stmt := range []string{
+		`INSERT INTO semantic_memory (agent_id, id, content, summary_own, importance, content_hash, created_at, updated_at, last_accessed_at)
+			VALUES ('a', 's', 'the canoe', '', 0.5, decode('` + long + `', 'hex'), 0, 0, 0)`,
+		`INSERT INTO archive (agent_id, memory_type, id, row, reason, archived_at) VALUES
+			('a', 'semantic', 'x', '{"id":"x","content_hash":"` + long + `","content":"a"}', '', 0),
+			('a', 'semantic', 'y', '{"id" : "y", "content_hash" : "` + long + `", "content" : "b"}', '', 0),
+			('a', 'document', 'z', '{"id":"z","content_hash":"` + long + `"}', '', 0)`,
+	} {
+		if _, err := db.ExecContext(ctx, stmt); err != nil {
+			t.Fatalf("%s: %v", stmt, err)
+		}
+	}
+	if v, err := postgres.Migrate(ctx, db); err != nil || v != postgres.Latest() {
+		t.Fatalf("Migrate: version %d, %v", v, err)
+	}
+	var hash string
+	if err := db.QueryRow(`SELECT encode(content_hash, 'hex') FROM semantic_memory WHERE id = 's'`).Scan(&hash); err != nil {
+		t.Fatal(err)
+	}
+	if hash != long[:16] {
+		t.Errorf("the row's content_hash is %s, want %s", hash, long[:16])
+	}
+	want := map[string]string{
+		"x": `{"id":"x","content_hash":"` + long[:16] + `","content":"a"}`,
+		"y": `{"id" : "y", "content_hash" : "` + long[:16] + `", "content" : "b"}`,
+		"z": `{"id":"z","content_hash":"` + long + `"}`,
+	}
+	for id, w := range want {
+		var row string
+		if err := db.QueryRow(`SELECT row FROM archive WHERE id = $1`, id).Scan(&row); err != nil {
+			t.Fatal(err)
+		}
+		if row != w {
+			t.Errorf("archived %s: %s, want %s", id, row, w)
+		}
+	}
+}

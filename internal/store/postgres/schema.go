@@ -20,4 +20,4 @@ var Schema string
 
 // SchemaVersion is the SQLite schema version (internal/schema) whose
 // tables Schema holds.
-const SchemaVersion = 13
+const SchemaVersion = 14

@@ -1,5 +1,5 @@
 -- engram's schema on PostgreSQL: a first cut of the tables and indexes of
--- the SQLite schema at version 13 (internal/schema), in one file.
+-- the SQLite schema at version 14 (internal/schema), in one file.
 --
 -- What differs from SQLite, and why:
 --

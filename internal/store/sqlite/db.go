@@ -762,6 +762,38 @@ func (s *DB) FullText() bool { return true }
 // are gone from the disk.
 func (s *DB) Scrub(ctx context.Context) error { return s.Checkpoint(ctx) }
 
+// Vacuum rebuilds the database packed (SQLite's VACUUM) on the writer
+// connection, holding the writer lock, then tries once to checkpoint the
+// write-ahead log, which holds the whole file now, into the file and to
+// truncate it (a reader on an older snapshot leaves that to a later
+// checkpoint, Close's at the latest): the pages that
+// deletes and full-text merges left free go back to the file system, and
+// every index is written anew in key order, without the free space that
+// inserts in random order leave in split pages. VACUUM keeps every rowid
+// (each table of the schema has an INTEGER PRIMARY KEY, or none). It
+// rewrites the whole file, so it costs about as much as copying it. A
+// read-only database has nothing to do. It returns store.ErrClosed after
+// Close, ctx's error when it ended, and the driver's error as
+// Config.Wrap makes it for "optimize".
+func (s *DB) Vacuum(ctx context.Context) error {
+	if s.readOnly {
+		return nil
+	}
+	if s.closed.Load() {
+		return store.ErrClosed
+	}
+	if err := s.lockWriter(ctx); err != nil {
+		return err
+	}
+	_, err := s.wconn.ExecContext(ctx, "VACUUM")
+	s.wmu.Unlock()
+	if err != nil || s.memory {
+		return s.wrap(ctx, "optimize", err)
+	}
+	_, err = s.truncateLog(ctx) // busy: another connection still reads the log
+	return err
+}
+
 // State is what State reports of a database's connections.
 type State struct {
 	Wakes   uint64 // writer connections opened so far (see Park)

@@ -2350,9 +2350,6 @@ SELECT pk, content FROM document_chunks WHERE agent_id = ?
 SELECT pk, content FROM semantic_memory WHERE agent_id = ? AND id = ?
 ;
 
-SELECT pk, content_hash FROM semantic_memory WHERE agent_id = ? AND id = ?
-;
-
 SELECT pk, id, content FROM semantic_memory WHERE agent_id = ? ORDER BY pk
 ;
 
