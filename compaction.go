@@ -215,7 +215,10 @@ func (m *Memory) Compact(ctx context.Context, strategies ...CompactionStrategy) 
 // the indexes that inserts in random order left with half-empty pages
 // (the order of importance, for one) are written full: an eighth of a
 // file of 100,000 short memories. The two cost about as much as writing the file anew
-// (0.2 to 0.4 s per 10,000 memories here) and hold up writes meanwhile.
+// (0.2 to 0.4 s per 10,000 memories here) and hold up writes meanwhile,
+// so a file that holds other agents' memories too (a [Store] on one
+// file) is merged but not written anew: one agent's Optimize must not
+// hold up the others' writes for that long.
 // On PostgreSQL, which has no such index, it vacuums the tables of
 // memories (VACUUM: their space for reuse, and their statistics), as a
 // forget does. It returns [ErrClosed] after Close and a [*DatabaseError]
@@ -242,6 +245,17 @@ func (m *Memory) optimize(ctx context.Context, always bool) error {
 		}
 	}
 	if v, ok := m.db.(store.Vacuumer); ok && always {
+		var agents []string
+		err := m.read(ctx, "optimize", func(q store.Tx) (err error) {
+			agents, err = agentsIn(q)
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		if len(agents) > 1 || len(agents) == 1 && agents[0] != m.agent {
+			return nil // a file others share: writing it anew would hold up their writes
+		}
 		return v.Vacuum(ctx)
 	}
 	return nil

@@ -593,3 +593,37 @@ func TestOptimizeWritesTheFilePacked(t *testing.T) {
 	require.NoError(t, raw.QueryRow(`SELECT sum(pgsize), sum(unused) FROM dbstat WHERE name = 'semantic_by_rank'`).Scan(&size, &unused))
 	assert.Less(t, unused*10, size, "semantic_by_rank: %d of its %d bytes unused", unused, size)
 }
+
+// On a file other agents share, Optimize merges but does not write the
+// file anew (which holds up every agent's writes for as long as it
+// takes): the free pages stay.
+func TestOptimizeLeavesASharedFileUnpacked(t *testing.T) {
+	sqliteOnly(t, "VACUUM and freelist_count are SQLite's")
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "shared.db")
+	st, err := engram.Open(engram.Tier1, engram.WithPath(path))
+	require.NoError(t, err)
+	defer st.Close()
+	var m *engram.Memory
+	for _, agent := range []string{"a", "b"} {
+		m, err = st.Agent(agent)
+		require.NoError(t, err)
+		batch := make([]engram.SemanticEntry, 400)
+		for i := range batch {
+			batch[i] = engram.SemanticEntry{Content: fmt.Sprintf("note %d of %s on the release train", i, agent)}
+		}
+		ids, err := m.Semantic().StoreBatch(ctx, batch)
+		require.NoError(t, err)
+		for _, id := range ids[:300] {
+			require.NoError(t, m.Forget(ctx, id))
+		}
+	}
+	require.NoError(t, m.Optimize(ctx))
+	require.NoError(t, st.Close())
+	raw, err := sql.Open("sqlite", "file:"+path+"?mode=ro")
+	require.NoError(t, err)
+	defer raw.Close()
+	var free int64
+	require.NoError(t, raw.QueryRow(`PRAGMA freelist_count`).Scan(&free))
+	assert.Positive(t, free, "free pages after Optimize of one agent of a shared file")
+}
