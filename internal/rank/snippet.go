@@ -119,11 +119,19 @@ func (k *Keys) Snippet(text string) string {
 				continue
 			}
 		}
+		// maybe says a token of the word (a run of ASCII letters and
+		// digits) starts with a key's first letter: a word of ASCII alone
+		// without one holds no key (see asciiHolds), and is not looked
+		// at again.
 		j, ascii := i+1, text[i] < utf8.RuneSelf
+		maybe := ascii && asciiAlnum(text[i]) && k.first[lowerASCII(text[i])]
 		for j < len(text) {
 			if c := text[j]; c < utf8.RuneSelf {
 				if asciiSpace[c] {
 					break
+				}
+				if !maybe && asciiAlnum(c) && !asciiAlnum(text[j-1]) && k.first[lowerASCII(c)] {
+					maybe = true
 				}
 			} else if spaceAt(text, j) > 0 {
 				break
@@ -133,7 +141,7 @@ func (k *Keys) Snippet(text string) string {
 			j++
 		}
 		k.spans = append(k.spans, [2]int{i, j})
-		k.hit = append(k.hit, k.holds(text[i:j], ascii))
+		k.hit = append(k.hit, (maybe || !ascii) && k.holds(text[i:j], ascii))
 		i = j
 	}
 	words, hit := k.spans, k.hit

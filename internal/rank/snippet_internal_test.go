@@ -13,10 +13,10 @@ import (
 
 // A snippet marks exactly the words whose tokens hold one of the query's
 // stems, however the words are cased and punctuated, with the shortcuts
-// Keys takes (a lowercase word starting with no key's letter, a
-// word seen before) as without them.
+// Keys takes (a word none of whose tokens starts with a key's letter, a
+// word seen before) as without them: a key in a word's second token too.
 func TestSnippetMarksEveryWordHoldingAKey(t *testing.T) {
-	vocab := strings.Fields("Deploy deploying deployed kayak Kayaks rollback roll-back canary (canary) über Über naïve 42 the and migrations MIGRATE")
+	vocab := strings.Fields("Deploy deploying deployed kayak Kayaks rollback roll-back canary (canary) über Über naïve 42 the and migrations MIGRATE re-deploy x/Canary 42,migrations")
 	rng := rand.New(rand.NewPCG(17, 17))
 	for range 300 {
 		w := make([]string, 1+rng.IntN(60))
@@ -85,7 +85,7 @@ func snippetByFields(k *Keys, text string) string {
 // and is, byte for byte, what stemming every word of strings.Fields
 // makes, whatever the snippets cut before it with the same keys.
 func TestSnippetSplitsAsFields(t *testing.T) {
-	vocab := strings.Fields("Deploy deploying kayak Kayaks roll-back (canary) über naïve 42 the migrations MIGRATE x")
+	vocab := strings.Fields("Deploy deploying kayak Kayaks roll-back (canary) über naïve 42 the migrations MIGRATE x re-deploy x/Canary 42,migrations")
 	spaces := []string{" ", "  ", "\t", "\n", "\u00a0", "\u2003", "\u3000"}
 	rng := rand.New(rand.NewPCG(18, 18))
 	keys := []string{query.Stem("deploy"), query.Stem("canary"), query.Stem("über"), query.Stem("migrations")}
