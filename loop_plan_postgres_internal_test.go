@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -40,8 +41,8 @@ func TestAgentLoopQueryPlansPostgres(t *testing.T) {
 		t.Cleanup(func() { m.Close() })
 		return m
 	}
-	// Every kind's rows, and a crowd of other agents' beside the loop's:
-	// tables as large as a service's, so that the planner plans as it
+	// Every kind's rows, and a crowd of another agent's beside the
+	// loop's: tables as large as a service's, so that the planner plans as it
 	// would there (on a few hundred rows it rightly reads them all), and
 	// a read bounded by agent_id alone is far from the whole table.
 	crowd := open("crowd")
@@ -120,6 +121,15 @@ func TestAgentLoopQueryPlansPostgres(t *testing.T) {
 		}
 	}
 	t.Logf("%d statements recorded, %d planned", len(stmts), checked)
+	// The search after the other server's write caught the index up, by
+	// pk: that statement was among those checked.
+	after, err := postgres.Translate(store.TextAfterSQL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(stmts, after) {
+		t.Errorf("no search caught the text index up after another server's write")
+	}
 	// The check must be able to fail: a read of all of an agent's
 	// episodes by agent_id alone is caught.
 	plan, err := genericPlan(ctx, conn, "canary", `SELECT content FROM episodic_log WHERE agent_id = $1 ORDER BY content`)
