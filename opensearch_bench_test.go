@@ -1,8 +1,6 @@
 package engram_test
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -11,12 +9,12 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"slices"
-	"strconv"
 	"testing"
 	"time"
 
 	"github.com/engram-go/engram"
 	"github.com/engram-go/engram/internal/benchdata"
+	"github.com/engram-go/engram/internal/procmem"
 )
 
 var (
@@ -76,7 +74,8 @@ func BenchmarkOpenSearchText(b *testing.B) {
 			for b.Loop() {
 				b.StopTimer()
 				debug.FreeOSMemory()
-				base, hasRSS := resetPeakRSS()
+				base, rerr := procmem.ResetPeak()
+				hasRSS := rerr == nil
 				b.StartTimer()
 				start := time.Now()
 				m, err := engram.New(engram.Tier1, engram.WithDir(dir))
@@ -104,7 +103,7 @@ func BenchmarkOpenSearchText(b *testing.B) {
 					after = append(after, time.Since(t))
 				}
 				if hasRSS {
-					if hwm, now, ok := procRSS(); ok {
+					if now, hwm, err := procmem.Resident(); err == nil {
 						peak, rss = append(peak, float64(hwm-base)/(1<<20)), append(rss, float64(now-base)/(1<<20))
 					}
 				}
@@ -127,45 +126,6 @@ func BenchmarkOpenSearchText(b *testing.B) {
 			}
 		})
 	}
-}
-
-// resetPeakRSS resets the process's peak resident memory (VmHWM) to what
-// it holds now, and returns that; ok is false where Linux's /proc is not
-// there to do it.
-func resetPeakRSS() (rss int64, ok bool) {
-	if err := os.WriteFile("/proc/self/clear_refs", []byte("5"), 0); err != nil {
-		return 0, false
-	}
-	_, rss, ok = procRSS()
-	return rss, ok
-}
-
-// procRSS returns the process's peak and present resident memory in
-// bytes, from /proc/self/status.
-func procRSS() (hwm, rss int64, ok bool) {
-	data, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		return 0, 0, false
-	}
-	found := 0
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	for sc.Scan() {
-		f := bytes.Fields(sc.Bytes())
-		if len(f) < 2 {
-			continue
-		}
-		kb, err := strconv.ParseInt(string(f[1]), 10, 64)
-		if err != nil {
-			continue
-		}
-		switch string(f[0]) {
-		case "VmHWM:":
-			hwm, found = kb<<10, found+1
-		case "VmRSS:":
-			rss, found = kb<<10, found+1
-		}
-	}
-	return hwm, rss, found == 2
 }
 
 // median returns the middle of xs (which it sorts).

@@ -16,6 +16,7 @@ import (
 
 	"github.com/engram-go/engram"
 	"github.com/engram-go/engram/internal/benchdata"
+	"github.com/engram-go/engram/internal/procmem"
 	"github.com/engram-go/engram/internal/vecdata"
 )
 
@@ -391,7 +392,8 @@ func BenchmarkOpenSearchVector(b *testing.B) {
 			for b.Loop() {
 				b.StopTimer()
 				debug.FreeOSMemory()
-				base, hasRSS := resetPeakRSS()
+				base, rerr := procmem.ResetPeak()
+				hasRSS := rerr == nil
 				b.StartTimer()
 				start := time.Now()
 				m, err := engram.New(engram.Tier2, engram.WithPath(path), engram.WithEmbedder(emb),
@@ -409,7 +411,7 @@ func BenchmarkOpenSearchVector(b *testing.B) {
 				open += opened.Sub(start)
 				b.StopTimer()
 				if hasRSS {
-					if hwm, now, ok := procRSS(); ok {
+					if now, hwm, err := procmem.Resident(); err == nil {
 						peak, rss = append(peak, float64(hwm-base)/(1<<20)), append(rss, float64(now-base)/(1<<20))
 					}
 				}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -99,28 +98,4 @@ func TestLoopPercentiles(t *testing.T) {
 	if lat[0] != 100 {
 		t.Error("loopPercentiles sorted its argument")
 	}
-}
-
-// procRSS reads the process's resident memory and its peak: touching 64
-// MiB more raises both by about that.
-func TestProcRSS(t *testing.T) {
-	rss, hwm, err := procRSS()
-	if err != nil {
-		t.Skip(err) // no /proc here
-	}
-	if rss <= 0 || hwm < rss {
-		t.Fatalf("VmRSS %d, VmHWM %d", rss, hwm)
-	}
-	b := make([]byte, 64<<20)
-	for i := range b {
-		b[i] = 1
-	}
-	rss2, hwm2, err := procRSS()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if rss2-rss < 60<<20 || hwm2-hwm < 60<<20 {
-		t.Errorf("after touching 64 MiB: VmRSS %d → %d, VmHWM %d → %d", rss, rss2, hwm, hwm2)
-	}
-	runtime.KeepAlive(b)
 }

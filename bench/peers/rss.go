@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -17,6 +15,7 @@ import (
 	"github.com/blevesearch/bleve/v2"
 	"github.com/engram-go/engram"
 	"github.com/engram-go/engram/internal/benchdata"
+	"github.com/engram-go/engram/internal/procmem"
 )
 
 // rssChildEnv names the environment variable that makes the binary a
@@ -106,7 +105,7 @@ func rssChild(arg string) error {
 	if err != nil {
 		return err
 	}
-	opened, _, err := procRSS()
+	opened, _, err := procmem.Resident()
 	if err != nil {
 		return err
 	}
@@ -117,7 +116,7 @@ func rssChild(arg string) error {
 			}
 		}
 	}
-	after, peak, err := procRSS()
+	after, peak, err := procmem.Resident()
 	if err != nil {
 		return err
 	}
@@ -134,11 +133,8 @@ func rssChild(arg string) error {
 func openContender(name, dir string) (ask func(string) error, closeFn func() error, base int64, err error) {
 	runtime.GC()
 	debug.FreeOSMemory()
-	if err := os.WriteFile("/proc/self/clear_refs", []byte("5"), 0); err != nil {
+	if base, err = procmem.ResetPeak(); err != nil {
 		return nil, nil, 0, fmt.Errorf("resetting the peak resident memory: %w", err)
-	}
-	if base, _, err = procRSS(); err != nil {
-		return nil, nil, 0, err
 	}
 	switch name {
 	case "engram":
@@ -167,37 +163,6 @@ func openContender(name, dir string) (ask func(string) error, closeFn func() err
 		}, idx.Close, base, nil
 	}
 	return nil, nil, 0, fmt.Errorf("no contender %q", name)
-}
-
-// procRSS returns the process's resident memory and its peak (VmRSS and
-// VmHWM of /proc/self/status) in bytes.
-func procRSS() (rss, hwm int64, err error) {
-	data, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		return 0, 0, err
-	}
-	found := 0
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	for sc.Scan() {
-		f := bytes.Fields(sc.Bytes())
-		if len(f) < 2 {
-			continue
-		}
-		kb, err := strconv.ParseInt(string(f[1]), 10, 64)
-		if err != nil {
-			continue
-		}
-		switch string(f[0]) {
-		case "VmRSS:":
-			rss, found = kb<<10, found+1
-		case "VmHWM:":
-			hwm, found = kb<<10, found+1
-		}
-	}
-	if found != 2 {
-		return 0, 0, errors.New("/proc/self/status: no VmRSS or VmHWM")
-	}
-	return rss, hwm, nil
 }
 
 func mib(b int64) float64 { return float64(b) / (1 << 20) }
