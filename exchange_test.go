@@ -800,3 +800,40 @@ func TestImportHistoryOfSkippedMemories(t *testing.T) {
 	require.Contains(t, string(h[0].After), `"mine"`)
 	require.Contains(t, string(h[1].After), `"theirs"`)
 }
+
+// An export reads history a batch at a time and writes each batch before
+// it reads the next (writing one reads its memories' rows): on
+// PostgreSQL, which runs no statement of a transaction while another's
+// rows are open, history longer than a batch once failed to export.
+func TestExportHistoryLongerThanABatch(t *testing.T) {
+	ctx := context.Background()
+	clock := testutil.NewClock(exStart)
+	src := exOpen(t, "default", clock, nil)
+	entries := make([]engram.SemanticEntry, 300)
+	for i := range entries {
+		entries[i] = engram.SemanticEntry{Content: fmt.Sprintf("entry %d about the deploy", i), Importance: 0.5}
+	}
+	ids, err := src.Semantic().StoreBatch(ctx, entries)
+	require.NoError(t, err)
+	for i, id := range ids[:120] {
+		clock.Advance(time.Second)
+		changed := fmt.Sprintf("entry %d, changed", i)
+		_, err := src.Semantic().Update(ctx, id, engram.SemanticPatch{Content: &changed})
+		require.NoError(t, err)
+	}
+	opts := engram.ExportOptions{History: true}
+	file := exExport(t, src, opts)
+	require.Equal(t, 420, exRecordTypes(t, file)["history/semantic"], "every entry and change")
+
+	dst := exOpen(t, "default", testutil.NewClock(clock.Now()), nil)
+	_, err = dst.Import(ctx, bytes.NewReader(file), engram.ImportOptions{})
+	require.NoError(t, err)
+	require.Equal(t, string(file), string(exExport(t, dst, opts)), "export → import → export changed the file")
+	for _, id := range []string{ids[0], ids[119], ids[299]} {
+		want, err := src.History(ctx, id)
+		require.NoError(t, err)
+		got, err := dst.History(ctx, id)
+		require.NoError(t, err)
+		require.Equal(t, len(want), len(got), id)
+	}
+}

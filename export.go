@@ -225,20 +225,36 @@ func (m *Memory) exportTable(q store.Tx, w *exchange.Writer, t *exchangeTable, c
 		}
 		return w.Record(t.rec, kind, &row)
 	}
-	var hist historyBatch
-	err := store.ExportRows(q, t.src, m.agent, cond, args, func(kind string, vals []any) error {
-		if t != historyTable {
-			return write(kind, vals)
+	if t != historyTable {
+		return store.ExportRows(q, t.src, m.agent, cond, args, write)
+	}
+	// History is read a batch at a time, each batch by a statement of its
+	// own, closed before the batch is written: writing it reads the rows
+	// of its memories (see historyBatch.flush), and PostgreSQL runs no
+	// other statement of a transaction while one's rows are open.
+	pkAt := len(t.cols) // the entry's pk follows the columns
+	after := int64(0)
+	for {
+		var hist historyBatch
+		n, err := store.ExportPage(q, t.src, m.agent, cond, args, after, historyBatchSize, func(kind string, vals []any) error {
+			hist.add(kind, vals)
+			return nil
+		})
+		if err != nil || n == 0 {
+			return err
 		}
-		if hist.add(kind, vals) < historyBatchSize {
+		last, ok := hist.vals[n-1][pkAt].(int64)
+		if !ok {
+			return fmt.Errorf("history: an entry's pk is %T", hist.vals[n-1][pkAt])
+		}
+		if err := hist.flush(q, m.agent, write); err != nil {
+			return err
+		}
+		if n < historyBatchSize {
 			return nil
 		}
-		return hist.flush(q, m.agent, write)
-	})
-	if err != nil {
-		return err
+		after = last
 	}
-	return hist.flush(q, m.agent, write)
 }
 
 // withoutDerived returns an archived row's JSON copy, as stored, without

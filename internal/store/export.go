@@ -104,11 +104,28 @@ func (s *ExportSource) Statement(cond string) string {
 // to the next: fn copies what it keeps. It returns the driver's error or
 // fn's.
 func ExportRows(q Querier, s *ExportSource, agent, cond string, args []any, fn func(kind string, vals []any) error) error {
-	stmt := s.Statement(cond)
+	return exportRows(q, s, agent, cond, "", args, fn)
+}
+
+// ExportPage is ExportRows for a source ordered by t.pk (the history's):
+// it reads the first limit rows whose pk is above after, and returns how
+// many it read.
+func ExportPage(q Querier, s *ExportSource, agent, cond string, args []any, after int64, limit int, fn func(kind string, vals []any) error) (int, error) {
+	n := 0
+	err := exportRows(q, s, agent, "("+cond+") AND t.pk > ?", " LIMIT ?", append(slices.Clip(args), after, limit), func(kind string, vals []any) error {
+		n++
+		return fn(kind, vals)
+	})
+	return n, err
+}
+
+// exportRows is ExportRows with tail after the statement's ORDER BY.
+func exportRows(q Querier, s *ExportSource, agent, cond, tail string, args []any, fn func(kind string, vals []any) error) error {
+	stmt := s.Statement(cond) + tail
 	if s.pgFrom != "" && Postgres(q) {
 		pg := *s
 		pg.from = s.pgFrom
-		stmt = pg.Statement(cond)
+		stmt = pg.Statement(cond) + tail
 	}
 	rows, err := q.Query(stmt, append([]any{agent}, args...)...)
 	if err != nil {

@@ -1037,14 +1037,6 @@ UNION ALL SELECT 4, t.pk, t.id, t.created_at, 0.5, t.ntok, t.terms, '', '', '', 
 UNION ALL SELECT 5, t.pk, t.id, t.created_at, 0.5, t.ntok, t.terms, '', '', '', CASE WHEN t.terms IS NULL THEN coalesce(t.title, '') ELSE '' END, CASE WHEN t.terms IS NULL THEN coalesce(t.heading, '') ELSE '' END, CASE WHEN t.terms IS NULL THEN coalesce(t.content, '') ELSE '' END, CASE WHEN t.terms IS NULL THEN coalesce(t.tags, '') ELSE '' END FROM document_chunks t NOT INDEXED WHERE t.agent_id = ?1 AND t.pk > ?7
 ;
 
-SELECT 0, t.pk, t.id, t.created_at, t.importance * t.resonance, t.ntok, t.terms, '', t.user_id, t.session_id, CASE WHEN t.terms IS NULL THEN t.content ELSE '' END, CASE WHEN t.terms IS NULL THEN t.tags ELSE '' END, '', '' FROM semantic_memory t NOT INDEXED WHERE t.agent_id = ?1 AND t.pk > ?2
-UNION ALL SELECT 1, t.pk, t.id, t.created_at, 0.5 * t.resonance, t.ntok, t.terms, t.session_id, t.user_id, t.session_id, CASE WHEN t.terms IS NULL THEN t.content ELSE '' END, '', '', '' FROM episodic_log t NOT INDEXED WHERE t.agent_id = ?1 AND t.pk > ?3
-UNION ALL SELECT 2, t.pk, t.id, t.created_at, t.success_rate * t.resonance, t.ntok, t.terms, '', t.user_id, t.session_id, CASE WHEN t.terms IS NULL THEN t.name ELSE '' END, CASE WHEN t.terms IS NULL THEN t.description ELSE '' END, CASE WHEN t.terms IS NULL THEN t.pattern ELSE '' END, CASE WHEN t.terms IS NULL THEN t.tags ELSE '' END FROM procedural_memory t NOT INDEXED WHERE t.agent_id = ?1 AND t.pk > ?4
-UNION ALL SELECT 3, t.pk, t.id, t.created_at, 0.5, t.ntok, t.terms, '', '', t.session_id, CASE WHEN t.terms IS NULL THEN t.summary ELSE '' END, CASE WHEN t.terms IS NULL THEN (SELECT group_concat(value, ' ') FROM json_each(t.key_decisions)) ELSE '' END, CASE WHEN t.terms IS NULL THEN (SELECT group_concat(value ->> '$.content', ' ') FROM json_each(t.messages)) ELSE '' END, '' FROM session_snapshots t NOT INDEXED WHERE t.agent_id = ?1 AND t.pk > ?5
-UNION ALL SELECT 4, t.pk, t.id, t.created_at, 0.5, t.ntok, t.terms, '', '', '', CASE WHEN t.terms IS NULL THEN t.subject ELSE '' END, CASE WHEN t.terms IS NULL THEN t.predicate ELSE '' END, CASE WHEN t.terms IS NULL THEN t.object ELSE '' END, '' FROM facts t NOT INDEXED WHERE t.agent_id = ?1 AND t.pk > ?6
-UNION ALL SELECT 5, t.pk, t.id, t.created_at, 0.5, t.ntok, t.terms, '', '', '', CASE WHEN t.terms IS NULL THEN t.title ELSE '' END, CASE WHEN t.terms IS NULL THEN t.heading ELSE '' END, CASE WHEN t.terms IS NULL THEN t.content ELSE '' END, CASE WHEN t.terms IS NULL THEN t.tags ELSE '' END FROM document_chunks t NOT INDEXED WHERE t.agent_id = ?1 AND t.pk > ?7
-;
-
 SELECT CASE ?2 WHEN 'semantic' THEN EXISTS (SELECT 1 FROM semantic_memory WHERE agent_id = ?1 AND id = ?3) WHEN 'episodic' THEN EXISTS (SELECT 1 FROM episodic_log WHERE agent_id = ?1 AND id = ?3) WHEN 'procedural' THEN EXISTS (SELECT 1 FROM procedural_memory WHERE agent_id = ?1 AND id = ?3) WHEN 'fact' THEN EXISTS (SELECT 1 FROM facts WHERE agent_id = ?1 AND id = ?3) WHEN 'document' THEN EXISTS (SELECT 1 FROM document_chunks WHERE agent_id = ?1 AND id = ?3) ELSE false END
 ;
 
@@ -2287,10 +2279,6 @@ SELECT name, pattern, memory_type, importance, tags, active, created_at, subject
 		FROM extraction_rules WHERE agent_id = ? AND (active <> 0 OR ? = 0) ORDER BY name
 ;
 
-SELECT name, pattern, memory_type, importance, tags, active, created_at, subject, predicate, object
-		FROM extraction_rules WHERE agent_id = ? AND (active <> 0 OR NOT ?) ORDER BY name
-;
-
 SELECT name, upper(type), "notnull", dflt_value IS NOT NULL FROM pragma_table_info(?)
 ;
 
@@ -2475,22 +2463,22 @@ SELECT t.id, json_object('id', t.id, 'subject', t.subject, 'predicate', t.predic
 		WHERE t.agent_id = ?1 AND t.id IN (SELECT value FROM json_each(?2))
 ;
 
-SELECT t.memory_type, t.id, t.op, t.before, t.after, t.actor, t.reason, t.at, t.pk, t.form FROM history t WHERE t.agent_id = ? AND (((t.memory_type = 'episodic' AND EXISTS (SELECT 1 FROM episodic_log x WHERE x.agent_id = t.agent_id AND x.id = t.id AND x.user_id = ? AND x.user_id <> ''))) OR EXISTS (SELECT 1 FROM archive t2 WHERE t2.agent_id = t.agent_id AND t2.id = t.id AND t2.memory_type = t.memory_type AND ((t2.memory_type = 'episodic' AND (t2.row ->> '$.user_id') = ? AND (t2.row ->> '$.user_id') <> '')))) ORDER BY t.pk
+SELECT t.memory_type, t.id, t.op, t.before, t.after, t.actor, t.reason, t.at, t.pk, t.form FROM history t WHERE t.agent_id = ? AND ((((t.memory_type = 'episodic' AND EXISTS (SELECT 1 FROM episodic_log x WHERE x.agent_id = t.agent_id AND x.id = t.id AND x.user_id = ? AND x.user_id <> ''))) OR EXISTS (SELECT 1 FROM archive t2 WHERE t2.agent_id = t.agent_id AND t2.id = t.id AND t2.memory_type = t.memory_type AND ((t2.memory_type = 'episodic' AND (t2.row ->> '$.user_id') = ? AND (t2.row ->> '$.user_id') <> ''))))) AND t.pk > ? ORDER BY t.pk LIMIT ?
 ;
 
-SELECT t.memory_type, t.id, t.op, t.before, t.after, t.actor, t.reason, t.at, t.pk, t.form FROM history t WHERE t.agent_id = ? AND (((t.memory_type = 'semantic' AND EXISTS (SELECT 1 FROM semantic_memory x WHERE x.agent_id = t.agent_id AND x.id = t.id AND x.user_id = ? AND x.user_id <> '' AND EXISTS (SELECT 1 FROM json_each(x.tags) g WHERE g.value IN (SELECT value FROM json_each(?))))) OR (t.memory_type = 'procedural' AND EXISTS (SELECT 1 FROM procedural_memory x WHERE x.agent_id = t.agent_id AND x.id = t.id AND x.user_id = ? AND x.user_id <> '' AND EXISTS (SELECT 1 FROM json_each(x.tags) g WHERE g.value IN (SELECT value FROM json_each(?)))))) OR EXISTS (SELECT 1 FROM archive t2 WHERE t2.agent_id = t.agent_id AND t2.id = t.id AND t2.memory_type = t.memory_type AND ((t2.memory_type = 'semantic' AND (t2.row ->> '$.user_id') = ? AND (t2.row ->> '$.user_id') <> '' AND EXISTS (SELECT 1 FROM json_each((t2.row ->> '$.tags')) g WHERE g.value IN (SELECT value FROM json_each(?)))) OR (t2.memory_type = 'procedural' AND (t2.row ->> '$.user_id') = ? AND (t2.row ->> '$.user_id') <> '' AND EXISTS (SELECT 1 FROM json_each((t2.row ->> '$.tags')) g WHERE g.value IN (SELECT value FROM json_each(?))))))) ORDER BY t.pk
+SELECT t.memory_type, t.id, t.op, t.before, t.after, t.actor, t.reason, t.at, t.pk, t.form FROM history t WHERE t.agent_id = ? AND ((((t.memory_type = 'semantic' AND EXISTS (SELECT 1 FROM semantic_memory x WHERE x.agent_id = t.agent_id AND x.id = t.id AND x.user_id = ? AND x.user_id <> '' AND EXISTS (SELECT 1 FROM json_each(x.tags) g WHERE g.value IN (SELECT value FROM json_each(?))))) OR (t.memory_type = 'procedural' AND EXISTS (SELECT 1 FROM procedural_memory x WHERE x.agent_id = t.agent_id AND x.id = t.id AND x.user_id = ? AND x.user_id <> '' AND EXISTS (SELECT 1 FROM json_each(x.tags) g WHERE g.value IN (SELECT value FROM json_each(?)))))) OR EXISTS (SELECT 1 FROM archive t2 WHERE t2.agent_id = t.agent_id AND t2.id = t.id AND t2.memory_type = t.memory_type AND ((t2.memory_type = 'semantic' AND (t2.row ->> '$.user_id') = ? AND (t2.row ->> '$.user_id') <> '' AND EXISTS (SELECT 1 FROM json_each((t2.row ->> '$.tags')) g WHERE g.value IN (SELECT value FROM json_each(?)))) OR (t2.memory_type = 'procedural' AND (t2.row ->> '$.user_id') = ? AND (t2.row ->> '$.user_id') <> '' AND EXISTS (SELECT 1 FROM json_each((t2.row ->> '$.tags')) g WHERE g.value IN (SELECT value FROM json_each(?)))))))) AND t.pk > ? ORDER BY t.pk LIMIT ?
 ;
 
-SELECT t.memory_type, t.id, t.op, t.before, t.after, t.actor, t.reason, t.at, t.pk, t.form FROM history t WHERE t.agent_id = ? AND (((t.memory_type = 'semantic' AND EXISTS (SELECT 1 FROM semantic_memory x WHERE x.agent_id = t.agent_id AND x.id = t.id AND x.user_id = ? AND x.user_id <> '' AND coalesce(json_type(x.metadata, ?) = 'text' AND (x.metadata ->> ?) = ?, 0))) OR (t.memory_type = 'episodic' AND EXISTS (SELECT 1 FROM episodic_log x WHERE x.agent_id = t.agent_id AND x.id = t.id AND x.user_id = ? AND x.user_id <> '' AND coalesce(json_type(x.metadata, ?) = 'text' AND (x.metadata ->> ?) = ?, 0))) OR (t.memory_type = 'procedural' AND EXISTS (SELECT 1 FROM procedural_memory x WHERE x.agent_id = t.agent_id AND x.id = t.id AND x.user_id = ? AND x.user_id <> '' AND coalesce(json_type(x.metadata, ?) = 'text' AND (x.metadata ->> ?) = ?, 0)))) OR EXISTS (SELECT 1 FROM archive t2 WHERE t2.agent_id = t.agent_id AND t2.id = t.id AND t2.memory_type = t.memory_type AND ((t2.memory_type = 'semantic' AND (t2.row ->> '$.user_id') = ? AND (t2.row ->> '$.user_id') <> '' AND coalesce(json_type((t2.row ->> '$.metadata'), ?) = 'text' AND ((t2.row ->> '$.metadata') ->> ?) = ?, 0)) OR (t2.memory_type = 'episodic' AND (t2.row ->> '$.user_id') = ? AND (t2.row ->> '$.user_id') <> '' AND coalesce(json_type((t2.row ->> '$.metadata'), ?) = 'text' AND ((t2.row ->> '$.metadata') ->> ?) = ?, 0)) OR (t2.memory_type = 'procedural' AND (t2.row ->> '$.user_id') = ? AND (t2.row ->> '$.user_id') <> '' AND coalesce(json_type((t2.row ->> '$.metadata'), ?) = 'text' AND ((t2.row ->> '$.metadata') ->> ?) = ?, 0))))) ORDER BY t.pk
+SELECT t.memory_type, t.id, t.op, t.before, t.after, t.actor, t.reason, t.at, t.pk, t.form FROM history t WHERE t.agent_id = ? AND ((((t.memory_type = 'semantic' AND EXISTS (SELECT 1 FROM semantic_memory x WHERE x.agent_id = t.agent_id AND x.id = t.id AND x.user_id = ? AND x.user_id <> '' AND coalesce(json_type(x.metadata, ?) = 'text' AND (x.metadata ->> ?) = ?, 0))) OR (t.memory_type = 'episodic' AND EXISTS (SELECT 1 FROM episodic_log x WHERE x.agent_id = t.agent_id AND x.id = t.id AND x.user_id = ? AND x.user_id <> '' AND coalesce(json_type(x.metadata, ?) = 'text' AND (x.metadata ->> ?) = ?, 0))) OR (t.memory_type = 'procedural' AND EXISTS (SELECT 1 FROM procedural_memory x WHERE x.agent_id = t.agent_id AND x.id = t.id AND x.user_id = ? AND x.user_id <> '' AND coalesce(json_type(x.metadata, ?) = 'text' AND (x.metadata ->> ?) = ?, 0)))) OR EXISTS (SELECT 1 FROM archive t2 WHERE t2.agent_id = t.agent_id AND t2.id = t.id AND t2.memory_type = t.memory_type AND ((t2.memory_type = 'semantic' AND (t2.row ->> '$.user_id') = ? AND (t2.row ->> '$.user_id') <> '' AND coalesce(json_type((t2.row ->> '$.metadata'), ?) = 'text' AND ((t2.row ->> '$.metadata') ->> ?) = ?, 0)) OR (t2.memory_type = 'episodic' AND (t2.row ->> '$.user_id') = ? AND (t2.row ->> '$.user_id') <> '' AND coalesce(json_type((t2.row ->> '$.metadata'), ?) = 'text' AND ((t2.row ->> '$.metadata') ->> ?) = ?, 0)) OR (t2.memory_type = 'procedural' AND (t2.row ->> '$.user_id') = ? AND (t2.row ->> '$.user_id') <> '' AND coalesce(json_type((t2.row ->> '$.metadata'), ?) = 'text' AND ((t2.row ->> '$.metadata') ->> ?) = ?, 0)))))) AND t.pk > ? ORDER BY t.pk LIMIT ?
 ;
 
-SELECT t.memory_type, t.id, t.op, t.before, t.after, t.actor, t.reason, t.at, t.pk, t.form FROM history t WHERE t.agent_id = ? AND (((t.memory_type = 'semantic' AND EXISTS (SELECT 1 FROM semantic_memory x WHERE x.agent_id = t.agent_id AND x.id = t.id AND x.user_id = ? AND x.user_id <> '' AND x.session_id = ? AND x.session_id <> '')) OR (t.memory_type = 'episodic' AND EXISTS (SELECT 1 FROM episodic_log x WHERE x.agent_id = t.agent_id AND x.id = t.id AND x.user_id = ? AND x.user_id <> '' AND x.session_id = ? AND x.session_id <> '')) OR (t.memory_type = 'procedural' AND EXISTS (SELECT 1 FROM procedural_memory x WHERE x.agent_id = t.agent_id AND x.id = t.id AND x.user_id = ? AND x.user_id <> '' AND x.session_id = ? AND x.session_id <> ''))) OR EXISTS (SELECT 1 FROM archive t2 WHERE t2.agent_id = t.agent_id AND t2.id = t.id AND t2.memory_type = t.memory_type AND ((t2.memory_type = 'semantic' AND (t2.row ->> '$.user_id') = ? AND (t2.row ->> '$.user_id') <> '' AND (t2.row ->> '$.session_id') = ? AND (t2.row ->> '$.session_id') <> '') OR (t2.memory_type = 'episodic' AND (t2.row ->> '$.user_id') = ? AND (t2.row ->> '$.user_id') <> '' AND (t2.row ->> '$.session_id') = ? AND (t2.row ->> '$.session_id') <> '') OR (t2.memory_type = 'procedural' AND (t2.row ->> '$.user_id') = ? AND (t2.row ->> '$.user_id') <> '' AND (t2.row ->> '$.session_id') = ? AND (t2.row ->> '$.session_id') <> '')))) ORDER BY t.pk
+SELECT t.memory_type, t.id, t.op, t.before, t.after, t.actor, t.reason, t.at, t.pk, t.form FROM history t WHERE t.agent_id = ? AND ((((t.memory_type = 'semantic' AND EXISTS (SELECT 1 FROM semantic_memory x WHERE x.agent_id = t.agent_id AND x.id = t.id AND x.user_id = ? AND x.user_id <> '' AND x.session_id = ? AND x.session_id <> '')) OR (t.memory_type = 'episodic' AND EXISTS (SELECT 1 FROM episodic_log x WHERE x.agent_id = t.agent_id AND x.id = t.id AND x.user_id = ? AND x.user_id <> '' AND x.session_id = ? AND x.session_id <> '')) OR (t.memory_type = 'procedural' AND EXISTS (SELECT 1 FROM procedural_memory x WHERE x.agent_id = t.agent_id AND x.id = t.id AND x.user_id = ? AND x.user_id <> '' AND x.session_id = ? AND x.session_id <> ''))) OR EXISTS (SELECT 1 FROM archive t2 WHERE t2.agent_id = t.agent_id AND t2.id = t.id AND t2.memory_type = t.memory_type AND ((t2.memory_type = 'semantic' AND (t2.row ->> '$.user_id') = ? AND (t2.row ->> '$.user_id') <> '' AND (t2.row ->> '$.session_id') = ? AND (t2.row ->> '$.session_id') <> '') OR (t2.memory_type = 'episodic' AND (t2.row ->> '$.user_id') = ? AND (t2.row ->> '$.user_id') <> '' AND (t2.row ->> '$.session_id') = ? AND (t2.row ->> '$.session_id') <> '') OR (t2.memory_type = 'procedural' AND (t2.row ->> '$.user_id') = ? AND (t2.row ->> '$.user_id') <> '' AND (t2.row ->> '$.session_id') = ? AND (t2.row ->> '$.session_id') <> ''))))) AND t.pk > ? ORDER BY t.pk LIMIT ?
 ;
 
-SELECT t.memory_type, t.id, t.op, t.before, t.after, t.actor, t.reason, t.at, t.pk, t.form FROM history t WHERE t.agent_id = ? AND (((t.memory_type = 'semantic' AND EXISTS (SELECT 1 FROM semantic_memory x WHERE x.agent_id = t.agent_id AND x.id = t.id AND x.user_id = ? AND x.user_id <> '')) OR (t.memory_type = 'episodic' AND EXISTS (SELECT 1 FROM episodic_log x WHERE x.agent_id = t.agent_id AND x.id = t.id AND x.user_id = ? AND x.user_id <> '')) OR (t.memory_type = 'procedural' AND EXISTS (SELECT 1 FROM procedural_memory x WHERE x.agent_id = t.agent_id AND x.id = t.id AND x.user_id = ? AND x.user_id <> ''))) OR EXISTS (SELECT 1 FROM archive t2 WHERE t2.agent_id = t.agent_id AND t2.id = t.id AND t2.memory_type = t.memory_type AND ((t2.memory_type = 'semantic' AND (t2.row ->> '$.user_id') = ? AND (t2.row ->> '$.user_id') <> '') OR (t2.memory_type = 'episodic' AND (t2.row ->> '$.user_id') = ? AND (t2.row ->> '$.user_id') <> '') OR (t2.memory_type = 'procedural' AND (t2.row ->> '$.user_id') = ? AND (t2.row ->> '$.user_id') <> '')))) ORDER BY t.pk
+SELECT t.memory_type, t.id, t.op, t.before, t.after, t.actor, t.reason, t.at, t.pk, t.form FROM history t WHERE t.agent_id = ? AND ((((t.memory_type = 'semantic' AND EXISTS (SELECT 1 FROM semantic_memory x WHERE x.agent_id = t.agent_id AND x.id = t.id AND x.user_id = ? AND x.user_id <> '')) OR (t.memory_type = 'episodic' AND EXISTS (SELECT 1 FROM episodic_log x WHERE x.agent_id = t.agent_id AND x.id = t.id AND x.user_id = ? AND x.user_id <> '')) OR (t.memory_type = 'procedural' AND EXISTS (SELECT 1 FROM procedural_memory x WHERE x.agent_id = t.agent_id AND x.id = t.id AND x.user_id = ? AND x.user_id <> ''))) OR EXISTS (SELECT 1 FROM archive t2 WHERE t2.agent_id = t.agent_id AND t2.id = t.id AND t2.memory_type = t.memory_type AND ((t2.memory_type = 'semantic' AND (t2.row ->> '$.user_id') = ? AND (t2.row ->> '$.user_id') <> '') OR (t2.memory_type = 'episodic' AND (t2.row ->> '$.user_id') = ? AND (t2.row ->> '$.user_id') <> '') OR (t2.memory_type = 'procedural' AND (t2.row ->> '$.user_id') = ? AND (t2.row ->> '$.user_id') <> ''))))) AND t.pk > ? ORDER BY t.pk LIMIT ?
 ;
 
-SELECT t.memory_type, t.id, t.op, t.before, t.after, t.actor, t.reason, t.at, t.pk, t.form FROM history t WHERE t.agent_id = ? AND 1 ORDER BY t.pk
+SELECT t.memory_type, t.id, t.op, t.before, t.after, t.actor, t.reason, t.at, t.pk, t.form FROM history t WHERE t.agent_id = ? AND (1) AND t.pk > ? ORDER BY t.pk LIMIT ?
 ;
 
 SELECT t.memory_type, t.id, t.row, t.links, t.reason, t.merged_into, t.archived_at FROM archive t WHERE t.agent_id = ? AND ((t.memory_type = 'episodic' AND (t.row ->> '$.user_id') = ? AND (t.row ->> '$.user_id') <> '')) ORDER BY t.pk
@@ -3127,12 +3115,6 @@ SELECT t.pk, t.id, t.created_at, 0.5 * t.resonance, t.ntok, t.terms, t.session_i
 SELECT t.pk, t.id, t.created_at, 0.5 * t.resonance, t.ntok, t.terms, t.session_id, t.user_id, t.session_id, CASE WHEN t.terms IS NULL THEN coalesce(t.content, '') ELSE '' END FROM episodic_log t WHERE t.agent_id = ?1 ORDER BY t.pk
 ;
 
-SELECT t.pk, t.id, t.created_at, 0.5 * t.resonance, t.ntok, t.terms, t.session_id, t.user_id, t.session_id, CASE WHEN t.terms IS NULL THEN t.content ELSE '' END FROM episodic_log t NOT INDEXED WHERE t.agent_id = ?1 ORDER BY t.pk
-;
-
-SELECT t.pk, t.id, t.created_at, 0.5 * t.resonance, t.ntok, t.terms, t.session_id, t.user_id, t.session_id, CASE WHEN t.terms IS NULL THEN t.content ELSE '' END FROM episodic_log t WHERE t.agent_id = ?1 ORDER BY t.pk
-;
-
 SELECT t.pk, t.id, t.created_at, 0.5, t.ntok, t.terms, '', '', '', CASE WHEN t.terms IS NULL THEN coalesce(t.subject, '') ELSE '' END, CASE WHEN t.terms IS NULL THEN coalesce(t.predicate, '') ELSE '' END, CASE WHEN t.terms IS NULL THEN coalesce(t.object, '') ELSE '' END FROM facts t NOT INDEXED WHERE t.agent_id = ?1 ORDER BY t.pk
 ;
 
@@ -3145,28 +3127,10 @@ SELECT t.pk, t.id, t.created_at, 0.5, t.ntok, t.terms, '', '', '', CASE WHEN t.t
 SELECT t.pk, t.id, t.created_at, 0.5, t.ntok, t.terms, '', '', '', CASE WHEN t.terms IS NULL THEN coalesce(t.title, '') ELSE '' END, CASE WHEN t.terms IS NULL THEN coalesce(t.heading, '') ELSE '' END, CASE WHEN t.terms IS NULL THEN coalesce(t.content, '') ELSE '' END, CASE WHEN t.terms IS NULL THEN coalesce(t.tags, '') ELSE '' END FROM document_chunks t WHERE t.agent_id = ?1 ORDER BY t.pk
 ;
 
-SELECT t.pk, t.id, t.created_at, 0.5, t.ntok, t.terms, '', '', '', CASE WHEN t.terms IS NULL THEN t.subject ELSE '' END, CASE WHEN t.terms IS NULL THEN t.predicate ELSE '' END, CASE WHEN t.terms IS NULL THEN t.object ELSE '' END FROM facts t NOT INDEXED WHERE t.agent_id = ?1 ORDER BY t.pk
-;
-
-SELECT t.pk, t.id, t.created_at, 0.5, t.ntok, t.terms, '', '', '', CASE WHEN t.terms IS NULL THEN t.subject ELSE '' END, CASE WHEN t.terms IS NULL THEN t.predicate ELSE '' END, CASE WHEN t.terms IS NULL THEN t.object ELSE '' END FROM facts t WHERE t.agent_id = ?1 ORDER BY t.pk
-;
-
-SELECT t.pk, t.id, t.created_at, 0.5, t.ntok, t.terms, '', '', '', CASE WHEN t.terms IS NULL THEN t.title ELSE '' END, CASE WHEN t.terms IS NULL THEN t.heading ELSE '' END, CASE WHEN t.terms IS NULL THEN t.content ELSE '' END, CASE WHEN t.terms IS NULL THEN t.tags ELSE '' END FROM document_chunks t NOT INDEXED WHERE t.agent_id = ?1 ORDER BY t.pk
-;
-
-SELECT t.pk, t.id, t.created_at, 0.5, t.ntok, t.terms, '', '', '', CASE WHEN t.terms IS NULL THEN t.title ELSE '' END, CASE WHEN t.terms IS NULL THEN t.heading ELSE '' END, CASE WHEN t.terms IS NULL THEN t.content ELSE '' END, CASE WHEN t.terms IS NULL THEN t.tags ELSE '' END FROM document_chunks t WHERE t.agent_id = ?1 ORDER BY t.pk
-;
-
 SELECT t.pk, t.id, t.created_at, 0.5, t.ntok, t.terms, '', '', t.session_id, CASE WHEN t.terms IS NULL THEN coalesce(t.summary, '') ELSE '' END, CASE WHEN t.terms IS NULL THEN coalesce((SELECT group_concat(value, ' ') FROM json_each(t.key_decisions)), '') ELSE '' END, CASE WHEN t.terms IS NULL THEN coalesce((SELECT group_concat(value ->> '$.content', ' ') FROM json_each(t.messages)), '') ELSE '' END FROM session_snapshots t NOT INDEXED WHERE t.agent_id = ?1 ORDER BY t.pk
 ;
 
 SELECT t.pk, t.id, t.created_at, 0.5, t.ntok, t.terms, '', '', t.session_id, CASE WHEN t.terms IS NULL THEN coalesce(t.summary, '') ELSE '' END, CASE WHEN t.terms IS NULL THEN coalesce((SELECT group_concat(value, ' ') FROM json_each(t.key_decisions)), '') ELSE '' END, CASE WHEN t.terms IS NULL THEN coalesce((SELECT group_concat(value ->> '$.content', ' ') FROM json_each(t.messages)), '') ELSE '' END FROM session_snapshots t WHERE t.agent_id = ?1 ORDER BY t.pk
-;
-
-SELECT t.pk, t.id, t.created_at, 0.5, t.ntok, t.terms, '', '', t.session_id, CASE WHEN t.terms IS NULL THEN t.summary ELSE '' END, CASE WHEN t.terms IS NULL THEN (SELECT group_concat(value, ' ') FROM json_each(t.key_decisions)) ELSE '' END, CASE WHEN t.terms IS NULL THEN (SELECT group_concat(value ->> '$.content', ' ') FROM json_each(t.messages)) ELSE '' END FROM session_snapshots t NOT INDEXED WHERE t.agent_id = ?1 ORDER BY t.pk
-;
-
-SELECT t.pk, t.id, t.created_at, 0.5, t.ntok, t.terms, '', '', t.session_id, CASE WHEN t.terms IS NULL THEN t.summary ELSE '' END, CASE WHEN t.terms IS NULL THEN (SELECT group_concat(value, ' ') FROM json_each(t.key_decisions)) ELSE '' END, CASE WHEN t.terms IS NULL THEN (SELECT group_concat(value ->> '$.content', ' ') FROM json_each(t.messages)) ELSE '' END FROM session_snapshots t WHERE t.agent_id = ?1 ORDER BY t.pk
 ;
 
 SELECT t.pk, t.id, t.created_at, t.importance * t.resonance, t.ntok, t.terms, '', t.user_id, t.session_id, CASE WHEN t.terms IS NULL THEN coalesce(t.content, '') ELSE '' END, CASE WHEN t.terms IS NULL THEN coalesce(t.tags, '') ELSE '' END FROM semantic_memory t NOT INDEXED WHERE t.agent_id = ?1 ORDER BY t.pk
@@ -3175,22 +3139,10 @@ SELECT t.pk, t.id, t.created_at, t.importance * t.resonance, t.ntok, t.terms, ''
 SELECT t.pk, t.id, t.created_at, t.importance * t.resonance, t.ntok, t.terms, '', t.user_id, t.session_id, CASE WHEN t.terms IS NULL THEN coalesce(t.content, '') ELSE '' END, CASE WHEN t.terms IS NULL THEN coalesce(t.tags, '') ELSE '' END FROM semantic_memory t WHERE t.agent_id = ?1 ORDER BY t.pk
 ;
 
-SELECT t.pk, t.id, t.created_at, t.importance * t.resonance, t.ntok, t.terms, '', t.user_id, t.session_id, CASE WHEN t.terms IS NULL THEN t.content ELSE '' END, CASE WHEN t.terms IS NULL THEN t.tags ELSE '' END FROM semantic_memory t NOT INDEXED WHERE t.agent_id = ?1 ORDER BY t.pk
-;
-
-SELECT t.pk, t.id, t.created_at, t.importance * t.resonance, t.ntok, t.terms, '', t.user_id, t.session_id, CASE WHEN t.terms IS NULL THEN t.content ELSE '' END, CASE WHEN t.terms IS NULL THEN t.tags ELSE '' END FROM semantic_memory t WHERE t.agent_id = ?1 ORDER BY t.pk
-;
-
 SELECT t.pk, t.id, t.created_at, t.success_rate * t.resonance, t.ntok, t.terms, '', t.user_id, t.session_id, CASE WHEN t.terms IS NULL THEN coalesce(t.name, '') ELSE '' END, CASE WHEN t.terms IS NULL THEN coalesce(t.description, '') ELSE '' END, CASE WHEN t.terms IS NULL THEN coalesce(t.pattern, '') ELSE '' END, CASE WHEN t.terms IS NULL THEN coalesce(t.tags, '') ELSE '' END FROM procedural_memory t NOT INDEXED WHERE t.agent_id = ?1 ORDER BY t.pk
 ;
 
 SELECT t.pk, t.id, t.created_at, t.success_rate * t.resonance, t.ntok, t.terms, '', t.user_id, t.session_id, CASE WHEN t.terms IS NULL THEN coalesce(t.name, '') ELSE '' END, CASE WHEN t.terms IS NULL THEN coalesce(t.description, '') ELSE '' END, CASE WHEN t.terms IS NULL THEN coalesce(t.pattern, '') ELSE '' END, CASE WHEN t.terms IS NULL THEN coalesce(t.tags, '') ELSE '' END FROM procedural_memory t WHERE t.agent_id = ?1 ORDER BY t.pk
-;
-
-SELECT t.pk, t.id, t.created_at, t.success_rate * t.resonance, t.ntok, t.terms, '', t.user_id, t.session_id, CASE WHEN t.terms IS NULL THEN t.name ELSE '' END, CASE WHEN t.terms IS NULL THEN t.description ELSE '' END, CASE WHEN t.terms IS NULL THEN t.pattern ELSE '' END, CASE WHEN t.terms IS NULL THEN t.tags ELSE '' END FROM procedural_memory t NOT INDEXED WHERE t.agent_id = ?1 ORDER BY t.pk
-;
-
-SELECT t.pk, t.id, t.created_at, t.success_rate * t.resonance, t.ntok, t.terms, '', t.user_id, t.session_id, CASE WHEN t.terms IS NULL THEN t.name ELSE '' END, CASE WHEN t.terms IS NULL THEN t.description ELSE '' END, CASE WHEN t.terms IS NULL THEN t.pattern ELSE '' END, CASE WHEN t.terms IS NULL THEN t.tags ELSE '' END FROM procedural_memory t WHERE t.agent_id = ?1 ORDER BY t.pk
 ;
 
 SELECT t.pk, t.id, t.tags, t.created_at, 0.5, t.updated_at, t.retrievals, 1 + json_array_length(t.sources)
