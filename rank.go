@@ -5,7 +5,6 @@ import (
 	"context"
 	"slices"
 	"strconv"
-	"time"
 
 	"github.com/engram-go/engram/internal/rank"
 	"github.com/engram-go/engram/internal/store"
@@ -27,7 +26,12 @@ import (
 // a text search, the cosine relative to the best in a vector search (a
 // memory waiting for its vector ranks by its Text instead), and in a
 // hybrid search the fused relevance (see fuse) relative to the best.
-func (m *Memory) rank(cands []candidate, now time.Time, opts SearchOptions) []candidate {
+//
+// Then, with SearchConfig.SessionSpread, the episodes of a session after
+// its first are taken down (see rank.SpreadFactors), and those taken below the
+// threshold dropped.
+func (m *Memory) rank(cands []candidate, s *search) []candidate {
+	now, opts := s.now, s.opts
 	if len(cands) == 0 {
 		return nil
 	}
@@ -39,7 +43,8 @@ func (m *Memory) rank(cands []candidate, now time.Time, opts SearchOptions) []ca
 		}
 	}
 	sc := m.cfg.Search
-	r := rank.Scorer{Weights: sc.weights(), HalfLife: sc.RecencyHalfLife, Now: now, Mode: rank.ByText, BestText: bestText, BestCos: bestCos}
+	r := rank.Scorer{Weights: sc.weights(), HalfLife: sc.RecencyHalfLife, Now: now, Mode: rank.ByText, BestText: bestText, BestCos: bestCos,
+		SessionWeight: s.sessionWeight, QuestionPenalty: sc.QuestionPenalty}
 	var fused []float64
 	switch opts.Mode {
 	case SearchHybrid:
@@ -51,7 +56,7 @@ func (m *Memory) rank(cands []candidate, now time.Time, opts SearchOptions) []ca
 	// The candidates that reach the threshold are sorted by reference,
 	// then copied in their order: a candidate is large to move.
 	type scoredAt struct {
-		at               int // in cands
+		at, place        int // in cands; in the ranking before its spread
 		parts            ScoreParts
 		relevance, score float64
 	}
@@ -63,8 +68,8 @@ func (m *Memory) rank(cands []candidate, now time.Time, opts SearchOptions) []ca
 			f = fused[i]
 		}
 		p, relevance, score := r.Score(rank.Item{
-			Text: c.text, Dialogue: c.dialogue, Cosine: c.cosine, HasCosine: c.hasCosine,
-			Pending: c.pending, Importance: c.importance, Touched: c.touched,
+			Text: c.text, Dialogue: c.dialogue, Session: c.share, HasSession: c.hasShare, Asks: c.asks,
+			Cosine: c.cosine, HasCosine: c.hasCosine, Pending: c.pending, Importance: c.importance, Touched: c.touched,
 		}, f)
 		if score >= opts.Threshold {
 			kept = append(kept, scoredAt{at: i, parts: ScoreParts(p), relevance: relevance, score: score})
@@ -77,6 +82,22 @@ func (m *Memory) rank(cands []candidate, now time.Time, opts SearchOptions) []ca
 		ca, cb := &cands[a.at], &cands[b.at]
 		return cmp.Or(cmp.Compare(ca.Type, cb.Type), cmp.Compare(ca.ID, cb.ID))
 	})
+	if spread := sc.SessionSpread; spread > 0 && len(kept) > 1 && s.sessions > 0 {
+		// One session must not fill the ranking (see rank.SpreadFactors):
+		// each result after the first of its session is taken down.
+		sessions := make([]int32, len(kept))
+		for j, x := range kept {
+			sessions[j] = cands[x.at].sessionNo
+		}
+		for j, f := range rank.SpreadFactors(sessions, spread) {
+			kept[j].score *= f
+			kept[j].parts.Spread = f
+			kept[j].place = j
+		}
+		kept = slices.DeleteFunc(kept, func(x scoredAt) bool { return x.score < opts.Threshold })
+		// Mostly in order already; of two alike, the first before.
+		slices.SortFunc(kept, func(a, b scoredAt) int { return cmp.Or(cmp.Compare(b.score, a.score), cmp.Compare(a.place, b.place)) })
+	}
 	out := make([]candidate, len(kept))
 	for j, x := range kept {
 		out[j] = cands[x.at]
@@ -123,6 +144,13 @@ func (m *Memory) fuse(cands []candidate, bestText, bestCos float64) []float64 {
 	byRank(func(c candidate) bool { return c.hasCosine },
 		func(a, b candidate) int { return cmp.Compare(b.cosine, a.cosine) }, sc.HybridVectorWeight)
 	return rank.Relative(out)
+}
+
+// byTurns reports whether a search scores episodes by their sessions and
+// questions (SessionWeight, SessionSpread, QuestionPenalty,
+// AnswerWeight), which needs each episode's session and whether it asks.
+func (sc *SearchConfig) byTurns() bool {
+	return sc.SessionWeight > 0 || sc.SessionSpread > 0 || sc.QuestionPenalty > 0 || sc.AnswerWeight > 0
 }
 
 // weights returns the weights of a score's parts.
@@ -268,10 +296,11 @@ func bestMatch(cands []candidate, partial []int, bestText float64) int {
 }
 
 // rankBounds returns the bounds on the scores of the partial candidates,
-// by index in cands (see readRanked).
+// by index in cands (see readRanked). Their relevance, session part and
+// whether they ask a question are known; their importance and recency are
+// bounded, and a spread only lowers a score.
 func (m *Memory) rankBounds(s *search, cands []candidate, partial []int, bestText float64) []float64 {
 	sc := &m.cfg.Search
-	w := sc.weights()
 	bounds := make([]float64, len(cands))
 	for _, i := range partial {
 		c := &cands[i]
@@ -283,23 +312,63 @@ func (m *Memory) rankBounds(s *search, cands []candidate, partial []int, bestTex
 		if k.Touched == createdAt {
 			rec = rank.Recency(s.now, c.CreatedAt, sc.RecencyHalfLife) // known: the index holds it
 		}
-		bounds[i] = w.Bound(c.text, bestText, imp, rec)
+		bounds[i] = m.textScore(s, c, bestText, imp, rec)
 	}
 	return bounds
 }
 
+// textScore returns the score in a text search of c, whose text score
+// is relative to bestText (> 0), with importance imp and recency rec,
+// before any spread: what rank.Scorer.Score gives.
+func (m *Memory) textScore(s *search, c *candidate, bestText, imp, rec float64) float64 {
+	sc := &m.cfg.Search
+	rel := c.text / bestText
+	session := rel
+	if c.hasShare {
+		session = c.share
+	}
+	score := rank.Blend(sc.weights(), s.sessionWeight, rel, session, imp, rec)
+	if c.asks {
+		score *= 1 - sc.QuestionPenalty
+	}
+	return score
+}
+
 // scoreFloor returns the need-th best score of the candidates read
 // (which include the best text score), or the search's threshold if
-// higher: no candidate below it can be among the first need.
+// higher: no candidate below it can be among the first need. With
+// SessionSpread, the scores are those spread among the candidates read: a
+// candidate read later can only raise the need-th of those (it takes its
+// place among its session's, pushing each below it down one place, to the
+// place of one at least as good), and its own spread score is at most its
+// score, which its bound bounds.
 func (m *Memory) scoreFloor(s *search, cands []candidate, bestText float64, need int) float64 {
 	sc := &m.cfg.Search
-	w := sc.weights()
-	var scores []float64
+	type scored struct {
+		score   float64
+		session int32
+	}
+	var read []scored
 	for i := range cands {
 		if c := &cands[i]; !c.partial {
-			if score := w.Score(c.text/bestText, c.importance, rank.Recency(s.now, c.touched, sc.RecencyHalfLife)); score >= s.opts.Threshold {
-				scores = append(scores, score)
+			if score := m.textScore(s, c, bestText, c.importance, rank.Recency(s.now, c.touched, sc.RecencyHalfLife)); score >= s.opts.Threshold {
+				read = append(read, scored{score, c.sessionNo})
 			}
+		}
+	}
+	scores := make([]float64, len(read))
+	if spread := sc.SessionSpread; spread > 0 && s.sessions > 0 {
+		slices.SortStableFunc(read, func(a, b scored) int { return cmp.Compare(b.score, a.score) })
+		sessions := make([]int32, len(read))
+		for j, r := range read {
+			sessions[j] = r.session
+		}
+		for j, f := range rank.SpreadFactors(sessions, spread) {
+			scores[j] = read[j].score * f
+		}
+	} else {
+		for j, r := range read {
+			scores[j] = r.score
 		}
 	}
 	return rank.Floor(scores, s.opts.Threshold, need)

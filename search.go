@@ -101,12 +101,15 @@ type Result struct {
 }
 
 // ScoreParts are the components of a [Result]'s Score, each in [0, 1].
-// Score = (wT·relevance + wI·Importance + wR·Recency) / (wT + wI + wR),
-// with the weights of [SearchConfig], where relevance, how well the memory
-// matches the query, is Text in a text search, Fused in a hybrid search
-// and the cosine relative to the best (Vector/best) in a vector search: in
-// every mode the best match has relevance 1, so that a Threshold cuts
-// alike whatever the mode.
+//
+//	Score = Question · Spread · (wT·relevance + wS·Session + wI·Importance + wR·Recency) / (wT + wS + wI + wR)
+//
+// with the weights of [SearchConfig] (wS is SessionWeight times wT in a
+// search that finds episodes logged in sessions, 0 in any other), where relevance, how
+// well the memory matches the query, is Text in a text search, Fused in a
+// hybrid search and the cosine relative to the best (Vector/best) in a
+// vector search: in every mode the best match has relevance 1, so that a
+// Threshold cuts alike whatever the mode.
 type ScoreParts struct {
 	// Text is the memory's BM25 score for the query's terms, relative to
 	// the best match's (1 for the best). BM25 is computed with the
@@ -140,6 +143,25 @@ type ScoreParts struct {
 	// turn's own BM25 score, relative to the best match's. Text less
 	// Dialogue is the episode's own. 0 for every other result.
 	Dialogue float64
+	// Session is the score of the episode's session for the query (see
+	// [SearchConfig].SessionWeight): the session's matches among the
+	// candidates taken together, each query term weighing its IDF times
+	// BM25's saturation of how many of them hold it, over the most any
+	// session could score, in [0, 1): a session whose matches hold each
+	// term once scores 1/(1 + BM25K1), one that holds only a name every
+	// session says, that name's small share. An episode found as context
+	// has its match's; a result outside any session has its relevance, so
+	// that the part changes no order among such results.
+	Session float64
+	// Question is the factor the memory's score took for asking a
+	// question: 1 − [SearchConfig].QuestionPenalty for an episode whose
+	// text ends in a question mark, 1 for every other result.
+	Question float64
+	// Spread is the factor the episode's place among the results of its
+	// session took its score down by: (1 − [SearchConfig].SessionSpread)
+	// to the power of how many results of its session rank above it; 1
+	// for the first of its session and every result outside a session.
+	Spread float64
 }
 
 // SearchConfig weighs the parts of a search score.
@@ -166,6 +188,37 @@ type SearchConfig struct {
 	// 0.3, chosen on half of LoCoMo's conversations and checked on the
 	// other half (see BENCHMARKS.md, session 14).
 	DialogueWeight float64
+	// SessionWeight scores a matching episode with its session: the
+	// session's matches among the candidates, taken together, are scored
+	// for the query (see [ScoreParts].Session), and that part weighs
+	// SessionWeight times TextWeight in the episode's score, beside its
+	// relevance, so that the turns of the session a question is about
+	// rise above turns that share as many of its words elsewhere. An
+	// episode found as context has its match's part. 0 turns it off;
+	// default 0.7, chosen with SessionSpread, QuestionPenalty and
+	// AnswerWeight on half of LoCoMo's conversations and checked on the
+	// other half (see BENCHMARKS.md, session 19).
+	SessionWeight float64
+	// SessionSpread keeps one session from filling the results: an
+	// episode's score is multiplied by 1 − SessionSpread for each result
+	// of its session ranked above it, results taken best first (see
+	// [ScoreParts].Spread). 0 turns it off; default 0.02, chosen with
+	// SessionWeight.
+	SessionSpread float64
+	// QuestionPenalty lowers an episode that asks a question (its text
+	// ends in a question mark): its score is multiplied by 1 −
+	// QuestionPenalty (see [ScoreParts].Question). A question shares the
+	// words of what it asks about but seldom holds the answer, which comes
+	// in the turn after it (see AnswerWeight). 0 turns it off; default
+	// 0.3, chosen with SessionWeight.
+	QuestionPenalty float64
+	// AnswerWeight is the share of a matching question's text relevance
+	// that the episode logged just after it in its session, its answer,
+	// gets as context (in place of ContextWeight's share), unless the
+	// answer asks a question too. With ContextWeight 0 it does nothing. 0
+	// gives an answer ContextWeight's share as any neighbour; default
+	// 1, chosen with SessionWeight.
+	AnswerWeight float64
 	// Candidates is how many full-text matches per memory type are ranked
 	// before the blend picks the results; default 50.
 	Candidates int
@@ -342,7 +395,7 @@ func (m *Memory) find(ctx context.Context, opts SearchOptions, need int) (rankin
 			if s.wantsType(TypeWorking) {
 				cands = append(cands, m.working.candidates(s)...)
 			}
-			if w := m.cfg.Search.ContextWeight; w > 0 && s.wantsType(TypeEpisodic) {
+			if w := m.cfg.Search.ContextWeight; s.wantsType(TypeEpisodic) && (w > 0 || m.cfg.Search.byTurns()) {
 				if cands, err = m.withContext(ctx, s, cands, w, need); err != nil {
 					return f, err
 				}
@@ -365,7 +418,7 @@ func (m *Memory) find(ctx context.Context, opts SearchOptions, need int) (rankin
 		// match just past the vector search's cut is not ranked last.
 		m.vectors.cosines(qv, cands)
 	}
-	f.ranked = m.rank(cands, s.now, s.opts)
+	f.ranked = m.rank(cands, s)
 	recycle(cands) // rank copied out what it keeps
 	return f, nil
 }
@@ -416,6 +469,12 @@ type search struct {
 	k        int // full-text candidates per kind
 	now      time.Time
 	scorer   *scorer // BM25 over the agent's statistics, once the terms are chosen
+	// sessions is how many sessions the episodes found are in (see
+	// numberSessions), and sessionWeight the weight of the session part
+	// of the scores (see SearchConfig.SessionWeight) once they are scored:
+	// 0 in a search that found no episode in a session.
+	sessions      int
+	sessionWeight float64
 	// textVersion is the version of the agent's texts (text_stats) the
 	// search reads: its cached document frequencies must be as of it.
 	textVersion int64
@@ -705,6 +764,17 @@ type candidate struct {
 	// (see SearchConfig.DialogueWeight).
 	dialogue float64
 	held     uint64 // which of the query's terms it holds (see bm25.Query.Score)
+	// session is the session of an episode found by text or as the
+	// context of one ("" when it has none), and sessionNo its number
+	// among the search's sessions, from 1 (0 for none; see
+	// numberSessions); share, when hasShare, is its session's share of the
+	// query (see sessionShares); asks says it asks a question (see
+	// store.Asks).
+	session   string
+	sessionNo int32
+	share     float64
+	hasShare  bool
+	asks      bool
 	// cosine is the vector similarity, when known (hasCosine): for the
 	// vector search's finds and, in vector and hybrid searches, every
 	// other candidate with a vector.

@@ -1,10 +1,12 @@
 package engram
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math/rand/v2"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -162,5 +164,53 @@ func TestIndexSearchAllocates(t *testing.T) {
 	runtime.ReadMemStats(&after)
 	if per := (after.TotalAlloc - before.TotalAlloc) / n; per > 80<<10 {
 		t.Fatalf("a search allocates %d bytes, want under %d", per, 80<<10)
+	}
+}
+
+// addContext scores the same whatever order the session neighbours come
+// in: SQLite and PostgreSQL return them in orders of their own, and a
+// match made context for another (see SearchConfig.DialogueWeight) once
+// lent that score, not its own, to the neighbours that came after it.
+func TestAddContextIgnoresTheNeighboursOrder(t *testing.T) {
+	m, err := New(Tier1, InMemory())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	at := time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)
+	ep := func(id string, pk int64, text float64, held uint64, asks bool) candidate {
+		return candidate{Result: Result{Type: TypeEpisodic, ID: id, CreatedAt: at.Add(time.Duration(pk) * time.Second)},
+			pk: pk, text: text, held: held, session: "s1", asks: asks}
+	}
+	// Turns 1 to 5 of a session: 2, 3 and 4 match, 3 asks a question;
+	// 2 holds fewer of the query's terms, and its share of 3's score is
+	// more than its own: it becomes 3's context.
+	matches := []candidate{ep("t2", 2, 5.1, 1, false), ep("t3", 3, 8.4, 3, true), ep("t4", 4, 9.9, 3, false)}
+	near := func(id string, pk int64, of string) candidate {
+		c := ep(id, pk, 0, 0, false)
+		c.ContextOf, c.partial = of, true
+		return c
+	}
+	found := []candidate{near("t1", 1, "t2"), near("t3", 3, "t2"), near("t2", 2, "t3"), near("t4", 4, "t3"),
+		near("t3", 3, "t4"), near("t5", 5, "t4")}
+	var want []candidate
+	for n := range 20 {
+		order := slices.Clone(found)
+		rand.New(rand.NewPCG(uint64(n), 7)).Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
+		got := m.addContext(&search{}, slices.Clone(matches), 0.7, order)
+		slices.SortFunc(got, func(a, b candidate) int { return cmp.Compare(a.ID, b.ID) })
+		if want == nil {
+			if i := slices.IndexFunc(got, func(c candidate) bool { return c.ID == "t2" }); got[i].ContextOf != "t3" {
+				t.Fatalf("t2 is context of %q, want t3's", got[i].ContextOf)
+			}
+			want = got
+			continue
+		}
+		for i := range got {
+			g, w := got[i], want[i]
+			if g.ID != w.ID || g.text != w.text || g.ContextOf != w.ContextOf || g.DialogueWith != w.DialogueWith || g.dialogue != w.dialogue {
+				t.Fatalf("order %d: %s text %v context of %q with %q, want %s %v %q %q", n, g.ID, g.text, g.ContextOf, g.DialogueWith, w.ID, w.text, w.ContextOf, w.DialogueWith)
+			}
+		}
 	}
 }

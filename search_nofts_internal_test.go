@@ -134,7 +134,7 @@ func noFTSCorpus(t *testing.T, m *Memory, now time.Time) {
 			e.Metadata = map[string]any{"team": []string{"a", "b"}[rng.IntN(2)], "n": float64(i)}
 		}
 		entries = append(entries, e)
-		ep := Episode{Content: text(2 + rng.IntN(10)), SessionID: fmt.Sprint("s", rng.IntN(12)), CreatedAt: ago()}
+		ep := Episode{Content: asking(rng, text(2+rng.IntN(10))), SessionID: fmt.Sprint("s", rng.IntN(12)), CreatedAt: ago()}
 		if i%4 == 0 {
 			ep.UserID = fmt.Sprint("u", rng.IntN(3))
 		}

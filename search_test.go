@@ -3,6 +3,7 @@ package engram_test
 import (
 	"context"
 	"fmt"
+	"math"
 	"sync"
 	"testing"
 	"time"
@@ -90,7 +91,10 @@ func TestSearchFindsAcrossTypesAndExplains(t *testing.T) {
 			assert.GreaterOrEqual(t, res[i-1].Score, r.Score, "sorted by score")
 		}
 		assert.NotEmpty(t, r.Snippet)
-		assert.InDelta(t, (0.8*r.Parts.Text+0.1*r.Parts.Importance+0.1*r.Parts.Recency)/1.0, r.Score, 1e-9, "score is the blend of its parts")
+		// The default weights: text 0.8, its session 0.7 × 0.8,
+		// importance and recency 0.1.
+		blend := (0.8*r.Parts.Text + 0.56*r.Parts.Session + 0.1*r.Parts.Importance + 0.1*r.Parts.Recency) / 1.56
+		assert.InDelta(t, r.Parts.Question*r.Parts.Spread*blend, r.Score, 1e-9, "score is the blend of its parts")
 		assert.Zero(t, r.Parts.Vector, "no vector part in Tier 1")
 	}
 	assert.True(t, types[engram.TypeSemantic] && types[engram.TypeEpisodic] && types[engram.TypeProcedural] && types[engram.TypeWorking],
@@ -436,6 +440,8 @@ func TestSearchScoresATurnWithTheTurnBesideIt(t *testing.T) {
 	open := func(weight float64) *engram.Memory {
 		cfg := engram.DefaultConfig()
 		cfg.Search.DialogueWeight = weight
+		// The turn beside alone: no session part, spread or question.
+		cfg.Search.SessionWeight, cfg.Search.SessionSpread, cfg.Search.QuestionPenalty, cfg.Search.AnswerWeight = 0, 0, 0, 0
 		clock := testutil.NewClock(t0)
 		m := newMemory(t, engram.Tier1, engram.WithClock(clock.Now), engram.WithConfig(cfg))
 		for _, e := range []engram.Episode{
@@ -489,4 +495,172 @@ func TestSearchScoresATurnWithTheTurnBesideIt(t *testing.T) {
 	cfg.Search.DialogueWeight = 1.5
 	_, err = engram.New(engram.Tier1, engram.InMemory(), engram.WithConfig(cfg))
 	assert.ErrorIs(t, err, engram.ErrInvalid)
+}
+
+// sessionMemory is a Tier 1 memory with cfg holding eps, logged a
+// minute apart in order.
+func sessionMemory(t *testing.T, cfg engram.Config, eps []engram.Episode) *engram.Memory {
+	t.Helper()
+	clock := testutil.NewClock(t0)
+	m := newMemory(t, engram.Tier1, engram.WithClock(clock.Now), engram.WithConfig(cfg))
+	for _, e := range eps {
+		_, err := m.Episodic().Log(context.Background(), e)
+		require.NoError(t, err)
+		clock.Advance(time.Minute)
+	}
+	return m
+}
+
+// resultsByID returns the results by ID, and each one's place.
+func resultsByID(rs []engram.Result) (map[string]engram.Result, map[string]int) {
+	byID, at := map[string]engram.Result{}, map[string]int{}
+	for i, r := range rs {
+		byID[r.ID], at[r.ID] = r, i
+	}
+	return byID, at
+}
+
+// A turn of the session the question is about ranks above a turn that
+// holds as many of its words elsewhere (SessionWeight), and the
+// explanation says how much of the question each session holds; a
+// greeting that only names the user adds little to its session.
+func TestSearchScoresTheSessionOfATurn(t *testing.T) {
+	ctx := context.Background()
+	eps := []engram.Episode{
+		{ID: "a1", Content: "the trip to Lisbon is booked", SessionID: "travel"},
+		{ID: "a2", Content: "we fly out in May", SessionID: "travel"},
+		{ID: "a3", Content: "the hotel has a rooftop pool", SessionID: "travel"},
+		{ID: "b1", Content: "hi Ada, how can I help", SessionID: "greetings"},
+		{ID: "b2", Content: "the hotel has a noisy bar", SessionID: "greetings"},
+		{ID: "b3", Content: "thanks Ada, take care", SessionID: "greetings"},
+	}
+	q := engram.SearchOptions{Query: "Which hotel did Ada book for the Lisbon trip?"}
+	cfg := engram.DefaultConfig()
+	cfg.Search.ContextWeight, cfg.Search.SessionSpread = 0, 0 // the matches alone
+
+	cfg.Search.SessionWeight = 0
+	res, err := sessionMemory(t, cfg, eps).Episodic().Search(ctx, q)
+	require.NoError(t, err)
+	byID, at := resultsByID(res)
+	require.Contains(t, byID, "a3")
+	require.Contains(t, byID, "b2")
+	assert.InDelta(t, byID["a3"].Parts.Text, byID["b2"].Parts.Text, 1e-9, "the two hotel turns match alike by themselves")
+	assert.Less(t, at["b2"], at["a3"], "without the session part, the tie goes by ID")
+
+	res, err = sessionMemory(t, engram.DefaultConfig(), eps).Episodic().Search(ctx, q)
+	require.NoError(t, err)
+	byID, at = resultsByID(res)
+	assert.Less(t, at["a3"], at["b2"], "the hotel of the trip's session first")
+	travel, greetings := byID["a3"].Parts.Session, byID["b2"].Parts.Session
+	assert.Greater(t, travel, greetings)
+	assert.Equal(t, travel, byID["a1"].Parts.Session, "a session's turns share its part")
+	assert.Equal(t, greetings, byID["b1"].Parts.Session)
+	assert.Greater(t, greetings, 0.0)
+	assert.Less(t, travel, 1.0)
+
+	cfg = engram.DefaultConfig()
+	for name, set := range map[string]func(*engram.SearchConfig){
+		"negative weight":  func(sc *engram.SearchConfig) { sc.SessionWeight = -0.1 },
+		"spread of 1":      func(sc *engram.SearchConfig) { sc.SessionSpread = 1 },
+		"negative spread":  func(sc *engram.SearchConfig) { sc.SessionSpread = -0.01 },
+		"penalty above 1":  func(sc *engram.SearchConfig) { sc.QuestionPenalty = 1.5 },
+		"answer above 1":   func(sc *engram.SearchConfig) { sc.AnswerWeight = 1.01 },
+		"weight not a num": func(sc *engram.SearchConfig) { sc.SessionWeight = math.NaN() },
+	} {
+		bad := cfg
+		set(&bad.Search)
+		_, err := engram.New(engram.Tier1, engram.InMemory(), engram.WithConfig(bad))
+		assert.ErrorIs(t, err, engram.ErrInvalid, name)
+	}
+}
+
+// A memory outside any session is a session of one: holding every term
+// of the question, its session part is what a session holding each once
+// has, 1/(1 + BM25K1).
+func TestSearchScoresAMemoryOutsideASessionAlone(t *testing.T) {
+	ctx := context.Background()
+	m := sessionMemory(t, engram.DefaultConfig(), []engram.Episode{{Content: "the kayak is in the garage", SessionID: "s1"}})
+	_, err := m.Semantic().Store(ctx, engram.SemanticEntry{Content: "The kayak lives in the garage.", Importance: 0.5})
+	require.NoError(t, err)
+	res, err := m.Search(ctx, engram.SearchOptions{Query: "kayak garage"})
+	require.NoError(t, err)
+	require.Len(t, res, 2)
+	for _, r := range res {
+		assert.InDelta(t, 1/(1+engram.DefaultConfig().Search.BM25K1), r.Parts.Session, 1e-9, "%s", r.Type)
+	}
+}
+
+// One session does not fill the results (SessionSpread): each result
+// after the first of its session loses a share of its score per result of
+// its session above it, and the explanation says by what factor.
+func TestSearchSpreadsTheResultsOverSessions(t *testing.T) {
+	ctx := context.Background()
+	var eps []engram.Episode
+	for i := range 5 {
+		eps = append(eps, engram.Episode{ID: fmt.Sprint("long-", i), Content: "the deploy failed again, the deploy", SessionID: "long"})
+	}
+	eps = append(eps, engram.Episode{ID: "other", Content: "the deploy failed", SessionID: "other"})
+	q := engram.SearchOptions{Query: "deploy failed"}
+	cfg := engram.DefaultConfig()
+	cfg.Search.ContextWeight, cfg.Search.SessionWeight = 0, 0
+
+	cfg.Search.SessionSpread = 0
+	res, err := sessionMemory(t, cfg, eps).Episodic().Search(ctx, q)
+	require.NoError(t, err)
+	require.Len(t, res, 6)
+	assert.Equal(t, "other", res[5].ID, "by itself the other session's turn matches least")
+
+	cfg.Search.SessionSpread = 0.1
+	res, err = sessionMemory(t, cfg, eps).Episodic().Search(ctx, q)
+	require.NoError(t, err)
+	require.Len(t, res, 6)
+	_, at := resultsByID(res)
+	assert.Less(t, at["other"], 5, "the other session's turn rises above the long one's last")
+	k := 0
+	for i, r := range res {
+		if i > 0 {
+			assert.GreaterOrEqual(t, res[i-1].Score, r.Score, "best first")
+		}
+		if r.ID == "other" {
+			assert.Equal(t, 1.0, r.Parts.Spread)
+			continue
+		}
+		assert.InDelta(t, math.Pow(0.9, float64(k)), r.Parts.Spread, 1e-12, "%s, the %d-th of its session", r.ID, k)
+		k++
+	}
+}
+
+// A turn that asks a question is lowered (QuestionPenalty), and the turn
+// after it, its answer, comes as context with the question's whole text
+// relevance (AnswerWeight) though it shares no word with the query.
+func TestSearchLowersAQuestionAndRaisesItsAnswer(t *testing.T) {
+	ctx := context.Background()
+	eps := []engram.Episode{
+		{ID: "q", Content: "where did you hide the spare key?", SessionID: "s1"},
+		{ID: "a", Content: "under the flowerpot by the door", SessionID: "s1"},
+		{ID: "later", Content: "thanks!", SessionID: "s1"},
+	}
+	q := engram.SearchOptions{Query: "Where is the spare key?"}
+	cfg := engram.DefaultConfig()
+
+	res, err := sessionMemory(t, cfg, eps).Episodic().Search(ctx, q)
+	require.NoError(t, err)
+	require.GreaterOrEqual(t, len(res), 2)
+	byID, at := resultsByID(res)
+	assert.Equal(t, []string{"a", "q"}, searchIDs(res[:2]), "the answer above its question")
+	assert.Equal(t, "q", byID["a"].ContextOf)
+	assert.InDelta(t, 1-cfg.Search.QuestionPenalty, byID["q"].Parts.Question, 1e-12)
+	assert.Equal(t, 1.0, byID["a"].Parts.Question)
+	assert.InDelta(t, byID["q"].Parts.Text, byID["a"].Parts.Text, 0.002, "the answer has its question's text relevance, or a hair under it")
+	if _, ok := byID["later"]; ok {
+		assert.Greater(t, at["later"], at["q"])
+	}
+
+	cfg.Search.QuestionPenalty, cfg.Search.AnswerWeight = 0, 0
+	res, err = sessionMemory(t, cfg, eps).Episodic().Search(ctx, q)
+	require.NoError(t, err)
+	byID, _ = resultsByID(res)
+	assert.Equal(t, "q", res[0].ID, "without them the question comes first")
+	assert.Equal(t, 1.0, byID["q"].Parts.Question)
+	assert.InDelta(t, cfg.Search.ContextWeight*byID["q"].Parts.Text, byID["a"].Parts.Text, 1e-9, "and its answer has ContextWeight's share")
 }

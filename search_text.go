@@ -78,8 +78,8 @@ func (m *Memory) textCandidates(ctx context.Context, s *search, need int) ([]can
 				if s.wantsType(TypeWorking) {
 					cands = append(cands, m.working.candidates(s)...)
 				}
-				if w := m.cfg.Search.ContextWeight; w > 0 && s.wantsType(TypeEpisodic) {
-					cands = m.addContext(cands, w, s.near)
+				if w := m.cfg.Search.ContextWeight; s.wantsType(TypeEpisodic) && (w > 0 || m.cfg.Search.byTurns()) {
+					cands = m.addContext(s, cands, w, s.near)
 				}
 				recycle(s.near)
 				s.near = nil

@@ -58,8 +58,11 @@ type textKind struct {
 	post map[uint32]*posts // stem hash → the docs holding it
 	// sessions are the docs of each session (store.Kind.Session) in
 	// (created_at, pk) order, sessionAt where each session is in it.
-	sessions  [][]int32
-	sessionAt map[string]int32
+	sessions   [][]int32
+	sessionAt  map[string]int32
+	sessionIDs []string // each session's ID, in the order of sessions
+	// asks has bit d set when doc d asks a question (store.Asks).
+	asks []uint64
 	// last is a pk up to which every row of the agent is indexed: the
 	// largest pk of the kind's table, any agent's row, in the snapshot
 	// the index was built or last caught up in, so that catching up
@@ -392,6 +395,7 @@ type textRow struct {
 	terms             []byte
 	session           string
 	userID, sessionID string // store.Kind.UserCol's and sessionCol's
+	asks              bool   // it asks a question (store.Asks)
 }
 
 // textRowOf is the row s of the store, with its term vector (see
@@ -399,7 +403,7 @@ type textRow struct {
 func textRowOf(s *store.TextRow) textRow {
 	r := textRow{
 		textDoc: textDoc{pk: s.PK, created: s.Created, importance: s.Importance, id: s.ID},
-		terms:   s.Terms, session: s.Session, userID: s.UserID, sessionID: s.SessionID,
+		terms:   s.Terms, session: s.Session, userID: s.UserID, sessionID: s.SessionID, asks: s.Asks,
 	}
 	return r.vector(s.Texts, s.NTok)
 }
@@ -457,6 +461,12 @@ func (k *textKind) add(r textRow) {
 		p.docs = append(p.docs, at)
 		p.tfs = append(p.tfs, uint16(n))
 	})
+	if r.asks {
+		for int(at>>6) >= len(k.asks) {
+			k.asks = append(k.asks, 0)
+		}
+		k.asks[at>>6] |= 1 << (uint(at) & 63)
+	}
 	if r.session == "" {
 		k.docs[at].session = -1
 		return
@@ -469,11 +479,26 @@ func (k *textKind) add(r textRow) {
 		sn = int32(len(k.sessions))
 		k.sessionAt[r.session] = sn
 		k.sessions = append(k.sessions, nil)
+		k.sessionIDs = append(k.sessionIDs, r.session)
 	}
 	k.docs[at].session = sn
 	s := k.sessions[sn]
 	i, _ := slices.BinarySearchFunc(s, at, func(e, t int32) int { return k.sessionOrder(e, t) })
 	k.sessions[sn] = slices.Insert(s, i, at)
+}
+
+// sessionOf returns the session of doc, "" for none.
+func (k *textKind) sessionOf(doc int32) string {
+	if sn := k.docs[doc].session; sn >= 0 {
+		return k.sessionIDs[sn]
+	}
+	return ""
+}
+
+// asked reports whether doc asks a question.
+func (k *textKind) asked(doc int32) bool {
+	w := int(doc >> 6)
+	return w < len(k.asks) && k.asks[w]&(1<<(uint(doc)&63)) != 0
 }
 
 // scopeID returns the number of a user (or, after a NUL, a session) in
@@ -670,7 +695,7 @@ func (k *textKind) topScored(s *search, typ MemoryType, all []scored, found []ca
 		}
 		d := &k.docs[t.doc]
 		found = append(found, candidate{Result: Result{Type: typ, ID: d.id, CreatedAt: store.FromMS(d.created)}, pk: d.pk,
-			text: t.score, held: t.held, importance: d.importance, partial: true})
+			text: t.score, held: t.held, importance: d.importance, partial: true, session: k.sessionOf(t.doc), asks: k.asked(t.doc)})
 	}
 	return found
 }
@@ -869,7 +894,7 @@ func (m *Memory) indexCandidates(q store.Tx, s *search, d *textData, docs, token
 					if n >= 0 && (keep == nil || keep(n)) {
 						nd := &k.docs[n]
 						s.near = append(s.near, candidate{Result: Result{Type: src.typ, ID: nd.id, ContextOf: c.ID, CreatedAt: store.FromMS(nd.created)},
-							pk: nd.pk, importance: nd.importance, partial: true})
+							pk: nd.pk, importance: nd.importance, partial: true, asks: k.asked(n)})
 					}
 				}
 			}

@@ -142,7 +142,7 @@ func textIndexAgrees(t *testing.T, cfg Config) {
 		for i := range n {
 			entries = append(entries, SemanticEntry{Content: text(3 + rng.IntN(8)), Importance: float64(rng.IntN(101)) / 100,
 				Tags: []string{words[rng.IntN(len(words))]}})
-			eps = append(eps, Episode{Content: text(2 + rng.IntN(10)), SessionID: fmt.Sprint("s", rng.IntN(12)),
+			eps = append(eps, Episode{Content: asking(rng, text(2+rng.IntN(10))), SessionID: fmt.Sprint("s", rng.IntN(12)),
 				CreatedAt: now.Add(-time.Duration(rng.IntN(300)) * time.Hour)})
 			if i%10 == 0 {
 				if _, err := idx.Procedural().Store(ctx, Procedure{Name: fmt.Sprint("p", rng.Uint64()), Description: text(6), SuccessRate: rng.Float64()}); err != nil {
@@ -384,7 +384,7 @@ func TestTextIndexAgreesWithFTSUnderFilters(t *testing.T) {
 		u, s := users[rng.IntN(len(users))], sessions[rng.IntN(len(sessions))]
 		entries = append(entries, SemanticEntry{Content: text(3 + rng.IntN(6)), Importance: float64(rng.IntN(101)) / 100,
 			UserID: u, SessionID: s, Metadata: map[string]any{"n": float64(i % 7)}})
-		eps = append(eps, Episode{Content: text(2 + rng.IntN(8)), UserID: users[rng.IntN(len(users))], SessionID: sessions[1+rng.IntN(len(sessions)-1)],
+		eps = append(eps, Episode{Content: asking(rng, text(2+rng.IntN(8))), UserID: users[rng.IntN(len(users))], SessionID: sessions[1+rng.IntN(len(sessions)-1)],
 			CreatedAt: now.Add(-time.Duration(rng.IntN(300)) * time.Hour)})
 		if i%8 == 0 {
 			if _, err := idx.Procedural().Store(ctx, Procedure{Name: fmt.Sprint("p", i), Description: text(5), SuccessRate: rng.Float64(), UserID: u, SessionID: s}); err != nil {
@@ -672,4 +672,17 @@ func TestReaderPageCacheSmallByDefault(t *testing.T) {
 	if size != -2048 {
 		t.Errorf("a reader's cache_size is %d by default, want -2048 (2 MiB)", size)
 	}
+}
+
+// asking returns text, made a question (ending in "?", maybe with spaces
+// after) one time in four, so that searches score questions and their
+// answers (SearchConfig.QuestionPenalty and AnswerWeight).
+func asking(rng *rand.Rand, text string) string {
+	switch rng.IntN(8) {
+	case 0:
+		return text + "?"
+	case 1:
+		return text + "? "
+	}
+	return text
 }

@@ -294,6 +294,10 @@ func (q *Query) Score(v []byte, n int) (float64, uint64) {
 	return score, held
 }
 
+// Weights returns the weights of the query's terms (their IDF), in
+// order.
+func (q *Query) Weights() []float64 { return q.weights }
+
 // Hashes returns the hashes of the query's terms, in order: ScoreCounts
 // takes a document's counts of them in the same order.
 func (q *Query) Hashes() []uint32 { return q.hashes }

@@ -34,6 +34,9 @@ type Parts struct {
 	Vector     float64 `json:"vector"`
 	Fused      float64 `json:"fused"`
 	Dialogue   float64 `json:"dialogue"`
+	Session    float64 `json:"session_match"`
+	Question   float64 `json:"question"`
+	Spread     float64 `json:"spread"`
 }
 
 // ResultOf returns the view of a search result.
@@ -41,7 +44,7 @@ func ResultOf(r engram.Result) Result {
 	p := r.Parts
 	return Result{Type: r.Type, ID: r.ID, Content: r.Content, Snippet: r.Snippet, Tags: NonNil(r.Tags),
 		CreatedAt: Time(r.CreatedAt), Source: r.Source, Score: r.Score,
-		Parts:     Parts{p.Text, p.Importance, p.Recency, p.Vector, p.Fused, p.Dialogue},
+		Parts:     Parts{p.Text, p.Importance, p.Recency, p.Vector, p.Fused, p.Dialogue, p.Session, p.Question, p.Spread},
 		ContextOf: r.ContextOf, DialogueWith: r.DialogueWith}
 }
 

@@ -1,6 +1,7 @@
 package rank
 
 import (
+	"math"
 	"slices"
 	"testing"
 	"time"
@@ -279,25 +280,89 @@ func TestScorerScore(t *testing.T) {
 		rel, sc  float64
 	}{
 		{"text", ByText, 4, Item{Text: 2, Dialogue: 1, Importance: 0.5, Touched: now.Add(-day)},
-			0, Parts{Text: 0.5, Dialogue: 0.25, Importance: 0.5, Recency: 0.5}, 0.5, 0.5},
+			0, Parts{Text: 0.5, Dialogue: 0.25, Importance: 0.5, Recency: 0.5, Session: 0.5, Question: 1, Spread: 1}, 0.5, 0.5},
 		{"text, no best", ByText, 0, Item{Text: 0, Importance: 1, Touched: now},
-			0, Parts{Importance: 1, Recency: 1}, 0, 0.5},
+			0, Parts{Importance: 1, Recency: 1, Question: 1, Spread: 1}, 0, 0.5},
 		{"vector", ByVector, 4, Item{Text: 4, Cosine: 0.25, HasCosine: true},
-			0, Parts{Text: 1, Vector: 0.25}, 0.5, 0.25},
+			0, Parts{Text: 1, Vector: 0.25, Session: 0.5, Question: 1, Spread: 1}, 0.5, 0.25},
 		{"vector, negative cosine", ByVector, 4, Item{Cosine: -0.5, HasCosine: true},
-			0, Parts{}, 0, 0},
+			0, Parts{Question: 1, Spread: 1}, 0, 0},
 		{"vector, pending", ByVector, 4, Item{Text: 1, Pending: true},
-			0, Parts{Text: 0.25}, 0.25, 0.125},
+			0, Parts{Text: 0.25, Session: 0.25, Question: 1, Spread: 1}, 0.25, 0.125},
 		{"hybrid", Hybrid, 4, Item{Text: 4, Cosine: 1.5, HasCosine: true, Touched: now.Add(-2 * day)},
-			0.5, Parts{Text: 1, Vector: 1, Fused: 0.5, Recency: 0.25}, 0.5, 0.3125},
+			0.5, Parts{Text: 1, Vector: 1, Fused: 0.5, Recency: 0.25, Session: 0.5, Question: 1, Spread: 1}, 0.5, 0.3125},
+		// A question loses QuestionPenalty's share of its score.
+		{"question", ByText, 4, Item{Text: 2, Importance: 0.5, Touched: now.Add(-day), Asks: true},
+			0, Parts{Text: 0.5, Importance: 0.5, Recency: 0.5, Session: 0.5, Question: 0.75, Spread: 1}, 0.5, 0.375},
 	}
 	for _, tt := range tests {
 		s := base
-		s.Mode, s.BestText = tt.mode, tt.bestText
+		s.Mode, s.BestText, s.QuestionPenalty = tt.mode, tt.bestText, 0.25
 		p, rel, sc := s.Score(tt.it, tt.fused)
 		if p != tt.parts || rel != tt.rel || sc != tt.sc {
 			t.Errorf("%s: Score = %+v, %v, %v, want %+v, %v, %v", tt.name, p, rel, sc, tt.parts, tt.rel, tt.sc)
 		}
+	}
+}
+
+// With a session weight, an item whose session was scored blends it in
+// beside its relevance; one whose session was not keeps its relevance in
+// the session part, so that such items keep their order.
+func TestScorerScoreSession(t *testing.T) {
+	now := time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)
+	s := Scorer{Weights: Weights{2, 1, 1}, HalfLife: 24 * time.Hour, Now: now, BestText: 4, SessionWeight: 0.5}
+	// Weights 2, 1 (the session part: 0.5 × 2), 1 and 1: over 5.
+	p, rel, sc := s.Score(Item{Text: 4, Session: 0.25, HasSession: true, Importance: 1, Touched: now}, 0)
+	if rel != 1 || p.Session != 0.25 || sc != (2*1+1*0.25+1+1)/5.0 {
+		t.Errorf("in a session: %+v, %v, %v", p, rel, sc)
+	}
+	p, rel, sc = s.Score(Item{Text: 2, Importance: 1, Touched: now}, 0)
+	if rel != 0.5 || p.Session != 0.5 || sc != (2*0.5+1*0.5+1+1)/5.0 {
+		t.Errorf("outside a session: %+v, %v, %v", p, rel, sc)
+	}
+	if got, want := Blend(Weights{2, 1, 1}, 0, 0.5, 1, 1, 1), (Weights{2, 1, 1}).Score(0.5, 1, 1); got != want {
+		t.Errorf("Blend with no session weight = %v, want Score's %v", got, want)
+	}
+}
+
+func TestSessionShare(t *testing.T) {
+	const k1 = 1.0
+	weights := []float64{3, 1} // a rare term and a common one (a name)
+	tests := []struct {
+		counts []int
+		want   float64
+	}{
+		{[]int{0, 0}, 0},
+		{[]int{1, 1}, 0.5},                   // each term once: 1/(1 + k1)
+		{[]int{0, 1}, 1.0 / 8},               // the name alone: its weight's share of that
+		{[]int{0, 5}, 1 * (2 * 5.0 / 6) / 8}, // however often it is said, under its weight
+		{[]int{3, 0}, 3 * (2 * 3.0 / 4) / 8},
+		{[]int{2}, 3 * (2 * 2.0 / 3) / 8}, // counts shorter than the terms
+	}
+	for _, tt := range tests {
+		if got := SessionShare(tt.counts, weights, k1); math.Abs(got-tt.want) > 1e-12 {
+			t.Errorf("SessionShare(%v) = %v, want %v", tt.counts, got, tt.want)
+		}
+	}
+	if got := SessionShare([]int{4, 4}, []float64{0, 0}, k1); got != 0 {
+		t.Errorf("SessionShare with no weight = %v, want 0", got)
+	}
+	if got := SessionShare([]int{1000000, 1000000}, weights, k1); got >= 1 {
+		t.Errorf("SessionShare of a session saying every term again and again = %v, want under 1", got)
+	}
+}
+
+func TestSpreadFactors(t *testing.T) {
+	got := SpreadFactors([]int32{1, 2, 1, 0, 1, 2, 0}, 0.5)
+	want := []float64{1, 1, 0.5, 1, 0.25, 0.5, 1}
+	if !slices.Equal(got, want) {
+		t.Errorf("SpreadFactors = %v, want %v", got, want)
+	}
+	if got := SpreadFactors(nil, 0.5); len(got) != 0 {
+		t.Errorf("SpreadFactors of nothing = %v", got)
+	}
+	if got := SpreadFactors([]int32{1, 1}, 0); !slices.Equal(got, []float64{1, 1}) {
+		t.Errorf("SpreadFactors with no spread = %v, want all 1", got)
 	}
 }
 

@@ -17,6 +17,9 @@ const (
 type Item struct {
 	Text       float64   // its text score (BM25, with any Dialogue), 0 when text did not match it
 	Dialogue   float64   // the part of Text the matching turn beside it added
+	Session    float64   // its session's share of the query (see SessionShare), when HasSession
+	HasSession bool      // whether its session was scored
+	Asks       bool      // whether it asks a question (see Scorer.QuestionPenalty)
 	Cosine     float64   // its vector's cosine with the query's, when HasCosine
 	HasCosine  bool      // whether its vector is known
 	Pending    bool      // whether it waits for its vector (a vector search ranks it by Text)
@@ -25,10 +28,12 @@ type Item struct {
 }
 
 // Parts are the parts of a candidate's score, each in [0, 1]: Text,
-// Dialogue and Vector as Scorer.Score says, Fused the fused relevance of a
-// hybrid search, Importance the candidate's, Recency as Recency says.
+// Dialogue, Session, Question and Vector as Scorer.Score says, Fused the
+// fused relevance of a hybrid search, Importance the candidate's, Recency
+// as Recency says, and Spread the factor its place among its session's
+// results took its score down by (see SpreadFactors; 1 until then).
 type Parts struct {
-	Text, Importance, Recency, Vector, Fused, Dialogue float64
+	Text, Importance, Recency, Vector, Fused, Dialogue, Session, Question, Spread float64
 }
 
 // Scorer scores the candidates of one search.
@@ -40,16 +45,31 @@ type Scorer struct {
 	// BestText and BestCos are the candidates' best text score and best
 	// cosine (of those whose vector is known).
 	BestText, BestCos float64
+	// SessionWeight is the weight of an item's session part (its
+	// Session, when HasSession) beside its relevance, as a share of
+	// Weights.Text (see Blend). An item whose session was not scored has
+	// its relevance as its session part: among such items the order is
+	// as without the part. 0 leaves the part out.
+	SessionWeight float64
+	// QuestionPenalty is the share of its score an item that asks a
+	// question loses (see Item.Asks).
+	QuestionPenalty float64
 }
 
-// Score returns the parts, relevance and score (Weights.Score) of it,
-// whose fused relevance, in a hybrid search, is fused. Text and Dialogue
-// are relative to BestText (0 when it is 0) and Vector is the cosine,
-// clamped to [0, 1]. Relevance is Text in a text search; Fused in a hybrid
-// search; in a vector search the cosine (0 when negative) relative to
-// BestCos, or Text for a pending item or when BestCos is not above 0.
+// Score returns the parts, relevance and score of it, whose fused
+// relevance, in a hybrid search, is fused. Text and Dialogue are relative
+// to BestText (0 when it is 0), Session is it.Session (the relevance
+// without HasSession), Vector is the cosine, clamped to [0, 1], Question
+// is 1 − QuestionPenalty for an item that asks, 1 for another, and Spread
+// is 1. Relevance is Text in a text search; Fused in a hybrid search; in
+// a vector search the cosine (0 when negative) relative to BestCos, or
+// Text for a pending item or when BestCos is not above 0. The score is
+// Question times the Blend of relevance, Session, Importance and Recency.
 func (s *Scorer) Score(it Item, fused float64) (p Parts, relevance, score float64) {
-	p = Parts{Importance: it.Importance, Recency: Recency(s.Now, it.Touched, s.HalfLife)}
+	p = Parts{Importance: it.Importance, Recency: Recency(s.Now, it.Touched, s.HalfLife), Question: 1, Spread: 1}
+	if it.Asks {
+		p.Question = 1 - s.QuestionPenalty
+	}
 	if s.BestText > 0 {
 		p.Text, p.Dialogue = it.Text/s.BestText, it.Dialogue/s.BestText
 	}
@@ -64,7 +84,23 @@ func (s *Scorer) Score(it Item, fused float64) (p Parts, relevance, score float6
 	case s.Mode == ByVector && !it.Pending && s.BestCos > 0:
 		relevance = max(0, it.Cosine) / s.BestCos
 	}
-	return p, relevance, s.Weights.Score(relevance, p.Importance, p.Recency)
+	p.Session = relevance
+	if it.HasSession {
+		p.Session = it.Session
+	}
+	return p, relevance, p.Question * Blend(s.Weights, s.SessionWeight, relevance, p.Session, p.Importance, p.Recency)
+}
+
+// Blend returns the weighted mean of a memory's relevance, session part,
+// importance and recency (each in [0, 1]): relevance weighs w.Text, the
+// session part sessionWeight times w.Text, and the others their weights.
+// With sessionWeight 0 it is w.Score.
+func Blend(w Weights, sessionWeight, relevance, session, importance, recency float64) float64 {
+	if sessionWeight == 0 {
+		return w.Score(relevance, importance, recency)
+	}
+	ws := sessionWeight * w.Text
+	return (w.Text*relevance + ws*session + w.Importance*importance + w.Recency*recency) / (w.Total() + ws)
 }
 
 // Lexical returns a candidate's fused relevance in a hybrid search whose

@@ -437,6 +437,20 @@ func (k *Kind) IndexedOver(alias string) string {
 	return strings.Join(fields, ", ")
 }
 
+// AsksOver is the SQL integer, 1 or 0, that the row named alias of a kind
+// with sessions (the episodic log) asks a question, as Asks says; 0 for a
+// kind without sessions.
+func (k *Kind) AsksOver(alias string) string {
+	if k.Session == "" {
+		return "0"
+	}
+	return "CASE WHEN rtrim(" + Over(k.Indexed[0], alias) + ") LIKE '%?' THEN 1 ELSE 0 END"
+}
+
+// Asks reports whether text asks a question: whether it ends in a
+// question mark, trailing spaces aside (what Kind.AsksOver says in SQL).
+func Asks(text string) bool { return strings.HasSuffix(strings.TrimRight(text, " "), "?") }
+
 // TextsDest returns the scan destinations of a row whose columns head
 // are followed by texts (see IndexedOver).
 func TextsDest(texts []string, head ...any) []any {

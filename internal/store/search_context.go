@@ -101,3 +101,58 @@ func SessionNeighbours(q Querier, k *Kind, agent string, hits []int64, f SearchF
 		return n, err
 	})
 }
+
+// traitsSQL holds the statement of Traits by kind.
+var traitsSQL sync.Map // *Kind → string
+
+// TraitsQuery returns the statement of Traits: the pk, session and
+// whether it asks a question (Kind.AsksOver) of each of agent ?1's rows of
+// k whose pk is listed in ?2 (a JSON list).
+func TraitsQuery(k *Kind) string {
+	if q, ok := traitsSQL.Load(k); ok {
+		return q.(string)
+	}
+	q := `SELECT e.pk, e.` + k.SessionCol + `, ` + k.AsksOver("e") + ` FROM json_each(?2) j CROSS JOIN ` + k.Table + ` e ON e.pk = CAST(j.value AS INTEGER)
+	WHERE e.agent_id = ?1`
+	traitsSQL.Store(k, q)
+	return q
+}
+
+// Trait is what Traits reads of a row: its session ("" for none) and
+// whether it asks a question.
+type Trait struct {
+	Session string
+	Asks    bool
+}
+
+// Traits returns, by pk, the session and whether it asks a question of
+// each of agent's rows of kind k (a kind with a session column, the
+// episodic log) whose pk is in pks; a row not found is not in it. It
+// returns the driver's errors.
+func Traits(q Querier, k *Kind, agent string, pks []int64) (map[int64]Trait, error) {
+	list, err := json.Marshal(pks)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := q.Query(TraitsQuery(k), agent, string(list))
+	if err != nil {
+		return nil, err
+	}
+	type row struct {
+		pk int64
+		Trait
+	}
+	all, err := ScanAll(rows, func(r Scanner) (row, error) {
+		var x row
+		err := r.Scan(&x.pk, &x.Session, &x.Asks)
+		return x, err
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[int64]Trait, len(all))
+	for _, x := range all {
+		out[x.pk] = x.Trait
+	}
+	return out, nil
+}

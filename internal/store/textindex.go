@@ -69,6 +69,9 @@ type TextRow struct {
 	// Session is the kind's Session of the row ("" for none); UserID and
 	// SessionID its UserCol's and SessionCol's.
 	Session, UserID, SessionID string
+	// Asks says the row of a kind with sessions asks a question (see
+	// Kind.AsksOver).
+	Asks bool
 }
 
 // textCols are the columns TextRowsSQL and TextAfterSQL read of a row
@@ -85,7 +88,7 @@ func textCols(k *Kind, n int) string {
 	if k.SessionCol != "" {
 		sess = "t." + k.SessionCol
 	}
-	cols := `t.pk, t.id, t.created_at, ` + Over(k.Importance, "t") + `, t.ntok, t.terms, ` + session + `, ` + user + `, ` + sess
+	cols := `t.pk, t.id, t.created_at, ` + Over(k.Importance, "t") + `, t.ntok, t.terms, ` + session + `, ` + user + `, ` + sess + `, ` + k.AsksOver("t")
 	for i := range n {
 		if i < len(k.Indexed) {
 			cols += `, CASE WHEN t.terms IS NULL THEN coalesce(` + Over(k.Indexed[i], "t") + `, '') ELSE '' END`
@@ -147,7 +150,7 @@ func EachTextRow(q Querier, k *Kind, agent string, fn func(*TextRow)) error {
 	defer rows.Close()
 	r := TextRow{Texts: make([]string, len(k.Indexed))}
 	var terms sql.RawBytes
-	dest := TextsDest(r.Texts, &r.PK, &r.ID, &r.Created, &r.Importance, &r.NTok, &terms, &r.Session, &r.UserID, &r.SessionID)
+	dest := TextsDest(r.Texts, &r.PK, &r.ID, &r.Created, &r.Importance, &r.NTok, &terms, &r.Session, &r.UserID, &r.SessionID, &r.Asks)
 	for rows.Next() {
 		if err := rows.Scan(dest...); err != nil {
 			return err
@@ -214,7 +217,7 @@ func TextAfter(q Querier, agent string, last []int64, fn func(kind int, r *TextR
 	texts := make([]string, textAfterTexts)
 	var r TextRow
 	var at int
-	dest := TextsDest(texts, &at, &r.PK, &r.ID, &r.Created, &r.Importance, &r.NTok, &r.Terms, &r.Session, &r.UserID, &r.SessionID)
+	dest := TextsDest(texts, &at, &r.PK, &r.ID, &r.Created, &r.Importance, &r.NTok, &r.Terms, &r.Session, &r.UserID, &r.SessionID, &r.Asks)
 	for rows.Next() {
 		r.Terms = nil
 		if err := rows.Scan(dest...); err != nil {

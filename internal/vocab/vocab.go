@@ -87,7 +87,7 @@ var words = []Word{
 	{Name: "recall"}, {Name: "results"}, {Name: "score"}, {Name: "snippet"}, {Name: "terms"}, {Name: "pending"},
 	{Name: "per_kind"}, {Name: "working_memory"}, {Name: "admitted"}, {Name: "gate"}, {Name: "relevance"},
 	{Name: "recency"}, {Name: "noise"}, {Name: "control"}, {Name: "expected_value"}, {Name: "fused"},
-	{Name: "context_of"}, {Name: "dialogue"}, {Name: "dialogue_with"}, {Name: "vector"}, {Name: "text"},
+	{Name: "context_of"}, {Name: "dialogue"}, {Name: "dialogue_with"}, {Name: "session_match"}, {Name: "question"}, {Name: "spread"}, {Name: "vector"}, {Name: "text"},
 	{Name: "max_tokens", Aliases: []string{"tokens"}}, {Name: "tokens"}, {Name: "stable"}, {Name: "sections"},
 	{Name: "omitted"},
 

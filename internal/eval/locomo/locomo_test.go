@@ -22,10 +22,12 @@ const dataPath = "../../../../shared/data/locomo/locomo10.json"
 // point: a change that loses more than that fails CI. Session 14 raised
 // it by what scoring a match with the turn beside it gained out of
 // sample on the half that gained least (R@5 +0.013, R@10 +0.006; see
-// BENCHMARKS.md), not by its gain on the whole set.
+// BENCHMARKS.md), not by its gain on the whole set; session 19 by what
+// scoring sessions and questions gained so (R@5 +0.004, R@10 +0.010, on
+// conversations 1–5 at the setting chosen on 6–10).
 const (
-	floorR5  = 0.623 - 0.01
-	floorR10 = 0.702 - 0.01
+	floorR5  = 0.627 - 0.01
+	floorR10 = 0.712 - 0.01
 )
 
 func TestLoCoMoRecall(t *testing.T) {

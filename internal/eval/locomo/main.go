@@ -44,6 +44,10 @@ func main() {
 	rrfK := flag.Float64("rrf-k", engram.DefaultConfig().Search.RRFConstant, "hybrid: the RRF constant")
 	cw := flag.Float64("context-weight", engram.DefaultConfig().Search.ContextWeight, "the share of a match's relevance its session neighbours get")
 	dw := flag.Float64("dialogue-weight", engram.DefaultConfig().Search.DialogueWeight, "the share of the matching turn beside it a match adds to its own")
+	sw := flag.Float64("session-weight", engram.DefaultConfig().Search.SessionWeight, "the weight of an episode's session beside its relevance, as a share of the text's")
+	ss := flag.Float64("session-spread", engram.DefaultConfig().Search.SessionSpread, "the share of its score a result loses for each result of its session above it")
+	qp := flag.Float64("question-penalty", engram.DefaultConfig().Search.QuestionPenalty, "the share of its score an episode that asks a question loses")
+	aw := flag.Float64("answer-weight", engram.DefaultConfig().Search.AnswerWeight, "the share of a matching question's text relevance the turn after it gets")
 	lw := flag.Float64("lexical-weight", engram.DefaultConfig().Search.LexicalVectorWeight, "hybrid with the (lexical) hashing embedder: the cosine's share")
 	k1 := flag.Float64("k1", engram.DefaultConfig().Search.BM25K1, "BM25's k1 (term frequency saturation)")
 	b := flag.Float64("b", engram.DefaultConfig().Search.BM25B, "BM25's b (length normalization)")
@@ -56,6 +60,7 @@ func main() {
 	cfg := engram.DefaultConfig()
 	cfg.Search.HybridVectorWeight, cfg.Search.RRFConstant, cfg.Search.ContextWeight = *vw, *rrfK, *cw
 	cfg.Search.DialogueWeight = *dw
+	cfg.Search.SessionWeight, cfg.Search.SessionSpread, cfg.Search.QuestionPenalty, cfg.Search.AnswerWeight = *sw, *ss, *qp, *aw
 	cfg.Search.LexicalVectorWeight, cfg.Search.BM25K1, cfg.Search.BM25B = *lw, *k1, *b
 	cfg.Search.PostingBudget, cfg.Search.Candidates = *budget, *cands
 	searchMode, wordVecPath, postgresDSN = engram.SearchMode(*mode), *wordVec, *pg

@@ -10,7 +10,9 @@
 //	go run ./internal/eval/recall [-data testdata/recall/assistant.json] [-retriever search|recall|context] [-v]
 //
 // -v prints each question with its answers and the first three results,
-// their scores and the parts of each score. The last line is the summary:
+// their scores and the parts of each score. -session-weight,
+// -session-spread, -question-penalty and -answer-weight set the search's
+// (see engram.SearchConfig). The last line is the summary:
 //
 //	recall search questions=75 answer@1=… answer@3=… answer@10=…
 package main
@@ -30,6 +32,11 @@ func main() {
 	data := flag.String("data", "testdata/recall/assistant.json", "path to the recall set")
 	name := flag.String("retriever", "search", "how to answer: "+strings.Join(names(), ", "))
 	verbose := flag.Bool("v", false, "print every question, its answers and the first three results")
+	sc := &config.Search
+	flag.Float64Var(&sc.SessionWeight, "session-weight", sc.SessionWeight, "the weight of an episode's session beside its relevance, as a share of the text's")
+	flag.Float64Var(&sc.SessionSpread, "session-spread", sc.SessionSpread, "the share of its score a result loses for each result of its session above it")
+	flag.Float64Var(&sc.QuestionPenalty, "question-penalty", sc.QuestionPenalty, "the share of its score an episode that asks a question loses")
+	flag.Float64Var(&sc.AnswerWeight, "answer-weight", sc.AnswerWeight, "the share of a matching question's text relevance the turn after it gets")
 	flag.Parse()
 	ask, ok := retrievers[*name]
 	if !ok {

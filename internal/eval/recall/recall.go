@@ -428,6 +428,9 @@ func contextBlock(ctx context.Context, m *engram.Memory, q string) ([]hit, error
 	return out, nil
 }
 
+// config is the configuration every user's memory is opened with.
+var config = engram.DefaultConfig()
+
 // accessDelay is how long engram keeps the access counts of searches
 // before writing them: a semantic memory's last access counts for its
 // recency, so a search that wrote them would change the ranking of the
@@ -462,7 +465,7 @@ func run(ctx context.Context, d dataset, dir, name string, ask retriever, verbos
 		}
 	}()
 	for i, u := range d.Users {
-		m, err := engram.New(engram.Tier1, engram.WithPath(path), engram.WithAgent(u.Agent), engram.WithClock(c.now))
+		m, err := engram.New(engram.Tier1, engram.WithPath(path), engram.WithAgent(u.Agent), engram.WithClock(c.now), engram.WithConfig(config))
 		if err != nil {
 			return nil, err
 		}

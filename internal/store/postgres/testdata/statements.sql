@@ -1029,12 +1029,12 @@ SELECT (SELECT count(*) FROM semantic_memory WHERE agent_id = ?1),
 SELECT (SELECT count(*) FROM semantic_memory WHERE agent_id = ?1), (SELECT count(*) FROM episodic_log WHERE agent_id = ?1), (SELECT count(*) FROM procedural_memory WHERE agent_id = ?1), (SELECT count(*) FROM session_snapshots WHERE agent_id = ?1), (SELECT count(*) FROM facts WHERE agent_id = ?1), (SELECT count(*) FROM document_chunks WHERE agent_id = ?1), (SELECT count(*) FROM zettel_links WHERE agent_id = ?1), (SELECT count(*) FROM archive WHERE agent_id = ?1), (SELECT count(*) FROM vector_pending WHERE agent_id = ?1)
 ;
 
-SELECT 0, t.pk, t.id, t.created_at, t.importance * t.resonance, t.ntok, t.terms, '', t.user_id, t.session_id, CASE WHEN t.terms IS NULL THEN coalesce(t.content, '') ELSE '' END, CASE WHEN t.terms IS NULL THEN coalesce(t.tags, '') ELSE '' END, '', '' FROM semantic_memory t NOT INDEXED WHERE t.agent_id = ?1 AND t.pk > ?2
-UNION ALL SELECT 1, t.pk, t.id, t.created_at, 0.5 * t.resonance, t.ntok, t.terms, t.session_id, t.user_id, t.session_id, CASE WHEN t.terms IS NULL THEN coalesce(t.content, '') ELSE '' END, '', '', '' FROM episodic_log t NOT INDEXED WHERE t.agent_id = ?1 AND t.pk > ?3
-UNION ALL SELECT 2, t.pk, t.id, t.created_at, t.success_rate * t.resonance, t.ntok, t.terms, '', t.user_id, t.session_id, CASE WHEN t.terms IS NULL THEN coalesce(t.name, '') ELSE '' END, CASE WHEN t.terms IS NULL THEN coalesce(t.description, '') ELSE '' END, CASE WHEN t.terms IS NULL THEN coalesce(t.pattern, '') ELSE '' END, CASE WHEN t.terms IS NULL THEN coalesce(t.tags, '') ELSE '' END FROM procedural_memory t NOT INDEXED WHERE t.agent_id = ?1 AND t.pk > ?4
-UNION ALL SELECT 3, t.pk, t.id, t.created_at, 0.5, t.ntok, t.terms, '', '', t.session_id, CASE WHEN t.terms IS NULL THEN coalesce(t.summary, '') ELSE '' END, CASE WHEN t.terms IS NULL THEN coalesce((SELECT group_concat(value, ' ') FROM json_each(t.key_decisions)), '') ELSE '' END, CASE WHEN t.terms IS NULL THEN coalesce((SELECT group_concat(value ->> '$.content', ' ') FROM json_each(t.messages)), '') ELSE '' END, '' FROM session_snapshots t NOT INDEXED WHERE t.agent_id = ?1 AND t.pk > ?5
-UNION ALL SELECT 4, t.pk, t.id, t.created_at, 0.5, t.ntok, t.terms, '', '', '', CASE WHEN t.terms IS NULL THEN coalesce(t.subject, '') ELSE '' END, CASE WHEN t.terms IS NULL THEN coalesce(t.predicate, '') ELSE '' END, CASE WHEN t.terms IS NULL THEN coalesce(t.object, '') ELSE '' END, '' FROM facts t NOT INDEXED WHERE t.agent_id = ?1 AND t.pk > ?6
-UNION ALL SELECT 5, t.pk, t.id, t.created_at, 0.5, t.ntok, t.terms, '', '', '', CASE WHEN t.terms IS NULL THEN coalesce(t.title, '') ELSE '' END, CASE WHEN t.terms IS NULL THEN coalesce(t.heading, '') ELSE '' END, CASE WHEN t.terms IS NULL THEN coalesce(t.content, '') ELSE '' END, CASE WHEN t.terms IS NULL THEN coalesce(t.tags, '') ELSE '' END FROM document_chunks t NOT INDEXED WHERE t.agent_id = ?1 AND t.pk > ?7
+SELECT 0, t.pk, t.id, t.created_at, t.importance * t.resonance, t.ntok, t.terms, '', t.user_id, t.session_id, 0, CASE WHEN t.terms IS NULL THEN coalesce(t.content, '') ELSE '' END, CASE WHEN t.terms IS NULL THEN coalesce(t.tags, '') ELSE '' END, '', '' FROM semantic_memory t NOT INDEXED WHERE t.agent_id = ?1 AND t.pk > ?2
+UNION ALL SELECT 1, t.pk, t.id, t.created_at, 0.5 * t.resonance, t.ntok, t.terms, t.session_id, t.user_id, t.session_id, CASE WHEN rtrim(t.content) LIKE '%?' THEN 1 ELSE 0 END, CASE WHEN t.terms IS NULL THEN coalesce(t.content, '') ELSE '' END, '', '', '' FROM episodic_log t NOT INDEXED WHERE t.agent_id = ?1 AND t.pk > ?3
+UNION ALL SELECT 2, t.pk, t.id, t.created_at, t.success_rate * t.resonance, t.ntok, t.terms, '', t.user_id, t.session_id, 0, CASE WHEN t.terms IS NULL THEN coalesce(t.name, '') ELSE '' END, CASE WHEN t.terms IS NULL THEN coalesce(t.description, '') ELSE '' END, CASE WHEN t.terms IS NULL THEN coalesce(t.pattern, '') ELSE '' END, CASE WHEN t.terms IS NULL THEN coalesce(t.tags, '') ELSE '' END FROM procedural_memory t NOT INDEXED WHERE t.agent_id = ?1 AND t.pk > ?4
+UNION ALL SELECT 3, t.pk, t.id, t.created_at, 0.5, t.ntok, t.terms, '', '', t.session_id, 0, CASE WHEN t.terms IS NULL THEN coalesce(t.summary, '') ELSE '' END, CASE WHEN t.terms IS NULL THEN coalesce((SELECT group_concat(value, ' ') FROM json_each(t.key_decisions)), '') ELSE '' END, CASE WHEN t.terms IS NULL THEN coalesce((SELECT group_concat(value ->> '$.content', ' ') FROM json_each(t.messages)), '') ELSE '' END, '' FROM session_snapshots t NOT INDEXED WHERE t.agent_id = ?1 AND t.pk > ?5
+UNION ALL SELECT 4, t.pk, t.id, t.created_at, 0.5, t.ntok, t.terms, '', '', '', 0, CASE WHEN t.terms IS NULL THEN coalesce(t.subject, '') ELSE '' END, CASE WHEN t.terms IS NULL THEN coalesce(t.predicate, '') ELSE '' END, CASE WHEN t.terms IS NULL THEN coalesce(t.object, '') ELSE '' END, '' FROM facts t NOT INDEXED WHERE t.agent_id = ?1 AND t.pk > ?6
+UNION ALL SELECT 5, t.pk, t.id, t.created_at, 0.5, t.ntok, t.terms, '', '', '', 0, CASE WHEN t.terms IS NULL THEN coalesce(t.title, '') ELSE '' END, CASE WHEN t.terms IS NULL THEN coalesce(t.heading, '') ELSE '' END, CASE WHEN t.terms IS NULL THEN coalesce(t.content, '') ELSE '' END, CASE WHEN t.terms IS NULL THEN coalesce(t.tags, '') ELSE '' END FROM document_chunks t NOT INDEXED WHERE t.agent_id = ?1 AND t.pk > ?7
 ;
 
 SELECT CASE ?2 WHEN 'semantic' THEN EXISTS (SELECT 1 FROM semantic_memory WHERE agent_id = ?1 AND id = ?3) WHEN 'episodic' THEN EXISTS (SELECT 1 FROM episodic_log WHERE agent_id = ?1 AND id = ?3) WHEN 'procedural' THEN EXISTS (SELECT 1 FROM procedural_memory WHERE agent_id = ?1 AND id = ?3) WHEN 'fact' THEN EXISTS (SELECT 1 FROM facts WHERE agent_id = ?1 AND id = ?3) WHEN 'document' THEN EXISTS (SELECT 1 FROM document_chunks WHERE agent_id = ?1 AND id = ?3) ELSE false END
@@ -1449,6 +1449,10 @@ SELECT doc FROM semantic_vocab WHERE term = ?
 ;
 
 SELECT doc FROM snapshot_vocab WHERE term = ?
+;
+
+SELECT e.pk, e.session_id, CASE WHEN rtrim(e.content) LIKE '%?' THEN 1 ELSE 0 END FROM json_each(?2) j CROSS JOIN episodic_log e ON e.pk = CAST(j.value AS INTEGER)
+	WHERE e.agent_id = ?1
 ;
 
 SELECT e1.pk FROM facts e1 INDEXED BY facts_out WHERE e1.agent_id = ?1 AND e1.subject_key = ?4 AND e1.object_key = ?5 AND e1.valid_from <= ?2 AND (e1.valid_to IS NULL OR e1.valid_to > ?3)
@@ -3109,40 +3113,40 @@ SELECT t.pk, t.id, '[]', t.created_at, 0.5, t.updated_at, t.retrievals, t.streng
 				ORDER BY b.score DESC, b.id
 ;
 
-SELECT t.pk, t.id, t.created_at, 0.5 * t.resonance, t.ntok, t.terms, t.session_id, t.user_id, t.session_id, CASE WHEN t.terms IS NULL THEN coalesce(t.content, '') ELSE '' END FROM episodic_log t NOT INDEXED WHERE t.agent_id = ?1 ORDER BY t.pk
+SELECT t.pk, t.id, t.created_at, 0.5 * t.resonance, t.ntok, t.terms, t.session_id, t.user_id, t.session_id, CASE WHEN rtrim(t.content) LIKE '%?' THEN 1 ELSE 0 END, CASE WHEN t.terms IS NULL THEN coalesce(t.content, '') ELSE '' END FROM episodic_log t NOT INDEXED WHERE t.agent_id = ?1 ORDER BY t.pk
 ;
 
-SELECT t.pk, t.id, t.created_at, 0.5 * t.resonance, t.ntok, t.terms, t.session_id, t.user_id, t.session_id, CASE WHEN t.terms IS NULL THEN coalesce(t.content, '') ELSE '' END FROM episodic_log t WHERE t.agent_id = ?1 ORDER BY t.pk
+SELECT t.pk, t.id, t.created_at, 0.5 * t.resonance, t.ntok, t.terms, t.session_id, t.user_id, t.session_id, CASE WHEN rtrim(t.content) LIKE '%?' THEN 1 ELSE 0 END, CASE WHEN t.terms IS NULL THEN coalesce(t.content, '') ELSE '' END FROM episodic_log t WHERE t.agent_id = ?1 ORDER BY t.pk
 ;
 
-SELECT t.pk, t.id, t.created_at, 0.5, t.ntok, t.terms, '', '', '', CASE WHEN t.terms IS NULL THEN coalesce(t.subject, '') ELSE '' END, CASE WHEN t.terms IS NULL THEN coalesce(t.predicate, '') ELSE '' END, CASE WHEN t.terms IS NULL THEN coalesce(t.object, '') ELSE '' END FROM facts t NOT INDEXED WHERE t.agent_id = ?1 ORDER BY t.pk
+SELECT t.pk, t.id, t.created_at, 0.5, t.ntok, t.terms, '', '', '', 0, CASE WHEN t.terms IS NULL THEN coalesce(t.subject, '') ELSE '' END, CASE WHEN t.terms IS NULL THEN coalesce(t.predicate, '') ELSE '' END, CASE WHEN t.terms IS NULL THEN coalesce(t.object, '') ELSE '' END FROM facts t NOT INDEXED WHERE t.agent_id = ?1 ORDER BY t.pk
 ;
 
-SELECT t.pk, t.id, t.created_at, 0.5, t.ntok, t.terms, '', '', '', CASE WHEN t.terms IS NULL THEN coalesce(t.subject, '') ELSE '' END, CASE WHEN t.terms IS NULL THEN coalesce(t.predicate, '') ELSE '' END, CASE WHEN t.terms IS NULL THEN coalesce(t.object, '') ELSE '' END FROM facts t WHERE t.agent_id = ?1 ORDER BY t.pk
+SELECT t.pk, t.id, t.created_at, 0.5, t.ntok, t.terms, '', '', '', 0, CASE WHEN t.terms IS NULL THEN coalesce(t.subject, '') ELSE '' END, CASE WHEN t.terms IS NULL THEN coalesce(t.predicate, '') ELSE '' END, CASE WHEN t.terms IS NULL THEN coalesce(t.object, '') ELSE '' END FROM facts t WHERE t.agent_id = ?1 ORDER BY t.pk
 ;
 
-SELECT t.pk, t.id, t.created_at, 0.5, t.ntok, t.terms, '', '', '', CASE WHEN t.terms IS NULL THEN coalesce(t.title, '') ELSE '' END, CASE WHEN t.terms IS NULL THEN coalesce(t.heading, '') ELSE '' END, CASE WHEN t.terms IS NULL THEN coalesce(t.content, '') ELSE '' END, CASE WHEN t.terms IS NULL THEN coalesce(t.tags, '') ELSE '' END FROM document_chunks t NOT INDEXED WHERE t.agent_id = ?1 ORDER BY t.pk
+SELECT t.pk, t.id, t.created_at, 0.5, t.ntok, t.terms, '', '', '', 0, CASE WHEN t.terms IS NULL THEN coalesce(t.title, '') ELSE '' END, CASE WHEN t.terms IS NULL THEN coalesce(t.heading, '') ELSE '' END, CASE WHEN t.terms IS NULL THEN coalesce(t.content, '') ELSE '' END, CASE WHEN t.terms IS NULL THEN coalesce(t.tags, '') ELSE '' END FROM document_chunks t NOT INDEXED WHERE t.agent_id = ?1 ORDER BY t.pk
 ;
 
-SELECT t.pk, t.id, t.created_at, 0.5, t.ntok, t.terms, '', '', '', CASE WHEN t.terms IS NULL THEN coalesce(t.title, '') ELSE '' END, CASE WHEN t.terms IS NULL THEN coalesce(t.heading, '') ELSE '' END, CASE WHEN t.terms IS NULL THEN coalesce(t.content, '') ELSE '' END, CASE WHEN t.terms IS NULL THEN coalesce(t.tags, '') ELSE '' END FROM document_chunks t WHERE t.agent_id = ?1 ORDER BY t.pk
+SELECT t.pk, t.id, t.created_at, 0.5, t.ntok, t.terms, '', '', '', 0, CASE WHEN t.terms IS NULL THEN coalesce(t.title, '') ELSE '' END, CASE WHEN t.terms IS NULL THEN coalesce(t.heading, '') ELSE '' END, CASE WHEN t.terms IS NULL THEN coalesce(t.content, '') ELSE '' END, CASE WHEN t.terms IS NULL THEN coalesce(t.tags, '') ELSE '' END FROM document_chunks t WHERE t.agent_id = ?1 ORDER BY t.pk
 ;
 
-SELECT t.pk, t.id, t.created_at, 0.5, t.ntok, t.terms, '', '', t.session_id, CASE WHEN t.terms IS NULL THEN coalesce(t.summary, '') ELSE '' END, CASE WHEN t.terms IS NULL THEN coalesce((SELECT group_concat(value, ' ') FROM json_each(t.key_decisions)), '') ELSE '' END, CASE WHEN t.terms IS NULL THEN coalesce((SELECT group_concat(value ->> '$.content', ' ') FROM json_each(t.messages)), '') ELSE '' END FROM session_snapshots t NOT INDEXED WHERE t.agent_id = ?1 ORDER BY t.pk
+SELECT t.pk, t.id, t.created_at, 0.5, t.ntok, t.terms, '', '', t.session_id, 0, CASE WHEN t.terms IS NULL THEN coalesce(t.summary, '') ELSE '' END, CASE WHEN t.terms IS NULL THEN coalesce((SELECT group_concat(value, ' ') FROM json_each(t.key_decisions)), '') ELSE '' END, CASE WHEN t.terms IS NULL THEN coalesce((SELECT group_concat(value ->> '$.content', ' ') FROM json_each(t.messages)), '') ELSE '' END FROM session_snapshots t NOT INDEXED WHERE t.agent_id = ?1 ORDER BY t.pk
 ;
 
-SELECT t.pk, t.id, t.created_at, 0.5, t.ntok, t.terms, '', '', t.session_id, CASE WHEN t.terms IS NULL THEN coalesce(t.summary, '') ELSE '' END, CASE WHEN t.terms IS NULL THEN coalesce((SELECT group_concat(value, ' ') FROM json_each(t.key_decisions)), '') ELSE '' END, CASE WHEN t.terms IS NULL THEN coalesce((SELECT group_concat(value ->> '$.content', ' ') FROM json_each(t.messages)), '') ELSE '' END FROM session_snapshots t WHERE t.agent_id = ?1 ORDER BY t.pk
+SELECT t.pk, t.id, t.created_at, 0.5, t.ntok, t.terms, '', '', t.session_id, 0, CASE WHEN t.terms IS NULL THEN coalesce(t.summary, '') ELSE '' END, CASE WHEN t.terms IS NULL THEN coalesce((SELECT group_concat(value, ' ') FROM json_each(t.key_decisions)), '') ELSE '' END, CASE WHEN t.terms IS NULL THEN coalesce((SELECT group_concat(value ->> '$.content', ' ') FROM json_each(t.messages)), '') ELSE '' END FROM session_snapshots t WHERE t.agent_id = ?1 ORDER BY t.pk
 ;
 
-SELECT t.pk, t.id, t.created_at, t.importance * t.resonance, t.ntok, t.terms, '', t.user_id, t.session_id, CASE WHEN t.terms IS NULL THEN coalesce(t.content, '') ELSE '' END, CASE WHEN t.terms IS NULL THEN coalesce(t.tags, '') ELSE '' END FROM semantic_memory t NOT INDEXED WHERE t.agent_id = ?1 ORDER BY t.pk
+SELECT t.pk, t.id, t.created_at, t.importance * t.resonance, t.ntok, t.terms, '', t.user_id, t.session_id, 0, CASE WHEN t.terms IS NULL THEN coalesce(t.content, '') ELSE '' END, CASE WHEN t.terms IS NULL THEN coalesce(t.tags, '') ELSE '' END FROM semantic_memory t NOT INDEXED WHERE t.agent_id = ?1 ORDER BY t.pk
 ;
 
-SELECT t.pk, t.id, t.created_at, t.importance * t.resonance, t.ntok, t.terms, '', t.user_id, t.session_id, CASE WHEN t.terms IS NULL THEN coalesce(t.content, '') ELSE '' END, CASE WHEN t.terms IS NULL THEN coalesce(t.tags, '') ELSE '' END FROM semantic_memory t WHERE t.agent_id = ?1 ORDER BY t.pk
+SELECT t.pk, t.id, t.created_at, t.importance * t.resonance, t.ntok, t.terms, '', t.user_id, t.session_id, 0, CASE WHEN t.terms IS NULL THEN coalesce(t.content, '') ELSE '' END, CASE WHEN t.terms IS NULL THEN coalesce(t.tags, '') ELSE '' END FROM semantic_memory t WHERE t.agent_id = ?1 ORDER BY t.pk
 ;
 
-SELECT t.pk, t.id, t.created_at, t.success_rate * t.resonance, t.ntok, t.terms, '', t.user_id, t.session_id, CASE WHEN t.terms IS NULL THEN coalesce(t.name, '') ELSE '' END, CASE WHEN t.terms IS NULL THEN coalesce(t.description, '') ELSE '' END, CASE WHEN t.terms IS NULL THEN coalesce(t.pattern, '') ELSE '' END, CASE WHEN t.terms IS NULL THEN coalesce(t.tags, '') ELSE '' END FROM procedural_memory t NOT INDEXED WHERE t.agent_id = ?1 ORDER BY t.pk
+SELECT t.pk, t.id, t.created_at, t.success_rate * t.resonance, t.ntok, t.terms, '', t.user_id, t.session_id, 0, CASE WHEN t.terms IS NULL THEN coalesce(t.name, '') ELSE '' END, CASE WHEN t.terms IS NULL THEN coalesce(t.description, '') ELSE '' END, CASE WHEN t.terms IS NULL THEN coalesce(t.pattern, '') ELSE '' END, CASE WHEN t.terms IS NULL THEN coalesce(t.tags, '') ELSE '' END FROM procedural_memory t NOT INDEXED WHERE t.agent_id = ?1 ORDER BY t.pk
 ;
 
-SELECT t.pk, t.id, t.created_at, t.success_rate * t.resonance, t.ntok, t.terms, '', t.user_id, t.session_id, CASE WHEN t.terms IS NULL THEN coalesce(t.name, '') ELSE '' END, CASE WHEN t.terms IS NULL THEN coalesce(t.description, '') ELSE '' END, CASE WHEN t.terms IS NULL THEN coalesce(t.pattern, '') ELSE '' END, CASE WHEN t.terms IS NULL THEN coalesce(t.tags, '') ELSE '' END FROM procedural_memory t WHERE t.agent_id = ?1 ORDER BY t.pk
+SELECT t.pk, t.id, t.created_at, t.success_rate * t.resonance, t.ntok, t.terms, '', t.user_id, t.session_id, 0, CASE WHEN t.terms IS NULL THEN coalesce(t.name, '') ELSE '' END, CASE WHEN t.terms IS NULL THEN coalesce(t.description, '') ELSE '' END, CASE WHEN t.terms IS NULL THEN coalesce(t.pattern, '') ELSE '' END, CASE WHEN t.terms IS NULL THEN coalesce(t.tags, '') ELSE '' END FROM procedural_memory t WHERE t.agent_id = ?1 ORDER BY t.pk
 ;
 
 SELECT t.pk, t.id, t.tags, t.created_at, 0.5, t.updated_at, t.retrievals, 1 + json_array_length(t.sources)
