@@ -3,6 +3,7 @@ package engram
 import (
 	"cmp"
 	"context"
+	"math"
 	"slices"
 	"strconv"
 
@@ -272,6 +273,7 @@ func (m *Memory) readBounded(q store.Tx, s *search, cands []candidate, partial [
 		return err
 	}
 	floor := m.scoreFloor(s, cands, bestText, need)
+	m.spreadBounds(s, cands, partial, bounds, bestText)
 	var rest []int
 	for _, i := range partial {
 		// The margin keeps a bound that rounding put a hair under the
@@ -332,6 +334,40 @@ func (m *Memory) textScore(s *search, c *candidate, bestText, imp, rec float64) 
 		score *= 1 - sc.QuestionPenalty
 	}
 	return score
+}
+
+// spreadBounds lowers the bounds of the partial candidates still unread
+// by their spread (see SearchConfig.SessionSpread): a candidate ranks
+// below every candidate read of its session whose score is above its
+// bound, and loses 1 − SessionSpread for each.
+func (m *Memory) spreadBounds(s *search, cands []candidate, partial []int, bounds []float64, bestText float64) {
+	sc := &m.cfg.Search
+	if sc.SessionSpread == 0 || s.sessions == 0 {
+		return
+	}
+	type scored struct {
+		session int32
+		score   float64
+	}
+	var read []scored // the candidates read that are in a session
+	for i := range cands {
+		if c := &cands[i]; !c.partial && c.sessionNo > 0 {
+			read = append(read, scored{c.sessionNo, m.textScore(s, c, bestText, c.importance, rank.Recency(s.now, c.touched, sc.RecencyHalfLife))})
+		}
+	}
+	for _, i := range partial {
+		c := &cands[i]
+		if !c.partial || c.sessionNo == 0 {
+			continue
+		}
+		above := 0
+		for _, r := range read {
+			if r.session == c.sessionNo && r.score > bounds[i] {
+				above++
+			}
+		}
+		bounds[i] *= math.Pow(1-sc.SessionSpread, float64(above))
+	}
 }
 
 // scoreFloor returns the need-th best score of the candidates read
