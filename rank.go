@@ -272,8 +272,9 @@ func (m *Memory) readBounded(q store.Tx, s *search, cands []candidate, partial [
 	if err := m.readRows(q, s, cands, first, false); err != nil {
 		return err
 	}
-	floor := m.scoreFloor(s, cands, bestText, need)
-	m.spreadBounds(s, cands, partial, bounds, bestText)
+	read := m.readScores(s, cands, bestText)
+	floor := m.scoreFloor(s, read, need)
+	m.spreadBounds(s, cands, partial, bounds, read)
 	var rest []int
 	for _, i := range partial {
 		// The margin keeps a bound that rounding put a hair under the
@@ -339,21 +340,13 @@ func (m *Memory) textScore(s *search, c *candidate, bestText, imp, rec float64) 
 // spreadBounds lowers the bounds of the partial candidates still unread
 // by their spread (see SearchConfig.SessionSpread): a candidate ranks
 // below every candidate read of its session whose score is above its
-// bound, and loses 1 − SessionSpread for each.
-func (m *Memory) spreadBounds(s *search, cands []candidate, partial []int, bounds []float64, bestText float64) {
-	sc := &m.cfg.Search
-	if sc.SessionSpread == 0 || s.sessions == 0 {
+// bound, and loses 1 − SessionSpread for each. read are the scores of the
+// candidates read (see readScores); one below the threshold cannot be
+// above the bound of a candidate that could still be read.
+func (m *Memory) spreadBounds(s *search, cands []candidate, partial []int, bounds []float64, read []readScore) {
+	spread := m.cfg.Search.SessionSpread
+	if spread == 0 || s.sessions == 0 {
 		return
-	}
-	type scored struct {
-		session int32
-		score   float64
-	}
-	var read []scored // the candidates read that are in a session
-	for i := range cands {
-		if c := &cands[i]; !c.partial && c.sessionNo > 0 {
-			read = append(read, scored{c.sessionNo, m.textScore(s, c, bestText, c.importance, rank.Recency(s.now, c.touched, sc.RecencyHalfLife))})
-		}
 	}
 	for _, i := range partial {
 		c := &cands[i]
@@ -366,35 +359,44 @@ func (m *Memory) spreadBounds(s *search, cands []candidate, partial []int, bound
 				above++
 			}
 		}
-		bounds[i] *= math.Pow(1-sc.SessionSpread, float64(above))
+		bounds[i] *= math.Pow(1-spread, float64(above))
 	}
 }
 
-// scoreFloor returns the need-th best score of the candidates read
-// (which include the best text score), or the search's threshold if
-// higher: no candidate below it can be among the first need. With
-// SessionSpread, the scores are those spread among the candidates read: a
-// candidate read later can only raise the need-th of those (it takes its
-// place among its session's, pushing each below it down one place, to the
-// place of one at least as good), and its own spread score is at most its
-// score, which its bound bounds.
-func (m *Memory) scoreFloor(s *search, cands []candidate, bestText float64, need int) float64 {
+// readScore is the score of a candidate read, before any spread, and its
+// session (its sessionNo).
+type readScore struct {
+	score   float64
+	session int32
+}
+
+// readScores returns the scores of the candidates read (not partial) that
+// reach the search's threshold, before any spread.
+func (m *Memory) readScores(s *search, cands []candidate, bestText float64) []readScore {
 	sc := &m.cfg.Search
-	type scored struct {
-		score   float64
-		session int32
-	}
-	var read []scored
+	var read []readScore
 	for i := range cands {
 		if c := &cands[i]; !c.partial {
 			if score := m.textScore(s, c, bestText, c.importance, rank.Recency(s.now, c.touched, sc.RecencyHalfLife)); score >= s.opts.Threshold {
-				read = append(read, scored{score, c.sessionNo})
+				read = append(read, readScore{score, c.sessionNo})
 			}
 		}
 	}
+	return read
+}
+
+// scoreFloor returns the need-th best of the scores read (see
+// readScores: they include the best text score), or the search's
+// threshold if higher: no candidate below it can be among the first need.
+// With SessionSpread, the scores are those spread among the candidates
+// read: a candidate read later can only raise the need-th of those (it
+// takes its place among its session's, pushing each below it down one
+// place, to the place of one at least as good), and its own spread score
+// is at most its score, which its bound bounds. It reorders read.
+func (m *Memory) scoreFloor(s *search, read []readScore, need int) float64 {
 	scores := make([]float64, len(read))
-	if spread := sc.SessionSpread; spread > 0 && s.sessions > 0 {
-		slices.SortStableFunc(read, func(a, b scored) int { return cmp.Compare(b.score, a.score) })
+	if spread := m.cfg.Search.SessionSpread; spread > 0 && s.sessions > 0 {
+		slices.SortStableFunc(read, func(a, b readScore) int { return cmp.Compare(b.score, a.score) })
 		sessions := make([]int32, len(read))
 		for j, r := range read {
 			sessions[j] = r.session

@@ -42,10 +42,7 @@ func (m *Memory) withContext(ctx context.Context, s *search, cands []candidate, 
 		}
 	}
 	if len(hits) == 0 && (!turns || len(all) == 0) {
-		if turns {
-			return m.addContext(s, cands, weight, nil), nil // the matches' sessions of one
-		}
-		return cands, nil
+		return cands, nil // no episode: no neighbours, no sessions to score
 	}
 	var found []candidate // each with the match it came with as ContextOf
 	err := m.read(ctx, "search.context", func(q store.Tx) error {

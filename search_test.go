@@ -442,20 +442,13 @@ func TestSearchScoresATurnWithTheTurnBesideIt(t *testing.T) {
 		cfg.Search.DialogueWeight = weight
 		// The turn beside alone: no session part, spread or question.
 		cfg.Search.SessionWeight, cfg.Search.SessionSpread, cfg.Search.QuestionPenalty, cfg.Search.AnswerWeight = 0, 0, 0, 0
-		clock := testutil.NewClock(t0)
-		m := newMemory(t, engram.Tier1, engram.WithClock(clock.Now), engram.WithConfig(cfg))
-		for _, e := range []engram.Episode{
+		return sessionMemory(t, cfg, []engram.Episode{
 			{ID: "ask", Content: "which board games do you play with friends", SessionID: "s1"},
 			{ID: "answer", Content: "chess and board games, with friends", SessionID: "s1"},
 			{ID: "after", Content: "sounds lovely", SessionID: "s1"},
 			{ID: "other", Content: "we play board games with friends", SessionID: "s2"},
 			{ID: "other-after", Content: "nice", SessionID: "s2"},
-		} {
-			_, err := m.Episodic().Log(ctx, e)
-			require.NoError(t, err)
-			clock.Advance(time.Minute)
-		}
-		return m
+		})
 	}
 	q := engram.SearchOptions{Query: "What board games does she play with friends?"}
 
