@@ -13,11 +13,11 @@ import (
 // The statements a filter by user or session runs find the rows through
 // the full-text index or the indexes of the user and the session (see
 // migration 0012), never by a scan of the agent's rows: the full-text
-// queries of a search (its best matches, its windows and the session
-// context), the vector search's rows, Memory.List's pages, the semantic
-// listing, an export's memories and ForgetUser's deletes. A
-// metadata condition is checked on the rows a search's full-text index
-// found.
+// queries of a search (its best matches, its windows, the session context
+// and its episodes' sessions and question bits), the vector search's rows,
+// Memory.List's pages, the semantic listing, an export's memories and
+// ForgetUser's deletes. A metadata condition is checked on the rows a
+// search's full-text index found.
 func TestScopeQueryPlans(t *testing.T) {
 	m, err := New(Tier1, WithDir(t.TempDir()))
 	if err != nil {
@@ -74,6 +74,8 @@ func TestScopeQueryPlans(t *testing.T) {
 			}
 		}
 	}
+	// The sessions and question bits of a search's episodes (FTS5 path).
+	stmts["traits"] = store.TraitsQuery(episodicKind.Kind)
 	for _, k := range kindsWith(func(k *kind) bool { return k.UserCol != "" }) {
 		stmts["forget user "+k.Table] = `DELETE FROM ` + k.Table + ` WHERE agent_id = ? AND ` + k.UserCol + ` = ? AND ` + k.UserCol + ` <> '' RETURNING id`
 	}
